@@ -1,0 +1,30 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { Logo } from "@/components/ui/logo";
+import { getSession } from "@/server/auth/session";
+import { SignInForm } from "./sign-in-form";
+
+export const metadata: Metadata = { title: "Sign in" };
+
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ callbackUrl?: string; error?: string }>;
+}) {
+  const { callbackUrl, error } = await searchParams;
+  // Only same-site paths: a callback URL to another origin would be an open redirect.
+  const target = callbackUrl?.startsWith("/") && !callbackUrl.startsWith("//") ? callbackUrl : "/";
+  if (await getSession()) redirect(target);
+  return (
+    <main className="grid min-h-screen place-items-center px-4">
+      <div className="w-full max-w-sm">
+        <Logo className="mb-8 text-xl" />
+        <div className="rounded-card border border-line bg-surface p-8 shadow-sm">
+          <h1 className="text-xl font-semibold">Sign in</h1>
+          <p className="mt-1 text-sm text-muted">Welcome back. Use your work email.</p>
+          <SignInForm callbackUrl={target} initialError={error ? "That email and password do not match." : undefined} />
+        </div>
+      </div>
+    </main>
+  );
+}

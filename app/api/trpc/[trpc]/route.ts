@@ -1,0 +1,20 @@
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { logger } from "@/lib/logger";
+import { appRouter } from "@/server/api/root";
+import { createContext } from "@/server/api/trpc";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+const handler = (request: Request) =>
+  fetchRequestHandler({
+    endpoint: "/api/trpc",
+    req: request,
+    router: appRouter,
+    createContext: () => createContext({ headers: request.headers }),
+    onError({ error, path }) {
+      if (error.code === "INTERNAL_SERVER_ERROR") logger.error({ err: error, path }, "tRPC procedure failed");
+    },
+  });
+
+export { handler as GET, handler as POST };

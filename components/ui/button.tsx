@@ -1,0 +1,21 @@
+import type { ButtonHTMLAttributes } from "react";
+
+type Variant = "primary" | "ghost";
+
+const variants: Record<Variant, string> = {
+  primary: "bg-accent text-accent-fg hover:opacity-90 shadow-sm",
+  ghost: "bg-transparent text-fg hover:bg-black/5",
+};
+
+export function Button({
+  variant = "primary",
+  className = "",
+  ...props
+}: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: Variant }) {
+  return (
+    <button
+      className={`inline-flex h-10 items-center justify-center rounded-lg px-4 text-sm font-medium transition focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent disabled:opacity-60 ${variants[variant]} ${className}`}
+      {...props}
+    />
+  );
+}

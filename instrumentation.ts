@@ -1,0 +1,10 @@
+// Runs once when a Next.js server starts: opens (and migrates) the database and seeds the demo data
+// on an empty one, so the first request does not pay for it.
+export async function register() {
+  // NEXT_RUNTIME is a constant Next.js inlines per bundle, not configuration, so it is read here
+  // rather than through lib/env.ts: the Node-only modules below must stay out of the edge bundle.
+  // eslint-disable-next-line no-restricted-properties
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { startFramework } = await import("./server/startup");
+  await startFramework();
+}

@@ -1,0 +1,117 @@
+// The one place that reads process.env. Every variable is validated here and documented, with its
+// default, in .env.example. Import `env` on the server only.
+import { z } from "zod";
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()));
+
+const flag = (fallback: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === "") return fallback;
+      const normalised = value.trim().toLowerCase();
+      if (["1", "true", "yes", "on"].includes(normalised)) return true;
+      if (["0", "false", "no", "off"].includes(normalised)) return false;
+      ctx.addIssue({ code: "custom", message: `expected true or false, got "${value}"` });
+      return z.NEVER;
+    });
+
+const postgresUrl = optionalString.refine(
+  (value) => value === undefined || /^postgres(ql)?:\/\//.test(value),
+  "must be a postgres:// or postgresql:// connection string",
+);
+
+const httpUrl = optionalString.refine(
+  (value) => value === undefined || /^https?:\/\//.test(value),
+  "must be an http:// or https:// URL",
+);
+
+const DEV_AUTH_SECRET = "inlay-development-secret-do-not-use-in-production";
+
+export const envSchema = z
+  .object({
+    NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+    // Set by Next.js while `next build` runs; secrets are not needed to build.
+    NEXT_PHASE: optionalString,
+
+    // Storage
+    DATABASE_URL: postgresUrl,
+    PGLITE_DATA_DIR: z.string().default(".data/pglite"),
+    SEED_DEMO_DATA: flag(true),
+
+    // Framework sign-in
+    NEXTAUTH_URL: httpUrl,
+    NEXTAUTH_SECRET: optionalString,
+
+    // Where the framework finds the platform (unset: the embedded one at /api/v2)
+    PLATFORM_BASE_URL: httpUrl,
+    PLATFORM_API_KEY: optionalString,
+
+    // Platform
+    INLAY_KEY_PREFIX: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{1,30}$/, "must be lower-case letters, digits and _")
+      .default("sk_inlay_"),
+
+    // Models (read by the run runtime; `sim` needs nothing)
+    INLAY_MODEL_PROVIDER: z.enum(["sim", "openai", "anthropic", "openai-compatible"]).default("sim"),
+    INLAY_DEFAULT_MODEL: optionalString,
+    OPENAI_API_KEY: optionalString,
+    OPENAI_BASE_URL: httpUrl,
+    ANTHROPIC_API_KEY: optionalString,
+    ANTHROPIC_BASE_URL: httpUrl,
+    OPENAI_COMPATIBLE_BASE_URL: httpUrl,
+    OPENAI_COMPATIBLE_API_KEY: optionalString,
+
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  })
+  .superRefine((value, ctx) => {
+    const building = value.NEXT_PHASE === "phase-production-build";
+    if (value.NODE_ENV === "production" && !building && !value.NEXTAUTH_SECRET) {
+      ctx.addIssue({ code: "custom", path: ["NEXTAUTH_SECRET"], message: "is required in production" });
+    }
+    if (value.PLATFORM_BASE_URL && !value.PLATFORM_API_KEY) {
+      ctx.addIssue({ code: "custom", path: ["PLATFORM_API_KEY"], message: "is required with PLATFORM_BASE_URL" });
+    }
+    const providerNeeds = {
+      openai: "OPENAI_API_KEY",
+      anthropic: "ANTHROPIC_API_KEY",
+      "openai-compatible": "OPENAI_COMPATIBLE_BASE_URL",
+    } as const;
+    if (value.INLAY_MODEL_PROVIDER !== "sim") {
+      const needed = providerNeeds[value.INLAY_MODEL_PROVIDER];
+      if (!value[needed]) {
+        ctx.addIssue({
+          code: "custom",
+          path: [needed],
+          message: `is required with INLAY_MODEL_PROVIDER=${value.INLAY_MODEL_PROVIDER}`,
+        });
+      }
+    }
+  })
+  .transform((value) => ({
+    ...value,
+    NEXTAUTH_SECRET: value.NEXTAUTH_SECRET ?? DEV_AUTH_SECRET,
+    usingDevAuthSecret: value.NEXTAUTH_SECRET === undefined,
+  }));
+
+export type Env = z.infer<typeof envSchema>;
+
+export class EnvError extends Error {
+  override name = "EnvError";
+}
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join(".") || "(env)"}: ${issue.message}`);
+    throw new EnvError(`Invalid environment (see .env.example):\n${lines.join("\n")}`);
+  }
+  return result.data;
+}
+
+export const env: Env = parseEnv(process.env);

@@ -1,0 +1,17 @@
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  // Loaded at run time from node_modules rather than bundled: PGlite ships its WebAssembly and data
+  // files beside its JS, and the Prisma runtime and drivers expect their own module layout.
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "pglite-prisma-adapter",
+    "@prisma/client",
+    "@prisma/adapter-pg",
+    "pg",
+    "pino",
+  ],
+  poweredByHeader: false,
+  reactStrictMode: true,
+};
+
+export default nextConfig;

@@ -1,0 +1,52 @@
+// Demo data for a fresh installation: created on the first start of an empty database (when
+// SEED_DEMO_DATA is on, the default), never again. The README lists these accounts.
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { hashPassword } from "@/server/auth/password";
+
+export const DEMO_PASSWORD = "inlay-demo";
+
+export const demoTenants = [
+  {
+    slug: "acme",
+    name: "Acme",
+    members: [
+      { email: "admin@acme.test", name: "Ada Admin", role: "admin" },
+      { email: "member@acme.test", name: "Max Member", role: "member" },
+    ],
+  },
+  {
+    slug: "globex",
+    name: "Globex",
+    members: [{ email: "admin@globex.test", name: "Gus Admin", role: "admin" }],
+  },
+] as const;
+
+export const demoOwner = { email: "owner@inlay.test", name: "Olive Owner" } as const;
+
+export interface SeedResult {
+  seeded: boolean;
+}
+
+export async function seedDemoData(prisma: PrismaClient): Promise<SeedResult> {
+  // "Empty" means no user at all: a database someone already uses is never touched.
+  if ((await prisma.user.count()) > 0) return { seeded: false };
+  const passwordHash = await hashPassword(DEMO_PASSWORD);
+  await prisma.$transaction(async (tx) => {
+    await tx.user.create({ data: { email: demoOwner.email, name: demoOwner.name, isOwner: true, passwordHash } });
+    for (const tenant of demoTenants) {
+      await tx.tenant.create({
+        data: {
+          slug: tenant.slug,
+          name: tenant.name,
+          memberships: {
+            create: tenant.members.map((member) => ({
+              role: member.role,
+              user: { create: { email: member.email, name: member.name, passwordHash } },
+            })),
+          },
+        },
+      });
+    }
+  });
+  return { seeded: true };
+}

@@ -1,0 +1,10 @@
+import { meRouter } from "./routers/me";
+import { createCallerFactory, router } from "./trpc";
+
+export const appRouter = router({
+  me: meRouter,
+});
+
+export type AppRouter = typeof appRouter;
+
+export const createCaller = createCallerFactory(appRouter);

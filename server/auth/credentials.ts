@@ -1,0 +1,21 @@
+// Email and password sign-in, apart from next-auth so it can be tested on its own.
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { findUserWithPasswordByEmail, type UserRecord } from "@/server/tenancy/repository";
+import { hashPassword, verifyPassword } from "./password";
+
+// Compared against when the email is unknown, so a miss costs the same time as a wrong password.
+let decoyHash: Promise<string> | undefined;
+
+export async function verifyCredentials(
+  prisma: PrismaClient,
+  email: string,
+  password: string,
+): Promise<UserRecord | null> {
+  const found = await findUserWithPasswordByEmail(prisma, email);
+  if (!found?.passwordHash) {
+    decoyHash ??= hashPassword("inlay-decoy-password");
+    await verifyPassword(password, await decoyHash);
+    return null;
+  }
+  return (await verifyPassword(password, found.passwordHash)) ? found.user : null;
+}

@@ -1,0 +1,124 @@
+// The Prisma client factory. No DATABASE_URL: PGlite in-process (data under PGLITE_DATA_DIR, or in
+// memory with "memory://"). With DATABASE_URL: PostgreSQL through @prisma/adapter-pg. Either way the
+// migrations in prisma/migrations are applied before the client is handed out.
+import { mkdir } from "node:fs/promises";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { env } from "@/lib/env";
+import { logger } from "@/lib/logger";
+import { PrismaClient } from "@/server/generated/prisma/client";
+import {
+  applyMigrations,
+  readMigrations,
+  type Migration,
+  type MigrationReport,
+  type MigrationSession,
+} from "@/server/migrate";
+
+export type { PrismaClient };
+
+export type Driver = { kind: "pglite"; pglite: PGlite } | { kind: "postgres"; pool: pg.Pool };
+
+export interface Database {
+  prisma: PrismaClient;
+  kind: Driver["kind"];
+  /** The raw driver, for what Prisma does not cover (LISTEN/NOTIFY, advisory locks). */
+  driver: Driver;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** A PostgreSQL connection string; without one, PGlite is used. */
+  url?: string;
+  /** PGlite data directory, or "memory://" for a throw-away in-memory database. */
+  dataDir?: string;
+  migrationsDir?: string;
+}
+
+/** Applies migrations on one session of the driver (the advisory lock belongs to a session). */
+export async function migrate(driver: Driver, migrations: Migration[]): Promise<MigrationReport> {
+  const log = (message: string) => logger.info(message);
+  if (driver.kind === "pglite") {
+    const { pglite } = driver;
+    const session: MigrationSession = {
+      query: async <Row>(sql: string, params?: unknown[]) => (await pglite.query<Row>(sql, params)).rows,
+      exec: async (sql) => void (await pglite.exec(sql)),
+    };
+    return applyMigrations(session, migrations, log);
+  }
+  const client = await driver.pool.connect();
+  try {
+    const session: MigrationSession = {
+      query: async (sql, params) => (await client.query(sql, params)).rows,
+      exec: async (sql) => void (await client.query(sql)),
+    };
+    return await applyMigrations(session, migrations, log);
+  } finally {
+    client.release();
+  }
+}
+
+export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<Database> {
+  const migrations = await readMigrations(options.migrationsDir);
+
+  if (options.url) {
+    const pool = new pg.Pool({ connectionString: options.url, max: 10 });
+    try {
+      await migrate({ kind: "postgres", pool }, migrations);
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    return {
+      prisma,
+      kind: "postgres",
+      driver: { kind: "postgres", pool },
+      close: async () => {
+        await prisma.$disconnect();
+        await pool.end();
+      },
+    };
+  }
+
+  const dataDir = options.dataDir ?? "memory://";
+  if (!dataDir.startsWith("memory://")) await mkdir(dataDir, { recursive: true });
+  const pglite = await PGlite.create({ dataDir });
+  try {
+    await migrate({ kind: "pglite", pglite }, migrations);
+  } catch (error) {
+    await pglite.close();
+    throw error;
+  }
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  return {
+    prisma,
+    kind: "pglite",
+    driver: { kind: "pglite", pglite },
+    close: async () => {
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+}
+
+// One database per process. Kept on globalThis because Next.js dev reloads modules, and a second
+// PGlite on the same data directory would corrupt it.
+const holder = globalThis as unknown as { __inlayDatabase?: Promise<Database> };
+
+export function getDb(): Promise<Database> {
+  holder.__inlayDatabase ??= openDatabase({ url: env.DATABASE_URL, dataDir: env.PGLITE_DATA_DIR }).catch(
+    (error: unknown) => {
+      holder.__inlayDatabase = undefined;
+      throw error;
+    },
+  );
+  return holder.__inlayDatabase;
+}
+
+/** For entry points that choose their own database (the standalone platform, tests). */
+export function setProcessDatabase(database: Database): void {
+  holder.__inlayDatabase = Promise.resolve(database);
+}

@@ -1,0 +1,107 @@
+// createPlatformApp(): the Agent Platform API v2 as one Hono app, mounted at /api/v2 by Next.js
+// (app/api/v2/[[...route]]/route.ts) and by the standalone server (server/platform/standalone.ts).
+// Errors of every kind leave through onError/notFound here, in the spec's envelope.
+import { OpenAPIHono, type Hook } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { ZodError } from "zod";
+import { logger } from "@/lib/logger";
+import { PLATFORM_BASE_PATH, type PlatformApp, type PlatformDeps, type PlatformEnv } from "./context";
+import { PlatformError, errorEnvelope, errorTypeForStatus } from "./errors";
+import { requestId } from "./middleware/request-id";
+import * as errorDocs from "./routes/meta/error-docs";
+import * as openapi from "./routes/meta/openapi";
+
+export type { PlatformDeps };
+
+/** Turns zod issues into one 422 whose message names each failing field. */
+export function validationError(error: ZodError): PlatformError {
+  const fields = error.issues.map((issue) => {
+    const field = issue.path.length > 0 ? issue.path.join(".") : "body";
+    return { field, message: issue.message };
+  });
+  return new PlatformError({
+    type: "validation_error",
+    message: fields.map(({ field, message }) => `${field}: ${message}`).join("; "),
+    details: { fields },
+  });
+}
+
+const validationHook: Hook<unknown, PlatformEnv, string, unknown> = (result) => {
+  if (!result.success) throw validationError(result.error);
+};
+
+function docBaseUrl(c: Context): string {
+  return `${new URL(c.req.url).origin}${PLATFORM_BASE_PATH}`;
+}
+
+function respond(c: Context<PlatformEnv>, error: PlatformError) {
+  const id = c.get("requestId") ?? `req_${crypto.randomUUID().replaceAll("-", "")}`;
+  const headers = { ...error.headers, "x-request-id": id };
+  return c.json(errorEnvelope(error, id, docBaseUrl(c)), error.status as 400, headers);
+}
+
+function toPlatformError(error: unknown): PlatformError | undefined {
+  if (error instanceof PlatformError) return error;
+  if (error instanceof ZodError) return validationError(error);
+  if (error instanceof HTTPException) {
+    const type = errorTypeForStatus(error.status);
+    const message =
+      error.status === 413 ? "request body exceeds the 256 KB limit" : error.message || "invalid request";
+    return new PlatformError({ type, status: error.status, message });
+  }
+  return undefined;
+}
+
+/** Hono paths (`/agents/:id`) as patterns, to tell "no such path" (404) from "wrong method" (405). */
+function allowedMethods(app: PlatformApp, path: string): string[] {
+  const methods = new Set<string>();
+  for (const route of app.routes) {
+    if (route.method === "ALL") continue;
+    const pattern = route.path
+      .split("/")
+      .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+      .join("/");
+    if (new RegExp(`^${pattern}/?$`).test(path)) methods.add(route.method);
+  }
+  return [...methods];
+}
+
+// The dependencies are taken now so every entry point wires the same database; the resource routes
+// that use them arrive with the platform-core issue.
+export function createPlatformApp(_deps: PlatformDeps): PlatformApp {
+  const app: PlatformApp = new OpenAPIHono<PlatformEnv>({ defaultHook: validationHook }).basePath(
+    PLATFORM_BASE_PATH,
+  );
+
+  app.use("*", requestId());
+
+  openapi.register(app);
+  errorDocs.register(app);
+  // Resource routes register here as they land (server/platform/routes/<resource>/<operation>.ts).
+
+  app.notFound((c) => {
+    const allow = allowedMethods(app, c.req.path);
+    if (allow.length > 0) {
+      return respond(
+        c,
+        new PlatformError({
+          type: "method_not_allowed",
+          message: `${c.req.method} is not supported on ${c.req.path}; use ${allow.join(", ")}`,
+          headers: { allow: allow.join(", ") },
+        }),
+      );
+    }
+    return respond(c, new PlatformError({ type: "not_found", message: `no route matches ${c.req.path}` }));
+  });
+
+  app.onError((error, c) => {
+    const known = toPlatformError(error);
+    if (known) return respond(c, known);
+    // The details stay in the log; the caller gets the request id to quote.
+    logger.error({ err: error, requestId: c.get("requestId"), path: c.req.path }, "unhandled platform error");
+    return respond(c, new PlatformError({ type: "api_error", message: "internal server error" }));
+  });
+
+  return app;
+}

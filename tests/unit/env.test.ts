@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { EnvError, parseEnv } from "@/lib/env";
+
+describe("parseEnv", () => {
+  it("gives the embedded defaults for an empty environment", () => {
+    const env = parseEnv({});
+    expect(env.DATABASE_URL).toBeUndefined();
+    expect(env.PGLITE_DATA_DIR).toBe(".data/pglite");
+    expect(env.INLAY_KEY_PREFIX).toBe("sk_inlay_");
+    expect(env.INLAY_MODEL_PROVIDER).toBe("sim");
+    expect(env.SEED_DEMO_DATA).toBe(true);
+    expect(env.usingDevAuthSecret).toBe(true);
+  });
+
+  it("treats blank values as unset", () => {
+    expect(parseEnv({ DATABASE_URL: "  ", PLATFORM_BASE_URL: "" }).DATABASE_URL).toBeUndefined();
+  });
+
+  it("parses flags and rejects values that are not booleans", () => {
+    expect(parseEnv({ SEED_DEMO_DATA: "off" }).SEED_DEMO_DATA).toBe(false);
+    expect(() => parseEnv({ SEED_DEMO_DATA: "maybe" })).toThrow(/SEED_DEMO_DATA: expected true or false/);
+  });
+
+  it("rejects a DATABASE_URL that is not PostgreSQL", () => {
+    expect(() => parseEnv({ DATABASE_URL: "mysql://localhost/x" })).toThrow(EnvError);
+  });
+
+  it("requires NEXTAUTH_SECRET in production but not while building", () => {
+    expect(() => parseEnv({ NODE_ENV: "production" })).toThrow(/NEXTAUTH_SECRET: is required in production/);
+    expect(parseEnv({ NODE_ENV: "production", NEXT_PHASE: "phase-production-build" }).NODE_ENV).toBe("production");
+    expect(parseEnv({ NODE_ENV: "production", NEXTAUTH_SECRET: "s3cret" }).usingDevAuthSecret).toBe(false);
+  });
+
+  it("requires the key of the chosen model provider", () => {
+    expect(() => parseEnv({ INLAY_MODEL_PROVIDER: "openai" })).toThrow(/OPENAI_API_KEY/);
+    expect(() => parseEnv({ INLAY_MODEL_PROVIDER: "openai-compatible" })).toThrow(/OPENAI_COMPATIBLE_BASE_URL/);
+    expect(parseEnv({ INLAY_MODEL_PROVIDER: "anthropic", ANTHROPIC_API_KEY: "k" }).INLAY_MODEL_PROVIDER).toBe(
+      "anthropic",
+    );
+  });
+
+  it("requires a key with a remote platform", () => {
+    expect(() => parseEnv({ PLATFORM_BASE_URL: "http://127.0.0.1:4010/api/v2" })).toThrow(/PLATFORM_API_KEY/);
+  });
+});

@@ -1,0 +1,30 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+// Integration tests run once on PGlite and, when TEST_DATABASE_URL is set, again on PostgreSQL.
+// tests/helpers/database.ts reads INLAY_TEST_DB to know which.
+const alias = { "@": path.resolve(import.meta.dirname) };
+const integration = (name: string, db: "pglite" | "postgres") => ({
+  resolve: { alias },
+  test: {
+    name,
+    include: ["tests/integration/**/*.test.ts"],
+    // *.postgres.test.ts covers what only a server can show (several processes at once).
+    exclude: db === "pglite" ? ["tests/integration/**/*.postgres.test.ts"] : [],
+    env: { INLAY_TEST_DB: db },
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    projects: [
+      { resolve: { alias }, test: { name: "unit", include: ["tests/unit/**/*.test.ts"] } },
+      integration("integration-pglite", "pglite"),
+      // eslint-disable-next-line no-restricted-properties -- test configuration, outside the app
+      ...(process.env.TEST_DATABASE_URL ? [integration("integration-postgres", "postgres")] : []),
+    ],
+  },
+});
