@@ -54,21 +54,25 @@ function toPlatformError(error: unknown): PlatformError | undefined {
 }
 
 /** Hono paths (`/agents/:id`) as patterns, to tell "no such path" (404) from "wrong method" (405). */
-function allowedMethods(app: PlatformApp, path: string): string[] {
-  const methods = new Set<string>();
-  for (const route of app.routes) {
-    if (route.method === "ALL") continue;
-    const pattern = route.path
-      .split("/")
-      .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
-      .join("/");
-    if (new RegExp(`^${pattern}/?$`).test(path)) methods.add(route.method);
-  }
-  return [...methods];
+function methodIndex(app: PlatformApp): (path: string) => string[] {
+  let compiled: { pattern: RegExp; method: string }[] | undefined;
+  return (path) => {
+    // Built on first use: every route is registered by then.
+    compiled ??= app.routes
+      .filter((route) => route.method !== "ALL")
+      .map((route) => ({
+        method: route.method,
+        pattern: new RegExp(
+          `^${route.path
+            .split("/")
+            .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+            .join("/")}/?$`,
+        ),
+      }));
+    return [...new Set(compiled.filter(({ pattern }) => pattern.test(path)).map(({ method }) => method))];
+  };
 }
 
-// The dependencies are taken now so every entry point wires the same database; the resource routes
-// that use them arrive with the platform-core issue.
 export function createPlatformApp(_deps: PlatformDeps): PlatformApp {
   const app: PlatformApp = new OpenAPIHono<PlatformEnv>({ defaultHook: validationHook }).basePath(
     PLATFORM_BASE_PATH,
@@ -80,8 +84,9 @@ export function createPlatformApp(_deps: PlatformDeps): PlatformApp {
   errorDocs.register(app);
   // Resource routes register here as they land (server/platform/routes/<resource>/<operation>.ts).
 
+  const allowedMethods = methodIndex(app);
   app.notFound((c) => {
-    const allow = allowedMethods(app, c.req.path);
+    const allow = allowedMethods(c.req.path);
     if (allow.length > 0) {
       return respond(
         c,

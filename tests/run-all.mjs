@@ -1,0 +1,45 @@
+// `npm test`: typecheck, lint, the schema/migration check, vitest (unit + integration on PGlite, and
+// on PostgreSQL when TEST_DATABASE_URL is set) and Playwright. Runs every stage even after a failure,
+// then ends with one line, "N passed, N failed", counting every test that ran.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+
+mkdirSync("test-results", { recursive: true });
+const vitestReport = "test-results/vitest-report.json";
+const e2eReport = "test-results/e2e-report.json";
+rmSync(vitestReport, { force: true });
+rmSync(e2eReport, { force: true });
+
+const stages = [
+  ["typecheck", "npx", ["tsc", "--noEmit"]],
+  ["lint", "npx", ["eslint", "--max-warnings", "0", "."]],
+  ["schema and migrations agree", "npx", ["tsx", "prisma/tools/migration.ts", "check"]],
+  ["unit and integration tests", "npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestReport}`]],
+  ["end-to-end tests", "npx", ["playwright", "test"]],
+];
+
+const failedStages = [];
+for (const [name, command, args] of stages) {
+  console.log(`\n=== ${name} ===`);
+  const result = spawnSync(command, args, { stdio: "inherit" });
+  if (result.status !== 0) failedStages.push(name);
+}
+
+let passed = 0;
+let failed = 0;
+if (existsSync(vitestReport)) {
+  const report = JSON.parse(readFileSync(vitestReport, "utf8"));
+  passed += report.numPassedTests;
+  failed += report.numFailedTests;
+}
+if (existsSync(e2eReport)) {
+  const { stats } = JSON.parse(readFileSync(e2eReport, "utf8"));
+  passed += stats.expected + stats.flaky;
+  failed += stats.unexpected;
+}
+if (!existsSync("/usr/bin/chromium") && !process.env.CHROMIUM_PATH) {
+  console.log("\nThe end-to-end tests need Debian's Chromium: apt-get install -y chromium");
+}
+if (failedStages.length > 0) console.log(`\nFailed: ${failedStages.join(", ")}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failedStages.length > 0 ? 1 : 0);
