@@ -56,6 +56,17 @@ export const envSchema = z
       .string()
       .regex(/^[a-z][a-z0-9_]{1,30}$/, "must be lower-case letters, digits and _")
       .default("sk_inlay_"),
+    PLATFORM_RATE_LIMIT_ACCOUNT_PER_MINUTE: z.coerce.number().int().positive().default(10_000),
+    PLATFORM_RATE_LIMIT_IP_PER_MINUTE: z.coerce.number().int().positive().default(120),
+    PLATFORM_RATE_LIMIT_SIGNUP_PER_MINUTE: z.coerce.number().int().positive().default(10),
+    // Where rate-limit counters live: this process (one instance) or Redis (several instances).
+    RATE_LIMIT_STORE: z.enum(["memory", "redis"]).default("memory"),
+    REDIS_URL: optionalString.refine(
+      (value) => value === undefined || /^rediss?:\/\//.test(value),
+      "must be a redis:// or rediss:// URL",
+    ),
+    // Behind a reverse proxy: take the client IP from X-Forwarded-For instead of the socket.
+    TRUST_PROXY: flag(false),
 
     // Models (read by the run runtime; `sim` needs nothing)
     INLAY_MODEL_PROVIDER: z.enum(["sim", "openai", "anthropic", "openai-compatible"]).default("sim"),
@@ -73,6 +84,9 @@ export const envSchema = z
     const building = value.NEXT_PHASE === "phase-production-build";
     if (value.NODE_ENV === "production" && !building && !value.NEXTAUTH_SECRET) {
       ctx.addIssue({ code: "custom", path: ["NEXTAUTH_SECRET"], message: "is required in production" });
+    }
+    if (value.RATE_LIMIT_STORE === "redis" && !value.REDIS_URL) {
+      ctx.addIssue({ code: "custom", path: ["REDIS_URL"], message: "is required with RATE_LIMIT_STORE=redis" });
     }
     if (value.PLATFORM_BASE_URL && !value.PLATFORM_API_KEY) {
       ctx.addIssue({ code: "custom", path: ["PLATFORM_API_KEY"], message: "is required with PLATFORM_BASE_URL" });

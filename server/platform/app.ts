@@ -2,15 +2,40 @@
 // (app/api/v2/[[...route]]/route.ts) and by the standalone server (server/platform/standalone.ts).
 // Errors of every kind leave through onError/notFound here, in the spec's envelope.
 import { OpenAPIHono, type Hook } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { ZodError } from "zod";
 import { logger } from "@/lib/logger";
-import { PLATFORM_BASE_PATH, type PlatformApp, type PlatformDeps, type PlatformEnv } from "./context";
+import {
+  PLATFORM_BASE_PATH,
+  type PlatformApp,
+  type PlatformContext,
+  type PlatformDeps,
+  type PlatformEnv,
+} from "./context";
 import { PlatformError, errorEnvelope, errorTypeForStatus } from "./errors";
+import { authenticate } from "./middleware/authenticate";
+import { rateLimit } from "./middleware/rate-limit";
 import { requestId } from "./middleware/request-id";
+import * as signup from "./routes/account/signup";
 import * as errorDocs from "./routes/meta/error-docs";
 import * as openapi from "./routes/meta/openapi";
+import { baseUrlOf } from "./routes/request";
+import * as verifyConfirm from "./routes/verify/confirm";
+import * as verifyResend from "./routes/verify/resend";
+import * as verifyStatus from "./routes/verify/status";
+
+/** Every operation, registered in this order. One module per operation: routes/<resource>/<op>.ts. */
+const operations: { register(app: PlatformApp): void }[] = [
+  openapi,
+  errorDocs,
+  signup,
+  verifyStatus,
+  verifyResend,
+  verifyConfirm,
+];
+
+export const MAX_BODY_BYTES = 256 * 1024;
 
 export type { PlatformDeps };
 
@@ -31,14 +56,10 @@ const validationHook: Hook<unknown, PlatformEnv, string, unknown> = (result) => 
   if (!result.success) throw validationError(result.error);
 };
 
-function docBaseUrl(c: Context): string {
-  return `${new URL(c.req.url).origin}${PLATFORM_BASE_PATH}`;
-}
-
-function respond(c: Context<PlatformEnv>, error: PlatformError) {
+function respond(c: PlatformContext, error: PlatformError) {
   const id = c.get("requestId") ?? `req_${crypto.randomUUID().replaceAll("-", "")}`;
   const headers = { ...error.headers, "x-request-id": id };
-  return c.json(errorEnvelope(error, id, docBaseUrl(c)), error.status as 400, headers);
+  return c.json(errorEnvelope(error, id, baseUrlOf(c)), error.status as 400, headers);
 }
 
 function toPlatformError(error: unknown): PlatformError | undefined {
@@ -73,16 +94,37 @@ function methodIndex(app: PlatformApp): (path: string) => string[] {
   };
 }
 
-export function createPlatformApp(_deps: PlatformDeps): PlatformApp {
+export function createPlatformApp(deps: PlatformDeps): PlatformApp {
   const app: PlatformApp = new OpenAPIHono<PlatformEnv>({ defaultHook: validationHook }).basePath(
     PLATFORM_BASE_PATH,
   );
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: `An API key: Authorization: Bearer ${deps.config.keyPrefix}…`,
+  });
 
+  // Order matters: the id first so every response has one; the key before the limiter so it can
+  // charge the account (or the IP for a missing or invalid key).
   app.use("*", requestId());
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new PlatformError({ type: "payload_too_large", message: "request body exceeds the 256 KB limit" });
+      },
+    }),
+  );
+  app.use("*", async (c, next) => {
+    c.set("deps", deps);
+    c.set("prisma", (await deps.database()).prisma);
+    await next();
+  });
+  app.use("*", authenticate);
+  app.use("*", rateLimit);
 
-  openapi.register(app);
-  errorDocs.register(app);
-  // Resource routes register here as they land (server/platform/routes/<resource>/<operation>.ts).
+  for (const operation of operations) operation.register(app);
 
   const allowedMethods = methodIndex(app);
   app.notFound((c) => {

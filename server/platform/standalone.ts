@@ -9,6 +9,7 @@ import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { getDb, openDatabase, setProcessDatabase } from "@/server/db";
 import { createPlatformApp } from "@/server/platform/app";
+import { platformDepsFromEnv } from "@/server/platform/config";
 
 const { values } = parseArgs({
   options: {
@@ -30,7 +31,8 @@ const database = await openDatabase(
 );
 setProcessDatabase(database);
 
-const app = createPlatformApp({ database: getDb });
+const deps = platformDepsFromEnv(getDb);
+const app = createPlatformApp(deps);
 const server = serve({ fetch: app.fetch, port, hostname: values.host }, (info) => {
   const host = values.host.includes(":") ? `[${values.host}]` : values.host;
   console.log(`listening on http://${host}:${info.port}/api/v2`);
@@ -42,6 +44,7 @@ async function stop(signal: string) {
   stopping = true;
   logger.info({ signal }, "stopping platform");
   server.close();
+  await deps.limiters.close();
   await database.close();
   process.exit(0);
 }

@@ -1,23 +1,115 @@
-// Starts the platform app on a fresh database for one test file.
+// Starts the platform on a fresh database, served over real HTTP on a loopback port, for one test
+// file; signs up accounts and makes authenticated calls the way a client would.
+import type { AddressInfo } from "node:net";
+import { serve, type ServerType } from "@hono/node-server";
 import { createPlatformApp } from "@/server/platform/app";
-import type { PlatformApp } from "@/server/platform/context";
+import type { PlatformApp, PlatformConfig } from "@/server/platform/context";
+import { createLimiters, type LimiterOptions } from "@/server/platform/middleware/rate-limit";
+import { recordingMailer } from "@/server/platform/services/mailer";
 import { createTestDatabase, type TestDatabase } from "./database";
+
+export interface PlatformOptions {
+  rateLimits?: Partial<PlatformConfig["rateLimits"]>;
+  store?: LimiterOptions["store"];
+  redisUrl?: string;
+  trustProxy?: boolean;
+}
+
+export interface CallOptions {
+  method?: string;
+  key?: string | null;
+  body?: unknown;
+  query?: Record<string, string | number | boolean | undefined>;
+  headers?: Record<string, string>;
+}
+
+export interface Account {
+  key: string;
+  id: number;
+  email: string;
+}
 
 export interface PlatformHarness {
   app: PlatformApp;
   database: TestDatabase;
-  /** A request to the platform, path relative to /api/v2. */
+  /** http://127.0.0.1:<port>/api/v2 */
+  baseUrl: string;
+  /** A raw request, path relative to /api/v2. */
   request(path: string, init?: RequestInit): Promise<Response>;
+  /** A JSON call with an optional key; returns the response and its parsed body. */
+  call<T = any>(path: string, options?: CallOptions): Promise<{ status: number; body: T; headers: Headers }>;
+  /** POST /signup with a fresh email; returns the default key. */
+  signup(overrides?: Record<string, unknown>): Promise<Account>;
   close(): Promise<void>;
 }
 
-export async function startPlatform(): Promise<PlatformHarness> {
+let accountCounter = 0;
+
+export async function startPlatform(options: PlatformOptions = {}): Promise<PlatformHarness> {
   const database = await createTestDatabase();
-  const app = createPlatformApp({ database: async () => database });
+  const config: PlatformConfig = {
+    keyPrefix: "sk_inlay_",
+    rateLimits: { accountPerMinute: 10_000, ipPerMinute: 10_000, signupPerMinute: 10_000, ...options.rateLimits },
+    trustProxy: options.trustProxy ?? false,
+  };
+  const limiters = createLimiters({
+    ...config.rateLimits,
+    store: options.store ?? "memory",
+    redisUrl: options.redisUrl,
+    keyPrefix: `test-${process.pid}-${Date.now()}-${Math.random()}`,
+  });
+  const app = createPlatformApp({ database: async () => database, config, limiters, mailer: recordingMailer });
+  const server: ServerType = await new Promise((resolve) => {
+    const started = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
+  });
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}/api/v2`;
+
+  const request = (path: string, init?: RequestInit) => fetch(`${baseUrl}${path}`, init);
+
+  async function call(path: string, callOptions: CallOptions = {}) {
+    const url = new URL(`${baseUrl}${path}`);
+    for (const [name, value] of Object.entries(callOptions.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const headers: Record<string, string> = { ...callOptions.headers };
+    if (callOptions.key) headers.authorization = `Bearer ${callOptions.key}`;
+    if (callOptions.body !== undefined) headers["content-type"] = "application/json";
+    const response = await fetch(url, {
+      method: callOptions.method ?? (callOptions.body === undefined ? "GET" : "POST"),
+      headers,
+      body: callOptions.body === undefined ? undefined : JSON.stringify(callOptions.body),
+    });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, body: body as any, headers: response.headers };
+  }
+
+  async function signup(overrides: Record<string, unknown> = {}): Promise<Account> {
+    const email = `owner${++accountCounter}-${Date.now()}@example.test`;
+    const { status, body } = await call("/signup", {
+      body: { email, first_name: "Test", password: "correct-horse", ...overrides },
+    });
+    if (status !== 201) throw new Error(`signup failed: ${status} ${JSON.stringify(body)}`);
+    return { key: body.api_key, id: body.account.id, email: body.account.email };
+  }
+
   return {
     app,
     database,
-    request: (path, init) => Promise.resolve(app.request(`http://platform.test/api/v2${path}`, init)),
-    close: () => database.dispose(),
+    baseUrl,
+    request,
+    call,
+    signup,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await limiters.close();
+      await database.dispose();
+    },
   };
 }

@@ -31,7 +31,7 @@ describe("unknown routes", () => {
         message: expect.stringContaining("/api/v2/nope"),
         code: 404,
         request_id: response.headers.get("x-request-id"),
-        doc_url: "http://platform.test/api/v2/docs/errors#not_found",
+        doc_url: `${platform.baseUrl}/docs/errors#not_found`,
       },
     });
   });

@@ -1,0 +1,55 @@
+// Shapes every resource shares: ids, timestamps, paging, the end-user scope, the error envelope.
+// Plain zod (no server imports): the server validates with these, /openapi.json is generated from
+// them, and lib/platform-client and the UI type themselves from them.
+import { z } from "zod";
+
+export const Timestamp = z.iso.datetime().meta({ description: "ISO 8601 timestamp in UTC" });
+
+/** A path id: a positive integer written in the URL. */
+export const IntId = z.coerce
+  .number({ error: "must be an integer id" })
+  .int("must be an integer id")
+  .positive("must be a positive integer id");
+
+export const UserId = z
+  .string()
+  .trim()
+  .min(1, "must not be blank")
+  .max(255, "must be at most 255 characters")
+  .meta({ description: "End-user scope: your own opaque id for one of your users" });
+
+export const UserScopeQuery = z.object({ user_id: UserId.optional() });
+
+/** A boolean in the query string: true/false (or 1/0). */
+export const QueryBoolean = z
+  .enum(["true", "false", "1", "0"], { error: "must be true or false" })
+  .transform((value) => value === "true" || value === "1");
+
+export const PageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: "1-100, default 20" }),
+  starting_after: IntId.optional().meta({ description: "The id of the last item received" }),
+});
+
+export const listEnvelope = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), has_more: z.boolean() });
+
+export interface Page<T> {
+  data: T[];
+  has_more: boolean;
+}
+
+export const Metadata = z.record(z.string(), z.unknown());
+
+export const ErrorEnvelope = z
+  .object({
+    error: z.object({
+      type: z.string(),
+      message: z.string(),
+      code: z.number().int(),
+      request_id: z.string(),
+      doc_url: z.string(),
+      error_code: z.string().optional(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  })
+  .meta({ id: "Error" });

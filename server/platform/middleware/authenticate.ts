@@ -1,0 +1,35 @@
+// Reads `Authorization: Bearer <key>` for every request and records the outcome in c.var.auth;
+// routes that need a key refuse with requireApiKey. Deciding early lets the rate limiter charge the
+// right bucket (the account, or the IP for a missing or invalid key).
+import type { MiddlewareHandler } from "hono";
+import type { PlatformEnv } from "../context";
+import { PlatformError } from "../errors";
+import { authenticateApiKey } from "../services/auth";
+
+export const authenticate: MiddlewareHandler<PlatformEnv> = async (c, next) => {
+  const header = c.req.header("authorization");
+  if (header === undefined) {
+    c.set("auth", undefined);
+  } else {
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    c.set(
+      "auth",
+      token ? await authenticateApiKey(c.var.prisma, token, c.var.deps.config.keyPrefix) : null,
+    );
+  }
+  await next();
+};
+
+export const requireApiKey: MiddlewareHandler<PlatformEnv> = async (c, next) => {
+  const auth = c.var.auth;
+  if (auth === undefined) {
+    throw new PlatformError({
+      type: "authentication_error",
+      message: "missing API key: send Authorization: Bearer <key>",
+    });
+  }
+  if (auth === null) {
+    throw new PlatformError({ type: "authentication_error", message: "invalid, revoked or expired API key" });
+  }
+  await next();
+};

@@ -1,0 +1,14 @@
+// Small readers of the request that handlers share.
+import type { Context } from "hono";
+import { PLATFORM_BASE_PATH, type PlatformContext } from "../context";
+import type { AuthContext } from "../services/auth";
+
+/** The platform's public base URL ({base_url}, ending in /api/v2), as the caller reached it. */
+export const baseUrlOf = (c: Context) => `${new URL(c.req.url).origin}${PLATFORM_BASE_PATH}`;
+
+/** The caller's key, on routes behind requireApiKey (defineRoute's default). */
+export function authOf(c: PlatformContext): AuthContext {
+  const auth = c.var.auth;
+  if (!auth) throw new Error("authOf() on a route without requireApiKey");
+  return auth;
+}

@@ -1,0 +1,74 @@
+// Accounts: signup, and the mapping of rows to the API's shapes.
+import type { z } from "zod";
+import type { Account, ApiKeyInfo } from "@/lib/schemas/accounts";
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { Prisma } from "@/server/generated/prisma/client";
+import { hashPassword } from "@/server/auth/password";
+import { PlatformError } from "../errors";
+import { createAccountWithKey, type AccountRow, type ApiKeyRow } from "../repositories/accounts";
+import { generateApiKey } from "./api-keys";
+import type { Mailer } from "./mailer";
+import { sendVerificationMail } from "./verification";
+
+export const toAccount = (row: AccountRow): z.infer<typeof Account> => ({
+  id: row.id,
+  email: row.email,
+  first_name: row.firstName,
+  product: row.product,
+  require_end_user_id: row.requireEndUserId,
+  email_verified: row.emailVerifiedAt !== null,
+  created_at: row.createdAt.toISOString(),
+});
+
+export const toApiKeyInfo = (row: ApiKeyRow): z.infer<typeof ApiKeyInfo> => ({
+  id: row.id,
+  name: row.name,
+  kind: row.kind === "default" ? "default" : "named",
+  hint: row.hint,
+  created_at: row.createdAt.toISOString(),
+  expires_at: row.expiresAt?.toISOString() ?? null,
+  last_used_at: row.lastUsedAt?.toISOString() ?? null,
+});
+
+export interface SignupInput {
+  email: string;
+  firstName: string;
+  password?: string;
+  product?: string;
+  requireEndUserId?: boolean;
+  /** "api" for POST /signup (strict mode on by default), "platform" for dashboard-made accounts. */
+  source: "api" | "platform";
+}
+
+export async function signup(
+  prisma: PrismaClient,
+  deps: { mailer: Mailer; keyPrefix: string; baseUrl: string },
+  input: SignupInput,
+) {
+  const key = generateApiKey(deps.keyPrefix);
+  try {
+    const { account, key: keyRow } = await createAccountWithKey(
+      prisma,
+      {
+        email: input.email.trim().toLowerCase(),
+        firstName: input.firstName,
+        passwordHash: input.password ? await hashPassword(input.password) : null,
+        product: input.product ?? null,
+        signupSource: input.source,
+        requireEndUserId: input.requireEndUserId ?? input.source === "api",
+      },
+      { kind: "default", name: "default", hash: key.hash, hint: key.hint },
+    );
+    await sendVerificationMail(prisma, deps.mailer, account, deps.baseUrl);
+    return { account: toAccount(account), api_key: key.secret, key: toApiKeyInfo(keyRow) };
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+      throw new PlatformError({
+        type: "conflict_error",
+        errorCode: "email_taken",
+        message: "email: an account with this email already exists; use POST /token to get its key",
+      });
+    }
+    throw error;
+  }
+}

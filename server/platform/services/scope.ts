@@ -1,0 +1,55 @@
+// The end-user scope of a call. `user_id` names one of the account's end-users (their profile is
+// created on first use); without it the call works in the account-level scope, which strict mode
+// (require_end_user_id) refuses for the operations its settings table lists.
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { PlatformError } from "../errors";
+import { ensureEndUser } from "../repositories/end-users";
+import type { AuthContext } from "./auth";
+
+export interface Scope {
+  accountId: number;
+  /** Row id of the end-user profile; null for the account-level scope. */
+  endUserId: number | null;
+  /** The caller's user_id; null for the account-level scope. */
+  userId: string | null;
+}
+
+export interface ScopeOptions {
+  /** This operation is one strict mode covers: refuse it without user_id when strict mode is on. */
+  strict?: boolean;
+}
+
+export async function resolveScope(
+  prisma: PrismaClient,
+  auth: AuthContext,
+  userId: string | undefined | null,
+  options: ScopeOptions = {},
+): Promise<Scope> {
+  if (userId === undefined || userId === null) {
+    if (options.strict && auth.requireEndUserId) {
+      throw new PlatformError({
+        type: "validation_error",
+        errorCode: "end_user_id_required",
+        message: "user_id: is required because this account has require_end_user_id on (see PATCH /settings)",
+      });
+    }
+    return { accountId: auth.accountId, endUserId: null, userId: null };
+  }
+  return { accountId: auth.accountId, endUserId: await ensureEndUser(prisma, auth.accountId, userId), userId };
+}
+
+/** user_id may come in the query string or the body; both at once must agree. */
+export function pickUserId(fromQuery: string | undefined, fromBody: string | null | undefined): string | undefined {
+  const body = fromBody ?? undefined;
+  if (fromQuery !== undefined && body !== undefined && fromQuery !== body) {
+    throw new PlatformError({
+      type: "validation_error",
+      message: "user_id: the query string and the body name different end-users",
+    });
+  }
+  return fromQuery ?? body;
+}
+
+/** For account-scoped data that has no end-user form: a foreign scope must not see it. */
+export const sameScope = (scope: Scope, row: { accountId: number; endUserId: number | null }) =>
+  row.accountId === scope.accountId && row.endUserId === scope.endUserId;

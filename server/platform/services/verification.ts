@@ -1,0 +1,39 @@
+// Email verification: a single-use token (stored hashed) mailed as a link to GET /verify/confirm.
+import { createHash, randomBytes } from "node:crypto";
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { createVerification, findVerification, markVerified } from "../repositories/verifications";
+import type { Mailer } from "./mailer";
+
+const TOKEN_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+export async function sendVerificationMail(
+  prisma: PrismaClient,
+  mailer: Mailer,
+  account: { id: number; email: string; firstName: string },
+  baseUrl: string,
+): Promise<void> {
+  const token = randomBytes(32).toString("base64url");
+  await createVerification(prisma, account.id, hashToken(token), new Date(Date.now() + TOKEN_TTL_MS));
+  const link = `${baseUrl}/verify/confirm?token=${token}`;
+  await mailer.send(prisma, {
+    accountId: account.id,
+    to: account.email,
+    subject: "Verify your email for the Agent Platform",
+    text: `Hi ${account.firstName},\n\nFollow this link to verify your email address:\n${link}\n\nIt works for 7 days.`,
+    kind: "verify_email",
+    links: [link],
+  });
+}
+
+/** Marks the account verified if the token is live; false for an unknown, used or expired token. */
+export async function confirmVerification(prisma: PrismaClient, token: string, now = new Date()): Promise<boolean> {
+  const row = await findVerification(prisma, hashToken(token));
+  if (!row || row.usedAt || row.expiresAt <= now) return false;
+  await markVerified(prisma, row.id, row.accountId, now);
+  return true;
+}
+
+/** Runs an account may complete before its email is verified (the spec's figure). */
+export const UNVERIFIED_RUN_LIMIT = 25;
