@@ -18,12 +18,32 @@ import { authenticate } from "./middleware/authenticate";
 import { rateLimit } from "./middleware/rate-limit";
 import { requestId } from "./middleware/request-id";
 import * as signup from "./routes/account/signup";
+import * as archiveAgent from "./routes/agents/archive";
+import * as createAgent from "./routes/agents/create";
+import * as disableAgent from "./routes/agents/disable";
+import * as enableAgent from "./routes/agents/enable";
+import * as getAgent from "./routes/agents/get";
+import * as getAgentDocument from "./routes/agents/get-document";
+import * as listAgents from "./routes/agents/list";
+import * as listAgentDocuments from "./routes/agents/list-documents";
+import * as resetAgent from "./routes/agents/reset";
+import * as agentSystemPrompt from "./routes/agents/system-prompt";
+import * as unarchiveAgent from "./routes/agents/unarchive";
+import * as updateAgent from "./routes/agents/update";
+import * as agentTemplates from "./routes/catalog/agent-templates";
+import * as builtInTools from "./routes/catalog/built-in-tools";
+import * as models from "./routes/catalog/models";
 import * as errorDocs from "./routes/meta/error-docs";
 import * as openapi from "./routes/meta/openapi";
 import { baseUrlOf } from "./routes/request";
 import * as verifyConfirm from "./routes/verify/confirm";
 import * as verifyResend from "./routes/verify/resend";
 import * as verifyStatus from "./routes/verify/status";
+import * as archiveTeammate from "./routes/teammates/archive";
+import * as createTeammate from "./routes/teammates/create";
+import * as getTeammate from "./routes/teammates/get";
+import * as listTeammates from "./routes/teammates/list";
+import * as updateTeammate from "./routes/teammates/update";
 
 /** Every operation, registered in this order. One module per operation: routes/<resource>/<op>.ts. */
 const operations: { register(app: PlatformApp): void }[] = [
@@ -33,6 +53,27 @@ const operations: { register(app: PlatformApp): void }[] = [
   verifyStatus,
   verifyResend,
   verifyConfirm,
+  // agents, teammates and catalogues
+  createAgent,
+  listAgents,
+  getAgent,
+  updateAgent,
+  archiveAgent,
+  enableAgent,
+  disableAgent,
+  unarchiveAgent,
+  resetAgent,
+  agentSystemPrompt,
+  listAgentDocuments,
+  getAgentDocument,
+  createTeammate,
+  listTeammates,
+  getTeammate,
+  updateTeammate,
+  archiveTeammate,
+  models,
+  builtInTools,
+  agentTemplates,
 ];
 
 export const MAX_BODY_BYTES = 256 * 1024;

@@ -14,6 +14,13 @@ export function platformConfigFromEnv(): PlatformConfig {
       signupPerMinute: env.PLATFORM_RATE_LIMIT_SIGNUP_PER_MINUTE,
     },
     trustProxy: env.TRUST_PROXY,
+    models: {
+      provider: env.INLAY_MODEL_PROVIDER,
+      defaultModel: env.INLAY_DEFAULT_MODEL,
+      openaiConfigured: env.OPENAI_API_KEY !== undefined,
+      anthropicConfigured: env.ANTHROPIC_API_KEY !== undefined,
+      compatibleModel: env.OPENAI_COMPATIBLE_BASE_URL ? (env.INLAY_DEFAULT_MODEL ?? "local") : undefined,
+    },
   };
 }
 

@@ -7,12 +7,14 @@ import type { Database } from "@/server/db";
 import type { Limiters } from "./middleware/rate-limit";
 import type { AuthContext } from "./services/auth";
 import type { Mailer } from "./services/mailer";
+import type { ModelSettings } from "./services/models";
 
 export interface PlatformConfig {
   keyPrefix: string;
   rateLimits: { accountPerMinute: number; ipPerMinute: number; signupPerMinute: number };
   /** Read the client IP from X-Forwarded-For (behind a trusted reverse proxy). */
   trustProxy: boolean;
+  models: ModelSettings;
 }
 
 export interface PlatformDeps {

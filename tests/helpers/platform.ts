@@ -13,6 +13,7 @@ export interface PlatformOptions {
   store?: LimiterOptions["store"];
   redisUrl?: string;
   trustProxy?: boolean;
+  models?: Partial<PlatformConfig["models"]>;
 }
 
 export interface CallOptions {
@@ -51,6 +52,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     keyPrefix: "sk_inlay_",
     rateLimits: { accountPerMinute: 10_000, ipPerMinute: 10_000, signupPerMinute: 10_000, ...options.rateLimits },
     trustProxy: options.trustProxy ?? false,
+    models: { provider: "sim", openaiConfigured: false, anthropicConfigured: false, ...options.models },
   };
   const limiters = createLimiters({
     ...config.rateLimits,

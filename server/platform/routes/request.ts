@@ -12,3 +12,6 @@ export function authOf(c: PlatformContext): AuthContext {
   if (!auth) throw new Error("authOf() on a route without requireApiKey");
   return auth;
 }
+
+/** What domain services need from the request: the database and the platform's configuration. */
+export const servicesOf = (c: PlatformContext) => ({ prisma: c.var.prisma, config: c.var.deps.config });

@@ -18,6 +18,28 @@ describe("GET /openapi.json", () => {
     expect(document.servers).toEqual([{ url: "/api/v2" }]);
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeTruthy();
   });
+
+  it("lists every registered operation and nothing else", async () => {
+    const document = (await (await platform.request("/openapi.json")).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const documented = Object.entries(document.paths)
+      .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
+      .sort();
+    // The two meta routes describe the API rather than belong to it.
+    const undocumented = new Set(["GET /openapi.json", "GET /docs/errors"]);
+    const registered = [
+      ...new Set(
+        platform.app.routes
+          .filter((route) => route.method !== "ALL")
+          .map((route) => `${route.method} ${route.path.replace("/api/v2", "").replace(/:(\w+)/g, "{$1}")}`),
+      ),
+    ]
+      .filter((route) => !undocumented.has(route))
+      .sort();
+    expect(documented).toEqual(registered);
+    expect(documented.length).toBeGreaterThan(20);
+  });
 });
 
 describe("unknown routes", () => {

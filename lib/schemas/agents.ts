@@ -1,0 +1,218 @@
+// Agents (and the earlier teammate form): request and response contracts.
+import { z } from "zod";
+import { IntId, Metadata, PageQuery, QueryBoolean, Timestamp, UserId } from "./common";
+
+export const PermissionMode = z.enum(["autonomous", "approval", "plan"]);
+export const Effort = z.enum(["low", "medium", "high", "xhigh", "max"]);
+export const PromptProfile = z.enum(["platform", "bare"]);
+export const AgentStatus = z.enum(["enabled", "disabled", "archived"]);
+
+export const METADATA_MAX_BYTES = 10_240;
+export const RESERVED_METADATA_KEYS = ["error_code", "auto_retryable", "interrupted"];
+export const isReservedMetadataKey = (key: string) => RESERVED_METADATA_KEYS.includes(key) || key.startsWith("nudged_");
+
+export const AgentName = z
+  .string()
+  .max(255, "must be at most 255 characters")
+  .refine((value) => value.trim().length > 0, "must not be blank");
+
+export const Instructions = z.string().max(50_000, "must be at most 50000 characters");
+
+export const ToolNames = z.array(z.string().min(1).max(255)).max(50, "must have at most 50 items");
+
+export const BoundedMetadata = Metadata.refine(
+  (value) => new TextEncoder().encode(JSON.stringify(value)).length <= METADATA_MAX_BYTES,
+  `metadata must not exceed ${METADATA_MAX_BYTES} bytes serialized`,
+);
+
+const EMAIL_OR_DOMAIN = /^(?:[^\s@]+@[^\s@]+\.[^\s@]+|@[^\s@]+\.[^\s@]+)$/;
+export const AllowedSenders = z
+  .array(z.string().regex(EMAIL_OR_DOMAIN, "each entry must be an email address or an @domain pattern"))
+  .max(100, "must have at most 100 items");
+
+const Handles = z.array(z.string().trim().min(1).max(255)).max(100, "must have at most 100 items");
+
+/** Fields an agent can be created with (all optional). */
+export const AgentCreate = z.object({
+  name: AgentName.optional(),
+  instructions: Instructions.optional(),
+  tools: ToolNames.optional(),
+  enable_memory: z.boolean().nullable().optional(),
+  enable_history: z.boolean().nullable().optional(),
+  enable_task_setup_tools: z.boolean().nullable().optional(),
+  enable_feedback: z.boolean().nullable().optional(),
+  enable_self_improvement: z.boolean().nullable().optional(),
+  role: z.string().max(5_000).nullable().optional(),
+  prompt_profile: PromptProfile.optional(),
+  disabled_builtin_tools: z.array(z.string()).max(50).optional(),
+  goals: z.string().max(10_000).nullable().optional(),
+  user_id: UserId.optional(),
+  metadata: BoundedMetadata.nullable().optional(),
+  allowed_senders: AllowedSenders.optional(),
+  inbound_imessage_enabled: z.boolean().optional(),
+  imessage_chat_guid: z.string().max(255).nullable().optional(),
+  bridge_id: IntId.nullable().optional(),
+  allowed_imessage_senders: Handles.optional(),
+  inbound_chat_enabled: z.boolean().optional(),
+  chat_slug: z.string().max(255).nullable().optional(),
+  chat_channels: z.array(z.unknown()).max(100).optional(),
+  allowed_chat_senders: Handles.nullable().optional(),
+  email_inbox: z.boolean().optional(),
+  webhook: z.boolean().optional(),
+  default_permission_mode: PermissionMode.nullable().optional(),
+  model: z.string().min(1).max(255).nullable().optional(),
+  effort: Effort.nullable().optional(),
+  from_template: z.string().min(1).max(100).optional(),
+  onboarding_answers: z.record(z.string(), z.unknown()).optional(),
+  enabled_task_slugs: z.array(z.string()).nullable().optional(),
+  enabled_bootstrap_slugs: z.array(z.string()).nullable().optional(),
+  group_id: IntId.optional(),
+});
+
+/** Fields PATCH /agents/<id> accepts: omitted = unchanged; null as the spec says per field. */
+export const AgentUpdate = AgentCreate.omit({
+  user_id: true,
+  email_inbox: true,
+  webhook: true,
+  from_template: true,
+  onboarding_answers: true,
+  enabled_task_slugs: true,
+  enabled_bootstrap_slugs: true,
+  group_id: true,
+}).extend({
+  display_order: z.number().int().nullable().optional(),
+  group_id: IntId.nullable().optional(),
+  visibility: z.string().max(50).nullable().optional(),
+});
+
+export const Agent = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    instructions: z.string(),
+    tools: z.array(z.string()),
+    default_permission_mode: PermissionMode,
+    inbound_imessage_enabled: z.boolean(),
+    status: AgentStatus,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    user_id: z.string().nullable(),
+    role: z.string().nullable(),
+    goals: z.string().nullable(),
+    model: z.string().nullable(),
+    effort: Effort.nullable(),
+    metadata: Metadata.nullable(),
+    enable_memory: z.boolean().nullable(),
+    enable_history: z.boolean().nullable(),
+    enable_task_setup_tools: z.boolean().nullable(),
+    enable_feedback: z.boolean().nullable(),
+    enable_self_improvement: z.boolean().nullable(),
+    prompt_profile: PromptProfile,
+    disabled_builtin_tools: z.array(z.string()),
+    allowed_senders: z.array(z.string()),
+    imessage_chat_guid: z.string().nullable(),
+    bridge_id: z.number().int().nullable(),
+    allowed_imessage_senders: z.array(z.string()),
+    inbound_chat_enabled: z.boolean(),
+    chat_slug: z.string().nullable(),
+    chat_channels: z.array(z.unknown()),
+    allowed_chat_senders: z.array(z.string()),
+    email_inbox: z.boolean(),
+    webhook_enabled: z.boolean(),
+    template: z.string().nullable(),
+    template_linked: z.boolean(),
+    group_id: z.number().int().nullable(),
+    visibility: z.string().nullable(),
+    display_order: z.number().int().nullable(),
+  })
+  .meta({ id: "Agent" });
+
+/** The `fields=summary` projection. */
+export const AgentSummary = Agent.omit({
+  instructions: true,
+  goals: true,
+  role: true,
+  metadata: true,
+  tools: true,
+  chat_channels: true,
+}).meta({ id: "AgentSummary" });
+
+export const AgentListQuery = PageQuery.extend({
+  include_archived: QueryBoolean.optional(),
+  fields: z.enum(["summary"]).optional(),
+  user_id: UserId.optional(),
+});
+
+export const AgentIdParam = z.object({ agent_id: IntId });
+
+export const UnarchivedAgent = Agent.pick({ id: true, name: true, status: true, created_at: true }).meta({
+  id: "UnarchivedAgent",
+});
+
+export const RESETTABLE_FIELDS = [
+  "name",
+  "instructions",
+  "tools",
+  "role",
+  "goals",
+  "model",
+  "effort",
+  "default_permission_mode",
+  "enable_memory",
+  "enable_history",
+  "enable_task_setup_tools",
+  "enable_feedback",
+  "enable_self_improvement",
+  "prompt_profile",
+  "disabled_builtin_tools",
+] as const;
+
+export const AgentReset = z.object({ fields: z.array(z.enum(RESETTABLE_FIELDS)).optional() });
+
+export const SystemPrompt = z
+  .object({ agent_id: z.number().int(), prompt_profile: PromptProfile, prompt: z.string() })
+  .meta({ id: "SystemPrompt" });
+
+export const AgentDocument = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    summary: z.string(),
+    mime_type: z.string(),
+    size_bytes: z.number().int(),
+    source: z.string(),
+    source_run_id: z.number().int().nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: "AgentDocument" });
+
+export const AgentDocumentWithContent = AgentDocument.extend({ content: z.string() }).meta({
+  id: "AgentDocumentWithContent",
+});
+
+/** The earlier /teammates form: same resource, fewer fields. */
+export const TeammateCreate = AgentCreate.pick({
+  name: true,
+  instructions: true,
+  tools: true,
+  role: true,
+  goals: true,
+  user_id: true,
+  metadata: true,
+  allowed_senders: true,
+  email_inbox: true,
+  webhook: true,
+  default_permission_mode: true,
+});
+
+export const TeammateUpdate = AgentUpdate.pick({
+  name: true,
+  instructions: true,
+  tools: true,
+  role: true,
+  goals: true,
+  metadata: true,
+  allowed_senders: true,
+  default_permission_mode: true,
+});

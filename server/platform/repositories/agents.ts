@@ -1,0 +1,110 @@
+// Agents and their documents. Every query is bound to an account and an end-user scope: a row of
+// another account or another end-user is never found.
+import type { PlatformAgent, PlatformAgentDocument, PrismaClient } from "@/server/generated/prisma/client";
+import { Prisma } from "@/server/generated/prisma/client";
+
+export type AgentRow = PlatformAgent & { endUser: { externalId: string } | null };
+export type AgentDocumentRow = PlatformAgentDocument;
+export type AgentData = Omit<Prisma.PlatformAgentUncheckedCreateInput, "accountId" | "endUserId">;
+
+interface ScopeKey {
+  accountId: number;
+  endUserId: number | null;
+}
+
+const include = { endUser: { select: { externalId: true } } } as const;
+
+const scopeWhere = (scope: ScopeKey) => ({ accountId: scope.accountId, endUserId: scope.endUserId });
+
+export const createAgent = (prisma: PrismaClient, scope: ScopeKey, data: AgentData): Promise<AgentRow> =>
+  prisma.platformAgent.create({ data: { ...data, ...scopeWhere(scope) }, include });
+
+export const findAgent = (
+  prisma: PrismaClient,
+  scope: ScopeKey,
+  id: number,
+  options: { includeArchived?: boolean } = {},
+): Promise<AgentRow | null> =>
+  prisma.platformAgent.findFirst({
+    where: { id, ...scopeWhere(scope), ...(options.includeArchived ? {} : { status: { not: "archived" } }) },
+    include,
+  });
+
+export const updateAgent = (prisma: PrismaClient, id: number, data: Prisma.PlatformAgentUncheckedUpdateInput) =>
+  prisma.platformAgent.update({ where: { id }, data, include });
+
+/** Does the agent `id` exist in this scope (in any status)? For list cursors. */
+export async function agentExistsInScope(prisma: PrismaClient, scope: ScopeKey, id: number): Promise<boolean> {
+  return (await prisma.platformAgent.count({ where: { id, ...scopeWhere(scope) } })) > 0;
+}
+
+/**
+ * One page of agents, ordered by COALESCE(display_order, id) then id (the spec's order), starting
+ * after the agent `startingAfter`. Prisma cannot order by an expression, so the ids come from SQL.
+ */
+export async function listAgents(
+  prisma: PrismaClient,
+  scope: ScopeKey,
+  options: { limit: number; startingAfter?: number; includeArchived: boolean },
+): Promise<AgentRow[]> {
+  const after = options.startingAfter ?? null;
+  const ids = await prisma.$queryRaw<{ id: number }[]>`
+    SELECT a.id FROM platform_agents a
+    WHERE a.account_id = ${scope.accountId}
+      AND a.end_user_id IS NOT DISTINCT FROM ${scope.endUserId}::int
+      AND (${options.includeArchived} OR a.status <> 'archived')
+      AND (${after}::int IS NULL OR (COALESCE(a.display_order, a.id), a.id) >
+           (SELECT COALESCE(c.display_order, c.id), c.id FROM platform_agents c WHERE c.id = ${after}::int))
+    ORDER BY COALESCE(a.display_order, a.id), a.id
+    LIMIT ${options.limit}`;
+  const rows = await prisma.platformAgent.findMany({ where: { id: { in: ids.map((row) => row.id) } }, include });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.map((row) => byId.get(row.id)).filter((row): row is AgentRow => row !== undefined);
+}
+
+/** Agents of the account (other than `exceptId`, not archived) bound to any of these chat channels. */
+export async function agentsBoundToChannels(
+  prisma: PrismaClient,
+  accountId: number,
+  exceptId: number | null,
+): Promise<{ id: number; chatChannels: Prisma.JsonValue }[]> {
+  return prisma.platformAgent.findMany({
+    where: {
+      accountId,
+      status: { not: "archived" },
+      chatChannels: { not: Prisma.AnyNull },
+      ...(exceptId !== null ? { id: { not: exceptId } } : {}),
+    },
+    select: { id: true, chatChannels: true },
+  });
+}
+
+export const listAgentDocuments = (
+  prisma: PrismaClient,
+  agentId: number,
+  options: { limit: number; startingAfter?: number },
+): Promise<AgentDocumentRow[]> =>
+  prisma.platformAgentDocument.findMany({
+    where: { agentId, ...(options.startingAfter ? { id: { lt: options.startingAfter } } : {}) },
+    orderBy: { id: "desc" },
+    take: options.limit + 1,
+  });
+
+export const findAgentDocument = (prisma: PrismaClient, agentId: number, name: string) =>
+  prisma.platformAgentDocument.findUnique({ where: { agentId_name: { agentId, name } } });
+
+/** The end-user's (or account-level) memories the system prompt includes, newest first. */
+export const recentMemoryContents = async (prisma: PrismaClient, scope: ScopeKey, take: number) =>
+  (
+    await prisma.platformMemory.findMany({
+      where: scopeWhere(scope),
+      orderBy: { id: "desc" },
+      take,
+      select: { content: true },
+    })
+  ).map((row) => row.content);
+
+export const createMemories = (prisma: PrismaClient, scope: ScopeKey, agentId: number, contents: string[]) =>
+  prisma.platformMemory.createMany({
+    data: contents.map((content) => ({ ...scopeWhere(scope), agentId, content, source: "onboarding" })),
+  });

@@ -1,0 +1,27 @@
+// POST /agents: create an agent (every field optional).
+import { Agent, AgentCreate } from "@/lib/schemas/agents";
+import { UserScopeQuery } from "@/lib/schemas/common";
+import type { PlatformApp } from "../../context";
+import { createAgent } from "../../services/agents";
+import { pickUserId, resolveScope } from "../../services/scope";
+import { defineRoute, json, jsonBody } from "../define";
+import { authOf, servicesOf } from "../request";
+
+export const route = defineRoute({
+  operationId: "createAgent",
+  method: "post",
+  path: "/agents",
+  tags: ["agents"],
+  summary: "Create an agent",
+  request: { query: UserScopeQuery, body: jsonBody(AgentCreate, { required: false }) },
+  responses: { 201: json(Agent, "The agent") },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => {
+    const body = c.req.valid("json");
+    const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
+    const scope = await resolveScope(c.var.prisma, authOf(c), userId, { strict: true });
+    return c.json(await createAgent(servicesOf(c), scope, body), 201);
+  });
+}

@@ -1,0 +1,26 @@
+// GET /teammates/{teammate_id}: the earlier form of GET /agents/{agent_id}.
+import { Agent } from "@/lib/schemas/agents";
+import { IntId, UserScopeQuery } from "@/lib/schemas/common";
+import { z } from "zod";
+import type { PlatformApp } from "../../context";
+import { getAgent } from "../../services/agents";
+import { resolveScope } from "../../services/scope";
+import { defineRoute, json } from "../define";
+import { authOf, servicesOf } from "../request";
+
+export const route = defineRoute({
+  operationId: "getTeammate",
+  method: "get",
+  path: "/teammates/{teammate_id}",
+  tags: ["teammates"],
+  summary: "Get a teammate",
+  request: { params: z.object({ teammate_id: IntId }), query: UserScopeQuery },
+  responses: { 200: json(Agent, "The teammate") },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => {
+    const scope = await resolveScope(c.var.prisma, authOf(c), c.req.valid("query").user_id);
+    return c.json(await getAgent(servicesOf(c), scope, c.req.valid("param").teammate_id), 200);
+  });
+}

@@ -1,0 +1,30 @@
+// PATCH /teammates/{teammate_id}: the earlier form of PATCH /agents/{agent_id}.
+import { Agent, TeammateUpdate } from "@/lib/schemas/agents";
+import { IntId, UserScopeQuery } from "@/lib/schemas/common";
+import { z } from "zod";
+import type { PlatformApp } from "../../context";
+import { patchAgent } from "../../services/agents";
+import { resolveScope } from "../../services/scope";
+import { defineRoute, json, jsonBody } from "../define";
+import { authOf, servicesOf } from "../request";
+
+export const route = defineRoute({
+  operationId: "updateTeammate",
+  method: "patch",
+  path: "/teammates/{teammate_id}",
+  tags: ["teammates"],
+  summary: "Update a teammate",
+  request: {
+    params: z.object({ teammate_id: IntId }),
+    query: UserScopeQuery,
+    body: jsonBody(TeammateUpdate, { required: false }),
+  },
+  responses: { 200: json(Agent, "The teammate") },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => {
+    const scope = await resolveScope(c.var.prisma, authOf(c), c.req.valid("query").user_id);
+    return c.json(await patchAgent(servicesOf(c), scope, c.req.valid("param").teammate_id, c.req.valid("json")), 200);
+  });
+}

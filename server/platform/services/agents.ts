@@ -1,0 +1,469 @@
+// Agents: creation with the spec's defaults and validation, the null-versus-omitted rules of PATCH,
+// archiving, template links and resets, and the system prompt. No HTTP here.
+import { randomInt } from "node:crypto";
+import type { z } from "zod";
+import {
+  type Agent,
+  type AgentCreate,
+  type AgentUpdate,
+  type AgentSummary,
+  RESETTABLE_FIELDS,
+  isReservedMetadataKey,
+} from "@/lib/schemas/agents";
+import type { Page } from "@/lib/schemas/common";
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { Prisma } from "@/server/generated/prisma/client";
+import type { PlatformConfig } from "../context";
+import { PlatformError } from "../errors";
+import {
+  type AgentData,
+  type AgentDocumentRow,
+  type AgentRow,
+  agentExistsInScope,
+  agentsBoundToChannels,
+  createAgent as insertAgent,
+  createMemories,
+  findAgent,
+  findAgentDocument,
+  listAgentDocuments,
+  listAgents as selectAgents,
+  recentMemoryContents,
+  updateAgent,
+} from "../repositories/agents";
+import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "../runtime/system-prompt";
+import { type AgentTemplate, findTemplate } from "./agent-templates";
+import { BUILT_IN_TOOLS, BUILT_IN_TOOL_NAMES, isBuiltInToolEnabled } from "./built-in-tools";
+import { type Effort, clampEffort, defaultModel, findModel } from "./models";
+import { toPage } from "./pagination";
+import type { Scope } from "./scope";
+
+export interface AgentServiceContext {
+  prisma: PrismaClient;
+  config: PlatformConfig;
+}
+
+type AgentOut = z.infer<typeof Agent>;
+type CreateInput = z.infer<typeof AgentCreate>;
+type UpdateInput = z.infer<typeof AgentUpdate>;
+
+const invalid = (field: string, message: string, errorCode?: string) =>
+  new PlatformError({ type: "validation_error", message: `${field}: ${message}`, errorCode, details: { field } });
+
+const notFound = (id: number) =>
+  new PlatformError({ type: "not_found", message: `agent ${id} not found` });
+
+// ---------------------------------------------------------------------------------------------
+// Mapping
+
+export function toAgent(row: AgentRow): AgentOut {
+  const channels = Array.isArray(row.chatChannels) ? (row.chatChannels as unknown[]) : [];
+  return {
+    id: row.id,
+    name: row.name,
+    instructions: row.instructions,
+    tools: row.tools,
+    default_permission_mode: row.defaultPermissionMode as AgentOut["default_permission_mode"],
+    inbound_imessage_enabled: row.inboundImessageEnabled,
+    status: row.status as AgentOut["status"],
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    user_id: row.endUser?.externalId ?? null,
+    role: row.role,
+    goals: row.goals,
+    model: row.model,
+    effort: row.effort as AgentOut["effort"],
+    metadata: (row.metadata as Record<string, unknown> | null) ?? null,
+    enable_memory: row.enableMemory,
+    enable_history: row.enableHistory,
+    enable_task_setup_tools: row.enableTaskSetupTools,
+    enable_feedback: row.enableFeedback,
+    enable_self_improvement: row.enableSelfImprovement,
+    prompt_profile: row.promptProfile as AgentOut["prompt_profile"],
+    disabled_builtin_tools: row.disabledBuiltinTools,
+    allowed_senders: row.allowedSenders,
+    imessage_chat_guid: row.imessageChatGuid,
+    bridge_id: row.bridgeId,
+    allowed_imessage_senders: row.allowedImessageSenders,
+    // Deprecated toggle: chat is on exactly when channels are bound.
+    inbound_chat_enabled: channels.length > 0,
+    chat_slug: row.chatSlug,
+    chat_channels: channels,
+    allowed_chat_senders: row.allowedChatSenders,
+    email_inbox: row.emailInbox,
+    webhook_enabled: row.webhookEnabled,
+    template: row.template,
+    template_linked: row.template !== null && row.customizedFields.length === 0,
+    group_id: row.groupId,
+    visibility: row.visibility,
+    display_order: row.displayOrder,
+  };
+}
+
+export function toAgentSummary(row: AgentRow): z.infer<typeof AgentSummary> {
+  const { instructions: _i, goals: _g, role: _r, metadata: _m, tools: _t, chat_channels: _c, ...summary } = toAgent(row);
+  return summary;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation shared by create and update
+
+const ADJECTIVES = ["Brisk", "Calm", "Clever", "Deft", "Eager", "Keen", "Lucid", "Nimble", "Quiet", "Steady", "Swift", "Witty"];
+const NOUNS = ["Otter", "Falcon", "Heron", "Lynx", "Marten", "Osprey", "Panda", "Raven", "Robin", "Sparrow", "Tern", "Wren"];
+const randomName = () => `${ADJECTIVES[randomInt(ADJECTIVES.length)]} ${NOUNS[randomInt(NOUNS.length)]}`;
+
+function cleanMetadata(metadata: Record<string, unknown> | null | undefined) {
+  if (metadata === undefined) return undefined;
+  if (metadata === null) return Prisma.DbNull;
+  return Object.fromEntries(Object.entries(metadata).filter(([key]) => !isReservedMetadataKey(key))) as Prisma.InputJsonObject;
+}
+
+function resolveModel(config: PlatformConfig, model: string): string {
+  const entry = findModel(config.models, model);
+  if (!entry) throw invalid("model", `unknown model "${model}"; see GET /models for ids and aliases`);
+  return entry.id;
+}
+
+function effectiveEffort(config: PlatformConfig, effort: Effort, modelId: string | null): Effort {
+  const model = (modelId && findModel(config.models, modelId)) || defaultModel(config.models);
+  return clampEffort(effort, model);
+}
+
+function checkBuiltInTools(names: string[]) {
+  const unknown = names.filter((name) => !BUILT_IN_TOOL_NAMES.has(name));
+  if (unknown.length > 0) {
+    throw invalid("disabled_builtin_tools", `unknown built-in tool(s): ${unknown.join(", ")}; see GET /built-in-tools`);
+  }
+}
+
+// Bridges and mate groups are not part of this platform yet, so no id can name one.
+function checkBridge(bridgeId: number | null | undefined) {
+  if (bridgeId !== undefined && bridgeId !== null) throw invalid("bridge_id", `no bridge ${bridgeId} in this account`);
+}
+function checkGroup(groupId: number | null | undefined) {
+  if (groupId !== undefined && groupId !== null) throw invalid("group_id", `no agent group ${groupId} in this scope`);
+}
+
+function checkImessage(enabled: boolean, senders: string[]) {
+  if (enabled && senders.length === 0) {
+    throw invalid(
+      "allowed_imessage_senders",
+      "is required when inbound_imessage_enabled is true (iMessage fails closed)",
+    );
+  }
+}
+
+const channelKey = (channel: unknown) =>
+  typeof channel === "object" && channel !== null && "id" in channel ? String((channel as { id: unknown }).id) : JSON.stringify(channel);
+
+async function checkChannelsFree(ctx: AgentServiceContext, accountId: number, channels: unknown[], exceptId: number | null) {
+  if (channels.length === 0) return;
+  const wanted = new Set(channels.map(channelKey));
+  for (const agent of await agentsBoundToChannels(ctx.prisma, accountId, exceptId)) {
+    const taken = (Array.isArray(agent.chatChannels) ? agent.chatChannels : []).map(channelKey).find((key) => wanted.has(key));
+    if (taken !== undefined) {
+      throw new PlatformError({
+        type: "conflict_error",
+        errorCode: "chat_channel_taken",
+        message: `chat_channels: channel ${taken} is already bound to agent ${agent.id} (one agent per channel)`,
+      });
+    }
+  }
+}
+
+function notAvailable(field: string, what: string) {
+  return invalid(field, `${what} is not available on this platform yet`, "feature_not_available");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations
+
+const TEMPLATE_COMPATIBLE = new Set([
+  "from_template",
+  "user_id",
+  "metadata",
+  "onboarding_answers",
+  "enabled_task_slugs",
+  "enabled_bootstrap_slugs",
+]);
+
+function templateFields(template: AgentTemplate, input: CreateInput) {
+  const conflicting = Object.entries(input).find(([key, value]) => value !== undefined && !TEMPLATE_COMPATIBLE.has(key));
+  if (conflicting) throw invalid(conflicting[0], "cannot be set together with from_template");
+  const check = (field: string, slugs: string[] | null | undefined, known: { slug: string }[]) => {
+    const unknown = (slugs ?? []).filter((slug) => !known.some((task) => task.slug === slug));
+    if (unknown.length > 0) throw invalid(field, `unknown task slug(s) for template ${template.slug}: ${unknown.join(", ")}`);
+  };
+  check("enabled_task_slugs", input.enabled_task_slugs, template.default_tasks);
+  check("enabled_bootstrap_slugs", input.enabled_bootstrap_slugs, template.bootstrap_tasks);
+  // Unknown answer keys are ignored, as the spec says; known ones become memories.
+  const memories = template.questions.flatMap((question) => {
+    const answer = input.onboarding_answers?.[question.key];
+    return answer === undefined || answer === null || answer === "" ? [] : [`${question.label} ${String(answer)}`];
+  });
+  return { name: template.name, instructions: template.instructions, role: template.role, goals: template.goals, memories };
+}
+
+export async function createAgent(ctx: AgentServiceContext, scope: Scope, input: CreateInput): Promise<AgentOut> {
+  let fromTemplate: ReturnType<typeof templateFields> | undefined;
+  if (input.from_template !== undefined) {
+    const template = findTemplate(input.from_template);
+    if (!template) throw invalid("from_template", `unknown template "${input.from_template}"; see GET /agent-templates`);
+    fromTemplate = templateFields(template, input);
+  } else {
+    for (const field of ["onboarding_answers", "enabled_task_slugs", "enabled_bootstrap_slugs"] as const) {
+      if (input[field] !== undefined) throw invalid(field, "is only accepted with from_template");
+    }
+  }
+  if (input.email_inbox) throw notAvailable("email_inbox", "an email inbox");
+  if (input.webhook) throw notAvailable("webhook", "the agent webhook trigger");
+  checkBridge(input.bridge_id);
+  checkGroup(input.group_id);
+  checkBuiltInTools(input.disabled_builtin_tools ?? []);
+  checkImessage(input.inbound_imessage_enabled ?? false, input.allowed_imessage_senders ?? []);
+  await checkChannelsFree(ctx, scope.accountId, input.chat_channels ?? [], null);
+
+  const model = input.model ? resolveModel(ctx.config, input.model) : null;
+  const data: AgentData = {
+    name: fromTemplate?.name ?? input.name?.trim() ?? randomName(),
+    instructions: fromTemplate?.instructions ?? input.instructions ?? "",
+    tools: input.tools ?? [],
+    role: fromTemplate?.role ?? input.role ?? null,
+    goals: fromTemplate?.goals ?? input.goals ?? null,
+    model,
+    effort: input.effort ? effectiveEffort(ctx.config, input.effort, model) : null,
+    defaultPermissionMode: input.default_permission_mode ?? "approval",
+    enableMemory: input.enable_memory ?? null,
+    enableHistory: input.enable_history ?? null,
+    enableTaskSetupTools: input.enable_task_setup_tools ?? null,
+    enableFeedback: input.enable_feedback ?? null,
+    enableSelfImprovement: input.enable_self_improvement ?? null,
+    promptProfile: input.prompt_profile ?? "platform",
+    disabledBuiltinTools: input.disabled_builtin_tools ?? [],
+    metadata: cleanMetadata(input.metadata) ?? Prisma.DbNull,
+    allowedSenders: input.allowed_senders ?? [],
+    inboundImessageEnabled: input.inbound_imessage_enabled ?? false,
+    imessageChatGuid: input.imessage_chat_guid ?? null,
+    allowedImessageSenders: input.allowed_imessage_senders ?? [],
+    chatSlug: input.chat_slug ?? null,
+    chatChannels: input.chat_channels && input.chat_channels.length > 0 ? (input.chat_channels as Prisma.InputJsonArray) : Prisma.DbNull,
+    allowedChatSenders: input.allowed_chat_senders ?? [],
+    template: input.from_template ?? null,
+  };
+  const row = await ctx.prisma.$transaction(async (tx) => {
+    const created = await insertAgent(tx as PrismaClient, scope, data);
+    if (fromTemplate && fromTemplate.memories.length > 0) {
+      await createMemories(tx as PrismaClient, scope, created.id, fromTemplate.memories);
+    }
+    return created;
+  });
+  return toAgent(row);
+}
+
+async function loadAgent(ctx: AgentServiceContext, scope: Scope, id: number, options: { includeArchived?: boolean } = {}) {
+  const row = await findAgent(ctx.prisma, scope, id, options);
+  if (!row) throw notFound(id);
+  return row;
+}
+
+export const getAgent = async (ctx: AgentServiceContext, scope: Scope, id: number) =>
+  toAgent(await loadAgent(ctx, scope, id));
+
+interface AgentListOptions {
+  limit: number;
+  starting_after?: number;
+  include_archived?: boolean;
+}
+
+export function listAgents(ctx: AgentServiceContext, scope: Scope, query: AgentListOptions): Promise<Page<AgentOut>>;
+export function listAgents(
+  ctx: AgentServiceContext,
+  scope: Scope,
+  query: AgentListOptions & { fields?: "summary" },
+): Promise<Page<AgentOut> | Page<z.infer<typeof AgentSummary>>>;
+export async function listAgents(
+  ctx: AgentServiceContext,
+  scope: Scope,
+  query: AgentListOptions & { fields?: "summary" },
+): Promise<Page<AgentOut> | Page<z.infer<typeof AgentSummary>>> {
+  if (query.starting_after !== undefined && !(await agentExistsInScope(ctx.prisma, scope, query.starting_after))) {
+    throw invalid("starting_after", `no agent ${query.starting_after} in this scope`);
+  }
+  const rows = await selectAgents(ctx.prisma, scope, {
+    limit: query.limit + 1,
+    startingAfter: query.starting_after,
+    includeArchived: query.include_archived ?? false,
+  });
+  return query.fields === "summary" ? toPage(rows, query.limit, toAgentSummary) : toPage(rows, query.limit, toAgent);
+}
+
+export async function patchAgent(ctx: AgentServiceContext, scope: Scope, id: number, input: UpdateInput): Promise<AgentOut> {
+  const current = await loadAgent(ctx, scope, id);
+  const data: Prisma.PlatformAgentUncheckedUpdateInput = {};
+  const changed: string[] = [];
+  const set = <K extends keyof Prisma.PlatformAgentUncheckedUpdateInput>(field: string, key: K, value: Prisma.PlatformAgentUncheckedUpdateInput[K]) => {
+    data[key] = value;
+    changed.push(field);
+  };
+
+  if (input.name !== undefined) set("name", "name", input.name.trim());
+  if (input.instructions !== undefined) set("instructions", "instructions", input.instructions);
+  if (input.tools !== undefined) set("tools", "tools", input.tools);
+  if (input.role !== undefined) set("role", "role", input.role);
+  if (input.goals !== undefined) set("goals", "goals", input.goals);
+  if (input.enable_memory !== undefined) set("enable_memory", "enableMemory", input.enable_memory);
+  if (input.enable_history !== undefined) set("enable_history", "enableHistory", input.enable_history);
+  if (input.enable_task_setup_tools !== undefined) set("enable_task_setup_tools", "enableTaskSetupTools", input.enable_task_setup_tools);
+  if (input.enable_feedback !== undefined) set("enable_feedback", "enableFeedback", input.enable_feedback);
+  if (input.enable_self_improvement !== undefined) set("enable_self_improvement", "enableSelfImprovement", input.enable_self_improvement);
+  if (input.prompt_profile !== undefined) set("prompt_profile", "promptProfile", input.prompt_profile);
+  if (input.disabled_builtin_tools !== undefined) {
+    checkBuiltInTools(input.disabled_builtin_tools);
+    set("disabled_builtin_tools", "disabledBuiltinTools", input.disabled_builtin_tools);
+  }
+  if (input.metadata !== undefined) set("metadata", "metadata", cleanMetadata(input.metadata));
+  if (input.allowed_senders !== undefined) set("allowed_senders", "allowedSenders", input.allowed_senders);
+  if (input.inbound_imessage_enabled !== undefined) set("inbound_imessage_enabled", "inboundImessageEnabled", input.inbound_imessage_enabled);
+  if (input.imessage_chat_guid !== undefined) set("imessage_chat_guid", "imessageChatGuid", input.imessage_chat_guid);
+  if (input.bridge_id !== undefined) {
+    checkBridge(input.bridge_id);
+    set("bridge_id", "bridgeId", null);
+  }
+  if (input.allowed_imessage_senders !== undefined) set("allowed_imessage_senders", "allowedImessageSenders", input.allowed_imessage_senders);
+  if (input.chat_slug !== undefined) set("chat_slug", "chatSlug", input.chat_slug);
+  if (input.chat_channels !== undefined) {
+    await checkChannelsFree(ctx, scope.accountId, input.chat_channels, id);
+    set("chat_channels", "chatChannels", input.chat_channels.length > 0 ? (input.chat_channels as Prisma.InputJsonArray) : Prisma.DbNull);
+  }
+  if (input.allowed_chat_senders !== undefined) set("allowed_chat_senders", "allowedChatSenders", input.allowed_chat_senders ?? []);
+  // null or omitted leaves these unchanged (the spec's rule for them).
+  if (input.default_permission_mode !== undefined && input.default_permission_mode !== null) {
+    set("default_permission_mode", "defaultPermissionMode", input.default_permission_mode);
+  }
+  if (input.visibility !== undefined && input.visibility !== null) set("visibility", "visibility", input.visibility);
+  if (input.display_order !== undefined) set("display_order", "displayOrder", input.display_order);
+  if (input.group_id !== undefined) {
+    checkGroup(input.group_id);
+    set("group_id", "groupId", null);
+  }
+  // Explicit null resets the model to the platform default.
+  const model = input.model === undefined ? current.model : input.model === null ? null : resolveModel(ctx.config, input.model);
+  if (input.model !== undefined) set("model", "model", model);
+  if (input.effort !== undefined) {
+    set("effort", "effort", input.effort === null ? null : effectiveEffort(ctx.config, input.effort, model));
+  }
+
+  checkImessage(
+    input.inbound_imessage_enabled ?? current.inboundImessageEnabled,
+    input.allowed_imessage_senders ?? current.allowedImessageSenders,
+  );
+  if (current.template && changed.length > 0) {
+    data.customizedFields = [...new Set([...current.customizedFields, ...changed])];
+  }
+  return toAgent(await updateAgent(ctx.prisma, id, data));
+}
+
+export async function archiveAgent(ctx: AgentServiceContext, scope: Scope, id: number): Promise<void> {
+  await loadAgent(ctx, scope, id);
+  await updateAgent(ctx.prisma, id, { status: "archived" });
+}
+
+export async function setAgentEnabled(ctx: AgentServiceContext, scope: Scope, id: number, enabled: boolean) {
+  await loadAgent(ctx, scope, id);
+  return toAgent(await updateAgent(ctx.prisma, id, { status: enabled ? "enabled" : "disabled" }));
+}
+
+export async function unarchiveAgent(ctx: AgentServiceContext, scope: Scope, id: number) {
+  const row = await loadAgent(ctx, scope, id, { includeArchived: true });
+  if (row.status !== "archived") {
+    throw new PlatformError({ type: "conflict_error", message: `agent ${id} is not archived` });
+  }
+  const agent = toAgent(await updateAgent(ctx.prisma, id, { status: "disabled" }));
+  return { id: agent.id, name: agent.name, status: agent.status, created_at: agent.created_at };
+}
+
+/** Resets the named fields (all resettable ones when none are named) to the template or defaults. */
+export async function resetAgent(
+  ctx: AgentServiceContext,
+  scope: Scope,
+  id: number,
+  fields: readonly (typeof RESETTABLE_FIELDS)[number][] | undefined,
+) {
+  const row = await loadAgent(ctx, scope, id);
+  const template = row.template ? findTemplate(row.template) : undefined;
+  const names = fields ?? RESETTABLE_FIELDS;
+  const defaults: Record<(typeof RESETTABLE_FIELDS)[number], Partial<Prisma.PlatformAgentUncheckedUpdateInput>> = {
+    // A name is only an override when a template gave the original.
+    name: template ? { name: template.name } : {},
+    instructions: { instructions: template?.instructions ?? "" },
+    tools: { tools: [] },
+    role: { role: template?.role ?? null },
+    goals: { goals: template?.goals ?? null },
+    model: { model: null },
+    effort: { effort: null },
+    default_permission_mode: { defaultPermissionMode: "approval" },
+    enable_memory: { enableMemory: null },
+    enable_history: { enableHistory: null },
+    enable_task_setup_tools: { enableTaskSetupTools: null },
+    enable_feedback: { enableFeedback: null },
+    enable_self_improvement: { enableSelfImprovement: null },
+    prompt_profile: { promptProfile: "platform" },
+    disabled_builtin_tools: { disabledBuiltinTools: [] },
+  };
+  const data: Prisma.PlatformAgentUncheckedUpdateInput = Object.assign({}, ...names.map((name) => defaults[name]));
+  data.customizedFields = row.customizedFields.filter((field) => !names.includes(field as (typeof RESETTABLE_FIELDS)[number]));
+  return toAgent(await updateAgent(ctx.prisma, id, data));
+}
+
+export function enabledBuiltInTools(row: AgentRow): string[] {
+  return BUILT_IN_TOOLS.filter((tool) => isBuiltInToolEnabled(tool, row)).map((tool) => tool.name);
+}
+
+export async function agentSystemPrompt(ctx: AgentServiceContext, scope: Scope, id: number) {
+  const row = await loadAgent(ctx, scope, id);
+  const tools = enabledBuiltInTools(row);
+  const memories = tools.includes("memory") ? await recentMemoryContents(ctx.prisma, scope, PROMPT_MEMORY_LIMIT) : [];
+  const promptProfile = row.promptProfile === "bare" ? "bare" : "platform";
+  return {
+    agent_id: row.id,
+    prompt_profile: promptProfile,
+    prompt: buildSystemPrompt(
+      { name: row.name, instructions: row.instructions, role: row.role, goals: row.goals, promptProfile },
+      { memories, builtInTools: tools },
+    ),
+  } as const;
+}
+
+const toDocument = (row: AgentDocumentRow) => ({
+  id: row.id,
+  name: row.name,
+  summary: row.summary,
+  mime_type: row.mimeType,
+  size_bytes: row.sizeBytes,
+  source: row.source,
+  source_run_id: row.sourceRunId,
+  created_at: row.createdAt.toISOString(),
+  updated_at: row.updatedAt.toISOString(),
+});
+
+export async function listDocuments(ctx: AgentServiceContext, scope: Scope, id: number, query: { limit: number; starting_after?: number }) {
+  await loadAgent(ctx, scope, id);
+  const rows = await listAgentDocuments(ctx.prisma, id, { limit: query.limit, startingAfter: query.starting_after });
+  return toPage(rows, query.limit, toDocument);
+}
+
+export async function getDocument(ctx: AgentServiceContext, scope: Scope, id: number, name: string) {
+  await loadAgent(ctx, scope, id);
+  const row = await findAgentDocument(ctx.prisma, id, name);
+  if (!row) throw new PlatformError({ type: "not_found", message: `agent ${id} has no document named "${name}"` });
+  return { ...toDocument(row), content: row.content };
+}
+
+/** GET /built-in-tools: every tool, with `enabled` resolved for the agent when one is named. */
+export async function builtInToolsFor(ctx: AgentServiceContext, scope: Scope, agentId: number | undefined) {
+  const row = agentId === undefined ? undefined : await loadAgent(ctx, scope, agentId);
+  return BUILT_IN_TOOLS.map((tool) => ({
+    ...tool,
+    configurable: tool.agent_toggle !== null,
+    enabled: row ? isBuiltInToolEnabled(tool, row) : true,
+  }));
+}
