@@ -1,6 +1,6 @@
 // Accounts, keys and verification: request and response contracts.
 import { z } from "zod";
-import { IntId, Timestamp } from "./common";
+import { IntId, Timestamp, listEnvelope } from "./common";
 
 export const Account = z
   .object({
@@ -47,6 +47,8 @@ export const SignupResponse = z
 
 export const TokenRequest = z.object({ email: z.email().max(255), password: z.string().min(1).max(1024) });
 
+export const TokenResponse = z.object({ api_key: z.string(), key: ApiKeyInfo }).meta({ id: "TokenResponse" });
+
 export const VerifyStatus = z
   .object({
     email: z.string(),
@@ -57,3 +59,153 @@ export const VerifyStatus = z
   .meta({ id: "VerifyStatus" });
 
 export const KeyIdParam = z.object({ key_id: IntId });
+
+/** Ten years: long enough for any rotation policy, short enough that the date stays representable. */
+export const MAX_KEY_LIFETIME_DAYS = 3650;
+
+export const CreateKeyRequest = z.object({
+  name: z.string().trim().min(1, "must not be blank").max(255, "must be at most 255 characters"),
+  expires_in_days: z
+    .number({ error: "must be an integer number of days" })
+    .int("must be an integer number of days")
+    .min(1, "must be at least 1")
+    .max(MAX_KEY_LIFETIME_DAYS, `must be at most ${MAX_KEY_LIFETIME_DAYS}`)
+    .nullable()
+    .optional()
+    .meta({ description: "Days until the key stops working; omit (or null) for no expiry" }),
+});
+
+export const ApiKeyList = listEnvelope(ApiKeyInfo).meta({ id: "ApiKeyList" });
+
+// GET /account/export: a dump of everything the account owns. Secrets never appear in it: no
+// password hash, no key hash or secret, no verification or webhook token.
+
+/** Stored JSON, exported as it was written. */
+const StoredJson = z.unknown().meta({ description: "JSON as stored, or null" });
+
+const ExportedApiKey = ApiKeyInfo.extend({ revoked_at: Timestamp.nullable() }).meta({ id: "ExportedApiKey" });
+
+const ExportedEndUser = z
+  .object({
+    id: z.number().int(),
+    user_id: z.string(),
+    name: z.string().nullable(),
+    email: z.string().nullable(),
+    company: z.string().nullable(),
+    metadata: StoredJson,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: "ExportedEndUser" });
+
+const ExportedAgent = z
+  .object({
+    id: z.number().int(),
+    user_id: z.string().nullable(),
+    name: z.string(),
+    instructions: z.string(),
+    tools: z.array(z.string()),
+    role: z.string().nullable(),
+    goals: z.string().nullable(),
+    model: z.string().nullable(),
+    effort: z.string().nullable(),
+    default_permission_mode: z.string(),
+    enable_memory: z.boolean().nullable(),
+    enable_history: z.boolean().nullable(),
+    enable_task_setup_tools: z.boolean().nullable(),
+    enable_feedback: z.boolean().nullable(),
+    enable_self_improvement: z.boolean().nullable(),
+    prompt_profile: z.string(),
+    disabled_builtin_tools: z.array(z.string()),
+    metadata: StoredJson,
+    allowed_senders: z.array(z.string()),
+    inbound_imessage_enabled: z.boolean(),
+    imessage_chat_guid: z.string().nullable(),
+    bridge_id: z.number().int().nullable(),
+    allowed_imessage_senders: z.array(z.string()),
+    chat_slug: z.string().nullable(),
+    chat_channels: StoredJson,
+    allowed_chat_senders: z.array(z.string()),
+    email_inbox: z.boolean(),
+    fetchmail: z.boolean(),
+    webhook_enabled: z.boolean(),
+    template: z.string().nullable(),
+    customized_fields: z.array(z.string()),
+    group_id: z.number().int().nullable(),
+    visibility: z.string().nullable(),
+    display_order: z.number().int().nullable(),
+    status: z.string(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: "ExportedAgent" });
+
+const ExportedAgentDocument = z
+  .object({
+    id: z.number().int(),
+    agent_id: z.number().int(),
+    name: z.string(),
+    summary: z.string(),
+    mime_type: z.string(),
+    content: z.string(),
+    size_bytes: z.number().int(),
+    source: z.string(),
+    source_run_id: z.number().int().nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: "ExportedAgentDocument" });
+
+const ExportedMemory = z
+  .object({
+    id: z.number().int(),
+    user_id: z.string().nullable(),
+    content: z.string(),
+    source: z.string(),
+    agent_id: z.number().int().nullable(),
+    created_at: Timestamp,
+  })
+  .meta({ id: "ExportedMemory" });
+
+const ExportedPermission = z
+  .object({ id: z.number().int(), user_id: z.string().nullable(), tool: z.string(), created_at: Timestamp })
+  .meta({ id: "ExportedPermission" });
+
+const ExportedMail = z
+  .object({
+    id: z.number().int(),
+    to: z.string(),
+    subject: z.string(),
+    text: z.string().meta({ description: "The message, with one-time tokens in its links redacted" }),
+    kind: z.string(),
+    created_at: Timestamp,
+  })
+  .meta({ id: "ExportedMail" });
+
+export const AccountExport = z
+  .object({
+    exported_at: Timestamp,
+    account: Account.extend({
+      signup_source: z.string(),
+      email_verified_at: Timestamp.nullable(),
+      updated_at: Timestamp,
+    }),
+    settings: z.object({
+      require_end_user_id: z.boolean(),
+      retention_mode: z.string(),
+      per_end_user_run_limit: z.number().int().nullable(),
+      per_end_user_cost_limit_cents: z.number().int().nullable(),
+      per_end_user_rate_per_minute: z.number().int().nullable(),
+      approval_email_enabled: z.boolean(),
+      approval_chat_enabled: z.boolean(),
+      company_research: z.boolean(),
+    }),
+    api_keys: z.array(ExportedApiKey),
+    end_users: z.array(ExportedEndUser),
+    agents: z.array(ExportedAgent),
+    agent_documents: z.array(ExportedAgentDocument),
+    memories: z.array(ExportedMemory),
+    permissions: z.array(ExportedPermission),
+    mail: z.array(ExportedMail),
+  })
+  .meta({ id: "AccountExport" });

@@ -44,6 +44,17 @@ import * as createTeammate from "./routes/teammates/create";
 import * as getTeammate from "./routes/teammates/get";
 import * as listTeammates from "./routes/teammates/list";
 import * as updateTeammate from "./routes/teammates/update";
+// keys and account
+import * as deleteAccount from "./routes/account/delete";
+import * as exportAccount from "./routes/account/export";
+import * as token from "./routes/account/token";
+import * as createKey from "./routes/keys/create";
+import * as getDefaultKey from "./routes/keys/get-default";
+import * as listKeys from "./routes/keys/list";
+import * as revokeKey from "./routes/keys/revoke";
+import * as revokeDefaultKey from "./routes/keys/revoke-default";
+import * as rotateKey from "./routes/keys/rotate";
+import * as rotateDefaultKey from "./routes/keys/rotate-default";
 
 /** Every operation, registered in this order. One module per operation: routes/<resource>/<op>.ts. */
 const operations: { register(app: PlatformApp): void }[] = [
@@ -74,6 +85,17 @@ const operations: { register(app: PlatformApp): void }[] = [
   models,
   builtInTools,
   agentTemplates,
+  // keys and account
+  token,
+  createKey,
+  getDefaultKey,
+  revokeDefaultKey,
+  rotateDefaultKey,
+  listKeys,
+  revokeKey,
+  rotateKey,
+  exportAccount,
+  deleteAccount,
 ];
 
 export const MAX_BODY_BYTES = 256 * 1024;

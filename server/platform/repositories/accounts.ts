@@ -1,5 +1,5 @@
-// Accounts and their API keys. The only module that reads or writes platform_accounts and
-// platform_api_keys.
+// Accounts and their API keys. The only module that writes platform_accounts and platform_api_keys
+// (account-export.ts reads them, with everything else the account owns, for the export).
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import type { PlatformAccount, PlatformApiKey } from "@/server/generated/prisma/client";
 
@@ -46,4 +46,94 @@ export const findKeyByHash = (prisma: Db, hash: string) =>
 
 export async function touchKey(prisma: Db, keyId: number, at: Date): Promise<void> {
   await prisma.platformApiKey.update({ where: { id: keyId }, data: { lastUsedAt: at } });
+}
+
+/** A key that still authenticates: not revoked and not past its expiry. */
+const liveAt = (now: Date) => ({ revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] });
+
+export const findLiveDefaultKey = (prisma: Db, accountId: number, now: Date) =>
+  prisma.platformApiKey.findFirst({ where: { accountId, kind: "default", ...liveAt(now) }, orderBy: { id: "desc" } });
+
+/**
+ * Revokes every default key of the account and creates a new one, as one step. The account row is
+ * locked first so two rotations at once run one after the other and leave exactly one default key.
+ */
+export async function replaceDefaultKey(
+  prisma: PrismaClient,
+  accountId: number,
+  key: Omit<NewKey, "kind">,
+  now: Date,
+): Promise<ApiKeyRow> {
+  return prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM platform_accounts WHERE id = ${accountId} FOR UPDATE`;
+    await tx.platformApiKey.updateMany({
+      where: { accountId, kind: "default", revokedAt: null },
+      data: { revokedAt: now },
+    });
+    return tx.platformApiKey.create({ data: { ...key, kind: "default", accountId } });
+  });
+}
+
+/** Revokes the account's live default key; false when it has none. */
+export async function revokeDefaultKey(prisma: Db, accountId: number, now: Date): Promise<boolean> {
+  const { count } = await prisma.platformApiKey.updateMany({
+    where: { accountId, kind: "default", ...liveAt(now) },
+    data: { revokedAt: now },
+  });
+  return count > 0;
+}
+
+export const createKey = (prisma: Db, accountId: number, key: NewKey) =>
+  prisma.platformApiKey.create({ data: { ...key, accountId } });
+
+/** The account's named keys that are not revoked (expired ones included), by id, limit + 1 rows. */
+export const listNamedKeys = (prisma: Db, accountId: number, page: { limit: number; startingAfter?: number }) =>
+  prisma.platformApiKey.findMany({
+    where: {
+      accountId,
+      kind: "named",
+      revokedAt: null,
+      ...(page.startingAfter !== undefined ? { id: { gt: page.startingAfter } } : {}),
+    },
+    orderBy: { id: "asc" },
+    take: page.limit + 1,
+  });
+
+/** One of the account's named keys that is not revoked; null for a foreign, missing or revoked id. */
+export const findNamedKey = (prisma: Db, accountId: number, keyId: number) =>
+  prisma.platformApiKey.findFirst({ where: { id: keyId, accountId, kind: "named", revokedAt: null } });
+
+/** Revokes one named key; false when it is foreign, missing or already revoked. */
+export async function revokeNamedKey(prisma: Db, accountId: number, keyId: number, now: Date): Promise<boolean> {
+  const { count } = await prisma.platformApiKey.updateMany({
+    where: { id: keyId, accountId, kind: "named", revokedAt: null },
+    data: { revokedAt: now },
+  });
+  return count > 0;
+}
+
+/**
+ * Revokes a named key and creates its successor, as one step; null when the old key was revoked
+ * in the meantime (a concurrent rotation or revocation won).
+ */
+export async function replaceNamedKey(
+  prisma: PrismaClient,
+  old: ApiKeyRow,
+  key: Omit<NewKey, "kind">,
+  now: Date,
+): Promise<ApiKeyRow | null> {
+  return prisma.$transaction(async (tx) => {
+    const { count } = await tx.platformApiKey.updateMany({
+      where: { id: old.id, accountId: old.accountId, kind: "named", revokedAt: null },
+      data: { revokedAt: now },
+    });
+    if (count === 0) return null;
+    return tx.platformApiKey.create({ data: { ...key, kind: "named", accountId: old.accountId } });
+  });
+}
+
+/** Deletes the account; every row it owns goes with it (ON DELETE CASCADE). False if it was gone. */
+export async function deleteAccount(prisma: Db, accountId: number): Promise<boolean> {
+  const { count } = await prisma.platformAccount.deleteMany({ where: { id: accountId } });
+  return count > 0;
 }

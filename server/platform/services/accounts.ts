@@ -1,11 +1,17 @@
-// Accounts: signup, and the mapping of rows to the API's shapes.
+// Accounts: signup, password checks, deletion, and the mapping of rows to the API's shapes.
 import type { z } from "zod";
 import type { Account, ApiKeyInfo } from "@/lib/schemas/accounts";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
-import { hashPassword } from "@/server/auth/password";
+import { hashPassword, verifyPassword } from "@/server/auth/password";
 import { PlatformError } from "../errors";
-import { createAccountWithKey, type AccountRow, type ApiKeyRow } from "../repositories/accounts";
+import {
+  createAccountWithKey,
+  deleteAccount as deleteAccountRow,
+  findAccountByEmail,
+  type AccountRow,
+  type ApiKeyRow,
+} from "../repositories/accounts";
 import { generateApiKey } from "./api-keys";
 import type { Mailer } from "./mailer";
 import { sendVerificationMail } from "./verification";
@@ -70,5 +76,31 @@ export async function signup(
       });
     }
     throw error;
+  }
+}
+
+// Compared against when the email is unknown or the account has no password, so every refusal
+// costs one scrypt and the timing says nothing about which accounts exist.
+let decoyHash: Promise<string> | undefined;
+
+/** The account whose email and password these are; null otherwise, for whatever reason. */
+export async function verifyAccountPassword(
+  prisma: PrismaClient,
+  email: string,
+  password: string,
+): Promise<AccountRow | null> {
+  const account = await findAccountByEmail(prisma, email.trim().toLowerCase());
+  if (!account?.passwordHash) {
+    decoyHash ??= hashPassword("inlay-decoy-password");
+    await verifyPassword(password, await decoyHash);
+    return null;
+  }
+  return (await verifyPassword(password, account.passwordHash)) ? account : null;
+}
+
+/** DELETE /account: the account and everything it owns; its keys stop working with it. */
+export async function deleteAccount(prisma: PrismaClient, accountId: number): Promise<void> {
+  if (!(await deleteAccountRow(prisma, accountId))) {
+    throw new PlatformError({ type: "not_found", message: "account not found" });
   }
 }

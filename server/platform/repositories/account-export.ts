@@ -1,0 +1,22 @@
+// Everything an account owns, read in one pass for GET /account/export. It reaches across every
+// platform table through the account's relations, so a new table that belongs to an account must
+// be added here too, or the export silently leaves it out.
+import type { PrismaClient } from "@/server/generated/prisma/client";
+
+const byId = { orderBy: { id: "asc" } } as const;
+
+export const loadAccountData = (prisma: PrismaClient, accountId: number) =>
+  prisma.platformAccount.findUnique({
+    where: { id: accountId },
+    include: {
+      apiKeys: byId,
+      endUsers: byId,
+      agents: byId,
+      agentDocuments: byId,
+      memories: byId,
+      permissions: byId,
+      mail: byId,
+    },
+  });
+
+export type AccountData = NonNullable<Awaited<ReturnType<typeof loadAccountData>>>;

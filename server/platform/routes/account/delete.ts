@@ -1,0 +1,21 @@
+// DELETE /account: delete the account and all its data; its keys stop working with it.
+import type { PlatformApp } from "../../context";
+import { deleteAccount } from "../../services/accounts";
+import { defineRoute, noContent } from "../define";
+import { authOf } from "../request";
+
+export const route = defineRoute({
+  operationId: "deleteAccount",
+  method: "delete",
+  path: "/account",
+  tags: ["accounts"],
+  summary: "Delete the account and all its data",
+  responses: { 204: noContent },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => {
+    await deleteAccount(c.var.prisma, authOf(c).accountId);
+    return c.body(null, 204);
+  });
+}

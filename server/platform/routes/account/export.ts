@@ -1,0 +1,19 @@
+// GET /account/export: everything the account owns, as one JSON document (no secrets).
+import { AccountExport } from "@/lib/schemas/accounts";
+import type { PlatformApp } from "../../context";
+import { exportAccount } from "../../services/account-export";
+import { defineRoute, json } from "../define";
+import { authOf } from "../request";
+
+export const route = defineRoute({
+  operationId: "exportAccount",
+  method: "get",
+  path: "/account/export",
+  tags: ["accounts"],
+  summary: "Export all account data",
+  responses: { 200: json(AccountExport, "The account's data; never password or key hashes, secrets or tokens") },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => c.json(await exportAccount(c.var.prisma, authOf(c).accountId), 200));
+}

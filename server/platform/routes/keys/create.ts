@@ -1,0 +1,27 @@
+// POST /keys: create a named key; its secret is in this response and nowhere else, ever.
+import { ApiKeyWithSecret, CreateKeyRequest } from "@/lib/schemas/accounts";
+import type { PlatformApp } from "../../context";
+import { createNamedKey } from "../../services/keys";
+import { defineRoute, json, jsonBody } from "../define";
+import { authOf } from "../request";
+
+export const route = defineRoute({
+  operationId: "createKey",
+  method: "post",
+  path: "/keys",
+  tags: ["keys"],
+  summary: "Create a named key",
+  request: { body: jsonBody(CreateKeyRequest) },
+  responses: { 201: json(ApiKeyWithSecret, "The new key, with its secret (shown once)") },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => {
+    const body = c.req.valid("json");
+    const key = await createNamedKey(c.var.prisma, c.var.deps.config.keyPrefix, authOf(c).accountId, {
+      name: body.name,
+      expiresInDays: body.expires_in_days,
+    });
+    return c.json(key, 201);
+  });
+}

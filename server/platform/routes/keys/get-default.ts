@@ -1,0 +1,19 @@
+// GET /keys: the default key, without its secret.
+import { ApiKeyInfo } from "@/lib/schemas/accounts";
+import type { PlatformApp } from "../../context";
+import { getDefaultKey } from "../../services/keys";
+import { defineRoute, json } from "../define";
+import { authOf } from "../request";
+
+export const route = defineRoute({
+  operationId: "getDefaultKey",
+  method: "get",
+  path: "/keys",
+  tags: ["keys"],
+  summary: "Info on the default key",
+  responses: { 200: json(ApiKeyInfo, "The default key (never its secret)") },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => c.json(await getDefaultKey(c.var.prisma, authOf(c).accountId), 200));
+}

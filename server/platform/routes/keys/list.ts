@@ -1,0 +1,31 @@
+// GET /keys/all: the account's named keys that are not revoked, secrets omitted.
+import { ApiKeyList } from "@/lib/schemas/accounts";
+import { PageQuery } from "@/lib/schemas/common";
+import type { PlatformApp } from "../../context";
+import { listKeys } from "../../services/keys";
+import { defineRoute, json } from "../define";
+import { authOf } from "../request";
+
+export const route = defineRoute({
+  operationId: "listKeys",
+  method: "get",
+  path: "/keys/all",
+  tags: ["keys"],
+  summary: "List named keys",
+  description:
+    "Named keys that are not revoked, oldest first. Expired keys stay listed (expires_at in the past) " +
+    "until revoked, so they can be found and cleaned up. The default key is not listed (GET /keys).",
+  request: { query: PageQuery },
+  responses: { 200: json(ApiKeyList, "A page of named keys (never their secrets)") },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => {
+    const query = c.req.valid("query");
+    const page = await listKeys(c.var.prisma, authOf(c).accountId, {
+      limit: query.limit,
+      startingAfter: query.starting_after,
+    });
+    return c.json(page, 200);
+  });
+}

@@ -1,0 +1,21 @@
+// DELETE /keys: revoke the default key; it stops authenticating on its next request.
+import type { PlatformApp } from "../../context";
+import { deleteDefaultKey } from "../../services/keys";
+import { defineRoute, noContent } from "../define";
+import { authOf } from "../request";
+
+export const route = defineRoute({
+  operationId: "revokeDefaultKey",
+  method: "delete",
+  path: "/keys",
+  tags: ["keys"],
+  summary: "Revoke the default key",
+  responses: { 204: noContent },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => {
+    await deleteDefaultKey(c.var.prisma, authOf(c).accountId);
+    return c.body(null, 204);
+  });
+}

@@ -1,0 +1,23 @@
+// DELETE /keys/{key_id}: revoke one named key; it stops authenticating on its next request.
+import { KeyIdParam } from "@/lib/schemas/accounts";
+import type { PlatformApp } from "../../context";
+import { deleteNamedKey } from "../../services/keys";
+import { defineRoute, noContent } from "../define";
+import { authOf } from "../request";
+
+export const route = defineRoute({
+  operationId: "revokeKey",
+  method: "delete",
+  path: "/keys/{key_id}",
+  tags: ["keys"],
+  summary: "Revoke a named key",
+  request: { params: KeyIdParam },
+  responses: { 204: noContent },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => {
+    await deleteNamedKey(c.var.prisma, authOf(c).accountId, c.req.valid("param").key_id);
+    return c.body(null, 204);
+  });
+}

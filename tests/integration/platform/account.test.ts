@@ -1,0 +1,261 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+
+let platform: PlatformHarness;
+beforeAll(async () => {
+  platform = await startPlatform();
+});
+afterAll(() => platform.close());
+
+/** Fills every table an account owns, straight through the database (their endpoints are elsewhere). */
+async function seedData(account: Account, label: string) {
+  const prisma = platform.database.prisma;
+  const endUser = await prisma.platformEndUser.create({
+    data: { accountId: account.id, externalId: `${label}-user`, name: `${label} person`, metadata: { plan: "pro" } },
+  });
+  const agent = await prisma.platformAgent.create({
+    data: {
+      accountId: account.id,
+      endUserId: endUser.id,
+      name: `${label} agent`,
+      instructions: `${label} instructions`,
+      tools: ["web_search"],
+      webhookEnabled: true,
+      webhookTokenHash: `${label}-webhook-token-hash`,
+    },
+  });
+  const accountAgent = await prisma.platformAgent.create({
+    data: { accountId: account.id, name: `${label} shared agent` },
+  });
+  const document = await prisma.platformAgentDocument.create({
+    data: {
+      accountId: account.id,
+      agentId: agent.id,
+      name: `${label}.md`,
+      content: `${label} document body`,
+      sizeBytes: 10,
+    },
+  });
+  const memory = await prisma.platformMemory.create({
+    data: { accountId: account.id, endUserId: endUser.id, content: `${label} remembers tea`, agentId: agent.id },
+  });
+  const permission = await prisma.platformPermission.create({
+    data: { accountId: account.id, endUserId: endUser.id, tool: `${label}_tool` },
+  });
+  return { endUser, agent, accountAgent, document, memory, permission };
+}
+
+const tableCounts = async (accountId: number) => {
+  const prisma = platform.database.prisma;
+  const where = { where: { accountId } };
+  return {
+    accounts: await prisma.platformAccount.count({ where: { id: accountId } }),
+    apiKeys: await prisma.platformApiKey.count(where),
+    verifications: await prisma.platformEmailVerification.count(where),
+    mail: await prisma.platformMail.count(where),
+    endUsers: await prisma.platformEndUser.count(where),
+    agents: await prisma.platformAgent.count(where),
+    agentDocuments: await prisma.platformAgentDocument.count(where),
+    memories: await prisma.platformMemory.count(where),
+    permissions: await prisma.platformPermission.count(where),
+  };
+};
+
+describe("GET /account/export", () => {
+  it("exports everything the account owns", async () => {
+    const account = await platform.signup({ product: "crm" });
+    const seeded = await seedData(account, "mine");
+    const named = await platform.call("/keys", { key: account.key, body: { name: "ci", expires_in_days: 3 } });
+    const revoked = await platform.call("/keys", { key: account.key, body: { name: "gone" } });
+    await platform.call(`/keys/${revoked.body.id}`, { key: account.key, method: "DELETE" });
+
+    const { status, body } = await platform.call("/account/export", { key: account.key });
+    expect(status).toBe(200);
+    expect(Object.keys(body).sort()).toEqual([
+      "account",
+      "agent_documents",
+      "agents",
+      "api_keys",
+      "end_users",
+      "exported_at",
+      "mail",
+      "memories",
+      "permissions",
+      "settings",
+    ]);
+    expect(Date.parse(body.exported_at)).not.toBeNaN();
+    expect(body.account).toMatchObject({
+      id: account.id,
+      email: account.email,
+      first_name: "Test",
+      product: "crm",
+      signup_source: "api",
+      email_verified: false,
+      email_verified_at: null,
+    });
+    expect(body.settings).toEqual({
+      require_end_user_id: true,
+      retention_mode: "standard",
+      per_end_user_run_limit: null,
+      per_end_user_cost_limit_cents: null,
+      per_end_user_rate_per_minute: null,
+      approval_email_enabled: true,
+      approval_chat_enabled: true,
+      company_research: true,
+    });
+
+    expect(body.api_keys.map((key: { name: string }) => key.name)).toEqual(["default", "ci", "gone"]);
+    expect(body.api_keys[1]).toMatchObject({
+      id: named.body.id,
+      kind: "named",
+      expires_at: named.body.expires_at,
+      revoked_at: null,
+    });
+    expect(Date.parse(body.api_keys[2].revoked_at)).not.toBeNaN();
+
+    expect(body.end_users).toEqual([
+      expect.objectContaining({
+        id: seeded.endUser.id,
+        user_id: "mine-user",
+        name: "mine person",
+        metadata: { plan: "pro" },
+      }),
+    ]);
+    expect(body.agents).toEqual([
+      expect.objectContaining({
+        id: seeded.agent.id,
+        user_id: "mine-user",
+        name: "mine agent",
+        instructions: "mine instructions",
+        tools: ["web_search"],
+        webhook_enabled: true,
+      }),
+      expect.objectContaining({ id: seeded.accountAgent.id, user_id: null, name: "mine shared agent" }),
+    ]);
+    expect(body.agent_documents).toEqual([
+      expect.objectContaining({
+        id: seeded.document.id,
+        agent_id: seeded.agent.id,
+        name: "mine.md",
+        content: "mine document body",
+      }),
+    ]);
+    expect(body.memories).toEqual([
+      expect.objectContaining({
+        id: seeded.memory.id,
+        user_id: "mine-user",
+        content: "mine remembers tea",
+        agent_id: seeded.agent.id,
+      }),
+    ]);
+    expect(body.permissions).toEqual([
+      expect.objectContaining({ id: seeded.permission.id, user_id: "mine-user", tool: "mine_tool" }),
+    ]);
+    expect(body.mail).toEqual([expect.objectContaining({ to: account.email, kind: "verify_email" })]);
+    expect(body.mail[0].text).toContain("/verify/confirm?token=[redacted]");
+  });
+
+  it("never includes a password hash, key hash, secret or token", async () => {
+    const account = await platform.signup();
+    await seedData(account, "secretive");
+    const named = await platform.call("/keys", { key: account.key, body: { name: "ci" } });
+    const { body } = await platform.call("/account/export", { key: named.body.key });
+    const text = JSON.stringify(body);
+
+    const prisma = platform.database.prisma;
+    const row = await prisma.platformAccount.findUniqueOrThrow({ where: { id: account.id } });
+    const keys = await prisma.platformApiKey.findMany({ where: { accountId: account.id } });
+    const mail = await prisma.platformMail.findFirstOrThrow({ where: { accountId: account.id } });
+    const verification = await prisma.platformEmailVerification.findFirstOrThrow({ where: { accountId: account.id } });
+    const token = /token=([^&\s]+)/.exec(mail.text)?.[1];
+    expect(token).toBeTruthy();
+
+    const secrets = [
+      row.passwordHash!,
+      account.key,
+      named.body.key,
+      ...keys.map((key) => key.hash),
+      token!,
+      verification.tokenHash,
+      "secretive-webhook-token-hash",
+    ];
+    for (const secret of secrets) expect(text).not.toContain(secret);
+    // Nor a field that would hold one, even empty.
+    expect(text).not.toMatch(/"(password_?hash|hash|token_?hash|webhook_?token_?hash)"/i);
+  });
+
+  it("contains nothing of another account", async () => {
+    const mine = await platform.signup();
+    const other = await platform.signup();
+    await seedData(other, "foreign");
+    await platform.call("/keys", { key: other.key, body: { name: "foreign-key" } });
+    const { body } = await platform.call("/account/export", { key: mine.key });
+    const text = JSON.stringify(body);
+    expect(text).not.toContain("foreign");
+    expect(text).not.toContain(other.email);
+    expect(body.end_users).toEqual([]);
+    expect(body.agents).toEqual([]);
+    expect(body.api_keys).toHaveLength(1);
+  });
+
+  it("needs a valid key and refuses user_id", async () => {
+    const account = await platform.signup();
+    const expiring = await platform.call("/keys", { key: account.key, body: { name: "temp", expires_in_days: 1 } });
+    await platform.database.prisma.platformApiKey.update({
+      where: { id: expiring.body.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    expect((await platform.call("/account/export")).status).toBe(401);
+    expect((await platform.call("/account/export", { key: expiring.body.key })).status).toBe(401);
+    const scoped = await platform.call("/account/export", { key: account.key, query: { user_id: "u1" } });
+    expect(scoped.status).toBe(400);
+    expect(scoped.body.error.error_code).toBe("unknown_query_parameter");
+  });
+});
+
+describe("DELETE /account", () => {
+  it("deletes the account and all its data, after which its keys answer 401", async () => {
+    const account = await platform.signup();
+    const bystander = await platform.signup();
+    await seedData(account, "doomed");
+    await seedData(bystander, "kept");
+    const named = await platform.call("/keys", { key: account.key, body: { name: "ci" } });
+    const before = await tableCounts(account.id);
+    for (const [table, count] of Object.entries(before)) expect(count, table).toBeGreaterThan(0);
+    const bystanderBefore = await tableCounts(bystander.id);
+
+    const { status, body } = await platform.call("/account", { key: named.body.key, method: "DELETE" });
+    expect(status).toBe(204);
+    expect(body).toBeNull();
+
+    for (const key of [account.key, named.body.key]) {
+      const response = await platform.call("/verify/status", { key });
+      expect(response.status).toBe(401);
+      expect(response.body.error.type).toBe("authentication_error");
+    }
+    const after = await tableCounts(account.id);
+    for (const [table, count] of Object.entries(after)) expect(count, table).toBe(0);
+    // Another account is untouched.
+    expect(await tableCounts(bystander.id)).toEqual(bystanderBefore);
+    expect((await platform.call("/verify/status", { key: bystander.key })).status).toBe(200);
+
+    // The password no longer works, and the email is free again.
+    const token = await platform.call("/token", { body: { email: account.email, password: "correct-horse" } });
+    expect(token.status).toBe(401);
+    expect((await platform.call("/signup", { body: { email: account.email, first_name: "Again" } })).status).toBe(201);
+  });
+
+  it("needs a valid key and refuses user_id", async () => {
+    const account = await platform.signup();
+    const revoked = await platform.call("/keys", { key: account.key, body: { name: "old" } });
+    await platform.call(`/keys/${revoked.body.id}`, { key: account.key, method: "DELETE" });
+    expect((await platform.call("/account", { method: "DELETE" })).status).toBe(401);
+    expect((await platform.call("/account", { method: "DELETE", key: revoked.body.key })).status).toBe(401);
+    const scoped = await platform.call("/account", { key: account.key, method: "DELETE", query: { user_id: "u1" } });
+    expect(scoped.status).toBe(400);
+    expect(scoped.body.error.error_code).toBe("unknown_query_parameter");
+    // Still there after all those refusals.
+    expect((await platform.call("/verify/status", { key: account.key })).status).toBe(200);
+    expect(await platform.database.prisma.platformAccount.count({ where: { id: account.id } })).toBe(1);
+  });
+});
