@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark reports a ratio against a baseline measured in the same run, since
 // the machine is shared and absolute numbers drift. Add a benchmark by adding an entry to `suites`.
 import { Bench } from "tinybench";
+import { httpAgents } from "./http-agents";
 import { platformOverhead } from "./platform-overhead";
 
 export interface Suite {
@@ -36,3 +37,5 @@ for (const suite of suites) {
     `ratio ${ratio.toFixed(2)}x the baseline (target under ${suite.target}x): ${ratio < suite.target ? "ok" : "OVER TARGET"}`,
   );
 }
+
+await httpAgents();

@@ -40,10 +40,6 @@ export const findAccountByEmail = (prisma: Db, email: string) =>
 export const findAccount = (prisma: Db, accountId: number) =>
   prisma.platformAccount.findUnique({ where: { id: accountId } });
 
-/** The key with this hash and its account, whether or not it is still valid. */
-export const findKeyByHash = (prisma: Db, hash: string) =>
-  prisma.platformApiKey.findUnique({ where: { hash }, include: { account: true } });
-
 export async function touchKey(prisma: Db, keyId: number, at: Date): Promise<void> {
   await prisma.platformApiKey.update({ where: { id: keyId }, data: { lastUsedAt: at } });
 }
@@ -136,4 +132,24 @@ export async function replaceNamedKey(
 export async function deleteAccount(prisma: Db, accountId: number): Promise<boolean> {
   const { count } = await prisma.platformAccount.deleteMany({ where: { id: accountId } });
   return count > 0;
+}
+
+export interface KeyForAuth {
+  id: number;
+  accountId: number;
+  kind: string;
+  revokedAt: Date | null;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  requireEndUserId: boolean;
+}
+
+/** The key and the account fields authentication needs, in one round trip (it runs on every request). */
+export async function findKeyForAuth(prisma: PrismaClient, hash: string): Promise<KeyForAuth | null> {
+  const rows = await prisma.$queryRaw<KeyForAuth[]>`
+    SELECT k.id, k.account_id AS "accountId", k.kind, k.revoked_at AS "revokedAt", k.expires_at AS "expiresAt",
+           k.last_used_at AS "lastUsedAt", a.require_end_user_id AS "requireEndUserId"
+    FROM platform_api_keys k JOIN platform_accounts a ON a.id = k.account_id
+    WHERE k.hash = ${hash}`;
+  return rows[0] ?? null;
 }

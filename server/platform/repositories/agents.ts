@@ -12,6 +12,17 @@ interface ScopeKey {
   endUserId: number | null;
 }
 
+/** A scope that also knows its user_id, so reads can skip joining the end-user row. */
+interface ReadScope extends ScopeKey {
+  userId: string | null;
+}
+
+// Every row a scoped read returns belongs to the scope's end-user, whose user_id the caller gave us.
+const withEndUser = (scope: ReadScope, row: PlatformAgent): AgentRow => ({
+  ...row,
+  endUser: scope.userId === null ? null : { externalId: scope.userId },
+});
+
 const include = { endUser: { select: { externalId: true } } } as const;
 
 const scopeWhere = (scope: ScopeKey) => ({ accountId: scope.accountId, endUserId: scope.endUserId });
@@ -19,16 +30,17 @@ const scopeWhere = (scope: ScopeKey) => ({ accountId: scope.accountId, endUserId
 export const createAgent = (prisma: PrismaClient, scope: ScopeKey, data: AgentData): Promise<AgentRow> =>
   prisma.platformAgent.create({ data: { ...data, ...scopeWhere(scope) }, include });
 
-export const findAgent = (
+export async function findAgent(
   prisma: PrismaClient,
-  scope: ScopeKey,
+  scope: ReadScope,
   id: number,
   options: { includeArchived?: boolean } = {},
-): Promise<AgentRow | null> =>
-  prisma.platformAgent.findFirst({
+): Promise<AgentRow | null> {
+  const row = await prisma.platformAgent.findFirst({
     where: { id, ...scopeWhere(scope), ...(options.includeArchived ? {} : { status: { not: "archived" } }) },
-    include,
   });
+  return row && withEndUser(scope, row);
+}
 
 export const updateAgent = (prisma: PrismaClient, id: number, data: Prisma.PlatformAgentUncheckedUpdateInput) =>
   prisma.platformAgent.update({ where: { id }, data, include });
@@ -44,7 +56,7 @@ export async function agentExistsInScope(prisma: PrismaClient, scope: ScopeKey, 
  */
 export async function listAgents(
   prisma: PrismaClient,
-  scope: ScopeKey,
+  scope: ReadScope,
   options: { limit: number; startingAfter?: number; includeArchived: boolean },
 ): Promise<AgentRow[]> {
   const after = options.startingAfter ?? null;
@@ -57,8 +69,8 @@ export async function listAgents(
            (SELECT COALESCE(c.display_order, c.id), c.id FROM platform_agents c WHERE c.id = ${after}::int))
     ORDER BY COALESCE(a.display_order, a.id), a.id
     LIMIT ${options.limit}`;
-  const rows = await prisma.platformAgent.findMany({ where: { id: { in: ids.map((row) => row.id) } }, include });
-  const byId = new Map(rows.map((row) => [row.id, row]));
+  const rows = await prisma.platformAgent.findMany({ where: { id: { in: ids.map((row) => row.id) } } });
+  const byId = new Map(rows.map((row) => [row.id, withEndUser(scope, row)]));
   return ids.map((row) => byId.get(row.id)).filter((row): row is AgentRow => row !== undefined);
 }
 

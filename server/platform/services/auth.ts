@@ -1,7 +1,7 @@
 // Who is calling: a bearer key resolved to its account. A revoked or expired key is refused at once,
 // since every request reads the key row (no cache that another instance could hold stale).
 import type { PrismaClient } from "@/server/generated/prisma/client";
-import { findKeyByHash, touchKey } from "../repositories/accounts";
+import { findKeyForAuth, touchKey } from "../repositories/accounts";
 import { hashApiKey, isWellFormedApiKey } from "./api-keys";
 
 export interface AuthContext {
@@ -21,7 +21,7 @@ export async function authenticateApiKey(
   now = new Date(),
 ): Promise<AuthContext | null> {
   if (!isWellFormedApiKey(secret, prefix)) return null;
-  const key = await findKeyByHash(prisma, hashApiKey(secret));
+  const key = await findKeyForAuth(prisma, hashApiKey(secret));
   if (!key || key.revokedAt || (key.expiresAt && key.expiresAt <= now)) return null;
   if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
     await touchKey(prisma, key.id, now);
@@ -30,6 +30,6 @@ export async function authenticateApiKey(
     accountId: key.accountId,
     keyId: key.id,
     keyKind: key.kind,
-    requireEndUserId: key.account.requireEndUserId,
+    requireEndUserId: key.requireEndUserId,
   };
 }

@@ -1,0 +1,62 @@
+// Child process of bench/http-agents.ts: serves the platform (in-memory PGlite, or PostgreSQL with
+// BENCH_DATABASE_URL) and a bare Hono route that returns the same agent JSON from memory, each on its
+// own loopback port, then prints one JSON line with their URLs. The load generator runs in the parent
+// so it does not share an event loop with the servers it measures.
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import { openDatabase } from "@/server/db";
+import { createPlatformApp } from "@/server/platform/app";
+import { platformConfigFromEnv } from "@/server/platform/config";
+import { createLimiters } from "@/server/platform/middleware/rate-limit";
+import { recordingMailer } from "@/server/platform/services/mailer";
+
+// eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
+const url = process.env.BENCH_DATABASE_URL;
+const database = await openDatabase(url ? { url } : { dataDir: "memory://" });
+const config = platformConfigFromEnv();
+const platform = createPlatformApp({
+  database: async () => database,
+  config,
+  // The limiter still runs on every request; the allowance is only high enough not to refuse.
+  limiters: createLimiters({ accountPerMinute: 1e9, ipPerMinute: 1e9, signupPerMinute: 1e9, store: "memory" }),
+  mailer: recordingMailer,
+});
+
+const listen = (fetch: (request: Request) => Response | Promise<Response>) =>
+  new Promise<number>((resolve) => {
+    const server = serve({ fetch, port: 0, hostname: "127.0.0.1" }, () => resolve((server.address() as AddressInfo).port));
+  });
+
+const platformPort = await listen(platform.fetch);
+const base = `http://127.0.0.1:${platformPort}/api/v2`;
+const signup = (await (
+  await fetch(`${base}/signup`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: `bench-${Date.now()}@example.test`, first_name: "Bench" }),
+  })
+).json()) as { api_key: string };
+const agent = (await (
+  await fetch(`${base}/agents?user_id=bench-user`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${signup.api_key}` },
+    body: JSON.stringify({ name: "Bench agent", instructions: "Answer briefly." }),
+  })
+).json()) as { id: number };
+const agentJson = await (
+  await fetch(`${base}/agents/${agent.id}?user_id=bench-user`, { headers: { authorization: `Bearer ${signup.api_key}` } })
+).text();
+
+const bare = new Hono();
+bare.get("/api/v2/agents/:id", (c) => c.body(agentJson, 200, { "content-type": "application/json" }));
+const barePort = await listen(bare.fetch);
+
+console.log(
+  JSON.stringify({
+    platform: `${base}/agents/${agent.id}?user_id=bench-user`,
+    bare: `http://127.0.0.1:${barePort}/api/v2/agents/${agent.id}?user_id=bench-user`,
+    key: signup.api_key,
+    database: url ? "postgres" : "pglite",
+  }),
+);
