@@ -33,9 +33,22 @@ import * as updateAgent from "./routes/agents/update";
 import * as agentTemplates from "./routes/catalog/agent-templates";
 import * as builtInTools from "./routes/catalog/built-in-tools";
 import * as models from "./routes/catalog/models";
+import * as createEndUser from "./routes/end-users/create";
+import * as deleteEndUser from "./routes/end-users/delete";
+import * as getEndUser from "./routes/end-users/get";
+import * as listEndUsers from "./routes/end-users/list";
+import * as updateEndUser from "./routes/end-users/update";
+import * as createMemory from "./routes/memories/create";
+import * as deleteMemory from "./routes/memories/delete";
+import * as listMemories from "./routes/memories/list";
 import * as errorDocs from "./routes/meta/error-docs";
 import * as openapi from "./routes/meta/openapi";
+import * as createPermission from "./routes/permissions/create";
+import * as deletePermission from "./routes/permissions/delete";
+import * as listPermissions from "./routes/permissions/list";
 import { baseUrlOf } from "./routes/request";
+import * as getSettings from "./routes/settings/get";
+import * as updateSettings from "./routes/settings/update";
 import * as verifyConfirm from "./routes/verify/confirm";
 import * as verifyResend from "./routes/verify/resend";
 import * as verifyStatus from "./routes/verify/status";
@@ -96,6 +109,20 @@ const operations: { register(app: PlatformApp): void }[] = [
   rotateKey,
   exportAccount,
   deleteAccount,
+  // end-users, memories, permissions, settings
+  createEndUser,
+  listEndUsers,
+  getEndUser,
+  updateEndUser,
+  deleteEndUser,
+  createMemory,
+  listMemories,
+  deleteMemory,
+  createPermission,
+  listPermissions,
+  deletePermission,
+  getSettings,
+  updateSettings,
 ];
 
 export const MAX_BODY_BYTES = 256 * 1024;

@@ -53,3 +53,27 @@ export function pickUserId(fromQuery: string | undefined, fromBody: string | nul
 /** For account-scoped data that has no end-user form: a foreign scope must not see it. */
 export const sameScope = (scope: Scope, row: { accountId: number; endUserId: number | null }) =>
   row.accountId === scope.accountId && row.endUserId === scope.endUserId;
+
+export type EndUserScope = Scope & { endUserId: number; userId: string };
+
+/**
+ * For data that exists only per end-user (memories, permissions): user_id is required whatever
+ * strict mode says. Strict accounts get resolveScope's own error, so the message explains the setting.
+ */
+export async function resolveEndUserScope(
+  prisma: PrismaClient,
+  auth: AuthContext,
+  userId: string | undefined | null,
+  what: string,
+): Promise<EndUserScope> {
+  const scope = await resolveScope(prisma, auth, userId, { strict: true });
+  if (scope.endUserId === null || scope.userId === null) {
+    throw new PlatformError({
+      type: "validation_error",
+      errorCode: "end_user_id_required",
+      message: `user_id: is required for ${what}`,
+      details: { fields: [{ field: "user_id", message: `is required for ${what}` }] },
+    });
+  }
+  return { ...scope, endUserId: scope.endUserId, userId: scope.userId };
+}

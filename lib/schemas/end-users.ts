@@ -1,0 +1,51 @@
+// End-user profiles (/users): request and response contracts. A profile is the account's record of
+// one of its own users, named by the caller's `user_id`.
+import { z } from "zod";
+import { Metadata, Timestamp, UserId } from "./common";
+
+export const METADATA_MAX_BYTES = 10_240;
+
+// Measured as UTF-8 bytes of the JSON text, since that is what the limit protects: storage and payloads.
+// TextEncoder rather than Buffer: these schemas also run in the browser.
+export const BoundedMetadata = Metadata.refine(
+  (value) => new TextEncoder().encode(JSON.stringify(value)).length <= METADATA_MAX_BYTES,
+  `metadata must not exceed ${METADATA_MAX_BYTES} bytes serialized`,
+);
+
+const ProfileText = z
+  .string()
+  .trim()
+  .min(1, "must not be blank (send null to clear)")
+  .max(255, "must be at most 255 characters");
+const ProfileEmail = z.email("must be an email address").max(255, "must be at most 255 characters");
+
+export const EndUser = z
+  .object({
+    id: z.number().int().meta({ description: "The profile's id; the cursor for starting_after" }),
+    user_id: z.string(),
+    name: z.string().nullable(),
+    email: z.string().nullable(),
+    company: z.string().nullable(),
+    metadata: Metadata.nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: "EndUser" });
+
+export const CreateEndUserRequest = z.object({
+  user_id: UserId,
+  name: ProfileText.nullish(),
+  email: ProfileEmail.nullish(),
+  company: ProfileText.nullish(),
+  metadata: BoundedMetadata.nullish(),
+});
+
+/** Omitted fields stay as they are; null clears one. */
+export const UpdateEndUserRequest = z.object({
+  name: ProfileText.nullable().optional(),
+  email: ProfileEmail.nullable().optional(),
+  company: ProfileText.nullable().optional(),
+  metadata: BoundedMetadata.nullable().optional(),
+});
+
+export const EndUserParam = z.object({ user_id: UserId });

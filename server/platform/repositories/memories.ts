@@ -1,0 +1,37 @@
+// Memories. The only module that touches platform_memories. Every query names the account and the
+// end-user, so a foreign id is simply not found.
+import type { PrismaClient } from "@/server/generated/prisma/client";
+
+const withUserId = { endUser: { select: { externalId: true } } } as const;
+
+export type MemoryRow = Awaited<ReturnType<typeof insertMemory>>;
+
+export interface MemoryScope {
+  accountId: number;
+  endUserId: number;
+}
+
+// Picked field by field: callers pass a wider Scope, and Prisma refuses unknown fields.
+const scoped = (scope: MemoryScope) => ({ accountId: scope.accountId, endUserId: scope.endUserId });
+
+export const insertMemory = (prisma: PrismaClient, scope: MemoryScope, content: string, source = "api") =>
+  prisma.platformMemory.create({ data: { ...scoped(scope), content, source }, include: withUserId });
+
+/** Newest first, after the cursor; limit + 1 rows so the caller can tell has_more. */
+export const listMemories = (
+  prisma: PrismaClient,
+  scope: MemoryScope,
+  page: { limit: number; startingAfter?: number },
+) =>
+  prisma.platformMemory.findMany({
+    where: { ...scoped(scope), ...(page.startingAfter !== undefined ? { id: { lt: page.startingAfter } } : {}) },
+    orderBy: { id: "desc" },
+    take: page.limit + 1,
+    include: withUserId,
+  });
+
+/** False when the scope holds no memory with this id (missing, account-level or someone else's). */
+export async function deleteMemory(prisma: PrismaClient, scope: MemoryScope, memoryId: number): Promise<boolean> {
+  const { count } = await prisma.platformMemory.deleteMany({ where: { ...scoped(scope), id: memoryId } });
+  return count > 0;
+}
