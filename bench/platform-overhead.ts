@@ -16,7 +16,6 @@ let platform: ReturnType<typeof createPlatformApp> | undefined;
 
 export const platformOverhead: Suite = {
   name: "platform request overhead (404 envelope, no key)",
-  target: 3,
   async setup() {
     database = await openDatabase({ dataDir: "memory://" });
     const opened = database;
