@@ -1,13 +1,12 @@
 // Agents (and the earlier teammate form): request and response contracts.
 import { z } from "zod";
-import { IntId, Metadata, PageQuery, QueryBoolean, Timestamp, UserId } from "./common";
+import { BoundedMetadata, IntId, Metadata, PageQuery, QueryBoolean, Timestamp, UserId } from "./common";
 
 export const PermissionMode = z.enum(["autonomous", "approval", "plan"]);
 export const Effort = z.enum(["low", "medium", "high", "xhigh", "max"]);
 export const PromptProfile = z.enum(["platform", "bare"]);
 export const AgentStatus = z.enum(["enabled", "disabled", "archived"]);
 
-export const METADATA_MAX_BYTES = 10_240;
 export const RESERVED_METADATA_KEYS = ["error_code", "auto_retryable", "interrupted"];
 export const isReservedMetadataKey = (key: string) => RESERVED_METADATA_KEYS.includes(key) || key.startsWith("nudged_");
 
@@ -19,11 +18,6 @@ export const AgentName = z
 export const Instructions = z.string().max(50_000, "must be at most 50000 characters");
 
 export const ToolNames = z.array(z.string().min(1).max(255)).max(50, "must have at most 50 items");
-
-export const BoundedMetadata = Metadata.refine(
-  (value) => new TextEncoder().encode(JSON.stringify(value)).length <= METADATA_MAX_BYTES,
-  `metadata must not exceed ${METADATA_MAX_BYTES} bytes serialized`,
-);
 
 const EMAIL_OR_DOMAIN = /^(?:[^\s@]+@[^\s@]+\.[^\s@]+|@[^\s@]+\.[^\s@]+)$/;
 export const AllowedSenders = z

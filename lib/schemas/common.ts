@@ -40,6 +40,15 @@ export interface Page<T> {
 
 export const Metadata = z.record(z.string(), z.unknown());
 
+export const METADATA_MAX_BYTES = 10_240;
+
+// Measured as UTF-8 bytes of the JSON text, since that is what the limit protects: storage and payloads.
+// TextEncoder rather than Buffer: these schemas also run in the browser.
+export const BoundedMetadata = Metadata.refine(
+  (value) => new TextEncoder().encode(JSON.stringify(value)).length <= METADATA_MAX_BYTES,
+  `metadata must not exceed ${METADATA_MAX_BYTES} bytes serialized`,
+);
+
 export const ErrorEnvelope = z
   .object({
     error: z.object({

@@ -1,16 +1,7 @@
 // End-user profiles (/users): request and response contracts. A profile is the account's record of
 // one of its own users, named by the caller's `user_id`.
 import { z } from "zod";
-import { Metadata, Timestamp, UserId } from "./common";
-
-export const METADATA_MAX_BYTES = 10_240;
-
-// Measured as UTF-8 bytes of the JSON text, since that is what the limit protects: storage and payloads.
-// TextEncoder rather than Buffer: these schemas also run in the browser.
-export const BoundedMetadata = Metadata.refine(
-  (value) => new TextEncoder().encode(JSON.stringify(value)).length <= METADATA_MAX_BYTES,
-  `metadata must not exceed ${METADATA_MAX_BYTES} bytes serialized`,
-);
+import { BoundedMetadata, Metadata, Timestamp, UserId } from "./common";
 
 const ProfileText = z
   .string()

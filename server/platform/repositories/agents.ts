@@ -104,19 +104,3 @@ export const listAgentDocuments = (
 
 export const findAgentDocument = (prisma: PrismaClient, agentId: number, name: string) =>
   prisma.platformAgentDocument.findUnique({ where: { agentId_name: { agentId, name } } });
-
-/** The end-user's (or account-level) memories the system prompt includes, newest first. */
-export const recentMemoryContents = async (prisma: PrismaClient, scope: ScopeKey, take: number) =>
-  (
-    await prisma.platformMemory.findMany({
-      where: scopeWhere(scope),
-      orderBy: { id: "desc" },
-      take,
-      select: { content: true },
-    })
-  ).map((row) => row.content);
-
-export const createMemories = (prisma: PrismaClient, scope: ScopeKey, agentId: number, contents: string[]) =>
-  prisma.platformMemory.createMany({
-    data: contents.map((content) => ({ ...scopeWhere(scope), agentId, content, source: "onboarding" })),
-  });

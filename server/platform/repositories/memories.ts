@@ -35,3 +35,35 @@ export async function deleteMemory(prisma: PrismaClient, scope: MemoryScope, mem
   const { count } = await prisma.platformMemory.deleteMany({ where: { ...scoped(scope), id: memoryId } });
   return count > 0;
 }
+
+/** The scope's memories for the system prompt, newest first (account-level when endUserId is null). */
+export const recentMemoryContents = async (
+  prisma: PrismaClient,
+  scope: { accountId: number; endUserId: number | null },
+  take: number,
+) =>
+  (
+    await prisma.platformMemory.findMany({
+      where: { accountId: scope.accountId, endUserId: scope.endUserId },
+      orderBy: { id: "desc" },
+      take,
+      select: { content: true },
+    })
+  ).map((row) => row.content);
+
+/** Memories an agent's creation brings (template onboarding answers), in the agent's own scope. */
+export const createOnboardingMemories = (
+  prisma: PrismaClient,
+  scope: { accountId: number; endUserId: number | null },
+  agentId: number,
+  contents: string[],
+) =>
+  prisma.platformMemory.createMany({
+    data: contents.map((content) => ({
+      accountId: scope.accountId,
+      endUserId: scope.endUserId,
+      agentId,
+      content,
+      source: "onboarding",
+    })),
+  });

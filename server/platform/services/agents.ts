@@ -22,14 +22,13 @@ import {
   agentExistsInScope,
   agentsBoundToChannels,
   createAgent as insertAgent,
-  createMemories,
   findAgent,
   findAgentDocument,
   listAgentDocuments,
   listAgents as selectAgents,
-  recentMemoryContents,
   updateAgent,
 } from "../repositories/agents";
+import { createOnboardingMemories, recentMemoryContents } from "../repositories/memories";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "../runtime/system-prompt";
 import { type AgentTemplate, findTemplate } from "./agent-templates";
 import { BUILT_IN_TOOLS, BUILT_IN_TOOL_NAMES, isBuiltInToolEnabled } from "./built-in-tools";
@@ -252,7 +251,7 @@ export async function createAgent(ctx: AgentServiceContext, scope: Scope, input:
   const row = await ctx.prisma.$transaction(async (tx) => {
     const created = await insertAgent(tx as PrismaClient, scope, data);
     if (fromTemplate && fromTemplate.memories.length > 0) {
-      await createMemories(tx as PrismaClient, scope, created.id, fromTemplate.memories);
+      await createOnboardingMemories(tx as PrismaClient, scope, created.id, fromTemplate.memories);
     }
     return created;
   });
