@@ -9,8 +9,9 @@ const integration = (name: string, db: "pglite" | "postgres") => ({
   test: {
     name,
     include: ["tests/integration/**/*.test.ts"],
-    // *.postgres.test.ts covers what only a server can show (several processes at once).
-    exclude: db === "pglite" ? ["tests/integration/**/*.postgres.test.ts"] : [],
+    // *.postgres.test.ts and *.redis.test.ts need the machine's servers (several instances sharing
+    // PostgreSQL or Redis), so they run once, in the PostgreSQL project.
+    exclude: db === "pglite" ? ["tests/integration/**/*.postgres.test.ts", "tests/integration/**/*.redis.test.ts"] : [],
     env: { INLAY_TEST_DB: db },
     testTimeout: 30_000,
     hookTimeout: 60_000,

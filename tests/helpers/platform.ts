@@ -12,6 +12,8 @@ export interface PlatformOptions {
   rateLimits?: Partial<PlatformConfig["rateLimits"]>;
   store?: LimiterOptions["store"];
   redisUrl?: string;
+  /** Shared by harnesses that stand for instances of one deployment; unique per harness otherwise. */
+  limiterKeyPrefix?: string;
   trustProxy?: boolean;
   models?: Partial<PlatformConfig["models"]>;
 }
@@ -58,7 +60,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     ...config.rateLimits,
     store: options.store ?? "memory",
     redisUrl: options.redisUrl,
-    keyPrefix: `test-${process.pid}-${Date.now()}-${Math.random()}`,
+    keyPrefix: options.limiterKeyPrefix ?? `test-${process.pid}-${Date.now()}-${Math.random()}`,
   });
   const app = createPlatformApp({ database: async () => database, config, limiters, mailer: recordingMailer });
   const server: ServerType = await new Promise((resolve) => {

@@ -121,6 +121,7 @@ describe("unauthenticated limit per IP", () => {
       expect(statuses).toEqual([200, 200, 200, 429]);
       expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
       expect(last!.headers.get("x-ratelimit-remaining")).toBe("0");
+      expect(last!.headers.get("x-request-id")).toMatch(/^req_/);
       const body = (await last!.json()) as Record<string, unknown>;
       expect(Object.keys(body)).toEqual(["detail"]);
     } finally {
