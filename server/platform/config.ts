@@ -1,27 +1,47 @@
 // The platform's dependencies as configured by the environment (lib/env.ts). Tests build their own.
-import { env } from "@/lib/env";
+import { env, type Env } from "@/lib/env";
 import type { Database } from "@/server/db";
 import type { PlatformConfig, PlatformDeps } from "./context";
 import { createLimiters } from "./middleware/rate-limit";
 import { recordingMailer } from "./services/mailer";
 
-export function platformConfigFromEnv(): PlatformConfig {
+/** `source` is the parsed environment; tests pass their own (parseEnv) instead of this process's. */
+export function platformConfigFromEnv(source: Env = env): PlatformConfig {
   return {
-    keyPrefix: env.INLAY_KEY_PREFIX,
+    keyPrefix: source.INLAY_KEY_PREFIX,
     rateLimits: {
-      accountPerMinute: env.PLATFORM_RATE_LIMIT_ACCOUNT_PER_MINUTE,
-      ipPerMinute: env.PLATFORM_RATE_LIMIT_IP_PER_MINUTE,
-      signupPerMinute: env.PLATFORM_RATE_LIMIT_SIGNUP_PER_MINUTE,
+      accountPerMinute: source.PLATFORM_RATE_LIMIT_ACCOUNT_PER_MINUTE,
+      ipPerMinute: source.PLATFORM_RATE_LIMIT_IP_PER_MINUTE,
+      signupPerMinute: source.PLATFORM_RATE_LIMIT_SIGNUP_PER_MINUTE,
     },
-    trustProxy: env.TRUST_PROXY,
+    trustProxy: source.TRUST_PROXY,
     models: {
-      provider: env.INLAY_MODEL_PROVIDER,
-      defaultModel: env.INLAY_DEFAULT_MODEL,
-      openaiConfigured: env.OPENAI_API_KEY !== undefined,
-      anthropicConfigured: env.ANTHROPIC_API_KEY !== undefined,
-      compatibleModel: env.OPENAI_COMPATIBLE_BASE_URL ? (env.INLAY_DEFAULT_MODEL ?? "local") : undefined,
+      provider: source.INLAY_MODEL_PROVIDER,
+      defaultModel: source.INLAY_DEFAULT_MODEL,
+      openaiConfigured: source.OPENAI_API_KEY !== undefined,
+      anthropicConfigured: source.ANTHROPIC_API_KEY !== undefined,
+      compatibleModel: source.OPENAI_COMPATIBLE_BASE_URL ? compatibleModelName(source.INLAY_DEFAULT_MODEL) : undefined,
+      openai: source.OPENAI_API_KEY
+        ? { apiKey: source.OPENAI_API_KEY, baseUrl: source.OPENAI_BASE_URL }
+        : undefined,
+      anthropic: source.ANTHROPIC_API_KEY
+        ? { apiKey: source.ANTHROPIC_API_KEY, baseUrl: source.ANTHROPIC_BASE_URL }
+        : undefined,
+      openaiCompatible: source.OPENAI_COMPATIBLE_BASE_URL
+        ? { baseUrl: source.OPENAI_COMPATIBLE_BASE_URL, apiKey: source.OPENAI_COMPATIBLE_API_KEY }
+        : undefined,
     },
   };
+}
+
+/**
+ * The model an OpenAI-compatible server serves: INLAY_DEFAULT_MODEL, given bare (`llama3.1`) or as a
+ * catalogue id (`openai-compatible/llama3.1`); `local` when unset.
+ */
+function compatibleModelName(defaultModel: string | undefined): string {
+  const prefix = "openai-compatible/";
+  if (!defaultModel) return "local";
+  return defaultModel.startsWith(prefix) ? defaultModel.slice(prefix.length) : defaultModel;
 }
 
 export function platformDepsFromEnv(database: () => Promise<Database>): PlatformDeps {

@@ -24,10 +24,20 @@ export interface ModelEntry {
 export interface ModelSettings {
   provider: "sim" | "openai" | "anthropic" | "openai-compatible";
   defaultModel?: string;
+  /** List the OpenAI models in the catalogue. */
   openaiConfigured: boolean;
+  /** List the Anthropic models in the catalogue. */
   anthropicConfigured: boolean;
   /** The model served by an OpenAI-compatible server (Ollama, vLLM), when one is configured. */
   compatibleModel?: string;
+  // What the run runtime needs to call each provider (server/platform/runtime/models/providers.ts).
+  // The flags above decide what GET /models lists; these decide whether a listed model can be called.
+  // Kept apart so tests can list a provider without holding a key; from the environment, both come
+  // from the same variables. An unset base URL means the provider's public endpoint.
+  openai?: { apiKey: string; baseUrl?: string };
+  anthropic?: { apiKey: string; baseUrl?: string };
+  /** The server behind `compatibleModel`; the key is optional (Ollama needs none). */
+  openaiCompatible?: { baseUrl: string; apiKey?: string };
 }
 
 const price = (input: string, output: string, cacheRead: string) => ({
