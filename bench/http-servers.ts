@@ -8,6 +8,8 @@ import { Hono } from "hono";
 import { openDatabase } from "@/server/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformConfigFromEnv } from "@/server/platform/config";
+import { createPlatformDeps } from "@/server/platform/deps";
+import { createSimModel } from "@/server/platform/runtime/models/sim";
 import { createLimiters } from "@/server/platform/middleware/rate-limit";
 import { recordingMailer } from "@/server/platform/services/mailer";
 
@@ -15,13 +17,14 @@ import { recordingMailer } from "@/server/platform/services/mailer";
 const url = process.env.BENCH_DATABASE_URL;
 const database = await openDatabase(url ? { url } : { dataDir: "memory://" });
 const config = platformConfigFromEnv();
-const platform = createPlatformApp({
+const platform = createPlatformApp(createPlatformDeps({
   database: async () => database,
   config,
   // The limiter still runs on every request; the allowance is only high enough not to refuse.
   limiters: createLimiters({ accountPerMinute: 1e9, ipPerMinute: 1e9, signupPerMinute: 1e9, store: "memory" }),
   mailer: recordingMailer,
-});
+  languageModel: () => createSimModel(),
+}));
 
 const listen = (fetch: (request: Request) => Response | Promise<Response>) =>
   new Promise<number>((resolve) => {

@@ -4,6 +4,8 @@ import { Hono } from "hono";
 import { openDatabase, type Database } from "@/server/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformConfigFromEnv } from "@/server/platform/config";
+import { createPlatformDeps } from "@/server/platform/deps";
+import { createSimModel } from "@/server/platform/runtime/models/sim";
 import { createLimiters } from "@/server/platform/middleware/rate-limit";
 import { recordingMailer } from "@/server/platform/services/mailer";
 import type { Suite } from "./run";
@@ -13,6 +15,7 @@ bare.notFound((c) => c.json({ error: { type: "not_found" } }, 404));
 
 let database: Database | undefined;
 let platform: ReturnType<typeof createPlatformApp> | undefined;
+let deps: ReturnType<typeof createPlatformDeps> | undefined;
 
 export const platformOverhead: Suite = {
   name: "platform request overhead (404 envelope, no key)",
@@ -20,15 +23,18 @@ export const platformOverhead: Suite = {
     database = await openDatabase({ dataDir: "memory://" });
     const opened = database;
     const config = platformConfigFromEnv();
-    platform = createPlatformApp({
+    deps = createPlatformDeps({
       database: async () => opened,
       config,
       // High enough that the benchmark never hits the limit it measures.
       limiters: createLimiters({ accountPerMinute: 1e9, ipPerMinute: 1e9, signupPerMinute: 1e9, store: "memory" }),
       mailer: recordingMailer,
+      languageModel: () => createSimModel(),
     });
+    platform = createPlatformApp(deps);
   },
   async teardown() {
+    await deps?.close();
     await database?.close();
   },
   baseline: { name: "bare Hono 404", fn: () => Promise.resolve(bare.request("http://x/api/v2/nope")) },

@@ -47,6 +47,13 @@ import * as createPermission from "./routes/permissions/create";
 import * as deletePermission from "./routes/permissions/delete";
 import * as listPermissions from "./routes/permissions/list";
 import { baseUrlOf } from "./routes/request";
+import * as answerRun from "./routes/runs/answer";
+import * as approveRun from "./routes/runs/approve";
+import * as cancelRun from "./routes/runs/cancel";
+import * as createRun from "./routes/runs/create";
+import * as runEvents from "./routes/runs/events";
+import * as getRun from "./routes/runs/get";
+import * as runPermissions from "./routes/runs/permissions";
 import * as getSettings from "./routes/settings/get";
 import * as updateSettings from "./routes/settings/update";
 import * as verifyConfirm from "./routes/verify/confirm";
@@ -77,6 +84,14 @@ const operations: { register(app: PlatformApp): void }[] = [
   verifyStatus,
   verifyResend,
   verifyConfirm,
+  // runs
+  createRun,
+  getRun,
+  runEvents,
+  cancelRun,
+  approveRun,
+  answerRun,
+  runPermissions,
   // agents, teammates and catalogues
   createAgent,
   listAgents,
@@ -209,6 +224,7 @@ export function createPlatformApp(deps: PlatformDeps): PlatformApp {
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     c.set("prisma", (await deps.database()).prisma);
+    c.set("runtime", await deps.runtime());
     await next();
   });
   app.use("*", authenticate);

@@ -2,7 +2,10 @@
 import { env, type Env } from "@/lib/env";
 import type { Database } from "@/server/db";
 import type { PlatformConfig, PlatformDeps } from "./context";
+import { createPlatformDeps } from "./deps";
 import { createLimiters } from "./middleware/rate-limit";
+import { languageModelFor } from "./runtime/models/providers";
+import { createSimModel } from "./runtime/models/sim";
 import { recordingMailer } from "./services/mailer";
 
 /** `source` is the parsed environment; tests pass their own (parseEnv) instead of this process's. */
@@ -46,10 +49,12 @@ function compatibleModelName(defaultModel: string | undefined): string {
 
 export function platformDepsFromEnv(database: () => Promise<Database>): PlatformDeps {
   const config = platformConfigFromEnv();
-  return {
+  const sim = createSimModel();
+  return createPlatformDeps({
     database,
     config,
     limiters: createLimiters({ ...config.rateLimits, store: env.RATE_LIMIT_STORE, redisUrl: env.REDIS_URL }),
     mailer: recordingMailer,
-  };
+    languageModel: (modelId) => languageModelFor(config.models, modelId, { sim: () => sim }),
+  });
 }

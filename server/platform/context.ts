@@ -6,6 +6,8 @@ import type { PrismaClient } from "@/server/generated/prisma/client";
 import type { Database } from "@/server/db";
 import type { Limiters } from "./middleware/rate-limit";
 import type { AuthContext } from "./services/auth";
+import type { RunEventBus } from "./runtime/event-bus";
+import type { RunExecutor } from "./runtime/executor";
 import type { Mailer } from "./services/mailer";
 import type { ModelSettings } from "./services/models";
 
@@ -17,9 +19,21 @@ export interface PlatformConfig {
   models: ModelSettings;
 }
 
+/** What executes runs in this process: the wake-up bus over the event log and the executor. */
+export interface PlatformRuntime {
+  bus: RunEventBus;
+  executor: RunExecutor;
+  /** Waits for the runs this process executes to stop, then closes the bus. */
+  close(): Promise<void>;
+}
+
 export interface PlatformDeps {
   /** The database, opened (and migrated) on first use. */
   database: () => Promise<Database>;
+  /** Built once, on first use, over the database. */
+  runtime: () => Promise<PlatformRuntime>;
+  /** Stops the runtime (waiting for runs in progress) and the limiters; the database stays open. */
+  close(): Promise<void>;
   config: PlatformConfig;
   limiters: Limiters;
   mailer: Mailer;
@@ -32,6 +46,7 @@ export interface PlatformEnv {
     prisma: PrismaClient;
     /** Set when the request presented a valid key; null for an invalid one; undefined for none. */
     auth: AuthContext | null | undefined;
+    runtime: PlatformRuntime;
   };
 }
 

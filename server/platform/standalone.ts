@@ -44,7 +44,7 @@ async function stop(signal: string) {
   stopping = true;
   logger.info({ signal }, "stopping platform");
   server.close();
-  await deps.limiters.close();
+  await deps.close();
   await database.close();
   process.exit(0);
 }

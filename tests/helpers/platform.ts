@@ -3,6 +3,8 @@
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { createPlatformApp } from "@/server/platform/app";
+import { createPlatformDeps } from "@/server/platform/deps";
+import { createSimModel } from "@/server/platform/runtime/models/sim";
 import type { PlatformApp, PlatformConfig } from "@/server/platform/context";
 import { createLimiters, type LimiterOptions } from "@/server/platform/middleware/rate-limit";
 import { recordingMailer } from "@/server/platform/services/mailer";
@@ -62,7 +64,14 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     redisUrl: options.redisUrl,
     keyPrefix: options.limiterKeyPrefix ?? `test-${process.pid}-${Date.now()}-${Math.random()}`,
   });
-  const app = createPlatformApp({ database: async () => database, config, limiters, mailer: recordingMailer });
+  const deps = createPlatformDeps({
+    database: async () => database,
+    config,
+    limiters,
+    mailer: recordingMailer,
+    languageModel: () => createSimModel(),
+  });
+  const app = createPlatformApp(deps);
   const server: ServerType = await new Promise((resolve) => {
     const started = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
   });
@@ -111,8 +120,10 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     call,
     signup,
     async close() {
+      // Stop open streams (SSE) too, or close() would wait for them.
+      if ("closeAllConnections" in server) server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await limiters.close();
+      await deps.close();
       await database.dispose();
     },
   };

@@ -104,3 +104,7 @@ export const listAgentDocuments = (
 
 export const findAgentDocument = (prisma: PrismaClient, agentId: number, name: string) =>
   prisma.platformAgentDocument.findUnique({ where: { agentId_name: { agentId, name } } });
+
+/** An agent anywhere in the account (for a run that inherits its agent's scope), with its user_id. */
+export const findAgentAnyScope = (prisma: PrismaClient, accountId: number, id: number): Promise<AgentRow | null> =>
+  prisma.platformAgent.findFirst({ where: { id, accountId, status: { not: "archived" } }, include });

@@ -70,3 +70,9 @@ export async function deletePermission(
   const { count } = await prisma.platformPermission.deleteMany({ where: { ...scoped(scope), id: permissionId } });
   return count > 0;
 }
+
+/** The tools an end-user always allows, for a run in approval mode. */
+export async function listPermissionsForEndUser(prisma: PrismaClient, accountId: number, endUserId: number): Promise<Set<string>> {
+  const rows = await prisma.platformPermission.findMany({ where: { accountId, endUserId }, select: { tool: true } });
+  return new Set(rows.map((row) => row.tool));
+}

@@ -15,3 +15,10 @@ export function authOf(c: PlatformContext): AuthContext {
 
 /** What domain services need from the request: the database and the platform's configuration. */
 export const servicesOf = (c: PlatformContext) => ({ prisma: c.var.prisma, config: c.var.deps.config });
+
+/** What the run service needs: the services above plus the event bus and this process's executor. */
+export const runServicesOf = (c: PlatformContext) => ({
+  ...servicesOf(c),
+  bus: c.var.runtime.bus,
+  startRun: (runId: number) => c.var.runtime.executor.start(runId),
+});

@@ -1,0 +1,54 @@
+// Assembles the platform's dependencies. Every entry point (Next.js, the standalone server, tests,
+// benchmarks) builds them here, so they differ only in configuration.
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { Database } from "@/server/db";
+import type { PlatformConfig, PlatformDeps, PlatformRuntime } from "./context";
+import type { Limiters } from "./middleware/rate-limit";
+import { createRunEventBus } from "./runtime/event-bus";
+import { createRunExecutor } from "./runtime/executor";
+import type { Mailer } from "./services/mailer";
+
+export interface PlatformParts {
+  database: () => Promise<Database>;
+  config: PlatformConfig;
+  limiters: Limiters;
+  mailer: Mailer;
+  /** The model for a catalogue id (sim or a configured provider). */
+  languageModel: (modelId: string) => LanguageModelV3;
+}
+
+export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
+  let runtime: Promise<PlatformRuntime> | undefined;
+  return {
+    database: parts.database,
+    config: parts.config,
+    limiters: parts.limiters,
+    mailer: parts.mailer,
+    async close() {
+      // The runtime holds a LISTEN connection on PostgreSQL: release it before the pool ends.
+      if (runtime) await (await runtime).close();
+      await parts.limiters.close();
+    },
+    runtime: () => {
+      runtime ??= parts.database().then((database) => {
+        const bus = createRunEventBus(database);
+        const executor = createRunExecutor({
+          prisma: database.prisma,
+          config: parts.config,
+          bus,
+          mailer: parts.mailer,
+          languageModel: parts.languageModel,
+        });
+        return {
+          bus,
+          executor,
+          close: async () => {
+            await executor.idle();
+            await bus.close();
+          },
+        };
+      });
+      return runtime;
+    },
+  };
+}

@@ -1,0 +1,53 @@
+// A run's requests for a person: tool approvals and questions.
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { type Prisma } from "@/server/generated/prisma/client";
+
+export interface NewRequest {
+  id: string;
+  kind: "tool" | "question" | "plan";
+  toolName: string;
+  toolCallId: string;
+  input: unknown;
+}
+
+export const createRequests = (prisma: PrismaClient, runId: number, requests: NewRequest[]) =>
+  prisma.platformPermissionRequest.createMany({
+    data: requests.map((request) => ({ ...request, runId, input: request.input as Prisma.InputJsonValue })),
+  });
+
+export const findRequest = (prisma: PrismaClient, runId: number, id: string) =>
+  prisma.platformPermissionRequest.findFirst({ where: { id, runId } });
+
+export const findPendingRequests = (prisma: PrismaClient, runId: number) =>
+  prisma.platformPermissionRequest.findMany({ where: { runId, status: "pending" }, orderBy: { createdAt: "asc" } });
+
+export const listRequests = (prisma: PrismaClient, runId: number) =>
+  prisma.platformPermissionRequest.findMany({ where: { runId }, orderBy: { createdAt: "asc" } });
+
+/** Resolved requests whose outcome the executor has not fed back to the model yet. */
+export const resolvedRequests = (prisma: PrismaClient, runId: number, toolCallIds: string[]) =>
+  prisma.platformPermissionRequest.findMany({ where: { runId, toolCallId: { in: toolCallIds } } });
+
+/** Tools the person allowed with remember=true in this run: later calls of them need no approval. */
+export async function rememberedTools(prisma: PrismaClient, runId: number): Promise<Set<string>> {
+  const rows = await prisma.platformPermissionRequest.findMany({
+    where: { runId, remember: true, status: "allowed", kind: "tool" },
+    select: { toolName: true },
+  });
+  return new Set(rows.map((row) => row.toolName));
+}
+
+export const resolveRequest = (
+  prisma: PrismaClient,
+  id: string,
+  outcome: { status: "allowed" | "denied"; remember?: boolean; answer?: unknown },
+) =>
+  prisma.platformPermissionRequest.update({
+    where: { id },
+    data: {
+      status: outcome.status,
+      remember: outcome.remember ?? false,
+      ...(outcome.answer !== undefined ? { answer: outcome.answer as Prisma.InputJsonValue } : {}),
+      resolvedAt: new Date(),
+    },
+  });

@@ -1,0 +1,34 @@
+// POST /runs/{run_id}/answer: answer a pending question (or the plan approval) of a run.
+import { z } from "zod";
+import { UserScopeQuery } from "@/lib/schemas/common";
+import { RunIdParam } from "@/lib/schemas/runs";
+import type { PlatformApp } from "../../context";
+import { answerRun } from "../../services/runs";
+import { resolveScope } from "../../services/scope";
+import { defineRoute, json, jsonBody } from "../define";
+import { authOf, runServicesOf } from "../request";
+
+const Answer = z.object({
+  answers: z.record(z.string(), z.string()).refine((value) => Object.keys(value).length > 0, "must not be empty"),
+  request_id: z.string().min(1).max(100).optional(),
+});
+const Answered = z
+  .object({ request_id: z.string(), status: z.literal("allowed"), answers: z.record(z.string(), z.string()) })
+  .meta({ id: "AnswerResult" });
+
+export const route = defineRoute({
+  operationId: "answerRun",
+  method: "post",
+  path: "/runs/{run_id}/answer",
+  tags: ["runs"],
+  summary: "Answer a run's question",
+  request: { params: RunIdParam, query: UserScopeQuery, body: jsonBody(Answer) },
+  responses: { 200: json(Answered, "The answered request") },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => {
+    const scope = await resolveScope(c.var.prisma, authOf(c), c.req.valid("query").user_id);
+    return c.json(await answerRun(runServicesOf(c), scope, c.req.valid("param").run_id, c.req.valid("json")), 200);
+  });
+}

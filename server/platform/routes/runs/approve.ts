@@ -1,0 +1,36 @@
+// POST /runs/{run_id}/approve: allow or deny a pending tool call.
+import { z } from "zod";
+import { UserScopeQuery } from "@/lib/schemas/common";
+import { RunIdParam } from "@/lib/schemas/runs";
+import type { PlatformApp } from "../../context";
+import { approveRequest } from "../../services/runs";
+import { resolveScope } from "../../services/scope";
+import { defineRoute, json, jsonBody } from "../define";
+import { authOf, runServicesOf } from "../request";
+
+const Approve = z.object({
+  request_id: z.string().min(1).max(100),
+  decision: z.string().min(1).max(20).meta({ description: "allow (approve) or deny (reject)" }),
+  remember: z.boolean().optional(),
+});
+const Approved = z
+  .object({ request_id: z.string(), status: z.enum(["allowed", "denied", "pending"]), tool_name: z.string(), remember: z.boolean() })
+  .meta({ id: "ApprovalResult" });
+
+export const route = defineRoute({
+  operationId: "approveRun",
+  method: "post",
+  path: "/runs/{run_id}/approve",
+  tags: ["runs"],
+  summary: "Decide a pending permission request",
+  request: { params: RunIdParam, query: UserScopeQuery, body: jsonBody(Approve) },
+  responses: { 200: json(Approved, "The request, now allowed or denied") },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => {
+    const scope = await resolveScope(c.var.prisma, authOf(c), c.req.valid("query").user_id);
+    const result = await approveRequest(runServicesOf(c), scope, c.req.valid("param").run_id, c.req.valid("json"));
+    return c.json({ ...result, status: result.status as "allowed" | "denied" }, 200);
+  });
+}

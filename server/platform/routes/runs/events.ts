@@ -1,0 +1,34 @@
+// GET /runs/{run_id}/events: the run's durable event log as SSE, from Last-Event-ID (or
+// ?starting_after=) to the end of the run. An Inlay extension; see docs/platform-api.md.
+import { RunEventsQuery, RunIdParam } from "@/lib/schemas/runs";
+import type { PlatformApp } from "../../context";
+import { PlatformError } from "../../errors";
+import { getRun } from "../../services/runs";
+import { resolveScope } from "../../services/scope";
+import { defineRoute } from "../define";
+import { authOf, runServicesOf } from "../request";
+import { streamRun } from "./stream";
+
+export const route = defineRoute({
+  operationId: "streamRunEvents",
+  method: "get",
+  path: "/runs/{run_id}/events",
+  tags: ["runs"],
+  summary: "Stream a run's events from a cursor",
+  request: { params: RunIdParam, query: RunEventsQuery },
+  responses: { 200: { description: "text/event-stream of the run's frames", content: { "text/event-stream": { schema: { type: "string" } } } } },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => {
+    const query = c.req.valid("query");
+    const scope = await resolveScope(c.var.prisma, authOf(c), query.user_id);
+    const run = await getRun(runServicesOf(c), scope, c.req.valid("param").run_id);
+    const header = c.req.header("last-event-id");
+    if (header !== undefined && !/^\d+$/.test(header)) {
+      throw new PlatformError({ type: "validation_error", message: "Last-Event-ID: must be an event id" });
+    }
+    const after = BigInt(header ?? query.starting_after ?? 0);
+    return streamRun(c, run.id, after) as never;
+  });
+}

@@ -1,0 +1,25 @@
+// GET /runs/{run_id}: one run of the scope.
+import { UserScopeQuery } from "@/lib/schemas/common";
+import { Run, RunIdParam } from "@/lib/schemas/runs";
+import type { PlatformApp } from "../../context";
+import { getRun } from "../../services/runs";
+import { resolveScope } from "../../services/scope";
+import { defineRoute, json } from "../define";
+import { authOf, runServicesOf } from "../request";
+
+export const route = defineRoute({
+  operationId: "getRun",
+  method: "get",
+  path: "/runs/{run_id}",
+  tags: ["runs"],
+  summary: "Get a run",
+  request: { params: RunIdParam, query: UserScopeQuery },
+  responses: { 200: json(Run, "The run") },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => {
+    const scope = await resolveScope(c.var.prisma, authOf(c), c.req.valid("query").user_id);
+    return c.json(await getRun(runServicesOf(c), scope, c.req.valid("param").run_id), 200);
+  });
+}

@@ -1,0 +1,53 @@
+// Streams a run's event log as Server-Sent Events from a cursor to the run's `done` frame. The POST
+// that creates a run and GET /runs/{id}/events both use it, so a reconnecting client (Last-Event-ID)
+// sees every frame once. Idle streams get keep-alive comments.
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { PlatformEnv } from "../../context";
+import { eventsAfter } from "../../services/runs";
+
+const KEEP_ALIVE_MS = 15_000;
+const BATCH = 500;
+
+export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint): Response {
+  const { prisma } = c.var;
+  const bus = c.var.runtime.bus;
+  return streamSSE(c, async (stream) => {
+    let cursor = after;
+    // A wake-up between our read and our wait must not be lost: it sets `dirty`.
+    let dirty = false;
+    let wake: (() => void) | undefined;
+    const unsubscribe = bus.subscribe(runId, () => {
+      dirty = true;
+      wake?.();
+    });
+    let closed = false;
+    stream.onAbort(() => {
+      closed = true;
+      wake?.();
+    });
+    try {
+      while (!closed) {
+        dirty = false;
+        const events = await eventsAfter(prisma, runId, cursor, BATCH);
+        for (const event of events) {
+          await stream.writeSSE({ id: event.id.toString(), data: JSON.stringify(event.frame) });
+          cursor = event.id;
+          if (event.frame.type === "done") return;
+        }
+        if (events.length === BATCH || dirty) continue;
+        const idle = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(true), KEEP_ALIVE_MS);
+          wake = () => {
+            clearTimeout(timer);
+            resolve(false);
+          };
+        });
+        wake = undefined;
+        if (idle && !closed) await stream.write(": keep-alive\n\n");
+      }
+    } finally {
+      unsubscribe();
+    }
+  });
+}

@@ -1,0 +1,306 @@
+// Executes runs: the agent loop on the AI SDK (streamText with tools, several steps), in the process
+// that accepted the run, holding a lease on it. Every frame goes to the run's event log; a pause
+// (tool approval, question, plan approval) persists the conversation and ends the loop, and
+// /approve or /answer starts it again from the persisted messages.
+import { randomBytes } from "node:crypto";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { type ModelMessage, Output, jsonSchema, stepCountIs, streamText, type ToolSet } from "ai";
+import { logger } from "@/lib/logger";
+import type { RunFrame } from "@/lib/schemas/runs";
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { Prisma } from "@/server/generated/prisma/client";
+import type { PlatformConfig } from "../context";
+import { findAccount } from "../repositories/accounts";
+import { findAgentAnyScope } from "../repositories/agents";
+import { recentMemoryContents } from "../repositories/memories";
+import { createRequests, type NewRequest, rememberedTools, resolvedRequests } from "../repositories/permission-requests";
+import { appendEvents, claimLease, findRunById, releaseLease, transitionRun, type RunRow } from "../repositories/runs";
+import { listPermissionsForEndUser } from "../repositories/permissions";
+import { enabledBuiltInTools } from "../services/agents";
+import type { Mailer } from "../services/mailer";
+import type { RunEventBus } from "./event-bus";
+import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "./system-prompt";
+import { ASK_USER_QUESTION, builtInToolSet } from "./tools";
+
+export interface ExecutorDeps {
+  prisma: PrismaClient;
+  config: PlatformConfig;
+  bus: RunEventBus;
+  mailer: Mailer;
+  languageModel(modelId: string): LanguageModelV3;
+}
+
+export interface RunExecutor {
+  /** Starts executing the run here unless another process holds its lease. Returns at once. */
+  start(runId: number): void;
+  /** Resolves when every run this process is executing has stopped (for shutdown and tests). */
+  idle(): Promise<void>;
+}
+
+const LEASE_MS = 30_000;
+// Deltas are written in small batches: one row per frame, a few writes per second per run.
+const FLUSH_MS = 25;
+
+export function createRunExecutor(deps: ExecutorDeps): RunExecutor {
+  const owner = `exec_${process.pid}_${randomBytes(4).toString("hex")}`;
+  const active = new Map<number, Promise<void>>();
+  return {
+    start(runId) {
+      if (active.has(runId)) return;
+      const work = execute(deps, owner, runId)
+        .catch((error: unknown) => logger.error({ err: error, runId }, "run executor crashed"))
+        .finally(() => active.delete(runId));
+      active.set(runId, work);
+    },
+    async idle() {
+      while (active.size > 0) await Promise.all([...active.values()]);
+    },
+  };
+}
+
+const isApproval = (value: string) => value === "allowed";
+
+/** Tool calls of the last assistant message that have neither a result nor an approval answer yet. */
+function outstandingCalls(messages: ModelMessage[]) {
+  const last = messages.at(-1);
+  if (!last || last.role !== "assistant" || typeof last.content === "string") return { calls: [], approvals: [] };
+  const calls = last.content.filter((part) => part.type === "tool-call");
+  const approvals = last.content.filter((part) => part.type === "tool-approval-request");
+  return { calls, approvals };
+}
+
+async function execute(deps: ExecutorDeps, owner: string, runId: number): Promise<void> {
+  const { prisma, bus } = deps;
+  if (!(await claimLease(prisma, runId, owner, LEASE_MS))) return;
+  const abort = new AbortController();
+  const heartbeat = setInterval(() => void claimLease(prisma, runId, owner, LEASE_MS), LEASE_MS / 3);
+  // A cancel from any process lands in the database and wakes us through the bus.
+  const unsubscribe = bus.subscribe(runId, () => {
+    void findRunById(prisma, runId).then((row) => {
+      if (row && row.status !== "running") abort.abort();
+    });
+  });
+  const pending: RunFrame[] = [];
+  let flushing: Promise<void> = Promise.resolve();
+  const flush = () => {
+    const frames = pending.splice(0);
+    if (frames.length === 0) return flushing;
+    flushing = flushing.then(async () => {
+      await appendEvents(prisma, runId, frames);
+      await bus.publish(runId);
+    });
+    return flushing;
+  };
+  const timer = setInterval(() => void flush(), FLUSH_MS);
+  try {
+    const run = await findRunById(prisma, runId);
+    if (!run || run.status !== "running") return;
+    await loop(deps, run, abort.signal, pending);
+    clearInterval(timer);
+    await flush();
+  } catch (error) {
+    clearInterval(timer);
+    await flush().catch(() => {});
+    if (abort.signal.aborted) return; // cancelled: the cancel already wrote its frames
+    const message = error instanceof Error ? error.message : String(error);
+    logger.warn({ runId, err: error }, "run failed");
+    const failed = await transitionRun(prisma, runId, ["running"], {
+      status: "failed",
+      error: message,
+      stopReason: "error",
+      finishedAt: new Date(),
+    });
+    if (failed) {
+      await appendEvents(prisma, runId, [
+        { type: "run_status", status: "failed", error: message },
+        { type: "done", completion_state: "failed", stop_reason: "error", message_count: countMessages(failed) },
+      ]);
+      await bus.publish(runId);
+    }
+  } finally {
+    clearInterval(timer);
+    clearInterval(heartbeat);
+    unsubscribe();
+    await releaseLease(prisma, runId, owner);
+  }
+}
+
+const countMessages = (row: RunRow) => (Array.isArray(row.messages) ? row.messages.length : 0);
+
+async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames: RunFrame[]) {
+  const { prisma } = deps;
+  const agent = await findAgentAnyScope(prisma, run.accountId, run.agentId);
+  if (!agent) throw new Error(`agent ${run.agentId} no longer exists`);
+  const account = await findAccount(prisma, run.accountId);
+  const messages = run.messages as unknown as ModelMessage[];
+
+  // Feed back what people decided while the run waited.
+  const { calls, approvals } = outstandingCalls(messages);
+  if (calls.length > 0 || approvals.length > 0) {
+    const ids = [...approvals.map((part) => part.approvalId), ...calls.map((part) => part.toolCallId)];
+    const decided = new Map((await resolvedRequests(prisma, run.id, ids)).map((row) => [row.toolCallId, row]));
+    const content: Extract<ModelMessage, { role: "tool" }>["content"] = [];
+    for (const approval of approvals) {
+      const request = decided.get(approval.approvalId);
+      if (!request || request.status === "pending") throw new Error("resumed with an undecided approval");
+      content.push({ type: "tool-approval-response", approvalId: approval.approvalId, approved: isApproval(request.status) });
+    }
+    for (const call of calls) {
+      if (call.toolName !== ASK_USER_QUESTION) continue;
+      const request = decided.get(call.toolCallId);
+      if (!request || request.status === "pending") throw new Error("resumed with an unanswered question");
+      const answer = { answers: request.answer };
+      content.push({ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: { type: "json", value: answer } });
+      frames.push({ type: "tool_result", tool_use_id: call.toolCallId, content: JSON.stringify(answer), result: answer });
+    }
+    if (content.length > 0) messages.push({ role: "tool", content });
+  }
+
+  const enabled = new Set(enabledBuiltInTools(agent));
+  const toggles: [string, boolean | null][] = [
+    ["memory", run.memory],
+    ["task_history", run.history],
+    ["report_issue", run.feedback],
+  ];
+  for (const [name, on] of toggles) if (on === false) enabled.delete(name);
+  const tools: ToolSet = builtInToolSet(
+    {
+      prisma,
+      mailer: deps.mailer,
+      accountId: run.accountId,
+      accountEmail: account?.email ?? "",
+      endUserId: run.endUserId,
+      agentId: agent.id,
+      runId: run.id,
+    },
+    enabled,
+  );
+  if (run.permissionMode === "approval") {
+    const allowList = run.endUserId === null ? new Set<string>() : await listPermissionsForEndUser(prisma, run.accountId, run.endUserId);
+    const remembered = await rememberedTools(prisma, run.id);
+    for (const [name, definition] of Object.entries(tools)) {
+      if (name === ASK_USER_QUESTION || allowList.has(name) || remembered.has(name)) continue;
+      tools[name] = { ...definition, needsApproval: true };
+    }
+  }
+
+  const memories = enabled.has("memory")
+    ? await recentMemoryContents(prisma, { accountId: run.accountId, endUserId: run.endUserId }, PROMPT_MEMORY_LIMIT)
+    : [];
+  const system = buildSystemPrompt(
+    { name: agent.name, instructions: agent.instructions, role: agent.role, goals: agent.goals, promptProfile: agent.promptProfile === "bare" ? "bare" : "platform" },
+    { memories, builtInTools: [...enabled] },
+  );
+
+  const turnsLeft = Math.max(1, run.maxTurns - run.turnsUsed);
+  const result = streamText({
+    model: deps.languageModel(run.model),
+    system,
+    messages,
+    tools,
+    stopWhen: stepCountIs(turnsLeft),
+    abortSignal: signal,
+    providerOptions: { inlay: { planMode: run.permissionMode === "plan" } },
+    ...(run.outputSchema ? { output: Output.object({ schema: jsonSchema(run.outputSchema as Record<string, unknown>) }) } : {}),
+  });
+
+  const questions: NewRequest[] = [];
+  const toolApprovals: NewRequest[] = [];
+  const callsById = new Map<string, { toolName: string; input: unknown }>();
+  for await (const part of result.fullStream) {
+    switch (part.type) {
+      case "text-delta":
+        frames.push({ type: "content_block_delta", id: part.id, delta: { type: "text_delta", text: part.text } });
+        break;
+      case "tool-call":
+        callsById.set(part.toolCallId, { toolName: part.toolName, input: part.input });
+        frames.push({ type: "tool_use", id: part.toolCallId, name: part.toolName, input: part.input });
+        if (part.toolName === ASK_USER_QUESTION) {
+          const title = (part.input as { questions?: { question?: string }[] }).questions?.[0]?.question;
+          questions.push({
+            id: `perm_${randomBytes(12).toString("hex")}`,
+            kind: title === "Plan Approval" ? "plan" : "question",
+            toolName: ASK_USER_QUESTION,
+            toolCallId: part.toolCallId,
+            input: part.input,
+          });
+        }
+        break;
+      case "tool-result":
+        frames.push({ type: "tool_result", tool_use_id: part.toolCallId, content: JSON.stringify(part.output), result: part.output });
+        break;
+      case "tool-error":
+        frames.push({ type: "tool_result", tool_use_id: part.toolCallId, content: String(part.error), result: { error: String(part.error) } });
+        break;
+      case "tool-approval-request": {
+        const call = callsById.get(part.toolCall.toolCallId) ?? { toolName: part.toolCall.toolName, input: part.toolCall.input };
+        toolApprovals.push({
+          id: `perm_${randomBytes(12).toString("hex")}`,
+          kind: "tool",
+          toolName: call.toolName,
+          // The approval id is what the model's next turn must answer.
+          toolCallId: part.approvalId,
+          input: call.input,
+        });
+        break;
+      }
+      case "error":
+        throw part.error instanceof Error ? part.error : new Error(String(part.error));
+      default:
+        break;
+    }
+  }
+
+  const response = await result.response;
+  messages.push(...response.messages);
+  const steps = (await result.steps).length;
+  const usage = await result.totalUsage;
+  const common: Prisma.PlatformRunUncheckedUpdateInput = {
+    messages: messages as unknown as Prisma.InputJsonArray,
+    turnsUsed: { increment: steps },
+    inputTokens: { increment: usage.inputTokens ?? 0 },
+    outputTokens: { increment: usage.outputTokens ?? 0 },
+  };
+
+  const requests = [...toolApprovals, ...questions];
+  if (requests.length > 0) {
+    const paused = await transitionRun(prisma, run.id, ["running"], { ...common, status: "awaiting_approval" });
+    if (!paused) return;
+    await createRequests(prisma, run.id, requests);
+    frames.push(
+      ...requests.map((request): RunFrame => ({
+        type: "permission_request",
+        request_id: request.id,
+        tool_name: request.toolName,
+        input: request.input,
+        kind: request.kind,
+      })),
+      { type: "run_status", status: "awaiting_approval" },
+    );
+    return;
+  }
+
+  const text = await result.text;
+  let outputData: Prisma.InputJsonObject | typeof Prisma.DbNull = Prisma.DbNull;
+  if (run.outputSchema) {
+    try {
+      outputData = (await result.output) as Prisma.InputJsonObject;
+    } catch {
+      outputData = Prisma.DbNull; // the model produced no valid object: output_data stays null
+    }
+  }
+  const finishReason = await result.finishReason;
+  const completed = await transitionRun(prisma, run.id, ["running"], {
+    ...common,
+    status: "completed",
+    output: text,
+    outputData,
+    stopReason: finishReason,
+    finishedAt: new Date(),
+  });
+  if (!completed) return;
+  frames.push(
+    { type: "run_status", status: "completed" },
+    { type: "done", completion_state: "completed", stop_reason: finishReason, message_count: messages.length },
+  );
+}

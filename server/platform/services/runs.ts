@@ -1,0 +1,278 @@
+// Runs: creation with the spec's rules (agent scope, permission mode and human_in_the_loop, model and
+// effort precedence, max_turns), reads, and the transitions a person drives (cancel, approve, answer).
+// Execution itself is the runtime's (server/platform/runtime/executor.ts).
+import { randomBytes } from "node:crypto";
+import type { z } from "zod";
+import { isReservedMetadataKey } from "@/lib/schemas/agents";
+import { MAX_TURNS_CAP, type Run, type RunCreate, type RunFrame, TERMINAL_STATUSES } from "@/lib/schemas/runs";
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { Prisma } from "@/server/generated/prisma/client";
+import type { PlatformConfig } from "../context";
+import { PlatformError } from "../errors";
+import { findAgent, findAgentAnyScope } from "../repositories/agents";
+import {
+  findPendingRequests,
+  findRequest,
+  listRequests,
+  resolveRequest,
+} from "../repositories/permission-requests";
+import { appendEvents, findRun, insertRun, transitionRun, type RunRow } from "../repositories/runs";
+import type { RunEventBus } from "../runtime/event-bus";
+import { createAgent } from "./agents";
+import type { AuthContext } from "./auth";
+import { clampEffort, defaultEffort, defaultModel, findModel, type Effort } from "./models";
+import { resolveScope, type Scope } from "./scope";
+
+export interface RunServiceContext {
+  prisma: PrismaClient;
+  config: PlatformConfig;
+  bus: RunEventBus;
+  /** Starts (or resumes) executing a run in this process. */
+  startRun(runId: number): void;
+}
+
+type RunOut = z.infer<typeof Run>;
+
+const invalid = (field: string, message: string) =>
+  new PlatformError({ type: "validation_error", message: `${field}: ${message}`, details: { field } });
+
+const runNotFound = (id: number) => new PlatformError({ type: "not_found", message: `run ${id} not found` });
+
+const isTerminal = (status: string) => (TERMINAL_STATUSES as readonly string[]).includes(status);
+
+const usd = (micros: bigint) => {
+  const negative = micros < 0n;
+  const abs = negative ? -micros : micros;
+  return `${negative ? "-" : ""}${abs / 1_000_000n}.${(abs % 1_000_000n).toString().padStart(6, "0")}`;
+};
+
+export function toRun(row: RunRow, userId: string | null): RunOut {
+  return {
+    id: row.id,
+    teammate_id: row.agentId,
+    task_id: row.taskId,
+    status: row.status as RunOut["status"],
+    output: (row.output as unknown) ?? null,
+    output_data: (row.outputData as Record<string, unknown> | null) ?? null,
+    user_id: userId,
+    metadata: (row.metadata as Record<string, unknown> | null) ?? null,
+    permission_mode: row.permissionMode as RunOut["permission_mode"],
+    human_in_the_loop: row.humanInTheLoop,
+    model: row.model,
+    effort: row.effort as Effort,
+    max_turns: row.maxTurns,
+    turns_used: row.turnsUsed,
+    error: row.error,
+    stop_reason: row.stopReason,
+    usage: { input_tokens: row.inputTokens, output_tokens: row.outputTokens, cost_usd: usd(row.costMicros) },
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    finished_at: row.finishedAt?.toISOString() ?? null,
+  };
+}
+
+export async function emit(ctx: RunServiceContext, runId: number, frames: RunFrame[]) {
+  await appendEvents(ctx.prisma, runId, frames);
+  await ctx.bus.publish(runId);
+}
+
+export async function createRun(
+  ctx: RunServiceContext,
+  auth: AuthContext,
+  userId: string | undefined,
+  input: z.infer<typeof RunCreate>,
+): Promise<{ run: RunOut; scope: Scope }> {
+  // Strict mode covers run creation; without user_id the run inherits the agent's scope.
+  let scope = await resolveScope(ctx.prisma, auth, userId, { strict: true });
+  let agent;
+  if (input.teammate_id !== undefined) {
+    if (input.email_inbox !== undefined) throw invalid("email_inbox", "is only accepted when creating a new agent");
+    agent =
+      userId !== undefined
+        ? await findAgent(ctx.prisma, scope, input.teammate_id)
+        : await findAgentAnyScope(ctx.prisma, auth.accountId, input.teammate_id);
+    if (!agent) throw new PlatformError({ type: "not_found", message: `agent ${input.teammate_id} not found` });
+    if (userId === undefined && agent.endUser) {
+      scope = { accountId: auth.accountId, endUserId: agent.endUserId, userId: agent.endUser.externalId };
+    }
+  } else {
+    if (input.name === undefined) {
+      throw invalid("teammate_id", "is required unless name is given to create an agent");
+    }
+    const created = await createAgent(ctx, scope, {
+      name: input.name,
+      instructions: input.instructions,
+      email_inbox: input.email_inbox,
+    });
+    agent = await findAgent(ctx.prisma, scope, created.id);
+    if (!agent) throw new Error("the agent just created is gone");
+  }
+  if (agent.status !== "enabled") {
+    throw new PlatformError({ type: "conflict_error", message: `agent ${agent.id} is ${agent.status}; enable it first` });
+  }
+
+  const permissionMode = input.permission_mode ?? (agent.defaultPermissionMode as "autonomous" | "approval" | "plan");
+  const humanInTheLoop = input.human_in_the_loop ?? permissionMode !== "autonomous";
+  if (!humanInTheLoop && permissionMode !== "autonomous") {
+    throw new PlatformError({
+      type: "invalid_request_error",
+      message: "human_in_the_loop: false is only valid with permission_mode autonomous",
+    });
+  }
+  // No skills exist on this platform yet, so no slug can name one.
+  if (input.skill !== undefined) throw invalid("skill", `unknown skill "${input.skill}"`);
+
+  const modelName = input.model ?? agent.model ?? defaultModel(ctx.config.models).id;
+  const model = findModel(ctx.config.models, modelName);
+  if (!model) throw invalid("model", `unknown model "${modelName}"; see GET /models`);
+  const requestedEffort = (input.effort ?? agent.effort ?? defaultEffort(model)) as Effort;
+
+  const metadata =
+    input.metadata === undefined
+      ? Prisma.DbNull
+      : (Object.fromEntries(Object.entries(input.metadata).filter(([key]) => !isReservedMetadataKey(key))) as Prisma.InputJsonObject);
+
+  const row = await insertRun(
+    ctx.prisma,
+    scope,
+    {
+      agentId: agent.id,
+      status: "running",
+      permissionMode,
+      humanInTheLoop,
+      model: model.id,
+      effort: clampEffort(requestedEffort, model),
+      tools: input.tools ?? [],
+      memory: input.memory ?? null,
+      history: input.history ?? null,
+      taskSetupTools: input.task_setup_tools ?? true,
+      feedback: input.feedback ?? null,
+      emailNotifications: input.email_notifications ?? false,
+      outputSchema: (input.output_schema as Prisma.InputJsonObject | undefined) ?? Prisma.DbNull,
+      metadata,
+      maxTurns: input.max_turns ?? MAX_TURNS_CAP,
+      messages: [{ role: "user", content: input.message }],
+    },
+    { type: "run_status", status: "running" },
+  );
+  await ctx.bus.publish(row.id);
+  ctx.startRun(row.id);
+  return { run: toRun(row, scope.userId), scope };
+}
+
+async function loadRun(ctx: RunServiceContext, scope: Scope, id: number): Promise<RunRow> {
+  const row = await findRun(ctx.prisma, scope, id);
+  if (!row) throw runNotFound(id);
+  return row;
+}
+
+export const getRun = async (ctx: RunServiceContext, scope: Scope, id: number) =>
+  toRun(await loadRun(ctx, scope, id), scope.userId);
+
+export async function cancelRun(ctx: RunServiceContext, scope: Scope, id: number): Promise<RunOut> {
+  const row = await loadRun(ctx, scope, id);
+  if (isTerminal(row.status)) {
+    throw new PlatformError({ type: "conflict_error", message: `run ${id} is already ${row.status}` });
+  }
+  const cancelled = await transitionRun(ctx.prisma, id, ["running", "awaiting_approval", "paused"], {
+    status: "cancelled",
+    stopReason: "cancelled",
+    finishedAt: new Date(),
+  });
+  if (!cancelled) {
+    const now = await loadRun(ctx, scope, id);
+    throw new PlatformError({ type: "conflict_error", message: `run ${id} is already ${now.status}` });
+  }
+  await emit(ctx, id, [
+    { type: "run_status", status: "cancelled" },
+    { type: "done", completion_state: "cancelled", stop_reason: "cancelled", message_count: messageCount(cancelled) },
+  ]);
+  return toRun(cancelled, scope.userId);
+}
+
+export const messageCount = (row: RunRow) => (Array.isArray(row.messages) ? row.messages.length : 0);
+
+export const newRequestId = () => `perm_${randomBytes(12).toString("hex")}`;
+
+// ---------------------------------------------------------------------------------------------
+// A person answers: approvals and questions
+
+const ALLOW = new Set(["allow", "allowed", "approve", "approved", "yes"]);
+const DENY = new Set(["deny", "denied", "reject", "rejected", "no"]);
+
+export async function approveRequest(
+  ctx: RunServiceContext,
+  scope: Scope,
+  runId: number,
+  input: { request_id: string; decision: string; remember?: boolean },
+) {
+  const row = await loadRun(ctx, scope, runId);
+  if (isTerminal(row.status)) throw new PlatformError({ type: "conflict_error", message: `run ${runId} is already ${row.status}` });
+  const decision = input.decision.trim().toLowerCase();
+  const allowed = ALLOW.has(decision);
+  if (!allowed && !DENY.has(decision)) throw invalid("decision", 'must be "allow" or "deny"');
+  const request = await findRequest(ctx.prisma, runId, input.request_id);
+  if (!request) throw new PlatformError({ type: "not_found", message: `no permission request ${input.request_id} on run ${runId}` });
+  if (request.kind !== "tool") throw invalid("request_id", "is a question; answer it with POST /runs/{run_id}/answer");
+  if (request.status !== "pending") {
+    throw new PlatformError({ type: "conflict_error", message: `permission request ${input.request_id} is already ${request.status}` });
+  }
+  const resolved = await resolveRequest(ctx.prisma, request.id, {
+    status: allowed ? "allowed" : "denied",
+    remember: input.remember ?? false,
+  });
+  await resumeIfSettled(ctx, runId);
+  return { request_id: resolved.id, status: resolved.status, tool_name: resolved.toolName, remember: resolved.remember };
+}
+
+export async function answerRun(
+  ctx: RunServiceContext,
+  scope: Scope,
+  runId: number,
+  input: { answers: Record<string, string>; request_id?: string },
+) {
+  const row = await loadRun(ctx, scope, runId);
+  if (isTerminal(row.status)) throw new PlatformError({ type: "conflict_error", message: `run ${runId} is already ${row.status}` });
+  const pending = (await findPendingRequests(ctx.prisma, runId)).filter((request) => request.kind !== "tool");
+  if (pending.length === 0) throw new PlatformError({ type: "conflict_error", message: `run ${runId} has no pending question` });
+  if (pending.length > 1 && input.request_id === undefined) {
+    throw invalid("request_id", "is required when several questions are pending");
+  }
+  const target = input.request_id === undefined ? pending[0]! : pending.find((request) => request.id === input.request_id);
+  if (!target) throw new PlatformError({ type: "not_found", message: `no pending question ${input.request_id} on run ${runId}` });
+  await resolveRequest(ctx.prisma, target.id, { status: "allowed", answer: input.answers });
+  await resumeIfSettled(ctx, runId);
+  return { request_id: target.id, status: "allowed" as const, answers: input.answers };
+}
+
+/** Once no request of the paused run is pending, the run goes back to running and resumes. */
+async function resumeIfSettled(ctx: RunServiceContext, runId: number) {
+  if ((await findPendingRequests(ctx.prisma, runId)).length > 0) return;
+  const resumed = await transitionRun(ctx.prisma, runId, ["awaiting_approval"], { status: "running" });
+  if (!resumed) return;
+  await emit(ctx, runId, [{ type: "run_status", status: "running" }]);
+  ctx.startRun(runId);
+}
+
+export async function listPermissionRequests(ctx: RunServiceContext, scope: Scope, runId: number) {
+  await loadRun(ctx, scope, runId);
+  const rows = await listRequests(ctx.prisma, runId);
+  return {
+    data: rows.map((row) => ({
+      request_id: row.id,
+      kind: row.kind,
+      tool_name: row.toolName,
+      input: row.input as unknown,
+      status: row.status as "pending" | "allowed" | "denied",
+      answer: (row.answer as unknown) ?? null,
+      remember: row.remember,
+      created_at: row.createdAt.toISOString(),
+      resolved_at: row.resolvedAt?.toISOString() ?? null,
+    })),
+    has_more: false,
+  };
+}
+
+export { resolveScope };
+
+export { eventsAfter } from "../repositories/runs";

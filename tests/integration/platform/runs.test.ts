@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { readFrames, textOf } from "../../helpers/sse";
+
+let platform: PlatformHarness;
+let account: Account;
+let other: Account;
+let agentId: number;
+
+beforeAll(async () => {
+  platform = await startPlatform();
+  account = await platform.signup();
+  other = await platform.signup();
+  agentId = (await platform.call("/agents", { key: account.key, body: { name: "Runner", user_id: "u1" } })).body.id;
+});
+afterAll(() => platform.close());
+
+const startRun = (body: Record<string, unknown>, key = account.key) =>
+  platform.request("/runs?user_id=u1", {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ teammate_id: agentId, ...body }),
+  });
+
+async function waitForStatus(runId: number, statuses: string[], key = account.key) {
+  for (let i = 0; i < 200; i++) {
+    const { body } = await platform.call(`/runs/${runId}`, { key, query: { user_id: "u1" } });
+    if (statuses.includes(body.status)) return body;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`run ${runId} never reached ${statuses.join("/")}`);
+}
+
+describe("POST /runs", () => {
+  it("streams the sim's echo as SSE frames with monotonic ids, ending with done", async () => {
+    const response = await startRun({ message: "hello there", permission_mode: "autonomous" });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/text\/event-stream/);
+    const frames = await readFrames(response, { until: (frame) => frame.data.type === "done" });
+    expect(textOf(frames)).toBe("Echo: hello there");
+    expect(frames.filter((frame) => frame.data.type === "content_block_delta").length).toBeGreaterThan(1);
+    const ids = frames.map((frame) => Number(frame.id));
+    expect(ids.every((id, index) => index === 0 || id > ids[index - 1]!)).toBe(true);
+    expect(frames.at(-1)!.data).toMatchObject({ type: "done", completion_state: "completed" });
+  });
+
+  it("answers stream=false with the run in status running, and the run completes", async () => {
+    const response = await startRun({ message: "poll me", stream: false, permission_mode: "autonomous" });
+    expect(response.status).toBe(200);
+    const run = (await response.json()) as { id: number; status: string; output: unknown; teammate_id: number; user_id: string };
+    expect(run).toMatchObject({ status: "running", output: null, teammate_id: agentId, user_id: "u1" });
+    const done = await waitForStatus(run.id, ["completed", "failed"]);
+    expect(done).toMatchObject({ status: "completed", output: "Echo: poll me" });
+    expect(done.usage.input_tokens).toBeGreaterThan(0);
+  });
+
+  it("rejects human_in_the_loop=false outside autonomous mode", async () => {
+    const response = await startRun({ message: "x", permission_mode: "approval", human_in_the_loop: false });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { type: string } }).error.type).toBe("invalid_request_error");
+  });
+
+  it("answers 404 for another account's agent and 422 for an unknown skill", async () => {
+    expect((await startRun({ message: "x" }, other.key)).status).toBe(404);
+    const skill = await startRun({ message: "x", skill: "nope" });
+    expect(skill.status).toBe(422);
+  });
+});
+
+describe("GET /runs/{run_id}/events", () => {
+  it("replays from Last-Event-ID exactly the frames after it", async () => {
+    const response = await startRun({ message: "::words 30", permission_mode: "autonomous" });
+    const all = await readFrames(response, { until: (frame) => frame.data.type === "done" });
+    const runId = (await platform.database.prisma.platformRun.findFirstOrThrow({ orderBy: { id: "desc" } })).id;
+    const cut = all[10]!;
+    const resumed = await platform.request(`/runs/${runId}/events?user_id=u1`, {
+      headers: { authorization: `Bearer ${account.key}`, "last-event-id": cut.id! },
+    });
+    const rest = await readFrames(resumed, { until: (frame) => frame.data.type === "done" });
+    expect(rest.map((frame) => frame.id)).toEqual(all.slice(11).map((frame) => frame.id));
+  });
+});
+
+describe("approvals and questions", () => {
+  it("pauses a tool call in approval mode, resumes on allow", async () => {
+    const response = await startRun({ message: '::tool calculator {"expression":"6*7"}', permission_mode: "approval", stream: false });
+    const run = (await response.json()) as { id: number };
+    const paused = await waitForStatus(run.id, ["awaiting_approval", "completed", "failed"]);
+    expect(paused.status).toBe("awaiting_approval");
+    const requests = await platform.call(`/runs/${run.id}/permissions`, { key: account.key, query: { user_id: "u1" } });
+    const [request] = requests.body.data;
+    expect(request).toMatchObject({ tool_name: "calculator", status: "pending", kind: "tool" });
+
+    const approved = await platform.call(`/runs/${run.id}/approve`, {
+      key: account.key,
+      query: { user_id: "u1" },
+      body: { request_id: request.request_id, decision: "allow" },
+    });
+    expect(approved.body).toMatchObject({ status: "allowed" });
+    const done = await waitForStatus(run.id, ["completed", "failed"]);
+    expect(done.status).toBe("completed");
+    expect(done.output).toMatch(/^Tool calculator returned .*42/);
+  });
+
+  it("asks with ::ask and continues with the chosen option", async () => {
+    const response = await startRun({ message: "::ask Which colour? | Red | Blue", permission_mode: "autonomous", stream: false });
+    const run = (await response.json()) as { id: number };
+    expect((await waitForStatus(run.id, ["awaiting_approval", "completed", "failed"])).status).toBe("awaiting_approval");
+    const answered = await platform.call(`/runs/${run.id}/answer`, {
+      key: account.key,
+      query: { user_id: "u1" },
+      body: { answers: { "Which colour?": "Blue" } },
+    });
+    expect(answered.status).toBe(200);
+    const done = await waitForStatus(run.id, ["completed", "failed"]);
+    expect(done.output).toBe("You chose Blue");
+  });
+});
+
+describe("POST /runs/{run_id}/cancel", () => {
+  it("cancels a running run, and a second cancel is 409", async () => {
+    const response = await startRun({ message: "::delay 50\n::words 100", permission_mode: "autonomous", stream: false });
+    const run = (await response.json()) as { id: number };
+    const cancelled = await platform.call(`/runs/${run.id}/cancel`, { key: account.key, method: "POST", query: { user_id: "u1" } });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.status).toBe("cancelled");
+    const again = await platform.call(`/runs/${run.id}/cancel`, { key: account.key, method: "POST", query: { user_id: "u1" } });
+    expect(again.status).toBe(409);
+    expect(again.body.error.type).toBe("conflict_error");
+    // The stream of a cancelled run ends with done.
+    const events = await platform.request(`/runs/${run.id}/events?user_id=u1`, { headers: { authorization: `Bearer ${account.key}` } });
+    const frames = await readFrames(events, { until: (frame) => frame.data.type === "done" });
+    expect(frames.at(-1)!.data).toMatchObject({ type: "done", completion_state: "cancelled" });
+  });
+
+  it("is 404 for another account", async () => {
+    const response = await startRun({ message: "mine", permission_mode: "autonomous", stream: false });
+    const run = (await response.json()) as { id: number };
+    expect((await platform.call(`/runs/${run.id}/cancel`, { key: other.key, method: "POST", query: { user_id: "u1" } })).status).toBe(404);
+    expect((await platform.call(`/runs/${run.id}`, { key: other.key, query: { user_id: "u1" } })).status).toBe(404);
+  });
+});
