@@ -1,6 +1,6 @@
 // Assembles the platform's dependencies. Every entry point (Next.js, the standalone server, tests,
 // benchmarks) builds them here, so they differ only in configuration.
-import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { RuntimeModel } from "./runtime/models/providers";
 import type { Database } from "@/server/db";
 import type { PlatformConfig, PlatformDeps, PlatformRuntime } from "./context";
 import type { Limiters } from "./middleware/rate-limit";
@@ -14,7 +14,7 @@ export interface PlatformParts {
   limiters: Limiters;
   mailer: Mailer;
   /** The model for a catalogue id (sim or a configured provider). */
-  languageModel: (modelId: string) => LanguageModelV3;
+  languageModel: (modelId: string) => RuntimeModel;
 }
 
 export function createPlatformDeps(parts: PlatformParts): PlatformDeps {

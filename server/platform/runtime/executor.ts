@@ -3,7 +3,7 @@
 // (tool approval, question, plan approval) persists the conversation and ends the loop, and
 // /approve or /answer starts it again from the persisted messages.
 import { randomBytes } from "node:crypto";
-import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { RuntimeModel } from "./models/providers";
 import { type ModelMessage, Output, jsonSchema, stepCountIs, streamText, type ToolSet } from "ai";
 import { logger } from "@/lib/logger";
 import type { RunFrame } from "@/lib/schemas/runs";
@@ -27,7 +27,7 @@ export interface ExecutorDeps {
   config: PlatformConfig;
   bus: RunEventBus;
   mailer: Mailer;
-  languageModel(modelId: string): LanguageModelV3;
+  languageModel(modelId: string): RuntimeModel;
 }
 
 export interface RunExecutor {

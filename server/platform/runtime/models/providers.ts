@@ -7,12 +7,15 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { LanguageModelV3, LanguageModelV4 } from "@ai-sdk/provider";
 import { findModel, type ModelSettings } from "../../services/models";
 
 /** The providers' public endpoints, used when no base URL is configured. */
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com/v1";
+
+/** What the runtime runs: the providers speak the SDK's v4 model interface, the sim model v3. */
+export type RuntimeModel = LanguageModelV3 | LanguageModelV4;
 
 export interface LanguageModelSources {
   /** Builds the model behind `inlay/sim` (server/platform/runtime/models/sim.ts). */
@@ -39,7 +42,7 @@ export function languageModelFor(
   settings: ModelSettings,
   modelId: string,
   sources: LanguageModelSources = {},
-): LanguageModelV3 {
+): RuntimeModel {
   const entry = findModel(settings, modelId);
   if (!entry) {
     throw new ModelUnavailableError(

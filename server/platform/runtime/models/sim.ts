@@ -373,7 +373,8 @@ function resultLine(action: Extract<SimDirective, { kind: "tool" | "ask" }>, cal
   switch (output.type) {
     case "error-text":
     case "error-json":
-      return `Tool ${call.toolName} failed: ${toolResultText(output)}`;
+      // The SDK renders a thrown error as "Error: <message>"; the sim reports the message itself.
+      return `Tool ${call.toolName} failed: ${toolResultText(output).replace(/^Error: /, "")}`;
     case "execution-denied":
       return `Tool ${call.toolName} was denied${output.reason ? `: ${output.reason}` : ""}`;
     default:
