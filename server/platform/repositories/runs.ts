@@ -94,3 +94,7 @@ export async function claimLease(prisma: PrismaClient, runId: number, owner: str
 export async function releaseLease(prisma: PrismaClient, runId: number, owner: string): Promise<void> {
   await prisma.platformRun.updateMany({ where: { id: runId, leaseOwner: owner }, data: { leaseOwner: null, leaseExpiresAt: null } });
 }
+
+export async function hasDoneEvent(prisma: PrismaClient, runId: number): Promise<boolean> {
+  return (await prisma.platformRunEvent.count({ where: { runId, type: "done" } })) > 0;
+}

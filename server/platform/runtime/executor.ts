@@ -100,8 +100,12 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number): Promis
     await flush();
   } catch (error) {
     clearInterval(timer);
+    // Cancelled: the cancel wrote the run's last frames; what the model was still saying is dropped.
+    if (abort.signal.aborted) {
+      pending.length = 0;
+      return;
+    }
     await flush().catch(() => {});
-    if (abort.signal.aborted) return; // cancelled: the cancel already wrote its frames
     const message = error instanceof Error ? error.message : String(error);
     logger.warn({ runId, err: error }, "run failed");
     const failed = await transitionRun(prisma, runId, ["running"], {
@@ -264,9 +268,13 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
 
   const requests = [...toolApprovals, ...questions];
   if (requests.length > 0) {
-    const paused = await transitionRun(prisma, run.id, ["running"], { ...common, status: "awaiting_approval" });
+    // One transaction: whoever sees awaiting_approval also finds the pending requests.
+    const paused = await prisma.$transaction(async (tx) => {
+      const row = await transitionRun(tx as PrismaClient, run.id, ["running"], { ...common, status: "awaiting_approval" });
+      if (row) await createRequests(tx as PrismaClient, run.id, requests);
+      return row;
+    });
     if (!paused) return;
-    await createRequests(prisma, run.id, requests);
     frames.push(
       ...requests.map((request): RunFrame => ({
         type: "permission_request",

@@ -16,7 +16,7 @@ import {
   listRequests,
   resolveRequest,
 } from "../repositories/permission-requests";
-import { appendEvents, findRun, insertRun, transitionRun, type RunRow } from "../repositories/runs";
+import { appendEvents, findRun, hasDoneEvent, insertRun, transitionRun, type RunRow } from "../repositories/runs";
 import type { RunEventBus } from "../runtime/event-bus";
 import { createAgent } from "./agents";
 import type { AuthContext } from "./auth";
@@ -276,3 +276,6 @@ export async function listPermissionRequests(ctx: RunServiceContext, scope: Scop
 export { resolveScope };
 
 export { eventsAfter } from "../repositories/runs";
+
+/** True once the run's log holds its `done` frame (the status alone may be written a moment earlier). */
+export const runIsOver = (prisma: PrismaClient, runId: number) => hasDoneEvent(prisma, runId);

@@ -140,3 +140,15 @@ describe("POST /runs/{run_id}/cancel", () => {
     expect((await platform.call(`/runs/${run.id}`, { key: other.key, query: { user_id: "u1" } })).status).toBe(404);
   });
 });
+
+describe("reconnecting after the end", () => {
+  it("ends at once when the cursor is already past the done frame", async () => {
+    const response = await startRun({ message: "short", permission_mode: "autonomous" });
+    const frames = await readFrames(response, { until: (frame) => frame.data.type === "done" });
+    const runId = (await platform.database.prisma.platformRun.findFirstOrThrow({ orderBy: { id: "desc" } })).id;
+    const after = await platform.request(`/runs/${runId}/events?user_id=u1`, {
+      headers: { authorization: `Bearer ${account.key}`, "last-event-id": frames.at(-1)!.id! },
+    });
+    expect(await readFrames(after)).toEqual([]);
+  });
+});

@@ -4,7 +4,7 @@
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { PlatformEnv } from "../../context";
-import { eventsAfter } from "../../services/runs";
+import { eventsAfter, runIsOver } from "../../services/runs";
 
 const KEEP_ALIVE_MS = 15_000;
 const BATCH = 500;
@@ -36,6 +36,8 @@ export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint)
           if (event.frame.type === "done") return;
         }
         if (events.length === BATCH || dirty) continue;
+        // Nothing new and the run is over (a reconnect after `done`): end instead of idling forever.
+        if (await runIsOver(prisma, runId)) return;
         const idle = await new Promise<boolean>((resolve) => {
           const timer = setTimeout(() => resolve(true), KEEP_ALIVE_MS);
           wake = () => {
