@@ -5,7 +5,8 @@ import type { Database } from "@/server/db";
 import type { PlatformConfig, PlatformDeps, PlatformRuntime } from "./context";
 import type { Limiters } from "./middleware/rate-limit";
 import { createRunEventBus } from "./runtime/event-bus";
-import { createRunExecutor } from "./runtime/executor";
+import { createRunExecutor, LEASE_MS } from "./runtime/executor";
+import { startSweeper } from "./runtime/sweeper";
 import type { Mailer } from "./services/mailer";
 
 export interface PlatformParts {
@@ -15,6 +16,8 @@ export interface PlatformParts {
   mailer: Mailer;
   /** The model for a catalogue id (sim or a configured provider). */
   languageModel: (modelId: string) => RuntimeModel;
+  /** Sweep for runs whose process died (default on); tests that sweep by hand turn it off. */
+  sweepAbandonedRuns?: boolean;
 }
 
 export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
@@ -39,10 +42,16 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
           mailer: parts.mailer,
           languageModel: parts.languageModel,
         });
+        // A lease not renewed for a whole lease period means its process is gone.
+        const stopSweeper =
+          parts.sweepAbandonedRuns === false
+            ? () => {}
+            : startSweeper(database.prisma, bus, { everyMs: LEASE_MS / 2, graceMs: LEASE_MS });
         return {
           bus,
           executor,
           close: async () => {
+            stopSweeper();
             await executor.idle();
             await bus.close();
           },

@@ -5,7 +5,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { createPlatformApp } from "@/server/platform/app";
 import { createPlatformDeps } from "@/server/platform/deps";
 import { createSimModel } from "@/server/platform/runtime/models/sim";
-import type { PlatformApp, PlatformConfig } from "@/server/platform/context";
+import type { PlatformApp, PlatformConfig, PlatformRuntime } from "@/server/platform/context";
 import { createLimiters, type LimiterOptions } from "@/server/platform/middleware/rate-limit";
 import { recordingMailer } from "@/server/platform/services/mailer";
 import { createTestDatabase, type TestDatabase } from "./database";
@@ -43,6 +43,8 @@ export interface PlatformHarness {
   request(path: string, init?: RequestInit): Promise<Response>;
   /** A JSON call with an optional key; returns the response and its parsed body. */
   call<T = any>(path: string, options?: CallOptions): Promise<{ status: number; body: T; headers: Headers }>;
+  /** The runtime (event bus and executor) the platform uses. */
+  runtime(): Promise<PlatformRuntime>;
   /** POST /signup with a fresh email; returns the default key. */
   signup(overrides?: Record<string, unknown>): Promise<Account>;
   close(): Promise<void>;
@@ -70,6 +72,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     limiters,
     mailer: recordingMailer,
     languageModel: () => createSimModel(),
+    // Tests that need a sweep call it themselves, so nothing races them.
+    sweepAbandonedRuns: false,
   });
   const app = createPlatformApp(deps);
   const server: ServerType = await new Promise((resolve) => {
@@ -119,6 +123,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     request,
     call,
     signup,
+    runtime: () => deps.runtime(),
     async close() {
       // Stop open streams (SSE) too, or close() would wait for them.
       if ("closeAllConnections" in server) server.closeAllConnections();

@@ -98,3 +98,20 @@ export async function releaseLease(prisma: PrismaClient, runId: number, owner: s
 export async function hasDoneEvent(prisma: PrismaClient, runId: number): Promise<boolean> {
   return (await prisma.platformRunEvent.count({ where: { runId, type: "done" } })) > 0;
 }
+
+/**
+ * Ends runs whose executing process is gone: still `running`, with a lease that expired (or never
+ * taken) `graceMs` ago. Returns the ids, already marked failed and interrupted.
+ */
+export async function failAbandonedRuns(prisma: PrismaClient, graceMs: number, message: string): Promise<RunRow[]> {
+  const ids = await prisma.$queryRaw<{ id: number }[]>`
+    UPDATE platform_runs
+    SET status = 'failed', error = ${message}, stop_reason = 'interrupted', finished_at = now(), updated_at = now(),
+        lease_owner = NULL, lease_expires_at = NULL,
+        metadata = COALESCE(metadata, '{}'::jsonb) || '{"interrupted": true, "auto_retryable": true}'::jsonb
+    WHERE status = 'running'
+      AND COALESCE(lease_expires_at, updated_at) < now() - make_interval(secs => ${graceMs / 1000})
+    RETURNING id`;
+  if (ids.length === 0) return [];
+  return prisma.platformRun.findMany({ where: { id: { in: ids.map((row) => row.id) } } });
+}

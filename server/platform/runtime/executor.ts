@@ -37,7 +37,7 @@ export interface RunExecutor {
   idle(): Promise<void>;
 }
 
-const LEASE_MS = 30_000;
+export const LEASE_MS = 30_000;
 // Deltas are written in small batches: one row per frame, a few writes per second per run.
 const FLUSH_MS = 25;
 
