@@ -1,6 +1,7 @@
 // Accounts, keys and verification: request and response contracts.
 import { z } from "zod";
 import { IntId, Timestamp, listEnvelope } from "./common";
+import { Settings } from "./settings";
 
 export const Account = z
   .object({
@@ -190,16 +191,7 @@ export const AccountExport = z
       email_verified_at: Timestamp.nullable(),
       updated_at: Timestamp,
     }),
-    settings: z.object({
-      require_end_user_id: z.boolean(),
-      retention_mode: z.string(),
-      per_end_user_run_limit: z.number().int().nullable(),
-      per_end_user_cost_limit_cents: z.number().int().nullable(),
-      per_end_user_rate_per_minute: z.number().int().nullable(),
-      approval_email_enabled: z.boolean(),
-      approval_chat_enabled: z.boolean(),
-      company_research: z.boolean(),
-    }),
+    settings: Settings,
     api_keys: z.array(ExportedApiKey),
     end_users: z.array(ExportedEndUser),
     agents: z.array(ExportedAgent),

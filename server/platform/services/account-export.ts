@@ -7,6 +7,7 @@ import type { PrismaClient } from "@/server/generated/prisma/client";
 import { PlatformError } from "../errors";
 import { loadAccountData, type AccountData } from "../repositories/account-export";
 import { toAccount, toApiKeyInfo } from "./accounts";
+import { toSettings } from "./settings";
 
 type Export = z.infer<typeof AccountExport>;
 
@@ -34,16 +35,7 @@ function toAccountExport(data: AccountData, now: Date): Export {
       email_verified_at: isoOrNull(data.emailVerifiedAt),
       updated_at: iso(data.updatedAt),
     },
-    settings: {
-      require_end_user_id: data.requireEndUserId,
-      retention_mode: data.retentionMode,
-      per_end_user_run_limit: data.perEndUserRunLimit,
-      per_end_user_cost_limit_cents: data.perEndUserCostLimitCents,
-      per_end_user_rate_per_minute: data.perEndUserRatePerMinute,
-      approval_email_enabled: data.approvalEmailEnabled,
-      approval_chat_enabled: data.approvalChatEnabled,
-      company_research: data.companyResearch,
-    },
+    settings: toSettings(data),
     api_keys: data.apiKeys.map((key) => ({ ...toApiKeyInfo(key), revoked_at: isoOrNull(key.revokedAt) })),
     end_users: data.endUsers.map((endUser) => ({
       id: endUser.id,
