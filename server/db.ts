@@ -65,6 +65,9 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
 
   if (options.url) {
     const pool = new pg.Pool({ connectionString: options.url, max: 10 });
+    // An idle connection the server closes (restart, failover, admin command) must not crash the
+    // process; the pool replaces it on the next checkout.
+    pool.on("error", (error) => logger.warn({ err: error }, "idle PostgreSQL connection closed"));
     try {
       await migrate({ kind: "postgres", pool }, migrations);
     } catch (error) {
