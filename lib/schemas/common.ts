@@ -20,6 +20,22 @@ export const UserId = z
 
 export const UserScopeQuery = z.object({ user_id: UserId.optional() });
 
+/**
+ * The Idempotency-Key header of the run-creating operations. Documented here; enforced (and answered
+ * with 422 naming the header) by the server's idempotency middleware, which runs before validation.
+ */
+export const IdempotencyKeyHeaders = z.object({
+  "idempotency-key": z
+    .string()
+    .regex(/^[\x20-\x7e]{1,255}$/, "must be 1-255 printable ASCII characters")
+    .optional()
+    .meta({
+      description:
+        "Retries with the same key and the same request, for 24 hours, return the run the first request created " +
+        "(200, as JSON, with Idempotent-Replay: true) instead of starting another. Scoped to the account.",
+    }),
+});
+
 /** A boolean in the query string: true/false (or 1/0). */
 export const QueryBoolean = z
   .enum(["true", "false", "1", "0"], { error: "must be true or false" })

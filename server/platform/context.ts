@@ -47,7 +47,14 @@ export interface PlatformEnv {
     /** Set when the request presented a valid key; null for an invalid one; undefined for none. */
     auth: AuthContext | null | undefined;
     runtime: PlatformRuntime;
+    /** Set by the idempotency middleware when the request claimed an Idempotency-Key. */
+    idempotency: IdempotencyBinding | undefined;
   };
+}
+
+/** What a run-creating handler does with a claimed Idempotency-Key once its run exists. */
+export interface IdempotencyBinding {
+  bind(runId: number): Promise<void>;
 }
 
 export type PlatformApp = OpenAPIHono<PlatformEnv>;

@@ -28,6 +28,13 @@ export async function insertRun(prisma: PrismaClient, scope: ScopeKey, data: Run
 export const findRun = (prisma: PrismaClient, scope: ScopeKey, id: number) =>
   prisma.platformRun.findFirst({ where: { id, accountId: scope.accountId, endUserId: scope.endUserId } });
 
+/**
+ * A run anywhere in the account, with its end-user's external id: for an idempotent replay, which any
+ * key of the account may ask for.
+ */
+export const findRunInAccount = (prisma: PrismaClient, accountId: number, id: number) =>
+  prisma.platformRun.findFirst({ where: { id, accountId }, include: { endUser: { select: { externalId: true } } } });
+
 export const findRunById = (prisma: PrismaClient, id: number) => prisma.platformRun.findUnique({ where: { id } });
 
 export async function listRuns(

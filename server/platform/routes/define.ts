@@ -9,7 +9,7 @@ import type { PlatformEnv } from "../context";
 import { requireApiKey } from "../middleware/authenticate";
 import { rejectUnknownQuery } from "../middleware/unknown-query";
 
-const errorResponse = (description: string) => ({
+export const errorResponse = (description: string) => ({
   description,
   content: { "application/json": { schema: ErrorEnvelope } },
 });

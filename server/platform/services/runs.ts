@@ -16,7 +16,7 @@ import {
   listRequests,
   resolveRequest,
 } from "../repositories/permission-requests";
-import { appendEvents, findRun, hasDoneEvent, insertRun, transitionRun, type RunRow } from "../repositories/runs";
+import { appendEvents, findRun, findRunInAccount, hasDoneEvent, insertRun, transitionRun, type RunRow } from "../repositories/runs";
 import type { RunEventBus } from "../runtime/event-bus";
 import { createAgent } from "./agents";
 import type { AuthContext } from "./auth";
@@ -168,6 +168,14 @@ async function loadRun(ctx: RunServiceContext, scope: Scope, id: number): Promis
 
 export const getRun = async (ctx: RunServiceContext, scope: Scope, id: number) =>
   toRun(await loadRun(ctx, scope, id), scope.userId);
+
+/** The run's current state for an idempotent replay: bound to the account, not to an end-user scope. */
+export async function getRunInAccount(ctx: RunServiceContext, accountId: number, id: number): Promise<RunOut> {
+  const row = await findRunInAccount(ctx.prisma, accountId, id);
+  if (!row) throw runNotFound(id);
+  const { endUser, ...run } = row;
+  return toRun(run, endUser?.externalId ?? null);
+}
 
 export async function cancelRun(ctx: RunServiceContext, scope: Scope, id: number): Promise<RunOut> {
   const row = await loadRun(ctx, scope, id);

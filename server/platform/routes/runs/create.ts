@@ -1,11 +1,13 @@
 // POST /runs: start a run. Streams its frames as SSE by default; with stream=false answers the run as
-// JSON (status running) for the caller to poll.
-import { UserScopeQuery } from "@/lib/schemas/common";
+// JSON (status running) for the caller to poll. With an Idempotency-Key, a repeat of the same request
+// answers the first run's current state as JSON instead (middleware/idempotency.ts).
+import { IdempotencyKeyHeaders, UserScopeQuery } from "@/lib/schemas/common";
 import { Run, RunCreate } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
+import { bindIdempotentRun, idempotency } from "../../middleware/idempotency";
 import { createRun } from "../../services/runs";
 import { pickUserId } from "../../services/scope";
-import { defineRoute, jsonBody } from "../define";
+import { defineRoute, errorResponse, jsonBody } from "../define";
 import { authOf, runServicesOf } from "../request";
 import { streamRun } from "./stream";
 
@@ -15,12 +17,16 @@ export const route = defineRoute({
   path: "/runs",
   tags: ["runs"],
   summary: "Start a run",
-  request: { query: UserScopeQuery, body: jsonBody(RunCreate) },
+  request: { query: UserScopeQuery, headers: IdempotencyKeyHeaders, body: jsonBody(RunCreate) },
+  before: [idempotency],
   responses: {
     200: {
-      description: "With stream=false: the run, status running. Otherwise a text/event-stream of frames.",
+      description:
+        "With stream=false: the run, status running. Otherwise a text/event-stream of frames. An idempotent " +
+        "replay answers the original run's current state as JSON, with the header Idempotent-Replay: true.",
       content: { "application/json": { schema: Run }, "text/event-stream": { schema: { type: "string" } } },
     },
+    409: errorResponse("Idempotency-Key used with a different request (idempotency_key_reuse) or still in progress"),
   },
 });
 
@@ -29,6 +35,7 @@ export function register(app: PlatformApp) {
     const body = c.req.valid("json");
     const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
     const { run } = await createRun(runServicesOf(c), authOf(c), userId, body);
+    await bindIdempotentRun(c, run.id);
     if (body.stream === false) return c.json(run, 200);
     return streamRun(c, run.id, 0n) as never;
   });

@@ -1,0 +1,53 @@
+// Idempotency keys: one row per (account, key), claimed before the run exists (run_id null, a pending
+// marker) and bound to the run once it does. The unique (account_id, key) index decides races.
+import type { PlatformIdempotencyKey, PrismaClient } from "@/server/generated/prisma/client";
+
+export type IdempotencyKeyRow = PlatformIdempotencyKey;
+
+/**
+ * Inserts the pending row unless one exists for (account, key). Returns the new row's id, or null
+ * when another request holds the key (or an expired row still sits there).
+ */
+export async function insertPendingKey(
+  prisma: PrismaClient,
+  accountId: number,
+  key: string,
+  requestHash: string,
+  expiresAt: Date,
+): Promise<number | null> {
+  // ON CONFLICT DO NOTHING rather than create + catch P2002: the loser learns it lost without a
+  // failed statement (which would abort an enclosing PostgreSQL transaction) or an error in the log.
+  const rows = await prisma.$queryRaw<{ id: number }[]>`
+    INSERT INTO platform_idempotency_keys (account_id, key, request_hash, expires_at)
+    VALUES (${accountId}, ${key}, ${requestHash}, ${expiresAt})
+    ON CONFLICT (account_id, key) DO NOTHING
+    RETURNING id`;
+  return rows[0]?.id ?? null;
+}
+
+export const findKey = (prisma: PrismaClient, accountId: number, key: string) =>
+  prisma.platformIdempotencyKey.findUnique({ where: { accountId_key: { accountId, key } } });
+
+/** Deletes the row only while it is still expired: a fresh claim that replaced it stays. */
+export async function deleteExpiredKey(prisma: PrismaClient, id: number, now: Date): Promise<void> {
+  await prisma.platformIdempotencyKey.deleteMany({ where: { id, expiresAt: { lte: now } } });
+}
+
+/** Deletes the row only while it is still pending (no run bound). */
+export async function deletePendingKey(prisma: PrismaClient, id: number, createdBefore?: Date): Promise<boolean> {
+  const { count } = await prisma.platformIdempotencyKey.deleteMany({
+    where: { id, runId: null, ...(createdBefore ? { createdAt: { lt: createdBefore } } : {}) },
+  });
+  return count === 1;
+}
+
+/** Binds a pending row to its run; false when the row is no longer this claim's. */
+export async function bindKey(prisma: PrismaClient, id: number, runId: number): Promise<boolean> {
+  const { count } = await prisma.platformIdempotencyKey.updateMany({ where: { id, runId: null }, data: { runId } });
+  return count === 1;
+}
+
+/** Housekeeping: the account's expired keys, so the table does not grow with every key ever sent. */
+export async function deleteExpiredKeys(prisma: PrismaClient, accountId: number, now: Date): Promise<void> {
+  await prisma.platformIdempotencyKey.deleteMany({ where: { accountId, expiresAt: { lte: now } } });
+}
