@@ -97,3 +97,73 @@ export type RunFrame =
   // Inlay's extensions (docs/platform-api.md): status changes and requests for a person.
   | { type: "run_status"; status: z.infer<typeof RunStatus>; error?: string }
   | { type: "permission_request"; request_id: string; tool_name: string; input: unknown; kind: string };
+
+// ---------------------------------------------------------------------------------------------
+// Run lists: GET /runs, /runs/activity, /runs/check, /runs/needs-you (docs/run-lists.md)
+
+export const PREVIEW_MAX_CHARS = 200;
+
+export const RunListSort = z.enum(["created", "priority"]);
+
+/** GET /runs: RunListQuery plus the rest of the spec's parameters. */
+export const RunListFullQuery = RunListQuery.extend({
+  task_id: IntId.optional().meta({ description: "Runs of this task only" }),
+  archived: z
+    .enum(["exclude", "only", "include"])
+    .optional()
+    .meta({ description: "exclude (default), only or include archived runs; default include when status=archived" }),
+  exclude_platform_runs: QueryBoolean.optional().meta({ description: "Drop runs started by the platform's own UI" }),
+  sort: RunListSort.optional().meta({
+    description: "created: newest first (default). priority: awaiting_approval, paused, running, then the rest; newest first within each",
+  }),
+  fields: z.enum(["summary"]).optional(),
+});
+
+const previews = {
+  closing_preview: z.string().nullable().meta({ description: "The start of the final output once the run is terminal, else null" }),
+};
+
+export const RunListItem = Run.extend({
+  ...previews,
+  latest_message_preview: z
+    .string()
+    .nullable()
+    .meta({ description: `The last message's text, at most ${PREVIEW_MAX_CHARS} characters` }),
+}).meta({ id: "RunListItem" });
+
+/** The `fields=summary` projection: no latest_message_preview, and none of the open-ended payloads. */
+export const RunSummary = Run.omit({ output: true, output_data: true, metadata: true })
+  .extend(previews)
+  .meta({ id: "RunSummary" });
+
+export const RunActivity = z
+  .object({
+    running: z.number().int(),
+    awaiting_approval: z.number().int(),
+    paused: z.number().int(),
+    needs_you: z.number().int().meta({ description: "awaiting_approval + paused" }),
+    completed_today: z.number().int().meta({ description: "Finished as completed since 00:00 UTC" }),
+    failed_today: z.number().int(),
+    cancelled_today: z.number().int(),
+    started_today: z.number().int(),
+    last_run_at: Timestamp.nullable().meta({ description: "created_at of the newest run" }),
+  })
+  .meta({ id: "RunActivity" });
+
+export const RunCheck = z
+  .object({
+    latest_run_id: z.number().int().nullable(),
+    latest_updated_at: Timestamp.nullable().meta({ description: "The newest updated_at of any run in the scope" }),
+    needs_you: z.number().int(),
+    running: z.number().int(),
+  })
+  .meta({ id: "RunCheck" });
+
+export const PendingRequestBrief = z.object({
+  request_id: z.string(),
+  tool_name: z.string(),
+  kind: z.string(),
+  created_at: Timestamp,
+});
+
+export const NeedsYouItem = Run.extend({ pending_requests: z.array(PendingRequestBrief) }).meta({ id: "NeedsYouRun" });

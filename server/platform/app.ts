@@ -54,6 +54,11 @@ import * as createRun from "./routes/runs/create";
 import * as runEvents from "./routes/runs/events";
 import * as getRun from "./routes/runs/get";
 import * as runPermissions from "./routes/runs/permissions";
+// run lists
+import * as runActivity from "./routes/runs/activity";
+import * as checkRuns from "./routes/runs/check";
+import * as listRuns from "./routes/runs/list";
+import * as runsNeedingYou from "./routes/runs/needs-you";
 import * as getSettings from "./routes/settings/get";
 import * as updateSettings from "./routes/settings/update";
 import * as verifyConfirm from "./routes/verify/confirm";
@@ -84,6 +89,12 @@ const operations: { register(app: PlatformApp): void }[] = [
   verifyStatus,
   verifyResend,
   verifyConfirm,
+  // run lists
+  // (before GET /runs/{run_id}: Hono tries handlers in registration order, so /runs/activity must come first)
+  listRuns,
+  runActivity,
+  checkRuns,
+  runsNeedingYou,
   // runs
   createRun,
   getRun,

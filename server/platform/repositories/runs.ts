@@ -122,3 +122,164 @@ export async function failAbandonedRuns(prisma: PrismaClient, graceMs: number, m
   if (ids.length === 0) return [];
   return prisma.platformRun.findMany({ where: { id: { in: ids.map((row) => row.id) } } });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Run lists (GET /runs, /runs/activity, /runs/check, /runs/needs-you)
+
+/** Where a list looks: one scope, or (allEndUsers) the account-level scope and every end-user's. */
+export interface RunListScope extends ScopeKey {
+  allEndUsers: boolean;
+}
+
+export interface RunListFilter {
+  agentId?: number;
+  taskId?: number;
+  status?: string;
+  archived: "exclude" | "only" | "include";
+  excludePlatform: boolean;
+}
+
+export type RunListRow = Omit<RunRow, "messages"> & {
+  messages?: RunRow["messages"];
+  endUser: { externalId: string } | null;
+};
+
+/** Priority sort: these groups first, in this order; every other status after them. */
+export const PRIORITY_GROUPS = ["awaiting_approval", "paused", "running"] as const;
+
+export const priorityRank = (status: string) => {
+  const rank = (PRIORITY_GROUPS as readonly string[]).indexOf(status);
+  return rank === -1 ? PRIORITY_GROUPS.length : rank;
+};
+
+const priorityGroupWhere = (rank: number): Prisma.PlatformRunWhereInput =>
+  rank < PRIORITY_GROUPS.length ? { status: PRIORITY_GROUPS[rank] } : { status: { notIn: [...PRIORITY_GROUPS] } };
+
+const listScopeWhere = (scope: RunListScope): Prisma.PlatformRunWhereInput => ({
+  accountId: scope.accountId,
+  ...(scope.allEndUsers ? {} : { endUserId: scope.endUserId }),
+});
+
+function listFilterWhere(filter: RunListFilter): Prisma.PlatformRunWhereInput[] {
+  const where: Prisma.PlatformRunWhereInput[] = [];
+  if (filter.agentId !== undefined) where.push({ agentId: filter.agentId });
+  if (filter.taskId !== undefined) where.push({ taskId: filter.taskId });
+  if (filter.status !== undefined) where.push({ status: filter.status });
+  if (filter.archived === "exclude") where.push({ status: { not: "archived" } });
+  if (filter.archived === "only") where.push({ status: "archived" });
+  if (filter.excludePlatform) where.push({ surface: { not: "platform" } });
+  return where;
+}
+
+/**
+ * One page (limit + 1 rows, so the caller can tell has_more) of the scope's runs.
+ *
+ * sort "created": id descending, keyset on id. sort "priority": by priorityRank, then id descending;
+ * the cursor is the last run's id, whose *current* status gives its rank, so the keyset is
+ * (rank, id): the rest of its group below its id, then the later groups whole. One query per group,
+ * at most four, each on the (account_id, end_user_id, id) index. Returns null when the cursor run is
+ * not in the scope.
+ */
+export async function listRunPage(
+  prisma: PrismaClient,
+  scope: RunListScope,
+  filter: RunListFilter,
+  page: { limit: number; startingAfter?: number; sort: "created" | "priority"; withMessages: boolean },
+): Promise<RunListRow[] | null> {
+  const base = [listScopeWhere(scope), ...listFilterWhere(filter)];
+  const query = {
+    include: { endUser: { select: { externalId: true } } },
+    ...(page.withMessages ? {} : { omit: { messages: true } }),
+    orderBy: { id: "desc" as const },
+  };
+  if (page.sort === "created") {
+    const idWhere = page.startingAfter !== undefined ? [{ id: { lt: page.startingAfter } }] : [];
+    return prisma.platformRun.findMany({ ...query, where: { AND: [...base, ...idWhere] }, take: page.limit + 1 });
+  }
+
+  let fromRank = 0;
+  let below: number | undefined;
+  if (page.startingAfter !== undefined) {
+    const cursor = await prisma.platformRun.findFirst({
+      where: { AND: [listScopeWhere(scope), { id: page.startingAfter }] },
+      select: { status: true },
+    });
+    if (!cursor) return null;
+    fromRank = priorityRank(cursor.status);
+    below = page.startingAfter;
+  }
+  const rows: RunListRow[] = [];
+  for (let rank = fromRank; rank <= PRIORITY_GROUPS.length && rows.length <= page.limit; rank++) {
+    const idWhere = rank === fromRank && below !== undefined ? [{ id: { lt: below } }] : [];
+    rows.push(
+      ...(await prisma.platformRun.findMany({
+        ...query,
+        where: { AND: [...base, priorityGroupWhere(rank), ...idWhere] },
+        take: page.limit + 1 - rows.length,
+      })),
+    );
+  }
+  return rows;
+}
+
+export interface RunCounts {
+  byStatus: Record<string, number>;
+  finishedTodayByStatus: Record<string, number>;
+  startedToday: number;
+  lastCreatedAt: Date | null;
+}
+
+const countsOf = (groups: { status: string; _count: { _all: number } }[]) =>
+  Object.fromEntries(groups.map((group) => [group.status, group._count._all]));
+
+/** Counts for GET /runs/activity: open runs by status, and what started and finished since `since`. */
+export async function countRunActivity(prisma: PrismaClient, scope: ScopeKey, since: Date): Promise<RunCounts> {
+  const where = { accountId: scope.accountId, endUserId: scope.endUserId };
+  const [open, finished, startedToday, latest] = await Promise.all([
+    prisma.platformRun.groupBy({ by: ["status"], where: { ...where, status: { in: [...PRIORITY_GROUPS] } }, _count: { _all: true } }),
+    prisma.platformRun.groupBy({ by: ["status"], where: { ...where, finishedAt: { gte: since } }, _count: { _all: true } }),
+    prisma.platformRun.count({ where: { ...where, createdAt: { gte: since } } }),
+    prisma.platformRun.aggregate({ where, _max: { createdAt: true } }),
+  ]);
+  return {
+    byStatus: countsOf(open),
+    finishedTodayByStatus: countsOf(finished),
+    startedToday,
+    lastCreatedAt: latest._max.createdAt,
+  };
+}
+
+/** For GET /runs/check: the newest id and updated_at, and the open runs by status. Two small queries. */
+export async function runFreshness(prisma: PrismaClient, scope: ScopeKey) {
+  const where = { accountId: scope.accountId, endUserId: scope.endUserId };
+  const [latest, open] = await Promise.all([
+    prisma.platformRun.aggregate({ where, _max: { id: true, updatedAt: true } }),
+    prisma.platformRun.groupBy({ by: ["status"], where: { ...where, status: { in: [...PRIORITY_GROUPS] } }, _count: { _all: true } }),
+  ]);
+  return { latestId: latest._max.id, latestUpdatedAt: latest._max.updatedAt, byStatus: countsOf(open) };
+}
+
+/** GET /runs/needs-you: runs waiting for a person, newest first, with their pending requests. */
+export const listRunsNeedingPerson = (
+  prisma: PrismaClient,
+  scope: ScopeKey,
+  page: { limit: number; startingAfter?: number },
+) =>
+  prisma.platformRun.findMany({
+    where: {
+      accountId: scope.accountId,
+      endUserId: scope.endUserId,
+      status: { in: ["awaiting_approval", "paused"] },
+      ...(page.startingAfter !== undefined ? { id: { lt: page.startingAfter } } : {}),
+    },
+    omit: { messages: true },
+    include: {
+      permissionRequests: {
+        where: { status: "pending" },
+        orderBy: { createdAt: "asc" },
+        select: { id: true, toolName: true, kind: true, createdAt: true },
+      },
+    },
+    orderBy: { id: "desc" },
+    take: page.limit + 1,
+  });
