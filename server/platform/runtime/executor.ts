@@ -204,6 +204,8 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
     tools,
     stopWhen: stepCountIs(turnsLeft),
     abortSignal: signal,
+    // The loop below reads errors from the stream and fails the run; the SDK's default would print them.
+    onError: () => {},
     providerOptions: { inlay: { planMode: run.permissionMode === "plan" } },
     ...(run.outputSchema ? { output: Output.object({ schema: jsonSchema(run.outputSchema as Record<string, unknown>) }) } : {}),
   });
