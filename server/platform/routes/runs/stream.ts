@@ -37,7 +37,12 @@ export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint)
         }
         if (events.length === BATCH || dirty) continue;
         // Nothing new and the run is over (a reconnect after `done`): end instead of idling forever.
-        if (await runIsOver(prisma, runId)) return;
+        // The done frame may have been committed just after our read; then everything before it is
+        // visible now, so read once more before ending.
+        if (await runIsOver(prisma, runId)) {
+          if ((await eventsAfter(prisma, runId, cursor, 1)).length === 0) return;
+          continue;
+        }
         const idle = await new Promise<boolean>((resolve) => {
           const timer = setTimeout(() => resolve(true), KEEP_ALIVE_MS);
           wake = () => {
