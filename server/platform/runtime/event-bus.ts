@@ -38,20 +38,30 @@ export function createRunEventBus(database: Database): RunEventBus {
   const { pool } = database.driver;
   let listener: pg.PoolClient | undefined;
   let closed = false;
-  const connect = async () => {
+  const onNotification = (message: pg.Notification) => {
+    if (message.payload) local(Number(message.payload));
+  };
+  const connect = async (): Promise<void> => {
+    if (closed) return;
+    let client: pg.PoolClient | undefined;
     try {
-      listener = await pool.connect();
-      listener.on("notification", (message) => message.payload && local(Number(message.payload)));
-      listener.on("error", (error) => {
+      client = await pool.connect();
+      const own = client;
+      own.on("notification", onNotification);
+      own.on("error", (error) => {
+        // Only the live listener reconnects; a client we already let go of is nobody's business.
+        if (closed || listener !== own) return;
         logger.warn({ err: error }, "run event listener lost its connection; reconnecting");
-        listener?.release(true);
         listener = undefined;
+        own.release(true);
         // Wake everyone: while disconnected we may have missed notifications.
         for (const name of emitter.eventNames()) emitter.emit(name);
-        if (!closed) setTimeout(() => void connect(), 500);
+        setTimeout(() => void connect(), 500);
       });
-      await listener.query(`LISTEN ${CHANNEL}`);
+      await own.query(`LISTEN ${CHANNEL}`);
+      listener = own;
     } catch (error) {
+      client?.release(true);
       logger.warn({ err: error }, "could not LISTEN for run events; retrying");
       if (!closed) setTimeout(() => void connect(), 1_000);
     }
@@ -66,7 +76,9 @@ export function createRunEventBus(database: Database): RunEventBus {
     async close() {
       closed = true;
       await ready;
-      listener?.release();
+      // Destroyed, not returned to the pool: a LISTENing session must not serve other queries.
+      listener?.release(true);
+      listener = undefined;
       emitter.removeAllListeners();
     },
   };
