@@ -168,7 +168,7 @@ describe("GET /account/export", () => {
     const mail = await prisma.platformMail.findFirstOrThrow({ where: { accountId: account.id } });
     const verification = await prisma.platformEmailVerification.findFirstOrThrow({ where: { accountId: account.id } });
     const token = /token=([^&\s]+)/.exec(mail.text)?.[1];
-    expect(token).toBeTruthy();
+    expect(token).toMatch(/^[A-Za-z0-9_-]{20,}$/);
 
     const secrets = [
       row.passwordHash!,

@@ -13,7 +13,7 @@ describe("POST /signup", () => {
       body: { email: "Ada@Example.test", first_name: "Ada", password: "correct-horse", product: "crm" },
     });
     expect(status).toBe(201);
-    expect(headers.get("x-request-id")).toBeTruthy();
+    expect(headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{32}$/);
     expect(body.account).toMatchObject({
       email: "ada@example.test",
       first_name: "Ada",
