@@ -1,5 +1,5 @@
-// Accounts and their API keys. The only module that writes platform_accounts and platform_api_keys
-// (account-export.ts reads them, with everything else the account owns, for the export).
+// Accounts and their API keys. The only module that writes platform_accounts (but for the settings
+// columns, which repositories/settings.ts owns) and platform_api_keys; account-export.ts reads them.
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import type { PlatformAccount, PlatformApiKey } from "@/server/generated/prisma/client";
 

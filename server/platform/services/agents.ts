@@ -432,7 +432,7 @@ export async function agentSystemPrompt(ctx: AgentServiceContext, scope: Scope, 
   } as const;
 }
 
-const toDocument = (row: AgentDocumentRow) => ({
+const toAgentDocument = (row: AgentDocumentRow) => ({
   id: row.id,
   name: row.name,
   summary: row.summary,
@@ -447,14 +447,14 @@ const toDocument = (row: AgentDocumentRow) => ({
 export async function listDocuments(ctx: AgentServiceContext, scope: Scope, id: number, query: { limit: number; starting_after?: number }) {
   await loadAgent(ctx, scope, id);
   const rows = await listAgentDocuments(ctx.prisma, id, { limit: query.limit, startingAfter: query.starting_after });
-  return toPage(rows, query.limit, toDocument);
+  return toPage(rows, query.limit, toAgentDocument);
 }
 
 export async function getDocument(ctx: AgentServiceContext, scope: Scope, id: number, name: string) {
   await loadAgent(ctx, scope, id);
   const row = await findAgentDocument(ctx.prisma, id, name);
   if (!row) throw new PlatformError({ type: "not_found", message: `agent ${id} has no document named "${name}"` });
-  return { ...toDocument(row), content: row.content };
+  return { ...toAgentDocument(row), content: row.content };
 }
 
 /** GET /built-in-tools: every tool, with `enabled` resolved for the agent when one is named. */

@@ -308,7 +308,6 @@ export async function listPermissionRequests(ctx: RunServiceContext, scope: Scop
   };
 }
 
-export { resolveScope };
 
 export { eventsAfter } from "../repositories/runs";
 
