@@ -59,6 +59,10 @@ export const envSchema = z
     PLATFORM_RATE_LIMIT_ACCOUNT_PER_MINUTE: z.coerce.number().int().positive().default(10_000),
     PLATFORM_RATE_LIMIT_IP_PER_MINUTE: z.coerce.number().int().positive().default(120),
     PLATFORM_RATE_LIMIT_SIGNUP_PER_MINUTE: z.coerce.number().int().positive().default(10),
+    // Money, in micro-USD: the test credit of a new account and what each run reserves while it runs.
+    PLATFORM_SIGNUP_CREDIT_MICROS: z.coerce.number().int().min(0).default(5_000_000),
+    PLATFORM_RUN_HOLD_MICROS: z.coerce.number().int().positive().default(50_000),
+    PLATFORM_TOPUP_URL: httpUrl,
     // Where rate-limit counters live: this process (one instance) or Redis (several instances).
     RATE_LIMIT_STORE: z.enum(["memory", "redis"]).default("memory"),
     REDIS_URL: optionalString.refine(

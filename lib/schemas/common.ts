@@ -75,6 +75,7 @@ export const ErrorEnvelope = z
       doc_url: z.string(),
       error_code: z.string().optional(),
       details: z.record(z.string(), z.unknown()).optional(),
+      topup_url: z.string().optional().meta({ description: "With TOKEN_BALANCE_DEPLETED: where to top up" }),
     }),
   })
   .meta({ id: "Error" });

@@ -80,6 +80,11 @@ import * as revokeKey from "./routes/keys/revoke";
 import * as revokeDefaultKey from "./routes/keys/revoke-default";
 import * as rotateKey from "./routes/keys/rotate";
 import * as rotateDefaultKey from "./routes/keys/rotate-default";
+// usage and billing
+import * as getBalance from "./routes/billing/balance";
+import * as listEndUserUsage from "./routes/usage/end-users";
+import * as getUsage from "./routes/usage/get";
+import * as usageTimeseries from "./routes/usage/timeseries";
 
 /** Every operation, registered in this order. One module per operation: routes/<resource>/<op>.ts. */
 const operations: { register(app: PlatformApp): void }[] = [
@@ -149,6 +154,11 @@ const operations: { register(app: PlatformApp): void }[] = [
   deletePermission,
   getSettings,
   updateSettings,
+  // usage and billing
+  getUsage,
+  listEndUserUsage,
+  usageTimeseries,
+  getBalance,
 ];
 
 export const MAX_BODY_BYTES = 256 * 1024;

@@ -18,6 +18,11 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
       signupPerMinute: source.PLATFORM_RATE_LIMIT_SIGNUP_PER_MINUTE,
     },
     trustProxy: source.TRUST_PROXY,
+    billing: {
+      signupCreditMicros: source.PLATFORM_SIGNUP_CREDIT_MICROS,
+      runHoldMicros: source.PLATFORM_RUN_HOLD_MICROS,
+      topupUrl: source.PLATFORM_TOPUP_URL,
+    },
     models: {
       provider: source.INLAY_MODEL_PROVIDER,
       defaultModel: source.INLAY_DEFAULT_MODEL,

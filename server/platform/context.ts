@@ -9,6 +9,7 @@ import type { AuthContext } from "./services/auth";
 import type { RunEventBus } from "./runtime/event-bus";
 import type { RunExecutor } from "./runtime/executor";
 import type { Mailer } from "./services/mailer";
+import type { BillingSettings } from "./services/billing";
 import type { ModelSettings } from "./services/models";
 
 export interface PlatformConfig {
@@ -17,6 +18,8 @@ export interface PlatformConfig {
   /** Read the client IP from X-Forwarded-For (behind a trusted reverse proxy). */
   trustProxy: boolean;
   models: ModelSettings;
+  /** Money settings; omitted ones take BILLING_DEFAULTS (services/billing.ts). */
+  billing?: Partial<BillingSettings>;
 }
 
 /** What executes runs in this process: the wake-up bus over the event log and the executor. */

@@ -30,6 +30,8 @@ export interface PlatformErrorInit {
   details?: Record<string, unknown>;
   /** Response headers that belong to the error (Retry-After, Allow). */
   headers?: Record<string, string>;
+  /** Fields the spec puts beside `type` and `message` in the envelope (TOKEN_BALANCE_DEPLETED's topup_url). */
+  extra?: Record<string, unknown>;
 }
 
 export class PlatformError extends Error {
@@ -39,6 +41,7 @@ export class PlatformError extends Error {
   readonly errorCode?: string;
   readonly details?: Record<string, unknown>;
   readonly headers: Record<string, string>;
+  readonly extra?: Record<string, unknown>;
 
   constructor(init: PlatformErrorInit) {
     super(init.message);
@@ -47,6 +50,7 @@ export class PlatformError extends Error {
     this.errorCode = init.errorCode;
     this.details = init.details;
     this.headers = init.headers ?? {};
+    this.extra = init.extra;
   }
 }
 
@@ -59,6 +63,7 @@ export interface ErrorEnvelope {
     doc_url: string;
     error_code?: string;
     details?: Record<string, unknown>;
+    [extra: string]: unknown;
   };
 }
 
@@ -69,6 +74,8 @@ export function errorEnvelope(error: PlatformError, requestId: string, docBaseUr
       : undefined;
   return {
     error: {
+      // First, so the envelope's own fields always win.
+      ...error.extra,
       type: error.type,
       message: error.message,
       code: error.status,

@@ -18,6 +18,7 @@ export interface PlatformOptions {
   limiterKeyPrefix?: string;
   trustProxy?: boolean;
   models?: Partial<PlatformConfig["models"]>;
+  billing?: PlatformConfig["billing"];
 }
 
 export interface CallOptions {
@@ -59,6 +60,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     rateLimits: { accountPerMinute: 10_000, ipPerMinute: 10_000, signupPerMinute: 10_000, ...options.rateLimits },
     trustProxy: options.trustProxy ?? false,
     models: { provider: "sim", openaiConfigured: false, anthropicConfigured: false, ...options.models },
+    billing: options.billing,
   };
   const limiters = createLimiters({
     ...config.rateLimits,

@@ -26,10 +26,23 @@ export async function createAccountWithKey(
     requireEndUserId: boolean;
   },
   key: NewKey,
+  /** The opening credit, written with the account as its first ledger entry. */
+  credit?: { amountMicros: bigint; description: string },
 ): Promise<{ account: AccountRow; key: ApiKeyRow }> {
   return prisma.$transaction(async (tx) => {
-    const created = await tx.platformAccount.create({ data: account });
+    const created = await tx.platformAccount.create({ data: { ...account, balanceMicros: credit?.amountMicros ?? 0n } });
     const createdKey = await tx.platformApiKey.create({ data: { ...key, accountId: created.id } });
+    if (credit && credit.amountMicros > 0n) {
+      await tx.platformBalanceTransaction.create({
+        data: {
+          accountId: created.id,
+          type: "topup",
+          amountMicros: credit.amountMicros,
+          balanceAfterMicros: credit.amountMicros,
+          description: credit.description,
+        },
+      });
+    }
     return { account: created, key: createdKey };
   });
 }

@@ -18,11 +18,14 @@ export interface StoredEvent {
 
 /** The run and its first event in one transaction, so a run is never seen without its log. */
 export async function insertRun(prisma: PrismaClient, scope: ScopeKey, data: RunData, first: RunFrame): Promise<RunRow> {
-  return prisma.$transaction(async (tx) => {
-    const run = await tx.platformRun.create({ data: { ...data, accountId: scope.accountId, endUserId: scope.endUserId } });
-    await tx.platformRunEvent.create({ data: { runId: run.id, type: first.type, data: first as Prisma.InputJsonObject } });
-    return run;
-  });
+  return prisma.$transaction((tx) => insertRunIn(tx as PrismaClient, scope, data, first));
+}
+
+/** insertRun inside a transaction the caller already holds (run admission's). */
+export async function insertRunIn(tx: PrismaClient, scope: ScopeKey, data: RunData, first: RunFrame): Promise<RunRow> {
+  const run = await tx.platformRun.create({ data: { ...data, accountId: scope.accountId, endUserId: scope.endUserId } });
+  await tx.platformRunEvent.create({ data: { runId: run.id, type: first.type, data: first as Prisma.InputJsonObject } });
+  return run;
 }
 
 export const findRun = (prisma: PrismaClient, scope: ScopeKey, id: number) =>

@@ -21,4 +21,5 @@ export const runServicesOf = (c: PlatformContext) => ({
   ...servicesOf(c),
   bus: c.var.runtime.bus,
   startRun: (runId: number) => c.var.runtime.executor.start(runId),
+  baseUrl: baseUrlOf(c),
 });

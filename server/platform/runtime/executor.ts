@@ -17,6 +17,7 @@ import { createRequests, type NewRequest, rememberedTools, resolvedRequests } fr
 import { appendEvents, claimLease, findRunById, releaseLease, transitionRun, type RunRow } from "../repositories/runs";
 import { listPermissionsForEndUser } from "../repositories/permissions";
 import { enabledBuiltInTools } from "../services/agents";
+import { meterModelCall, settleRun } from "../services/billing";
 import type { Mailer } from "../services/mailer";
 import type { RunEventBus } from "./event-bus";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "./system-prompt";
@@ -125,6 +126,8 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number): Promis
     clearInterval(timer);
     clearInterval(heartbeat);
     unsubscribe();
+    // Charge what this pass cost; a run that ended (completed, failed, cancelled) also gives back its hold.
+    await settleRun(prisma, runId).catch((error: unknown) => logger.error({ err: error, runId }, "settling a run failed"));
     await releaseLease(prisma, runId, owner);
   }
 }
@@ -250,6 +253,15 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
         });
         break;
       }
+      case "finish-step":
+        // Every model call is metered as it ends, so a run cancelled or failed later still pays for it.
+        await meterModelCall(prisma, deps.config, run, {
+          inputTokens: part.usage.inputTokens ?? 0,
+          outputTokens: part.usage.outputTokens ?? 0,
+          cacheReadTokens: part.usage.inputTokenDetails?.cacheReadTokens ?? 0,
+          cacheWriteTokens: part.usage.inputTokenDetails?.cacheWriteTokens ?? 0,
+        });
+        break;
       case "error":
         throw part.error instanceof Error ? part.error : new Error(String(part.error));
       default:
@@ -260,12 +272,10 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
   const response = await result.response;
   messages.push(...response.messages);
   const steps = (await result.steps).length;
-  const usage = await result.totalUsage;
+  // Tokens and cost were added to the run step by step (finish-step above).
   const common: Prisma.PlatformRunUncheckedUpdateInput = {
     messages: messages as unknown as Prisma.InputJsonArray,
     turnsUsed: { increment: steps },
-    inputTokens: { increment: usage.inputTokens ?? 0 },
-    outputTokens: { increment: usage.outputTokens ?? 0 },
   };
 
   const requests = [...toolApprovals, ...questions];

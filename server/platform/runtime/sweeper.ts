@@ -4,6 +4,7 @@
 import { logger } from "@/lib/logger";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { appendEvents, failAbandonedRuns } from "../repositories/runs";
+import { settleRun } from "../services/billing";
 import type { RunEventBus } from "./event-bus";
 
 export const ABANDONED_MESSAGE = "the process executing this run stopped before it finished";
@@ -21,6 +22,8 @@ export async function sweepAbandonedRuns(prisma: PrismaClient, bus: RunEventBus,
       },
     ]);
     await bus.publish(run.id);
+    // Charge what it cost before its process stopped and give back the rest of its hold.
+    await settleRun(prisma, run.id);
   }
   if (runs.length > 0) logger.warn({ runs: runs.map((run) => run.id) }, "ended runs whose process stopped");
   return runs.map((run) => run.id);

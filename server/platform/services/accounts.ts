@@ -14,7 +14,14 @@ import {
 } from "../repositories/accounts";
 import { generateApiKey } from "./api-keys";
 import type { Mailer } from "./mailer";
+import { usdDisplay } from "./billing";
 import { sendVerificationMail } from "./verification";
+
+/** A new account's test credit: its first ledger entry (a topup). */
+const signupCredit = (micros: number) => ({
+  amountMicros: BigInt(micros),
+  description: `Signup test credit of $${usdDisplay(BigInt(micros))}`,
+});
 
 export const toAccount = (row: AccountRow): z.infer<typeof Account> => ({
   id: row.id,
@@ -48,7 +55,7 @@ export interface SignupInput {
 
 export async function signup(
   prisma: PrismaClient,
-  deps: { mailer: Mailer; keyPrefix: string; baseUrl: string },
+  deps: { mailer: Mailer; keyPrefix: string; baseUrl: string; signupCreditMicros?: number },
   input: SignupInput,
 ) {
   const key = generateApiKey(deps.keyPrefix);
@@ -64,6 +71,7 @@ export async function signup(
         requireEndUserId: input.requireEndUserId ?? input.source === "api",
       },
       { kind: "default", name: "default", hash: key.hash, hint: key.hint },
+      deps.signupCreditMicros ? signupCredit(deps.signupCreditMicros) : undefined,
     );
     await sendVerificationMail(prisma, deps.mailer, account, deps.baseUrl);
     return { account: toAccount(account), api_key: key.secret, key: toApiKeyInfo(keyRow) };

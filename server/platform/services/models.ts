@@ -56,7 +56,9 @@ const SIM: ModelEntry = {
   zdr_providers: ["inlay"],
   max_effort: "max",
   context_window: 1_000_000,
-  pricing: price("0", "0", "0"),
+  // A nominal price, like a small hosted model's, so metering, the ledger and the caps work the same
+  // with the sim as with a paid provider; the signup credit pays for thousands of sim runs.
+  pricing: price("1.00", "2.00", "0.10"),
 };
 
 // List prices as published by the providers; the runs work meters cost from these.
@@ -133,3 +135,44 @@ export function clampEffort(effort: Effort, model: ModelEntry): Effort {
 
 /** The effort a run uses when nobody set one: max on the max family, high elsewhere. */
 export const defaultEffort = (model: ModelEntry): Effort => (model.max_effort === "max" ? "max" : "high");
+
+// ---------------------------------------------------------------------------------------------
+// Cost. A price in USD per million tokens is exactly micro-USD per token, so a model call's cost in
+// micro-USD is tokens × price; prices carry up to six decimals, so the sum is exact in millionths of
+// a micro-USD and rounded up once per call.
+
+const PRICE_SCALE = 1_000_000n;
+
+/** "0.075" → 75_000n: the price in millionths of a micro-USD per token. */
+export function priceUnits(price: string): bigint {
+  const match = /^(\d+)(?:\.(\d{1,6}))?$/.exec(price);
+  if (!match) throw new Error(`not a price with at most six decimals: "${price}"`);
+  return BigInt(match[1]!) * PRICE_SCALE + BigInt((match[2] ?? "").padEnd(6, "0"));
+}
+
+export interface CallTokens {
+  /** Every input token, cached or not (the AI SDK's inputTokens). */
+  inputTokens: number;
+  outputTokens: number;
+  /** The part of inputTokens read from the provider's cache (priced at cache_read_per_million). */
+  cacheReadTokens: number;
+}
+
+/** The cost of one model call in micro-USD, rounded up. Cache writes are priced as input. */
+export function callCostMicros(pricing: ModelEntry["pricing"], tokens: CallTokens): bigint {
+  const cacheRead = BigInt(Math.min(tokens.cacheReadTokens, tokens.inputTokens));
+  const uncached = BigInt(tokens.inputTokens) - cacheRead;
+  const units =
+    uncached * priceUnits(pricing.input_per_million) +
+    cacheRead * priceUnits(pricing.cache_read_per_million) +
+    BigInt(tokens.outputTokens) * priceUnits(pricing.output_per_million);
+  return (units + PRICE_SCALE - 1n) / PRICE_SCALE;
+}
+
+/**
+ * The price a run is metered at: its catalogue entry. A model no longer listed (a provider's env was
+ * removed while its runs existed) is priced like the sim rather than for free.
+ */
+export function pricingOf(settings: ModelSettings, modelId: string): ModelEntry["pricing"] {
+  return (findModel(settings, modelId) ?? SIM).pricing;
+}

@@ -36,7 +36,7 @@ import {
   findRun,
   findRunInAccount,
   hasDoneEvent,
-  insertRun,
+  insertRunIn,
   listRunPage,
   listRunsNeedingPerson,
   runFreshness,
@@ -46,8 +46,10 @@ import {
 } from "../repositories/runs";
 import type { RunEventBus } from "../runtime/event-bus";
 import { createAgent } from "./agents";
+import { settleRun, usdExact } from "./billing";
 import type { AuthContext } from "./auth";
 import { clampEffort, defaultEffort, defaultModel, findModel, type Effort } from "./models";
+import { admitRun } from "./run-admission";
 import { resolveScope, type Scope } from "./scope";
 
 export interface RunServiceContext {
@@ -56,6 +58,8 @@ export interface RunServiceContext {
   bus: RunEventBus;
   /** Starts (or resumes) executing a run in this process. */
   startRun(runId: number): void;
+  /** The public {base_url}, for links in errors (topup_url); absent outside a request. */
+  baseUrl?: string;
 }
 
 type RunOut = z.infer<typeof Run>;
@@ -66,12 +70,6 @@ const invalid = (field: string, message: string) =>
 const runNotFound = (id: number) => new PlatformError({ type: "not_found", message: `run ${id} not found` });
 
 const isTerminal = (status: string) => (TERMINAL_STATUSES as readonly string[]).includes(status);
-
-const usd = (micros: bigint) => {
-  const negative = micros < 0n;
-  const abs = negative ? -micros : micros;
-  return `${negative ? "-" : ""}${abs / 1_000_000n}.${(abs % 1_000_000n).toString().padStart(6, "0")}`;
-};
 
 export function toRun(row: Omit<RunRow, "messages">, userId: string | null): RunOut {
   return {
@@ -91,7 +89,7 @@ export function toRun(row: Omit<RunRow, "messages">, userId: string | null): Run
     turns_used: row.turnsUsed,
     error: row.error,
     stop_reason: row.stopReason,
-    usage: { input_tokens: row.inputTokens, output_tokens: row.outputTokens, cost_usd: usd(row.costMicros) },
+    usage: { input_tokens: row.inputTokens, output_tokens: row.outputTokens, cost_usd: usdExact(row.costMicros) },
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
     finished_at: row.finishedAt?.toISOString() ?? null,
@@ -159,28 +157,29 @@ export async function createRun(
       ? Prisma.DbNull
       : (Object.fromEntries(Object.entries(input.metadata).filter(([key]) => !isReservedMetadataKey(key))) as Prisma.InputJsonObject);
 
-  const row = await insertRun(
-    ctx.prisma,
-    scope,
-    {
-      agentId: agent.id,
-      status: "running",
-      permissionMode,
-      humanInTheLoop,
-      model: model.id,
-      effort: clampEffort(requestedEffort, model),
-      tools: input.tools ?? [],
-      memory: input.memory ?? null,
-      history: input.history ?? null,
-      taskSetupTools: input.task_setup_tools ?? true,
-      feedback: input.feedback ?? null,
-      emailNotifications: input.email_notifications ?? false,
-      outputSchema: (input.output_schema as Prisma.InputJsonObject | undefined) ?? Prisma.DbNull,
-      metadata,
-      maxTurns: input.max_turns ?? MAX_TURNS_CAP,
-      messages: [{ role: "user", content: input.message }],
-    },
-    { type: "run_status", status: "running" },
+  const data = {
+    agentId: agent.id,
+    status: "running",
+    permissionMode,
+    humanInTheLoop,
+    model: model.id,
+    effort: clampEffort(requestedEffort, model),
+    tools: input.tools ?? [],
+    memory: input.memory ?? null,
+    history: input.history ?? null,
+    taskSetupTools: input.task_setup_tools ?? true,
+    feedback: input.feedback ?? null,
+    emailNotifications: input.email_notifications ?? false,
+    outputSchema: (input.output_schema as Prisma.InputJsonObject | undefined) ?? Prisma.DbNull,
+    metadata,
+    maxTurns: input.max_turns ?? MAX_TURNS_CAP,
+    messages: [{ role: "user", content: input.message }],
+  };
+  // Admission (verification, balance, per-end-user caps and turn rate) and the insert are one
+  // transaction: the run exists exactly when its hold is placed.
+  const admission = { accountId: scope.accountId, endUserId: scope.endUserId, userId: scope.userId, kind: "start" } as const;
+  const row = await admitRun(ctx, admission, (tx, admitted) =>
+    insertRunIn(tx, scope, { ...data, holdMicros: admitted.holdMicros }, { type: "run_status", status: "running" }),
   );
   await ctx.bus.publish(row.id);
   ctx.startRun(row.id);
@@ -218,6 +217,8 @@ export async function cancelRun(ctx: RunServiceContext, scope: Scope, id: number
     const now = await loadRun(ctx, scope, id);
     throw new PlatformError({ type: "conflict_error", message: `run ${id} is already ${now.status}` });
   }
+  // What the run cost so far is charged and the rest of its hold given back.
+  await settleRun(ctx.prisma, id);
   await emit(ctx, id, [
     { type: "run_status", status: "cancelled" },
     { type: "done", completion_state: "cancelled", stop_reason: "cancelled", message_count: messageCount(cancelled) },

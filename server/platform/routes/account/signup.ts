@@ -3,6 +3,7 @@ import { SignupRequest, SignupResponse } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { signupRateLimit } from "../../middleware/rate-limit";
 import { signup } from "../../services/accounts";
+import { billingSettings } from "../../services/billing";
 import { baseUrlOf } from "../request";
 import { defineRoute, json, jsonBody } from "../define";
 
@@ -23,7 +24,12 @@ export function register(app: PlatformApp) {
     const body = c.req.valid("json");
     const result = await signup(
       c.var.prisma,
-      { mailer: c.var.deps.mailer, keyPrefix: c.var.deps.config.keyPrefix, baseUrl: baseUrlOf(c) },
+      {
+        mailer: c.var.deps.mailer,
+        keyPrefix: c.var.deps.config.keyPrefix,
+        baseUrl: baseUrlOf(c),
+        signupCreditMicros: billingSettings(c.var.deps.config).signupCreditMicros,
+      },
       {
         email: body.email,
         firstName: body.first_name,

@@ -1,0 +1,380 @@
+// Money: the prepaid balance and its ledger, the holds runs place on it, metered model calls, the
+// end-user turns the rate cap counts, and the aggregates /usage reports. The design (hold at
+// admission, settle as the run goes, never below zero) is in docs/platform-api.md, "Money".
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { Prisma } from "@/server/generated/prisma/client";
+
+type Tx = PrismaClient;
+
+// ---------------------------------------------------------------------------------------------
+// Ledger
+
+export interface LedgerEntry {
+  type: "topup" | "debit" | "refund" | "adjustment";
+  amountMicros: bigint;
+  description: string;
+  runId?: number | null;
+}
+
+/**
+ * Adds a ledger entry and moves the balance by its amount, as one step. Refuses (null) an entry that
+ * would take the balance below what runs in progress hold (and so below zero).
+ */
+export async function addLedgerEntry(prisma: PrismaClient, accountId: number, entry: LedgerEntry): Promise<bigint | null> {
+  return prisma.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ balance: bigint }[]>`
+      UPDATE platform_accounts SET balance_micros = balance_micros + ${entry.amountMicros}, updated_at = now()
+      WHERE id = ${accountId} AND balance_micros + ${entry.amountMicros} >= held_micros
+      RETURNING balance_micros AS balance`;
+    const balance = rows[0]?.balance;
+    if (balance === undefined) return null;
+    await tx.platformBalanceTransaction.create({
+      data: {
+        accountId,
+        type: entry.type,
+        amountMicros: entry.amountMicros,
+        balanceAfterMicros: balance,
+        runId: entry.runId ?? null,
+        description: entry.description,
+      },
+    });
+    return balance;
+  });
+}
+
+export const findBalance = (prisma: PrismaClient, accountId: number) =>
+  prisma.platformAccount.findUnique({ where: { id: accountId }, select: { balanceMicros: true, heldMicros: true } });
+
+/** The newest ledger entries first. */
+export const listLedger = (prisma: PrismaClient, accountId: number, take: number) =>
+  prisma.platformBalanceTransaction.findMany({ where: { accountId }, orderBy: { id: "desc" }, take });
+
+// ---------------------------------------------------------------------------------------------
+// Admission: one transaction per run start, serialised per account by a lock on its row
+
+export interface AdmissionAccount {
+  balanceMicros: bigint;
+  heldMicros: bigint;
+  emailVerifiedAt: Date | null;
+  perEndUserRunLimit: number | null;
+  perEndUserCostLimitCents: number | null;
+  perEndUserRatePerMinute: number | null;
+}
+
+/**
+ * Runs `work` in a transaction that first locks the account's row, so the checks and the hold of
+ * concurrent admissions to one account happen one after the other (on every instance: the lock is
+ * PostgreSQL's). Generous waits: a burst of admissions queues for the row and for connections.
+ */
+export function inAdmissionTransaction<T>(
+  prisma: PrismaClient,
+  accountId: number,
+  work: (tx: Tx, account: AdmissionAccount) => Promise<T>,
+): Promise<T> {
+  return prisma.$transaction(
+    async (tx) => {
+      const rows = await tx.$queryRaw<AdmissionAccount[]>`
+        SELECT balance_micros AS "balanceMicros", held_micros AS "heldMicros", email_verified_at AS "emailVerifiedAt",
+               per_end_user_run_limit AS "perEndUserRunLimit", per_end_user_cost_limit_cents AS "perEndUserCostLimitCents",
+               per_end_user_rate_per_minute AS "perEndUserRatePerMinute"
+        FROM platform_accounts WHERE id = ${accountId} FOR UPDATE`;
+      const account = rows[0];
+      if (!account) throw new Error(`account ${accountId} is gone`);
+      return work(tx as unknown as Tx, account);
+    },
+    { maxWait: 30_000, timeout: 30_000 },
+  );
+}
+
+/**
+ * Reserves up to `maxHold` of the balance: the whole `maxHold` when the balance is at least that,
+ * else the whole balance (then only while nothing else is held). The WHERE clause is the guarantee:
+ * what is held never exceeds the balance. Returns the amount held, or null when nothing could be.
+ */
+export async function reserveHold(tx: Tx, accountId: number, maxHold: bigint): Promise<bigint | null> {
+  const rows = await tx.$queryRaw<{ hold: bigint }[]>`
+    UPDATE platform_accounts SET held_micros = held_micros + LEAST(${maxHold}::bigint, balance_micros)
+    WHERE id = ${accountId} AND balance_micros > 0
+      AND balance_micros - held_micros >= LEAST(${maxHold}::bigint, balance_micros)
+    RETURNING LEAST(${maxHold}::bigint, balance_micros) AS hold`;
+  return rows[0]?.hold ?? null;
+}
+
+/** Adds a hold to an existing run (a reply that resumes it); the account side is reserveHold's. */
+export async function addRunHold(tx: Tx, runId: number, holdMicros: bigint): Promise<void> {
+  await tx.$executeRaw`UPDATE platform_runs SET hold_micros = hold_micros + ${holdMicros} WHERE id = ${runId}`;
+}
+
+const ACTIVE = ["running", "awaiting_approval", "paused"];
+
+/** Runs of the account that completed or are still in progress (what the unverified-email cap counts). */
+export const countLiveOrCompletedRuns = (tx: Tx, accountId: number) =>
+  tx.platformRun.count({ where: { accountId, status: { in: ["completed", ...ACTIVE] } } });
+
+/** An end-user's runs that completed since `since`, plus those in progress (which count against its cap). */
+export const countEndUserRuns = (tx: Tx, accountId: number, endUserId: number, since: Date) =>
+  tx.platformRun.count({
+    where: {
+      accountId,
+      endUserId,
+      OR: [{ status: "completed", finishedAt: { gte: since } }, { status: { in: ACTIVE } }],
+    },
+  });
+
+export async function endUserCostSince(tx: Tx, accountId: number, endUserId: number, since: Date): Promise<bigint> {
+  const sum = await tx.platformUsageRecord.aggregate({
+    where: { accountId, endUserId, createdAt: { gte: since } },
+    _sum: { costMicros: true },
+  });
+  return sum._sum.costMicros ?? 0n;
+}
+
+/** Turns of an end-user since `since`: how many, and when the oldest was. */
+export async function turnsSince(tx: Tx, accountId: number, endUserId: number, since: Date) {
+  const result = await tx.platformTurn.aggregate({
+    where: { accountId, endUserId, createdAt: { gt: since } },
+    _count: { _all: true },
+    _min: { createdAt: true },
+  });
+  return { count: result._count._all, oldest: result._min.createdAt };
+}
+
+/** Records a turn and forgets the end-user's turns older than `forgetBefore`. */
+export async function recordTurn(tx: Tx, accountId: number, endUserId: number, kind: "start" | "reply", at: Date, forgetBefore: Date) {
+  await tx.platformTurn.deleteMany({ where: { accountId, endUserId, createdAt: { lt: forgetBefore } } });
+  await tx.platformTurn.create({ data: { accountId, endUserId, kind, createdAt: at } });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Metering and settlement
+
+export interface MeteredCall {
+  accountId: number;
+  endUserId: number | null;
+  runId: number;
+  agentId: number;
+  model: string;
+  surface: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  costMicros: bigint;
+}
+
+/** One model call: its usage row and the run's running totals, together. */
+export async function recordModelCall(prisma: PrismaClient, call: MeteredCall): Promise<void> {
+  await prisma.$transaction([
+    prisma.platformUsageRecord.create({ data: { ...call, settledMeter: "wallet" } }),
+    prisma.platformRun.update({
+      where: { id: call.runId },
+      data: {
+        inputTokens: { increment: call.inputTokens },
+        outputTokens: { increment: call.outputTokens },
+        costMicros: { increment: call.costMicros },
+      },
+    }),
+  ]);
+}
+
+export interface Settlement {
+  /** Debited from the balance. */
+  chargedMicros: bigint;
+  /** Metered but not charged: the balance could not cover it. */
+  writtenOffMicros: bigint;
+  /** Hold given back to the balance (the run ended). */
+  releasedMicros: bigint;
+  balanceAfterMicros: bigint;
+}
+
+/**
+ * Charges what the run has cost since it was last settled: first out of its own hold, then, if the
+ * estimate fell short, out of what nobody holds, never more; the rest is written off, so the balance
+ * never goes below what other runs hold (nor below zero). A run that ended (`release`) gives back
+ * what is left of its hold. The run's row is locked first, so two settlements of one run (the
+ * executor's and a cancel's) never charge the same cost twice.
+ */
+export async function settleRunCharges(
+  prisma: PrismaClient,
+  runId: number,
+  release: (status: string) => boolean,
+  describe: (run: { id: number; model: string }, settlement: Omit<Settlement, "balanceAfterMicros">) => string,
+): Promise<Settlement | null> {
+  return prisma.$transaction(
+    async (tx) => {
+      const runs = await tx.$queryRaw<
+        { id: number; accountId: number; status: string; model: string; cost: bigint; settled: bigint; hold: bigint }[]
+      >`SELECT id, account_id AS "accountId", status, model, cost_micros AS cost, settled_micros AS settled, hold_micros AS hold
+        FROM platform_runs WHERE id = ${runId} FOR UPDATE`;
+      const run = runs[0];
+      if (!run) return null;
+      const due = run.cost - run.settled;
+      const ending = release(run.status);
+      if (due === 0n && !(ending && run.hold > 0n)) return null;
+      const accounts = await tx.$queryRaw<{ balance: bigint; held: bigint }[]>`
+        SELECT balance_micros AS balance, held_micros AS held FROM platform_accounts WHERE id = ${run.accountId} FOR UPDATE`;
+      const account = accounts[0];
+      if (!account) return null;
+      const fromHold = due < run.hold ? due : run.hold;
+      const free = account.balance - account.held;
+      const beyondHold = due - fromHold;
+      const extra = beyondHold < free ? beyondHold : free > 0n ? free : 0n;
+      const charged = fromHold + extra;
+      const released = ending ? run.hold - fromHold : 0n;
+      const balanceAfter = account.balance - charged;
+      await tx.$executeRaw`
+        UPDATE platform_accounts
+        SET balance_micros = ${balanceAfter}, held_micros = held_micros - ${fromHold + released}, updated_at = now()
+        WHERE id = ${run.accountId}`;
+      await tx.$executeRaw`
+        UPDATE platform_runs SET settled_micros = ${run.cost}, hold_micros = ${run.hold - fromHold - released}
+        WHERE id = ${runId}`;
+      const settlement = { chargedMicros: charged, writtenOffMicros: beyondHold - extra, releasedMicros: released };
+      if (due > 0n) {
+        await tx.platformBalanceTransaction.create({
+          data: {
+            accountId: run.accountId,
+            type: "debit",
+            amountMicros: -charged,
+            balanceAfterMicros: balanceAfter,
+            runId,
+            description: describe(run, settlement),
+          },
+        });
+      }
+      return { ...settlement, balanceAfterMicros: balanceAfter };
+    },
+    { maxWait: 30_000, timeout: 30_000 },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reports
+
+export interface UsageFilter {
+  accountId: number;
+  /** undefined: the whole account; null: the account-level scope only; a number: that end-user. */
+  endUserId?: number | null;
+  agentId?: number;
+  surface?: string;
+  settledMeter?: string;
+  since: Date;
+  /** Exclusive. */
+  until: Date;
+}
+
+function usageWhere(filter: UsageFilter): Prisma.Sql {
+  const parts: Prisma.Sql[] = [
+    Prisma.sql`account_id = ${filter.accountId}`,
+    Prisma.sql`created_at >= ${filter.since}`,
+    Prisma.sql`created_at < ${filter.until}`,
+  ];
+  if (filter.endUserId === null) parts.push(Prisma.sql`end_user_id IS NULL`);
+  else if (filter.endUserId !== undefined) parts.push(Prisma.sql`end_user_id = ${filter.endUserId}`);
+  if (filter.agentId !== undefined) parts.push(Prisma.sql`agent_id = ${filter.agentId}`);
+  if (filter.surface !== undefined) parts.push(Prisma.sql`surface = ${filter.surface}`);
+  if (filter.settledMeter !== undefined) parts.push(Prisma.sql`settled_meter = ${filter.settledMeter}`);
+  return Prisma.join(parts, " AND ");
+}
+
+export interface UsageSums {
+  inputTokens: bigint;
+  outputTokens: bigint;
+  cacheCreationTokens: bigint;
+  cacheReadTokens: bigint;
+  costMicros: bigint;
+}
+
+export interface UsageRow extends UsageSums {
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+  /** Set when grouped by model. */
+  model: string | null;
+}
+
+/** Sums per UTC day (and per model when asked), days without usage left out. */
+export function usageByDay(prisma: PrismaClient, filter: UsageFilter, byModel: boolean): Promise<UsageRow[]> {
+  const model = byModel ? Prisma.sql`model` : Prisma.sql`NULL::text`;
+  return prisma.$queryRaw<UsageRow[]>`
+    SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, ${model} AS model,
+           COALESCE(SUM(input_tokens), 0)::bigint AS "inputTokens", COALESCE(SUM(output_tokens), 0)::bigint AS "outputTokens",
+           COALESCE(SUM(cache_creation_tokens), 0)::bigint AS "cacheCreationTokens",
+           COALESCE(SUM(cache_read_tokens), 0)::bigint AS "cacheReadTokens", COALESCE(SUM(cost_micros), 0)::bigint AS "costMicros"
+    FROM platform_usage_records WHERE ${usageWhere(filter)}
+    GROUP BY 1, 2 ORDER BY 1, 2`;
+}
+
+/** Sums per end-user (null = the account-level scope) over the period. */
+export async function usageByEndUser(
+  prisma: PrismaClient,
+  accountId: number,
+  endUserIds: number[],
+  since: Date,
+  until: Date,
+): Promise<Map<number, UsageSums>> {
+  if (endUserIds.length === 0) return new Map();
+  const rows = await prisma.platformUsageRecord.groupBy({
+    by: ["endUserId"],
+    where: { accountId, endUserId: { in: endUserIds }, createdAt: { gte: since, lt: until } },
+    _sum: { inputTokens: true, outputTokens: true, cacheCreationTokens: true, cacheReadTokens: true, costMicros: true },
+  });
+  return new Map(
+    rows.map((row) => [
+      row.endUserId!,
+      {
+        inputTokens: BigInt(row._sum.inputTokens ?? 0),
+        outputTokens: BigInt(row._sum.outputTokens ?? 0),
+        cacheCreationTokens: BigInt(row._sum.cacheCreationTokens ?? 0),
+        cacheReadTokens: BigInt(row._sum.cacheReadTokens ?? 0),
+        costMicros: row._sum.costMicros ?? 0n,
+      },
+    ]),
+  );
+}
+
+/** Completed runs per end-user whose run finished in the period. */
+export async function completedRunsByEndUser(
+  prisma: PrismaClient,
+  accountId: number,
+  endUserIds: number[],
+  since: Date,
+  until: Date,
+): Promise<Map<number, number>> {
+  if (endUserIds.length === 0) return new Map();
+  const rows = await prisma.platformRun.groupBy({
+    by: ["endUserId"],
+    where: { accountId, endUserId: { in: endUserIds }, status: "completed", finishedAt: { gte: since, lt: until } },
+    _count: { _all: true },
+  });
+  return new Map(rows.map((row) => [row.endUserId!, row._count._all]));
+}
+
+/** The account's completed runs in the period and its runs in progress now. */
+export async function accountRunCounts(prisma: PrismaClient, accountId: number, since: Date, until: Date) {
+  const [completed, active] = await Promise.all([
+    prisma.platformRun.count({ where: { accountId, status: "completed", finishedAt: { gte: since, lt: until } } }),
+    prisma.platformRun.count({ where: { accountId, status: { in: ACTIVE } } }),
+  ]);
+  return { completed, active };
+}
+
+/** The account's end-user profiles, newest first, limit + 1 rows; `externalId` narrows to one. */
+export const listEndUsersForUsage = (
+  prisma: PrismaClient,
+  accountId: number,
+  page: { limit: number; startingAfter?: number; externalId?: string },
+) =>
+  prisma.platformEndUser.findMany({
+    where: {
+      accountId,
+      ...(page.externalId !== undefined ? { externalId: page.externalId } : {}),
+      ...(page.startingAfter !== undefined ? { id: { lt: page.startingAfter } } : {}),
+    },
+    orderBy: { id: "desc" },
+    take: page.limit + 1,
+    select: { id: true, externalId: true },
+  });
+
+export const findEndUserIdByExternalId = async (prisma: PrismaClient, accountId: number, externalId: string) =>
+  (await prisma.platformEndUser.findUnique({ where: { accountId_externalId: { accountId, externalId } }, select: { id: true } }))
+    ?.id ?? null;

@@ -1,0 +1,164 @@
+// Run admission: the one gate every agent turn passes before it runs (POST /runs and every other path
+// that starts a run or resumes one with a new message). In one transaction that holds a lock on the
+// account's row, so concurrent turns of one account are admitted one after the other on every
+// instance, it checks, in this order:
+//   1. an unverified email allows UNVERIFIED_RUN_LIMIT runs        → 402 EMAIL_VERIFICATION_REQUIRED
+//   2. the balance not held by runs in progress must be positive    → 402 TOKEN_BALANCE_DEPLETED (+ topup_url)
+//   3. per_end_user_run_limit runs per billing period               → 402 RUN_LIMIT_REACHED
+//   4. per_end_user_cost_limit_cents per billing period             → 402 COST_LIMIT_REACHED
+//   5. per_end_user_rate_per_minute turns (starts and replies)      → 429 END_USER_RATE_LIMITED (+ Retry-After)
+// then reserves the run's hold with a conditional UPDATE (held never exceeds the balance), lets the
+// caller write its run in the same transaction, and records the turn. A refusal rolls all of it back.
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { PLATFORM_BASE_PATH, type PlatformConfig } from "../context";
+import { PlatformError } from "../errors";
+import {
+  type AdmissionAccount,
+  countEndUserRuns,
+  countLiveOrCompletedRuns,
+  endUserCostSince,
+  inAdmissionTransaction,
+  recordTurn,
+  reserveHold,
+  turnsSince,
+} from "../repositories/billing";
+import { billingPeriod, billingSettings, usdExact } from "./billing";
+import { UNVERIFIED_RUN_LIMIT } from "./verification";
+
+export interface AdmissionContext {
+  prisma: PrismaClient;
+  config: PlatformConfig;
+  /** The public {base_url}, for the default topup_url; a path relative to the host when unknown. */
+  baseUrl?: string;
+}
+
+export interface AdmissionRequest {
+  accountId: number;
+  /** Row id of the end-user profile; null for an account-level run (no per-end-user caps). */
+  endUserId: number | null;
+  /** The caller's user_id, for error details. */
+  userId: string | null;
+  /** A run start or a reply: both are agent turns for the rate cap. */
+  kind: "start" | "reply";
+}
+
+export interface Admitted {
+  /** What the run reserved out of the balance: record it on the run (hold_micros). */
+  holdMicros: bigint;
+}
+
+export const RATE_WINDOW_MS = 60_000;
+const MICROS_PER_CENT = 10_000n;
+
+export function topupUrl(ctx: AdmissionContext): string {
+  return billingSettings(ctx.config).topupUrl ?? `${ctx.baseUrl ?? PLATFORM_BASE_PATH}/billing/topup`;
+}
+
+export function balanceDepleted(ctx: AdmissionContext, account: { balanceMicros: bigint; heldMicros: bigint }) {
+  const url = topupUrl(ctx);
+  const message =
+    account.balanceMicros > 0n
+      ? "TOKEN_BALANCE_DEPLETED: the whole token balance is reserved by runs in progress; top up or wait for them to finish"
+      : "TOKEN_BALANCE_DEPLETED: the token balance is used up; top up to start runs";
+  return new PlatformError({
+    type: "billing_error",
+    errorCode: "TOKEN_BALANCE_DEPLETED",
+    message,
+    details: {
+      topup_url: url,
+      balance_micros: Number(account.balanceMicros),
+      held_micros: Number(account.heldMicros),
+    },
+    extra: { topup_url: url },
+  });
+}
+
+async function checkCaps(tx: PrismaClient, request: AdmissionRequest, account: AdmissionAccount, now: Date) {
+  if (account.emailVerifiedAt === null && (await countLiveOrCompletedRuns(tx, request.accountId)) >= UNVERIFIED_RUN_LIMIT) {
+    throw new PlatformError({
+      type: "billing_error",
+      errorCode: "EMAIL_VERIFICATION_REQUIRED",
+      message: `EMAIL_VERIFICATION_REQUIRED: an account whose email is not verified may run ${UNVERIFIED_RUN_LIMIT} runs; follow the emailed link (POST /verify/resend sends it again)`,
+      details: { unverified_run_limit: UNVERIFIED_RUN_LIMIT },
+    });
+  }
+  if (account.balanceMicros - account.heldMicros <= 0n) return; // reserveHold refuses it next, with the right error
+  if (request.endUserId === null) return;
+  const endUserId = request.endUserId;
+  const period = billingPeriod(now);
+
+  if (account.perEndUserRunLimit !== null) {
+    const used = await countEndUserRuns(tx, request.accountId, endUserId, period.start);
+    if (used >= account.perEndUserRunLimit) {
+      throw new PlatformError({
+        type: "billing_error",
+        errorCode: "RUN_LIMIT_REACHED",
+        message: `RUN_LIMIT_REACHED: end-user ${request.userId} has used its ${account.perEndUserRunLimit} runs for this billing period (per_end_user_run_limit)`,
+        details: {
+          end_user_id: request.userId,
+          limit: account.perEndUserRunLimit,
+          used,
+          period_start: period.start.toISOString(),
+          period_end: period.end.toISOString(),
+        },
+      });
+    }
+  }
+  if (account.perEndUserCostLimitCents !== null) {
+    const used = await endUserCostSince(tx, request.accountId, endUserId, period.start);
+    const limit = BigInt(account.perEndUserCostLimitCents) * MICROS_PER_CENT;
+    if (used >= limit) {
+      throw new PlatformError({
+        type: "billing_error",
+        errorCode: "COST_LIMIT_REACHED",
+        message: `COST_LIMIT_REACHED: end-user ${request.userId} has used its ${account.perEndUserCostLimitCents} cents for this billing period (per_end_user_cost_limit_cents)`,
+        details: {
+          end_user_id: request.userId,
+          limit_cents: account.perEndUserCostLimitCents,
+          used_usd: usdExact(used),
+          period_start: period.start.toISOString(),
+          period_end: period.end.toISOString(),
+        },
+      });
+    }
+  }
+  if (account.perEndUserRatePerMinute !== null) {
+    const window = await turnsSince(tx, request.accountId, endUserId, new Date(now.getTime() - RATE_WINDOW_MS));
+    if (window.count >= account.perEndUserRatePerMinute) {
+      // A turn becomes possible again when the oldest turn in the window leaves it.
+      const freeAt = (window.oldest?.getTime() ?? now.getTime()) + RATE_WINDOW_MS;
+      const retryAfter = Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000));
+      throw new PlatformError({
+        type: "rate_limit_error",
+        errorCode: "END_USER_RATE_LIMITED",
+        message: `END_USER_RATE_LIMITED: end-user ${request.userId} may take ${account.perEndUserRatePerMinute} turns per minute; retry in ${retryAfter} s`,
+        details: { end_user_id: request.userId, limit_per_minute: account.perEndUserRatePerMinute, retry_after: retryAfter },
+        headers: { "Retry-After": String(retryAfter) },
+      });
+    }
+  }
+}
+
+/**
+ * Admits one agent turn, or throws the spec's 402/429. `start` writes the run (or resumes it) inside
+ * the admission's transaction with the hold it must record: use the `tx` it gets, never another
+ * client (PGlite has one connection, and the writes must commit or roll back with the hold).
+ */
+export async function admitRun<T>(
+  ctx: AdmissionContext,
+  request: AdmissionRequest,
+  start: (tx: PrismaClient, admitted: Admitted) => Promise<T>,
+): Promise<T> {
+  const maxHold = BigInt(billingSettings(ctx.config).runHoldMicros);
+  return inAdmissionTransaction(ctx.prisma, request.accountId, async (tx, account) => {
+    const now = new Date();
+    await checkCaps(tx, request, account, now);
+    const holdMicros = await reserveHold(tx, request.accountId, maxHold);
+    if (holdMicros === null) throw balanceDepleted(ctx, account);
+    const result = await start(tx, { holdMicros });
+    if (request.endUserId !== null) {
+      await recordTurn(tx, request.accountId, request.endUserId, request.kind, now, new Date(now.getTime() - 2 * RATE_WINDOW_MS));
+    }
+    return result;
+  });
+}
