@@ -14,7 +14,10 @@ export function CapForm({
   onSave,
   onClear,
   pending,
+  emptyMeans = "no cap",
 }: {
+  /** What an empty box means: "no cap" for the default, "default" for an override. */
+  emptyMeans?: string;
   label: string;
   initial: MemberCapInput | null;
   tenantLimits: { runsPerMonth: number | null; costPerMonthCents: number | null };
@@ -50,7 +53,7 @@ export function CapForm({
         name="runsPerMonth"
         inputMode="numeric"
         defaultValue={showLimit(initial?.runsPerMonth ?? null)}
-        placeholder="no cap"
+        placeholder={emptyMeans}
         hint={`Workspace limit: ${describeLimit(tenantLimits.runsPerMonth)}`}
         error={errors.fields.runsPerMonth}
       />
@@ -59,7 +62,7 @@ export function CapForm({
         name="costPerMonthCents"
         inputMode="numeric"
         defaultValue={showLimit(initial?.costPerMonthCents ?? null)}
-        placeholder="no cap"
+        placeholder={emptyMeans}
         hint={`Workspace limit: ${describeLimit(tenantLimits.costPerMonthCents)}`}
         error={errors.fields.costPerMonthCents}
       />

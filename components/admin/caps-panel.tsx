@@ -69,6 +69,7 @@ export function CapsPanel() {
               </div>
               <CapForm
                 label={`Cap for ${member.email}`}
+                emptyMeans="default"
                 initial={member.override}
                 tenantLimits={limits}
                 pending={setMember.isPending}

@@ -52,7 +52,7 @@ test("an admin invites a new user, who joins and signs in; the admin caps their 
   await expect(inviteeConsole.signedInAs()).toHaveText(email);
   await invitee.screenshot({ path: "test-results/invitee-console.png", fullPage: true });
   await accept.goto(link);
-  await expect(invitee.getByRole("alert")).toContainText("has already been used");
+  await expect(invitee.getByRole("main").getByRole("alert")).toContainText("has already been used");
 
   // The admin sets the new member's cap: above the workspace limit is refused on the field.
   const caps = new CapsPage(admin);
