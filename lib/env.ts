@@ -46,6 +46,11 @@ export const envSchema = z
     // Framework sign-in
     NEXTAUTH_URL: httpUrl,
     NEXTAUTH_SECRET: optionalString,
+    // Optional OAuth sign-in: each provider is offered only when both its variables are set.
+    GITHUB_CLIENT_ID: optionalString,
+    GITHUB_CLIENT_SECRET: optionalString,
+    GOOGLE_CLIENT_ID: optionalString,
+    GOOGLE_CLIENT_SECRET: optionalString,
 
     // Where the framework finds the platform (unset: the embedded one at /api/v2)
     PLATFORM_BASE_URL: httpUrl,
@@ -91,6 +96,14 @@ export const envSchema = z
     }
     if (value.RATE_LIMIT_STORE === "redis" && !value.REDIS_URL) {
       ctx.addIssue({ code: "custom", path: ["REDIS_URL"], message: "is required with RATE_LIMIT_STORE=redis" });
+    }
+    for (const [id, secret] of [
+      ["GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET"],
+      ["GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET"],
+    ] as const) {
+      if (Boolean(value[id]) !== Boolean(value[secret])) {
+        ctx.addIssue({ code: "custom", path: [value[id] ? secret : id], message: `set both ${id} and ${secret}, or neither` });
+      }
     }
     if (value.PLATFORM_BASE_URL && !value.PLATFORM_API_KEY) {
       ctx.addIssue({ code: "custom", path: ["PLATFORM_API_KEY"], message: "is required with PLATFORM_BASE_URL" });

@@ -5,10 +5,19 @@ import { hashPassword } from "@/server/auth/password";
 
 export const DEMO_PASSWORD = "inlay-demo";
 
+// Demo limits (the owner changes them on the Tenants page): null means no limit.
 export const demoTenants = [
   {
     slug: "acme",
     name: "Acme",
+    limits: {
+      runsPerMonth: 1000,
+      costPerMonthCents: 50_000,
+      concurrentRuns: 5,
+      turnsPerMinutePerMember: 20,
+      memberRunsPerMonth: 200,
+      memberCostPerMonthCents: 10_000,
+    },
     members: [
       { email: "admin@acme.test", name: "Ada Admin", role: "admin" },
       { email: "member@acme.test", name: "Max Member", role: "member" },
@@ -17,6 +26,14 @@ export const demoTenants = [
   {
     slug: "globex",
     name: "Globex",
+    limits: {
+      runsPerMonth: 300,
+      costPerMonthCents: 10_000,
+      concurrentRuns: 2,
+      turnsPerMinutePerMember: 10,
+      memberRunsPerMonth: null,
+      memberCostPerMonthCents: null,
+    },
     members: [{ email: "admin@globex.test", name: "Gus Admin", role: "admin" }],
   },
 ] as const;
@@ -38,6 +55,7 @@ export async function seedDemoData(prisma: PrismaClient): Promise<SeedResult> {
         data: {
           slug: tenant.slug,
           name: tenant.name,
+          limits: { create: tenant.limits },
           memberships: {
             create: tenant.members.map((member) => ({
               role: member.role,

@@ -1,19 +1,47 @@
-import { redirect } from "next/navigation";
+import Link from "next/link";
 import type { ReactNode } from "react";
 import { SignOutButton } from "@/components/console/sign-out-button";
+import { TenantSwitcher } from "@/components/console/tenant-switcher";
 import { Logo } from "@/components/ui/logo";
-import { getSession } from "@/server/auth/session";
+import { getViewer } from "./viewer";
 
 // Every page in (console) needs a signed-in user.
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
-  const session = await getSession();
-  if (!session) redirect("/signin?callbackUrl=/");
+  const { session, memberships, active, isOwner } = await getViewer("/");
+  const links = [
+    { href: "/", label: "Overview" },
+    ...(active?.role === "admin"
+      ? [
+          { href: "/admin/members", label: "Members" },
+          { href: "/admin/invites", label: "Invites" },
+          { href: "/admin/caps", label: "Caps" },
+        ]
+      : []),
+    ...(isOwner ? [{ href: "/admin/tenants", label: "Tenants" }] : []),
+  ];
   return (
     <div className="min-h-screen">
       <header className="border-b border-line bg-surface">
-        <div className="mx-auto flex h-16 max-w-6xl items-center justify-between px-6">
-          <Logo />
+        <div className="mx-auto flex h-16 max-w-6xl items-center justify-between gap-6 px-6">
+          <div className="flex items-center gap-6">
+            <Logo />
+            <nav aria-label="Console">
+              <ul className="flex items-center gap-1 text-sm">
+                {links.map((link) => (
+                  <li key={link.href}>
+                    <Link href={link.href} className="rounded-lg px-3 py-2 text-muted hover:bg-black/5 hover:text-fg">
+                      {link.label}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          </div>
           <div className="flex items-center gap-3 text-sm">
+            <TenantSwitcher
+              tenants={memberships.map((membership) => membership.tenant)}
+              activeSlug={active?.tenant.slug ?? null}
+            />
             <span className="text-muted" data-testid="signed-in-as">
               {session.user.email}
             </span>

@@ -4,10 +4,15 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type { Session } from "next-auth";
 import { ZodError, z } from "zod";
 import type { PrismaClient } from "@/server/generated/prisma/client";
+import { env } from "@/lib/env";
 import { getSession } from "@/server/auth/session";
 import { getDb } from "@/server/db";
-import { listMemberships, type MembershipRecord } from "@/server/tenancy/repository";
+import { LimitExceededError, TenancyError } from "@/server/tenancy/errors";
+import { isOwner, resolveActiveMembership } from "@/server/tenancy/tenants";
 
+// The active tenant lives in this cookie rather than in the JWT: switching needs no token refresh,
+// and the cookie is only a preference, checked against the memberships in the database on every
+// call (a slug the user does not belong to is ignored).
 export const ACTIVE_TENANT_COOKIE = "inlay_tenant";
 
 export interface InnerContext {
@@ -15,6 +20,10 @@ export interface InnerContext {
   prisma: PrismaClient;
   /** The tenant slug the browser last switched to; the first membership when absent. */
   activeTenantSlug?: string;
+  /** Response headers (Set-Cookie of tenants.switch); absent where no response is sent. */
+  responseHeaders?: Headers;
+  /** Where the app is reached, for links in mail (invites). */
+  baseUrl?: string;
 }
 
 export const createInnerContext = (inner: InnerContext) => inner;
@@ -28,12 +37,27 @@ function readCookie(headers: Headers, name: string): string | undefined {
   return undefined;
 }
 
-export async function createContext({ headers }: { headers: Headers }): Promise<InnerContext> {
+function requestOrigin(headers: Headers): string {
+  if (env.NEXTAUTH_URL) return env.NEXTAUTH_URL;
+  const host = headers.get("x-forwarded-host") ?? headers.get("host") ?? "localhost:3000";
+  const protocol = headers.get("x-forwarded-proto") ?? (host.startsWith("localhost") || host.startsWith("127.") ? "http" : "https");
+  return `${protocol}://${host}`;
+}
+
+export async function createContext({
+  headers,
+  responseHeaders,
+}: {
+  headers: Headers;
+  responseHeaders?: Headers;
+}): Promise<InnerContext> {
   const [session, database] = await Promise.all([getSession(), getDb()]);
   return createInnerContext({
     session,
     prisma: database.prisma,
     activeTenantSlug: readCookie(headers, ACTIVE_TENANT_COOKIE),
+    responseHeaders,
+    baseUrl: requestOrigin(headers),
   });
 }
 
@@ -44,6 +68,10 @@ const t = initTRPC.context<InnerContext>().create({
       data: {
         ...shape.data,
         zodError: error.cause instanceof ZodError ? z.flattenError(error.cause) : null,
+        // Which form field a domain error is about, so forms can show it next to the field.
+        field: error.cause instanceof TenancyError ? (error.cause.field ?? null) : null,
+        // A refused admission: which limit, how much is used, the ceiling and when it resets.
+        limitExceeded: error.cause instanceof LimitExceededError ? error.cause.details : null,
       },
     };
   },
@@ -51,23 +79,43 @@ const t = initTRPC.context<InnerContext>().create({
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure;
 
-export const protectedProcedure = t.procedure.use(({ ctx, next }) => {
+/** Services throw TenancyError (no tRPC types in domain code); here it becomes a TRPCError. */
+const domainErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof TenancyError) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: cause.code, message: cause.message, cause });
+  }
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(domainErrors);
+
+export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.session?.user.id) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first" });
   return next({ ctx: { ...ctx, session: ctx.session, userId: ctx.session.user.id } });
 });
 
-/** Adds ctx.tenant and ctx.role: the caller's active tenant, which they must belong to. */
+/**
+ * Adds ctx.tenant and ctx.role: the caller's active tenant, which they must belong to. Memberships are
+ * read from the database on every call, so removing a member or changing a role takes effect at once.
+ */
 export const tenantProcedure = protectedProcedure.use(async ({ ctx, next }) => {
-  const memberships = await listMemberships(ctx.prisma, ctx.userId);
-  const active: MembershipRecord | undefined =
-    memberships.find((membership) => membership.tenant.slug === ctx.activeTenantSlug) ?? memberships[0];
+  const { active } = await resolveActiveMembership(ctx.prisma, ctx.userId, ctx.activeTenantSlug);
   if (!active) throw new TRPCError({ code: "FORBIDDEN", message: "you do not belong to any tenant" });
   return next({ ctx: { ...ctx, tenant: active.tenant, role: active.role } });
 });
 
 export const adminProcedure = tenantProcedure.use(({ ctx, next }) => {
   if (ctx.role !== "admin") throw new TRPCError({ code: "FORBIDDEN", message: "tenant admins only" });
+  return next();
+});
+
+/** The vendor owner of the installation; the flag is read from the database, not the session. */
+export const ownerProcedure = protectedProcedure.use(async ({ ctx, next }) => {
+  if (!(await isOwner(ctx.prisma, ctx.userId))) {
+    throw new TRPCError({ code: "FORBIDDEN", message: "the installation owner only" });
+  }
   return next();
 });

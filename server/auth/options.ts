@@ -1,10 +1,27 @@
-// next-auth configuration: email and password (credentials) with JWT sessions. OAuth providers and
-// sign-up arrive with the framework issue.
+// next-auth configuration: email and password (credentials) with JWT sessions, plus GitHub and Google
+// when their env vars are set. OAuth users are mapped to Inlay users by verified email
+// (server/auth/oauth.ts). The active tenant is not in the token: it is the `inlay_tenant` cookie,
+// checked against the database on every tRPC call (server/api/trpc.ts).
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
+import GitHubProvider from "next-auth/providers/github";
+import GoogleProvider from "next-auth/providers/google";
 import { env } from "@/lib/env";
 import { getDb } from "@/server/db";
 import { verifyCredentials } from "./credentials";
+import { provisionOAuthUser } from "./oauth";
+
+const oauthProviders = [
+  ...(env.GITHUB_CLIENT_ID && env.GITHUB_CLIENT_SECRET
+    ? [GitHubProvider({ clientId: env.GITHUB_CLIENT_ID, clientSecret: env.GITHUB_CLIENT_SECRET })]
+    : []),
+  ...(env.GOOGLE_CLIENT_ID && env.GOOGLE_CLIENT_SECRET
+    ? [GoogleProvider({ clientId: env.GOOGLE_CLIENT_ID, clientSecret: env.GOOGLE_CLIENT_SECRET })]
+    : []),
+];
+
+/** The OAuth providers offered on the sign-in and invite pages. */
+export const enabledOAuthProviders = oauthProviders.map((provider) => ({ id: provider.id, name: provider.name }));
 
 export const authOptions: NextAuthOptions = {
   secret: env.NEXTAUTH_SECRET,
@@ -24,10 +41,25 @@ export const authOptions: NextAuthOptions = {
         return user ? { id: user.id, email: user.email, name: user.name, isOwner: user.isOwner } : null;
       },
     }),
+    ...oauthProviders,
   ],
   callbacks: {
-    jwt({ token, user }) {
-      if (user) {
+    signIn({ account, user, profile }) {
+      if (account?.type !== "oauth") return true;
+      // Accounts are matched by email, so only an address the provider has verified may sign in.
+      if (!user.email) return false;
+      if (account.provider === "google" && (profile as { email_verified?: boolean } | undefined)?.email_verified !== true) {
+        return false;
+      }
+      return true;
+    },
+    async jwt({ token, user, account }) {
+      if (account?.type === "oauth" && user?.email) {
+        const { prisma } = await getDb();
+        const inlayUser = await provisionOAuthUser(prisma, { email: user.email, name: user.name ?? null });
+        token.uid = inlayUser.id;
+        token.isOwner = inlayUser.isOwner;
+      } else if (user) {
         token.uid = user.id;
         token.isOwner = user.isOwner;
       }

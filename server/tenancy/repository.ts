@@ -1,6 +1,7 @@
-// The framework's users, tenants and memberships: the only module of server/tenancy and server/auth
-// that touches Prisma. Returns plain shapes, never Prisma rows.
-import type { PrismaClient } from "@/server/generated/prisma/client";
+// The framework's users, tenants and memberships. The *repository.ts files of server/tenancy are the
+// only modules of server/tenancy and server/auth that touch Prisma. They return plain shapes, never
+// Prisma rows.
+import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
 
 export type TenantRole = "member" | "admin";
 
@@ -28,12 +29,12 @@ export async function findUserWithPasswordByEmail(prisma: PrismaClient, email: s
   return row ? { user: toUser(row), passwordHash: row.passwordHash } : null;
 }
 
-export async function findUserById(prisma: PrismaClient, id: string): Promise<UserRecord | null> {
+export async function findUserById(prisma: PrismaClient | Prisma.TransactionClient, id: string): Promise<UserRecord | null> {
   const row = await prisma.user.findUnique({ where: { id } });
   return row ? toUser(row) : null;
 }
 
-export async function listMemberships(prisma: PrismaClient, userId: string): Promise<MembershipRecord[]> {
+export async function listMemberships(prisma: PrismaClient | Prisma.TransactionClient, userId: string): Promise<MembershipRecord[]> {
   const rows = await prisma.membership.findMany({
     where: { userId },
     include: { tenant: true },
@@ -43,4 +44,135 @@ export async function listMemberships(prisma: PrismaClient, userId: string): Pro
     tenant: { id: row.tenant.id, slug: row.tenant.slug, name: row.tenant.name },
     role: row.role,
   }));
+}
+
+export type Db = PrismaClient | Prisma.TransactionClient;
+
+export interface TenantRecord {
+  id: string;
+  slug: string;
+  name: string;
+}
+
+export interface MemberRecord {
+  id: string;
+  userId: string;
+  email: string;
+  name: string | null;
+  role: TenantRole;
+  joinedAt: Date;
+}
+
+export async function findUserByEmail(prisma: Db, email: string): Promise<UserRecord | null> {
+  const row = await prisma.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+  return row ? toUser(row) : null;
+}
+
+export async function createUser(
+  prisma: Db,
+  user: { email: string; name: string | null; passwordHash: string | null },
+): Promise<UserRecord> {
+  return toUser(await prisma.user.create({ data: { ...user, email: user.email.trim().toLowerCase() } }));
+}
+
+export async function slugTaken(prisma: Db, slug: string): Promise<boolean> {
+  return (await prisma.tenant.count({ where: { slug } })) > 0;
+}
+
+export async function createTenant(prisma: Db, tenant: { slug: string; name: string }): Promise<TenantRecord> {
+  const row = await prisma.tenant.create({ data: tenant });
+  return { id: row.id, slug: row.slug, name: row.name };
+}
+
+export async function addMembership(prisma: Db, tenantId: string, userId: string, role: TenantRole) {
+  await prisma.membership.create({ data: { tenantId, userId, role } });
+}
+
+export async function findMembershipRole(prisma: Db, tenantId: string, userId: string): Promise<TenantRole | null> {
+  const row = await prisma.membership.findUnique({ where: { tenantId_userId: { tenantId, userId } } });
+  return row?.role ?? null;
+}
+
+export async function countMemberships(prisma: Db, userId: string): Promise<number> {
+  return prisma.membership.count({ where: { userId } });
+}
+
+const toMember = (row: {
+  id: string;
+  role: TenantRole;
+  createdAt: Date;
+  user: { id: string; email: string; name: string | null };
+}): MemberRecord => ({
+  id: row.id,
+  userId: row.user.id,
+  email: row.user.email,
+  name: row.user.name,
+  role: row.role,
+  joinedAt: row.createdAt,
+});
+
+export async function listTenantMembers(prisma: Db, tenantId: string): Promise<MemberRecord[]> {
+  const rows = await prisma.membership.findMany({
+    where: { tenantId },
+    include: { user: true },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
+  return rows.map(toMember);
+}
+
+/** A membership of this tenant by id; null for an unknown id or another tenant's. */
+export async function findTenantMember(prisma: Db, tenantId: string, membershipId: string): Promise<MemberRecord | null> {
+  const row = await prisma.membership.findFirst({ where: { id: membershipId, tenantId }, include: { user: true } });
+  return row ? toMember(row) : null;
+}
+
+/**
+ * Runs `work` with the tenant row locked, so changes that must keep an invariant over the tenant's
+ * memberships (at least one admin) happen one after the other.
+ */
+export async function withTenantLocked<T>(
+  prisma: PrismaClient,
+  tenantId: string,
+  work: (tx: Prisma.TransactionClient) => Promise<T>,
+): Promise<T> {
+  return prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM tenants WHERE id = ${tenantId}::uuid FOR UPDATE`;
+    return work(tx);
+  });
+}
+
+export async function countAdmins(prisma: Db, tenantId: string): Promise<number> {
+  return prisma.membership.count({ where: { tenantId, role: "admin" } });
+}
+
+export async function setMembershipRole(prisma: Db, tenantId: string, membershipId: string, role: TenantRole) {
+  await prisma.membership.updateMany({ where: { id: membershipId, tenantId }, data: { role } });
+}
+
+export async function deleteMembership(prisma: Db, tenantId: string, membershipId: string) {
+  await prisma.membership.deleteMany({ where: { id: membershipId, tenantId } });
+}
+
+export interface TenantOverviewRecord extends TenantRecord {
+  memberCount: number;
+  createdAt: Date;
+}
+
+export async function listAllTenants(prisma: Db): Promise<TenantOverviewRecord[]> {
+  const rows = await prisma.tenant.findMany({
+    orderBy: [{ name: "asc" }, { id: "asc" }],
+    include: { _count: { select: { memberships: true } } },
+  });
+  return rows.map((row) => ({
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    createdAt: row.createdAt,
+    memberCount: row._count.memberships,
+  }));
+}
+
+export async function findTenantById(prisma: Db, tenantId: string): Promise<TenantRecord | null> {
+  const row = await prisma.tenant.findUnique({ where: { id: tenantId } });
+  return row ? { id: row.id, slug: row.slug, name: row.name } : null;
 }

@@ -21,6 +21,12 @@ describe("parseEnv", () => {
     expect(() => parseEnv({ SEED_DEMO_DATA: "maybe" })).toThrow(/SEED_DEMO_DATA: expected true or false/);
   });
 
+  it("takes an OAuth provider's id and secret together, or neither", () => {
+    expect(parseEnv({ GITHUB_CLIENT_ID: "id", GITHUB_CLIENT_SECRET: "secret" }).GITHUB_CLIENT_ID).toBe("id");
+    expect(() => parseEnv({ GITHUB_CLIENT_ID: "id" })).toThrow(/GITHUB_CLIENT_SECRET: set both/);
+    expect(() => parseEnv({ GOOGLE_CLIENT_SECRET: "secret" })).toThrow(/GOOGLE_CLIENT_ID: set both/);
+  });
+
   it("rejects a DATABASE_URL that is not PostgreSQL", () => {
     expect(() => parseEnv({ DATABASE_URL: "mysql://localhost/x" })).toThrow(EnvError);
   });

@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { redirect } from "next/navigation";
 import { Logo } from "@/components/ui/logo";
+import { enabledOAuthProviders } from "@/server/auth/options";
 import { getSession } from "@/server/auth/session";
 import { SignInForm } from "./sign-in-form";
 
@@ -22,8 +24,18 @@ export default async function SignInPage({
         <div className="rounded-card border border-line bg-surface p-8 shadow-sm">
           <h1 className="text-xl font-semibold">Sign in</h1>
           <p className="mt-1 text-sm text-muted">Welcome back. Use your work email.</p>
-          <SignInForm callbackUrl={target} initialError={error ? "That email and password do not match." : undefined} />
+          <SignInForm
+            callbackUrl={target}
+            initialError={error ? "That email and password do not match." : undefined}
+            oauthProviders={enabledOAuthProviders}
+          />
         </div>
+        <p className="mt-6 text-center text-sm text-muted">
+          New here?{" "}
+          <Link href="/signup" className="font-medium text-accent hover:underline">
+            Create a workspace
+          </Link>
+        </p>
       </div>
     </main>
   );

@@ -4,7 +4,15 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 
-export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string; initialError?: string }) {
+export function SignInForm({
+  callbackUrl,
+  initialError,
+  oauthProviders = [],
+}: {
+  callbackUrl: string;
+  initialError?: string;
+  oauthProviders?: { id: string; name: string }[];
+}) {
   const router = useRouter();
   const [error, setError] = useState(initialError);
   const [pending, setPending] = useState(false);
@@ -48,6 +56,17 @@ export function SignInForm({ callbackUrl, initialError }: { callbackUrl: string;
       <Button type="submit" disabled={pending} className="w-full">
         {pending ? "Signing in…" : "Sign in"}
       </Button>
+      {oauthProviders.map((provider) => (
+        <Button
+          key={provider.id}
+          type="button"
+          variant="ghost"
+          className="w-full border border-line"
+          onClick={() => void signIn(provider.id, { callbackUrl })}
+        >
+          Continue with {provider.name}
+        </Button>
+      ))}
     </form>
   );
 }

@@ -31,6 +31,9 @@ describe("seedDemoData", () => {
       ["globex", "admin"],
     ]);
 
+    const acmeLimits = await prisma.tenantLimits.findFirstOrThrow({ where: { tenant: { slug: "acme" } } });
+    expect(acmeLimits).toMatchObject({ runsPerMonth: 1000, concurrentRuns: 5, memberRunsPerMonth: 200 });
+
     const owner = await verifyCredentials(prisma, "owner@inlay.test", DEMO_PASSWORD);
     expect(owner?.isOwner).toBe(true);
     expect(await listMemberships(prisma, owner!.id)).toEqual([]);

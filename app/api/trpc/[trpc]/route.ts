@@ -11,7 +11,7 @@ const handler = (request: Request) =>
     endpoint: "/api/trpc",
     req: request,
     router: appRouter,
-    createContext: () => createContext({ headers: request.headers }),
+    createContext: ({ resHeaders }) => createContext({ headers: request.headers, responseHeaders: resHeaders }),
     onError({ error, path }) {
       if (error.code === "INTERNAL_SERVER_ERROR") logger.error({ err: error, path }, "tRPC procedure failed");
     },

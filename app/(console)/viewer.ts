@@ -1,0 +1,26 @@
+// The signed-in viewer of a console page: session, tenants, the active one (the inlay_tenant cookie,
+// checked against the database) and whether they own the installation.
+import { cookies } from "next/headers";
+import { redirect } from "next/navigation";
+import { ACTIVE_TENANT_COOKIE } from "@/server/api/trpc";
+import { getSession } from "@/server/auth/session";
+import { getDb } from "@/server/db";
+import { isOwner, resolveActiveMembership } from "@/server/tenancy/tenants";
+
+export async function getViewer(callbackPath = "/") {
+  const session = await getSession();
+  if (!session) redirect(`/signin?callbackUrl=${encodeURIComponent(callbackPath)}`);
+  const [{ prisma }, cookieStore] = await Promise.all([getDb(), cookies()]);
+  const { memberships, active } = await resolveActiveMembership(
+    prisma,
+    session.user.id,
+    cookieStore.get(ACTIVE_TENANT_COOKIE)?.value,
+  );
+  return { session, memberships, active, isOwner: await isOwner(prisma, session.user.id) };
+}
+
+/** For admin pages: the active tenant's admins only; others see a short refusal. */
+export async function getAdminViewer(callbackPath: string) {
+  const viewer = await getViewer(callbackPath);
+  return { ...viewer, allowed: viewer.active?.role === "admin" };
+}

@@ -1,0 +1,248 @@
+// Per-tenant limits, per-member caps and the usage counters behind them. The counter updates are
+// conditional UPDATEs (`... WHERE used < limit`): PostgreSQL re-checks the condition on the newest row
+// version after waiting for a concurrent writer's lock, so instances sharing the database never admit
+// more than the limit. Callers take the rows in one order (tenant month, member month, concurrency,
+// turn window, then the admission row) so concurrent admissions cannot deadlock.
+import type { Prisma } from "@/server/generated/prisma/client";
+import type { Db } from "./repository";
+
+type Tx = Prisma.TransactionClient;
+
+export interface TenantLimitsRecord {
+  runsPerMonth: number | null;
+  costPerMonthCents: number | null;
+  concurrentRuns: number | null;
+  turnsPerMinutePerMember: number | null;
+  memberRunsPerMonth: number | null;
+  memberCostPerMonthCents: number | null;
+}
+
+export const NO_LIMITS: TenantLimitsRecord = {
+  runsPerMonth: null,
+  costPerMonthCents: null,
+  concurrentRuns: null,
+  turnsPerMinutePerMember: null,
+  memberRunsPerMonth: null,
+  memberCostPerMonthCents: null,
+};
+
+export interface CapRecord {
+  runsPerMonth: number | null;
+  costPerMonthCents: number | null;
+}
+
+export interface UsageRecord {
+  runs: number;
+  costCents: number;
+}
+
+const pick = (row: TenantLimitsRecord): TenantLimitsRecord => ({
+  runsPerMonth: row.runsPerMonth,
+  costPerMonthCents: row.costPerMonthCents,
+  concurrentRuns: row.concurrentRuns,
+  turnsPerMinutePerMember: row.turnsPerMinutePerMember,
+  memberRunsPerMonth: row.memberRunsPerMonth,
+  memberCostPerMonthCents: row.memberCostPerMonthCents,
+});
+
+export async function findTenantLimits(prisma: Db, tenantId: string): Promise<TenantLimitsRecord> {
+  const row = await prisma.tenantLimits.findUnique({ where: { tenantId } });
+  return row ? pick(row) : NO_LIMITS;
+}
+
+export async function listTenantLimits(prisma: Db): Promise<Map<string, TenantLimitsRecord>> {
+  const rows = await prisma.tenantLimits.findMany();
+  return new Map(rows.map((row) => [row.tenantId, pick(row)]));
+}
+
+export async function upsertTenantLimits(prisma: Db, tenantId: string, limits: Partial<TenantLimitsRecord>) {
+  await prisma.tenantLimits.upsert({ where: { tenantId }, create: { tenantId, ...limits }, update: limits });
+}
+
+/** The member's override, or null when the member follows the tenant default. */
+export async function findMemberCap(prisma: Db, membershipId: string): Promise<CapRecord | null> {
+  const row = await prisma.memberCap.findUnique({ where: { membershipId } });
+  return row ? { runsPerMonth: row.runsPerMonth, costPerMonthCents: row.costPerMonthCents } : null;
+}
+
+export async function listMemberCaps(prisma: Db, tenantId: string): Promise<Map<string, CapRecord>> {
+  const rows = await prisma.memberCap.findMany({ where: { membership: { tenantId } } });
+  return new Map(
+    rows.map((row) => [row.membershipId, { runsPerMonth: row.runsPerMonth, costPerMonthCents: row.costPerMonthCents }]),
+  );
+}
+
+export async function upsertMemberCap(prisma: Db, membershipId: string, cap: CapRecord) {
+  await prisma.memberCap.upsert({ where: { membershipId }, create: { membershipId, ...cap }, update: cap });
+}
+
+export async function deleteMemberCap(prisma: Db, membershipId: string) {
+  await prisma.memberCap.deleteMany({ where: { membershipId } });
+}
+
+export async function findTenantUsage(prisma: Db, tenantId: string, period: string): Promise<UsageRecord> {
+  const row = await prisma.tenantUsage.findUnique({ where: { tenantId_period: { tenantId, period } } });
+  return { runs: row?.runs ?? 0, costCents: row?.costCents ?? 0 };
+}
+
+export async function listTenantUsage(prisma: Db, period: string): Promise<Map<string, UsageRecord>> {
+  const rows = await prisma.tenantUsage.findMany({ where: { period } });
+  return new Map(rows.map((row) => [row.tenantId, { runs: row.runs, costCents: row.costCents }]));
+}
+
+export async function findMemberUsage(prisma: Db, tenantId: string, userId: string, period: string): Promise<UsageRecord> {
+  const row = await prisma.memberUsage.findUnique({ where: { tenantId_userId_period: { tenantId, userId, period } } });
+  return { runs: row?.runs ?? 0, costCents: row?.costCents ?? 0 };
+}
+
+export async function listMemberUsage(prisma: Db, tenantId: string, period: string): Promise<Map<string, UsageRecord>> {
+  const rows = await prisma.memberUsage.findMany({ where: { tenantId, period } });
+  return new Map(rows.map((row) => [row.userId, { runs: row.runs, costCents: row.costCents }]));
+}
+
+export async function findActiveRuns(prisma: Db, tenantId: string): Promise<number> {
+  const row = await prisma.tenantConcurrency.findUnique({ where: { tenantId } });
+  return row?.activeRuns ?? 0;
+}
+
+/** Turns in the member's current minute (0 when their last turn was in an earlier minute). */
+export async function findTurnsThisMinute(prisma: Db, tenantId: string, userId: string, now: Date): Promise<number> {
+  const row = await prisma.memberTurnWindow.findUnique({ where: { tenantId_userId: { tenantId, userId } } });
+  return row && row.windowStart.getTime() >= minuteStart(now).getTime() ? row.turns : 0;
+}
+
+export const minuteStart = (now: Date) => new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+
+// --- Admission (inside the caller's transaction) ----------------------------------------------------
+
+/** Counts one more run this month for the tenant, unless a limit is reached. Null when refused. */
+export async function takeTenantRun(
+  tx: Tx,
+  tenantId: string,
+  period: string,
+  limits: { runs: number | null; costCents: number | null },
+): Promise<UsageRecord | null> {
+  await tx.$executeRaw`
+    INSERT INTO tenant_usage (tenant_id, period) VALUES (${tenantId}::uuid, ${period}) ON CONFLICT DO NOTHING`;
+  const rows = await tx.$queryRaw<{ runs: number; cost_cents: number }[]>`
+    UPDATE tenant_usage SET runs = runs + 1
+    WHERE tenant_id = ${tenantId}::uuid AND period = ${period}
+      AND (${limits.runs}::int IS NULL OR runs < ${limits.runs}::int)
+      AND (${limits.costCents}::int IS NULL OR cost_cents < ${limits.costCents}::int)
+    RETURNING runs, cost_cents`;
+  const row = rows[0];
+  return row ? { runs: row.runs, costCents: row.cost_cents } : null;
+}
+
+/** The same for the member's own monthly counters. */
+export async function takeMemberRun(
+  tx: Tx,
+  tenantId: string,
+  userId: string,
+  period: string,
+  caps: { runs: number | null; costCents: number | null },
+): Promise<UsageRecord | null> {
+  await tx.$executeRaw`
+    INSERT INTO member_usage (tenant_id, user_id, period)
+    VALUES (${tenantId}::uuid, ${userId}::uuid, ${period}) ON CONFLICT DO NOTHING`;
+  const rows = await tx.$queryRaw<{ runs: number; cost_cents: number }[]>`
+    UPDATE member_usage SET runs = runs + 1
+    WHERE tenant_id = ${tenantId}::uuid AND user_id = ${userId}::uuid AND period = ${period}
+      AND (${caps.runs}::int IS NULL OR runs < ${caps.runs}::int)
+      AND (${caps.costCents}::int IS NULL OR cost_cents < ${caps.costCents}::int)
+    RETURNING runs, cost_cents`;
+  const row = rows[0];
+  return row ? { runs: row.runs, costCents: row.cost_cents } : null;
+}
+
+/**
+ * One more run in progress for the tenant, unless `limit` are already running. Counted even without
+ * a limit, so a limit set later starts from the true number.
+ */
+export async function takeConcurrentRun(tx: Tx, tenantId: string, limit: number | null): Promise<boolean> {
+  await tx.$executeRaw`INSERT INTO tenant_concurrency (tenant_id) VALUES (${tenantId}::uuid) ON CONFLICT DO NOTHING`;
+  const updated = await tx.$executeRaw`
+    UPDATE tenant_concurrency SET active_runs = active_runs + 1
+    WHERE tenant_id = ${tenantId}::uuid AND (${limit}::int IS NULL OR active_runs < ${limit}::int)`;
+  return updated === 1;
+}
+
+/**
+ * One more turn in the member's current minute (the database's clock, so instances agree), unless
+ * `limit` were already taken in it. A turn in a later minute starts the window over.
+ */
+export async function takeTurn(
+  tx: Tx,
+  tenantId: string,
+  userId: string,
+  limit: number | null,
+): Promise<{ taken: true } | { taken: false; turns: number; windowStart: Date }> {
+  await tx.$executeRaw`
+    INSERT INTO member_turn_windows (tenant_id, user_id, window_start, turns)
+    VALUES (${tenantId}::uuid, ${userId}::uuid, date_trunc('minute', now()), 0) ON CONFLICT DO NOTHING`;
+  // GREATEST: a transaction that started in the previous minute but waited for the lock must not
+  // move the window back.
+  const updated = await tx.$executeRaw`
+    UPDATE member_turn_windows
+    SET turns = CASE WHEN window_start >= date_trunc('minute', now()) THEN turns + 1 ELSE 1 END,
+        window_start = GREATEST(window_start, date_trunc('minute', now()))
+    WHERE tenant_id = ${tenantId}::uuid AND user_id = ${userId}::uuid
+      AND (${limit}::int IS NULL OR (${limit}::int > 0 AND (window_start < date_trunc('minute', now()) OR turns < ${limit}::int)))`;
+  if (updated === 1) return { taken: true };
+  const rows = await tx.$queryRaw<{ turns: number; window_start: Date }[]>`
+    SELECT turns, window_start FROM member_turn_windows WHERE tenant_id = ${tenantId}::uuid AND user_id = ${userId}::uuid`;
+  const row = rows[0];
+  return { taken: false, turns: row?.turns ?? 0, windowStart: row ? new Date(row.window_start) : new Date() };
+}
+
+export async function insertAdmission(tx: Tx, admission: { tenantId: string; userId: string; period: string }) {
+  const row = await tx.runAdmission.create({ data: admission });
+  return { id: row.id, period: row.period, admittedAt: row.admittedAt };
+}
+
+/** Marks the admission released; false when it is unknown, another tenant's or already released. */
+export async function markAdmissionReleased(tx: Tx, tenantId: string, admissionId: string): Promise<boolean> {
+  const { count } = await tx.runAdmission.updateMany({
+    where: { id: admissionId, tenantId, releasedAt: null },
+    data: { releasedAt: new Date() },
+  });
+  return count === 1;
+}
+
+export async function decrementConcurrentRuns(tx: Tx, tenantId: string) {
+  await tx.$executeRaw`
+    UPDATE tenant_concurrency SET active_runs = GREATEST(active_runs - 1, 0) WHERE tenant_id = ${tenantId}::uuid`;
+}
+
+/** Adds cost to the admission and to the month it was admitted in; null when the admission is unknown. */
+export async function addAdmissionCost(
+  tx: Tx,
+  tenantId: string,
+  admissionId: string,
+  costCents: number,
+): Promise<{ userId: string; period: string } | null> {
+  const rows = await tx.$queryRaw<{ user_id: string; period: string }[]>`
+    UPDATE run_admissions SET cost_cents = cost_cents + ${costCents}::int
+    WHERE id = ${admissionId}::uuid AND tenant_id = ${tenantId}::uuid
+    RETURNING user_id::text, period`;
+  const row = rows[0];
+  if (!row) return null;
+  await tx.$executeRaw`
+    INSERT INTO tenant_usage (tenant_id, period, cost_cents) VALUES (${tenantId}::uuid, ${row.period}, ${costCents}::int)
+    ON CONFLICT (tenant_id, period) DO UPDATE SET cost_cents = tenant_usage.cost_cents + EXCLUDED.cost_cents`;
+  await tx.$executeRaw`
+    INSERT INTO member_usage (tenant_id, user_id, period, cost_cents)
+    VALUES (${tenantId}::uuid, ${row.user_id}::uuid, ${row.period}, ${costCents}::int)
+    ON CONFLICT (tenant_id, user_id, period) DO UPDATE SET cost_cents = member_usage.cost_cents + EXCLUDED.cost_cents`;
+  return { userId: row.user_id, period: row.period };
+}
+
+/** The membership and its override, read together at admission. */
+export async function findMembershipForAdmission(tx: Db, tenantId: string, userId: string) {
+  const row = await tx.membership.findUnique({
+    where: { tenantId_userId: { tenantId, userId } },
+    include: { cap: true },
+  });
+  if (!row) return null;
+  return { membershipId: row.id, cap: row.cap ? { runsPerMonth: row.cap.runsPerMonth, costPerMonthCents: row.cap.costPerMonthCents } : null };
+}

@@ -1,0 +1,315 @@
+// Per-tenant limits (set by the vendor owner) and per-member caps (set by tenant admins within them),
+// enforced with database counters before a run reaches the platform. The runs router calls
+// admitRun before starting a run, releaseRun when it ends (whatever the outcome) and recordRunCost
+// as cost becomes known. Every counter lives in the database, so several app instances agree.
+import type { MemberCapInput, TenantLimitsInput } from "@/lib/schemas/tenancy";
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { LimitExceededError, TenancyError } from "./errors";
+import {
+  addAdmissionCost,
+  decrementConcurrentRuns,
+  deleteMemberCap,
+  findActiveRuns,
+
+  findMembershipForAdmission,
+  findMemberUsage,
+  findTenantLimits,
+  findTenantUsage,
+  findTurnsThisMinute,
+  insertAdmission,
+  listMemberCaps,
+  listMemberUsage,
+  markAdmissionReleased,
+  minuteStart,
+  takeConcurrentRun,
+  takeMemberRun,
+  takeTenantRun,
+  takeTurn,
+  upsertMemberCap,
+  upsertTenantLimits,
+  type CapRecord,
+  type TenantLimitsRecord,
+} from "./limits-repository";
+import { findTenantById, findTenantMember, listTenantMembers } from "./repository";
+
+/** The calendar month (UTC) usage is counted in, e.g. "2026-11". */
+export const periodOf = (now: Date) => now.toISOString().slice(0, 7);
+
+/** When the month of `now` ends (UTC): monthly counters start over then. */
+export const periodEnd = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+
+// Short transactions, but admissions for one tenant queue on its counter rows (and PGlite has one
+// connection), so a burst may wait longer than Prisma's 2 s default before it starts.
+const ADMISSION_TX = { maxWait: 15_000, timeout: 15_000 };
+
+export interface RunAdmissionTicket {
+  /** Pass to releaseRun and recordRunCost. */
+  admissionId: string;
+  /** The month the run counts in. */
+  period: string;
+}
+
+/** A member's effective cap: their override where set, else the tenant default. */
+function effectiveCap(limits: TenantLimitsRecord, override: CapRecord | null): CapRecord {
+  return {
+    runsPerMonth: override?.runsPerMonth ?? limits.memberRunsPerMonth,
+    costPerMonthCents: override?.costPerMonthCents ?? limits.memberCostPerMonthCents,
+  };
+}
+
+/**
+ * Admits one run for a member, or throws LimitExceededError naming the first limit reached. Checks
+ * and reserves in one transaction: the tenant's and the member's monthly runs (and that their cost
+ * is under its limit), the tenant's concurrent runs and the member's turns this minute. A refusal
+ * rolls every reservation back. Throws TenancyError NOT_FOUND when the user is not a member.
+ */
+export async function admitRun(
+  prisma: PrismaClient,
+  { tenantId, userId }: { tenantId: string; userId: string },
+  now: Date = new Date(),
+): Promise<RunAdmissionTicket> {
+  const period = periodOf(now);
+  const monthEnds = periodEnd(now).toISOString();
+  return prisma.$transaction(async (tx) => {
+    const membership = await findMembershipForAdmission(tx, tenantId, userId);
+    if (!membership) throw new TenancyError("NOT_FOUND", "not a member of this tenant");
+    const limits = await findTenantLimits(tx, tenantId);
+    const cap = effectiveCap(limits, membership.cap);
+
+    const tenantRun = await takeTenantRun(tx, tenantId, period, {
+      runs: limits.runsPerMonth,
+      costCents: limits.costPerMonthCents,
+    });
+    if (!tenantRun) {
+      const used = await findTenantUsage(tx, tenantId, period);
+      throw new LimitExceededError(
+        limits.runsPerMonth !== null && used.runs >= limits.runsPerMonth
+          ? { limit: "tenant_runs", used: used.runs, max: limits.runsPerMonth, resetsAt: monthEnds }
+          : { limit: "tenant_cost", used: used.costCents, max: limits.costPerMonthCents ?? 0, resetsAt: monthEnds },
+      );
+    }
+
+    const memberRun = await takeMemberRun(tx, tenantId, userId, period, {
+      runs: cap.runsPerMonth,
+      costCents: cap.costPerMonthCents,
+    });
+    if (!memberRun) {
+      const used = await findMemberUsage(tx, tenantId, userId, period);
+      throw new LimitExceededError(
+        cap.runsPerMonth !== null && used.runs >= cap.runsPerMonth
+          ? { limit: "member_runs", used: used.runs, max: cap.runsPerMonth, resetsAt: monthEnds }
+          : { limit: "member_cost", used: used.costCents, max: cap.costPerMonthCents ?? 0, resetsAt: monthEnds },
+      );
+    }
+
+    if (!(await takeConcurrentRun(tx, tenantId, limits.concurrentRuns))) {
+      const active = await findActiveRuns(tx, tenantId);
+      throw new LimitExceededError({ limit: "concurrent_runs", used: active, max: limits.concurrentRuns ?? 0, resetsAt: null });
+    }
+
+    const turn = await takeTurn(tx, tenantId, userId, limits.turnsPerMinutePerMember);
+    if (!turn.taken) {
+      throw new LimitExceededError({
+        limit: "turns_per_minute",
+        used: turn.turns,
+        max: limits.turnsPerMinutePerMember ?? 0,
+        resetsAt: new Date(minuteStart(turn.windowStart).getTime() + 60_000).toISOString(),
+      });
+    }
+
+    const admission = await insertAdmission(tx, { tenantId, userId, period });
+    return { admissionId: admission.id, period: admission.period };
+  }, ADMISSION_TX);
+}
+
+/**
+ * Ends an admitted run's hold on the tenant's concurrent runs. Safe to call more than once (only the
+ * first call counts); false when the admission is unknown, another tenant's or already released.
+ */
+export async function releaseRun(
+  prisma: PrismaClient,
+  { tenantId, admissionId }: { tenantId: string; admissionId: string },
+): Promise<boolean> {
+  return prisma.$transaction(async (tx) => {
+    if (!(await markAdmissionReleased(tx, tenantId, admissionId))) return false;
+    await decrementConcurrentRuns(tx, tenantId);
+    return true;
+  }, ADMISSION_TX);
+}
+
+/**
+ * Adds `costCents` (an increment, not a total) to an admitted run, charged to the tenant's and the
+ * member's usage for the month the run was admitted in. Cost does not refuse anything by itself: the
+ * next admitRun sees the new total. Throws TenancyError NOT_FOUND for an unknown admission.
+ */
+export async function recordRunCost(
+  prisma: PrismaClient,
+  { tenantId, admissionId, costCents }: { tenantId: string; admissionId: string; costCents: number },
+): Promise<void> {
+  if (!Number.isInteger(costCents) || costCents < 0) {
+    throw new TenancyError("BAD_REQUEST", "costCents must be a whole number of cents, 0 or more");
+  }
+  if (costCents === 0) return;
+  const charged = await prisma.$transaction((tx) => addAdmissionCost(tx, tenantId, admissionId, costCents), ADMISSION_TX);
+  if (!charged) throw new TenancyError("NOT_FOUND", "no such run admission in this tenant");
+}
+
+// --- Reading and setting limits ----------------------------------------------------------------------
+
+export interface Meter {
+  used: number;
+  /** null: no limit. */
+  max: number | null;
+}
+
+export interface MyUsage {
+  period: string;
+  resetsAt: string;
+  member: { runs: Meter; costCents: Meter; turnsThisMinute: Meter };
+  tenant: { runs: Meter; costCents: Meter; concurrentRuns: Meter };
+}
+
+/** A member's usage against their caps and the tenant's limits, this month. */
+export async function getMyUsage(prisma: PrismaClient, tenantId: string, userId: string, now = new Date()): Promise<MyUsage> {
+  const period = periodOf(now);
+  const membership = await findMembershipForAdmission(prisma, tenantId, userId);
+  if (!membership) throw new TenancyError("NOT_FOUND", "not a member of this tenant");
+  const [limits, memberUsage, tenantUsage, active, turns] = await Promise.all([
+    findTenantLimits(prisma, tenantId),
+    findMemberUsage(prisma, tenantId, userId, period),
+    findTenantUsage(prisma, tenantId, period),
+    findActiveRuns(prisma, tenantId),
+    findTurnsThisMinute(prisma, tenantId, userId, now),
+  ]);
+  const cap = effectiveCap(limits, membership.cap);
+  return {
+    period,
+    resetsAt: periodEnd(now).toISOString(),
+    member: {
+      runs: { used: memberUsage.runs, max: cap.runsPerMonth },
+      costCents: { used: memberUsage.costCents, max: cap.costPerMonthCents },
+      turnsThisMinute: { used: turns, max: limits.turnsPerMinutePerMember },
+    },
+    tenant: {
+      runs: { used: tenantUsage.runs, max: limits.runsPerMonth },
+      costCents: { used: tenantUsage.costCents, max: limits.costPerMonthCents },
+      concurrentRuns: { used: active, max: limits.concurrentRuns },
+    },
+  };
+}
+
+export interface TenantLimitsView {
+  runsPerMonth: number | null;
+  costPerMonthCents: number | null;
+  concurrentRuns: number | null;
+  turnsPerMinutePerMember: number | null;
+}
+
+export interface MemberCapRow {
+  membershipId: string;
+  email: string;
+  name: string | null;
+  role: "member" | "admin";
+  override: CapRecord | null;
+  effective: CapRecord;
+  usage: { runs: number; costCents: number };
+}
+
+export interface TenantCaps {
+  period: string;
+  limits: TenantLimitsView;
+  defaultCap: CapRecord;
+  members: MemberCapRow[];
+}
+
+const limitsView = (limits: TenantLimitsRecord): TenantLimitsView => ({
+  runsPerMonth: limits.runsPerMonth,
+  costPerMonthCents: limits.costPerMonthCents,
+  concurrentRuns: limits.concurrentRuns,
+  turnsPerMinutePerMember: limits.turnsPerMinutePerMember,
+});
+
+/** For tenant admins: the tenant's limits (read-only to them), the default cap and each member's. */
+export async function getTenantCaps(prisma: PrismaClient, tenantId: string, now = new Date()): Promise<TenantCaps> {
+  const period = periodOf(now);
+  const [limits, members, overrides, usage] = await Promise.all([
+    findTenantLimits(prisma, tenantId),
+    listTenantMembers(prisma, tenantId),
+    listMemberCaps(prisma, tenantId),
+    listMemberUsage(prisma, tenantId, period),
+  ]);
+  return {
+    period,
+    limits: limitsView(limits),
+    defaultCap: { runsPerMonth: limits.memberRunsPerMonth, costPerMonthCents: limits.memberCostPerMonthCents },
+    members: members.map((member) => {
+      const override = overrides.get(member.id) ?? null;
+      return {
+        membershipId: member.id,
+        email: member.email,
+        name: member.name,
+        role: member.role,
+        override,
+        effective: effectiveCap(limits, override),
+        usage: usage.get(member.userId) ?? { runs: 0, costCents: 0 },
+      };
+    }),
+  };
+}
+
+/** A cap above the tenant's limit would promise what the tenant cannot give: refused, naming the field. */
+function assertWithinTenant(cap: MemberCapInput, limits: TenantLimitsRecord) {
+  if (limits.runsPerMonth !== null && cap.runsPerMonth !== null && cap.runsPerMonth > limits.runsPerMonth) {
+    throw new TenancyError(
+      "BAD_REQUEST",
+      `Must be at most the workspace's limit of ${limits.runsPerMonth} runs a month.`,
+      "runsPerMonth",
+    );
+  }
+  if (
+    limits.costPerMonthCents !== null &&
+    cap.costPerMonthCents !== null &&
+    cap.costPerMonthCents > limits.costPerMonthCents
+  ) {
+    throw new TenancyError(
+      "BAD_REQUEST",
+      `Must be at most the workspace's limit of ${limits.costPerMonthCents} cents a month.`,
+      "costPerMonthCents",
+    );
+  }
+}
+
+export async function setDefaultMemberCap(prisma: PrismaClient, tenantId: string, cap: MemberCapInput) {
+  assertWithinTenant(cap, await findTenantLimits(prisma, tenantId));
+  await upsertTenantLimits(prisma, tenantId, {
+    memberRunsPerMonth: cap.runsPerMonth,
+    memberCostPerMonthCents: cap.costPerMonthCents,
+  });
+}
+
+/** Sets a member's override, or with `cap` null returns them to the tenant default. */
+export async function setMemberCap(
+  prisma: PrismaClient,
+  tenantId: string,
+  membershipId: string,
+  cap: MemberCapInput | null,
+) {
+  const member = await findTenantMember(prisma, tenantId, membershipId);
+  if (!member) throw new TenancyError("NOT_FOUND", "no such member");
+  if (cap === null) {
+    await deleteMemberCap(prisma, membershipId);
+    return;
+  }
+  assertWithinTenant(cap, await findTenantLimits(prisma, tenantId));
+  await upsertMemberCap(prisma, membershipId, cap);
+}
+
+/**
+ * For the vendor owner. Lowering a limit below existing member caps is allowed: admission checks the
+ * tenant limit as well as the cap, so the lower one wins; the caps page shows the effective values.
+ */
+export async function setTenantLimits(prisma: PrismaClient, tenantId: string, limits: TenantLimitsInput) {
+  if (!(await findTenantById(prisma, tenantId))) throw new TenancyError("NOT_FOUND", "no such tenant");
+  await upsertTenantLimits(prisma, tenantId, limits);
+}
+

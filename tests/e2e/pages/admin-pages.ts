@@ -1,0 +1,61 @@
+import { expect, type Page } from "@playwright/test";
+
+export class InvitesPage {
+  constructor(private readonly page: Page) {}
+
+  async goto() {
+    await this.page.goto("/admin/invites");
+    await expect(this.page.getByRole("heading", { name: "Invites", level: 1 })).toBeVisible();
+  }
+
+  async invite(email: string, role: "member" | "admin") {
+    const form = this.page.getByRole("form", { name: "Invite someone" });
+    await form.getByLabel("Email").fill(email);
+    await form.getByLabel("Role").selectOption(role);
+    await form.getByRole("button", { name: "Send invite" }).click();
+    const link = this.page.getByTestId("invite-link");
+    await expect(link).toBeVisible();
+    return link.inputValue();
+  }
+
+  openInvites() {
+    return this.page.getByTestId("invite-row");
+  }
+}
+
+export class AcceptInvitePage {
+  constructor(private readonly page: Page) {}
+
+  async goto(link: string) {
+    await this.page.goto(new URL(link).pathname);
+  }
+
+  async createAccount(name: string, password: string) {
+    await this.page.getByLabel("Your name").fill(name);
+    await this.page.getByLabel("Choose a password").fill(password);
+    await this.page.getByRole("button", { name: "Create account and join" }).click();
+  }
+}
+
+export class CapsPage {
+  constructor(private readonly page: Page) {}
+
+  async goto() {
+    await this.page.goto("/admin/caps");
+    await expect(this.page.getByRole("heading", { name: "Caps", level: 1 })).toBeVisible();
+  }
+
+  memberForm(email: string) {
+    return this.page.getByRole("form", { name: `Cap for ${email}` });
+  }
+
+  memberRow(email: string) {
+    return this.page.getByTestId("member-cap").filter({ hasText: email });
+  }
+
+  async setMemberRuns(email: string, runs: string) {
+    const form = this.memberForm(email);
+    await form.getByLabel("Runs per month").fill(runs);
+    await form.getByRole("button", { name: "Save" }).click();
+  }
+}
