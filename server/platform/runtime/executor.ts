@@ -13,12 +13,30 @@ import type { PlatformConfig } from "../context";
 import { findAccount } from "../repositories/accounts";
 import { findAgentAnyScope } from "../repositories/agents";
 import { recentMemoryContents } from "../repositories/memories";
-import { createRequests, type NewRequest, rememberedTools, resolvedRequests } from "../repositories/permission-requests";
-import { appendEvents, claimLease, findRunById, releaseLease, transitionRun, type RunRow } from "../repositories/runs";
+import {
+  clearAnswers,
+  createRequests,
+  type NewRequest,
+  rememberedTools,
+  resolvedRequests,
+} from "../repositories/permission-requests";
+import {
+  appendEvents,
+  appendEventsReturning,
+  claimLease,
+  findRunById,
+  releaseLease,
+  transitionRun,
+  type RunRow,
+} from "../repositories/runs";
 import { listPermissionsForEndUser } from "../repositories/permissions";
 import { enabledBuiltInTools } from "../services/agents";
+import { withAttachments } from "../services/run-files";
+import { recordRunWebhook } from "../services/run-webhooks";
 import type { Mailer } from "../services/mailer";
 import type { RunEventBus } from "./event-bus";
+import type { LiveContent } from "./live-content";
+import { METADATA_ONLY, redactFrame, redactMessages } from "./redact";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "./system-prompt";
 import { ASK_USER_QUESTION, builtInToolSet } from "./tools";
 
@@ -28,6 +46,8 @@ export interface ExecutorDeps {
   bus: RunEventBus;
   mailer: Mailer;
   languageModel(modelId: string): RuntimeModel;
+  /** Content of metadata_only runs, kept in this process only. */
+  live: LiveContent;
 }
 
 export interface RunExecutor {
@@ -82,11 +102,18 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number): Promis
   });
   const pending: RunFrame[] = [];
   let flushing: Promise<void> = Promise.resolve();
+  // metadata_only: the log gets redacted frames; the full ones stay in this process (live-content.ts).
+  let metadataOnly = false;
   const flush = () => {
     const frames = pending.splice(0);
     if (frames.length === 0) return flushing;
     flushing = flushing.then(async () => {
-      await appendEvents(prisma, runId, frames);
+      if (metadataOnly) {
+        const ids = await appendEventsReturning(prisma, runId, frames.map(redactFrame));
+        deps.live.putFrames(runId, ids, frames);
+      } else {
+        await appendEvents(prisma, runId, frames);
+      }
       await bus.publish(runId);
     });
     return flushing;
@@ -95,6 +122,7 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number): Promis
   try {
     const run = await findRunById(prisma, runId);
     if (!run || run.status !== "running") return;
+    metadataOnly = run.retention === METADATA_ONLY;
     await loop(deps, run, abort.signal, pending);
     clearInterval(timer);
     await flush();
@@ -119,6 +147,7 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number): Promis
         { type: "run_status", status: "failed", error: message },
         { type: "done", completion_state: "failed", stop_reason: "error", message_count: countMessages(failed) },
       ]);
+      await recordRunWebhook(prisma, failed, "run.failed");
       await bus.publish(runId);
     }
   } finally {
@@ -126,17 +155,32 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number): Promis
     clearInterval(heartbeat);
     unsubscribe();
     await releaseLease(prisma, runId, owner);
+    if (metadataOnly) {
+      const now = await findRunById(prisma, runId);
+      if (!now || TERMINAL.has(now.status)) deps.live.release(runId);
+    }
   }
 }
 
 const countMessages = (row: RunRow) => (Array.isArray(row.messages) ? row.messages.length : 0);
+
+const TERMINAL = new Set(["completed", "failed", "cancelled"]);
+
+/** Thrown when a metadata_only run must go on in a process that does not hold its conversation. */
+export const NOT_RETAINED_MESSAGE =
+  "conversation_not_retained: this metadata_only run's conversation was kept only by the process that paused it";
 
 async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames: RunFrame[]) {
   const { prisma } = deps;
   const agent = await findAgentAnyScope(prisma, run.accountId, run.agentId);
   if (!agent) throw new Error(`agent ${run.agentId} no longer exists`);
   const account = await findAccount(prisma, run.accountId);
-  const messages = run.messages as unknown as ModelMessage[];
+  const metadataOnly = run.retention === METADATA_ONLY;
+  const live = metadataOnly ? deps.live.messages(run.id) : undefined;
+  if (metadataOnly && !live) throw new Error(NOT_RETAINED_MESSAGE);
+  const messages = live ?? (run.messages as unknown as ModelMessage[]);
+  // A reply is non-interactive: no questions, no approvals, no plan mode (endpoints-core.md).
+  const interactive = run.interactive;
 
   // Feed back what people decided while the run waited.
   const { calls, approvals } = outstandingCalls(messages);
@@ -158,6 +202,8 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
       frames.push({ type: "tool_result", tool_use_id: call.toolCallId, content: JSON.stringify(answer), result: answer });
     }
     if (content.length > 0) messages.push({ role: "tool", content });
+    // Under metadata_only the answers were stored only until the run picked them up.
+    if (metadataOnly) await clearAnswers(prisma, run.id);
   }
 
   const enabled = new Set(enabledBuiltInTools(agent));
@@ -167,6 +213,7 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
     ["report_issue", run.feedback],
   ];
   for (const [name, on] of toggles) if (on === false) enabled.delete(name);
+  if (!interactive) enabled.delete(ASK_USER_QUESTION);
   const tools: ToolSet = builtInToolSet(
     {
       prisma,
@@ -179,7 +226,7 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
     },
     enabled,
   );
-  if (run.permissionMode === "approval") {
+  if (interactive && run.permissionMode === "approval") {
     const allowList = run.endUserId === null ? new Set<string>() : await listPermissionsForEndUser(prisma, run.accountId, run.endUserId);
     const remembered = await rememberedTools(prisma, run.id);
     for (const [name, definition] of Object.entries(tools)) {
@@ -200,13 +247,13 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
   const result = streamText({
     model: deps.languageModel(run.model),
     system,
-    messages,
+    messages: await withAttachments(prisma, run.id, messages),
     tools,
     stopWhen: stepCountIs(turnsLeft),
     abortSignal: signal,
     // The loop below reads errors from the stream and fails the run; the SDK's default would print them.
     onError: () => {},
-    providerOptions: { inlay: { planMode: run.permissionMode === "plan" } },
+    providerOptions: { inlay: { planMode: interactive && run.permissionMode === "plan" } },
     ...(run.outputSchema ? { output: Output.object({ schema: jsonSchema(run.outputSchema as Record<string, unknown>) }) } : {}),
   });
 
@@ -261,8 +308,9 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
   messages.push(...response.messages);
   const steps = (await result.steps).length;
   const usage = await result.totalUsage;
+  if (metadataOnly) deps.live.setMessages(run.id, messages);
   const common: Prisma.PlatformRunUncheckedUpdateInput = {
-    messages: messages as unknown as Prisma.InputJsonArray,
+    messages: (metadataOnly ? redactMessages(messages) : messages) as unknown as Prisma.InputJsonArray,
     turnsUsed: { increment: steps },
     inputTokens: { increment: usage.inputTokens ?? 0 },
     outputTokens: { increment: usage.outputTokens ?? 0 },
@@ -271,9 +319,15 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
   const requests = [...toolApprovals, ...questions];
   if (requests.length > 0) {
     // One transaction: whoever sees awaiting_approval also finds the pending requests.
+    const stored = metadataOnly ? requests.map((request) => ({ ...request, input: {} })) : requests;
     const paused = await prisma.$transaction(async (tx) => {
       const row = await transitionRun(tx as PrismaClient, run.id, ["running"], { ...common, status: "awaiting_approval" });
-      if (row) await createRequests(tx as PrismaClient, run.id, requests);
+      if (row) {
+        await createRequests(tx as PrismaClient, run.id, stored);
+        await recordRunWebhook(tx as PrismaClient, row, "run.awaiting_input", {
+          pending_requests: requests.map((request) => ({ request_id: request.id, tool_name: request.toolName, kind: request.kind })),
+        });
+      }
       return row;
     });
     if (!paused) return;
@@ -300,17 +354,28 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
     }
   }
   const finishReason = await result.finishReason;
-  const completed = await transitionRun(prisma, run.id, ["running"], {
-    ...common,
-    status: "completed",
-    output: text,
-    outputData,
-    stopReason: finishReason,
-    finishedAt: new Date(),
+  const completed = await prisma.$transaction(async (tx) => {
+    const row = await transitionRun(tx as PrismaClient, run.id, ["running"], {
+      ...common,
+      status: "completed",
+      // metadata_only: the answer went out on the live stream only.
+      output: metadataOnly ? Prisma.DbNull : text,
+      outputData: metadataOnly ? Prisma.DbNull : outputData,
+      stopReason: finishReason,
+      finishedAt: new Date(),
+    });
+    if (row) await recordRunWebhook(tx as PrismaClient, row, "run.completed");
+    return row;
   });
   if (!completed) return;
   frames.push(
     { type: "run_status", status: "completed" },
-    { type: "done", completion_state: "completed", stop_reason: finishReason, message_count: messages.length },
+    {
+      type: "done",
+      completion_state: "completed",
+      stop_reason: finishReason,
+      message_count: messages.length,
+      ...(run.outputSchema ? { output_data: outputData === Prisma.DbNull ? null : (outputData as Record<string, unknown>) } : {}),
+    },
   );
 }

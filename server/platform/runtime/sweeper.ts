@@ -4,6 +4,7 @@
 import { logger } from "@/lib/logger";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { appendEvents, failAbandonedRuns } from "../repositories/runs";
+import { recordRunWebhook } from "../services/run-webhooks";
 import type { RunEventBus } from "./event-bus";
 
 export const ABANDONED_MESSAGE = "the process executing this run stopped before it finished";
@@ -20,6 +21,7 @@ export async function sweepAbandonedRuns(prisma: PrismaClient, bus: RunEventBus,
         message_count: Array.isArray(run.messages) ? run.messages.length : 0,
       },
     ]);
+    await recordRunWebhook(prisma, run, "run.failed");
     await bus.publish(run.id);
   }
   if (runs.length > 0) logger.warn({ runs: runs.map((run) => run.id) }, "ended runs whose process stopped");

@@ -45,6 +45,12 @@ import {
   type RunRow,
 } from "../repositories/runs";
 import type { RunEventBus } from "../runtime/event-bus";
+import type { LiveContent } from "../runtime/live-content";
+import { METADATA_ONLY, redactMessages } from "../runtime/redact";
+import { findSettings } from "../repositories/settings";
+import type { NewRunFile } from "../repositories/run-files";
+import { inlineUserMessage, storedUserMessage } from "./run-files";
+import { recordRunWebhook } from "./run-webhooks";
 import { createAgent } from "./agents";
 import type { AuthContext } from "./auth";
 import { clampEffort, defaultEffort, defaultModel, findModel, type Effort } from "./models";
@@ -54,6 +60,8 @@ export interface RunServiceContext {
   prisma: PrismaClient;
   config: PlatformConfig;
   bus: RunEventBus;
+  /** Content of metadata_only runs, held by this process only. */
+  live: LiveContent;
   /** Starts (or resumes) executing a run in this process. */
   startRun(runId: number): void;
 }
@@ -85,6 +93,7 @@ export function toRun(row: Omit<RunRow, "messages">, userId: string | null): Run
     metadata: (row.metadata as Record<string, unknown> | null) ?? null,
     permission_mode: row.permissionMode as RunOut["permission_mode"],
     human_in_the_loop: row.humanInTheLoop,
+    interactive: row.interactive,
     model: row.model,
     effort: row.effort as Effort,
     max_turns: row.maxTurns,
@@ -108,6 +117,7 @@ export async function createRun(
   auth: AuthContext,
   userId: string | undefined,
   input: z.infer<typeof RunCreate>,
+  attachments: NewRunFile[] = [],
 ): Promise<{ run: RunOut; scope: Scope }> {
   // Strict mode covers run creation; without user_id the run inherits the agent's scope.
   let scope = await resolveScope(ctx.prisma, auth, userId, { strict: true });
@@ -159,6 +169,13 @@ export async function createRun(
       ? Prisma.DbNull
       : (Object.fromEntries(Object.entries(input.metadata).filter(([key]) => !isReservedMetadataKey(key))) as Prisma.InputJsonObject);
 
+  // metadata_only: the conversation (files included) lives in this process only; the row gets its skeleton.
+  const retention = (await findSettings(ctx.prisma, auth.accountId))?.retentionMode ?? "standard";
+  const metadataOnly = retention === METADATA_ONLY;
+  const userMessage = metadataOnly
+    ? inlineUserMessage(input.message, attachments)
+    : storedUserMessage(input.message, attachments, 0);
+
   const row = await insertRun(
     ctx.prisma,
     scope,
@@ -178,10 +195,14 @@ export async function createRun(
       outputSchema: (input.output_schema as Prisma.InputJsonObject | undefined) ?? Prisma.DbNull,
       metadata,
       maxTurns: input.max_turns ?? MAX_TURNS_CAP,
-      messages: [{ role: "user", content: input.message }],
+      retention: metadataOnly ? METADATA_ONLY : "standard",
+      messages: (metadataOnly ? redactMessages([userMessage]) : [userMessage]) as Prisma.InputJsonArray,
     },
     { type: "run_status", status: "running" },
+    metadataOnly ? [] : attachments,
   );
+  if (metadataOnly) ctx.live.setMessages(row.id, [userMessage]);
+  await recordRunWebhook(ctx.prisma, row, "run.started");
   await ctx.bus.publish(row.id);
   ctx.startRun(row.id);
   return { run: toRun(row, scope.userId), scope };
@@ -222,6 +243,8 @@ export async function cancelRun(ctx: RunServiceContext, scope: Scope, id: number
     { type: "run_status", status: "cancelled" },
     { type: "done", completion_state: "cancelled", stop_reason: "cancelled", message_count: messageCount(cancelled) },
   ]);
+  await recordRunWebhook(ctx.prisma, cancelled, "run.cancelled");
+  if (cancelled.retention === METADATA_ONLY) ctx.live.release(id);
   return toRun(cancelled, scope.userId);
 }
 
@@ -281,7 +304,7 @@ export async function answerRun(
 }
 
 /** Once no request of the paused run is pending, the run goes back to running and resumes. */
-async function resumeIfSettled(ctx: RunServiceContext, runId: number) {
+export async function resumeIfSettled(ctx: RunServiceContext, runId: number) {
   if ((await findPendingRequests(ctx.prisma, runId)).length > 0) return;
   const resumed = await transitionRun(ctx.prisma, runId, ["awaiting_approval"], { status: "running" });
   if (!resumed) return;
