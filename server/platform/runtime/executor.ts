@@ -4,7 +4,7 @@
 // /approve or /answer starts it again from the persisted messages.
 import { randomBytes } from "node:crypto";
 import type { RuntimeModel } from "./models/providers";
-import { type ModelMessage, Output, jsonSchema, stepCountIs, streamText, type ToolSet } from "ai";
+import { type ModelMessage, Output, jsonSchema, stepCountIs, streamText, type ToolResultPart, type ToolSet } from "ai";
 import { logger } from "@/lib/logger";
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
@@ -184,6 +184,9 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
 
   // Feed back what people decided while the run waited.
   const { calls, approvals } = outstandingCalls(messages);
+  // The tool message answering the approvals: the approved calls' results join it after the model call.
+  let approvalMessage: Extract<ModelMessage, { role: "tool" }> | undefined;
+  const approvedCallIds = new Set<string>();
   if (calls.length > 0 || approvals.length > 0) {
     const ids = [...approvals.map((part) => part.approvalId), ...calls.map((part) => part.toolCallId)];
     const decided = new Map((await resolvedRequests(prisma, run.id, ids)).map((row) => [row.toolCallId, row]));
@@ -201,7 +204,13 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
       content.push({ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: { type: "json", value: answer } });
       frames.push({ type: "tool_result", tool_use_id: call.toolCallId, content: JSON.stringify(answer), result: answer });
     }
-    if (content.length > 0) messages.push({ role: "tool", content });
+    for (const approval of approvals) {
+      if (decided.get(approval.approvalId)?.status === "allowed") approvedCallIds.add(approval.toolCallId);
+    }
+    if (content.length > 0) {
+      approvalMessage = { role: "tool", content };
+      messages.push(approvalMessage);
+    }
     // Under metadata_only the answers were stored only until the run picked them up.
     if (metadataOnly) await clearAnswers(prisma, run.id);
   }
@@ -260,6 +269,7 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
   const questions: NewRequest[] = [];
   const toolApprovals: NewRequest[] = [];
   const callsById = new Map<string, { toolName: string; input: unknown }>();
+  const resumedResults: ToolResultPart[] = [];
   for await (const part of result.fullStream) {
     switch (part.type) {
       case "text-delta":
@@ -268,7 +278,9 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
       case "tool-call":
         callsById.set(part.toolCallId, { toolName: part.toolName, input: part.input });
         frames.push({ type: "tool_use", id: part.toolCallId, name: part.toolName, input: part.input });
-        if (part.toolName === ASK_USER_QUESTION) {
+        // Only a question the run offered pauses it (a reply withholds AskUserQuestion; a call to it then
+        // comes back as an unknown-tool error).
+        if (part.toolName === ASK_USER_QUESTION && tools[ASK_USER_QUESTION]) {
           const title = (part.input as { questions?: { question?: string }[] }).questions?.[0]?.question;
           questions.push({
             id: `perm_${randomBytes(12).toString("hex")}`,
@@ -280,9 +292,15 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
         }
         break;
       case "tool-result":
+        if (approvedCallIds.has(part.toolCallId)) {
+          resumedResults.push({ type: "tool-result", toolCallId: part.toolCallId, toolName: part.toolName, output: { type: "json", value: part.output as never } });
+        }
         frames.push({ type: "tool_result", tool_use_id: part.toolCallId, content: JSON.stringify(part.output), result: part.output });
         break;
       case "tool-error":
+        if (approvedCallIds.has(part.toolCallId)) {
+          resumedResults.push({ type: "tool-result", toolCallId: part.toolCallId, toolName: part.toolName, output: { type: "error-text", value: String(part.error) } });
+        }
         frames.push({ type: "tool_result", tool_use_id: part.toolCallId, content: String(part.error), result: { error: String(part.error) } });
         break;
       case "tool-approval-request": {
@@ -305,6 +323,15 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
   }
 
   const response = await result.response;
+  // The SDK runs the approved calls before the first step and shows their results to the model, but
+  // leaves them out of response.messages: without them the next resume's prompt would be invalid.
+  const answered = new Set(
+    response.messages.flatMap((message) =>
+      message.role === "tool" ? message.content.flatMap((part) => (part.type === "tool-result" ? [part.toolCallId] : [])) : [],
+    ),
+  );
+  const missing = resumedResults.filter((result) => !answered.has(result.toolCallId));
+  if (approvalMessage && missing.length > 0) approvalMessage.content.push(...missing);
   messages.push(...response.messages);
   const steps = (await result.steps).length;
   const usage = await result.totalUsage;

@@ -2,7 +2,7 @@
 // operation takes (validated with the same zod contract), field `files` (repeatable) the attachments.
 // The form has its own body limit (services/run-files.ts); the app's 256 KB JSON limit skips it.
 import { bodyLimit } from "hono/body-limit";
-import { ZodError, type z } from "zod";
+import type { z } from "zod";
 import type { PlatformContext } from "../../context";
 import { PlatformError } from "../../errors";
 import { MAX_MULTIPART_BYTES, MAX_FILES_TOTAL_BYTES, type UploadedFile } from "../../services/run-files";
@@ -69,8 +69,14 @@ export async function readUpload<T extends z.ZodType>(
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    // Named as the payload's fields (payload.message, payload.teammate_id, …); onError writes the 422.
-    throw (new ZodError(parsed.error.issues.map((issue) => ({ ...issue, path: ["payload", ...issue.path] }))));
+    // Named as the payload's fields (payload.message, …), in the envelope app.ts's validationError writes.
+    // (A ZodError is not an Error in zod 4, so Hono would not hand it to onError.)
+    const fields = parsed.error.issues.map((issue) => ({ field: ["payload", ...issue.path].join("."), message: issue.message }));
+    throw new PlatformError({
+      type: "validation_error",
+      message: fields.map(({ field, message }) => `${field}: ${message}`).join("; "),
+      details: { fields },
+    });
   }
   const files: UploadedFile[] = [];
   for (const entry of form.getAll("files")) {
