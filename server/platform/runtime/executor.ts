@@ -136,18 +136,22 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number): Promis
     await flush().catch(() => {});
     const message = error instanceof Error ? error.message : String(error);
     logger.warn({ runId, err: error }, "run failed");
-    const failed = await transitionRun(prisma, runId, ["running"], {
-      status: "failed",
-      error: message,
-      stopReason: "error",
-      finishedAt: new Date(),
+    // The outbox row commits with the status, so whoever sees the run failed also finds run.failed.
+    const failed = await prisma.$transaction(async (tx) => {
+      const row = await transitionRun(tx as PrismaClient, runId, ["running"], {
+        status: "failed",
+        error: message,
+        stopReason: "error",
+        finishedAt: new Date(),
+      });
+      if (row) await recordRunWebhook(tx as PrismaClient, row, "run.failed");
+      return row;
     });
     if (failed) {
       await appendEvents(prisma, runId, [
         { type: "run_status", status: "failed", error: message },
         { type: "done", completion_state: "failed", stop_reason: "error", message_count: countMessages(failed) },
       ]);
-      await recordRunWebhook(prisma, failed, "run.failed");
       await bus.publish(runId);
     }
   } finally {
