@@ -59,6 +59,9 @@ export const Run = z
     metadata: Metadata.nullable(),
     permission_mode: PermissionMode,
     human_in_the_loop: z.boolean(),
+    interactive: z.boolean().meta({
+      description: "False once the run was replied to: replies run without questions, approvals or plan mode",
+    }),
     model: z.string(),
     effort: Effort,
     max_turns: z.number().int(),
@@ -73,6 +76,26 @@ export const Run = z
   .meta({ id: "Run" });
 
 export const RunIdParam = z.object({ run_id: IntId });
+
+/** POST /runs/{run_id}/reply (and the `payload` of /reply/with-files). */
+export const RunReply = z.object({
+  message: RunCreate.shape.message,
+  stream: z.boolean().optional(),
+  task_setup_tools: z.boolean().optional().meta({ description: "Omitted: the run's previous setting" }),
+  user_id: UserId.optional(),
+});
+
+/** POST /runs/first-session. */
+export const FirstSessionCreate = z.object({
+  teammate_id: IntId,
+  permission_mode: PermissionMode.optional(),
+  human_in_the_loop: z.boolean().optional(),
+  stream: z.boolean().optional(),
+  user_id: UserId.optional(),
+});
+
+/** PATCH /runs/{run_id}/permission-mode. */
+export const PermissionModeChange = z.object({ permission_mode: PermissionMode });
 
 export const RunEventsQuery = z.object({
   starting_after: z.coerce.number().int().min(0).optional().meta({
@@ -93,7 +116,14 @@ export type RunFrame =
   | { type: "content_block_delta"; id: string; delta: { type: "text_delta"; text: string } }
   | { type: "tool_use"; id: string; name: string; input: unknown }
   | { type: "tool_result"; tool_use_id: string; content: string; result: unknown }
-  | { type: "done"; completion_state: string; stop_reason: string; message_count: number }
+  | {
+      type: "done";
+      completion_state: string;
+      stop_reason: string;
+      message_count: number;
+      /** With an output_schema: the structured result (null when the model produced none). */
+      output_data?: Record<string, unknown> | null;
+    }
   // Inlay's extensions (docs/platform-api.md): status changes and requests for a person.
   | { type: "run_status"; status: z.infer<typeof RunStatus>; error?: string }
   | { type: "permission_request"; request_id: string; tool_name: string; input: unknown; kind: string };

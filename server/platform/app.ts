@@ -54,6 +54,12 @@ import * as createRun from "./routes/runs/create";
 import * as runEvents from "./routes/runs/events";
 import * as getRun from "./routes/runs/get";
 import * as runPermissions from "./routes/runs/permissions";
+// replies, first sessions, attachments, permission mode
+import * as createRunWithFiles from "./routes/runs/create-with-files";
+import * as firstSession from "./routes/runs/first-session";
+import * as changeRunPermissionMode from "./routes/runs/permission-mode";
+import * as replyToRun from "./routes/runs/reply";
+import * as replyToRunWithFiles from "./routes/runs/reply-with-files";
 // run lists
 import * as runActivity from "./routes/runs/activity";
 import * as checkRuns from "./routes/runs/check";
@@ -108,6 +114,12 @@ const operations: { register(app: PlatformApp): void }[] = [
   approveRun,
   answerRun,
   runPermissions,
+  // replies, first sessions, attachments, permission mode
+  firstSession,
+  createRunWithFiles,
+  replyToRun,
+  replyToRunWithFiles,
+  changeRunPermissionMode,
   // agents, teammates and catalogues
   createAgent,
   listAgents,
@@ -162,6 +174,7 @@ const operations: { register(app: PlatformApp): void }[] = [
 ];
 
 export const MAX_BODY_BYTES = 256 * 1024;
+const UPLOAD_PATH = /\/with-files\/?$/;
 
 export type { PlatformDeps };
 
@@ -233,15 +246,14 @@ export function createPlatformApp(deps: PlatformDeps): PlatformApp {
   // Order matters: the id first so every response has one; the key before the limiter so it can
   // charge the account (or the IP for a missing or invalid key).
   app.use("*", requestId());
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new PlatformError({ type: "payload_too_large", message: "request body exceeds the 256 KB limit" });
-      },
-    }),
-  );
+  const jsonBodyLimit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new PlatformError({ type: "payload_too_large", message: "request body exceeds the 256 KB limit" });
+    },
+  });
+  // The with-files uploads have their own, larger limit (routes/runs/multipart.ts).
+  app.use("*", (c, next) => (UPLOAD_PATH.test(c.req.path) ? next() : jsonBodyLimit(c, next)));
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     c.set("prisma", (await deps.database()).prisma);

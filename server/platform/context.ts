@@ -8,6 +8,7 @@ import type { Limiters } from "./middleware/rate-limit";
 import type { AuthContext } from "./services/auth";
 import type { RunEventBus } from "./runtime/event-bus";
 import type { RunExecutor } from "./runtime/executor";
+import type { LiveContent } from "./runtime/live-content";
 import type { Mailer } from "./services/mailer";
 import type { BillingSettings } from "./services/billing";
 import type { ModelSettings } from "./services/models";
@@ -26,6 +27,8 @@ export interface PlatformConfig {
 export interface PlatformRuntime {
   bus: RunEventBus;
   executor: RunExecutor;
+  /** What metadata_only runs say, held by this process only (runtime/live-content.ts). */
+  live: LiveContent;
   /** Waits for the runs this process executes to stop, then closes the bus. */
   close(): Promise<void>;
 }

@@ -6,6 +6,7 @@ import type { PlatformConfig, PlatformDeps, PlatformRuntime } from "./context";
 import type { Limiters } from "./middleware/rate-limit";
 import { createRunEventBus } from "./runtime/event-bus";
 import { createRunExecutor, LEASE_MS } from "./runtime/executor";
+import { createLiveContent } from "./runtime/live-content";
 import { startSweeper } from "./runtime/sweeper";
 import type { Mailer } from "./services/mailer";
 
@@ -35,12 +36,14 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
     runtime: () => {
       runtime ??= parts.database().then((database) => {
         const bus = createRunEventBus(database);
+        const live = createLiveContent();
         const executor = createRunExecutor({
           prisma: database.prisma,
           config: parts.config,
           bus,
           mailer: parts.mailer,
           languageModel: parts.languageModel,
+          live,
         });
         // A lease not renewed for a whole lease period means its process is gone.
         const stopSweeper =
@@ -50,9 +53,11 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         return {
           bus,
           executor,
+          live,
           close: async () => {
             stopSweeper();
             await executor.idle();
+            live.clear();
             await bus.close();
           },
         };

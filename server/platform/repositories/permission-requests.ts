@@ -1,6 +1,6 @@
 // A run's requests for a person: tool approvals and questions.
 import type { PrismaClient } from "@/server/generated/prisma/client";
-import { type Prisma } from "@/server/generated/prisma/client";
+import { Prisma } from "@/server/generated/prisma/client";
 
 export interface NewRequest {
   id: string;
@@ -51,3 +51,7 @@ export const resolveRequest = (
       resolvedAt: new Date(),
     },
   });
+
+/** Drops the stored answers of the run's requests (metadata_only, once the run has read them). */
+export const clearAnswers = (prisma: PrismaClient, runId: number) =>
+  prisma.platformPermissionRequest.updateMany({ where: { runId, answer: { not: Prisma.DbNull } }, data: { answer: Prisma.DbNull } });

@@ -2,6 +2,7 @@
 import type { PlatformRun, PrismaClient } from "@/server/generated/prisma/client";
 import { type Prisma } from "@/server/generated/prisma/client";
 import type { RunFrame } from "@/lib/schemas/runs";
+import { insertRunFiles, type NewRunFile } from "./run-files";
 
 export type RunRow = PlatformRun;
 export type RunData = Omit<Prisma.PlatformRunUncheckedCreateInput, "accountId" | "endUserId">;
@@ -16,16 +17,66 @@ export interface StoredEvent {
   frame: RunFrame;
 }
 
-/** The run and its first event in one transaction, so a run is never seen without its log. */
-export async function insertRun(prisma: PrismaClient, scope: ScopeKey, data: RunData, first: RunFrame): Promise<RunRow> {
-  return prisma.$transaction((tx) => insertRunIn(tx as PrismaClient, scope, data, first));
+/**
+ * The run, its first event and its attachments in one transaction, so a run is never seen without its
+ * log (or its executor without its files).
+ */
+export async function insertRun(
+  prisma: PrismaClient,
+  scope: ScopeKey,
+  data: RunData,
+  first: RunFrame,
+  files: NewRunFile[] = [],
+): Promise<RunRow> {
+  return prisma.$transaction((tx) => insertRunIn(tx as PrismaClient, scope, data, first, files));
 }
 
 /** insertRun inside a transaction the caller already holds (run admission's). */
-export async function insertRunIn(tx: PrismaClient, scope: ScopeKey, data: RunData, first: RunFrame): Promise<RunRow> {
+export async function insertRunIn(
+  tx: PrismaClient,
+  scope: ScopeKey,
+  data: RunData,
+  first: RunFrame,
+  files: NewRunFile[] = [],
+): Promise<RunRow> {
   const run = await tx.platformRun.create({ data: { ...data, accountId: scope.accountId, endUserId: scope.endUserId } });
   await tx.platformRunEvent.create({ data: { runId: run.id, type: first.type, data: first as Prisma.InputJsonObject } });
+  if (files.length > 0) await insertRunFiles(tx, run.id, files);
   return run;
+}
+
+/**
+ * A reply: the run moves from one of `from` back to running with `data`, its status frame and its new
+ * attachments, in one transaction. Returns the run and the id of the last event before the reply (the
+ * reply's stream starts after it), or null when the run was no longer in `from`.
+ */
+export async function reopenRun(
+  prisma: PrismaClient,
+  id: number,
+  from: readonly string[],
+  data: Prisma.PlatformRunUncheckedUpdateInput,
+  first: RunFrame,
+  files: NewRunFile[] = [],
+): Promise<{ run: RunRow; after: bigint } | null> {
+  return prisma.$transaction((tx) => reopenRunIn(tx as PrismaClient, id, from, data, first, files));
+}
+
+/** reopenRun inside a transaction the caller already holds (run admission's). */
+export async function reopenRunIn(
+  tx: PrismaClient,
+  id: number,
+  from: readonly string[],
+  data: Prisma.PlatformRunUncheckedUpdateInput,
+  first: RunFrame,
+  files: NewRunFile[] = [],
+): Promise<{ run: RunRow; after: bigint } | null> {
+  const { count } = await tx.platformRun.updateMany({ where: { id, status: { in: [...from] } }, data });
+  if (count === 0) return null;
+  const last = await tx.platformRunEvent.findFirst({ where: { runId: id }, orderBy: { id: "desc" }, select: { id: true } });
+  await tx.platformRunEvent.create({ data: { runId: id, type: first.type, data: first as Prisma.InputJsonObject } });
+  if (files.length > 0) await insertRunFiles(tx, id, files);
+  const run = await tx.platformRun.findUniqueOrThrow({ where: { id } });
+  return { run, after: last?.id ?? 0n };
 }
 
 export const findRun = (prisma: PrismaClient, scope: ScopeKey, id: number) =>
@@ -79,6 +130,17 @@ export async function appendEvents(prisma: PrismaClient, runId: number, frames: 
   });
 }
 
+/** Like appendEvents, returning the new events' ids in the frames' order. */
+export async function appendEventsReturning(prisma: PrismaClient, runId: number, frames: RunFrame[]): Promise<bigint[]> {
+  if (frames.length === 0) return [];
+  const rows = await prisma.platformRunEvent.createManyAndReturn({
+    data: frames.map((frame) => ({ runId, type: frame.type, data: frame as Prisma.InputJsonObject })),
+    select: { id: true },
+  });
+  // One INSERT draws its ids in row order, so ascending ids pair with the frames in order.
+  return rows.map((row) => row.id).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 export async function eventsAfter(prisma: PrismaClient, runId: number, afterId: bigint, take: number): Promise<StoredEvent[]> {
   const rows = await prisma.platformRunEvent.findMany({
     where: { runId, id: { gt: afterId } },
@@ -105,8 +167,13 @@ export async function releaseLease(prisma: PrismaClient, runId: number, owner: s
   await prisma.platformRun.updateMany({ where: { id: runId, leaseOwner: owner }, data: { leaseOwner: null, leaseExpiresAt: null } });
 }
 
+/**
+ * True when the run's newest event is a `done` frame: the run is over and nothing follows. A reply
+ * writes a `run_status` after the old `done`, so a replied run is not over until its next `done`.
+ */
 export async function hasDoneEvent(prisma: PrismaClient, runId: number): Promise<boolean> {
-  return (await prisma.platformRunEvent.count({ where: { runId, type: "done" } })) > 0;
+  const last = await prisma.platformRunEvent.findFirst({ where: { runId }, orderBy: { id: "desc" }, select: { type: true } });
+  return last?.type === "done";
 }
 
 /**

@@ -20,6 +20,7 @@ export const servicesOf = (c: PlatformContext) => ({ prisma: c.var.prisma, confi
 export const runServicesOf = (c: PlatformContext) => ({
   ...servicesOf(c),
   bus: c.var.runtime.bus,
+  live: c.var.runtime.live,
   startRun: (runId: number) => c.var.runtime.executor.start(runId),
   baseUrl: baseUrlOf(c),
 });

@@ -4,7 +4,7 @@
 // /approve or /answer starts it again from the persisted messages.
 import { randomBytes } from "node:crypto";
 import type { RuntimeModel } from "./models/providers";
-import { type ModelMessage, Output, jsonSchema, stepCountIs, streamText, type ToolSet } from "ai";
+import { type ModelMessage, Output, jsonSchema, stepCountIs, streamText, type ToolResultPart, type ToolSet } from "ai";
 import { logger } from "@/lib/logger";
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
@@ -13,13 +13,31 @@ import type { PlatformConfig } from "../context";
 import { findAccount } from "../repositories/accounts";
 import { findAgentAnyScope } from "../repositories/agents";
 import { recentMemoryContents } from "../repositories/memories";
-import { createRequests, type NewRequest, rememberedTools, resolvedRequests } from "../repositories/permission-requests";
-import { appendEvents, claimLease, findRunById, releaseLease, transitionRun, type RunRow } from "../repositories/runs";
+import {
+  clearAnswers,
+  createRequests,
+  type NewRequest,
+  rememberedTools,
+  resolvedRequests,
+} from "../repositories/permission-requests";
+import {
+  appendEvents,
+  appendEventsReturning,
+  claimLease,
+  findRunById,
+  releaseLease,
+  transitionRun,
+  type RunRow,
+} from "../repositories/runs";
 import { listPermissionsForEndUser } from "../repositories/permissions";
 import { enabledBuiltInTools } from "../services/agents";
 import { meterModelCall, settleRun } from "../services/billing";
+import { withAttachments } from "../services/run-files";
+import { recordRunWebhook } from "../services/run-webhooks";
 import type { Mailer } from "../services/mailer";
 import type { RunEventBus } from "./event-bus";
+import type { LiveContent } from "./live-content";
+import { METADATA_ONLY, redactFrame, redactMessages } from "./redact";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "./system-prompt";
 import { ASK_USER_QUESTION, builtInToolSet } from "./tools";
 
@@ -29,6 +47,8 @@ export interface ExecutorDeps {
   bus: RunEventBus;
   mailer: Mailer;
   languageModel(modelId: string): RuntimeModel;
+  /** Content of metadata_only runs, kept in this process only. */
+  live: LiveContent;
 }
 
 export interface RunExecutor {
@@ -83,11 +103,18 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number): Promis
   });
   const pending: RunFrame[] = [];
   let flushing: Promise<void> = Promise.resolve();
+  // metadata_only: the log gets redacted frames; the full ones stay in this process (live-content.ts).
+  let metadataOnly = false;
   const flush = () => {
     const frames = pending.splice(0);
     if (frames.length === 0) return flushing;
     flushing = flushing.then(async () => {
-      await appendEvents(prisma, runId, frames);
+      if (metadataOnly) {
+        const ids = await appendEventsReturning(prisma, runId, frames.map(redactFrame));
+        deps.live.putFrames(runId, ids, frames);
+      } else {
+        await appendEvents(prisma, runId, frames);
+      }
       await bus.publish(runId);
     });
     return flushing;
@@ -96,6 +123,7 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number): Promis
   try {
     const run = await findRunById(prisma, runId);
     if (!run || run.status !== "running") return;
+    metadataOnly = run.retention === METADATA_ONLY;
     await loop(deps, run, abort.signal, pending);
     clearInterval(timer);
     await flush();
@@ -109,11 +137,16 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number): Promis
     await flush().catch(() => {});
     const message = error instanceof Error ? error.message : String(error);
     logger.warn({ runId, err: error }, "run failed");
-    const failed = await transitionRun(prisma, runId, ["running"], {
-      status: "failed",
-      error: message,
-      stopReason: "error",
-      finishedAt: new Date(),
+    // The outbox row commits with the status, so whoever sees the run failed also finds run.failed.
+    const failed = await prisma.$transaction(async (tx) => {
+      const row = await transitionRun(tx as PrismaClient, runId, ["running"], {
+        status: "failed",
+        error: message,
+        stopReason: "error",
+        finishedAt: new Date(),
+      });
+      if (row) await recordRunWebhook(tx as PrismaClient, row, "run.failed");
+      return row;
     });
     if (failed) {
       await appendEvents(prisma, runId, [
@@ -129,20 +162,38 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number): Promis
     // Charge what this pass cost; a run that ended (completed, failed, cancelled) also gives back its hold.
     await settleRun(prisma, runId).catch((error: unknown) => logger.error({ err: error, runId }, "settling a run failed"));
     await releaseLease(prisma, runId, owner);
+    if (metadataOnly) {
+      const now = await findRunById(prisma, runId);
+      if (!now || TERMINAL.has(now.status)) deps.live.release(runId);
+    }
   }
 }
 
 const countMessages = (row: RunRow) => (Array.isArray(row.messages) ? row.messages.length : 0);
+
+const TERMINAL = new Set(["completed", "failed", "cancelled"]);
+
+/** Thrown when a metadata_only run must go on in a process that does not hold its conversation. */
+export const NOT_RETAINED_MESSAGE =
+  "conversation_not_retained: this metadata_only run's conversation was kept only by the process that paused it";
 
 async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames: RunFrame[]) {
   const { prisma } = deps;
   const agent = await findAgentAnyScope(prisma, run.accountId, run.agentId);
   if (!agent) throw new Error(`agent ${run.agentId} no longer exists`);
   const account = await findAccount(prisma, run.accountId);
-  const messages = run.messages as unknown as ModelMessage[];
+  const metadataOnly = run.retention === METADATA_ONLY;
+  const live = metadataOnly ? deps.live.messages(run.id) : undefined;
+  if (metadataOnly && !live) throw new Error(NOT_RETAINED_MESSAGE);
+  const messages = live ?? (run.messages as unknown as ModelMessage[]);
+  // A reply is non-interactive: no questions, no approvals, no plan mode (endpoints-core.md).
+  const interactive = run.interactive;
 
   // Feed back what people decided while the run waited.
   const { calls, approvals } = outstandingCalls(messages);
+  // The tool message answering the approvals: the approved calls' results join it after the model call.
+  let approvalMessage: Extract<ModelMessage, { role: "tool" }> | undefined;
+  const approvedCallIds = new Set<string>();
   if (calls.length > 0 || approvals.length > 0) {
     const ids = [...approvals.map((part) => part.approvalId), ...calls.map((part) => part.toolCallId)];
     const decided = new Map((await resolvedRequests(prisma, run.id, ids)).map((row) => [row.toolCallId, row]));
@@ -160,7 +211,15 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
       content.push({ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: { type: "json", value: answer } });
       frames.push({ type: "tool_result", tool_use_id: call.toolCallId, content: JSON.stringify(answer), result: answer });
     }
-    if (content.length > 0) messages.push({ role: "tool", content });
+    for (const approval of approvals) {
+      if (decided.get(approval.approvalId)?.status === "allowed") approvedCallIds.add(approval.toolCallId);
+    }
+    if (content.length > 0) {
+      approvalMessage = { role: "tool", content };
+      messages.push(approvalMessage);
+    }
+    // Under metadata_only the answers were stored only until the run picked them up.
+    if (metadataOnly) await clearAnswers(prisma, run.id);
   }
 
   const enabled = new Set(enabledBuiltInTools(agent));
@@ -170,6 +229,7 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
     ["report_issue", run.feedback],
   ];
   for (const [name, on] of toggles) if (on === false) enabled.delete(name);
+  if (!interactive) enabled.delete(ASK_USER_QUESTION);
   const tools: ToolSet = builtInToolSet(
     {
       prisma,
@@ -182,7 +242,7 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
     },
     enabled,
   );
-  if (run.permissionMode === "approval") {
+  if (interactive && run.permissionMode === "approval") {
     const allowList = run.endUserId === null ? new Set<string>() : await listPermissionsForEndUser(prisma, run.accountId, run.endUserId);
     const remembered = await rememberedTools(prisma, run.id);
     for (const [name, definition] of Object.entries(tools)) {
@@ -203,19 +263,20 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
   const result = streamText({
     model: deps.languageModel(run.model),
     system,
-    messages,
+    messages: await withAttachments(prisma, run.id, messages),
     tools,
     stopWhen: stepCountIs(turnsLeft),
     abortSignal: signal,
     // The loop below reads errors from the stream and fails the run; the SDK's default would print them.
     onError: () => {},
-    providerOptions: { inlay: { planMode: run.permissionMode === "plan" } },
+    providerOptions: { inlay: { planMode: interactive && run.permissionMode === "plan" } },
     ...(run.outputSchema ? { output: Output.object({ schema: jsonSchema(run.outputSchema as Record<string, unknown>) }) } : {}),
   });
 
   const questions: NewRequest[] = [];
   const toolApprovals: NewRequest[] = [];
   const callsById = new Map<string, { toolName: string; input: unknown }>();
+  const resumedResults: ToolResultPart[] = [];
   for await (const part of result.fullStream) {
     switch (part.type) {
       case "text-delta":
@@ -224,7 +285,9 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
       case "tool-call":
         callsById.set(part.toolCallId, { toolName: part.toolName, input: part.input });
         frames.push({ type: "tool_use", id: part.toolCallId, name: part.toolName, input: part.input });
-        if (part.toolName === ASK_USER_QUESTION) {
+        // Only a question the run offered pauses it (a reply withholds AskUserQuestion; a call to it then
+        // comes back as an unknown-tool error).
+        if (part.toolName === ASK_USER_QUESTION && tools[ASK_USER_QUESTION]) {
           const title = (part.input as { questions?: { question?: string }[] }).questions?.[0]?.question;
           questions.push({
             id: `perm_${randomBytes(12).toString("hex")}`,
@@ -236,9 +299,15 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
         }
         break;
       case "tool-result":
+        if (approvedCallIds.has(part.toolCallId)) {
+          resumedResults.push({ type: "tool-result", toolCallId: part.toolCallId, toolName: part.toolName, output: { type: "json", value: part.output as never } });
+        }
         frames.push({ type: "tool_result", tool_use_id: part.toolCallId, content: JSON.stringify(part.output), result: part.output });
         break;
       case "tool-error":
+        if (approvedCallIds.has(part.toolCallId)) {
+          resumedResults.push({ type: "tool-result", toolCallId: part.toolCallId, toolName: part.toolName, output: { type: "error-text", value: String(part.error) } });
+        }
         frames.push({ type: "tool_result", tool_use_id: part.toolCallId, content: String(part.error), result: { error: String(part.error) } });
         break;
       case "tool-approval-request": {
@@ -270,20 +339,36 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
   }
 
   const response = await result.response;
+  // The SDK runs the approved calls before the first step and shows their results to the model, but
+  // leaves them out of response.messages: without them the next resume's prompt would be invalid.
+  const answered = new Set(
+    response.messages.flatMap((message) =>
+      message.role === "tool" ? message.content.flatMap((part) => (part.type === "tool-result" ? [part.toolCallId] : [])) : [],
+    ),
+  );
+  const missing = resumedResults.filter((result) => !answered.has(result.toolCallId));
+  if (approvalMessage && missing.length > 0) approvalMessage.content.push(...missing);
   messages.push(...response.messages);
   const steps = (await result.steps).length;
   // Tokens and cost were added to the run step by step (finish-step above).
+  if (metadataOnly) deps.live.setMessages(run.id, messages);
   const common: Prisma.PlatformRunUncheckedUpdateInput = {
-    messages: messages as unknown as Prisma.InputJsonArray,
+    messages: (metadataOnly ? redactMessages(messages) : messages) as unknown as Prisma.InputJsonArray,
     turnsUsed: { increment: steps },
   };
 
   const requests = [...toolApprovals, ...questions];
   if (requests.length > 0) {
     // One transaction: whoever sees awaiting_approval also finds the pending requests.
+    const stored = metadataOnly ? requests.map((request) => ({ ...request, input: {} })) : requests;
     const paused = await prisma.$transaction(async (tx) => {
       const row = await transitionRun(tx as PrismaClient, run.id, ["running"], { ...common, status: "awaiting_approval" });
-      if (row) await createRequests(tx as PrismaClient, run.id, requests);
+      if (row) {
+        await createRequests(tx as PrismaClient, run.id, stored);
+        await recordRunWebhook(tx as PrismaClient, row, "run.awaiting_input", {
+          pending_requests: requests.map((request) => ({ request_id: request.id, tool_name: request.toolName, kind: request.kind })),
+        });
+      }
       return row;
     });
     if (!paused) return;
@@ -310,17 +395,28 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
     }
   }
   const finishReason = await result.finishReason;
-  const completed = await transitionRun(prisma, run.id, ["running"], {
-    ...common,
-    status: "completed",
-    output: text,
-    outputData,
-    stopReason: finishReason,
-    finishedAt: new Date(),
+  const completed = await prisma.$transaction(async (tx) => {
+    const row = await transitionRun(tx as PrismaClient, run.id, ["running"], {
+      ...common,
+      status: "completed",
+      // metadata_only: the answer went out on the live stream only.
+      output: metadataOnly ? Prisma.DbNull : text,
+      outputData: metadataOnly ? Prisma.DbNull : outputData,
+      stopReason: finishReason,
+      finishedAt: new Date(),
+    });
+    if (row) await recordRunWebhook(tx as PrismaClient, row, "run.completed");
+    return row;
   });
   if (!completed) return;
   frames.push(
     { type: "run_status", status: "completed" },
-    { type: "done", completion_state: "completed", stop_reason: finishReason, message_count: messages.length },
+    {
+      type: "done",
+      completion_state: "completed",
+      stop_reason: finishReason,
+      message_count: messages.length,
+      ...(run.outputSchema ? { output_data: outputData === Prisma.DbNull ? null : (outputData as Record<string, unknown>) } : {}),
+    },
   );
 }

@@ -5,6 +5,7 @@ import { logger } from "@/lib/logger";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { appendEvents, failAbandonedRuns } from "../repositories/runs";
 import { settleRun } from "../services/billing";
+import { recordRunWebhook } from "../services/run-webhooks";
 import type { RunEventBus } from "./event-bus";
 
 export const ABANDONED_MESSAGE = "the process executing this run stopped before it finished";
@@ -21,6 +22,7 @@ export async function sweepAbandonedRuns(prisma: PrismaClient, bus: RunEventBus,
         message_count: Array.isArray(run.messages) ? run.messages.length : 0,
       },
     ]);
+    await recordRunWebhook(prisma, run, "run.failed");
     await bus.publish(run.id);
     // Charge what it cost before its process stopped and give back the rest of its hold.
     await settleRun(prisma, run.id);

@@ -45,6 +45,12 @@ import {
   type RunRow,
 } from "../repositories/runs";
 import type { RunEventBus } from "../runtime/event-bus";
+import type { LiveContent } from "../runtime/live-content";
+import { METADATA_ONLY, redactMessages } from "../runtime/redact";
+import { findSettings } from "../repositories/settings";
+import type { NewRunFile } from "../repositories/run-files";
+import { inlineUserMessage, storedUserMessage } from "./run-files";
+import { recordRunWebhook } from "./run-webhooks";
 import { createAgent } from "./agents";
 import { settleRun, usdExact } from "./billing";
 import type { AuthContext } from "./auth";
@@ -56,6 +62,8 @@ export interface RunServiceContext {
   prisma: PrismaClient;
   config: PlatformConfig;
   bus: RunEventBus;
+  /** Content of metadata_only runs, held by this process only. */
+  live: LiveContent;
   /** Starts (or resumes) executing a run in this process. */
   startRun(runId: number): void;
   /** The public {base_url}, for links in errors (topup_url); absent outside a request. */
@@ -83,6 +91,7 @@ export function toRun(row: Omit<RunRow, "messages">, userId: string | null): Run
     metadata: (row.metadata as Record<string, unknown> | null) ?? null,
     permission_mode: row.permissionMode as RunOut["permission_mode"],
     human_in_the_loop: row.humanInTheLoop,
+    interactive: row.interactive,
     model: row.model,
     effort: row.effort as Effort,
     max_turns: row.maxTurns,
@@ -106,6 +115,7 @@ export async function createRun(
   auth: AuthContext,
   userId: string | undefined,
   input: z.infer<typeof RunCreate>,
+  attachments: NewRunFile[] = [],
 ): Promise<{ run: RunOut; scope: Scope }> {
   // Strict mode covers run creation; without user_id the run inherits the agent's scope.
   let scope = await resolveScope(ctx.prisma, auth, userId, { strict: true });
@@ -157,6 +167,13 @@ export async function createRun(
       ? Prisma.DbNull
       : (Object.fromEntries(Object.entries(input.metadata).filter(([key]) => !isReservedMetadataKey(key))) as Prisma.InputJsonObject);
 
+  // metadata_only: the conversation (files included) lives in this process only; the row gets its skeleton.
+  const retention = (await findSettings(ctx.prisma, auth.accountId))?.retentionMode ?? "standard";
+  const metadataOnly = retention === METADATA_ONLY;
+  const userMessage = metadataOnly
+    ? inlineUserMessage(input.message, attachments)
+    : storedUserMessage(input.message, attachments, 0);
+
   const data = {
     agentId: agent.id,
     status: "running",
@@ -173,14 +190,23 @@ export async function createRun(
     outputSchema: (input.output_schema as Prisma.InputJsonObject | undefined) ?? Prisma.DbNull,
     metadata,
     maxTurns: input.max_turns ?? MAX_TURNS_CAP,
-    messages: [{ role: "user", content: input.message }],
+    retention: metadataOnly ? METADATA_ONLY : "standard",
+    messages: (metadataOnly ? redactMessages([userMessage]) : [userMessage]) as Prisma.InputJsonArray,
   };
   // Admission (verification, balance, per-end-user caps and turn rate) and the insert are one
   // transaction: the run exists exactly when its hold is placed.
   const admission = { accountId: scope.accountId, endUserId: scope.endUserId, userId: scope.userId, kind: "start" } as const;
   const row = await admitRun(ctx, admission, (tx, admitted) =>
-    insertRunIn(tx, scope, { ...data, holdMicros: admitted.holdMicros }, { type: "run_status", status: "running" }),
+    insertRunIn(
+      tx,
+      scope,
+      { ...data, holdMicros: admitted.holdMicros },
+      { type: "run_status", status: "running" },
+      metadataOnly ? [] : attachments,
+    ),
   );
+  if (metadataOnly) ctx.live.setMessages(row.id, [userMessage]);
+  await recordRunWebhook(ctx.prisma, row, "run.started");
   await ctx.bus.publish(row.id);
   ctx.startRun(row.id);
   return { run: toRun(row, scope.userId), scope };
@@ -223,6 +249,8 @@ export async function cancelRun(ctx: RunServiceContext, scope: Scope, id: number
     { type: "run_status", status: "cancelled" },
     { type: "done", completion_state: "cancelled", stop_reason: "cancelled", message_count: messageCount(cancelled) },
   ]);
+  await recordRunWebhook(ctx.prisma, cancelled, "run.cancelled");
+  if (cancelled.retention === METADATA_ONLY) ctx.live.release(id);
   return toRun(cancelled, scope.userId);
 }
 
@@ -282,7 +310,7 @@ export async function answerRun(
 }
 
 /** Once no request of the paused run is pending, the run goes back to running and resumes. */
-async function resumeIfSettled(ctx: RunServiceContext, runId: number) {
+export async function resumeIfSettled(ctx: RunServiceContext, runId: number) {
   if ((await findPendingRequests(ctx.prisma, runId)).length > 0) return;
   const resumed = await transitionRun(ctx.prisma, runId, ["awaiting_approval"], { status: "running" });
   if (!resumed) return;

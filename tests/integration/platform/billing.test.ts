@@ -383,6 +383,46 @@ describe("admission: per-end-user caps", () => {
   });
 });
 
+describe("admission: replies", () => {
+  it("counts a reply as a turn for the rate cap and debits what the reply costs", async () => {
+    const account = await platform.signup();
+    await prisma().platformAccount.update({ where: { id: account.id }, data: { emailVerifiedAt: new Date() } });
+    const agentId = await newAgent(account, "talker");
+    const first = await completedRun(account, "talker", { teammate_id: agentId, message: "hello" });
+    const debitsBefore = await prisma().platformBalanceTransaction.count({ where: { runId: first.id, type: "debit" } });
+    await platform.call("/settings", { key: account.key, method: "PATCH", body: { per_end_user_rate_per_minute: 2 } });
+
+    const reply = await platform.call(`/runs/${first.id}/reply?user_id=talker`, {
+      key: account.key,
+      method: "POST",
+      body: { message: "and again", stream: false },
+    });
+    expect(reply.status).toBe(200);
+    const replied = await waitForStatus(account, "talker", first.id, ["completed", "failed"]);
+    expect(replied.status).toBe("completed");
+    // The reply's own cost is debited once the run settles again (it held money while running).
+    for (let i = 0; i < 200; i++) {
+      const run = await prisma().platformRun.findUniqueOrThrow({ where: { id: first.id } });
+      if (run.holdMicros === 0n && run.settledMicros === run.costMicros) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const run = await prisma().platformRun.findUniqueOrThrow({ where: { id: first.id } });
+    expect(run.holdMicros).toBe(0n);
+    expect(run.settledMicros).toBe(run.costMicros);
+    expect(await prisma().platformBalanceTransaction.count({ where: { runId: first.id, type: "debit" } })).toBe(debitsBefore + 1);
+
+    // Two turns this minute (the start and the reply): the next reply is over the cap.
+    const limited = await platform.call(`/runs/${first.id}/reply?user_id=talker`, {
+      key: account.key,
+      method: "POST",
+      body: { message: "one more", stream: false },
+    });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error).toMatchObject({ error_code: "END_USER_RATE_LIMITED", details: { end_user_id: "talker", limit_per_minute: 2 } });
+    expect((await prisma().platformRun.findUniqueOrThrow({ where: { id: first.id } })).status).toBe("completed");
+  });
+});
+
 describe("isolation", () => {
   it("shows each account only its own balance and ledger", async () => {
     const mine = await platform.signup();

@@ -1,6 +1,7 @@
 // Streams a run's event log as Server-Sent Events from a cursor to the run's `done` frame. The POST
 // that creates a run and GET /runs/{id}/events both use it, so a reconnecting client (Last-Event-ID)
-// sees every frame once. Idle streams get keep-alive comments.
+// sees every frame once. Idle streams get keep-alive comments. A replied run's log holds one `done`
+// per request: a stream ends at the first `done` after its cursor.
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { PlatformEnv } from "../../context";
@@ -11,7 +12,7 @@ const BATCH = 500;
 
 export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint): Response {
   const { prisma } = c.var;
-  const bus = c.var.runtime.bus;
+  const { bus, live } = c.var.runtime;
   return streamSSE(c, async (stream) => {
     let cursor = after;
     // A wake-up between our read and our wait must not be lost: it sets `dirty`.
@@ -31,9 +32,11 @@ export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint)
         dirty = false;
         const events = await eventsAfter(prisma, runId, cursor, BATCH);
         for (const event of events) {
-          await stream.writeSSE({ id: event.id.toString(), data: JSON.stringify(event.frame) });
+          // A metadata_only run's log is redacted; this process may still hold the full frame.
+          const frame = live.frame(runId, event.id) ?? event.frame;
+          await stream.writeSSE({ id: event.id.toString(), data: JSON.stringify(frame) });
           cursor = event.id;
-          if (event.frame.type === "done") return;
+          if (frame.type === "done") return;
         }
         if (events.length === BATCH || dirty) continue;
         // Nothing new and the run is over (a reconnect after `done`): end instead of idling forever.

@@ -46,7 +46,8 @@ export type SimDirective =
   | { kind: "ask"; question: string; options: string[] }
   | { kind: "fail"; message: string }
   | { kind: "delay"; ms: number }
-  | { kind: "words"; count: number };
+  | { kind: "words"; count: number }
+  | { kind: "recall" };
 
 export interface ParsedMessage {
   /** In the order the lines appear. */
@@ -232,9 +233,12 @@ export function parseDirectives(message: string): ParsedMessage {
       case "words":
         directives.push({ kind: "words", count: parseCount("::words", argument, SIM_MAX_WORDS) });
         break;
+      case "recall":
+        directives.push({ kind: "recall" });
+        break;
       default:
         throw new SimModelError(
-          `sim model: unknown directive "${trimmed.split(/\s/)[0]}" (known: ::tool, ::ask, ::fail, ::delay, ::words)`,
+          `sim model: unknown directive "${trimmed.split(/\s/)[0]}" (known: ::tool, ::ask, ::fail, ::delay, ::words, ::recall)`,
         );
     }
   }
@@ -292,10 +296,7 @@ export function simReply(
   const { prompt } = options;
   const userIndex = prompt.findLastIndex((message) => message.role === "user");
   const latest = prompt[userIndex];
-  const message =
-    latest?.role === "user"
-      ? latest.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n")
-      : "";
+  const message = latest?.role === "user" ? userText(latest) : "";
   let parsed: ParsedMessage;
   try {
     parsed = parseDirectives(message);
@@ -356,6 +357,8 @@ export function simReply(
     const words = lastOf(directives, "words");
     if (words) lines.push(wordList(words.count));
     else if (actions.length === 0) lines.push(`Echo: ${parsed.text}`.trimEnd());
+    if (lastOf(directives, "recall")) lines.push(recallLine(prompt, userIndex));
+    if (latest?.role === "user") lines.push(...attachmentLines(latest));
     text = lines.join("\n");
   }
   return { type: "answer", text, toolCalls: [], delayMs, finishReason: "stop" };
@@ -405,6 +408,7 @@ export function planText(parsed: ParsedMessage, json: boolean): string {
     if (directive.kind === "tool") steps.push(`Call the tool ${directive.toolName}.`);
     if (directive.kind === "ask") steps.push(`Ask "${directive.question}".`);
     if (directive.kind === "words" && !json) steps.push(`Write ${directive.count} words.`);
+    if (directive.kind === "recall" && !json) steps.push("Recall the previous message.");
   }
   const acts = parsed.directives.some((directive) => directive.kind === "tool" || directive.kind === "ask");
   if (json) steps.push("Answer with a JSON object that matches the requested schema.");
@@ -419,6 +423,59 @@ function truncate(text: string, length: number): string {
 
 // ---------------------------------------------------------------------------------------------------
 // Reading the prompt
+
+type UserMessage = Extract<LanguageModelV3Message, { role: "user" }>;
+type UserPart = UserMessage["content"][number];
+
+/** An attachment sent as text: a text part the platform marks with `{ inlay: { attachment } }`. */
+function attachmentOf(part: UserPart): { filename: string; mediaType: string } | undefined {
+  const marker = part.providerOptions?.[SIM_PROVIDER_OPTIONS_KEY]?.attachment;
+  if (part.type !== "text" || !isObject(marker)) return undefined;
+  return { filename: String(marker.filename ?? "attachment"), mediaType: String(marker.mediaType ?? "text/plain") };
+}
+
+/** The person's own words in a user message: its text parts that are not attachments. */
+function userText(message: UserMessage): string {
+  return message.content.flatMap((part) => (part.type === "text" && !attachmentOf(part) ? [part.text] : [])).join("\n");
+}
+
+/** One line per attachment of the message: text files show their first line, other files their size. */
+function attachmentLines(message: UserMessage): string[] {
+  return message.content.flatMap((part): string[] => {
+    const attachment = attachmentOf(part);
+    if (attachment && part.type === "text") {
+      // The platform puts a header line first; the file's own text follows it.
+      const body = part.text.slice(part.text.indexOf("\n") + 1);
+      const first = body.split(/\r?\n/).find((line) => line.trim())?.trim() ?? "";
+      return [`Attachment ${attachment.filename} (${attachment.mediaType}): ${truncate(first, 80)}`];
+    }
+    if (part.type === "file") {
+      const size = byteSize(part.data);
+      return [`Attachment ${part.filename ?? "file"} (${part.mediaType}${size === undefined ? "" : `, ${size} bytes`})`];
+    }
+    return [];
+  });
+}
+
+function byteSize(data: unknown): number | undefined {
+  if (data instanceof Uint8Array) return data.byteLength;
+  if (typeof data === "string") return Buffer.from(data, "base64").byteLength;
+  return undefined;
+}
+
+/** `::recall`: the text of the user message before the latest one (its directives left out). */
+function recallLine(prompt: LanguageModelV3Prompt, userIndex: number): string {
+  const previous = prompt.slice(0, userIndex).findLast((message): message is UserMessage => message.role === "user");
+  if (!previous) return "You said nothing before.";
+  const text = userText(previous);
+  let said: string;
+  try {
+    said = parseDirectives(text).text;
+  } catch {
+    said = text.trim();
+  }
+  return `You said before: "${truncate(said.replace(/\s+/g, " "), 200)}"`;
+}
 
 function toolCallsIn(messages: LanguageModelV3Prompt): PromptToolCall[] {
   const outputs = new Map<string, LanguageModelV3ToolResultOutput>();

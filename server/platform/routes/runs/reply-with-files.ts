@@ -1,0 +1,38 @@
+// POST /runs/{run_id}/reply/with-files: a reply with attachments. Multipart: `payload` holds the exact
+// POST /runs/{run_id}/reply JSON, `files` (repeatable) the attachments (limits in services/run-files.ts).
+import { IdempotencyKeyHeaders, UserScopeQuery } from "@/lib/schemas/common";
+import { RunIdParam, RunReply } from "@/lib/schemas/runs";
+import type { PlatformApp } from "../../context";
+import { bindIdempotentRun, idempotency } from "../../middleware/idempotency";
+import { acceptFiles } from "../../services/run-files";
+import { replyToRun } from "../../services/run-conversation";
+import { pickUserId, resolveScope } from "../../services/scope";
+import { defineRoute, errorResponse } from "../define";
+import { authOf, runServicesOf } from "../request";
+import { readUpload, uploadBody, uploadBodyLimit } from "./multipart";
+import { replyResponses } from "./reply";
+import { streamRun } from "./stream";
+
+export const route = defineRoute({
+  operationId: "replyToRunWithFiles",
+  method: "post",
+  path: "/runs/{run_id}/reply/with-files",
+  tags: ["runs"],
+  summary: "Reply to a run with attachments",
+  request: { params: RunIdParam, query: UserScopeQuery, headers: IdempotencyKeyHeaders, body: uploadBody("The POST /runs/{run_id}/reply JSON") },
+  before: [uploadBodyLimit, idempotency],
+  responses: { ...replyResponses, 413: errorResponse("A file or the whole upload over its limit"), 415: errorResponse("Not multipart/form-data") },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => {
+    const { payload, files } = await readUpload(c, RunReply);
+    const attachments = acceptFiles(files);
+    const userId = pickUserId(c.req.valid("query").user_id, payload.user_id);
+    const scope = await resolveScope(c.var.prisma, authOf(c), userId);
+    const { run, after } = await replyToRun(runServicesOf(c), scope, c.req.valid("param").run_id, payload, attachments);
+    await bindIdempotentRun(c, run.id);
+    if (payload.stream === false) return c.json(run, 200) as never;
+    return streamRun(c, run.id, after) as never;
+  });
+}

@@ -1,0 +1,57 @@
+// Webhook events of runs (concepts.md, "Webhook event kinds"), written to the outbox
+// (platform_webhook_events) beside the change they report. Nothing delivers them yet: the webhooks
+// work reads undelivered rows, signs them and sends them to the registrations that subscribe.
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { type Prisma } from "@/server/generated/prisma/client";
+import { insertWebhookEvent } from "../repositories/webhook-events";
+import type { RunRow } from "../repositories/runs";
+import { METADATA_ONLY } from "../runtime/redact";
+
+export type RunWebhookType =
+  | "run.started"
+  | "run.completed"
+  | "run.failed"
+  | "run.cancelled"
+  | "run.awaiting_input"
+  | "run.message_received";
+
+export interface RunWebhookExtra {
+  pending_requests?: { request_id: string; tool_name: string; kind: string }[];
+}
+
+/**
+ * Writes one event for the run in its current state. The payload names the run and what changed;
+ * run.completed carries output_data when the run had an output_schema (never under metadata_only).
+ */
+export async function recordRunWebhook(
+  prisma: PrismaClient,
+  run: RunRow,
+  type: RunWebhookType,
+  extra: RunWebhookExtra = {},
+): Promise<void> {
+  const endUser =
+    run.endUserId === null
+      ? null
+      : await prisma.platformEndUser.findUnique({ where: { id: run.endUserId }, select: { externalId: true } });
+  const payload: Record<string, unknown> = {
+    type,
+    run_id: run.id,
+    teammate_id: run.agentId,
+    task_id: run.taskId,
+    user_id: endUser?.externalId ?? null,
+    status: run.status,
+    permission_mode: run.permissionMode,
+    ...extra,
+  };
+  if (type === "run.completed" && run.outputSchema !== null && run.retention !== METADATA_ONLY) {
+    payload.output_data = run.outputData ?? null;
+  }
+  if (type === "run.failed") payload.error = run.error;
+  await insertWebhookEvent(prisma, {
+    accountId: run.accountId,
+    endUserId: run.endUserId,
+    runId: run.id,
+    type,
+    payload: payload as Prisma.InputJsonObject,
+  });
+}
