@@ -125,6 +125,8 @@ export class RunStream implements AsyncIterable<RunFrame> {
     for (;;) {
       if (controller.signal.aborted) return;
       let dropped: unknown;
+      const fromLog = answer === undefined;
+      let delivered = 0;
       try {
         answer ??= await this.openEvents();
         for await (const message of this.messages(answer)) {
@@ -138,9 +140,13 @@ export class RunStream implements AsyncIterable<RunFrame> {
           const frame = normalizeFrame(data);
           if (!frame) continue;
           failures = 0;
+          delivered++;
           yield frame;
           if (frame.type === "done") return;
         }
+        // The event log ends a stream early only when the run is over and nothing follows the
+        // cursor (the done frame was delivered before): there is nothing left to wait for.
+        if (fromLog && delivered === 0) return;
         dropped = new ConnectionError({ message: "the stream ended before the run's done frame" });
       } catch (error) {
         if (controller.signal.aborted) return;
