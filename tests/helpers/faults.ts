@@ -60,6 +60,13 @@ export function cutAfterFrames(response: Response, frames: number): Response {
   let sent = 0;
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      // Cut on the pull after the last frame, so the frames before the cut reach the reader first
+      // (erroring a stream drops whatever is still queued in it).
+      if (sent >= frames) {
+        await reader.cancel().catch(() => {});
+        controller.error(new TypeError("terminated", { cause: new Error("other side closed") }));
+        return;
+      }
       const { value, done } = await reader.read();
       if (done) return controller.close();
       pending += decoder.decode(value, { stream: true });
@@ -70,11 +77,7 @@ export function cutAfterFrames(response: Response, frames: number): Response {
         // Comments (keep-alive) are not frames.
         if (block.split("\n").some((line) => line.startsWith("data:"))) sent++;
         controller.enqueue(encoder.encode(block));
-        if (sent >= frames) {
-          await reader.cancel().catch(() => {});
-          controller.error(new TypeError("terminated", { cause: new Error("other side closed") }));
-          return;
-        }
+        if (sent >= frames) return;
       }
     },
     cancel: () => reader.cancel(),
