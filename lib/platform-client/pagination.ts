@@ -30,6 +30,10 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     return this.firstPage().catch(onRejected);
   }
 
+  finally(onFinally?: (() => void) | null): Promise<Page<T>> {
+    return this.firstPage().finally(onFinally);
+  }
+
   /** Every page, from this one on. */
   async *pages(): AsyncGenerator<Page<T>> {
     let page = await this.firstPage();

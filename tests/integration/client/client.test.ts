@@ -36,7 +36,7 @@ async function settle(scoped: PlatformClient, runId: number, statuses: Run["stat
 }
 
 /** Catches the rejection of `promise` as the error it is. */
-async function failure(promise: Promise<unknown>): Promise<PlatformApiError> {
+async function failure(promise: PromiseLike<unknown>): Promise<PlatformApiError> {
   try {
     await promise;
   } catch (error) {
