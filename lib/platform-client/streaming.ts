@@ -139,6 +139,8 @@ export class RunStream implements AsyncIterable<RunFrame> {
           }
           const frame = normalizeFrame(data);
           if (!frame) continue;
+          // Frames already buffered when abort() was called are not delivered.
+          if (controller.signal.aborted) return;
           failures = 0;
           delivered++;
           yield frame;
