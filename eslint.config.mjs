@@ -23,6 +23,26 @@ export default defineConfig([
     rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
   {
+    // The platform client runs in browsers and edge runtimes too: web APIs only, and nothing from the
+    // server or the framework (vendors use it on its own).
+    files: ["lib/platform-client/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["node:*"], message: "lib/platform-client must run outside Node: use web APIs." },
+            { group: ["@/server/*", "**/server/**", "@/app/*", "@/components/*"], message: "The client depends only on lib/schemas, zod and eventsource-parser." },
+          ],
+          paths: ["fs", "path", "crypto", "stream", "buffer", "http", "https", "net", "url", "util", "events", "os", "child_process"].map(
+            (name) => ({ name, message: "lib/platform-client must run outside Node: use web APIs." }),
+          ),
+        },
+      ],
+      "no-restricted-globals": ["error", { name: "Buffer", message: "Use Uint8Array, TextEncoder and TextDecoder." }, { name: "process", message: "lib/platform-client must run outside Node." }],
+    },
+  },
+  {
     files: ["lib/env.ts", "playwright.config.ts", ".ci/**", "tests/run-all.mjs"],
     rules: { "no-restricted-properties": "off" },
   },

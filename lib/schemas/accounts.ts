@@ -201,3 +201,7 @@ export const AccountExport = z
     mail: z.array(ExportedMail),
   })
   .meta({ id: "AccountExport" });
+
+export const VerifyResendResult = z.object({ sent: z.boolean(), email: z.string() }).meta({ id: "VerifyResendResult" });
+
+export const VerifyConfirmResult = z.object({ verified: z.literal(true) }).meta({ id: "VerifyConfirmResult" });

@@ -197,3 +197,39 @@ export const PendingRequestBrief = z.object({
 });
 
 export const NeedsYouItem = Run.extend({ pending_requests: z.array(PendingRequestBrief) }).meta({ id: "NeedsYouRun" });
+
+// ---------------------------------------------------------------------------------------------
+// People in the loop: POST /runs/{id}/answer, /approve and GET /runs/{id}/permissions
+
+export const AnswerRequest = z.object({
+  answers: z.record(z.string(), z.string()).refine((value) => Object.keys(value).length > 0, "must not be empty"),
+  request_id: z.string().min(1).max(100).optional(),
+});
+
+export const AnswerResult = z
+  .object({ request_id: z.string(), status: z.literal("allowed"), answers: z.record(z.string(), z.string()) })
+  .meta({ id: "AnswerResult" });
+
+export const ApproveRequest = z.object({
+  request_id: z.string().min(1).max(100),
+  decision: z.string().min(1).max(20).meta({ description: "allow (approve) or deny (reject)" }),
+  remember: z.boolean().optional(),
+});
+
+export const ApprovalResult = z
+  .object({ request_id: z.string(), status: z.enum(["allowed", "denied", "pending"]), tool_name: z.string(), remember: z.boolean() })
+  .meta({ id: "ApprovalResult" });
+
+export const PermissionRequest = z
+  .object({
+    request_id: z.string(),
+    kind: z.string(),
+    tool_name: z.string(),
+    input: z.unknown(),
+    status: z.enum(["pending", "allowed", "denied"]),
+    answer: z.unknown(),
+    remember: z.boolean(),
+    created_at: z.string(),
+    resolved_at: z.string().nullable(),
+  })
+  .meta({ id: "PermissionRequest" });

@@ -1,20 +1,11 @@
 // POST /runs/{run_id}/answer: answer a pending question (or the plan approval) of a run.
-import { z } from "zod";
 import { UserScopeQuery } from "@/lib/schemas/common";
-import { RunIdParam } from "@/lib/schemas/runs";
+import { AnswerRequest as Answer, AnswerResult as Answered, RunIdParam } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { answerRun } from "../../services/runs";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, runServicesOf } from "../request";
-
-const Answer = z.object({
-  answers: z.record(z.string(), z.string()).refine((value) => Object.keys(value).length > 0, "must not be empty"),
-  request_id: z.string().min(1).max(100).optional(),
-});
-const Answered = z
-  .object({ request_id: z.string(), status: z.literal("allowed"), answers: z.record(z.string(), z.string()) })
-  .meta({ id: "AnswerResult" });
 
 export const route = defineRoute({
   operationId: "answerRun",

@@ -1,21 +1,11 @@
 // POST /runs/{run_id}/approve: allow or deny a pending tool call.
-import { z } from "zod";
 import { UserScopeQuery } from "@/lib/schemas/common";
-import { RunIdParam } from "@/lib/schemas/runs";
+import { ApprovalResult as Approved, ApproveRequest as Approve, RunIdParam } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { approveRequest } from "../../services/runs";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, runServicesOf } from "../request";
-
-const Approve = z.object({
-  request_id: z.string().min(1).max(100),
-  decision: z.string().min(1).max(20).meta({ description: "allow (approve) or deny (reject)" }),
-  remember: z.boolean().optional(),
-});
-const Approved = z
-  .object({ request_id: z.string(), status: z.enum(["allowed", "denied", "pending"]), tool_name: z.string(), remember: z.boolean() })
-  .meta({ id: "ApprovalResult" });
 
 export const route = defineRoute({
   operationId: "approveRun",

@@ -1,26 +1,12 @@
 // GET /runs/{run_id}/permissions: the run's permission requests, pending and resolved.
 import { z } from "zod";
 import { UserScopeQuery } from "@/lib/schemas/common";
-import { RunIdParam } from "@/lib/schemas/runs";
+import { PermissionRequest, RunIdParam } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { listPermissionRequests } from "../../services/runs";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, runServicesOf } from "../request";
-
-const PermissionRequest = z
-  .object({
-    request_id: z.string(),
-    kind: z.string(),
-    tool_name: z.string(),
-    input: z.unknown(),
-    status: z.enum(["pending", "allowed", "denied"]),
-    answer: z.unknown(),
-    remember: z.boolean(),
-    created_at: z.string(),
-    resolved_at: z.string().nullable(),
-  })
-  .meta({ id: "PermissionRequest" });
 
 export const route = defineRoute({
   operationId: "listRunPermissions",

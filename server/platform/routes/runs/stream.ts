@@ -13,6 +13,9 @@ const BATCH = 500;
 export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint): Response {
   const { prisma } = c.var;
   const { bus, live } = c.var.runtime;
+  // The stream's frames do not name their run; a client that must resume through
+  // GET /runs/{run_id}/events learns the id from this header (an Inlay extension).
+  c.header("x-run-id", String(runId));
   return streamSSE(c, async (stream) => {
     let cursor = after;
     // A wake-up between our read and our wait must not be lost: it sets `dirty`.

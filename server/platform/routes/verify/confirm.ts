@@ -1,12 +1,11 @@
 // GET /verify/confirm?token=…: the link in the verification email (no auth; an Inlay extension,
 // since the spec leaves the link's target to the service).
 import { z } from "zod";
+import { VerifyConfirmResult as Confirmed } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { PlatformError } from "../../errors";
 import { confirmVerification } from "../../services/verification";
 import { defineRoute, json } from "../define";
-
-const Confirmed = z.object({ verified: z.literal(true) }).meta({ id: "VerifyConfirmResult" });
 
 export const route = defineRoute({
   operationId: "confirmVerification",

@@ -1,13 +1,11 @@
 // POST /verify/resend: send the verification email again.
-import { z } from "zod";
+import { VerifyResendResult as ResendResult } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { PlatformError } from "../../errors";
 import { findAccount } from "../../repositories/accounts";
 import { sendVerificationMail } from "../../services/verification";
 import { defineRoute, json } from "../define";
 import { authOf, baseUrlOf } from "../request";
-
-const ResendResult = z.object({ sent: z.boolean(), email: z.string() }).meta({ id: "VerifyResendResult" });
 
 export const route = defineRoute({
   operationId: "resendVerification",

@@ -1,0 +1,71 @@
+// createPlatformClient(): the typed client of the Agent Platform API v2, one namespace per resource.
+// The framework talks to the platform only through it; vendors can use it alone. See docs/client.md.
+import { AccountResource, Keys, SettingsResource, Verify } from "./resources/account";
+import { Agents } from "./resources/agents";
+import { AgentTemplates, BuiltInTools, Models } from "./resources/catalog";
+import { Memories, Permissions, Users } from "./resources/end-users";
+import { Runs } from "./resources/runs";
+import { Transport, type ClientOptions, type RequestOptions } from "./transport";
+import type { SignupParams, SignupResponse, TokenParams, TokenResponse } from "./types";
+
+export class PlatformClient {
+  readonly agents: Agents;
+  readonly agentTemplates: AgentTemplates;
+  readonly runs: Runs;
+  readonly memories: Memories;
+  readonly permissions: Permissions;
+  readonly users: Users;
+  readonly settings: SettingsResource;
+  readonly keys: Keys;
+  readonly models: Models;
+  readonly builtInTools: BuiltInTools;
+  readonly account: AccountResource;
+  readonly verify: Verify;
+
+  constructor(private readonly transport: Transport) {
+    this.agents = new Agents(transport);
+    this.agentTemplates = new AgentTemplates(transport);
+    this.runs = new Runs(transport);
+    this.memories = new Memories(transport);
+    this.permissions = new Permissions(transport);
+    this.users = new Users(transport);
+    this.settings = new SettingsResource(transport);
+    this.keys = new Keys(transport);
+    this.models = new Models(transport);
+    this.builtInTools = new BuiltInTools(transport);
+    this.account = new AccountResource(transport);
+    this.verify = new Verify(transport);
+  }
+
+  /** The end-user this client is scoped to; undefined for the account view. */
+  get userId(): string | undefined {
+    return this.transport.userId;
+  }
+
+  /**
+   * The same client with `user_id` applied to every call that takes it (query or body, as the spec
+   * says per endpoint). A different explicit user_id on a scoped client is refused (TypeError).
+   */
+  forUser(userId: string): PlatformClient {
+    return new PlatformClient(this.transport.withUser(userId));
+  }
+}
+
+export function createPlatformClient(options: ClientOptions): PlatformClient {
+  if (!options.baseUrl) throw new TypeError("createPlatformClient: baseUrl is required");
+  if (!options.apiKey) throw new TypeError("createPlatformClient: apiKey is required");
+  return new PlatformClient(new Transport(options));
+}
+
+/** Options of the calls that need no key. */
+export type PublicOptions = Omit<ClientOptions, "apiKey">;
+
+/** POST /signup (no auth): a new account and its default key. Not retried (a plain POST). */
+export function signup(options: PublicOptions, params: SignupParams, request?: RequestOptions): Promise<SignupResponse> {
+  return new Transport({ ...options, apiKey: "" }).json({ method: "POST", path: "/signup", body: params }, request);
+}
+
+/** POST /token (no auth): a fresh default key for email and password; the old one stops at once. */
+export function token(options: PublicOptions, params: TokenParams, request?: RequestOptions): Promise<TokenResponse> {
+  return new Transport({ ...options, apiKey: "" }).json({ method: "POST", path: "/token", body: params }, request);
+}

@@ -1,0 +1,22 @@
+// The platform client's public surface. Isomorphic: no Node-only API (ESLint keeps node:* out).
+export { PlatformClient, createPlatformClient, signup, token, type PublicOptions } from "./client";
+export type { ClientOptions, RequestOptions } from "./transport";
+export { PagePromise } from "./pagination";
+export { RunStream, normalizeFrame } from "./streaming";
+export type { CreatedRun } from "./resources/runs";
+export {
+  AuthenticationError,
+  BillingError,
+  ConflictError,
+  ConnectionError,
+  ConnectionTimeoutError,
+  IdempotentReplayTerminalError,
+  InternalServerError,
+  NotFoundError,
+  PermissionDeniedError,
+  PlatformApiError,
+  RateLimitError,
+  UserAbortError,
+  ValidationError,
+} from "./errors";
+export type * from "./types";

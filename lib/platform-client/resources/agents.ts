@@ -1,0 +1,104 @@
+// client.agents: /agents and its sub-resources (documents, system prompt). user_id goes in the body
+// of POST /agents (the spec lists it there) and in the query everywhere else.
+import { collect, type PagePromise } from "../pagination";
+import type { RequestOptions } from "../transport";
+import type {
+  Agent,
+  AgentCreateParams,
+  AgentDocument,
+  AgentDocumentWithContent,
+  AgentListParams,
+  AgentResetParams,
+  AgentSummary,
+  AgentUpdateParams,
+  PageParams,
+  SystemPrompt,
+  UnarchivedAgent,
+} from "../types";
+import { Resource, segment } from "./resource";
+
+type SummaryParams = AgentListParams & { fields: "summary" };
+
+export class AgentDocuments extends Resource {
+  /** GET /agents/{agent_id}/documents */
+  list(agentId: number, params?: PageParams, options?: RequestOptions): PagePromise<AgentDocument> {
+    return this.paged({ path: `/agents/${segment(agentId)}/documents`, userId: "query" }, params, options);
+  }
+  listAll(agentId: number, params?: PageParams, options?: RequestOptions): Promise<AgentDocument[]> {
+    return collect(this.list(agentId, params, options));
+  }
+  /** GET /agents/{agent_id}/documents/{name} (with its content) */
+  get(agentId: number, name: string, options?: RequestOptions): Promise<AgentDocumentWithContent> {
+    return this.transport.json(
+      { method: "GET", path: `/agents/${segment(agentId)}/documents/${segment(name)}`, userId: "query" },
+      options,
+    );
+  }
+}
+
+export class AgentSystemPrompt extends Resource {
+  /** GET /agents/{agent_id}/system-prompt: the exact prompt the agent's model receives. */
+  get(agentId: number, options?: RequestOptions): Promise<SystemPrompt> {
+    return this.transport.json({ method: "GET", path: `/agents/${segment(agentId)}/system-prompt`, userId: "query" }, options);
+  }
+}
+
+export class Agents extends Resource {
+  readonly documents = new AgentDocuments(this.transport);
+  readonly systemPrompt = new AgentSystemPrompt(this.transport);
+
+  /** POST /agents (every field optional). */
+  create(params: AgentCreateParams = {}, options?: RequestOptions): Promise<Agent> {
+    return this.transport.json({ method: "POST", path: "/agents", body: params, userId: "body" }, options);
+  }
+
+  /** GET /agents: one page, or every agent when iterated. `fields: "summary"` lists summaries. */
+  list(params: SummaryParams, options?: RequestOptions): PagePromise<AgentSummary>;
+  list(params?: AgentListParams, options?: RequestOptions): PagePromise<Agent>;
+  list(params?: AgentListParams, options?: RequestOptions): PagePromise<Agent> | PagePromise<AgentSummary> {
+    return this.paged<Agent>({ path: "/agents", userId: "query" }, params, options);
+  }
+  listAll(params: SummaryParams, options?: RequestOptions): Promise<AgentSummary[]>;
+  listAll(params?: AgentListParams, options?: RequestOptions): Promise<Agent[]>;
+  listAll(params?: AgentListParams, options?: RequestOptions): Promise<(Agent | AgentSummary)[]> {
+    return collect<Agent | AgentSummary>(this.list(params, options));
+  }
+
+  /** GET /agents/{agent_id} */
+  get(agentId: number, options?: RequestOptions): Promise<Agent> {
+    return this.transport.json({ method: "GET", path: `/agents/${segment(agentId)}`, userId: "query" }, options);
+  }
+
+  /** PATCH /agents/{agent_id}: omitted fields stay as they are. */
+  update(agentId: number, params: AgentUpdateParams, options?: RequestOptions): Promise<Agent> {
+    return this.transport.json({ method: "PATCH", path: `/agents/${segment(agentId)}`, body: params, userId: "query" }, options);
+  }
+
+  /** DELETE /agents/{agent_id}: archives (a soft delete; see unarchive). */
+  async archive(agentId: number, options?: RequestOptions): Promise<void> {
+    await this.transport.json({ method: "DELETE", path: `/agents/${segment(agentId)}`, userId: "query" }, options);
+  }
+
+  /** POST /agents/{agent_id}/unarchive: back as disabled. */
+  unarchive(agentId: number, options?: RequestOptions): Promise<UnarchivedAgent> {
+    return this.transport.json({ method: "POST", path: `/agents/${segment(agentId)}/unarchive`, userId: "query" }, options);
+  }
+
+  /** POST /agents/{agent_id}/enable */
+  enable(agentId: number, options?: RequestOptions): Promise<Agent> {
+    return this.transport.json({ method: "POST", path: `/agents/${segment(agentId)}/enable`, userId: "query" }, options);
+  }
+
+  /** POST /agents/{agent_id}/disable */
+  disable(agentId: number, options?: RequestOptions): Promise<Agent> {
+    return this.transport.json({ method: "POST", path: `/agents/${segment(agentId)}/disable`, userId: "query" }, options);
+  }
+
+  /** POST /agents/{agent_id}/reset: the named fields (all when omitted) back to template or defaults. */
+  reset(agentId: number, params: AgentResetParams = {}, options?: RequestOptions): Promise<Agent> {
+    return this.transport.json(
+      { method: "POST", path: `/agents/${segment(agentId)}/reset`, body: params, userId: "query" },
+      options,
+    );
+  }
+}

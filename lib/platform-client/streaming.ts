@@ -1,0 +1,244 @@
+// A run's frames as an async iterable: SSE parsed with eventsource-parser, both of the spec's frame
+// forms normalised to one union, and resumption. When the connection drops (or goes silent) before
+// the `done` frame, the stream reconnects through GET /runs/{run_id}/events with Last-Event-ID, so
+// the caller sees every frame exactly once.
+import { EventSourceParserStream, type EventSourceMessage } from "eventsource-parser/stream";
+import { ConnectionError, PlatformApiError, UserAbortError } from "./errors";
+import { retryDelayMs, sleep, type Answer, type RequestOptions, type Transport } from "./transport";
+import type { Run, RunFrame } from "./types";
+
+/**
+ * One frame, from either form the spec describes, as the current form. The earlier form maps as:
+ * `text-delta` {delta} → content_block_delta; `tool-call-start` {toolName, toolCallId} → tool_use
+ * (input as sent, else undefined); `tool-result-end` {toolCallId, result} → tool_result (content is
+ * the result as text); `done` {stop_reason} → done with completion_state read from stop_reason
+ * (error → failed, cancelled → cancelled, else completed) and message_count 0 when not sent.
+ * Frame types this client does not know are skipped (a newer server may add some).
+ */
+export function normalizeFrame(raw: unknown): RunFrame | undefined {
+  if (typeof raw !== "object" || raw === null) return undefined;
+  const frame = raw as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value) ?? "");
+  switch (frame.type) {
+    case "content_block_delta":
+    case "tool_use":
+    case "tool_result":
+    case "run_status":
+    case "permission_request":
+      return frame as RunFrame;
+    case "done": {
+      const stopReason = typeof frame.stop_reason === "string" ? frame.stop_reason : "unknown";
+      return {
+        type: "done",
+        completion_state:
+          typeof frame.completion_state === "string"
+            ? frame.completion_state
+            : stopReason === "error"
+              ? "failed"
+              : stopReason === "cancelled"
+                ? "cancelled"
+                : "completed",
+        stop_reason: stopReason,
+        message_count: typeof frame.message_count === "number" ? frame.message_count : 0,
+      };
+    }
+    case "text-delta":
+      return {
+        type: "content_block_delta",
+        id: typeof frame.id === "string" ? frame.id : "",
+        delta: { type: "text_delta", text: text(frame.delta) },
+      };
+    case "tool-call-start":
+      return { type: "tool_use", id: text(frame.toolCallId), name: text(frame.toolName), input: frame.input };
+    case "tool-result-end":
+      return { type: "tool_result", tool_use_id: text(frame.toolCallId), content: text(frame.result), result: frame.result };
+    default:
+      return undefined;
+  }
+}
+
+/** A connection that sends nothing, not even a keep-alive comment (every 15 s), for this long is dead. */
+const IDLE_TIMEOUT_MS = 45_000;
+
+export interface RunStreamInit {
+  transport: Transport;
+  /** The first connection's answer (a POST's own stream); absent = start with GET …/events. */
+  initial?: Answer;
+  runId?: number;
+  /** The run's end-user scope: a string, null for the account level, undefined when not known. */
+  userId?: string | null;
+  /**
+   * Learns the run when the first connection did not say enough to resume (no x-run-id header, or
+   * an unknown scope): a run-creating call replays its request with the same Idempotency-Key.
+   */
+  resolveRun?: () => Promise<Run>;
+  lastEventId?: string;
+  /** The stream's own controller; abort() aborts it. */
+  controller: AbortController;
+  /** Used for reconnects: signal, maxRetries, timeoutMs, headers. */
+  options: RequestOptions;
+  idleTimeoutMs?: number;
+}
+
+export class RunStream implements AsyncIterable<RunFrame> {
+  /** The run's id: known from the start for runs.events, from the x-run-id header for a POST. */
+  runId: number | undefined;
+  /** The id of the last frame delivered; what a reconnect sends as Last-Event-ID. */
+  lastEventId: string | undefined;
+  /** How many times the stream reconnected. */
+  reconnects = 0;
+  private userId: string | null | undefined;
+  private readonly init: RunStreamInit;
+  private iterated = false;
+
+  constructor(init: RunStreamInit) {
+    this.init = init;
+    this.lastEventId = init.lastEventId;
+    this.userId = init.userId;
+    const header = init.initial?.response.headers.get("x-run-id");
+    this.runId = init.runId ?? (header && /^\d+$/.test(header) ? Number(header) : undefined);
+  }
+
+  /** Stops the stream: the iteration ends quietly after the frames already delivered. */
+  abort(): void {
+    this.init.controller.abort();
+  }
+
+  get signal(): AbortSignal {
+    return this.init.controller.signal;
+  }
+
+  /** All frames up to `done`, collected. */
+  async toArray(): Promise<RunFrame[]> {
+    const frames: RunFrame[] = [];
+    for await (const frame of this) frames.push(frame);
+    return frames;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<RunFrame> {
+    if (this.iterated) throw new TypeError("a RunStream can be iterated once");
+    this.iterated = true;
+    const { controller, options } = this.init;
+    const maxRetries = options.maxRetries ?? this.init.transport.options.maxRetries ?? 2;
+    let answer = this.init.initial;
+    let failures = 0;
+    for (;;) {
+      if (controller.signal.aborted) return;
+      let dropped: unknown;
+      const fromLog = answer === undefined;
+      let delivered = 0;
+      try {
+        answer ??= await this.openEvents();
+        for await (const message of this.messages(answer)) {
+          if (message.id !== undefined) this.lastEventId = message.id;
+          let data: unknown;
+          try {
+            data = JSON.parse(message.data);
+          } catch {
+            continue;
+          }
+          const frame = normalizeFrame(data);
+          if (!frame) continue;
+          // Frames already buffered when abort() was called are not delivered.
+          if (controller.signal.aborted) return;
+          failures = 0;
+          delivered++;
+          yield frame;
+          if (frame.type === "done") return;
+        }
+        // The event log ends a stream early only when the run is over and nothing follows the
+        // cursor (the done frame was delivered before): there is nothing left to wait for.
+        if (fromLog && delivered === 0) return;
+        dropped = new ConnectionError({ message: "the stream ended before the run's done frame" });
+      } catch (error) {
+        if (controller.signal.aborted) return;
+        // An answer from the platform (404, 401 …) is not a dropped connection: report it.
+        if (error instanceof PlatformApiError && !(error instanceof ConnectionError)) throw error;
+        dropped = error;
+      }
+      if (++failures > maxRetries) {
+        throw dropped instanceof ConnectionError ? dropped : new ConnectionError({ cause: dropped });
+      }
+      answer = undefined;
+      this.reconnects++;
+      try {
+        await sleep(retryDelayMs(failures - 1), controller.signal);
+        if ((this.runId === undefined || this.userId === undefined) && this.init.resolveRun) {
+          const run = await this.init.resolveRun();
+          this.runId = run.id;
+          this.userId = run.user_id;
+        }
+      } catch (error) {
+        if (controller.signal.aborted || error instanceof UserAbortError) return;
+        throw error;
+      }
+      if (this.runId === undefined) {
+        throw dropped instanceof ConnectionError ? dropped : new ConnectionError({ cause: dropped });
+      }
+    }
+  }
+
+  private openEvents(): Promise<Answer> {
+    const { transport, controller, options } = this.init;
+    return transport.send(
+      {
+        method: "GET",
+        path: `/runs/${this.runId}/events`,
+        query: typeof this.userId === "string" ? { user_id: this.userId } : {},
+        userId: "query",
+        stream: true,
+      },
+      {
+        ...options,
+        signal: controller.signal,
+        headers: { ...options.headers, ...(this.lastEventId !== undefined ? { "last-event-id": this.lastEventId } : {}) },
+      },
+    );
+  }
+
+  /** The SSE messages of one connection; a silent connection is cut after the idle timeout. */
+  private async *messages(answer: Answer): AsyncGenerator<EventSourceMessage> {
+    const body = answer.response.body;
+    if (!body) throw new ConnectionError({ message: "the stream has no body" });
+    const connection = answer.connection ?? new AbortController();
+    const stop = () => connection.abort();
+    this.init.controller.signal.addEventListener("abort", stop, { once: true });
+    const idleMs = this.init.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
+    let idle: ReturnType<typeof setTimeout> | undefined;
+    let cancelRead: (() => void) | undefined;
+    const armIdle = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => cancelRead?.(), idleMs);
+    };
+    // Every chunk, keep-alive comments included, proves the connection alive.
+    const alive = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, out) {
+        armIdle();
+        out.enqueue(chunk);
+      },
+    });
+    const reader = body
+      .pipeThrough(alive)
+      // (TypeScript's DOM types give TextDecoderStream a wider input than the bytes it gets here.)
+      .pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>)
+      .pipeThrough(new EventSourceParserStream())
+      .getReader();
+    const silent = new Promise<never>((_, reject) => {
+      cancelRead = () => reject(new ConnectionError({ message: `no data for ${idleMs} ms` }));
+    });
+    silent.catch(() => {});
+    armIdle();
+    try {
+      for (;;) {
+        const { value, done } = await Promise.race([reader.read(), silent]);
+        if (done) return;
+        yield value;
+      }
+    } finally {
+      clearTimeout(idle);
+      this.init.controller.signal.removeEventListener("abort", stop);
+      connection.abort();
+      await reader.cancel().catch(() => {});
+    }
+  }
+}

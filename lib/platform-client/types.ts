@@ -1,0 +1,88 @@
+// The client's types, all derived from the zod contracts the server validates with (lib/schemas):
+// one definition, no copies. Responses are `z.infer` (what the server sends). Bodies are `z.input`
+// (what a caller may write; fields with a default stay optional). Query parameters are
+// `Partial<z.infer>`: on the wire they are strings, which the schemas coerce, so their input types
+// are strings or `unknown`; the client takes the typed values and writes them as strings.
+import type { z } from "zod";
+import type * as accounts from "../schemas/accounts";
+import type * as agents from "../schemas/agents";
+import type * as catalog from "../schemas/catalog";
+import type * as common from "../schemas/common";
+import type * as endUsers from "../schemas/end-users";
+import type * as memories from "../schemas/memories";
+import type * as permissions from "../schemas/permissions";
+import type * as runs from "../schemas/runs";
+import type * as settings from "../schemas/settings";
+
+/** A query's parameters as typed values: every one optional (the server applies the defaults). */
+type Query<S extends z.ZodType> = Partial<z.infer<S>>;
+/** Fields that are path segments or the client's scope, not the caller's to repeat in the body. */
+type WithoutUser<T> = Omit<T, "user_id"> & { user_id?: string };
+
+export type Page<T> = common.Page<T>;
+export type PageParams = Query<typeof common.PageQuery>;
+
+// Accounts, keys, verification
+export type Account = z.infer<typeof accounts.Account>;
+export type SignupParams = z.input<typeof accounts.SignupRequest>;
+export type SignupResponse = z.infer<typeof accounts.SignupResponse>;
+export type TokenParams = z.input<typeof accounts.TokenRequest>;
+export type TokenResponse = z.infer<typeof accounts.TokenResponse>;
+export type ApiKey = z.infer<typeof accounts.ApiKeyInfo>;
+export type ApiKeyWithSecret = z.infer<typeof accounts.ApiKeyWithSecret>;
+export type KeyCreateParams = z.input<typeof accounts.CreateKeyRequest>;
+export type AccountExport = z.infer<typeof accounts.AccountExport>;
+export type VerifyStatus = z.infer<typeof accounts.VerifyStatus>;
+export type VerifyResendResult = z.infer<typeof accounts.VerifyResendResult>;
+export type VerifyConfirmResult = z.infer<typeof accounts.VerifyConfirmResult>;
+
+// Agents
+export type Agent = z.infer<typeof agents.Agent>;
+export type AgentSummary = z.infer<typeof agents.AgentSummary>;
+export type UnarchivedAgent = z.infer<typeof agents.UnarchivedAgent>;
+export type AgentCreateParams = WithoutUser<z.input<typeof agents.AgentCreate>>;
+export type AgentUpdateParams = z.input<typeof agents.AgentUpdate>;
+export type AgentListParams = Query<typeof agents.AgentListQuery>;
+export type AgentResetParams = z.input<typeof agents.AgentReset>;
+export type SystemPrompt = z.infer<typeof agents.SystemPrompt>;
+export type AgentDocument = z.infer<typeof agents.AgentDocument>;
+export type AgentDocumentWithContent = z.infer<typeof agents.AgentDocumentWithContent>;
+
+// Catalogues
+export type ModelEntry = z.infer<typeof catalog.ModelEntry>;
+export type ModelListParams = Query<typeof catalog.ModelListQuery>;
+export type BuiltInTool = z.infer<typeof catalog.BuiltInToolEntry>;
+export type BuiltInToolListParams = Query<typeof catalog.BuiltInToolQuery>;
+export type AgentTemplate = z.infer<typeof catalog.AgentTemplate>;
+export type AgentTemplateListParams = Query<typeof catalog.TemplateListQuery>;
+
+// End-users, memories, permissions, settings
+export type EndUser = z.infer<typeof endUsers.EndUser>;
+export type EndUserCreateParams = z.input<typeof endUsers.CreateEndUserRequest>;
+export type EndUserUpdateParams = z.input<typeof endUsers.UpdateEndUserRequest>;
+export type Memory = z.infer<typeof memories.Memory>;
+export type MemoryCreateParams = WithoutUser<z.input<typeof memories.CreateMemoryRequest>>;
+export type MemoryListParams = Query<typeof memories.ListMemoriesQuery>;
+export type Permission = z.infer<typeof permissions.Permission>;
+export type PermissionCreateParams = WithoutUser<z.input<typeof permissions.CreatePermissionRequest>>;
+export type PermissionListParams = Query<typeof permissions.ListPermissionsQuery>;
+export type Settings = z.infer<typeof settings.Settings>;
+export type SettingsUpdateParams = z.input<typeof settings.UpdateSettingsRequest>;
+
+// Runs
+export type Run = z.infer<typeof runs.Run>;
+export type RunStatus = z.infer<typeof runs.RunStatus>;
+export type RunCreateParams = WithoutUser<z.infer<typeof runs.RunCreate>>;
+export type RunListParams = Query<typeof runs.RunListFullQuery>;
+export type RunListItem = z.infer<typeof runs.RunListItem>;
+export type RunSummary = z.infer<typeof runs.RunSummary>;
+export type RunActivity = z.infer<typeof runs.RunActivity>;
+export type RunCheck = z.infer<typeof runs.RunCheck>;
+export type NeedsYouRun = z.infer<typeof runs.NeedsYouItem>;
+export type NeedsYouParams = Query<typeof common.PageQuery>;
+export type AnswerParams = z.input<typeof runs.AnswerRequest>;
+export type AnswerResult = z.infer<typeof runs.AnswerResult>;
+export type ApproveParams = z.input<typeof runs.ApproveRequest>;
+export type ApprovalResult = z.infer<typeof runs.ApprovalResult>;
+export type PermissionRequest = z.infer<typeof runs.PermissionRequest>;
+export type RunFrame = runs.RunFrame;

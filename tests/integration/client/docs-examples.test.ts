@@ -1,0 +1,169 @@
+// Every example of docs/client.md: the doc must contain each example file's region verbatim, and each
+// file runs against a real platform with its results checked.
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createPlatformClient, type PlatformClient } from "@/lib/platform-client";
+import accountExample from "@/docs/examples/client/account";
+import agentTemplatesExample from "@/docs/examples/client/agent-templates";
+import agentsExample from "@/docs/examples/client/agents";
+import catalogExample from "@/docs/examples/client/catalog";
+import errorsExample from "@/docs/examples/client/errors";
+import keysExample from "@/docs/examples/client/keys";
+import memoriesExample from "@/docs/examples/client/memories";
+import permissionsExample from "@/docs/examples/client/permissions";
+import quickStart from "@/docs/examples/client/quick-start";
+import approvalsExample from "@/docs/examples/client/run-approvals";
+import runsExample from "@/docs/examples/client/runs";
+import settingsExample from "@/docs/examples/client/settings";
+import signupExample from "@/docs/examples/client/signup";
+import usersExample from "@/docs/examples/client/users";
+import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+
+const root = path.resolve(import.meta.dirname, "../../..");
+const examplesDir = path.join(root, "docs/examples/client");
+
+/** The lines between `// #region docs` and `// #endregion`, without their common indentation. */
+function region(source: string): string {
+  const match = /\n([ \t]*)\/\/ #region docs\n([\s\S]*?)\n[ \t]*\/\/ #endregion/.exec(source);
+  if (!match) throw new Error("no #region docs");
+  const indent = match[1]!;
+  return match[2]!
+    .split("\n")
+    .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line))
+    .join("\n");
+}
+
+describe("docs/client.md", () => {
+  it("includes every example's region verbatim, and only those", async () => {
+    const doc = await readFile(path.join(root, "docs/client.md"), "utf8");
+    const files = (await readdir(examplesDir)).filter((name) => name.endsWith(".ts")).sort();
+    expect(files.length).toBeGreaterThanOrEqual(14);
+    const regions = await Promise.all(files.map(async (name) => region(await readFile(path.join(examplesDir, name), "utf8"))));
+    for (const [index, text] of regions.entries()) {
+      expect(doc, `docs/client.md lacks the region of ${files[index]}`).toContain("```ts\n" + text + "\n```");
+    }
+    // Every ts block of the doc but the "Adding an endpoint" sketch is an example that runs.
+    const blocks = [...doc.matchAll(/```ts\n([\s\S]*?)\n```/g)].map((match) => match[1]!);
+    expect(blocks.filter((block) => !regions.includes(block))).toHaveLength(1);
+  });
+});
+
+describe("the examples, run", () => {
+  let platform: PlatformHarness;
+  let account: Account;
+  let client: PlatformClient;
+  let agentId: number;
+
+  beforeAll(async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    platform = await startPlatform();
+    account = await platform.signup();
+    client = createPlatformClient({ baseUrl: platform.baseUrl, apiKey: account.key });
+    agentId = (await client.forUser("user-42").agents.create({ name: "Docs", default_permission_mode: "autonomous" })).id;
+  });
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await platform.close();
+  });
+
+  it("quick start", async () => {
+    expect(await quickStart(platform.baseUrl, account.key)).toBe("Echo: hello world");
+    expect(console.log).toHaveBeenCalledWith(expect.stringMatching(/^run \d+: completed$/));
+  });
+
+  it("signup and token", async () => {
+    const { api_key, rotated } = await signupExample(platform.baseUrl, `docs-${Date.now()}@example.test`);
+    expect(api_key).toMatch(/^sk_inlay_/);
+    expect(rotated).toMatch(/^sk_inlay_/);
+    expect(rotated).not.toBe(api_key);
+  });
+
+  it("agents", async () => {
+    const { agent, prompt, documents, after } = await agentsExample(client);
+    expect(prompt).toContain("Resolve the ticket");
+    expect(documents).toEqual([]);
+    expect(after).toMatchObject({ id: agent.id, status: "disabled", instructions: "", goals: "Resolve the ticket" });
+  });
+
+  it("agent templates", async () => {
+    const { templates, agent } = await agentTemplatesExample(client);
+    expect(agent).toMatchObject({ template: templates[0]!.slug, user_id: "user-42" });
+  });
+
+  it("runs", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout"], shouldAdvanceTime: true, advanceTimeDelta: 200 });
+    try {
+      const result = await runsExample(client, agentId);
+      expect(result.streamed).toBeGreaterThan(0);
+      expect(result.run.status).toBe("completed");
+      expect(result.frames.at(-1)).toMatchObject({ type: "done" });
+      expect(result.recent.data.map((run) => run.id)).toContain(result.run.id);
+      expect(result.needs_you).toBe(0);
+      expect(result.latest_updated_at).not.toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("approvals", async () => {
+    const { runId, outcome, requests, waiting } = await approvalsExample(client, agentId);
+    expect(requests.data).toMatchObject([{ tool_name: "calculator", status: "allowed" }]);
+    expect(outcome).toBe("completed");
+    expect((await client.forUser("user-42").runs.get(runId)).output).toBe('Tool calculator returned {"result":42}');
+    expect(waiting).toBe(0);
+  });
+
+  it("memories", async () => {
+    const { memory, all, after } = await memoriesExample(client);
+    expect(all).toEqual([memory]);
+    expect(after).toEqual([]);
+  });
+
+  it("permissions", async () => {
+    const { allowed, data } = await permissionsExample(client);
+    expect(data).toEqual([allowed]);
+    expect((await client.forUser("user-42").permissions.list()).data).toEqual([]);
+  });
+
+  it("users", async () => {
+    const { profile, everyone } = await usersExample(client);
+    expect(profile).toMatchObject({ user_id: "user-7", company: "Acme", name: "Grace" });
+    expect(everyone.map((user) => user.user_id)).toContain("user-7");
+    await expect(client.users.get("user-7")).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("settings", async () => {
+    const { settings, capped } = await settingsExample(client);
+    expect(capped).toEqual({ ...settings, per_end_user_run_limit: 100, per_end_user_rate_per_minute: null });
+  });
+
+  it("keys", async () => {
+    const { ci, named, successor, defaultKey } = await keysExample(client);
+    expect(named.map((key) => key.id)).toEqual([ci.id]);
+    expect(successor.name).toBe("ci");
+    expect(defaultKey.kind).toBe("default");
+    expect(await client.keys.listAll()).toEqual([]);
+  });
+
+  it("models and built-in tools", async () => {
+    const { defaultModel, tools } = await catalogExample(client, agentId);
+    expect(defaultModel).toBe("inlay/sim");
+    expect(tools.data.find((tool) => tool.name === "memory")?.enabled).toBe(true);
+  });
+
+  it("errors", async () => {
+    expect(await errorsExample(client, agentId)).toBe("not found (or another end-user's)");
+    expect(console.log).toHaveBeenCalledWith(expect.stringMatching(/^req_[0-9a-f]{32}$/));
+  });
+
+  it("account and verify (last: it deletes an account)", async () => {
+    const own = await platform.signup();
+    const mine = createPlatformClient({ baseUrl: platform.baseUrl, apiKey: own.key });
+    const { verified, dump } = await accountExample(mine);
+    expect(verified).toBe(false);
+    expect(dump.account.email).toBe(own.email);
+    expect(await platform.database.prisma.platformMail.count({ where: { accountId: own.id } })).toBe(0);
+    await expect(mine.verify.status()).rejects.toMatchObject({ status: 401 });
+  });
+});
