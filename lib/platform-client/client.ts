@@ -4,6 +4,7 @@ import { AccountResource, Keys, SettingsResource, Verify } from "./resources/acc
 import { Agents } from "./resources/agents";
 import { AgentTemplates, BuiltInTools, Models } from "./resources/catalog";
 import { Memories, Permissions, Users } from "./resources/end-users";
+import { Billing, UsageResource } from "./resources/money";
 import { Runs } from "./resources/runs";
 import { Transport, type ClientOptions, type RequestOptions } from "./transport";
 import type { SignupParams, SignupResponse, TokenParams, TokenResponse } from "./types";
@@ -21,6 +22,8 @@ export class PlatformClient {
   readonly builtInTools: BuiltInTools;
   readonly account: AccountResource;
   readonly verify: Verify;
+  readonly usage: UsageResource;
+  readonly billing: Billing;
 
   constructor(private readonly transport: Transport) {
     this.agents = new Agents(transport);
@@ -35,6 +38,8 @@ export class PlatformClient {
     this.builtInTools = new BuiltInTools(transport);
     this.account = new AccountResource(transport);
     this.verify = new Verify(transport);
+    this.usage = new UsageResource(transport);
+    this.billing = new Billing(transport);
   }
 
   /** The end-user this client is scoped to; undefined for the account view. */

@@ -73,6 +73,12 @@ export interface RunStreamInit {
    */
   resolveRun?: () => Promise<Run>;
   lastEventId?: string;
+  /**
+   * The stream is a reply's: it covers the run's latest request only. The log holds one `done` per
+   * request, and reading it from the start ends at the first request's, so a stream that must
+   * (re)connect before it has seen a frame of its own first finds where the latest request begins.
+   */
+  latestRequest?: boolean;
   /** The stream's own controller; abort() aborts it. */
   controller: AbortController;
   /** Used for reconnects: signal, maxRetries, timeoutMs, headers. */
@@ -90,11 +96,14 @@ export class RunStream implements AsyncIterable<RunFrame> {
   private userId: string | null | undefined;
   private readonly init: RunStreamInit;
   private iterated = false;
+  /** A reply's stream knows where its request begins (a frame seen, or the log walked). */
+  private located: boolean;
 
   constructor(init: RunStreamInit) {
     this.init = init;
     this.lastEventId = init.lastEventId;
     this.userId = init.userId;
+    this.located = !init.latestRequest || init.lastEventId !== undefined;
     const header = init.initial?.response.headers.get("x-run-id");
     this.runId = init.runId ?? (header && /^\d+$/.test(header) ? Number(header) : undefined);
   }
@@ -128,9 +137,16 @@ export class RunStream implements AsyncIterable<RunFrame> {
       const fromLog = answer === undefined;
       let delivered = 0;
       try {
+        if (answer === undefined && !this.located) {
+          this.lastEventId = await this.latestRequestStart();
+          this.located = true;
+        }
         answer ??= await this.openEvents();
         for await (const message of this.messages(answer)) {
-          if (message.id !== undefined) this.lastEventId = message.id;
+          if (message.id !== undefined) {
+            this.lastEventId = message.id;
+            this.located = true;
+          }
           let data: unknown;
           try {
             data = JSON.parse(message.data);
@@ -178,7 +194,33 @@ export class RunStream implements AsyncIterable<RunFrame> {
     }
   }
 
-  private openEvents(): Promise<Answer> {
+  /**
+   * Where the run's latest request begins: the id of the `done` before it (undefined: the log's start).
+   * Each GET …/events ends at the first `done` after its cursor, so the log is read request by request
+   * until a cursor with nothing after it (that connection ends at once: the run is over). A request
+   * still running is read to its end first, so such a stream starts late, but with every frame.
+   */
+  private async latestRequestStart(): Promise<string | undefined> {
+    let start: string | undefined;
+    let from: string | undefined;
+    for (;;) {
+      let seen = false;
+      let done: string | undefined;
+      for await (const message of this.messages(await this.openEvents(from))) {
+        seen = true;
+        if (message.id !== undefined && isDoneMessage(message)) {
+          done = message.id;
+          break;
+        }
+      }
+      if (!seen) return start;
+      if (done === undefined) throw new ConnectionError({ message: "the stream ended before the request's done frame" });
+      start = from;
+      from = done;
+    }
+  }
+
+  private openEvents(lastEventId = this.lastEventId): Promise<Answer> {
     const { transport, controller, options } = this.init;
     return transport.send(
       {
@@ -191,7 +233,7 @@ export class RunStream implements AsyncIterable<RunFrame> {
       {
         ...options,
         signal: controller.signal,
-        headers: { ...options.headers, ...(this.lastEventId !== undefined ? { "last-event-id": this.lastEventId } : {}) },
+        headers: { ...options.headers, ...(lastEventId !== undefined ? { "last-event-id": lastEventId } : {}) },
       },
     );
   }
@@ -240,5 +282,13 @@ export class RunStream implements AsyncIterable<RunFrame> {
       connection.abort();
       await reader.cancel().catch(() => {});
     }
+  }
+}
+
+function isDoneMessage(message: EventSourceMessage): boolean {
+  try {
+    return normalizeFrame(JSON.parse(message.data))?.type === "done";
+  } catch {
+    return false;
   }
 }

@@ -42,8 +42,14 @@ export interface Operation {
   /** Relative to baseUrl, path parameters already encoded. */
   path: string;
   query?: object;
-  /** JSON, or multipart (the with-files endpoints) as FormData, sent as it is. */
+  /** JSON, or multipart as FormData, sent as it is. */
   body?: object | FormData;
+  /**
+   * The with-files endpoints' multipart form: `payload` (the JSON, where `userId: "body"` puts user_id)
+   * and one `files` field per file. A new FormData is built for every attempt, so a retry sends the
+   * same form again (Blobs can be read any number of times).
+   */
+  form?: { payload: object; files: readonly Blob[] };
   /** Where this operation takes `user_id` (the spec says per endpoint); absent = it takes none. */
   userId?: "query" | "body";
   /** A run-creating POST: always sends an Idempotency-Key, and so may be retried like a GET. */
@@ -166,20 +172,30 @@ export class Transport {
   }
 
   private body(operation: Operation): string | FormData | undefined {
+    if (operation.form) {
+      const form = new FormData();
+      form.append("payload", JSON.stringify(this.bodyWithUser(operation, operation.form.payload)));
+      // A File keeps its name; FormData names a plain Blob "blob".
+      for (const file of operation.form.files) form.append("files", file);
+      return form;
+    }
     if (operation.body === undefined) return undefined;
     if (typeof FormData !== "undefined" && operation.body instanceof FormData) return operation.body;
-    let body = operation.body as Record<string, unknown>;
-    if (operation.userId === "body") {
-      const userId = this.scoped(body.user_id);
-      if (userId !== undefined) body = { ...body, user_id: userId };
-    }
-    return JSON.stringify(body);
+    return JSON.stringify(this.bodyWithUser(operation, operation.body));
+  }
+
+  /** A JSON body with the scope's user_id where the operation takes it in the body. */
+  private bodyWithUser(operation: Operation, body: object): object {
+    if (operation.userId !== "body") return body;
+    const userId = this.scoped((body as { user_id?: unknown }).user_id);
+    return userId === undefined ? body : { ...body, user_id: userId };
   }
 
   /** Sends `operation`, retrying where the spec allows; throws a PlatformApiError on failure. */
   async send(operation: Operation, options: RequestOptions = {}): Promise<Answer> {
     const url = this.url(operation);
-    const body = this.body(operation);
+    // Built once here so a scope mismatch throws before any request; forms again per attempt.
+    let body = this.body(operation);
     const idempotencyKey = operation.createsRun ? (options.idempotencyKey ?? crypto.randomUUID()) : undefined;
     const headers: Record<string, string> = {
       accept: operation.stream ? "text/event-stream" : "application/json",
@@ -203,6 +219,7 @@ export class Transport {
         controller.abort();
       }, timeoutMs);
       let keepLinked = false;
+      if (attempt > 0 && operation.form) body = this.body(operation);
       try {
         const response = await this.fetchImpl(url, { method: operation.method, headers, body, signal: controller.signal });
         const replay = response.headers.get("idempotent-replay") === "true";

@@ -6,6 +6,7 @@
 import type { z } from "zod";
 import type * as accounts from "../schemas/accounts";
 import type * as agents from "../schemas/agents";
+import type * as billing from "../schemas/billing";
 import type * as catalog from "../schemas/catalog";
 import type * as common from "../schemas/common";
 import type * as endUsers from "../schemas/end-users";
@@ -86,3 +87,21 @@ export type ApproveParams = z.input<typeof runs.ApproveRequest>;
 export type ApprovalResult = z.infer<typeof runs.ApprovalResult>;
 export type PermissionRequest = z.infer<typeof runs.PermissionRequest>;
 export type RunFrame = runs.RunFrame;
+export type PermissionMode = z.infer<typeof runs.PermissionModeChange>["permission_mode"];
+export type RunReplyParams = WithoutUser<z.infer<typeof runs.RunReply>>;
+export type FirstSessionParams = WithoutUser<z.infer<typeof runs.FirstSessionCreate>>;
+/** An attachment: a File (its name and type are sent) or a Blob (sent as "blob", with its type). */
+export type Attachment = Blob | File;
+/** POST /runs/with-files: the POST /runs JSON (the form's `payload`) plus its `files`. */
+export type RunCreateWithFilesParams = RunCreateParams & { files: Attachment[] };
+/** POST /runs/{run_id}/reply/with-files: the reply JSON (the form's `payload`) plus its `files`. */
+export type RunReplyWithFilesParams = RunReplyParams & { files: Attachment[] };
+
+// Money and usage
+export type TokenBalance = z.infer<typeof billing.TokenBalance>;
+export type BalanceTransaction = z.infer<typeof billing.BalanceTransaction>;
+export type Usage = z.infer<typeof billing.Usage>;
+export type EndUserUsage = z.infer<typeof billing.EndUserUsage>;
+export type EndUserUsageListParams = Query<typeof billing.EndUserUsageQuery>;
+export type UsageTimeseries = z.infer<typeof billing.UsageTimeseries>;
+export type UsageTimeseriesParams = Query<typeof billing.UsageTimeseriesQuery>;

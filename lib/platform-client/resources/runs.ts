@@ -1,6 +1,6 @@
 // client.runs: start runs (streaming or not), read them, answer the people-in-the-loop requests, and
-// follow a run's event log. Every run-creating call goes through startRun(), so the endpoints still
-// to come (reply, first-session, with-files, task runs) are one small method each.
+// follow a run's event log. Every run-creating call (create, reply, firstSession, the with-files
+// forms) goes through startRun(): one Idempotency-Key, the retries, and the stream.
 import { TERMINAL_STATUSES } from "../../schemas/runs";
 import { IdempotentReplayTerminalError } from "../errors";
 import { collect, type PagePromise } from "../pagination";
@@ -9,18 +9,24 @@ import { parseJson, type Operation, type RequestOptions } from "../transport";
 import type {
   AnswerParams,
   AnswerResult,
+  Attachment,
   ApprovalResult,
   ApproveParams,
+  FirstSessionParams,
   NeedsYouParams,
   NeedsYouRun,
   Page,
+  PermissionMode,
   PermissionRequest,
   Run,
   RunActivity,
   RunCheck,
   RunCreateParams,
+  RunCreateWithFilesParams,
   RunListItem,
   RunListParams,
+  RunReplyParams,
+  RunReplyWithFilesParams,
   RunSummary,
 } from "../types";
 import { Resource, segment } from "./resource";
@@ -58,7 +64,61 @@ export class Runs extends Resource {
   create(params: JsonParams<RunCreateParams>, options?: RequestOptions): Promise<CreatedRun>;
   create(params: StreamingParams<RunCreateParams>, options?: RequestOptions): Promise<RunStream>;
   create(params: RunCreateParams, options?: RequestOptions): Promise<CreatedRun | RunStream> {
-    return this.startRun({ path: "/runs", body: params, userId: "body" }, params.user_id, options);
+    return this.startRun({ path: "/runs", body: params, userId: "body" }, params, options);
+  }
+
+  /**
+   * POST /runs/{run_id}/reply: a new message on a finished run, which continues as the same run (non-
+   * interactive from then on). Streams the reply's frames only (to the reply's done frame), or with
+   * `stream: false` answers the run, running again. Idempotency-Key and retries as on create; a
+   * dropped stream resumes from the last frame seen, never from the run's first request.
+   */
+  reply(runId: number, params: JsonParams<RunReplyParams>, options?: RequestOptions): Promise<CreatedRun>;
+  reply(runId: number, params: StreamingParams<RunReplyParams>, options?: RequestOptions): Promise<RunStream>;
+  reply(runId: number, params: RunReplyParams, options?: RequestOptions): Promise<CreatedRun | RunStream> {
+    return this.startRun({ path: `/runs/${segment(runId)}/reply`, body: params, userId: "query" }, params, options, true);
+  }
+
+  /** POST /runs/first-session: a new run in which the agent introduces itself. Like create. */
+  firstSession(params: JsonParams<FirstSessionParams>, options?: RequestOptions): Promise<CreatedRun>;
+  firstSession(params: StreamingParams<FirstSessionParams>, options?: RequestOptions): Promise<RunStream>;
+  firstSession(params: FirstSessionParams, options?: RequestOptions): Promise<CreatedRun | RunStream> {
+    return this.startRun({ path: "/runs/first-session", body: params, userId: "body" }, params, options);
+  }
+
+  /**
+   * POST /runs/with-files: create with attachments (`files`: Blobs or Files; text files reach the model
+   * as text, images and PDF as files). Sent as multipart, `payload` holding the rest. Like create.
+   */
+  createWithFiles(params: JsonParams<RunCreateWithFilesParams>, options?: RequestOptions): Promise<CreatedRun>;
+  createWithFiles(params: StreamingParams<RunCreateWithFilesParams>, options?: RequestOptions): Promise<RunStream>;
+  createWithFiles(params: RunCreateWithFilesParams, options?: RequestOptions): Promise<CreatedRun | RunStream> {
+    const { files, ...payload } = params;
+    return this.startRun({ path: "/runs/with-files", form: form(payload, files), userId: "body" }, payload, options);
+  }
+
+  /** POST /runs/{run_id}/reply/with-files: reply with attachments. Like reply. */
+  replyWithFiles(runId: number, params: JsonParams<RunReplyWithFilesParams>, options?: RequestOptions): Promise<CreatedRun>;
+  replyWithFiles(runId: number, params: StreamingParams<RunReplyWithFilesParams>, options?: RequestOptions): Promise<RunStream>;
+  replyWithFiles(runId: number, params: RunReplyWithFilesParams, options?: RequestOptions): Promise<CreatedRun | RunStream> {
+    const { files, user_id, ...payload } = params;
+    return this.startRun(
+      { path: `/runs/${segment(runId)}/reply/with-files`, query: { user_id }, form: form(payload, files), userId: "query" },
+      params,
+      options,
+      true,
+    );
+  }
+
+  /**
+   * PATCH /runs/{run_id}/permission-mode: applies from the run's next start of the agent loop (a resume
+   * or a reply); 409 ConflictError once the run is over. Sent once (a PATCH).
+   */
+  setPermissionMode(runId: number, mode: PermissionMode, options?: RequestOptions): Promise<Run> {
+    return this.transport.json(
+      { method: "PATCH", path: `/runs/${segment(runId)}/permission-mode`, body: { permission_mode: mode }, userId: "query" },
+      options,
+    );
   }
 
   /** GET /runs: one page, or every run when iterated. `fields: "summary"` lists summaries. */
@@ -132,16 +192,19 @@ export class Runs extends Resource {
 
   /**
    * Every run-creating POST: Idempotency-Key, retries, and the answer as a run or a RunStream.
-   * A streaming call answered by a replay (JSON) follows the run's event log from its first frame;
+   * A streaming call answered by a replay (JSON) follows the run's event log from its first frame (a
+   * reply's: from the first frame of the run's latest request);
    * a replay of a finished run on the first attempt (you reused a key) is IdempotentReplayTerminalError.
    */
   private async startRun(
-    operation: Omit<Operation, "method" | "createsRun" | "stream"> & { body: { stream?: boolean } },
-    explicitUserId: string | undefined,
+    operation: Omit<Operation, "method" | "createsRun" | "stream">,
+    params: { stream?: boolean; user_id?: string },
     options: RequestOptions = {},
+    /** A reply: its stream covers the run's latest request, not the run from its start. */
+    reply = false,
   ): Promise<CreatedRun | RunStream> {
     const base: Operation = { ...operation, method: "POST", createsRun: true };
-    if (operation.body.stream === false) {
+    if (params.stream === false) {
       const answer = await this.transport.send(base, options);
       const run = parseJson<Run>(answer);
       if (answer.replay) {
@@ -157,13 +220,21 @@ export class Runs extends Resource {
     if (!answer.connection) {
       const run = parseJson<Run>(answer);
       if (answer.attempts === 1 && isTerminal(run)) throw new IdempotentReplayTerminalError(run, answer.response.headers);
-      return new RunStream({ transport: this.transport, runId: run.id, userId: run.user_id, controller, options: streaming });
+      return new RunStream({
+        transport: this.transport,
+        runId: run.id,
+        userId: run.user_id,
+        latestRequest: reply,
+        controller,
+        options: streaming,
+      });
     }
     const sameKey = { ...streaming, idempotencyKey: answer.idempotencyKey };
     return new RunStream({
       transport: this.transport,
       initial: answer,
-      userId: explicitUserId ?? this.transport.userId,
+      userId: params.user_id ?? this.transport.userId,
+      latestRequest: reply,
       // The same request with the same key answers the run as JSON: its id and its scope.
       resolveRun: async () => parseJson<Run>(await this.transport.send(base, sameKey)),
       controller,
@@ -171,6 +242,9 @@ export class Runs extends Resource {
     });
   }
 }
+
+/** A with-files form: the JSON payload and the files (the transport builds the FormData per attempt). */
+const form = (payload: object, files: readonly Attachment[]) => ({ payload, files });
 
 function linkSignal(signal: AbortSignal | undefined, controller: AbortController) {
   if (!signal) return;

@@ -14,9 +14,11 @@ import memoriesExample from "@/docs/examples/client/memories";
 import permissionsExample from "@/docs/examples/client/permissions";
 import quickStart from "@/docs/examples/client/quick-start";
 import approvalsExample from "@/docs/examples/client/run-approvals";
+import runRepliesExample from "@/docs/examples/client/run-replies";
 import runsExample from "@/docs/examples/client/runs";
 import settingsExample from "@/docs/examples/client/settings";
 import signupExample from "@/docs/examples/client/signup";
+import usageExample from "@/docs/examples/client/usage";
 import usersExample from "@/docs/examples/client/users";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
@@ -112,6 +114,37 @@ describe("the examples, run", () => {
     expect(outcome).toBe("completed");
     expect((await client.forUser("user-42").runs.get(runId)).output).toBe('Tool calculator returned {"result":42}');
     expect(waiting).toBe(0);
+  });
+
+  it("replies, first session, attachments and the permission mode", async () => {
+    const scoped = client.forUser("user-42");
+    const { introId, runId, answer, guardedId } = await runRepliesExample(client, agentId);
+    expect((await scoped.runs.get(introId)).output).toMatch(/^Echo: This is our first session\./);
+    expect(console.log).toHaveBeenCalledWith("completed");
+    expect(answer).toBe("Echo: and now?");
+    let run = await scoped.runs.get(runId);
+    for (let i = 0; i < 400 && run.status === "running"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      run = await scoped.runs.get(runId);
+    }
+    expect(run).toMatchObject({ status: "completed", interactive: false });
+    expect(run.output).toBe("Echo: one more\nAttachment notes.txt (text/plain): the secret word is plover");
+    expect(await scoped.runs.get(guardedId)).toMatchObject({
+      status: "completed",
+      permission_mode: "autonomous",
+      output: 'Tool calculator returned {"result":42}',
+    });
+  });
+
+  it("usage and billing", async () => {
+    const { usage, mine, days, balance_micros, available_micros, transactions } = await usageExample(client);
+    expect(usage.runs_used).toBeGreaterThan(0);
+    expect(console.log).toHaveBeenCalledWith(`${usage.runs_used} runs, $${usage.cost_used}`);
+    expect(mine.data.map((row) => row.user_id)).toEqual(["user-42"]);
+    expect(days.buckets).toHaveLength(31);
+    expect(balance_micros).toBe(transactions[0]!.balance_after_micros);
+    expect(available_micros).toBeLessThanOrEqual(balance_micros);
+    expect(transactions.some((entry) => entry.type === "debit")).toBe(true);
   });
 
   it("memories", async () => {
