@@ -18,6 +18,12 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
       signupPerMinute: source.PLATFORM_RATE_LIMIT_SIGNUP_PER_MINUTE,
     },
     trustProxy: source.TRUST_PROXY,
+    runs: {
+      leaseMs: source.RUN_LEASE_MS,
+      graceMs: source.RUN_SWEEP_GRACE_MS,
+      sweepEveryMs: source.RUN_SWEEP_EVERY_MS,
+      maxResumes: source.RUN_MAX_RESUMES,
+    },
     models: {
       provider: source.INLAY_MODEL_PROVIDER,
       defaultModel: source.INLAY_DEFAULT_MODEL,

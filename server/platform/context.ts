@@ -17,6 +17,19 @@ export interface PlatformConfig {
   /** Read the client IP from X-Forwarded-For (behind a trusted reverse proxy). */
   trustProxy: boolean;
   models: ModelSettings;
+  /** Leases and resuming runs whose process died; unset fields take the defaults (runtime/recovery.ts). */
+  runs?: Partial<RunTimings>;
+}
+
+export interface RunTimings {
+  /** How long a process's claim on a run lasts; renewed every third of it. */
+  leaseMs: number;
+  /** How long a lease must have been expired before another process re-claims the run. */
+  graceMs: number;
+  /** How often every instance looks for such runs. */
+  sweepEveryMs: number;
+  /** Resumes allowed per run before it ends failed and interrupted. */
+  maxResumes: number;
 }
 
 /** What executes runs in this process: the wake-up bus over the event log and the executor. */

@@ -14,11 +14,21 @@ import { findAccount } from "../repositories/accounts";
 import { findAgentAnyScope } from "../repositories/agents";
 import { recentMemoryContents } from "../repositories/memories";
 import { createRequests, type NewRequest, rememberedTools, resolvedRequests } from "../repositories/permission-requests";
-import { appendEvents, claimLease, findRunById, releaseLease, transitionRun, type RunRow } from "../repositories/runs";
+import {
+  appendEvents,
+  claimLease,
+  clearCheckpoint,
+  findRunById,
+  reclaimAbandonedRun,
+  releaseLease,
+  transitionRun,
+  type RunRow,
+} from "../repositories/runs";
 import { listPermissionsForEndUser } from "../repositories/permissions";
 import { enabledBuiltInTools } from "../services/agents";
 import type { Mailer } from "../services/mailer";
 import type { RunEventBus } from "./event-bus";
+import { type CheckpointHooks, createCheckpointer, resumeOrFail, runTimings } from "./recovery";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "./system-prompt";
 import { ASK_USER_QUESTION, builtInToolSet } from "./tools";
 
@@ -33,11 +43,15 @@ export interface ExecutorDeps {
 export interface RunExecutor {
   /** Starts executing the run here unless another process holds its lease. Returns at once. */
   start(runId: number): void;
+  /**
+   * Takes over a run whose process died (its lease expired over the grace period ago) and resumes it
+   * (runtime/recovery.ts). Resolves once it has run, or at once when another process took it.
+   */
+  recover(runId: number): Promise<void>;
   /** Resolves when every run this process is executing has stopped (for shutdown and tests). */
   idle(): Promise<void>;
 }
 
-export const LEASE_MS = 30_000;
 // Deltas are written in small batches: one row per frame, a few writes per second per run.
 const FLUSH_MS = 25;
 
@@ -47,10 +61,19 @@ export function createRunExecutor(deps: ExecutorDeps): RunExecutor {
   return {
     start(runId) {
       if (active.has(runId)) return;
-      const work = execute(deps, owner, runId)
+      const work = execute(deps, owner, runId, "start")
         .catch((error: unknown) => logger.error({ err: error, runId }, "run executor crashed"))
         .finally(() => active.delete(runId));
       active.set(runId, work);
+    },
+    recover(runId) {
+      const running = active.get(runId);
+      if (running) return running;
+      const work = execute(deps, owner, runId, "recover")
+        .catch((error: unknown) => logger.error({ err: error, runId }, "run executor crashed"))
+        .finally(() => active.delete(runId));
+      active.set(runId, work);
+      return work;
     },
     async idle() {
       while (active.size > 0) await Promise.all([...active.values()]);
@@ -69,11 +92,13 @@ function outstandingCalls(messages: ModelMessage[]) {
   return { calls, approvals };
 }
 
-async function execute(deps: ExecutorDeps, owner: string, runId: number): Promise<void> {
+async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "start" | "recover"): Promise<void> {
   const { prisma, bus } = deps;
-  if (!(await claimLease(prisma, runId, owner, LEASE_MS))) return;
+  const { leaseMs, graceMs, maxResumes } = runTimings(deps.config);
+  const reclaimed = mode === "recover" ? await reclaimAbandonedRun(prisma, runId, owner, leaseMs, graceMs) : undefined;
+  if (reclaimed === null || (mode === "start" && !(await claimLease(prisma, runId, owner, leaseMs)))) return;
   const abort = new AbortController();
-  const heartbeat = setInterval(() => void claimLease(prisma, runId, owner, LEASE_MS), LEASE_MS / 3);
+  const heartbeat = setInterval(() => void claimLease(prisma, runId, owner, leaseMs), leaseMs / 3);
   // A cancel from any process lands in the database and wakes us through the bus.
   const unsubscribe = bus.subscribe(runId, () => {
     void findRunById(prisma, runId).then((row) => {
@@ -81,21 +106,29 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number): Promis
     });
   });
   const pending: RunFrame[] = [];
+  const writtenResults = new Set<string>();
   let flushing: Promise<void> = Promise.resolve();
   const flush = () => {
     const frames = pending.splice(0);
     if (frames.length === 0) return flushing;
     flushing = flushing.then(async () => {
       await appendEvents(prisma, runId, frames);
+      for (const frame of frames) if (frame.type === "tool_result") writtenResults.add(frame.tool_use_id);
       await bus.publish(runId);
     });
     return flushing;
   };
+  const checkpointer = createCheckpointer(prisma, runId, owner, { pending, writtenResults, flush });
   const timer = setInterval(() => void flush(), FLUSH_MS);
   try {
+    if (reclaimed) {
+      const resume = await resumeOrFail(prisma, reclaimed, maxResumes);
+      await bus.publish(runId);
+      if (!resume) return;
+    }
     const run = await findRunById(prisma, runId);
     if (!run || run.status !== "running") return;
-    await loop(deps, run, abort.signal, pending);
+    await loop(deps, run, abort.signal, pending, checkpointer.hooks);
     clearInterval(timer);
     await flush();
   } catch (error) {
@@ -125,13 +158,15 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number): Promis
     clearInterval(timer);
     clearInterval(heartbeat);
     unsubscribe();
+    // Only an execution that ended keeps no checkpoint; a process that dies never gets here.
+    if (checkpointer.state.saved) await clearCheckpoint(prisma, runId).catch(() => {});
     await releaseLease(prisma, runId, owner);
   }
 }
 
 const countMessages = (row: RunRow) => (Array.isArray(row.messages) ? row.messages.length : 0);
 
-async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames: RunFrame[]) {
+async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames: RunFrame[], checkpoints: CheckpointHooks) {
   const { prisma } = deps;
   const agent = await findAgentAnyScope(prisma, run.accountId, run.agentId);
   if (!agent) throw new Error(`agent ${run.agentId} no longer exists`);
@@ -207,6 +242,8 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
     // The loop below reads errors from the stream and fails the run; the SDK's default would print them.
     onError: () => {},
     providerOptions: { inlay: { planMode: run.permissionMode === "plan" } },
+    // Saves finished tool steps so a run whose process dies resumes after them (recovery.ts).
+    ...checkpoints,
     ...(run.outputSchema ? { output: Output.object({ schema: jsonSchema(run.outputSchema as Record<string, unknown>) }) } : {}),
   });
 
