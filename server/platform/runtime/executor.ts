@@ -28,6 +28,7 @@ import { listPermissionsForEndUser } from "../repositories/permissions";
 import { enabledBuiltInTools } from "../services/agents";
 import type { Mailer } from "../services/mailer";
 import type { RunEventBus } from "./event-bus";
+import { yieldToEventLoop } from "./fair-share";
 import { type CheckpointHooks, createCheckpointer, resumeOrFail, runTimings } from "./recovery";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "./system-prompt";
 import { ASK_USER_QUESTION, builtInToolSet } from "./tools";
@@ -52,7 +53,7 @@ export interface RunExecutor {
   idle(): Promise<void>;
 }
 
-// Deltas are written in small batches: one row per frame, a few writes per second per run.
+// Deltas are written in small batches: one row per frame, at most one write in flight per run.
 const FLUSH_MS = 25;
 
 export function createRunExecutor(deps: ExecutorDeps): RunExecutor {
@@ -107,19 +108,44 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
   });
   const pending: RunFrame[] = [];
   const writtenResults = new Set<string>();
+  // One write in flight per run: frames go out at once when the log is idle, and whatever arrives
+  // during a write goes with the next one (low latency for the first token, batches under load).
   let flushing: Promise<void> = Promise.resolve();
-  const flush = () => {
-    const frames = pending.splice(0);
-    if (frames.length === 0) return flushing;
-    flushing = flushing.then(async () => {
-      await appendEvents(prisma, runId, frames);
-      for (const frame of frames) if (frame.type === "tool_result") writtenResults.add(frame.tool_use_id);
-      await bus.publish(runId);
-    });
+  let draining = false;
+  const flush = (): Promise<void> => {
+    if (draining || pending.length === 0) return flushing;
+    draining = true;
+    flushing = (async () => {
+      try {
+        while (pending.length > 0) {
+          const frames = pending.splice(0);
+          await appendEvents(prisma, runId, frames);
+          for (const frame of frames) if (frame.type === "tool_result") writtenResults.add(frame.tool_use_id);
+          await bus.publish(runId);
+        }
+      } finally {
+        draining = false;
+      }
+    })();
     return flushing;
   };
+  let scheduled = false;
+  const flushSoon = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      flush().catch((error: unknown) => logger.warn({ runId, err: error }, "writing run frames failed"));
+    });
+  };
+  pending.push = (...frames: RunFrame[]) => {
+    const length = Array.prototype.push.apply(pending, frames);
+    flushSoon();
+    return length;
+  };
   const checkpointer = createCheckpointer(prisma, runId, owner, { pending, writtenResults, flush });
-  const timer = setInterval(() => void flush(), FLUSH_MS);
+  // A backstop; pushes schedule their own flush.
+  const timer = setInterval(flushSoon, FLUSH_MS);
   try {
     if (reclaimed) {
       const resume = await resumeOrFail(prisma, reclaimed, maxResumes);
@@ -128,7 +154,7 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
     }
     const run = await findRunById(prisma, runId);
     if (!run || run.status !== "running") return;
-    await loop(deps, run, abort.signal, pending, checkpointer.hooks);
+    await loop(deps, run, abort.signal, pending, { ...checkpointer.hooks, experimental_transform: yieldToEventLoop });
     clearInterval(timer);
     await flush();
   } catch (error) {
@@ -166,7 +192,10 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
 
 const countMessages = (row: RunRow) => (Array.isArray(row.messages) ? row.messages.length : 0);
 
-async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames: RunFrame[], checkpoints: CheckpointHooks) {
+/** streamText options execute() adds: checkpoints (recovery.ts) and fair sharing of the event loop. */
+type StreamHooks = CheckpointHooks & { experimental_transform: typeof yieldToEventLoop };
+
+async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames: RunFrame[], hooks: StreamHooks) {
   const { prisma } = deps;
   const agent = await findAgentAnyScope(prisma, run.accountId, run.agentId);
   if (!agent) throw new Error(`agent ${run.agentId} no longer exists`);
@@ -242,8 +271,8 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
     // The loop below reads errors from the stream and fails the run; the SDK's default would print them.
     onError: () => {},
     providerOptions: { inlay: { planMode: run.permissionMode === "plan" } },
-    // Saves finished tool steps so a run whose process dies resumes after them (recovery.ts).
-    ...checkpoints,
+    // Checkpoints, so a run whose process dies resumes after its finished steps, and fair sharing.
+    ...hooks,
     ...(run.outputSchema ? { output: Output.object({ schema: jsonSchema(run.outputSchema as Record<string, unknown>) }) } : {}),
   });
 
