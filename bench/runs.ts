@@ -28,7 +28,8 @@ interface Target {
 // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
 const POSTGRES_SERVER = process.env.BENCH_POSTGRES_SERVER ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
-// As many sockets as there are open streams, kept alive between runs.
+// As many sockets as there are open streams; a new connection per run (keep-alive reuse raced the
+// server closing idle sockets: "socket hang up").
 const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
 
 async function startServer(databaseUrl?: string): Promise<Target> {
