@@ -1,8 +1,11 @@
 // `npm run bench`: every benchmark reports a ratio against a baseline measured in the same run, since
-// the machine is shared and absolute numbers drift. Add a benchmark by adding an entry to `suites`.
+// the machine is shared and absolute numbers drift. Add a benchmark by adding an entry to `suites` or
+// `scripted`. `npm run bench -- NAME…` runs only those (names below); no name runs them all. CI never
+// runs benchmarks.
 import { Bench } from "tinybench";
 import { httpAgents } from "./http-agents";
 import { platformOverhead } from "./platform-overhead";
+import { runsCreation, runsHeldStreams, runsTimeToFirstToken } from "./runs";
 
 export interface Suite {
   name: string;
@@ -14,9 +17,29 @@ export interface Suite {
   teardown?: () => Promise<void>;
 }
 
-const suites: Suite[] = [platformOverhead];
+const suites: Record<string, Suite> = { overhead: platformOverhead };
 
-for (const suite of suites) {
+// Benchmarks that drive their own load (servers in a child process) and print their own verdicts.
+// eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
+const postgresForRuns = process.env.BENCH_DATABASE_URL;
+const scripted: Record<string, () => Promise<void>> = {
+  "http-agents": httpAgents,
+  "runs-ttft": () => runsTimeToFirstToken(postgresForRuns),
+  "runs-held": () => runsHeldStreams(postgresForRuns),
+  "runs-create": runsCreation,
+};
+
+const known = [...Object.keys(suites), ...Object.keys(scripted)];
+const asked = process.argv.slice(2);
+const unknown = asked.filter((name) => !known.includes(name));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark ${unknown.join(", ")}; choose from: ${known.join(", ")}`);
+  process.exit(2);
+}
+const selected = (name: string) => asked.length === 0 || asked.includes(name);
+
+for (const [name, suite] of Object.entries(suites)) {
+  if (!selected(name)) continue;
   await suite.setup?.();
   const bench = new Bench({ time: 1_000, warmupTime: 200 });
   bench.add(suite.baseline.name, suite.baseline.fn).add(suite.subject.name, suite.subject.fn);
@@ -38,4 +61,4 @@ for (const suite of suites) {
   console.log(`ratio ${ratio.toFixed(2)}x the baseline${verdict}`);
 }
 
-await httpAgents();
+for (const [name, run] of Object.entries(scripted)) if (selected(name)) await run();

@@ -20,6 +20,13 @@ const flag = (fallback: boolean) =>
       return z.NEVER;
     });
 
+/** An integer that may be left unset or blank (then the caller derives a default). */
+const optionalInt = (min: number) =>
+  z.preprocess(
+    (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
+    z.coerce.number().int().min(min).optional(),
+  );
+
 const postgresUrl = optionalString.refine(
   (value) => value === undefined || /^postgres(ql)?:\/\//.test(value),
   "must be a postgres:// or postgresql:// connection string",
@@ -76,6 +83,12 @@ export const envSchema = z
     ),
     // Behind a reverse proxy: take the client IP from X-Forwarded-For instead of the socket.
     TRUST_PROXY: flag(false),
+
+    // Run execution: the lease a process holds on a run, and how runs whose process died are resumed.
+    RUN_LEASE_MS: z.coerce.number().int().min(300).default(30_000),
+    RUN_SWEEP_GRACE_MS: optionalInt(0),
+    RUN_SWEEP_EVERY_MS: optionalInt(50),
+    RUN_MAX_RESUMES: z.coerce.number().int().nonnegative().default(2),
 
     // Models (read by the run runtime; `sim` needs nothing)
     INLAY_MODEL_PROVIDER: z.enum(["sim", "openai", "anthropic", "openai-compatible"]).default("sim"),

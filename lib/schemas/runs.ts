@@ -125,7 +125,17 @@ export type RunFrame =
       output_data?: Record<string, unknown> | null;
     }
   // Inlay's extensions (docs/platform-api.md): status changes and requests for a person.
-  | { type: "run_status"; status: z.infer<typeof RunStatus>; error?: string }
+  | {
+      type: "run_status";
+      status: z.infer<typeof RunStatus>;
+      error?: string;
+      // Set when a process re-claimed a run whose executor died: frames with ids above
+      // `discard_after` (and below this frame's) were an interrupted step, removed from the log and
+      // redone after this frame. A client that already received some drops them.
+      resumed?: true;
+      attempt?: number;
+      discard_after?: string;
+    }
   | { type: "permission_request"; request_id: string; tool_name: string; input: unknown; kind: string };
 
 // ---------------------------------------------------------------------------------------------

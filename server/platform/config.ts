@@ -23,6 +23,12 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
       runHoldMicros: source.PLATFORM_RUN_HOLD_MICROS,
       topupUrl: source.PLATFORM_TOPUP_URL,
     },
+    runs: {
+      leaseMs: source.RUN_LEASE_MS,
+      graceMs: source.RUN_SWEEP_GRACE_MS,
+      sweepEveryMs: source.RUN_SWEEP_EVERY_MS,
+      maxResumes: source.RUN_MAX_RESUMES,
+    },
     models: {
       provider: source.INLAY_MODEL_PROVIDER,
       defaultModel: source.INLAY_DEFAULT_MODEL,

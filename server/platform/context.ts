@@ -21,6 +21,19 @@ export interface PlatformConfig {
   models: ModelSettings;
   /** Money settings; omitted ones take BILLING_DEFAULTS (services/billing.ts). */
   billing?: Partial<BillingSettings>;
+  /** Leases and resuming runs whose process died; unset fields take the defaults (runtime/recovery.ts). */
+  runs?: Partial<RunTimings>;
+}
+
+export interface RunTimings {
+  /** How long a process's claim on a run lasts; renewed every third of it. */
+  leaseMs: number;
+  /** How long a lease must have been expired before another process re-claims the run. */
+  graceMs: number;
+  /** How often every instance looks for such runs. */
+  sweepEveryMs: number;
+  /** Resumes allowed per run before it ends failed and interrupted. */
+  maxResumes: number;
 }
 
 /** What executes runs in this process: the wake-up bus over the event log and the executor. */

@@ -5,8 +5,9 @@ import type { Database } from "@/server/db";
 import type { PlatformConfig, PlatformDeps, PlatformRuntime } from "./context";
 import type { Limiters } from "./middleware/rate-limit";
 import { createRunEventBus } from "./runtime/event-bus";
-import { createRunExecutor, LEASE_MS } from "./runtime/executor";
+import { createRunExecutor } from "./runtime/executor";
 import { createLiveContent } from "./runtime/live-content";
+import { runTimings } from "./runtime/recovery";
 import { startSweeper } from "./runtime/sweeper";
 import type { Mailer } from "./services/mailer";
 
@@ -17,7 +18,7 @@ export interface PlatformParts {
   mailer: Mailer;
   /** The model for a catalogue id (sim or a configured provider). */
   languageModel: (modelId: string) => RuntimeModel;
-  /** Sweep for runs whose process died (default on); tests that sweep by hand turn it off. */
+  /** Sweep for runs whose process died and resume them (default on); tests that sweep by hand turn it off. */
   sweepAbandonedRuns?: boolean;
 }
 
@@ -45,11 +46,12 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
           languageModel: parts.languageModel,
           live,
         });
-        // A lease not renewed for a whole lease period means its process is gone.
+        // A lease not renewed for a grace period after it expired means its process is gone.
+        const timings = runTimings(parts.config);
         const stopSweeper =
           parts.sweepAbandonedRuns === false
             ? () => {}
-            : startSweeper(database.prisma, bus, { everyMs: LEASE_MS / 2, graceMs: LEASE_MS });
+            : startSweeper(database.prisma, executor, { everyMs: timings.sweepEveryMs, graceMs: timings.graceMs });
         return {
           bus,
           executor,

@@ -32,6 +32,8 @@ const database = await openDatabase(
 setProcessDatabase(database);
 
 const deps = platformDepsFromEnv(getDb);
+// The runtime now, not on the first request: its sweeper resumes runs this or another process left.
+await deps.runtime();
 const app = createPlatformApp(deps);
 const server = serve({ fetch: app.fetch, port, hostname: values.host }, (info) => {
   const host = values.host.includes(":") ? `[${values.host}]` : values.host;

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { createPlatformApp } from "@/server/platform/app";
 import { createPlatformDeps } from "@/server/platform/deps";
-import { createSimModel } from "@/server/platform/runtime/models/sim";
+import { createSimModel, type SimModelOptions } from "@/server/platform/runtime/models/sim";
 import type { PlatformApp, PlatformConfig, PlatformRuntime } from "@/server/platform/context";
 import { createLimiters, type LimiterOptions } from "@/server/platform/middleware/rate-limit";
 import { recordingMailer } from "@/server/platform/services/mailer";
@@ -19,6 +19,11 @@ export interface PlatformOptions {
   trustProxy?: boolean;
   models?: Partial<PlatformConfig["models"]>;
   billing?: PlatformConfig["billing"];
+  runs?: PlatformConfig["runs"];
+  /** Another harness's database: this one stands for a second process on it and leaves it open. */
+  database?: TestDatabase;
+  /** The sim model's wait between words (createSimModel's `sleep`), to hold a run mid-step. */
+  simSleep?: SimModelOptions["sleep"];
 }
 
 export interface CallOptions {
@@ -54,13 +59,14 @@ export interface PlatformHarness {
 let accountCounter = 0;
 
 export async function startPlatform(options: PlatformOptions = {}): Promise<PlatformHarness> {
-  const database = await createTestDatabase();
+  const database = options.database ?? (await createTestDatabase());
   const config: PlatformConfig = {
     keyPrefix: "sk_inlay_",
     rateLimits: { accountPerMinute: 10_000, ipPerMinute: 10_000, signupPerMinute: 10_000, ...options.rateLimits },
     trustProxy: options.trustProxy ?? false,
     models: { provider: "sim", openaiConfigured: false, anthropicConfigured: false, ...options.models },
     billing: options.billing,
+    runs: options.runs,
   };
   const limiters = createLimiters({
     ...config.rateLimits,
@@ -73,7 +79,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     config,
     limiters,
     mailer: recordingMailer,
-    languageModel: () => createSimModel(),
+    languageModel: () => createSimModel(options.simSleep ? { sleep: options.simSleep } : {}),
     // Tests that need a sweep call it themselves, so nothing races them.
     sweepAbandonedRuns: false,
   });
@@ -131,7 +137,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
       if ("closeAllConnections" in server) server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await deps.close();
-      await database.dispose();
+      if (!options.database) await database.dispose();
     },
   };
 }

@@ -1,6 +1,6 @@
 // Runs and their event log. Every read is bound to the account and end-user scope.
 import type { PlatformRun, PrismaClient } from "@/server/generated/prisma/client";
-import { type Prisma } from "@/server/generated/prisma/client";
+import { Prisma } from "@/server/generated/prisma/client";
 import type { RunFrame } from "@/lib/schemas/runs";
 import { insertRunFiles, type NewRunFile } from "./run-files";
 
@@ -177,20 +177,77 @@ export async function hasDoneEvent(prisma: PrismaClient, runId: number): Promise
 }
 
 /**
- * Ends runs whose executing process is gone: still `running`, with a lease that expired (or never
- * taken) `graceMs` ago. Returns the ids, already marked failed and interrupted.
+ * Runs whose executing process is gone: still `running`, with a lease that expired (or was never
+ * taken) more than `graceMs` ago. Oldest first.
  */
-export async function failAbandonedRuns(prisma: PrismaClient, graceMs: number, message: string): Promise<RunRow[]> {
-  const ids = await prisma.$queryRaw<{ id: number }[]>`
-    UPDATE platform_runs
-    SET status = 'failed', error = ${message}, stop_reason = 'interrupted', finished_at = now(), updated_at = now(),
-        lease_owner = NULL, lease_expires_at = NULL,
-        metadata = COALESCE(metadata, '{}'::jsonb) || '{"interrupted": true, "auto_retryable": true}'::jsonb
+export async function findAbandonedRunIds(prisma: PrismaClient, graceMs: number, limit: number): Promise<number[]> {
+  const rows = await prisma.$queryRaw<{ id: number }[]>`
+    SELECT id FROM platform_runs
     WHERE status = 'running'
       AND COALESCE(lease_expires_at, updated_at) < now() - make_interval(secs => ${graceMs / 1000})
-    RETURNING id`;
-  if (ids.length === 0) return [];
-  return prisma.platformRun.findMany({ where: { id: { in: ids.map((row) => row.id) } } });
+    ORDER BY id
+    LIMIT ${limit}`;
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Takes over an abandoned run (same test as findAbandonedRunIds) for `owner` and counts the attempt.
+ * One UPDATE decides between instances sweeping at once; null when the run is not abandoned (any more).
+ */
+export async function reclaimAbandonedRun(
+  prisma: PrismaClient,
+  runId: number,
+  owner: string,
+  ttlMs: number,
+  graceMs: number,
+): Promise<RunRow | null> {
+  const claimed = await prisma.$executeRaw`
+    UPDATE platform_runs
+    SET lease_owner = ${owner}, lease_expires_at = now() + make_interval(secs => ${ttlMs / 1000}),
+        resume_attempts = resume_attempts + 1
+    WHERE id = ${runId} AND status = 'running'
+      AND COALESCE(lease_expires_at, updated_at) < now() - make_interval(secs => ${graceMs / 1000})`;
+  return claimed === 1 ? prisma.platformRun.findUnique({ where: { id: runId } }) : null;
+}
+
+/** Stores the run's checkpoint while `owner` still holds it. */
+export async function saveCheckpoint(prisma: PrismaClient, runId: number, owner: string, checkpoint: Prisma.InputJsonObject) {
+  await prisma.platformRun.updateMany({ where: { id: runId, leaseOwner: owner, status: "running" }, data: { checkpoint } });
+}
+
+/**
+ * Notes in the checkpoint that a tool with side effects is starting, with the run's last event id at
+ * that moment (so a note left by an earlier execution of the run can be told apart).
+ */
+export async function markCheckpointUnsafe(prisma: PrismaClient, runId: number, owner: string, toolName: string) {
+  await prisma.$executeRaw`
+    UPDATE platform_runs SET checkpoint = COALESCE(checkpoint, '{}'::jsonb) || jsonb_build_object(
+      'unsafe_tool', ${toolName}::text,
+      'unsafe_at_event', (SELECT COALESCE(max(id), 0)::text FROM platform_run_events WHERE run_id = ${runId}))
+    WHERE id = ${runId} AND lease_owner = ${owner}`;
+}
+
+/** Drops the checkpoint once the execution that wrote it has ended (completed, paused, failed). */
+export async function clearCheckpoint(prisma: PrismaClient, runId: number) {
+  await prisma.platformRun.updateMany({ where: { id: runId, status: { not: "running" } }, data: { checkpoint: Prisma.DbNull } });
+}
+
+export async function lastEventId(prisma: PrismaClient, runId: number): Promise<bigint> {
+  const row = await prisma.platformRunEvent.findFirst({ where: { runId }, orderBy: { id: "desc" }, select: { id: true } });
+  return row?.id ?? 0n;
+}
+
+/** The last `run_status: running` frame: where the current execution of the run began. */
+export async function executionStartEventId(prisma: PrismaClient, runId: number): Promise<bigint> {
+  const rows = await prisma.$queryRaw<{ id: bigint | null }[]>`
+    SELECT max(id) AS id FROM platform_run_events
+    WHERE run_id = ${runId} AND type = 'run_status' AND data->>'status' = 'running'`;
+  return rows[0]?.id ?? 0n;
+}
+
+export async function deleteEventsAfter(prisma: PrismaClient, runId: number, afterId: bigint): Promise<number> {
+  const { count } = await prisma.platformRunEvent.deleteMany({ where: { runId, id: { gt: afterId } } });
+  return count;
 }
 
 // ---------------------------------------------------------------------------------------------

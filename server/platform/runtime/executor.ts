@@ -24,7 +24,9 @@ import {
   appendEvents,
   appendEventsReturning,
   claimLease,
+  clearCheckpoint,
   findRunById,
+  reclaimAbandonedRun,
   releaseLease,
   transitionRun,
   type RunRow,
@@ -36,7 +38,9 @@ import { withAttachments } from "../services/run-files";
 import { recordRunWebhook } from "../services/run-webhooks";
 import type { Mailer } from "../services/mailer";
 import type { RunEventBus } from "./event-bus";
+import { yieldToEventLoop } from "./fair-share";
 import type { LiveContent } from "./live-content";
+import { type CheckpointHooks, createCheckpointer, resumeOrFail, runTimings } from "./recovery";
 import { METADATA_ONLY, redactFrame, redactMessages } from "./redact";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "./system-prompt";
 import { ASK_USER_QUESTION, builtInToolSet } from "./tools";
@@ -54,12 +58,16 @@ export interface ExecutorDeps {
 export interface RunExecutor {
   /** Starts executing the run here unless another process holds its lease. Returns at once. */
   start(runId: number): void;
+  /**
+   * Takes over a run whose process died (its lease expired over the grace period ago) and resumes it
+   * (runtime/recovery.ts). Resolves once it has run, or at once when another process took it.
+   */
+  recover(runId: number): Promise<void>;
   /** Resolves when every run this process is executing has stopped (for shutdown and tests). */
   idle(): Promise<void>;
 }
 
-export const LEASE_MS = 30_000;
-// Deltas are written in small batches: one row per frame, a few writes per second per run.
+// Deltas are written in small batches: one row per frame, at most one write in flight per run.
 const FLUSH_MS = 25;
 
 export function createRunExecutor(deps: ExecutorDeps): RunExecutor {
@@ -68,10 +76,19 @@ export function createRunExecutor(deps: ExecutorDeps): RunExecutor {
   return {
     start(runId) {
       if (active.has(runId)) return;
-      const work = execute(deps, owner, runId)
+      const work = execute(deps, owner, runId, "start")
         .catch((error: unknown) => logger.error({ err: error, runId }, "run executor crashed"))
         .finally(() => active.delete(runId));
       active.set(runId, work);
+    },
+    recover(runId) {
+      const running = active.get(runId);
+      if (running) return running;
+      const work = execute(deps, owner, runId, "recover")
+        .catch((error: unknown) => logger.error({ err: error, runId }, "run executor crashed"))
+        .finally(() => active.delete(runId));
+      active.set(runId, work);
+      return work;
     },
     async idle() {
       while (active.size > 0) await Promise.all([...active.values()]);
@@ -90,11 +107,13 @@ function outstandingCalls(messages: ModelMessage[]) {
   return { calls, approvals };
 }
 
-async function execute(deps: ExecutorDeps, owner: string, runId: number): Promise<void> {
+async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "start" | "recover"): Promise<void> {
   const { prisma, bus } = deps;
-  if (!(await claimLease(prisma, runId, owner, LEASE_MS))) return;
+  const { leaseMs, graceMs, maxResumes } = runTimings(deps.config);
+  const reclaimed = mode === "recover" ? await reclaimAbandonedRun(prisma, runId, owner, leaseMs, graceMs) : undefined;
+  if (reclaimed === null || (mode === "start" && !(await claimLease(prisma, runId, owner, leaseMs)))) return;
   const abort = new AbortController();
-  const heartbeat = setInterval(() => void claimLease(prisma, runId, owner, LEASE_MS), LEASE_MS / 3);
+  const heartbeat = setInterval(() => void claimLease(prisma, runId, owner, leaseMs), leaseMs / 3);
   // A cancel from any process lands in the database and wakes us through the bus.
   const unsubscribe = bus.subscribe(runId, () => {
     void findRunById(prisma, runId).then((row) => {
@@ -102,29 +121,65 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number): Promis
     });
   });
   const pending: RunFrame[] = [];
+  const writtenResults = new Set<string>();
+  // One write in flight per run: frames go out at once when the log is idle, and whatever arrives
+  // during a write goes with the next one (low latency for the first token, batches under load).
   let flushing: Promise<void> = Promise.resolve();
   // metadata_only: the log gets redacted frames; the full ones stay in this process (live-content.ts).
   let metadataOnly = false;
-  const flush = () => {
-    const frames = pending.splice(0);
-    if (frames.length === 0) return flushing;
-    flushing = flushing.then(async () => {
-      if (metadataOnly) {
-        const ids = await appendEventsReturning(prisma, runId, frames.map(redactFrame));
-        deps.live.putFrames(runId, ids, frames);
-      } else {
-        await appendEvents(prisma, runId, frames);
+  let draining = false;
+  const flush = (): Promise<void> => {
+    if (draining || pending.length === 0) return flushing;
+    draining = true;
+    flushing = (async () => {
+      try {
+        while (pending.length > 0) {
+          const frames = pending.splice(0);
+          if (metadataOnly) {
+            const ids = await appendEventsReturning(prisma, runId, frames.map(redactFrame));
+            deps.live.putFrames(runId, ids, frames);
+          } else {
+            await appendEvents(prisma, runId, frames);
+          }
+          for (const frame of frames) if (frame.type === "tool_result") writtenResults.add(frame.tool_use_id);
+          await bus.publish(runId);
+        }
+      } finally {
+        draining = false;
       }
-      await bus.publish(runId);
-    });
+    })();
     return flushing;
   };
-  const timer = setInterval(() => void flush(), FLUSH_MS);
+  let scheduled = false;
+  const flushSoon = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      flush().catch((error: unknown) => logger.warn({ runId, err: error }, "writing run frames failed"));
+    });
+  };
+  pending.push = (...frames: RunFrame[]) => {
+    const length = Array.prototype.push.apply(pending, frames);
+    flushSoon();
+    return length;
+  };
+  const checkpointer = createCheckpointer(prisma, runId, owner, { pending, writtenResults, flush });
+  // A backstop; pushes schedule their own flush.
+  const timer = setInterval(flushSoon, FLUSH_MS);
   try {
+    if (reclaimed) {
+      const resume = await resumeOrFail(prisma, reclaimed, maxResumes);
+      await bus.publish(runId);
+      if (!resume) return;
+    }
     const run = await findRunById(prisma, runId);
     if (!run || run.status !== "running") return;
     metadataOnly = run.retention === METADATA_ONLY;
-    await loop(deps, run, abort.signal, pending);
+    // A checkpoint holds the conversation, which a metadata_only run never writes: such a run has
+    // none, and one resumed elsewhere ends conversation_not_retained.
+    const hooks = metadataOnly ? { experimental_transform: yieldToEventLoop } : { ...checkpointer.hooks, experimental_transform: yieldToEventLoop };
+    await loop(deps, run, abort.signal, pending, hooks);
     clearInterval(timer);
     await flush();
   } catch (error) {
@@ -159,6 +214,8 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number): Promis
     clearInterval(timer);
     clearInterval(heartbeat);
     unsubscribe();
+    // Only an execution that ended keeps no checkpoint; a process that dies never gets here.
+    if (checkpointer.state.saved) await clearCheckpoint(prisma, runId).catch(() => {});
     // Charge what this pass cost; a run that ended (completed, failed, cancelled) also gives back its hold.
     await settleRun(prisma, runId).catch((error: unknown) => logger.error({ err: error, runId }, "settling a run failed"));
     await releaseLease(prisma, runId, owner);
@@ -177,7 +234,10 @@ const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 export const NOT_RETAINED_MESSAGE =
   "conversation_not_retained: this metadata_only run's conversation was kept only by the process that paused it";
 
-async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames: RunFrame[]) {
+/** streamText options execute() adds: checkpoints (recovery.ts; none under metadata_only) and fair sharing. */
+type StreamHooks = Partial<CheckpointHooks> & { experimental_transform: typeof yieldToEventLoop };
+
+async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames: RunFrame[], hooks: StreamHooks) {
   const { prisma } = deps;
   const agent = await findAgentAnyScope(prisma, run.accountId, run.agentId);
   if (!agent) throw new Error(`agent ${run.agentId} no longer exists`);
@@ -270,6 +330,8 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
     // The loop below reads errors from the stream and fails the run; the SDK's default would print them.
     onError: () => {},
     providerOptions: { inlay: { planMode: interactive && run.permissionMode === "plan" } },
+    // Checkpoints, so a run whose process dies resumes after its finished steps, and fair sharing.
+    ...hooks,
     ...(run.outputSchema ? { output: Output.object({ schema: jsonSchema(run.outputSchema as Record<string, unknown>) }) } : {}),
   });
 

@@ -1,42 +1,38 @@
-// Finds runs whose process died (their lease ran out while they were `running`) and ends them as
-// failed with metadata.interrupted and auto_retryable set, so no run stays `running` forever. Every
-// instance sweeps; the UPDATE decides who ends each run, so no run is ended twice.
+// Finds runs whose process died (their lease ran out while they were `running`, or they were never
+// claimed) and hands each to this process's executor, which re-claims it and resumes it or ends it
+// failed and interrupted (runtime/recovery.ts), so no run stays `running` forever. Every instance
+// sweeps; the re-claiming UPDATE decides who takes each run, so none is taken twice.
 import { logger } from "@/lib/logger";
 import type { PrismaClient } from "@/server/generated/prisma/client";
-import { appendEvents, failAbandonedRuns } from "../repositories/runs";
-import { settleRun } from "../services/billing";
-import { recordRunWebhook } from "../services/run-webhooks";
-import type { RunEventBus } from "./event-bus";
+import { findAbandonedRunIds } from "../repositories/runs";
+import type { RunExecutor } from "./executor";
 
-export const ABANDONED_MESSAGE = "the process executing this run stopped before it finished";
+// Taken per sweep; the rest wait for the next one, so one instance does not take over a whole backlog.
+const SWEEP_BATCH = 50;
 
-export async function sweepAbandonedRuns(prisma: PrismaClient, bus: RunEventBus, graceMs: number): Promise<number[]> {
-  const runs = await failAbandonedRuns(prisma, graceMs, ABANDONED_MESSAGE);
-  for (const run of runs) {
-    await appendEvents(prisma, run.id, [
-      { type: "run_status", status: "failed", error: ABANDONED_MESSAGE },
-      {
-        type: "done",
-        completion_state: "failed",
-        stop_reason: "interrupted",
-        message_count: Array.isArray(run.messages) ? run.messages.length : 0,
-      },
-    ]);
-    await recordRunWebhook(prisma, run, "run.failed");
-    await bus.publish(run.id);
-    // Charge what it cost before its process stopped and give back the rest of its hold.
-    await settleRun(prisma, run.id);
-  }
-  if (runs.length > 0) logger.warn({ runs: runs.map((run) => run.id) }, "ended runs whose process stopped");
-  return runs.map((run) => run.id);
+/** Hands the abandoned runs to `executor`; resolves with their ids once each has been dealt with. */
+export async function sweepAbandonedRuns(prisma: PrismaClient, executor: RunExecutor, graceMs: number): Promise<number[]> {
+  const ids = await findAbandonedRunIds(prisma, graceMs, SWEEP_BATCH);
+  if (ids.length > 0) logger.warn({ runs: ids }, "re-claiming runs whose process stopped");
+  await Promise.all(ids.map((id) => executor.recover(id)));
+  return ids;
 }
 
-/** Sweeps now and then every `everyMs`; returns the stop function. */
-export function startSweeper(prisma: PrismaClient, bus: RunEventBus, options: { everyMs: number; graceMs: number }) {
-  const sweep = () =>
-    void sweepAbandonedRuns(prisma, bus, options.graceMs).catch((error: unknown) =>
-      logger.error({ err: error }, "sweeping abandoned runs failed"),
-    );
+/** Sweeps now and then every `everyMs` (never two sweeps at once); returns the stop function. */
+export function startSweeper(prisma: PrismaClient, executor: RunExecutor, options: { everyMs: number; graceMs: number }) {
+  let sweeping = false;
+  const sweep = () => {
+    if (sweeping) return;
+    sweeping = true;
+    // Not awaited to the end: a resumed run executes here for as long as it takes.
+    void findAbandonedRunIds(prisma, options.graceMs, SWEEP_BATCH)
+      .then((ids) => {
+        if (ids.length > 0) logger.warn({ runs: ids }, "re-claiming runs whose process stopped");
+        for (const id of ids) void executor.recover(id);
+      })
+      .catch((error: unknown) => logger.error({ err: error }, "sweeping abandoned runs failed"))
+      .finally(() => (sweeping = false));
+  };
   sweep();
   const timer = setInterval(sweep, options.everyMs);
   timer.unref();

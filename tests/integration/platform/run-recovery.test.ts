@@ -1,8 +1,11 @@
-// A run whose process died must not stay `running`: the sweeper ends it as failed and interrupted.
+// A run whose process died must not stay `running`: any process re-claims it and resumes it from
+// its last finished tool step, or ends it failed and interrupted when resuming is not safe.
+// (tests/integration/platform/run-crash.postgres.test.ts kills a real process.)
+import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sweepAbandonedRuns } from "@/server/platform/runtime/sweeper";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
-import { readFrames } from "../../helpers/sse";
+import { readFrames, textOf, type Frame } from "../../helpers/sse";
 
 let platform: PlatformHarness;
 let account: Account;
@@ -12,7 +15,9 @@ beforeAll(async () => {
 });
 afterAll(() => platform.close());
 
-async function runRow(overrides: { leaseExpiresAt: Date | null; updatedAt?: Date }) {
+const auth = () => ({ authorization: `Bearer ${account.key}` });
+
+async function runRow(overrides: { leaseExpiresAt: Date | null; updatedAt?: Date; resumeAttempts?: number; checkpoint?: object }) {
   const agent = (await platform.call("/agents", { key: account.key, body: { name: "Orphan" } })).body;
   const { prisma } = platform.database;
   const run = await prisma.platformRun.create({
@@ -29,6 +34,8 @@ async function runRow(overrides: { leaseExpiresAt: Date | null; updatedAt?: Date
       metadata: { mine: 1 },
       leaseOwner: overrides.leaseExpiresAt ? "exec_dead" : null,
       leaseExpiresAt: overrides.leaseExpiresAt,
+      resumeAttempts: overrides.resumeAttempts ?? 0,
+      ...(overrides.checkpoint ? { checkpoint: overrides.checkpoint } : {}),
     },
   });
   if (overrides.updatedAt) {
@@ -37,35 +44,134 @@ async function runRow(overrides: { leaseExpiresAt: Date | null; updatedAt?: Date
   return run.id;
 }
 
+const sweep = async (harness: PlatformHarness = platform) =>
+  sweepAbandonedRuns(harness.database.prisma, (await harness.runtime()).executor, 30_000);
+
+async function eventLog(runId: number, harness: PlatformHarness = platform, lastEventId?: string, userId?: string): Promise<Frame[]> {
+  const response = await harness.request(`/runs/${runId}/events${userId ? `?user_id=${userId}` : ""}`, {
+    headers: { ...auth(), ...(lastEventId ? { "last-event-id": lastEventId } : {}) },
+  });
+  return readFrames(response, { until: (frame) => frame.data.type === "done" });
+}
+
 describe("abandoned runs", () => {
-  it("ends a running run whose lease expired, with interrupted and auto_retryable, and a done frame", async () => {
-    const { bus } = await platform.runtime();
+  it("resumes a running run whose lease expired from its conversation, and leaves live and fresh runs alone", async () => {
     const orphan = await runRow({ leaseExpiresAt: new Date(Date.now() - 60_000) });
     const live = await runRow({ leaseExpiresAt: new Date(Date.now() + 60_000) });
     const fresh = await runRow({ leaseExpiresAt: null });
 
-    const swept = await sweepAbandonedRuns(platform.database.prisma, bus, 30_000);
+    const swept = await sweep();
     expect(swept).toContain(orphan);
     expect(swept).not.toContain(live);
     expect(swept).not.toContain(fresh);
 
     const { body } = await platform.call(`/runs/${orphan}`, { key: account.key });
+    expect(body).toMatchObject({ status: "completed", output: "Echo: hello", metadata: { mine: 1 }, turns_used: 1 });
+    const frames = await eventLog(orphan);
+    expect(frames[0]!.data).toMatchObject({ type: "run_status", status: "running", resumed: true, attempt: 1, discard_after: "0" });
+    expect(textOf(frames)).toBe("Echo: hello");
+    expect(frames.at(-1)!.data).toMatchObject({ type: "done", completion_state: "completed" });
+    for (const id of [live, fresh]) expect((await platform.call(`/runs/${id}`, { key: account.key })).body.status).toBe("running");
+
+    // Sweeping again takes nothing twice.
+    expect(await sweep()).not.toContain(orphan);
+  });
+
+  it("resumes a run that was never claimed long after it was written", async () => {
+    const stale = await runRow({ leaseExpiresAt: null, updatedAt: new Date(Date.now() - 120_000) });
+    expect(await sweep()).toContain(stale);
+    expect((await platform.call(`/runs/${stale}`, { key: account.key })).body.status).toBe("completed");
+  });
+
+  it("ends a run failed and interrupted once it was resumed the allowed number of times", async () => {
+    const tired = await runRow({ leaseExpiresAt: new Date(Date.now() - 60_000), resumeAttempts: 2 });
+    expect(await sweep()).toContain(tired);
+    const { body } = await platform.call(`/runs/${tired}`, { key: account.key });
     expect(body).toMatchObject({
       status: "failed",
       stop_reason: "interrupted",
       metadata: { mine: 1, interrupted: true, auto_retryable: true },
     });
-    const events = await platform.request(`/runs/${orphan}/events`, { headers: { authorization: `Bearer ${account.key}` } });
-    const frames = await readFrames(events, { until: (frame) => frame.data.type === "done" });
+    expect(body.error).toMatch(/after 2 resumes/);
+    const frames = await eventLog(tired);
     expect(frames.at(-1)!.data).toMatchObject({ type: "done", completion_state: "failed", stop_reason: "interrupted" });
-
-    // Sweeping again ends nothing twice.
-    expect(await sweepAbandonedRuns(platform.database.prisma, bus, 30_000)).not.toContain(orphan);
+    expect(frames.some((frame) => frame.data.resumed)).toBe(false);
   });
 
-  it("ends a run that was never claimed long after it was written", async () => {
-    const { bus } = await platform.runtime();
-    const stale = await runRow({ leaseExpiresAt: null, updatedAt: new Date(Date.now() - 120_000) });
-    expect(await sweepAbandonedRuns(platform.database.prisma, bus, 30_000)).toContain(stale);
+  it("does not resume a run whose process died while a tool with side effects ran", async () => {
+    const risky = await runRow({
+      leaseExpiresAt: new Date(Date.now() - 60_000),
+      checkpoint: { unsafe_tool: "report_issue", unsafe_at_event: "0" },
+    });
+    expect(await sweep()).toContain(risky);
+    const { body } = await platform.call(`/runs/${risky}`, { key: account.key });
+    expect(body).toMatchObject({ status: "failed", stop_reason: "interrupted", metadata: { interrupted: true, auto_retryable: true } });
+    expect(body.error).toMatch(/report_issue/);
+  });
+});
+
+describe("resuming after a finished tool step", () => {
+  it("redoes only the step that was cut off: no tool call twice, the text once, readers told what to drop", async () => {
+    // The first process: its model stops for good after seven words, as if the process had died there.
+    let words = 0;
+    let release!: (error: Error) => void;
+    const frozen = new Promise<never>((_, reject) => (release = reject));
+    frozen.catch(() => {});
+    const first = await startPlatform({
+      database: platform.database,
+      simSleep: (ms, signal) => (++words > 6 ? frozen : delay(ms, undefined, { signal })),
+    });
+    const second = await startPlatform({ database: platform.database });
+    try {
+      const user = { user_id: "resumer" };
+      const agent = (await first.call("/agents", { key: account.key, body: { name: "Resumable", ...user } })).body;
+      const message = '::tool memory {"action":"save","content":"likes tea"}\n::delay 5\n::words 20';
+      const created = await first.call("/runs", {
+        key: account.key,
+        body: { teammate_id: agent.id, message, stream: false, permission_mode: "autonomous", ...user },
+      });
+      expect(created.status).toBe(200);
+      const runId: number = created.body.id;
+
+      // A reader on the first process sees the tool step and the first words of the next step.
+      const seen = await readFrames(await first.request(`/runs/${runId}/events?user_id=resumer`, { headers: auth() }), {
+        until: (frame) => frame.data.type === "content_block_delta" && frame.data.delta.text.startsWith("charlie"),
+      });
+      const { prisma } = platform.database;
+      await expect.poll(async () => (await prisma.platformRun.findUnique({ where: { id: runId } }))?.checkpoint).toBeTruthy();
+
+      // The first process is gone: its lease lapses, and the second one takes over.
+      await prisma.platformRun.update({ where: { id: runId }, data: { leaseExpiresAt: new Date(Date.now() - 60_000) } });
+      expect(await sweep(second)).toContain(runId);
+
+      const run = (await second.call(`/runs/${runId}`, { key: account.key, query: user })).body;
+      expect(run).toMatchObject({ status: "completed", turns_used: 2 });
+      // (The result comes back from the checkpoint, which is JSONB: its keys in JSONB's order.)
+      expect(run.output).toMatch(/^Tool memory returned \{"id":\d+,"saved":true\}\nalpha bravo charlie .* sierra tango$/);
+      // The side effect happened once: the finished step was not done again.
+      expect(await prisma.platformMemory.count({ where: { accountId: account.id, content: "likes tea" } })).toBe(1);
+
+      const log = await eventLog(runId, second, undefined, "resumer");
+      expect(log.filter((frame) => frame.data.type === "tool_use")).toHaveLength(1);
+      expect(log.filter((frame) => frame.data.type === "tool_result")).toHaveLength(1);
+      expect(textOf(log)).toBe(run.output);
+      const resumed = log.find((frame) => frame.data.resumed)!;
+      expect(resumed.data).toMatchObject({ type: "run_status", status: "running", attempt: 1 });
+      const toolResult = log.find((frame) => frame.data.type === "tool_result")!;
+      expect(BigInt(resumed.data.discard_after)).toBeGreaterThanOrEqual(BigInt(toolResult.id!));
+      // Ids stay monotonic; the reader who saw the cut-off words learns to drop them.
+      const ids = log.map((frame) => BigInt(frame.id!));
+      expect([...ids].sort((a, b) => (a < b ? -1 : 1))).toEqual(ids);
+      const lastSeen = seen.at(-1)!.id!;
+      const after = await eventLog(runId, second, lastSeen, "resumer");
+      expect(after[0]!.data.resumed).toBe(true);
+      const dropped = seen.filter((frame) => BigInt(frame.id!) > BigInt(after[0]!.data.discard_after));
+      expect(textOf(dropped).length).toBeGreaterThan(0);
+      expect(textOf(seen.filter((frame) => !dropped.includes(frame))) + textOf(after)).toBe(run.output);
+    } finally {
+      release(new Error("test over"));
+      await first.close();
+      await second.close();
+    }
   });
 });

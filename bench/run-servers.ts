@@ -1,0 +1,54 @@
+// Child process of bench/runs.ts: serves the platform on a loopback port (in-memory PGlite, or
+// PostgreSQL with BENCH_DATABASE_URL), signs up an account with an agent, and prints one JSON line
+// with what the load generator needs. The generator runs in the parent so it does not share an event
+// loop with the server it measures.
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { openDatabase } from "@/server/db";
+import { createPlatformApp } from "@/server/platform/app";
+import { platformConfigFromEnv } from "@/server/platform/config";
+import { createPlatformDeps } from "@/server/platform/deps";
+import { createSimModel } from "@/server/platform/runtime/models/sim";
+import { createLimiters } from "@/server/platform/middleware/rate-limit";
+import { recordingMailer } from "@/server/platform/services/mailer";
+
+// eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
+const url = process.env.BENCH_DATABASE_URL;
+const database = await openDatabase(url ? { url } : { dataDir: "memory://" });
+const deps = createPlatformDeps({
+  database: async () => database,
+  config: platformConfigFromEnv(),
+  limiters: createLimiters({ accountPerMinute: 1e9, ipPerMinute: 1e9, signupPerMinute: 1e9, store: "memory" }),
+  mailer: recordingMailer,
+  languageModel: () => createSimModel(),
+});
+const app = createPlatformApp(deps);
+await deps.runtime();
+
+const port = await new Promise<number>((resolve) => {
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve((server.address() as AddressInfo).port));
+});
+const base = `http://127.0.0.1:${port}/api/v2`;
+const signup = (await (
+  await fetch(`${base}/signup`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: `bench-${Date.now()}@example.test`, first_name: "Bench", require_end_user_id: false }),
+  })
+).json()) as { api_key: string };
+const agent = (await (
+  await fetch(`${base}/agents`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${signup.api_key}` },
+    body: JSON.stringify({ name: "Bench agent", default_permission_mode: "autonomous" }),
+  })
+).json()) as { id: number };
+
+console.log(JSON.stringify({ base, key: signup.api_key, agentId: agent.id, database: url ? "postgres" : "pglite" }));
+
+process.on("SIGTERM", () => {
+  void deps
+    .close()
+    .then(() => database.close())
+    .finally(() => process.exit(0));
+});

@@ -1,0 +1,232 @@
+// Runs survive the death of the process executing them. While a run executes, every finished tool
+// step is saved as a checkpoint (the conversation so far, the steps and tokens it took, and the id of
+// the run's last event at that moment). When the process dies its lease runs out; the sweeper of any
+// instance re-claims the run and resumes it from the checkpoint, or from where the current execution
+// began when there is none: the frames written after that point (a step that never finished) are
+// removed from the log, a `run_status` frame says so, and the step is done again.
+//
+// Not resumed (the run ends failed with metadata.interrupted and auto_retryable instead): a run
+// whose process died while a tool with side effects was running or had run since the checkpoint
+// (doing the step again could repeat it), and a run already resumed `maxResumes` times.
+import type { ModelMessage } from "ai";
+import { logger } from "@/lib/logger";
+import type { RunFrame } from "@/lib/schemas/runs";
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { Prisma } from "@/server/generated/prisma/client";
+import type { PlatformConfig, RunTimings } from "../context";
+import {
+  appendEvents,
+  deleteEventsAfter,
+  executionStartEventId,
+  lastEventId,
+  markCheckpointUnsafe,
+  saveCheckpoint,
+  transitionRun,
+  type RunRow,
+} from "../repositories/runs";
+import { recordRunWebhook } from "../services/run-webhooks";
+import { ASK_USER_QUESTION } from "./tools";
+
+export const INTERRUPTED_MESSAGE = "the process executing this run stopped before it finished";
+
+export function runTimings(config: PlatformConfig): RunTimings {
+  const leaseMs = config.runs?.leaseMs ?? 30_000;
+  return {
+    leaseMs,
+    graceMs: config.runs?.graceMs ?? leaseMs,
+    sweepEveryMs: config.runs?.sweepEveryMs ?? Math.max(50, Math.floor(leaseMs / 2)),
+    maxResumes: config.runs?.maxResumes ?? 2,
+  };
+}
+
+/**
+ * Whether calling the tool changes something outside the run. Unknown tools (custom and app tools,
+ * when they come) count as having side effects.
+ */
+export function hasSideEffects(toolName: string, input: unknown): boolean {
+  if (toolName === "calculator" || toolName === "task_history" || toolName === ASK_USER_QUESTION) return false;
+  if (toolName === "memory") return (input as { action?: unknown } | null)?.action !== "search";
+  return true;
+}
+
+interface Checkpoint {
+  messages?: ModelMessage[];
+  steps?: number;
+  input_tokens?: number;
+  output_tokens?: number;
+  /** The run's last event when the checkpoint was taken; frames after it belong to unfinished work. */
+  event_id?: string;
+  unsafe_tool?: string;
+  unsafe_at_event?: string;
+}
+
+interface StepPart {
+  type: string;
+  toolCallId?: string;
+}
+
+/** The streamText callbacks it uses, with only the fields it reads (methods: the SDK's events are wider). */
+export interface CheckpointHooks {
+  onStepStart(event: { messages: ModelMessage[] }): void;
+  onStepEnd(step: {
+    content: readonly StepPart[];
+    usage: { inputTokens: number | undefined; outputTokens: number | undefined };
+    response: { messages: ModelMessage[] };
+  }): Promise<void>;
+  onToolExecutionStart(event: { toolCall: { toolName: string; input: unknown } }): Promise<void>;
+}
+
+export interface FrameSink {
+  /** Frames the loop produced and nobody wrote yet. */
+  pending: RunFrame[];
+  /** tool_use ids whose tool_result frame is in the log. */
+  writtenResults: Set<string>;
+  /** Writes `pending` to the log; resolves once it is committed. */
+  flush(): Promise<void>;
+}
+
+// A step's last frames reach the sink a moment after the step ends (the loop reads the stream behind
+// the SDK); past this, the checkpoint is skipped rather than taken at a wrong place in the log.
+const FRAMES_WAIT_MS = 1_000;
+
+/** The streamText callbacks that keep a run's checkpoint; `saved` tells whether any was written. */
+export function createCheckpointer(prisma: PrismaClient, runId: number, owner: string, sink: FrameSink) {
+  let stepInput: ModelMessage[] = [];
+  let steps = 0;
+  let inputTokens = 0;
+  let outputTokens = 0;
+  const state = { saved: false };
+
+  async function framesWritten(toolCallIds: string[]): Promise<boolean> {
+    const deadline = Date.now() + FRAMES_WAIT_MS;
+    for (;;) {
+      await sink.flush();
+      if (toolCallIds.every((id) => sink.writtenResults.has(id))) return true;
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  }
+
+  const hooks: CheckpointHooks = {
+    onStepStart: (event) => {
+      stepInput = event.messages;
+    },
+    // The SDK waits for this before starting the next step, so while it runs no frame of a later step
+    // can reach the log: after the flush, the log ends exactly with this step.
+    onStepEnd: async (step) => {
+      steps += 1;
+      inputTokens += step.usage.inputTokens ?? 0;
+      outputTokens += step.usage.outputTokens ?? 0;
+      const calls = step.content.flatMap((part) => (part.type === "tool-call" && part.toolCallId ? [part.toolCallId] : []));
+      // A step without tools is the answer: the run ends right after it, nothing to resume.
+      if (calls.length === 0) return;
+      const settled = new Set(
+        step.content.filter((part) => part.type === "tool-result" || part.type === "tool-error").map((part) => part.toolCallId),
+      );
+      // A call without a result waits for a person: the pause itself persists the conversation.
+      if (!calls.every((id) => settled.has(id))) return;
+      try {
+        if (!(await framesWritten(calls))) {
+          logger.warn({ runId, step: steps }, "no checkpoint: the step's frames did not arrive in time");
+          return;
+        }
+        const checkpoint: Checkpoint = {
+          messages: [...stepInput, ...step.response.messages],
+          steps,
+          input_tokens: inputTokens,
+          output_tokens: outputTokens,
+          event_id: String(await lastEventId(prisma, runId)),
+        };
+        await saveCheckpoint(prisma, runId, owner, checkpoint as unknown as Prisma.InputJsonObject);
+        state.saved = true;
+      } catch (error) {
+        // Without this checkpoint a resume goes back to the previous one: slower, still correct.
+        logger.warn({ runId, err: error }, "could not save the run's checkpoint");
+      }
+    },
+    // Written before the tool runs (the SDK awaits this), so a resume never repeats a side effect.
+    onToolExecutionStart: async ({ toolCall }) => {
+      if (!hasSideEffects(toolCall.toolName, toolCall.input)) return;
+      try {
+        await markCheckpointUnsafe(prisma, runId, owner, toolCall.toolName);
+        state.saved = true;
+      } catch (error) {
+        logger.error({ runId, err: error, tool: toolCall.toolName }, "could not note a side-effecting tool call before it ran");
+      }
+    },
+  };
+  return { hooks, state };
+}
+
+/**
+ * A run this process just re-claimed (its lease counted one more attempt): either prepares it to
+ * execute again from its checkpoint, or ends it failed and interrupted. Returns whether to execute.
+ */
+export async function resumeOrFail(prisma: PrismaClient, run: RunRow, maxResumes: number): Promise<boolean> {
+  const checkpoint = (run.checkpoint ?? {}) as Checkpoint;
+  const started = await executionStartEventId(prisma, run.id);
+  // A checkpoint older than the current execution (one that paused and was approved since) is stale.
+  const current = (eventId: string | undefined) => eventId !== undefined && BigInt(eventId) >= started;
+  const usable = checkpoint.messages !== undefined && current(checkpoint.event_id);
+  const unsafeTool = current(checkpoint.unsafe_at_event) ? checkpoint.unsafe_tool : undefined;
+  // Tokens and cost are not restored here: metering wrote them to the run as each step finished.
+  const progress: Prisma.PlatformRunUncheckedUpdateInput = usable
+    ? {
+        messages: checkpoint.messages as unknown as Prisma.InputJsonArray,
+        turnsUsed: { increment: checkpoint.steps ?? 0 },
+      }
+    : {};
+  const keepUpTo = usable ? BigInt(checkpoint.event_id!) : started;
+
+  const reason =
+    unsafeTool !== undefined
+      ? `${INTERRUPTED_MESSAGE}, while the tool ${unsafeTool} (which has side effects) was running or had run; not resumed, so it is not repeated`
+      : run.resumeAttempts > maxResumes
+        ? `${INTERRUPTED_MESSAGE}, after ${maxResumes} resume${maxResumes === 1 ? "" : "s"}`
+        : undefined;
+  if (reason !== undefined) {
+    // The outbox row commits with the status, as on every other failure.
+    const failed = await prisma.$transaction(async (tx) => {
+      const row = await transitionRun(tx as PrismaClient, run.id, ["running"], {
+        ...progress,
+        status: "failed",
+        error: reason,
+        stopReason: "interrupted",
+        finishedAt: new Date(),
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        checkpoint: Prisma.DbNull,
+        metadata: { ...((run.metadata as Prisma.JsonObject | null) ?? {}), interrupted: true, auto_retryable: true },
+      });
+      if (row) await recordRunWebhook(tx as PrismaClient, row, "run.failed");
+      return row;
+    });
+    if (failed) {
+      const messageCount = Array.isArray(failed.messages) ? failed.messages.length : 0;
+      await appendEvents(prisma, run.id, [
+        { type: "run_status", status: "failed", error: reason },
+        { type: "done", completion_state: "failed", stop_reason: "interrupted", message_count: messageCount },
+      ]);
+    }
+    logger.warn({ runId: run.id, reason }, "ended a run whose process stopped");
+    return false;
+  }
+
+  // One transaction: a reader sees either the interrupted frames or the resume frame after them gone.
+  const resumed = await prisma.$transaction(async (tx) => {
+    const row = await transitionRun(tx as PrismaClient, run.id, ["running"], { ...progress, checkpoint: Prisma.DbNull });
+    if (!row) return false;
+    await deleteEventsAfter(tx as PrismaClient, run.id, keepUpTo);
+    const frame: RunFrame = {
+      type: "run_status",
+      status: "running",
+      resumed: true,
+      attempt: run.resumeAttempts,
+      discard_after: keepUpTo.toString(),
+    };
+    await appendEvents(tx as PrismaClient, run.id, [frame]);
+    return true;
+  });
+  if (resumed) logger.warn({ runId: run.id, attempt: run.resumeAttempts, fromCheckpoint: usable }, "resuming a run whose process stopped");
+  return resumed;
+}
