@@ -129,29 +129,29 @@ const domainErrors = t.middleware(async ({ next }) => {
 
 export const publicProcedure = t.procedure.use(domainErrors);
 
+/** Adds ctx.userId and ctx.connection() (the platform connection, made on first use). */
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.session?.user.id) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first" });
-  return next({ ctx: { ...ctx, session: ctx.session, userId: ctx.session.user.id } });
+  const connection = ctx.platformConnection ?? (() => getPlatformConnection(ctx.prisma));
+  return next({ ctx: { ...ctx, session: ctx.session, userId: ctx.session.user.id, connection } });
 });
 
 /**
  * Adds ctx.tenant and ctx.role: the caller's active tenant, which they must belong to. Memberships are
  * read from the database on every call, so removing a member or changing a role takes effect at once.
- * Also ctx.connection() (the platform connection) and ctx.platform(): the platform client bound with
+ * Also ctx.platform(): the platform client bound with
  * forUser to the caller's end-user in this tenant, made (and the mapping created) only when a
  * procedure first asks for it. The browser never names a user_id.
  */
 export const tenantProcedure = protectedProcedure.use(async ({ ctx, next }) => {
   const { active } = await resolveActiveMembership(ctx.prisma, ctx.userId, ctx.activeTenantSlug);
   if (!active) throw new TRPCError({ code: "FORBIDDEN", message: "you do not belong to any tenant" });
-  const connection = ctx.platformConnection ?? (() => getPlatformConnection(ctx.prisma));
   return next({
     ctx: {
       ...ctx,
       tenant: active.tenant,
       role: active.role,
-      connection,
-      platform: lazyPlatformClient(ctx.prisma, connection, active.tenant, ctx.userId),
+      platform: lazyPlatformClient(ctx.prisma, ctx.connection, active.tenant, ctx.userId),
     },
   });
 });

@@ -111,7 +111,6 @@ export interface TenantAgentRecord {
   model: string | null;
   permissionMode: string;
   tools: string[];
-  enableMemory: boolean;
   version: number;
   archivedAt: Date | null;
   createdAt: Date;
@@ -124,7 +123,6 @@ export interface TenantAgentFields {
   model: string | null;
   permissionMode: string;
   tools: string[];
-  enableMemory: boolean;
 }
 
 /** The agents a user may see in a tenant: the tenant's, and their own personal ones. */
@@ -270,4 +268,12 @@ export async function listOrphanAdmissions(prisma: PrismaClient, before: Date, t
     select: { id: true, tenantId: true },
     take,
   });
+}
+
+/** Every tenant's limits (a tenant without a row has none), for the platform's account-wide backstops. */
+export async function listAllTenantLimits(prisma: PrismaClient) {
+  const tenants = await prisma.tenant.findMany({
+    select: { limits: { select: { runsPerMonth: true, costPerMonthCents: true, turnsPerMinutePerMember: true } } },
+  });
+  return tenants.map((tenant) => tenant.limits ?? { runsPerMonth: null, costPerMonthCents: null, turnsPerMinutePerMember: null });
 }

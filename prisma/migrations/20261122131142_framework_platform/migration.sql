@@ -35,7 +35,6 @@ CREATE TABLE "tenant_agents" (
     "model" TEXT,
     "permission_mode" TEXT NOT NULL DEFAULT 'autonomous',
     "tools" TEXT[] DEFAULT ARRAY[]::TEXT[],
-    "enable_memory" BOOLEAN NOT NULL DEFAULT true,
     "version" INTEGER NOT NULL DEFAULT 1,
     "archived_at" TIMESTAMPTZ(3),
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
