@@ -2,7 +2,7 @@
 // made through the client's own Transport so they get the same key, user scope, retries,
 // Idempotency-Key and error classes as every other call. Replace each with the client's method once
 // it has one.
-import { z } from "zod";
+import type { z } from "zod";
 import type { RunReply } from "@/lib/schemas/runs";
 import type { EndUserUsagePage, UsageTimeseries } from "@/lib/schemas/billing";
 import type { Run } from "@/lib/platform-client";
