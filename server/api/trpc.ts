@@ -27,7 +27,10 @@ export interface InnerContext {
   responseHeaders?: Headers;
   /** Where the app is reached, for links in mail (invites). */
   baseUrl?: string;
-  /** How to reach the platform; the environment's connection (embedded or remote) when absent. */
+  /**
+   * How to reach the platform: createContext passes the environment's (embedded or remote); tests
+   * pass their own. Absent, procedures that need the platform fail and backstop pushes are skipped.
+   */
   platformConnection?: () => Promise<PlatformConnection>;
 }
 
@@ -63,6 +66,7 @@ export async function createContext({
     activeTenantSlug: readCookie(headers, ACTIVE_TENANT_COOKIE),
     responseHeaders,
     baseUrl: requestOrigin(headers),
+    platformConnection: () => getPlatformConnection(database.prisma),
   });
 }
 
@@ -132,7 +136,8 @@ export const publicProcedure = t.procedure.use(domainErrors);
 /** Adds ctx.userId and ctx.connection() (the platform connection, made on first use). */
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.session?.user.id) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first" });
-  const connection = ctx.platformConnection ?? (() => getPlatformConnection(ctx.prisma));
+  const connection =
+    ctx.platformConnection ?? (() => Promise.reject(new Error("no platform connection in this context (createInnerContext without platformConnection)")));
   return next({ ctx: { ...ctx, session: ctx.session, userId: ctx.session.user.id, connection } });
 });
 

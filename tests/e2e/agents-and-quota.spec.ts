@@ -1,11 +1,11 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type Browser } from "@playwright/test";
 import { AgentsPage, ChatPage } from "./pages/agent-pages";
 import { CapsPage } from "./pages/admin-pages";
 import { SignInPage } from "./pages/sign-in-page";
 
 const DEMO_PASSWORD = "inlay-demo";
 
-async function signedIn(browser: import("@playwright/test").Browser, email: string) {
+async function signedIn(browser: Browser, email: string) {
   const context = await browser.newContext();
   const page = await context.newPage();
   const signIn = new SignInPage(page);
@@ -56,7 +56,7 @@ test("an admin defines an agent; a member chats with their copy under a cap; glo
   await chat.send("third message");
   await expect(chat.error()).toContainText("monthly run cap");
   await expect(chat.error()).toContainText("2 of 2");
-  await expect(member.getByLabel("Message")).toHaveAttribute("aria-invalid", "true");
+  await expect(member.getByRole("textbox", { name: "Message" })).toHaveAttribute("aria-invalid", "true");
   await member.screenshot({ path: "test-results/agents-member-refused.png", fullPage: true });
 
   // The admin's usage page shows the member's runs.
@@ -77,6 +77,6 @@ test("an admin defines an agent; a member chats with their copy under a cap; glo
   await expect(globex.getByTestId("usage-row").first()).toBeVisible();
   await expect(globex.getByTestId("usage-table")).not.toContainText("acme.test");
   await globex.goto(new URL(agentUrl).pathname);
-  await expect(globex.getByRole("alert")).toContainText("No such agent.");
+  await expect(globex.getByRole("main").getByRole("alert")).toContainText("No such agent.");
   await globex.screenshot({ path: "test-results/agents-globex-isolated.png", fullPage: true });
 });

@@ -29,7 +29,7 @@ export class ChatPage {
   constructor(private readonly page: Page) {}
 
   async send(message: string) {
-    await this.page.getByLabel("Message").fill(message);
+    await this.page.getByRole("textbox", { name: "Message" }).fill(message);
     await this.page.getByRole("button", { name: "Send" }).click();
   }
 
