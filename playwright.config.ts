@@ -4,6 +4,33 @@ import { defineConfig } from "@playwright/test";
 
 const port = Number(process.env.E2E_PORT ?? 3100);
 const baseURL = `http://localhost:${port}`;
+// E2E_REMOTE_PLATFORM=1: the same suite with the framework pointed at a platform started separately
+// (`npm run platform` on another loopback port, its own in-memory database) instead of the embedded
+// one; a set-up script signs up there and hands the key over as PLATFORM_API_KEY.
+const remotePlatform = process.env.E2E_REMOTE_PLATFORM === "1";
+const platformPort = Number(process.env.E2E_PLATFORM_PORT ?? 3199);
+const platformUrl = `http://127.0.0.1:${platformPort}/api/v2`;
+const serverEnv = { PGLITE_DATA_DIR: "memory://", NEXTAUTH_SECRET: "e2e-only-secret", NEXTAUTH_URL: baseURL, LOG_LEVEL: "warn" };
+const frameworkServer = {
+  command: remotePlatform
+    ? `npm run build && PLATFORM_BASE_URL=${platformUrl} PLATFORM_API_KEY=$(npx tsx tests/e2e/support/remote-platform-key.ts ${platformUrl}) npm run start -- --port ${port}`
+    : `npm run build && npm run start -- --port ${port}`,
+  url: `${baseURL}/signin`,
+  timeout: 300_000,
+  reuseExistingServer: !process.env.CI,
+  stdout: "ignore" as const,
+  stderr: "pipe" as const,
+  env: serverEnv,
+};
+const platformServer = {
+  command: `npm run platform -- --port ${platformPort} --host 127.0.0.1 --data-dir memory://`,
+  url: `${platformUrl}/openapi.json`,
+  timeout: 120_000,
+  reuseExistingServer: false,
+  stdout: "ignore" as const,
+  stderr: "pipe" as const,
+  env: { LOG_LEVEL: "warn" },
+};
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -34,18 +61,5 @@ export default defineConfig({
       ],
     },
   },
-  webServer: {
-    command: `npm run build && npm run start -- --port ${port}`,
-    url: `${baseURL}/signin`,
-    timeout: 300_000,
-    reuseExistingServer: !process.env.CI,
-    stdout: "ignore",
-    stderr: "pipe",
-    env: {
-      PGLITE_DATA_DIR: "memory://",
-      NEXTAUTH_SECRET: "e2e-only-secret",
-      NEXTAUTH_URL: baseURL,
-      LOG_LEVEL: "warn",
-    },
-  },
+  webServer: remotePlatform ? [platformServer, frameworkServer] : frameworkServer,
 });

@@ -62,6 +62,8 @@ export const envSchema = z
     // Where the framework finds the platform (unset: the embedded one at /api/v2)
     PLATFORM_BASE_URL: httpUrl,
     PLATFORM_API_KEY: optionalString,
+    // Encrypts secrets the framework stores (the embedded platform's API key); NEXTAUTH_SECRET when unset.
+    INLAY_SECRET_KEY: optionalString,
 
     // Platform
     INLAY_KEY_PREFIX: z

@@ -22,6 +22,8 @@ export const demoTenants = [
       { email: "admin@acme.test", name: "Ada Admin", role: "admin" },
       { email: "member@acme.test", name: "Max Member", role: "member" },
     ],
+    // A workspace agent every member can chat with (each gets their own copy on the platform).
+    agents: [{ name: "Acme assistant", instructions: "Answer Acme's staff briefly and politely.", tools: ["memory", "calculator"] }],
   },
   {
     slug: "globex",
@@ -35,6 +37,7 @@ export const demoTenants = [
       memberCostPerMonthCents: null,
     },
     members: [{ email: "admin@globex.test", name: "Gus Admin", role: "admin" }],
+    agents: [],
   },
 ] as const;
 
@@ -56,6 +59,7 @@ export async function seedDemoData(prisma: PrismaClient): Promise<SeedResult> {
           slug: tenant.slug,
           name: tenant.name,
           limits: { create: tenant.limits },
+          agents: { create: tenant.agents.map((agent) => ({ ...agent, tools: [...agent.tools] })) },
           memberships: {
             create: tenant.members.map((member) => ({
               role: member.role,

@@ -10,11 +10,13 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const { session, memberships, active, isOwner } = await getViewer("/");
   const links = [
     { href: "/", label: "Overview" },
+    ...(active ? [{ href: "/agents", label: "Agents" }, { href: "/memories", label: "Memories" }, { href: "/permissions", label: "Permissions" }] : []),
     ...(active?.role === "admin"
       ? [
           { href: "/admin/members", label: "Members" },
           { href: "/admin/invites", label: "Invites" },
           { href: "/admin/caps", label: "Caps" },
+          { href: "/admin/usage", label: "Usage" },
         ]
       : []),
     ...(isOwner ? [{ href: "/admin/tenants", label: "Tenants" }] : []),

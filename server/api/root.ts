@@ -1,9 +1,14 @@
 import { accountsRouter } from "./routers/accounts";
+import { agentsRouter } from "./routers/agents";
 import { invitesRouter } from "./routers/invites";
 import { limitsRouter } from "./routers/limits";
 import { meRouter } from "./routers/me";
+import { memoriesRouter } from "./routers/memories";
 import { membersRouter } from "./routers/members";
+import { permissionsRouter } from "./routers/permissions";
+import { runsRouter } from "./routers/runs";
 import { tenantsRouter } from "./routers/tenants";
+import { usageRouter } from "./routers/usage";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -13,6 +18,11 @@ export const appRouter = router({
   members: membersRouter,
   invites: invitesRouter,
   limits: limitsRouter,
+  agents: agentsRouter,
+  runs: runsRouter,
+  memories: memoriesRouter,
+  permissions: permissionsRouter,
+  usage: usageRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -7,7 +7,10 @@ import type { PrismaClient } from "@/server/generated/prisma/client";
 import { env } from "@/lib/env";
 import { getSession } from "@/server/auth/session";
 import { getDb } from "@/server/db";
+import { PlatformApiError } from "@/lib/platform-client";
 import { LimitExceededError, TenancyError } from "@/server/tenancy/errors";
+import { getPlatformConnection, type PlatformConnection } from "@/server/tenancy/platform-connection";
+import { lazyPlatformClient } from "@/server/tenancy/platform-users";
 import { isOwner, resolveActiveMembership } from "@/server/tenancy/tenants";
 
 // The active tenant lives in this cookie rather than in the JWT: switching needs no token refresh,
@@ -24,6 +27,11 @@ export interface InnerContext {
   responseHeaders?: Headers;
   /** Where the app is reached, for links in mail (invites). */
   baseUrl?: string;
+  /**
+   * How to reach the platform: createContext passes the environment's (embedded or remote); tests
+   * pass their own. Absent, procedures that need the platform fail and backstop pushes are skipped.
+   */
+  platformConnection?: () => Promise<PlatformConnection>;
 }
 
 export const createInnerContext = (inner: InnerContext) => inner;
@@ -58,6 +66,7 @@ export async function createContext({
     activeTenantSlug: readCookie(headers, ACTIVE_TENANT_COOKIE),
     responseHeaders,
     baseUrl: requestOrigin(headers),
+    platformConnection: () => getPlatformConnection(database.prisma),
   });
 }
 
@@ -80,31 +89,76 @@ const t = initTRPC.context<InnerContext>().create({
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Services throw TenancyError (no tRPC types in domain code); here it becomes a TRPCError. */
+/** The tRPC code for a platform answer the framework passes on (its message is the platform's). */
+function platformErrorCode(error: PlatformApiError): TRPCError["code"] {
+  switch (error.status) {
+    case 400:
+    case 422:
+      return "BAD_REQUEST";
+    case 402:
+      return "PAYMENT_REQUIRED";
+    case 403:
+      return "FORBIDDEN";
+    case 404:
+      return "NOT_FOUND";
+    case 409:
+      return "CONFLICT";
+    case 429:
+      return "TOO_MANY_REQUESTS";
+    default:
+      return "INTERNAL_SERVER_ERROR";
+  }
+}
+
+/**
+ * Services throw TenancyError (no tRPC types in domain code), and platform calls PlatformApiError;
+ * here they become TRPCErrors. A platform 404 stays NOT_FOUND: another member's or tenant's run,
+ * agent or memory looks exactly like one that does not exist.
+ */
 const domainErrors = t.middleware(async ({ next }) => {
   const result = await next();
   if (!result.ok && result.error.cause instanceof TenancyError) {
     const cause = result.error.cause;
     throw new TRPCError({ code: cause.code, message: cause.message, cause });
   }
+  if (!result.ok && result.error.cause instanceof PlatformApiError) {
+    const cause = result.error.cause;
+    const code = platformErrorCode(cause);
+    // Server faults keep their details in the log; the caller gets the request id to quote.
+    const message = code === "INTERNAL_SERVER_ERROR" ? `the platform failed (request ${cause.requestId ?? "unknown"})` : cause.message;
+    throw new TRPCError({ code, message, cause });
+  }
   return result;
 });
 
 export const publicProcedure = t.procedure.use(domainErrors);
 
+/** Adds ctx.userId and ctx.connection() (the platform connection, made on first use). */
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.session?.user.id) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first" });
-  return next({ ctx: { ...ctx, session: ctx.session, userId: ctx.session.user.id } });
+  const connection =
+    ctx.platformConnection ?? (() => Promise.reject(new Error("no platform connection in this context (createInnerContext without platformConnection)")));
+  return next({ ctx: { ...ctx, session: ctx.session, userId: ctx.session.user.id, connection } });
 });
 
 /**
  * Adds ctx.tenant and ctx.role: the caller's active tenant, which they must belong to. Memberships are
  * read from the database on every call, so removing a member or changing a role takes effect at once.
+ * Also ctx.platform(): the platform client bound with
+ * forUser to the caller's end-user in this tenant, made (and the mapping created) only when a
+ * procedure first asks for it. The browser never names a user_id.
  */
 export const tenantProcedure = protectedProcedure.use(async ({ ctx, next }) => {
   const { active } = await resolveActiveMembership(ctx.prisma, ctx.userId, ctx.activeTenantSlug);
   if (!active) throw new TRPCError({ code: "FORBIDDEN", message: "you do not belong to any tenant" });
-  return next({ ctx: { ...ctx, tenant: active.tenant, role: active.role } });
+  return next({
+    ctx: {
+      ...ctx,
+      tenant: active.tenant,
+      role: active.role,
+      platform: lazyPlatformClient(ctx.prisma, ctx.connection, active.tenant, ctx.userId),
+    },
+  });
 });
 
 export const adminProcedure = tenantProcedure.use(({ ctx, next }) => {

@@ -11,6 +11,7 @@ import {
   resolveActiveMembership,
 } from "@/server/tenancy/tenants";
 import { ACTIVE_TENANT_COOKIE, ownerProcedure, protectedProcedure, router } from "../trpc";
+import { pushPlatformBackstops } from "@/server/tenancy/backstops";
 
 const YEAR_SECONDS = 365 * 24 * 60 * 60;
 
@@ -52,6 +53,7 @@ export const tenantsRouter = router({
     .input(z.object({ tenantId: z.uuid(), limits: tenantLimitsSchema }))
     .mutation(async ({ ctx, input }) => {
       await setTenantLimits(ctx.prisma, input.tenantId, input.limits);
+      await pushPlatformBackstops(ctx.prisma, ctx.connection);
       return { tenantId: input.tenantId, limits: input.limits };
     }),
 });

@@ -13,3 +13,8 @@ export async function markVerified(prisma: PrismaClient, verificationId: number,
     prisma.platformAccount.update({ where: { id: accountId }, data: { emailVerifiedAt: at } }),
   ]);
 }
+
+/** Verified without a token: for the installation's own operator account (see services/verification). */
+export async function setAccountVerified(prisma: PrismaClient, accountId: number, at: Date): Promise<void> {
+  await prisma.platformAccount.updateMany({ where: { id: accountId, emailVerifiedAt: null }, data: { emailVerifiedAt: at } });
+}

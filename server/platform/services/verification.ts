@@ -1,7 +1,7 @@
 // Email verification: a single-use token (stored hashed) mailed as a link to GET /verify/confirm.
 import { createHash, randomBytes } from "node:crypto";
 import type { PrismaClient } from "@/server/generated/prisma/client";
-import { createVerification, findVerification, markVerified } from "../repositories/verifications";
+import { createVerification, findVerification, markVerified, setAccountVerified } from "../repositories/verifications";
 import type { Mailer } from "./mailer";
 
 const TOKEN_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -37,3 +37,12 @@ export async function confirmVerification(prisma: PrismaClient, token: string, n
 
 /** Runs an account may complete before its email is verified (the spec's figure). */
 export const UNVERIFIED_RUN_LIMIT = 25;
+
+/**
+ * Marks an account verified without a mailed token. Only for the account an embedded installation
+ * provisions for its own framework (the vendor's own installation, whose operator is the vendor);
+ * never reachable through the API.
+ */
+export async function markOperatorAccountVerified(prisma: PrismaClient, accountId: number, now = new Date()): Promise<void> {
+  await setAccountVerified(prisma, accountId, now);
+}

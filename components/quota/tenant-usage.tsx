@@ -1,0 +1,73 @@
+"use client";
+// Tenant admins: each member's usage this month (runs and cost against their cap, tokens the platform
+// metered) and tokens per day over the last 30 days, per member, as a stacked bar chart.
+import { useQuery } from "@tanstack/react-query";
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { card, table, td, th } from "@/components/admin/admin-page";
+import { useTRPC } from "@/lib/trpc/react";
+
+const COLOURS = ["#4f46e5", "#0891b2", "#ea580c", "#16a34a", "#db2777", "#7c3aed", "#ca8a04"];
+
+export function TenantUsage() {
+  const trpc = useTRPC();
+  const usage = useQuery(trpc.usage.tenant.queryOptions({ days: 30 }));
+  if (usage.isPending) return <div className="h-40 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" />;
+  if (usage.isError) return <p role="alert" className="text-danger">Could not load usage: {usage.error.message}</p>;
+  const { members, days, period } = usage.data;
+  const emails = members.map((member) => member.email);
+  const data = days.map((day) => ({ date: day.date.slice(5), ...day.members }));
+  return (
+    <>
+      <div className={card}>
+        <h2 className="text-lg font-semibold">Members ({period})</h2>
+        <table className={`${table} mt-4`} data-testid="usage-table">
+          <thead>
+            <tr>
+              <th className={th}>Member</th>
+              <th className={th}>Runs</th>
+              <th className={th}>Cost (cents)</th>
+              <th className={th}>Tokens in / out</th>
+            </tr>
+          </thead>
+          <tbody>
+            {members.map((member) => (
+              <tr key={member.userId} data-testid="usage-row">
+                <td className={td}>
+                  <span className="font-medium">{member.name ?? member.email}</span> <span className="text-muted">{member.email}</span>
+                </td>
+                <td className={td}>
+                  {member.runs} / {member.cap.runsPerMonth ?? "∞"}
+                </td>
+                <td className={td}>
+                  {member.costCents} / {member.cap.costPerMonthCents ?? "∞"}
+                </td>
+                <td className={td}>
+                  {member.platform ? `${member.platform.inputTokens} / ${member.platform.outputTokens}` : "none yet"}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className={card}>
+        <h2 className="text-lg font-semibold" id="usage-chart-title">
+          Tokens per day, last 30 days
+        </h2>
+        <figure className="mt-4 h-72" aria-labelledby="usage-chart-title" data-testid="usage-chart">
+          <ResponsiveContainer width="100%" height="100%">
+            <BarChart data={data}>
+              <CartesianGrid strokeDasharray="3 3" vertical={false} />
+              <XAxis dataKey="date" fontSize={12} />
+              <YAxis fontSize={12} allowDecimals={false} />
+              <Tooltip />
+              <Legend />
+              {emails.map((email, index) => (
+                <Bar key={email} dataKey={email} stackId="tokens" fill={COLOURS[index % COLOURS.length]} />
+              ))}
+            </BarChart>
+          </ResponsiveContainer>
+        </figure>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,62 @@
+// Contracts of the console's platform-facing procedures (agents, runs, memories, permissions, usage),
+// shared by the tRPC routers and the console forms.
+import { z } from "zod";
+
+/** Built-in tools an agent can be given (GET /built-in-tools); the others are withheld from its copies. */
+export const AGENT_TOOLS = [
+  { name: "memory", label: "Memory (remembers facts about the member)" },
+  { name: "task_history", label: "Task history" },
+  { name: "AskUserQuestion", label: "Ask the member questions" },
+  { name: "calculator", label: "Calculator" },
+  { name: "report_issue", label: "Report an issue" },
+  { name: "task_setup", label: "Task setup" },
+] as const;
+export type AgentToolName = (typeof AGENT_TOOLS)[number]["name"];
+const agentToolNames = AGENT_TOOLS.map((tool) => tool.name) as [AgentToolName, ...AgentToolName[]];
+
+export const permissionModes = ["autonomous", "approval", "plan"] as const;
+
+export const tenantAgentInput = z.object({
+  name: z.string().trim().min(1, { message: "Enter a name." }).max(100, { message: "Use at most 100 characters." }),
+  instructions: z.string().max(20_000, { message: "Use at most 20,000 characters." }),
+  model: z
+    .string()
+    .trim()
+    .max(255, { message: "Use at most 255 characters." })
+    .nullable()
+    .transform((value) => (value === "" ? null : value)),
+  permissionMode: z.enum(permissionModes, { message: "Choose autonomous, approval or plan." }),
+  tools: z.array(z.enum(agentToolNames)).max(AGENT_TOOLS.length),
+});
+export type TenantAgentInput = z.input<typeof tenantAgentInput>;
+
+export const agentScope = z.enum(["tenant", "personal"]);
+
+export const idInput = z.object({ id: z.uuid() });
+export const runIdInput = z.object({ runId: z.number().int().positive() });
+
+export const runMessage = z
+  .string()
+  .trim()
+  .min(1, { message: "Write a message." })
+  .max(100_000, { message: "Use at most 100,000 characters." });
+
+export const runCreateInput = z.object({ agentId: z.uuid(), message: runMessage });
+export const runReplyInput = z.object({ runId: z.number().int().positive(), message: runMessage });
+export const runListInput = z.object({
+  agentId: z.uuid().optional(),
+  limit: z.number().int().min(1).max(100).default(20),
+  startingAfter: z.number().int().positive().optional(),
+});
+export const runAnswerInput = z.object({
+  runId: z.number().int().positive(),
+  answers: z.record(z.string().max(2_000), z.string().max(2_000)),
+});
+export const runApproveInput = z.object({
+  runId: z.number().int().positive(),
+  requestId: z.string().min(1).max(200),
+  decision: z.enum(["allow", "deny"]),
+  remember: z.boolean().optional(),
+});
+
+export const usageRangeInput = z.object({ days: z.number().int().min(1).max(366).default(30) });

@@ -1,0 +1,171 @@
+// Tenant agents: defined once in the framework (by the tenant's admins, or by a member for
+// themselves where the tenant allows personal agents), provisioned as a copy in each member's own
+// platform scope on first use, since the platform isolates agents per end-user and a run's user_id
+// must match its agent's scope. Every edit bumps the agent's version; a copy behind it is updated
+// (PATCH /agents/{id}) the next time its member uses it.
+import { AGENT_TOOLS, tenantAgentInput, type TenantAgentInput } from "@/lib/schemas/console";
+import type { Agent, AgentCreateParams, PlatformClient } from "@/lib/platform-client";
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { TenancyError } from "./errors";
+import {
+  archiveTenantAgent,
+  createTenantAgent,
+  findAgentCopy,
+  findAllowPersonalAgents,
+  findVisibleAgent,
+  insertAgentCopy,
+  listVisibleAgents,
+  markAgentCopySynced,
+  setAllowPersonalAgents,
+  updateTenantAgent,
+  type TenantAgentFields,
+  type TenantAgentRecord,
+} from "./platform-repository";
+
+export interface Caller {
+  tenantId: string;
+  userId: string;
+  role: "member" | "admin";
+}
+
+export interface TenantAgentView {
+  id: string;
+  scope: "tenant" | "personal";
+  name: string;
+  instructions: string;
+  model: string | null;
+  permissionMode: "autonomous" | "approval" | "plan";
+  tools: string[];
+  version: number;
+  canEdit: boolean;
+  updatedAt: string;
+}
+
+const toView = (agent: TenantAgentRecord, caller: Caller): TenantAgentView => ({
+  id: agent.id,
+  scope: agent.ownerUserId ? "personal" : "tenant",
+  name: agent.name,
+  instructions: agent.instructions,
+  model: agent.model,
+  permissionMode: agent.permissionMode as TenantAgentView["permissionMode"],
+  tools: agent.tools,
+  version: agent.version,
+  canEdit: agent.ownerUserId ? agent.ownerUserId === caller.userId : caller.role === "admin",
+  updatedAt: agent.updatedAt.toISOString(),
+});
+
+const fieldsOf = (input: TenantAgentInput): TenantAgentFields => {
+  const parsed = tenantAgentInput.parse(input);
+  return { ...parsed, tools: [...new Set(parsed.tools)] };
+};
+
+export async function listAgents(prisma: PrismaClient, caller: Caller) {
+  const [agents, allowPersonal] = await Promise.all([
+    listVisibleAgents(prisma, caller.tenantId, caller.userId),
+    findAllowPersonalAgents(prisma, caller.tenantId),
+  ]);
+  return {
+    agents: agents.map((agent) => toView(agent, caller)),
+    canCreateTenant: caller.role === "admin",
+    canCreatePersonal: allowPersonal || caller.role === "admin",
+    allowPersonalAgents: allowPersonal,
+  };
+}
+
+/** An agent the caller can see; NOT_FOUND for another tenant's or another member's personal one. */
+export async function getVisibleAgent(prisma: PrismaClient, caller: Caller, id: string): Promise<TenantAgentRecord> {
+  const agent = await findVisibleAgent(prisma, caller.tenantId, caller.userId, id);
+  if (!agent) throw new TenancyError("NOT_FOUND", "no such agent");
+  return agent;
+}
+
+export async function getAgent(prisma: PrismaClient, caller: Caller, id: string): Promise<TenantAgentView> {
+  return toView(await getVisibleAgent(prisma, caller, id), caller);
+}
+
+export async function createAgent(
+  prisma: PrismaClient,
+  caller: Caller,
+  scope: "tenant" | "personal",
+  input: TenantAgentInput,
+): Promise<TenantAgentView> {
+  if (scope === "tenant" && caller.role !== "admin") throw new TenancyError("FORBIDDEN", "only admins define the workspace's agents");
+  if (scope === "personal" && caller.role !== "admin" && !(await findAllowPersonalAgents(prisma, caller.tenantId))) {
+    throw new TenancyError("FORBIDDEN", "this workspace does not allow personal agents");
+  }
+  const agent = await createTenantAgent(prisma, caller.tenantId, scope === "personal" ? caller.userId : null, fieldsOf(input));
+  return toView(agent, caller);
+}
+
+function assertCanEdit(agent: TenantAgentRecord, caller: Caller) {
+  const allowed = agent.ownerUserId ? agent.ownerUserId === caller.userId : caller.role === "admin";
+  if (!allowed) throw new TenancyError("FORBIDDEN", "only the workspace's admins change its agents");
+}
+
+export async function updateAgent(prisma: PrismaClient, caller: Caller, id: string, input: TenantAgentInput) {
+  assertCanEdit(await getVisibleAgent(prisma, caller, id), caller);
+  if (!(await updateTenantAgent(prisma, caller.tenantId, id, fieldsOf(input)))) throw new TenancyError("NOT_FOUND", "no such agent");
+  return getAgent(prisma, caller, id);
+}
+
+/** Archived in the framework: no new runs. Members' copies stay on the platform with their history. */
+export async function archiveAgent(prisma: PrismaClient, caller: Caller, id: string) {
+  assertCanEdit(await getVisibleAgent(prisma, caller, id), caller);
+  await archiveTenantAgent(prisma, caller.tenantId, id);
+}
+
+export async function setPersonalAgentsAllowed(prisma: PrismaClient, tenantId: string, allow: boolean) {
+  await setAllowPersonalAgents(prisma, tenantId, allow);
+}
+
+/** The platform fields of a copy: what the tenant agent says, tools not chosen withheld. */
+function platformFields(agent: TenantAgentRecord) {
+  return {
+    name: agent.name,
+    instructions: agent.instructions,
+    model: agent.model,
+    default_permission_mode: agent.permissionMode as TenantAgentView["permissionMode"],
+    enable_memory: agent.tools.includes("memory"),
+    disabled_builtin_tools: AGENT_TOOLS.map((tool) => tool.name).filter((name) => !agent.tools.includes(name)),
+    metadata: { tenant_agent_id: agent.id, tenant_agent_version: String(agent.version) },
+  } satisfies Partial<AgentCreateParams>;
+}
+
+const SYNC_ATTEMPTS = 3;
+
+/**
+ * The platform agent id of the caller's copy of `agent`, created on first use and brought up to the
+ * agent's version. Two first uses at once: both create a platform agent, one copy row wins (ON
+ * CONFLICT DO NOTHING), the loser archives its own and uses the winner's.
+ */
+export async function ensureAgentCopy(
+  prisma: PrismaClient,
+  platform: PlatformClient,
+  caller: Caller,
+  agent: TenantAgentRecord,
+): Promise<number> {
+  let current = agent;
+  for (let attempt = 0; attempt < SYNC_ATTEMPTS; attempt++) {
+    const copy = await findAgentCopy(prisma, current.id, caller.userId);
+    if (!copy) {
+      const created: Agent = await platform.agents.create(platformFields(current));
+      if (await insertAgentCopy(prisma, current.id, caller.userId, { platformAgentId: created.id, syncedVersion: current.version })) {
+        return created.id;
+      }
+      await platform.agents.archive(created.id);
+      continue;
+    }
+    if (copy.syncedVersion >= current.version) return copy.platformAgentId;
+    await platform.agents.update(copy.platformAgentId, platformFields(current));
+    await markAgentCopySynced(prisma, current.id, caller.userId, current.version);
+    // An edit that landed while we patched has a higher version: go round once more for it.
+    const latest = await findVisibleAgent(prisma, caller.tenantId, caller.userId, current.id);
+    if (!latest || latest.version === current.version) return copy.platformAgentId;
+    current = latest;
+  }
+  const copy = await findAgentCopy(prisma, current.id, caller.userId);
+  if (!copy) throw new Error("could not provision the agent's copy");
+  return copy.platformAgentId;
+}
+
+export type AgentListResult = Awaited<ReturnType<typeof listAgents>>;

@@ -1,0 +1,82 @@
+import { expect, test, type Browser } from "@playwright/test";
+import { AgentsPage, ChatPage } from "./pages/agent-pages";
+import { CapsPage } from "./pages/admin-pages";
+import { SignInPage } from "./pages/sign-in-page";
+
+const DEMO_PASSWORD = "inlay-demo";
+
+async function signedIn(browser: Browser, email: string) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const signIn = new SignInPage(page);
+  await signIn.goto();
+  await signIn.signIn(email, DEMO_PASSWORD);
+  await expect(page).toHaveURL("/");
+  return page;
+}
+
+test("an admin defines an agent; a member chats with their copy under a cap; globex sees none of it", async ({ browser }) => {
+  test.setTimeout(120_000);
+  const agentName = `Echo helper ${Date.now().toString(36)}`;
+
+  // The acme admin defines a workspace agent.
+  const admin = await signedIn(browser, "admin@acme.test");
+  const adminAgents = new AgentsPage(admin);
+  await adminAgents.goto();
+  await adminAgents.define(agentName, "Repeat what the member says.");
+  await expect(adminAgents.rows().filter({ hasText: agentName })).toHaveCount(1);
+  await admin.screenshot({ path: "test-results/agents-admin-defined.png", fullPage: true });
+
+  // The member chats with their copy (the sim model echoes) and sees their quota move.
+  const member = await signedIn(browser, "member@acme.test");
+  const memberAgents = new AgentsPage(member);
+  await memberAgents.goto();
+  await expect(member.getByRole("heading", { name: "Create a personal agent" })).toHaveCount(0);
+  await memberAgents.openChat(agentName);
+  const chat = new ChatPage(member);
+  await expect(chat.memberRuns()).toHaveText(/^0 of \d+ runs$/);
+  await chat.send("hello from the e2e test");
+  await expect(chat.replies().first()).toContainText("hello from the e2e test", { timeout: 20_000 });
+  await expect(chat.memberRuns()).toHaveText(/^1 of \d+ runs$/);
+  await member.screenshot({ path: "test-results/agents-member-chat.png", fullPage: true });
+
+  // The admin caps the member at 2 runs a month.
+  const caps = new CapsPage(admin);
+  await caps.goto();
+  await caps.setMemberRuns("member@acme.test", "2");
+  await expect(admin.getByTestId("member-cap").filter({ hasText: "member@acme.test" }).getByTestId("effective-cap")).toContainText("/ 2 runs");
+
+  // The second run is admitted (a reply), the third refused with a message naming the cap.
+  await member.reload();
+  await expect(chat.memberRuns()).toHaveText("1 of 2 runs");
+  await chat.send("second message");
+  await expect(chat.replies()).toHaveCount(1, { timeout: 20_000 });
+  await expect(chat.replies().first()).toContainText("second message", { timeout: 20_000 });
+  await expect(chat.memberRuns()).toHaveText("2 of 2 runs");
+  await chat.send("third message");
+  await expect(chat.error()).toContainText("monthly run cap");
+  await expect(chat.error()).toContainText("2 of 2");
+  await expect(member.getByRole("textbox", { name: "Message" })).toHaveAttribute("aria-invalid", "true");
+  await member.screenshot({ path: "test-results/agents-member-refused.png", fullPage: true });
+
+  // The admin's usage page shows the member's runs.
+  await admin.goto("/admin/usage");
+  const memberRow = admin.getByTestId("usage-row").filter({ hasText: "member@acme.test" });
+  await expect(memberRow).toContainText("2 / 2");
+  await expect(admin.getByTestId("usage-chart")).toBeVisible();
+  await admin.screenshot({ path: "test-results/agents-admin-usage.png", fullPage: true });
+
+  // globex's admin sees none of it.
+  const agentUrl = member.url();
+  const globex = await signedIn(browser, "admin@globex.test");
+  const globexAgents = new AgentsPage(globex);
+  await globexAgents.goto();
+  await expect(globexAgents.rows().filter({ hasText: agentName })).toHaveCount(0);
+  await expect(globexAgents.rows().filter({ hasText: "Acme assistant" })).toHaveCount(0);
+  await globex.goto("/admin/usage");
+  await expect(globex.getByTestId("usage-row").first()).toBeVisible();
+  await expect(globex.getByTestId("usage-table")).not.toContainText("acme.test");
+  await globex.goto(new URL(agentUrl).pathname);
+  await expect(globex.getByRole("main").getByRole("alert")).toContainText("No such agent.");
+  await globex.screenshot({ path: "test-results/agents-globex-isolated.png", fullPage: true });
+});

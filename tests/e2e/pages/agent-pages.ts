@@ -1,0 +1,47 @@
+import { expect, type Page } from "@playwright/test";
+
+export class AgentsPage {
+  constructor(private readonly page: Page) {}
+
+  async goto() {
+    await this.page.goto("/agents");
+    await expect(this.page.getByRole("heading", { name: "Agents", level: 1 })).toBeVisible();
+  }
+
+  async define(name: string, instructions: string) {
+    const form = this.page.getByRole("form", { name: "Create agent" });
+    await form.getByLabel("Name").fill(name);
+    await form.getByLabel("Instructions").fill(instructions);
+    await form.getByRole("button", { name: "Create agent" }).click();
+  }
+
+  rows() {
+    return this.page.getByTestId("agent-row");
+  }
+
+  async openChat(name: string) {
+    await this.page.getByRole("link", { name: `Chat with ${name}` }).click();
+    await expect(this.page.getByRole("heading", { name: `Chat with ${name}` })).toBeVisible();
+  }
+}
+
+export class ChatPage {
+  constructor(private readonly page: Page) {}
+
+  async send(message: string) {
+    await this.page.getByRole("textbox", { name: "Message" }).fill(message);
+    await this.page.getByRole("button", { name: "Send" }).click();
+  }
+
+  replies() {
+    return this.page.getByTestId("chat-assistant");
+  }
+
+  error() {
+    return this.page.getByTestId("chat-error");
+  }
+
+  memberRuns() {
+    return this.page.getByTestId("quota-member-runs");
+  }
+}

@@ -1,0 +1,25 @@
+// Remote mode of the e2e suite: waits for the separately started platform (`npm run platform`), signs
+// up an account there (POST /signup through the client) and prints its API key, which the framework
+// then uses as PLATFORM_API_KEY. Usage: tsx tests/e2e/support/remote-platform-key.ts <baseUrl>
+import { randomBytes } from "node:crypto";
+import { signup } from "@/lib/platform-client";
+
+const baseUrl = process.argv[2];
+if (!baseUrl) throw new Error("usage: remote-platform-key.ts <platform base URL ending in /api/v2>");
+
+const deadline = Date.now() + 120_000;
+for (;;) {
+  try {
+    const response = await fetch(`${baseUrl}/openapi.json`);
+    if (response.ok) break;
+  } catch {
+    // not listening yet
+  }
+  if (Date.now() > deadline) throw new Error(`the platform at ${baseUrl} did not come up`);
+  await new Promise((resolve) => setTimeout(resolve, 250));
+}
+const { api_key } = await signup(
+  { baseUrl },
+  { email: `e2e-framework-${randomBytes(4).toString("hex")}@example.test`, first_name: "E2E framework", password: randomBytes(18).toString("base64url") },
+);
+process.stdout.write(api_key);

@@ -1,0 +1,72 @@
+// The framework over the embedded platform for one test file: one fresh database (PGlite or
+// PostgreSQL) holding both halves, the demo seed, the platform app called in-process (as the
+// framework does in embedded mode), and tRPC callers for the seeded users.
+import type { Session } from "next-auth";
+import { seedDemoData } from "@/prisma/seed";
+import { createCaller } from "@/server/api/root";
+import { createInnerContext } from "@/server/api/trpc";
+import { createPlatformApp } from "@/server/platform/app";
+import { createPlatformDeps } from "@/server/platform/deps";
+import { createLimiters } from "@/server/platform/middleware/rate-limit";
+import { createSimModel } from "@/server/platform/runtime/models/sim";
+import { recordingMailer } from "@/server/platform/services/mailer";
+import type { PlatformApp, PlatformConfig } from "@/server/platform/context";
+import { connectEmbedded, type PlatformConnection } from "@/server/tenancy/platform-connection";
+import { prepareOperatorAccount } from "@/server/tenancy/platform-operator";
+import { createTestDatabase, type TestDatabase } from "./database";
+
+export const TEST_SECRET = "framework-test-secret";
+
+export interface FrameworkHarness {
+  database: TestDatabase;
+  app: PlatformApp;
+  connect(): Promise<PlatformConnection>;
+  callerFor(email: string, tenantSlug?: string): Promise<ReturnType<typeof createCaller>>;
+  close(): Promise<void>;
+}
+
+export async function startFramework(): Promise<FrameworkHarness> {
+  const database = await createTestDatabase();
+  await seedDemoData(database.prisma);
+  const config: PlatformConfig = {
+    keyPrefix: "sk_inlay_",
+    rateLimits: { accountPerMinute: 100_000, ipPerMinute: 100_000, signupPerMinute: 100_000 },
+    trustProxy: false,
+    models: { provider: "sim", openaiConfigured: false, anthropicConfigured: false },
+  };
+  const deps = createPlatformDeps({
+    database: async () => database,
+    config,
+    limiters: createLimiters({ ...config.rateLimits, store: "memory", keyPrefix: `fw-${process.pid}-${Math.random()}` }),
+    mailer: recordingMailer,
+    languageModel: () => createSimModel(),
+    sweepAbandonedRuns: false,
+  });
+  const app = createPlatformApp(deps);
+  const connectOnce = () =>
+    connectEmbedded({
+      prisma: database.prisma,
+      appFetch: (request) => app.fetch(request),
+      secret: TEST_SECRET,
+      prepareAccount: (accountId) => prepareOperatorAccount(database.prisma, accountId),
+    });
+  let connection: Promise<PlatformConnection> | undefined;
+  const connect = () => (connection ??= connectOnce());
+
+  return {
+    database,
+    app,
+    connect,
+    async callerFor(email, tenantSlug) {
+      const user = await database.prisma.user.findUniqueOrThrow({ where: { email } });
+      const session: Session = { expires: new Date(Date.now() + 60_000).toISOString(), user: { id: user.id, email, isOwner: user.isOwner } };
+      return createCaller(
+        createInnerContext({ session, prisma: database.prisma, activeTenantSlug: tenantSlug, platformConnection: connect }),
+      );
+    },
+    async close() {
+      await deps.close();
+      await database.dispose();
+    },
+  };
+}
