@@ -28,7 +28,7 @@ export interface PlatformConnection {
   mode: "embedded" | "remote";
   /** The account view (no user scope): settings, /users, usage. Bind with forUser for member calls. */
   client: PlatformClient;
-  /** The options the client was made with, for calls the client has no method for (platform-calls.ts). */
+  /** The options the client was made with (its key and base URL; the key stays in memory only). */
   options: ClientOptions;
 }
 

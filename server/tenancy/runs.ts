@@ -11,7 +11,6 @@ import { ensureAgentCopy, getVisibleAgent, type Caller } from "./agents";
 import { TenancyError } from "./errors";
 import { admitRun, recordRunCost, releaseRun } from "./limits";
 import type { PlatformConnection } from "./platform-connection";
-import { replyToRun } from "./platform-calls";
 import {
   advanceRunCost,
   attachRunAdmission,
@@ -152,7 +151,6 @@ export async function cancelRun(prisma: PrismaClient, platform: PlatformClient, 
 /** A reply reopens the run: it needs an admission of its own, like a new run. */
 export async function replyRun(
   prisma: PrismaClient,
-  connection: PlatformConnection,
   platform: PlatformClient,
   caller: Caller,
   input: { runId: number; message: string },
@@ -167,8 +165,7 @@ export async function replyRun(
   }
   let run: Run;
   try {
-    if (!platform.userId) throw new Error("replyRun needs a client bound to the member");
-    run = await replyToRun(connection, platform.userId, input.runId, { message: input.message });
+    run = await platform.runs.reply(input.runId, { message: input.message, stream: false });
   } catch (error) {
     if (await detachRunAdmission(prisma, caller.tenantId, input.runId, admissionId)) await releaseRun(prisma, { tenantId: caller.tenantId, admissionId });
     throw error;

@@ -5,7 +5,6 @@
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { getTenantCaps } from "./limits";
 import type { PlatformConnection } from "./platform-connection";
-import { endUserTimeseries, endUserUsage } from "./platform-calls";
 import { listTenantPlatformUsers } from "./platform-repository";
 
 export interface MemberUsageRow {
@@ -40,11 +39,10 @@ export async function getTenantUsage(
   const platform = new Map(
     await Promise.all(
       links.map(async (link) => {
-        const [usage, series] = await Promise.all([
-          endUserUsage(connection, link.platformUserId),
-          endUserTimeseries(connection, link.platformUserId, range),
-        ]);
-        return [link.userId, { usage: usage?.user_id === link.platformUserId ? usage : null, series }] as const;
+        const member = connection.client.forUser(link.platformUserId);
+        const [page, series] = await Promise.all([member.usage.endUsers.list({ limit: 1 }), member.usage.timeseries(range)]);
+        const usage = page.data.find((row) => row.user_id === link.platformUserId) ?? null;
+        return [link.userId, { usage, series }] as const;
       }),
     ),
   );

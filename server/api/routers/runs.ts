@@ -22,7 +22,7 @@ export const runsRouter = router({
 
   reply: tenantProcedure
     .input(runReplyInput)
-    .mutation(async ({ ctx, input }) => replyRun(ctx.prisma, await ctx.connection(), await ctx.platform(), callerOf(ctx), input)),
+    .mutation(async ({ ctx, input }) => replyRun(ctx.prisma, await ctx.platform(), callerOf(ctx), input)),
 
   answer: tenantProcedure
     .input(runAnswerInput)
