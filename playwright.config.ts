@@ -11,10 +11,13 @@ const remotePlatform = process.env.E2E_REMOTE_PLATFORM === "1";
 const platformPort = Number(process.env.E2E_PLATFORM_PORT ?? 3199);
 const platformUrl = `http://127.0.0.1:${platformPort}/api/v2`;
 const serverEnv = { PGLITE_DATA_DIR: "memory://", NEXTAUTH_SECRET: "e2e-only-secret", NEXTAUTH_URL: baseURL, LOG_LEVEL: "warn" };
+// E2E_SKIP_BUILD=1 reuses the build of an earlier pass (npm test runs the remote pass right after the
+// embedded one; the platform's address is read at run time, so one build serves both).
+const build = process.env.E2E_SKIP_BUILD === "1" ? "" : "npm run build && ";
 const frameworkServer = {
   command: remotePlatform
-    ? `npm run build && PLATFORM_BASE_URL=${platformUrl} PLATFORM_API_KEY=$(npx tsx tests/e2e/support/remote-platform-key.ts ${platformUrl}) npm run start -- --port ${port}`
-    : `npm run build && npm run start -- --port ${port}`,
+    ? `${build}PLATFORM_BASE_URL=${platformUrl} PLATFORM_API_KEY=$(npx tsx tests/e2e/support/remote-platform-key.ts ${platformUrl}) npm run start -- --port ${port}`
+    : `${build}npm run start -- --port ${port}`,
   url: `${baseURL}/signin`,
   timeout: 300_000,
   reuseExistingServer: !process.env.CI,
@@ -40,7 +43,7 @@ export default defineConfig({
   workers: 1,
   forbidOnly: Boolean(process.env.CI),
   retries: 0,
-  reporter: [["list"], ["json", { outputFile: "test-results/e2e-report.json" }]],
+  reporter: [["list"], ["json", { outputFile: process.env.E2E_REPORT ?? "test-results/e2e-report.json" }]],
   use: {
     baseURL,
     browserName: "chromium",

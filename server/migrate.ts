@@ -30,11 +30,12 @@ const MIGRATION_LOCK_KEY = 7_240_001;
 export const defaultMigrationsDir = () => path.join(process.cwd(), "prisma", "migrations");
 
 export async function readMigrations(dir = defaultMigrationsDir()): Promise<Migration[]> {
-  const entries = await readdir(dir, { withFileTypes: true });
+  // The migrations are read from the checkout at run time; the bundler must not trace the project for them.
+  const entries = await readdir(/*turbopackIgnore: true*/ dir, { withFileTypes: true });
   const names = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
   return Promise.all(
     names.map(async (name) => {
-      const sql = await readFile(path.join(dir, name, "migration.sql"), "utf8");
+      const sql = await readFile(/*turbopackIgnore: true*/ path.join(dir, name, "migration.sql"), "utf8");
       return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
     }),
   );

@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 mkdirSync("test-results", { recursive: true });
 const vitestReport = "test-results/vitest-report.json";
 const e2eReport = "test-results/e2e-report.json";
-rmSync(vitestReport, { force: true });
-rmSync(e2eReport, { force: true });
+const e2eRemoteReport = "test-results/e2e-remote-report.json";
+for (const report of [vitestReport, e2eReport, e2eRemoteReport]) rmSync(report, { force: true });
 
 const stages = [
   ["typecheck", "npx", ["tsc", "--noEmit"]],
@@ -16,12 +16,20 @@ const stages = [
   ["schema and migrations agree", "npx", ["tsx", "prisma/tools/migration.ts", "check"]],
   ["unit and integration tests", "npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestReport}`]],
   ["end-to-end tests", "npx", ["playwright", "test"]],
+  // The same suite with the framework pointed at a platform started separately (`npm run platform`),
+  // reusing the build of the pass before.
+  [
+    "end-to-end tests against a separate platform",
+    "npx",
+    ["playwright", "test"],
+    { E2E_REMOTE_PLATFORM: "1", E2E_SKIP_BUILD: "1", E2E_REPORT: e2eRemoteReport },
+  ],
 ];
 
 const failedStages = [];
-for (const [name, command, args] of stages) {
+for (const [name, command, args, env = {}] of stages) {
   console.log(`\n=== ${name} ===`);
-  const result = spawnSync(command, args, { stdio: "inherit" });
+  const result = spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } });
   if (result.status !== 0) failedStages.push(name);
 }
 
@@ -32,8 +40,9 @@ if (existsSync(vitestReport)) {
   passed += report.numPassedTests;
   failed += report.numFailedTests;
 }
-if (existsSync(e2eReport)) {
-  const { stats } = JSON.parse(readFileSync(e2eReport, "utf8"));
+for (const report of [e2eReport, e2eRemoteReport]) {
+  if (!existsSync(report)) continue;
+  const { stats } = JSON.parse(readFileSync(report, "utf8"));
   passed += stats.expected + stats.flaky;
   failed += stats.unexpected;
 }
