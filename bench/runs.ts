@@ -36,7 +36,8 @@ async function startServer(databaseUrl?: string): Promise<Target> {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "run-servers.ts")], {
     stdio: ["ignore", "pipe", "inherit"],
     // eslint-disable-next-line no-restricted-properties -- the child inherits the benchmark's environment
-    env: { ...process.env, LOG_LEVEL: "silent", ...(databaseUrl ? { BENCH_DATABASE_URL: databaseUrl } : {}) },
+    // eslint-disable-next-line no-restricted-properties -- benchmark switch: BENCH_LOG_LEVEL shows the server's errors
+    env: { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "silent", ...(databaseUrl ? { BENCH_DATABASE_URL: databaseUrl } : {}) },
   });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once("line", resolve);
