@@ -35,8 +35,8 @@ const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
 async function startServer(databaseUrl?: string): Promise<Target> {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "run-servers.ts")], {
     stdio: ["ignore", "pipe", "inherit"],
-    // eslint-disable-next-line no-restricted-properties -- the child inherits the benchmark's environment
-    env: { ...process.env, LOG_LEVEL: "silent", ...(databaseUrl ? { BENCH_DATABASE_URL: databaseUrl } : {}) },
+    // eslint-disable-next-line no-restricted-properties -- the child inherits the benchmark's environment; BENCH_LOG_LEVEL shows its errors
+    env: { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "silent", ...(databaseUrl ? { BENCH_DATABASE_URL: databaseUrl } : {}) },
   });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once("line", resolve);

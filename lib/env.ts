@@ -49,6 +49,10 @@ export const envSchema = z
     DATABASE_URL: postgresUrl,
     PGLITE_DATA_DIR: z.string().default(".data/pglite"),
     SEED_DEMO_DATA: flag(true),
+    // PostgreSQL only: connections this process keeps, and how long a transaction may wait for one
+    // (and run) before it fails. Bursts of runs queue for connections rather than fail.
+    DATABASE_POOL_MAX: z.coerce.number().int().positive().default(20),
+    DATABASE_TRANSACTION_WAIT_MS: z.coerce.number().int().positive().default(30_000),
 
     // Framework sign-in
     NEXTAUTH_URL: httpUrl,

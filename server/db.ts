@@ -35,6 +35,10 @@ export interface OpenDatabaseOptions {
   /** PGlite data directory, or "memory://" for a throw-away in-memory database. */
   dataDir?: string;
   migrationsDir?: string;
+  /** PostgreSQL connections in the pool (DATABASE_POOL_MAX). */
+  poolMax?: number;
+  /** How long a transaction may wait for a connection, and run (DATABASE_TRANSACTION_WAIT_MS). */
+  transactionWaitMs?: number;
 }
 
 /** Applies migrations on one session of the driver (the advisory lock belongs to a session). */
@@ -62,9 +66,13 @@ export async function migrate(driver: Driver, migrations: Migration[]): Promise<
 
 export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<Database> {
   const migrations = await readMigrations(options.migrationsDir);
+  // Prisma's defaults (2 s to get a connection, 5 s to run) turned every burst that queued for the
+  // pool into failed requests and crashed runs (P2028); a burst should wait its turn instead.
+  const wait = options.transactionWaitMs ?? env.DATABASE_TRANSACTION_WAIT_MS;
+  const transactionOptions = { maxWait: wait, timeout: wait };
 
   if (options.url) {
-    const pool = new pg.Pool({ connectionString: options.url, max: 10 });
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolMax ?? env.DATABASE_POOL_MAX });
     // An idle connection the server closes (restart, failover, admin command) must not crash the
     // process; the pool replaces it on the next checkout.
     pool.on("error", (error) => logger.warn({ err: error }, "idle PostgreSQL connection closed"));
@@ -74,7 +82,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       await pool.end();
       throw error;
     }
-    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions });
     return {
       prisma,
       kind: "postgres",
@@ -95,7 +103,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     await pglite.close();
     throw error;
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions });
   return {
     prisma,
     kind: "pglite",

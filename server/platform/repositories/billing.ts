@@ -50,7 +50,9 @@ export const listLedger = (prisma: PrismaClient, accountId: number, take: number
   prisma.platformBalanceTransaction.findMany({ where: { accountId }, orderBy: { id: "desc" }, take });
 
 // ---------------------------------------------------------------------------------------------
-// Admission: one transaction per run start, serialised per account by a lock on its row
+// Admission: one transaction per run start. The hold is a conditional UPDATE of the account's row,
+// which serialises admissions only for the moment it takes; what must be decided one at a time beyond
+// it (an unverified account's run count, an end-user's caps) locks its own row (services/run-admission.ts).
 
 export interface AdmissionAccount {
   balanceMicros: bigint;
@@ -61,43 +63,61 @@ export interface AdmissionAccount {
   perEndUserRatePerMinute: number | null;
 }
 
+const readAdmissionAccount = async (tx: Tx, accountId: number, lock: boolean): Promise<AdmissionAccount> => {
+  const forUpdate = lock ? Prisma.sql`FOR UPDATE` : Prisma.empty;
+  const rows = await tx.$queryRaw<AdmissionAccount[]>`
+    SELECT balance_micros AS "balanceMicros", held_micros AS "heldMicros", email_verified_at AS "emailVerifiedAt",
+           per_end_user_run_limit AS "perEndUserRunLimit", per_end_user_cost_limit_cents AS "perEndUserCostLimitCents",
+           per_end_user_rate_per_minute AS "perEndUserRatePerMinute"
+    FROM platform_accounts WHERE id = ${accountId} ${forUpdate}`;
+  const account = rows[0];
+  if (!account) throw new Error(`account ${accountId} is gone`);
+  return account;
+};
+
 /**
- * Runs `work` in a transaction that first locks the account's row, so the checks and the hold of
- * concurrent admissions to one account happen one after the other (on every instance: the lock is
- * PostgreSQL's). Generous waits: a burst of admissions queues for the row and for connections.
+ * Runs `work` in a transaction, handing it the account as read at the start (not locked: concurrent
+ * admissions see the same figures; the hold's conditional UPDATE is what decides between them).
  */
 export function inAdmissionTransaction<T>(
   prisma: PrismaClient,
   accountId: number,
   work: (tx: Tx, account: AdmissionAccount) => Promise<T>,
 ): Promise<T> {
-  return prisma.$transaction(
-    async (tx) => {
-      const rows = await tx.$queryRaw<AdmissionAccount[]>`
-        SELECT balance_micros AS "balanceMicros", held_micros AS "heldMicros", email_verified_at AS "emailVerifiedAt",
-               per_end_user_run_limit AS "perEndUserRunLimit", per_end_user_cost_limit_cents AS "perEndUserCostLimitCents",
-               per_end_user_rate_per_minute AS "perEndUserRatePerMinute"
-        FROM platform_accounts WHERE id = ${accountId} FOR UPDATE`;
-      const account = rows[0];
-      if (!account) throw new Error(`account ${accountId} is gone`);
-      return work(tx as unknown as Tx, account);
-    },
-    { maxWait: 30_000, timeout: 30_000 },
-  );
+  return prisma.$transaction(async (tx) => work(tx as unknown as Tx, await readAdmissionAccount(tx as unknown as Tx, accountId, false)));
 }
 
+/** Locks the account's row and reads it again: admissions of the account wait for this transaction. */
+export const lockAdmissionAccount = (tx: Tx, accountId: number) => readAdmissionAccount(tx, accountId, true);
+
+/** Locks the end-user's profile row: admissions of that end-user wait for this transaction. */
+export async function lockEndUser(tx: Tx, endUserId: number): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM platform_end_users WHERE id = ${endUserId} FOR UPDATE`;
+}
+
+/** What a run reserves: `maxHold`, or the whole balance when that is smaller. */
+export const holdFor = (balanceMicros: bigint, maxHold: bigint) => (balanceMicros < maxHold ? balanceMicros : maxHold);
+
 /**
- * Reserves up to `maxHold` of the balance: the whole `maxHold` when the balance is at least that,
- * else the whole balance (then only while nothing else is held). The WHERE clause is the guarantee:
- * what is held never exceeds the balance. Returns the amount held, or null when nothing could be.
+ * Reserves exactly `hold`, which must be what holdFor() gives for the balance now: `maxHold` when the
+ * balance is at least that, else the whole balance (then only while nothing else is held). The WHERE
+ * clause is the guarantee: what is held never exceeds the balance. Under concurrent updates PostgreSQL
+ * re-checks it against the newest row. False when it could not be reserved.
  */
-export async function reserveHold(tx: Tx, accountId: number, maxHold: bigint): Promise<bigint | null> {
-  const rows = await tx.$queryRaw<{ hold: bigint }[]>`
-    UPDATE platform_accounts SET held_micros = held_micros + LEAST(${maxHold}::bigint, balance_micros)
-    WHERE id = ${accountId} AND balance_micros > 0
-      AND balance_micros - held_micros >= LEAST(${maxHold}::bigint, balance_micros)
-    RETURNING LEAST(${maxHold}::bigint, balance_micros) AS hold`;
-  return rows[0]?.hold ?? null;
+export async function reserveHold(tx: Tx, accountId: number, maxHold: bigint, hold: bigint): Promise<boolean> {
+  const updated = await tx.$executeRaw`
+    UPDATE platform_accounts SET held_micros = held_micros + ${hold}
+    WHERE id = ${accountId} AND balance_micros > 0 AND ${hold} > 0
+      AND LEAST(${maxHold}::bigint, balance_micros) = ${hold}
+      AND balance_micros - held_micros >= ${hold}`;
+  return updated === 1;
+}
+
+/** The balance and holds as committed now (inside a transaction: a fresh read each time). */
+export async function readBalance(tx: Tx, accountId: number) {
+  const rows = await tx.$queryRaw<{ balanceMicros: bigint; heldMicros: bigint }[]>`
+    SELECT balance_micros AS "balanceMicros", held_micros AS "heldMicros" FROM platform_accounts WHERE id = ${accountId}`;
+  return rows[0] ?? { balanceMicros: 0n, heldMicros: 0n };
 }
 
 /** Adds a hold to an existing run (a reply that resumes it); the account side is reserveHold's. */
@@ -211,24 +231,27 @@ export async function settleRunCharges(
       const due = run.cost - run.settled;
       const ending = release(run.status);
       if (due === 0n && !(ending && run.hold > 0n)) return null;
+      // The run's side needs nothing of the account's, so it is written before the account's row is
+      // locked: that lock (which every settlement and admission of the account meets) is held as
+      // briefly as it can be.
+      const fromHold = due < run.hold ? due : run.hold;
+      const released = ending ? run.hold - fromHold : 0n;
+      await tx.$executeRaw`
+        UPDATE platform_runs SET settled_micros = ${run.cost}, hold_micros = ${run.hold - fromHold - released}
+        WHERE id = ${runId}`;
       const accounts = await tx.$queryRaw<{ balance: bigint; held: bigint }[]>`
         SELECT balance_micros AS balance, held_micros AS held FROM platform_accounts WHERE id = ${run.accountId} FOR UPDATE`;
       const account = accounts[0];
       if (!account) return null;
-      const fromHold = due < run.hold ? due : run.hold;
       const free = account.balance - account.held;
       const beyondHold = due - fromHold;
       const extra = beyondHold < free ? beyondHold : free > 0n ? free : 0n;
       const charged = fromHold + extra;
-      const released = ending ? run.hold - fromHold : 0n;
       const balanceAfter = account.balance - charged;
       await tx.$executeRaw`
         UPDATE platform_accounts
         SET balance_micros = ${balanceAfter}, held_micros = held_micros - ${fromHold + released}, updated_at = now()
         WHERE id = ${run.accountId}`;
-      await tx.$executeRaw`
-        UPDATE platform_runs SET settled_micros = ${run.cost}, hold_micros = ${run.hold - fromHold - released}
-        WHERE id = ${runId}`;
       const settlement = { chargedMicros: charged, writtenOffMicros: beyondHold - extra, releasedMicros: released };
       if (due > 0n) {
         await tx.platformBalanceTransaction.create({
@@ -243,9 +266,7 @@ export async function settleRunCharges(
         });
       }
       return { ...settlement, balanceAfterMicros: balanceAfter };
-    },
-    { maxWait: 30_000, timeout: 30_000 },
-  );
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

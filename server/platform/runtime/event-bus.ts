@@ -1,12 +1,17 @@
 // Wakes whoever streams a run when its event log grows or its status changes. The log itself is the
 // truth (readers always re-read from their cursor); a wake-up only says "look again". In one process
 // (PGlite) an EventEmitter is enough; on PostgreSQL, NOTIFY reaches every instance through LISTEN.
+// Readers in this process are woken at once; the NOTIFYs of one tick go out as one statement
+// (payload "<instance>:<run id>,<run id>…"), and an instance ignores its own, already delivered.
+import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type pg from "pg";
 import { logger } from "@/lib/logger";
 import type { Database } from "@/server/db";
 
 const CHANNEL = "inlay_run_events";
+// NOTIFY payloads must stay under 8,000 bytes.
+const PAYLOAD_MAX = 7_000;
 
 export interface RunEventBus {
   /** After events of `runId` were committed. */
@@ -38,8 +43,34 @@ export function createRunEventBus(database: Database): RunEventBus {
   const { pool } = database.driver;
   let listener: pg.PoolClient | undefined;
   let closed = false;
+  const instance = randomBytes(6).toString("hex");
   const onNotification = (message: pg.Notification) => {
-    if (message.payload) local(Number(message.payload));
+    const payload = message.payload ?? "";
+    const colon = payload.indexOf(":");
+    if (colon < 0 || payload.slice(0, colon) === instance) return;
+    for (const id of payload.slice(colon + 1).split(",")) if (id) local(Number(id));
+  };
+  // Run ids published this tick, sent together by the next flush.
+  let queued = new Set<number>();
+  let sending: Promise<void> | undefined;
+  const send = async () => {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const ids = [...queued];
+    queued = new Set();
+    sending = undefined;
+    const payloads: string[] = [];
+    let current = "";
+    for (const id of ids) {
+      const next = current ? `${current},${id}` : String(id);
+      if (next.length > PAYLOAD_MAX - instance.length - 1) {
+        payloads.push(current);
+        current = String(id);
+      } else current = next;
+    }
+    if (current) payloads.push(current);
+    const params = payloads.map((ids) => `${instance}:${ids}`);
+    const calls = params.map((_, index) => `pg_notify($1, $${index + 2})`).join(", ");
+    await pool.query(`SELECT ${calls}`, [CHANNEL, ...params]);
   };
   const connect = async (): Promise<void> => {
     if (closed) return;
@@ -68,9 +99,11 @@ export function createRunEventBus(database: Database): RunEventBus {
   };
   const ready = connect();
   return {
-    async publish(runId) {
+    publish(runId) {
       local(runId);
-      await pool.query("SELECT pg_notify($1, $2)", [CHANNEL, String(runId)]);
+      queued.add(runId);
+      sending ??= send();
+      return sending;
     },
     subscribe,
     async close() {

@@ -114,8 +114,19 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
   if (reclaimed === null || (mode === "start" && !(await claimLease(prisma, runId, owner, leaseMs)))) return;
   const abort = new AbortController();
   const heartbeat = setInterval(() => void claimLease(prisma, runId, owner, leaseMs), leaseMs / 3);
-  // A cancel from any process lands in the database and wakes us through the bus.
+  // A cancel from any process lands in the database and wakes us through the bus. Our own publishes
+  // (every flush) wake us too, synchronously inside publish(): those are skipped, not re-read.
+  let publishingOwn = false;
+  const publishOwn = () => {
+    publishingOwn = true;
+    try {
+      return bus.publish(runId);
+    } finally {
+      publishingOwn = false;
+    }
+  };
   const unsubscribe = bus.subscribe(runId, () => {
+    if (publishingOwn) return;
     void findRunById(prisma, runId).then((row) => {
       if (row && row.status !== "running") abort.abort();
     });
@@ -142,7 +153,7 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
             await appendEvents(prisma, runId, frames);
           }
           for (const frame of frames) if (frame.type === "tool_result") writtenResults.add(frame.tool_use_id);
-          await bus.publish(runId);
+          await publishOwn();
         }
       } finally {
         draining = false;

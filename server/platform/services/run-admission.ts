@@ -1,14 +1,20 @@
 // Run admission: the one gate every agent turn passes before it runs (POST /runs and every other path
-// that starts a run or resumes one with a new message). In one transaction that holds a lock on the
-// account's row, so concurrent turns of one account are admitted one after the other on every
-// instance, it checks, in this order:
+// that starts a run or resumes one with a new message). In one transaction it checks, in this order:
 //   1. an unverified email allows UNVERIFIED_RUN_LIMIT runs        → 402 EMAIL_VERIFICATION_REQUIRED
 //   2. the balance not held by runs in progress must be positive    → 402 TOKEN_BALANCE_DEPLETED (+ topup_url)
 //   3. per_end_user_run_limit runs per billing period               → 402 RUN_LIMIT_REACHED
 //   4. per_end_user_cost_limit_cents per billing period             → 402 COST_LIMIT_REACHED
 //   5. per_end_user_rate_per_minute turns (starts and replies)      → 429 END_USER_RATE_LIMITED (+ Retry-After)
-// then reserves the run's hold with a conditional UPDATE (held never exceeds the balance), lets the
-// caller write its run in the same transaction, and records the turn. A refusal rolls all of it back.
+// lets the caller write its run in the same transaction, records the turn, and reserves the run's hold
+// last, with a conditional UPDATE (held never exceeds the balance). A refusal rolls all of it back.
+//
+// Every tenant and end-user of a vendor shares one platform account, so admissions must not queue
+// behind one lock on the account: the account is read without a lock, and only what has to be decided
+// one at a time is locked. The hold's UPDATE decides the balance between racing admissions (and holds
+// the account's row only from that statement to the commit, the transaction's last moment). A turn
+// under per-end-user caps locks the end-user's row, so that end-user's turns are counted one after the
+// other. An unverified account (at most UNVERIFIED_RUN_LIMIT runs, counted) and an account whose
+// balance looks used up (decided exactly) lock the account's row, as every admission used to.
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { PLATFORM_BASE_PATH, type PlatformConfig } from "../context";
 import { PlatformError } from "../errors";
@@ -17,7 +23,11 @@ import {
   countEndUserRuns,
   countLiveOrCompletedRuns,
   endUserCostSince,
+  holdFor,
   inAdmissionTransaction,
+  lockAdmissionAccount,
+  lockEndUser,
+  readBalance,
   recordTurn,
   reserveHold,
   turnsSince,
@@ -139,6 +149,13 @@ async function checkCaps(tx: PrismaClient, request: AdmissionRequest, account: A
   }
 }
 
+const hasEndUserCaps = (account: AdmissionAccount) =>
+  account.perEndUserRunLimit !== null || account.perEndUserCostLimitCents !== null || account.perEndUserRatePerMinute !== null;
+
+/** The balance moved between the admission's read and its hold: read again and decide again. */
+class HoldMoved extends Error {}
+const HOLD_ATTEMPTS = 3;
+
 /**
  * Admits one agent turn, or throws the spec's 402/429. `start` writes the run (or resumes it) inside
  * the admission's transaction with the hold it must record: use the `tx` it gets, never another
@@ -150,15 +167,35 @@ export async function admitRun<T>(
   start: (tx: PrismaClient, admitted: Admitted) => Promise<T>,
 ): Promise<T> {
   const maxHold = BigInt(billingSettings(ctx.config).runHoldMicros);
-  return inAdmissionTransaction(ctx.prisma, request.accountId, async (tx, account) => {
-    const now = new Date();
-    await checkCaps(tx, request, account, now);
-    const holdMicros = await reserveHold(tx, request.accountId, maxHold);
-    if (holdMicros === null) throw balanceDepleted(ctx, account);
-    const result = await start(tx, { holdMicros });
-    if (request.endUserId !== null) {
-      await recordTurn(tx, request.accountId, request.endUserId, request.kind, now, new Date(now.getTime() - 2 * RATE_WINDOW_MS));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await inAdmissionTransaction(ctx.prisma, request.accountId, async (tx, read) => {
+        let account = read;
+        // Lock order: end-user, then account (the hold's UPDATE takes the account's row last).
+        if (request.endUserId !== null && hasEndUserCaps(account)) await lockEndUser(tx, request.endUserId);
+        if (account.emailVerifiedAt === null || account.balanceMicros - account.heldMicros <= 0n) {
+          account = await lockAdmissionAccount(tx, request.accountId);
+        }
+        const now = new Date();
+        await checkCaps(tx, request, account, now);
+        const holdMicros = holdFor(account.balanceMicros, maxHold);
+        const result = await start(tx, { holdMicros });
+        if (request.endUserId !== null) {
+          await recordTurn(tx, request.accountId, request.endUserId, request.kind, now, new Date(now.getTime() - 2 * RATE_WINDOW_MS));
+        }
+        if (!(await reserveHold(tx, request.accountId, maxHold, holdMicros))) {
+          const current = await readBalance(tx, request.accountId);
+          const due = holdFor(current.balanceMicros, maxHold);
+          if (due !== holdMicros && due > 0n && current.balanceMicros - current.heldMicros >= due) throw new HoldMoved();
+          throw balanceDepleted(ctx, current);
+        }
+        return result;
+      });
+    } catch (error) {
+      if (!(error instanceof HoldMoved)) throw error;
+      if (attempt >= HOLD_ATTEMPTS) {
+        throw balanceDepleted(ctx, await readBalance(ctx.prisma, request.accountId));
+      }
     }
-    return result;
-  });
+  }
 }

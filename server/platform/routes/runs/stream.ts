@@ -44,8 +44,9 @@ export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint)
         if (events.length === BATCH || dirty) continue;
         // Nothing new and the run is over (a reconnect after `done`): end instead of idling forever.
         // The done frame may have been committed just after our read; then everything before it is
-        // visible now, so read once more before ending.
-        if (await runIsOver(prisma, runId)) {
+        // visible now, so read once more before ending. A read that found frames needs no such
+        // check: we were subscribed before it, so a `done` committed after it will wake us.
+        if (events.length === 0 && (await runIsOver(prisma, runId))) {
           if ((await eventsAfter(prisma, runId, cursor, 1)).length === 0) return;
           continue;
         }
