@@ -141,6 +141,32 @@ export async function appendEventsReturning(prisma: PrismaClient, runId: number,
   return rows.map((row) => row.id).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+/**
+ * Appends frames and returns their ids (ascending, in the frames' order) with the id of the run's last
+ * event before them in the same snapshot (0 when none): what a local reader needs to take the frames
+ * without reading the log (runtime/event-bus.ts, EventBatch). One statement, one round trip.
+ */
+export async function appendEventsAfter(
+  prisma: PrismaClient,
+  runId: number,
+  frames: RunFrame[],
+): Promise<{ after: bigint; ids: bigint[] }> {
+  if (frames.length === 0) return { after: 0n, ids: [] };
+  // All parts of one statement share a snapshot, so `prev` does not see the rows `ins` adds.
+  const rows = await prisma.$queryRaw<{ after: bigint; id: bigint }[]>`
+    WITH prev AS (SELECT COALESCE(MAX(id), 0)::bigint AS id FROM platform_run_events WHERE run_id = ${runId}::int),
+    ins AS (
+      INSERT INTO platform_run_events (run_id, type, data)
+      SELECT ${runId}::int, f.value->>'type', f.value
+      FROM jsonb_array_elements(${JSON.stringify(frames)}::jsonb) WITH ORDINALITY AS f(value, n)
+      ORDER BY f.n
+      RETURNING id
+    )
+    SELECT (SELECT id FROM prev) AS after, id FROM ins ORDER BY id`;
+  // One INSERT draws its ids in row order, so ascending ids pair with the frames in order.
+  return { after: BigInt(rows[0]!.after), ids: rows.map((row) => BigInt(row.id)) };
+}
+
 export async function eventsAfter(prisma: PrismaClient, runId: number, afterId: bigint, take: number): Promise<StoredEvent[]> {
   const rows = await prisma.platformRunEvent.findMany({
     where: { runId, id: { gt: afterId } },

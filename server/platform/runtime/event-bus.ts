@@ -3,36 +3,54 @@
 // (PGlite) an EventEmitter is enough; on PostgreSQL, NOTIFY reaches every instance through LISTEN.
 // Readers in this process are woken at once; the NOTIFYs of one tick go out as one statement
 // (payload "<instance>:<run id>,<run id>…"), and an instance ignores its own, already delivered.
+// A writer that knows what it committed hands the events to this process's readers with the wake-up
+// (an EventBatch): a reader whose cursor is at the batch's `after` writes them without reading the log.
 import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type pg from "pg";
 import { logger } from "@/lib/logger";
 import type { Database } from "@/server/db";
+import type { RunFrame } from "@/lib/schemas/runs";
+
+/**
+ * Events just committed to one run's log, in id order, with the id of the run's last event before
+ * them (0 when none): whoever has read the log up to `after` has, with these, read it up to the last.
+ * The frames are the full ones (a metadata_only run's log holds them redacted).
+ */
+export interface EventBatch {
+  after: bigint;
+  events: { id: bigint; frame: RunFrame }[];
+}
+
+export type RunEventListener = (batch?: EventBatch) => void;
 
 const CHANNEL = "inlay_run_events";
 // NOTIFY payloads must stay under 8,000 bytes.
 const PAYLOAD_MAX = 7_000;
 
 export interface RunEventBus {
-  /** After events of `runId` were committed. */
-  publish(runId: number): Promise<void>;
-  /** Calls `listener` on every publish for `runId` (from any instance); returns the unsubscribe. */
-  subscribe(runId: number, listener: () => void): () => void;
+  /** After events of `runId` were committed; `batch` (the committed events) goes to this process's listeners. */
+  publish(runId: number, batch?: EventBatch): Promise<void>;
+  /**
+   * Calls `listener` on every publish for `runId` (from any instance); returns the unsubscribe. A
+   * publish from this process may carry its events; one from another instance never does.
+   */
+  subscribe(runId: number, listener: RunEventListener): () => void;
   close(): Promise<void>;
 }
 
 export function createRunEventBus(database: Database): RunEventBus {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
-  const local = (runId: number) => emitter.emit(String(runId));
-  const subscribe = (runId: number, listener: () => void) => {
+  const local = (runId: number, batch?: EventBatch) => emitter.emit(String(runId), batch);
+  const subscribe = (runId: number, listener: RunEventListener) => {
     emitter.on(String(runId), listener);
     return () => void emitter.off(String(runId), listener);
   };
 
   if (database.driver.kind === "pglite") {
     return {
-      publish: async (runId) => void local(runId),
+      publish: async (runId, batch) => void local(runId, batch),
       subscribe,
       close: async () => {
         emitter.removeAllListeners();
@@ -99,8 +117,8 @@ export function createRunEventBus(database: Database): RunEventBus {
   };
   const ready = connect();
   return {
-    publish(runId) {
-      local(runId);
+    publish(runId, batch) {
+      local(runId, batch);
       queued.add(runId);
       sending ??= send();
       return sending;

@@ -21,8 +21,7 @@ import {
   resolvedRequests,
 } from "../repositories/permission-requests";
 import {
-  appendEvents,
-  appendEventsReturning,
+  appendEventsAfter,
   claimLease,
   clearCheckpoint,
   findRunById,
@@ -37,7 +36,7 @@ import { meterModelCall, settleRun } from "../services/billing";
 import { withAttachments } from "../services/run-files";
 import { recordRunWebhook } from "../services/run-webhooks";
 import type { Mailer } from "../services/mailer";
-import type { RunEventBus } from "./event-bus";
+import type { EventBatch, RunEventBus } from "./event-bus";
 import { yieldToEventLoop } from "./fair-share";
 import type { LiveContent } from "./live-content";
 import { type CheckpointHooks, createCheckpointer, resumeOrFail, runTimings } from "./recovery";
@@ -117,10 +116,10 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
   // A cancel from any process lands in the database and wakes us through the bus. Our own publishes
   // (every flush) wake us too, synchronously inside publish(): those are skipped, not re-read.
   let publishingOwn = false;
-  const publishOwn = () => {
+  const publishOwn = (batch: EventBatch) => {
     publishingOwn = true;
     try {
-      return bus.publish(runId);
+      return bus.publish(runId, batch);
     } finally {
       publishingOwn = false;
     }
@@ -146,14 +145,11 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
       try {
         while (pending.length > 0) {
           const frames = pending.splice(0);
-          if (metadataOnly) {
-            const ids = await appendEventsReturning(prisma, runId, frames.map(redactFrame));
-            deps.live.putFrames(runId, ids, frames);
-          } else {
-            await appendEvents(prisma, runId, frames);
-          }
+          const { after, ids } = await appendEventsAfter(prisma, runId, metadataOnly ? frames.map(redactFrame) : frames);
+          if (metadataOnly) deps.live.putFrames(runId, ids, frames);
           for (const frame of frames) if (frame.type === "tool_result") writtenResults.add(frame.tool_use_id);
-          await publishOwn();
+          // This process's readers get the frames (full ones, even under metadata_only) with their ids.
+          await publishOwn({ after, events: ids.map((id, index) => ({ id, frame: frames[index]! })) });
         }
       } finally {
         draining = false;
@@ -215,11 +211,12 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
       return row;
     });
     if (failed) {
-      await appendEvents(prisma, runId, [
+      const frames: RunFrame[] = [
         { type: "run_status", status: "failed", error: message },
         { type: "done", completion_state: "failed", stop_reason: "error", message_count: countMessages(failed) },
-      ]);
-      await bus.publish(runId);
+      ];
+      const { after, ids } = await appendEventsAfter(prisma, runId, frames);
+      await bus.publish(runId, { after, events: ids.map((id, index) => ({ id, frame: frames[index]! })) });
     }
   } finally {
     clearInterval(timer);

@@ -31,7 +31,7 @@ import {
   resolveRequest,
 } from "../repositories/permission-requests";
 import {
-  appendEvents,
+  appendEventsAfter,
   countRunActivity,
   findRun,
   findRunInAccount,
@@ -106,8 +106,9 @@ export function toRun(row: Omit<RunRow, "messages">, userId: string | null): Run
 }
 
 export async function emit(ctx: RunServiceContext, runId: number, frames: RunFrame[]) {
-  await appendEvents(ctx.prisma, runId, frames);
-  await ctx.bus.publish(runId);
+  const { after, ids } = await appendEventsAfter(ctx.prisma, runId, frames);
+  // This process's readers take the frames as they are; other instances read them from the log.
+  await ctx.bus.publish(runId, { after, events: ids.map((id, index) => ({ id, frame: frames[index]! })) });
 }
 
 export async function createRun(

@@ -1,10 +1,13 @@
 // Streams a run's event log as Server-Sent Events from a cursor to the run's `done` frame. The POST
 // that creates a run and GET /runs/{id}/events both use it, so a reconnecting client (Last-Event-ID)
 // sees every frame once. Idle streams get keep-alive comments. A replied run's log holds one `done`
-// per request: a stream ends at the first `done` after its cursor.
+// per request: a stream ends at the first `done` after its cursor. A writer in this process hands its
+// committed frames to the stream directly; the log is read to catch up and when that chain breaks.
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { PlatformEnv } from "../../context";
+import type { RunFrame } from "@/lib/schemas/runs";
+import type { EventBatch } from "../../runtime/event-bus";
 import { eventsAfter, runIsOver } from "../../services/runs";
 
 const KEEP_ALIVE_MS = 15_000;
@@ -18,11 +21,15 @@ export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint)
   c.header("x-run-id", String(runId));
   return streamSSE(c, async (stream) => {
     let cursor = after;
-    // A wake-up between our read and our wait must not be lost: it sets `dirty`.
-    let dirty = false;
+    // The log is read when the stream starts, on a plain wake-up (another instance, or a writer that
+    // sent no events) and when a batch does not join the cursor. Otherwise frames come with their
+    // wake-up from a writer in this process (event-bus.ts, EventBatch), ids included: no read per frame.
+    let mustRead = true;
+    let pushed: EventBatch[] = [];
     let wake: (() => void) | undefined;
-    const unsubscribe = bus.subscribe(runId, () => {
-      dirty = true;
+    const unsubscribe = bus.subscribe(runId, (batch) => {
+      if (batch) pushed.push(batch);
+      else mustRead = true;
       wake?.();
     });
     let closed = false;
@@ -30,26 +37,50 @@ export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint)
       closed = true;
       wake?.();
     });
+    const send = async (id: bigint, frame: RunFrame) => {
+      await stream.writeSSE({ id: id.toString(), data: JSON.stringify(frame) });
+      cursor = id;
+      return frame.type === "done";
+    };
     try {
       while (!closed) {
-        dirty = false;
-        const events = await eventsAfter(prisma, runId, cursor, BATCH);
-        for (const event of events) {
-          // A metadata_only run's log is redacted; this process may still hold the full frame.
-          const frame = live.frame(runId, event.id) ?? event.frame;
-          await stream.writeSSE({ id: event.id.toString(), data: JSON.stringify(frame) });
-          cursor = event.id;
-          if (frame.type === "done") return;
+        if (mustRead) {
+          mustRead = false;
+          // Every batch published before this read was committed before it, so the read covers it.
+          pushed = [];
+          const events = await eventsAfter(prisma, runId, cursor, BATCH);
+          for (const event of events) {
+            // A metadata_only run's log is redacted; this process may still hold the full frame.
+            if (await send(event.id, live.frame(runId, event.id) ?? event.frame)) return;
+          }
+          if (events.length === BATCH) {
+            mustRead = true;
+            continue;
+          }
+          // Nothing new and the run is over (a reconnect after `done`): end instead of idling forever.
+          // The done frame may have been committed just after our read; then everything before it is
+          // visible now, so read once more before ending. A read that found frames needs no such
+          // check: we were subscribed before it, so a `done` committed after it will wake us.
+          if (events.length === 0 && !mustRead && pushed.length === 0 && (await runIsOver(prisma, runId))) {
+            if ((await eventsAfter(prisma, runId, cursor, 1)).length === 0) return;
+            mustRead = true;
+            continue;
+          }
         }
-        if (events.length === BATCH || dirty) continue;
-        // Nothing new and the run is over (a reconnect after `done`): end instead of idling forever.
-        // The done frame may have been committed just after our read; then everything before it is
-        // visible now, so read once more before ending. A read that found frames needs no such
-        // check: we were subscribed before it, so a `done` committed after it will wake us.
-        if (events.length === 0 && (await runIsOver(prisma, runId))) {
-          if ((await eventsAfter(prisma, runId, cursor, 1)).length === 0) return;
-          continue;
+        while (pushed.length > 0 && !mustRead) {
+          const batch = pushed.shift()!;
+          const last = batch.events.at(-1)?.id ?? 0n;
+          if (last <= cursor) continue; // already read from the log
+          // A batch that does not start at our cursor: something came between; the log has it.
+          if (batch.after > cursor) {
+            mustRead = true;
+            break;
+          }
+          for (const event of batch.events) {
+            if (event.id > cursor && (await send(event.id, event.frame))) return;
+          }
         }
+        if (mustRead || pushed.length > 0) continue;
         const idle = await new Promise<boolean>((resolve) => {
           const timer = setTimeout(() => resolve(true), KEEP_ALIVE_MS);
           wake = () => {
