@@ -2,6 +2,7 @@
 import type { Context } from "hono";
 import { PLATFORM_BASE_PATH, type PlatformContext } from "../context";
 import type { AuthContext } from "../services/auth";
+import type { KnownRun } from "../runtime/executor";
 
 /** The platform's public base URL ({base_url}, ending in /api/v2), as the caller reached it. */
 export const baseUrlOf = (c: Context) => `${new URL(c.req.url).origin}${PLATFORM_BASE_PATH}`;
@@ -21,6 +22,6 @@ export const runServicesOf = (c: PlatformContext) => ({
   ...servicesOf(c),
   bus: c.var.runtime.bus,
   live: c.var.runtime.live,
-  startRun: (runId: number) => c.var.runtime.executor.start(runId),
+  startRun: (runId: number, known?: KnownRun) => c.var.runtime.executor.start(runId, known),
   baseUrl: baseUrlOf(c),
 });

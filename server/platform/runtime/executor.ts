@@ -11,7 +11,7 @@ import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
 import type { PlatformConfig } from "../context";
 import { findAccount } from "../repositories/accounts";
-import { findAgentAnyScope } from "../repositories/agents";
+import { type AgentRow, findAgentAnyScope } from "../repositories/agents";
 import { recentMemoryContents } from "../repositories/memories";
 import {
   clearAnswers,
@@ -54,9 +54,15 @@ export interface ExecutorDeps {
   live: LiveContent;
 }
 
+/** What the request that created a run already read: the executor does not read it again. */
+export interface KnownRun {
+  run: RunRow;
+  agent: AgentRow;
+}
+
 export interface RunExecutor {
   /** Starts executing the run here unless another process holds its lease. Returns at once. */
-  start(runId: number): void;
+  start(runId: number, known?: KnownRun): void;
   /**
    * Takes over a run whose process died (its lease expired over the grace period ago) and resumes it
    * (runtime/recovery.ts). Resolves once it has run, or at once when another process took it.
@@ -73,9 +79,9 @@ export function createRunExecutor(deps: ExecutorDeps): RunExecutor {
   const owner = `exec_${process.pid}_${randomBytes(4).toString("hex")}`;
   const active = new Map<number, Promise<void>>();
   return {
-    start(runId) {
+    start(runId, known) {
       if (active.has(runId)) return;
-      const work = execute(deps, owner, runId, "start")
+      const work = execute(deps, owner, runId, "start", known)
         .catch((error: unknown) => logger.error({ err: error, runId }, "run executor crashed"))
         .finally(() => active.delete(runId));
       active.set(runId, work);
@@ -106,7 +112,7 @@ function outstandingCalls(messages: ModelMessage[]) {
   return { calls, approvals };
 }
 
-async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "start" | "recover"): Promise<void> {
+async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "start" | "recover", known?: KnownRun): Promise<void> {
   const { prisma, bus } = deps;
   const { leaseMs, graceMs, maxResumes } = runTimings(deps.config);
   const reclaimed = mode === "recover" ? await reclaimAbandonedRun(prisma, runId, owner, leaseMs, graceMs) : undefined;
@@ -180,13 +186,14 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
       await bus.publish(runId);
       if (!resume) return;
     }
-    const run = await findRunById(prisma, runId);
+    // The lease was claimed only because the run is running; a run just created needs no re-read.
+    const run = known?.run ?? (await findRunById(prisma, runId));
     if (!run || run.status !== "running") return;
     metadataOnly = run.retention === METADATA_ONLY;
     // A checkpoint holds the conversation, which a metadata_only run never writes: such a run has
     // none, and one resumed elsewhere ends conversation_not_retained.
     const hooks = metadataOnly ? { experimental_transform: yieldToEventLoop } : { ...checkpointer.hooks, experimental_transform: yieldToEventLoop };
-    await loop(deps, run, abort.signal, pending, hooks);
+    await loop(deps, run, abort.signal, pending, hooks, known?.agent);
     clearInterval(timer);
     await flush();
   } catch (error) {
@@ -245,9 +252,9 @@ export const NOT_RETAINED_MESSAGE =
 /** streamText options execute() adds: checkpoints (recovery.ts; none under metadata_only) and fair sharing. */
 type StreamHooks = Partial<CheckpointHooks> & { experimental_transform: typeof yieldToEventLoop };
 
-async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames: RunFrame[], hooks: StreamHooks) {
+async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames: RunFrame[], hooks: StreamHooks, knownAgent?: AgentRow) {
   const { prisma } = deps;
-  const agent = await findAgentAnyScope(prisma, run.accountId, run.agentId);
+  const agent = knownAgent ?? (await findAgentAnyScope(prisma, run.accountId, run.agentId));
   if (!agent) throw new Error(`agent ${run.agentId} no longer exists`);
   const account = await findAccount(prisma, run.accountId);
   const metadataOnly = run.retention === METADATA_ONLY;

@@ -45,6 +45,7 @@ import {
   type RunRow,
 } from "../repositories/runs";
 import type { RunEventBus } from "../runtime/event-bus";
+import type { KnownRun } from "../runtime/executor";
 import type { LiveContent } from "../runtime/live-content";
 import { METADATA_ONLY, redactMessages } from "../runtime/redact";
 import { findSettings } from "../repositories/settings";
@@ -64,8 +65,8 @@ export interface RunServiceContext {
   bus: RunEventBus;
   /** Content of metadata_only runs, held by this process only. */
   live: LiveContent;
-  /** Starts (or resumes) executing a run in this process. */
-  startRun(runId: number): void;
+  /** Starts (or resumes) executing a run in this process; `known` spares the executor reading it again. */
+  startRun(runId: number, known?: KnownRun): void;
   /** The public {base_url}, for links in errors (topup_url); absent outside a request. */
   baseUrl?: string;
 }
@@ -209,7 +210,7 @@ export async function createRun(
   if (metadataOnly) ctx.live.setMessages(row.id, [userMessage]);
   await recordRunWebhook(ctx.prisma, row, "run.started");
   await ctx.bus.publish(row.id);
-  ctx.startRun(row.id);
+  ctx.startRun(row.id, { run: row, agent });
   return { run: toRun(row, scope.userId), scope };
 }
 

@@ -1,0 +1,99 @@
+// The executor hands its frames to SSE readers in its own process (runtime/event-bus.ts, EventBatch)
+// instead of each reader reading the log per frame. Whatever path a frame takes, every reader must see
+// the durable log: each frame once, ids strictly increasing and equal to the rows' ids.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { type Frame, readFrames } from "../../helpers/sse";
+
+let platform: PlatformHarness;
+let account: Account;
+let agentId: number;
+
+beforeAll(async () => {
+  platform = await startPlatform();
+  account = await platform.signup();
+  agentId = (await platform.call("/agents", { key: account.key, body: { name: "Fan-out", user_id: "u1" } })).body.id;
+});
+afterAll(() => platform.close());
+
+const auth = () => ({ authorization: `Bearer ${account.key}` });
+
+const startRun = (body: Record<string, unknown>) =>
+  platform.request("/runs?user_id=u1", {
+    method: "POST",
+    headers: { ...auth(), "content-type": "application/json" },
+    body: JSON.stringify({ teammate_id: agentId, permission_mode: "autonomous", ...body }),
+  });
+
+const events = (runId: number, lastEventId?: string) =>
+  platform.request(`/runs/${runId}/events?user_id=u1`, {
+    headers: { ...auth(), ...(lastEventId ? { "last-event-id": lastEventId } : {}) },
+  });
+
+const isDone = (frame: Frame) => frame.data.type === "done";
+
+async function durableLog(runId: number) {
+  const rows = await platform.database.prisma.platformRunEvent.findMany({ where: { runId }, orderBy: { id: "asc" } });
+  return rows.map((row) => ({ id: row.id.toString(), type: row.type }));
+}
+
+function expectStrictlyIncreasing(frames: Frame[]) {
+  const ids = frames.map((frame) => BigInt(frame.id!));
+  for (let index = 1; index < ids.length; index++) expect(ids[index]! > ids[index - 1]!).toBe(true);
+}
+
+describe("in-process fan-out of run frames", () => {
+  it("gives readers attaching mid-run the log so far, then live frames, with no gap and no duplicate", async () => {
+    const post = await startRun({ message: "::delay 15\n::words 60" });
+    const runId = Number(post.headers.get("x-run-id"));
+    // The POST's own stream, read to the end in the background.
+    const ownFrames = readFrames(post, { until: isDone });
+    // Attach once the run is well under way: part of what these readers see is in the log already,
+    // the rest arrives while they are attached.
+    for (let i = 0; i < 200; i++) {
+      if ((await durableLog(runId)).filter((row) => row.type === "content_block_delta").length >= 10) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const early = await durableLog(runId);
+    expect(early.at(-1)!.type).not.toBe("done");
+    const fromStart = readFrames(await events(runId), { until: isDone });
+    const cursor = early[4]!.id;
+    const fromCursor = readFrames(await events(runId, cursor), { until: isDone });
+    const [own, all, after] = await Promise.all([ownFrames, fromStart, fromCursor]);
+
+    const log = await durableLog(runId);
+    expect(log.at(-1)!.type).toBe("done");
+    // More frames arrived while attached than were in the log when the readers attached.
+    expect(log.length).toBeGreaterThan(early.length + 10);
+    for (const frames of [own, all]) {
+      expectStrictlyIncreasing(frames);
+      expect(frames.map((frame) => ({ id: frame.id, type: frame.data.type }))).toEqual(log);
+    }
+    expectStrictlyIncreasing(after);
+    expect(after.map((frame) => ({ id: frame.id, type: frame.data.type }))).toEqual(log.filter((row) => BigInt(row.id) > BigInt(cursor)));
+    expect(own.filter((frame) => frame.data.type === "content_block_delta")).toHaveLength(60);
+  });
+
+  it("ends a held stream when the run is cancelled, with the cancel's frames at their durable ids", async () => {
+    const post = await startRun({ message: "::delay 50\n::words 200", stream: false });
+    const run = (await post.json()) as { id: number };
+    const reading = readFrames(await events(run.id), { until: isDone });
+    for (let i = 0; i < 200; i++) {
+      if ((await durableLog(run.id)).some((row) => row.type === "content_block_delta")) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const cancelled = await platform.call(`/runs/${run.id}/cancel`, { key: account.key, method: "POST", query: { user_id: "u1" } });
+    expect(cancelled.status).toBe(200);
+    const frames = await reading;
+    expect(frames.at(-1)!.data).toMatchObject({ type: "done", completion_state: "cancelled" });
+    expectStrictlyIncreasing(frames);
+    const log = await durableLog(run.id);
+    const seen = new Set(frames.map((frame) => frame.id));
+    // Every frame the reader got is a row of the log under the same id and type.
+    const byId = new Map(log.map((row) => [row.id, row.type]));
+    for (const frame of frames) expect(byId.get(frame.id!)).toBe(frame.data.type);
+    // And the reader missed nothing the log holds up to its done.
+    const doneId = BigInt(frames.at(-1)!.id!);
+    expect(log.filter((row) => BigInt(row.id) <= doneId).every((row) => seen.has(row.id))).toBe(true);
+  });
+});
