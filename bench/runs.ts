@@ -33,7 +33,10 @@ const POSTGRES_SERVER = process.env.BENCH_POSTGRES_SERVER ?? "postgres://postgre
 const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
 
 async function startServer(databaseUrl?: string): Promise<Target> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "run-servers.ts")], {
+  // BENCH_CPU_PROF=<dir> writes the server's CPU profile there (node --cpu-prof) when it stops.
+  // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
+  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", path.join(import.meta.dirname, "run-servers.ts")], {
     stdio: ["ignore", "pipe", "inherit"],
     // eslint-disable-next-line no-restricted-properties -- the child inherits the benchmark's environment; BENCH_LOG_LEVEL shows its errors
     env: { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "silent", ...(databaseUrl ? { BENCH_DATABASE_URL: databaseUrl } : {}) },

@@ -37,10 +37,22 @@ export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint)
       closed = true;
       wake?.();
     });
-    const send = async (id: bigint, frame: RunFrame) => {
-      await stream.writeSSE({ id: id.toString(), data: JSON.stringify(frame) });
-      cursor = id;
-      return frame.type === "done";
+    // Frames are written a batch at a time (one write through the stream's web streams, not one per
+    // frame). JSON.stringify never emits a raw newline, so each frame is one `data:` line.
+    const send = async (events: { id: bigint; frame: RunFrame }[]) => {
+      let text = "";
+      let done = false;
+      for (const { id, frame } of events) {
+        if (id <= cursor) continue;
+        text += `id: ${id}\ndata: ${JSON.stringify(frame)}\n\n`;
+        cursor = id;
+        if (frame.type === "done") {
+          done = true;
+          break;
+        }
+      }
+      if (text) await stream.write(text);
+      return done;
     };
     try {
       while (!closed) {
@@ -49,10 +61,8 @@ export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint)
           // Every batch published before this read was committed before it, so the read covers it.
           pushed = [];
           const events = await eventsAfter(prisma, runId, cursor, BATCH);
-          for (const event of events) {
-            // A metadata_only run's log is redacted; this process may still hold the full frame.
-            if (await send(event.id, live.frame(runId, event.id) ?? event.frame)) return;
-          }
+          // A metadata_only run's log is redacted; this process may still hold the full frame.
+          if (await send(events.map((event) => ({ id: event.id, frame: live.frame(runId, event.id) ?? event.frame })))) return;
           if (events.length === BATCH) {
             mustRead = true;
             continue;
@@ -76,9 +86,7 @@ export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint)
             mustRead = true;
             break;
           }
-          for (const event of batch.events) {
-            if (event.id > cursor && (await send(event.id, event.frame))) return;
-          }
+          if (await send(batch.events)) return;
         }
         if (mustRead || pushed.length > 0) continue;
         const idle = await new Promise<boolean>((resolve) => {
