@@ -74,6 +74,23 @@ describe("in-process fan-out of run frames", () => {
     expect(own.filter((frame) => frame.data.type === "content_block_delta")).toHaveLength(60);
   });
 
+  it("does not trust a batch that does not join the reader's cursor: the reader reads the log instead", async () => {
+    const post = await startRun({ message: "::delay 20\n::words 40", stream: false });
+    const run = (await post.json()) as { id: number };
+    const reading = readFrames(await events(run.id), { until: isDone });
+    for (let i = 0; i < 200; i++) {
+      if ((await durableLog(run.id)).filter((row) => row.type === "content_block_delta").length >= 3) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    // A batch claiming to follow an event the reader never saw (as after a writer it did not hear
+    // from): taking it would skip rows, and its frame is in no log.
+    const far = 10n ** 15n;
+    const { bus } = await platform.runtime();
+    await bus.publish(run.id, { after: far, events: [{ id: far + 1n, frame: { type: "run_status", status: "running" } }] });
+    const frames = await reading;
+    expect(frames.map((frame) => ({ id: frame.id, type: frame.data.type }))).toEqual(await durableLog(run.id));
+  });
+
   it("ends a held stream when the run is cancelled, with the cancel's frames at their durable ids", async () => {
     const post = await startRun({ message: "::delay 50\n::words 200", stream: false });
     const run = (await post.json()) as { id: number };
