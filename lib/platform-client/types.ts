@@ -73,6 +73,7 @@ export type SettingsUpdateParams = z.input<typeof settings.UpdateSettingsRequest
 export type Run = z.infer<typeof runs.Run>;
 export type RunStatus = z.infer<typeof runs.RunStatus>;
 export type RunCreateParams = WithoutUser<z.infer<typeof runs.RunCreate>>;
+export type RunReplyParams = WithoutUser<z.infer<typeof runs.RunReply>>;
 export type RunListParams = Query<typeof runs.RunListFullQuery>;
 export type RunListItem = z.infer<typeof runs.RunListItem>;
 export type RunSummary = z.infer<typeof runs.RunSummary>;

@@ -21,6 +21,7 @@ import type {
   RunCreateParams,
   RunListItem,
   RunListParams,
+  RunReplyParams,
   RunSummary,
 } from "../types";
 import { Resource, segment } from "./resource";
@@ -59,6 +60,16 @@ export class Runs extends Resource {
   create(params: StreamingParams<RunCreateParams>, options?: RequestOptions): Promise<RunStream>;
   create(params: RunCreateParams, options?: RequestOptions): Promise<CreatedRun | RunStream> {
     return this.startRun({ path: "/runs", body: params, userId: "body" }, params.user_id, options);
+  }
+
+  /**
+   * POST /runs/{run_id}/reply: a new message on a finished run (the same run goes on). Streams by
+   * default, only the reply's frames; with `stream: false`, resolves to the run. Idempotent like create.
+   */
+  reply(runId: number, params: JsonParams<RunReplyParams>, options?: RequestOptions): Promise<CreatedRun>;
+  reply(runId: number, params: StreamingParams<RunReplyParams>, options?: RequestOptions): Promise<RunStream>;
+  reply(runId: number, params: RunReplyParams, options?: RequestOptions): Promise<CreatedRun | RunStream> {
+    return this.startRun({ path: `/runs/${segment(runId)}/reply`, body: params, userId: "query" }, undefined, options);
   }
 
   /** GET /runs: one page, or every run when iterated. `fields: "summary"` lists summaries. */
