@@ -51,6 +51,7 @@ export type ChatErrorKind =
   | "conflict"
   | "unauthorized"
   | "invalid"
+  | "unavailable"
   | "unknown";
 
 export interface ChatError {
@@ -68,8 +69,9 @@ export interface ChatError {
 
 export type RequestState = "pending" | "allowed" | "denied" | "expired";
 
-export interface ChatDataTypes {
-  [name: string]: unknown;
+// A type alias, not an interface: UIMessage needs a Record<string, unknown>, and an index signature
+// would widen every data part to unknown.
+export type ChatDataTypes = {
   /** A tool call waiting for the person's approval (permission_request kind "tool"). */
   approval: { requestId: string; toolName: string; toolCallId?: string; input: unknown; state: RequestState };
   /** AskUserQuestion (kind "question"). */
@@ -93,7 +95,7 @@ export interface ChatDataTypes {
   /** The run's structured output (output_schema), null when the model produced none. */
   output: { data: Record<string, unknown> | null };
   error: ChatError;
-}
+};
 
 export type ChatMessage = UIMessage<ChatMetadata, ChatDataTypes>;
 export type ChatChunk = InferUIMessageChunk<ChatMessage>;

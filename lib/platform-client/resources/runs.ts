@@ -72,6 +72,27 @@ export class Runs extends Resource {
     return this.startRun({ path: `/runs/${segment(runId)}/reply`, body: params, userId: "query" }, undefined, options);
   }
 
+  /**
+   * POST /runs/with-files: a streaming run with attachments (`files`: text, images, PDF; at most 10).
+   * `params` is the POST /runs JSON, sent as the form's `payload`.
+   */
+  createWithFiles(params: RunCreateParams, files: readonly File[], options?: RequestOptions): Promise<RunStream> {
+    return this.startRun(
+      { path: "/runs/with-files", body: withFiles(params, files), userId: "query" },
+      undefined,
+      options,
+    ) as Promise<RunStream>;
+  }
+
+  /** POST /runs/{run_id}/reply/with-files: a streaming reply with attachments. */
+  replyWithFiles(runId: number, params: RunReplyParams, files: readonly File[], options?: RequestOptions): Promise<RunStream> {
+    return this.startRun(
+      { path: `/runs/${segment(runId)}/reply/with-files`, body: withFiles(params, files), userId: "query" },
+      undefined,
+      options,
+    ) as Promise<RunStream>;
+  }
+
   /** GET /runs: one page, or every run when iterated. `fields: "summary"` lists summaries. */
   list(params: RunListParams & { fields: "summary" }, options?: RequestOptions): PagePromise<RunSummary>;
   list(params?: RunListParams, options?: RequestOptions): PagePromise<RunListItem>;
@@ -181,6 +202,14 @@ export class Runs extends Resource {
       options: streaming,
     });
   }
+}
+
+/** The with-files form: the JSON as `payload`, each file as `files`. Always streams. */
+function withFiles(params: object, files: readonly File[]): FormData & { stream?: boolean } {
+  const form = new FormData();
+  form.set("payload", JSON.stringify({ ...params, stream: true }));
+  for (const file of files) form.append("files", file, file.name);
+  return form;
 }
 
 function linkSignal(signal: AbortSignal | undefined, controller: AbortController) {

@@ -32,7 +32,7 @@ async function messageOf(chunks: ChatChunk[]): Promise<ChatMessage> {
 const text = (message: ChatMessage) =>
   message.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("|");
 function data<K extends keyof ChatDataTypes & string>(message: ChatMessage, kind: K): ChatDataTypes[K][] {
-  return message.parts.flatMap((part) => (part.type === `data-${kind}` ? [(part as { data: ChatDataTypes[K] }).data] : []));
+  return message.parts.flatMap((part) => (part.type === `data-${kind}` ? [(part as unknown as { data: ChatDataTypes[K] }).data] : []));
 }
 
 describe("run frames → UI message stream", () => {
