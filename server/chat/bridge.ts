@@ -35,8 +35,10 @@ function invalid(error: z.ZodError) {
   return json(422, { error: { kind: "invalid", message } satisfies ChatError });
 }
 
+const toChatError = (error: unknown): ChatError => (error instanceof ChatRefusal ? error.chatError : chatErrorFrom(error));
+
 function failure(error: unknown) {
-  const chatError = error instanceof ChatRefusal ? error.chatError : chatErrorFrom(error);
+  const chatError = toChatError(error);
   if (!(error instanceof PlatformApiError) && !(error instanceof ChatRefusal)) logger.error({ err: error }, "chat action failed");
   const headers = chatError.retryAfterSeconds !== undefined ? { "retry-after": String(chatError.retryAfterSeconds) } : undefined;
   return json(statusOf[chatError.kind], { error: chatError }, headers);
@@ -189,7 +191,8 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
         }
       } catch (error) {
         await admission?.end(undefined).catch(() => {});
-        return refusalStream(chatErrorFrom(error), `failed-${message.id}`);
+        if (!(error instanceof PlatformApiError) && !(error instanceof ChatRefusal)) logger.error({ err: error }, "chat send failed");
+        return refusalStream(toChatError(error), `failed-${message.id}`);
       }
       const id = stream.runId ?? runId;
       if (id === undefined) {

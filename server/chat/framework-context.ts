@@ -17,6 +17,8 @@ import { ChatRefusal, agentByName, type ChatContext, type ChatContextResolver } 
 
 /** The header the embedded chat sends its token in (never a cookie: third-party cookies may be off). */
 export const EMBED_TOKEN_HEADER = "x-inlay-embed-token";
+/** The host page's origin the embedded chat runs in; the token must have been minted for it. */
+export const EMBED_ORIGIN_HEADER = "x-inlay-embed-origin";
 /** The active tenant cookie (server/api/trpc.ts's ACTIVE_TENANT_COOKIE; not imported, server/api is tRPC's). */
 const ACTIVE_TENANT_COOKIE = "inlay_tenant";
 
@@ -53,12 +55,17 @@ function cookie(request: Request, name: string): string | undefined {
 
 const cents = (usd: string | undefined) => Math.round(Number(usd ?? "0") * 100);
 
-async function member(prisma: PrismaClient, request: Request): Promise<(MemberRef & { via: "session" | "embed" }) | null> {
+async function member(
+  prisma: PrismaClient,
+  request: Request,
+): Promise<(MemberRef & { via: "session" | "embed"; agent?: string }) | null> {
   const token = request.headers.get(EMBED_TOKEN_HEADER);
   if (token) {
+    const origin = request.headers.get(EMBED_ORIGIN_HEADER);
+    if (!origin) return null;
     let claims;
     try {
-      claims = await verifyEmbedToken(token);
+      claims = await verifyEmbedToken(token, { origin });
     } catch (error) {
       if (error instanceof EmbedTokenError) return null;
       throw error;
@@ -66,7 +73,7 @@ async function member(prisma: PrismaClient, request: Request): Promise<(MemberRe
     // Still a member now: a token outlives nothing the tenant has taken back.
     const { memberships } = await resolveActiveMembership(prisma, claims.userId, undefined);
     const membership = memberships.find((each) => each.tenant.id === claims.tenantId);
-    return membership ? { tenant: membership.tenant, userId: claims.userId, via: "embed" } : null;
+    return membership ? { tenant: membership.tenant, userId: claims.userId, via: "embed", agent: claims.agent } : null;
   }
   const session = await getSession();
   if (!session?.user.id) return null;
@@ -82,7 +89,13 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
   const tenantId = caller.tenant.id;
   const context: ChatContext = {
     client,
-    agentId: (agent) => agentByName(client, agent),
+    agentId: async (agent) => {
+      // A token minted for one agent opens only that one.
+      if (caller.agent !== undefined && caller.agent !== agent) {
+        throw new ChatRefusal({ kind: "unauthorized", message: "This chat is not available here." });
+      }
+      return agentByName(client, agent);
+    },
     async admit() {
       let ticket;
       try {
