@@ -41,6 +41,7 @@ export function Composer({
     setText("");
     setFiles([]);
     setProblem("");
+    if (input.current) input.current.style.height = "auto";
     requestAnimationFrame(() => input.current?.focus());
   };
 

@@ -10,7 +10,7 @@ import { formatUsd, resumeQuery, runPosition, sendBody } from "@/lib/chat/conver
 import type { ChatError, ChatMessage, ChatPart } from "@/lib/chat/types";
 import { Composer } from "./composer";
 import { Markdown } from "./markdown";
-import { ApprovalCard, ErrorBanner, OutputView, PlanCard, QuestionCard, ToolCall, type CardActions } from "./parts";
+import { ApprovalCard, ErrorBanner, Icon, OutputView, PlanCard, QuestionCard, ToolCall, icons, type CardActions } from "./parts";
 import { themeStyle, useInlay, type InlayTheme } from "./provider";
 import { useChatActions } from "./use-chat-actions";
 import "./chat.css";
@@ -118,7 +118,7 @@ function MessageMeta({ message }: { message: ChatMessage }) {
   return (
     <div className="ic-meta">
       {meta.status === "cancelled" && <span>Stopped</span>}
-      {usage && (
+      {usage && usage.input_tokens + usage.output_tokens > 0 && (
         <span title="Tokens in and out for this run">
           {usage.input_tokens.toLocaleString()} in · {usage.output_tokens.toLocaleString()} out{cost ? ` · ${cost}` : ""}
         </span>
@@ -210,6 +210,14 @@ export function InlayChat({
     await stop();
   }, [actions, stop, messages]);
 
+  // A reply continues the run without questions or approvals (the platform's rule), so a fresh
+  // conversation is how a person starts over with the agent's full abilities.
+  const newConversation = useCallback(() => {
+    clearError();
+    setMessages([]);
+    if (persist === "session") save(id, []);
+  }, [clearError, setMessages, persist, id]);
+
   const last = messages.at(-1);
   const waitingForPerson = last?.metadata?.status === "awaiting_approval";
   const thinking = busy && (last?.role !== "assistant" || last.parts.every((part) => part.type === "step-start" || (part.type === "text" && !part.text)));
@@ -238,6 +246,13 @@ export function InlayChat({
               {waitingForPerson ? "Waiting for you" : busy ? "Working…" : (subtitle ?? "Online")}
             </div>
           </div>
+          {messages.length > 0 && (
+            <div className="ic-header-actions">
+              <button type="button" className="ic-btn" disabled={busy} onClick={newConversation}>
+                New chat
+              </button>
+            </div>
+          )}
         </header>
       )}
 
@@ -289,7 +304,7 @@ export function InlayChat({
                         // eslint-disable-next-line @next/next/no-img-element
                         <img src={part.url} alt="" />
                       ) : (
-                        <span aria-hidden>📎</span>
+                        <Icon path={icons.file} />
                       )}
                       {part.filename ?? "attachment"}
                     </span>

@@ -16,6 +16,24 @@ export interface CardActions {
   errors: Record<string, string>;
 }
 
+/** Small stroke icons (no emoji: hosts may lack an emoji font). */
+export function Icon({ path }: { path: string }) {
+  return (
+    <svg width="16" height="16" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden>
+      <path d={path} />
+    </svg>
+  );
+}
+export const icons = {
+  lock: "M6 11h12v10H6zM8 11V7a4 4 0 0 1 8 0v4",
+  question: "M9.1 9a3 3 0 0 1 5.8 1c0 2-3 2.5-3 4.5M12 18h.01M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20z",
+  plan: "M9 6h11M9 12h11M9 18h11M4 6h.01M4 12h.01M4 18h.01",
+  result: "M4 4h16v16H4zM4 10h16M10 10v10",
+  file: "M14 3H6a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V9zM14 3v6h6",
+  alert: "M12 9v4M12 17h.01M10.3 3.9 1.8 18a2 2 0 0 0 1.7 3h17a2 2 0 0 0 1.7-3L13.7 3.9a2 2 0 0 0-3.4 0z",
+  clock: "M12 7v5l3 2M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20z",
+};
+
 const pretty = (value: unknown) => {
   if (typeof value === "string") return value;
   try {
@@ -70,12 +88,13 @@ export function ToolCall({ part }: { part: DynamicToolUIPart }) {
 const approvalLabels = { pending: "Waiting for you", allowed: "Allowed", denied: "Denied", expired: "No longer needed" } as const;
 
 export function ApprovalCard({ data, actions }: { data: ChatDataTypes["approval"]; actions: CardActions }) {
-  const local = actions.local[data.requestId];
+  // The person's choice shows until the stream confirms (or overrules) it.
+  const local = data.state === "pending" ? actions.local[data.requestId] : undefined;
   const pending = data.state === "pending" && !local;
   return (
     <section className="ic-card" data-tone={pending ? "attention" : undefined} aria-label={`Approve ${data.toolName}`}>
       <div className="ic-card-head">
-        <span aria-hidden>🔐</span>
+        <Icon path={icons.lock} />
         <span>
           Allow <code className="ic-tool-name">{data.toolName}</code>?
         </span>
@@ -108,7 +127,7 @@ export function ApprovalCard({ data, actions }: { data: ChatDataTypes["approval"
 export function QuestionCard({ data, actions }: { data: ChatDataTypes["question"]; actions: CardActions }) {
   const [chosen, setChosen] = useState<Record<string, string>>({});
   const [other, setOther] = useState<Record<string, string>>({});
-  const local = actions.local[data.requestId];
+  const local = data.state === "pending" ? actions.local[data.requestId] : undefined;
   const pending = data.state === "pending" && !local;
   const answers = data.answers ?? {};
   const ready = data.questions.every((question) => (chosen[question.question] ?? other[question.question] ?? "").trim() !== "");
@@ -129,7 +148,7 @@ export function QuestionCard({ data, actions }: { data: ChatDataTypes["question"
   return (
     <section className="ic-card" data-tone={pending ? "attention" : undefined} aria-label="Question from the agent">
       <div className="ic-card-head">
-        <span aria-hidden>💬</span>
+        <Icon path={icons.question} />
         <span>The agent asks</span>
         <span className="ic-badge" data-state={local ? "running" : data.state}>
           {local ?? (data.state === "pending" ? "Waiting for you" : data.state === "answered" ? "Answered" : "No longer needed")}
@@ -196,7 +215,7 @@ export function QuestionCard({ data, actions }: { data: ChatDataTypes["question"
 }
 
 export function PlanCard({ data, actions }: { data: ChatDataTypes["plan"]; actions: CardActions }) {
-  const local = actions.local[data.requestId];
+  const local = data.state === "pending" ? actions.local[data.requestId] : undefined;
   const pending = data.state === "pending" && !local;
   const approve = data.options.find((option) => option === "Approve") ?? data.options[0] ?? "Approve";
   const sendBack = data.options.find((option) => option !== approve) ?? "Revise";
@@ -204,7 +223,7 @@ export function PlanCard({ data, actions }: { data: ChatDataTypes["plan"]; actio
   return (
     <section className="ic-card" data-tone={pending ? "attention" : undefined} aria-label="Proposed plan">
       <div className="ic-card-head">
-        <span aria-hidden>🗺️</span>
+        <Icon path={icons.plan} />
         <span>Proposed plan</span>
         <span className="ic-badge" data-state={local ? "running" : data.state}>
           {local ?? labels[data.state]}
@@ -234,7 +253,7 @@ export function OutputView({ data }: { data: ChatDataTypes["output"] }) {
   return (
     <section className="ic-card" aria-label="Structured result">
       <div className="ic-card-head">
-        <span aria-hidden>📋</span>
+        <Icon path={icons.result} />
         <span>Result</span>
       </div>
       <div className="ic-card-body">
@@ -279,7 +298,9 @@ export function ErrorBanner({ error, onRetry }: { error: ChatError; onRetry?: ()
   const resets = error.resetsAt ? new Date(error.resetsAt) : undefined;
   return (
     <div className="ic-banner" role="alert" data-tone={warning ? "warning" : undefined}>
-      <span aria-hidden>{warning ? "⏳" : "⚠️"}</span>
+      <span style={{ color: warning ? "var(--ic-warning)" : "var(--ic-danger)", paddingTop: 2 }}>
+        <Icon path={warning ? icons.clock : icons.alert} />
+      </span>
       <div>
         <div className="ic-banner-title">{errorTitles[error.kind]}</div>
         <div>{error.message}</div>

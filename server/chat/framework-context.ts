@@ -9,6 +9,7 @@ import { admissionError } from "@/lib/chat/errors";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { getSession } from "@/server/auth/session";
 import { getDb } from "@/server/db";
+import { isAllowedOrigin } from "@/server/embed/origins";
 import { EmbedTokenError, verifyEmbedToken } from "@/server/embed/tokens";
 import { LimitExceededError } from "@/server/tenancy/errors";
 import { admitRun, recordRunCost, releaseRun } from "@/server/tenancy/limits";
@@ -70,7 +71,8 @@ async function member(
       if (error instanceof EmbedTokenError) return null;
       throw error;
     }
-    // Still a member now: a token outlives nothing the tenant has taken back.
+    // Still allowed and still a member now: a token outlives nothing the tenant has taken back.
+    if (!(await isAllowedOrigin(prisma, claims.tenantId, claims.origin))) return null;
     const { memberships } = await resolveActiveMembership(prisma, claims.userId, undefined);
     const membership = memberships.find((each) => each.tenant.id === claims.tenantId);
     return membership ? { tenant: membership.tenant, userId: claims.userId, via: "embed", agent: claims.agent } : null;

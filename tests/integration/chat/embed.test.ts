@@ -72,10 +72,17 @@ describe("the chat context of an embed token", () => {
     expect(await resolveFrameworkChatContext(request({ [EMBED_TOKEN_HEADER]: `${token}x`, [EMBED_ORIGIN_HEADER]: "http://127.0.0.1:4000" }))).toBeNull();
   });
 
-  it("is refused once the user is no longer a member of the token's tenant", async () => {
+  it("is refused for a tenant the user is not a member of, and once the origin is no longer allowed", async () => {
     const globexId = (await database.prisma.tenant.findUniqueOrThrow({ where: { slug: "globex" } })).id;
-    const { token } = await signEmbedToken({ tenantId: globexId, userId: memberId, origin: "http://127.0.0.1:4000" });
-    expect(await resolveFrameworkChatContext(request({ [EMBED_TOKEN_HEADER]: token, [EMBED_ORIGIN_HEADER]: "http://127.0.0.1:4000" }))).toBeNull();
+    await setAllowedOrigins(database.prisma, globexId, ["http://127.0.0.1:4000"]);
+    const foreign = await signEmbedToken({ tenantId: globexId, userId: memberId, origin: "http://127.0.0.1:4000" });
+    expect(await resolveFrameworkChatContext(request({ [EMBED_TOKEN_HEADER]: foreign.token, [EMBED_ORIGIN_HEADER]: "http://127.0.0.1:4000" }))).toBeNull();
+
+    const { token } = await signEmbedToken({ tenantId: acmeId, userId: memberId, origin: "http://127.0.0.1:4000" });
+    const headers = { [EMBED_TOKEN_HEADER]: token, [EMBED_ORIGIN_HEADER]: "http://127.0.0.1:4000" };
+    expect(await resolveFrameworkChatContext(request(headers))).not.toBeNull();
+    await setAllowedOrigins(database.prisma, acmeId, ["https://shop.acme.test"]);
+    expect(await resolveFrameworkChatContext(request(headers))).toBeNull();
   });
 });
 
