@@ -5,7 +5,7 @@
 // (when the browser allows it), so a reload shows it again and reattaches to a run still going.
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, type FileUIPart } from "ai";
-import { useCallback, useEffect, useMemo, useRef, useSyncExternalStore, type CSSProperties, type ReactNode } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type CSSProperties, type ReactNode } from "react";
 import { formatUsd, resumeQuery, runPosition, sendBody } from "@/lib/chat/conversation";
 import type { ChatError, ChatMessage, ChatPart } from "@/lib/chat/types";
 import { Composer } from "./composer";
@@ -127,9 +127,21 @@ function MessageMeta({ message }: { message: ChatMessage }) {
   );
 }
 
-export function InlayChat({
+export function InlayChat(props: InlayChatProps) {
+  const id = props.chatId ?? `agent-${props.agent}`;
+  // The saved conversation is read in the browser only (no sessionStorage while rendering on the
+  // server), so the session mounts again, with it, once hydrated.
+  const hydrated = useSyncExternalStore(noSubscription, () => true, () => false);
+  const persist = props.persist ?? "session";
+  const initial = useMemo(() => (hydrated && persist === "session" ? load(id) : []), [hydrated, persist, id]);
+  return <ChatSession key={`${id}:${hydrated}`} {...props} id={id} initial={initial} hydrated={hydrated} />;
+}
+
+function ChatSession({
   agent,
-  chatId,
+  id,
+  initial,
+  hydrated,
   permissionMode,
   title,
   subtitle,
@@ -142,9 +154,11 @@ export function InlayChat({
   theme,
   className = "",
   style,
-}: InlayChatProps) {
+}: InlayChatProps & { id: string; initial: ChatMessage[]; hydrated: boolean }) {
   const config = useInlay();
-  const id = chatId ?? `agent-${agent}`;
+  // A conversation saved mid-run reattaches to it: useChat's resume replays the request from the
+  // cursor it started after (GET /api/chat), replacing the partial message.
+  const [resumeFrom] = useState(() => resumeQuery(initial));
   const transport = useMemo(
     () =>
       new DefaultChatTransport<ChatMessage>({
@@ -152,39 +166,25 @@ export function InlayChat({
         credentials: config.credentials,
         headers: () => config.headers?.() ?? {},
         prepareSendMessagesRequest: ({ messages }) => ({ body: sendBody(messages, { agent, permissionMode }) }),
-                // resumeStream({ body: { resume } }) says which run and cursor to reattach to.
-        prepareReconnectToStreamRequest: ({ body }) => ({ api: `${config.api}?${String(body?.resume ?? "")}` }),
+        // The retry button passes { body: { resume } }; a mount resumes from the saved position.
+        prepareReconnectToStreamRequest: ({ body }) => ({ api: `${config.api}?${String(body?.resume ?? resumeFrom ?? "")}` }),
       }),
-    [config, agent, permissionMode],
+    [config, agent, permissionMode, resumeFrom],
   );
   const { messages, sendMessage, status, stop, error, setMessages, resumeStream, clearError } = useChat<ChatMessage>({
     id,
     transport,
+    messages: initial,
+    resume: resumeFrom !== undefined,
     throttle: 40,
   });
   const busy = status === "submitted" || status === "streaming";
   const position = runPosition(messages);
   const actions = useChatActions(config, position?.runId);
 
-  // After mount (not during SSR): restore the conversation and reattach to a run still going.
-  const hydrated = useSyncExternalStore(noSubscription, () => true, () => false);
-  const restored = useRef(false);
   useEffect(() => {
-    if (persist === "session") {
-      const saved = load(id);
-      if (saved.length > 0) {
-        setMessages(saved);
-        const resume = resumeQuery(saved);
-        if (resume) void resumeStream({ body: { resume } });
-      }
-    }
-    restored.current = true;
-    // Only when the conversation changes identity.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [id, persist]);
-  useEffect(() => {
-    if (restored.current && persist === "session") save(id, messages);
-  }, [persist, id, messages]);
+    if (hydrated && persist === "session") save(id, messages);
+  }, [hydrated, persist, id, messages]);
 
   // Follow the conversation while the reader is at the bottom.
   const log = useRef<HTMLDivElement>(null);
@@ -222,8 +222,8 @@ export function InlayChat({
   const waitingForPerson = last?.metadata?.status === "awaiting_approval";
   const thinking = busy && (last?.role !== "assistant" || last.parts.every((part) => part.type === "step-start" || (part.type === "text" && !part.text)));
   const failure = transportError(error);
-  const initial = (title ?? agent).trim().charAt(0).toUpperCase() || "A";
-  const avatarNode = avatar ?? <span className="ic-avatar" aria-hidden>{initial}</span>;
+  const initialLetter = (title ?? agent).trim().charAt(0).toUpperCase() || "A";
+  const avatarNode = avatar ?? <span className="ic-avatar" aria-hidden>{initialLetter}</span>;
 
   return (
     <div

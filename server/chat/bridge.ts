@@ -173,6 +173,8 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
         if (error instanceof ChatRefusal) return refusalStream(error.chatError, `refused-${message.id}`);
         return failure(error);
       }
+      // The run's stream is not tied to this request: when the browser goes away, messageStream
+      // decides whether to keep following the run (an admission to release) or to stop.
       let stream: RunStream;
       let priorCostUsd: string | undefined;
       try {
@@ -181,13 +183,13 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
           // A reply's cost is what the run costs beyond this point.
           if (admission) priorCostUsd = (await context.client.runs.get(runId)).usage.cost_usd;
           stream = files.length
-            ? await context.client.runs.replyWithFiles(runId, { message: messageText }, files, { signal: request.signal })
-            : await context.client.runs.reply(runId, { message: messageText }, { signal: request.signal });
+            ? await context.client.runs.replyWithFiles(runId, { message: messageText }, files)
+            : await context.client.runs.reply(runId, { message: messageText });
         } else {
           const params = { teammate_id: await context.agentId(agent), message: messageText, ...(permissionMode ? { permission_mode: permissionMode } : {}) };
           stream = files.length
-            ? await context.client.runs.createWithFiles(params, files, { signal: request.signal })
-            : await context.client.runs.create(params, { signal: request.signal });
+            ? await context.client.runs.createWithFiles(params, files)
+            : await context.client.runs.create(params);
         }
       } catch (error) {
         await admission?.end(undefined).catch(() => {});
@@ -210,7 +212,7 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
       const parsed = ChatResumeQuery.safeParse(Object.fromEntries(url.searchParams));
       if (!parsed.success) return invalid(parsed.error);
       const { runId, cursor } = parsed.data;
-      const frames = context.client.runs.events(runId, { lastEventId: cursor }, { signal: request.signal });
+      const frames = context.client.runs.events(runId, { lastEventId: cursor });
       // Peek: a request that is over and already shown has nothing after its cursor. 204 tells useChat
       // there is no stream to resume.
       const iterator = frames[Symbol.asyncIterator]();

@@ -192,6 +192,7 @@ describe("GET /api/chat (reattach)", () => {
       before.push(chunk);
       if (before.filter((each) => each.type === "text-delta").length === 2) break;
     }
+    const endedBefore = ended.length;
     cut.abort(); // the browser reloads mid-run
     const partial = await messageOf(before);
     expect(textOf(partial)).toBe("Echo: one ");
@@ -205,6 +206,9 @@ describe("GET /api/chat (reattach)", () => {
 
     const nothing = await resume(`runId=${runId}&cursor=${replayed.metadata!.lastEventId}`);
     expect(nothing.status).toBe(204);
+    // The cut request still followed its run to the end, so its admission was ended with the run.
+    await expect.poll(() => ended.length, { timeout: 10_000 }).toBe(endedBefore + 1);
+    expect(ended.at(-1)!.costUsd).toBe(replayed.metadata!.usage!.cost_usd);
   });
 
   it("is 404-like for another member's run and 422 without a run id", async () => {
