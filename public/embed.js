@@ -38,7 +38,7 @@
     open = show === undefined ? !open : show;
     if (open && !frame) {
       frame = document.createElement("iframe");
-      var q = "?host=" + encodeURIComponent(location.origin) + (d.tenant ? "&tenant=" + encodeURIComponent(d.tenant) : "") + (d.title ? "&title=" + encodeURIComponent(d.title) : "");
+      var q = "?host=" + encodeURIComponent(location.origin) + (d.tenant ? "&tenant=" + encodeURIComponent(d.tenant) : "") + (d.title ? "&title=" + encodeURIComponent(d.title) : "") + "&accent=" + encodeURIComponent(color);
       frame.src = base + "/embed/" + encodeURIComponent(agent) + q;
       frame.title = d.title || label;
       frame.allow = "clipboard-write";

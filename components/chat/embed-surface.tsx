@@ -21,7 +21,7 @@ function claimsOf(token: string): { org?: unknown; exp?: unknown; agt?: unknown 
   }
 }
 
-export function EmbedSurface({ agent, host, title }: { agent: string; host: string; title?: string }) {
+export function EmbedSurface({ agent, host, title, accent }: { agent: string; host: string; title?: string; accent?: string }) {
   const token = useRef<string>("");
   const [phase, setPhase] = useState<Phase>("waiting");
   const refresh = useRef<ReturnType<typeof setTimeout>>(undefined);
@@ -70,7 +70,7 @@ export function EmbedSurface({ agent, host, title }: { agent: string; host: stri
   }, [agent, host, ask]);
 
   const headers = useCallback(() => ({ "x-inlay-embed-token": token.current, "x-inlay-embed-origin": host }), [host]);
-  const theme = useMemo(() => ({ radius: "0px" }), []);
+  const theme = useMemo(() => ({ accent }), [accent]);
 
   if (phase !== "ready") {
     return (

@@ -19,8 +19,10 @@ export default async function EmbedPage({
   const query = await searchParams;
   const host = typeof query.host === "string" ? normalizeOrigin(query.host) : undefined;
   const title = typeof query.title === "string" ? query.title.slice(0, 80) : undefined;
+  // Only a hex colour: the value ends up in a style attribute.
+  const accent = typeof query.accent === "string" && /^#[0-9a-f]{3,8}$/i.test(query.accent) ? query.accent : undefined;
   if (!host) {
     return <p className="p-6 text-sm text-muted">This page is opened by the embed script (public/embed.js).</p>;
   }
-  return <EmbedSurface agent={decodeURIComponent(agent)} host={host} title={title} />;
+  return <EmbedSurface agent={decodeURIComponent(agent)} host={host} title={title} accent={accent} />;
 }
