@@ -30,10 +30,10 @@ const statusOf: Record<ChatError["kind"], number> = {
   unknown: 500,
 };
 
-function invalid(error: z.ZodError) {
-  const message = error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; ");
-  return json(422, { error: { kind: "invalid", message } satisfies ChatError });
-}
+const unprocessable = (message: string) => json(422, { error: { kind: "invalid", message } satisfies ChatError });
+
+const invalid = (error: z.ZodError) =>
+  unprocessable(error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; "));
 
 const toChatError = (error: unknown): ChatError => (error instanceof ChatRefusal ? error.chatError : chatErrorFrom(error));
 
@@ -162,8 +162,8 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
       const fileParts = message.parts.flatMap((part) =>
         part.type === "file" ? [part as { url: string; mediaType: string; filename?: string }] : [],
       );
-      if (fileParts.length > MAX_ATTACHMENTS) return invalid({ issues: [{ path: ["message", "parts"], message: `at most ${MAX_ATTACHMENTS} files` }] } as z.ZodError);
-      if (!text && fileParts.length === 0) return invalid({ issues: [{ path: ["message"], message: "must not be empty" }] } as z.ZodError);
+      if (fileParts.length > MAX_ATTACHMENTS) return unprocessable(`message.parts: at most ${MAX_ATTACHMENTS} files`);
+      if (!text && fileParts.length === 0) return unprocessable("message: must not be empty");
       const messageText = text || "(see the attached files)";
 
       let admission: ChatAdmission | undefined;
