@@ -159,6 +159,28 @@ describe("POST /api/chat", () => {
     expect(textOf(replayed)).toBe("Echo: second");
   });
 
+  it("sends attachments through the platform's with-files endpoints", async () => {
+    const notes = `data:text/plain;base64,${Buffer.from("Order 1234 is late\nsecond line").toString("base64")}`;
+    const body = {
+      agent: "Support",
+      message: {
+        id: `u${++counter}`,
+        role: "user",
+        parts: [
+          { type: "text", text: "see the file" },
+          { type: "file", mediaType: "text/plain", filename: "notes.txt", url: notes },
+        ],
+      },
+    };
+    const response = await handlers.send(new Request("http://127.0.0.1/api/chat", { method: "POST", headers, body: JSON.stringify(body) }));
+    const message = await messageOf(await all(chunks(response)));
+    expect(textOf(message)).toContain("Attachment notes.txt (text/plain): Order 1234 is late");
+    // A file part must be a data: URL: the bridge fetches nothing else.
+    const remote = { ...body, message: { ...body.message, parts: [{ type: "file", mediaType: "text/plain", url: "http://127.0.0.1:9/x" }] } };
+    const refused = await handlers.send(new Request("http://127.0.0.1/api/chat", { method: "POST", headers, body: JSON.stringify(remote) }));
+    expect(refused.status).toBe(422);
+  });
+
   it("shows a refused admission as an error part with its meaning, without starting a run", async () => {
     refuse = true;
     try {
