@@ -37,7 +37,7 @@ export let bindPlatformClient: (prisma: PrismaClient, member: MemberRef) => Prom
 /**
  * The platform agent a chat's `agent` names: a tenant agent the member can see (by id or name), as the
  * member's own copy; otherwise, where the member may create personal agents, a personal agent of that
- * name (made on first use, in approval mode with the calculator and memory).
+ * name (made on first use, in approval mode with the calculator, memory and questions).
  */
 async function chatAgent(prisma: PrismaClient, client: PlatformClient, caller: Caller, agent: string): Promise<number> {
   const visible = await listAgents(prisma, caller);
@@ -49,7 +49,7 @@ async function chatAgent(prisma: PrismaClient, client: PlatformClient, caller: C
     instructions: "",
     model: null,
     permissionMode: "approval",
-    tools: ["calculator", "memory"],
+    tools: ["calculator", "memory", "AskUserQuestion"],
   });
   return ensureAgentCopy(prisma, client, caller, await getVisibleAgent(prisma, caller, created.id));
 }
