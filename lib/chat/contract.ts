@@ -71,3 +71,24 @@ export type ChatAction = z.infer<typeof ChatAction>;
 
 /** The id of the assistant message that shows one request on a run: stable, so a replay replaces it. */
 export const chatMessageId = (runId: number, cursor: string | undefined) => `run-${runId}-${cursor ?? "0"}`;
+
+/** GET /api/chat/history?agent=: the member's past conversations (runs) with the chat's agent. */
+export const ChatHistoryQuery = z.object({ agent: z.string().trim().min(1).max(255) });
+
+/** GET /api/chat/conversation?agent=&runId=: one past conversation, rebuilt from its event log. */
+export const ChatConversationQuery = z.object({
+  agent: z.string().trim().min(1).max(255),
+  runId: z.coerce.number().int().positive(),
+});
+
+/** One past conversation in the history list. */
+export interface ChatHistoryItem {
+  runId: number;
+  status: string;
+  createdAt: string;
+  /** The run's latest message (usually the agent's last answer), at most 200 characters. */
+  preview: string | null;
+}
+
+/** How many past conversations the history lists. */
+export const CHAT_HISTORY_LIMIT = 20;

@@ -2,12 +2,22 @@
 // POST starts a run (or replies on the chat's run), GET reattaches to a run's current request through
 // the platform's event log, and actions approve, answer and cancel. Framework-agnostic (Request →
 // Response); app/api/chat/* mounts it with the framework's ChatContextResolver.
-import { createUIMessageStream, createUIMessageStreamResponse } from "ai";
+import { createUIMessageStream, createUIMessageStreamResponse, readUIMessageStream } from "ai";
 import type { z } from "zod";
-import { ChatAction, ChatResumeQuery, ChatSendBody, MAX_ATTACHMENTS, chatMessageId } from "@/lib/chat/contract";
+import {
+  CHAT_HISTORY_LIMIT,
+  ChatAction,
+  ChatConversationQuery,
+  ChatHistoryQuery,
+  ChatResumeQuery,
+  ChatSendBody,
+  MAX_ATTACHMENTS,
+  chatMessageId,
+  type ChatHistoryItem,
+} from "@/lib/chat/contract";
 import { chatErrorFrom } from "@/lib/chat/errors";
-import { createRunTranslator } from "@/lib/chat/run-frames";
-import type { ChatError, ChatMessage } from "@/lib/chat/types";
+import { createRunTranslator, type RunTranslator } from "@/lib/chat/run-frames";
+import type { ChatChunk, ChatError, ChatMessage } from "@/lib/chat/types";
 import { PlatformApiError, type Run, type RunFrame, type RunStream } from "@/lib/platform-client";
 import { logger } from "@/lib/logger";
 import { ChatRefusal, type ChatAdmission, type ChatContext, type ChatContextResolver } from "./context";
@@ -132,6 +142,53 @@ function refusalStream(error: ChatError, messageId: string) {
   return createUIMessageStreamResponse({ stream, headers: { "cache-control": "no-store" } });
 }
 
+/** A run whose event log has ended: a running or waiting run's current request has no done frame yet. */
+const SETTLED = new Set(["completed", "failed", "cancelled", "closed", "archived"]);
+/** A bound on the requests one conversation rebuilds (each is one read of the log). */
+const MAX_REQUESTS = 200;
+
+async function messageFrom(chunks: ChatChunk[]): Promise<ChatMessage | undefined> {
+  const stream = new ReadableStream<ChatChunk>({
+    start(controller) {
+      chunks.forEach((chunk) => controller.enqueue(chunk));
+      controller.close();
+    },
+  });
+  let last: ChatMessage | undefined;
+  for await (const message of readUIMessageStream<ChatMessage>({ stream })) last = message;
+  return last && structuredClone(last);
+}
+
+/**
+ * A finished run's conversation: one assistant message per request, read request by request from its
+ * event log (each read ends at that request's done frame), with the ids and metadata the live chat
+ * gave them, so a reply continues from the last one. The log holds only the agent's side (the
+ * platform keeps the person's messages in the run's model messages, which the API does not show).
+ */
+async function conversationOf(context: ChatContext, run: Run, signal: AbortSignal): Promise<ChatMessage[]> {
+  const requests: { translator: RunTranslator; chunks: ChatChunk[] }[] = [];
+  let cursor: string | undefined;
+  while (requests.length < MAX_REQUESTS) {
+    const frames = context.client.runs.events(run.id, { lastEventId: cursor }, { signal });
+    const translator = createRunTranslator({ messageId: chatMessageId(run.id, cursor), runId: run.id, cursor });
+    const chunks = translator.start();
+    for await (const frame of frames) chunks.push(...translator.frame(frame, frames.lastEventId));
+    // Nothing after the cursor: the log is over.
+    if (chunks.length === 1) break;
+    requests.push({ translator, chunks });
+    if (translator.lastEventId === undefined || translator.lastEventId === cursor) break;
+    cursor = translator.lastEventId;
+  }
+  const messages: ChatMessage[] = [];
+  for (const [index, { translator, chunks }] of requests.entries()) {
+    // Usage and output are the run's: they belong with its latest request.
+    chunks.push(...translator.finish(index === requests.length - 1 ? run : undefined));
+    const message = await messageFrom(chunks);
+    if (message) messages.push(message);
+  }
+  return messages;
+}
+
 export interface ChatHandlers {
   /** POST /api/chat */
   send(request: Request): Promise<Response>;
@@ -139,6 +196,10 @@ export interface ChatHandlers {
   resume(request: Request): Promise<Response>;
   /** POST /api/chat/actions */
   act(request: Request): Promise<Response>;
+  /** GET /api/chat/history?agent= */
+  history(request: Request): Promise<Response>;
+  /** GET /api/chat/conversation?agent=&runId= */
+  conversation(request: Request): Promise<Response>;
 }
 
 export function createChatHandlers(resolveContext: ChatContextResolver): ChatHandlers {
@@ -248,6 +309,45 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
           case "cancel":
             return json(200, { ok: true, result: { status: (await runs.cancel(action.runId)).status } });
         }
+      } catch (error) {
+        return failure(error);
+      }
+    },
+
+    async history(request) {
+      const context = await contextOr401(request);
+      if (context instanceof Response) return context;
+      const parsed = ChatHistoryQuery.safeParse(Object.fromEntries(new URL(request.url).searchParams));
+      if (!parsed.success) return invalid(parsed.error);
+      try {
+        const teammateId = await context.agentId(parsed.data.agent);
+        const page = await context.client.runs.list({ teammate_id: teammateId, limit: CHAT_HISTORY_LIMIT });
+        const conversations = page.data.map(
+          (run): ChatHistoryItem => ({ runId: run.id, status: run.status, createdAt: run.created_at, preview: run.latest_message_preview }),
+        );
+        return json(200, { conversations });
+      } catch (error) {
+        return failure(error);
+      }
+    },
+
+    async conversation(request) {
+      const context = await contextOr401(request);
+      if (context instanceof Response) return context;
+      const parsed = ChatConversationQuery.safeParse(Object.fromEntries(new URL(request.url).searchParams));
+      if (!parsed.success) return invalid(parsed.error);
+      const { agent, runId } = parsed.data;
+      try {
+        // The bound client sees only the member's runs (another's is the platform's 404); the agent
+        // check keeps a chat (an embed token names one agent) to its own agent's conversations.
+        const [run, teammateId] = await Promise.all([context.client.runs.get(runId), context.agentId(agent)]);
+        if (run.teammate_id !== teammateId) {
+          return json(404, { error: { kind: "not_found", message: "There is no such conversation here." } satisfies ChatError });
+        }
+        if (!SETTLED.has(run.status)) {
+          return json(409, { error: { kind: "conflict", message: "This conversation is still going; open it once it has finished." } satisfies ChatError });
+        }
+        return json(200, { runId, messages: await conversationOf(context, run, request.signal) });
       } catch (error) {
         return failure(error);
       }
