@@ -9,6 +9,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore
 import { formatUsd, resumeQuery, runPosition, sendBody } from "@/lib/chat/conversation";
 import type { ChatError, ChatMessage, ChatPart } from "@/lib/chat/types";
 import { Composer } from "./composer";
+import { ChatHistory } from "./history";
 import { Markdown } from "./markdown";
 import { ApprovalCard, ErrorBanner, Icon, OutputView, PlanCard, QuestionCard, ToolCall, icons, type CardActions } from "./parts";
 import { themeStyle, useInlay, type InlayTheme } from "./provider";
@@ -218,6 +219,17 @@ function ChatSession({
     if (persist === "session") save(id, []);
   }, [clearError, setMessages, persist, id]);
 
+  // A past conversation from History: shown as it was, and the next message replies on its run.
+  const openConversation = useCallback(
+    (past: ChatMessage[]) => {
+      clearError();
+      setMessages(past);
+      pinned.current = true;
+      if (persist === "session") save(id, past);
+    },
+    [clearError, setMessages, persist, id],
+  );
+
   const last = messages.at(-1);
   const waitingForPerson = last?.metadata?.status === "awaiting_approval";
   const thinking = busy && (last?.role !== "assistant" || last.parts.every((part) => part.type === "step-start" || (part.type === "text" && !part.text)));
@@ -246,13 +258,14 @@ function ChatSession({
               {waitingForPerson ? "Waiting for you" : busy ? "Working…" : (subtitle ?? "Online")}
             </div>
           </div>
-          {messages.length > 0 && (
-            <div className="ic-header-actions">
+          <div className="ic-header-actions">
+            <ChatHistory config={config} agent={agent} disabled={busy || !hydrated} onOpen={openConversation} />
+            {messages.length > 0 && (
               <button type="button" className="ic-btn" disabled={busy} onClick={newConversation}>
                 New chat
               </button>
-            </div>
-          )}
+            )}
+          </div>
         </header>
       )}
 
