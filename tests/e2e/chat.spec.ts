@@ -76,6 +76,31 @@ test.describe("chat", () => {
     await expect(page.getByText("Echo: one", { exact: false })).toHaveCount(1);
     await page.screenshot({ path: shot("reloaded") });
   });
+
+  test("History reopens a past conversation, which a reply continues", async ({ page }) => {
+    const chat = await ChatPage.open(page, { agent: agentName("History") });
+    await chat.send("remember the lighthouse");
+    await expect(chat.lastAnswer()).toContainText("Echo: remember the lighthouse");
+    await page.getByRole("button", { name: "New chat" }).click();
+    await expect(page.locator('article[data-role="assistant"]')).toHaveCount(0);
+
+    await page.getByRole("button", { name: "History" }).click();
+    const past = page.getByRole("region", { name: "Past conversations" });
+    const first = past.getByRole("button").first();
+    await expect(first).toContainText("Echo: remember the lighthouse");
+    await expect(first).toBeFocused();
+    await page.screenshot({ path: shot("history") });
+    await first.press("Enter");
+    await expect(past).toBeHidden();
+    await expect(chat.lastAnswer()).toContainText("Echo: remember the lighthouse");
+
+    await chat.send("and the harbour");
+    await expect(chat.lastAnswer()).toContainText("Echo: and the harbour");
+    // A reply on the same run: the history still holds one conversation.
+    await page.getByRole("button", { name: "History" }).click();
+    await expect(past.getByRole("button")).toHaveCount(1);
+    await expect(past.getByRole("button").first()).toContainText("Echo: and the harbour");
+  });
 });
 
 test.describe("embed", () => {
