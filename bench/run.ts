@@ -3,6 +3,7 @@
 // `scripted`. `npm run bench -- NAME…` runs only those (names below); no name runs them all. CI never
 // runs benchmarks.
 import { Bench } from "tinybench";
+import { chatBridgeTtft, chatBundle, embedSize } from "./chat";
 import { httpAgents } from "./http-agents";
 import { platformOverhead } from "./platform-overhead";
 import { runsCreation, runsHeldStreams, runsTimeToFirstToken } from "./runs";
@@ -27,6 +28,9 @@ const scripted: Record<string, () => Promise<void>> = {
   "runs-ttft": () => runsTimeToFirstToken(postgresForRuns),
   "runs-held": () => runsHeldStreams(postgresForRuns),
   "runs-create": runsCreation,
+  "embed-size": embedSize,
+  "chat-bundle": chatBundle,
+  "chat-bridge-ttft": () => chatBridgeTtft(),
 };
 
 const known = [...Object.keys(suites), ...Object.keys(scripted)];

@@ -17,7 +17,7 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { createSimModel } from "@/server/platform/runtime/models/sim";
 
-interface Target {
+export interface Target {
   base: string;
   key: string;
   agentId: number;
@@ -32,7 +32,7 @@ const POSTGRES_SERVER = process.env.BENCH_POSTGRES_SERVER ?? "postgres://postgre
 // server closing idle sockets: "socket hang up").
 const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
 
-async function startServer(databaseUrl?: string): Promise<Target> {
+export async function startServer(databaseUrl?: string): Promise<Target> {
   // BENCH_CPU_PROF=<dir> writes the server's CPU profile there (node --cpu-prof) when it stops.
   // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
@@ -48,7 +48,7 @@ async function startServer(databaseUrl?: string): Promise<Target> {
   return { ...(JSON.parse(line) as Omit<Target, "child">), child };
 }
 
-async function stopServer(target: Target) {
+export async function stopServer(target: Target) {
   const exited = new Promise((resolve) => target.child.once("exit", resolve));
   target.child.kill("SIGTERM");
   await exited;
@@ -72,7 +72,7 @@ async function withPostgresDatabase<T>(work: (url: string) => Promise<T>): Promi
   }
 }
 
-const percentile = (values: number[], p: number) => {
+export const percentile = (values: number[], p: number) => {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;

@@ -106,6 +106,9 @@ export const envSchema = z
     OPENAI_COMPATIBLE_BASE_URL: httpUrl,
     OPENAI_COMPATIBLE_API_KEY: optionalString,
 
+    // Signs embed tokens (HS256, server/embed/tokens.ts); derived from NEXTAUTH_SECRET when unset.
+    EMBED_TOKEN_SECRET: optionalString.refine((value) => value === undefined || value.length >= 32, "must be at least 32 characters"),
+
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   })
   .superRefine((value, ctx) => {

@@ -23,7 +23,7 @@ export const demoTenants = [
       { email: "member@acme.test", name: "Max Member", role: "member" },
     ],
     // A workspace agent every member can chat with (each gets their own copy on the platform).
-    agents: [{ name: "Acme assistant", instructions: "Answer Acme's staff briefly and politely.", tools: ["memory", "calculator"] }],
+    agents: [{ name: "Acme assistant", instructions: "Answer Acme's staff briefly and politely.", tools: ["memory", "calculator", "AskUserQuestion"] }],
   },
   {
     slug: "globex",

@@ -17,6 +17,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           { href: "/admin/invites", label: "Invites" },
           { href: "/admin/caps", label: "Caps" },
           { href: "/admin/usage", label: "Usage" },
+          { href: "/admin/embed", label: "Embed" },
         ]
       : []),
     ...(isOwner ? [{ href: "/admin/tenants", label: "Tenants" }] : []),

@@ -40,6 +40,8 @@ export function normalizeFrame(raw: unknown): RunFrame | undefined {
                 : "completed",
         stop_reason: stopReason,
         message_count: typeof frame.message_count === "number" ? frame.message_count : 0,
+        // Present when the run has an output_schema (null: the model produced no valid object).
+        ...("output_data" in frame ? { output_data: (frame.output_data ?? null) as Record<string, unknown> | null } : {}),
       };
     }
     case "text-delta":

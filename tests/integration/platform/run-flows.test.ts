@@ -339,12 +339,12 @@ describe("metadata_only retention", () => {
       body: JSON.stringify({
         teammate_id: agent,
         permission_mode: "approval",
-        message: `${secret} please\n::tool calculator {"expression":"111*3"}\n::ask Which ${secret}? | ${secret}-one | two`,
+        message: `${secret} please\n::tool calculator {"expression":"1234567*3"}\n::ask Which ${secret}? | ${secret}-one | two`,
       }),
     });
     const firstPart = await readFrames(response, { until: (frame) => frame.data.type === "run_status" && frame.data.status === "awaiting_approval" });
     const [approval] = firstPart.filter((frame) => frame.data.type === "permission_request");
-    expect(approval!.data).toMatchObject({ tool_name: "calculator", input: { expression: "111*3" } });
+    expect(approval!.data).toMatchObject({ tool_name: "calculator", input: { expression: "1234567*3" } });
     const runId = (await platform.database.prisma.platformRun.findFirstOrThrow({ where: { accountId: zdr.id } })).id;
     const decided = await platform.call(`/runs/${runId}/approve`, {
       key: zdr.key,
@@ -387,10 +387,13 @@ describe("metadata_only retention", () => {
       await prisma.platformRunFile.findMany({ where: { runId } }),
       await prisma.platformWebhookEvent.findMany({ where: { runId } }),
     ];
-    const stored = JSON.stringify(rows, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value));
+    // Timestamps are left out, and the result (3703701) is one no id, count or timestamp can equal by chance.
+    const stored = JSON.stringify(rows, (key, value: unknown) =>
+      key.endsWith("At") ? undefined : typeof value === "bigint" ? value.toString() : value,
+    );
     expect(stored).not.toContain(secret);
-    expect(stored).not.toContain("111*3");
-    expect(stored).not.toContain("333");
+    expect(stored).not.toContain("1234567*3");
+    expect(stored).not.toContain("3703701");
     expect(stored).toContain("calculator");
 
     // And a reply cannot continue a conversation that was never kept.

@@ -14,6 +14,13 @@ function streamOf(sse: string): RunStream {
 }
 
 describe("run frames", () => {
+  it("keeps a done frame's output_data, and adds none where the run had no schema", () => {
+    const withSchema = { type: "done", completion_state: "completed", stop_reason: "stop", message_count: 2, output_data: { ok: true } };
+    expect(normalizeFrame(withSchema)).toEqual(withSchema);
+    expect(normalizeFrame({ ...withSchema, output_data: null })).toMatchObject({ output_data: null });
+    expect(normalizeFrame({ type: "done", stop_reason: "stop" })).not.toHaveProperty("output_data");
+  });
+
   it("normalises the earlier form (text-delta, tool-call-start, tool-result-end, done) to the current one", async () => {
     const stream = streamOf(
       [

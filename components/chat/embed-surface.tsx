@@ -1,0 +1,98 @@
+"use client";
+// The chat inside the iframe that public/embed.js opens. It has no cookie: the host page hands it an
+// embed token by postMessage, it keeps the token in memory, sends it as a header, and asks the host
+// page for a fresh one before it expires. Messages are taken only from the parent window at the
+// host origin the page was opened for, and sent only to that origin.
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { InlayChat } from "./inlay-chat";
+import { InlayProvider } from "./provider";
+
+type Phase = "waiting" | "ready" | "refused" | "unavailable";
+
+/** Seconds before expiry to ask for a new token. */
+const REFRESH_MARGIN_S = 60;
+
+function claimsOf(token: string): { org?: unknown; exp?: unknown; agt?: unknown } | undefined {
+  try {
+    const payload = token.split(".")[1] ?? "";
+    return JSON.parse(atob(payload.replace(/-/g, "+").replace(/_/g, "/"))) as { org?: unknown; exp?: unknown; agt?: unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+export function EmbedSurface({ agent, host, title, accent }: { agent: string; host: string; title?: string; accent?: string }) {
+  const token = useRef<string>("");
+  const [phase, setPhase] = useState<Phase>("waiting");
+  const refresh = useRef<ReturnType<typeof setTimeout>>(undefined);
+
+  const ask = useCallback(
+    (type: "inlay:ready" | "inlay:token-request") => {
+      if (window.parent !== window) window.parent.postMessage({ type, agent }, host);
+    },
+    [agent, host],
+  );
+
+  useEffect(() => {
+    // The referrer (an origin, under the default policy) must agree with the host we were opened for.
+    const referrer = document.referrer ? new URL(document.referrer).origin : host;
+    if (window.parent === window || referrer !== host) {
+      queueMicrotask(() => setPhase("refused"));
+      return;
+    }
+    const onMessage = (event: MessageEvent) => {
+      if (event.source !== window.parent || event.origin !== host) return;
+      const data = event.data as { type?: unknown; token?: unknown } | null;
+      if (data?.type === "inlay:token-error") {
+        setPhase((current) => (current === "ready" ? current : "unavailable"));
+        return;
+      }
+      if (data?.type !== "inlay:token" || typeof data.token !== "string") return;
+      const claims = claimsOf(data.token);
+      // A token minted for another site or another agent is refused here as well as on the server.
+      if (!claims || claims.org !== host || (typeof claims.agt === "string" && claims.agt !== agent) || typeof claims.exp !== "number") {
+        token.current = "";
+        setPhase("refused");
+        return;
+      }
+      token.current = data.token;
+      setPhase("ready");
+      clearTimeout(refresh.current);
+      const wait = Math.max(5, claims.exp - Date.now() / 1000 - REFRESH_MARGIN_S) * 1000;
+      refresh.current = setTimeout(() => ask("inlay:token-request"), wait);
+    };
+    window.addEventListener("message", onMessage);
+    ask("inlay:ready");
+    return () => {
+      window.removeEventListener("message", onMessage);
+      clearTimeout(refresh.current);
+    };
+  }, [agent, host, ask]);
+
+  const headers = useCallback(() => ({ "x-inlay-embed-token": token.current, "x-inlay-embed-origin": host }), [host]);
+  const theme = useMemo(() => ({ accent }), [accent]);
+
+  if (phase !== "ready") {
+    return (
+      <div className="flex h-screen items-center justify-center p-6 text-center text-sm text-muted" role="status">
+        {phase === "waiting"
+          ? "Connecting…"
+          : phase === "refused"
+            ? "This chat is not available on this site."
+            : "The chat could not sign you in. Reload the page to try again."}
+      </div>
+    );
+  }
+  return (
+    <InlayProvider headers={headers} theme={theme}>
+      <div className="h-screen">
+        <InlayChat
+          agent={agent}
+          title={title ?? agent}
+          persist="none"
+          style={{ border: 0 }}
+        />
+      </div>
+    </InlayProvider>
+  );
+}

@@ -1,0 +1,357 @@
+"use client";
+// <InlayChat agent="…" />: a complete chat with one agent, on useChat and the typed ChatMessage. Drop
+// it inside an <InlayProvider> (components/chat/provider.tsx) on any page; slots for the header and
+// the avatar, theming through CSS variables (chat.css). The conversation is kept in sessionStorage
+// (when the browser allows it), so a reload shows it again and reattaches to a run still going.
+import { useChat } from "@ai-sdk/react";
+import { DefaultChatTransport, type FileUIPart } from "ai";
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type CSSProperties, type ReactNode } from "react";
+import { formatUsd, resumeQuery, runPosition, sendBody } from "@/lib/chat/conversation";
+import type { ChatError, ChatMessage, ChatPart } from "@/lib/chat/types";
+import { Composer } from "./composer";
+import { ChatHistory } from "./history";
+import { Markdown } from "./markdown";
+import { ApprovalCard, ErrorBanner, Icon, OutputView, PlanCard, QuestionCard, ToolCall, icons, type CardActions } from "./parts";
+import { themeStyle, useInlay, type InlayTheme } from "./provider";
+import { useChatActions } from "./use-chat-actions";
+import "./chat.css";
+
+export interface InlayChatProps {
+  /** The agent: its name (created for the member on first use) or its platform id. */
+  agent: string;
+  /** Keeps conversations apart (default: one per agent). */
+  chatId?: string;
+  permissionMode?: "autonomous" | "approval" | "plan";
+  title?: string;
+  subtitle?: string;
+  /** Replaces the header entirely. */
+  header?: ReactNode;
+  /** The agent's avatar (default: its initial). */
+  avatar?: ReactNode;
+  /** Shown on an empty conversation; clicking one sends it. */
+  suggestions?: string[];
+  welcome?: ReactNode;
+  placeholder?: string;
+  /** "session" (default) keeps the conversation across reloads in sessionStorage; "none" does not. */
+  persist?: "session" | "none";
+  theme?: InlayTheme;
+  className?: string;
+  style?: CSSProperties;
+}
+
+const noSubscription = () => () => {};
+const storageKey = (id: string) => `inlay-chat:${id}`;
+
+function load(id: string): ChatMessage[] {
+  try {
+    const raw = window.sessionStorage.getItem(storageKey(id));
+    return raw ? (JSON.parse(raw) as ChatMessage[]) : [];
+  } catch {
+    return []; // storage blocked (a third-party iframe) or unreadable: start empty
+  }
+}
+
+function save(id: string, messages: ChatMessage[]) {
+  try {
+    window.sessionStorage.setItem(storageKey(id), JSON.stringify(messages));
+  } catch {
+    // storage blocked or full: the conversation lives in memory only
+  }
+}
+
+function readFile(file: File): Promise<FileUIPart> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve({ type: "file", mediaType: file.type || "text/plain", filename: file.name, url: String(reader.result) });
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+/** A transport failure (401, 503 …) carries the bridge's JSON error as its message. */
+function transportError(error: Error | undefined): ChatError | undefined {
+  if (!error) return undefined;
+  try {
+    const parsed = JSON.parse(error.message) as { error?: ChatError };
+    if (parsed.error?.kind) return parsed.error;
+  } catch {
+    // not JSON: a network failure
+  }
+  return { kind: "connection", message: "The chat could not reach the server." };
+}
+
+function AssistantParts({ message, actions }: { message: ChatMessage; actions: CardActions }) {
+  const parts = message.parts;
+  return (
+    <>
+      {parts.map((part: ChatPart, index) => {
+        const key = `${message.id}-${index}`;
+        switch (part.type) {
+          case "text":
+            // The plan's text is shown inside its card.
+            if (parts[index + 1]?.type === "data-plan") return null;
+            return part.text ? <Markdown key={key} text={part.text} /> : null;
+          case "dynamic-tool":
+            return <ToolCall key={key} part={part} />;
+          case "data-approval":
+            return <ApprovalCard key={key} data={part.data} actions={actions} />;
+          case "data-question":
+            return <QuestionCard key={key} data={part.data} actions={actions} />;
+          case "data-plan":
+            return <PlanCard key={key} data={part.data} actions={actions} />;
+          case "data-output":
+            return <OutputView key={key} data={part.data} />;
+          case "data-error":
+            return <ErrorBanner key={key} error={part.data} />;
+          default:
+            return null;
+        }
+      })}
+    </>
+  );
+}
+
+function MessageMeta({ message }: { message: ChatMessage }) {
+  const meta = message.metadata;
+  if (!meta) return null;
+  const usage = meta.usage;
+  const cost = formatUsd(usage?.cost_usd);
+  return (
+    <div className="ic-meta">
+      {meta.status === "cancelled" && <span>Stopped</span>}
+      {usage && usage.input_tokens + usage.output_tokens > 0 && (
+        <span title="Tokens in and out for this run">
+          {usage.input_tokens.toLocaleString()} in · {usage.output_tokens.toLocaleString()} out{cost ? ` · ${cost}` : ""}
+        </span>
+      )}
+    </div>
+  );
+}
+
+export function InlayChat(props: InlayChatProps) {
+  const id = props.chatId ?? `agent-${props.agent}`;
+  // The saved conversation is read in the browser only (no sessionStorage while rendering on the
+  // server), so the session mounts again, with it, once hydrated.
+  const hydrated = useSyncExternalStore(noSubscription, () => true, () => false);
+  const persist = props.persist ?? "session";
+  const initial = useMemo(() => (hydrated && persist === "session" ? load(id) : []), [hydrated, persist, id]);
+  return <ChatSession key={`${id}:${hydrated}`} {...props} id={id} initial={initial} hydrated={hydrated} />;
+}
+
+function ChatSession({
+  agent,
+  id,
+  initial,
+  hydrated,
+  permissionMode,
+  title,
+  subtitle,
+  header,
+  avatar,
+  suggestions = [],
+  welcome,
+  placeholder = "Message the agent…",
+  persist = "session",
+  theme,
+  className = "",
+  style,
+}: InlayChatProps & { id: string; initial: ChatMessage[]; hydrated: boolean }) {
+  const config = useInlay();
+  // A conversation saved mid-run reattaches to it: useChat's resume replays the request from the
+  // cursor it started after (GET /api/chat), replacing the partial message.
+  const [resumeFrom] = useState(() => resumeQuery(initial));
+  const transport = useMemo(
+    () =>
+      new DefaultChatTransport<ChatMessage>({
+        api: config.api,
+        credentials: config.credentials,
+        headers: () => config.headers?.() ?? {},
+        prepareSendMessagesRequest: ({ messages }) => ({ body: sendBody(messages, { agent, permissionMode }) }),
+        // The retry button passes { body: { resume } }; a mount resumes from the saved position.
+        prepareReconnectToStreamRequest: ({ body }) => ({ api: `${config.api}?${String(body?.resume ?? resumeFrom ?? "")}` }),
+      }),
+    [config, agent, permissionMode, resumeFrom],
+  );
+  const { messages, sendMessage, status, stop, error, setMessages, resumeStream, clearError } = useChat<ChatMessage>({
+    id,
+    transport,
+    messages: initial,
+    resume: resumeFrom !== undefined,
+    throttle: 40,
+  });
+  const busy = status === "submitted" || status === "streaming";
+  const position = runPosition(messages);
+  const actions = useChatActions(config, position?.runId);
+
+  useEffect(() => {
+    if (hydrated && persist === "session") save(id, messages);
+  }, [hydrated, persist, id, messages]);
+
+  // Follow the conversation while the reader is at the bottom.
+  const log = useRef<HTMLDivElement>(null);
+  const pinned = useRef(true);
+  useEffect(() => {
+    const element = log.current;
+    if (element && pinned.current) element.scrollTop = element.scrollHeight;
+  }, [messages]);
+
+  const send = useCallback(
+    async (text: string, files: File[] = []) => {
+      clearError();
+      const parts = await Promise.all(files.map(readFile));
+      await sendMessage(parts.length ? { text, files: parts } : { text });
+    },
+    [sendMessage, clearError],
+  );
+
+  const stopRun = useCallback(async () => {
+    const current = runPosition(messages);
+    // Stop cancels the run (its stream then ends "Stopped"); without a run, drop the request.
+    if (current && !current.finished && (await actions.cancel(current.runId))) return;
+    await stop();
+  }, [actions, stop, messages]);
+
+  // A reply continues the run without questions or approvals (the platform's rule), so a fresh
+  // conversation is how a person starts over with the agent's full abilities.
+  const newConversation = useCallback(() => {
+    clearError();
+    setMessages([]);
+    if (persist === "session") save(id, []);
+  }, [clearError, setMessages, persist, id]);
+
+  // A past conversation from History: shown as it was, and the next message replies on its run.
+  const openConversation = useCallback(
+    (past: ChatMessage[]) => {
+      clearError();
+      setMessages(past);
+      pinned.current = true;
+      if (persist === "session") save(id, past);
+    },
+    [clearError, setMessages, persist, id],
+  );
+
+  const last = messages.at(-1);
+  const waitingForPerson = last?.metadata?.status === "awaiting_approval";
+  const thinking = busy && (last?.role !== "assistant" || last.parts.every((part) => part.type === "step-start" || (part.type === "text" && !part.text)));
+  const failure = transportError(error);
+  const initialLetter = (title ?? agent).trim().charAt(0).toUpperCase() || "A";
+  const avatarNode = avatar ?? <span className="ic-avatar" aria-hidden>{initialLetter}</span>;
+
+  return (
+    <div
+      className={`inlay-chat ${className}`}
+      style={{ ...themeStyle(config.theme), ...themeStyle(theme), ...style }}
+      onKeyDown={(event) => {
+        if (event.key === "Escape" && busy) {
+          event.preventDefault();
+          void stopRun();
+        }
+      }}
+    >
+      {header ?? (
+        <header className="ic-header">
+          {avatarNode}
+          <div>
+            <div className="ic-header-title">{title ?? agent}</div>
+            <div className="ic-header-sub">
+              <span className="ic-status-dot" data-busy={busy} aria-hidden />
+              {waitingForPerson ? "Waiting for you" : busy ? "Working…" : (subtitle ?? "Online")}
+            </div>
+          </div>
+          <div className="ic-header-actions">
+            <ChatHistory config={config} agent={agent} disabled={busy || !hydrated} onOpen={openConversation} />
+            {messages.length > 0 && (
+              <button type="button" className="ic-btn" disabled={busy} onClick={newConversation}>
+                New chat
+              </button>
+            )}
+          </div>
+        </header>
+      )}
+
+      <div
+        ref={log}
+        className="ic-log"
+        role="log"
+        aria-live="polite"
+        aria-relevant="additions text"
+        aria-label="Conversation"
+        aria-busy={busy}
+        onScroll={(event) => {
+          const element = event.currentTarget;
+          pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 48;
+        }}
+      >
+        {messages.length === 0 && (
+          <div className="ic-empty">
+            {welcome ?? (
+              <>
+                <div className="ic-empty-title">Chat with {title ?? agent}</div>
+                <div>Ask a question or describe what you need. The agent may ask before it acts.</div>
+              </>
+            )}
+            {suggestions.length > 0 && (
+              <div className="ic-suggestions">
+                {suggestions.map((suggestion) => (
+                  <button key={suggestion} type="button" className="ic-chip" onClick={() => void send(suggestion)}>
+                    {suggestion}
+                  </button>
+                ))}
+              </div>
+            )}
+          </div>
+        )}
+        {messages.map((message) =>
+          message.role === "user" ? (
+            <div key={message.id} className="ic-row" data-role="user">
+              <div className="ic-bubble">
+                {message.parts.map((part, index) =>
+                  part.type === "text" ? (
+                    <div key={index} className="ic-user-text">
+                      {part.text}
+                    </div>
+                  ) : part.type === "file" ? (
+                    <span key={index} className="ic-attachment">
+                      {part.mediaType.startsWith("image/") ? (
+                        // A data: URL preview of the person's own upload; next/image has nothing to optimise.
+                        // eslint-disable-next-line @next/next/no-img-element
+                        <img src={part.url} alt="" />
+                      ) : (
+                        <Icon path={icons.file} />
+                      )}
+                      {part.filename ?? "attachment"}
+                    </span>
+                  ) : null,
+                )}
+              </div>
+            </div>
+          ) : (
+            <article key={message.id} className="ic-row" data-role="assistant" aria-label={`${title ?? agent} says`}>
+              {avatarNode}
+              <div className="ic-bubble">
+                <AssistantParts message={message} actions={actions} />
+                <MessageMeta message={message} />
+              </div>
+            </article>
+          ),
+        )}
+        {thinking && (
+          <div className="ic-row" data-role="assistant">
+            {avatarNode}
+            <div className="ic-typing" role="status" aria-label="The agent is working">
+              <span />
+              <span />
+              <span />
+            </div>
+          </div>
+        )}
+        {failure && <ErrorBanner error={failure} onRetry={failure.kind === "connection" && position && !position.finished ? () => void resumeStream({ body: { resume: resumeQuery(messages) } }) : undefined} />}
+      </div>
+      <div className="ic-sr-only" role="status" aria-live="assertive">
+        {waitingForPerson ? "The agent is waiting for your answer." : ""}
+      </div>
+
+      <Composer busy={busy} disabled={!hydrated} placeholder={placeholder} onSend={(text, files) => void send(text, files)} onStop={() => void stopRun()} />
+    </div>
+  );
+}

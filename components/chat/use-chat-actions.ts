@@ -1,0 +1,67 @@
+"use client";
+// The buttons of the chat's cards and Stop: POST /api/chat/actions (server/chat/bridge.ts). A card
+// shows the person's choice at once ("Allowing…") until the run's stream confirms it.
+import { useCallback, useState } from "react";
+import type { ChatAction } from "@/lib/chat/contract";
+import type { ChatError } from "@/lib/chat/types";
+import type { InlayConfig } from "./provider";
+import type { CardActions } from "./parts";
+
+export interface ChatActionsApi extends CardActions {
+  cancel(runId: number): Promise<boolean>;
+}
+
+async function post(config: InlayConfig, action: ChatAction): Promise<{ ok: true } | { ok: false; error: ChatError }> {
+  try {
+    const response = await fetch(`${config.api}/actions`, {
+      method: "POST",
+      credentials: config.credentials ?? "same-origin",
+      headers: { "content-type": "application/json", ...config.headers?.() },
+      body: JSON.stringify(action),
+    });
+    if (response.ok) return { ok: true };
+    const body = (await response.json().catch(() => null)) as { error?: ChatError } | null;
+    return { ok: false, error: body?.error ?? { kind: "unknown", message: `The action failed (${response.status}).` } };
+  } catch {
+    return { ok: false, error: { kind: "connection", message: "The action could not be sent. Check your connection." } };
+  }
+}
+
+export function useChatActions(config: InlayConfig, runId: number | undefined): ChatActionsApi {
+  const [local, setLocal] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+
+  const run = useCallback(
+    async (requestId: string, label: string, action: ChatAction) => {
+      setLocal((current) => ({ ...current, [requestId]: label }));
+      setErrors((current) => ({ ...current, [requestId]: "" }));
+      const result = await post(config, action);
+      if (!result.ok) {
+        setLocal(({ [requestId]: _dropped, ...rest }) => rest);
+        setErrors((current) => ({ ...current, [requestId]: result.error.message }));
+      }
+    },
+    [config],
+  );
+
+  return {
+    local,
+    errors,
+    approve: async (request, decision, scope = "once") => {
+      if (runId === undefined) return;
+      await run(request.requestId, decision === "allow" ? (scope === "always" ? "Always allowed" : "Allowing…") : "Denying…", {
+        action: "approve",
+        runId,
+        requestId: request.requestId,
+        decision,
+        ...(scope === "run" ? { remember: true } : {}),
+        ...(scope === "always" ? { always: true, toolName: request.toolName } : {}),
+      });
+    },
+    answer: async (requestId, answers) => {
+      if (runId === undefined) return;
+      await run(requestId, "Sending…", { action: "answer", runId, requestId, answers });
+    },
+    cancel: async (id) => (await post(config, { action: "cancel", runId: id })).ok,
+  };
+}

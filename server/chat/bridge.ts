@@ -1,0 +1,356 @@
+// The chat bridge: platform run streams → AI SDK UI message streams for useChat (docs/embedding.md).
+// POST starts a run (or replies on the chat's run), GET reattaches to a run's current request through
+// the platform's event log, and actions approve, answer and cancel. Framework-agnostic (Request →
+// Response); app/api/chat/* mounts it with the framework's ChatContextResolver.
+import { createUIMessageStream, createUIMessageStreamResponse, readUIMessageStream } from "ai";
+import type { z } from "zod";
+import {
+  CHAT_HISTORY_LIMIT,
+  ChatAction,
+  ChatConversationQuery,
+  ChatHistoryQuery,
+  ChatResumeQuery,
+  ChatSendBody,
+  MAX_ATTACHMENTS,
+  chatMessageId,
+  type ChatHistoryItem,
+} from "@/lib/chat/contract";
+import { chatErrorFrom } from "@/lib/chat/errors";
+import { createRunTranslator, type RunTranslator } from "@/lib/chat/run-frames";
+import type { ChatChunk, ChatError, ChatMessage } from "@/lib/chat/types";
+import { PlatformApiError, type Run, type RunFrame, type RunStream } from "@/lib/platform-client";
+import { logger } from "@/lib/logger";
+import { ChatRefusal, type ChatAdmission, type ChatContext, type ChatContextResolver } from "./context";
+
+const json = (status: number, body: unknown, headers?: HeadersInit) =>
+  Response.json(body, { status, headers: { "cache-control": "no-store", ...headers } });
+
+const statusOf: Record<ChatError["kind"], number> = {
+  cap_reached: 402,
+  balance_depleted: 402,
+  verification_required: 402,
+  rate_limited: 429,
+  run_failed: 500,
+  connection: 502,
+  not_found: 404,
+  conflict: 409,
+  unauthorized: 403,
+  invalid: 422,
+  unavailable: 503,
+  unknown: 500,
+};
+
+const unprocessable = (message: string) => json(422, { error: { kind: "invalid", message } satisfies ChatError });
+
+const invalid = (error: z.ZodError) =>
+  unprocessable(error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; "));
+
+const toChatError = (error: unknown): ChatError => (error instanceof ChatRefusal ? error.chatError : chatErrorFrom(error));
+
+function failure(error: unknown) {
+  const chatError = toChatError(error);
+  if (!(error instanceof PlatformApiError) && !(error instanceof ChatRefusal)) logger.error({ err: error }, "chat action failed");
+  const headers = chatError.retryAfterSeconds !== undefined ? { "retry-after": String(chatError.retryAfterSeconds) } : undefined;
+  return json(statusOf[chatError.kind], { error: chatError }, headers);
+}
+
+async function readJson(request: Request): Promise<unknown> {
+  try {
+    return await request.json();
+  } catch {
+    return undefined;
+  }
+}
+
+/** A data: URL from the chat input as a File for the platform's multipart endpoints. */
+async function fileFrom(part: { url: string; mediaType: string; filename?: string }, index: number): Promise<File> {
+  const blob = await (await fetch(part.url)).blob();
+  return new File([blob], part.filename ?? `attachment-${index + 1}`, { type: part.mediaType });
+}
+
+interface Follow {
+  context: ChatContext;
+  runId: number;
+  cursor: string | undefined;
+  /** The first frames, already read (a reattachment peeks to know there is something to show). */
+  head?: { frame: RunFrame; eventId: string | undefined }[];
+  /** The run's stream, and the iterator over it when the head was read from it already. */
+  frames: RunStream | undefined;
+  iterator?: AsyncIterator<RunFrame>;
+  /** A failure before any frame: shown as the message's only part. */
+  error?: ChatError;
+  admission?: ChatAdmission;
+  priorCostUsd?: string;
+  signal: AbortSignal;
+}
+
+/** The UI message stream of one request on a run, from its frames (or its failure). */
+function messageStream({ context, runId, cursor, head = [], frames, iterator, error, admission, priorCostUsd, signal }: Follow) {
+  const translator = createRunTranslator({ messageId: chatMessageId(runId, cursor), runId, cursor });
+  const stream = createUIMessageStream<ChatMessage>({
+    async execute({ writer }) {
+      const write = (chunks: ReturnType<typeof translator.start>) => chunks.forEach((chunk) => writer.write(chunk));
+      write(translator.start());
+      let run: Run | undefined;
+      let sawDone = false;
+      // The browser went away (a reload, a closed tab): the run goes on and a reload reattaches. Stop
+      // is an explicit cancel (POST /api/chat/actions), not a dropped request. An admitted request is
+      // still followed to its end (writes to the closed stream are dropped) so its admission is
+      // released and its cost recorded; anything else stops reading at once.
+      const stop = () => {
+        if (!admission) frames?.abort();
+      };
+      signal.addEventListener("abort", stop, { once: true });
+      try {
+        if (error) write(translator.fail(error));
+        for (const { frame, eventId } of head) {
+          write(translator.frame(frame, eventId));
+          sawDone ||= frame.type === "done";
+        }
+        if (frames && !sawDone) {
+          const next = iterator ?? frames[Symbol.asyncIterator]();
+          for (let step = await next.next(); !step.done; step = await next.next()) {
+            write(translator.frame(step.value, frames.lastEventId));
+            sawDone ||= step.value.type === "done";
+          }
+        }
+        if (sawDone) run = await context.client.runs.get(runId).catch(() => undefined);
+      } catch (failed) {
+        write(translator.fail(chatErrorFrom(failed)));
+      } finally {
+        signal.removeEventListener("abort", stop);
+        if (sawDone || error) await admission?.end(run, priorCostUsd).catch((failed) => logger.error({ err: failed }, "chat admission end failed"));
+      }
+      write(translator.finish(run));
+    },
+    onError: () => "The chat stream failed.",
+  });
+  return createUIMessageStreamResponse({
+    stream,
+    headers: { "cache-control": "no-store", "x-run-id": String(runId) },
+  });
+}
+
+/** A failure before there is a run: the message is just the explanation. */
+function refusalStream(error: ChatError, messageId: string) {
+  const translator = createRunTranslator({ messageId });
+  const stream = createUIMessageStream<ChatMessage>({
+    execute({ writer }) {
+      for (const chunk of [...translator.start(), ...translator.fail(error), ...translator.finish()]) writer.write(chunk);
+    },
+  });
+  return createUIMessageStreamResponse({ stream, headers: { "cache-control": "no-store" } });
+}
+
+/** A run whose event log has ended: a running or waiting run's current request has no done frame yet. */
+const SETTLED = new Set(["completed", "failed", "cancelled", "closed", "archived"]);
+/** A bound on the requests one conversation rebuilds (each is one read of the log). */
+const MAX_REQUESTS = 200;
+
+async function messageFrom(chunks: ChatChunk[]): Promise<ChatMessage | undefined> {
+  const stream = new ReadableStream<ChatChunk>({
+    start(controller) {
+      chunks.forEach((chunk) => controller.enqueue(chunk));
+      controller.close();
+    },
+  });
+  let last: ChatMessage | undefined;
+  for await (const message of readUIMessageStream<ChatMessage>({ stream })) last = message;
+  return last && structuredClone(last);
+}
+
+/**
+ * A finished run's conversation: one assistant message per request, read request by request from its
+ * event log (each read ends at that request's done frame), with the ids and metadata the live chat
+ * gave them, so a reply continues from the last one. The log holds only the agent's side (the
+ * platform keeps the person's messages in the run's model messages, which the API does not show).
+ */
+async function conversationOf(context: ChatContext, run: Run, signal: AbortSignal): Promise<ChatMessage[]> {
+  const requests: { translator: RunTranslator; chunks: ChatChunk[] }[] = [];
+  let cursor: string | undefined;
+  while (requests.length < MAX_REQUESTS) {
+    const frames = context.client.runs.events(run.id, { lastEventId: cursor }, { signal });
+    const translator = createRunTranslator({ messageId: chatMessageId(run.id, cursor), runId: run.id, cursor });
+    const chunks = translator.start();
+    for await (const frame of frames) chunks.push(...translator.frame(frame, frames.lastEventId));
+    // Nothing after the cursor: the log is over.
+    if (chunks.length === 1) break;
+    requests.push({ translator, chunks });
+    if (translator.lastEventId === undefined || translator.lastEventId === cursor) break;
+    cursor = translator.lastEventId;
+  }
+  const messages: ChatMessage[] = [];
+  for (const [index, { translator, chunks }] of requests.entries()) {
+    // Usage and output are the run's: they belong with its latest request.
+    chunks.push(...translator.finish(index === requests.length - 1 ? run : undefined));
+    const message = await messageFrom(chunks);
+    if (message) messages.push(message);
+  }
+  return messages;
+}
+
+export interface ChatHandlers {
+  /** POST /api/chat */
+  send(request: Request): Promise<Response>;
+  /** GET /api/chat?runId=&cursor= */
+  resume(request: Request): Promise<Response>;
+  /** POST /api/chat/actions */
+  act(request: Request): Promise<Response>;
+  /** GET /api/chat/history?agent= */
+  history(request: Request): Promise<Response>;
+  /** GET /api/chat/conversation?agent=&runId= */
+  conversation(request: Request): Promise<Response>;
+}
+
+export function createChatHandlers(resolveContext: ChatContextResolver): ChatHandlers {
+  async function contextOr401(request: Request): Promise<ChatContext | Response> {
+    try {
+      const context = await resolveContext(request);
+      return context ?? json(401, { error: { kind: "unauthorized", message: "Sign in to chat." } satisfies ChatError });
+    } catch (error) {
+      return failure(error);
+    }
+  }
+
+  return {
+    async send(request) {
+      const context = await contextOr401(request);
+      if (context instanceof Response) return context;
+      const parsed = ChatSendBody.safeParse(await readJson(request));
+      if (!parsed.success) return invalid(parsed.error);
+      const { agent, message, runId, cursor, permissionMode } = parsed.data;
+      const text = message.parts.flatMap((part) => (part.type === "text" ? [String(part.text)] : [])).join("\n").trim();
+      const fileParts = message.parts.flatMap((part) =>
+        part.type === "file" ? [part as { url: string; mediaType: string; filename?: string }] : [],
+      );
+      if (fileParts.length > MAX_ATTACHMENTS) return unprocessable(`message.parts: at most ${MAX_ATTACHMENTS} files`);
+      if (!text && fileParts.length === 0) return unprocessable("message: must not be empty");
+      const messageText = text || "(see the attached files)";
+
+      let admission: ChatAdmission | undefined;
+      try {
+        admission = await context.admit?.();
+      } catch (error) {
+        if (error instanceof ChatRefusal) return refusalStream(error.chatError, `refused-${message.id}`);
+        return failure(error);
+      }
+      // The run's stream is not tied to this request: when the browser goes away, messageStream
+      // decides whether to keep following the run (an admission to release) or to stop.
+      let stream: RunStream;
+      let priorCostUsd: string | undefined;
+      try {
+        const files = await Promise.all(fileParts.map(fileFrom));
+        if (runId !== undefined) {
+          // A reply's cost is what the run costs beyond this point.
+          if (admission) priorCostUsd = (await context.client.runs.get(runId)).usage.cost_usd;
+          stream = files.length
+            ? await context.client.runs.replyWithFiles(runId, { message: messageText, files })
+            : await context.client.runs.reply(runId, { message: messageText });
+        } else {
+          const params = { teammate_id: await context.agentId(agent), message: messageText, ...(permissionMode ? { permission_mode: permissionMode } : {}) };
+          stream = files.length
+            ? await context.client.runs.createWithFiles({ ...params, files })
+            : await context.client.runs.create(params);
+        }
+      } catch (error) {
+        await admission?.end(undefined).catch(() => {});
+        if (!(error instanceof PlatformApiError) && !(error instanceof ChatRefusal)) logger.error({ err: error }, "chat send failed");
+        return refusalStream(toChatError(error), `failed-${message.id}`);
+      }
+      const id = stream.runId ?? runId;
+      if (id === undefined) {
+        stream.abort();
+        await admission?.end(undefined).catch(() => {});
+        return refusalStream({ kind: "unknown", message: "The platform did not name the run." }, `failed-${message.id}`);
+      }
+      return messageStream({ context, runId: id, cursor: runId === undefined ? undefined : cursor, frames: stream, admission, priorCostUsd, signal: request.signal });
+    },
+
+    async resume(request) {
+      const context = await contextOr401(request);
+      if (context instanceof Response) return context;
+      const url = new URL(request.url);
+      const parsed = ChatResumeQuery.safeParse(Object.fromEntries(url.searchParams));
+      if (!parsed.success) return invalid(parsed.error);
+      const { runId, cursor } = parsed.data;
+      const frames = context.client.runs.events(runId, { lastEventId: cursor });
+      // Peek: a request that is over and already shown has nothing after its cursor. 204 tells useChat
+      // there is no stream to resume.
+      const iterator = frames[Symbol.asyncIterator]();
+      let first: IteratorResult<RunFrame>;
+      try {
+        first = await iterator.next();
+      } catch (error) {
+        return failure(error);
+      }
+      if (first.done) return new Response(null, { status: 204 });
+      const head = [{ frame: first.value, eventId: frames.lastEventId }];
+      return messageStream({ context, runId, cursor, head, frames, iterator, signal: request.signal });
+    },
+
+    async act(request) {
+      const context = await contextOr401(request);
+      if (context instanceof Response) return context;
+      const parsed = ChatAction.safeParse(await readJson(request));
+      if (!parsed.success) return invalid(parsed.error);
+      const action = parsed.data;
+      const runs = context.client.runs;
+      try {
+        switch (action.action) {
+          case "approve": {
+            const remember = action.remember === true || action.always === true;
+            const result = await runs.approve(action.runId, { request_id: action.requestId, decision: action.decision, ...(remember ? { remember } : {}) });
+            // Always allow: on the person's allow-list, so later runs do not ask again.
+            if (action.always && action.decision === "allow") await context.client.permissions.create({ tool: result.tool_name });
+            return json(200, { ok: true, result });
+          }
+          case "answer":
+            return json(200, { ok: true, result: await runs.answer(action.runId, { answers: action.answers, ...(action.requestId ? { request_id: action.requestId } : {}) }) });
+          case "cancel":
+            return json(200, { ok: true, result: { status: (await runs.cancel(action.runId)).status } });
+        }
+      } catch (error) {
+        return failure(error);
+      }
+    },
+
+    async history(request) {
+      const context = await contextOr401(request);
+      if (context instanceof Response) return context;
+      const parsed = ChatHistoryQuery.safeParse(Object.fromEntries(new URL(request.url).searchParams));
+      if (!parsed.success) return invalid(parsed.error);
+      try {
+        const teammateId = await context.agentId(parsed.data.agent);
+        const page = await context.client.runs.list({ teammate_id: teammateId, limit: CHAT_HISTORY_LIMIT });
+        const conversations = page.data.map(
+          (run): ChatHistoryItem => ({ runId: run.id, status: run.status, createdAt: run.created_at, preview: run.latest_message_preview }),
+        );
+        return json(200, { conversations });
+      } catch (error) {
+        return failure(error);
+      }
+    },
+
+    async conversation(request) {
+      const context = await contextOr401(request);
+      if (context instanceof Response) return context;
+      const parsed = ChatConversationQuery.safeParse(Object.fromEntries(new URL(request.url).searchParams));
+      if (!parsed.success) return invalid(parsed.error);
+      const { agent, runId } = parsed.data;
+      try {
+        // The bound client sees only the member's runs (another's is the platform's 404); the agent
+        // check keeps a chat (an embed token names one agent) to its own agent's conversations.
+        const [run, teammateId] = await Promise.all([context.client.runs.get(runId), context.agentId(agent)]);
+        if (run.teammate_id !== teammateId) {
+          return json(404, { error: { kind: "not_found", message: "There is no such conversation here." } satisfies ChatError });
+        }
+        if (!SETTLED.has(run.status)) {
+          return json(409, { error: { kind: "conflict", message: "This conversation is still going; open it once it has finished." } satisfies ChatError });
+        }
+        return json(200, { runId, messages: await conversationOf(context, run, request.signal) });
+      } catch (error) {
+        return failure(error);
+      }
+    },
+  };
+}

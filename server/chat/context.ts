@@ -1,0 +1,51 @@
+// The seam between the chat bridge and the rest of the framework. The bridge (server/chat/bridge.ts)
+// needs, per request, a platform client already bound to the caller's platform user_id, a way to
+// name the agent, and the framework's admission (per-tenant limits). It gets them from a
+// ChatContextResolver; it never sees a session, a tenant row or a platform key.
+import type { PlatformClient, Run } from "@/lib/platform-client";
+import type { ChatError } from "@/lib/chat/types";
+
+/** An admitted run: told when the request it was admitted for has ended (its done frame). */
+export interface ChatAdmission {
+  /**
+   * The request ended: `run` is the run after its done frame (undefined when no run started or the
+   * stream was cut), `priorCostUsd` what the run had cost before this request (a reply's run).
+   */
+  end(run: Run | undefined, priorCostUsd?: string): Promise<void>;
+}
+
+export interface ChatContext {
+  /** A client bound with forUser() to the caller's platform end-user. */
+  client: PlatformClient;
+  /** The agent's platform id (teammate_id) for the name the page asked for. */
+  agentId(agent: string): Promise<number>;
+  /** The framework's limits, before a run starts or a reply is sent; throws ChatRefusal when refused. */
+  admit?(): Promise<ChatAdmission>;
+  /** Who the caller is, for logs. Never sent to the browser. */
+  subject: { tenantId: string; userId: string; via: "session" | "embed" };
+}
+
+/** A refusal the person should see (a cap, a rate limit): the bridge shows it as an error part. */
+export class ChatRefusal extends Error {
+  override name = "ChatRefusal";
+  constructor(readonly chatError: ChatError) {
+    super(chatError.message);
+  }
+}
+
+/** null: the caller is not signed in (401). */
+export type ChatContextResolver = (request: Request) => Promise<ChatContext | null>;
+
+/**
+ * The agent a chat names: a numeric id is taken as the platform agent id (the platform answers 404
+ * when it is not the caller's); any other name is the caller's agent with that name, created on
+ * first use. Per-user agents, because a run with a user_id must use an agent of that end-user's scope.
+ */
+export async function agentByName(client: PlatformClient, agent: string): Promise<number> {
+  if (/^\d+$/.test(agent)) return Number(agent);
+  for await (const each of client.agents.list({ limit: 100 })) {
+    if (each.name === agent) return each.id;
+  }
+  const created = await client.agents.create({ name: agent, default_permission_mode: "approval" });
+  return created.id;
+}

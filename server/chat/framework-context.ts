@@ -1,0 +1,137 @@
+// The framework's ChatContextResolver: who is chatting (a next-auth session, or an embed token from
+// the iframe), in which tenant, with which limits, through which platform client. The client is the
+// one tRPC's ctx.platform uses (the framework's platform connection, bound with forUser to the
+// member's platform user_id), and agents are the tenant's (server/tenancy/agents.ts).
+import type { PlatformClient } from "@/lib/platform-client";
+import { admissionError } from "@/lib/chat/errors";
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { getSession } from "@/server/auth/session";
+import { getDb } from "@/server/db";
+import { isAllowedOrigin } from "@/server/embed/origins";
+import { EmbedTokenError, verifyEmbedToken } from "@/server/embed/tokens";
+import { LimitExceededError } from "@/server/tenancy/errors";
+import { admitRun, recordRunCost, releaseRun } from "@/server/tenancy/limits";
+import { createAgent, ensureAgentCopy, getVisibleAgent, listAgents, type Caller } from "@/server/tenancy/agents";
+import { getPlatformConnection } from "@/server/tenancy/platform-connection";
+import { lazyPlatformClient } from "@/server/tenancy/platform-users";
+import { resolveActiveMembership } from "@/server/tenancy/tenants";
+import { ChatRefusal, type ChatContext, type ChatContextResolver } from "./context";
+
+/** The header the embedded chat sends its token in (never a cookie: third-party cookies may be off). */
+export const EMBED_TOKEN_HEADER = "x-inlay-embed-token";
+/** The host page's origin the embedded chat runs in; the token must have been minted for it. */
+export const EMBED_ORIGIN_HEADER = "x-inlay-embed-origin";
+/** The active tenant cookie (server/api/trpc.ts's ACTIVE_TENANT_COOKIE; not imported, server/api is tRPC's). */
+const ACTIVE_TENANT_COOKIE = "inlay_tenant";
+
+export interface MemberRef {
+  tenant: { id: string; name: string; slug: string };
+  userId: string;
+  role: "member" | "admin";
+}
+
+/** (tenant, user) → a platform client bound to that member's platform user_id (as tRPC's ctx.platform). */
+export let bindPlatformClient: (prisma: PrismaClient, member: MemberRef) => Promise<PlatformClient> = (prisma, member) =>
+  lazyPlatformClient(prisma, () => getPlatformConnection(prisma), member.tenant, member.userId)();
+
+/**
+ * The platform agent a chat's `agent` names: a tenant agent the member can see (by id or name), as the
+ * member's own copy; otherwise, where the member may create personal agents, a personal agent of that
+ * name (made on first use, in approval mode with the calculator, memory and questions).
+ */
+async function chatAgent(prisma: PrismaClient, client: PlatformClient, caller: Caller, agent: string): Promise<number> {
+  const visible = await listAgents(prisma, caller);
+  const match = visible.agents.find((each) => each.id === agent) ?? visible.agents.find((each) => each.name === agent);
+  if (match) return ensureAgentCopy(prisma, client, caller, await getVisibleAgent(prisma, caller, match.id));
+  if (!visible.canCreatePersonal) throw new ChatRefusal({ kind: "not_found", message: "There is no agent by that name here." });
+  const created = await createAgent(prisma, caller, "personal", {
+    name: agent,
+    instructions: "",
+    model: null,
+    permissionMode: "approval",
+    tools: ["calculator", "memory", "AskUserQuestion"],
+  });
+  return ensureAgentCopy(prisma, client, caller, await getVisibleAgent(prisma, caller, created.id));
+}
+
+/** For tests: replaces the default binding. */
+export function setPlatformClientBinding(binding: typeof bindPlatformClient): void {
+  bindPlatformClient = binding;
+}
+
+function cookie(request: Request, name: string): string | undefined {
+  for (const entry of request.headers.get("cookie")?.split(";") ?? []) {
+    const [key, ...rest] = entry.trim().split("=");
+    if (key === name) return decodeURIComponent(rest.join("="));
+  }
+  return undefined;
+}
+
+const cents = (usd: string | undefined) => Math.round(Number(usd ?? "0") * 100);
+
+async function member(
+  prisma: PrismaClient,
+  request: Request,
+): Promise<(MemberRef & { via: "session" | "embed"; agent?: string }) | null> {
+  const token = request.headers.get(EMBED_TOKEN_HEADER);
+  if (token) {
+    const origin = request.headers.get(EMBED_ORIGIN_HEADER);
+    if (!origin) return null;
+    let claims;
+    try {
+      claims = await verifyEmbedToken(token, { origin });
+    } catch (error) {
+      if (error instanceof EmbedTokenError) return null;
+      throw error;
+    }
+    // Still allowed and still a member now: a token outlives nothing the tenant has taken back.
+    if (!(await isAllowedOrigin(prisma, claims.tenantId, claims.origin))) return null;
+    const { memberships } = await resolveActiveMembership(prisma, claims.userId, undefined);
+    const membership = memberships.find((each) => each.tenant.id === claims.tenantId);
+    return membership
+      ? { tenant: membership.tenant, userId: claims.userId, role: membership.role, via: "embed", agent: claims.agent }
+      : null;
+  }
+  const session = await getSession();
+  if (!session?.user.id) return null;
+  const { active } = await resolveActiveMembership(prisma, session.user.id, cookie(request, ACTIVE_TENANT_COOKIE));
+  return active ? { tenant: active.tenant, userId: session.user.id, role: active.role, via: "session" } : null;
+}
+
+export const resolveFrameworkChatContext: ChatContextResolver = async (request) => {
+  const { prisma } = await getDb();
+  const caller = await member(prisma, request);
+  if (!caller) return null;
+  const client = await bindPlatformClient(prisma, caller);
+  const tenantId = caller.tenant.id;
+  const context: ChatContext = {
+    client,
+    agentId: async (agent) => {
+      // A token minted for one agent opens only that one.
+      if (caller.agent !== undefined && caller.agent !== agent) {
+        throw new ChatRefusal({ kind: "unauthorized", message: "This chat is not available here." });
+      }
+      return chatAgent(prisma, client, { tenantId, userId: caller.userId, role: caller.role }, agent);
+    },
+    async admit() {
+      let ticket;
+      try {
+        ticket = await admitRun(prisma, { tenantId, userId: caller.userId });
+      } catch (error) {
+        if (error instanceof LimitExceededError) throw new ChatRefusal(admissionError({ ...error.details, message: error.message }));
+        throw error;
+      }
+      return {
+        async end(run, priorCostUsd) {
+          if (run) {
+            const costCents = Math.max(0, cents(run.usage.cost_usd) - cents(priorCostUsd));
+            await recordRunCost(prisma, { tenantId, admissionId: ticket.admissionId, costCents });
+          }
+          await releaseRun(prisma, { tenantId, admissionId: ticket.admissionId });
+        },
+      };
+    },
+    subject: { tenantId, userId: caller.userId, via: caller.via },
+  };
+  return context;
+};

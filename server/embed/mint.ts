@@ -1,0 +1,22 @@
+// Minting an embed token for a member: only for an origin the tenant allows, never for longer than
+// the token maximum. The signed-in route (app/api/embed/token) and a vendor's own server code call it.
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { isAllowedOrigin } from "./origins";
+import { normalizeOrigin, signEmbedToken } from "./tokens";
+
+export class EmbedMintRefused extends Error {
+  override name = "EmbedMintRefused";
+  constructor(readonly reason: "origin_not_allowed" | "invalid_origin") {
+    super(reason === "invalid_origin" ? "origin must be an http(s) origin" : "this origin is not an allowed embed origin of the tenant");
+  }
+}
+
+export async function mintEmbedToken(
+  prisma: PrismaClient,
+  request: { tenantId: string; userId: string; origin: string; agent?: string; ttlSeconds?: number },
+): Promise<{ token: string; expiresAt: Date }> {
+  const origin = normalizeOrigin(request.origin);
+  if (!origin) throw new EmbedMintRefused("invalid_origin");
+  if (!(await isAllowedOrigin(prisma, request.tenantId, origin))) throw new EmbedMintRefused("origin_not_allowed");
+  return signEmbedToken({ ...request, origin });
+}

@@ -1,0 +1,22 @@
+// The embed settings' only Prisma access.
+import type { PrismaClient } from "@/server/generated/prisma/client";
+
+export async function findAllowedOrigins(prisma: PrismaClient, tenantId: string): Promise<string[]> {
+  const row = await prisma.tenantEmbedSettings.findUnique({ where: { tenantId }, select: { allowedOrigins: true } });
+  return row?.allowedOrigins ?? [];
+}
+
+export async function findAllowedOriginsBySlug(prisma: PrismaClient, slug: string): Promise<{ tenantId: string; origins: string[] } | null> {
+  const tenant = await prisma.tenant.findUnique({ where: { slug }, select: { id: true, embed: { select: { allowedOrigins: true } } } });
+  return tenant ? { tenantId: tenant.id, origins: tenant.embed?.allowedOrigins ?? [] } : null;
+}
+
+export async function saveAllowedOrigins(prisma: PrismaClient, tenantId: string, origins: string[]): Promise<string[]> {
+  const row = await prisma.tenantEmbedSettings.upsert({
+    where: { tenantId },
+    create: { tenantId, allowedOrigins: origins },
+    update: { allowedOrigins: origins },
+    select: { allowedOrigins: true },
+  });
+  return row.allowedOrigins;
+}

@@ -1,0 +1,167 @@
+// The chat end to end: streaming, approvals, questions, Stop, reload mid-run, and the script-tag embed
+// on a host page of another origin (127.0.0.1 vs localhost) with no cookies for Inlay's origin.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { ChatPage } from "./pages/chat-page";
+import { SignInPage } from "./pages/sign-in-page";
+
+const shot = (name: string) => `test-results/chat-${name}.png`;
+let counter = 0;
+const agentName = (label: string) => `${label}-${Date.now().toString(36)}-${++counter}`;
+
+// The acme admin: it may make personal agents (each test names a fresh one), and the earlier
+// agents-and-quota spec caps member@acme.test at two runs.
+async function signIn(page: Page, email = "admin@acme.test") {
+  const signInPage = new SignInPage(page);
+  await signInPage.goto();
+  await signInPage.signIn(email, "inlay-demo");
+  await expect(page).toHaveURL("/");
+}
+
+test.describe("chat", () => {
+  test.beforeEach(async ({ page }) => signIn(page));
+
+  test("streams text before the run ends", async ({ page }) => {
+    const chat = await ChatPage.open(page, { agent: agentName("Stream") });
+    await chat.send("::delay 150\none two three four five six seven eight");
+    await expect(chat.lastAnswer()).toContainText("Echo: one");
+    // Still running: Stop is offered while the first words are already on screen.
+    await expect(chat.stopButton()).toBeVisible();
+    await page.screenshot({ path: shot("streaming") });
+    await expect(chat.lastAnswer()).toContainText("Echo: one two three four five six seven eight");
+    await expect(chat.stopButton()).toBeHidden();
+  });
+
+  test("asks for approval before a tool runs, then shows its result", async ({ page }) => {
+    const chat = await ChatPage.open(page, { agent: agentName("Approve"), mode: "approval" });
+    await chat.send('::tool calculator {"expression":"6*7"}');
+    const card = page.getByRole("region", { name: "Approve calculator" });
+    await expect(card).toContainText('"expression": "6*7"');
+    await page.screenshot({ path: shot("approval") });
+    await card.getByRole("button", { name: "Allow once" }).click();
+    await expect(chat.lastAnswer()).toContainText('Tool calculator returned {"result":42}');
+    await expect(card).toContainText("Allowed");
+  });
+
+  test("answers the agent's question from the card", async ({ page }) => {
+    const chat = await ChatPage.open(page, { agent: agentName("Ask") });
+    await chat.send("::ask Which colour? | Red | Blue");
+    const card = page.getByRole("region", { name: "Question from the agent" });
+    await card.getByRole("radio", { name: "Blue" }).click();
+    await page.screenshot({ path: shot("question") });
+    await card.getByRole("button", { name: "Send answer" }).click();
+    await expect(chat.lastAnswer()).toContainText("You chose Blue");
+  });
+
+  test("Stop cancels the run and keeps what was said", async ({ page }) => {
+    const chat = await ChatPage.open(page, { agent: agentName("Stop") });
+    await chat.send("::delay 200\n::words 40");
+    await expect(chat.lastAnswer()).toContainText("alpha");
+    await chat.input().press("Escape");
+    await expect(chat.lastAnswer()).toContainText("Stopped");
+    await expect(chat.stopButton()).toBeHidden();
+    await page.screenshot({ path: shot("stopped") });
+  });
+
+  test("a reload mid-run shows the whole answer once", async ({ page }) => {
+    const agent = agentName("Reload");
+    const chat = await ChatPage.open(page, { agent });
+    await chat.send("::delay 400\none two three four five six seven eight nine ten");
+    await expect(chat.lastAnswer()).toContainText("Echo: one");
+    await page.reload();
+    const again = new ChatPage(page);
+    await expect(again.lastAnswer()).toContainText("Echo: one two three four five six seven eight nine ten", { timeout: 20_000 });
+    await expect(page.locator('article[data-role="assistant"]')).toHaveCount(1);
+    await expect(page.getByText("Echo: one", { exact: false })).toHaveCount(1);
+    await page.screenshot({ path: shot("reloaded") });
+  });
+
+  test("History reopens a past conversation, which a reply continues", async ({ page }) => {
+    const chat = await ChatPage.open(page, { agent: agentName("History") });
+    await chat.send("remember the lighthouse");
+    await expect(chat.lastAnswer()).toContainText("Echo: remember the lighthouse");
+    await page.getByRole("button", { name: "New chat" }).click();
+    await expect(page.locator('article[data-role="assistant"]')).toHaveCount(0);
+
+    await page.getByRole("button", { name: "History" }).click();
+    const past = page.getByRole("region", { name: "Past conversations" });
+    const first = past.getByRole("button").first();
+    await expect(first).toContainText("Echo: remember the lighthouse");
+    await expect(first).toBeFocused();
+    await page.screenshot({ path: shot("history") });
+    await first.press("Enter");
+    await expect(past).toBeHidden();
+    await expect(chat.lastAnswer()).toContainText("Echo: remember the lighthouse");
+
+    await chat.send("and the harbour");
+    await expect(chat.lastAnswer()).toContainText("Echo: and the harbour");
+    // A reply on the same run: the history still holds one conversation.
+    await page.getByRole("button", { name: "History" }).click();
+    await expect(past.getByRole("button")).toHaveCount(1);
+    await expect(past.getByRole("button").first()).toContainText("Echo: and the harbour");
+  });
+});
+
+test.describe("embed", () => {
+  let host: http.Server;
+  let hostOrigin: string;
+  let admin: APIRequestContext;
+  /** Which origin the host page's backend asks tokens for (another allowed one, to test refusal). */
+  let tokenOrigin: string;
+
+  test.beforeAll(async ({ browser, baseURL }) => {
+    const context = await browser.newContext({ baseURL });
+    const page = await context.newPage();
+    await signIn(page, "admin@acme.test");
+    admin = context.request;
+    host = http.createServer(async (request, response) => {
+      if (request.url === "/token") {
+        const minted = await admin.post("/api/embed/token", { data: { origin: tokenOrigin, agent: "Support", tenant: "acme" } });
+        response.writeHead(minted.status(), { "content-type": "application/json" });
+        response.end(await minted.text());
+        return;
+      }
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end(`<!doctype html><html><head><title>Acme Store</title></head><body style="margin:0;font-family:system-ui;background:#f3f4f6">
+<header style="background:#0f766e;color:#fff;padding:18px 32px;font-weight:600">Acme Store</header><main style="padding:32px"><h1>Spring sale</h1></main>
+<script>window.InlayEmbed = { getToken: () => fetch("/token", { method: "POST" }).then((r) => r.json()).then((j) => j.token) };</script>
+<script src="${baseURL}/embed.js" data-agent="Support" data-tenant="acme" data-title="Acme help" data-color="#0f766e" async></script></body></html>`);
+    });
+    await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
+    hostOrigin = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+    const saved = await admin.put("/api/embed/origins", { data: { origins: [hostOrigin, "http://127.0.0.1:1"] } });
+    expect(saved.status()).toBe(200);
+  });
+  test.afterAll(() => new Promise<void>((resolve) => host.close(() => resolve())));
+
+  test("works on a page of another origin with no Inlay cookie", async ({ browser, baseURL }) => {
+    tokenOrigin = hostOrigin;
+    const visitor = await browser.newContext();
+    const page = await visitor.newPage();
+    await page.goto(hostOrigin);
+    await page.getByRole("button", { name: "Chat with us" }).click();
+    const chat = new ChatPage(page.frameLocator("iframe"));
+    await chat.send("Hi from the store");
+    await expect(chat.lastAnswer()).toContainText("Echo: Hi from the store");
+    await page.screenshot({ path: shot("embed") });
+    expect(await visitor.cookies(baseURL)).toEqual([]);
+    const embedPage = await visitor.request.get(`/embed/Support?tenant=acme&host=${encodeURIComponent(hostOrigin)}`);
+    expect(embedPage.headers()["content-security-policy"]).toBe(`frame-ancestors 'self' ${hostOrigin} http://127.0.0.1:1`);
+    await visitor.close();
+  });
+
+  test("refuses a token minted for another origin", async ({ browser }) => {
+    const refused = await admin.post("/api/embed/token", { data: { origin: "http://localhost:9", tenant: "acme" } });
+    expect(refused.status()).toBe(403);
+    // An allowed origin, but not this page's: the iframe refuses it.
+    tokenOrigin = "http://127.0.0.1:1";
+    const visitor = await browser.newContext();
+    const page = await visitor.newPage();
+    await page.goto(hostOrigin);
+    await page.getByRole("button", { name: "Chat with us" }).click();
+    await expect(page.frameLocator("iframe").getByText("This chat is not available on this site.")).toBeVisible();
+    await page.screenshot({ path: shot("embed-refused") });
+    await visitor.close();
+  });
+});

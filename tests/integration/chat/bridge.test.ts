@@ -1,0 +1,273 @@
+// The chat bridge's handlers (app/api/chat) against a real platform: streamed text, an approval that
+// pauses and resumes the same stream, reattachment after a cut, replies, refusals and actions.
+import { readUIMessageStream } from "ai";
+import { EventSourceParserStream } from "eventsource-parser/stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPlatformClient, type PlatformClient } from "@/lib/platform-client";
+import type { ChatChunk, ChatDataTypes, ChatMessage } from "@/lib/chat/types";
+import { createChatHandlers, type ChatHandlers } from "@/server/chat/bridge";
+import { ChatRefusal, agentByName, type ChatContext } from "@/server/chat/context";
+import { startPlatform, type PlatformHarness } from "../../helpers/platform";
+
+let platform: PlatformHarness;
+let client: PlatformClient;
+let handlers: ChatHandlers;
+let refuse = false;
+const ended: { costUsd?: string; prior?: string }[] = [];
+
+beforeAll(async () => {
+  platform = await startPlatform();
+  const account = await platform.signup();
+  client = createPlatformClient({ baseUrl: platform.baseUrl, apiKey: account.key }).forUser("member-1");
+  handlers = createChatHandlers(async (request): Promise<ChatContext | null> => {
+    if (request.headers.get("x-test-user") !== "member-1") return null;
+    return {
+      client,
+      agentId: (agent) => agentByName(client, agent),
+      async admit() {
+        if (refuse) throw new ChatRefusal({ kind: "cap_reached", message: "You have reached your monthly run cap (3 of 3).", code: "member_runs" });
+        return { end: async (run, prior) => void ended.push({ costUsd: run?.usage.cost_usd, prior }) };
+      },
+      subject: { tenantId: "t", userId: "member-1", via: "session" },
+    };
+  });
+});
+afterAll(() => platform.close());
+
+const headers = { "content-type": "application/json", "x-test-user": "member-1" };
+let counter = 0;
+
+function send(text: string, extra: Record<string, unknown> = {}, signal?: AbortSignal) {
+  const body = { agent: "Support", message: { id: `u${++counter}`, role: "user", parts: [{ type: "text", text }] }, ...extra };
+  return handlers.send(new Request("http://127.0.0.1/api/chat", { method: "POST", headers, body: JSON.stringify(body), signal }));
+}
+
+const resume = (query: string, signal?: AbortSignal) =>
+  handlers.resume(new Request(`http://127.0.0.1/api/chat?${query}`, { headers, signal }));
+
+const act = (body: unknown) =>
+  handlers.act(new Request("http://127.0.0.1/api/chat/actions", { method: "POST", headers, body: JSON.stringify(body) }));
+
+/** The UI message stream's chunks, as useChat's transport parses them. */
+async function* chunks(response: Response): AsyncGenerator<ChatChunk> {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done || value.data === "[DONE]") return;
+      yield JSON.parse(value.data) as ChatChunk;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
+/** Every chunk (Node 20 has no Array.fromAsync). */
+async function all(source: AsyncIterable<ChatChunk>): Promise<ChatChunk[]> {
+  const out: ChatChunk[] = [];
+  for await (const chunk of source) out.push(chunk);
+  return out;
+}
+
+async function messageOf(list: ChatChunk[]): Promise<ChatMessage> {
+  const stream = new ReadableStream<ChatChunk>({
+    start(controller) {
+      list.forEach((chunk) => controller.enqueue(chunk));
+      controller.close();
+    },
+  });
+  let last: ChatMessage | undefined;
+  for await (const message of readUIMessageStream<ChatMessage>({ stream, terminateOnError: true })) last = message;
+  return structuredClone(last!);
+}
+
+const textOf = (message: ChatMessage) => message.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+const dataOf = <K extends keyof ChatDataTypes & string>(message: ChatMessage, kind: K) =>
+  message.parts.flatMap((part) => (part.type === `data-${kind}` ? [(part as unknown as { data: ChatDataTypes[K] }).data] : []));
+
+describe("POST /api/chat", () => {
+  it("streams the answer as text deltas before the run ends, with the run's id and usage", async () => {
+    const response = await send("hello there world");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const runId = Number(response.headers.get("x-run-id"));
+    const seen: ChatChunk[] = [];
+    for await (const chunk of chunks(response)) seen.push(chunk);
+    const deltas = seen.filter((chunk) => chunk.type === "text-delta");
+    expect(deltas.length).toBe(4);
+    // Text arrives as separate deltas, each before the finish chunk.
+    expect(seen.findIndex((chunk) => chunk.type === "text-delta")).toBeLessThan(seen.findIndex((chunk) => chunk.type === "finish"));
+    const message = await messageOf(seen);
+    expect(message.id).toBe(`run-${runId}-0`);
+    expect(textOf(message)).toBe("Echo: hello there world");
+    expect(message.metadata).toMatchObject({ runId, status: "completed" });
+    expect(Number(message.metadata!.usage!.cost_usd)).toBeGreaterThan(0);
+    expect(ended.at(-1)).toEqual({ costUsd: message.metadata!.usage!.cost_usd, prior: undefined });
+  });
+
+  it("shows an approval request while the run waits, and goes on in the same stream once approved", async () => {
+    const response = await send('::tool calculator {"expression":"6*7"}', { permissionMode: "approval" });
+    const runId = Number(response.headers.get("x-run-id"));
+    const seen: ChatChunk[] = [];
+    for await (const chunk of chunks(response)) {
+      seen.push(chunk);
+      if (chunk.type === "data-approval" && chunk.data.state === "pending") {
+        expect(chunk.data).toMatchObject({ toolName: "calculator", input: { expression: "6*7" }, toolCallId: expect.any(String) });
+        const approved = await act({ action: "approve", runId, requestId: chunk.data.requestId, decision: "allow", always: true, toolName: "calculator" });
+        expect(approved.status).toBe(200);
+        expect(await approved.json()).toMatchObject({ ok: true, result: { status: "allowed", tool_name: "calculator", remember: true } });
+      }
+    }
+    const message = await messageOf(seen);
+    expect(dataOf(message, "approval").map((approval) => approval.state)).toEqual(["allowed"]);
+    expect(message.parts.find((part) => part.type === "dynamic-tool")).toMatchObject({ state: "output-available", output: { result: 42 } });
+    expect(textOf(message)).toBe('Tool calculator returned {"result":42}');
+    // "Always allow" put the tool on the member's allow-list: the next run does not ask.
+    expect((await client.permissions.list()).data.map((permission) => permission.tool)).toContain("calculator");
+    const again = await messageOf(await all(chunks(await send('::tool calculator {"expression":"1+1"}', { permissionMode: "approval" }))));
+    expect(dataOf(again, "approval")).toEqual([]);
+    expect(textOf(again)).toBe('Tool calculator returned {"result":2}');
+  });
+
+  it("answers a question from its card", async () => {
+    const response = await send("::ask Which colour? | Red | Blue");
+    const runId = Number(response.headers.get("x-run-id"));
+    const seen: ChatChunk[] = [];
+    for await (const chunk of chunks(response)) {
+      seen.push(chunk);
+      if (chunk.type === "data-question" && chunk.data.state === "pending") {
+        expect(chunk.data.questions).toEqual([{ question: "Which colour?", options: [{ label: "Red" }, { label: "Blue" }] }]);
+        expect((await act({ action: "answer", runId, requestId: chunk.data.requestId, answers: { "Which colour?": "Red" } })).status).toBe(200);
+      }
+    }
+    const message = await messageOf(seen);
+    expect(dataOf(message, "question")[0]).toMatchObject({ state: "answered", answers: { "Which colour?": "Red" } });
+    expect(textOf(message)).toBe("You chose Red");
+  });
+
+  it("replies on the chat's run from the previous message's cursor", async () => {
+    const first = await messageOf(await all(chunks(await send("first"))));
+    const { runId, lastEventId } = first.metadata!;
+    const response = await send("second", { runId, cursor: lastEventId });
+    const reply = await messageOf(await all(chunks(response)));
+    expect(reply.id).toBe(`run-${runId}-${lastEventId}`);
+    expect(textOf(reply)).toBe("Echo: second");
+    expect(ended.at(-1)!.prior).toBe(first.metadata!.usage!.cost_usd);
+    // Reattaching from the reply's cursor replays exactly the reply.
+    const replayed = await messageOf(await all(chunks(await resume(`runId=${runId}&cursor=${lastEventId}`))));
+    expect(replayed.id).toBe(reply.id);
+    expect(textOf(replayed)).toBe("Echo: second");
+  });
+
+  it("sends attachments through the platform's with-files endpoints", async () => {
+    const notes = `data:text/plain;base64,${Buffer.from("Order 1234 is late\nsecond line").toString("base64")}`;
+    const body = {
+      agent: "Support",
+      message: {
+        id: `u${++counter}`,
+        role: "user",
+        parts: [
+          { type: "text", text: "see the file" },
+          { type: "file", mediaType: "text/plain", filename: "notes.txt", url: notes },
+        ],
+      },
+    };
+    const response = await handlers.send(new Request("http://127.0.0.1/api/chat", { method: "POST", headers, body: JSON.stringify(body) }));
+    const message = await messageOf(await all(chunks(response)));
+    expect(textOf(message)).toContain("Attachment notes.txt (text/plain): Order 1234 is late");
+    // A file part must be a data: URL: the bridge fetches nothing else.
+    const remote = { ...body, message: { ...body.message, parts: [{ type: "file", mediaType: "text/plain", url: "http://127.0.0.1:9/x" }] } };
+    const refused = await handlers.send(new Request("http://127.0.0.1/api/chat", { method: "POST", headers, body: JSON.stringify(remote) }));
+    expect(refused.status).toBe(422);
+  });
+
+  it("shows a refused admission as an error part with its meaning, without starting a run", async () => {
+    refuse = true;
+    try {
+      const before = (await client.runs.list()).data.length;
+      const message = await messageOf(await all(chunks(await send("hello"))));
+      expect(dataOf(message, "error")).toEqual([{ kind: "cap_reached", message: "You have reached your monthly run cap (3 of 3).", code: "member_runs" }]);
+      expect((await client.runs.list()).data.length).toBe(before);
+    } finally {
+      refuse = false;
+    }
+  });
+
+  it("shows a platform refusal (unknown agent) as an error part, and refuses bad bodies and strangers", async () => {
+    const message = await messageOf(await all(chunks(await send("hello", { agent: "999999" }))));
+    expect(dataOf(message, "error")[0]).toMatchObject({ kind: "not_found" });
+    const invalid = await handlers.send(new Request("http://127.0.0.1/api/chat", { method: "POST", headers, body: JSON.stringify({ agent: "x" }) }));
+    expect(invalid.status).toBe(422);
+    expect((await invalid.json()).error.message).toContain("message");
+    const stranger = await handlers.send(new Request("http://127.0.0.1/api/chat", { method: "POST", body: "{}" }));
+    expect(stranger.status).toBe(401);
+  });
+});
+
+describe("GET /api/chat (reattach)", () => {
+  it("after a cut, replays the whole message once from the run's event log, then has nothing more", async () => {
+    const cut = new AbortController();
+    const response = await send("::delay 40\none two three four five six", {}, cut.signal);
+    const runId = Number(response.headers.get("x-run-id"));
+    const before: ChatChunk[] = [];
+    for await (const chunk of chunks(response)) {
+      before.push(chunk);
+      if (before.filter((each) => each.type === "text-delta").length === 2) break;
+    }
+    const endedBefore = ended.length;
+    cut.abort(); // the browser reloads mid-run
+    const partial = await messageOf(before);
+    expect(textOf(partial)).toBe("Echo: one ");
+
+    const again = await resume(`runId=${runId}`);
+    expect(again.status).toBe(200);
+    const replayed = await messageOf(await all(chunks(again)));
+    expect(replayed.id).toBe(partial.id);
+    expect(textOf(replayed)).toBe("Echo: one two three four five six");
+    expect(replayed.metadata).toMatchObject({ runId, status: "completed" });
+
+    const nothing = await resume(`runId=${runId}&cursor=${replayed.metadata!.lastEventId}`);
+    expect(nothing.status).toBe(204);
+    // The cut request still followed its run to the end, so its admission was ended with the run.
+    await expect.poll(() => ended.length, { timeout: 10_000 }).toBe(endedBefore + 1);
+    expect(ended.at(-1)!.costUsd).toBe(replayed.metadata!.usage!.cost_usd);
+  });
+
+  it("is 404-like for another member's run and 422 without a run id", async () => {
+    const other = createPlatformClient({ baseUrl: platform.baseUrl, apiKey: (await platform.signup()).key }).forUser("member-1");
+    const agent = await other.agents.create({ name: "Other" });
+    const run = await other.runs.create({ teammate_id: agent.id, message: "hi", stream: false });
+    const response = await resume(`runId=${run.id}`);
+    expect(response.status).toBe(404);
+    expect((await response.json()).error.kind).toBe("not_found");
+    expect((await resume("cursor=1")).status).toBe(422);
+  });
+});
+
+describe("POST /api/chat/actions", () => {
+  it("cancels (Stop) a running run: the stream ends cancelled with what was said", async () => {
+    const response = await send("::delay 100\n::words 50");
+    const runId = Number(response.headers.get("x-run-id"));
+    const seen: ChatChunk[] = [];
+    let stopped = false;
+    for await (const chunk of chunks(response)) {
+      seen.push(chunk);
+      if (chunk.type === "text-delta" && !stopped) {
+        stopped = true;
+        const answer = await act({ action: "cancel", runId });
+        expect(await answer.json()).toEqual({ ok: true, result: { status: "cancelled" } });
+      }
+    }
+    const message = await messageOf(seen);
+    expect(message.metadata).toMatchObject({ status: "cancelled", completionState: "cancelled" });
+    expect(textOf(message).split(" ").length).toBeLessThan(50);
+    const again = await act({ action: "cancel", runId });
+    expect(again.status).toBe(409);
+    expect((await again.json()).error.kind).toBe("conflict");
+  });
+
+  it("validates actions", async () => {
+    const response = await act({ action: "approve", runId: 1, decision: "maybe" });
+    expect(response.status).toBe(422);
+  });
+});

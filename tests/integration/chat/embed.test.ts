@@ -1,0 +1,93 @@
+// Embedding: a tenant's allowed origins, minting tokens only for them, the embed page's
+// frame-ancestors, and the chat context an embed token opens (tenant, member, origin, agent).
+import { gzipSync } from "node:zlib";
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PlatformClient } from "@/lib/platform-client";
+import { seedDemoData } from "@/prisma/seed";
+import { setProcessDatabase } from "@/server/db";
+import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER, resolveFrameworkChatContext, setPlatformClientBinding } from "@/server/chat/framework-context";
+import { ChatRefusal } from "@/server/chat/context";
+import { EmbedMintRefused, mintEmbedToken } from "@/server/embed/mint";
+import { frameAncestorsFor, getAllowedOrigins, setAllowedOrigins } from "@/server/embed/origins";
+import { signEmbedToken } from "@/server/embed/tokens";
+import { createTestDatabase, type TestDatabase } from "../../helpers/database";
+
+let database: TestDatabase;
+let acmeId: string;
+let memberId: string;
+const bound: { tenantId: string; userId: string }[] = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await seedDemoData(database.prisma);
+  setProcessDatabase(database);
+  acmeId = (await database.prisma.tenant.findUniqueOrThrow({ where: { slug: "acme" } })).id;
+  memberId = (await database.prisma.user.findUniqueOrThrow({ where: { email: "member@acme.test" } })).id;
+  setPlatformClientBinding(async (_prisma, member) => {
+    bound.push({ tenantId: member.tenant.id, userId: member.userId });
+    return {} as PlatformClient; // the resolver's own work is under test, not the platform's
+  });
+});
+afterAll(() => database.dispose());
+
+describe("allowed embed origins", () => {
+  it("are stored normalised and refuse paths and other schemes", async () => {
+    expect(await setAllowedOrigins(database.prisma, acmeId, ["https://shop.acme.test", "http://127.0.0.1:4000/", "https://shop.acme.test"])).toEqual([
+      "https://shop.acme.test",
+      "http://127.0.0.1:4000",
+    ]);
+    await expect(setAllowedOrigins(database.prisma, acmeId, ["https://shop.acme.test/help"])).rejects.toThrow(/not an origin/);
+    await expect(setAllowedOrigins(database.prisma, acmeId, ["javascript:alert(1)"])).rejects.toThrow(/not an origin/);
+    expect(await getAllowedOrigins(database.prisma, acmeId)).toEqual(["https://shop.acme.test", "http://127.0.0.1:4000"]);
+  });
+
+  it("make the embed page's frame-ancestors; an unknown tenant gets only 'self'", async () => {
+    expect(await frameAncestorsFor(database.prisma, "acme")).toBe("'self' https://shop.acme.test http://127.0.0.1:4000");
+    expect(await frameAncestorsFor(database.prisma, "globex")).toBe("'self'");
+    expect(await frameAncestorsFor(database.prisma, "no-such-tenant")).toBe("'self'");
+    expect(await frameAncestorsFor(database.prisma, undefined)).toBe("'self'");
+  });
+
+  it("gate minting: a token only for an allowed origin", async () => {
+    const { token } = await mintEmbedToken(database.prisma, { tenantId: acmeId, userId: memberId, origin: "http://127.0.0.1:4000" });
+    expect(token.split(".")).toHaveLength(3);
+    await expect(mintEmbedToken(database.prisma, { tenantId: acmeId, userId: memberId, origin: "http://localhost:4000" })).rejects.toThrow(EmbedMintRefused);
+  });
+});
+
+describe("the chat context of an embed token", () => {
+  const request = (headers: Record<string, string>) => new Request("http://127.0.0.1/api/chat", { method: "POST", headers });
+
+  it("opens the member's chat in the token's tenant, only from the token's origin", async () => {
+    const { token } = await mintEmbedToken(database.prisma, { tenantId: acmeId, userId: memberId, origin: "http://127.0.0.1:4000", agent: "Support" });
+    const context = await resolveFrameworkChatContext(request({ [EMBED_TOKEN_HEADER]: token, [EMBED_ORIGIN_HEADER]: "http://127.0.0.1:4000" }));
+    expect(context?.subject).toEqual({ tenantId: acmeId, userId: memberId, via: "embed" });
+    expect(bound.at(-1)).toEqual({ tenantId: acmeId, userId: memberId });
+    // Bound to its agent.
+    await expect(context!.agentId("Billing")).rejects.toThrow(ChatRefusal);
+
+    expect(await resolveFrameworkChatContext(request({ [EMBED_TOKEN_HEADER]: token, [EMBED_ORIGIN_HEADER]: "http://localhost:4000" }))).toBeNull();
+    expect(await resolveFrameworkChatContext(request({ [EMBED_TOKEN_HEADER]: token }))).toBeNull();
+    expect(await resolveFrameworkChatContext(request({ [EMBED_TOKEN_HEADER]: `${token}x`, [EMBED_ORIGIN_HEADER]: "http://127.0.0.1:4000" }))).toBeNull();
+  });
+
+  it("is refused for a tenant the user is not a member of, and once the origin is no longer allowed", async () => {
+    const globexId = (await database.prisma.tenant.findUniqueOrThrow({ where: { slug: "globex" } })).id;
+    await setAllowedOrigins(database.prisma, globexId, ["http://127.0.0.1:4000"]);
+    const foreign = await signEmbedToken({ tenantId: globexId, userId: memberId, origin: "http://127.0.0.1:4000" });
+    expect(await resolveFrameworkChatContext(request({ [EMBED_TOKEN_HEADER]: foreign.token, [EMBED_ORIGIN_HEADER]: "http://127.0.0.1:4000" }))).toBeNull();
+
+    const { token } = await signEmbedToken({ tenantId: acmeId, userId: memberId, origin: "http://127.0.0.1:4000" });
+    const headers = { [EMBED_TOKEN_HEADER]: token, [EMBED_ORIGIN_HEADER]: "http://127.0.0.1:4000" };
+    expect(await resolveFrameworkChatContext(request(headers))).not.toBeNull();
+    await setAllowedOrigins(database.prisma, acmeId, ["https://shop.acme.test"]);
+    expect(await resolveFrameworkChatContext(request(headers))).toBeNull();
+  });
+});
+
+describe("public/embed.js", () => {
+  it("stays under 3 KB gzipped", () => {
+    expect(gzipSync(readFileSync("public/embed.js")).length).toBeLessThanOrEqual(3 * 1024);
+  });
+});
