@@ -59,12 +59,6 @@ export async function upsertTenantLimits(prisma: Db, tenantId: string, limits: P
   await prisma.tenantLimits.upsert({ where: { tenantId }, create: { tenantId, ...limits }, update: limits });
 }
 
-/** The member's override, or null when the member follows the tenant default. */
-export async function findMemberCap(prisma: Db, membershipId: string): Promise<CapRecord | null> {
-  const row = await prisma.memberCap.findUnique({ where: { membershipId } });
-  return row ? { runsPerMonth: row.runsPerMonth, costPerMonthCents: row.costPerMonthCents } : null;
-}
-
 export async function listMemberCaps(prisma: Db, tenantId: string): Promise<Map<string, CapRecord>> {
   const rows = await prisma.memberCap.findMany({ where: { membership: { tenantId } } });
   return new Map(

@@ -93,13 +93,6 @@ export async function listTenantPlatformUsers(prisma: PrismaClient, tenantId: st
   return rows.map((row) => ({ userId: row.userId, platformUserId: row.platformUserId, email: row.user.email, name: row.user.name }));
 }
 
-export async function findPlatformUsersByIds(prisma: PrismaClient, platformUserIds: string[]) {
-  return prisma.tenantPlatformUser.findMany({
-    where: { platformUserId: { in: platformUserIds } },
-    select: { tenantId: true, userId: true, platformUserId: true },
-  });
-}
-
 // --- Tenant agents and copies ------------------------------------------------------------------------
 
 export interface TenantAgentRecord {
@@ -183,14 +176,6 @@ export async function markAgentCopySynced(prisma: PrismaClient, tenantAgentId: s
     where: { tenantAgentId, userId, syncedVersion: { lt: version } },
     data: { syncedVersion: version },
   });
-}
-
-export async function findCopyOwner(prisma: PrismaClient, tenantId: string, userId: string, platformAgentId: number) {
-  const row = await prisma.tenantAgentCopy.findFirst({
-    where: { userId, platformAgentId, agent: { tenantId } },
-    select: { tenantAgentId: true },
-  });
-  return row?.tenantAgentId ?? null;
 }
 
 // --- Tenant settings -----------------------------------------------------------------------------------

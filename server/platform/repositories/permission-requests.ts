@@ -1,4 +1,5 @@
 // A run's requests for a person: tool approvals and questions.
+import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
 
@@ -9,6 +10,9 @@ export interface NewRequest {
   toolCallId: string;
   input: unknown;
 }
+
+/** A request's public id (`request_id`). */
+export const newRequestId = () => `perm_${randomBytes(12).toString("hex")}`;
 
 export const createRequests = (prisma: PrismaClient, runId: number, requests: NewRequest[]) =>
   prisma.platformPermissionRequest.createMany({

@@ -17,21 +17,7 @@ export interface StoredEvent {
   frame: RunFrame;
 }
 
-/**
- * The run, its first event and its attachments in one transaction, so a run is never seen without its
- * log (or its executor without its files).
- */
-export async function insertRun(
-  prisma: PrismaClient,
-  scope: ScopeKey,
-  data: RunData,
-  first: RunFrame,
-  files: NewRunFile[] = [],
-): Promise<RunRow> {
-  return prisma.$transaction((tx) => insertRunIn(tx as PrismaClient, scope, data, first, files));
-}
-
-/** insertRun inside a transaction the caller already holds (run admission's). */
+/** The run, its first event and its attachments, inside a transaction the caller holds (run admission's). */
 export async function insertRunIn(
   tx: PrismaClient,
   scope: ScopeKey,
@@ -47,21 +33,10 @@ export async function insertRunIn(
 
 /**
  * A reply: the run moves from one of `from` back to running with `data`, its status frame and its new
- * attachments, in one transaction. Returns the run and the id of the last event before the reply (the
- * reply's stream starts after it), or null when the run was no longer in `from`.
+ * attachments, inside the transaction the caller holds (run admission's). Returns the run and the id
+ * of the last event before the reply (the reply's stream starts after it), or null when the run was no
+ * longer in `from`.
  */
-export async function reopenRun(
-  prisma: PrismaClient,
-  id: number,
-  from: readonly string[],
-  data: Prisma.PlatformRunUncheckedUpdateInput,
-  first: RunFrame,
-  files: NewRunFile[] = [],
-): Promise<{ run: RunRow; after: bigint } | null> {
-  return prisma.$transaction((tx) => reopenRunIn(tx as PrismaClient, id, from, data, first, files));
-}
-
-/** reopenRun inside a transaction the caller already holds (run admission's). */
 export async function reopenRunIn(
   tx: PrismaClient,
   id: number,
@@ -128,17 +103,6 @@ export async function appendEvents(prisma: PrismaClient, runId: number, frames: 
   await prisma.platformRunEvent.createMany({
     data: frames.map((frame) => ({ runId, type: frame.type, data: frame as Prisma.InputJsonObject })),
   });
-}
-
-/** Like appendEvents, returning the new events' ids in the frames' order. */
-export async function appendEventsReturning(prisma: PrismaClient, runId: number, frames: RunFrame[]): Promise<bigint[]> {
-  if (frames.length === 0) return [];
-  const rows = await prisma.platformRunEvent.createManyAndReturn({
-    data: frames.map((frame) => ({ runId, type: frame.type, data: frame as Prisma.InputJsonObject })),
-    select: { id: true },
-  });
-  // One INSERT draws its ids in row order, so ascending ids pair with the frames in order.
-  return rows.map((row) => row.id).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /**

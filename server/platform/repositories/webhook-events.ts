@@ -13,6 +13,3 @@ export interface NewWebhookEvent {
 
 export const insertWebhookEvent = (prisma: PrismaClient, event: NewWebhookEvent) =>
   prisma.platformWebhookEvent.create({ data: event });
-
-export const listWebhookEventsForRun = (prisma: PrismaClient, runId: number) =>
-  prisma.platformWebhookEvent.findMany({ where: { runId }, orderBy: { id: "asc" } });

@@ -17,6 +17,7 @@ import {
   clearAnswers,
   createRequests,
   type NewRequest,
+  newRequestId,
   rememberedTools,
   resolvedRequests,
 } from "../repositories/permission-requests";
@@ -367,7 +368,7 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
         if (part.toolName === ASK_USER_QUESTION && tools[ASK_USER_QUESTION]) {
           const title = (part.input as { questions?: { question?: string }[] }).questions?.[0]?.question;
           questions.push({
-            id: `perm_${randomBytes(12).toString("hex")}`,
+            id: newRequestId(),
             kind: title === "Plan Approval" ? "plan" : "question",
             toolName: ASK_USER_QUESTION,
             toolCallId: part.toolCallId,
@@ -390,7 +391,7 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
       case "tool-approval-request": {
         const call = callsById.get(part.toolCall.toolCallId) ?? { toolName: part.toolCall.toolName, input: part.toolCall.input };
         toolApprovals.push({
-          id: `perm_${randomBytes(12).toString("hex")}`,
+          id: newRequestId(),
           kind: "tool",
           toolName: call.toolName,
           // The approval id is what the model's next turn must answer.

@@ -1,5 +1,5 @@
 // Runs survive the death of the process executing them. While a run executes, every finished tool
-// step is saved as a checkpoint (the conversation so far, the steps and tokens it took, and the id of
+// step is saved as a checkpoint (the conversation so far, the steps it took, and the id of
 // the run's last event at that moment). When the process dies its lease runs out; the sweeper of any
 // instance re-claims the run and resumes it from the checkpoint, or from where the current execution
 // began when there is none: the frames written after that point (a step that never finished) are
@@ -52,8 +52,6 @@ export function hasSideEffects(toolName: string, input: unknown): boolean {
 interface Checkpoint {
   messages?: ModelMessage[];
   steps?: number;
-  input_tokens?: number;
-  output_tokens?: number;
   /** The run's last event when the checkpoint was taken; frames after it belong to unfinished work. */
   event_id?: string;
   unsafe_tool?: string;
@@ -70,7 +68,6 @@ export interface CheckpointHooks {
   onStepStart(event: { messages: ModelMessage[] }): void;
   onStepEnd(step: {
     content: readonly StepPart[];
-    usage: { inputTokens: number | undefined; outputTokens: number | undefined };
     response: { messages: ModelMessage[] };
   }): Promise<void>;
   onToolExecutionStart(event: { toolCall: { toolName: string; input: unknown } }): Promise<void>;
@@ -93,8 +90,6 @@ const FRAMES_WAIT_MS = 1_000;
 export function createCheckpointer(prisma: PrismaClient, runId: number, owner: string, sink: FrameSink) {
   let stepInput: ModelMessage[] = [];
   let steps = 0;
-  let inputTokens = 0;
-  let outputTokens = 0;
   const state = { saved: false };
 
   async function framesWritten(toolCallIds: string[]): Promise<boolean> {
@@ -115,8 +110,6 @@ export function createCheckpointer(prisma: PrismaClient, runId: number, owner: s
     // can reach the log: after the flush, the log ends exactly with this step.
     onStepEnd: async (step) => {
       steps += 1;
-      inputTokens += step.usage.inputTokens ?? 0;
-      outputTokens += step.usage.outputTokens ?? 0;
       const calls = step.content.flatMap((part) => (part.type === "tool-call" && part.toolCallId ? [part.toolCallId] : []));
       // A step without tools is the answer: the run ends right after it, nothing to resume.
       if (calls.length === 0) return;
@@ -133,8 +126,6 @@ export function createCheckpointer(prisma: PrismaClient, runId: number, owner: s
         const checkpoint: Checkpoint = {
           messages: [...stepInput, ...step.response.messages],
           steps,
-          input_tokens: inputTokens,
-          output_tokens: outputTokens,
           event_id: String(await lastEventId(prisma, runId)),
         };
         await saveCheckpoint(prisma, runId, owner, checkpoint as unknown as Prisma.InputJsonObject);

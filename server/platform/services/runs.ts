@@ -1,7 +1,6 @@
 // Runs: creation with the spec's rules (agent scope, permission mode and human_in_the_loop, model and
 // effort precedence, max_turns), reads, and the transitions a person drives (cancel, approve, answer).
 // Execution itself is the runtime's (server/platform/runtime/executor.ts).
-import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import { isReservedMetadataKey } from "@/lib/schemas/agents";
 import type { Page } from "@/lib/schemas/common";
@@ -257,8 +256,6 @@ export async function cancelRun(ctx: RunServiceContext, scope: Scope, id: number
 }
 
 export const messageCount = (row: RunRow) => (Array.isArray(row.messages) ? row.messages.length : 0);
-
-export const newRequestId = () => `perm_${randomBytes(12).toString("hex")}`;
 
 // ---------------------------------------------------------------------------------------------
 // A person answers: approvals and questions

@@ -138,7 +138,10 @@ describe("resuming after a finished tool step", () => {
         until: (frame) => frame.data.type === "content_block_delta" && frame.data.delta.text.startsWith("charlie"),
       });
       const { prisma } = platform.database;
-      await expect.poll(async () => (await prisma.platformRun.findUnique({ where: { id: runId } }))?.checkpoint).toBeTruthy();
+      // The tool step's checkpoint, not just the side-effect note written before the tool ran.
+      await expect
+        .poll(async () => (await prisma.platformRun.findUnique({ where: { id: runId } }))?.checkpoint)
+        .toMatchObject({ steps: 1, messages: expect.any(Array) });
 
       // The first process is gone: its lease lapses, and the second one takes over.
       await prisma.platformRun.update({ where: { id: runId }, data: { leaseExpiresAt: new Date(Date.now() - 60_000) } });
