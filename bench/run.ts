@@ -3,7 +3,9 @@
 // `scripted`. `npm run bench -- NAME…` runs only those (names below); no name runs them all. CI never
 // runs benchmarks.
 import { Bench } from "tinybench";
-import { chatBridgeTtft, chatBundle, embedSize } from "./chat";
+import { chatBridgeTtft, embedSize } from "./chat";
+import { chatBundle } from "./chat-bundle";
+import { chatBundleBrowser } from "./chat-bundle-browser";
 import { httpAgents } from "./http-agents";
 import { platformOverhead } from "./platform-overhead";
 import { runsCreation, runsHeldStreams, runsTimeToFirstToken } from "./runs";
@@ -30,6 +32,7 @@ const scripted: Record<string, () => Promise<void>> = {
   "runs-create": runsCreation,
   "embed-size": embedSize,
   "chat-bundle": chatBundle,
+  "chat-bundle-browser": chatBundleBrowser,
   "chat-bridge-ttft": () => chatBridgeTtft(),
 };
 

@@ -115,6 +115,25 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   };
 }
 
+/**
+ * A client with a connection of its own, for work that must not queue behind the pool: the run event
+ * writer, whose one statement at a time carries every run's frames. On PostgreSQL that is one more
+ * connection beside the pool; PGlite has a single connection, so it is the database's own client.
+ */
+export function openDedicatedClient(database: Database): { prisma: PrismaClient; close(): Promise<void> } {
+  if (database.driver.kind === "pglite") return { prisma: database.prisma, close: async () => {} };
+  const pool = new pg.Pool({ ...database.driver.pool.options, max: 1 });
+  pool.on("error", (error) => logger.warn({ err: error }, "idle PostgreSQL connection closed"));
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    prisma,
+    close: async () => {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
 // One database per process. Kept on globalThis because Next.js dev reloads modules, and a second
 // PGlite on the same data directory would corrupt it.
 const holder = globalThis as unknown as { __inlayDatabase?: Promise<Database> };

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { AgentName, Effort, Instructions, PermissionMode, ToolNames } from "./agents";
 import { BoundedMetadata, IntId, Metadata, PageQuery, QueryBoolean, Timestamp, UserId } from "./common";
+import { RetentionMode } from "./settings";
 
 export const RunStatus = z.enum([
   "running",
@@ -103,6 +104,30 @@ export const RunEventsQuery = z.object({
   }),
   user_id: UserId.optional(),
 });
+
+/** GET /runs/{run_id}/messages (an Inlay extension): the run's conversation as turns. */
+export const RunMessage = z
+  .object({
+    role: z.enum(["user", "assistant"]),
+    text: z.string().meta({
+      description: "user: what the end-user sent (the start message, then each reply); assistant: the agent's text for that request",
+    }),
+    files: z
+      .array(z.object({ name: z.string(), mime_type: z.string() }))
+      .optional()
+      .meta({ description: "The attachments of a user turn (POST /runs/with-files, /reply/with-files); absent when none" }),
+  })
+  .meta({ id: "RunMessage" });
+
+export const RunMessages = z
+  .object({
+    data: z.array(RunMessage).meta({
+      description:
+        "In order: one user turn per request on the run (its start and each reply), each followed by the agent's text for it when there is any",
+    }),
+    retention: RetentionMode.meta({ description: "metadata_only: the run kept no content, so data is empty" }),
+  })
+  .meta({ id: "RunMessages" });
 
 export const RunListQuery = PageQuery.extend({
   teammate_id: IntId.optional(),

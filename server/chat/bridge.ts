@@ -11,14 +11,16 @@ import {
   ChatHistoryQuery,
   ChatResumeQuery,
   ChatSendBody,
+  FILES_ONLY_MESSAGE,
   MAX_ATTACHMENTS,
   chatMessageId,
   type ChatHistoryItem,
 } from "@/lib/chat/contract";
 import { chatErrorFrom } from "@/lib/chat/errors";
+import { interleaveTurns, unfinishedRequestMessage } from "@/lib/chat/history";
 import { createRunTranslator, type RunTranslator } from "@/lib/chat/run-frames";
 import type { ChatChunk, ChatError, ChatMessage } from "@/lib/chat/types";
-import { PlatformApiError, type Run, type RunFrame, type RunStream } from "@/lib/platform-client";
+import { PlatformApiError, type Run, type RunFrame, type RunMessages, type RunStream } from "@/lib/platform-client";
 import { logger } from "@/lib/logger";
 import { ChatRefusal, type ChatAdmission, type ChatContext, type ChatContextResolver } from "./context";
 
@@ -160,15 +162,24 @@ async function messageFrom(chunks: ChatChunk[]): Promise<ChatMessage | undefined
 }
 
 /**
- * A finished run's conversation: one assistant message per request, read request by request from its
- * event log (each read ends at that request's done frame), with the ids and metadata the live chat
- * gave them, so a reply continues from the last one. The log holds only the agent's side (the
- * platform keeps the person's messages in the run's model messages, which the API does not show).
+ * A run's conversation: one assistant message per request, read request by request from its event log
+ * (each read ends at that request's done frame), with the ids and metadata the live chat gave them, so
+ * a reply continues from the last one; each after the person's message that started its request (the
+ * run's turns, GET /runs/{run_id}/messages). A run still going has one user turn per request, its
+ * current one included: the requests before it are read, and the current one is a message to
+ * reattach to (GET /api/chat from its cursor), as after a reload. Undefined when that cannot be known
+ * (a metadata_only run keeps no turns) or is too long to read.
  */
-async function conversationOf(context: ChatContext, run: Run, signal: AbortSignal): Promise<ChatMessage[]> {
+async function conversationOf(context: ChatContext, run: Run, turns: RunMessages, signal: AbortSignal): Promise<ChatMessage[] | undefined> {
+  const settled = SETTLED.has(run.status);
+  const requestsBefore = turns.data.filter((turn) => turn.role === "user").length - 1;
+  if (!settled && (requestsBefore < 0 || requestsBefore > MAX_REQUESTS)) return undefined;
+  // A settled run's log is read to its end; a running one's only up to its current request, whose
+  // read would wait for it to finish.
+  const limit = settled ? MAX_REQUESTS : requestsBefore;
   const requests: { translator: RunTranslator; chunks: ChatChunk[] }[] = [];
   let cursor: string | undefined;
-  while (requests.length < MAX_REQUESTS) {
+  while (requests.length < limit) {
     const frames = context.client.runs.events(run.id, { lastEventId: cursor }, { signal });
     const translator = createRunTranslator({ messageId: chatMessageId(run.id, cursor), runId: run.id, cursor });
     const chunks = translator.start();
@@ -182,11 +193,15 @@ async function conversationOf(context: ChatContext, run: Run, signal: AbortSigna
   const messages: ChatMessage[] = [];
   for (const [index, { translator, chunks }] of requests.entries()) {
     // Usage and output are the run's: they belong with its latest request.
-    chunks.push(...translator.finish(index === requests.length - 1 ? run : undefined));
+    chunks.push(...translator.finish(settled && index === requests.length - 1 ? run : undefined));
     const message = await messageFrom(chunks);
     if (message) messages.push(message);
   }
-  return messages;
+  if (!settled) {
+    if (requests.length < requestsBefore) return undefined;
+    messages.push(unfinishedRequestMessage(run.id, cursor, run.status));
+  }
+  return interleaveTurns(run.id, turns.data, messages);
 }
 
 export interface ChatHandlers {
@@ -225,7 +240,7 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
       );
       if (fileParts.length > MAX_ATTACHMENTS) return unprocessable(`message.parts: at most ${MAX_ATTACHMENTS} files`);
       if (!text && fileParts.length === 0) return unprocessable("message: must not be empty");
-      const messageText = text || "(see the attached files)";
+      const messageText = text || FILES_ONLY_MESSAGE;
 
       let admission: ChatAdmission | undefined;
       try {
@@ -344,10 +359,13 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
         if (run.teammate_id !== teammateId) {
           return json(404, { error: { kind: "not_found", message: "There is no such conversation here." } satisfies ChatError });
         }
-        if (!SETTLED.has(run.status)) {
+        // Read after the run: a reply that starts in between only adds a turn, never takes one away.
+        const turns = await context.client.runs.messages(runId);
+        const messages = await conversationOf(context, run, turns, request.signal);
+        if (!messages) {
           return json(409, { error: { kind: "conflict", message: "This conversation is still going; open it once it has finished." } satisfies ChatError });
         }
-        return json(200, { runId, messages: await conversationOf(context, run, request.signal) });
+        return json(200, { runId, messages });
       } catch (error) {
         return failure(error);
       }

@@ -52,6 +52,7 @@ import * as approveRun from "./routes/runs/approve";
 import * as cancelRun from "./routes/runs/cancel";
 import * as createRun from "./routes/runs/create";
 import * as runEvents from "./routes/runs/events";
+import * as runMessages from "./routes/runs/messages";
 import * as getRun from "./routes/runs/get";
 import * as runPermissions from "./routes/runs/permissions";
 // replies, first sessions, attachments, permission mode
@@ -110,6 +111,7 @@ const operations: { register(app: PlatformApp): void }[] = [
   createRun,
   getRun,
   runEvents,
+  runMessages,
   cancelRun,
   approveRun,
   answerRun,

@@ -6,7 +6,9 @@ import type { PrismaClient } from "@/server/generated/prisma/client";
 import type { Database } from "@/server/db";
 import type { Limiters } from "./middleware/rate-limit";
 import type { AuthContext } from "./services/auth";
+import type { IdempotentCall } from "./services/idempotency";
 import type { RunEventBus } from "./runtime/event-bus";
+import type { RunEventWriter } from "./runtime/event-writer";
 import type { RunExecutor } from "./runtime/executor";
 import type { LiveContent } from "./runtime/live-content";
 import type { Mailer } from "./services/mailer";
@@ -36,9 +38,11 @@ export interface RunTimings {
   maxResumes: number;
 }
 
-/** What executes runs in this process: the wake-up bus over the event log and the executor. */
+/** What executes runs in this process: the event log's writer, the wake-up bus over it and the executor. */
 export interface PlatformRuntime {
   bus: RunEventBus;
+  /** Appends run frames, every run's together (runtime/event-writer.ts). */
+  events: RunEventWriter;
   executor: RunExecutor;
   /** What metadata_only runs say, held by this process only (runtime/live-content.ts). */
   live: LiveContent;
@@ -66,14 +70,9 @@ export interface PlatformEnv {
     /** Set when the request presented a valid key; null for an invalid one; undefined for none. */
     auth: AuthContext | null | undefined;
     runtime: PlatformRuntime;
-    /** Set by the idempotency middleware when the request claimed an Idempotency-Key. */
-    idempotency: IdempotencyBinding | undefined;
+    /** Set by the idempotency middleware when the request sent an Idempotency-Key. */
+    idempotency: IdempotentCall | undefined;
   };
-}
-
-/** What a run-creating handler does with a claimed Idempotency-Key once its run exists. */
-export interface IdempotencyBinding {
-  bind(runId: number): Promise<void>;
 }
 
 export type PlatformApp = OpenAPIHono<PlatformEnv>;

@@ -1,12 +1,14 @@
 // Assembles the platform's dependencies. Every entry point (Next.js, the standalone server, tests,
 // benchmarks) builds them here, so they differ only in configuration.
 import type { RuntimeModel } from "./runtime/models/providers";
-import type { Database } from "@/server/db";
+import { type Database, openDedicatedClient } from "@/server/db";
 import type { PlatformConfig, PlatformDeps, PlatformRuntime } from "./context";
 import type { Limiters } from "./middleware/rate-limit";
 import { createRunEventBus } from "./runtime/event-bus";
+import { createRunEventWriter } from "./runtime/event-writer";
 import { createRunExecutor } from "./runtime/executor";
 import { createLiveContent } from "./runtime/live-content";
+import { eventLoopGauge, type LoadGauge } from "./runtime/load-gauge";
 import { runTimings } from "./runtime/recovery";
 import { startSweeper } from "./runtime/sweeper";
 import type { Mailer } from "./services/mailer";
@@ -20,6 +22,8 @@ export interface PlatformParts {
   languageModel: (modelId: string) => RuntimeModel;
   /** Sweep for runs whose process died and resume them (default on); tests that sweep by hand turn it off. */
   sweepAbandonedRuns?: boolean;
+  /** When the executor may start another run (runtime/load-gauge.ts); tests hold runs back with their own. */
+  load?: LoadGauge;
 }
 
 export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
@@ -37,14 +41,20 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
     runtime: () => {
       runtime ??= parts.database().then((database) => {
         const bus = createRunEventBus(database);
+        // Frames are written on a connection of their own: they never wait behind other queries for the pool.
+        const writerClient = openDedicatedClient(database);
+        const events = createRunEventWriter(writerClient.prisma);
         const live = createLiveContent();
+        const pool = database.driver.kind === "postgres" ? database.driver.pool : undefined;
         const executor = createRunExecutor({
           prisma: database.prisma,
           config: parts.config,
           bus,
+          events,
           mailer: parts.mailer,
           languageModel: parts.languageModel,
           live,
+          load: parts.load ?? eventLoopGauge({ databaseSaturated: pool && (() => pool.waitingCount > 0) }),
         });
         // A lease not renewed for a grace period after it expired means its process is gone.
         const timings = runTimings(parts.config);
@@ -54,6 +64,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
             : startSweeper(database.prisma, executor, { everyMs: timings.sweepEveryMs, graceMs: timings.graceMs });
         return {
           bus,
+          events,
           executor,
           live,
           close: async () => {
@@ -61,6 +72,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
             await executor.idle();
             live.clear();
             await bus.close();
+            await writerClient.close();
           },
         };
       });

@@ -8,6 +8,7 @@ import { createSimModel, type SimModelOptions } from "@/server/platform/runtime/
 import type { PlatformApp, PlatformConfig, PlatformRuntime } from "@/server/platform/context";
 import { createLimiters, type LimiterOptions } from "@/server/platform/middleware/rate-limit";
 import { recordingMailer } from "@/server/platform/services/mailer";
+import type { LoadGauge } from "@/server/platform/runtime/load-gauge";
 import { createTestDatabase, type TestDatabase } from "./database";
 
 export interface PlatformOptions {
@@ -24,6 +25,8 @@ export interface PlatformOptions {
   database?: TestDatabase;
   /** The sim model's wait between words (createSimModel's `sleep`), to hold a run mid-step. */
   simSleep?: SimModelOptions["sleep"];
+  /** When the executor may start another run; default the load gauge of runtime/load-gauge.ts. */
+  load?: LoadGauge;
 }
 
 export interface CallOptions {
@@ -82,6 +85,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     languageModel: () => createSimModel(options.simSleep ? { sleep: options.simSleep } : {}),
     // Tests that need a sweep call it themselves, so nothing races them.
     sweepAbandonedRuns: false,
+    load: options.load,
   });
   const app = createPlatformApp(deps);
   const server: ServerType = await new Promise((resolve) => {

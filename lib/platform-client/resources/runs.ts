@@ -25,6 +25,7 @@ import type {
   RunCreateWithFilesParams,
   RunListItem,
   RunListParams,
+  RunMessages,
   RunReplyParams,
   RunReplyWithFilesParams,
   RunSummary,
@@ -136,6 +137,15 @@ export class Runs extends Resource {
   /** GET /runs/{run_id} */
   get(runId: number, options?: RequestOptions): Promise<Run> {
     return this.transport.json({ method: "GET", path: `/runs/${segment(runId)}`, userId: "query" }, options);
+  }
+
+  /**
+   * GET /runs/{run_id}/messages (an Inlay extension): the run's conversation as turns, in order: each
+   * user turn (the start message, then every reply, with its files' names and types) followed by the
+   * agent's text for it. A metadata_only run answers no turns (`retention: "metadata_only"`).
+   */
+  messages(runId: number, options?: RequestOptions): Promise<RunMessages> {
+    return this.transport.json({ method: "GET", path: `/runs/${segment(runId)}/messages`, userId: "query" }, options);
   }
 
   /** POST /runs/{run_id}/cancel (409 ConflictError once the run is completed, failed or cancelled). */

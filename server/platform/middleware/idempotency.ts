@@ -1,29 +1,31 @@
 // Idempotency-Key on the run-creating operations: defineRoute({ before: [idempotency], ... }), and the
-// handler calls bindIdempotentRun(c, run.id) once its run exists (before it starts streaming). A
-// replay answers the original run's current state as JSON (GET /runs/{run_id} shape), even when the
-// original call streamed, with Idempotent-Replay: true. The rules live in services/idempotency.ts.
+// handler creates its run through idempotently(c, (claim) => …), passing the claim to the write that
+// creates the run. A replay answers the original run's current state as JSON (GET /runs/{run_id}
+// shape), even when the original call streamed, with Idempotent-Replay: true. The rules live in
+// services/idempotency.ts.
 import { createHash } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import type { PlatformContext, PlatformEnv } from "../context";
+import { PlatformError } from "../errors";
 import { authOf, runServicesOf } from "../routes/request";
 import { isMultipart } from "../routes/runs/multipart";
 import {
-  bindIdempotencyKey,
   checkIdempotencyKey,
-  claimIdempotencyKey,
-  releaseIdempotencyKey,
+  consultIdempotencyKey,
+  createIdempotently,
+  type KeyClaim,
   requestHash,
 } from "../services/idempotency";
 import { getRunInAccount } from "../services/runs";
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 
+/** Reads and checks the key and hashes the request; the database is only touched by the creating write. */
 export const idempotency: MiddlewareHandler<PlatformEnv> = async (c, next) => {
   const key = c.req.header(IDEMPOTENCY_KEY_HEADER);
   if (key === undefined) return next();
   checkIdempotencyKey(key);
   const { accountId } = authOf(c);
-  const prisma = c.var.prisma;
   const hash = requestHash({
     method: c.req.method,
     path: c.req.path,
@@ -31,25 +33,34 @@ export const idempotency: MiddlewareHandler<PlatformEnv> = async (c, next) => {
     // Hono caches the body, so the validator after this middleware still reads it.
     body: isMultipart(c.req.header("content-type")) ? await formDigest(c) : await c.req.text(),
   });
-  const outcome = await claimIdempotencyKey(prisma, accountId, key, hash);
-  if (outcome.kind === "replay") {
-    const run = await getRunInAccount(runServicesOf(c), accountId, outcome.runId);
-    return c.json(run, 200, { "idempotent-replay": "true" });
-  }
-  let bound = false;
-  c.set("idempotency", {
-    async bind(runId) {
-      await bindIdempotencyKey(prisma, outcome.claim, runId);
-      bound = true;
-    },
-  });
-  try {
-    await next();
-  } finally {
-    // Validation errors, 402, 429, 500 and anything else that created no run leave the key free.
-    if (!bound) await releaseIdempotencyKey(prisma, outcome.claim);
-  }
+  const call = { accountId, key, hash };
+  c.set("idempotency", call);
+  await next();
+  // A request that failed without reaching its claim (a 422, a 409 for a run still busy, a 404…)
+  // answers as if the key had been looked at first: a replay of the identical request that succeeded,
+  // or 409 idempotency_key_reuse for a key another request holds.
+  if (c.res.status < 400 || isKeyError(c.error)) return;
+  const verdict = await consultIdempotencyKey(c.var.prisma, call);
+  if (verdict.kind === "replay") c.res = await replay(c, verdict.runId);
 };
+
+/** The key's own 409s (reuse, in progress): the key was consulted already. */
+const isKeyError = (error: unknown) => error instanceof PlatformError && (error.errorCode ?? "").startsWith("idempotency_key_");
+
+const replay = async (c: PlatformContext, runId: number) =>
+  c.json(await getRunInAccount(runServicesOf(c), authOf(c).accountId, runId), 200, { "idempotent-replay": "true" });
+
+/**
+ * Creates the request's run under its Idempotency-Key, if it sent one: `create` passes the claim to
+ * the write that creates the run. Returns what `create` returned, or the replay's response.
+ */
+export async function idempotently<T>(
+  c: PlatformContext,
+  create: (claim: KeyClaim | undefined) => Promise<T>,
+): Promise<{ created: T } | { replay: Response }> {
+  const outcome = await createIdempotently(c.var.prisma, c.var.idempotency, create);
+  return outcome.kind === "created" ? { created: outcome.value } : { replay: await replay(c, outcome.runId) };
+}
 
 /**
  * A multipart form as hashable text: its fields in order, files by name, type and SHA-256. The raw body
@@ -68,9 +79,4 @@ async function formDigest(c: PlatformContext): Promise<string> {
     else entries.push([name, "file", value.name, value.type, createHash("sha256").update(new Uint8Array(await value.arrayBuffer())).digest("hex")]);
   }
   return JSON.stringify(entries);
-}
-
-/** Binds the request's Idempotency-Key (if it sent one) to the run it created. */
-export async function bindIdempotentRun(c: PlatformContext, runId: number): Promise<void> {
-  await c.var.idempotency?.bind(runId);
 }

@@ -74,7 +74,7 @@ export async function replaceDefaultKey(
   now: Date,
 ): Promise<ApiKeyRow> {
   return prisma.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT id FROM platform_accounts WHERE id = ${accountId} FOR UPDATE`;
+    await tx.$queryRaw`SELECT id FROM platform_accounts WHERE id = ${accountId} FOR NO KEY UPDATE`;
     await tx.platformApiKey.updateMany({
       where: { accountId, kind: "default", revokedAt: null },
       data: { revokedAt: now },

@@ -2,6 +2,7 @@
 // another account or another end-user is never found.
 import type { PlatformAgent, PlatformAgentDocument, PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
+import { fromColumns } from "./raw-rows";
 
 export type AgentRow = PlatformAgent & { endUser: { externalId: string } | null };
 export type AgentDocumentRow = PlatformAgentDocument;
@@ -30,16 +31,19 @@ const scopeWhere = (scope: ScopeKey) => ({ accountId: scope.accountId, endUserId
 export const createAgent = (prisma: PrismaClient, scope: ScopeKey, data: AgentData): Promise<AgentRow> =>
   prisma.platformAgent.create({ data: { ...data, ...scopeWhere(scope) }, include });
 
+// Agents are read on every run start: raw SQL, which skips Prisma's query compiler (raw-rows.ts).
 export async function findAgent(
   prisma: PrismaClient,
   scope: ReadScope,
   id: number,
   options: { includeArchived?: boolean } = {},
 ): Promise<AgentRow | null> {
-  const row = await prisma.platformAgent.findFirst({
-    where: { id, ...scopeWhere(scope), ...(options.includeArchived ? {} : { status: { not: "archived" } }) },
-  });
-  return row && withEndUser(scope, row);
+  const rows = await prisma.$queryRaw<Record<string, unknown>[]>`
+    SELECT * FROM platform_agents
+    WHERE id = ${id} AND account_id = ${scope.accountId}
+      AND ${scope.endUserId === null ? Prisma.sql`end_user_id IS NULL` : Prisma.sql`end_user_id = ${scope.endUserId}`}
+      ${options.includeArchived ? Prisma.empty : Prisma.sql`AND status <> 'archived'`}`;
+  return rows[0] ? withEndUser(scope, fromColumns<PlatformAgent>(rows[0])) : null;
 }
 
 export const updateAgent = (prisma: PrismaClient, id: number, data: Prisma.PlatformAgentUncheckedUpdateInput) =>
@@ -106,5 +110,15 @@ export const findAgentDocument = (prisma: PrismaClient, agentId: number, name: s
   prisma.platformAgentDocument.findUnique({ where: { agentId_name: { agentId, name } } });
 
 /** An agent anywhere in the account (for a run that inherits its agent's scope), with its user_id. */
-export const findAgentAnyScope = (prisma: PrismaClient, accountId: number, id: number): Promise<AgentRow | null> =>
-  prisma.platformAgent.findFirst({ where: { id, accountId, status: { not: "archived" } }, include });
+export async function findAgentAnyScope(prisma: PrismaClient, accountId: number, id: number): Promise<AgentRow | null> {
+  const rows = await prisma.$queryRaw<Record<string, unknown>[]>`
+    SELECT * FROM platform_agents WHERE id = ${id} AND account_id = ${accountId} AND status <> 'archived'`;
+  if (!rows[0]) return null;
+  const row = fromColumns<PlatformAgent>(rows[0]);
+  // The end-user is read only when there is one: Prisma's include costs a query even for none.
+  const endUser =
+    row.endUserId === null
+      ? null
+      : await prisma.platformEndUser.findUnique({ where: { id: row.endUserId }, select: { externalId: true } });
+  return { ...row, endUser };
+}

@@ -3,6 +3,7 @@
 // admission, settle as the run goes, never below zero) is in docs/platform-api.md, "Money".
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
+import type { RunRow } from "./runs";
 
 type Tx = PrismaClient;
 
@@ -61,14 +62,18 @@ export interface AdmissionAccount {
   perEndUserRunLimit: number | null;
   perEndUserCostLimitCents: number | null;
   perEndUserRatePerMinute: number | null;
+  /** The account's retention_mode: what a run started now stores (read here, not in a separate query). */
+  retentionMode: string;
 }
 
 const readAdmissionAccount = async (tx: Tx, accountId: number, lock: boolean): Promise<AdmissionAccount> => {
-  const forUpdate = lock ? Prisma.sql`FOR UPDATE` : Prisma.empty;
+  // NO KEY UPDATE, as every writer of the balance takes: it excludes them all, yet not the KEY SHARE
+  // locks of inserts that reference the account (see settleRunChargesIn on the deadlock FOR UPDATE risks).
+  const forUpdate = lock ? Prisma.sql`FOR NO KEY UPDATE` : Prisma.empty;
   const rows = await tx.$queryRaw<AdmissionAccount[]>`
     SELECT balance_micros AS "balanceMicros", held_micros AS "heldMicros", email_verified_at AS "emailVerifiedAt",
            per_end_user_run_limit AS "perEndUserRunLimit", per_end_user_cost_limit_cents AS "perEndUserCostLimitCents",
-           per_end_user_rate_per_minute AS "perEndUserRatePerMinute"
+           per_end_user_rate_per_minute AS "perEndUserRatePerMinute", retention_mode AS "retentionMode"
     FROM platform_accounts WHERE id = ${accountId} ${forUpdate}`;
   const account = rows[0];
   if (!account) throw new Error(`account ${accountId} is gone`);
@@ -76,15 +81,20 @@ const readAdmissionAccount = async (tx: Tx, accountId: number, lock: boolean): P
 };
 
 /**
- * Runs `work` in a transaction, handing it the account as read at the start (not locked: concurrent
- * admissions see the same figures; the hold's conditional UPDATE is what decides between them).
+ * Runs `first` (when given) and then `work` in a transaction, handing `work` the account as read then
+ * (not locked: concurrent admissions see the same figures; the hold's conditional UPDATE decides).
  */
 export function inAdmissionTransaction<T>(
   prisma: PrismaClient,
   accountId: number,
+  first: ((tx: Tx) => Promise<void>) | undefined,
   work: (tx: Tx, account: AdmissionAccount) => Promise<T>,
 ): Promise<T> {
-  return prisma.$transaction(async (tx) => work(tx as unknown as Tx, await readAdmissionAccount(tx as unknown as Tx, accountId, false)));
+  return prisma.$transaction(async (transaction) => {
+    const tx = transaction as unknown as Tx;
+    await first?.(tx);
+    return work(tx, await readAdmissionAccount(tx, accountId, false));
+  });
 }
 
 /** Locks the account's row and reads it again: admissions of the account wait for this transaction. */
@@ -182,19 +192,29 @@ export interface MeteredCall {
   costMicros: bigint;
 }
 
-/** One model call: its usage row and the run's running totals, together. */
+/** One model call: its usage row and the run's running totals, together (one statement, so atomic). */
 export async function recordModelCall(prisma: PrismaClient, call: MeteredCall): Promise<void> {
-  await prisma.$transaction([
-    prisma.platformUsageRecord.create({ data: { ...call, settledMeter: "wallet" } }),
-    prisma.platformRun.update({
-      where: { id: call.runId },
-      data: {
-        inputTokens: { increment: call.inputTokens },
-        outputTokens: { increment: call.outputTokens },
-        costMicros: { increment: call.costMicros },
-      },
-    }),
-  ]);
+  await prisma.$executeRaw`
+    WITH usage AS (
+      INSERT INTO platform_usage_records (account_id, end_user_id, run_id, agent_id, model, surface, settled_meter,
+        input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, cost_micros)
+      VALUES (${call.accountId}, ${call.endUserId}, ${call.runId}, ${call.agentId}, ${call.model}, ${call.surface}, 'wallet',
+        ${call.inputTokens}, ${call.outputTokens}, ${call.cacheCreationTokens}, ${call.cacheReadTokens}, ${call.costMicros})
+    )
+    UPDATE platform_runs
+    SET input_tokens = input_tokens + ${call.inputTokens}, output_tokens = output_tokens + ${call.outputTokens},
+        cost_micros = cost_micros + ${call.costMicros}, updated_at = now()
+    WHERE id = ${call.runId}`;
+}
+
+interface SettledRun {
+  id: number;
+  accountId: number;
+  status: string;
+  model: string;
+  cost: bigint;
+  settled: bigint;
+  hold: bigint;
 }
 
 export interface Settlement {
@@ -214,59 +234,89 @@ export interface Settlement {
  * what is left of its hold. The run's row is locked first, so two settlements of one run (the
  * executor's and a cancel's) never charge the same cost twice.
  */
-export async function settleRunCharges(
+export function settleRunCharges(
   prisma: PrismaClient,
   runId: number,
   release: (status: string) => boolean,
   describe: (run: { id: number; model: string }, settlement: Omit<Settlement, "balanceAfterMicros">) => string,
 ): Promise<Settlement | null> {
-  return prisma.$transaction(
-    async (tx) => {
-      const runs = await tx.$queryRaw<
-        { id: number; accountId: number; status: string; model: string; cost: bigint; settled: bigint; hold: bigint }[]
-      >`SELECT id, account_id AS "accountId", status, model, cost_micros AS cost, settled_micros AS settled, hold_micros AS hold
-        FROM platform_runs WHERE id = ${runId} FOR UPDATE`;
-      const run = runs[0];
-      if (!run) return null;
-      const due = run.cost - run.settled;
-      const ending = release(run.status);
-      if (due === 0n && !(ending && run.hold > 0n)) return null;
-      // The run's side needs nothing of the account's, so it is written before the account's row is
-      // locked: that lock (which every settlement and admission of the account meets) is held as
-      // briefly as it can be.
-      const fromHold = due < run.hold ? due : run.hold;
-      const released = ending ? run.hold - fromHold : 0n;
-      await tx.$executeRaw`
-        UPDATE platform_runs SET settled_micros = ${run.cost}, hold_micros = ${run.hold - fromHold - released}
-        WHERE id = ${runId}`;
-      const accounts = await tx.$queryRaw<{ balance: bigint; held: bigint }[]>`
-        SELECT balance_micros AS balance, held_micros AS held FROM platform_accounts WHERE id = ${run.accountId} FOR UPDATE`;
-      const account = accounts[0];
-      if (!account) return null;
-      const free = account.balance - account.held;
-      const beyondHold = due - fromHold;
-      const extra = beyondHold < free ? beyondHold : free > 0n ? free : 0n;
-      const charged = fromHold + extra;
-      const balanceAfter = account.balance - charged;
-      await tx.$executeRaw`
-        UPDATE platform_accounts
-        SET balance_micros = ${balanceAfter}, held_micros = held_micros - ${fromHold + released}, updated_at = now()
-        WHERE id = ${run.accountId}`;
-      const settlement = { chargedMicros: charged, writtenOffMicros: beyondHold - extra, releasedMicros: released };
-      if (due > 0n) {
-        await tx.platformBalanceTransaction.create({
-          data: {
-            accountId: run.accountId,
-            type: "debit",
-            amountMicros: -charged,
-            balanceAfterMicros: balanceAfter,
-            runId,
-            description: describe(run, settlement),
-          },
-        });
-      }
-      return { ...settlement, balanceAfterMicros: balanceAfter };
-  });
+  return prisma.$transaction((tx) => settleRunChargesIn(tx as unknown as Tx, runId, release, describe));
+}
+
+/**
+ * settleRunCharges inside a transaction the caller holds, as its last statements: the account's row
+ * stays locked from here to the commit.
+ *
+ * Both rows are locked FOR NO KEY UPDATE: exclusive against every other writer of the balance and of
+ * the run (settlements, admissions' holds, ledger entries all take at least that), but not against the
+ * KEY SHARE locks that inserts referencing them take. The caller's transaction has usually inserted
+ * such rows already (its webhook event references the account); FOR UPDATE would then have to wait
+ * for every other transaction doing the same, and two of them would deadlock. Run event inserts
+ * (which reference the run) never wait for a settlement either.
+ */
+export async function settleRunChargesIn(
+  tx: Tx,
+  runId: number,
+  release: (status: string) => boolean,
+  describe: (run: { id: number; model: string }, settlement: Omit<Settlement, "balanceAfterMicros">) => string,
+  /** The run's row as this transaction last wrote it (so it holds the row's lock): not read again. */
+  locked?: RunRow,
+): Promise<Settlement | null> {
+  const runs: SettledRun[] = locked
+    ? [
+        {
+          id: locked.id,
+          accountId: locked.accountId,
+          status: locked.status,
+          model: locked.model,
+          cost: locked.costMicros,
+          settled: locked.settledMicros,
+          hold: locked.holdMicros,
+        },
+      ]
+    : await tx.$queryRaw<SettledRun[]>`
+        SELECT id, account_id AS "accountId", status, model, cost_micros AS cost, settled_micros AS settled, hold_micros AS hold
+        FROM platform_runs WHERE id = ${runId} FOR NO KEY UPDATE`;
+  const run = runs[0];
+  if (!run) return null;
+  const due = run.cost - run.settled;
+  const ending = release(run.status);
+  if (due === 0n && !(ending && run.hold > 0n)) return null;
+  // The run's side needs nothing of the account's, so it is written before the account's row is
+  // locked: that lock (which every settlement and admission of the account meets) is held as
+  // briefly as it can be.
+  const fromHold = due < run.hold ? due : run.hold;
+  const released = ending ? run.hold - fromHold : 0n;
+  await tx.$executeRaw`
+    UPDATE platform_runs SET settled_micros = ${run.cost}, hold_micros = ${run.hold - fromHold - released}
+    WHERE id = ${runId}`;
+  const accounts = await tx.$queryRaw<{ balance: bigint; held: bigint }[]>`
+    SELECT balance_micros AS balance, held_micros AS held FROM platform_accounts WHERE id = ${run.accountId} FOR NO KEY UPDATE`;
+  const account = accounts[0];
+  if (!account) return null;
+  const free = account.balance - account.held;
+  const beyondHold = due - fromHold;
+  const extra = beyondHold < free ? beyondHold : free > 0n ? free : 0n;
+  const charged = fromHold + extra;
+  const balanceAfter = account.balance - charged;
+  await tx.$executeRaw`
+    UPDATE platform_accounts
+    SET balance_micros = ${balanceAfter}, held_micros = held_micros - ${fromHold + released}, updated_at = now()
+    WHERE id = ${run.accountId}`;
+  const settlement = { chargedMicros: charged, writtenOffMicros: beyondHold - extra, releasedMicros: released };
+  if (due > 0n) {
+    await tx.platformBalanceTransaction.create({
+      data: {
+        accountId: run.accountId,
+        type: "debit",
+        amountMicros: -charged,
+        balanceAfterMicros: balanceAfter,
+        runId,
+        description: describe(run, settlement),
+      },
+    });
+  }
+  return { ...settlement, balanceAfterMicros: balanceAfter };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 import type { PlatformRun, PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
 import type { RunFrame } from "@/lib/schemas/runs";
+import { fromColumns } from "./raw-rows";
 import { insertRunFiles, type NewRunFile } from "./run-files";
 
 export type RunRow = PlatformRun;
@@ -91,8 +92,8 @@ export async function transitionRun(
   from: readonly string[],
   data: Prisma.PlatformRunUncheckedUpdateInput,
 ): Promise<RunRow | null> {
-  const { count } = await prisma.platformRun.updateMany({ where: { id, status: { in: [...from] } }, data });
-  return count === 0 ? null : prisma.platformRun.findUnique({ where: { id } });
+  const rows = await prisma.platformRun.updateManyAndReturn({ where: { id, status: { in: [...from] } }, data });
+  return rows[0] ?? null;
 }
 
 export const updateRun = (prisma: PrismaClient, id: number, data: Prisma.PlatformRunUncheckedUpdateInput) =>
@@ -105,30 +106,63 @@ export async function appendEvents(prisma: PrismaClient, runId: number, frames: 
   });
 }
 
+/** Frames to append to one run's log, and what appending them gave: their ids and the run's event before them. */
+export interface EventAppend {
+  runId: number;
+  frames: RunFrame[];
+}
+
+export interface AppendedEvents {
+  /** The id of the run's last event before these frames (0 when none), in the same snapshot. */
+  after: bigint;
+  /** The frames' ids, ascending, in the frames' order. */
+  ids: bigint[];
+}
+
 /**
- * Appends frames and returns their ids (ascending, in the frames' order) with the id of the run's last
- * event before them in the same snapshot (0 when none): what a local reader needs to take the frames
- * without reading the log (runtime/event-bus.ts, EventBatch). One statement, one round trip.
+ * Appends the frames of several runs in one statement (one round trip, whatever the number of runs)
+ * and returns, per append and in the same order, the ids of its frames and the id of its run's event
+ * before them: what a local reader needs to take them without reading the log (runtime/event-bus.ts,
+ * EventBatch). Two appends of one run chain: the second one's `after` is the first one's last id.
  */
-export async function appendEventsAfter(
-  prisma: PrismaClient,
-  runId: number,
-  frames: RunFrame[],
-): Promise<{ after: bigint; ids: bigint[] }> {
-  if (frames.length === 0) return { after: 0n, ids: [] };
-  // All parts of one statement share a snapshot, so `prev` does not see the rows `ins` adds.
-  const rows = await prisma.$queryRaw<{ after: bigint; id: bigint }[]>`
-    WITH prev AS (SELECT COALESCE(MAX(id), 0)::bigint AS id FROM platform_run_events WHERE run_id = ${runId}::int),
+export async function appendEventsOfRuns(prisma: PrismaClient, appends: EventAppend[]): Promise<AppendedEvents[]> {
+  const rows = appends.flatMap(({ runId, frames }) => frames.map((frame) => [runId, frame]));
+  if (rows.length === 0) return appends.map(() => ({ after: 0n, ids: [] }));
+  // All parts of one statement share a snapshot, so `prev` does not see the rows `ins` adds; each
+  // run's previous id is one backward step on the (run_id, id) index.
+  const result = await prisma.$queryRaw<{ run_id: number; id: bigint; prev: boolean }[]>`
+    WITH input AS (
+      SELECT (f.value->>0)::int AS run_id, f.value->1 AS frame, f.n
+      FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS f(value, n)
+    ),
+    prev AS (
+      SELECT r.run_id, (SELECT COALESCE(MAX(e.id), 0) FROM platform_run_events e WHERE e.run_id = r.run_id)::bigint AS id
+      FROM (SELECT DISTINCT run_id FROM input) AS r
+    ),
     ins AS (
       INSERT INTO platform_run_events (run_id, type, data)
-      SELECT ${runId}::int, f.value->>'type', f.value
-      FROM jsonb_array_elements(${JSON.stringify(frames)}::jsonb) WITH ORDINALITY AS f(value, n)
-      ORDER BY f.n
-      RETURNING id
+      SELECT run_id, frame->>'type', frame FROM input ORDER BY n
+      RETURNING run_id, id
     )
-    SELECT (SELECT id FROM prev) AS after, id FROM ins ORDER BY id`;
-  // One INSERT draws its ids in row order, so ascending ids pair with the frames in order.
-  return { after: BigInt(rows[0]!.after), ids: rows.map((row) => BigInt(row.id)) };
+    SELECT run_id, id, true AS prev FROM prev
+    UNION ALL
+    SELECT run_id, id, false AS prev FROM ins
+    ORDER BY prev DESC, id`;
+  // One INSERT draws its ids in row order, so ascending ids pair with the rows in order.
+  const last = new Map<number, bigint>();
+  const ids: bigint[] = [];
+  for (const row of result) {
+    if (row.prev) last.set(row.run_id, BigInt(row.id));
+    else ids.push(BigInt(row.id));
+  }
+  let next = 0;
+  return appends.map(({ runId, frames }) => {
+    const after = last.get(runId) ?? 0n;
+    const mine = ids.slice(next, next + frames.length);
+    next += frames.length;
+    if (mine.length > 0) last.set(runId, mine.at(-1)!);
+    return { after, ids: mine };
+  });
 }
 
 export async function eventsAfter(prisma: PrismaClient, runId: number, afterId: bigint, take: number): Promise<StoredEvent[]> {
@@ -151,6 +185,25 @@ export async function claimLease(prisma: PrismaClient, runId: number, owner: str
     WHERE id = ${runId} AND status = 'running'
       AND (lease_owner IS NULL OR lease_owner = ${owner} OR lease_expires_at < now())`;
   return claimed === 1;
+}
+
+/** claimLease, returning the run as it is now (null when not taken). */
+export async function takeLease(prisma: PrismaClient, runId: number, owner: string, ttlMs: number): Promise<RunRow | null> {
+  const rows = await prisma.$queryRaw<Record<string, unknown>[]>`
+    UPDATE platform_runs SET lease_owner = ${owner}, lease_expires_at = now() + make_interval(secs => ${ttlMs / 1000})
+    WHERE id = ${runId} AND status = 'running'
+      AND (lease_owner IS NULL OR lease_owner = ${owner} OR lease_expires_at < now())
+    RETURNING *`;
+  return rows[0] ? fromColumns<RunRow>(rows[0]) : null;
+}
+
+/** claimLease for several runs at once (runs waiting to start); returns how many it holds now. */
+export async function claimLeases(prisma: PrismaClient, runIds: number[], owner: string, ttlMs: number): Promise<number> {
+  if (runIds.length === 0) return 0;
+  return prisma.$executeRaw`
+    UPDATE platform_runs SET lease_owner = ${owner}, lease_expires_at = now() + make_interval(secs => ${ttlMs / 1000})
+    WHERE id = ANY(${runIds}::int[]) AND status = 'running'
+      AND (lease_owner IS NULL OR lease_owner = ${owner} OR lease_expires_at < now())`;
 }
 
 export async function releaseLease(prisma: PrismaClient, runId: number, owner: string): Promise<void> {

@@ -22,6 +22,12 @@ export interface EventBatch {
   events: { id: bigint; frame: RunFrame }[];
 }
 
+/** The batch to publish for frames just appended (their ids in order, and the run's event before them). */
+export const eventBatch = (appended: { after: bigint; ids: bigint[] }, frames: RunFrame[]): EventBatch => ({
+  after: appended.after,
+  events: appended.ids.map((id, index) => ({ id, frame: frames[index]! })),
+});
+
 export type RunEventListener = (batch?: EventBatch) => void;
 
 const CHANNEL = "inlay_run_events";

@@ -4,7 +4,16 @@
 // /approve or /answer starts it again from the persisted messages.
 import { randomBytes } from "node:crypto";
 import type { RuntimeModel } from "./models/providers";
-import { type ModelMessage, Output, jsonSchema, stepCountIs, streamText, type ToolResultPart, type ToolSet } from "ai";
+import {
+  type ModelMessage,
+  Output,
+  jsonSchema,
+  stepCountIs,
+  type StreamTextEndEvent,
+  streamText,
+  type ToolResultPart,
+  type ToolSet,
+} from "ai";
 import { logger } from "@/lib/logger";
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
@@ -22,8 +31,9 @@ import {
   resolvedRequests,
 } from "../repositories/permission-requests";
 import {
-  appendEventsAfter,
   claimLease,
+  claimLeases,
+  takeLease,
   clearCheckpoint,
   findRunById,
   reclaimAbandonedRun,
@@ -33,13 +43,15 @@ import {
 } from "../repositories/runs";
 import { listPermissionsForEndUser } from "../repositories/permissions";
 import { enabledBuiltInTools } from "../services/agents";
-import { meterModelCall, settleRun } from "../services/billing";
+import { meterModelCall, settleRun, settleRunIn } from "../services/billing";
 import { withAttachments } from "../services/run-files";
 import { recordRunWebhook } from "../services/run-webhooks";
 import type { Mailer } from "../services/mailer";
-import type { EventBatch, RunEventBus } from "./event-bus";
+import { type EventBatch, eventBatch, type RunEventBus } from "./event-bus";
+import type { RunEventWriter } from "./event-writer";
 import { yieldToEventLoop } from "./fair-share";
 import type { LiveContent } from "./live-content";
+import { eventLoopGauge, type LoadGauge } from "./load-gauge";
 import { type CheckpointHooks, createCheckpointer, resumeOrFail, runTimings } from "./recovery";
 import { METADATA_ONLY, redactFrame, redactMessages } from "./redact";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "./system-prompt";
@@ -49,21 +61,32 @@ export interface ExecutorDeps {
   prisma: PrismaClient;
   config: PlatformConfig;
   bus: RunEventBus;
+  /** Appends frames; every run's of this process go out together. */
+  events: RunEventWriter;
   mailer: Mailer;
   languageModel(modelId: string): RuntimeModel;
   /** Content of metadata_only runs, kept in this process only. */
   live: LiveContent;
+  /** Whether the process has room to start another run now; default: the event loop's utilization. */
+  load?: LoadGauge;
 }
 
 /** What the request that created a run already read: the executor does not read it again. */
 export interface KnownRun {
   run: RunRow;
   agent: AgentRow;
+  /** The insert already took the run's lease for this executor (RunExecutor.lease): no claim needed. */
+  leased?: boolean;
 }
 
 export interface RunExecutor {
-  /** Starts executing the run here unless another process holds its lease. Returns at once. */
+  /**
+   * Starts executing the run here unless another process holds its lease. Returns at once. While the
+   * process has no room (see createRunExecutor), the run waits its turn here, its lease held.
+   */
   start(runId: number, known?: KnownRun): void;
+  /** This executor's lease: a run inserted with it (lease_owner, lease_expires_at) is started without a claim. */
+  readonly lease: { owner: string; ms: number };
   /**
    * Takes over a run whose process died (its lease expired over the grace period ago) and resumes it
    * (runtime/recovery.ts). Resolves once it has run, or at once when another process took it.
@@ -73,31 +96,95 @@ export interface RunExecutor {
   idle(): Promise<void>;
 }
 
-// Deltas are written in small batches: one row per frame, at most one write in flight per run.
-const FLUSH_MS = 25;
+// Started whatever the load, so waiting runs always move (one: under load, the others wait).
+const MIN_EXECUTING = 1;
+const DRAIN_EVERY_MS = 20;
 
+/**
+ * Runs start executing at once while the process has room (deps.load, by default runtime/load-gauge.ts:
+ * the event loop's utilization and PostgreSQL's pool) or fewer than MIN_EXECUTING execute. Otherwise
+ * they wait in a FIFO, status `running`, their leases renewed together, and start as room comes back
+ * (checked as runs end and every DRAIN_EVERY_MS), oldest first. A run that waited claims its lease
+ * again when it starts, which reads it as it is then.
+ */
 export function createRunExecutor(deps: ExecutorDeps): RunExecutor {
   const owner = `exec_${process.pid}_${randomBytes(4).toString("hex")}`;
+  const { leaseMs } = runTimings(deps.config);
+  const load = deps.load ?? eventLoopGauge();
   const active = new Map<number, Promise<void>>();
+  const waiting = new Map<number, KnownRun | undefined>();
+  // Runs asked to start while a pass of theirs was still ending (an approval or answer that landed
+  // between the pause's commit and the pass's last step): they start again once it has ended.
+  const again = new Set<number>();
+  let drainTimer: NodeJS.Timeout | undefined;
+  let leaseTimer: NodeJS.Timeout | undefined;
+  const hasRoom = () => active.size < MIN_EXECUTING || load.tryStart();
+  const launch = (runId: number, known?: KnownRun) => {
+    const work = execute(deps, owner, runId, "start", known)
+      .catch((error: unknown) => logger.error({ err: error, runId }, "run executor crashed"))
+      .finally(() => {
+        active.delete(runId);
+        restartIfAsked(runId);
+        drain();
+      });
+    active.set(runId, work);
+  };
+  // The new pass claims the lease again, which reads the run as it is then: one that is not running
+  // (the pass that ended completed it) is left alone.
+  const restartIfAsked = (runId: number) => {
+    if (again.delete(runId)) start(runId);
+  };
+  const start = (runId: number, known?: KnownRun) => {
+    if (active.has(runId)) {
+      again.add(runId);
+      return;
+    }
+    if (waiting.has(runId)) return;
+    if (waiting.size === 0 && hasRoom()) return launch(runId, known);
+    waiting.set(runId, known);
+    drain();
+  };
+  const drain = () => {
+    for (const [runId, known] of waiting) {
+      if (!hasRoom()) break;
+      waiting.delete(runId);
+      // Claimed again, which reads the run as it is now (cancelled, its permission mode changed…).
+      launch(runId, known && { ...known, leased: false });
+    }
+    if (waiting.size === 0) {
+      clearInterval(drainTimer);
+      clearInterval(leaseTimer);
+      drainTimer = leaseTimer = undefined;
+      return;
+    }
+    drainTimer ??= setInterval(drain, DRAIN_EVERY_MS);
+    // One statement renews (or takes) the leases of every waiting run, so no other process takes them.
+    leaseTimer ??= setInterval(() => {
+      claimLeases(deps.prisma, [...waiting.keys()], owner, leaseMs).catch((error: unknown) =>
+        logger.warn({ err: error }, "renewing the leases of waiting runs failed"),
+      );
+    }, leaseMs / 3);
+  };
   return {
-    start(runId, known) {
-      if (active.has(runId)) return;
-      const work = execute(deps, owner, runId, "start", known)
-        .catch((error: unknown) => logger.error({ err: error, runId }, "run executor crashed"))
-        .finally(() => active.delete(runId));
-      active.set(runId, work);
-    },
+    lease: { owner, ms: leaseMs },
+    start,
     recover(runId) {
       const running = active.get(runId);
       if (running) return running;
       const work = execute(deps, owner, runId, "recover")
         .catch((error: unknown) => logger.error({ err: error, runId }, "run executor crashed"))
-        .finally(() => active.delete(runId));
+        .finally(() => {
+          active.delete(runId);
+          restartIfAsked(runId);
+        });
       active.set(runId, work);
       return work;
     },
     async idle() {
-      while (active.size > 0) await Promise.all([...active.values()]);
+      while (active.size > 0 || waiting.size > 0) {
+        if (active.size === 0) drain();
+        await Promise.all([...active.values()]);
+      }
     },
   };
 }
@@ -117,7 +204,9 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
   const { prisma, bus } = deps;
   const { leaseMs, graceMs, maxResumes } = runTimings(deps.config);
   const reclaimed = mode === "recover" ? await reclaimAbandonedRun(prisma, runId, owner, leaseMs, graceMs) : undefined;
-  if (reclaimed === null || (mode === "start" && !(await claimLease(prisma, runId, owner, leaseMs)))) return;
+  // A start claims the lease (reading the run as it is now) unless its insert took it for us.
+  const claimed = mode === "start" && !known?.leased ? await takeLease(prisma, runId, owner, leaseMs) : undefined;
+  if (reclaimed === null || claimed === null) return;
   const abort = new AbortController();
   const heartbeat = setInterval(() => void claimLease(prisma, runId, owner, leaseMs), leaseMs / 3);
   // A cancel from any process lands in the database and wakes us through the bus. Our own publishes
@@ -139,24 +228,39 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
   });
   const pending: RunFrame[] = [];
   const writtenResults = new Set<string>();
-  // One write in flight per run: frames go out at once when the log is idle, and whatever arrives
-  // during a write goes with the next one (low latency for the first token, batches under load).
+  // One write in flight per run: a frame goes to the writer at once when none is, and whatever arrives
+  // during a write goes with the next one. The writer puts every run's frames of a turn in one
+  // statement (event-writer.ts): low latency for the first token, batches under load.
   let flushing: Promise<void> = Promise.resolve();
   // metadata_only: the log gets redacted frames; the full ones stay in this process (live-content.ts).
   let metadataOnly = false;
   let draining = false;
+  // Frames that could not be written: the run fails rather than go on with a hole in its log.
+  let writeError: { error: unknown } | undefined;
+  // The first thing the model says is written at once (event-writer.ts, urgent); the rest in batches.
+  let saidAnything = false;
   const flush = (): Promise<void> => {
+    if (writeError) return Promise.reject(writeError.error);
     if (draining || pending.length === 0) return flushing;
     draining = true;
     flushing = (async () => {
       try {
         while (pending.length > 0) {
           const frames = pending.splice(0);
-          const { after, ids } = await appendEventsAfter(prisma, runId, metadataOnly ? frames.map(redactFrame) : frames);
-          if (metadataOnly) deps.live.putFrames(runId, ids, frames);
+          const urgent = !saidAnything && frames.some(isSaying);
+          saidAnything ||= urgent;
+          let written;
+          try {
+            written = await deps.events.append(runId, metadataOnly ? frames.map(redactFrame) : frames, { urgent });
+          } catch (error) {
+            writeError = { error };
+            pending.length = 0;
+            throw error;
+          }
+          if (metadataOnly) deps.live.putFrames(runId, written.ids, frames);
           for (const frame of frames) if (frame.type === "tool_result") writtenResults.add(frame.tool_use_id);
           // This process's readers get the frames (full ones, even under metadata_only) with their ids.
-          await publishOwn({ after, events: ids.map((id, index) => ({ id, frame: frames[index]! })) });
+          await publishOwn(eventBatch(written, frames));
         }
       } finally {
         draining = false;
@@ -164,41 +268,48 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
     })();
     return flushing;
   };
-  let scheduled = false;
-  const flushSoon = () => {
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(() => {
-      scheduled = false;
-      flush().catch((error: unknown) => logger.warn({ runId, err: error }, "writing run frames failed"));
-    });
-  };
   pending.push = (...frames: RunFrame[]) => {
+    // The loop stops at the next frame after a failed write (execute() then fails the run).
+    if (writeError) throw writeError.error;
     const length = Array.prototype.push.apply(pending, frames);
-    flushSoon();
+    // A write in flight takes these with its next statement.
+    if (!draining) flush().catch((error: unknown) => logger.warn({ runId, err: error }, "writing run frames failed"));
     return length;
   };
   const checkpointer = createCheckpointer(prisma, runId, owner, { pending, writtenResults, flush });
-  // A backstop; pushes schedule their own flush.
-  const timer = setInterval(flushSoon, FLUSH_MS);
+  // The transaction that moves the run out of running (completed, paused, failed) also ends this
+  // pass: it gives up the lease, drops the checkpoint and settles what the pass cost, so the finally
+  // below has nothing left to write. A pass that ends otherwise (cancelled, nothing to do) does it there.
+  let passEnded = false;
+  const end: PassEnd = {
+    data: () => ({ leaseOwner: null, leaseExpiresAt: null, ...(checkpointer.state.saved ? { checkpoint: Prisma.DbNull } : {}) }),
+    async transaction(work) {
+      const row = await prisma.$transaction(async (tx) => {
+        const moved = await work(tx as PrismaClient);
+        // Last, as it locks the account's row until the commit.
+        if (moved) await settleRunIn(tx as PrismaClient, moved);
+        return moved;
+      });
+      if (row) passEnded = true;
+      return row;
+    },
+  };
   try {
     if (reclaimed) {
       const resume = await resumeOrFail(prisma, reclaimed, maxResumes);
       await bus.publish(runId);
       if (!resume) return;
     }
-    // The lease was claimed only because the run is running; a run just created needs no re-read.
-    const run = known?.run ?? (await findRunById(prisma, runId));
+    // The claim read the run; a run just created (known) needs no re-read; a recovered one does.
+    const run = claimed ?? known?.run ?? (await findRunById(prisma, runId));
     if (!run || run.status !== "running") return;
     metadataOnly = run.retention === METADATA_ONLY;
     // A checkpoint holds the conversation, which a metadata_only run never writes: such a run has
     // none, and one resumed elsewhere ends conversation_not_retained.
     const hooks = metadataOnly ? { experimental_transform: yieldToEventLoop } : { ...checkpointer.hooks, experimental_transform: yieldToEventLoop };
-    await loop(deps, run, abort.signal, pending, hooks, known?.agent);
-    clearInterval(timer);
+    await loop(deps, run, abort.signal, pending, hooks, end, known?.agent);
     await flush();
   } catch (error) {
-    clearInterval(timer);
     // Cancelled: the cancel wrote the run's last frames; what the model was still saying is dropped.
     if (abort.signal.aborted) {
       pending.length = 0;
@@ -208,14 +319,15 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
     const message = error instanceof Error ? error.message : String(error);
     logger.warn({ runId, err: error }, "run failed");
     // The outbox row commits with the status, so whoever sees the run failed also finds run.failed.
-    const failed = await prisma.$transaction(async (tx) => {
-      const row = await transitionRun(tx as PrismaClient, runId, ["running"], {
+    const failed = await end.transaction(async (tx) => {
+      const row = await transitionRun(tx, runId, ["running"], {
+        ...end.data(),
         status: "failed",
         error: message,
         stopReason: "error",
         finishedAt: new Date(),
       });
-      if (row) await recordRunWebhook(tx as PrismaClient, row, "run.failed");
+      if (row) await recordRunWebhook(tx, row, "run.failed");
       return row;
     });
     if (failed) {
@@ -223,24 +335,27 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
         { type: "run_status", status: "failed", error: message },
         { type: "done", completion_state: "failed", stop_reason: "error", message_count: countMessages(failed) },
       ];
-      const { after, ids } = await appendEventsAfter(prisma, runId, frames);
-      await bus.publish(runId, { after, events: ids.map((id, index) => ({ id, frame: frames[index]! })) });
+      await bus.publish(runId, eventBatch(await deps.events.append(runId, frames), frames));
     }
   } finally {
-    clearInterval(timer);
     clearInterval(heartbeat);
     unsubscribe();
-    // Only an execution that ended keeps no checkpoint; a process that dies never gets here.
-    if (checkpointer.state.saved) await clearCheckpoint(prisma, runId).catch(() => {});
-    // Charge what this pass cost; a run that ended (completed, failed, cancelled) also gives back its hold.
-    await settleRun(prisma, runId).catch((error: unknown) => logger.error({ err: error, runId }, "settling a run failed"));
-    await releaseLease(prisma, runId, owner);
+    if (!passEnded) {
+      // Only an execution that ended keeps no checkpoint; a process that dies never gets here.
+      if (checkpointer.state.saved) await clearCheckpoint(prisma, runId).catch(() => {});
+      // Charge what this pass cost; a run that ended (cancelled) also gives back its hold.
+      await settleRun(prisma, runId).catch((error: unknown) => logger.error({ err: error, runId }, "settling a run failed"));
+      await releaseLease(prisma, runId, owner);
+    }
     if (metadataOnly) {
       const now = await findRunById(prisma, runId);
       if (!now || TERMINAL.has(now.status)) deps.live.release(runId);
     }
   }
 }
+
+/** Frames that show the model saying or doing something (what a first-token time measures). */
+const isSaying = (frame: RunFrame) => frame.type === "content_block_delta" || frame.type === "tool_use";
 
 const countMessages = (row: RunRow) => (Array.isArray(row.messages) ? row.messages.length : 0);
 
@@ -250,14 +365,32 @@ const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 export const NOT_RETAINED_MESSAGE =
   "conversation_not_retained: this metadata_only run's conversation was kept only by the process that paused it";
 
+/** What the transaction that takes a run out of running adds to end the pass (see execute()). */
+interface PassEnd {
+  /** Written with the run's new status: no lease, no checkpoint. */
+  data(): Prisma.PlatformRunUncheckedUpdateInput;
+  /**
+   * Runs `work`, which moves the run out of running and returns it (null when it was not running any
+   * more), in a transaction that then settles what the pass cost.
+   */
+  transaction(work: (tx: PrismaClient) => Promise<RunRow | null>): Promise<RunRow | null>;
+}
+
 /** streamText options execute() adds: checkpoints (recovery.ts; none under metadata_only) and fair sharing. */
 type StreamHooks = Partial<CheckpointHooks> & { experimental_transform: typeof yieldToEventLoop };
 
-async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames: RunFrame[], hooks: StreamHooks, knownAgent?: AgentRow) {
+async function loop(
+  deps: ExecutorDeps,
+  run: RunRow,
+  signal: AbortSignal,
+  frames: RunFrame[],
+  hooks: StreamHooks,
+  end: PassEnd,
+  knownAgent?: AgentRow,
+) {
   const { prisma } = deps;
   const agent = knownAgent ?? (await findAgentAnyScope(prisma, run.accountId, run.agentId));
   if (!agent) throw new Error(`agent ${run.agentId} no longer exists`);
-  const account = await findAccount(prisma, run.accountId);
   const metadataOnly = run.retention === METADATA_ONLY;
   const live = metadataOnly ? deps.live.messages(run.id) : undefined;
   if (metadataOnly && !live) throw new Error(NOT_RETAINED_MESSAGE);
@@ -311,7 +444,8 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
       prisma,
       mailer: deps.mailer,
       accountId: run.accountId,
-      accountEmail: account?.email ?? "",
+      // Only report_issue needs it: read when it runs, not for every run.
+      accountEmail: async () => (await findAccount(prisma, run.accountId))?.email ?? "",
       endUserId: run.endUserId,
       agentId: agent.id,
       runId: run.id,
@@ -336,6 +470,9 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
   );
 
   const turnsLeft = Math.max(1, run.maxTurns - run.turnsUsed);
+  // What the SDK hands onEnd once the stream is read: its result getters (response, steps, text…)
+  // would each read the whole stream again from the SDK's buffer.
+  const finished: { event?: StreamTextEndEvent<ToolSet> & { output?: unknown } } = {};
   const result = streamText({
     model: deps.languageModel(run.model),
     system,
@@ -345,9 +482,17 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
     abortSignal: signal,
     // The loop below reads errors from the stream and fails the run; the SDK's default would print them.
     onError: () => {},
+    onEnd: (event) => {
+      finished.event = event;
+    },
     providerOptions: { inlay: { planMode: interactive && run.permissionMode === "plan" } },
     // Checkpoints, so a run whose process dies resumes after its finished steps, and fair sharing.
     ...hooks,
+    // The SDK's step input holds the attachments inline (bytes); a checkpoint keeps the conversation
+    // as stored, with its `inlay-file:` references (withAttachments maps message for message).
+    ...(hooks.onStepStart
+      ? { onStepStart: (event: { messages: ModelMessage[] }) => hooks.onStepStart!({ messages: [...messages, ...event.messages.slice(messages.length)] }) }
+      : {}),
     ...(run.outputSchema ? { output: Output.object({ schema: jsonSchema(run.outputSchema as Record<string, unknown>) }) } : {}),
   });
 
@@ -416,7 +561,10 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
     }
   }
 
-  const response = await result.response;
+  // The SDK calls onEnd before it closes the stream, unless the stream failed (thrown above).
+  const ended = finished.event;
+  if (!ended) throw new Error("the model's stream ended without a result");
+  const { response } = ended;
   // The SDK runs the approved calls before the first step and shows their results to the model, but
   // leaves them out of response.messages: without them the next resume's prompt would be invalid.
   const answered = new Set(
@@ -427,7 +575,7 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
   const missing = resumedResults.filter((result) => !answered.has(result.toolCallId));
   if (approvalMessage && missing.length > 0) approvalMessage.content.push(...missing);
   messages.push(...response.messages);
-  const steps = (await result.steps).length;
+  const steps = ended.steps.length;
   // Tokens and cost were added to the run step by step (finish-step above).
   if (metadataOnly) deps.live.setMessages(run.id, messages);
   const common: Prisma.PlatformRunUncheckedUpdateInput = {
@@ -439,11 +587,11 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
   if (requests.length > 0) {
     // One transaction: whoever sees awaiting_approval also finds the pending requests.
     const stored = metadataOnly ? requests.map((request) => ({ ...request, input: {} })) : requests;
-    const paused = await prisma.$transaction(async (tx) => {
-      const row = await transitionRun(tx as PrismaClient, run.id, ["running"], { ...common, status: "awaiting_approval" });
+    const paused = await end.transaction(async (tx) => {
+      const row = await transitionRun(tx, run.id, ["running"], { ...common, ...end.data(), status: "awaiting_approval" });
       if (row) {
-        await createRequests(tx as PrismaClient, run.id, stored);
-        await recordRunWebhook(tx as PrismaClient, row, "run.awaiting_input", {
+        await createRequests(tx, run.id, stored);
+        await recordRunWebhook(tx, row, "run.awaiting_input", {
           pending_requests: requests.map((request) => ({ request_id: request.id, tool_name: request.toolName, kind: request.kind })),
         });
       }
@@ -463,19 +611,14 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
     return;
   }
 
-  const text = await result.text;
-  let outputData: Prisma.InputJsonObject | typeof Prisma.DbNull = Prisma.DbNull;
-  if (run.outputSchema) {
-    try {
-      outputData = (await result.output) as Prisma.InputJsonObject;
-    } catch {
-      outputData = Prisma.DbNull; // the model produced no valid object: output_data stays null
-    }
-  }
-  const finishReason = await result.finishReason;
-  const completed = await prisma.$transaction(async (tx) => {
-    const row = await transitionRun(tx as PrismaClient, run.id, ["running"], {
+  const { text, finishReason } = ended;
+  // The model produced no valid object: output_data stays null (the SDK leaves output undefined).
+  const outputData =
+    run.outputSchema && ended.output !== undefined ? (ended.output as Prisma.InputJsonObject) : Prisma.DbNull;
+  const completed = await end.transaction(async (tx) => {
+    const row = await transitionRun(tx, run.id, ["running"], {
       ...common,
+      ...end.data(),
       status: "completed",
       // metadata_only: the answer went out on the live stream only.
       output: metadataOnly ? Prisma.DbNull : text,
@@ -483,7 +626,7 @@ async function loop(deps: ExecutorDeps, run: RunRow, signal: AbortSignal, frames
       stopReason: finishReason,
       finishedAt: new Date(),
     });
-    if (row) await recordRunWebhook(tx as PrismaClient, row, "run.completed");
+    if (row) await recordRunWebhook(tx, row, "run.completed");
     return row;
   });
   if (!completed) return;

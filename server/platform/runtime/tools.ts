@@ -13,7 +13,8 @@ export interface ToolContext {
   prisma: PrismaClient;
   mailer: Mailer;
   accountId: number;
-  accountEmail: string;
+  /** The account's email (where report_issue writes), read when asked. */
+  accountEmail(): Promise<string>;
   endUserId: number | null;
   agentId: number;
   runId: number;
@@ -99,7 +100,7 @@ function reportIssue(context: ToolContext) {
     execute: async ({ summary, details }) => {
       await context.mailer.send(context.prisma, {
         accountId: context.accountId,
-        to: context.accountEmail,
+        to: await context.accountEmail(),
         subject: `Agent reported an issue: ${summary}`,
         text: `Run ${context.runId} reported:\n\n${summary}\n\n${details ?? ""}`,
         kind: "agent_issue",

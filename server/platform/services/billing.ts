@@ -5,6 +5,7 @@ import type { z } from "zod";
 import type { TokenBalance } from "@/lib/schemas/billing";
 import { TERMINAL_STATUSES } from "@/lib/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { RunRow } from "../repositories/runs";
 import type { PlatformConfig } from "../context";
 import { PlatformError } from "../errors";
 import {
@@ -14,6 +15,7 @@ import {
   listLedger,
   recordModelCall,
   settleRunCharges,
+  settleRunChargesIn,
   type Settlement,
 } from "../repositories/billing";
 import { callCostMicros, type CallTokens, pricingOf } from "./models";
@@ -153,3 +155,9 @@ function describeDebit(run: { id: number; model: string }, settlement: Omit<Sett
  * Safe to call any number of times, from any process: each call settles only what is new.
  */
 export const settleRun = (prisma: PrismaClient, runId: number) => settleRunCharges(prisma, runId, ended, describeDebit);
+
+/**
+ * settleRun as the last statements of a transaction the caller holds (the one that ends the run's
+ * pass), given the run's row as that transaction wrote it.
+ */
+export const settleRunIn = (tx: PrismaClient, run: RunRow) => settleRunChargesIn(tx, run.id, ended, describeDebit, run);

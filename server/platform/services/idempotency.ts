@@ -1,8 +1,11 @@
 // Idempotency-Key for the run-creating operations (concepts.md, "Idempotency"): a key is scoped to the
-// account and lasts 24 hours. The first request with a key claims it (a pending row, run_id null); the
-// operation binds the claim to the run it created; a failure releases the claim, so the key stays
-// usable. A request that finds the key claimed by the same request replays the bound run, waiting
-// briefly while the claim is still pending; a different request is a 409 idempotency_key_reuse.
+// account and lasts 24 hours. The key is claimed by the write that creates the run, bound to it: in
+// the fast path's single statement (repositories/run-start.ts) or as the first write of the admission
+// transaction (services/run-admission.ts). So a key is never seen without its run, and a request that
+// fails (any error: 402, 429, 500…) leaves nothing behind. A request whose claim finds the key taken
+// replays the bound run when it is the same request, and is a 409 idempotency_key_reuse otherwise. Two
+// identical requests at once: the second one's claim waits (in the database) for the first one's
+// write, then replays its run.
 // No HTTP here: server/platform/middleware/idempotency.ts adapts this to Hono.
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "@/server/generated/prisma/client";
@@ -19,12 +22,12 @@ import {
 
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
-/** How long a request waits for a concurrent request with the same key to create its run. */
-export const PENDING_WAIT_MS = 10_000;
 /**
- * A claim still pending after this long belongs to a request that died between claiming and
- * binding (a crashed process); it is taken over. Creating a run takes milliseconds, not a minute.
+ * How long a request waits on a pending key (a claim without its run, which only an earlier version
+ * of the platform wrote: it claimed before creating) before answering 409 idempotency_key_in_progress.
  */
+export const PENDING_WAIT_MS = 10_000;
+/** A pending claim older than this belongs to a request that died before binding; it is taken over. */
 export const STALE_PENDING_MS = 60_000;
 
 // Printable ASCII (space to tilde): what an HTTP header can carry without encoding surprises.
@@ -79,13 +82,28 @@ export function requestHash(request: IdempotentRequest): string {
     .digest("hex");
 }
 
-export interface IdempotencyClaim {
-  id: number;
+/** A request's Idempotency-Key: its account, the key, and the hash of the request (requestHash). */
+export interface IdempotentCall {
   accountId: number;
   key: string;
+  hash: string;
 }
 
-export type ClaimOutcome = { kind: "claimed"; claim: IdempotencyClaim } | { kind: "replay"; runId: number };
+/** The key as the creating write stores it, bound to the run it creates. */
+export interface KeyClaim {
+  key: string;
+  requestHash: string;
+  expiresAt: Date;
+}
+
+/** Thrown by the creating write when another request holds the key; nothing was written. */
+export class IdempotencyKeyTaken extends Error {
+  constructor() {
+    super("the Idempotency-Key is held by another request");
+  }
+}
+
+export type KeyVerdict = { kind: "free" } | { kind: "replay"; runId: number };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -105,57 +123,94 @@ const keyInProgress = (key: string) =>
   });
 
 /**
- * Claims `key` for this request, or finds the run an identical earlier request created. Exactly one
- * of any number of concurrent requests claims a key: the unique (account_id, key) index decides.
+ * What the key says now: free (no row, or an expired one, removed here), or the run to replay. A
+ * different request's key is a 409 idempotency_key_reuse. A pending row (no run yet) can only have been
+ * left by an earlier version of the platform, which claimed keys before creating runs: it is waited
+ * for, and taken over once stale.
  */
-export async function claimIdempotencyKey(
+export async function consultIdempotencyKey(
   prisma: PrismaClient,
-  accountId: number,
-  key: string,
-  hash: string,
+  call: IdempotentCall,
   options: { waitMs?: number } = {},
-): Promise<ClaimOutcome> {
+): Promise<KeyVerdict> {
   const deadline = Date.now() + (options.waitMs ?? PENDING_WAIT_MS);
   let pause = 10;
   for (;;) {
     const now = new Date();
-    const id = await insertPendingKey(prisma, accountId, key, hash, new Date(now.getTime() + IDEMPOTENCY_KEY_TTL_MS));
-    if (id !== null) {
-      await deleteExpiredKeys(prisma, accountId, now);
-      return { kind: "claimed", claim: { id, accountId, key } };
-    }
-    const row = await findKey(prisma, accountId, key);
-    if (!row) continue; // released between our insert and our read: try to claim it again
+    const row = await findKey(prisma, call.accountId, call.key);
+    if (!row) return { kind: "free" };
     if (row.expiresAt <= now) {
-      // An expired key is free again: remove the old row (only while still expired) and claim.
+      // An expired key is free again: remove the old row (only while still expired).
       await deleteExpiredKey(prisma, row.id, now);
-      continue;
+      return { kind: "free" };
     }
-    if (row.requestHash !== hash) throw keyReuse(key);
+    if (row.requestHash !== call.hash) throw keyReuse(call.key);
     if (row.runId !== null) return { kind: "replay", runId: row.runId };
     const staleBefore = new Date(now.getTime() - STALE_PENDING_MS);
     if (row.createdAt < staleBefore) {
-      logger.warn({ accountId, key }, "taking over an idempotency key left pending by a request that never finished");
+      logger.warn({ accountId: call.accountId, key: call.key }, "taking over an idempotency key left pending by a request that never finished");
       await deletePendingKey(prisma, row.id, staleBefore);
-      continue;
+      return { kind: "free" };
     }
-    // Another request with this key is creating its run right now: wait for it, then replay it
-    // (or claim the key if that request fails and releases it).
-    if (Date.now() >= deadline) throw keyInProgress(key);
+    if (Date.now() >= deadline) throw keyInProgress(call.key);
     await sleep(pause);
     pause = Math.min(pause * 2, 200);
   }
 }
 
-/** Binds the claim to the run the operation created: from now on the key replays that run. */
-export async function bindIdempotencyKey(prisma: PrismaClient, claim: IdempotencyClaim, runId: number): Promise<void> {
-  if (!(await bindKey(prisma, claim.id, runId))) {
-    // Only after the claim sat pending past STALE_PENDING_MS and another request took it over.
-    logger.warn({ accountId: claim.accountId, key: claim.key, runId }, "idempotency claim lost before binding its run");
+// Claims that found the key taken, then free again, before giving up: each needs another request to
+// take the key and let it go in between, so this is only reached under a storm of such requests.
+const CLAIM_ATTEMPTS = 10;
+
+// Expired keys are deleted at most this often per account (housekeeping: nothing depends on when).
+const EXPIRED_SWEEP_MS = 60_000;
+const lastExpiredSweep = new Map<number, number>();
+
+async function sweepExpiredKeys(prisma: PrismaClient, accountId: number, now: Date) {
+  const last = lastExpiredSweep.get(accountId);
+  if (last !== undefined && now.getTime() - last < EXPIRED_SWEEP_MS) return;
+  lastExpiredSweep.set(accountId, now.getTime());
+  await deleteExpiredKeys(prisma, accountId, now);
+}
+
+/**
+ * Creates a run under `call`'s key (or without one): `create` writes the run and the claim together,
+ * and throws IdempotencyKeyTaken when another request holds the key. Then the key decides: the same
+ * request's run is replayed, a different request is a 409, and a key that came free is claimed again.
+ */
+export async function createIdempotently<T>(
+  prisma: PrismaClient,
+  call: IdempotentCall | undefined,
+  create: (claim: KeyClaim | undefined) => Promise<T>,
+): Promise<{ kind: "created"; value: T } | { kind: "replay"; runId: number }> {
+  if (!call) return { kind: "created", value: await create(undefined) };
+  for (let attempt = 1; ; attempt++) {
+    const now = new Date();
+    try {
+      const value = await create({ key: call.key, requestHash: call.hash, expiresAt: new Date(now.getTime() + IDEMPOTENCY_KEY_TTL_MS) });
+      await sweepExpiredKeys(prisma, call.accountId, now);
+      return { kind: "created", value };
+    } catch (error) {
+      if (!(error instanceof IdempotencyKeyTaken)) throw error;
+    }
+    const verdict = await consultIdempotencyKey(prisma, call);
+    if (verdict.kind === "replay") return verdict;
+    if (attempt >= CLAIM_ATTEMPTS) throw keyInProgress(call.key);
   }
 }
 
-/** Frees a claim whose request failed (any error, any status): the key can be used again. */
-export async function releaseIdempotencyKey(prisma: PrismaClient, claim: IdempotencyClaim): Promise<void> {
-  await deletePendingKey(prisma, claim.id);
+/**
+ * The claim as the first write of a transaction that creates the run (run admission's `first`): the
+ * row's id, to bind once the run exists (bindClaimedKey), or IdempotencyKeyTaken. Pending only inside
+ * the transaction, so nobody else ever sees it unbound.
+ */
+export async function claimKeyIn(tx: PrismaClient, accountId: number, claim: KeyClaim): Promise<number> {
+  const id = await insertPendingKey(tx, accountId, claim.key, claim.requestHash, claim.expiresAt);
+  if (id === null) throw new IdempotencyKeyTaken();
+  return id;
+}
+
+/** Binds the claim made by claimKeyIn, in the same transaction, to the run it created. */
+export async function bindClaimedKey(tx: PrismaClient, id: number, runId: number): Promise<void> {
+  if (!(await bindKey(tx, id, runId))) throw new Error(`idempotency key ${id} changed inside its own transaction`);
 }

@@ -15,9 +15,18 @@
 // under per-end-user caps locks the end-user's row, so that end-user's turns are counted one after the
 // other. An unverified account (at most UNVERIFIED_RUN_LIMIT runs, counted) and an account whose
 // balance looks used up (decided exactly) lock the account's row, as every admission used to.
+//
+// The fast path (startAdmittedRunFast, repositories/run-start.ts) does a new run's admission and writes
+// in one statement when the answer needs no count: a verified account whose unreserved balance covers
+// the hold and that sets no per-end-user caps (when the run has an end-user). The hold's conditional
+// UPDATE is the same test as here; anything it does not admit comes here, which decides exactly and
+// answers the 402/429. An Idempotency-Key is claimed in the same statement (or as this transaction's
+// first write), so a key is only ever seen bound to its run.
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { PLATFORM_BASE_PATH, type PlatformConfig } from "../context";
 import { PlatformError } from "../errors";
+import { isWriteConflict } from "../repositories/db-errors";
+import { type FastRunOutcome, type FastRunStart, startAdmittedRun } from "../repositories/run-start";
 import {
   type AdmissionAccount,
   countEndUserRuns,
@@ -55,6 +64,16 @@ export interface AdmissionRequest {
 export interface Admitted {
   /** What the run reserved out of the balance: record it on the run (hold_micros). */
   holdMicros: bigint;
+  /** The account's retention_mode, read with the admission. */
+  retentionMode: string;
+}
+
+export interface AdmissionOptions {
+  /**
+   * The transaction's first write (an Idempotency-Key claim): before the end-user's and the account's
+   * locks, so every path takes them in one order.
+   */
+  first?: (tx: PrismaClient) => Promise<void>;
 }
 
 export const RATE_WINDOW_MS = 60_000;
@@ -165,11 +184,12 @@ export async function admitRun<T>(
   ctx: AdmissionContext,
   request: AdmissionRequest,
   start: (tx: PrismaClient, admitted: Admitted) => Promise<T>,
+  options: AdmissionOptions = {},
 ): Promise<T> {
   const maxHold = BigInt(billingSettings(ctx.config).runHoldMicros);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await inAdmissionTransaction(ctx.prisma, request.accountId, async (tx, read) => {
+      return await inAdmissionTransaction(ctx.prisma, request.accountId, options.first, async (tx, read) => {
         let account = read;
         // Lock order: end-user, then account (the hold's UPDATE takes the account's row last).
         if (request.endUserId !== null && hasEndUserCaps(account)) await lockEndUser(tx, request.endUserId);
@@ -179,7 +199,7 @@ export async function admitRun<T>(
         const now = new Date();
         await checkCaps(tx, request, account, now);
         const holdMicros = holdFor(account.balanceMicros, maxHold);
-        const result = await start(tx, { holdMicros });
+        const result = await start(tx, { holdMicros, retentionMode: account.retentionMode });
         if (request.endUserId !== null) {
           await recordTurn(tx, request.accountId, request.endUserId, request.kind, now, new Date(now.getTime() - 2 * RATE_WINDOW_MS));
         }
@@ -192,10 +212,32 @@ export async function admitRun<T>(
         return result;
       });
     } catch (error) {
-      if (!(error instanceof HoldMoved)) throw error;
+      // A deadlock PostgreSQL broke rolled all of it back: decide again, like a moved hold.
+      if (!(error instanceof HoldMoved) && !isWriteConflict(error)) throw error;
       if (attempt >= HOLD_ATTEMPTS) {
+        if (!(error instanceof HoldMoved)) throw error;
         throw balanceDepleted(ctx, await readBalance(ctx.prisma, request.accountId));
       }
     }
   }
+}
+
+/**
+ * The fast path of a new run (see the header): admission and every write of the run in one statement.
+ * `not_admitted` sends the run to admitRun, which decides exactly; nothing was written.
+ */
+export function startAdmittedRunFast(
+  ctx: AdmissionContext,
+  request: Omit<AdmissionRequest, "kind">,
+  run: Omit<FastRunStart, "accountId" | "endUserId" | "maxHoldMicros" | "turn">,
+): Promise<FastRunOutcome> {
+  const now = new Date();
+  return startAdmittedRun(ctx.prisma, {
+    ...run,
+    accountId: request.accountId,
+    endUserId: request.endUserId,
+    maxHoldMicros: BigInt(billingSettings(ctx.config).runHoldMicros),
+    // Like recordTurn: every turn of an end-user is recorded, caps or not, and old ones forgotten.
+    turn: { at: now, forgetBefore: new Date(now.getTime() - 2 * RATE_WINDOW_MS) },
+  });
 }

@@ -19,6 +19,7 @@ import { METADATA_ONLY } from "../runtime/redact";
 import type { AuthContext } from "./auth";
 import { storedUserMessage } from "./run-files";
 import { recordRunWebhook } from "./run-webhooks";
+import { bindClaimedKey, claimKeyIn, type KeyClaim } from "./idempotency";
 import { admitRun } from "./run-admission";
 import { createRun, resumeIfSettled, type RunServiceContext, toRun } from "./runs";
 import type { Scope } from "./scope";
@@ -58,6 +59,7 @@ export async function replyToRun(
   runId: number,
   input: z.infer<typeof RunReply>,
   attachments: NewRunFile[] = [],
+  claim?: KeyClaim,
 ): Promise<{ run: ReturnType<typeof toRun>; after: bigint }> {
   const row = await findRun(ctx.prisma, scope, runId);
   if (!row) throw new PlatformError({ type: "not_found", message: `run ${runId} not found` });
@@ -80,6 +82,7 @@ export async function replyToRun(
   // A reply is an agent turn like a start: the same admission (balance, caps, turn rate) and a new hold,
   // in the transaction that reopens the run.
   const admission = { accountId: scope.accountId, endUserId: scope.endUserId, userId: scope.userId, kind: "reply" } as const;
+  let keyId: number | undefined;
   const reopened = await admitRun(ctx, admission, async (tx, admitted) => {
     const result = await reopenRunIn(
       tx,
@@ -104,8 +107,9 @@ export async function replyToRun(
     // Thrown inside the transaction so the hold and the turn roll back with it.
     if (!result) throw conflict(`run ${runId} changed while replying; try again`);
     await addRunHold(tx, runId, admitted.holdMicros);
+    if (keyId !== undefined) await bindClaimedKey(tx, keyId, runId);
     return result;
-  });
+  }, claim ? { first: async (tx) => void (keyId = await claimKeyIn(tx, scope.accountId, claim)) } : {});
   await recordRunWebhook(ctx.prisma, reopened.run, "run.message_received");
   await ctx.bus.publish(runId);
   ctx.startRun(runId);
@@ -125,6 +129,7 @@ export function startFirstSession(
   auth: AuthContext,
   userId: string | undefined,
   input: z.infer<typeof FirstSessionCreate>,
+  claim?: KeyClaim,
 ) {
   return createRun(ctx, auth, userId, {
     message: FIRST_SESSION_MESSAGE,
@@ -132,7 +137,7 @@ export function startFirstSession(
     permission_mode: input.permission_mode,
     human_in_the_loop: input.human_in_the_loop,
     stream: input.stream,
-  });
+  }, [], claim);
 }
 
 const TERMINAL_OR_CLOSED = new Set(["completed", "failed", "cancelled", "closed", "archived"]);

@@ -19,26 +19,22 @@ export interface RunWebhookExtra {
   pending_requests?: { request_id: string; tool_name: string; kind: string }[];
 }
 
+type WebhookRun = Pick<
+  RunRow,
+  "id" | "accountId" | "endUserId" | "agentId" | "taskId" | "status" | "permissionMode" | "outputSchema" | "outputData" | "retention" | "error"
+>;
+
 /**
- * Writes one event for the run in its current state. The payload names the run and what changed;
- * run.completed carries output_data when the run had an output_schema (never under metadata_only).
+ * The event's payload for the run in its current state: the run and what changed; run.completed
+ * carries output_data when the run had an output_schema (never under metadata_only).
  */
-export async function recordRunWebhook(
-  prisma: PrismaClient,
-  run: RunRow,
-  type: RunWebhookType,
-  extra: RunWebhookExtra = {},
-): Promise<void> {
-  const endUser =
-    run.endUserId === null
-      ? null
-      : await prisma.platformEndUser.findUnique({ where: { id: run.endUserId }, select: { externalId: true } });
+export function runWebhookPayload(run: WebhookRun, type: RunWebhookType, userId: string | null, extra: RunWebhookExtra = {}) {
   const payload: Record<string, unknown> = {
     type,
     run_id: run.id,
     teammate_id: run.agentId,
     task_id: run.taskId,
-    user_id: endUser?.externalId ?? null,
+    user_id: userId,
     status: run.status,
     permission_mode: run.permissionMode,
     ...extra,
@@ -47,11 +43,29 @@ export async function recordRunWebhook(
     payload.output_data = run.outputData ?? null;
   }
   if (type === "run.failed") payload.error = run.error;
+  return payload;
+}
+
+/**
+ * Writes one event for the run in its current state (runWebhookPayload). `userId`, the end-user's
+ * user_id, is read from the run's end-user when the caller does not know it.
+ */
+export async function recordRunWebhook(
+  prisma: PrismaClient,
+  run: RunRow,
+  type: RunWebhookType,
+  extra: RunWebhookExtra = {},
+  userId?: string | null,
+): Promise<void> {
+  const known =
+    userId !== undefined || run.endUserId === null
+      ? (userId ?? null)
+      : ((await prisma.platformEndUser.findUnique({ where: { id: run.endUserId }, select: { externalId: true } }))?.externalId ?? null);
   await insertWebhookEvent(prisma, {
     accountId: run.accountId,
     endUserId: run.endUserId,
     runId: run.id,
     type,
-    payload: payload as Prisma.InputJsonObject,
+    payload: runWebhookPayload(run, type, known, extra) as Prisma.InputJsonObject,
   });
 }

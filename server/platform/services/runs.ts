@@ -30,7 +30,6 @@ import {
   resolveRequest,
 } from "../repositories/permission-requests";
 import {
-  appendEventsAfter,
   countRunActivity,
   findRun,
   findRunInAccount,
@@ -43,29 +42,36 @@ import {
   type RunListScope,
   type RunRow,
 } from "../repositories/runs";
-import type { RunEventBus } from "../runtime/event-bus";
+import { eventBatch, type RunEventBus } from "../runtime/event-bus";
+import type { RunEventWriter } from "../runtime/event-writer";
 import type { KnownRun } from "../runtime/executor";
 import type { LiveContent } from "../runtime/live-content";
 import { METADATA_ONLY, redactMessages } from "../runtime/redact";
-import { findSettings } from "../repositories/settings";
 import type { NewRunFile } from "../repositories/run-files";
 import { inlineUserMessage, storedUserMessage } from "./run-files";
-import { recordRunWebhook } from "./run-webhooks";
+import { isOrphanKeyClaim } from "../repositories/run-start";
+import { isWriteConflict } from "../repositories/db-errors";
+import { bindClaimedKey, claimKeyIn, IdempotencyKeyTaken, type KeyClaim } from "./idempotency";
+import { recordRunWebhook, runWebhookPayload } from "./run-webhooks";
 import { createAgent } from "./agents";
 import { settleRun, usdExact } from "./billing";
 import type { AuthContext } from "./auth";
 import { clampEffort, defaultEffort, defaultModel, findModel, type Effort } from "./models";
-import { admitRun } from "./run-admission";
+import { admitRun, startAdmittedRunFast } from "./run-admission";
 import { resolveScope, type Scope } from "./scope";
 
 export interface RunServiceContext {
   prisma: PrismaClient;
   config: PlatformConfig;
   bus: RunEventBus;
+  /** Appends run frames (every run's of this process together). */
+  events: RunEventWriter;
   /** Content of metadata_only runs, held by this process only. */
   live: LiveContent;
   /** Starts (or resumes) executing a run in this process; `known` spares the executor reading it again. */
   startRun(runId: number, known?: KnownRun): void;
+  /** The executor's lease, which a run created here is given at insert (RunExecutor.lease). */
+  lease?: { owner: string; ms: number };
   /** The public {base_url}, for links in errors (topup_url); absent outside a request. */
   baseUrl?: string;
 }
@@ -106,17 +112,21 @@ export function toRun(row: Omit<RunRow, "messages">, userId: string | null): Run
 }
 
 export async function emit(ctx: RunServiceContext, runId: number, frames: RunFrame[]) {
-  const { after, ids } = await appendEventsAfter(ctx.prisma, runId, frames);
   // This process's readers take the frames as they are; other instances read them from the log.
-  await ctx.bus.publish(runId, { after, events: ids.map((id, index) => ({ id, frame: frames[index]! })) });
+  await ctx.bus.publish(runId, eventBatch(await ctx.events.append(runId, frames), frames));
 }
 
+/**
+ * Starts a run. With `claim` (an Idempotency-Key, services/idempotency.ts) the key is written with the
+ * run, or IdempotencyKeyTaken is thrown and nothing is.
+ */
 export async function createRun(
   ctx: RunServiceContext,
   auth: AuthContext,
   userId: string | undefined,
   input: z.infer<typeof RunCreate>,
   attachments: NewRunFile[] = [],
+  claim?: KeyClaim,
 ): Promise<{ run: RunOut; scope: Scope }> {
   // Strict mode covers run creation; without user_id the run inherits the agent's scope.
   let scope = await resolveScope(ctx.prisma, auth, userId, { strict: true });
@@ -168,16 +178,8 @@ export async function createRun(
       ? Prisma.DbNull
       : (Object.fromEntries(Object.entries(input.metadata).filter(([key]) => !isReservedMetadataKey(key))) as Prisma.InputJsonObject);
 
-  // metadata_only: the conversation (files included) lives in this process only; the row gets its skeleton.
-  const retention = (await findSettings(ctx.prisma, auth.accountId))?.retentionMode ?? "standard";
-  const metadataOnly = retention === METADATA_ONLY;
-  const userMessage = metadataOnly
-    ? inlineUserMessage(input.message, attachments)
-    : storedUserMessage(input.message, attachments, 0);
-
-  const data = {
+  const settings = {
     agentId: agent.id,
-    status: "running",
     permissionMode,
     humanInTheLoop,
     model: model.id,
@@ -188,28 +190,73 @@ export async function createRun(
     taskSetupTools: input.task_setup_tools ?? true,
     feedback: input.feedback ?? null,
     emailNotifications: input.email_notifications ?? false,
-    outputSchema: (input.output_schema as Prisma.InputJsonObject | undefined) ?? Prisma.DbNull,
-    metadata,
     maxTurns: input.max_turns ?? MAX_TURNS_CAP,
-    retention: metadataOnly ? METADATA_ONLY : "standard",
-    messages: (metadataOnly ? redactMessages([userMessage]) : [userMessage]) as Prisma.InputJsonArray,
   };
+  // metadata_only (the account's retention_mode, read by the admission): the conversation (files
+  // included) lives in this process only; the row gets its skeleton.
+  const inlineMessage = inlineUserMessage(input.message, attachments);
+  const storedMessages = { standard: [storedUserMessage(input.message, attachments, 0)], metadataOnly: redactMessages([inlineMessage]) };
+  const first: RunFrame = { type: "run_status", status: "running" };
+  const admission = { accountId: scope.accountId, endUserId: scope.endUserId, userId: scope.userId } as const;
+
+  let row: RunRow | undefined;
+  // The fast path: one statement admits, inserts and leases the run (services/run-admission.ts).
+  if (attachments.length === 0) {
+    try {
+      const fast = await startAdmittedRunFast(ctx, admission, {
+        ...settings,
+        outputSchema: input.output_schema ?? null,
+        metadata: metadata === Prisma.DbNull ? null : metadata,
+        messages: storedMessages,
+        first,
+        webhookPayload: runWebhookPayload(
+          { id: 0, ...scope, ...settings, taskId: null, status: "running", outputSchema: null, outputData: null, retention: "standard", error: null },
+          "run.started",
+          scope.userId,
+        ),
+        lease: ctx.lease,
+        key: claim,
+      });
+      if (fast.kind === "key_taken") throw new IdempotencyKeyTaken();
+      if (fast.kind === "inserted") row = fast.run;
+    } catch (error) {
+      // The key was claimed but the hold refused after all, or PostgreSQL broke a deadlock: the
+      // statement rolled back; decide below.
+      if (!isOrphanKeyClaim(error) && !isWriteConflict(error)) throw error;
+    }
+  }
   // Admission (verification, balance, per-end-user caps and turn rate) and the insert are one
-  // transaction: the run exists exactly when its hold is placed.
-  const admission = { accountId: scope.accountId, endUserId: scope.endUserId, userId: scope.userId, kind: "start" } as const;
-  const row = await admitRun(ctx, admission, (tx, admitted) =>
-    insertRunIn(
-      tx,
-      scope,
-      { ...data, holdMicros: admitted.holdMicros },
-      { type: "run_status", status: "running" },
-      metadataOnly ? [] : attachments,
-    ),
+  // transaction: the run exists exactly when its hold is placed. So does its outbox row.
+  let keyId: number | undefined;
+  row ??= await admitRun(
+    ctx,
+    { ...admission, kind: "start" },
+    async (tx, admitted) => {
+      const metadataOnly = admitted.retentionMode === METADATA_ONLY;
+      const run = await insertRunIn(
+        tx,
+        scope,
+        {
+          ...settings,
+          status: "running",
+          outputSchema: (input.output_schema as Prisma.InputJsonObject | undefined) ?? Prisma.DbNull,
+          metadata,
+          retention: metadataOnly ? METADATA_ONLY : "standard",
+          messages: (metadataOnly ? storedMessages.metadataOnly : storedMessages.standard) as Prisma.InputJsonArray,
+          holdMicros: admitted.holdMicros,
+        },
+        first,
+        metadataOnly ? [] : attachments,
+      );
+      if (keyId !== undefined) await bindClaimedKey(tx, keyId, run.id);
+      await recordRunWebhook(tx, run, "run.started", {}, scope.userId);
+      return run;
+    },
+    claim ? { first: async (tx) => void (keyId = await claimKeyIn(tx, scope.accountId, claim)) } : {},
   );
-  if (metadataOnly) ctx.live.setMessages(row.id, [userMessage]);
-  await recordRunWebhook(ctx.prisma, row, "run.started");
-  await ctx.bus.publish(row.id);
-  ctx.startRun(row.id, { run: row, agent });
+  if (row.retention === METADATA_ONLY) ctx.live.setMessages(row.id, [inlineMessage]);
+  // Nobody can be reading the new run's log yet (the POST's own stream reads it from the start): no wake-up.
+  ctx.startRun(row.id, { run: row, agent, leased: row.leaseOwner !== null });
   return { run: toRun(row, scope.userId), scope };
 }
 

@@ -229,6 +229,23 @@ describe("client.runs", () => {
     expect(await fromMiddle.toArray()).toEqual([]);
   });
 
+  it("reads a run's conversation turns, the replies and their files included, in the end-user's scope", async () => {
+    const scoped = runner();
+    const run = await scoped.runs.create({ teammate_id: agentId, message: "first words", stream: false });
+    await settle(scoped, run.id, ["completed"]);
+    await scoped.runs.replyWithFiles(run.id, { message: "second words", files: [new File(["a,b"], "table.csv", { type: "text/csv" })], stream: false });
+    await settle(scoped, run.id, ["completed"]);
+    const turns = await scoped.runs.messages(run.id);
+    expect(turns.retention).toBe("standard");
+    expect(turns.data).toEqual([
+      { role: "user", text: "first words" },
+      { role: "assistant", text: "Echo: first words" },
+      { role: "user", text: "second words", files: [{ name: "table.csv", mime_type: "text/csv" }] },
+      { role: "assistant", text: "Echo: second words\nAttachment table.csv (text/csv): a,b" },
+    ]);
+    expect(await failure(client.forUser("someone-else").runs.messages(run.id))).toBeInstanceOf(NotFoundError);
+  });
+
   it("cancels a run, and a second cancel is a ConflictError", async () => {
     const run = await runner().runs.create({ teammate_id: agentId, message: "::words 50\n::delay 50", stream: false });
     const cancelled = await runner().runs.cancel(run.id);

@@ -100,6 +100,10 @@ describe("the examples, run", () => {
       expect(result.streamed).toBeGreaterThan(0);
       expect(result.run.status).toBe("completed");
       expect(result.frames.at(-1)).toMatchObject({ type: "done" });
+      expect(result.turns).toEqual([
+        { role: "user", text: "hello" },
+        { role: "assistant", text: "Echo: hello" },
+      ]);
       expect(result.recent.data.map((run) => run.id)).toContain(result.run.id);
       expect(result.needs_you).toBe(0);
       expect(result.latest_updated_at).not.toBeNull();

@@ -11,12 +11,15 @@ let keyCounter = 0;
 
 beforeAll(async () => {
   platform = await startPlatform();
-  account = await platform.signup();
-  other = await platform.signup();
-  agentId = (await platform.call("/agents", { key: account.key, body: { name: "Runner", user_id: "u1" } })).body.id;
-  otherAgentId = (await platform.call("/agents", { key: other.key, body: { name: "Runner", user_id: "u1" } })).body.id;
 });
 afterAll(() => platform.close());
+
+/** A verified account creates runs by the one-statement fast path, an unverified one by the admission transaction. */
+async function signup(verified: boolean): Promise<Account> {
+  const created = await platform.signup();
+  if (verified) await platform.database.prisma.platformAccount.update({ where: { id: created.id }, data: { emailVerifiedAt: new Date() } });
+  return created;
+}
 
 /** A key no other test uses. */
 const freshKey = () => `idem-${process.pid}-${++keyCounter}-${Date.now()}`;
@@ -43,7 +46,17 @@ async function waitForStatus(runId: number, statuses: string[]) {
   throw new Error(`run ${runId} never reached ${statuses.join("/")}`);
 }
 
-describe("POST /runs with Idempotency-Key", () => {
+describe.each([
+  { path: "fast path, verified account", verified: true },
+  { path: "transaction, unverified account", verified: false },
+])("POST /runs with Idempotency-Key ($path)", ({ verified }) => {
+  beforeAll(async () => {
+    account = await signup(verified);
+    other = await signup(verified);
+    agentId = (await platform.call("/agents", { key: account.key, body: { name: "Runner", user_id: "u1" } })).body.id;
+    otherAgentId = (await platform.call("/agents", { key: other.key, body: { name: "Runner", user_id: "u1" } })).body.id;
+  });
+
   it("replays the same request as the original run's current state, with Idempotent-Replay: true", async () => {
     const key = freshKey();
     const body = { teammate_id: agentId, message: "once only", stream: false, permission_mode: "autonomous" };
@@ -138,6 +151,19 @@ describe("POST /runs with Idempotency-Key", () => {
       where: { accountId_key: { accountId: account.id, key } },
     });
     expect(stored.runId).toBe(run.id);
+  });
+
+  it("answers a failing request by its key first: a key another request holds is 409 idempotency_key_reuse", async () => {
+    const key = freshKey();
+    expect((await post(key, { teammate_id: agentId, message: "first", stream: false })).status).toBe(200);
+    for (const failing of [
+      { teammate_id: agentId, message: "x", skill: "nope", stream: false },
+      { teammate_id: 999_999, message: "x", stream: false },
+    ]) {
+      const response = await post(key, failing);
+      expect(response.status).toBe(409);
+      expect(((await response.json()) as { error: { error_code: string } }).error.error_code).toBe("idempotency_key_reuse");
+    }
   });
 
   it("refuses a key longer than 255 characters with 422 naming the header, and claims nothing", async () => {

@@ -113,4 +113,38 @@ describe("in-process fan-out of run frames", () => {
     const doneId = BigInt(frames.at(-1)!.id!);
     expect(log.filter((row) => BigInt(row.id) <= doneId).every((row) => seen.has(row.id))).toBe(true);
   });
+
+  it("fails the run when its frames cannot be written, instead of streaming on past the hole", async () => {
+    const post = await startRun({ message: "::delay 20\n::words 60", stream: false });
+    const run = (await post.json()) as { id: number };
+    const reading = readFrames(await events(run.id), { until: isDone });
+    for (let i = 0; i < 200; i++) {
+      if ((await durableLog(run.id)).filter((row) => row.type === "content_block_delta").length >= 3) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const { events: writer } = await platform.runtime();
+    const append = writer.append;
+    let refused = 0;
+    writer.append = (runId, frames) => {
+      if (runId === run.id && refused === 0 && frames.some((frame) => frame.type === "content_block_delta")) {
+        refused += 1;
+        return Promise.reject(new Error("the log refused these frames"));
+      }
+      return append(runId, frames);
+    };
+    try {
+      const frames = await reading;
+      expect(refused).toBe(1);
+      expect(frames.at(-1)!.data).toMatchObject({ type: "done", completion_state: "failed" });
+      const final = await platform.call(`/runs/${run.id}`, { key: account.key, query: { user_id: "u1" } });
+      expect(final.body).toMatchObject({ status: "failed", error: "the log refused these frames" });
+      // Nothing the model said after the refused frames was written: the log ends with the failure.
+      const log = await durableLog(run.id);
+      expect(log.slice(-2).map((row) => row.type)).toEqual(["run_status", "done"]);
+      expect(log.filter((row) => row.type === "content_block_delta").length).toBeLessThan(60);
+      expect(frames.map((frame) => ({ id: frame.id, type: frame.data.type }))).toEqual(log);
+    } finally {
+      writer.append = append;
+    }
+  });
 });

@@ -211,6 +211,33 @@ describe("POST /runs/first-session", () => {
 });
 
 describe("attachments", () => {
+  it("keeps a checkpoint's conversation with file references, not the files' bytes", async () => {
+    // The tool step ends with a checkpoint; the slow answer after it keeps the run going to look at it.
+    const message = '::tool calculator {"expression":"6*7"}\n::delay 150';
+    const payload = JSON.stringify({ teammate_id: agentId, message, permission_mode: "autonomous", stream: false });
+    const response = await upload("/runs/with-files", payload, [{ name: "notes.txt", type: "text/plain", content: "plover" }]);
+    const run = (await response.json()) as { id: number };
+    const { prisma } = platform.database;
+    type Checkpoint = { messages?: { role: string; content: unknown }[] } | null;
+    const readCheckpoint = async () =>
+      (await prisma.platformRun.findUniqueOrThrow({ where: { id: run.id }, select: { checkpoint: true } })).checkpoint as Checkpoint;
+    let checkpoint = await readCheckpoint();
+    for (let attempt = 0; attempt < 200 && !checkpoint?.messages; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      checkpoint = await readCheckpoint();
+    }
+    expect(checkpoint?.messages?.[0]).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: message },
+        { type: "file", data: "inlay-file:0", mediaType: "text/plain", filename: "notes.txt" },
+      ],
+    });
+    // The step's own messages follow: the tool call and its result.
+    expect(checkpoint?.messages?.slice(1).map((each) => each.role)).toEqual(["assistant", "tool"]);
+    expect((await waitFor(run.id, ["completed", "failed"])).status).toBe("completed");
+  });
+
   it("gives a text file to the model and stores it with the run", async () => {
     const payload = JSON.stringify({ teammate_id: agentId, message: "read this", permission_mode: "autonomous", stream: false });
     const response = await upload("/runs/with-files", payload, [
@@ -448,5 +475,15 @@ describe("webhook outbox", () => {
     await waitFor(structured.id, ["completed"]);
     const completed = await prisma.platformWebhookEvent.findFirstOrThrow({ where: { runId: structured.id, type: "run.completed" } });
     expect(completed.payload).toMatchObject({ output_data: { ok: true } });
+  });
+});
+
+describe("built-in tools", () => {
+  it("report_issue mails the account's owner the run's report", async () => {
+    const run = await start({ message: '::tool report_issue {"summary":"the export is stuck","details":"since Monday"}', permission_mode: "autonomous" });
+    await waitFor(run.id, ["completed"]);
+    const mail = await platform.database.prisma.platformMail.findFirstOrThrow({ where: { accountId: account.id, kind: "agent_issue" } });
+    expect(mail).toMatchObject({ to: account.email, subject: "Agent reported an issue: the export is stuck" });
+    expect(mail.text).toContain(`Run ${run.id} reported`);
   });
 });

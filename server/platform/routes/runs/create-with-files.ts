@@ -4,7 +4,7 @@
 import { IdempotencyKeyHeaders, UserScopeQuery } from "@/lib/schemas/common";
 import { RunCreate } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
-import { bindIdempotentRun, idempotency } from "../../middleware/idempotency";
+import { idempotency, idempotently } from "../../middleware/idempotency";
 import { acceptFiles } from "../../services/run-files";
 import { createRun } from "../../services/runs";
 import { pickUserId } from "../../services/scope";
@@ -35,8 +35,9 @@ export function register(app: PlatformApp) {
     const { payload, files } = await readUpload(c, RunCreate);
     const attachments = acceptFiles(files);
     const userId = pickUserId(c.req.valid("query").user_id, payload.user_id);
-    const { run } = await createRun(runServicesOf(c), authOf(c), userId, payload, attachments);
-    await bindIdempotentRun(c, run.id);
+    const outcome = await idempotently(c, (claim) => createRun(runServicesOf(c), authOf(c), userId, payload, attachments, claim));
+    if ("replay" in outcome) return outcome.replay as never;
+    const { run } = outcome.created;
     if (payload.stream === false) return c.json(run, 200);
     return streamRun(c, run.id, 0n) as never;
   });

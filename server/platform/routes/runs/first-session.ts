@@ -3,7 +3,7 @@
 import { IdempotencyKeyHeaders, UserScopeQuery } from "@/lib/schemas/common";
 import { FirstSessionCreate } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
-import { bindIdempotentRun, idempotency } from "../../middleware/idempotency";
+import { idempotency, idempotently } from "../../middleware/idempotency";
 import { startFirstSession } from "../../services/run-conversation";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, errorResponse, jsonBody } from "../define";
@@ -29,8 +29,9 @@ export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
-    const { run } = await startFirstSession(runServicesOf(c), authOf(c), userId, body);
-    await bindIdempotentRun(c, run.id);
+    const outcome = await idempotently(c, (claim) => startFirstSession(runServicesOf(c), authOf(c), userId, body, claim));
+    if ("replay" in outcome) return outcome.replay as never;
+    const { run } = outcome.created;
     if (body.stream === false) return c.json(run, 200);
     return streamRun(c, run.id, 0n) as never;
   });

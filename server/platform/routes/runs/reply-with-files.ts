@@ -3,7 +3,7 @@
 import { IdempotencyKeyHeaders, UserScopeQuery } from "@/lib/schemas/common";
 import { RunIdParam, RunReply } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
-import { bindIdempotentRun, idempotency } from "../../middleware/idempotency";
+import { idempotency, idempotently } from "../../middleware/idempotency";
 import { acceptFiles } from "../../services/run-files";
 import { replyToRun } from "../../services/run-conversation";
 import { pickUserId, resolveScope } from "../../services/scope";
@@ -30,8 +30,11 @@ export function register(app: PlatformApp) {
     const attachments = acceptFiles(files);
     const userId = pickUserId(c.req.valid("query").user_id, payload.user_id);
     const scope = await resolveScope(c.var.prisma, authOf(c), userId);
-    const { run, after } = await replyToRun(runServicesOf(c), scope, c.req.valid("param").run_id, payload, attachments);
-    await bindIdempotentRun(c, run.id);
+    const outcome = await idempotently(c, (claim) =>
+      replyToRun(runServicesOf(c), scope, c.req.valid("param").run_id, payload, attachments, claim),
+    );
+    if ("replay" in outcome) return outcome.replay as never;
+    const { run, after } = outcome.created;
     if (payload.stream === false) return c.json(run, 200) as never;
     return streamRun(c, run.id, after) as never;
   });

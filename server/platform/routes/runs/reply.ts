@@ -4,7 +4,7 @@
 import { IdempotencyKeyHeaders, UserScopeQuery } from "@/lib/schemas/common";
 import { Run, RunIdParam, RunReply } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
-import { bindIdempotentRun, idempotency } from "../../middleware/idempotency";
+import { idempotency, idempotently } from "../../middleware/idempotency";
 import { replyToRun } from "../../services/run-conversation";
 import { pickUserId, resolveScope } from "../../services/scope";
 import { defineRoute, errorResponse, jsonBody } from "../define";
@@ -40,8 +40,11 @@ export function register(app: PlatformApp) {
     const body = c.req.valid("json");
     const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
     const scope = await resolveScope(c.var.prisma, authOf(c), userId);
-    const { run, after } = await replyToRun(runServicesOf(c), scope, c.req.valid("param").run_id, body);
-    await bindIdempotentRun(c, run.id);
+    const outcome = await idempotently(c, (claim) =>
+      replyToRun(runServicesOf(c), scope, c.req.valid("param").run_id, body, [], claim),
+    );
+    if ("replay" in outcome) return outcome.replay as never;
+    const { run, after } = outcome.created;
     if (body.stream === false) return c.json(run, 200);
     return streamRun(c, run.id, after) as never;
   });

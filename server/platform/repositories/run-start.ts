@@ -1,0 +1,152 @@
+// The fast path of run creation (services/run-admission.ts): admission and the writes of a new run in
+// one SQL statement, one round trip, no transaction held open across the network. Data-modifying CTEs:
+//
+//   [key]   claim the Idempotency-Key, bound to the run's id (drawn first from the sequence)
+//   hold    the conditional UPDATE of the account that reserves the run's hold; its WHERE clause is the
+//           whole fast-path admission: verified email, an unreserved balance covering the hold, and no
+//           per-end-user caps when the run has an end-user (anything else: the full path decides)
+//   run     INSERT the run (lease already taken for this process), its first event, the webhook
+//           outbox row (run.started), and the end-user's turn
+//
+// Every write after `hold` reads its RETURNING rows, so a refused hold writes nothing. With a key, the
+// hold waits for the key (a duplicate request neither holds nor inserts anything), and the key is only
+// tried when the account, as read by this statement, passes the same test. Should the hold still fail
+// (the balance or settings changed in between), the key row would point at a run that was never
+// inserted: its foreign key fails the statement, and all of it rolls back.
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { Prisma } from "@/server/generated/prisma/client";
+import type { RunFrame } from "@/lib/schemas/runs";
+import { fromColumns } from "./raw-rows";
+import type { RunRow } from "./runs";
+
+export interface FastRunStart {
+  accountId: number;
+  /** The run's end-user; its turn is recorded, and caps on the account send the run to the full path. */
+  endUserId: number | null;
+  agentId: number;
+  permissionMode: string;
+  humanInTheLoop: boolean;
+  model: string;
+  effort: string;
+  tools: string[];
+  memory: boolean | null;
+  history: boolean | null;
+  taskSetupTools: boolean;
+  feedback: boolean | null;
+  emailNotifications: boolean;
+  outputSchema: object | null;
+  metadata: object | null;
+  maxTurns: number;
+  /** The conversation to store under the account's retention mode, decided by the statement. */
+  messages: { standard: unknown[]; metadataOnly: unknown[] };
+  first: RunFrame;
+  /** The hold a run reserves at most (all of a smaller balance otherwise). */
+  maxHoldMicros: bigint;
+  /** The run.started outbox payload; the statement adds run_id. */
+  webhookPayload: Record<string, unknown>;
+  /** The executor that will run it, which then needs no claim of its own. */
+  lease?: { owner: string; ms: number };
+  /** An Idempotency-Key to claim for this run. */
+  key?: { key: string; requestHash: string; expiresAt: Date };
+  /** When the end-user's turn is recorded and before when its older turns are forgotten. */
+  turn?: { at: Date; forgetBefore: Date };
+}
+
+export type FastRunOutcome =
+  | { kind: "inserted"; run: RunRow }
+  /** The account needs the full admission (or was refused): nothing was written. */
+  | { kind: "not_admitted" }
+  /** Another request holds the Idempotency-Key: nothing was written. */
+  | { kind: "key_taken" };
+
+const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
+
+export async function startAdmittedRun(prisma: PrismaClient, start: FastRunStart): Promise<FastRunOutcome> {
+  const accountTest = Prisma.sql`email_verified_at IS NOT NULL
+      AND balance_micros > 0
+      AND balance_micros - held_micros >= LEAST(${start.maxHoldMicros}::bigint, balance_micros)
+      ${
+        start.endUserId === null
+          ? Prisma.empty
+          : Prisma.sql`AND per_end_user_run_limit IS NULL AND per_end_user_cost_limit_cents IS NULL AND per_end_user_rate_per_minute IS NULL`
+      }`;
+  const key = start.key;
+  const keyCtes = key
+    ? Prisma.sql`
+    rid AS (SELECT nextval('platform_runs_id_seq')::int AS id),
+    admissible AS (SELECT 1 FROM platform_accounts WHERE id = ${start.accountId} AND ${accountTest}),
+    claim AS (
+      INSERT INTO platform_idempotency_keys (account_id, key, request_hash, run_id, expires_at, created_at)
+      SELECT ${start.accountId}, ${key.key}, ${key.requestHash}, rid.id, ${key.expiresAt}, now()
+      FROM rid, admissible
+      ON CONFLICT (account_id, key) DO NOTHING
+      RETURNING id
+    ),`
+    : Prisma.empty;
+  const lease = start.lease;
+  const turn = start.turn;
+  const turnCtes =
+    start.endUserId !== null && turn
+      ? Prisma.sql`,
+    forget AS (
+      DELETE FROM platform_turns
+      WHERE account_id = ${start.accountId} AND end_user_id = ${start.endUserId} AND created_at < ${turn.forgetBefore}
+        AND EXISTS (SELECT 1 FROM run)
+    ),
+    turn AS (
+      INSERT INTO platform_turns (account_id, end_user_id, kind, created_at)
+      SELECT ${start.accountId}, ${start.endUserId}, 'start', ${turn.at} FROM run
+    )`
+      : Prisma.empty;
+  const rows = await prisma.$queryRaw<Record<string, unknown>[]>`
+    WITH ${keyCtes}
+    hold AS (
+      UPDATE platform_accounts SET held_micros = held_micros + LEAST(${start.maxHoldMicros}::bigint, balance_micros)
+      WHERE id = ${start.accountId} AND ${accountTest}
+        ${key ? Prisma.sql`AND EXISTS (SELECT 1 FROM claim)` : Prisma.empty}
+      RETURNING LEAST(${start.maxHoldMicros}::bigint, balance_micros) AS micros, retention_mode = 'metadata_only' AS metadata_only
+    ),
+    run AS (
+      INSERT INTO platform_runs (
+        ${key ? Prisma.sql`id,` : Prisma.empty} account_id, end_user_id, agent_id, status, permission_mode, human_in_the_loop,
+        model, effort, tools, memory, history, task_setup_tools, feedback, email_notifications, output_schema, metadata,
+        max_turns, retention, messages, hold_micros, lease_owner, lease_expires_at, created_at, updated_at)
+      SELECT ${key ? Prisma.sql`rid.id,` : Prisma.empty} ${start.accountId}, ${start.endUserId}::int, ${start.agentId}, 'running',
+        ${start.permissionMode}, ${start.humanInTheLoop}, ${start.model}, ${start.effort}, ${start.tools}::text[],
+        ${start.memory}::boolean, ${start.history}::boolean, ${start.taskSetupTools}, ${start.feedback}::boolean,
+        ${start.emailNotifications}, ${json(start.outputSchema)}::jsonb, ${json(start.metadata)}::jsonb, ${start.maxTurns},
+        CASE WHEN hold.metadata_only THEN 'metadata_only' ELSE 'standard' END,
+        CASE WHEN hold.metadata_only THEN ${json(start.messages.metadataOnly)}::jsonb ELSE ${json(start.messages.standard)}::jsonb END,
+        hold.micros,
+        ${lease?.owner ?? null}::text,
+        ${lease ? Prisma.sql`now() + make_interval(secs => ${lease.ms / 1000})` : Prisma.sql`NULL::timestamptz`},
+        now(), now()
+      FROM hold ${key ? Prisma.sql`, rid` : Prisma.empty}
+      RETURNING *
+    ),
+    event AS (
+      INSERT INTO platform_run_events (run_id, type, data, created_at)
+      SELECT id, ${start.first.type}, ${json(start.first)}::jsonb, now() FROM run
+    ),
+    outbox AS (
+      INSERT INTO platform_webhook_events (account_id, end_user_id, run_id, type, payload, created_at)
+      SELECT account_id, end_user_id, id, ${String(start.webhookPayload.type)},
+        ${json(start.webhookPayload)}::jsonb || jsonb_build_object('run_id', id), now()
+      FROM run
+    )${turnCtes}
+    SELECT ${
+      key
+        ? Prisma.sql`EXISTS (SELECT 1 FROM admissible) AND NOT EXISTS (SELECT 1 FROM claim)`
+        : Prisma.sql`false`
+    } AS "keyTaken", run.*
+    FROM (SELECT 1) AS one LEFT JOIN run ON true`;
+  const { keyTaken, ...row } = rows[0]!;
+  if (row.id === null || row.id === undefined) return { kind: keyTaken === true ? "key_taken" : "not_admitted" };
+  return { kind: "inserted", run: fromColumns<RunRow>(row) };
+}
+
+/** True for the error of a statement whose Idempotency-Key claim outlived a refused hold (see above). */
+export function isOrphanKeyClaim(error: unknown): boolean {
+  const text = error instanceof Error ? `${error.message} ${JSON.stringify((error as { meta?: unknown }).meta ?? {})}` : "";
+  return text.includes("platform_idempotency_keys_run_id_fkey");
+}

@@ -1,0 +1,257 @@
+// Run creation's two paths (services/run-admission.ts): the one-statement fast path
+// (repositories/run-start.ts) for a verified, funded account without per-end-user caps, and the
+// admission transaction for every other. Both must store the same run, first event, outbox row and
+// turn; the statement itself must write everything or nothing.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findAgent, findAgentAnyScope } from "@/server/platform/repositories/agents";
+import { startAdmittedRun, type FastRunStart } from "@/server/platform/repositories/run-start";
+import { takeLease } from "@/server/platform/repositories/runs";
+import { readFrames, textOf } from "../../helpers/sse";
+import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+
+const HOLD = 50_000;
+let platform: PlatformHarness;
+
+beforeAll(async () => {
+  platform = await startPlatform({ billing: { runHoldMicros: HOLD } });
+});
+afterAll(() => platform.close());
+
+const prisma = () => platform.database.prisma;
+
+async function newAccount(verified: boolean, overrides: Record<string, unknown> = {}): Promise<Account> {
+  const account = await platform.signup(overrides);
+  if (verified) await prisma().platformAccount.update({ where: { id: account.id }, data: { emailVerifiedAt: new Date() } });
+  return account;
+}
+
+async function newAgent(account: Account, userId?: string): Promise<number> {
+  const { status, body } = await platform.call("/agents", { key: account.key, body: { name: "Maker", ...(userId ? { user_id: userId } : {}) } });
+  expect(status).toBe(201);
+  return body.id;
+}
+
+async function waitForStatus(account: Account, runId: number, statuses: string[], userId?: string) {
+  for (let i = 0; i < 400; i++) {
+    const { body } = await platform.call(`/runs/${runId}`, { key: account.key, query: { user_id: userId } });
+    if (statuses.includes(body.status)) return body;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`run ${runId} never reached ${statuses.join("/")}`);
+}
+
+const held = async (accountId: number) => (await prisma().platformAccount.findUniqueOrThrow({ where: { id: accountId } })).heldMicros;
+
+describe.each([
+  { path: "the one-statement fast path (verified account)", verified: true },
+  { path: "the admission transaction (unverified account)", verified: false },
+])("POST /runs through $path", ({ verified }) => {
+  it("stores the run, its first event, run.started and the end-user's turn with the hold, as the answer says", async () => {
+    const account = await newAccount(verified);
+    const agentId = await newAgent(account, "u1");
+    const before = await held(account.id);
+    const started = await platform.call("/runs", {
+      key: account.key,
+      query: { user_id: "u1" },
+      body: {
+        teammate_id: agentId,
+        // Slow enough that the run still holds its hold when we look.
+        message: "::delay 400\n::words 2",
+        stream: false,
+        permission_mode: "autonomous",
+        metadata: { order: 7, nested: { ok: true } },
+        tools: ["calculator"],
+        max_turns: 3,
+        output_schema: { type: "object", properties: { ok: { type: "boolean" } } },
+      },
+    });
+    expect(started.status).toBe(200);
+    const run = started.body;
+    expect(run).toMatchObject({ status: "running", user_id: "u1", teammate_id: agentId, metadata: { order: 7, nested: { ok: true } }, max_turns: 3 });
+    expect(await held(account.id)).toBe(before + BigInt(HOLD));
+
+    const fetched = await platform.call(`/runs/${run.id}`, { key: account.key, query: { user_id: "u1" } });
+    for (const field of ["id", "teammate_id", "user_id", "metadata", "permission_mode", "human_in_the_loop", "model", "effort", "max_turns", "created_at"]) {
+      expect(fetched.body[field]).toEqual(run[field]);
+    }
+    const row = await prisma().platformRun.findUniqueOrThrow({ where: { id: run.id } });
+    expect(row).toMatchObject({ holdMicros: BigInt(HOLD), tools: ["calculator"], retention: "standard", outputSchema: { type: "object" } });
+    expect(row.messages).toEqual([{ role: "user", content: "::delay 400\n::words 2" }]);
+
+    const [first] = await prisma().platformRunEvent.findMany({ where: { runId: run.id }, orderBy: { id: "asc" }, take: 1 });
+    expect(first?.data).toEqual({ type: "run_status", status: "running" });
+    const outbox = await prisma().platformWebhookEvent.findMany({ where: { runId: run.id, type: "run.started" } });
+    expect(outbox).toHaveLength(1);
+    expect(outbox[0]).toMatchObject({ accountId: account.id, endUserId: row.endUserId, deliveredAt: null });
+    expect(outbox[0]!.payload).toEqual({
+      type: "run.started",
+      run_id: run.id,
+      teammate_id: agentId,
+      task_id: null,
+      user_id: "u1",
+      status: "running",
+      permission_mode: "autonomous",
+    });
+    const turns = await prisma().platformTurn.findMany({ where: { accountId: account.id, endUserId: row.endUserId! } });
+    expect(turns.map((turn) => turn.kind)).toEqual(["start"]);
+
+    const done = await waitForStatus(account, run.id, ["completed", "failed"], "u1");
+    expect(done.status).toBe("completed");
+  });
+
+  it("names no user and records no turn for an account-level run", async () => {
+    const account = await newAccount(verified, { require_end_user_id: false });
+    const agentId = await newAgent(account);
+    const started = await platform.call("/runs", { key: account.key, body: { teammate_id: agentId, message: "hello", stream: false } });
+    expect(started.status).toBe(200);
+    expect(started.body.user_id).toBeNull();
+    const outbox = await prisma().platformWebhookEvent.findFirstOrThrow({ where: { runId: started.body.id, type: "run.started" } });
+    expect(outbox).toMatchObject({ endUserId: null, payload: { user_id: null, run_id: started.body.id } });
+    expect(await prisma().platformTurn.count({ where: { accountId: account.id } })).toBe(0);
+    expect((await waitForStatus(account, started.body.id, ["completed", "failed"])).output).toBe("Echo: hello");
+  });
+
+  it("stores only the skeleton of a metadata_only run, whose stream still shows everything", async () => {
+    const account = await newAccount(verified);
+    await platform.call("/settings", { key: account.key, method: "PATCH", body: { retention_mode: "metadata_only" } });
+    const agentId = await newAgent(account, "z1");
+    const response = await platform.request("/runs?user_id=z1", {
+      method: "POST",
+      headers: { authorization: `Bearer ${account.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ teammate_id: agentId, message: "okapi", permission_mode: "autonomous" }),
+    });
+    const frames = await readFrames(response, { until: (frame) => frame.data.type === "done" });
+    expect(textOf(frames)).toBe("Echo: okapi");
+    const row = await prisma().platformRun.findFirstOrThrow({ where: { accountId: account.id } });
+    expect(row.retention).toBe("metadata_only");
+    expect(JSON.stringify(row.messages)).not.toContain("okapi");
+    const outbox = await prisma().platformWebhookEvent.findMany({ where: { runId: row.id } });
+    expect(JSON.stringify(outbox.map((event) => event.payload))).not.toContain("okapi");
+    expect(outbox.map((event) => event.type)).toContain("run.started");
+  });
+});
+
+describe("the fast path's statement", () => {
+  let accountId: number;
+  let agentId: number;
+  let endUserId: number;
+
+  beforeAll(async () => {
+    const account = await newAccount(true);
+    accountId = account.id;
+    agentId = await newAgent(account, "s1");
+    endUserId = (await prisma().platformEndUser.findFirstOrThrow({ where: { accountId, externalId: "s1" } })).id;
+  });
+
+  const start = (overrides: Partial<FastRunStart> = {}): FastRunStart => ({
+    accountId,
+    endUserId,
+    agentId,
+    permissionMode: "autonomous",
+    humanInTheLoop: false,
+    model: "inlay/sim",
+    effort: "medium",
+    tools: [],
+    memory: null,
+    history: null,
+    taskSetupTools: true,
+    feedback: null,
+    emailNotifications: false,
+    outputSchema: null,
+    metadata: null,
+    maxTurns: 5,
+    messages: { standard: [{ role: "user", content: "kept" }], metadataOnly: [{ role: "user", content: "" }] },
+    first: { type: "run_status", status: "running" },
+    maxHoldMicros: BigInt(HOLD),
+    webhookPayload: { type: "run.started", user_id: "s1" },
+    lease: { owner: "test-owner", ms: 60_000 },
+    turn: { at: new Date(), forgetBefore: new Date(Date.now() - 120_000) },
+    ...overrides,
+  });
+
+  /** Everything the statement may write, to show that a refusal wrote none of it. */
+  const footprint = async () => ({
+    runs: await prisma().platformRun.count({ where: { accountId } }),
+    events: await prisma().platformRunEvent.count({ where: { run: { accountId } } }),
+    outbox: await prisma().platformWebhookEvent.count({ where: { accountId } }),
+    turns: await prisma().platformTurn.count({ where: { accountId } }),
+    keys: await prisma().platformIdempotencyKey.count({ where: { accountId } }),
+    held: await held(accountId),
+  });
+
+  it("admits and writes the run with its lease, returning it as the client reads it", async () => {
+    const before = await footprint();
+    const outcome = await startAdmittedRun(prisma(), start());
+    expect(outcome.kind).toBe("inserted");
+    if (outcome.kind !== "inserted") return;
+    expect(outcome.run).toEqual(await prisma().platformRun.findUniqueOrThrow({ where: { id: outcome.run.id } }));
+    expect(outcome.run).toMatchObject({ leaseOwner: "test-owner", holdMicros: BigInt(HOLD), status: "running", messages: [{ role: "user", content: "kept" }] });
+    expect(outcome.run.leaseExpiresAt!.getTime()).toBeGreaterThan(Date.now() + 30_000);
+    expect(await footprint()).toEqual({ ...before, runs: before.runs + 1, events: before.events + 1, outbox: before.outbox + 1, turns: before.turns + 1, held: before.held + BigInt(HOLD) });
+  });
+
+  it("binds an Idempotency-Key to its run, and writes nothing for a key another request holds", async () => {
+    const key = { key: `fast-${Date.now()}`, requestHash: "h", expiresAt: new Date(Date.now() + 60_000) };
+    const first = await startAdmittedRun(prisma(), start({ key }));
+    expect(first.kind).toBe("inserted");
+    if (first.kind !== "inserted") return;
+    expect((await prisma().platformIdempotencyKey.findFirstOrThrow({ where: { accountId, key: key.key } })).runId).toBe(first.run.id);
+    const before = await footprint();
+    expect((await startAdmittedRun(prisma(), start({ key }))).kind).toBe("key_taken");
+    expect(await footprint()).toEqual(before);
+  });
+
+  it("sends what needs a count or a lock to the transaction, writing nothing: caps, a short balance, an unverified email", async () => {
+    await prisma().platformAccount.update({ where: { id: accountId }, data: { perEndUserRunLimit: 100 } });
+    let before = await footprint();
+    const key = { key: `refused-${Date.now()}`, requestHash: "h", expiresAt: new Date(Date.now() + 60_000) };
+    expect((await startAdmittedRun(prisma(), start({ key }))).kind).toBe("not_admitted");
+    expect(await footprint()).toEqual(before);
+    // Caps are per end-user: an account-level run does not count against them.
+    expect((await startAdmittedRun(prisma(), start({ endUserId: null }))).kind).toBe("inserted");
+    await prisma().platformAccount.update({ where: { id: accountId }, data: { perEndUserRunLimit: null } });
+
+    const account = await prisma().platformAccount.findUniqueOrThrow({ where: { id: accountId } });
+    before = await footprint();
+    // The unreserved balance must cover the hold (the whole balance, when that is smaller).
+    expect((await startAdmittedRun(prisma(), start({ maxHoldMicros: account.balanceMicros - account.heldMicros + 1n }))).kind).toBe("not_admitted");
+    await prisma().platformAccount.update({ where: { id: accountId }, data: { emailVerifiedAt: null } });
+    expect((await startAdmittedRun(prisma(), start({ key }))).kind).toBe("not_admitted");
+    expect(await footprint()).toEqual(before);
+    await prisma().platformAccount.update({ where: { id: accountId }, data: { emailVerifiedAt: new Date() } });
+  });
+
+  it("stores the skeleton under metadata_only, deciding by the account's mode as it writes", async () => {
+    await prisma().platformAccount.update({ where: { id: accountId }, data: { retentionMode: "metadata_only" } });
+    const outcome = await startAdmittedRun(prisma(), start());
+    await prisma().platformAccount.update({ where: { id: accountId }, data: { retentionMode: "standard" } });
+    expect(outcome.kind).toBe("inserted");
+    if (outcome.kind !== "inserted") return;
+    expect(outcome.run).toMatchObject({ retention: "metadata_only", messages: [{ role: "user", content: "" }] });
+  });
+});
+
+describe("the raw reads of run creation and start", () => {
+  it("return the rows the Prisma client returns (agents with and without an end-user, a run's lease claim)", async () => {
+    const account = await newAccount(true, { require_end_user_id: false });
+    const scoped = await newAgent(account, "r1");
+    const unscoped = await newAgent(account);
+    const endUserId = (await prisma().platformEndUser.findFirstOrThrow({ where: { accountId: account.id, externalId: "r1" } })).id;
+    const viaClient = (id: number) => prisma().platformAgent.findUniqueOrThrow({ where: { id }, include: { endUser: { select: { externalId: true } } } });
+    expect(await findAgent(prisma(), { accountId: account.id, endUserId, userId: "r1" }, scoped)).toEqual(await viaClient(scoped));
+    expect(await findAgent(prisma(), { accountId: account.id, endUserId: null, userId: null }, unscoped)).toEqual(await viaClient(unscoped));
+    expect(await findAgent(prisma(), { accountId: account.id, endUserId: null, userId: null }, scoped)).toBeNull();
+    expect(await findAgentAnyScope(prisma(), account.id, scoped)).toEqual(await viaClient(scoped));
+    expect(await findAgentAnyScope(prisma(), account.id, unscoped)).toEqual(await viaClient(unscoped));
+
+    const started = await platform.call("/runs", { key: account.key, body: { teammate_id: unscoped, message: "hello", stream: false, metadata: { a: 1 } } });
+    await waitForStatus(account, started.body.id, ["completed"]);
+    const claimed = await takeLease(prisma(), started.body.id, "nobody", 1_000);
+    expect(claimed).toBeNull(); // completed: not running, so no lease
+    await prisma().platformRun.update({ where: { id: started.body.id }, data: { status: "running", leaseOwner: null } });
+    const taken = await takeLease(prisma(), started.body.id, "reader", 60_000);
+    expect(taken).toEqual(await prisma().platformRun.findUniqueOrThrow({ where: { id: started.body.id } }));
+    expect(taken?.leaseOwner).toBe("reader");
+    await prisma().platformRun.update({ where: { id: started.body.id }, data: { status: "completed", leaseOwner: null } });
+  });
+});
