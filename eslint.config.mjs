@@ -43,6 +43,23 @@ export default defineConfig([
     },
   },
   {
+    // The chat components are the embeddable ones, loaded on every chat and embed page: their
+    // JavaScript budget (bench chat-bundle) has no room for zod. Types from the contracts are free.
+    files: ["components/chat/**"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            { name: "zod", allowTypeImports: true, message: "Keep zod out of the chat's browser bundle." },
+            { name: "@/lib/chat/contract", allowTypeImports: true, message: "Values the browser needs live in lib/chat/limits.ts (no zod)." },
+          ],
+          patterns: [{ group: ["@/lib/schemas/*"], allowTypeImports: true, message: "Keep zod out of the chat's browser bundle." }],
+        },
+      ],
+    },
+  },
+  {
     files: ["lib/env.ts", "playwright.config.ts", ".ci/**", "tests/run-all.mjs"],
     rules: { "no-restricted-properties": "off" },
   },

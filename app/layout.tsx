@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
-import { TRPCReactProvider } from "@/lib/trpc/react";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -8,12 +7,12 @@ export const metadata: Metadata = {
   description: "Your own AI agents, inside the tools you already use.",
 };
 
+// No client providers here: every page loads what this layout loads, the chat and the embed page
+// included. The tRPC/TanStack provider wraps only the pages that use it.
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body className="min-h-screen antialiased">
-        <TRPCReactProvider>{children}</TRPCReactProvider>
-      </body>
+      <body className="min-h-screen antialiased">{children}</body>
     </html>
   );
 }

@@ -1,14 +1,11 @@
 // Chat and embed benchmarks (issue #7), each against a target or a baseline measured in the same run:
 // - embed-size: public/embed.js raw and gzipped (level 9), target <= 3 KB gzipped;
-// - chat-bundle: the JavaScript the /chat route loads, gzipped, from a production build, target
-//   <= 120 KB;
+// - chat-bundle: in bench/chat-bundle.ts;
 // - chat-bridge-ttft: time to first text through the chat bridge (server/chat/bridge.ts) against the
 //   platform's own POST /runs SSE (with and without the Idempotency-Key the platform client sends),
 //   same platform, same run; target: the bridge adds <= 3 ms at p50.
-import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { gzipSync } from "node:zlib";
@@ -32,88 +29,6 @@ export async function embedSize(): Promise<void> {
   console.log("\nembed loader, public/embed.js");
   console.table({ "embed.js": { raw: kb(source.length), "gzip -9": kb(zipped), "gzip bytes": zipped } });
   console.log(`gzipped ${kb(zipped)} (target <= 3 KB): ${verdict(zipped <= 3 * KB)}`);
-}
-
-// What a change to the client bundle can come from. The build is reused only when its BUILD_ID is
-// newer than every one of these (a stale build would measure code that is gone).
-const BUILD_INPUTS = ["app", "components", "lib", "public", "next.config.mjs", "postcss.config.mjs", "package-lock.json", "tsconfig.json", "proxy.ts"];
-
-function newestMtime(entry: string): number {
-  const stat = statSync(entry);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = stat.mtimeMs;
-  for (const child of readdirSync(entry)) newest = Math.max(newest, newestMtime(path.join(entry, child)));
-  return newest;
-}
-
-function ensureBuild(): string {
-  const buildId = path.join(root, ".next/BUILD_ID");
-  const sources = Math.max(...BUILD_INPUTS.map((each) => path.join(root, each)).filter(existsSync).map(newestMtime));
-  if (existsSync(buildId) && statSync(buildId).mtimeMs > sources) return "reused .next (newer than the sources)";
-  console.log("building (next build): .next is missing or older than the sources …");
-  execFileSync(path.join(root, "node_modules/.bin/next"), ["build"], {
-    cwd: root,
-    stdio: ["ignore", "ignore", "inherit"],
-    // eslint-disable-next-line no-restricted-properties -- the build inherits the benchmark's environment
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
-  });
-  return "built now (next build)";
-}
-
-interface ClientReferenceManifest {
-  entryJSFiles: Record<string, string[]>;
-}
-
-/**
- * The JS files a first load of /chat fetches, from the build's manifests. Why manifests and not the
- * HTML of `next start`: /chat needs a signed-in member with a tenant (and ?agent=), so a fetched page
- * would be a redirect to /login unless the benchmark also seeded a database and a session; the
- * manifests are what Next itself renders those script tags from. Two of them (Next 16, Turbopack):
- * - build-manifest.json `rootMainFiles`: the runtime and framework chunks every app route loads;
- *   `polyfillFiles` are left out, since they are `noModule` scripts modern browsers skip;
- * - the page's client reference manifest (server/app/(console)/chat/page_client-reference-manifest.js)
- *   `entryJSFiles`: per segment (root layout, (console) layout, the page), the chunks holding its
- *   client components; the page's list already includes its layouts' chunks. Chunks loaded later by
- *   a dynamic import() are not in it, and are not counted: they are not part of the first load.
- */
-function chatRouteChunks(): string[] {
-  const next = path.join(root, ".next");
-  const build = JSON.parse(readFileSync(path.join(next, "build-manifest.json"), "utf8")) as { rootMainFiles: string[] };
-  const manifestFile = path.join(next, "server/app/(console)/chat/page_client-reference-manifest.js");
-  // The manifest is a script that assigns globalThis.__RSC_MANIFEST[page]; run it on a fresh object.
-  const holder = globalThis as { __RSC_MANIFEST?: Record<string, ClientReferenceManifest> };
-  const previous = holder.__RSC_MANIFEST;
-  holder.__RSC_MANIFEST = {};
-  try {
-    createRequire(import.meta.url)(manifestFile);
-    const manifest = holder.__RSC_MANIFEST["/(console)/chat/page"];
-    if (!manifest) throw new Error(`no /(console)/chat/page entry in ${manifestFile}`);
-    const page = Object.entries(manifest.entryJSFiles).find(([segment]) => segment.endsWith("app/(console)/chat/page"));
-    if (!page) throw new Error("the manifest names no chunks for app/(console)/chat/page");
-    const segments = Object.entries(manifest.entryJSFiles)
-      .filter(([segment]) => /app\/layout$|app\/\(console\)\/layout$/.test(segment))
-      .flatMap(([, files]) => files);
-    return [...new Set([...build.rootMainFiles, ...segments, ...page[1]])].filter((file) => file.endsWith(".js"));
-  } finally {
-    holder.__RSC_MANIFEST = previous;
-  }
-}
-
-export async function chatBundle(): Promise<void> {
-  const how = ensureBuild();
-  const files = chatRouteChunks().map((file) => {
-    const data = readFileSync(path.join(root, ".next", file));
-    return { file, raw: data.length, gzip: gzipped(data) };
-  });
-  const total = files.reduce((sum, each) => sum + each.gzip, 0);
-  const raw = files.reduce((sum, each) => sum + each.raw, 0);
-  console.log(`\n/chat first-load JavaScript (${how}; ${files.length} chunks)`);
-  console.table(
-    Object.fromEntries(
-      [...files].sort((a, b) => b.gzip - a.gzip).map((each) => [each.file, { raw: kb(each.raw), "gzip -9": kb(each.gzip) }]),
-    ),
-  );
-  console.log(`total ${kb(raw)} raw, ${kb(total)} gzipped (target <= 120 KB gzipped): ${verdict(total <= 120 * KB)}`);
 }
 
 /** Server-sent events of a response as they arrive, parsed the way the browser's client would. */
@@ -201,10 +116,16 @@ export async function chatBridgeTtft(samples = 200): Promise<void> {
       [1, samples],
       [10, samples / 10],
     ] as const) {
-      // Interleaved, a round of each in turn, so drift in the shared machine's load falls on all.
+      // Interleaved, a round of each in turn, so drift in the shared machine's load falls on all; the
+      // order rotates every round, since each request meets the tail of the run before it (its
+      // settlement and lease release), which a fixed order would charge to the same path every time.
       const times = Object.fromEntries(Object.keys(paths).map((name) => [name, [] as number[]]));
+      const order = Object.entries(paths);
       for (let round = 0; round < count; round++) {
-        for (const [name, work] of Object.entries(paths)) times[name]!.push(...(await rounds(concurrency, 1, work)));
+        for (let index = 0; index < order.length; index++) {
+          const [name, work] = order[(round + index) % order.length]!;
+          times[name]!.push(...(await rounds(concurrency, 1, work)));
+        }
       }
       const plain = times["POST /runs"]!;
       const label = concurrency === 1 ? "sequential" : `concurrency ${concurrency}`;

@@ -2,12 +2,14 @@
 // checked against the database) and whether they own the installation.
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
+import { cache } from "react";
 import { ACTIVE_TENANT_COOKIE } from "@/server/api/trpc";
 import { getSession } from "@/server/auth/session";
 import { getDb } from "@/server/db";
 import { isOwner, resolveActiveMembership } from "@/server/tenancy/tenants";
 
-export async function getViewer(callbackPath = "/") {
+// Cached for the request: the console layouts and a page may each ask.
+export const getViewer = cache(async (callbackPath: string = "/") => {
   const session = await getSession();
   if (!session) redirect(`/signin?callbackUrl=${encodeURIComponent(callbackPath)}`);
   const [{ prisma }, cookieStore] = await Promise.all([getDb(), cookies()]);
@@ -17,7 +19,7 @@ export async function getViewer(callbackPath = "/") {
     cookieStore.get(ACTIVE_TENANT_COOKIE)?.value,
   );
   return { session, memberships, active, isOwner: await isOwner(prisma, session.user.id) };
-}
+});
 
 /** For admin pages: the active tenant's admins only; others see a short refusal. */
 export async function getAdminViewer(callbackPath: string) {

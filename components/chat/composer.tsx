@@ -2,7 +2,7 @@
 // The message box: Enter sends, Shift+Enter adds a line, Escape stops a run; attachments by button,
 // paste or drop; the send button turns into Stop while the agent works.
 import { useRef, useState, type KeyboardEvent } from "react";
-import { MAX_ATTACHMENTS } from "@/lib/chat/contract";
+import { MAX_ATTACHMENTS } from "@/lib/chat/limits";
 
 const MAX_FILE_BYTES = 5 * 1024 * 1024;
 const ACCEPT = "text/*,application/json,application/pdf,image/png,image/jpeg,image/gif,image/webp,.md,.csv,.yaml,.yml";

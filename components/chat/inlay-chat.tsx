@@ -10,7 +10,7 @@ import { formatUsd, resumeQuery, runPosition, sendBody } from "@/lib/chat/conver
 import type { ChatError, ChatMessage, ChatPart } from "@/lib/chat/types";
 import { Composer } from "./composer";
 import { ChatHistory } from "./history";
-import { Markdown } from "./markdown";
+import { Markdown, preloadMarkdown } from "./markdown";
 import { ApprovalCard, ErrorBanner, Icon, OutputView, PlanCard, QuestionCard, ToolCall, icons, type CardActions } from "./parts";
 import { themeStyle, useInlay, type InlayTheme } from "./provider";
 import { useChatActions } from "./use-chat-actions";
@@ -187,6 +187,13 @@ function ChatSession({
     if (hydrated && persist === "session") save(id, messages);
   }, [hydrated, persist, id, messages]);
 
+  // The markdown renderer is loaded once there is something to show (a sent or restored message),
+  // while the answer is on its way.
+  const hasMessages = messages.length > 0;
+  useEffect(() => {
+    if (hasMessages) void preloadMarkdown().catch(() => {});
+  }, [hasMessages]);
+
   // Follow the conversation while the reader is at the bottom.
   const log = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
@@ -219,15 +226,18 @@ function ChatSession({
     if (persist === "session") save(id, []);
   }, [clearError, setMessages, persist, id]);
 
-  // A past conversation from History: shown as it was, and the next message replies on its run.
+  // A past conversation from History: shown as it was, and the next message replies on its run. One
+  // still going ends with its current request unread: the chat reattaches to it, as after a reload.
   const openConversation = useCallback(
     (past: ChatMessage[]) => {
       clearError();
       setMessages(past);
       pinned.current = true;
       if (persist === "session") save(id, past);
+      const resume = resumeQuery(past);
+      if (resume) void resumeStream({ body: { resume } });
     },
-    [clearError, setMessages, persist, id],
+    [clearError, setMessages, persist, id, resumeStream],
   );
 
   const last = messages.at(-1);
@@ -302,7 +312,8 @@ function ChatSession({
           </div>
         )}
         {messages.map((message) =>
-          message.role === "user" ? (
+          // An assistant message with nothing yet (a request just reattached to): the typing dots stand in.
+          message.role === "assistant" && message.parts.length === 0 ? null : message.role === "user" ? (
             <div key={message.id} className="ic-row" data-role="user">
               <div className="ic-bubble">
                 {message.parts.map((part, index) =>
@@ -312,7 +323,8 @@ function ChatSession({
                     </div>
                   ) : part.type === "file" ? (
                     <span key={index} className="ic-attachment">
-                      {part.mediaType.startsWith("image/") ? (
+                      {/* A reopened conversation's files come back by name only, without a URL. */}
+                      {part.mediaType.startsWith("image/") && part.url ? (
                         // A data: URL preview of the person's own upload; next/image has nothing to optimise.
                         // eslint-disable-next-line @next/next/no-img-element
                         <img src={part.url} alt="" />

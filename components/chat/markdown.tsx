@@ -1,60 +1,31 @@
 "use client";
-// Streamed markdown: GitHub-flavoured (tables, task lists, autolinks), links opening in a new tab,
-// code blocks with their language and a copy button. No raw HTML is rendered (react-markdown's
-// default), so a model cannot inject markup.
-import { memo, useState, type ReactNode } from "react";
-import ReactMarkdown, { type Components } from "react-markdown";
-import remarkGfm from "remark-gfm";
+// <Markdown text="…" />: the agent's text as markdown (./markdown-renderer.tsx). The renderer is most
+// of the chat's own JavaScript and an empty chat has no text to render, so it is loaded on demand:
+// the chat calls preloadMarkdown() as soon as a conversation has messages, and until the renderer
+// arrives the text shows as written.
+import { lazy, memo, Suspense, type ReactNode } from "react";
 
-function textOf(node: ReactNode): string {
-  if (typeof node === "string" || typeof node === "number") return String(node);
-  if (Array.isArray(node)) return node.map(textOf).join("");
-  if (node && typeof node === "object" && "props" in node) return textOf((node.props as { children?: ReactNode }).children);
-  return "";
+function PlainText({ text }: { text: string }) {
+  return <div className="ic-markdown ic-markdown-plain">{text}</div>;
 }
 
-function CodeBlock({ children }: { children?: ReactNode }) {
-  const [copied, setCopied] = useState(false);
-  const child = Array.isArray(children) ? children[0] : children;
-  const className = (child && typeof child === "object" && "props" in child ? (child.props as { className?: string }).className : "") ?? "";
-  const language = /language-([\w-]+)/.exec(className)?.[1];
-  return (
-    <div className="ic-code">
-      <div className="ic-code-bar">
-        <span>{language ?? "code"}</span>
-        <button
-          type="button"
-          className="ic-copy"
-          onClick={() => {
-            void navigator.clipboard?.writeText(textOf(children)).then(() => {
-              setCopied(true);
-              setTimeout(() => setCopied(false), 1500);
-            });
-          }}
-        >
-          {copied ? "Copied" : "Copy"}
-        </button>
-      </div>
-      <pre>{children}</pre>
-    </div>
-  );
+let loading: Promise<{ default: (props: { text: string }) => ReactNode }> | undefined;
+/** Starts loading the renderer, once. A failed load (offline, a deploy in between) is tried again later. */
+export function preloadMarkdown() {
+  loading ??= import("./markdown-renderer").catch((error: unknown) => {
+    loading = undefined;
+    throw error;
+  });
+  return loading;
 }
 
-const components: Components = {
-  a: ({ href, children }) => (
-    <a href={href} target="_blank" rel="noopener noreferrer">
-      {children}
-    </a>
-  ),
-  pre: ({ children }) => <CodeBlock>{children}</CodeBlock>,
-};
+// If the renderer cannot be loaded, the text stays plain rather than the chat failing.
+const Renderer = lazy(() => preloadMarkdown().catch(() => ({ default: PlainText })));
 
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return (
-    <div className="ic-markdown">
-      <ReactMarkdown remarkPlugins={[remarkGfm]} components={components}>
-        {text}
-      </ReactMarkdown>
-    </div>
+    <Suspense fallback={<PlainText text={text} />}>
+      <Renderer text={text} />
+    </Suspense>
   );
 });

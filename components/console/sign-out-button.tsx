@@ -1,10 +1,17 @@
 "use client";
-import { signOut } from "next-auth/react";
 import { Button } from "@/components/ui/button";
 
+// next-auth's client is loaded on the click: the header is on every console page, the chat's
+// included, and nothing else there needs it.
 export function SignOutButton() {
   return (
-    <Button variant="ghost" onClick={() => void signOut({ callbackUrl: "/signin" })}>
+    <Button
+      variant="ghost"
+      onClick={async () => {
+        const { signOut } = await import("next-auth/react");
+        await signOut({ callbackUrl: "/signin" });
+      }}
+    >
       Sign out
     </Button>
   );

@@ -1,10 +1,10 @@
 "use client";
-// Switches the active tenant: tenants.switch sets the cookie (the server checks membership), then
-// every query and the server-rendered layout are refreshed for the new tenant.
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+// Switches the active tenant: tenants.switch sets the cookie (the server checks membership), then the
+// route is refreshed for the new tenant (the tRPC pages' provider is keyed by it, so their query cache
+// starts afresh). The header is on every console page, the chat's included, so the tRPC client is
+// loaded only when someone actually switches.
 import { useRouter } from "next/navigation";
-import { useId } from "react";
-import { useTRPC } from "@/lib/trpc/react";
+import { useId, useState, useTransition } from "react";
 
 export function TenantSwitcher({
   tenants,
@@ -13,18 +13,26 @@ export function TenantSwitcher({
   tenants: { slug: string; name: string }[];
   activeSlug: string | null;
 }) {
-  const trpc = useTRPC();
   const router = useRouter();
-  const queryClient = useQueryClient();
   const id = useId();
-  const switchTenant = useMutation(
-    trpc.tenants.switch.mutationOptions({
-      onSuccess: async () => {
-        await queryClient.invalidateQueries();
-        router.refresh();
-      },
-    }),
-  );
+  const [switching, setSwitching] = useState(false);
+  const [refreshing, startRefresh] = useTransition();
+  const [problem, setProblem] = useState("");
+
+  const switchTo = async (slug: string) => {
+    setSwitching(true);
+    setProblem("");
+    try {
+      const { createTrpcClient } = await import("@/lib/trpc/client");
+      await createTrpcClient().tenants.switch.mutate({ slug });
+      startRefresh(() => router.refresh());
+    } catch {
+      setProblem("The workspace could not be switched.");
+    } finally {
+      setSwitching(false);
+    }
+  };
+
   if (tenants.length === 0) return null;
   if (tenants.length === 1) return <span className="text-sm font-medium">{tenants[0]!.name}</span>;
   return (
@@ -35,8 +43,9 @@ export function TenantSwitcher({
       <select
         id={id}
         value={activeSlug ?? ""}
-        disabled={switchTenant.isPending}
-        onChange={(event) => switchTenant.mutate({ slug: event.target.value })}
+        disabled={switching || refreshing}
+        onChange={(event) => void switchTo(event.target.value)}
+        aria-describedby={problem ? `${id}-problem` : undefined}
         className="h-9 rounded-lg border border-line bg-surface px-2 text-sm outline-none focus:border-accent focus:ring-2 focus:ring-accent/20"
       >
         {tenants.map((tenant) => (
@@ -45,6 +54,11 @@ export function TenantSwitcher({
           </option>
         ))}
       </select>
+      {problem && (
+        <span id={`${id}-problem`} role="alert" className="text-danger">
+          {problem}
+        </span>
+      )}
     </div>
   );
 }

@@ -3,6 +3,8 @@
 import { z } from "zod";
 import { PermissionMode } from "@/lib/schemas/agents";
 
+export { MAX_ATTACHMENTS } from "./limits";
+
 const RunId = z.number().int().positive();
 /** A platform event id: the cursor a reply or a reattachment follows the log from. */
 const EventId = z.string().regex(/^\d{1,20}$/, "must be an event id");
@@ -16,7 +18,8 @@ const FilePart = z.object({
   url: z.string().startsWith("data:").max(8_000_000),
 });
 
-export const MAX_ATTACHMENTS = 10;
+/** What the bridge sends the platform for a message of files only (the platform wants a message). */
+export const FILES_ONLY_MESSAGE = "(see the attached files)";
 
 /** POST /api/chat: the new user message, and the run it continues (a reply) when there is one. */
 export const ChatSendBody = z.object({
@@ -75,7 +78,10 @@ export const chatMessageId = (runId: number, cursor: string | undefined) => `run
 /** GET /api/chat/history?agent=: the member's past conversations (runs) with the chat's agent. */
 export const ChatHistoryQuery = z.object({ agent: z.string().trim().min(1).max(255) });
 
-/** GET /api/chat/conversation?agent=&runId=: one past conversation, rebuilt from its event log. */
+/**
+ * GET /api/chat/conversation?agent=&runId=: one past conversation, the person's turns (the run's
+ * messages) interleaved with the agent's messages (rebuilt from its event log).
+ */
 export const ChatConversationQuery = z.object({
   agent: z.string().trim().min(1).max(255),
   runId: z.coerce.number().int().positive(),

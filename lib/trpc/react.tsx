@@ -1,10 +1,12 @@
 "use client";
-// The browser side of tRPC: one QueryClient and one tRPC client per page load.
+// The browser side of tRPC with TanStack Query: one QueryClient and one tRPC client per provider.
+// Only the pages that read through tRPC are wrapped in it (app/(auth)/layout.tsx,
+// app/(console)/(trpc)/layout.tsx), so the chat and embed pages do not load it.
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import type { AppRouter } from "@/server/api/root";
+import { createTrpcClient } from "./client";
 
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
 
@@ -12,9 +14,7 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
   const [queryClient] = useState(
     () => new QueryClient({ defaultOptions: { queries: { staleTime: 30_000, retry: 1 } } }),
   );
-  const [trpcClient] = useState(() =>
-    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc" })] }),
-  );
+  const [trpcClient] = useState(createTrpcClient);
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>

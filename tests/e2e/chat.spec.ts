@@ -33,6 +33,27 @@ test.describe("chat", () => {
     await expect(chat.stopButton()).toBeHidden();
   });
 
+  test("renders the agent's markdown: a table, a code block, lists and safe links", async ({ page }) => {
+    const chat = await ChatPage.open(page, { agent: agentName("Markdown") });
+    // The sim model echoes the message, so the answer is this markdown.
+    await chat.send(
+      "A table:\n\n| tool | runs |\n|---|---|\n| search | 42 |\n\n```ts\nconst answer = 42;\n```\n\n- one\n- two\n\n[docs](https://example.com/docs) and [trap](javascript:alert(1))",
+    );
+    const answer = chat.lastAnswer();
+    await expect(answer.getByRole("table")).toContainText("search");
+    await expect(answer.getByRole("cell", { name: "42" })).toBeVisible();
+    const code = answer.locator(".ic-code");
+    await expect(code.locator(".ic-code-bar")).toContainText("ts");
+    await expect(code.locator("pre code")).toHaveText("const answer = 42;\n");
+    await expect(answer.getByRole("listitem")).toHaveText(["one", "two"]);
+    const docs = answer.getByRole("link", { name: "docs" });
+    await expect(docs).toHaveAttribute("href", "https://example.com/docs");
+    await expect(docs).toHaveAttribute("target", "_blank");
+    await expect(answer.getByText("trap")).toBeVisible();
+    await expect(answer.locator('a[href^="javascript"], a[href^="JAVASCRIPT"]')).toHaveCount(0);
+    await page.screenshot({ path: shot("markdown") });
+  });
+
   test("asks for approval before a tool runs, then shows its result", async ({ page }) => {
     const chat = await ChatPage.open(page, { agent: agentName("Approve"), mode: "approval" });
     await chat.send('::tool calculator {"expression":"6*7"}');
@@ -92,7 +113,12 @@ test.describe("chat", () => {
     await page.screenshot({ path: shot("history") });
     await first.press("Enter");
     await expect(past).toBeHidden();
-    await expect(chat.lastAnswer()).toContainText("Echo: remember the lighthouse");
+    // Both sides: the person's own words, then the agent's answer.
+    const turns = chat.turns();
+    await expect(turns).toHaveCount(2);
+    await expect(turns.nth(0)).toHaveAttribute("data-role", "user");
+    await expect(turns.nth(0)).toHaveText("remember the lighthouse");
+    await expect(turns.nth(1)).toContainText("Echo: remember the lighthouse");
 
     await chat.send("and the harbour");
     await expect(chat.lastAnswer()).toContainText("Echo: and the harbour");
@@ -100,6 +126,41 @@ test.describe("chat", () => {
     await page.getByRole("button", { name: "History" }).click();
     await expect(past.getByRole("button")).toHaveCount(1);
     await expect(past.getByRole("button").first()).toContainText("Echo: and the harbour");
+    // Reopened from a new chat, the reply is there too, in order.
+    await page.keyboard.press("Escape");
+    await page.getByRole("button", { name: "New chat" }).click();
+    await expect(turns).toHaveCount(0);
+    await page.getByRole("button", { name: "History" }).click();
+    await past.getByRole("button").first().press("Enter");
+    await expect(turns).toHaveCount(4);
+    await expect(turns.nth(0)).toHaveText("remember the lighthouse");
+    await expect(turns.nth(1)).toContainText("Echo: remember the lighthouse");
+    await expect(turns.nth(2)).toHaveAttribute("data-role", "user");
+    await expect(turns.nth(2)).toHaveText("and the harbour");
+    await expect(turns.nth(3)).toContainText("Echo: and the harbour");
+    await page.screenshot({ path: shot("history-reopened") });
+  });
+
+  test("History reopens a conversation waiting for an approval, which is given there", async ({ page }) => {
+    const agent = agentName("Waiting");
+    const chat = await ChatPage.open(page, { agent, mode: "approval" });
+    await chat.send('::tool calculator {"expression":"6*7"}');
+    await expect(page.getByRole("region", { name: "Approve calculator" })).toBeVisible();
+
+    // Another tab (its own sessionStorage) starts empty and finds the waiting conversation in History.
+    const other = await page.context().newPage();
+    const again = await ChatPage.open(other, { agent, mode: "approval" });
+    await other.getByRole("button", { name: "History" }).click();
+    const item = other.getByRole("region", { name: "Past conversations" }).getByRole("button").first();
+    await expect(item).toContainText("Waiting for you");
+    await item.press("Enter");
+    await expect(again.turns().nth(0)).toHaveText('::tool calculator {"expression":"6*7"}');
+    const card = other.getByRole("region", { name: "Approve calculator" });
+    await card.getByRole("button", { name: "Allow once" }).click();
+    await expect(again.lastAnswer()).toContainText('Tool calculator returned {"result":42}');
+    await expect(card).toContainText("Allowed");
+    await expect(again.turns()).toHaveCount(2);
+    await other.close();
   });
 });
 

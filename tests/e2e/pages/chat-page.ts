@@ -23,6 +23,11 @@ export class ChatPage {
     return this.root.locator('article[data-role="assistant"]').last();
   }
 
+  /** The conversation's messages in order: the person's bubbles and the agent's answers. */
+  turns() {
+    return this.log().locator('[data-role="user"], article[data-role="assistant"]');
+  }
+
   async send(text: string) {
     await this.input().fill(text);
     await this.input().press("Enter");

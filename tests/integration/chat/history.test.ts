@@ -1,11 +1,11 @@
 // The chat's history (GET /api/chat/history, /api/chat/conversation) against a real platform: the
-// member's conversations with the agent, one rebuilt from its event log and continued with a reply,
-// and nobody else's.
+// member's conversations with the agent, one rebuilt from its turns and event log and continued with
+// a reply, conversations still going reopened and reattached to, and nobody else's.
 import { readUIMessageStream } from "ai";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPlatformClient, type PlatformClient } from "@/lib/platform-client";
-import { sendBody } from "@/lib/chat/conversation";
+import { resumeQuery, sendBody } from "@/lib/chat/conversation";
 import type { ChatHistoryItem } from "@/lib/chat/contract";
 import type { ChatChunk, ChatMessage } from "@/lib/chat/types";
 import { createChatHandlers, type ChatHandlers } from "@/server/chat/bridge";
@@ -76,11 +76,17 @@ describe("chat history", () => {
     const opened = await conversation("member-1", "Support", runId);
     expect(opened.status).toBe(200);
     const { messages } = (await opened.json()) as { messages: ChatMessage[] };
-    // The agent's side of both requests, with the ids and cursors the live chat gave them.
-    expect(messages.map(textOf)).toEqual(["Echo: alpha one", "Echo: alpha two"]);
-    expect(messages.map((message) => message.id)).toEqual([first.id, reply.id]);
-    expect(messages[1]!.metadata).toMatchObject({ runId, status: "completed", lastEventId: reply.metadata!.lastEventId });
-    expect(Number(messages[1]!.metadata!.usage!.cost_usd)).toBeGreaterThan(0);
+    // The person's message before the agent's answer, for both requests; the agent's messages keep
+    // the ids and cursors the live chat gave them.
+    expect(messages.map((message) => [message.role, textOf(message)])).toEqual([
+      ["user", "alpha one"],
+      ["assistant", "Echo: alpha one"],
+      ["user", "alpha two"],
+      ["assistant", "Echo: alpha two"],
+    ]);
+    expect(messages.filter((message) => message.role === "assistant").map((message) => message.id)).toEqual([first.id, reply.id]);
+    expect(messages[3]!.metadata).toMatchObject({ runId, status: "completed", lastEventId: reply.metadata!.lastEventId });
+    expect(Number(messages[3]!.metadata!.usage!.cost_usd)).toBeGreaterThan(0);
 
     // The composer continues it: the next send is a reply on the same run.
     const body = sendBody([...messages, userMessage("u5", "alpha three")], { agent: "Support" });
@@ -104,11 +110,84 @@ describe("chat history", () => {
     expect((await handlers.history(new Request("http://127.0.0.1/api/chat/history?agent=Support"))).status).toBe(401);
   });
 
-  it("refuses to rebuild a conversation that is still going", async () => {
-    const agent = await clients["member-1"]!.agents.create({ name: "Slow" });
-    const run = await clients["member-1"]!.runs.create({ teammate_id: agent.id, message: "::delay 100\n::words 40", stream: false });
-    const response = await conversation("member-1", String(agent.id), run.id);
+  it("shows the person's files by name, and a message of files only without the bridge's placeholder", async () => {
+    const file = (name: string, type: string, text: string) => ({ type: "file", mediaType: type, filename: name, url: `data:${type};base64,${btoa(text)}` });
+    const withText: ChatMessage = { id: "f1", role: "user", parts: [{ type: "text", text: "read this" }, file("notes.txt", "text/plain", "plover")] as ChatMessage["parts"] };
+    const first = await messageOf(await send("member-1", sendBody([withText], { agent: "Files" })));
+    const onlyFiles: ChatMessage = { id: "f2", role: "user", parts: [file("pixel.png", "image/png", "png")] as ChatMessage["parts"] };
+    await messageOf(await send("member-1", sendBody([withText, first, onlyFiles], { agent: "Files" })));
+
+    const { messages } = (await (await conversation("member-1", "Files", first.metadata!.runId!)).json()) as { messages: ChatMessage[] };
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(messages[0]!.parts).toEqual([
+      { type: "text", text: "read this" },
+      { type: "file", mediaType: "text/plain", filename: "notes.txt", url: "" },
+    ]);
+    expect(messages[2]!.parts).toEqual([{ type: "file", mediaType: "image/png", filename: "pixel.png", url: "" }]);
+    expect(textOf(messages[3]!)).toBe("Echo: (see the attached files)\nAttachment pixel.png (image/png, 3 bytes)");
+  });
+
+  it("reopens a conversation waiting for the person: the earlier requests, then its current one to reattach to", async () => {
+    const waiting = await send("member-1", sendBody([userMessage("w1", '::tool calculator {"expression":"6*7"}')], { agent: "Waiter", permissionMode: "approval" }));
+    const runId = Number(waiting.headers.get("x-run-id"));
+    const client = clients["member-1"]!;
+    for (let i = 0; i < 200 && (await client.runs.get(runId)).status !== "awaiting_approval"; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    await waiting.body!.cancel();
+
+    const opened = await conversation("member-1", "Waiter", runId);
+    expect(opened.status).toBe(200);
+    const { messages } = (await opened.json()) as { messages: ChatMessage[] };
+    expect(messages.map((message) => [message.role, textOf(message)])).toEqual([
+      ["user", '::tool calculator {"expression":"6*7"}'],
+      ["assistant", ""],
+    ]);
+    expect(messages[1]).toMatchObject({ id: `run-${runId}-0`, parts: [], metadata: { runId, status: "awaiting_approval" } });
+    // The chat reattaches from there (GET /api/chat), which replays the request: the approval card.
+    const query = resumeQuery(messages);
+    expect(query).toBe(`runId=${runId}`);
+    const replay = await handlers.resume(new Request(`http://127.0.0.1/api/chat?${query}`, { headers: as("member-1") }));
+    const [request] = (await client.runs.permissions.list(runId)).data;
+    await client.runs.approve(runId, { request_id: request!.request_id, decision: "allow" });
+    const resumed = await messageOf(replay);
+    expect(resumed.id).toBe(messages[1]!.id);
+    expect(resumed.parts.find((part) => part.type === "data-approval")).toMatchObject({ data: { toolName: "calculator", state: "allowed" } });
+    expect(textOf(resumed)).toBe('Tool calculator returned {"result":42}');
+  });
+
+  it("reopens a conversation whose reply is still running after the requests before it", async () => {
+    const first = await messageOf(await send("member-1", sendBody([userMessage("r1", "before")], { agent: "Replier" })));
+    const runId = first.metadata!.runId!;
+    const client = clients["member-1"]!;
+    const replying = await send("member-1", sendBody([first, userMessage("r2", "::delay 50\n::words 30")], { agent: "Replier" }));
+
+    const { messages } = (await (await conversation("member-1", "Replier", runId)).json()) as { messages: ChatMessage[] };
+    expect(messages.map((message) => [message.role, textOf(message)])).toEqual([
+      ["user", "before"],
+      ["assistant", "Echo: before"],
+      ["user", "::delay 50\n::words 30"],
+      ["assistant", ""],
+    ]);
+    expect(messages[1]!.id).toBe(first.id);
+    const cursor = first.metadata!.lastEventId!;
+    expect(messages[3]).toMatchObject({ id: `run-${runId}-${cursor}`, metadata: { runId, cursor, status: "running" } });
+    const replay = await handlers.resume(new Request(`http://127.0.0.1/api/chat?${resumeQuery(messages)}`, { headers: as("member-1") }));
+    const resumed = await messageOf(replay);
+    expect(resumed.id).toBe(messages[3]!.id);
+    expect(textOf(resumed)).toMatch(/^alpha (\w+ ){28}\w+$/);
+    await messageOf(replying);
+    expect((await client.runs.get(runId)).status).toBe("completed");
+  });
+
+  it("still refuses a metadata_only conversation that is going: it keeps no turns to line the requests up with", async () => {
+    const zdr = await platform.signup();
+    const zdrClient = createPlatformClient({ baseUrl: platform.baseUrl, apiKey: zdr.key });
+    await zdrClient.settings.update({ retention_mode: "metadata_only" });
+    clients["zdr-1"] = zdrClient.forUser("zdr-1");
+    const agent = await clients["zdr-1"].agents.create({ name: "Slow" });
+    const run = await clients["zdr-1"].runs.create({ teammate_id: agent.id, message: "::delay 100\n::words 40", stream: false });
+    const response = await conversation("zdr-1", String(agent.id), run.id);
     expect(response.status).toBe(409);
-    await clients["member-1"]!.runs.cancel(run.id);
+    expect((await response.json()).error.kind).toBe("conflict");
+    await clients["zdr-1"].runs.cancel(run.id);
   });
 });

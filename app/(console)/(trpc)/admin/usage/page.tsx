@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { AdminPage, Refused } from "@/components/admin/admin-page";
 import { TenantUsage } from "@/components/quota/tenant-usage";
-import { getAdminViewer } from "../../viewer";
+import { getAdminViewer } from "../../../viewer";
 
 export const metadata: Metadata = { title: "Usage" };
 

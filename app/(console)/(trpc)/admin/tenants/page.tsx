@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { AdminPage, Refused } from "@/components/admin/admin-page";
 import { TenantsPanel } from "@/components/admin/tenants-panel";
-import { getViewer } from "../../viewer";
+import { getViewer } from "../../../viewer";
 
 export const metadata: Metadata = { title: "Tenants" };
 

@@ -3,7 +3,7 @@ import { headers } from "next/headers";
 import { AdminPage, Refused } from "@/components/admin/admin-page";
 import { EmbedSettings } from "@/components/chat/embed-settings";
 import { env } from "@/lib/env";
-import { getAdminViewer } from "../../viewer";
+import { getAdminViewer } from "../../../viewer";
 
 export const metadata: Metadata = { title: "Embed" };
 

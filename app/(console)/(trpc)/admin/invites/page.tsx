@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { AdminPage, Refused } from "@/components/admin/admin-page";
 import { InvitesPanel } from "@/components/admin/invites-panel";
-import { getAdminViewer } from "../../viewer";
+import { getAdminViewer } from "../../../viewer";
 
 export const metadata: Metadata = { title: "Invites" };
 
