@@ -19,10 +19,12 @@ export default async function runsExample(platform: PlatformClient, agentId: num
 
   // The frames of any run, again, from an event id on (or from the start).
   const frames = await client.runs.events(run.id).toArray();
+  // Its conversation as turns: what the end-user sent (start, replies, file names) and the agent's text.
+  const { data: turns } = await client.runs.messages(run.id);
 
   const recent = await client.runs.list({ status: "completed", limit: 10 });
   const { needs_you } = await client.runs.activity();
   const { latest_updated_at } = await client.runs.check();
   // #endregion
-  return { streamed: stream.runId, run, frames, recent, needs_you, latest_updated_at };
+  return { streamed: stream.runId, run, frames, turns, recent, needs_you, latest_updated_at };
 }
