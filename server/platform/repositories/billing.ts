@@ -282,40 +282,33 @@ export async function settleRunChargesIn(
   const due = run.cost - run.settled;
   const ending = release(run.status);
   if (due === 0n && !(ending && run.hold > 0n)) return null;
-  // The run's side needs nothing of the account's, so it is written before the account's row is
-  // locked: that lock (which every settlement and admission of the account meets) is held as
-  // briefly as it can be.
   const fromHold = due < run.hold ? due : run.hold;
   const released = ending ? run.hold - fromHold : 0n;
-  await tx.$executeRaw`
-    UPDATE platform_runs SET settled_micros = ${run.cost}, hold_micros = ${run.hold - fromHold - released}
-    WHERE id = ${runId}`;
+  const beyondHold = due - fromHold;
+  // Two statements, the transaction's last: the account's row locked (NO KEY UPDATE) and read at its
+  // newest, then one statement writes the run's side, the account's and the ledger entry. The lock,
+  // which every settlement and admission of the account meets, is held from the read to the commit.
   const accounts = await tx.$queryRaw<{ balance: bigint; held: bigint }[]>`
     SELECT balance_micros AS balance, held_micros AS held FROM platform_accounts WHERE id = ${run.accountId} FOR NO KEY UPDATE`;
   const account = accounts[0];
   if (!account) return null;
   const free = account.balance - account.held;
-  const beyondHold = due - fromHold;
   const extra = beyondHold < free ? beyondHold : free > 0n ? free : 0n;
   const charged = fromHold + extra;
   const balanceAfter = account.balance - charged;
+  const settlement = { chargedMicros: charged, writtenOffMicros: beyondHold - extra, releasedMicros: released };
   await tx.$executeRaw`
+    WITH run AS (
+      UPDATE platform_runs SET settled_micros = ${run.cost}, hold_micros = ${run.hold - fromHold - released} WHERE id = ${runId}
+    ),
+    ledger AS (
+      INSERT INTO platform_balance_transactions (account_id, type, amount_micros, balance_after_micros, run_id, description, created_at)
+      SELECT ${run.accountId}, 'debit', ${-charged}, ${balanceAfter}, ${runId}, ${describe(run, settlement)}, now()
+      WHERE ${due > 0n}
+    )
     UPDATE platform_accounts
     SET balance_micros = ${balanceAfter}, held_micros = held_micros - ${fromHold + released}, updated_at = now()
     WHERE id = ${run.accountId}`;
-  const settlement = { chargedMicros: charged, writtenOffMicros: beyondHold - extra, releasedMicros: released };
-  if (due > 0n) {
-    await tx.platformBalanceTransaction.create({
-      data: {
-        accountId: run.accountId,
-        type: "debit",
-        amountMicros: -charged,
-        balanceAfterMicros: balanceAfter,
-        runId,
-        description: describe(run, settlement),
-      },
-    });
-  }
   return { ...settlement, balanceAfterMicros: balanceAfter };
 }
 
