@@ -1,7 +1,7 @@
 // The built-in tools a run's model can call, as AI SDK tools. AskUserQuestion has no execute: the
 // loop stops at it and the run waits for /answer. Which tools a run gets follows the agent's toggles,
 // the run's overrides and disabled_builtin_tools.
-import { tool, type ToolSet } from "ai";
+import { tool, zodSchema, type ToolSet } from "ai";
 import { z } from "zod";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { insertMemory, listMemories } from "../repositories/memories";
@@ -22,25 +22,44 @@ export interface ToolContext {
 
 export const ASK_USER_QUESTION = "AskUserQuestion";
 
+// Input schemas are made once, wrapped by zodSchema: the SDK converts a schema to JSON Schema for the
+// model at every step, and a Schema object keeps its conversion, where a bare zod schema (or one built
+// per run) is converted again each time.
+const inputs = {
+  askUserQuestion: zodSchema(
+    z.object({
+      questions: z
+        .array(
+          z.object({
+            question: z.string(),
+            options: z.array(z.object({ label: z.string(), description: z.string().optional() })).min(1),
+          }),
+        )
+        .min(1),
+    }),
+  ),
+  calculator: zodSchema(z.object({ expression: z.string().max(1_000) })),
+  memory: zodSchema(
+    z.object({
+      action: z.enum(["save", "search"]),
+      content: z.string().max(10_000).optional(),
+      query: z.string().max(500).optional(),
+    }),
+  ),
+  taskHistory: zodSchema(z.object({ limit: z.number().int().min(1).max(20).default(5) })),
+  reportIssue: zodSchema(z.object({ summary: z.string().max(500), details: z.string().max(5_000).optional() })),
+};
+
 const askUserQuestion = tool({
   description:
     "Ask the person one or more clarifying questions, each with options to choose from. The run waits for the answer.",
-  inputSchema: z.object({
-    questions: z
-      .array(
-        z.object({
-          question: z.string(),
-          options: z.array(z.object({ label: z.string(), description: z.string().optional() })).min(1),
-        }),
-      )
-      .min(1),
-  }),
+  inputSchema: inputs.askUserQuestion,
 });
 
 function calculator() {
   return tool({
     description: "Evaluate an arithmetic expression exactly (+ - * / % ^ and parentheses).",
-    inputSchema: z.object({ expression: z.string().max(1_000) }),
+    inputSchema: inputs.calculator,
     execute: async ({ expression }) => {
       try {
         return { result: evaluateExpression(expression) };
@@ -55,11 +74,7 @@ function calculator() {
 function memory(context: ToolContext) {
   return tool({
     description: "Save a fact about the person for later runs, or search what was saved.",
-    inputSchema: z.object({
-      action: z.enum(["save", "search"]),
-      content: z.string().max(10_000).optional(),
-      query: z.string().max(500).optional(),
-    }),
+    inputSchema: inputs.memory,
     execute: async ({ action, content, query }) => {
       if (context.endUserId === null) return { error: "memory needs an end-user scope (user_id)" };
       const scope = { accountId: context.accountId, endUserId: context.endUserId };
@@ -78,7 +93,7 @@ function memory(context: ToolContext) {
 function taskHistory(context: ToolContext) {
   return tool({
     description: "List this agent's recent runs in the same scope with their status and outcome.",
-    inputSchema: z.object({ limit: z.number().int().min(1).max(20).default(5) }),
+    inputSchema: inputs.taskHistory,
     execute: async ({ limit }) => {
       const runs = await listRuns(
         context.prisma,
@@ -96,7 +111,7 @@ function taskHistory(context: ToolContext) {
 function reportIssue(context: ToolContext) {
   return tool({
     description: "Report a problem with the platform or a tool to the account owner.",
-    inputSchema: z.object({ summary: z.string().max(500), details: z.string().max(5_000).optional() }),
+    inputSchema: inputs.reportIssue,
     execute: async ({ summary, details }) => {
       await context.mailer.send(context.prisma, {
         accountId: context.accountId,
