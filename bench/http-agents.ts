@@ -25,11 +25,12 @@ async function load(url: string, headers: Record<string, string>): Promise<Sampl
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-export async function httpAgents(): Promise<void> {
+/** `databaseUrl`: PostgreSQL for the platform server (a database it may migrate); PGlite without. */
+export async function httpAgents(databaseUrl?: string): Promise<void> {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "http-servers.ts")], {
     stdio: ["ignore", "pipe", "inherit"],
     // eslint-disable-next-line no-restricted-properties -- the child inherits the benchmark's environment
-    env: { ...process.env, LOG_LEVEL: "silent" },
+    env: { ...process.env, LOG_LEVEL: "silent", ...(databaseUrl ? { BENCH_DATABASE_URL: databaseUrl } : {}) },
   });
   try {
     const line = await new Promise<string>((resolve, reject) => {

@@ -8,7 +8,7 @@ import { chatBundle } from "./chat-bundle";
 import { chatBundleBrowser } from "./chat-bundle-browser";
 import { httpAgents } from "./http-agents";
 import { platformOverhead } from "./platform-overhead";
-import { runsCreation, runsHeldStreams, runsTimeToFirstToken } from "./runs";
+import { runsCreation, runsHeldStreams, runsTimeToFirstToken, withPostgresDatabase } from "./runs";
 
 export interface Suite {
   name: string;
@@ -23,12 +23,16 @@ export interface Suite {
 const suites: Record<string, Suite> = { overhead: platformOverhead };
 
 // Benchmarks that drive their own load (servers in a child process) and print their own verdicts.
+// BENCH_DATABASE=postgres runs http-agents, runs-ttft and runs-held on PostgreSQL: a database made for
+// the run on BENCH_POSTGRES_SERVER (default the machine's 127.0.0.1:5432) and dropped after; PGlite
+// in memory otherwise. runs-create is always on PostgreSQL.
 // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
-const postgresForRuns = process.env.BENCH_DATABASE_URL;
+const onPostgres = process.env.BENCH_DATABASE === "postgres";
+const maybeOnPostgres = (work: (url?: string) => Promise<void>) => () => (onPostgres ? withPostgresDatabase(work) : work());
 const scripted: Record<string, () => Promise<void>> = {
-  "http-agents": httpAgents,
-  "runs-ttft": () => runsTimeToFirstToken(postgresForRuns),
-  "runs-held": () => runsHeldStreams(postgresForRuns),
+  "http-agents": maybeOnPostgres(httpAgents),
+  "runs-ttft": maybeOnPostgres(runsTimeToFirstToken),
+  "runs-held": maybeOnPostgres((url) => runsHeldStreams(url)),
   "runs-create": runsCreation,
   "embed-size": embedSize,
   "chat-bundle": chatBundle,

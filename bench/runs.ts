@@ -54,7 +54,8 @@ export async function stopServer(target: Target) {
   await exited;
 }
 
-async function withPostgresDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
+/** Runs `work` against a database created on BENCH_POSTGRES_SERVER for it and dropped after. */
+export async function withPostgresDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
   const name = `inlay_bench_${randomBytes(5).toString("hex")}`;
   const admin = new pg.Client({ connectionString: POSTGRES_SERVER });
   await admin.connect();
