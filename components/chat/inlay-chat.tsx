@@ -92,7 +92,7 @@ function AssistantParts({ message, actions }: { message: ChatMessage; actions: C
             if (parts[index + 1]?.type === "data-plan") return null;
             return part.text ? <Markdown key={key} text={part.text} /> : null;
           case "dynamic-tool":
-            return <ToolCall key={key} part={part} />;
+            return <ToolCall key={key} part={part} awaitingApproval={awaitsApproval(parts, part.toolCallId)} />;
           case "data-approval":
             return <ApprovalCard key={key} data={part.data} actions={actions} />;
           case "data-question":
@@ -110,6 +110,10 @@ function AssistantParts({ message, actions }: { message: ChatMessage; actions: C
     </>
   );
 }
+
+/** Whether the person is still to allow or deny this tool call (its approval card is pending). */
+const awaitsApproval = (parts: ChatPart[], toolCallId: string) =>
+  parts.some((part) => part.type === "data-approval" && part.data.state === "pending" && part.data.toolCallId === toolCallId);
 
 function MessageMeta({ message }: { message: ChatMessage }) {
   const meta = message.metadata;

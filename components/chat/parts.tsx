@@ -53,8 +53,9 @@ const toolStates: Record<DynamicToolUIPart["state"], [label: string, state: stri
   "output-denied": ["Denied", "denied"],
 };
 
-export function ToolCall({ part }: { part: DynamicToolUIPart }) {
-  const [label, state] = toolStates[part.state] ?? ["", "running"];
+export function ToolCall({ part, awaitingApproval = false }: { part: DynamicToolUIPart; awaitingApproval?: boolean }) {
+  // The platform pauses before the tool runs: the call has its input, but waits on the person.
+  const [label, state] = awaitingApproval && part.state === "input-available" ? ["Waiting for approval", "pending"] : (toolStates[part.state] ?? ["", "running"]);
   return (
     <details className="ic-tool">
       <summary>

@@ -59,10 +59,13 @@ test.describe("chat", () => {
     await chat.send('::tool calculator {"expression":"6*7"}');
     const card = page.getByRole("region", { name: "Approve calculator" });
     await expect(card).toContainText('"expression": "6*7"');
+    const call = page.locator(".ic-tool", { hasText: "calculator" });
+    await expect(call).toContainText("Waiting for approval");
     await page.screenshot({ path: shot("approval") });
     await card.getByRole("button", { name: "Allow once" }).click();
     await expect(chat.lastAnswer()).toContainText('Tool calculator returned {"result":42}');
     await expect(card).toContainText("Allowed");
+    await expect(call).toContainText("Done");
   });
 
   test("answers the agent's question from the card", async ({ page }) => {
