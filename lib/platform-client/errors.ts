@@ -75,6 +75,13 @@ export class RateLimitError extends PlatformApiError {
     return ms === undefined ? undefined : ms / 1000;
   }
 }
+/**
+ * The platform answered and refused (a 4xx): it did nothing, so a run it was asked to start does not
+ * exist. A 5xx or no answer at all leaves that unknown.
+ */
+export const isRefusal = (error: unknown): error is PlatformApiError =>
+  error instanceof PlatformApiError && error.status !== undefined && error.status >= 400 && error.status < 500;
+
 /** 500 and above. Thrown once the client's retries (where the method allows them) are spent. */
 export class InternalServerError extends PlatformApiError {
   override name = "InternalServerError";

@@ -12,6 +12,7 @@ export {
   ConnectionTimeoutError,
   IdempotentReplayTerminalError,
   InternalServerError,
+  isRefusal,
   NotFoundError,
   PermissionDeniedError,
   PlatformApiError,

@@ -20,7 +20,7 @@ import { chatErrorFrom } from "@/lib/chat/errors";
 import { interleaveTurns, unfinishedRequestMessage } from "@/lib/chat/history";
 import { createRunTranslator, type RunTranslator } from "@/lib/chat/run-frames";
 import type { ChatChunk, ChatError, ChatMessage } from "@/lib/chat/types";
-import { PlatformApiError, type Run, type RunFrame, type RunMessages, type RunStream } from "@/lib/platform-client";
+import { isRefusal, PlatformApiError, type Run, type RunFrame, type RunMessages, type RunStream } from "@/lib/platform-client";
 import { logger } from "@/lib/logger";
 import { ChatRefusal, type ChatAdmission, type ChatContext, type ChatContextResolver } from "./context";
 
@@ -268,7 +268,10 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
             : await context.client.runs.create(params);
         }
       } catch (error) {
-        await admission?.end(undefined).catch(() => {});
+        // A refusal (the platform's, or the framework's own) started no run: the member keeps the run
+        // the admission counted. Anything else may have started one.
+        const refused = isRefusal(error) || error instanceof ChatRefusal;
+        await (refused ? admission?.withdraw() : admission?.end(undefined))?.catch(() => {});
         if (!(error instanceof PlatformApiError) && !(error instanceof ChatRefusal)) logger.error({ err: error }, "chat send failed");
         return refusalStream(toChatError(error), `failed-${message.id}`);
       }

@@ -12,6 +12,8 @@ export interface ChatAdmission {
    * stream was cut), `priorCostUsd` what the run had cost before this request (a reply's run).
    */
   end(run: Run | undefined, priorCostUsd?: string): Promise<void>;
+  /** The platform refused the request (a 4xx): no run started, so the admission is given back whole. */
+  withdraw(): Promise<void>;
 }
 
 export interface ChatContext {

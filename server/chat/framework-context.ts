@@ -10,7 +10,7 @@ import { getDb } from "@/server/db";
 import { isAllowedOrigin } from "@/server/embed/origins";
 import { EmbedTokenError, verifyEmbedToken } from "@/server/embed/tokens";
 import { LimitExceededError } from "@/server/tenancy/errors";
-import { admitRun, recordRunCost, releaseRun } from "@/server/tenancy/limits";
+import { admitRun, recordRunCost, releaseRun, withdrawRun } from "@/server/tenancy/limits";
 import { createAgent, ensureAgentCopy, getVisibleAgent, listAgents, type Caller } from "@/server/tenancy/agents";
 import { getPlatformConnection } from "@/server/tenancy/platform-connection";
 import { lazyPlatformClient } from "@/server/tenancy/platform-users";
@@ -128,6 +128,9 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
             await recordRunCost(prisma, { tenantId, admissionId: ticket.admissionId, costCents });
           }
           await releaseRun(prisma, { tenantId, admissionId: ticket.admissionId });
+        },
+        async withdraw() {
+          await withdrawRun(prisma, { tenantId, admissionId: ticket.admissionId });
         },
       };
     },

@@ -203,6 +203,28 @@ export async function markAdmissionReleased(tx: Tx, tenantId: string, admissionI
   return count === 1;
 }
 
+/**
+ * Marks the admission released as one that never became a run; its member and month (to give the
+ * run back), or null when it is unknown, another tenant's or already released.
+ */
+export async function markAdmissionWithdrawn(tx: Tx, tenantId: string, admissionId: string): Promise<{ userId: string; period: string } | null> {
+  const rows = await tx.$queryRaw<{ user_id: string; period: string }[]>`
+    UPDATE run_admissions SET released_at = now()
+    WHERE id = ${admissionId}::uuid AND tenant_id = ${tenantId}::uuid AND released_at IS NULL
+    RETURNING user_id::text, period`;
+  const row = rows[0];
+  return row ? { userId: row.user_id, period: row.period } : null;
+}
+
+/** Takes one run back off the tenant's and the member's counts for the month (never below zero). */
+export async function giveBackMonthlyRun(tx: Tx, tenantId: string, userId: string, period: string) {
+  await tx.$executeRaw`
+    UPDATE tenant_usage SET runs = GREATEST(runs - 1, 0) WHERE tenant_id = ${tenantId}::uuid AND period = ${period}`;
+  await tx.$executeRaw`
+    UPDATE member_usage SET runs = GREATEST(runs - 1, 0)
+    WHERE tenant_id = ${tenantId}::uuid AND user_id = ${userId}::uuid AND period = ${period}`;
+}
+
 export async function decrementConcurrentRuns(tx: Tx, tenantId: string) {
   await tx.$executeRaw`
     UPDATE tenant_concurrency SET active_runs = GREATEST(active_runs - 1, 0) WHERE tenant_id = ${tenantId}::uuid`;

@@ -1,7 +1,8 @@
 // Per-tenant limits (set by the vendor owner) and per-member caps (set by tenant admins within them),
 // enforced with database counters before a run reaches the platform. The runs router calls
-// admitRun before starting a run, releaseRun when it ends (whatever the outcome) and recordRunCost
-// as cost becomes known. Every counter lives in the database, so several app instances agree.
+// admitRun before starting a run, releaseRun when it ends (whatever the outcome), withdrawRun instead
+// when the platform refused to start it, and recordRunCost as cost becomes known. Every counter
+// lives in the database, so several app instances agree.
 import type { MemberCapInput, TenantLimitsInput } from "@/lib/schemas/tenancy";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { LimitExceededError, TenancyError } from "./errors";
@@ -16,10 +17,12 @@ import {
   findTenantLimits,
   findTenantUsage,
   findTurnsThisMinute,
+  giveBackMonthlyRun,
   insertAdmission,
   listMemberCaps,
   listMemberUsage,
   markAdmissionReleased,
+  markAdmissionWithdrawn,
   minuteStart,
   takeConcurrentRun,
   takeMemberRun,
@@ -133,6 +136,25 @@ export async function releaseRun(
   return prisma.$transaction(async (tx) => {
     if (!(await markAdmissionReleased(tx, tenantId, admissionId))) return false;
     await decrementConcurrentRuns(tx, tenantId);
+    return true;
+  }, ADMISSION_TX);
+}
+
+/**
+ * Gives back an admission whose run never started (the platform refused it, or it could not be
+ * sent): like releaseRun, and the tenant's and the member's monthly run counts go back down, so a
+ * refusal does not use up a run. The turn stays counted (turns limit attempts). Safe to call more
+ * than once; false when the admission is unknown, another tenant's or already released.
+ */
+export async function withdrawRun(
+  prisma: PrismaClient,
+  { tenantId, admissionId }: { tenantId: string; admissionId: string },
+): Promise<boolean> {
+  return prisma.$transaction(async (tx) => {
+    const admission = await markAdmissionWithdrawn(tx, tenantId, admissionId);
+    if (!admission) return false;
+    await decrementConcurrentRuns(tx, tenantId);
+    await giveBackMonthlyRun(tx, tenantId, admission.userId, admission.period);
     return true;
   }, ADMISSION_TX);
 }

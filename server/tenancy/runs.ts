@@ -5,11 +5,11 @@
 // admissions whose process died before the platform answered). The run's cost (usage.cost_usd, in
 // whole cents rounded up) is charged to the admission as it grows, by compare-and-set on the charged
 // total so two pollers never charge twice.
-import { NotFoundError, type PlatformClient, type Run, type RunListItem } from "@/lib/platform-client";
+import { isRefusal, NotFoundError, type PlatformClient, type Run, type RunListItem } from "@/lib/platform-client";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { ensureAgentCopy, getVisibleAgent, type Caller } from "./agents";
 import { TenancyError } from "./errors";
-import { admitRun, recordRunCost, releaseRun } from "./limits";
+import { admitRun, recordRunCost, releaseRun, withdrawRun } from "./limits";
 import type { PlatformConnection } from "./platform-connection";
 import {
   advanceRunCost,
@@ -93,7 +93,8 @@ export async function createRun(
   try {
     run = await platform.runs.create({ teammate_id: teammateId, message: input.message, stream: false });
   } catch (error) {
-    await releaseRun(prisma, { tenantId: caller.tenantId, admissionId });
+    // Refused: no run, so the member keeps the run it was counted; otherwise one may have started.
+    await (isRefusal(error) ? withdrawRun : releaseRun)(prisma, { tenantId: caller.tenantId, admissionId });
     throw error;
   }
   const record = await insertTenantRun(prisma, {
@@ -160,14 +161,16 @@ export async function replyRun(
   await settleRun(prisma, caller.tenantId, record, await platform.runs.get(input.runId));
   const { admissionId } = await admitRun(prisma, { tenantId: caller.tenantId, userId: caller.userId });
   if (!(await attachRunAdmission(prisma, caller.tenantId, input.runId, admissionId))) {
-    await releaseRun(prisma, { tenantId: caller.tenantId, admissionId });
+    await withdrawRun(prisma, { tenantId: caller.tenantId, admissionId });
     throw new TenancyError("CONFLICT", "the run is still going: wait for it to finish before replying");
   }
   let run: Run;
   try {
     run = await platform.runs.reply(input.runId, { message: input.message, stream: false });
   } catch (error) {
-    if (await detachRunAdmission(prisma, caller.tenantId, input.runId, admissionId)) await releaseRun(prisma, { tenantId: caller.tenantId, admissionId });
+    if (await detachRunAdmission(prisma, caller.tenantId, input.runId, admissionId)) {
+      await (isRefusal(error) ? withdrawRun : releaseRun)(prisma, { tenantId: caller.tenantId, admissionId });
+    }
     throw error;
   }
   const fresh = await ownRun(prisma, caller, input.runId);

@@ -14,6 +14,7 @@ let client: PlatformClient;
 let handlers: ChatHandlers;
 let refuse = false;
 const ended: { costUsd?: string; prior?: string }[] = [];
+let withdrawn = 0;
 
 beforeAll(async () => {
   platform = await startPlatform();
@@ -26,7 +27,10 @@ beforeAll(async () => {
       agentId: (agent) => agentByName(client, agent),
       async admit() {
         if (refuse) throw new ChatRefusal({ kind: "cap_reached", message: "You have reached your monthly run cap (3 of 3).", code: "member_runs" });
-        return { end: async (run, prior) => void ended.push({ costUsd: run?.usage.cost_usd, prior }) };
+        return {
+          end: async (run, prior) => void ended.push({ costUsd: run?.usage.cost_usd, prior }),
+          withdraw: async () => void withdrawn++,
+        };
       },
       subject: { tenantId: "t", userId: "member-1", via: "session" },
     };
@@ -193,9 +197,12 @@ describe("POST /api/chat", () => {
     }
   });
 
-  it("shows a platform refusal (unknown agent) as an error part, and refuses bad bodies and strangers", async () => {
+  it("shows a platform refusal (unknown agent) as an error part, gives its admission back, and refuses bad bodies and strangers", async () => {
+    const [endedBefore, withdrawnBefore] = [ended.length, withdrawn];
     const message = await messageOf(await all(chunks(await send("hello", { agent: "999999" }))));
     expect(dataOf(message, "error")[0]).toMatchObject({ kind: "not_found" });
+    // No run started: the admission is withdrawn (the member keeps the run), not ended.
+    expect([ended.length - endedBefore, withdrawn - withdrawnBefore]).toEqual([0, 1]);
     const invalid = await handlers.send(new Request("http://127.0.0.1/api/chat", { method: "POST", headers, body: JSON.stringify({ agent: "x" }) }));
     expect(invalid.status).toBe(422);
     expect((await invalid.json()).error.message).toContain("message");

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "@/server/api/root";
 import { createInnerContext } from "@/server/api/trpc";
 import { LimitExceededError } from "@/server/tenancy/errors";
-import { admitRun, recordRunCost, releaseRun, setTenantLimits } from "@/server/tenancy/limits";
+import { admitRun, recordRunCost, releaseRun, setTenantLimits, withdrawRun } from "@/server/tenancy/limits";
 import { seedDemoData } from "@/prisma/seed";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
 
@@ -178,6 +178,24 @@ describe("admitRun", () => {
     expect(await refusal(admitRun(prisma, { tenantId: acmeId, userId: adminId }))).toMatchObject({ limit: "concurrent_runs" });
     await releaseRun(prisma, { tenantId: acmeId, admissionId: next.admissionId });
     expect((await prisma.tenantConcurrency.findUniqueOrThrow({ where: { tenantId: acmeId } })).activeRuns).toBe(0);
+  });
+
+  it("gives a withdrawn admission's run back to the month's counts and frees its slot, once", async () => {
+    await resetCounters();
+    const { prisma } = database;
+    await setTenantLimits(prisma, acmeId, { ...noLimits, runsPerMonth: 1, concurrentRuns: 1 });
+    const refusedByPlatform = await admitRun(prisma, { tenantId: acmeId, userId: memberId });
+    expect(await refusal(admitRun(prisma, { tenantId: acmeId, userId: memberId }))).toMatchObject({ limit: "tenant_runs", used: 1 });
+    expect(await withdrawRun(prisma, { tenantId: globexId, admissionId: refusedByPlatform.admissionId })).toBe(false);
+    expect(await withdrawRun(prisma, { tenantId: acmeId, admissionId: refusedByPlatform.admissionId })).toBe(true);
+    expect(await withdrawRun(prisma, { tenantId: acmeId, admissionId: refusedByPlatform.admissionId })).toBe(false);
+    expect(await releaseRun(prisma, { tenantId: acmeId, admissionId: refusedByPlatform.admissionId })).toBe(false);
+    const mine = await (await callerFor("member@acme.test")).limits.mine();
+    expect([mine.member.runs.used, mine.tenant.runs.used, mine.tenant.concurrentRuns.used]).toEqual([0, 0, 0]);
+    // The month's one run is still there to take.
+    const started = await admitRun(prisma, { tenantId: acmeId, userId: memberId });
+    expect(await releaseRun(prisma, { tenantId: acmeId, admissionId: started.admissionId })).toBe(true);
+    expect(await refusal(admitRun(prisma, { tenantId: acmeId, userId: adminId }))).toMatchObject({ limit: "tenant_runs", used: 1 });
   });
 
   it("limits turns per minute per member, and a new minute starts over", async () => {

@@ -148,6 +148,27 @@ describe("agents, runs and caps", () => {
     await admin.limits.setMemberCap({ membershipId: membership.id, cap: null });
   });
 
+  it("a start the platform refuses (402, balance used up) does not use up a run of the member's cap", async () => {
+    const { prisma } = fw.database;
+    await prisma.memberUsage.deleteMany();
+    const member = await fw.callerFor("member@acme.test");
+    const { accountId } = await prisma.frameworkPlatformAccount.findFirstOrThrow({ where: { accountId: { not: null } } });
+    const account = await prisma.platformAccount.findUniqueOrThrow({ where: { id: accountId! } });
+    // Nothing left that runs in progress do not hold: the platform answers 402 TOKEN_BALANCE_DEPLETED.
+    await prisma.platformAccount.update({ where: { id: account.id }, data: { balanceMicros: account.heldMicros } });
+    try {
+      const refused = await member.runs.create({ agentId, message: "broke" }).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ code: "PAYMENT_REQUIRED", cause: { errorCode: "TOKEN_BALANCE_DEPLETED" } });
+      const mine = await member.usage.mine();
+      expect([mine.member.runs.used, mine.tenant.concurrentRuns.used]).toEqual([0, 0]);
+    } finally {
+      await prisma.platformAccount.update({ where: { id: account.id }, data: { balanceMicros: account.balanceMicros } });
+    }
+    const run = await member.runs.create({ agentId, message: "funded again" });
+    await untilDone(member, run.id);
+    expect((await member.usage.mine()).member.runs.used).toBe(1);
+  });
+
   it("the sweep releases admissions of runs nobody polled and orphan admissions", async () => {
     const { prisma } = fw.database;
     const member = await fw.callerFor("member@acme.test");
