@@ -24,33 +24,33 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   ];
   return (
     <div className="min-h-screen">
+      {/* Two rows: who and where on top, the pages below. One row overflowed at 1280 px once an admin
+          with several workspaces had every link and the switcher in it. */}
       <header className="border-b border-line bg-surface">
-        <div className="mx-auto flex h-16 max-w-6xl items-center justify-between gap-6 px-6">
-          <div className="flex items-center gap-6">
-            <Logo />
-            <nav aria-label="Console">
-              <ul className="flex items-center gap-1 text-sm">
-                {links.map((link) => (
-                  <li key={link.href}>
-                    <Link href={link.href} className="rounded-lg px-3 py-2 text-muted hover:bg-black/5 hover:text-fg">
-                      {link.label}
-                    </Link>
-                  </li>
-                ))}
-              </ul>
-            </nav>
-          </div>
-          <div className="flex items-center gap-3 text-sm">
+        <div className="mx-auto flex h-14 max-w-6xl items-center justify-between gap-6 px-6">
+          <Logo />
+          <div className="flex min-w-0 items-center gap-3 text-sm">
             <TenantSwitcher
               tenants={memberships.map((membership) => membership.tenant)}
               activeSlug={active?.tenant.slug ?? null}
             />
-            <span className="text-muted" data-testid="signed-in-as">
+            <span className="truncate text-muted" data-testid="signed-in-as">
               {session.user.email}
             </span>
             <SignOutButton />
           </div>
         </div>
+        <nav aria-label="Console" className="mx-auto max-w-6xl overflow-x-auto px-3">
+          <ul className="flex items-center gap-1 pb-2 text-sm">
+            {links.map((link) => (
+              <li key={link.href} className="shrink-0">
+                <Link href={link.href} className="block rounded-lg px-3 py-2 text-muted hover:bg-black/5 hover:text-fg">
+                  {link.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
       </header>
       <main className="mx-auto max-w-6xl px-6 py-10">{children}</main>
     </div>
