@@ -49,7 +49,7 @@ import { recordRunWebhook } from "../services/run-webhooks";
 import type { Mailer } from "../services/mailer";
 import { type EventBatch, eventBatch, type RunEventBus } from "./event-bus";
 import type { RunEventWriter } from "./event-writer";
-import { yieldToEventLoop } from "./fair-share";
+import { fairShare } from "./fair-share";
 import type { LiveContent } from "./live-content";
 import { eventLoopGauge, type LoadGauge } from "./load-gauge";
 import { type CheckpointHooks, createCheckpointer, resumeOrFail, runTimings } from "./recovery";
@@ -306,7 +306,7 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
     metadataOnly = run.retention === METADATA_ONLY;
     // A checkpoint holds the conversation, which a metadata_only run never writes: such a run has
     // none, and one resumed elsewhere ends conversation_not_retained.
-    const hooks = metadataOnly ? { experimental_transform: yieldToEventLoop } : { ...checkpointer.hooks, experimental_transform: yieldToEventLoop };
+    const hooks = metadataOnly ? {} : checkpointer.hooks;
     await loop(deps, run, abort.signal, pending, hooks, end, known?.agent);
     await flush();
   } catch (error) {
@@ -376,8 +376,8 @@ interface PassEnd {
   transaction(work: (tx: PrismaClient) => Promise<RunRow | null>): Promise<RunRow | null>;
 }
 
-/** streamText options execute() adds: checkpoints (recovery.ts; none under metadata_only) and fair sharing. */
-type StreamHooks = Partial<CheckpointHooks> & { experimental_transform: typeof yieldToEventLoop };
+/** streamText options execute() adds: checkpoints (recovery.ts; none under metadata_only). */
+type StreamHooks = Partial<CheckpointHooks>;
 
 async function loop(
   deps: ExecutorDeps,
@@ -486,7 +486,7 @@ async function loop(
       finished.event = event;
     },
     providerOptions: { inlay: { planMode: interactive && run.permissionMode === "plan" } },
-    // Checkpoints, so a run whose process dies resumes after its finished steps, and fair sharing.
+    // Checkpoints, so a run whose process dies resumes after its finished steps.
     ...hooks,
     // The SDK's step input holds the attachments inline (bytes); a checkpoint keeps the conversation
     // as stored, with its `inlay-file:` references (withAttachments maps message for message).
@@ -500,6 +500,7 @@ async function loop(
   const toolApprovals: NewRequest[] = [];
   const callsById = new Map<string, { toolName: string; input: unknown }>();
   const resumedResults: ToolResultPart[] = [];
+  const share = fairShare();
   for await (const part of result.fullStream) {
     switch (part.type) {
       case "text-delta":
@@ -559,6 +560,9 @@ async function loop(
       default:
         break;
     }
+    // Hands the event loop to other runs when this one's slice is used up (runtime/fair-share.ts).
+    const turn = share.after(part);
+    if (turn) await turn;
   }
 
   // The SDK calls onEnd before it closes the stream, unless the stream failed (thrown above).

@@ -1,37 +1,36 @@
-// The fair-share transform (runtime/fair-share.ts): a run that streams without pause gives the event
-// loop back right after its first token and then every few milliseconds.
+// Fair sharing (runtime/fair-share.ts): a run that streams without pause gives the event loop back
+// right after its first token and then every few milliseconds, as the executor's loop reads its parts.
 import type { TextStreamPart, ToolSet } from "ai";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { yieldToEventLoop } from "@/server/platform/runtime/fair-share";
+import { fairShare } from "@/server/platform/runtime/fair-share";
 
 type Part = TextStreamPart<ToolSet>;
 const delta = (text: string) => ({ type: "text-delta", id: "t", text }) as Part;
 
-/** A stream of `parts`, all ready at once (as the sim without ::delay). */
-function source(parts: Part[]) {
-  let index = 0;
-  return new ReadableStream<Part>({
-    pull(controller) {
-      if (index < parts.length) controller.enqueue(parts[index++]!);
-      else controller.close();
-    },
-  });
+/** Reads `parts` as the executor does: each part handled, then its turn to step back awaited. */
+async function consume(parts: Part[], handle: (part: Part) => void = () => {}) {
+  const share = fairShare();
+  for (const part of parts) {
+    handle(part);
+    const turn = share.after(part);
+    if (turn) await turn;
+  }
 }
 
 afterEach(() => vi.restoreAllMocks());
 
-describe("yieldToEventLoop", () => {
+describe("fairShare", () => {
   it("steps back right after the first token, before reading on", async () => {
     // No time passes: no slice ends, so only the first-token step back can let the loop turn.
     vi.spyOn(performance, "now").mockReturnValue(1_000);
-    const reader = source([{ type: "text-start", id: "t" } as Part, delta("one"), delta("two")])
-      .pipeThrough(yieldToEventLoop())
-      .getReader();
     let turned = false;
     setImmediate(() => (turned = true));
-    expect((await reader.read()).value?.type).toBe("text-start");
-    expect((await reader.read()).value).toMatchObject({ text: "one" });
-    expect((await reader.read()).value).toMatchObject({ text: "two" });
+    const seenBeforeTurn: string[] = [];
+    await consume([{ type: "text-start", id: "t" } as Part, delta("one"), delta("two")], (part) => {
+      if (!turned) seenBeforeTurn.push(part.type === "text-delta" ? part.text : part.type);
+    });
+    // "two" is read only after the loop had its turn; nothing else made it turn.
+    expect(seenBeforeTurn).toEqual(["text-start", "one"]);
     expect(turned).toBe(true);
   });
 
@@ -44,10 +43,17 @@ describe("yieldToEventLoop", () => {
       }
     };
     const parts = Array.from({ length: 40 }, (_, index) => delta(`w${index}`));
-    const reader = source(parts).pipeThrough(yieldToEventLoop()).getReader();
-    while (!(await reader.read()).done) busy(1);
-    // 40 parts ~1 ms apart: about one step back per 4 ms slice, not one per part.
+    await consume(parts, () => busy(1));
+    // 40 parts ~1 ms apart: about one step back per 4 ms slice (and one after the first token), not one per part.
     expect(immediate.mock.calls.length).toBeGreaterThanOrEqual(5);
     expect(immediate.mock.calls.length).toBeLessThan(30);
+  });
+
+  it("does not step back while the slice lasts", async () => {
+    vi.spyOn(performance, "now").mockReturnValue(1_000);
+    const share = fairShare();
+    expect(share.after({ type: "text-start", id: "t" } as Part)).toBeUndefined();
+    expect(share.after(delta("first"))).toBeInstanceOf(Promise);
+    expect(share.after(delta("second"))).toBeUndefined();
   });
 });
