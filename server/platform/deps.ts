@@ -12,6 +12,7 @@ import { eventLoopGauge, type LoadGauge } from "./runtime/load-gauge";
 import { runTimings } from "./runtime/recovery";
 import { startSweeper } from "./runtime/sweeper";
 import type { Mailer } from "./services/mailer";
+import { sendStraightToPostgres } from "./repositories/direct";
 
 export interface PlatformParts {
   database: () => Promise<Database>;
@@ -40,6 +41,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
     },
     runtime: () => {
       runtime ??= parts.database().then((database) => {
+        if (database.driver.kind === "postgres") sendStraightToPostgres(database.prisma, database.driver.pool);
         const bus = createRunEventBus(database);
         // Frames are written on a connection of their own: they never wait behind other queries for the pool.
         const writerClient = openDedicatedClient(database);

@@ -1,7 +1,8 @@
 // Accounts and their API keys. The only module that writes platform_accounts (but for the settings
 // columns, which repositories/settings.ts owns) and platform_api_keys; account-export.ts reads them.
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
 import type { PlatformAccount, PlatformApiKey } from "@/server/generated/prisma/client";
+import { queryRows } from "./direct";
 
 export type AccountRow = PlatformAccount;
 export type ApiKeyRow = PlatformApiKey;
@@ -159,10 +160,10 @@ export interface KeyForAuth {
 
 /** The key and the account fields authentication needs, in one round trip (it runs on every request). */
 export async function findKeyForAuth(prisma: PrismaClient, hash: string): Promise<KeyForAuth | null> {
-  const rows = await prisma.$queryRaw<KeyForAuth[]>`
+  const rows = await queryRows<KeyForAuth>(prisma, Prisma.sql`
     SELECT k.id, k.account_id AS "accountId", k.kind, k.revoked_at AS "revokedAt", k.expires_at AS "expiresAt",
            k.last_used_at AS "lastUsedAt", a.require_end_user_id AS "requireEndUserId"
     FROM platform_api_keys k JOIN platform_accounts a ON a.id = k.account_id
-    WHERE k.hash = ${hash}`;
+    WHERE k.hash = ${hash}`);
   return rows[0] ?? null;
 }

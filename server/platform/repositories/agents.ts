@@ -3,6 +3,7 @@
 import type { PlatformAgent, PlatformAgentDocument, PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
 import { fromColumns } from "./raw-rows";
+import { queryRows } from "./direct";
 
 export type AgentRow = PlatformAgent & { endUser: { externalId: string } | null };
 export type AgentDocumentRow = PlatformAgentDocument;
@@ -38,11 +39,11 @@ export async function findAgent(
   id: number,
   options: { includeArchived?: boolean } = {},
 ): Promise<AgentRow | null> {
-  const rows = await prisma.$queryRaw<Record<string, unknown>[]>`
+  const rows = await queryRows<Record<string, unknown>>(prisma, Prisma.sql`
     SELECT * FROM platform_agents
     WHERE id = ${id} AND account_id = ${scope.accountId}
       AND ${scope.endUserId === null ? Prisma.sql`end_user_id IS NULL` : Prisma.sql`end_user_id = ${scope.endUserId}`}
-      ${options.includeArchived ? Prisma.empty : Prisma.sql`AND status <> 'archived'`}`;
+      ${options.includeArchived ? Prisma.empty : Prisma.sql`AND status <> 'archived'`}`);
   return rows[0] ? withEndUser(scope, fromColumns<PlatformAgent>(rows[0])) : null;
 }
 
@@ -111,8 +112,10 @@ export const findAgentDocument = (prisma: PrismaClient, agentId: number, name: s
 
 /** An agent anywhere in the account (for a run that inherits its agent's scope), with its user_id. */
 export async function findAgentAnyScope(prisma: PrismaClient, accountId: number, id: number): Promise<AgentRow | null> {
-  const rows = await prisma.$queryRaw<Record<string, unknown>[]>`
-    SELECT * FROM platform_agents WHERE id = ${id} AND account_id = ${accountId} AND status <> 'archived'`;
+  const rows = await queryRows<Record<string, unknown>>(
+    prisma,
+    Prisma.sql`SELECT * FROM platform_agents WHERE id = ${id} AND account_id = ${accountId} AND status <> 'archived'`,
+  );
   if (!rows[0]) return null;
   const row = fromColumns<PlatformAgent>(rows[0]);
   // The end-user is read only when there is one: Prisma's include costs a query even for none.

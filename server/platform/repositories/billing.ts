@@ -4,6 +4,7 @@
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
 import type { RunRow } from "./runs";
+import { execute } from "./direct";
 
 type Tx = PrismaClient;
 
@@ -194,7 +195,7 @@ export interface MeteredCall {
 
 /** One model call: its usage row and the run's running totals, together (one statement, so atomic). */
 export async function recordModelCall(prisma: PrismaClient, call: MeteredCall): Promise<void> {
-  await prisma.$executeRaw`
+  await execute(prisma, Prisma.sql`
     WITH usage AS (
       INSERT INTO platform_usage_records (account_id, end_user_id, run_id, agent_id, model, surface, settled_meter,
         input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, cost_micros)
@@ -204,7 +205,7 @@ export async function recordModelCall(prisma: PrismaClient, call: MeteredCall): 
     UPDATE platform_runs
     SET input_tokens = input_tokens + ${call.inputTokens}, output_tokens = output_tokens + ${call.outputTokens},
         cost_micros = cost_micros + ${call.costMicros}, updated_at = now()
-    WHERE id = ${call.runId}`;
+    WHERE id = ${call.runId}`);
 }
 
 interface SettledRun {

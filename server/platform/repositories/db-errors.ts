@@ -5,7 +5,8 @@
  */
 export function isWriteConflict(error: unknown): boolean {
   const found = error as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } } } | null;
-  if (found?.code === "P2034") return true;
+  // Prisma's code, or PostgreSQL's own SQLSTATE on an error from pg directly (repositories/direct.ts).
+  if (found?.code === "P2034" || found?.code === "40P01" || found?.code === "40001") return true;
   const cause = found?.meta?.driverAdapterError?.cause;
   return cause?.kind === "TransactionWriteConflict" || cause?.originalCode === "40P01" || cause?.originalCode === "40001";
 }

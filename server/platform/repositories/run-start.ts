@@ -18,6 +18,7 @@ import { Prisma } from "@/server/generated/prisma/client";
 import type { RunFrame } from "@/lib/schemas/runs";
 import { fromColumns } from "./raw-rows";
 import type { RunRow } from "./runs";
+import { queryRows } from "./direct";
 
 export interface FastRunStart {
   accountId: number;
@@ -98,7 +99,7 @@ export async function startAdmittedRun(prisma: PrismaClient, start: FastRunStart
       SELECT ${start.accountId}, ${start.endUserId}, 'start', ${turn.at} FROM run
     )`
       : Prisma.empty;
-  const rows = await prisma.$queryRaw<Record<string, unknown>[]>`
+  const rows = await queryRows<Record<string, unknown>>(prisma, Prisma.sql`
     WITH ${keyCtes}
     hold AS (
       UPDATE platform_accounts SET held_micros = held_micros + LEAST(${start.maxHoldMicros}::bigint, balance_micros)
@@ -139,7 +140,7 @@ export async function startAdmittedRun(prisma: PrismaClient, start: FastRunStart
         ? Prisma.sql`EXISTS (SELECT 1 FROM admissible) AND NOT EXISTS (SELECT 1 FROM claim)`
         : Prisma.sql`false`
     } AS "keyTaken", run.*
-    FROM (SELECT 1) AS one LEFT JOIN run ON true`;
+    FROM (SELECT 1) AS one LEFT JOIN run ON true`);
   const { keyTaken, ...row } = rows[0]!;
   if (row.id === null || row.id === undefined) return { kind: keyTaken === true ? "key_taken" : "not_admitted" };
   return { kind: "inserted", run: fromColumns<RunRow>(row) };

@@ -1,5 +1,6 @@
 // isWriteConflict against errors PostgreSQL really raises through Prisma's adapter: a deadlock it
 // breaks (admissions run again on it) is told apart from a statement that is simply wrong.
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isWriteConflict } from "@/server/platform/repositories/db-errors";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
@@ -36,5 +37,30 @@ describe("isWriteConflict", () => {
     expect(wrong).toBeInstanceOf(Error);
     expect(isWriteConflict(wrong)).toBe(false);
     expect(isWriteConflict(new Error("connection lost"))).toBe(false);
+  });
+
+  it("is true for the same deadlock raised by pg directly (the hot statements of repositories/direct.ts)", async () => {
+    const a = await platform.signup();
+    const b = await platform.signup();
+    const pool = (platform.database.driver as { kind: "postgres"; pool: pg.Pool }).pool;
+    const [one, two] = [await pool.connect(), await pool.connect()];
+    try {
+      await one.query("BEGIN");
+      await two.query("BEGIN");
+      await one.query("UPDATE platform_accounts SET held_micros = held_micros WHERE id = $1", [a.id]);
+      await two.query("UPDATE platform_accounts SET held_micros = held_micros WHERE id = $1", [b.id]);
+      const outcomes = await Promise.allSettled([
+        one.query("UPDATE platform_accounts SET held_micros = held_micros WHERE id = $1", [b.id]),
+        two.query("UPDATE platform_accounts SET held_micros = held_micros WHERE id = $1", [a.id]),
+      ]);
+      const failures = outcomes.filter((outcome) => outcome.status === "rejected").map((outcome) => outcome.reason as unknown);
+      expect(failures).toHaveLength(1);
+      expect(isWriteConflict(failures[0])).toBe(true);
+    } finally {
+      await one.query("ROLLBACK").catch(() => {});
+      await two.query("ROLLBACK").catch(() => {});
+      one.release();
+      two.release();
+    }
   });
 });
