@@ -1,6 +1,7 @@
 // Memories. The only module that touches platform_memories. Every query names the account and the
 // end-user, so a foreign id is simply not found.
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
+import { queryRows } from "./direct";
 
 const withUserId = { endUser: { select: { externalId: true } } } as const;
 
@@ -42,13 +43,14 @@ export const recentMemoryContents = async (
   scope: { accountId: number; endUserId: number | null },
   take: number,
 ) =>
+  // Read for every run with the memory tool (its system prompt): one of the hot statements (direct.ts).
   (
-    await prisma.platformMemory.findMany({
-      where: { accountId: scope.accountId, endUserId: scope.endUserId },
-      orderBy: { id: "desc" },
-      take,
-      select: { content: true },
-    })
+    await queryRows<{ content: string }>(
+      prisma,
+      Prisma.sql`SELECT content FROM platform_memories
+        WHERE account_id = ${scope.accountId} AND ${scope.endUserId === null ? Prisma.sql`end_user_id IS NULL` : Prisma.sql`end_user_id = ${scope.endUserId}`}
+        ORDER BY id DESC LIMIT ${take}`,
+    )
   ).map((row) => row.content);
 
 /** Memories an agent's creation brings (template onboarding answers), in the agent's own scope. */
