@@ -11,6 +11,7 @@
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { type AppendedEvents, appendEventsOfRuns, type EventAppend } from "../repositories/runs";
+import { rejectedByDatabase } from "../repositories/db-errors";
 
 export interface RunEventWriter {
   /**
@@ -23,15 +24,6 @@ export interface RunEventWriter {
 interface Waiting extends EventAppend {
   resolve(result: AppendedEvents): void;
   reject(error: unknown): void;
-}
-
-/**
- * True when the database answered the statement with an error (it has an SQLSTATE): the statement
- * did not commit, so writing its rows again cannot double them. A lost connection has no SQLSTATE.
- */
-function rejectedByDatabase(error: unknown): boolean {
-  const meta = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | null)?.meta;
-  return typeof meta?.driverAdapterError?.cause?.originalCode === "string";
 }
 
 export function createRunEventWriter(prisma: PrismaClient): RunEventWriter {
