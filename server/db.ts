@@ -120,13 +120,14 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
  * writer, whose one statement at a time carries every run's frames. On PostgreSQL that is one more
  * connection beside the pool; PGlite has a single connection, so it is the database's own client.
  */
-export function openDedicatedClient(database: Database): { prisma: PrismaClient; close(): Promise<void> } {
+export function openDedicatedClient(database: Database): { prisma: PrismaClient; pool?: pg.Pool; close(): Promise<void> } {
   if (database.driver.kind === "pglite") return { prisma: database.prisma, close: async () => {} };
   const pool = new pg.Pool({ ...database.driver.pool.options, max: 1 });
   pool.on("error", (error) => logger.warn({ err: error }, "idle PostgreSQL connection closed"));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,
+    pool,
     close: async () => {
       await prisma.$disconnect();
       await pool.end();

@@ -45,6 +45,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         const bus = createRunEventBus(database);
         // Frames are written on a connection of their own: they never wait behind other queries for the pool.
         const writerClient = openDedicatedClient(database);
+        if (writerClient.pool) sendStraightToPostgres(writerClient.prisma, writerClient.pool);
         const events = createRunEventWriter(writerClient.prisma);
         const live = createLiveContent();
         const pool = database.driver.kind === "postgres" ? database.driver.pool : undefined;

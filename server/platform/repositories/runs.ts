@@ -131,7 +131,10 @@ export async function appendEventsOfRuns(prisma: PrismaClient, appends: EventApp
   if (rows.length === 0) return appends.map(() => ({ after: 0n, ids: [] }));
   // All parts of one statement share a snapshot, so `prev` does not see the rows `ins` adds; each
   // run's previous id is one backward step on the (run_id, id) index.
-  const result = await prisma.$queryRaw<{ run_id: number; id: bigint; prev: boolean }[]>`
+  // Under load this is the busiest statement of all (one per round of the event writer): on the driver (direct.ts).
+  const result = await queryRows<{ run_id: number; id: bigint; prev: boolean }>(
+    prisma,
+    Prisma.sql`
     WITH input AS (
       SELECT (f.value->>0)::int AS run_id, f.value->1 AS frame, f.n
       FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS f(value, n)
@@ -148,7 +151,8 @@ export async function appendEventsOfRuns(prisma: PrismaClient, appends: EventApp
     SELECT run_id, id, true AS prev FROM prev
     UNION ALL
     SELECT run_id, id, false AS prev FROM ins
-    ORDER BY prev DESC, id`;
+    ORDER BY prev DESC, id`,
+  );
   // One INSERT draws its ids in row order, so ascending ids pair with the rows in order.
   const last = new Map<number, bigint>();
   const ids: bigint[] = [];

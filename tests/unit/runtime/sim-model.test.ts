@@ -18,14 +18,19 @@ import {
 
 const tokens = (text: string) => Math.ceil(text.length / 4);
 
-/** A sleep that records what it was asked and returns at once, unless the signal is already aborted. */
+/**
+ * A sleep that records what it was asked and returns at once (unless the signal is already aborted),
+ * moving a fake clock on by as much: pass both to createSimModel.
+ */
 function fakeSleep() {
   const calls: number[] = [];
+  let clock = 0;
   const sleep: SimSleep = async (ms, signal) => {
     calls.push(ms);
+    clock += ms;
     signal?.throwIfAborted();
   };
-  return { calls, sleep };
+  return { calls, sleep, now: () => clock };
 }
 
 const calculator = tool({
@@ -361,32 +366,51 @@ describe("::fail", () => {
 
 describe("::delay", () => {
   it("waits MS between streamed words, through the injected sleep", async () => {
-    const { calls, sleep } = fakeSleep();
-    const result = streamText({ model: createSimModel({ sleep }), prompt: "::delay 25\none two three" });
+    const { calls, sleep, now } = fakeSleep();
+    const result = streamText({ model: createSimModel({ sleep, now }), prompt: "::delay 25\none two three" });
     expect(await result.text).toBe("Echo: one two three");
     // Four words, three gaps.
     expect(calls).toEqual([25, 25, 25]);
   });
 
   it("waits the same way in generateText", async () => {
-    const { calls, sleep } = fakeSleep();
-    const result = await generateText({ model: createSimModel({ sleep }), prompt: "::delay 7\n::words 4" });
+    const { calls, sleep, now } = fakeSleep();
+    const result = await generateText({ model: createSimModel({ sleep, now }), prompt: "::delay 7\n::words 4" });
     expect(result.text).toBe("alpha bravo charlie delta");
     expect(calls).toEqual([7, 7, 7]);
+  });
+
+  it("keeps its own clock: a wait that ended late is followed by a shorter one, or none", async () => {
+    // Each timer fires late by this much (a busy process), as the clock shows afterwards.
+    const overrun = [0, 30, 250, 0];
+    const calls: number[] = [];
+    let clock = 0;
+    const sleep: SimSleep = async (ms) => {
+      clock += ms + (overrun[calls.length] ?? 0);
+      calls.push(ms);
+    };
+    const result = streamText({ model: createSimModel({ sleep, now: () => clock }), prompt: "::delay 100\n::words 5" });
+    expect(await result.text).toBe("alpha bravo charlie delta echo");
+    // Words are due at 0, 100, 200, 300, 400. The second wait ended at 230, so the third is 70 long and
+    // ends at 300 + 250 = 550, past the fifth word's due time: the last wait is 0.
+    expect(calls).toEqual([100, 100, 70, 0]);
   });
 
   it("stops streaming when the call is aborted, even if the sleep ignores the signal", async () => {
     const controller = new AbortController();
     const calls: number[] = [];
     const signals: AbortSignal[] = [];
+    let clock = 0;
+    const now = () => clock;
     const sleep: SimSleep = async (ms, signal) => {
       calls.push(ms);
+      clock += ms;
       if (signal) signals.push(signal);
       if (calls.length === 3) controller.abort();
     };
     let aborted = false;
     const result = streamText({
-      model: createSimModel({ sleep }),
+      model: createSimModel({ sleep, now }),
       prompt: "::delay 40\n::words 50",
       abortSignal: controller.signal,
       onAbort: () => {
@@ -407,8 +431,8 @@ describe("::delay", () => {
 
   it("stops a direct doStream at the next word once its signal aborts", async () => {
     const controller = new AbortController();
-    const { calls, sleep } = fakeSleep();
-    const { stream } = await createSimModel({ sleep }).doStream({
+    const { calls, sleep, now } = fakeSleep();
+    const { stream } = await createSimModel({ sleep, now }).doStream({
       prompt: [{ role: "user", content: [{ type: "text", text: "::delay 5\n::words 10" }] }],
       abortSignal: controller.signal,
     });

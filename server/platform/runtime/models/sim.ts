@@ -86,28 +86,48 @@ export type SimSleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 export interface SimModelOptions {
   /** How `::delay` waits; tests pass a fake. It must reject (or return at once) when the signal aborts. */
   sleep?: SimSleep;
+  /** The clock `::delay` paces words against, in ms (default performance.now); a fake sleep brings its own. */
+  now?: () => number;
+}
+
+/**
+ * The waits of `::delay` between words: word i is due `delayMs × i` after the first, as a model server
+ * produces tokens on its own clock whether or not its reader keeps up. A word taken late (the process
+ * was busy) is followed by a shorter wait, not a full one, so a busy platform delays delivery without
+ * also slowing the model down; every gap still goes through `sleep` (with 0 when the word is overdue).
+ */
+function pacer(delayMs: number, sleep: SimSleep, now: () => number) {
+  let due = 0;
+  return async (index: number, signal?: AbortSignal) => {
+    if (index === 0) due = now();
+    if (index === 0 || delayMs <= 0) return;
+    due += delayMs;
+    await sleep(Math.max(0, due - now()), signal);
+  };
 }
 
 export function createSimModel(options: SimModelOptions = {}): LanguageModelV3 {
   const sleep: SimSleep = options.sleep ?? ((ms, signal) => delay(ms, { abortSignal: signal }));
+  const now = options.now ?? (() => performance.now());
   return {
     specificationVersion: "v3",
     provider: SIM_PROVIDER,
     modelId: SIM_MODEL_ID,
     // The sim model reads no files, so it never needs a URL passed through rather than downloaded.
     supportedUrls: {},
-    doGenerate: (callOptions) => generate(callOptions, sleep),
-    doStream: (callOptions) => stream(callOptions, sleep),
+    doGenerate: (callOptions) => generate(callOptions, sleep, now),
+    doStream: (callOptions) => stream(callOptions, sleep, now),
   };
 }
 
-async function generate(options: LanguageModelV3CallOptions, sleep: SimSleep): Promise<LanguageModelV3GenerateResult> {
+async function generate(options: LanguageModelV3CallOptions, sleep: SimSleep, now: () => number): Promise<LanguageModelV3GenerateResult> {
   throwIfAborted(options.abortSignal);
   const reply = answerOrThrow(options);
   // The same waits as the stream, so a generate call takes as long and can be cancelled the same way.
   const words = splitWords(reply.text);
-  for (let index = 1; index < words.length && reply.delayMs > 0; index += 1) {
-    await sleep(reply.delayMs, options.abortSignal);
+  const pace = pacer(reply.delayMs, sleep, now);
+  for (let index = 0; index < words.length && reply.delayMs > 0; index += 1) {
+    await pace(index, options.abortSignal);
     throwIfAborted(options.abortSignal);
   }
   const content: LanguageModelV3Content[] = [];
@@ -124,7 +144,7 @@ async function generate(options: LanguageModelV3CallOptions, sleep: SimSleep): P
   };
 }
 
-async function stream(options: LanguageModelV3CallOptions, sleep: SimSleep): Promise<LanguageModelV3StreamResult> {
+async function stream(options: LanguageModelV3CallOptions, sleep: SimSleep, now: () => number): Promise<LanguageModelV3StreamResult> {
   throwIfAborted(options.abortSignal);
   // A failure rejects doStream itself: streamText then reports it as the step's error (onError, an
   // `error` part in fullStream) without a half-open text part before it.
@@ -140,8 +160,9 @@ async function stream(options: LanguageModelV3CallOptions, sleep: SimSleep): Pro
     const words = splitWords(reply.text);
     if (words.length > 0) {
       yield { type: "text-start", id: TEXT_ID };
+      const pace = pacer(reply.delayMs, sleep, now);
       for (const [index, word] of words.entries()) {
-        if (index > 0 && reply.delayMs > 0) await sleep(reply.delayMs, stop.signal);
+        await pace(index, stop.signal);
         throwIfAborted(stop.signal);
         yield { type: "text-delta", id: TEXT_ID, delta: word };
       }
