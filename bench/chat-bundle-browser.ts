@@ -2,16 +2,17 @@
 // check on chat-bundle's reading of the manifests and to see what loads after first paint. It
 // starts the production build (`next start`, an in-memory database with the demo accounts) on a
 // loopback port, signs in as member@acme.test with the HTTP cache disabled, and records every
-// /_next/static script per phase: the first load of /chat (until hydrated and the network is idle),
-// a first message (markdown with a table), a reload with that conversation saved, and a first load
-// of the embed page. Sizes: each body gzipped at level 9, as chat-bundle counts.
+// script of the app's origin (/_next/static, and the embed page's widget under /embed-app) per
+// phase: the first load of /chat (until hydrated and the network is idle), a first message (markdown
+// with a table), a reload with that conversation saved, and a first load of the embed page. Sizes:
+// each body gzipped at level 9, as chat-bundle counts.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { chromium, expect, type Page, type Response } from "@playwright/test";
-import { ensureBuild, firstLoadChunks } from "./chat-bundle";
+import { ensureBuild, firstLoadChunks, readWidget, widgetFirstLoad } from "./chat-bundle";
 
 const root = path.resolve(import.meta.dirname, "..");
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
@@ -29,18 +30,23 @@ interface Script {
   gzip: number;
 }
 
-/** Records the scripts a page fetches from /_next/static into whichever phase is current. */
-function recorder(page: Page) {
+/**
+ * Records the scripts a page fetches into whichever phase is current: Next's (/_next/static/…, named
+ * static/… as in its manifests) and the embed widget's (/embed-app/…, named by URL path as in its
+ * manifest); any other script of the app's origin too, by URL path, so nothing loaded goes unseen.
+ */
+function recorder(page: Page, origin: string) {
   let current: Script[] = [];
   const pending: Promise<void>[] = [];
   page.on("response", (response: Response) => {
     const url = new URL(response.url());
-    if (response.request().resourceType() !== "script" || !url.pathname.startsWith("/_next/static/")) return;
+    if (response.request().resourceType() !== "script" || url.origin !== origin) return;
+    const path = decodeURIComponent(url.pathname);
     const phase = current;
     pending.push(
       (async () => {
         const body = await response.body();
-        phase.push({ file: decodeURIComponent(url.pathname.slice("/_next/".length)), gzip: gzipSync(body, { level: 9 }).length });
+        phase.push({ file: path.startsWith("/_next/") ? path.slice("/_next/".length) : path, gzip: gzipSync(body, { level: 9 }).length });
       })(),
     );
   });
@@ -82,7 +88,7 @@ export async function chatBundleBrowser(): Promise<void> {
     const context = await browser.newContext({ baseURL: base });
     const page = await context.newPage();
     await (await context.newCDPSession(page)).send("Network.setCacheDisabled", { cacheDisabled: true });
-    const record = recorder(page);
+    const record = recorder(page, base);
     await page.goto("/signin");
     await page.getByLabel("Email").fill("member@acme.test");
     await page.getByLabel("Password").fill("inlay-demo");
@@ -108,25 +114,26 @@ export async function chatBundleBrowser(): Promise<void> {
 
     const visitor = await browser.newContext({ baseURL: base });
     const embed = await visitor.newPage();
-    const embedRecord = recorder(embed);
+    const embedRecord = recorder(embed, base);
     await embed.goto("/embed/Acme%20assistant?tenant=acme&host=http%3A%2F%2F127.0.0.1%3A1");
     phases.push(["/embed/[agent], first load (no token yet)", await embedRecord.take()]);
 
     const sum = (scripts: Script[]) => scripts.reduce((total, each) => total + each.gzip, 0);
-    console.log("\nscripts Chromium fetched from /_next/static, by phase (HTTP cache disabled)");
+    console.log("\nscripts Chromium fetched from the app's origin, by phase (HTTP cache disabled)");
     console.table(
       Object.fromEntries(
         phases.map(([name, scripts]) => [name, { scripts: scripts.length, "gzip -9": kb(sum(scripts)) }]),
       ),
     );
 
-    // The check on chat-bundle: the first loads Chromium made against the manifests' lists.
-    for (const [name, page, scripts] of [
-      ["/chat", "/(console)/chat/page", phases[0]![1]],
-      ["/embed/[agent]", "/embed/[agent]/page", phases[3]![1]],
+    // The check on chat-bundle: the first loads Chromium made against the manifests' lists (Next's for
+    // /chat, the widget's for the embed page).
+    for (const [name, listedFiles, scripts] of [
+      ["/chat", firstLoadChunks("/(console)/chat/page", "webpack"), phases[0]![1]],
+      ["/embed/[agent]", widgetFirstLoad(readWidget()), phases[3]![1]],
     ] as const) {
       const fetched = new Set(scripts.map((each) => each.file));
-      const listed = new Set(firstLoadChunks(page, "webpack"));
+      const listed = new Set(listedFiles);
       const missing = [...listed].filter((file) => !fetched.has(file));
       const extra = [...fetched].filter((file) => !listed.has(file));
       console.log(

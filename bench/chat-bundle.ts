@@ -1,16 +1,21 @@
-// chat-bundle (issue #7): the JavaScript a first load of /chat fetches, gzipped (level 9), from a
-// production build; target <= 120 KB. Printed beside it, from the same build: the embed page
-// (/embed/[agent]), and a floor, the first load of the smallest app-router page, which is what the
-// fixed stack (React, Next's app router, the bundler's runtime, the root layout) costs any page.
+// chat-bundle (issue #7): the JavaScript a first load of the chat fetches, gzipped (level 9), from a
+// production build; target <= 120 KB. Two chat pages: /chat, an app-router page of the console, and
+// the embed page (/embed/[agent], the iframe of public/embed.js), which is not an app-router page but
+// a route handler's HTML with the widget bundle (server/embed/page.ts, scripts/embed-widget.ts). Printed
+// beside them, from the same build: a floor, the first load of the smallest app-router page, which is
+// what the fixed stack (React, Next's app router, the bundler's runtime, the root layout) costs any
+// app-router page.
 //
-// The build is `npm run build`'s, `next build --webpack`; BENCH_BUNDLER=turbopack measures a Turbopack
-// build of the same sources instead (the comparison in bench/results/2026-11-22-chat.md). The build is
-// made when .next is missing, older than the sources, or made by the other bundler.
+// The build is `npm run build`'s: the widget (scripts/embed-widget.ts), then `next build --webpack`;
+// BENCH_BUNDLER=turbopack measures a Turbopack build of the same sources instead (the comparison in
+// bench/results/2026-11-22-chat.md). The build is made when .next or the widget is missing, .next is
+// older than the sources, or made by the other bundler.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { runInNewContext } from "node:vm";
 import { gzipSync } from "node:zlib";
+import { widgetManifestPath, type WidgetAssets } from "../server/embed/widget-assets";
 
 const root = path.resolve(import.meta.dirname, "..");
 const next = path.join(root, ".next");
@@ -23,9 +28,12 @@ export type Bundler = "turbopack" | "webpack";
 
 // What a change to the client bundle can come from. The build is reused only when its BUILD_ID is
 // newer than every one of these (a stale build would measure code that is gone).
-const BUILD_INPUTS = ["app", "components", "lib", "public", "next.config.mjs", "postcss.config.mjs", "package.json", "package-lock.json", "tsconfig.json", "proxy.ts"];
+const BUILD_INPUTS = ["app", "components", "lib", "public", "scripts", "next.config.mjs", "postcss.config.mjs", "package.json", "package-lock.json", "tsconfig.json", "proxy.ts"];
+/** The widget's output (public/embed-app): built from the inputs above, so not one of them (`npm run dev` rewrites it). */
+const widgetDir = path.dirname(widgetManifestPath(root));
 
 function newestMtime(entry: string): number {
+  if (entry === widgetDir) return 0;
   const stat = statSync(entry);
   if (!stat.isDirectory()) return stat.mtimeMs;
   let newest = stat.mtimeMs;
@@ -33,19 +41,34 @@ function newestMtime(entry: string): number {
   return newest;
 }
 
+/** The widget's files (URL paths under public/) as the embed page loads them: see widgetFirstLoad. */
+export function readWidget(): WidgetAssets {
+  return JSON.parse(readFileSync(widgetManifestPath(root), "utf8")) as WidgetAssets;
+}
+
+/**
+ * The JS files a first load of the embed page fetches: the module script and the chunks it imports
+ * statically, which the page also preloads (server/embed/page.ts writes both from the widget's
+ * manifest). The markdown renderer's chunk (`lazy`) comes later, as on /chat.
+ */
+export const widgetFirstLoad = (widget: WidgetAssets) => [widget.script, ...widget.preload];
+
 /** Which bundler made .next: only webpack builds have a server webpack runtime. */
 const builtWith = (): Bundler => (existsSync(path.join(next, "server/webpack-runtime.js")) ? "webpack" : "turbopack");
 
 export function ensureBuild(bundler: Bundler): string {
   const buildId = path.join(next, "BUILD_ID");
   const sources = Math.max(...BUILD_INPUTS.map((each) => path.join(root, each)).filter(existsSync).map(newestMtime));
-  if (existsSync(buildId) && statSync(buildId).mtimeMs > sources && builtWith() === bundler) return "reused .next (newer than the sources)";
-  console.log(`building (next build, ${bundler}): .next is missing, older than the sources or made by the other bundler …`);
+  const fresh = existsSync(buildId) && statSync(buildId).mtimeMs > sources && builtWith() === bundler;
+  if (fresh && existsSync(widgetManifestPath(root))) return "reused .next and the widget (newer than the sources)";
+  console.log(`building (the widget, then next build, ${bundler}): .next or the widget is missing, older than the sources or made by the other bundler …`);
+  // eslint-disable-next-line no-restricted-properties -- the build inherits the benchmark's environment
+  const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+  execFileSync(path.join(root, "node_modules/.bin/tsx"), ["scripts/embed-widget.ts", "build"], { cwd: root, stdio: ["ignore", "ignore", "inherit"], env });
   execFileSync(path.join(root, "node_modules/.bin/next"), ["build", ...(bundler === "webpack" ? ["--webpack"] : [])], {
     cwd: root,
     stdio: ["ignore", "ignore", "inherit"],
-    // eslint-disable-next-line no-restricted-properties -- the build inherits the benchmark's environment
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    env,
   });
   return "built now";
 }
@@ -99,7 +122,7 @@ export function firstLoadChunks(page: string, bundler: Bundler): string[] {
     // the browser does not fetch app/layout-….js for a root layout that has only CSS.
     segments = Object.entries(manifest.clientModules)
       .filter(([module]) => !module.endsWith(".css"))
-      // The files are URL-encoded there (app/embed/%5Bagent%5D/page-….js).
+      // The files are URL-encoded there (app/(console)/(trpc)/agents/%5Bid%5D/chat/page-….js).
       .map(([, module]) => module.chunks.filter((_, index) => index % 2 === 1).map(decodeURIComponent))
       .filter((files) => files.some(onPath))
       .flat();
@@ -166,15 +189,18 @@ interface Chunk {
 }
 
 const sizes = new Map<string, Chunk>();
-function measure(file: string): Chunk {
-  let chunk = sizes.get(file);
+/** A file of the Next build (static/chunks/…), or with `dir` public/, one of the widget's (/embed-app/…). */
+function measure(file: string, dir = next): Chunk {
+  const where = path.join(dir, file);
+  let chunk = sizes.get(where);
   if (!chunk) {
-    const data = readFileSync(path.join(next, file));
+    const data = readFileSync(where);
     chunk = { file, raw: data.length, gzip: gzipped(data) };
-    sizes.set(file, chunk);
+    sizes.set(where, chunk);
   }
   return chunk;
 }
+const measureWidget = (file: string) => measure(file, path.join(root, "public"));
 
 const total = (chunks: Chunk[], key: "raw" | "gzip") => chunks.reduce((sum, each) => sum + each[key], 0);
 const route = (page: string) => page.replace(/\/page$/, "").replace(/\/\([^)]+\)/g, "") || "/";
@@ -184,7 +210,7 @@ export async function chatBundle(): Promise<void> {
   const bundler: Bundler = process.env.BENCH_BUNDLER === "turbopack" ? "turbopack" : "webpack";
   const how = ensureBuild(bundler);
   const framework = new Set((JSON.parse(readFileSync(path.join(next, "build-manifest.json"), "utf8")) as { rootMainFiles: string[] }).rootMainFiles);
-  const load = (page: string) => firstLoadChunks(page, bundler).map(measure);
+  const load = (page: string) => firstLoadChunks(page, bundler).map((file) => measure(file));
 
   const chat = load("/(console)/chat/page");
   console.log(`\n/chat first-load JavaScript (${bundler}, ${how}; ${chat.length} chunks)`);
@@ -199,10 +225,15 @@ export async function chatBundle(): Promise<void> {
   // The floor: the smallest first load of any app page in this build.
   const pages = appPages().map((page) => ({ page, chunks: load(page) }));
   const floor = pages.reduce((min, each) => (total(each.chunks, "gzip") < total(min.chunks, "gzip") ? each : min));
-  const runtime = [...framework].filter((file) => file.endsWith(".js")).map(measure);
+  const runtime = [...framework].filter((file) => file.endsWith(".js")).map((file) => measure(file));
+  const widget = readWidget();
+  const embed = widgetFirstLoad(widget).map(measureWidget);
+  console.log(`\n/embed/[agent] first-load JavaScript (the widget bundle, esbuild + Preact; ${embed.length} files)`);
+  console.table(Object.fromEntries(embed.map((each) => [each.file, { raw: kb(each.raw), "gzip -9": kb(each.gzip) }])));
+  const embedRow = "/embed/[agent] (widget bundle, not an app-router page)";
   const rows: [string, Chunk[]][] = [
     ["/chat", chat],
-    ["/embed/[agent]", load("/embed/[agent]/page")],
+    [embedRow, embed],
     [`floor: smallest app page (${route(floor.page)})`, floor.chunks],
     ["framework runtime (rootMainFiles, every page)", runtime],
   ];
@@ -212,7 +243,8 @@ export async function chatBundle(): Promise<void> {
     Object.fromEntries(
       rows.map(([name, chunks]) => [
         name,
-        { chunks: chunks.length, raw: kb(total(chunks, "raw")), "gzip -9": kb(total(chunks, "gzip")), "over the floor": kb(total(chunks, "gzip") - floorGzip) },
+        // The floor is what an app-router page cannot go below; the embed page is not one.
+        { chunks: chunks.length, raw: kb(total(chunks, "raw")), "gzip -9": kb(total(chunks, "gzip")), "over the floor": name === embedRow ? "n/a" : kb(total(chunks, "gzip") - floorGzip) },
       ]),
     ),
   );
@@ -221,18 +253,22 @@ export async function chatBundle(): Promise<void> {
   console.table(
     Object.fromEntries(
       lazy.map(({ name, files }) => {
-        const chunks = files.map(measure);
+        const chunks = files.map((file) => measure(file));
         return [name, { chunks: chunks.length, raw: kb(total(chunks, "raw")), "gzip -9": kb(total(chunks, "gzip")), when: ON_DEMAND[name] ?? "unknown: say in ON_DEMAND" }];
       }),
     ),
   );
-  const withMarkdown = lazy.filter(({ name }) => name.startsWith("components/chat/")).flatMap(({ files }) => files.map(measure));
+  const withMarkdown = lazy.filter(({ name }) => name.startsWith("components/chat/")).flatMap(({ files }) => files.map((file) => measure(file)));
   const chatGzip = total(chat, "gzip");
   if (withMarkdown.length > 0) {
     console.log(`/chat once a message is shown (first load + the chat's on-demand chunks): ${kb(chatGzip + total(withMarkdown, "gzip"))} gzipped`);
   }
+  const embedLazy = widget.lazy.map(measureWidget);
+  const embedGzip = total(embed, "gzip");
+  console.log(`/embed/[agent] once a message is shown (first load + the markdown renderer, ${embedLazy.length} file): ${kb(embedGzip + total(embedLazy, "gzip"))} gzipped`);
   console.log(
     `/chat: ${kb(total(chat, "raw"))} raw, ${kb(chatGzip)} gzipped (target <= 120 KB gzipped): ${chatGzip <= TARGET ? "ok" : "MISSES TARGET"}; ` +
       `the floor (${route(floor.page)}) is ${kb(floorGzip)}, so the chat's own share is ${kb(chatGzip - floorGzip)}`,
   );
+  console.log(`/embed/[agent]: ${kb(total(embed, "raw"))} raw, ${kb(embedGzip)} gzipped (target <= 120 KB gzipped): ${embedGzip <= TARGET ? "ok" : "MISSES TARGET"}`);
 }

@@ -2,6 +2,7 @@
 // on a host page of another origin (127.0.0.1 vs localhost) with no cookies for Inlay's origin.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { ChatPage } from "./pages/chat-page";
 import { SignInPage } from "./pages/sign-in-page";
@@ -203,15 +204,30 @@ test.describe("embed", () => {
     tokenOrigin = hostOrigin;
     const visitor = await browser.newContext();
     const page = await visitor.newPage();
+    // The scripts the chat frame loads, with their size gzipped as the bench counts it (issue #7).
+    const frameScripts: Promise<{ path: string; gzip: number }>[] = [];
+    page.on("response", (response) => {
+      const request = response.request();
+      if (request.resourceType() !== "script" || request.frame() === page.mainFrame()) return;
+      frameScripts.push(response.body().then((body) => ({ path: new URL(response.url()).pathname, gzip: gzipSync(body, { level: 9 }).length })));
+    });
     await page.goto(hostOrigin);
     await page.getByRole("button", { name: "Chat with us" }).click();
     const chat = new ChatPage(page.frameLocator("iframe"));
+    await expect(chat.input()).toBeEnabled(); // the token handshake is done
+    // The widget bundle alone (server/embed/page.ts), not Next's client runtime, within the budget.
+    const firstLoad = await Promise.all(frameScripts);
+    expect(firstLoad.length).toBeGreaterThan(0);
+    expect(firstLoad.filter((script) => !script.path.startsWith("/embed-app/"))).toEqual([]);
+    expect(firstLoad.reduce((sum, script) => sum + script.gzip, 0)).toBeLessThanOrEqual(120 * 1024);
     await chat.send("Hi from the store");
     await expect(chat.lastAnswer()).toContainText("Echo: Hi from the store");
     await page.screenshot({ path: shot("embed") });
     expect(await visitor.cookies(baseURL)).toEqual([]);
     const embedPage = await visitor.request.get(`/embed/Support?tenant=acme&host=${encodeURIComponent(hostOrigin)}`);
-    expect(embedPage.headers()["content-security-policy"]).toBe(`frame-ancestors 'self' ${hostOrigin} http://127.0.0.1:1`);
+    expect(embedPage.headers()["content-security-policy"]).toBe(
+      `frame-ancestors 'self' ${hostOrigin} http://127.0.0.1:1; script-src 'self'; object-src 'none'; base-uri 'none'`,
+    );
     await visitor.close();
   });
 

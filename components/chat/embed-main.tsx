@@ -1,0 +1,15 @@
+// The embed page's script: the entry of the widget bundle (scripts/embed-widget.ts), which runs
+// <EmbedSurface> on Preact (react and react-dom are aliased to preact/compat there) instead of React
+// and Next's client runtime, to keep the iframe's JavaScript small. The page (server/embed/page.ts)
+// writes the checked query values on the root element's data attributes.
+import "./embed-page.css";
+import { createRoot } from "react-dom/client";
+import { EmbedSurface } from "./embed-surface";
+
+const root = document.getElementById("inlay-embed");
+const { agent, host, title, accent } = root?.dataset ?? {};
+if (root && agent && host) {
+  // The page's own "Connecting…" stands in until here; the surface renders the same first.
+  root.replaceChildren();
+  createRoot(root).render(<EmbedSurface agent={agent} host={host} title={title} accent={accent} />);
+}
