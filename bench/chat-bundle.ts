@@ -1,12 +1,12 @@
 // chat-bundle (issue #7): the JavaScript a first load of the chat fetches, gzipped (level 9), from a
 // production build; target <= 120 KB. Two chat pages: /chat, an app-router page of the console, and
 // the embed page (/embed/[agent], the iframe of public/embed.js), which is not an app-router page but
-// a route handler's HTML with the widget bundle (server/embed/page.ts, scripts/embed-widget.ts). Printed
+// a route handler's HTML with the widget bundle (server/embed/page.ts, server/embed/widget-build.ts). Printed
 // beside them, from the same build: a floor, the first load of the smallest app-router page, which is
 // what the fixed stack (React, Next's app router, the bundler's runtime, the root layout) costs any
 // app-router page.
 //
-// The build is `npm run build`'s: the widget (scripts/embed-widget.ts), then `next build --webpack`;
+// The build is `npm run build`'s: the widget (server/embed/widget-build.ts), then `next build --webpack`;
 // BENCH_BUNDLER=turbopack measures a Turbopack build of the same sources instead (the comparison in
 // bench/results/2026-11-22-chat.md). The build is made when .next or the widget is missing, .next is
 // older than the sources, or made by the other bundler.
@@ -64,7 +64,7 @@ export function ensureBuild(bundler: Bundler): string {
   console.log(`building (the widget, then next build, ${bundler}): .next or the widget is missing, older than the sources or made by the other bundler …`);
   // eslint-disable-next-line no-restricted-properties -- the build inherits the benchmark's environment
   const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
-  execFileSync(path.join(root, "node_modules/.bin/tsx"), ["scripts/embed-widget.ts", "build"], { cwd: root, stdio: ["ignore", "ignore", "inherit"], env });
+  execFileSync(path.join(root, "node_modules/.bin/tsx"), ["server/embed/widget-build.ts", "build"], { cwd: root, stdio: ["ignore", "ignore", "inherit"], env });
   execFileSync(path.join(root, "node_modules/.bin/next"), ["build", ...(bundler === "webpack" ? ["--webpack"] : [])], {
     cwd: root,
     stdio: ["ignore", "ignore", "inherit"],

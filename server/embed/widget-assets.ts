@@ -1,4 +1,4 @@
-// Where the embed page's widget bundle is and which of its files the page loads. scripts/embed-widget.ts
+// Where the embed page's widget bundle is and which of its files the page loads. server/embed/widget-build.ts
 // builds it into public/embed-app/ (gitignored; `npm run build` and `npm run dev` run it) with a
 // manifest.json that this module reads, since the file names carry content hashes. No imports beyond
 // Node's: the build script uses the same names.

@@ -4,8 +4,8 @@
 // page's stylesheet (components/chat/embed-page.css through Tailwind, plus chat.css). Output:
 // public/embed-app/ (gitignored), file names with content hashes, and manifest.json naming them.
 //
-//   tsx scripts/embed-widget.ts build              once (`npm run build` runs it before `next build`)
-//   tsx scripts/embed-widget.ts dev [next args]    build, rebuild on every change, and run `next dev`
+//   tsx server/embed/widget-build.ts build              once (`npm run build` runs it before `next build`)
+//   tsx server/embed/widget-build.ts dev [next args]    build, rebuild on every change, and run `next dev`
 //                                                  (`npm run dev`), stopping with it
 //
 // A separate build rather than one inside the Next server: Next's bundlers would have to leave
@@ -17,9 +17,9 @@ import path from "node:path";
 import tailwindcss from "@tailwindcss/postcss";
 import * as esbuild from "esbuild";
 import postcss from "postcss";
-import { WIDGET_DIR, WIDGET_MANIFEST, widgetManifestPath, type WidgetAssets } from "../server/embed/widget-assets";
+import { WIDGET_DIR, WIDGET_MANIFEST, widgetManifestPath, type WidgetAssets } from "./widget-assets";
 
-const root = path.resolve(import.meta.dirname, "..");
+const root = path.resolve(import.meta.dirname, "../..");
 const outdir = path.join(root, "public", WIDGET_DIR);
 const entry = "components/chat/embed-main.tsx";
 const url = (file: string) => `/${WIDGET_DIR}/${path.relative(outdir, path.join(root, file)).split(path.sep).join("/")}`;
@@ -106,7 +106,7 @@ const options: esbuild.BuildOptions = {
 
 async function main() {
   const [mode = "build", ...nextArgs] = process.argv.slice(2);
-  if (mode !== "build" && mode !== "dev") throw new Error(`usage: tsx scripts/embed-widget.ts build | dev [next dev arguments]`);
+  if (mode !== "build" && mode !== "dev") throw new Error(`usage: tsx server/embed/widget-build.ts build | dev [next dev arguments]`);
   await rm(outdir, { recursive: true, force: true });
   await mkdir(outdir, { recursive: true });
   if (mode === "build") {
