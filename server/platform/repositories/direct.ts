@@ -1,5 +1,5 @@
 // The hot statements that run outside any transaction (a request's key and agent lookups, the
-// statement that creates a run, metering), sent straight to PostgreSQL's driver when the client has
+// statement that creates a run, the event writer's INSERT, metering), sent straight to PostgreSQL's driver when the client has
 // a pool registered: Prisma spends about three times pg's CPU on each statement (a measurement in
 // bench/results/2026-11-22-runs.md), and these run for every request or every run. Rows come back
 // shaped as $queryRaw shapes them (int8 as bigint; timestamptz as Date and jsonb parsed, as pg does
