@@ -223,6 +223,14 @@ test.describe("embed", () => {
     await chat.send("Hi from the store");
     await expect(chat.lastAnswer()).toContainText("Echo: Hi from the store");
     await page.screenshot({ path: shot("embed") });
+    // In the narrow frame, the History panel stays inside the chat (it used to run off its left side).
+    await page.frameLocator("iframe").getByRole("button", { name: "History" }).click();
+    const panel = page.frameLocator("iframe").getByRole("region", { name: "Past conversations" });
+    await expect(panel.getByText("Hi from the store")).toBeVisible();
+    const [frameBox, panelBox] = [await page.locator("iframe").boundingBox(), await panel.boundingBox()];
+    expect(panelBox!.x).toBeGreaterThanOrEqual(frameBox!.x);
+    expect(panelBox!.x + panelBox!.width).toBeLessThanOrEqual(frameBox!.x + frameBox!.width);
+    await page.screenshot({ path: shot("embed-history") });
     expect(await visitor.cookies(baseURL)).toEqual([]);
     const embedPage = await visitor.request.get(`/embed/Support?tenant=acme&host=${encodeURIComponent(hostOrigin)}`);
     expect(embedPage.headers()["content-security-policy"]).toBe(
