@@ -79,9 +79,10 @@ interface Context {
   cited: string[];
 }
 
+/** Finds the definitions; when a label is defined twice, the first one counts (CommonMark). */
 function collect(node: Nodes, context: Context) {
-  if (node.type === "definition") context.definitions.set(node.identifier, node);
-  else if (node.type === "footnoteDefinition") context.footnotes.set(node.identifier, node);
+  if (node.type === "definition" && !context.definitions.has(node.identifier)) context.definitions.set(node.identifier, node);
+  else if (node.type === "footnoteDefinition" && !context.footnotes.has(node.identifier)) context.footnotes.set(node.identifier, node);
   if ("children" in node) for (const child of node.children) collect(child, context);
 }
 
@@ -225,7 +226,9 @@ export function renderMarkdown(tree: Root): ReactNode {
   // Notes cite further notes while they are rendered, so the list may grow in the loop.
   const notes: ReactNode[] = [];
   for (let index = 0; index < context.cited.length; index++) {
-    notes.push(<li key={index}>{children(context.footnotes.get(context.cited[index]!)!, context)}</li>);
+    // The parser only makes a reference of a defined label; a missing note is skipped, not a crash.
+    const note = context.footnotes.get(context.cited[index]!);
+    if (note) notes.push(<li key={index}>{children(note, context)}</li>);
   }
   return (
     <>

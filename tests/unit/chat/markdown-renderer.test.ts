@@ -77,6 +77,8 @@ describe("MarkdownRenderer", () => {
     );
     expect(inner("mail a@example.com")).toBe(`<p>mail ${link("mailto:a@example.com", "a@example.com")}</p>`);
     expect(inner("[the docs][d]\n\n[d]: /docs/start")).toBe(`<p>${link("/docs/start", "the docs")}</p>`);
+    // A label defined twice: the first definition counts, as in CommonMark.
+    expect(inner("[x][d]\n\n[d]: /first\n[d]: /second")).toBe(`<p>${link("/first", "x")}</p>`);
   });
 
   it("shows images as links to them, not as images that load by themselves", () => {
@@ -92,6 +94,9 @@ describe("MarkdownRenderer", () => {
       "<p>B<sup>1</sup> then A<sup>2</sup>, B again<sup>1</sup>.</p>" +
         '<section class="footnotes"><ol><li><p>Note B.</p></li><li><p>Note A.</p></li></ol></section>',
     );
+    expect(inner("x[^1]\n\n[^1]: first\n[^1]: second")).toBe('<p>x<sup>1</sup></p><section class="footnotes"><ol><li><p>first</p></li></ol></section>');
+    // Undefined: the text as written.
+    expect(inner("x[^2]")).toBe("<p>x[^2]</p>");
   });
 
   it("renders the partial text of a stream", () => {
