@@ -1,8 +1,8 @@
 "use client";
-// <Markdown text="…" />: the agent's text as markdown (./markdown-renderer.tsx). The renderer is most
-// of the chat's own JavaScript and an empty chat has no text to render, so it is loaded on demand:
-// the chat calls preloadMarkdown() as soon as a conversation has messages, and until the renderer
-// arrives the text shows as written.
+// <Markdown text="…" />: the agent's text as markdown (./markdown-renderer.tsx). The renderer, a full
+// markdown parser, is a large part of the chat's own JavaScript and an empty chat has no text to
+// render, so it is loaded on demand: the chat calls preloadMarkdown() as soon as a conversation has
+// messages, and until the renderer arrives the text shows as written.
 import { lazy, memo, Suspense, type ReactNode } from "react";
 
 function PlainText({ text }: { text: string }) {
