@@ -130,7 +130,7 @@ export async function chatBundleBrowser(): Promise<void> {
     // /chat, the widget's for the embed page).
     for (const [name, listedFiles, scripts] of [
       ["/chat", firstLoadChunks("/(console)/chat/page", "webpack"), phases[0]![1]],
-      ["/embed/[agent]", widgetFirstLoad(readWidget()), phases[3]![1]],
+      ["/embed/[agent]", widgetFirstLoad(await readWidget()), phases[3]![1]],
     ] as const) {
       const fetched = new Set(scripts.map((each) => each.file));
       const listed = new Set(listedFiles);

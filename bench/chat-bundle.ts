@@ -15,7 +15,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { runInNewContext } from "node:vm";
 import { gzipSync } from "node:zlib";
-import { widgetManifestPath, type WidgetAssets } from "../server/embed/widget-assets";
+import { widgetAssets, widgetManifestPath, type WidgetAssets } from "../server/embed/widget-assets";
 
 const root = path.resolve(import.meta.dirname, "..");
 const next = path.join(root, ".next");
@@ -28,7 +28,7 @@ export type Bundler = "turbopack" | "webpack";
 
 // What a change to the client bundle can come from. The build is reused only when its BUILD_ID is
 // newer than every one of these (a stale build would measure code that is gone).
-const BUILD_INPUTS = ["app", "components", "lib", "public", "scripts", "next.config.mjs", "postcss.config.mjs", "package.json", "package-lock.json", "tsconfig.json", "proxy.ts"];
+const BUILD_INPUTS = ["app", "components", "lib", "public", "server/embed", "next.config.mjs", "postcss.config.mjs", "package.json", "package-lock.json", "tsconfig.json", "proxy.ts"];
 /** The widget's output (public/embed-app): built from the inputs above, so not one of them (`npm run dev` rewrites it). */
 const widgetDir = path.dirname(widgetManifestPath(root));
 
@@ -41,9 +41,11 @@ function newestMtime(entry: string): number {
   return newest;
 }
 
-/** The widget's files (URL paths under public/) as the embed page loads them: see widgetFirstLoad. */
-export function readWidget(): WidgetAssets {
-  return JSON.parse(readFileSync(widgetManifestPath(root), "utf8")) as WidgetAssets;
+/** The widget's files (URL paths under public/), read as the embed page reads them: see widgetFirstLoad. */
+export async function readWidget(): Promise<WidgetAssets> {
+  const assets = await widgetAssets(root);
+  if (!assets) throw new Error(`no widget manifest at ${widgetManifestPath(root)}: run npm run build:embed`);
+  return assets;
 }
 
 /**
@@ -226,7 +228,7 @@ export async function chatBundle(): Promise<void> {
   const pages = appPages().map((page) => ({ page, chunks: load(page) }));
   const floor = pages.reduce((min, each) => (total(each.chunks, "gzip") < total(min.chunks, "gzip") ? each : min));
   const runtime = [...framework].filter((file) => file.endsWith(".js")).map((file) => measure(file));
-  const widget = readWidget();
+  const widget = await readWidget();
   const embed = widgetFirstLoad(widget).map(measureWidget);
   console.log(`\n/embed/[agent] first-load JavaScript (the widget bundle, esbuild + Preact; ${embed.length} files)`);
   console.table(Object.fromEntries(embed.map((each) => [each.file, { raw: kb(each.raw), "gzip -9": kb(each.gzip) }])));
