@@ -1,18 +1,19 @@
-// chat-bundle-browser: the JavaScript Chromium actually fetches for /chat and /embed/[agent], as a
-// check on chat-bundle's reading of the manifests and to see what loads after first paint. It
-// starts the production build (`next start`, an in-memory database with the demo accounts) on a
-// loopback port, signs in as member@acme.test with the HTTP cache disabled, and records every
-// script of the app's origin (/_next/static, and the embed page's widget under /embed-app) per
-// phase: the first load of /chat (until hydrated and the network is idle), a first message (markdown
-// with a table), a reload with that conversation saved, and a first load of the embed page. Sizes:
-// each body gzipped at level 9, as chat-bundle counts.
+// chat-bundle-browser: the JavaScript Chromium actually fetches for /chat, /embed/[agent] and the
+// console's agent chat page (<InlayChat> in an app-router page), as a check on chat-bundle's reading
+// of the manifests and to see what loads after first paint. It starts the production build
+// (`next start`, an in-memory database with the demo accounts) on a loopback port, signs in as
+// member@acme.test with the HTTP cache disabled, and records every script of the app's origin
+// (/_next/static, and the widget under /embed-app) per phase: the first load of /chat (until ready
+// and the network is idle), a first message (markdown with a table), a reload with that conversation
+// saved, a first load of the embed page and one of the agent chat page. Sizes: each body gzipped at
+// level 9, as chat-bundle counts.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { chromium, expect, type Page, type Response } from "@playwright/test";
-import { ensureBuild, firstLoadChunks, readWidget, widgetFirstLoad } from "./chat-bundle";
+import { IN_APP_PAGE, ensureBuild, firstLoadChunks, readWidget, widgetFirstLoad } from "./chat-bundle";
 
 const root = path.resolve(import.meta.dirname, "..");
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
@@ -98,8 +99,8 @@ export async function chatBundleBrowser(): Promise<void> {
 
     const phases: [string, Script[]][] = [];
     await page.goto("/chat?agent=Acme+assistant");
-    await expect(page.getByLabel("Message")).toBeEnabled(); // enabled once hydrated
-    phases.push(["/chat, first load (until hydrated, network idle)", await record.take()]);
+    await expect(page.getByLabel("Message")).toBeEnabled(); // enabled once the script has rendered the chat
+    phases.push(["/chat, first load (until ready, network idle)", await record.take()]);
 
     await page.getByLabel("Message").fill("A table:\n\n| a | b |\n|---|---|\n| 1 | 2 |");
     await page.getByLabel("Message").press("Enter");
@@ -118,6 +119,14 @@ export async function chatBundleBrowser(): Promise<void> {
     await embed.goto("/embed/Acme%20assistant?tenant=acme&host=http%3A%2F%2F127.0.0.1%3A1");
     phases.push(["/embed/[agent], first load (no token yet)", await embedRecord.take()]);
 
+    // The agent page's own URL (its id), then a first load of it.
+    await page.goto("/agents");
+    const href = await page.getByRole("link", { name: "Chat with Acme assistant" }).getAttribute("href");
+    await record.take(); // the agents page: not measured
+    await page.goto(href!);
+    await expect(page.getByLabel("Message")).toBeEnabled();
+    phases.push(["/agents/[id]/chat, first load (until hydrated, network idle)", await record.take()]);
+
     const sum = (scripts: Script[]) => scripts.reduce((total, each) => total + each.gzip, 0);
     console.log("\nscripts Chromium fetched from the app's origin, by phase (HTTP cache disabled)");
     console.table(
@@ -126,11 +135,12 @@ export async function chatBundleBrowser(): Promise<void> {
       ),
     );
 
-    // The check on chat-bundle: the first loads Chromium made against the manifests' lists (Next's for
-    // /chat, the widget's for the embed page).
+    // The check on chat-bundle: the first loads Chromium made against the manifests' lists (the
+    // widget's for /chat and the embed page, Next's for the agent page).
     for (const [name, listedFiles, scripts] of [
-      ["/chat", firstLoadChunks("/(console)/chat/page", "webpack"), phases[0]![1]],
-      ["/embed/[agent]", widgetFirstLoad(await readWidget()), phases[3]![1]],
+      ["/chat", widgetFirstLoad(await readWidget("chat")), phases[0]![1]],
+      ["/embed/[agent]", widgetFirstLoad(await readWidget("embed")), phases[3]![1]],
+      ["/agents/[id]/chat", firstLoadChunks(IN_APP_PAGE, "webpack"), phases[4]![1]],
     ] as const) {
       const fetched = new Set(scripts.map((each) => each.file));
       const listed = new Set(listedFiles);

@@ -1,10 +1,11 @@
 // chat-bundle (issue #7): the JavaScript a first load of the chat fetches, gzipped (level 9), from a
-// production build; target <= 120 KB. Two chat pages: /chat, an app-router page of the console, and
-// the embed page (/embed/[agent], the iframe of public/embed.js), which is not an app-router page but
-// a route handler's HTML with the widget bundle (server/embed/page.ts, server/embed/widget-build.ts). Printed
-// beside them, from the same build: a floor, the first load of the smallest app-router page, which is
-// what the fixed stack (React, Next's app router, the bundler's runtime, the root layout) costs any
-// app-router page.
+// production build; target <= 120 KB. Inlay's two chat pages, /chat (the member's full chat) and the
+// embed page (/embed/[agent], the iframe of public/embed.js), are route handlers' HTML loading one
+// entry each of the widget bundle (server/chat/page.ts, server/embed/page.ts,
+// server/embed/widget-build.ts). Printed beside them, from the same build: <InlayChat> inside an
+// app-router page on React (the console's agent page, as a vendor would embed it in their own Next
+// pages), and a floor, the first load of the smallest app-router page, which is what the fixed stack
+// (React, Next's app router, the bundler's runtime, the root layout) costs any app-router page.
 //
 // The build is `npm run build`'s: the widget (server/embed/widget-build.ts), then `next build --webpack`;
 // BENCH_BUNDLER=turbopack measures a Turbopack build of the same sources instead (the comparison in
@@ -15,7 +16,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { runInNewContext } from "node:vm";
 import { gzipSync } from "node:zlib";
-import { widgetAssets, widgetManifestPath, type WidgetAssets } from "../server/embed/widget-assets";
+import { widgetAssets, widgetManifestPath, type WidgetAssets, type WidgetEntry } from "../server/embed/widget-assets";
 
 const root = path.resolve(import.meta.dirname, "..");
 const next = path.join(root, ".next");
@@ -41,9 +42,9 @@ function newestMtime(entry: string): number {
   return newest;
 }
 
-/** The widget's files (URL paths under public/), read as the embed page reads them: see widgetFirstLoad. */
-export async function readWidget(): Promise<WidgetAssets> {
-  const assets = await widgetAssets(root);
+/** An entry's files (URL paths under public/), read as its page reads them: see widgetFirstLoad. */
+export async function readWidget(entry: WidgetEntry): Promise<WidgetAssets> {
+  const assets = await widgetAssets(entry, root);
   if (!assets) throw new Error(`no widget manifest at ${widgetManifestPath(root)}: run npm run build:embed`);
   return assets;
 }
@@ -205,7 +206,19 @@ function measure(file: string, dir = next): Chunk {
 const measureWidget = (file: string) => measure(file, path.join(root, "public"));
 
 const total = (chunks: Chunk[], key: "raw" | "gzip") => chunks.reduce((sum, each) => sum + each[key], 0);
+/** The app-router page that hosts <InlayChat> on React: what a vendor's own page with the chat costs. */
+export const IN_APP_PAGE = "/(console)/(trpc)/agents/[id]/chat/page";
 const route = (page: string) => page.replace(/\/page$/, "").replace(/\/\([^)]+\)/g, "") || "/";
+
+/** A widget page's first load and its state once a message shows (the markdown renderer loaded). */
+async function widgetPage(entry: WidgetEntry, name: string) {
+  const widget = await readWidget(entry);
+  const first = widgetFirstLoad(widget).map(measureWidget);
+  const lazy = widget.lazy.map(measureWidget);
+  console.log(`\n${name} first-load JavaScript (the widget bundle's "${entry}" entry, esbuild + Preact; ${first.length} files)`);
+  console.table(Object.fromEntries(first.map((each) => [each.file, { raw: kb(each.raw), "gzip -9": kb(each.gzip) }])));
+  return { name, first, withMessage: [...first, ...lazy] };
+}
 
 export async function chatBundle(): Promise<void> {
   // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
@@ -213,45 +226,29 @@ export async function chatBundle(): Promise<void> {
   const how = ensureBuild(bundler);
   const framework = new Set((JSON.parse(readFileSync(path.join(next, "build-manifest.json"), "utf8")) as { rootMainFiles: string[] }).rootMainFiles);
   const load = (page: string) => firstLoadChunks(page, bundler).map((file) => measure(file));
+  console.log(`\n(${bundler} build, ${how})`);
 
-  const chat = load("/(console)/chat/page");
-  console.log(`\n/chat first-load JavaScript (${bundler}, ${how}; ${chat.length} chunks)`);
+  // Inlay's chat pages: written as HTML by route handlers, each loading one entry of the widget bundle.
+  const pages = [await widgetPage("chat", "/chat"), await widgetPage("embed", "/embed/[agent]")];
+
+  // <InlayChat> inside an app-router page, on React: the console's agent page. What it costs over
+  // the floor is the chat's share; the floor is the vendor's own Next app.
+  const inApp = load(IN_APP_PAGE);
+  console.log(`\n${route(IN_APP_PAGE)} first-load JavaScript (<InlayChat> in an app-router page, React; ${inApp.length} chunks)`);
   console.table(
     Object.fromEntries(
-      [...chat]
+      [...inApp]
         .sort((a, b) => b.gzip - a.gzip)
         .map((each) => [each.file, { raw: kb(each.raw), "gzip -9": kb(each.gzip), loads: framework.has(each.file) ? "every page" : "" }]),
     ),
   );
-
   // The floor: the smallest first load of any app page in this build.
-  const pages = appPages().map((page) => ({ page, chunks: load(page) }));
-  const floor = pages.reduce((min, each) => (total(each.chunks, "gzip") < total(min.chunks, "gzip") ? each : min));
-  const runtime = [...framework].filter((file) => file.endsWith(".js")).map((file) => measure(file));
-  const widget = await readWidget();
-  const embed = widgetFirstLoad(widget).map(measureWidget);
-  console.log(`\n/embed/[agent] first-load JavaScript (the widget bundle, esbuild + Preact; ${embed.length} files)`);
-  console.table(Object.fromEntries(embed.map((each) => [each.file, { raw: kb(each.raw), "gzip -9": kb(each.gzip) }])));
-  const embedRow = "/embed/[agent] (widget bundle, not an app-router page)";
-  const rows: [string, Chunk[]][] = [
-    ["/chat", chat],
-    [embedRow, embed],
-    [`floor: smallest app page (${route(floor.page)})`, floor.chunks],
-    ["framework runtime (rootMainFiles, every page)", runtime],
-  ];
+  const appPageLoads = appPages().map((page) => ({ page, chunks: load(page) }));
+  const floor = appPageLoads.reduce((min, each) => (total(each.chunks, "gzip") < total(min.chunks, "gzip") ? each : min));
   const floorGzip = total(floor.chunks, "gzip");
-  console.log("\nfirst-load JavaScript by page, same build");
-  console.table(
-    Object.fromEntries(
-      rows.map(([name, chunks]) => [
-        name,
-        // The floor is what an app-router page cannot go below; the embed page is not one.
-        { chunks: chunks.length, raw: kb(total(chunks, "raw")), "gzip -9": kb(total(chunks, "gzip")), "over the floor": name === embedRow ? "n/a" : kb(total(chunks, "gzip") - floorGzip) },
-      ]),
-    ),
-  );
-  const lazy = onDemandChunks(chat.map((each) => each.file), framework, bundler);
-  console.log("\n/chat: chunks loaded on demand, after first paint (dynamic import())");
+  const runtime = [...framework].filter((file) => file.endsWith(".js")).map((file) => measure(file));
+  const lazy = onDemandChunks(inApp.map((each) => each.file), framework, bundler);
+  console.log(`\n${route(IN_APP_PAGE)}: chunks loaded on demand, after first paint (dynamic import())`);
   console.table(
     Object.fromEntries(
       lazy.map(({ name, files }) => {
@@ -260,17 +257,39 @@ export async function chatBundle(): Promise<void> {
       }),
     ),
   );
-  const withMarkdown = lazy.filter(({ name }) => name.startsWith("components/chat/")).flatMap(({ files }) => files.map((file) => measure(file)));
-  const chatGzip = total(chat, "gzip");
-  if (withMarkdown.length > 0) {
-    console.log(`/chat once a message is shown (first load + the chat's on-demand chunks): ${kb(chatGzip + total(withMarkdown, "gzip"))} gzipped`);
-  }
-  const embedLazy = widget.lazy.map(measureWidget);
-  const embedGzip = total(embed, "gzip");
-  console.log(`/embed/[agent] once a message is shown (first load + the markdown renderer, ${embedLazy.length} file): ${kb(embedGzip + total(embedLazy, "gzip"))} gzipped`);
-  console.log(
-    `/chat: ${kb(total(chat, "raw"))} raw, ${kb(chatGzip)} gzipped (target <= 120 KB gzipped): ${chatGzip <= TARGET ? "ok" : "MISSES TARGET"}; ` +
-      `the floor (${route(floor.page)}) is ${kb(floorGzip)}, so the chat's own share is ${kb(chatGzip - floorGzip)}`,
+  const inAppMarkdown = lazy.filter(({ name }) => name.startsWith("components/chat/")).flatMap(({ files }) => files.map((file) => measure(file)));
+
+  const rows: [string, Chunk[], Chunk[] | undefined, string][] = [
+    ...pages.map(({ name, first, withMessage }) => [`${name} (widget page)`, first, withMessage, "n/a"] as [string, Chunk[], Chunk[], string]),
+    [`${route(IN_APP_PAGE)} (<InlayChat> in an app-router page)`, inApp, [...inApp, ...inAppMarkdown], kb(total(inApp, "gzip") - floorGzip)],
+    [`floor: smallest app page (${route(floor.page)})`, floor.chunks, undefined, kb(0)],
+    ["framework runtime (rootMainFiles, every app page)", runtime, undefined, ""],
+  ];
+  console.log("\nfirst-load JavaScript by page, same build (gzip -9)");
+  console.table(
+    Object.fromEntries(
+      rows.map(([name, chunks, withMessage, overFloor]) => [
+        name,
+        {
+          files: chunks.length,
+          raw: kb(total(chunks, "raw")),
+          "first load": kb(total(chunks, "gzip")),
+          "once a message shows": withMessage ? kb(total(withMessage, "gzip")) : "",
+          // The floor is what an app-router page cannot go below; the widget pages are not app-router pages.
+          "over the floor": overFloor,
+        },
+      ]),
+    ),
   );
-  console.log(`/embed/[agent]: ${kb(total(embed, "raw"))} raw, ${kb(embedGzip)} gzipped (target <= 120 KB gzipped): ${embedGzip <= TARGET ? "ok" : "MISSES TARGET"}`);
+  for (const { name, first, withMessage } of pages) {
+    const gzip = total(first, "gzip");
+    console.log(
+      `${name}: ${kb(total(first, "raw"))} raw, ${kb(gzip)} gzipped (target <= 120 KB gzipped): ${gzip <= TARGET ? "ok" : "MISSES TARGET"}; ` +
+        `${kb(total(withMessage, "gzip"))} once a message shows`,
+    );
+  }
+  console.log(
+    `${route(IN_APP_PAGE)}: ${kb(total(inApp, "gzip"))} gzipped, of which the floor (${route(floor.page)}, the vendor's Next app) is ${kb(floorGzip)}: ` +
+      `<InlayChat>'s own share is ${kb(total(inApp, "gzip") - floorGzip)}`,
+  );
 }

@@ -37,6 +37,8 @@ export interface InlayChatProps {
   theme?: InlayTheme;
   className?: string;
   style?: CSSProperties;
+  /** Called when a turn's request ends (answered, waiting for the person, stopped or refused): e.g. to refresh a quota display. */
+  onTurnEnd?: () => void;
 }
 
 const noSubscription = () => () => {};
@@ -159,8 +161,14 @@ function ChatSession({
   theme,
   className = "",
   style,
+  onTurnEnd,
 }: InlayChatProps & { id: string; initial: ChatMessage[]; hydrated: boolean }) {
   const config = useInlay();
+  // useChat keeps the callbacks it was created with; this one follows the prop.
+  const turnEnded = useRef(onTurnEnd);
+  useEffect(() => {
+    turnEnded.current = onTurnEnd;
+  }, [onTurnEnd]);
   // A conversation saved mid-run reattaches to it: useChat's resume replays the request from the
   // cursor it started after (GET /api/chat), replacing the partial message.
   const [resumeFrom] = useState(() => resumeQuery(initial));
@@ -182,6 +190,8 @@ function ChatSession({
     messages: initial,
     resume: resumeFrom !== undefined,
     throttle: 40,
+    onFinish: () => turnEnded.current?.(),
+    onError: () => turnEnded.current?.(),
   });
   const busy = status === "submitted" || status === "streaming";
   const position = runPosition(messages);

@@ -1,8 +1,8 @@
 "use client";
 import { Button } from "@/components/ui/button";
 
-// next-auth's client is loaded on the click: the header is on every console page, the chat's
-// included, and nothing else there needs it.
+// next-auth's client is loaded on the click: the header is on every console page, and nothing else
+// there needs it.
 export function SignOutButton() {
   return (
     <Button

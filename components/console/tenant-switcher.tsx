@@ -1,8 +1,8 @@
 "use client";
 // Switches the active tenant: tenants.switch sets the cookie (the server checks membership), then the
 // route is refreshed for the new tenant (the tRPC pages' provider is keyed by it, so their query cache
-// starts afresh). The header is on every console page, the chat's included, so the tRPC client is
-// loaded only when someone actually switches.
+// starts afresh). The header is on every console page, so the tRPC client is loaded only when
+// someone actually switches.
 import { useRouter } from "next/navigation";
 import { useId, useState, useTransition } from "react";
 

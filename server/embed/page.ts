@@ -3,6 +3,7 @@
 // (components/chat/embed-main.tsx on Preact), not React and Next's client runtime. The page holds
 // nothing secret: the agent, host, title and accent from its own URL, checked here; the token arrives
 // later by postMessage (components/chat/embed-surface.tsx).
+import { attribute, pageHead, scriptTags, stylesheetTag } from "./html";
 import { normalizeOrigin } from "./tokens";
 import type { WidgetAssets } from "./widget-assets";
 
@@ -39,24 +40,15 @@ export function embedQuery(agentSegment: string, search: URLSearchParams): Embed
   };
 }
 
-const escapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-const escape = (text: string) => text.replace(/[&<>"']/g, (char) => escapes[char]!);
-
-const attribute = (name: string, value: string | undefined) => (value === undefined ? "" : ` ${name}="${escape(value)}"`);
-
 /** The page, or (assets missing: the widget was not built) undefined. */
 export function embedPageHtml(query: EmbedQuery, assets: WidgetAssets | undefined): string | undefined {
-  const head = (extra: string) =>
-    `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
-    `<title>Chat · Inlay</title><meta name="robots" content="noindex">${extra}</head>`;
-  const stylesheet = assets ? `<link rel="stylesheet" href="${escape(assets.stylesheet)}">` : "";
+  const head = (extra: string) => pageHead("Chat · Inlay", extra);
+  const stylesheet = assets ? stylesheetTag(assets) : "";
   if (!query.host) {
     return `${head(stylesheet)}<body class="min-h-screen antialiased"><p class="p-6 text-sm text-muted">This page is opened by the embed script (public/embed.js).</p></body></html>`;
   }
   if (!assets) return undefined;
-  const scripts =
-    assets.preload.map((file) => `<link rel="modulepreload" href="${escape(file)}">`).join("") +
-    `<script type="module" src="${escape(assets.script)}"></script>`;
+  const scripts = scriptTags(assets);
   // The same first paint as the surface's own "waiting" phase, until the script takes over.
   return (
     `${head(stylesheet + scripts)}<body class="min-h-screen antialiased">` +

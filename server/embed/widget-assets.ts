@@ -1,13 +1,22 @@
-// Where the embed page's widget bundle is and which of its files the page loads. server/embed/widget-build.ts
-// builds it into public/embed-app/ (gitignored; `npm run build` and `npm run dev` run it) with a
-// manifest.json that this module reads, since the file names carry content hashes. No imports beyond
-// Node's: the build script uses the same names.
+// Where the widget bundle is and which of its files each page loads. The bundle has two entries, the
+// embed page's (app/embed/[agent], server/embed/page.ts) and the full chat page's (app/chat,
+// server/chat/page.ts), which share their chunks. server/embed/widget-build.ts builds it into
+// public/embed-app/ (gitignored; `npm run build` and `npm run dev` run it) with a manifest.json that
+// this module reads, since the file names carry content hashes. No imports beyond Node's: the build
+// script uses the same names.
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 
 /** The folder under public/, and so the URL path the files are served at. */
 export const WIDGET_DIR = "embed-app";
 export const WIDGET_MANIFEST = "manifest.json";
+
+/** The bundle's entries: the page each one runs. */
+export const WIDGET_ENTRIES = {
+  embed: "components/chat/embed-main.tsx",
+  chat: "components/chat/chat-page-main.tsx",
+} as const;
+export type WidgetEntry = keyof typeof WIDGET_ENTRIES;
 
 export interface WidgetAssets {
   /** The entry, a module script (URL path). */
@@ -19,17 +28,19 @@ export interface WidgetAssets {
   lazy: string[];
 }
 
+export type WidgetManifest = Record<WidgetEntry, WidgetAssets>;
+
 export const widgetManifestPath = (root: string) => path.join(root, "public", WIDGET_DIR, WIDGET_MANIFEST);
 
-let cached: { mtimeMs: number; assets: WidgetAssets } | undefined;
+let cached: { file: string; mtimeMs: number; manifest: WidgetManifest } | undefined;
 
-/** The built widget's files, or undefined when it has not been built. Reread when it is rebuilt (dev). */
-export async function widgetAssets(root = process.cwd()): Promise<WidgetAssets | undefined> {
+/** One entry's built files, or undefined when the widget has not been built. Reread when it is rebuilt (dev). */
+export async function widgetAssets(entry: WidgetEntry, root = process.cwd()): Promise<WidgetAssets | undefined> {
   const file = widgetManifestPath(root);
   try {
     const { mtimeMs } = await stat(file);
-    if (cached?.mtimeMs !== mtimeMs) cached = { mtimeMs, assets: JSON.parse(await readFile(file, "utf8")) as WidgetAssets };
-    return cached.assets;
+    if (cached?.file !== file || cached.mtimeMs !== mtimeMs) cached = { file, mtimeMs, manifest: JSON.parse(await readFile(file, "utf8")) as WidgetManifest };
+    return cached.manifest[entry];
   } catch {
     return undefined;
   }

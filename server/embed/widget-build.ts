@@ -1,8 +1,9 @@
-// Builds the embed page's widget bundle (server/embed/page.ts loads it): esbuild bundles
-// components/chat/embed-main.tsx with react, react-dom and react/jsx-runtime aliased to preact/compat,
-// so the iframe loads neither React nor Next's client runtime (issue #7's JavaScript budget), and the
-// page's stylesheet (components/chat/embed-page.css through Tailwind, plus chat.css). Output:
-// public/embed-app/ (gitignored), file names with content hashes, and manifest.json naming them.
+// Builds the widget bundle the embed page (server/embed/page.ts) and the full chat page
+// (server/chat/page.ts) load: esbuild bundles their entries (WIDGET_ENTRIES) with react, react-dom and
+// react/jsx-runtime aliased to preact/compat, so neither page loads React or Next's client runtime
+// (issue #7's JavaScript budget), and each page's stylesheet (its components/chat/*-page.css through
+// Tailwind, plus chat.css). Output: public/embed-app/ (gitignored), file names with content hashes,
+// shared chunks, and manifest.json naming each entry's files.
 //
 //   tsx server/embed/widget-build.ts build              once (`npm run build` runs it before `next build`)
 //   tsx server/embed/widget-build.ts dev [next args]    build, rebuild on every change, and run `next dev`
@@ -17,18 +18,17 @@ import path from "node:path";
 import tailwindcss from "@tailwindcss/postcss";
 import * as esbuild from "esbuild";
 import postcss from "postcss";
-import { WIDGET_DIR, WIDGET_MANIFEST, widgetManifestPath, type WidgetAssets } from "./widget-assets";
+import { WIDGET_DIR, WIDGET_ENTRIES, WIDGET_MANIFEST, widgetManifestPath, type WidgetAssets, type WidgetEntry, type WidgetManifest } from "./widget-assets";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const outdir = path.join(root, "public", WIDGET_DIR);
-const entry = "components/chat/embed-main.tsx";
 const url = (file: string) => `/${WIDGET_DIR}/${path.relative(outdir, path.join(root, file)).split(path.sep).join("/")}`;
 
-/** The embed page's Tailwind stylesheet: compiled here, then bundled by esbuild with the chat's CSS. */
+/** A page's Tailwind stylesheet (components/chat/*-page.css): compiled here, then bundled by esbuild with the chat's CSS. */
 const tailwind: esbuild.Plugin = {
   name: "tailwind",
   setup(build) {
-    build.onLoad({ filter: /[/\\]embed-page\.css$/ }, async (args) => {
+    build.onLoad({ filter: /[/\\][a-z]+-page\.css$/ }, async (args) => {
       const result = await postcss([tailwindcss({ base: root })]).process(await readFile(args.path, "utf8"), { from: args.path });
       // The files Tailwind read (its @imports, the @source files whose classes it looked for): a change
       // to one of them rebuilds the stylesheet in watch mode.
@@ -38,8 +38,8 @@ const tailwind: esbuild.Plugin = {
   },
 };
 
-/** The manifest the page reads: the entry, its static imports (preloaded) and its on-demand chunks. */
-function manifestOf(metafile: esbuild.Metafile): WidgetAssets {
+/** What a page reads: its entry, the entry's static imports (preloaded) and its on-demand chunks. */
+function assetsOf(metafile: esbuild.Metafile, entry: string): WidgetAssets {
   const outputs = metafile.outputs;
   const script = Object.keys(outputs).find((file) => outputs[file]!.entryPoint === entry && file.endsWith(".js"));
   const stylesheet = script && outputs[script]!.cssBundle;
@@ -66,7 +66,10 @@ const manifest: esbuild.Plugin = {
   setup(build) {
     build.onEnd(async (result) => {
       if (result.errors.length > 0 || !result.metafile) return;
-      const assets = manifestOf(result.metafile);
+      const metafile = result.metafile;
+      const assets = Object.fromEntries(
+        (Object.entries(WIDGET_ENTRIES) as [WidgetEntry, string][]).map(([name, entry]) => [name, assetsOf(metafile, entry)]),
+      ) as WidgetManifest;
       const file = widgetManifestPath(root);
       await writeFile(`${file}.tmp`, `${JSON.stringify(assets, null, 2)}\n`);
       await rename(`${file}.tmp`, file);
@@ -78,11 +81,12 @@ const manifest: esbuild.Plugin = {
 
 const options: esbuild.BuildOptions = {
   absWorkingDir: root,
-  entryPoints: [entry],
+  entryPoints: Object.values(WIDGET_ENTRIES),
   outdir,
   entryNames: "[name]-[hash]",
   bundle: true,
-  // ESM with splitting: the markdown renderer's import() stays a chunk of its own, loaded on demand.
+  // ESM with splitting: the markdown renderer's import() stays a chunk of its own, loaded on demand,
+  // and what both entries use (Preact, <InlayChat>) is one chunk the browser caches for both pages.
   splitting: true,
   format: "esm",
   platform: "browser",

@@ -3,7 +3,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page, type Response } from "@playwright/test";
 import { ChatPage } from "./pages/chat-page";
 import { SignInPage } from "./pages/sign-in-page";
 
@@ -22,6 +22,41 @@ async function signIn(page: Page, email = "admin@acme.test") {
 
 test.describe("chat", () => {
   test.beforeEach(async ({ page }) => signIn(page));
+
+  test("the full chat page loads the widget alone, and signs out", async ({ page }) => {
+    // The scripts of the first load, gzipped as the bench counts them (issue #7).
+    const scripts: Promise<{ path: string; gzip: number }>[] = [];
+    const record = (response: Response) => {
+      if (response.request().resourceType() !== "script") return;
+      scripts.push(response.body().then((body) => ({ path: new URL(response.url()).pathname, gzip: gzipSync(body, { level: 9 }).length })));
+    };
+    page.on("response", record);
+    const chat = await ChatPage.open(page, { agent: agentName("Page") });
+    page.off("response", record);
+    const firstLoad = await Promise.all(scripts);
+    expect(firstLoad.length).toBeGreaterThan(0);
+    expect(firstLoad.filter((script) => !script.path.startsWith("/embed-app/"))).toEqual([]);
+    expect(firstLoad.reduce((sum, script) => sum + script.gzip, 0)).toBeLessThanOrEqual(120 * 1024);
+    await expect(page.getByTestId("signed-in-as")).toHaveText("admin@acme.test");
+    await chat.send("hello");
+    await expect(chat.lastAnswer()).toContainText("Echo: hello");
+    await page.screenshot({ path: shot("page") });
+
+    const here = new URL(page.url());
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL("/signin");
+    // Signed out, the page sends the visitor to sign in, and back to it afterwards.
+    await page.goto(here.pathname + here.search);
+    await expect(page).toHaveURL(`/signin?callbackUrl=${encodeURIComponent(here.pathname + here.search)}`);
+    await new SignInPage(page).signIn("admin@acme.test", "inlay-demo");
+    await expect(page).toHaveURL(here.pathname + here.search);
+    await expect(chat.input()).toBeEnabled();
+  });
+
+  test("the full chat page without an agent lists the agents", async ({ page }) => {
+    await page.goto("/chat");
+    await expect(page).toHaveURL("/agents");
+  });
 
   test("streams text before the run ends", async ({ page }) => {
     const chat = await ChatPage.open(page, { agent: agentName("Stream") });

@@ -13,7 +13,7 @@ const headers = { "content-type": "text/html; charset=utf-8", "cache-control": "
 
 export async function GET(request: NextRequest, { params }: { params: Promise<{ agent: string }> }) {
   const query = embedQuery((await params).agent, request.nextUrl.searchParams);
-  const html = embedPageHtml(query, await widgetAssets());
+  const html = embedPageHtml(query, await widgetAssets("embed"));
   if (html === undefined) {
     logger.error("embed page: the widget is not built (public/embed-app/manifest.json): run `npm run build:embed`");
     return new Response("The chat is unavailable.", { status: 503, headers: { "content-type": "text/plain; charset=utf-8" } });

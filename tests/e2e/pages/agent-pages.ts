@@ -25,6 +25,7 @@ export class AgentsPage {
   }
 }
 
+/** The agent page's chat: <InlayChat> on React, beside the quota meter. */
 export class ChatPage {
   constructor(private readonly page: Page) {}
 
@@ -34,11 +35,11 @@ export class ChatPage {
   }
 
   replies() {
-    return this.page.getByTestId("chat-assistant");
+    return this.page.getByRole("log", { name: "Conversation" }).locator('article[data-role="assistant"]');
   }
 
   error() {
-    return this.page.getByTestId("chat-error");
+    return this.page.locator(".inlay-chat").getByRole("alert");
   }
 
   memberRuns() {

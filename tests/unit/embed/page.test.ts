@@ -75,14 +75,15 @@ describe("the widget's manifest", () => {
 
   it("is read from public/embed-app, again once rebuilt, and missing means not built", async () => {
     root = await mkdtemp(path.join(tmpdir(), "inlay-widget-"));
-    expect(await widgetAssets(root)).toBeUndefined();
+    expect(await widgetAssets("embed", root)).toBeUndefined();
     const file = widgetManifestPath(root);
     await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify(assets));
-    expect(await widgetAssets(root)).toEqual(assets);
-    const rebuilt = { ...assets, script: "/embed-app/embed-main-EEEE.js" };
-    await writeFile(file, JSON.stringify(rebuilt));
+    const chat = { ...assets, script: "/embed-app/chat-page-main-FFFF.js", stylesheet: "/embed-app/chat-page-main-GGGG.css" };
+    await writeFile(file, JSON.stringify({ embed: assets, chat }));
+    expect(await widgetAssets("embed", root)).toEqual(assets);
+    expect(await widgetAssets("chat", root)).toEqual(chat);
+    await writeFile(file, JSON.stringify({ embed: { ...assets, script: "/embed-app/embed-main-EEEE.js" }, chat }));
     await utimes(file, new Date(), new Date(Date.now() + 5_000)); // a later build, whatever the clock's grain
-    expect((await widgetAssets(root))?.script).toBe("/embed-app/embed-main-EEEE.js");
+    expect((await widgetAssets("embed", root))?.script).toBe("/embed-app/embed-main-EEEE.js");
   });
 });

@@ -1,0 +1,21 @@
+// What the pages written as HTML outside the app router share (the embed's, server/embed/page.ts, and
+// the full chat's, server/chat/page.ts): escaping, and the tags that load an entry of the widget bundle.
+import type { WidgetAssets } from "./widget-assets";
+
+const escapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => escapes[char]!);
+
+/** ` name="value"`, escaped, or nothing when the value is undefined. */
+export const attribute = (name: string, value: string | undefined) => (value === undefined ? "" : ` ${name}="${escapeHtml(value)}"`);
+
+/** The document's start, through </head>; `extra` is trusted markup (the tags below). */
+export const pageHead = (title: string, extra: string) =>
+  `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+  `<title>${escapeHtml(title)}</title><meta name="robots" content="noindex">${extra}</head>`;
+
+export const stylesheetTag = (assets: WidgetAssets) => `<link rel="stylesheet" href="${escapeHtml(assets.stylesheet)}">`;
+
+/** The entry as a module script, its static chunks preloaded so they do not wait for it. */
+export const scriptTags = (assets: WidgetAssets) =>
+  assets.preload.map((file) => `<link rel="modulepreload" href="${escapeHtml(file)}">`).join("") +
+  `<script type="module" src="${escapeHtml(assets.script)}"></script>`;

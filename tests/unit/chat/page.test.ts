@@ -1,0 +1,59 @@
+// The full chat page's HTML (server/chat/page.ts): the query it keeps, that it loads the widget's chat
+// entry alone (no Next runtime), and that nothing from the URL or the account breaks out of the markup.
+import { describe, expect, it } from "vitest";
+import { chatPageHtml, chatPageQuery } from "@/server/chat/page";
+import type { WidgetAssets } from "@/server/embed/widget-assets";
+
+const assets: WidgetAssets = {
+  script: "/embed-app/chat-page-main-AAAA.js",
+  preload: ["/embed-app/chunk-BBBB.js"],
+  stylesheet: "/embed-app/chat-page-main-CCCC.css",
+  lazy: ["/embed-app/markdown-renderer-DDDD.js"],
+};
+const viewer = { email: "member@acme.test", workspace: "Acme" };
+const query = (search: string) => chatPageQuery(new URLSearchParams(search));
+
+describe("the chat page's query", () => {
+  it("keeps a trimmed agent of at most 255 characters, and a known mode only", () => {
+    expect(query("agent=%20Support%20&mode=approval")).toEqual({ agent: "Support", mode: "approval" });
+    expect(query(`agent=${"x".repeat(300)}`).agent).toHaveLength(255);
+    expect(query("agent=Support&mode=yolo").mode).toBeUndefined();
+  });
+
+  it("names no agent when the URL has none or only blanks", () => {
+    expect(query("").agent).toBeUndefined();
+    expect(query("agent=%20%20").agent).toBeUndefined();
+  });
+});
+
+describe("the chat page's HTML", () => {
+  it("loads the chat entry, its static chunk and stylesheet, and no Next runtime", () => {
+    const html = chatPageHtml("Support", "plan", viewer, assets)!;
+    const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map(([tag]) => tag);
+    expect(scripts).toEqual(['<script type="module" src="/embed-app/chat-page-main-AAAA.js">']);
+    expect(html).toContain('<link rel="modulepreload" href="/embed-app/chunk-BBBB.js">');
+    expect(html).toContain('<link rel="stylesheet" href="/embed-app/chat-page-main-CCCC.css">');
+    expect(html).not.toContain("/_next/");
+    expect(html).not.toContain("markdown-renderer"); // loaded on demand only
+    expect(html).toContain('<div id="inlay-chat" data-agent="Support" data-mode="plan"');
+    expect(html).toContain('data-testid="signed-in-as">member@acme.test<');
+    expect(html).toContain(">Acme<");
+    expect(html).toContain("data-sign-out");
+  });
+
+  it("leaves the mode out when none is given", () => {
+    expect(chatPageHtml("Support", undefined, viewer, assets)).not.toContain("data-mode");
+  });
+
+  it("escapes the agent, the email and the workspace", () => {
+    const html = chatPageHtml(`"><script>alert(1)</script>`, undefined, { email: "<b>@x.test", workspace: "A&B" }, assets)!;
+    expect(html).toContain('data-agent="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"');
+    expect(html).toContain("&lt;b&gt;@x.test");
+    expect(html).toContain(">A&amp;B<");
+    expect([...html.matchAll(/<script\b/g)]).toHaveLength(1);
+  });
+
+  it("is not written when the widget has not been built", () => {
+    expect(chatPageHtml("Support", undefined, viewer, undefined)).toBeUndefined();
+  });
+});
