@@ -42,6 +42,9 @@ function recorder(page: Page, origin: string) {
   page.on("response", (response: Response) => {
     const url = new URL(response.url());
     if (response.request().resourceType() !== "script" || url.origin !== origin) return;
+    // 304: revalidated, not fetched again (a reload sends If-None-Match for public/ files even with
+    // the HTTP cache disabled); a redirect has no body, and what it leads to is a response of its own.
+    if (response.status() >= 300 && response.status() < 400) return;
     const path = decodeURIComponent(url.pathname);
     const phase = current;
     pending.push(

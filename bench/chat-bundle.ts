@@ -94,9 +94,9 @@ function readManifest(page: string): ClientReferenceManifest {
 }
 
 /**
- * The JS files a first load of an app page (e.g. "/(console)/chat/page") fetches, from the build's
- * manifests. Why manifests and not the HTML of `next start`: /chat needs a signed-in member with a
- * tenant (and ?agent=), so a fetched page would be a redirect to /login unless the benchmark also
+ * The JS files a first load of an app page (e.g. "/(console)/(trpc)/agents/[id]/chat/page") fetches,
+ * from the build's manifests. Why manifests and not the HTML of `next start`: the page needs a
+ * signed-in member with a tenant, so a fetched page would be a redirect to /signin unless the benchmark also
  * seeded a database and a session (chat-bundle-browser does, in Chromium, and checks this list against
  * what the browser fetched); the manifests are what Next itself renders those script tags from:
  * - build-manifest.json `rootMainFiles`: the runtime and framework chunks every app route loads;
@@ -116,7 +116,7 @@ export function firstLoadChunks(page: string, bundler: Bundler): string[] {
     if (!manifest.entryJSFiles) throw new Error(`${page}: the manifest has no entryJSFiles (not a Turbopack build?)`);
     segments = Object.values(manifest.entryJSFiles).flat();
   } else {
-    // "/(console)/chat/page" → the entries app/layout, app/(console)/layout, app/(console)/chat/layout, app/(console)/chat/page.
+    // "/(console)/memories/page" → the entries app/layout, app/(console)/layout, app/(console)/memories/layout, app/(console)/memories/page.
     const dirs = page.split("/").slice(1, -1);
     const folder = (depth: number) => `static/chunks/app/${dirs.slice(0, depth).map((dir) => `${dir}/`).join("")}`;
     const entries = [...Array.from({ length: dirs.length + 1 }, (_, depth) => `${folder(depth)}layout-`), `${folder(dirs.length)}page-`];
@@ -134,7 +134,7 @@ export function firstLoadChunks(page: string, bundler: Bundler): string[] {
 }
 
 /**
- * Every app page a person can open ("/(console)/chat/page", "/_not-found/page", …). Left out:
+ * Every app page a person can open ("/(console)/(trpc)/agents/page", "/_not-found/page", …). Left out:
  * /_global-error, which only replaces the root layout when that fails to render.
  */
 function appPages(): string[] {
@@ -232,7 +232,8 @@ export async function chatBundle(): Promise<void> {
   const pages = [await widgetPage("chat", "/chat"), await widgetPage("embed", "/embed/[agent]")];
 
   // <InlayChat> inside an app-router page, on React: the console's agent page. What it costs over
-  // the floor is the chat's share; the floor is the vendor's own Next app.
+  // the floor is the page's share (the chat, and the console's tRPC client and quota meter); the
+  // floor is what the vendor's own Next app loads anyway.
   const inApp = load(IN_APP_PAGE);
   console.log(`\n${route(IN_APP_PAGE)} first-load JavaScript (<InlayChat> in an app-router page, React; ${inApp.length} chunks)`);
   console.table(
@@ -290,6 +291,6 @@ export async function chatBundle(): Promise<void> {
   }
   console.log(
     `${route(IN_APP_PAGE)}: ${kb(total(inApp, "gzip"))} gzipped, of which the floor (${route(floor.page)}, the vendor's Next app) is ${kb(floorGzip)}: ` +
-      `<InlayChat>'s own share is ${kb(total(inApp, "gzip") - floorGzip)}`,
+      `the page's own share (<InlayChat> on React, the console's tRPC and query client, the quota meter) is ${kb(total(inApp, "gzip") - floorGzip)}`,
   );
 }

@@ -2,6 +2,7 @@
 // a self-hosted install works with no mail server; a real transport implements the same interface.
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { logger } from "@/lib/logger";
+import { insertMail } from "../repositories/mail";
 
 export interface OutgoingMail {
   accountId: number | null;
@@ -19,9 +20,7 @@ export interface Mailer {
 
 export const recordingMailer: Mailer = {
   async send(prisma, mail) {
-    await prisma.platformMail.create({
-      data: { accountId: mail.accountId, to: mail.to, subject: mail.subject, text: mail.text, kind: mail.kind },
-    });
+    await insertMail(prisma, { accountId: mail.accountId, to: mail.to, subject: mail.subject, text: mail.text, kind: mail.kind });
     logger.info({ to: mail.to, kind: mail.kind, links: mail.links }, `mail recorded: ${mail.subject}`);
   },
 };

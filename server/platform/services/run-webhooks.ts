@@ -3,6 +3,7 @@
 // work reads undelivered rows, signs them and sends them to the registrations that subscribe.
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { type Prisma } from "@/server/generated/prisma/client";
+import { findEndUserExternalId } from "../repositories/end-users";
 import { insertWebhookEvent } from "../repositories/webhook-events";
 import type { RunRow } from "../repositories/runs";
 import { METADATA_ONLY } from "../runtime/redact";
@@ -60,7 +61,7 @@ export async function recordRunWebhook(
   const known =
     userId !== undefined || run.endUserId === null
       ? (userId ?? null)
-      : ((await prisma.platformEndUser.findUnique({ where: { id: run.endUserId }, select: { externalId: true } }))?.externalId ?? null);
+      : await findEndUserExternalId(prisma, run.endUserId);
   await insertWebhookEvent(prisma, {
     accountId: run.accountId,
     endUserId: run.endUserId,

@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { AgentChat } from "@/components/console/agent-chat";
 import { QuotaMeter } from "@/components/quota/quota-meter";
 
@@ -12,10 +11,11 @@ export default async function ChatPage({ params }: { params: Promise<{ id: strin
       <AgentChat agentId={id} />
       <aside aria-label="Quota" className="space-y-4">
         <QuotaMeter />
-        {/* The full chat: streamed text, tool cards, approvals, questions, attachments. */}
-        <Link href={`/chat?agent=${encodeURIComponent(id)}`} className="block text-sm font-medium text-accent underline-offset-4 hover:underline">
+        {/* The full chat, a page of its own outside the app router (app/chat/route.ts): a plain link,
+            since next/link would prefetch it as an app-router page and navigate to it client-side. */}
+        <a href={`/chat?agent=${encodeURIComponent(id)}`} className="block text-sm font-medium text-accent underline-offset-4 hover:underline">
           Open the full chat
-        </Link>
+        </a>
       </aside>
     </div>
   );
