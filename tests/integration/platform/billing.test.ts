@@ -157,6 +157,26 @@ describe("metering", () => {
     expect(records[0]!.costMicros).toBe(cost);
   });
 
+  it("charges no more than the balance and writes the rest off, saying how much in the ledger", async () => {
+    const account = await platform.signup();
+    const agentId = await newAgent(account, "u1");
+    await setBalance(account, 3);
+    const run = await completedRun(account, "u1", { teammate_id: agentId, message: "::words 300" });
+    const [whole, fraction] = (run.usage.cost_usd as string).split(".");
+    const cost = BigInt(whole!) * 1_000_000n + BigInt(fraction!.padEnd(6, "0"));
+    expect(cost).toBeGreaterThan(3n);
+    const balance = await balanceOf(account);
+    expect(balance).toMatchObject({ balance_micros: 0, held_micros: 0 });
+    const unpaid = cost - 3n;
+    expect(balance.transactions[0]).toMatchObject({
+      type: "debit",
+      amount_micros: -3,
+      balance_after_micros: 0,
+      run_id: run.id,
+      description: `Run ${run.id} on inlay/sim (${unpaid / 1_000_000n}.${(unpaid % 1_000_000n).toString().padStart(6, "0")} USD not charged: the balance could not cover it)`,
+    });
+  });
+
   it("meters every model call of a multi-step run and debits their sum once", async () => {
     const account = await platform.signup();
     const agentId = await newAgent(account, "u1");
