@@ -3,7 +3,8 @@
 // admission, settle as the run goes, never below zero) is in docs/platform-api.md, "Money".
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
-import { execute, queryRows } from "./direct";
+import type { RunRow } from "./runs";
+import { execute } from "./direct";
 
 type Tx = PrismaClient;
 
@@ -68,7 +69,7 @@ export interface AdmissionAccount {
 
 const readAdmissionAccount = async (tx: Tx, accountId: number, lock: boolean): Promise<AdmissionAccount> => {
   // NO KEY UPDATE, as every writer of the balance takes: it excludes them all, yet not the KEY SHARE
-  // locks of inserts that reference the account (see settlementSql on the deadlock FOR UPDATE risks).
+  // locks of inserts that reference the account (see settleRunChargesIn on the deadlock FOR UPDATE risks).
   const forUpdate = lock ? Prisma.sql`FOR NO KEY UPDATE` : Prisma.empty;
   const rows = await tx.$queryRaw<AdmissionAccount[]>`
     SELECT balance_micros AS "balanceMicros", held_micros AS "heldMicros", email_verified_at AS "emailVerifiedAt",
@@ -207,6 +208,16 @@ export async function recordModelCall(prisma: PrismaClient, call: MeteredCall): 
     WHERE id = ${call.runId}`);
 }
 
+interface SettledRun {
+  id: number;
+  accountId: number;
+  status: string;
+  model: string;
+  cost: bigint;
+  settled: bigint;
+  hold: bigint;
+}
+
 export interface Settlement {
   /** Debited from the balance. */
   chargedMicros: bigint;
@@ -220,91 +231,86 @@ export interface Settlement {
 /**
  * Charges what the run has cost since it was last settled: first out of its own hold, then, if the
  * estimate fell short, out of what nobody holds, never more; the rest is written off, so the balance
- * never goes below what other runs hold (nor below zero). A run that ended (its status one of
- * `endingStatuses`) gives back what is left of its hold. One statement: the run's row is locked
- * first, so two settlements of one run (the executor's and a cancel's) never charge the same cost
- * twice; null when there was nothing to settle.
+ * never goes below what other runs hold (nor below zero). A run that ended (`release`) gives back
+ * what is left of its hold. The run's row is locked first, so two settlements of one run (the
+ * executor's and a cancel's) never charge the same cost twice.
  */
-export async function settleRunCharges(prisma: PrismaClient, runId: number, endingStatuses: readonly string[]): Promise<Settlement | null> {
-  const settlement = settlementSql({ gate: null });
-  const rows = await queryRows<Settlement>(
-    prisma,
-    Prisma.sql`
-      WITH run_before AS (
-        SELECT id, account_id, model, cost_micros AS cost, settled_micros AS settled, hold_micros AS hold,
-          status = ANY(${[...endingStatuses]}::text[]) AS ending
-        FROM platform_runs WHERE id = ${runId} FOR NO KEY UPDATE
-      ),
-      ${settlement.plan},
-      settled_run AS (
-        UPDATE platform_runs run SET settled_micros = plan.cost, hold_micros = plan.hold_after
-        FROM plan WHERE run.id = plan.id AND ${settlement.due}
-      ),
-      ${settlement.charge}
-      SELECT charged AS "chargedMicros", written_off AS "writtenOffMicros", released AS "releasedMicros", balance_after AS "balanceAfterMicros"
-      FROM charged_account`,
-  );
-  return rows[0] ?? null;
+export function settleRunCharges(
+  prisma: PrismaClient,
+  runId: number,
+  release: (status: string) => boolean,
+  describe: (run: { id: number; model: string }, settlement: Omit<Settlement, "balanceAfterMicros">) => string,
+): Promise<Settlement | null> {
+  return prisma.$transaction((tx) => settleRunChargesIn(tx as unknown as Tx, runId, release, describe));
 }
 
 /**
- * Settlement as SQL, one definition for every statement that settles (this file's settleRunCharges,
- * run-end.ts's end of a pass): CTEs over `run_before`, which the statement defines with columns
- * id, account_id, model, cost, settled, hold and ending (whether the run has ended).
- * - `plan`: run_before with what is due (cost since the last settlement), what comes out of the
- *   run's hold (`from_hold`), what the hold gives back (`released`, once ended) and the hold after
- *   (`hold_after`); the statement writes the run's side (settled_micros = cost, hold_micros =
- *   hold_after) where `due` (the condition) holds.
- * - `charge`: the account's row locked FOR NO KEY UPDATE and read at its newest, the charge, the
- *   ledger entry and the account's new balance and held amount; `charged_account` returns what moved.
- *   With `gate`, only when that CTE (the run's move) returned a row.
+ * settleRunCharges inside a transaction the caller holds, as its last statements: the account's row
+ * stays locked from here to the commit.
  *
  * Both rows are locked FOR NO KEY UPDATE: exclusive against every other writer of the balance and of
  * the run (settlements, admissions' holds, ledger entries all take at least that), but not against the
- * KEY SHARE locks that inserts referencing them take: a statement that inserts such rows (a webhook
- * event references the account) would otherwise wait for every other doing the same, and two would
- * deadlock. Run event inserts (which reference the run) never wait for a settlement either.
+ * KEY SHARE locks that inserts referencing them take. The caller's transaction has usually inserted
+ * such rows already (its webhook event references the account); FOR UPDATE would then have to wait
+ * for every other transaction doing the same, and two of them would deadlock. Run event inserts
+ * (which reference the run) never wait for a settlement either.
  */
-export function settlementSql({ gate }: { gate: string | null }): { plan: Prisma.Sql; due: Prisma.Sql; charge: Prisma.Sql } {
-  const due = Prisma.sql`(plan.due > 0 OR (plan.ending AND plan.hold > 0))`;
-  return {
-    plan: Prisma.sql`plan AS (
-      SELECT run_before.*, run_before.cost - run_before.settled AS due,
-        LEAST(run_before.cost - run_before.settled, run_before.hold) AS from_hold,
-        CASE WHEN run_before.ending THEN run_before.hold - LEAST(run_before.cost - run_before.settled, run_before.hold) ELSE 0 END AS released,
-        CASE WHEN run_before.ending THEN 0 ELSE run_before.hold - LEAST(run_before.cost - run_before.settled, run_before.hold) END AS hold_after
-      FROM run_before
-    )`,
-    due,
-    charge: Prisma.sql`funds AS (
-      SELECT plan.*, account.balance_micros AS balance, account.held_micros AS held
-      FROM plan JOIN platform_accounts account ON account.id = plan.account_id
-        ${gate === null ? Prisma.empty : Prisma.raw(`JOIN ${gate} ON ${gate}.id = plan.id`)}
-      WHERE ${due}
-      FOR NO KEY UPDATE OF account
-    ),
-    charge AS (
-      -- Beyond the hold, only what nobody holds, never below zero.
-      SELECT funds.*, funds.from_hold + LEAST(funds.due - funds.from_hold, GREATEST(funds.balance - funds.held, 0)) AS charged
-      FROM funds
+export async function settleRunChargesIn(
+  tx: Tx,
+  runId: number,
+  release: (status: string) => boolean,
+  describe: (run: { id: number; model: string }, settlement: Omit<Settlement, "balanceAfterMicros">) => string,
+  /** The run's row as this transaction last wrote it (so it holds the row's lock): not read again. */
+  locked?: RunRow,
+): Promise<Settlement | null> {
+  const runs: SettledRun[] = locked
+    ? [
+        {
+          id: locked.id,
+          accountId: locked.accountId,
+          status: locked.status,
+          model: locked.model,
+          cost: locked.costMicros,
+          settled: locked.settledMicros,
+          hold: locked.holdMicros,
+        },
+      ]
+    : await tx.$queryRaw<SettledRun[]>`
+        SELECT id, account_id AS "accountId", status, model, cost_micros AS cost, settled_micros AS settled, hold_micros AS hold
+        FROM platform_runs WHERE id = ${runId} FOR NO KEY UPDATE`;
+  const run = runs[0];
+  if (!run) return null;
+  const due = run.cost - run.settled;
+  const ending = release(run.status);
+  if (due === 0n && !(ending && run.hold > 0n)) return null;
+  const fromHold = due < run.hold ? due : run.hold;
+  const released = ending ? run.hold - fromHold : 0n;
+  const beyondHold = due - fromHold;
+  // Two statements, the transaction's last: the account's row locked (NO KEY UPDATE) and read at its
+  // newest, then one statement writes the run's side, the account's and the ledger entry. The lock,
+  // which every settlement and admission of the account meets, is held from the read to the commit.
+  const accounts = await tx.$queryRaw<{ balance: bigint; held: bigint }[]>`
+    SELECT balance_micros AS balance, held_micros AS held FROM platform_accounts WHERE id = ${run.accountId} FOR NO KEY UPDATE`;
+  const account = accounts[0];
+  if (!account) return null;
+  const free = account.balance - account.held;
+  const extra = beyondHold < free ? beyondHold : free > 0n ? free : 0n;
+  const charged = fromHold + extra;
+  const balanceAfter = account.balance - charged;
+  const settlement = { chargedMicros: charged, writtenOffMicros: beyondHold - extra, releasedMicros: released };
+  await tx.$executeRaw`
+    WITH run AS (
+      UPDATE platform_runs SET settled_micros = ${run.cost}, hold_micros = ${run.hold - fromHold - released} WHERE id = ${runId}
     ),
     ledger AS (
       INSERT INTO platform_balance_transactions (account_id, type, amount_micros, balance_after_micros, run_id, description, created_at)
-      SELECT account_id, 'debit', -charged, balance - charged, id,
-        'Run ' || id || ' on ' || model || CASE WHEN due > charged
-          THEN ' (' || ((due - charged) / 1000000)::text || '.' || lpad(((due - charged) % 1000000)::text, 6, '0')
-            || ' USD not charged: the balance could not cover it)'
-          ELSE '' END,
-        now()
-      FROM charge WHERE due > 0
-    ),
-    charged_account AS (
-      UPDATE platform_accounts account
-      SET balance_micros = charge.balance - charge.charged, held_micros = account.held_micros - charge.from_hold - charge.released, updated_at = now()
-      FROM charge WHERE account.id = charge.account_id
-      RETURNING charge.charged, charge.due - charge.charged AS written_off, charge.released, account.balance_micros AS balance_after
-    )`,
-  };
+      SELECT ${run.accountId}, 'debit', ${-charged}, ${balanceAfter}, ${runId}, ${describe(run, settlement)}, now()
+      WHERE ${due > 0n}
+    )
+    UPDATE platform_accounts
+    SET balance_micros = ${balanceAfter}, held_micros = held_micros - ${fromHold + released}, updated_at = now()
+    WHERE id = ${run.accountId}`;
+  return { ...settlement, balanceAfterMicros: balanceAfter };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
-// The hot statements (a request's key and agent lookups, the statement that creates a run, the event
-// writer's INSERT, metering, the end of a run's pass, settlement), sent straight to PostgreSQL's
-// driver when the client has a pool registered: Prisma spends about three times pg's CPU on each
-// statement (a measurement in bench/results/2026-11-22-runs.md), and these run for every request or
-// every run. Rows come back shaped as $queryRaw shapes them (int8 as bigint; timestamptz
-// as Date and jsonb parsed, as pg does anyway). Anything else, or PGlite, goes through Prisma.
+// The hot statements that run outside any transaction (a request's key and agent lookups, the
+// statement that creates a run, the event writer's INSERT, metering), sent straight to PostgreSQL's driver when the client has
+// a pool registered: Prisma spends about three times pg's CPU on each statement (a measurement in
+// bench/results/2026-11-22-runs.md), and these run for every request or every run. Rows come back
+// shaped as $queryRaw shapes them (int8 as bigint; timestamptz as Date and jsonb parsed, as pg does
+// anyway). Anything else, a transaction's client (never registered) or PGlite, goes through Prisma.
 import pg from "pg";
 import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
 
@@ -33,4 +33,3 @@ export async function execute(prisma: PrismaClient, sql: Prisma.Sql): Promise<nu
   if (!pool) return prisma.$executeRaw(sql);
   return (await pool.query({ text: sql.text, values: sql.values, types })).rowCount ?? 0;
 }
-

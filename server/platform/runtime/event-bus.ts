@@ -3,6 +3,9 @@
 // (PGlite) an EventEmitter is enough; on PostgreSQL, NOTIFY reaches every instance through LISTEN.
 // Readers in this process are woken at once; the NOTIFYs of one tick go out as one statement
 // (payload "<instance>:<run id>,<run id>…"), and an instance ignores its own, already delivered.
+// They go out in the background, on the LISTEN connection, not the pool: a writer's next frames never
+// wait for them, nor for the pool (which a burst of runs ending, queued on their account's row, can
+// hold entirely).
 // A writer that knows what it committed hands the events to this process's readers with the wake-up
 // (an EventBatch): a reader whose cursor is at the batch's `after` writes them without reading the log.
 import { randomBytes } from "node:crypto";
@@ -35,7 +38,10 @@ const CHANNEL = "inlay_run_events";
 const PAYLOAD_MAX = 7_000;
 
 export interface RunEventBus {
-  /** After events of `runId` were committed; `batch` (the committed events) goes to this process's listeners. */
+  /**
+   * After events of `runId` were committed; `batch` (the committed events) goes to this process's
+   * listeners, who have it when this returns. Other instances are told in the background.
+   */
   publish(runId: number, batch?: EventBatch): Promise<void>;
   /**
    * Calls `listener` on every publish for `runId` (from any instance); returns the unsubscribe. A
@@ -94,7 +100,13 @@ export function createRunEventBus(database: Database): RunEventBus {
     if (current) payloads.push(current);
     const params = payloads.map((ids) => `${instance}:${ids}`);
     const calls = params.map((_, index) => `pg_notify($1, $${index + 2})`).join(", ");
-    await pool.query(`SELECT ${calls}`, [CHANNEL, ...params]);
+    try {
+      await (listener ?? pool).query(`SELECT ${calls}`, [CHANNEL, ...params]);
+    } catch (error) {
+      // Other instances' readers find the events when they next look at the log (an idle stream looks
+      // at every keep-alive, routes/runs/stream.ts).
+      logger.warn({ err: error }, "could not NOTIFY run events");
+    }
   };
   const connect = async (): Promise<void> => {
     if (closed) return;
@@ -123,16 +135,16 @@ export function createRunEventBus(database: Database): RunEventBus {
   };
   const ready = connect();
   return {
-    publish(runId, batch) {
+    async publish(runId, batch) {
       local(runId, batch);
       queued.add(runId);
       sending ??= send();
-      return sending;
     },
     subscribe,
     async close() {
       closed = true;
       await ready;
+      await sending;
       // Destroyed, not returned to the pool: a LISTENing session must not serve other queries.
       listener?.release(true);
       listener = undefined;

@@ -17,14 +17,14 @@ import {
 import { logger } from "@/lib/logger";
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
-import type { Prisma } from "@/server/generated/prisma/client";
+import { Prisma } from "@/server/generated/prisma/client";
 import type { PlatformConfig } from "../context";
 import { findAccount } from "../repositories/accounts";
 import { type AgentRow, findAgentAnyScope } from "../repositories/agents";
 import { recentMemoryContents } from "../repositories/memories";
-import { endRunPass, type RunPassEnd } from "../repositories/run-end";
 import {
   clearAnswers,
+  createRequests,
   type NewRequest,
   newRequestId,
   rememberedTools,
@@ -38,13 +38,14 @@ import {
   findRunById,
   reclaimAbandonedRun,
   releaseLease,
+  transitionRun,
   type RunRow,
 } from "../repositories/runs";
 import { listPermissionsForEndUser } from "../repositories/permissions";
 import { enabledBuiltInTools } from "../services/agents";
-import { meterModelCall, settleRun } from "../services/billing";
+import { meterModelCall, settleRun, settleRunIn } from "../services/billing";
 import { withAttachments } from "../services/run-files";
-import { runWebhookPayload, type RunWebhookExtra, type RunWebhookType } from "../services/run-webhooks";
+import { recordRunWebhook } from "../services/run-webhooks";
 import type { Mailer } from "../services/mailer";
 import { type EventBatch, eventBatch, type RunEventBus } from "./event-bus";
 import type { RunEventWriter } from "./event-writer";
@@ -280,22 +281,17 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
   // pass: it gives up the lease, drops the checkpoint and settles what the pass cost, so the finally
   // below has nothing left to write. A pass that ends otherwise (cancelled, nothing to do) does it there.
   let passEnded = false;
-  // The run as last read (for the webhook event's payload; read again when it never was).
-  let current: RunRow | null = null;
   const end: PassEnd = {
-    async finish({ webhook, webhookExtra, ...change }) {
-      const base = current ?? (await findRunById(prisma, runId));
-      if (!base) return null;
-      const predicted = { ...base, status: change.status, outputData: (change.outputData ?? base.outputData) as RunRow["outputData"], error: change.error ?? base.error };
-      const moved = await endRunPass(prisma, {
-        ...change,
-        runId,
-        ending: TERMINAL.has(change.status),
-        clearCheckpoint: checkpointer.state.saved,
-        webhook: { type: webhook, payload: runWebhookPayload(predicted, webhook, null, webhookExtra) as Prisma.InputJsonObject },
+    data: () => ({ leaseOwner: null, leaseExpiresAt: null, ...(checkpointer.state.saved ? { checkpoint: Prisma.DbNull } : {}) }),
+    async transaction(work) {
+      const row = await prisma.$transaction(async (tx) => {
+        const moved = await work(tx as PrismaClient);
+        // Last, as it locks the account's row until the commit.
+        if (moved) await settleRunIn(tx as PrismaClient, moved);
+        return moved;
       });
-      if (moved) passEnded = true;
-      return moved;
+      if (row) passEnded = true;
+      return row;
     },
   };
   try {
@@ -306,7 +302,6 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
     }
     // The claim read the run; a run just created (known) needs no re-read; a recovered one does.
     const run = claimed ?? known?.run ?? (await findRunById(prisma, runId));
-    current = run;
     if (!run || run.status !== "running") return;
     metadataOnly = run.retention === METADATA_ONLY;
     // A checkpoint holds the conversation, which a metadata_only run never writes: such a run has
@@ -324,7 +319,17 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
     const message = error instanceof Error ? error.message : String(error);
     logger.warn({ runId, err: error }, "run failed");
     // The outbox row commits with the status, so whoever sees the run failed also finds run.failed.
-    const failed = await end.finish({ status: "failed", error: message, stopReason: "error", finishedAt: new Date(), webhook: "run.failed" });
+    const failed = await end.transaction(async (tx) => {
+      const row = await transitionRun(tx, runId, ["running"], {
+        ...end.data(),
+        status: "failed",
+        error: message,
+        stopReason: "error",
+        finishedAt: new Date(),
+      });
+      if (row) await recordRunWebhook(tx, row, "run.failed");
+      return row;
+    });
     if (failed) {
       const frames: RunFrame[] = [
         { type: "run_status", status: "failed", error: message },
@@ -360,20 +365,15 @@ const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 export const NOT_RETAINED_MESSAGE =
   "conversation_not_retained: this metadata_only run's conversation was kept only by the process that paused it";
 
-/** How the pass ends: the run's new status and what goes with it (repositories/run-end.ts). */
-type PassChange = Omit<RunPassEnd, "runId" | "ending" | "clearCheckpoint" | "webhook"> & {
-  webhook: RunWebhookType;
-  webhookExtra?: RunWebhookExtra;
-};
-
-/** The end of the pass (see execute()). */
+/** What the transaction that takes a run out of running adds to end the pass (see execute()). */
 interface PassEnd {
+  /** Written with the run's new status: no lease, no checkpoint. */
+  data(): Prisma.PlatformRunUncheckedUpdateInput;
   /**
-   * Moves the run out of running with `change`, in one transaction that also drops its lease and
-   * checkpoint, writes the webhook event and settles what the pass cost; null when the run was not
-   * running any more.
+   * Runs `work`, which moves the run out of running and returns it (null when it was not running any
+   * more), in a transaction that then settles what the pass cost.
    */
-  finish(change: PassChange): Promise<RunRow | null>;
+  transaction(work: (tx: PrismaClient) => Promise<RunRow | null>): Promise<RunRow | null>;
 }
 
 /** streamText options execute() adds: checkpoints (recovery.ts; none under metadata_only). */
@@ -582,20 +582,24 @@ async function loop(
   const steps = ended.steps.length;
   // Tokens and cost were added to the run step by step (finish-step above).
   if (metadataOnly) deps.live.setMessages(run.id, messages);
-  const common = { messages: metadataOnly ? redactMessages(messages) : messages, steps };
+  const common: Prisma.PlatformRunUncheckedUpdateInput = {
+    messages: (metadataOnly ? redactMessages(messages) : messages) as unknown as Prisma.InputJsonArray,
+    turnsUsed: { increment: steps },
+  };
 
   const requests = [...toolApprovals, ...questions];
   if (requests.length > 0) {
     // One transaction: whoever sees awaiting_approval also finds the pending requests.
     const stored = metadataOnly ? requests.map((request) => ({ ...request, input: {} })) : requests;
-    const paused = await end.finish({
-      ...common,
-      status: "awaiting_approval",
-      requests: stored,
-      webhook: "run.awaiting_input",
-      webhookExtra: {
-        pending_requests: requests.map((request) => ({ request_id: request.id, tool_name: request.toolName, kind: request.kind })),
-      },
+    const paused = await end.transaction(async (tx) => {
+      const row = await transitionRun(tx, run.id, ["running"], { ...common, ...end.data(), status: "awaiting_approval" });
+      if (row) {
+        await createRequests(tx, run.id, stored);
+        await recordRunWebhook(tx, row, "run.awaiting_input", {
+          pending_requests: requests.map((request) => ({ request_id: request.id, tool_name: request.toolName, kind: request.kind })),
+        });
+      }
+      return row;
     });
     if (!paused) return;
     frames.push(
@@ -613,16 +617,21 @@ async function loop(
 
   const { text, finishReason } = ended;
   // The model produced no valid object: output_data stays null (the SDK leaves output undefined).
-  const outputData = run.outputSchema && ended.output !== undefined ? (ended.output as Record<string, unknown>) : null;
-  const completed = await end.finish({
-    ...common,
-    status: "completed",
-    // metadata_only: the answer went out on the live stream only.
-    output: metadataOnly ? null : text,
-    outputData: metadataOnly ? null : outputData,
-    stopReason: finishReason,
-    finishedAt: new Date(),
-    webhook: "run.completed",
+  const outputData =
+    run.outputSchema && ended.output !== undefined ? (ended.output as Prisma.InputJsonObject) : Prisma.DbNull;
+  const completed = await end.transaction(async (tx) => {
+    const row = await transitionRun(tx, run.id, ["running"], {
+      ...common,
+      ...end.data(),
+      status: "completed",
+      // metadata_only: the answer went out on the live stream only.
+      output: metadataOnly ? Prisma.DbNull : text,
+      outputData: metadataOnly ? Prisma.DbNull : outputData,
+      stopReason: finishReason,
+      finishedAt: new Date(),
+    });
+    if (row) await recordRunWebhook(tx, row, "run.completed");
+    return row;
   });
   if (!completed) return;
   frames.push(
@@ -632,7 +641,7 @@ async function loop(
       completion_state: "completed",
       stop_reason: finishReason,
       message_count: messages.length,
-      ...(run.outputSchema ? { output_data: outputData } : {}),
+      ...(run.outputSchema ? { output_data: outputData === Prisma.DbNull ? null : (outputData as Record<string, unknown>) } : {}),
     },
   );
 }

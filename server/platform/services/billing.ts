@@ -5,6 +5,7 @@ import type { z } from "zod";
 import type { TokenBalance } from "@/lib/schemas/billing";
 import { TERMINAL_STATUSES } from "@/lib/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { RunRow } from "../repositories/runs";
 import type { PlatformConfig } from "../context";
 import { PlatformError } from "../errors";
 import {
@@ -14,6 +15,8 @@ import {
   listLedger,
   recordModelCall,
   settleRunCharges,
+  settleRunChargesIn,
+  type Settlement,
 } from "../repositories/billing";
 import { callCostMicros, type CallTokens, pricingOf } from "./models";
 
@@ -138,9 +141,23 @@ export async function meterModelCall(
   return costMicros;
 }
 
+const ended = (status: string) => (TERMINAL_STATUSES as readonly string[]).includes(status);
+
+function describeDebit(run: { id: number; model: string }, settlement: Omit<Settlement, "balanceAfterMicros">) {
+  const base = `Run ${run.id} on ${run.model}`;
+  return settlement.writtenOffMicros > 0n
+    ? `${base} (${usdExact(settlement.writtenOffMicros)} USD not charged: the balance could not cover it)`
+    : base;
+}
+
 /**
  * Charges the run's cost since its last settlement, and gives back its hold once it has ended.
  * Safe to call any number of times, from any process: each call settles only what is new.
  */
-export const settleRun = (prisma: PrismaClient, runId: number) => settleRunCharges(prisma, runId, TERMINAL_STATUSES);
+export const settleRun = (prisma: PrismaClient, runId: number) => settleRunCharges(prisma, runId, ended, describeDebit);
 
+/**
+ * settleRun as the last statements of a transaction the caller holds (the one that ends the run's
+ * pass), given the run's row as that transaction wrote it.
+ */
+export const settleRunIn = (tx: PrismaClient, run: RunRow) => settleRunChargesIn(tx, run.id, ended, describeDebit, run);

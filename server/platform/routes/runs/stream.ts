@@ -97,7 +97,11 @@ export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint)
           };
         });
         wake = undefined;
-        if (idle && !closed) await stream.write(": keep-alive\n\n");
+        if (idle && !closed) {
+          await stream.write(": keep-alive\n\n");
+          // A wake-up from another instance can be lost (its NOTIFY failed): an idle stream looks again.
+          mustRead = true;
+        }
       }
     } finally {
       unsubscribe();
