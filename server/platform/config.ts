@@ -28,6 +28,7 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
       graceMs: source.RUN_SWEEP_GRACE_MS,
       sweepEveryMs: source.RUN_SWEEP_EVERY_MS,
       maxResumes: source.RUN_MAX_RESUMES,
+      keepAliveMs: source.RUN_STREAM_KEEP_ALIVE_MS,
     },
     models: {
       provider: source.INLAY_MODEL_PROVIDER,

@@ -36,6 +36,8 @@ export interface RunTimings {
   sweepEveryMs: number;
   /** Resumes allowed per run before it ends failed and interrupted. */
   maxResumes: number;
+  /** How often an idle run stream sends a keep-alive comment and looks at the log again. */
+  keepAliveMs: number;
 }
 
 /** What executes runs in this process: the event log's writer, the wake-up bus over it and the executor. */
@@ -46,6 +48,8 @@ export interface PlatformRuntime {
   executor: RunExecutor;
   /** What metadata_only runs say, held by this process only (runtime/live-content.ts). */
   live: LiveContent;
+  /** RunTimings.keepAliveMs, for the run streams (routes/runs/stream.ts). */
+  keepAliveMs: number;
   /** Waits for the runs this process executes to stop, then closes the bus. */
   close(): Promise<void>;
 }

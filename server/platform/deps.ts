@@ -70,6 +70,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
           events,
           executor,
           live,
+          keepAliveMs: timings.keepAliveMs,
           close: async () => {
             stopSweeper();
             await executor.idle();

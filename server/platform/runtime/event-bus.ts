@@ -104,7 +104,7 @@ export function createRunEventBus(database: Database): RunEventBus {
       await (listener ?? pool).query(`SELECT ${calls}`, [CHANNEL, ...params]);
     } catch (error) {
       // Other instances' readers find the events when they next look at the log (an idle stream looks
-      // at every keep-alive, routes/runs/stream.ts).
+      // at every keep-alive, RunTimings.keepAliveMs).
       logger.warn({ err: error }, "could not NOTIFY run events");
     }
   };

@@ -36,6 +36,7 @@ export function runTimings(config: PlatformConfig): RunTimings {
     graceMs: config.runs?.graceMs ?? leaseMs,
     sweepEveryMs: config.runs?.sweepEveryMs ?? Math.max(50, Math.floor(leaseMs / 2)),
     maxResumes: config.runs?.maxResumes ?? 2,
+    keepAliveMs: config.runs?.keepAliveMs ?? 15_000,
   };
 }
 

@@ -148,3 +148,35 @@ describe("in-process fan-out of run frames", () => {
     }
   });
 });
+
+describe("a wake-up that never comes", () => {
+  it("an idle stream finds what reached the log at its next keep-alive", async () => {
+    // Keep-alives every 200 ms instead of 15 s, so the test waits for one.
+    const quick = await startPlatform({ runs: { keepAliveMs: 200 } });
+    try {
+      const owner = await quick.signup();
+      const headers = { authorization: `Bearer ${owner.key}` };
+      const agent = (await quick.call("/agents", { key: owner.key, body: { name: "Idle", user_id: "u1" } })).body.id;
+      const post = await quick.request("/runs?user_id=u1", {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({ teammate_id: agent, permission_mode: "autonomous", message: "::ask Which one? | A | B" }),
+      });
+      const runId = Number(post.headers.get("x-run-id"));
+      await readFrames(post, { until: (frame) => frame.data.type === "run_status" && frame.data.status === "awaiting_approval" });
+
+      // Attached to a run waiting for its answer: the stream reads the log to its end, then idles.
+      const stream = await quick.request(`/runs/${runId}/events?user_id=u1`, { headers });
+      const lost = { type: "content_block_delta", id: "lost", delta: { type: "text_delta", text: "never announced" } } as const;
+      const received = readFrames(stream, { until: (frame) => frame.data.id === "lost" });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // A frame committed with no wake-up, as when another instance's NOTIFY is lost.
+      await (await quick.runtime()).events.append(runId, [lost]);
+      const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("the frame did not arrive within 5 s")), 5_000));
+      const frames = await Promise.race([received, timeout]);
+      expect(frames.at(-1)!.data).toEqual(lost);
+    } finally {
+      await quick.close();
+    }
+  });
+});

@@ -10,12 +10,11 @@ import type { RunFrame } from "@/lib/schemas/runs";
 import type { EventBatch } from "../../runtime/event-bus";
 import { eventsAfter, runIsOver } from "../../services/runs";
 
-const KEEP_ALIVE_MS = 15_000;
 const BATCH = 500;
 
 export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint): Response {
   const { prisma } = c.var;
-  const { bus, live } = c.var.runtime;
+  const { bus, live, keepAliveMs } = c.var.runtime;
   // The stream's frames do not name their run; a client that must resume through
   // GET /runs/{run_id}/events learns the id from this header (an Inlay extension).
   c.header("x-run-id", String(runId));
@@ -90,7 +89,7 @@ export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint)
         }
         if (mustRead || pushed.length > 0) continue;
         const idle = await new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => resolve(true), KEEP_ALIVE_MS);
+          const timer = setTimeout(() => resolve(true), keepAliveMs);
           wake = () => {
             clearTimeout(timer);
             resolve(false);
