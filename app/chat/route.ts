@@ -3,17 +3,15 @@
 // The chat bridge (app/api/chat) checks the session and the tenant again on every request; this only
 // decides what to show.
 import { NextResponse, type NextRequest } from "next/server";
-import { logger } from "@/lib/logger";
 import { ACTIVE_TENANT_COOKIE } from "@/server/api/trpc";
 import { getSession } from "@/server/auth/session";
 import { chatPageHtml, chatPageQuery } from "@/server/chat/page";
 import { getDb } from "@/server/db";
+import { widgetPageResponse } from "@/server/embed/html";
 import { widgetAssets } from "@/server/embed/widget-assets";
 import { resolveActiveMembership } from "@/server/tenancy/tenants";
 
 export const dynamic = "force-dynamic";
-
-const headers = { "content-type": "text/html; charset=utf-8", "cache-control": "private, no-cache, no-store, max-age=0, must-revalidate" };
 
 export async function GET(request: NextRequest) {
   const url = request.nextUrl;
@@ -28,10 +26,6 @@ export async function GET(request: NextRequest) {
   const { active } = await resolveActiveMembership(prisma, session.user.id, request.cookies.get(ACTIVE_TENANT_COOKIE)?.value);
   // In no workspace: the overview says how to get into one.
   if (!active) return NextResponse.redirect(new URL("/", url));
-  const html = chatPageHtml(agent, mode, { email: session.user.email ?? "", workspace: active.tenant.name }, await widgetAssets("chat"));
-  if (html === undefined) {
-    logger.error("chat page: the widget is not built (public/embed-app/manifest.json): run `npm run build:embed`");
-    return new Response("The chat is unavailable.", { status: 503, headers: { "content-type": "text/plain; charset=utf-8" } });
-  }
-  return new Response(html, { headers });
+  const viewer = { email: session.user.email ?? "", workspace: active.tenant.name };
+  return widgetPageResponse(chatPageHtml(agent, mode, viewer, await widgetAssets("chat")), "chat page");
 }

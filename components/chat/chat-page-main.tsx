@@ -5,16 +5,14 @@
 // checked agent and mode on the root element's data attributes.
 import "./chat-page.css";
 import { createRoot } from "react-dom/client";
-import { InlayChat } from "./inlay-chat";
+import { InlayChat, type InlayChatProps } from "./inlay-chat";
 import { InlayProvider } from "./provider";
-
-// As server/chat/page.ts's CHAT_MODES (not imported: that module is the server's).
-const MODES = ["autonomous", "approval", "plan"] as const;
 
 const root = document.getElementById("inlay-chat");
 const { agent, mode } = root?.dataset ?? {};
 if (root && agent) {
-  const permissionMode = MODES.find((each) => each === mode);
+  // The page writes a mode only once it has checked it is one.
+  const permissionMode = mode as InlayChatProps["permissionMode"];
   root.replaceChildren();
   createRoot(root).render(
     <InlayProvider>

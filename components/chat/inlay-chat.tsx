@@ -190,8 +190,8 @@ function ChatSession({
     messages: initial,
     resume: resumeFrom !== undefined,
     throttle: 40,
+    // Called at the end of every request, a failed or stopped one too.
     onFinish: () => turnEnded.current?.(),
-    onError: () => turnEnded.current?.(),
   });
   const busy = status === "submitted" || status === "streaming";
   const position = runPosition(messages);

@@ -4,11 +4,12 @@
 // the smallest app-router page alone is over issue #7's 120 KB budget. The console's pages keep the
 // app router; this one has a header of its own (a way back to them, who is signed in, sign out).
 import { buttonClass } from "@/components/ui/button";
+import type { z } from "zod";
+import { PermissionMode } from "@/lib/schemas/agents";
 import { attribute, escapeHtml, pageHead, scriptTags, stylesheetTag } from "@/server/embed/html";
 import type { WidgetAssets } from "@/server/embed/widget-assets";
 
-export const CHAT_MODES = ["autonomous", "approval", "plan"] as const;
-export type ChatMode = (typeof CHAT_MODES)[number];
+export type ChatMode = z.infer<typeof PermissionMode>;
 
 export interface ChatPageQuery {
   /** The tenant agent's id or name; undefined when the URL names none. */
@@ -19,8 +20,8 @@ export interface ChatPageQuery {
 /** ?agent=<tenant agent id or name>&mode=approval|plan|autonomous, as the app-router page read them. */
 export function chatPageQuery(search: URLSearchParams): ChatPageQuery {
   const agent = search.get("agent")?.trim().slice(0, 255);
-  const mode = CHAT_MODES.find((each) => each === search.get("mode"));
-  return { agent: agent || undefined, mode };
+  const mode = PermissionMode.safeParse(search.get("mode"));
+  return { agent: agent || undefined, mode: mode.success ? mode.data : undefined };
 }
 
 export interface ChatPageViewer {

@@ -1,5 +1,7 @@
 // What the pages written as HTML outside the app router share (the embed's, server/embed/page.ts, and
-// the full chat's, server/chat/page.ts): escaping, and the tags that load an entry of the widget bundle.
+// the full chat's, server/chat/page.ts): escaping, the tags that load an entry of the widget bundle,
+// and the route handlers' response.
+import { logger } from "@/lib/logger";
 import type { WidgetAssets } from "./widget-assets";
 
 const escapes: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -19,3 +21,17 @@ export const stylesheetTag = (assets: WidgetAssets) => `<link rel="stylesheet" h
 export const scriptTags = (assets: WidgetAssets) =>
   assets.preload.map((file) => `<link rel="modulepreload" href="${escapeHtml(file)}">`).join("") +
   `<script type="module" src="${escapeHtml(assets.script)}"></script>`;
+
+/**
+ * A widget page's response: the HTML, never cached; or, when it could not be written because the
+ * widget was not built, 503 and a log line saying what to run.
+ */
+export function widgetPageResponse(html: string | undefined, page: string): Response {
+  if (html === undefined) {
+    logger.error(`${page}: the widget is not built (public/embed-app/manifest.json): run \`npm run build:embed\``);
+    return new Response("The chat is unavailable.", { status: 503, headers: { "content-type": "text/plain; charset=utf-8" } });
+  }
+  return new Response(html, {
+    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "private, no-cache, no-store, max-age=0, must-revalidate" },
+  });
+}

@@ -1,7 +1,8 @@
 // The hot statements that run outside any transaction (a request's key and agent lookups, the
-// statement that creates a run, the event writer's INSERT, metering), sent straight to PostgreSQL's driver when the client has
-// a pool registered: Prisma spends about three times pg's CPU on each statement (a measurement in
-// bench/results/2026-11-22-runs.md), and these run for every request or every run. Rows come back
+// statement that creates a run, the event writer's INSERT, metering), sent straight to PostgreSQL's
+// driver when the client has a pool registered: Prisma spends about three times pg's CPU on each
+// statement (a measurement in bench/results/2026-11-22-runs.md), and these run for every request or
+// every run. Rows come back
 // shaped as $queryRaw shapes them (int8 as bigint; timestamptz as Date and jsonb parsed, as pg does
 // anyway). Anything else, a transaction's client (never registered) or PGlite, goes through Prisma.
 import pg from "pg";

@@ -5,11 +5,11 @@ import { Prisma } from "@/server/generated/prisma/client";
 export const findEndUser = (prisma: PrismaClient, accountId: number, externalId: string) =>
   prisma.platformEndUser.findUnique({ where: { accountId_externalId: { accountId, externalId } } });
 
-/** The profile's row id, creating the profile on first use of a user_id. Runs on most requests. */
 /** The end-user's own id (`user_id` on the API) for the row's id, or null when the row is gone. */
 export const findEndUserExternalId = async (prisma: PrismaClient, id: number): Promise<string | null> =>
   (await prisma.platformEndUser.findUnique({ where: { id }, select: { externalId: true } }))?.externalId ?? null;
 
+/** The profile's row id, creating the profile on first use of a user_id. Runs on most requests. */
 export async function ensureEndUser(prisma: PrismaClient, accountId: number, externalId: string): Promise<number> {
   const existing = await prisma.$queryRaw<{ id: number }[]>`
     SELECT id FROM platform_end_users WHERE account_id = ${accountId} AND external_id = ${externalId}`;

@@ -80,9 +80,11 @@ export function createRunEventBus(database: Database): RunEventBus {
     if (colon < 0 || payload.slice(0, colon) === instance) return;
     for (const id of payload.slice(colon + 1).split(",")) if (id) local(Number(id));
   };
-  // Run ids published this tick, sent together by the next flush.
+  // Run ids published this tick, sent together by the next flush; `sent`, the last NOTIFY sent (the
+  // listener's connection runs them in order), for close() to wait for.
   let queued = new Set<number>();
   let sending: Promise<void> | undefined;
+  let sent: Promise<void> = Promise.resolve();
   const send = async () => {
     await new Promise<void>((resolve) => setImmediate(resolve));
     const ids = [...queued];
@@ -138,13 +140,13 @@ export function createRunEventBus(database: Database): RunEventBus {
     async publish(runId, batch) {
       local(runId, batch);
       queued.add(runId);
-      sending ??= send();
+      if (!sending) sent = sending = send();
     },
     subscribe,
     async close() {
       closed = true;
       await ready;
-      await sending;
+      await sent;
       // Destroyed, not returned to the pool: a LISTENing session must not serve other queries.
       listener?.release(true);
       listener = undefined;
