@@ -2,12 +2,16 @@
 // PostgreSQL with BENCH_DATABASE_URL), signs up an account with an agent, and prints one JSON line
 // with what the load generator needs. The generator runs in the parent so it does not share an event
 // loop with the server it measures.
+import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { serve } from "@hono/node-server";
+import { streamText } from "ai";
 import { openDatabase } from "@/server/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformConfigFromEnv } from "@/server/platform/config";
 import { createPlatformDeps } from "@/server/platform/deps";
+import { fairShare } from "@/server/platform/runtime/fair-share";
 import { createSimModel } from "@/server/platform/runtime/models/sim";
 import { createLimiters } from "@/server/platform/middleware/rate-limit";
 import { addBalanceEntry } from "@/server/platform/services/billing";
@@ -54,9 +58,48 @@ const agent = (await (
   })
 ).json()) as { id: number };
 
-console.log(JSON.stringify({ base, key: signup.api_key, agentId: agent.id, database: url ? "postgres" : "pglite" }));
+// The floor under any platform on this machine: a bare node:http server that streams the sim model's
+// text deltas as SSE frames, with no auth, database or log: what any server adds on this machine. runs-ttft measures it beside the platform.
+const bare = http.createServer((request, response) => {
+  let body = "";
+  request.setEncoding("utf8");
+  request.on("data", (chunk: string) => (body += chunk));
+  request.on("end", () => {
+    const { message } = JSON.parse(body) as { message: string };
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    void (async () => {
+      let id = 0;
+      const result = streamText({ model: createSimModel(), messages: [{ role: "user", content: message }] });
+      // The platform's own pacing (runtime/fair-share.ts): without it a model as fast as the sim holds
+      // the event loop, and the socket, until its whole answer is read.
+      const share = fairShare();
+      for await (const part of result.fullStream) {
+        if (part.type === "text-delta") {
+          response.write(`id: ${++id}\ndata: ${JSON.stringify({ type: "content_block_delta", delta: { type: "text_delta", text: part.text } })}\n\n`);
+        }
+        await share.after(part);
+      }
+      response.end(`id: ${++id}\ndata: ${JSON.stringify({ type: "done" })}\n\n`);
+    })();
+  });
+});
+const barePort = await new Promise<number>((resolve) => bare.listen(0, "127.0.0.1", () => resolve((bare.address() as AddressInfo).port)));
+
+console.log(
+  JSON.stringify({ base, bareBase: `http://127.0.0.1:${barePort}`, key: signup.api_key, agentId: agent.id, database: url ? "postgres" : "pglite" }),
+);
+
+// The event loop's delay over the benchmark, printed to stderr when it stops: how long a ready callback
+// (a request's next step) waited for the loop.
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
 
 process.on("SIGTERM", () => {
+  loopDelay.disable();
+  const ms = (ns: number) => (ns / 1e6).toFixed(1);
+  console.error(
+    `server event loop delay: p50 ${ms(loopDelay.percentile(50))} ms, p99 ${ms(loopDelay.percentile(99))} ms, max ${ms(loopDelay.max)} ms`,
+  );
   void deps
     .close()
     .then(() => database.close())

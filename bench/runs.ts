@@ -19,6 +19,8 @@ import { createSimModel } from "@/server/platform/runtime/models/sim";
 
 export interface Target {
   base: string;
+  /** A bare HTTP server streaming the sim model (run-servers.ts): no platform, same process. */
+  bareBase: string;
   key: string;
   agentId: number;
   database: string;
@@ -90,12 +92,12 @@ interface StreamTimes {
 }
 
 /** POST /runs streaming, reading SSE frames as they arrive. */
-function streamRun(target: Target, message: string): Promise<StreamTimes> {
+function streamRun(target: Target, message: string, url = `${target.base}/runs`): Promise<StreamTimes> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const times: StreamTimes = { firstToken: NaN, deltas: [], done: false };
     const request = http.request(
-      `${target.base}/runs`,
+      url,
       { method: "POST", agent, headers: { authorization: `Bearer ${target.key}`, "content-type": "application/json" } },
       (response) => {
         if (response.statusCode !== 200) {
@@ -155,6 +157,7 @@ export async function runsTimeToFirstToken(databaseUrl?: string): Promise<void> 
   try {
     await rounds(10, 2, () => streamRun(target, message)); // warm up (JIT, pools)
     await rounds(10, 2, () => simFirstToken(message));
+    await rounds(10, 2, () => streamRun(target, message, target.bareBase));
     const rows: Record<string, Record<string, string>> = {};
     const verdicts: string[] = [];
     for (const [concurrency, count] of [
@@ -163,12 +166,15 @@ export async function runsTimeToFirstToken(databaseUrl?: string): Promise<void> 
       [200, 3],
     ] as const) {
       const base = await rounds(concurrency, count, () => simFirstToken(message));
+      const bare = (await rounds(concurrency, count, () => streamRun(target, message, target.bareBase))).map((times) => times.firstToken);
       const through = (await rounds(concurrency, count, () => streamRun(target, message))).map((times) => times.firstToken);
       const added50 = percentile(through, 50) - percentile(base, 50);
       const added99 = percentile(through, 99) - percentile(base, 99);
       rows[`${concurrency} stream${concurrency === 1 ? "" : "s"}`] = {
         "sim p50 ms": ms(percentile(base, 50)),
         "sim p99 ms": ms(percentile(base, 99)),
+        "bare HTTP added p50 ms": ms(percentile(bare, 50) - percentile(base, 50)),
+        "bare HTTP added p99 ms": ms(percentile(bare, 99) - percentile(base, 99)),
         "platform p50 ms": ms(percentile(through, 50)),
         "platform p99 ms": ms(percentile(through, 99)),
         "added p50 ms": ms(added50),
