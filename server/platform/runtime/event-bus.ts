@@ -140,7 +140,9 @@ export function createRunEventBus(database: Database): RunEventBus {
     async publish(runId, batch) {
       local(runId, batch);
       queued.add(runId);
-      if (!sending) sent = sending = send();
+      // After the NOTIFY in flight: one query at a time on the listener's connection (pg queues a
+      // second one, but it is deprecated), and what is published meanwhile goes out together.
+      if (!sending) sent = sending = sent.then(send);
     },
     subscribe,
     async close() {

@@ -45,6 +45,22 @@ describe("eventLoopGauge", () => {
     expect(starts(gauge)).toBe(8);
   });
 
+  it("does not count work that yields (runs streaming after they stepped back) as load", async () => {
+    let yielded = 0;
+    const gauge = eventLoopGauge({ windowMs: WINDOW, yieldingMs: () => yielded });
+    starts(gauge);
+    await idle();
+    expect(starts(gauge)).toBe(8);
+    // A busy window, all of it in slices the runs gave back: starts go on, twice as many.
+    const before = performance.now();
+    spin();
+    yielded += performance.now() - before;
+    expect(starts(gauge)).toBe(16);
+    // The same busy window, none of it yielding: refused.
+    spin();
+    expect(starts(gauge)).toBe(0);
+  });
+
   it("refuses while queries wait for a database connection, however idle the loop", async () => {
     let saturated = true;
     const gauge = eventLoopGauge({ windowMs: WINDOW, databaseSaturated: () => saturated });
