@@ -14,6 +14,7 @@ import { createPlatformDeps } from "@/server/platform/deps";
 import { fairShare } from "@/server/platform/runtime/fair-share";
 import { createSimModel } from "@/server/platform/runtime/models/sim";
 import { createLimiters } from "@/server/platform/middleware/rate-limit";
+import { sseEvent } from "@/server/platform/routes/runs/stream";
 import { addBalanceEntry } from "@/server/platform/services/billing";
 import { recordingMailer } from "@/server/platform/services/mailer";
 
@@ -59,7 +60,7 @@ const agent = (await (
 ).json()) as { id: number };
 
 // The floor under any platform on this machine: a bare node:http server that streams the sim model's
-// text deltas as SSE frames, with no auth, database or log: what any server adds on this machine. runs-ttft measures it beside the platform.
+// text deltas as SSE frames, with no auth, database or log. runs-ttft measures it beside the platform.
 const bare = http.createServer((request, response) => {
   let body = "";
   request.setEncoding("utf8");
@@ -75,11 +76,11 @@ const bare = http.createServer((request, response) => {
       const share = fairShare();
       for await (const part of result.fullStream) {
         if (part.type === "text-delta") {
-          response.write(`id: ${++id}\ndata: ${JSON.stringify({ type: "content_block_delta", delta: { type: "text_delta", text: part.text } })}\n\n`);
+          response.write(sseEvent(++id, { type: "content_block_delta", id: part.id, delta: { type: "text_delta", text: part.text } }));
         }
         await share.after(part);
       }
-      response.end(`id: ${++id}\ndata: ${JSON.stringify({ type: "done" })}\n\n`);
+      response.end(sseEvent(++id, { type: "done", completion_state: "completed", stop_reason: "end_turn", message_count: 2 }));
     })();
   });
 });

@@ -2,14 +2,9 @@
 // entry alone (no Next runtime), and that nothing from the URL or the account breaks out of the markup.
 import { describe, expect, it } from "vitest";
 import { chatPageHtml, chatPageQuery } from "@/server/chat/page";
-import type { WidgetAssets } from "@/server/embed/widget-assets";
+import { expectWidgetPage, widgetAssetsOf } from "../../helpers/widget-page";
 
-const assets: WidgetAssets = {
-  script: "/embed-app/chat-page-main-AAAA.js",
-  preload: ["/embed-app/chunk-BBBB.js"],
-  stylesheet: "/embed-app/chat-page-main-CCCC.css",
-  lazy: ["/embed-app/markdown-renderer-DDDD.js"],
-};
+const assets = widgetAssetsOf("chat-page-main");
 const viewer = { email: "member@acme.test", workspace: "Acme" };
 const query = (search: string) => chatPageQuery(new URLSearchParams(search));
 
@@ -29,12 +24,7 @@ describe("the chat page's query", () => {
 describe("the chat page's HTML", () => {
   it("loads the chat entry, its static chunk and stylesheet, and no Next runtime", () => {
     const html = chatPageHtml("Support", "plan", viewer, assets)!;
-    const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map(([tag]) => tag);
-    expect(scripts).toEqual(['<script type="module" src="/embed-app/chat-page-main-AAAA.js">']);
-    expect(html).toContain('<link rel="modulepreload" href="/embed-app/chunk-BBBB.js">');
-    expect(html).toContain('<link rel="stylesheet" href="/embed-app/chat-page-main-CCCC.css">');
-    expect(html).not.toContain("/_next/");
-    expect(html).not.toContain("markdown-renderer"); // loaded on demand only
+    expectWidgetPage(html, assets);
     expect(html).toContain('<div id="inlay-chat" data-agent="Support" data-mode="plan"');
     expect(html).toContain('data-testid="signed-in-as">member@acme.test<');
     expect(html).toContain(">Acme<");

@@ -5,14 +5,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { embedPageHtml, embedQuery } from "@/server/embed/page";
-import { widgetAssets, widgetManifestPath, type WidgetAssets } from "@/server/embed/widget-assets";
+import { widgetAssets, widgetManifestPath } from "@/server/embed/widget-assets";
+import { expectWidgetPage, widgetAssetsOf } from "../../helpers/widget-page";
 
-const assets: WidgetAssets = {
-  script: "/embed-app/embed-main-AAAA.js",
-  preload: ["/embed-app/chunk-BBBB.js"],
-  stylesheet: "/embed-app/embed-main-CCCC.css",
-  lazy: ["/embed-app/markdown-renderer-DDDD.js"],
-};
+const assets = widgetAssetsOf("embed-main");
 const query = (search: string, agent = "Support") => embedQuery(agent, new URLSearchParams(search));
 
 describe("the embed page's query", () => {
@@ -40,12 +36,7 @@ describe("the embed page's query", () => {
 describe("the embed page's HTML", () => {
   it("loads the widget's module script, its static chunk and stylesheet, and no Next runtime", () => {
     const html = embedPageHtml(query("host=https%3A%2F%2Fshop.acme.test&title=Help&accent=%230f766e"), assets)!;
-    const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map(([tag]) => tag);
-    expect(scripts).toEqual(['<script type="module" src="/embed-app/embed-main-AAAA.js">']);
-    expect(html).toContain('<link rel="modulepreload" href="/embed-app/chunk-BBBB.js">');
-    expect(html).toContain('<link rel="stylesheet" href="/embed-app/embed-main-CCCC.css">');
-    expect(html).not.toContain("/_next/");
-    expect(html).not.toContain("markdown-renderer"); // loaded on demand only
+    expectWidgetPage(html, assets);
     expect(html).toContain('<div id="inlay-embed" data-agent="Support" data-host="https://shop.acme.test" data-title="Help" data-accent="#0f766e">');
     expect(html).toContain(">Connecting…<");
   });

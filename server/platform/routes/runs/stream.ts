@@ -12,6 +12,9 @@ import { eventsAfter, runIsOver } from "../../services/runs";
 
 const BATCH = 500;
 
+/** One frame as an SSE event. JSON.stringify never emits a raw newline, so a frame is one `data:` line. */
+export const sseEvent = (id: bigint | number, frame: RunFrame) => `id: ${id}\ndata: ${JSON.stringify(frame)}\n\n`;
+
 export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint): Response {
   const { prisma } = c.var;
   const { bus, live, keepAliveMs } = c.var.runtime;
@@ -37,13 +40,13 @@ export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint)
       wake?.();
     });
     // Frames are written a batch at a time (one write through the stream's web streams, not one per
-    // frame). JSON.stringify never emits a raw newline, so each frame is one `data:` line.
+    // frame).
     const send = async (events: { id: bigint; frame: RunFrame }[]) => {
       let text = "";
       let done = false;
       for (const { id, frame } of events) {
         if (id <= cursor) continue;
-        text += `id: ${id}\ndata: ${JSON.stringify(frame)}\n\n`;
+        text += sseEvent(id, frame);
         cursor = id;
         if (frame.type === "done") {
           done = true;
