@@ -11,6 +11,7 @@ import type { RunEventBus } from "./runtime/event-bus";
 import type { RunEventWriter } from "./runtime/event-writer";
 import type { RunExecutor } from "./runtime/executor";
 import type { LiveContent } from "./runtime/live-content";
+import type { Signals } from "./runtime/signals";
 import type { Mailer } from "./services/mailer";
 import type { BillingSettings } from "./services/billing";
 import type { ModelSettings } from "./services/models";
@@ -43,6 +44,8 @@ export interface RunTimings {
 /** What executes runs in this process: the event log's writer, the wake-up bus over it and the executor. */
 export interface PlatformRuntime {
   bus: RunEventBus;
+  /** Hints between the instances of a deployment (runtime/signals.ts). */
+  signals: Signals;
   /** Appends run frames, every run's together (runtime/event-writer.ts). */
   events: RunEventWriter;
   executor: RunExecutor;

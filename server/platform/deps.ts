@@ -10,6 +10,7 @@ import { createRunExecutor } from "./runtime/executor";
 import { createLiveContent } from "./runtime/live-content";
 import { eventLoopGauge, type LoadGauge } from "./runtime/load-gauge";
 import { runTimings } from "./runtime/recovery";
+import { createSignals } from "./runtime/signals";
 import { startSweeper } from "./runtime/sweeper";
 import type { Mailer } from "./services/mailer";
 import { sendStraightToPostgres } from "./repositories/direct";
@@ -43,6 +44,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
       runtime ??= parts.database().then((database) => {
         if (database.driver.kind === "postgres") sendStraightToPostgres(database.prisma, database.driver.pool);
         const bus = createRunEventBus(database);
+        const signals = createSignals(database);
         // Frames are written on a connection of their own: they never wait behind other queries for the pool.
         const writerClient = openDedicatedClient(database);
         if (writerClient.pool) sendStraightToPostgres(writerClient.prisma, writerClient.pool);
@@ -67,6 +69,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
             : startSweeper(database.prisma, executor, { everyMs: timings.sweepEveryMs, graceMs: timings.graceMs });
         return {
           bus,
+          signals,
           events,
           executor,
           live,
@@ -76,6 +79,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
             await executor.idle();
             live.clear();
             await bus.close();
+            await signals.close();
             await writerClient.close();
           },
         };

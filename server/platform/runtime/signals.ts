@@ -1,0 +1,142 @@
+// Small messages between the processes of one deployment: "a run is ready to be claimed", "this key
+// was revoked". In one process (PGlite) an EventEmitter is enough; on PostgreSQL every instance
+// LISTENs on one channel and a publish NOTIFYs it. A listener in the publishing process is called at
+// once; other instances are told in the background, the publishes of one tick in one statement, on the
+// LISTEN connection (not the pool). A signal is a hint, never the truth: whoever acts on one reads the
+// database, and a lost one (a dropped connection) only delays what a periodic look would find anyway.
+import { randomBytes } from "node:crypto";
+import { EventEmitter } from "node:events";
+import type pg from "pg";
+import { logger } from "@/lib/logger";
+import type { Database } from "@/server/db";
+
+const CHANNEL = "inlay_signals";
+// NOTIFY payloads must stay under 8,000 bytes.
+const PAYLOAD_MAX = 7_000;
+
+export type SignalListener = (payload: string) => void;
+
+export interface Signals {
+  /** Calls this process's listeners of `topic` now and every other instance's soon after. */
+  publish(topic: string, payload?: string): void;
+  /** Calls `listener` on every publish of `topic`, from any instance; returns the unsubscribe. */
+  subscribe(topic: string, listener: SignalListener): () => void;
+  /**
+   * Calls `listener` whenever signals from other instances may have been lost (the LISTEN connection
+   * dropped and came back): whoever relies on them should look at the database again.
+   */
+  onGap(listener: () => void): () => void;
+  /** Waits for the NOTIFYs already queued, then drops the LISTEN connection. */
+  close(): Promise<void>;
+}
+
+export function createSignals(database: Database): Signals {
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(0);
+  const local = (topic: string, payload: string) => emitter.emit(`t:${topic}`, payload);
+  const subscribe = (topic: string, listener: SignalListener) => {
+    emitter.on(`t:${topic}`, listener);
+    return () => void emitter.off(`t:${topic}`, listener);
+  };
+  const onGap = (listener: () => void) => {
+    emitter.on("gap", listener);
+    return () => void emitter.off("gap", listener);
+  };
+
+  if (database.driver.kind === "pglite") {
+    return {
+      publish: (topic, payload = "") => void local(topic, payload),
+      subscribe,
+      onGap,
+      close: async () => void emitter.removeAllListeners(),
+    };
+  }
+
+  const { pool } = database.driver;
+  const instance = randomBytes(6).toString("hex");
+  let listener: pg.PoolClient | undefined;
+  let closed = false;
+  // Messages "<topic>\t<payload>" queued this tick, deduplicated; sent by the next flush.
+  let queued = new Set<string>();
+  let sending: Promise<void> | undefined;
+  let sent: Promise<void> = Promise.resolve();
+
+  const onNotification = (message: pg.Notification) => {
+    const text = message.payload ?? "";
+    const [from, ...messages] = text.split("\n");
+    if (from === instance) return;
+    for (const entry of messages) {
+      const tab = entry.indexOf("\t");
+      if (tab > 0) local(entry.slice(0, tab), entry.slice(tab + 1));
+    }
+  };
+
+  const send = async () => {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const messages = [...queued];
+    queued = new Set();
+    sending = undefined;
+    const payloads: string[] = [];
+    let current = instance;
+    for (const message of messages) {
+      if (current.length + message.length + 1 > PAYLOAD_MAX && current !== instance) {
+        payloads.push(current);
+        current = instance;
+      }
+      current += `\n${message}`;
+    }
+    if (current !== instance) payloads.push(current);
+    if (payloads.length === 0) return;
+    const calls = payloads.map((_, index) => `pg_notify($1, $${index + 2})`).join(", ");
+    try {
+      await (listener ?? pool).query(`SELECT ${calls}`, [CHANNEL, ...payloads]);
+    } catch (error) {
+      logger.warn({ err: error }, "could not NOTIFY signals");
+    }
+  };
+
+  const connect = async (): Promise<void> => {
+    if (closed) return;
+    let client: pg.PoolClient | undefined;
+    try {
+      client = await pool.connect();
+      const own = client;
+      own.on("notification", onNotification);
+      own.on("error", (error) => {
+        if (closed || listener !== own) return;
+        logger.warn({ err: error }, "signal listener lost its connection; reconnecting");
+        listener = undefined;
+        own.release(true);
+        emitter.emit("gap");
+        setTimeout(() => void connect(), 500);
+      });
+      await own.query(`LISTEN ${CHANNEL}`);
+      listener = own;
+    } catch (error) {
+      client?.release(true);
+      logger.warn({ err: error }, "could not LISTEN for signals; retrying");
+      if (!closed) setTimeout(() => void connect(), 1_000);
+    }
+  };
+  const ready = connect();
+
+  return {
+    publish(topic, payload = "") {
+      local(topic, payload);
+      queued.add(`${topic}\t${payload.replaceAll("\n", " ")}`);
+      // One query at a time on the listener's connection; what is published meanwhile goes together.
+      if (!sending) sent = sending = sent.then(send);
+    },
+    subscribe,
+    onGap,
+    async close() {
+      closed = true;
+      await ready;
+      await sent;
+      // Destroyed, not returned to the pool: a LISTENing session must not serve other queries.
+      listener?.release(true);
+      listener = undefined;
+      emitter.removeAllListeners();
+    },
+  };
+}
