@@ -11,7 +11,6 @@ import { openDatabase } from "@/server/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformConfigFromEnv } from "@/server/platform/config";
 import { createPlatformDeps } from "@/server/platform/deps";
-import { fairShare } from "@/server/platform/runtime/fair-share";
 import { createSimModel } from "@/server/platform/runtime/models/sim";
 import { createLimiters } from "@/server/platform/middleware/rate-limit";
 import { sseEvent } from "@/server/platform/routes/runs/stream";
@@ -71,14 +70,10 @@ const bare = http.createServer((request, response) => {
     void (async () => {
       let id = 0;
       const result = streamText({ model: createSimModel(), messages: [{ role: "user", content: message }] });
-      // The platform's own pacing (runtime/fair-share.ts): without it a model as fast as the sim holds
-      // the event loop, and the socket, until its whole answer is read.
-      const share = fairShare();
       for await (const part of result.fullStream) {
         if (part.type === "text-delta") {
           response.write(sseEvent(++id, { type: "content_block_delta", id: part.id, delta: { type: "text_delta", text: part.text } }));
         }
-        await share.after(part);
       }
       response.end(sseEvent(++id, { type: "done", completion_state: "completed", stop_reason: "end_turn", message_count: 2 }));
     })();

@@ -90,8 +90,14 @@ export const envSchema = z
     // Behind a reverse proxy: take the client IP from X-Forwarded-For instead of the socket.
     TRUST_PROXY: flag(false),
 
-    // Run execution: the lease a process holds on a run, and how runs whose process died are resumed.
-    RUN_LEASE_MS: z.coerce.number().int().min(300).default(30_000),
+    // What this process does: web (HTTP, SSE, admission), worker (claims and executes runs and jobs,
+    // no port) or all (both: the embedded default). `npm run platform -- --role` overrides it.
+    INLAY_ROLE: z.enum(["web", "worker", "all"]).default("all"),
+    // Runs one worker executes at once; more wait in the database for this or another worker.
+    RUN_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(200),
+    // Run execution: the lease a worker holds on a run (renewed every third of it), how long after it
+    // lapsed another worker takes the run over, and how often workers look for such runs.
+    RUN_LEASE_MS: z.coerce.number().int().min(300).default(6_000),
     RUN_SWEEP_GRACE_MS: optionalInt(0),
     RUN_SWEEP_EVERY_MS: optionalInt(50),
     RUN_MAX_RESUMES: z.coerce.number().int().nonnegative().default(2),

@@ -1,7 +1,7 @@
 // The platform's dependencies as configured by the environment (lib/env.ts). Tests build their own.
 import { env, type Env } from "@/lib/env";
 import type { Database } from "@/server/db";
-import type { PlatformConfig, PlatformDeps } from "./context";
+import type { PlatformConfig, PlatformDeps, PlatformRole } from "./context";
 import { createPlatformDeps } from "./deps";
 import { createLimiters } from "./middleware/rate-limit";
 import { languageModelFor } from "./runtime/models/providers";
@@ -59,12 +59,15 @@ function compatibleModelName(defaultModel: string | undefined): string {
   return defaultModel.startsWith(prefix) ? defaultModel.slice(prefix.length) : defaultModel;
 }
 
-export function platformDepsFromEnv(database: () => Promise<Database>): PlatformDeps {
+/** `role` overrides INLAY_ROLE (the standalone server's --role). */
+export function platformDepsFromEnv(database: () => Promise<Database>, role: PlatformRole = env.INLAY_ROLE): PlatformDeps {
   const config = platformConfigFromEnv();
   const sim = createSimModel();
   return createPlatformDeps({
     database,
     config,
+    role,
+    workerConcurrency: env.RUN_WORKER_CONCURRENCY,
     limiters: createLimiters({ ...config.rateLimits, store: env.RATE_LIMIT_STORE, redisUrl: env.REDIS_URL }),
     mailer: recordingMailer,
     languageModel: (modelId) => languageModelFor(config.models, modelId, { sim: () => sim }),

@@ -9,7 +9,7 @@ import type { AuthContext } from "./services/auth";
 import type { IdempotentCall } from "./services/idempotency";
 import type { RunEventBus } from "./runtime/event-bus";
 import type { RunEventWriter } from "./runtime/event-writer";
-import type { RunExecutor } from "./runtime/executor";
+import type { KnownRun, RunWorker } from "./runtime/executor";
 import type { LiveContent } from "./runtime/live-content";
 import type { Signals } from "./runtime/signals";
 import type { Mailer } from "./services/mailer";
@@ -29,11 +29,11 @@ export interface PlatformConfig {
 }
 
 export interface RunTimings {
-  /** How long a process's claim on a run lasts; renewed every third of it. */
+  /** How long a worker's claim on a run lasts; renewed every third of it. */
   leaseMs: number;
-  /** How long a lease must have been expired before another process re-claims the run. */
+  /** How long a lease must have lapsed before another worker claims the run. */
   graceMs: number;
-  /** How often every instance looks for such runs. */
+  /** How often every worker looks for claimable runs besides its wake-ups. */
   sweepEveryMs: number;
   /** Resumes allowed per run before it ends failed and interrupted. */
   maxResumes: number;
@@ -48,14 +48,22 @@ export interface PlatformRuntime {
   signals: Signals;
   /** Appends run frames, every run's together (runtime/event-writer.ts). */
   events: RunEventWriter;
-  executor: RunExecutor;
+  /** This process's worker (roles worker and all); none in a web process. */
+  worker?: RunWorker;
+  /** Hands a run that is ready to execute to its worker: this process's when leased to it, else any. */
+  startRun(runId: number, known?: KnownRun): void;
+  /** The lease a run inserted now gets so this process executes it at once (role all, with room). */
+  localLease(): { owner: string; ms: number } | undefined;
   /** What metadata_only runs say, held by this process only (runtime/live-content.ts). */
   live: LiveContent;
   /** RunTimings.keepAliveMs, for the run streams (routes/runs/stream.ts). */
   keepAliveMs: number;
-  /** Waits for the runs this process executes to stop, then closes the bus. */
+  /** Stops claiming, waits for the runs this process executes to stop, then closes the bus. */
   close(): Promise<void>;
 }
+
+/** What a process does: serve HTTP, execute runs and jobs, or both (DESIGN.md, Roles). */
+export type PlatformRole = "web" | "worker" | "all";
 
 export interface PlatformDeps {
   /** The database, opened (and migrated) on first use. */

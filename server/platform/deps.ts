@@ -1,17 +1,15 @@
 // Assembles the platform's dependencies. Every entry point (Next.js, the standalone server, tests,
-// benchmarks) builds them here, so they differ only in configuration.
+// benchmarks) builds them here, so they differ only in configuration and role.
 import type { RuntimeModel } from "./runtime/models/providers";
 import { type Database, openDedicatedClient } from "@/server/db";
-import type { PlatformConfig, PlatformDeps, PlatformRuntime } from "./context";
+import type { PlatformConfig, PlatformDeps, PlatformRole, PlatformRuntime } from "./context";
 import type { Limiters } from "./middleware/rate-limit";
 import { createRunEventBus } from "./runtime/event-bus";
 import { createRunEventWriter } from "./runtime/event-writer";
-import { createRunExecutor } from "./runtime/executor";
+import { createRunWorker, RUN_READY } from "./runtime/executor";
 import { createLiveContent } from "./runtime/live-content";
-import { eventLoopGauge, type LoadGauge } from "./runtime/load-gauge";
 import { runTimings } from "./runtime/recovery";
 import { createSignals } from "./runtime/signals";
-import { startSweeper } from "./runtime/sweeper";
 import type { Mailer } from "./services/mailer";
 import { sendStraightToPostgres } from "./repositories/direct";
 
@@ -22,14 +20,22 @@ export interface PlatformParts {
   mailer: Mailer;
   /** The model for a catalogue id (sim or a configured provider). */
   languageModel: (modelId: string) => RuntimeModel;
-  /** Sweep for runs whose process died and resume them (default on); tests that sweep by hand turn it off. */
-  sweepAbandonedRuns?: boolean;
-  /** When the executor may start another run (runtime/load-gauge.ts); tests hold runs back with their own. */
-  load?: LoadGauge;
+  /** web: executes nothing; worker and all: claim and execute runs (default all). */
+  role?: PlatformRole;
+  /** Runs this process's worker executes at once (default 200). */
+  workerConcurrency?: number;
+  /**
+   * Look for claimable runs every RunTimings.sweepEveryMs and at start (default on); tests that build
+   * orphaned runs by hand turn it off and call worker.claim() themselves.
+   */
+  pollRuns?: boolean;
 }
+
+export const DEFAULT_WORKER_CONCURRENCY = 200;
 
 export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
   let runtime: Promise<PlatformRuntime> | undefined;
+  const role = parts.role ?? "all";
   return {
     database: parts.database,
     config: parts.config,
@@ -50,33 +56,31 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         if (writerClient.pool) sendStraightToPostgres(writerClient.prisma, writerClient.pool);
         const events = createRunEventWriter(writerClient.prisma);
         const live = createLiveContent();
-        const pool = database.driver.kind === "postgres" ? database.driver.pool : undefined;
-        const executor = createRunExecutor({
-          prisma: database.prisma,
-          config: parts.config,
-          bus,
-          events,
-          mailer: parts.mailer,
-          languageModel: parts.languageModel,
-          live,
-          load: parts.load ?? eventLoopGauge({ databaseSaturated: pool && (() => pool.waitingCount > 0) }),
-        });
-        // A lease not renewed for a grace period after it expired means its process is gone.
         const timings = runTimings(parts.config);
-        const stopSweeper =
-          parts.sweepAbandonedRuns === false
-            ? () => {}
-            : startSweeper(database.prisma, executor, { everyMs: timings.sweepEveryMs, graceMs: timings.graceMs });
+        const polling = parts.pollRuns !== false;
+        const worker =
+          role === "web"
+            ? undefined
+            : createRunWorker(
+                { prisma: database.prisma, config: parts.config, bus, signals, events, mailer: parts.mailer, languageModel: parts.languageModel, live },
+                { concurrency: parts.workerConcurrency ?? DEFAULT_WORKER_CONCURRENCY, pollMs: polling ? timings.sweepEveryMs : 0 },
+              );
+        // What waits from before this process started (accepted while no worker ran, or left by one that died).
+        if (worker && polling) void worker.claim();
         return {
           bus,
           signals,
           events,
-          executor,
+          worker,
           live,
           keepAliveMs: timings.keepAliveMs,
+          startRun(runId, known) {
+            if (worker && known && known.run.leaseOwner === worker.lease.owner) worker.runLeased(known);
+            else signals.publish(RUN_READY, String(runId));
+          },
+          localLease: () => (worker?.hasRoom() ? worker.lease : undefined),
           close: async () => {
-            stopSweeper();
-            await executor.idle();
+            await worker?.stop();
             live.clear();
             await bus.close();
             await signals.close();

@@ -1,8 +1,10 @@
 // Runs the platform alone, without Next.js:
-//   npm run platform -- --port 4010 [--host 127.0.0.1] [--data-dir DIR]
-// --data-dir picks a PGlite data directory (an empty or new one gives a fresh database); without it,
-// DATABASE_URL or PGLITE_DATA_DIR decide as in the app. Prints one line on stdout once it accepts
-// requests; logs go to stderr.
+//   npm run platform -- [--role web|worker|all] [--port 4010] [--host 127.0.0.1] [--data-dir DIR]
+// Roles (DESIGN.md): web serves HTTP and SSE and executes nothing; worker claims and executes runs
+// and jobs and opens no port; all (the default, or INLAY_ROLE) does both. --data-dir picks a PGlite
+// data directory (an empty or new one gives a fresh database); without it, DATABASE_URL or
+// PGLITE_DATA_DIR decide as in the app. Prints one line on stdout once ready ("listening on <url>",
+// or "worker ready" for a worker); logs go to stderr.
 import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
 import { env } from "@/lib/env";
@@ -10,15 +12,24 @@ import { logger } from "@/lib/logger";
 import { getDb, openDatabase, setProcessDatabase } from "@/server/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformDepsFromEnv } from "@/server/platform/config";
+import type { PlatformRole } from "@/server/platform/context";
+
+const ROLES: readonly PlatformRole[] = ["web", "worker", "all"];
 
 const { values } = parseArgs({
   options: {
+    role: { type: "string", default: env.INLAY_ROLE },
     port: { type: "string", default: "4010" },
     host: { type: "string", default: "127.0.0.1" },
     "data-dir": { type: "string" },
   },
 });
 
+const role = values.role as PlatformRole;
+if (!ROLES.includes(role)) {
+  console.error(`--role must be one of ${ROLES.join(", ")}, got "${values.role}"`);
+  process.exit(2);
+}
 const port = Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   console.error(`--port must be a number from 0 to 65535, got "${values.port}"`);
@@ -26,26 +37,36 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
 }
 
 const dataDir = values["data-dir"];
+if (role !== "all" && !env.DATABASE_URL) {
+  // PGlite lives inside one process: a web process and a worker cannot share it.
+  console.error(`--role ${role} needs DATABASE_URL (PostgreSQL); PGlite runs only with --role all`);
+  process.exit(2);
+}
 const database = await openDatabase(
   dataDir ? { dataDir } : { url: env.DATABASE_URL, dataDir: env.PGLITE_DATA_DIR },
 );
 setProcessDatabase(database);
 
-const deps = platformDepsFromEnv(getDb);
-// The runtime now, not on the first request: its sweeper resumes runs this or another process left.
+const deps = platformDepsFromEnv(getDb, role);
+// The runtime now, not on the first request: its worker claims runs this or another process left.
 await deps.runtime();
-const app = createPlatformApp(deps);
-const server = serve({ fetch: app.fetch, port, hostname: values.host }, (info) => {
-  const host = values.host.includes(":") ? `[${values.host}]` : values.host;
-  console.log(`listening on http://${host}:${info.port}/api/v2`);
-});
+let server: ReturnType<typeof serve> | undefined;
+if (role === "worker") {
+  console.log("worker ready");
+} else {
+  const app = createPlatformApp(deps);
+  server = serve({ fetch: app.fetch, port, hostname: values.host }, (info) => {
+    const host = values.host.includes(":") ? `[${values.host}]` : values.host;
+    console.log(`listening on http://${host}:${info.port}/api/v2`);
+  });
+}
 
 let stopping = false;
 async function stop(signal: string) {
   if (stopping) return;
   stopping = true;
-  logger.info({ signal }, "stopping platform");
-  server.close();
+  logger.info({ signal, role }, "stopping platform");
+  server?.close();
   await deps.close();
   await database.close();
   process.exit(0);

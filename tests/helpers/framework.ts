@@ -40,7 +40,7 @@ export async function startFramework(): Promise<FrameworkHarness> {
     limiters: createLimiters({ ...config.rateLimits, store: "memory", keyPrefix: `fw-${process.pid}-${Math.random()}` }),
     mailer: recordingMailer,
     languageModel: () => createSimModel(),
-    sweepAbandonedRuns: false,
+    pollRuns: false,
   });
   const app = createPlatformApp(deps);
   const connectOnce = () =>

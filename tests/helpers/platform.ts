@@ -5,10 +5,9 @@ import { serve, type ServerType } from "@hono/node-server";
 import { createPlatformApp } from "@/server/platform/app";
 import { createPlatformDeps } from "@/server/platform/deps";
 import { createSimModel, type SimModelOptions } from "@/server/platform/runtime/models/sim";
-import type { PlatformApp, PlatformConfig, PlatformRuntime } from "@/server/platform/context";
+import type { PlatformApp, PlatformConfig, PlatformRole, PlatformRuntime } from "@/server/platform/context";
 import { createLimiters, type LimiterOptions } from "@/server/platform/middleware/rate-limit";
 import { recordingMailer } from "@/server/platform/services/mailer";
-import type { LoadGauge } from "@/server/platform/runtime/load-gauge";
 import { createTestDatabase, type TestDatabase } from "./database";
 
 export interface PlatformOptions {
@@ -25,8 +24,12 @@ export interface PlatformOptions {
   database?: TestDatabase;
   /** The sim model's wait between words (createSimModel's `sleep`), to hold a run mid-step. */
   simSleep?: SimModelOptions["sleep"];
-  /** When the executor may start another run; default the load gauge of runtime/load-gauge.ts. */
-  load?: LoadGauge;
+  /** web: no worker here (another harness on the database executes); default all. */
+  role?: PlatformRole;
+  /** Runs this instance's worker executes at once. */
+  workerConcurrency?: number;
+  /** Let the worker look for claimable runs on its own (at start and periodically); default off. */
+  pollRuns?: boolean;
 }
 
 export interface CallOptions {
@@ -52,7 +55,7 @@ export interface PlatformHarness {
   request(path: string, init?: RequestInit): Promise<Response>;
   /** A JSON call with an optional key; returns the response and its parsed body. */
   call<T = any>(path: string, options?: CallOptions): Promise<{ status: number; body: T; headers: Headers }>;
-  /** The runtime (event bus and executor) the platform uses. */
+  /** The runtime (event bus and worker) the platform uses. */
   runtime(): Promise<PlatformRuntime>;
   /** POST /signup with a fresh email; returns the default key. */
   signup(overrides?: Record<string, unknown>): Promise<Account>;
@@ -83,9 +86,10 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     limiters,
     mailer: recordingMailer,
     languageModel: () => createSimModel(options.simSleep ? { sleep: options.simSleep } : {}),
-    // Tests that need a sweep call it themselves, so nothing races them.
-    sweepAbandonedRuns: false,
-    load: options.load,
+    // Tests that leave runs behind on purpose claim them themselves (worker.claim()), so nothing races them.
+    pollRuns: options.pollRuns ?? false,
+    role: options.role,
+    workerConcurrency: options.workerConcurrency,
   });
   const app = createPlatformApp(deps);
   const server: ServerType = await new Promise((resolve) => {

@@ -179,39 +179,72 @@ export async function eventsAfter(prisma: PrismaClient, runId: number, afterId: 
   return rows.map((row) => ({ id: row.id, frame: row.data }));
 }
 
+/** A run a worker just claimed; `abandoned` when another worker held it and stopped renewing it. */
+export interface ClaimedRun {
+  run: RunRow;
+  abandoned: boolean;
+}
+
 /**
- * Takes the run's lease for `owner` when nobody holds a live one. Returns false when another process
- * is executing it.
+ * Claims up to `limit` runs that wait for a worker, oldest first, for `owner`: `running` and either
+ * never leased (just accepted, or resumed after a pause) or leased by a worker whose lease ran out
+ * `graceMs` ago (it died; the attempt is counted). SKIP LOCKED lets workers claim side by side
+ * without waiting for or taking each other's rows.
  */
-export async function claimLease(prisma: PrismaClient, runId: number, owner: string, ttlMs: number): Promise<boolean> {
-  const claimed = await prisma.$executeRaw`
-    UPDATE platform_runs SET lease_owner = ${owner}, lease_expires_at = now() + make_interval(secs => ${ttlMs / 1000})
-    WHERE id = ${runId} AND status = 'running'
-      AND (lease_owner IS NULL OR lease_owner = ${owner} OR lease_expires_at < now())`;
-  return claimed === 1;
+export async function claimRuns(
+  prisma: PrismaClient,
+  owner: string,
+  options: { limit: number; leaseMs: number; graceMs: number },
+): Promise<ClaimedRun[]> {
+  if (options.limit <= 0) return [];
+  const rows = await queryRows<Record<string, unknown>>(
+    prisma,
+    Prisma.sql`
+    WITH next AS (
+      SELECT id, lease_owner IS NOT NULL AS abandoned FROM platform_runs
+      WHERE status = 'running'
+        AND (lease_owner IS NULL OR lease_expires_at < now() - make_interval(secs => ${options.graceMs / 1000}))
+      ORDER BY id
+      LIMIT ${options.limit}
+      FOR UPDATE SKIP LOCKED
+    )
+    UPDATE platform_runs AS r
+    SET lease_owner = ${owner}, lease_expires_at = now() + make_interval(secs => ${options.leaseMs / 1000}),
+        resume_attempts = r.resume_attempts + CASE WHEN next.abandoned THEN 1 ELSE 0 END
+    FROM next WHERE r.id = next.id
+    RETURNING r.*, next.abandoned AS "claimedAbandoned"`,
+  );
+  return rows
+    .map(({ claimedAbandoned, ...row }) => ({ run: fromColumns<RunRow>(row), abandoned: claimedAbandoned === true }))
+    .sort((a, b) => a.run.id - b.run.id);
 }
 
-/** claimLease, returning the run as it is now (null when not taken). */
-export async function takeLease(prisma: PrismaClient, runId: number, owner: string, ttlMs: number): Promise<RunRow | null> {
-  const rows = await prisma.$queryRaw<Record<string, unknown>[]>`
-    UPDATE platform_runs SET lease_owner = ${owner}, lease_expires_at = now() + make_interval(secs => ${ttlMs / 1000})
-    WHERE id = ${runId} AND status = 'running'
-      AND (lease_owner IS NULL OR lease_owner = ${owner} OR lease_expires_at < now())
-    RETURNING *`;
-  return rows[0] ? fromColumns<RunRow>(rows[0]) : null;
+/**
+ * Extends `owner`'s leases on `runIds` (one statement for all of a worker's runs); returns the ids it
+ * still holds. A run missing from the answer was taken over (its lease had lapsed) or released.
+ */
+export async function renewLeases(prisma: PrismaClient, owner: string, runIds: number[], leaseMs: number): Promise<Set<number>> {
+  if (runIds.length === 0) return new Set();
+  const rows = await queryRows<{ id: number }>(
+    prisma,
+    Prisma.sql`
+    UPDATE platform_runs SET lease_expires_at = now() + make_interval(secs => ${leaseMs / 1000})
+    WHERE id = ANY(${runIds}::int[]) AND lease_owner = ${owner}
+    RETURNING id`,
+  );
+  return new Set(rows.map((row) => row.id));
 }
 
-/** claimLease for several runs at once (runs waiting to start); returns how many it holds now. */
-export async function claimLeases(prisma: PrismaClient, runIds: number[], owner: string, ttlMs: number): Promise<number> {
-  if (runIds.length === 0) return 0;
-  return prisma.$executeRaw`
-    UPDATE platform_runs SET lease_owner = ${owner}, lease_expires_at = now() + make_interval(secs => ${ttlMs / 1000})
-    WHERE id = ANY(${runIds}::int[]) AND status = 'running'
-      AND (lease_owner IS NULL OR lease_owner = ${owner} OR lease_expires_at < now())`;
-}
-
-export async function releaseLease(prisma: PrismaClient, runId: number, owner: string): Promise<void> {
-  await prisma.platformRun.updateMany({ where: { id: runId, leaseOwner: owner }, data: { leaseOwner: null, leaseExpiresAt: null } });
+/** Gives up `owner`'s lease on the run; returns the run's status then (null when it no longer held it). */
+export async function releaseLease(prisma: PrismaClient, runId: number, owner: string): Promise<string | null> {
+  const rows = await queryRows<{ status: string }>(
+    prisma,
+    Prisma.sql`
+    UPDATE platform_runs SET lease_owner = NULL, lease_expires_at = NULL
+    WHERE id = ${runId} AND lease_owner = ${owner}
+    RETURNING status`,
+  );
+  return rows[0]?.status ?? null;
 }
 
 /**
@@ -221,40 +254,6 @@ export async function releaseLease(prisma: PrismaClient, runId: number, owner: s
 export async function hasDoneEvent(prisma: PrismaClient, runId: number): Promise<boolean> {
   const last = await prisma.platformRunEvent.findFirst({ where: { runId }, orderBy: { id: "desc" }, select: { type: true } });
   return last?.type === "done";
-}
-
-/**
- * Runs whose executing process is gone: still `running`, with a lease that expired (or was never
- * taken) more than `graceMs` ago. Oldest first.
- */
-export async function findAbandonedRunIds(prisma: PrismaClient, graceMs: number, limit: number): Promise<number[]> {
-  const rows = await prisma.$queryRaw<{ id: number }[]>`
-    SELECT id FROM platform_runs
-    WHERE status = 'running'
-      AND COALESCE(lease_expires_at, updated_at) < now() - make_interval(secs => ${graceMs / 1000})
-    ORDER BY id
-    LIMIT ${limit}`;
-  return rows.map((row) => row.id);
-}
-
-/**
- * Takes over an abandoned run (same test as findAbandonedRunIds) for `owner` and counts the attempt.
- * One UPDATE decides between instances sweeping at once; null when the run is not abandoned (any more).
- */
-export async function reclaimAbandonedRun(
-  prisma: PrismaClient,
-  runId: number,
-  owner: string,
-  ttlMs: number,
-  graceMs: number,
-): Promise<RunRow | null> {
-  const claimed = await prisma.$executeRaw`
-    UPDATE platform_runs
-    SET lease_owner = ${owner}, lease_expires_at = now() + make_interval(secs => ${ttlMs / 1000}),
-        resume_attempts = resume_attempts + 1
-    WHERE id = ${runId} AND status = 'running'
-      AND COALESCE(lease_expires_at, updated_at) < now() - make_interval(secs => ${graceMs / 1000})`;
-  return claimed === 1 ? prisma.platformRun.findUnique({ where: { id: runId } }) : null;
 }
 
 /** Stores the run's checkpoint while `owner` still holds it. */

@@ -17,13 +17,13 @@ export function authOf(c: PlatformContext): AuthContext {
 /** What domain services need from the request: the database and the platform's configuration. */
 export const servicesOf = (c: PlatformContext) => ({ prisma: c.var.prisma, config: c.var.deps.config });
 
-/** What the run service needs: the services above plus the event log's writer and bus and this process's executor. */
+/** What the run service needs: the services above plus the event log's writer and bus and the runs' hand-off. */
 export const runServicesOf = (c: PlatformContext) => ({
   ...servicesOf(c),
   bus: c.var.runtime.bus,
   events: c.var.runtime.events,
   live: c.var.runtime.live,
-  startRun: (runId: number, known?: KnownRun) => c.var.runtime.executor.start(runId, known),
-  lease: c.var.runtime.executor.lease,
+  startRun: (runId: number, known?: KnownRun) => c.var.runtime.startRun(runId, known),
+  lease: c.var.runtime.localLease(),
   baseUrl: baseUrlOf(c),
 });

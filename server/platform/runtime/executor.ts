@@ -1,5 +1,5 @@
-// Executes runs: the agent loop on the AI SDK (streamText with tools, several steps), in the process
-// that accepted the run, holding a lease on it. Every frame goes to the run's event log; a pause
+// Executes runs: a worker claims them from the database and runs the agent loop on the AI SDK
+// (streamText with tools, several steps), holding a lease on each. Every frame goes to the run's event log; a pause
 // (tool approval, question, plan approval) persists the conversation and ends the loop, and
 // /approve or /answer starts it again from the persisted messages.
 import { randomBytes } from "node:crypto";
@@ -31,13 +31,12 @@ import {
   resolvedRequests,
 } from "../repositories/permission-requests";
 import {
-  claimLease,
-  claimLeases,
-  takeLease,
+  claimRuns,
+  type ClaimedRun,
   clearCheckpoint,
   findRunById,
-  reclaimAbandonedRun,
   releaseLease,
+  renewLeases,
   transitionRun,
   type RunRow,
 } from "../repositories/runs";
@@ -49,10 +48,9 @@ import { recordRunWebhook } from "../services/run-webhooks";
 import type { Mailer } from "../services/mailer";
 import { type EventBatch, eventBatch, type RunEventBus } from "./event-bus";
 import type { RunEventWriter } from "./event-writer";
-import { fairShare } from "./fair-share";
 import type { LiveContent } from "./live-content";
-import { eventLoopGauge, type LoadGauge } from "./load-gauge";
-import { type CheckpointHooks, createCheckpointer, resumeOrFail, runTimings } from "./recovery";
+import { type CheckpointHooks, createCheckpointer, type Replay, replayFilter, resumeOrFail, runTimings } from "./recovery";
+import type { Signals } from "./signals";
 import { METADATA_ONLY, redactFrame, redactMessages } from "./redact";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "./system-prompt";
 import { ASK_USER_QUESTION, builtInToolSet } from "./tools";
@@ -61,132 +59,165 @@ export interface ExecutorDeps {
   prisma: PrismaClient;
   config: PlatformConfig;
   bus: RunEventBus;
+  /** Wake-ups between instances: "a run is ready to be claimed" (RUN_READY). */
+  signals: Signals;
   /** Appends frames; every run's of this process go out together. */
   events: RunEventWriter;
   mailer: Mailer;
   languageModel(modelId: string): RuntimeModel;
   /** Content of metadata_only runs, kept in this process only. */
   live: LiveContent;
-  /** Whether the process has room to start another run now; default: the event loop's utilization. */
-  load?: LoadGauge;
 }
 
-/** What the request that created a run already read: the executor does not read it again. */
+/** What the request that created a run already read: the worker does not read it again. */
 export interface KnownRun {
   run: RunRow;
   agent: AgentRow;
-  /** The insert already took the run's lease for this executor (RunExecutor.lease): no claim needed. */
-  leased?: boolean;
 }
 
-export interface RunExecutor {
-  /**
-   * Starts executing the run here unless another process holds its lease. Returns at once. While the
-   * process has no room (see createRunExecutor), the run waits its turn here, its lease held.
-   */
-  start(runId: number, known?: KnownRun): void;
-  /** This executor's lease: a run inserted with it (lease_owner, lease_expires_at) is started without a claim. */
+/** The signal that says a run waits to be claimed (a new run, or one a person let go on). */
+export const RUN_READY = "run-ready";
+
+export interface RunWorker {
+  /** This worker's lease owner and length; a run inserted with it is this worker's to execute (runLeased). */
   readonly lease: { owner: string; ms: number };
-  /**
-   * Takes over a run whose process died (its lease expired over the grace period ago) and resumes it
-   * (runtime/recovery.ts). Resolves once it has run, or at once when another process took it.
-   */
-  recover(runId: number): Promise<void>;
-  /** Resolves when every run this process is executing has stopped (for shutdown and tests). */
+  /** Whether it executes fewer runs than its concurrency allows. */
+  hasRoom(): boolean;
+  /** Executes a run that was inserted already leased to this worker (no claim needed). */
+  runLeased(known: KnownRun): void;
+  /** Claims what waits, up to its free places, now; resolves with the ids it claimed. */
+  claim(): Promise<number[]>;
+  /** Resolves when no run executes here any more (tests, shutdown). */
   idle(): Promise<void>;
+  /** Stops claiming, waits up to `waitMs` for the runs executing here, and stops renewing leases. */
+  stop(waitMs?: number): Promise<void>;
 }
 
-// Started whatever the load, so waiting runs always move (one: under load, the others wait).
-const MIN_EXECUTING = 1;
-const DRAIN_EVERY_MS = 20;
+export interface WorkerOptions {
+  /** Runs executed at once at most; past it, runs wait in the database for this or another worker. */
+  concurrency: number;
+  /** Look for claimable runs on this period too (leases that lapsed, wake-ups that were lost); 0: never. */
+  pollMs: number;
+}
 
 /**
- * Runs start executing at once while the process has room (deps.load, by default runtime/load-gauge.ts:
- * the event loop's utilization and PostgreSQL's pool) or fewer than MIN_EXECUTING execute. Otherwise
- * they wait in a FIFO, status `running`, their leases renewed together, and start as room comes back
- * (checked as runs end and every DRAIN_EVERY_MS), oldest first. A run that waited claims its lease
- * again when it starts, which reads it as it is then.
+ * Claims runs from the database and executes them, at most `concurrency` at once. A worker wakes up
+ * when a run becomes ready (RUN_READY, from any instance), when one of its runs ends, and every
+ * `pollMs`, which is also how it finds the runs of a worker that died: their leases stop being renewed
+ * (one statement per worker renews all of its leases every third of a lease) and lapse.
  */
-export function createRunExecutor(deps: ExecutorDeps): RunExecutor {
-  const owner = `exec_${process.pid}_${randomBytes(4).toString("hex")}`;
-  const { leaseMs } = runTimings(deps.config);
-  const load = deps.load ?? eventLoopGauge();
-  const active = new Map<number, Promise<void>>();
-  const waiting = new Map<number, KnownRun | undefined>();
-  // Runs asked to start while a pass of theirs was still ending (an approval or answer that landed
-  // between the pause's commit and the pass's last step): they start again once it has ended.
-  const again = new Set<number>();
-  let drainTimer: NodeJS.Timeout | undefined;
-  let leaseTimer: NodeJS.Timeout | undefined;
-  const hasRoom = () => active.size < MIN_EXECUTING || load.tryStart();
-  const launch = (runId: number, known?: KnownRun) => {
-    const work = execute(deps, owner, runId, "start", known)
-      .catch((error: unknown) => logger.error({ err: error, runId }, "run executor crashed"))
+export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): RunWorker {
+  const owner = `worker_${process.pid}_${randomBytes(4).toString("hex")}`;
+  const { leaseMs, graceMs } = runTimings(deps.config);
+  const active = new Map<number, Execution>();
+  let stopped = false;
+  let claiming: Promise<number[]> | undefined;
+  let claimAgain = false;
+
+  const launch = (claimed: ClaimedRun | KnownRun & { abandoned?: false }) => {
+    const abort = new AbortController();
+    const execution: Execution = { abort, done: Promise.resolve() };
+    active.set(claimed.run.id, execution);
+    execution.done = execute(deps, owner, claimed.run, abort, claimed.abandoned === true, "agent" in claimed ? claimed.agent : undefined)
+      .catch((error: unknown) => logger.error({ err: error, runId: claimed.run.id }, "run executor crashed"))
       .finally(() => {
-        active.delete(runId);
-        restartIfAsked(runId);
-        drain();
+        active.delete(claimed.run.id);
+        // A place is free: whatever waits can have it.
+        void claim();
       });
-    active.set(runId, work);
   };
-  // The new pass claims the lease again, which reads the run as it is then: one that is not running
-  // (the pass that ended completed it) is left alone.
-  const restartIfAsked = (runId: number) => {
-    if (again.delete(runId)) start(runId);
+
+  const claimWhileRoom = async (): Promise<number[]> => {
+    const ids: number[] = [];
+    try {
+      do {
+        claimAgain = false;
+        while (!stopped && active.size < options.concurrency) {
+          const limit = options.concurrency - active.size;
+          const runs = await claimRuns(deps.prisma, owner, { limit, leaseMs, graceMs });
+          for (const claimed of runs) {
+            ids.push(claimed.run.id);
+            launch(claimed);
+          }
+          if (runs.length < limit) break;
+        }
+      } while (claimAgain && !stopped);
+    } catch (error) {
+      logger.warn({ err: error }, "claiming runs failed");
+    }
+    return ids;
   };
-  const start = (runId: number, known?: KnownRun) => {
-    if (active.has(runId)) {
-      again.add(runId);
-      return;
+  // One claim at a time; a wake-up during it makes it look once more before it ends.
+  const claim = (): Promise<number[]> => {
+    if (claiming) {
+      claimAgain = true;
+      return claiming;
     }
-    if (waiting.has(runId)) return;
-    if (waiting.size === 0 && hasRoom()) return launch(runId, known);
-    waiting.set(runId, known);
-    drain();
+    const current = claimWhileRoom().finally(() => {
+      if (claiming === current) claiming = undefined;
+    });
+    claiming = current;
+    return current;
   };
-  const drain = () => {
-    for (const [runId, known] of waiting) {
-      if (!hasRoom()) break;
-      waiting.delete(runId);
-      // Claimed again, which reads the run as it is now (cancelled, its permission mode changed…).
-      launch(runId, known && { ...known, leased: false });
+
+  // One statement renews every lease this worker holds; a run it no longer holds (another worker
+  // took it over after this one stalled past its lease) stops here, so two never execute it at once.
+  const renew = async () => {
+    const ids = [...active.keys()];
+    if (ids.length === 0) return;
+    try {
+      const held = await renewLeases(deps.prisma, owner, ids, leaseMs);
+      for (const id of ids) {
+        const execution = active.get(id);
+        if (execution && !held.has(id)) {
+          logger.warn({ runId: id }, "lost the lease of a run: stopping it here");
+          execution.abort.abort();
+        }
+      }
+    } catch (error) {
+      logger.warn({ err: error }, "renewing leases failed");
     }
-    if (waiting.size === 0) {
-      clearInterval(drainTimer);
-      clearInterval(leaseTimer);
-      drainTimer = leaseTimer = undefined;
-      return;
+  };
+  const heartbeat = setInterval(() => void renew(), Math.max(100, Math.floor(leaseMs / 3)));
+  heartbeat.unref();
+  const poll = options.pollMs > 0 ? setInterval(() => void claim(), options.pollMs) : undefined;
+  poll?.unref();
+  const unsubscribe = deps.signals.subscribe(RUN_READY, () => void claim());
+  const unsubscribeGap = deps.signals.onGap(() => void claim());
+
+  const idle = async () => {
+    while (active.size > 0 || claiming) {
+      await claiming;
+      await Promise.all([...active.values()].map((execution) => execution.done));
     }
-    drainTimer ??= setInterval(drain, DRAIN_EVERY_MS);
-    // One statement renews (or takes) the leases of every waiting run, so no other process takes them.
-    leaseTimer ??= setInterval(() => {
-      claimLeases(deps.prisma, [...waiting.keys()], owner, leaseMs).catch((error: unknown) =>
-        logger.warn({ err: error }, "renewing the leases of waiting runs failed"),
-      );
-    }, leaseMs / 3);
   };
   return {
     lease: { owner, ms: leaseMs },
-    start,
-    recover(runId) {
-      const running = active.get(runId);
-      if (running) return running;
-      const work = execute(deps, owner, runId, "recover")
-        .catch((error: unknown) => logger.error({ err: error, runId }, "run executor crashed"))
-        .finally(() => {
-          active.delete(runId);
-          restartIfAsked(runId);
-        });
-      active.set(runId, work);
-      return work;
+    hasRoom: () => !stopped && active.size < options.concurrency,
+    runLeased(known) {
+      if (active.has(known.run.id)) return;
+      launch(known);
     },
-    async idle() {
-      while (active.size > 0 || waiting.size > 0) {
-        if (active.size === 0) drain();
-        await Promise.all([...active.values()]);
-      }
+    claim,
+    idle,
+    async stop(waitMs = 30_000) {
+      stopped = true;
+      clearInterval(poll);
+      unsubscribe();
+      unsubscribeGap();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([idle(), new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+      clearTimeout(timer);
+      // Runs still executing keep their leases until they lapse; another worker then takes them over.
+      clearInterval(heartbeat);
     },
   };
+}
+
+/** One run executing on a worker. */
+interface Execution {
+  abort: AbortController;
+  done: Promise<void>;
 }
 
 const isApproval = (value: string) => value === "allowed";
@@ -200,15 +231,21 @@ function outstandingCalls(messages: ModelMessage[]) {
   return { calls, approvals };
 }
 
-async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "start" | "recover", known?: KnownRun): Promise<void> {
+/**
+ * One pass of a run this worker holds the lease of: from `running` to completed, failed or a pause.
+ * `abandoned`: the worker that held it died; it resumes from its checkpoint or ends interrupted.
+ */
+async function execute(
+  deps: ExecutorDeps,
+  owner: string,
+  claimed: RunRow,
+  abort: AbortController,
+  abandoned: boolean,
+  knownAgent?: AgentRow,
+): Promise<void> {
   const { prisma, bus } = deps;
-  const { leaseMs, graceMs, maxResumes } = runTimings(deps.config);
-  const reclaimed = mode === "recover" ? await reclaimAbandonedRun(prisma, runId, owner, leaseMs, graceMs) : undefined;
-  // A start claims the lease (reading the run as it is now) unless its insert took it for us.
-  const claimed = mode === "start" && !known?.leased ? await takeLease(prisma, runId, owner, leaseMs) : undefined;
-  if (reclaimed === null || claimed === null) return;
-  const abort = new AbortController();
-  const heartbeat = setInterval(() => void claimLease(prisma, runId, owner, leaseMs), leaseMs / 3);
+  const runId = claimed.id;
+  const { maxResumes } = runTimings(deps.config);
   // A cancel from any process lands in the database and wakes us through the bus. Our own publishes
   // (every flush) wake us too, synchronously inside publish(): those are skipped, not re-read.
   let publishingOwn = false;
@@ -278,11 +315,21 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
   };
   const checkpointer = createCheckpointer(prisma, runId, owner, { pending, writtenResults, flush });
   // The transaction that moves the run out of running (completed, paused, failed) also ends this
-  // pass: it gives up the lease, drops the checkpoint and settles what the pass cost, so the finally
-  // below has nothing left to write. A pass that ends otherwise (cancelled, nothing to do) does it there.
+  // pass: it drops the checkpoint and settles what the pass cost, so the finally below has nothing
+  // left to write; an ended run also gives up its lease there. A paused run keeps its lease until its
+  // last frames are written, so a person who lets it go on meanwhile (its permission_request frames
+  // not yet in the log) cannot have another worker write after them. A pass that ends otherwise
+  // (cancelled, nothing to do) does it all in the finally.
   let passEnded = false;
+  let keptLease = false;
   const end: PassEnd = {
-    data: () => ({ leaseOwner: null, leaseExpiresAt: null, ...(checkpointer.state.saved ? { checkpoint: Prisma.DbNull } : {}) }),
+    data: (options) => {
+      keptLease = options?.keepLease === true;
+      return {
+        ...(keptLease ? {} : { leaseOwner: null, leaseExpiresAt: null }),
+        ...(checkpointer.state.saved ? { checkpoint: Prisma.DbNull } : {}),
+      };
+    },
     async transaction(work) {
       const row = await prisma.$transaction(async (tx) => {
         const moved = await work(tx as PrismaClient);
@@ -294,20 +341,22 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
       return row;
     },
   };
+  let resumed: Resumed | undefined;
   try {
-    if (reclaimed) {
-      const resume = await resumeOrFail(prisma, reclaimed, maxResumes);
+    if (abandoned) {
+      const resume = await resumeOrFail(prisma, claimed, maxResumes);
       await bus.publish(runId);
-      if (!resume) return;
+      if (!resume.resume) return;
+      resumed = resume;
     }
-    // The claim read the run; a run just created (known) needs no re-read; a recovered one does.
-    const run = claimed ?? known?.run ?? (await findRunById(prisma, runId));
+    // A run that was resumed changed (its conversation, turns) since the claim read it.
+    const run = abandoned ? await findRunById(prisma, runId) : claimed;
     if (!run || run.status !== "running") return;
     metadataOnly = run.retention === METADATA_ONLY;
     // A checkpoint holds the conversation, which a metadata_only run never writes: such a run has
     // none, and one resumed elsewhere ends conversation_not_retained.
     const hooks = metadataOnly ? {} : checkpointer.hooks;
-    await loop(deps, run, abort.signal, pending, hooks, end, known?.agent);
+    await loop(deps, run, abort.signal, pending, hooks, end, knownAgent, resumed);
     await flush();
   } catch (error) {
     // Cancelled: the cancel wrote the run's last frames; what the model was still saying is dropped.
@@ -338,14 +387,19 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
       await bus.publish(runId, eventBatch(await deps.events.append(runId, frames), frames));
     }
   } finally {
-    clearInterval(heartbeat);
     unsubscribe();
     if (!passEnded) {
       // Only an execution that ended keeps no checkpoint; a process that dies never gets here.
       if (checkpointer.state.saved) await clearCheckpoint(prisma, runId).catch(() => {});
       // Charge what this pass cost; a run that ended (cancelled) also gives back its hold.
       await settleRun(prisma, runId).catch((error: unknown) => logger.error({ err: error, runId }, "settling a run failed"));
-      await releaseLease(prisma, runId, owner);
+    }
+    if (!passEnded || keptLease) {
+      await flush().catch(() => {});
+      // Let go of the run; one that is running again (a person answered while this pass ended) waits
+      // for a worker, this one or another.
+      const status = await releaseLease(prisma, runId, owner).catch(() => null);
+      if (status === "running") deps.signals.publish(RUN_READY, String(runId));
     }
     if (metadataOnly) {
       const now = await findRunById(prisma, runId);
@@ -357,6 +411,9 @@ async function execute(deps: ExecutorDeps, owner: string, runId: number, mode: "
 /** Frames that show the model saying or doing something (what a first-token time measures). */
 const isSaying = (frame: RunFrame) => frame.type === "content_block_delta" || frame.type === "tool_use";
 
+// Stream parts that neither say nor do anything a reader sees: text may go on after them.
+const QUIET_PARTS = new Set(["start", "start-step", "text-start", "text-delta", "text-end", "reasoning-start", "reasoning-delta", "reasoning-end", "raw"]);
+
 const countMessages = (row: RunRow) => (Array.isArray(row.messages) ? row.messages.length : 0);
 
 const TERMINAL = new Set(["completed", "failed", "cancelled"]);
@@ -367,13 +424,21 @@ export const NOT_RETAINED_MESSAGE =
 
 /** What the transaction that takes a run out of running adds to end the pass (see execute()). */
 interface PassEnd {
-  /** Written with the run's new status: no lease, no checkpoint. */
-  data(): Prisma.PlatformRunUncheckedUpdateInput;
+  /** Written with the run's new status: no checkpoint, and no lease unless kept until the pass's last frames. */
+  data(options?: { keepLease?: boolean }): Prisma.PlatformRunUncheckedUpdateInput;
   /**
    * Runs `work`, which moves the run out of running and returns it (null when it was not running any
    * more), in a transaction that then settles what the pass cost.
    */
   transaction(work: (tx: PrismaClient) => Promise<RunRow | null>): Promise<RunRow | null>;
+}
+
+/** What a pass that resumes a run whose worker died starts from (runtime/recovery.ts). */
+interface Resumed {
+  /** The checkpoint's conversation, in its own key order. */
+  messages?: ModelMessage[];
+  /** Text readers already have from the pass that was cut off. */
+  replay?: Replay;
 }
 
 /** streamText options execute() adds: checkpoints (recovery.ts; none under metadata_only). */
@@ -387,6 +452,7 @@ async function loop(
   hooks: StreamHooks,
   end: PassEnd,
   knownAgent?: AgentRow,
+  resumed?: Resumed,
 ) {
   const { prisma } = deps;
   const agent = knownAgent ?? (await findAgentAnyScope(prisma, run.accountId, run.agentId));
@@ -394,7 +460,7 @@ async function loop(
   const metadataOnly = run.retention === METADATA_ONLY;
   const live = metadataOnly ? deps.live.messages(run.id) : undefined;
   if (metadataOnly && !live) throw new Error(NOT_RETAINED_MESSAGE);
-  const messages = live ?? (run.messages as unknown as ModelMessage[]);
+  const messages = live ?? resumed?.messages ?? (run.messages as unknown as ModelMessage[]);
   // A reply is non-interactive: no questions, no approvals, no plan mode (endpoints-core.md).
   const interactive = run.interactive;
 
@@ -500,11 +566,14 @@ async function loop(
   const toolApprovals: NewRequest[] = [];
   const callsById = new Map<string, { toolName: string; input: unknown }>();
   const resumedResults: ToolResultPart[] = [];
-  const share = fairShare();
+  // A resumed pass leaves out the text readers already have (runtime/recovery.ts).
+  const replayed = resumed?.replay && replayFilter(resumed.replay);
   for await (const part of result.fullStream) {
+    if (replayed && !QUIET_PARTS.has(part.type)) frames.push(...replayed.other());
     switch (part.type) {
       case "text-delta":
-        frames.push({ type: "content_block_delta", id: part.id, delta: { type: "text_delta", text: part.text } });
+        if (replayed) frames.push(...replayed.delta(part.id, part.text));
+        else frames.push({ type: "content_block_delta", id: part.id, delta: { type: "text_delta", text: part.text } });
         break;
       case "tool-call":
         callsById.set(part.toolCallId, { toolName: part.toolName, input: part.input });
@@ -560,9 +629,6 @@ async function loop(
       default:
         break;
     }
-    // Hands the event loop to other runs when this one's slice is used up (runtime/fair-share.ts).
-    const turn = share.after(part);
-    if (turn) await turn;
   }
 
   // The SDK calls onEnd before it closes the stream, unless the stream failed (thrown above).
@@ -592,7 +658,7 @@ async function loop(
     // One transaction: whoever sees awaiting_approval also finds the pending requests.
     const stored = metadataOnly ? requests.map((request) => ({ ...request, input: {} })) : requests;
     const paused = await end.transaction(async (tx) => {
-      const row = await transitionRun(tx, run.id, ["running"], { ...common, ...end.data(), status: "awaiting_approval" });
+      const row = await transitionRun(tx, run.id, ["running"], { ...common, ...end.data({ keepLease: true }), status: "awaiting_approval" });
       if (row) {
         await createRequests(tx, run.id, stored);
         await recordRunWebhook(tx, row, "run.awaiting_input", {

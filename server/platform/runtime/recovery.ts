@@ -1,9 +1,11 @@
-// Runs survive the death of the process executing them. While a run executes, every finished tool
-// step is saved as a checkpoint (the conversation so far, the steps it took, and the id of
-// the run's last event at that moment). When the process dies its lease runs out; the sweeper of any
-// instance re-claims the run and resumes it from the checkpoint, or from where the current execution
-// began when there is none: the frames written after that point (a step that never finished) are
-// removed from the log, a `run_status` frame says so, and the step is done again.
+// Runs survive the death of the worker executing them. While a run executes, every finished tool
+// step is saved as a checkpoint (the conversation so far, the steps it took, and the id of the run's
+// last event at that moment). When the worker dies its lease lapses; any worker claims the run again
+// and resumes it from the checkpoint, or from where the current execution began when there is none.
+// The step that never finished is done again. What it had already said stays in the log when it was
+// only text: the new pass leaves out the text readers already have and streams the rest (a reader
+// sees every word once). Otherwise (a tool call was cut off, or the new text parts ways with the old)
+// the frames after that point are dropped and a `run_status` frame with `discard_after` says so.
 //
 // Not resumed (the run ends failed with metadata.interrupted and auto_retryable instead): a run
 // whose process died while a tool with side effects was running or had run since the checkpoint
@@ -17,6 +19,7 @@ import type { PlatformConfig, RunTimings } from "../context";
 import {
   appendEvents,
   deleteEventsAfter,
+  eventsAfter,
   executionStartEventId,
   lastEventId,
   markCheckpointUnsafe,
@@ -29,12 +32,17 @@ import { ASK_USER_QUESTION } from "./tools";
 
 export const INTERRUPTED_MESSAGE = "the process executing this run stopped before it finished";
 
+// A lease is renewed every third of it: a worker that dies leaves its runs within LEASE_MS, and a poll
+// every SWEEP_EVERY_MS finds them, so another worker continues them within 8 s at these defaults.
+export const DEFAULT_LEASE_MS = 6_000;
+const DEFAULT_POLL_MS = 2_000;
+
 export function runTimings(config: PlatformConfig): RunTimings {
-  const leaseMs = config.runs?.leaseMs ?? 30_000;
+  const leaseMs = config.runs?.leaseMs ?? DEFAULT_LEASE_MS;
   return {
     leaseMs,
-    graceMs: config.runs?.graceMs ?? leaseMs,
-    sweepEveryMs: config.runs?.sweepEveryMs ?? Math.max(50, Math.floor(leaseMs / 2)),
+    graceMs: config.runs?.graceMs ?? 0,
+    sweepEveryMs: config.runs?.sweepEveryMs ?? DEFAULT_POLL_MS,
     maxResumes: config.runs?.maxResumes ?? 2,
     keepAliveMs: config.runs?.keepAliveMs ?? 15_000,
   };
@@ -51,6 +59,12 @@ export function hasSideEffects(toolName: string, input: unknown): boolean {
 }
 
 interface Checkpoint {
+  /**
+   * The conversation as JSON text: JSONB would reorder the keys of every object in it (a tool's
+   * result among them), and a model resumed from a reordered conversation does not say the same.
+   */
+  messages_json?: string;
+  /** Older checkpoints: the conversation as JSONB. */
   messages?: ModelMessage[];
   steps?: number;
   /** The run's last event when the checkpoint was taken; frames after it belong to unfinished work. */
@@ -125,7 +139,7 @@ export function createCheckpointer(prisma: PrismaClient, runId: number, owner: s
           return;
         }
         const checkpoint: Checkpoint = {
-          messages: [...stepInput, ...step.response.messages],
+          messages_json: JSON.stringify([...stepInput, ...step.response.messages]),
           steps,
           event_id: String(await lastEventId(prisma, runId)),
         };
@@ -150,21 +164,38 @@ export function createCheckpointer(prisma: PrismaClient, runId: number, owner: s
   return { hooks, state };
 }
 
+/** Text the interrupted pass already streamed after the point a resumed pass starts from. */
+export interface Replay {
+  text: string;
+  /** Where readers drop to should the new pass not say the same. */
+  discardAfter: bigint;
+  attempt: number;
+}
+
+// A step's frames after a checkpoint: a few thousand deltas at most.
+const TAIL_MAX = 20_000;
+
 /**
- * A run this process just re-claimed (its lease counted one more attempt): either prepares it to
- * execute again from its checkpoint, or ends it failed and interrupted. Returns whether to execute.
+ * A run this worker just re-claimed (its lease counted one more attempt): either prepares it to
+ * execute again from its checkpoint, or ends it failed and interrupted.
  */
-export async function resumeOrFail(prisma: PrismaClient, run: RunRow, maxResumes: number): Promise<boolean> {
+export async function resumeOrFail(
+  prisma: PrismaClient,
+  run: RunRow,
+  maxResumes: number,
+): Promise<{ resume: false } | { resume: true; replay?: Replay; messages?: ModelMessage[] }> {
   const checkpoint = (run.checkpoint ?? {}) as Checkpoint;
   const started = await executionStartEventId(prisma, run.id);
   // A checkpoint older than the current execution (one that paused and was approved since) is stale.
   const current = (eventId: string | undefined) => eventId !== undefined && BigInt(eventId) >= started;
-  const usable = checkpoint.messages !== undefined && current(checkpoint.event_id);
+  const messages: ModelMessage[] | undefined =
+    checkpoint.messages_json !== undefined ? (JSON.parse(checkpoint.messages_json) as ModelMessage[]) : checkpoint.messages;
+  const usable = messages !== undefined && current(checkpoint.event_id);
   const unsafeTool = current(checkpoint.unsafe_at_event) ? checkpoint.unsafe_tool : undefined;
   // Tokens and cost are not restored here: metering wrote them to the run as each step finished.
   const progress: Prisma.PlatformRunUncheckedUpdateInput = usable
     ? {
-        messages: checkpoint.messages as unknown as Prisma.InputJsonArray,
+        messages: messages as unknown as Prisma.InputJsonArray,
         turnsUsed: { increment: checkpoint.steps ?? 0 },
       }
     : {};
@@ -201,24 +232,80 @@ export async function resumeOrFail(prisma: PrismaClient, run: RunRow, maxResumes
       ]);
     }
     logger.warn({ runId: run.id, reason }, "ended a run whose process stopped");
-    return false;
+    return { resume: false };
   }
 
+  // Only text after the resume point: it stays, and the new pass repeats none of it (replayFilter).
+  const tail = await eventsAfter(prisma, run.id, keepUpTo, TAIL_MAX);
+  const onlyText = tail.length > 0 && tail.length < TAIL_MAX && tail.every((event) => event.frame.type === "content_block_delta");
+  const kept = onlyText ? tail.at(-1)!.id : keepUpTo;
+  const replay: Replay | undefined = onlyText
+    ? { text: tail.map((event) => (event.frame.type === "content_block_delta" ? event.frame.delta.text : "")).join(""), discardAfter: keepUpTo, attempt: run.resumeAttempts }
+    : undefined;
   // One transaction: a reader sees either the interrupted frames or the resume frame after them gone.
   const resumed = await prisma.$transaction(async (tx) => {
     const row = await transitionRun(tx as PrismaClient, run.id, ["running"], { ...progress, checkpoint: Prisma.DbNull });
     if (!row) return false;
-    await deleteEventsAfter(tx as PrismaClient, run.id, keepUpTo);
+    await deleteEventsAfter(tx as PrismaClient, run.id, kept);
     const frame: RunFrame = {
       type: "run_status",
       status: "running",
       resumed: true,
       attempt: run.resumeAttempts,
-      discard_after: keepUpTo.toString(),
+      discard_after: kept.toString(),
     };
     await appendEvents(tx as PrismaClient, run.id, [frame]);
     return true;
   });
-  if (resumed) logger.warn({ runId: run.id, attempt: run.resumeAttempts, fromCheckpoint: usable }, "resuming a run whose process stopped");
-  return resumed;
+  if (!resumed) return { resume: false };
+  logger.warn({ runId: run.id, attempt: run.resumeAttempts, fromCheckpoint: usable, keptText: replay?.text.length ?? 0 }, "resuming a run whose worker stopped");
+  // The conversation in its own key order, for the pass that now resumes (the row's is JSONB's).
+  return { resume: true, replay, messages: usable ? messages : undefined };
+}
+
+const textFrame = (id: string, text: string): RunFrame => ({ type: "content_block_delta", id, delta: { type: "text_delta", text } });
+
+/**
+ * The frames a resumed pass writes for what its model says, given the text readers already have from
+ * the pass that was cut off: the repeated part is left out and only what is new is written. Should
+ * the new text part ways with the old (a model that does not say the same twice), readers are told to
+ * drop the old (a `run_status` with `discard_after`) and get the new text from its start.
+ */
+export function replayFilter(replay: Replay) {
+  let matched = 0;
+  let done = replay.text.length === 0;
+  let lastId = "";
+  const partWays = (id: string, text: string): RunFrame[] => {
+    done = true;
+    const notice: RunFrame = {
+      type: "run_status",
+      status: "running",
+      resumed: true,
+      attempt: replay.attempt,
+      discard_after: replay.discardAfter.toString(),
+    };
+    return text ? [notice, textFrame(id, text)] : [notice];
+  };
+  return {
+    /** A text delta of the new pass. */
+    delta(id: string, text: string): RunFrame[] {
+      if (done) return [textFrame(id, text)];
+      lastId = id;
+      const rest = replay.text.slice(matched);
+      if (rest.startsWith(text)) {
+        matched += text.length;
+        done = matched === replay.text.length;
+        return [];
+      }
+      if (text.startsWith(rest)) {
+        done = true;
+        return [textFrame(id, text.slice(rest.length))];
+      }
+      return partWays(id, replay.text.slice(0, matched) + text);
+    },
+    /** Anything but text: by now the old text must have been said again whole. */
+    other(): RunFrame[] {
+      return done ? [] : partWays(lastId, replay.text.slice(0, matched));
+    },
+  };
 }

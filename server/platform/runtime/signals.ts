@@ -30,8 +30,24 @@ export interface Signals {
   close(): Promise<void>;
 }
 
+// PGlite lives in one process: every runtime over the same PGlite (tests that stand two instances on
+// one database) shares its emitter, as instances on PostgreSQL share the channel.
+const pgliteEmitters = new WeakMap<object, EventEmitter>();
+
+/** One emitter per PGlite database, or a new one. */
+export function sharedEmitter(database: Database): EventEmitter {
+  const key = database.driver.kind === "pglite" ? database.driver.pglite : undefined;
+  let emitter = key && pgliteEmitters.get(key);
+  if (!emitter) {
+    emitter = new EventEmitter();
+    emitter.setMaxListeners(0);
+    if (key) pgliteEmitters.set(key, emitter);
+  }
+  return emitter;
+}
+
 export function createSignals(database: Database): Signals {
-  const emitter = new EventEmitter();
+  const emitter = database.driver.kind === "pglite" ? sharedEmitter(database) : new EventEmitter();
   emitter.setMaxListeners(0);
   const local = (topic: string, payload: string) => emitter.emit(`t:${topic}`, payload);
   const subscribe = (topic: string, listener: SignalListener) => {
@@ -44,11 +60,22 @@ export function createSignals(database: Database): Signals {
   };
 
   if (database.driver.kind === "pglite") {
+    const mine = new Set<() => void>();
+    const track = (unsubscribe: () => void) => {
+      mine.add(unsubscribe);
+      return () => {
+        mine.delete(unsubscribe);
+        unsubscribe();
+      };
+    };
     return {
       publish: (topic, payload = "") => void local(topic, payload),
-      subscribe,
-      onGap,
-      close: async () => void emitter.removeAllListeners(),
+      subscribe: (topic, listener) => track(subscribe(topic, listener)),
+      onGap: (listener) => track(onGap(listener)),
+      // Only this runtime's listeners: the emitter is the database's.
+      close: async () => {
+        for (const unsubscribe of [...mine]) unsubscribe();
+      },
     };
   }
 

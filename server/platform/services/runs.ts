@@ -68,9 +68,13 @@ export interface RunServiceContext {
   events: RunEventWriter;
   /** Content of metadata_only runs, held by this process only. */
   live: LiveContent;
-  /** Starts (or resumes) executing a run in this process; `known` spares the executor reading it again. */
+  /**
+   * A run is ready to execute (new, or let go on after a pause). One inserted with this process's
+   * worker's lease (`lease` below; `known` spares reading it again) executes here; any other waits to
+   * be claimed by a worker.
+   */
   startRun(runId: number, known?: KnownRun): void;
-  /** The executor's lease, which a run created here is given at insert (RunExecutor.lease). */
+  /** This process's worker's lease while it has room (role all), given to a run at insert: no claim needed. */
   lease?: { owner: string; ms: number };
   /** The public {base_url}, for links in errors (topup_url); absent outside a request. */
   baseUrl?: string;
@@ -244,6 +248,7 @@ export async function createRun(
           retention: metadataOnly ? METADATA_ONLY : "standard",
           messages: (metadataOnly ? storedMessages.metadataOnly : storedMessages.standard) as Prisma.InputJsonArray,
           holdMicros: admitted.holdMicros,
+          ...(ctx.lease ? { leaseOwner: ctx.lease.owner, leaseExpiresAt: new Date(Date.now() + ctx.lease.ms) } : {}),
         },
         first,
         metadataOnly ? [] : attachments,
@@ -256,7 +261,7 @@ export async function createRun(
   );
   if (row.retention === METADATA_ONLY) ctx.live.setMessages(row.id, [inlineMessage]);
   // Nobody can be reading the new run's log yet (the POST's own stream reads it from the start): no wake-up.
-  ctx.startRun(row.id, { run: row, agent, leased: row.leaseOwner !== null });
+  ctx.startRun(row.id, { run: row, agent });
   return { run: toRun(row, scope.userId), scope };
 }
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findAgent, findAgentAnyScope } from "@/server/platform/repositories/agents";
 import { startAdmittedRun, type FastRunStart } from "@/server/platform/repositories/run-start";
-import { takeLease } from "@/server/platform/repositories/runs";
+import { claimRuns } from "@/server/platform/repositories/runs";
 import { readFrames, textOf } from "../../helpers/sse";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
@@ -246,12 +246,13 @@ describe("the raw reads of run creation and start", () => {
 
     const started = await platform.call("/runs", { key: account.key, body: { teammate_id: unscoped, message: "hello", stream: false, metadata: { a: 1 } } });
     await waitForStatus(account, started.body.id, ["completed"]);
-    const claimed = await takeLease(prisma(), started.body.id, "nobody", 1_000);
-    expect(claimed).toBeNull(); // completed: not running, so no lease
-    await prisma().platformRun.update({ where: { id: started.body.id }, data: { status: "running", leaseOwner: null } });
-    const taken = await takeLease(prisma(), started.body.id, "reader", 60_000);
-    expect(taken).toEqual(await prisma().platformRun.findUniqueOrThrow({ where: { id: started.body.id } }));
-    expect(taken?.leaseOwner).toBe("reader");
+    const options = { limit: 1_000, leaseMs: 60_000, graceMs: 0 };
+    // Completed: not running, so not claimable.
+    expect((await claimRuns(prisma(), "nobody", options)).map((claimed) => claimed.run.id)).not.toContain(started.body.id);
+    await prisma().platformRun.update({ where: { id: started.body.id }, data: { status: "running", leaseOwner: null, leaseExpiresAt: null } });
+    const taken = (await claimRuns(prisma(), "reader", options)).find((claimed) => claimed.run.id === started.body.id);
+    expect(taken).toEqual({ run: await prisma().platformRun.findUniqueOrThrow({ where: { id: started.body.id } }), abandoned: false });
+    expect(taken?.run.leaseOwner).toBe("reader");
     await prisma().platformRun.update({ where: { id: started.body.id }, data: { status: "completed", leaseOwner: null } });
   });
 });

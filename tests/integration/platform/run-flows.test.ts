@@ -219,8 +219,11 @@ describe("attachments", () => {
     const run = (await response.json()) as { id: number };
     const { prisma } = platform.database;
     type Checkpoint = { messages?: { role: string; content: unknown }[] } | null;
-    const readCheckpoint = async () =>
-      (await prisma.platformRun.findUniqueOrThrow({ where: { id: run.id }, select: { checkpoint: true } })).checkpoint as Checkpoint;
+    const readCheckpoint = async (): Promise<Checkpoint> => {
+      const { checkpoint } = await prisma.platformRun.findUniqueOrThrow({ where: { id: run.id }, select: { checkpoint: true } });
+      const json = (checkpoint as { messages_json?: string } | null)?.messages_json;
+      return json === undefined ? null : { messages: JSON.parse(json) };
+    };
     let checkpoint = await readCheckpoint();
     for (let attempt = 0; attempt < 200 && !checkpoint?.messages; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 10));

@@ -50,7 +50,7 @@ describe(`${RUNS} concurrent POST /runs on one account`, () => {
     }
 
     // Every run settled: nothing is held any more, and the ledger has one debit per run.
-    await (await platform.runtime()).executor.idle();
+    await (await platform.runtime()).worker!.idle();
     const balance = await platform.call("/billing/balance", { key: account.key });
     expect(balance.body.held_micros).toBe(0);
     const debits = await database.prisma.platformBalanceTransaction.count({ where: { accountId: account.id, type: "debit" } });

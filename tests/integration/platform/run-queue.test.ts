@@ -1,19 +1,15 @@
-// Accepted runs wait while the process has no room (runtime/executor.ts, runtime/load-gauge.ts): a gauge
-// held shut here lets only the one run every process keeps going execute; the rest wait in order,
-// `running`, their leases renewed past their first expiry, and start one by one as it frees up. A run
-// cancelled while it waits never executes.
+// A worker executes at most its concurrency of runs at once (runtime/executor.ts, createRunWorker):
+// the rest wait in the database, `running` and unleased, and are claimed oldest first as places free
+// up, by this worker or by another with room. A run cancelled while it waits never executes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findAbandonedRunIds } from "@/server/platform/repositories/runs";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
-const LEASE_MS = 600;
-let room = false;
 let platform: PlatformHarness;
 let account: Account;
 let agentId: number;
 
 beforeAll(async () => {
-  platform = await startPlatform({ runs: { leaseMs: LEASE_MS, graceMs: 100 }, load: { tryStart: () => room } });
+  platform = await startPlatform({ workerConcurrency: 1 });
   account = await platform.signup();
   await platform.database.prisma.platformAccount.update({ where: { id: account.id }, data: { emailVerifiedAt: new Date() } });
   agentId = (await platform.call("/agents", { key: account.key, body: { name: "Queued", user_id: "q1" } })).body.id;
@@ -23,8 +19,8 @@ afterAll(() => platform.close());
 const prisma = () => platform.database.prisma;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function post(message: string): Promise<number> {
-  const { status, body } = await platform.call("/runs", {
+async function post(message: string, harness = platform): Promise<number> {
+  const { status, body } = await harness.call("/runs", {
     key: account.key,
     query: { user_id: "q1" },
     body: { teammate_id: agentId, message, stream: false, permission_mode: "autonomous" },
@@ -45,29 +41,26 @@ async function waitForStatus(runId: number, statuses: string[]) {
   throw new Error(`run ${runId} never reached ${statuses.join("/")}`);
 }
 
-describe("runs accepted while the process has no room", () => {
-  it("wait in order holding their leases, start as room frees up, and skip when cancelled meanwhile", async () => {
-    const { executor } = await platform.runtime();
-    // A slow run takes the one place every process keeps.
+describe("runs accepted while every worker is busy", () => {
+  it("wait unleased in the database, run one at a time oldest first, and skip when cancelled meanwhile", async () => {
+    const { worker } = await platform.runtime();
+    // A slow run takes the worker's one place.
     const slow = await post("::delay 200\n::words 100");
     const waiting = [await post("first"), await post("second"), await post("third"), await post("never")];
 
-    // Past their first lease's expiry, the waiting runs are still running, untouched, and held by us.
-    await sleep(LEASE_MS * 2);
+    await sleep(300);
     for (const runId of waiting) {
       const row = await prisma().platformRun.findUniqueOrThrow({ where: { id: runId } });
-      expect(row).toMatchObject({ status: "running", leaseOwner: executor.lease.owner, turnsUsed: 0 });
-      expect(row.leaseExpiresAt!.getTime()).toBeGreaterThan(Date.now());
+      expect(row).toMatchObject({ status: "running", leaseOwner: null, turnsUsed: 0 });
       expect(await prisma().platformRunEvent.count({ where: { runId } })).toBe(1);
     }
-    expect(await findAbandonedRunIds(prisma(), 100, 50)).toEqual([]);
+    expect(worker!.hasRoom()).toBe(false);
 
     await cancel(waiting[3]!);
     // The place frees up: the waiting runs go through it one at a time, oldest first.
     await cancel(slow);
     const finished = [];
     for (const runId of waiting.slice(0, 3)) finished.push(await waitForStatus(runId, ["completed"]));
-    for (let i = 1; i < finished.length; i++) expect(finished[i]!.finishedAt!.getTime()).toBeGreaterThan(finished[i - 1]!.finishedAt!.getTime());
     expect(finished.map((row) => row.output)).toEqual(["Echo: first", "Echo: second", "Echo: third"]);
     // One at a time: each started after the one before it had finished.
     for (let i = 1; i < finished.length; i++) {
@@ -79,8 +72,28 @@ describe("runs accepted while the process has no room", () => {
     expect(await prisma().platformUsageRecord.count({ where: { runId: waiting[3]! } })).toBe(0);
     const frames = await prisma().platformRunEvent.findMany({ where: { runId: waiting[3]! }, orderBy: { id: "asc" } });
     expect(frames.map((frame) => frame.type)).toEqual(["run_status", "run_status", "done"]);
+    await worker!.idle();
+  });
 
-    room = true;
-    await executor.idle();
+  it("are claimed by another worker with room, woken as soon as they are accepted", async () => {
+    const { worker } = await platform.runtime();
+    const other = await startPlatform({ database: platform.database, workerConcurrency: 5 });
+    // Its runtime (and worker) now, as the standalone server does at start, not on its first request.
+    await other.runtime();
+    try {
+      const slow = await post("::delay 200\n::words 100");
+      const runs = [await post("one"), await post("two")];
+      for (const runId of runs) {
+        const row = await waitForStatus(runId, ["completed"]);
+        expect(row.output).toMatch(/^Echo: (one|two)$/);
+      }
+      // The busy worker still runs its slow run; the other one took the rest.
+      expect((await prisma().platformRun.findUniqueOrThrow({ where: { id: slow } })).status).toBe("running");
+      expect(worker!.hasRoom()).toBe(false);
+      await cancel(slow);
+      await worker!.idle();
+    } finally {
+      await other.close();
+    }
   });
 });

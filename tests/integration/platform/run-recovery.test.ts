@@ -1,9 +1,8 @@
-// A run whose process died must not stay `running`: any process re-claims it and resumes it from
+// A run whose worker died must not stay `running`: any worker claims it again and resumes it from
 // its last finished tool step, or ends it failed and interrupted when resuming is not safe.
-// (tests/integration/platform/run-crash.postgres.test.ts kills a real process.)
+// (tests/integration/platform/run-crash.postgres.test.ts and the cluster tests kill real processes.)
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sweepAbandonedRuns } from "@/server/platform/runtime/sweeper";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { readFrames, textOf, type Frame } from "../../helpers/sse";
 
@@ -44,8 +43,13 @@ async function runRow(overrides: { leaseExpiresAt: Date | null; updatedAt?: Date
   return run.id;
 }
 
-const sweep = async (harness: PlatformHarness = platform) =>
-  sweepAbandonedRuns(harness.database.prisma, (await harness.runtime()).executor, 30_000);
+/** What the worker's poll does: claims what waits, then (here) waits for it to be dealt with. */
+async function sweep(harness: PlatformHarness = platform): Promise<number[]> {
+  const worker = (await harness.runtime()).worker!;
+  const claimed = await worker.claim();
+  await worker.idle();
+  return claimed;
+}
 
 async function eventLog(runId: number, harness: PlatformHarness = platform, lastEventId?: string, userId?: string): Promise<Frame[]> {
   const response = await harness.request(`/runs/${runId}/events${userId ? `?user_id=${userId}` : ""}`, {
@@ -55,7 +59,7 @@ async function eventLog(runId: number, harness: PlatformHarness = platform, last
 }
 
 describe("abandoned runs", () => {
-  it("resumes a running run whose lease expired from its conversation, and leaves live and fresh runs alone", async () => {
+  it("resumes a running run whose lease lapsed from its conversation, runs one never claimed, and leaves a live one alone", async () => {
     const orphan = await runRow({ leaseExpiresAt: new Date(Date.now() - 60_000) });
     const live = await runRow({ leaseExpiresAt: new Date(Date.now() + 60_000) });
     const fresh = await runRow({ leaseExpiresAt: null });
@@ -63,7 +67,7 @@ describe("abandoned runs", () => {
     const swept = await sweep();
     expect(swept).toContain(orphan);
     expect(swept).not.toContain(live);
-    expect(swept).not.toContain(fresh);
+    expect(swept).toContain(fresh);
 
     const { body } = await platform.call(`/runs/${orphan}`, { key: account.key });
     expect(body).toMatchObject({ status: "completed", output: "Echo: hello", metadata: { mine: 1 }, turns_used: 1 });
@@ -71,16 +75,16 @@ describe("abandoned runs", () => {
     expect(frames[0]!.data).toMatchObject({ type: "run_status", status: "running", resumed: true, attempt: 1, discard_after: "0" });
     expect(textOf(frames)).toBe("Echo: hello");
     expect(frames.at(-1)!.data).toMatchObject({ type: "done", completion_state: "completed" });
-    for (const id of [live, fresh]) expect((await platform.call(`/runs/${id}`, { key: account.key })).body.status).toBe("running");
+    expect((await platform.call(`/runs/${live}`, { key: account.key })).body.status).toBe("running");
+    // A run nobody had claimed yet is simply executed: nothing to resume.
+    const freshLog = await eventLog(fresh);
+    expect(freshLog.some((frame) => frame.data.resumed)).toBe(false);
+    expect(textOf(freshLog)).toBe("Echo: hello");
+    expect((await platform.database.prisma.platformRun.findUniqueOrThrow({ where: { id: fresh } })).resumeAttempts).toBe(0);
 
-    // Sweeping again takes nothing twice.
+    // Claiming again takes nothing twice.
     expect(await sweep()).not.toContain(orphan);
-  });
-
-  it("resumes a run that was never claimed long after it was written", async () => {
-    const stale = await runRow({ leaseExpiresAt: null, updatedAt: new Date(Date.now() - 120_000) });
-    expect(await sweep()).toContain(stale);
-    expect((await platform.call(`/runs/${stale}`, { key: account.key })).body.status).toBe("completed");
+    await platform.database.prisma.platformRun.update({ where: { id: live }, data: { status: "cancelled", leaseOwner: null } });
   });
 
   it("ends a run failed and interrupted once it was resumed the allowed number of times", async () => {
@@ -111,8 +115,8 @@ describe("abandoned runs", () => {
 });
 
 describe("resuming after a finished tool step", () => {
-  it("redoes only the step that was cut off: no tool call twice, the text once, readers told what to drop", async () => {
-    // The first process: its model stops for good after seven words, as if the process had died there.
+  it("redoes only the step that was cut off: no tool call twice, every word once", async () => {
+    // The first worker: its model stops for good after seven words, as if the process had died there.
     let words = 0;
     let release!: (error: Error) => void;
     const frozen = new Promise<never>((_, reject) => (release = reject));
@@ -133,7 +137,7 @@ describe("resuming after a finished tool step", () => {
       expect(created.status).toBe(200);
       const runId: number = created.body.id;
 
-      // A reader on the first process sees the tool step and the first words of the next step.
+      // A reader on the first instance sees the tool step and the first words of the next step.
       const seen = await readFrames(await first.request(`/runs/${runId}/events?user_id=resumer`, { headers: auth() }), {
         until: (frame) => frame.data.type === "content_block_delta" && frame.data.delta.text.startsWith("charlie"),
       });
@@ -141,36 +145,39 @@ describe("resuming after a finished tool step", () => {
       // The tool step's checkpoint, not just the side-effect note written before the tool ran.
       await expect
         .poll(async () => (await prisma.platformRun.findUnique({ where: { id: runId } }))?.checkpoint)
-        .toMatchObject({ steps: 1, messages: expect.any(Array) });
+        .toMatchObject({ steps: 1, messages_json: expect.any(String) });
 
-      // The first process is gone: its lease lapses, and the second one takes over.
-      await prisma.platformRun.update({ where: { id: runId }, data: { leaseExpiresAt: new Date(Date.now() - 60_000) } });
+      // The first worker is gone (as far as the database can tell: its lease lapsed under another
+      // owner's name, so its own heartbeat does not renew it), and the second one takes over.
+      await prisma.platformRun.update({ where: { id: runId }, data: { leaseOwner: "worker_gone", leaseExpiresAt: new Date(Date.now() - 60_000) } });
       expect(await sweep(second)).toContain(runId);
 
       const run = (await second.call(`/runs/${runId}`, { key: account.key, query: user })).body;
       expect(run).toMatchObject({ status: "completed", turns_used: 2 });
-      // (The result comes back from the checkpoint, which is JSONB: its keys in JSONB's order.)
-      expect(run.output).toMatch(/^Tool memory returned \{"id":\d+,"saved":true\}\nalpha bravo charlie .* sierra tango$/);
+      // The resumed pass saw the tool's result as the first one did (keys in their order), so it said the same.
+      expect(run.output).toMatch(/^Tool memory returned \{"saved":true,"id":\d+\}\nalpha bravo charlie .* sierra tango$/);
       // The side effect happened once: the finished step was not done again.
       expect(await prisma.platformMemory.count({ where: { accountId: account.id, content: "likes tea" } })).toBe(1);
 
       const log = await eventLog(runId, second, undefined, "resumer");
       expect(log.filter((frame) => frame.data.type === "tool_use")).toHaveLength(1);
       expect(log.filter((frame) => frame.data.type === "tool_result")).toHaveLength(1);
+      // The words said before the cut stay in the log and are not said again.
       expect(textOf(log)).toBe(run.output);
-      const resumed = log.find((frame) => frame.data.resumed)!;
-      expect(resumed.data).toMatchObject({ type: "run_status", status: "running", attempt: 1 });
-      const toolResult = log.find((frame) => frame.data.type === "tool_result")!;
-      expect(BigInt(resumed.data.discard_after)).toBeGreaterThanOrEqual(BigInt(toolResult.id!));
-      // Ids stay monotonic; the reader who saw the cut-off words learns to drop them.
+      const resumed = log.filter((frame) => frame.data.resumed);
+      expect(resumed).toHaveLength(1);
+      expect(resumed[0]!.data).toMatchObject({ type: "run_status", status: "running", attempt: 1 });
+      // Nothing to drop: the resume frame's discard_after is the last frame before it.
+      const before = log[log.indexOf(resumed[0]!) - 1]!;
+      expect(resumed[0]!.data.discard_after).toBe(before.id);
+      // Ids stay monotonic and unique.
       const ids = log.map((frame) => BigInt(frame.id!));
-      expect([...ids].sort((a, b) => (a < b ? -1 : 1))).toEqual(ids);
+      expect([...new Set(ids)].sort((a, b) => (a < b ? -1 : 1))).toEqual(ids);
+      // The reader who saw the cut-off words reconnects where it was and gets only what is new.
       const lastSeen = seen.at(-1)!.id!;
       const after = await eventLog(runId, second, lastSeen, "resumer");
-      expect(after[0]!.data.resumed).toBe(true);
-      const dropped = seen.filter((frame) => BigInt(frame.id!) > BigInt(after[0]!.data.discard_after));
-      expect(textOf(dropped).length).toBeGreaterThan(0);
-      expect(textOf(seen.filter((frame) => !dropped.includes(frame))) + textOf(after)).toBe(run.output);
+      expect(textOf(seen) + textOf(after)).toBe(run.output);
+      expect(after.every((frame) => BigInt(frame.id!) > BigInt(lastSeen))).toBe(true);
     } finally {
       release(new Error("test over"));
       await first.close();
