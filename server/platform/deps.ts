@@ -10,6 +10,7 @@ import { createRunExecutor } from "./runtime/executor";
 import { createLiveContent } from "./runtime/live-content";
 import { eventLoopGauge, type LoadGauge } from "./runtime/load-gauge";
 import { runTimings } from "./runtime/recovery";
+import { createHotCache } from "./runtime/hot-cache";
 import { createSignals } from "./runtime/signals";
 import { startSweeper } from "./runtime/sweeper";
 import type { Mailer } from "./services/mailer";
@@ -45,6 +46,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         if (database.driver.kind === "postgres") sendStraightToPostgres(database.prisma, database.driver.pool);
         const bus = createRunEventBus(database);
         const signals = createSignals(database);
+        const cache = createHotCache(signals);
         // Frames are written on a connection of their own: they never wait behind other queries for the pool.
         const writerClient = openDedicatedClient(database);
         if (writerClient.pool) sendStraightToPostgres(writerClient.prisma, writerClient.pool);
@@ -70,6 +72,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         return {
           bus,
           signals,
+          cache,
           events,
           executor,
           live,
@@ -79,6 +82,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
             await executor.idle();
             live.clear();
             await bus.close();
+            cache.close();
             await signals.close();
             await writerClient.close();
           },
