@@ -110,12 +110,13 @@ export function createHotCache(signals: Signals): HotCache {
   const agents = new HotTable<PlatformAgent>((agent) => agent.accountId);
   const tables = [keys, endUsers, agents];
 
-  // Payloads: a key hash; "<account>:<row id or empty>:<user_id>"; "<account>:<agent id>"; "<account>".
+  // Payloads: a key hash; "<account>:<row id or empty>:<user_id, URI-encoded since signals flatten
+  // newlines>"; "<account>:<agent id>"; "<account>".
   const stops = [
     signals.subscribe(TOPIC.key, (hash) => keys.drop(hash)),
     signals.subscribe(TOPIC.endUser, (payload) => {
       const [account, rowId] = payload.split(":", 2) as [string, string];
-      endUsers.drop(endUserCacheKey(Number(account), payload.slice(account.length + rowId.length + 2)));
+      endUsers.drop(endUserCacheKey(Number(account), decodeURIComponent(payload.slice(account.length + rowId.length + 2))));
       if (rowId !== "") agents.dropWhere((agent) => agent.endUserId === Number(rowId));
     }),
     signals.subscribe(TOPIC.agent, (payload) => agents.drop(payload)),
@@ -129,7 +130,7 @@ export function createHotCache(signals: Signals): HotCache {
     agents,
     keysChanged: (hashes) => hashes.forEach((hash) => signals.publish(TOPIC.key, hash)),
     endUserChanged: (accountId, userId, rowId) =>
-      signals.publish(TOPIC.endUser, `${accountId}:${rowId ?? ""}:${userId}`),
+      signals.publish(TOPIC.endUser, `${accountId}:${rowId ?? ""}:${encodeURIComponent(userId)}`),
     agentChanged: (accountId, agentId) => signals.publish(TOPIC.agent, agentCacheKey(accountId, agentId)),
     accountChanged: (accountId) => signals.publish(TOPIC.account, String(accountId)),
     close: () => stops.forEach((stop) => stop()),
