@@ -11,6 +11,7 @@ import type { RunEventBus } from "./runtime/event-bus";
 import type { RunEventWriter } from "./runtime/event-writer";
 import type { KnownRun, RunWorker } from "./runtime/executor";
 import type { LiveContent } from "./runtime/live-content";
+import type { HotCache } from "./runtime/hot-cache";
 import type { Signals } from "./runtime/signals";
 import type { Mailer } from "./services/mailer";
 import type { BillingSettings } from "./services/billing";
@@ -46,6 +47,8 @@ export interface PlatformRuntime {
   bus: RunEventBus;
   /** Hints between the instances of a deployment (runtime/signals.ts). */
   signals: Signals;
+  /** Keys, end-users and agents as last read, dropped on every instance when written (runtime/hot-cache.ts). */
+  cache: HotCache;
   /** Appends run frames, every run's together (runtime/event-writer.ts). */
   events: RunEventWriter;
   /** This process's worker (roles worker and all); none in a web process. */

@@ -9,6 +9,7 @@ import { createRunEventWriter } from "./runtime/event-writer";
 import { createRunWorker, RUN_READY } from "./runtime/executor";
 import { createLiveContent } from "./runtime/live-content";
 import { runTimings } from "./runtime/recovery";
+import { createHotCache } from "./runtime/hot-cache";
 import { createSignals } from "./runtime/signals";
 import type { Mailer } from "./services/mailer";
 import { sendStraightToPostgres } from "./repositories/direct";
@@ -51,6 +52,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         if (database.driver.kind === "postgres") sendStraightToPostgres(database.prisma, database.driver.pool);
         const bus = createRunEventBus(database);
         const signals = createSignals(database);
+        const cache = createHotCache(signals);
         // Frames are written on a connection of their own: they never wait behind other queries for the pool.
         const writerClient = openDedicatedClient(database);
         if (writerClient.pool) sendStraightToPostgres(writerClient.prisma, writerClient.pool);
@@ -70,6 +72,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         return {
           bus,
           signals,
+          cache,
           events,
           worker,
           live,
@@ -83,6 +86,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
             await worker?.stop();
             live.clear();
             await bus.close();
+            cache.close();
             await signals.close();
             await writerClient.close();
           },

@@ -14,7 +14,13 @@ export const authenticate: MiddlewareHandler<PlatformEnv> = async (c, next) => {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
     c.set(
       "auth",
-      token ? await authenticateApiKey(c.var.prisma, token, c.var.deps.config.keyPrefix) : null,
+      token
+        ? await authenticateApiKey(
+            { prisma: c.var.prisma, cache: c.var.runtime.cache },
+            token,
+            c.var.deps.config.keyPrefix,
+          )
+        : null,
     );
   }
   await next();

@@ -64,6 +64,9 @@ const liveAt = (now: Date) => ({ revokedAt: null, OR: [{ expiresAt: null }, { ex
 export const findLiveDefaultKey = (prisma: Db, accountId: number, now: Date) =>
   prisma.platformApiKey.findFirst({ where: { accountId, kind: "default", ...liveAt(now) }, orderBy: { id: "desc" } });
 
+/** The hashes of the keys a revocation touched (for the caches that hold keys by hash). */
+const revokedHashes = (rows: { hash: string }[]) => rows.map((row) => row.hash);
+
 /**
  * Revokes every default key of the account and creates a new one, as one step. The account row is
  * locked first so two rotations at once run one after the other and leave exactly one default key.
@@ -73,24 +76,28 @@ export async function replaceDefaultKey(
   accountId: number,
   key: Omit<NewKey, "kind">,
   now: Date,
-): Promise<ApiKeyRow> {
+): Promise<{ row: ApiKeyRow; revoked: string[] }> {
   return prisma.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT id FROM platform_accounts WHERE id = ${accountId} FOR NO KEY UPDATE`;
-    await tx.platformApiKey.updateMany({
+    const revoked = await tx.platformApiKey.updateManyAndReturn({
       where: { accountId, kind: "default", revokedAt: null },
       data: { revokedAt: now },
+      select: { hash: true },
     });
-    return tx.platformApiKey.create({ data: { ...key, kind: "default", accountId } });
+    const row = await tx.platformApiKey.create({ data: { ...key, kind: "default", accountId } });
+    return { row, revoked: revokedHashes(revoked) };
   });
 }
 
-/** Revokes the account's live default key; false when it has none. */
-export async function revokeDefaultKey(prisma: Db, accountId: number, now: Date): Promise<boolean> {
-  const { count } = await prisma.platformApiKey.updateMany({
-    where: { accountId, kind: "default", ...liveAt(now) },
-    data: { revokedAt: now },
-  });
-  return count > 0;
+/** Revokes the account's live default key; the revoked keys' hashes, none when it had none. */
+export async function revokeDefaultKey(prisma: Db, accountId: number, now: Date): Promise<string[]> {
+  return revokedHashes(
+    await prisma.platformApiKey.updateManyAndReturn({
+      where: { accountId, kind: "default", ...liveAt(now) },
+      data: { revokedAt: now },
+      select: { hash: true },
+    }),
+  );
 }
 
 export const createKey = (prisma: Db, accountId: number, key: NewKey) =>
@@ -113,13 +120,14 @@ export const listNamedKeys = (prisma: Db, accountId: number, page: { limit: numb
 export const findNamedKey = (prisma: Db, accountId: number, keyId: number) =>
   prisma.platformApiKey.findFirst({ where: { id: keyId, accountId, kind: "named", revokedAt: null } });
 
-/** Revokes one named key; false when it is foreign, missing or already revoked. */
-export async function revokeNamedKey(prisma: Db, accountId: number, keyId: number, now: Date): Promise<boolean> {
-  const { count } = await prisma.platformApiKey.updateMany({
+/** Revokes one named key; its hash, or null when it is foreign, missing or already revoked. */
+export async function revokeNamedKey(prisma: Db, accountId: number, keyId: number, now: Date): Promise<string | null> {
+  const [row] = await prisma.platformApiKey.updateManyAndReturn({
     where: { id: keyId, accountId, kind: "named", revokedAt: null },
     data: { revokedAt: now },
+    select: { hash: true },
   });
-  return count > 0;
+  return row?.hash ?? null;
 }
 
 /**

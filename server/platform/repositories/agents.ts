@@ -33,18 +33,33 @@ export const createAgent = (prisma: PrismaClient, scope: ScopeKey, data: AgentDa
   prisma.platformAgent.create({ data: { ...data, ...scopeWhere(scope) }, include });
 
 // Agents are read on every run start: raw SQL, which skips Prisma's query compiler (raw-rows.ts).
+/** The account's agent `id` in any scope and status (the row services/agents.ts caches); null when none. */
+export async function findAgentRow(prisma: PrismaClient, accountId: number, id: number): Promise<PlatformAgent | null> {
+  const rows = await queryRows<Record<string, unknown>>(
+    prisma,
+    Prisma.sql`SELECT * FROM platform_agents WHERE id = ${id} AND account_id = ${accountId}`,
+  );
+  return rows[0] ? fromColumns<PlatformAgent>(rows[0]) : null;
+}
+
+/** The row as the scope sees it: null when it belongs to another scope or (unless asked for) is archived. */
+export function agentInScope(
+  row: PlatformAgent | null,
+  scope: ReadScope,
+  options: { includeArchived?: boolean } = {},
+): AgentRow | null {
+  if (!row || row.accountId !== scope.accountId || row.endUserId !== scope.endUserId) return null;
+  if (!options.includeArchived && row.status === "archived") return null;
+  return withEndUser(scope, row);
+}
+
 export async function findAgent(
   prisma: PrismaClient,
   scope: ReadScope,
   id: number,
   options: { includeArchived?: boolean } = {},
 ): Promise<AgentRow | null> {
-  const rows = await queryRows<Record<string, unknown>>(prisma, Prisma.sql`
-    SELECT * FROM platform_agents
-    WHERE id = ${id} AND account_id = ${scope.accountId}
-      AND ${scope.endUserId === null ? Prisma.sql`end_user_id IS NULL` : Prisma.sql`end_user_id = ${scope.endUserId}`}
-      ${options.includeArchived ? Prisma.empty : Prisma.sql`AND status <> 'archived'`}`);
-  return rows[0] ? withEndUser(scope, fromColumns<PlatformAgent>(rows[0])) : null;
+  return agentInScope(await findAgentRow(prisma, scope.accountId, id), scope, options);
 }
 
 export const updateAgent = (prisma: PrismaClient, id: number, data: Prisma.PlatformAgentUncheckedUpdateInput) =>
@@ -112,12 +127,12 @@ export const findAgentDocument = (prisma: PrismaClient, agentId: number, name: s
 
 /** An agent anywhere in the account (for a run that inherits its agent's scope), with its user_id. */
 export async function findAgentAnyScope(prisma: PrismaClient, accountId: number, id: number): Promise<AgentRow | null> {
-  const rows = await queryRows<Record<string, unknown>>(
-    prisma,
-    Prisma.sql`SELECT * FROM platform_agents WHERE id = ${id} AND account_id = ${accountId} AND status <> 'archived'`,
-  );
-  if (!rows[0]) return null;
-  const row = fromColumns<PlatformAgent>(rows[0]);
+  return withOwner(prisma, await findAgentRow(prisma, accountId, id));
+}
+
+/** A row read without a scope, not archived, with its end-user's user_id; null otherwise. */
+export async function withOwner(prisma: PrismaClient, row: PlatformAgent | null): Promise<AgentRow | null> {
+  if (!row || row.status === "archived") return null;
   // The end-user is read only when there is one: Prisma's include costs a query even for none.
   const endUser =
     row.endUserId === null

@@ -113,9 +113,10 @@ export async function updateEndUser(
 
 /**
  * Deletes the profile; the foreign keys cascade to everything scoped to it (agents, memories,
- * permissions, …). False when the account has no such profile.
+ * permissions, …). Its row id, or null when the account has no such profile.
  */
-export async function deleteEndUser(prisma: PrismaClient, accountId: number, externalId: string): Promise<boolean> {
-  const { count } = await prisma.platformEndUser.deleteMany({ where: { accountId, externalId } });
-  return count > 0;
+export async function deleteEndUser(prisma: PrismaClient, accountId: number, externalId: string): Promise<number | null> {
+  const rows = await prisma.$queryRaw<{ id: number }[]>`
+    DELETE FROM platform_end_users WHERE account_id = ${accountId} AND external_id = ${externalId} RETURNING id`;
+  return rows[0]?.id ?? null;
 }

@@ -14,8 +14,12 @@ export function authOf(c: PlatformContext): AuthContext {
   return auth;
 }
 
-/** What domain services need from the request: the database and the platform's configuration. */
-export const servicesOf = (c: PlatformContext) => ({ prisma: c.var.prisma, config: c.var.deps.config });
+/** What domain services need from the request: the database, its hot-row cache and the platform's configuration. */
+export const servicesOf = (c: PlatformContext) => ({
+  prisma: c.var.prisma,
+  cache: c.var.runtime.cache,
+  config: c.var.deps.config,
+});
 
 /** What the run service needs: the services above plus the event log's writer and bus and the runs' hand-off. */
 export const runServicesOf = (c: PlatformContext) => ({

@@ -5,6 +5,7 @@ import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
 import { hashPassword, verifyPassword } from "@/server/auth/password";
 import { PlatformError } from "../errors";
+import type { DataContext } from "../runtime/hot-cache";
 import {
   createAccountWithKey,
   deleteAccount as deleteAccountRow,
@@ -106,9 +107,9 @@ export async function verifyAccountPassword(
   return (await verifyPassword(password, account.passwordHash)) ? account : null;
 }
 
-/** DELETE /account: the account and everything it owns; its keys stop working with it. */
-export async function deleteAccount(prisma: PrismaClient, accountId: number): Promise<void> {
-  if (!(await deleteAccountRow(prisma, accountId))) {
-    throw new PlatformError({ type: "not_found", message: "account not found" });
-  }
+/** DELETE /account: the account and everything it owns; its keys stop working with it, on every instance. */
+export async function deleteAccount(ctx: DataContext, accountId: number): Promise<void> {
+  const deleted = await deleteAccountRow(ctx.prisma, accountId);
+  ctx.cache.accountChanged(accountId);
+  if (!deleted) throw new PlatformError({ type: "not_found", message: "account not found" });
 }

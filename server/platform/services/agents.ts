@@ -14,19 +14,22 @@ import type { Page } from "@/lib/schemas/common";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
 import type { PlatformConfig } from "../context";
+import { agentCacheKey, type DataContext } from "../runtime/hot-cache";
 import { PlatformError } from "../errors";
 import {
   type AgentData,
   type AgentDocumentRow,
   type AgentRow,
   agentExistsInScope,
+  agentInScope,
   agentsBoundToChannels,
   createAgent as insertAgent,
-  findAgent,
   findAgentDocument,
+  findAgentRow,
   listAgentDocuments,
   listAgents as selectAgents,
-  updateAgent,
+  updateAgent as updateAgentRow,
+  withOwner,
 } from "../repositories/agents";
 import { createOnboardingMemories, recentMemoryContents } from "../repositories/memories";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "../runtime/system-prompt";
@@ -36,8 +39,7 @@ import { type Effort, clampEffort, defaultModel, findModel } from "./models";
 import { toPage } from "./pagination";
 import type { Scope } from "./scope";
 
-export interface AgentServiceContext {
-  prisma: PrismaClient;
+export interface AgentServiceContext extends DataContext {
   config: PlatformConfig;
 }
 
@@ -258,8 +260,39 @@ export async function createAgent(ctx: AgentServiceContext, scope: Scope, input:
   return toAgent(row);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Reads through this process's cache (runtime/hot-cache.ts), and the one write they must hear of
+
+const cachedAgentRow = (ctx: DataContext, accountId: number, id: number) =>
+  ctx.cache.agents.get(agentCacheKey(accountId, id), () => findAgentRow(ctx.prisma, accountId, id));
+
+/** The agent `id` as the scope sees it (repositories/agents.ts findAgent), from the cache when it holds it. */
+export async function findScopedAgent(
+  ctx: DataContext,
+  scope: Scope,
+  id: number,
+  options: { includeArchived?: boolean } = {},
+): Promise<AgentRow | null> {
+  return agentInScope(await cachedAgentRow(ctx, scope.accountId, id), scope, options);
+}
+
+/** The account's agent `id` in any scope, not archived, with its user_id (findAgentAnyScope), cached likewise. */
+export async function findAccountAgent(ctx: DataContext, accountId: number, id: number): Promise<AgentRow | null> {
+  return withOwner(ctx.prisma, await cachedAgentRow(ctx, accountId, id));
+}
+
+/** Every change to an agent row goes through here, so every instance drops its copy once it is written. */
+async function updateAgent(ctx: DataContext, agent: AgentRow, data: Prisma.PlatformAgentUncheckedUpdateInput) {
+  try {
+    return await updateAgentRow(ctx.prisma, agent.id, data);
+  } finally {
+    // Also when it failed: a row that went away meanwhile leaves a stale copy too.
+    ctx.cache.agentChanged(agent.accountId, agent.id);
+  }
+}
+
 async function loadAgent(ctx: AgentServiceContext, scope: Scope, id: number, options: { includeArchived?: boolean } = {}) {
-  const row = await findAgent(ctx.prisma, scope, id, options);
+  const row = await findScopedAgent(ctx, scope, id, options);
   if (!row) throw notFound(id);
   return row;
 }
@@ -358,17 +391,15 @@ export async function patchAgent(ctx: AgentServiceContext, scope: Scope, id: num
   if (current.template && changed.length > 0) {
     data.customizedFields = [...new Set([...current.customizedFields, ...changed])];
   }
-  return toAgent(await updateAgent(ctx.prisma, id, data));
+  return toAgent(await updateAgent(ctx, current, data));
 }
 
 export async function archiveAgent(ctx: AgentServiceContext, scope: Scope, id: number): Promise<void> {
-  await loadAgent(ctx, scope, id);
-  await updateAgent(ctx.prisma, id, { status: "archived" });
+  await updateAgent(ctx, await loadAgent(ctx, scope, id), { status: "archived" });
 }
 
 export async function setAgentEnabled(ctx: AgentServiceContext, scope: Scope, id: number, enabled: boolean) {
-  await loadAgent(ctx, scope, id);
-  return toAgent(await updateAgent(ctx.prisma, id, { status: enabled ? "enabled" : "disabled" }));
+  return toAgent(await updateAgent(ctx, await loadAgent(ctx, scope, id), { status: enabled ? "enabled" : "disabled" }));
 }
 
 export async function unarchiveAgent(ctx: AgentServiceContext, scope: Scope, id: number) {
@@ -376,7 +407,7 @@ export async function unarchiveAgent(ctx: AgentServiceContext, scope: Scope, id:
   if (row.status !== "archived") {
     throw new PlatformError({ type: "conflict_error", message: `agent ${id} is not archived` });
   }
-  const agent = toAgent(await updateAgent(ctx.prisma, id, { status: "disabled" }));
+  const agent = toAgent(await updateAgent(ctx, row, { status: "disabled" }));
   return { id: agent.id, name: agent.name, status: agent.status, created_at: agent.created_at };
 }
 
@@ -410,7 +441,7 @@ export async function resetAgent(
   };
   const data: Prisma.PlatformAgentUncheckedUpdateInput = Object.assign({}, ...names.map((name) => defaults[name]));
   data.customizedFields = row.customizedFields.filter((field) => !names.includes(field as (typeof RESETTABLE_FIELDS)[number]));
-  return toAgent(await updateAgent(ctx.prisma, id, data));
+  return toAgent(await updateAgent(ctx, row, data));
 }
 
 export function enabledBuiltInTools(row: AgentRow): string[] {

@@ -1,6 +1,7 @@
-// Who is calling: a bearer key resolved to its account. A revoked or expired key is refused at once,
-// since every request reads the key row (no cache that another instance could hold stale).
-import type { PrismaClient } from "@/server/generated/prisma/client";
+// Who is calling: a bearer key resolved to its account. The key comes from this process's cache
+// (runtime/hot-cache.ts) when it holds it: revoking, rotating or deleting a key, or deleting its
+// account, drops it there on every instance, and the expiry is checked on every request.
+import type { DataContext } from "../runtime/hot-cache";
 import { findKeyForAuth, touchKey } from "../repositories/accounts";
 import { hashApiKey, isWellFormedApiKey } from "./api-keys";
 
@@ -11,20 +12,27 @@ export interface AuthContext {
   requireEndUserId: boolean;
 }
 
-// last_used_at is advisory; writing it at most once a minute per key keeps reads read-only.
+// last_used_at is advisory; writing it at most once a minute per key (and process) keeps reads read-only.
 const TOUCH_INTERVAL_MS = 60_000;
 
 export async function authenticateApiKey(
-  prisma: PrismaClient,
+  ctx: DataContext,
   secret: string,
   prefix: string,
   now = new Date(),
 ): Promise<AuthContext | null> {
   if (!isWellFormedApiKey(secret, prefix)) return null;
-  const key = await findKeyForAuth(prisma, hashApiKey(secret));
+  const hash = hashApiKey(secret);
+  // Revoked keys are not kept: a revoked row never comes back to life, and this keeps the cache to live keys.
+  const key = await ctx.cache.keys.get(hash, async () => {
+    const row = await findKeyForAuth(ctx.prisma, hash);
+    return row && !row.revokedAt ? row : null;
+  });
   if (!key || key.revokedAt || (key.expiresAt && key.expiresAt <= now)) return null;
   if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
-    await touchKey(prisma, key.id, now);
+    // Set on the cached row first so concurrent requests do not all write it.
+    key.lastUsedAt = now;
+    await touchKey(ctx.prisma, key.id, now);
   }
   return {
     accountId: key.accountId,

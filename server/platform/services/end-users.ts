@@ -1,10 +1,11 @@
 // End-user profiles: explicit creation and editing of the profiles that user_id also creates on
-// first use, and their deletion with everything scoped to them.
+// first use, and their deletion with everything scoped to them. Every write drops the profile (and,
+// for a deletion, its agents) from every instance's cache (runtime/hot-cache.ts).
 import type { z } from "zod";
 import type { EndUser } from "@/lib/schemas/end-users";
 import type { Page } from "@/lib/schemas/common";
-import type { PrismaClient } from "@/server/generated/prisma/client";
 import { PlatformError } from "../errors";
+import type { DataContext } from "../runtime/hot-cache";
 import * as endUsers from "../repositories/end-users";
 import type { EndUserRow, ProfileFields } from "../repositories/end-users";
 import { toPage } from "./pagination";
@@ -32,14 +33,15 @@ const notFound = (userId: string) =>
  * One that already holds profile data is a 409, so a second POST cannot silently overwrite it.
  */
 export async function createEndUser(
-  prisma: PrismaClient,
+  ctx: DataContext,
   accountId: number,
   userId: string,
   fields: ProfileFields,
 ): Promise<z.infer<typeof EndUser>> {
   const row =
-    (await endUsers.insertEndUser(prisma, accountId, userId, fields)) ??
-    (await endUsers.fillBlankEndUser(prisma, accountId, userId, fields));
+    (await endUsers.insertEndUser(ctx.prisma, accountId, userId, fields)) ??
+    (await endUsers.fillBlankEndUser(ctx.prisma, accountId, userId, fields));
+  if (row) ctx.cache.endUserChanged(accountId, userId, row.id);
   if (!row) {
     throw new PlatformError({
       type: "conflict_error",
@@ -53,25 +55,28 @@ export async function createEndUser(
 }
 
 export async function listEndUsers(
-  prisma: PrismaClient,
+  ctx: DataContext,
   accountId: number,
   page: { limit: number; startingAfter?: number },
 ): Promise<Page<z.infer<typeof EndUser>>> {
-  return toPage(await endUsers.listEndUsers(prisma, accountId, page), page.limit, toEndUser);
+  return toPage(await endUsers.listEndUsers(ctx.prisma, accountId, page), page.limit, toEndUser);
 }
 
-export async function getEndUser(prisma: PrismaClient, accountId: number, userId: string) {
-  const row = await endUsers.findEndUser(prisma, accountId, userId);
+export async function getEndUser(ctx: DataContext, accountId: number, userId: string) {
+  const row = await endUsers.findEndUser(ctx.prisma, accountId, userId);
   if (!row) throw notFound(userId);
   return toEndUser(row);
 }
 
-export async function updateEndUser(prisma: PrismaClient, accountId: number, userId: string, fields: ProfileFields) {
-  const row = await endUsers.updateEndUser(prisma, accountId, userId, fields);
+export async function updateEndUser(ctx: DataContext, accountId: number, userId: string, fields: ProfileFields) {
+  const row = await endUsers.updateEndUser(ctx.prisma, accountId, userId, fields);
   if (!row) throw notFound(userId);
+  ctx.cache.endUserChanged(accountId, userId, row.id);
   return toEndUser(row);
 }
 
-export async function deleteEndUser(prisma: PrismaClient, accountId: number, userId: string): Promise<void> {
-  if (!(await endUsers.deleteEndUser(prisma, accountId, userId))) throw notFound(userId);
+export async function deleteEndUser(ctx: DataContext, accountId: number, userId: string): Promise<void> {
+  const rowId = await endUsers.deleteEndUser(ctx.prisma, accountId, userId);
+  if (rowId === null) throw notFound(userId);
+  ctx.cache.endUserChanged(accountId, userId, rowId);
 }

@@ -1,12 +1,13 @@
 // Key management: the default key (POST /token, GET/DELETE /keys, POST /keys/rotate) and named keys
 // (POST /keys, GET /keys/all, DELETE /keys/{id}, POST /keys/{id}/rotate). A rotation revokes the old
 // row and creates a new one, so the old secret stops working on its very next request and the key's
-// history stays on record.
+// history stays on record. Every revocation drops the key from every instance's cache
+// (runtime/hot-cache.ts) once it is written; this instance's before the response.
 import type { z } from "zod";
 import type { ApiKeyInfo, ApiKeyWithSecret } from "@/lib/schemas/accounts";
 import type { Page } from "@/lib/schemas/common";
-import type { PrismaClient } from "@/server/generated/prisma/client";
 import { PlatformError } from "../errors";
+import type { DataContext } from "../runtime/hot-cache";
 import {
   createKey,
   findLiveDefaultKey,
@@ -41,48 +42,51 @@ const keyNotFound = (keyId: number) =>
 
 /** POST /token: checks the account's password, then mints or rotates its default key. */
 export async function issueTokenForPassword(
-  prisma: PrismaClient,
+  ctx: DataContext,
   keyPrefix: string,
   credentials: { email: string; password: string },
   now = new Date(),
 ): Promise<{ api_key: string; key: z.infer<typeof ApiKeyInfo> }> {
-  const account = await verifyAccountPassword(prisma, credentials.email, credentials.password);
+  const account = await verifyAccountPassword(ctx.prisma, credentials.email, credentials.password);
   // One message for an unknown email, a wrong password and a passwordless account alike.
   if (!account) throw new PlatformError({ type: "authentication_error", message: "incorrect email or password" });
-  const { secret, row } = await rotateDefault(prisma, keyPrefix, account.id, now);
+  const { secret, row } = await rotateDefault(ctx, keyPrefix, account.id, now);
   return { api_key: secret, key: toApiKeyInfo(row) };
 }
 
-async function rotateDefault(prisma: PrismaClient, keyPrefix: string, accountId: number, now: Date) {
+async function rotateDefault(ctx: DataContext, keyPrefix: string, accountId: number, now: Date) {
   const key = generateApiKey(keyPrefix);
   const newKey = { name: DEFAULT_KEY_NAME, hash: key.hash, hint: key.hint };
-  const row = await replaceDefaultKey(prisma, accountId, newKey, now);
+  const { row, revoked } = await replaceDefaultKey(ctx.prisma, accountId, newKey, now);
+  ctx.cache.keysChanged(revoked);
   return { secret: key.secret, row };
 }
 
 /** POST /keys/rotate: a new default key; the old one (if any) stops working at once. */
 export async function rotateDefaultKey(
-  prisma: PrismaClient,
+  ctx: DataContext,
   keyPrefix: string,
   accountId: number,
   now = new Date(),
 ): Promise<KeyWithSecret> {
-  const { secret, row } = await rotateDefault(prisma, keyPrefix, accountId, now);
+  const { secret, row } = await rotateDefault(ctx, keyPrefix, accountId, now);
   return withSecret(row, secret);
 }
 
-export async function getDefaultKey(prisma: PrismaClient, accountId: number, now = new Date()) {
-  const row = await findLiveDefaultKey(prisma, accountId, now);
+export async function getDefaultKey(ctx: DataContext, accountId: number, now = new Date()) {
+  const row = await findLiveDefaultKey(ctx.prisma, accountId, now);
   if (!row) throw noDefaultKey();
   return toApiKeyInfo(row);
 }
 
-export async function deleteDefaultKey(prisma: PrismaClient, accountId: number, now = new Date()): Promise<void> {
-  if (!(await revokeDefaultKey(prisma, accountId, now))) throw noDefaultKey();
+export async function deleteDefaultKey(ctx: DataContext, accountId: number, now = new Date()): Promise<void> {
+  const revoked = await revokeDefaultKey(ctx.prisma, accountId, now);
+  if (revoked.length === 0) throw noDefaultKey();
+  ctx.cache.keysChanged(revoked);
 }
 
 export async function createNamedKey(
-  prisma: PrismaClient,
+  ctx: DataContext,
   keyPrefix: string,
   accountId: number,
   input: { name: string; expiresInDays?: number | null },
@@ -90,7 +94,7 @@ export async function createNamedKey(
 ): Promise<KeyWithSecret> {
   const key = generateApiKey(keyPrefix);
   const expiresAt = input.expiresInDays ? new Date(now.getTime() + input.expiresInDays * DAY_MS) : null;
-  const row = await createKey(prisma, accountId, {
+  const row = await createKey(ctx.prisma, accountId, {
     kind: "named",
     name: input.name,
     hash: key.hash,
@@ -101,26 +105,28 @@ export async function createNamedKey(
 }
 
 export async function listKeys(
-  prisma: PrismaClient,
+  ctx: DataContext,
   accountId: number,
   page: { limit: number; startingAfter?: number },
 ): Promise<Page<z.infer<typeof ApiKeyInfo>>> {
-  return toPage(await listNamedKeys(prisma, accountId, page), page.limit, toApiKeyInfo);
+  return toPage(await listNamedKeys(ctx.prisma, accountId, page), page.limit, toApiKeyInfo);
 }
 
-export async function deleteNamedKey(prisma: PrismaClient, accountId: number, keyId: number, now = new Date()) {
-  if (!(await revokeNamedKey(prisma, accountId, keyId, now))) throw keyNotFound(keyId);
+export async function deleteNamedKey(ctx: DataContext, accountId: number, keyId: number, now = new Date()) {
+  const revoked = await revokeNamedKey(ctx.prisma, accountId, keyId, now);
+  if (revoked === null) throw keyNotFound(keyId);
+  ctx.cache.keysChanged([revoked]);
 }
 
 /** A new secret under the same name and the same expiry date; the old secret stops at once. */
 export async function rotateNamedKey(
-  prisma: PrismaClient,
+  ctx: DataContext,
   keyPrefix: string,
   accountId: number,
   keyId: number,
   now = new Date(),
 ): Promise<KeyWithSecret> {
-  const old = await findNamedKey(prisma, accountId, keyId);
+  const old = await findNamedKey(ctx.prisma, accountId, keyId);
   if (!old) throw keyNotFound(keyId);
   // Keeping the expiry date of an expired key would hand out a secret that never works.
   if (old.expiresAt && old.expiresAt <= now) {
@@ -132,11 +138,12 @@ export async function rotateNamedKey(
   }
   const key = generateApiKey(keyPrefix);
   const row = await replaceNamedKey(
-    prisma,
+    ctx.prisma,
     old,
     { name: old.name, hash: key.hash, hint: key.hint, expiresAt: old.expiresAt },
     now,
   );
   if (!row) throw keyNotFound(keyId);
+  ctx.cache.keysChanged([old.hash]);
   return withSecret(row, key.secret);
 }

@@ -4,10 +4,10 @@
 import type { z } from "zod";
 import type { Page } from "@/lib/schemas/common";
 import type { Memory } from "@/lib/schemas/memories";
-import type { PrismaClient } from "@/server/generated/prisma/client";
 import { PlatformError } from "../errors";
 import * as memories from "../repositories/memories";
 import type { MemoryRow } from "../repositories/memories";
+import type { DataContext } from "../runtime/hot-cache";
 import type { AuthContext } from "./auth";
 import { toPage } from "./pagination";
 import { resolveEndUserScope } from "./scope";
@@ -23,33 +23,33 @@ export const toMemory = (row: MemoryRow): z.infer<typeof Memory> => ({
 const WHAT = "memory operations";
 
 export async function createMemory(
-  prisma: PrismaClient,
+  ctx: DataContext,
   auth: AuthContext,
   userId: string | undefined,
   content: string,
 ): Promise<z.infer<typeof Memory>> {
-  const scope = await resolveEndUserScope(prisma, auth, userId, WHAT);
-  return toMemory(await memories.insertMemory(prisma, scope, content));
+  const scope = await resolveEndUserScope(ctx, auth, userId, WHAT);
+  return toMemory(await memories.insertMemory(ctx.prisma, scope, content));
 }
 
 export async function listMemories(
-  prisma: PrismaClient,
+  ctx: DataContext,
   auth: AuthContext,
   userId: string | undefined,
   page: { limit: number; startingAfter?: number },
 ): Promise<Page<z.infer<typeof Memory>>> {
-  const scope = await resolveEndUserScope(prisma, auth, userId, WHAT);
-  return toPage(await memories.listMemories(prisma, scope, page), page.limit, toMemory);
+  const scope = await resolveEndUserScope(ctx, auth, userId, WHAT);
+  return toPage(await memories.listMemories(ctx.prisma, scope, page), page.limit, toMemory);
 }
 
 export async function deleteMemory(
-  prisma: PrismaClient,
+  ctx: DataContext,
   auth: AuthContext,
   userId: string | undefined,
   memoryId: number,
 ): Promise<void> {
-  const scope = await resolveEndUserScope(prisma, auth, userId, WHAT);
-  if (!(await memories.deleteMemory(prisma, scope, memoryId))) {
+  const scope = await resolveEndUserScope(ctx, auth, userId, WHAT);
+  if (!(await memories.deleteMemory(ctx.prisma, scope, memoryId))) {
     throw new PlatformError({ type: "not_found", message: `memory ${memoryId} not found for this user_id` });
   }
 }

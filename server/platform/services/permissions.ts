@@ -3,10 +3,10 @@
 import type { z } from "zod";
 import type { Page } from "@/lib/schemas/common";
 import type { Permission } from "@/lib/schemas/permissions";
-import type { PrismaClient } from "@/server/generated/prisma/client";
 import { PlatformError } from "../errors";
 import * as permissions from "../repositories/permissions";
 import type { PermissionRow } from "../repositories/permissions";
+import type { DataContext } from "../runtime/hot-cache";
 import type { AuthContext } from "./auth";
 import { toPage } from "./pagination";
 import { resolveEndUserScope, resolveScope } from "./scope";
@@ -20,35 +20,35 @@ export const toPermission = (row: PermissionRow): z.infer<typeof Permission> => 
 
 /** Idempotent: allowing a tool the end-user already allows returns the existing record unchanged. */
 export async function allowTool(
-  prisma: PrismaClient,
+  ctx: DataContext,
   auth: AuthContext,
   userId: string | undefined,
   tool: string,
 ): Promise<z.infer<typeof Permission>> {
-  const scope = await resolveEndUserScope(prisma, auth, userId, "permissions");
-  return toPermission(await permissions.ensurePermission(prisma, scope, tool));
+  const scope = await resolveEndUserScope(ctx, auth, userId, "permissions");
+  return toPermission(await permissions.ensurePermission(ctx.prisma, scope, tool));
 }
 
 /** One end-user's permissions, or (without user_id, strict mode off) every permission of the account. */
 export async function listPermissions(
-  prisma: PrismaClient,
+  ctx: DataContext,
   auth: AuthContext,
   userId: string | undefined,
   page: { limit: number; startingAfter?: number },
 ): Promise<Page<z.infer<typeof Permission>>> {
-  const scope = await resolveScope(prisma, auth, userId, { strict: true });
-  return toPage(await permissions.listPermissions(prisma, scope, page), page.limit, toPermission);
+  const scope = await resolveScope(ctx, auth, userId, { strict: true });
+  return toPage(await permissions.listPermissions(ctx.prisma, scope, page), page.limit, toPermission);
 }
 
 /** With user_id only that end-user's permission can go; without it, any of the account's. */
 export async function revokePermission(
-  prisma: PrismaClient,
+  ctx: DataContext,
   auth: AuthContext,
   userId: string | undefined,
   permissionId: number,
 ): Promise<void> {
-  const scope = await resolveScope(prisma, auth, userId);
-  if (!(await permissions.deletePermission(prisma, scope, permissionId))) {
+  const scope = await resolveScope(ctx, auth, userId);
+  if (!(await permissions.deletePermission(ctx.prisma, scope, permissionId))) {
     const whose = scope.userId === null ? "in this account" : "for this user_id";
     throw new PlatformError({ type: "not_found", message: `permission ${permissionId} not found ${whose}` });
   }

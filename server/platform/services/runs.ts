@@ -22,7 +22,6 @@ import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
 import type { PlatformConfig } from "../context";
 import { PlatformError } from "../errors";
-import { findAgent, findAgentAnyScope } from "../repositories/agents";
 import {
   findPendingRequests,
   findRequest,
@@ -45,6 +44,7 @@ import {
 import { eventBatch, type RunEventBus } from "../runtime/event-bus";
 import type { RunEventWriter } from "../runtime/event-writer";
 import type { KnownRun } from "../runtime/executor";
+import type { HotCache } from "../runtime/hot-cache";
 import type { LiveContent } from "../runtime/live-content";
 import { METADATA_ONLY, redactMessages } from "../runtime/redact";
 import type { NewRunFile } from "../repositories/run-files";
@@ -53,7 +53,7 @@ import { isOrphanKeyClaim } from "../repositories/run-start";
 import { isWriteConflict } from "../repositories/db-errors";
 import { bindClaimedKey, claimKeyIn, IdempotencyKeyTaken, type KeyClaim } from "./idempotency";
 import { recordRunWebhook, runWebhookPayload } from "./run-webhooks";
-import { createAgent } from "./agents";
+import { createAgent, findAccountAgent, findScopedAgent } from "./agents";
 import { settleRun, usdExact } from "./billing";
 import type { AuthContext } from "./auth";
 import { clampEffort, defaultEffort, defaultModel, findModel, type Effort } from "./models";
@@ -62,6 +62,8 @@ import { resolveScope, type Scope } from "./scope";
 
 export interface RunServiceContext {
   prisma: PrismaClient;
+  /** Keys, end-users and agents as last read (runtime/hot-cache.ts). */
+  cache: HotCache;
   config: PlatformConfig;
   bus: RunEventBus;
   /** Appends run frames (every run's of this process together). */
@@ -133,14 +135,14 @@ export async function createRun(
   claim?: KeyClaim,
 ): Promise<{ run: RunOut; scope: Scope }> {
   // Strict mode covers run creation; without user_id the run inherits the agent's scope.
-  let scope = await resolveScope(ctx.prisma, auth, userId, { strict: true });
+  let scope = await resolveScope(ctx, auth, userId, { strict: true });
   let agent;
   if (input.teammate_id !== undefined) {
     if (input.email_inbox !== undefined) throw invalid("email_inbox", "is only accepted when creating a new agent");
     agent =
       userId !== undefined
-        ? await findAgent(ctx.prisma, scope, input.teammate_id)
-        : await findAgentAnyScope(ctx.prisma, auth.accountId, input.teammate_id);
+        ? await findScopedAgent(ctx, scope, input.teammate_id)
+        : await findAccountAgent(ctx, auth.accountId, input.teammate_id);
     if (!agent) throw new PlatformError({ type: "not_found", message: `agent ${input.teammate_id} not found` });
     if (userId === undefined && agent.endUser) {
       scope = { accountId: auth.accountId, endUserId: agent.endUserId, userId: agent.endUser.externalId };
@@ -154,7 +156,7 @@ export async function createRun(
       instructions: input.instructions,
       email_inbox: input.email_inbox,
     });
-    agent = await findAgent(ctx.prisma, scope, created.id);
+    agent = await findScopedAgent(ctx, scope, created.id);
     if (!agent) throw new Error("the agent just created is gone");
   }
   if (agent.status !== "enabled") {

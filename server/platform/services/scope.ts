@@ -1,9 +1,10 @@
 // The end-user scope of a call. `user_id` names one of the account's end-users (their profile is
 // created on first use); without it the call works in the account-level scope, which strict mode
-// (require_end_user_id) refuses for the operations its settings table lists.
-import type { PrismaClient } from "@/server/generated/prisma/client";
+// (require_end_user_id) refuses for the operations its settings table lists. The profile's row id
+// comes from this process's cache when it holds it (runtime/hot-cache.ts).
 import { PlatformError } from "../errors";
 import { ensureEndUser } from "../repositories/end-users";
+import { type DataContext, endUserCacheKey } from "../runtime/hot-cache";
 import type { AuthContext } from "./auth";
 
 export interface Scope {
@@ -20,7 +21,7 @@ export interface ScopeOptions {
 }
 
 export async function resolveScope(
-  prisma: PrismaClient,
+  ctx: DataContext,
   auth: AuthContext,
   userId: string | undefined | null,
   options: ScopeOptions = {},
@@ -35,7 +36,12 @@ export async function resolveScope(
     }
     return { accountId: auth.accountId, endUserId: null, userId: null };
   }
-  return { accountId: auth.accountId, endUserId: await ensureEndUser(prisma, auth.accountId, userId), userId };
+  const { accountId } = auth;
+  const endUser = await ctx.cache.endUsers.get(endUserCacheKey(accountId, userId), async () => ({
+    accountId,
+    id: await ensureEndUser(ctx.prisma, accountId, userId),
+  }));
+  return { accountId, endUserId: endUser!.id, userId };
 }
 
 /** user_id may come in the query string or the body; both at once must agree. */
@@ -61,12 +67,12 @@ export type EndUserScope = Scope & { endUserId: number; userId: string };
  * strict mode says. Strict accounts get resolveScope's own error, so the message explains the setting.
  */
 export async function resolveEndUserScope(
-  prisma: PrismaClient,
+  ctx: DataContext,
   auth: AuthContext,
   userId: string | undefined | null,
   what: string,
 ): Promise<EndUserScope> {
-  const scope = await resolveScope(prisma, auth, userId, { strict: true });
+  const scope = await resolveScope(ctx, auth, userId, { strict: true });
   if (scope.endUserId === null || scope.userId === null) {
     throw new PlatformError({
       type: "validation_error",

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Settings, UpdateSettingsRequest } from "@/lib/schemas/settings";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { PlatformError } from "../errors";
+import type { DataContext } from "../runtime/hot-cache";
 import * as settings from "../repositories/settings";
 import type { SettingsRow } from "../repositories/settings";
 
@@ -26,13 +27,16 @@ export async function getSettings(prisma: PrismaClient, accountId: number) {
   return toSettings(row);
 }
 
-/** Fields left out stay as they are; an empty change returns the current settings. */
+/**
+ * Fields left out stay as they are; an empty change returns the current settings. Keys carry
+ * require_end_user_id into the auth context, so changing it drops the account's cached keys everywhere.
+ */
 export async function updateSettings(
-  prisma: PrismaClient,
+  ctx: DataContext,
   accountId: number,
   changes: z.infer<typeof UpdateSettingsRequest>,
 ) {
-  const row = await settings.updateSettings(prisma, accountId, {
+  const row = await settings.updateSettings(ctx.prisma, accountId, {
     retentionMode: changes.retention_mode,
     requireEndUserId: changes.require_end_user_id,
     perEndUserRunLimit: changes.per_end_user_run_limit,
@@ -42,6 +46,7 @@ export async function updateSettings(
     approvalChatEnabled: changes.approval_chat_enabled,
     companyResearch: changes.company_research,
   });
+  if (changes.require_end_user_id !== undefined) ctx.cache.accountChanged(accountId);
   if (!row) throw accountGone();
   return toSettings(row);
 }

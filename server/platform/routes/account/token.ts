@@ -4,6 +4,7 @@ import { ErrorEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
 import { issueTokenForPassword } from "../../services/keys";
 import { defineRoute, json, jsonBody } from "../define";
+import { servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "createToken",
@@ -25,7 +26,7 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
-    const result = await issueTokenForPassword(c.var.prisma, c.var.deps.config.keyPrefix, {
+    const result = await issueTokenForPassword(servicesOf(c), c.var.deps.config.keyPrefix, {
       email: body.email,
       password: body.password,
     });

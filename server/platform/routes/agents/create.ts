@@ -21,7 +21,7 @@ export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
-    const scope = await resolveScope(c.var.prisma, authOf(c), userId, { strict: true });
+    const scope = await resolveScope(servicesOf(c), authOf(c), userId, { strict: true });
     return c.json(await createAgent(servicesOf(c), scope, body), 201);
   });
 }

@@ -21,7 +21,7 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const { agent_id, name } = c.req.valid("param");
-    const scope = await resolveScope(c.var.prisma, authOf(c), c.req.valid("query").user_id);
+    const scope = await resolveScope(servicesOf(c), authOf(c), c.req.valid("query").user_id);
     return c.json(await getDocument(servicesOf(c), scope, agent_id, name), 200);
   });
 }

@@ -19,7 +19,7 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    const scope = await resolveScope(c.var.prisma, authOf(c), c.req.valid("query").user_id);
+    const scope = await resolveScope(servicesOf(c), authOf(c), c.req.valid("query").user_id);
     return c.json(await agentSystemPrompt(servicesOf(c), scope, c.req.valid("param").agent_id), 200);
   });
 }

@@ -21,7 +21,7 @@ export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const query = c.req.valid("query");
     // A catalogue read: strict mode exempts it.
-    const scope = await resolveScope(c.var.prisma, authOf(c), query.user_id);
+    const scope = await resolveScope(servicesOf(c), authOf(c), query.user_id);
     const data = await builtInToolsFor(servicesOf(c), scope, query.teammate_id);
     return c.json({ data, has_more: false }, 200);
   });

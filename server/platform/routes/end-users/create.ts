@@ -5,7 +5,7 @@ import { CreateEndUserRequest, EndUser } from "@/lib/schemas/end-users";
 import type { PlatformApp } from "../../context";
 import { createEndUser } from "../../services/end-users";
 import { defineRoute, json, jsonBody } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "createEndUser",
@@ -23,6 +23,6 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const { user_id, ...fields } = c.req.valid("json");
-    return c.json(await createEndUser(c.var.prisma, authOf(c).accountId, user_id, fields), 201);
+    return c.json(await createEndUser(servicesOf(c), authOf(c).accountId, user_id, fields), 201);
   });
 }

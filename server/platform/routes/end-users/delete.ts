@@ -3,7 +3,7 @@ import { EndUserParam } from "@/lib/schemas/end-users";
 import type { PlatformApp } from "../../context";
 import { deleteEndUser } from "../../services/end-users";
 import { defineRoute, noContent } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "deleteEndUser",
@@ -17,7 +17,7 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    await deleteEndUser(c.var.prisma, authOf(c).accountId, c.req.valid("param").user_id);
+    await deleteEndUser(servicesOf(c), authOf(c).accountId, c.req.valid("param").user_id);
     return c.body(null, 204);
   });
 }

@@ -3,7 +3,7 @@ import { EndUser, EndUserParam } from "@/lib/schemas/end-users";
 import type { PlatformApp } from "../../context";
 import { getEndUser } from "../../services/end-users";
 import { defineRoute, json } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "getEndUser",
@@ -17,6 +17,6 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    return c.json(await getEndUser(c.var.prisma, authOf(c).accountId, c.req.valid("param").user_id), 200);
+    return c.json(await getEndUser(servicesOf(c), authOf(c).accountId, c.req.valid("param").user_id), 200);
   });
 }

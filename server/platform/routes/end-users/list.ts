@@ -4,7 +4,7 @@ import { EndUser } from "@/lib/schemas/end-users";
 import type { PlatformApp } from "../../context";
 import { listEndUsers } from "../../services/end-users";
 import { defineRoute, json } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "listEndUsers",
@@ -19,7 +19,7 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const { limit, starting_after } = c.req.valid("query");
-    const page = await listEndUsers(c.var.prisma, authOf(c).accountId, { limit, startingAfter: starting_after });
+    const page = await listEndUsers(servicesOf(c), authOf(c).accountId, { limit, startingAfter: starting_after });
     return c.json(page, 200);
   });
 }

@@ -3,7 +3,7 @@ import { EndUser, EndUserParam, UpdateEndUserRequest } from "@/lib/schemas/end-u
 import type { PlatformApp } from "../../context";
 import { updateEndUser } from "../../services/end-users";
 import { defineRoute, json, jsonBody } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "updateEndUser",
@@ -18,6 +18,6 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const { user_id } = c.req.valid("param");
-    return c.json(await updateEndUser(c.var.prisma, authOf(c).accountId, user_id, c.req.valid("json")), 200);
+    return c.json(await updateEndUser(servicesOf(c), authOf(c).accountId, user_id, c.req.valid("json")), 200);
   });
 }

@@ -3,7 +3,7 @@ import { ApiKeyWithSecret, CreateKeyRequest } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { createNamedKey } from "../../services/keys";
 import { defineRoute, json, jsonBody } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "createKey",
@@ -18,7 +18,7 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
-    const key = await createNamedKey(c.var.prisma, c.var.deps.config.keyPrefix, authOf(c).accountId, {
+    const key = await createNamedKey(servicesOf(c), c.var.deps.config.keyPrefix, authOf(c).accountId, {
       name: body.name,
       expiresInDays: body.expires_in_days,
     });

@@ -3,7 +3,7 @@ import { ApiKeyInfo } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { getDefaultKey } from "../../services/keys";
 import { defineRoute, json } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "getDefaultKey",
@@ -15,5 +15,5 @@ export const route = defineRoute({
 });
 
 export function register(app: PlatformApp) {
-  app.openapi(route, async (c) => c.json(await getDefaultKey(c.var.prisma, authOf(c).accountId), 200));
+  app.openapi(route, async (c) => c.json(await getDefaultKey(servicesOf(c), authOf(c).accountId), 200));
 }

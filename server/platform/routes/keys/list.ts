@@ -4,7 +4,7 @@ import { PageQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
 import { listKeys } from "../../services/keys";
 import { defineRoute, json } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "listKeys",
@@ -22,7 +22,7 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const query = c.req.valid("query");
-    const page = await listKeys(c.var.prisma, authOf(c).accountId, {
+    const page = await listKeys(servicesOf(c), authOf(c).accountId, {
       limit: query.limit,
       startingAfter: query.starting_after,
     });

@@ -2,7 +2,7 @@
 import type { PlatformApp } from "../../context";
 import { deleteDefaultKey } from "../../services/keys";
 import { defineRoute, noContent } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "revokeDefaultKey",
@@ -15,7 +15,7 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    await deleteDefaultKey(c.var.prisma, authOf(c).accountId);
+    await deleteDefaultKey(servicesOf(c), authOf(c).accountId);
     return c.body(null, 204);
   });
 }

@@ -3,7 +3,7 @@ import { KeyIdParam } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { deleteNamedKey } from "../../services/keys";
 import { defineRoute, noContent } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "revokeKey",
@@ -17,7 +17,7 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    await deleteNamedKey(c.var.prisma, authOf(c).accountId, c.req.valid("param").key_id);
+    await deleteNamedKey(servicesOf(c), authOf(c).accountId, c.req.valid("param").key_id);
     return c.body(null, 204);
   });
 }

@@ -3,7 +3,7 @@ import { ApiKeyWithSecret } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { rotateDefaultKey } from "../../services/keys";
 import { defineRoute, json } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "rotateDefaultKey",
@@ -17,6 +17,6 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) =>
-    c.json(await rotateDefaultKey(c.var.prisma, c.var.deps.config.keyPrefix, authOf(c).accountId), 200),
+    c.json(await rotateDefaultKey(servicesOf(c), c.var.deps.config.keyPrefix, authOf(c).accountId), 200),
   );
 }

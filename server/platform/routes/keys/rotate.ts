@@ -4,7 +4,7 @@ import { ErrorEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
 import { rotateNamedKey } from "../../services/keys";
 import { defineRoute, json } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "rotateKey",
@@ -24,8 +24,7 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    const key = await rotateNamedKey(
-      c.var.prisma,
+    const key = await rotateNamedKey(servicesOf(c),
       c.var.deps.config.keyPrefix,
       authOf(c).accountId,
       c.req.valid("param").key_id,

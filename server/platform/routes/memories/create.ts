@@ -5,7 +5,7 @@ import type { PlatformApp } from "../../context";
 import { createMemory } from "../../services/memories";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "createMemory",
@@ -21,6 +21,6 @@ export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
-    return c.json(await createMemory(c.var.prisma, authOf(c), userId, body.content), 201);
+    return c.json(await createMemory(servicesOf(c), authOf(c), userId, body.content), 201);
   });
 }

@@ -5,7 +5,7 @@ import type { PlatformApp } from "../../context";
 import { deleteMemory } from "../../services/memories";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, jsonBody, noContent } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "deleteMemory",
@@ -21,7 +21,7 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const userId = pickUserId(c.req.valid("query").user_id, c.req.valid("json").user_id);
-    await deleteMemory(c.var.prisma, authOf(c), userId, c.req.valid("param").memory_id);
+    await deleteMemory(servicesOf(c), authOf(c), userId, c.req.valid("param").memory_id);
     return c.body(null, 204);
   });
 }

@@ -4,7 +4,7 @@ import { ListMemoriesQuery, Memory } from "@/lib/schemas/memories";
 import type { PlatformApp } from "../../context";
 import { listMemories } from "../../services/memories";
 import { defineRoute, json } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "listMemories",
@@ -19,7 +19,7 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const { user_id, limit, starting_after } = c.req.valid("query");
-    const page = await listMemories(c.var.prisma, authOf(c), user_id, { limit, startingAfter: starting_after });
+    const page = await listMemories(servicesOf(c), authOf(c), user_id, { limit, startingAfter: starting_after });
     return c.json(page, 200);
   });
 }

@@ -5,7 +5,7 @@ import type { PlatformApp } from "../../context";
 import { allowTool } from "../../services/permissions";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "createPermission",
@@ -24,6 +24,6 @@ export function register(app: PlatformApp) {
     const body = c.req.valid("json");
     const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
     // 201 for a repeat too: the spec promises 201 and the same record, so clients need not branch.
-    return c.json(await allowTool(c.var.prisma, authOf(c), userId, body.tool), 201);
+    return c.json(await allowTool(servicesOf(c), authOf(c), userId, body.tool), 201);
   });
 }

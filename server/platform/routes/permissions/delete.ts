@@ -5,7 +5,7 @@ import type { PlatformApp } from "../../context";
 import { revokePermission } from "../../services/permissions";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, jsonBody, noContent } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "deletePermission",
@@ -25,7 +25,7 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const userId = pickUserId(c.req.valid("query").user_id, c.req.valid("json").user_id);
-    await revokePermission(c.var.prisma, authOf(c), userId, c.req.valid("param").permission_id);
+    await revokePermission(servicesOf(c), authOf(c), userId, c.req.valid("param").permission_id);
     return c.body(null, 204);
   });
 }

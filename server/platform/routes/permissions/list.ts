@@ -4,7 +4,7 @@ import { ListPermissionsQuery, Permission } from "@/lib/schemas/permissions";
 import type { PlatformApp } from "../../context";
 import { listPermissions } from "../../services/permissions";
 import { defineRoute, json } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "listPermissions",
@@ -19,7 +19,7 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const { user_id, limit, starting_after } = c.req.valid("query");
-    const page = await listPermissions(c.var.prisma, authOf(c), user_id, { limit, startingAfter: starting_after });
+    const page = await listPermissions(servicesOf(c), authOf(c), user_id, { limit, startingAfter: starting_after });
     return c.json(page, 200);
   });
 }

@@ -5,7 +5,7 @@ import type { PlatformApp } from "../../context";
 import { answerRun } from "../../services/runs";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
-import { authOf, runServicesOf } from "../request";
+import { authOf, runServicesOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "answerRun",
@@ -19,7 +19,7 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    const scope = await resolveScope(c.var.prisma, authOf(c), c.req.valid("query").user_id);
+    const scope = await resolveScope(servicesOf(c), authOf(c), c.req.valid("query").user_id);
     return c.json(await answerRun(runServicesOf(c), scope, c.req.valid("param").run_id, c.req.valid("json")), 200);
   });
 }

@@ -5,7 +5,7 @@ import type { PlatformApp } from "../../context";
 import { checkRuns } from "../../services/runs";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
-import { authOf, runServicesOf } from "../request";
+import { authOf, runServicesOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "checkRuns",
@@ -19,7 +19,7 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    const scope = await resolveScope(c.var.prisma, authOf(c), c.req.valid("query").user_id, { strict: true });
+    const scope = await resolveScope(servicesOf(c), authOf(c), c.req.valid("query").user_id, { strict: true });
     return c.json(await checkRuns(runServicesOf(c), scope), 200);
   });
 }

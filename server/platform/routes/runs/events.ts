@@ -6,7 +6,7 @@ import { PlatformError } from "../../errors";
 import { getRun } from "../../services/runs";
 import { resolveScope } from "../../services/scope";
 import { defineRoute } from "../define";
-import { authOf, runServicesOf } from "../request";
+import { authOf, runServicesOf, servicesOf } from "../request";
 import { streamRun } from "./stream";
 
 export const route = defineRoute({
@@ -22,7 +22,7 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const query = c.req.valid("query");
-    const scope = await resolveScope(c.var.prisma, authOf(c), query.user_id);
+    const scope = await resolveScope(servicesOf(c), authOf(c), query.user_id);
     const run = await getRun(runServicesOf(c), scope, c.req.valid("param").run_id);
     const header = c.req.header("last-event-id");
     if (header !== undefined && !/^\d+$/.test(header)) {

@@ -6,7 +6,7 @@ import type { PlatformApp } from "../../context";
 import { listRunMessages } from "../../services/run-messages";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
-import { authOf, runServicesOf } from "../request";
+import { authOf, runServicesOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "listRunMessages",
@@ -20,7 +20,7 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    const scope = await resolveScope(c.var.prisma, authOf(c), c.req.valid("query").user_id);
+    const scope = await resolveScope(servicesOf(c), authOf(c), c.req.valid("query").user_id);
     return c.json(await listRunMessages(runServicesOf(c), scope, c.req.valid("param").run_id), 200);
   });
 }

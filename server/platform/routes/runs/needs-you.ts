@@ -6,7 +6,7 @@ import type { PlatformApp } from "../../context";
 import { listRunsNeedingYou } from "../../services/runs";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
-import { authOf, runServicesOf } from "../request";
+import { authOf, runServicesOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "listRunsNeedingYou",
@@ -21,7 +21,7 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const query = c.req.valid("query");
-    const scope = await resolveScope(c.var.prisma, authOf(c), query.user_id, { strict: true });
+    const scope = await resolveScope(servicesOf(c), authOf(c), query.user_id, { strict: true });
     return c.json(await listRunsNeedingYou(runServicesOf(c), scope, query), 200);
   });
 }

@@ -6,7 +6,7 @@ import type { PlatformApp } from "../../context";
 import { changePermissionMode } from "../../services/run-conversation";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
-import { authOf, runServicesOf } from "../request";
+import { authOf, runServicesOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "changeRunPermissionMode",
@@ -20,7 +20,7 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    const scope = await resolveScope(c.var.prisma, authOf(c), c.req.valid("query").user_id);
+    const scope = await resolveScope(servicesOf(c), authOf(c), c.req.valid("query").user_id);
     const run = await changePermissionMode(runServicesOf(c), scope, c.req.valid("param").run_id, c.req.valid("json").permission_mode);
     return c.json(run, 200);
   });

@@ -8,7 +8,7 @@ import { acceptFiles } from "../../services/run-files";
 import { replyToRun } from "../../services/run-conversation";
 import { pickUserId, resolveScope } from "../../services/scope";
 import { defineRoute, errorResponse } from "../define";
-import { authOf, runServicesOf } from "../request";
+import { authOf, runServicesOf, servicesOf } from "../request";
 import { readUpload, uploadBody, uploadBodyLimit } from "./multipart";
 import { replyResponses } from "./reply";
 import { streamRun } from "./stream";
@@ -29,7 +29,7 @@ export function register(app: PlatformApp) {
     const { payload, files } = await readUpload(c, RunReply);
     const attachments = acceptFiles(files);
     const userId = pickUserId(c.req.valid("query").user_id, payload.user_id);
-    const scope = await resolveScope(c.var.prisma, authOf(c), userId);
+    const scope = await resolveScope(servicesOf(c), authOf(c), userId);
     const outcome = await idempotently(c, (claim) =>
       replyToRun(runServicesOf(c), scope, c.req.valid("param").run_id, payload, attachments, claim),
     );

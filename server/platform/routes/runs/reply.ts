@@ -8,7 +8,7 @@ import { idempotency, idempotently } from "../../middleware/idempotency";
 import { replyToRun } from "../../services/run-conversation";
 import { pickUserId, resolveScope } from "../../services/scope";
 import { defineRoute, errorResponse, jsonBody } from "../define";
-import { authOf, runServicesOf } from "../request";
+import { authOf, runServicesOf, servicesOf } from "../request";
 import { streamRun } from "./stream";
 
 export const replyResponses = {
@@ -39,7 +39,7 @@ export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
-    const scope = await resolveScope(c.var.prisma, authOf(c), userId);
+    const scope = await resolveScope(servicesOf(c), authOf(c), userId);
     const outcome = await idempotently(c, (claim) =>
       replyToRun(runServicesOf(c), scope, c.req.valid("param").run_id, body, [], claim),
     );

@@ -3,7 +3,7 @@ import { Settings, UpdateSettingsRequest } from "@/lib/schemas/settings";
 import type { PlatformApp } from "../../context";
 import { updateSettings } from "../../services/settings";
 import { defineRoute, json, jsonBody } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "updateSettings",
@@ -18,6 +18,6 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) =>
-    c.json(await updateSettings(c.var.prisma, authOf(c).accountId, c.req.valid("json")), 200),
+    c.json(await updateSettings(servicesOf(c), authOf(c).accountId, c.req.valid("json")), 200),
   );
 }

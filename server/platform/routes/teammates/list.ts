@@ -20,7 +20,7 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const query = c.req.valid("query");
-    const scope = await resolveScope(c.var.prisma, authOf(c), query.user_id, { strict: true });
+    const scope = await resolveScope(servicesOf(c), authOf(c), query.user_id, { strict: true });
     return c.json(await listAgents(servicesOf(c), scope, query), 200);
   });
 }
