@@ -50,8 +50,8 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
     runtime: () => {
       runtime ??= parts.database().then((database) => {
         if (database.driver.kind === "postgres") sendStraightToPostgres(database.prisma, database.driver.pool);
-        const bus = createRunEventBus(database);
         const signals = createSignals(database);
+        const bus = createRunEventBus(database, signals);
         const cache = createHotCache(signals);
         // Frames are written on a connection of their own: they never wait behind other queries for the pool.
         const writerClient = openDedicatedClient(database);
