@@ -93,6 +93,8 @@ export interface JobQueueOptions {
 
 // The internal queue of schedule fires.
 const FIRE = "schedule-fire";
+// The advisory lock key of queue creation (any constant the app uses for nothing else).
+const QUEUE_CREATION_LOCK = 7_301_885_002;
 // How long pg-boss keeps a finished job before archiving it: a key stays taken that long.
 const KEEP_FINISHED_SECONDS = 7 * 24 * 3600;
 
@@ -110,6 +112,43 @@ export function jobIdForKey(name: string, key: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((Number.parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
+/**
+ * Creates pg-boss's schema before pg-boss starts. Instances starting together each try: pg-boss
+ * serializes them with an advisory lock, but the one that waited can still fail on `CREATE SCHEMA IF
+ * NOT EXISTS` (its catalog cache predates the other's commit), and a failed PgBoss.start() cannot be
+ * retried. A new attempt, in a new transaction, finds the schema there.
+ */
+async function installSchema(db: PgBoss.Db): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const { rows } = await db.executeSql("SELECT to_regclass('pgboss.version') IS NOT NULL AS installed", []);
+    if ((rows[0] as { installed: boolean }).installed) return;
+    try {
+      await db.executeSql(PgBoss.getConstructionPlans(), []);
+      return;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
+}
+
+/**
+ * pg-boss's create_queue adds a partition to its job table: instances creating queues at once
+ * deadlock on it. One at a time, then, under an advisory lock; nothing to do once the queue exists.
+ */
+async function createQueue(db: PgBoss.Db, name: string): Promise<void> {
+  // Inlined below: a statement list (BEGIN ... COMMIT) takes no parameters.
+  if (!/^[A-Za-z0-9_-]{1,50}$/.test(name)) throw new Error(`job name "${name}": use letters, digits, "_" and "-" (50 at most)`);
+  const { rows } = await db.executeSql("SELECT 1 FROM pgboss.queue WHERE name = $1", [name]);
+  if (rows.length > 0) return;
+  await db.executeSql(
+    `BEGIN;
+     SELECT pg_advisory_xact_lock(${QUEUE_CREATION_LOCK});
+     SELECT pgboss.create_queue('${name}', '{"policy":"standard"}');
+     COMMIT;`,
+    [],
+  );
+}
+
 // pg-boss validates an option whenever its key is present, undefined or not.
 const defined = <T extends object>(options: T): T =>
   Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as T;
@@ -117,8 +156,9 @@ const defined = <T extends object>(options: T): T =>
 export function createJobQueue(options: JobQueueOptions): JobQueue {
   const { database, work } = options;
   const prisma = database.prisma;
+  const db = jobDatabase(database);
   const boss = new PgBoss({
-    db: jobDatabase(database),
+    db,
     // Schedules are ours (see the header); pg-boss's clock and cron monitors would only poll.
     schedule: false,
     // Expiry, archiving and deletion: once per interval across the deployment (pg-boss takes a lock).
@@ -140,11 +180,11 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     return started;
   };
 
-  // pg-boss v10 inserts only into queues that exist; creating one is idempotent.
+  // pg-boss v10 inserts only into queues that exist.
   const ensureQueue = (name: string) => {
     let pending = queues.get(name);
     if (!pending) {
-      pending = boss.createQueue(name).catch((error: unknown) => {
+      pending = createQueue(db, name).catch((error: unknown) => {
         queues.delete(name);
         throw error;
       });
@@ -286,6 +326,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     start() {
       if (stopped) return Promise.reject(new Error("the job queue was stopped"));
       started ??= (async () => {
+        await installSchema(db);
         await boss.start();
         for (const name of handlers.keys()) await startWorkers(name);
         // A schedule whose chain of fires broke (its fire failed for good, or was archived) resumes.
