@@ -7,6 +7,8 @@ import type { Limiters } from "./middleware/rate-limit";
 import { createRunEventBus } from "./runtime/event-bus";
 import { createRunEventWriter } from "./runtime/event-writer";
 import { createRunExecutor } from "./runtime/executor";
+import { registerPlatformJobs } from "./jobs/platform-jobs";
+import { createJobQueue } from "./jobs/queue";
 import { createLiveContent } from "./runtime/live-content";
 import { eventLoopGauge, type LoadGauge } from "./runtime/load-gauge";
 import { runTimings } from "./runtime/recovery";
@@ -26,6 +28,8 @@ export interface PlatformParts {
   sweepAbandonedRuns?: boolean;
   /** When the executor may start another run (runtime/load-gauge.ts); tests hold runs back with their own. */
   load?: LoadGauge;
+  /** Run the job queue's handlers in this process (roles worker and all; default true). */
+  runJobs?: boolean;
 }
 
 export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
@@ -41,7 +45,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
       await parts.limiters.close();
     },
     runtime: () => {
-      runtime ??= parts.database().then((database) => {
+      runtime ??= parts.database().then(async (database) => {
         if (database.driver.kind === "postgres") sendStraightToPostgres(database.prisma, database.driver.pool);
         const bus = createRunEventBus(database);
         const signals = createSignals(database);
@@ -67,14 +71,19 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
           parts.sweepAbandonedRuns === false
             ? () => {}
             : startSweeper(database.prisma, executor, { everyMs: timings.sweepEveryMs, graceMs: timings.graceMs });
+        const jobs = createJobQueue({ database, work: parts.runJobs !== false });
+        await jobs.start();
+        await registerPlatformJobs(jobs, { prisma: database.prisma, config: parts.config });
         return {
           bus,
           signals,
           events,
           executor,
           live,
+          jobs,
           keepAliveMs: timings.keepAliveMs,
           close: async () => {
+            await jobs.stop();
             stopSweeper();
             await executor.idle();
             live.clear();
