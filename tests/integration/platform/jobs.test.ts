@@ -97,6 +97,38 @@ describe("enqueue", () => {
   });
 });
 
+describe("processes", () => {
+  it("run handlers only where they work: a web-only queue enqueues and leaves the job to a worker", async () => {
+    const web = createJobQueue({ database, work: false, pollingIntervalSeconds: 0.5 });
+    await web.start();
+    const ranIn: string[] = [];
+    await web.register("test-roles", async () => void ranIn.push("web"));
+    await jobs.register("test-roles", async () => void ranIn.push("worker"));
+    expect(await web.enqueue("test-roles", {})).toEqual(expect.any(String));
+    await waitUntil(() => ranIn.length === 1, 10_000, "the worker");
+    await delay(1_000);
+    expect(ranIn).toEqual(["worker"]);
+    await web.stop();
+  });
+
+  it("stop waits for a running handler to finish", async () => {
+    const other = createJobQueue({ database, work: true, pollingIntervalSeconds: 0.5, stopTimeoutMs: 5_000 });
+    await other.start();
+    let started = false;
+    let finished = false;
+    await other.register("test-slow", async () => {
+      started = true;
+      await delay(800);
+      finished = true;
+    });
+    const id = await other.enqueue("test-slow", {});
+    await waitUntil(() => started, 10_000, "the slow job to start");
+    await other.stop();
+    expect(finished).toBe(true);
+    await waitUntil(async () => (await jobs.inspect("test-slow", id!))?.state === "completed", 5_000, "its completion");
+  });
+});
+
 describe("schedule", () => {
   it("fires on its slots in the schedule's time zone, once each", async () => {
     // Every 2 s during the current hour of Asia/Kathmandu (UTC+05:45): that hour is never UTC's, so
