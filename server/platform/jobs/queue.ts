@@ -330,7 +330,13 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
         await boss.start();
         for (const name of handlers.keys()) await startWorkers(name);
         // A schedule whose chain of fires broke (its fire failed for good, or was archived) resumes.
-        if (work) for (const schedule of await listSchedules(prisma)) await enqueueFire(schedule, new Date());
+        if (!work) return;
+        for (const schedule of await listSchedules(prisma)) {
+          // One bad row (a cron an older version accepted) must not keep the queue from starting.
+          await enqueueFire(schedule, new Date()).catch((error: unknown) =>
+            logger.warn({ err: error, job: schedule.name, key: schedule.key }, "could not resume a schedule"),
+          );
+        }
       })();
       return started;
     },
