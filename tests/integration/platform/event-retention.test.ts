@@ -132,4 +132,37 @@ describe("run event retention", () => {
     expect(rest).toEqual({ runs: 2, removed: 2, more: false });
     for (const runId of runs) expect((await log(runId)).map(({ frame }) => frame)).toEqual([delta("a", "xy")]);
   });
+
+  it("merges a real run's deltas, and again after a reply once the run has finished long enough", async () => {
+    const { prisma } = platform.database;
+    const agent = (await platform.call("/agents", { key: account.key, body: { name: "Talker", user_id: "u1" } })).body;
+    const waitCompleted = async (runId: number) => {
+      for (let i = 0; i < 400; i++) {
+        const { body } = await platform.call(`/runs/${runId}`, { key: account.key, query: { user_id: "u1" } });
+        if (body.status === "completed") return;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error(`run ${runId} never completed`);
+    };
+    const age = (runId: number) => prisma.platformRun.update({ where: { id: runId }, data: { finishedAt: new Date(Date.now() - 40 * DAY) } });
+    const deltas = async (runId: number) =>
+      (await log(runId)).flatMap(({ frame }) => (frame.type === "content_block_delta" ? [frame.delta.text] : []));
+
+    const run = (
+      await platform.call("/runs", { key: account.key, query: { user_id: "u1" }, body: { teammate_id: agent.id, stream: false, message: "hello big world", permission_mode: "autonomous" } })
+    ).body as { id: number };
+    await waitCompleted(run.id);
+    expect((await deltas(run.id)).length).toBeGreaterThan(1);
+    await age(run.id);
+    expect((await compactOldRunEvents(prisma, { olderThanDays: 30 })).runs).toBe(1);
+    expect(await deltas(run.id)).toEqual(["Echo: hello big world"]);
+
+    const replied = await platform.call(`/runs/${run.id}/reply`, { key: account.key, query: { user_id: "u1" }, body: { message: "and again" } });
+    expect(replied.status).toBe(200);
+    expect((await prisma.platformRun.findUniqueOrThrow({ where: { id: run.id } })).eventsCompactedAt).toBeNull();
+    await waitCompleted(run.id);
+    await age(run.id);
+    expect((await compactOldRunEvents(prisma, { olderThanDays: 30 })).runs).toBe(1);
+    expect(await deltas(run.id)).toEqual(["Echo: hello big world", "Echo: and again"]);
+  });
 });
