@@ -12,10 +12,12 @@ export async function registerFrameworkJobs(
   prisma: PrismaClient,
   connection: () => Promise<PlatformConnection>,
 ): Promise<void> {
-  // Not retried: the next minute's sweep looks again.
+  // Not retried: the next minute's sweep looks again. Run by the framework's processes whatever their
+  // role: platform workers (npm run platform) do not load the framework.
   await jobs.register(ADMISSION_SWEEP_JOB, async () => sweepRunAdmissions(prisma, await connection()), {
     retryLimit: 0,
     expireInSeconds: 300,
+    everywhere: true,
   });
   await jobs.schedule(ADMISSION_SWEEP_JOB, "every-minute", { cron: "* * * * *", timezone: "UTC" });
 }

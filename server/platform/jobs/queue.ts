@@ -33,6 +33,11 @@ export interface RegisterOptions extends RetryOptions {
   concurrency?: number;
   /** A run that takes longer fails (and is retried); default 15 minutes. */
   expireInSeconds?: number;
+  /**
+   * Run this handler here even in a process that does not work (role web): for jobs whose code only
+   * such a process loads (the framework's, in a Next app that leaves the platform's work to workers).
+   */
+  everywhere?: boolean;
 }
 
 export interface EnqueueOptions extends RetryOptions {
@@ -195,7 +200,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
 
   const startWorkers = async (name: string) => {
     const entry = handlers.get(name);
-    if (!entry || !work || workerIds.has(name)) return;
+    if (!entry || (!work && !entry.options.everywhere) || workerIds.has(name)) return;
     const { handler, options: registered } = entry;
     await ensureQueue(name);
     // The queue's defaults, for jobs enqueued without their own (by any instance).

@@ -111,6 +111,16 @@ describe("processes", () => {
     await web.stop();
   });
 
+  it("runs a handler registered `everywhere` in a web-only process too (code only that process loads)", async () => {
+    const web = createJobQueue({ database, work: false, pollingIntervalSeconds: 0.5 });
+    await web.start();
+    let ran = 0;
+    await web.register("test-everywhere", async () => void ran++, { everywhere: true });
+    await web.enqueue("test-everywhere", {});
+    await waitUntil(() => ran === 1, 10_000, "the web-only process to run it");
+    await web.stop();
+  });
+
   it("stop waits for a running handler to finish", async () => {
     const other = createJobQueue({ database, work: true, pollingIntervalSeconds: 0.5, stopTimeoutMs: 5_000 });
     await other.start();
