@@ -97,3 +97,40 @@ describe("runs accepted while every worker is busy", () => {
     }
   });
 });
+
+describe("roles and leases", () => {
+  it("a web instance executes nothing: its runs wait for a worker's claim", async () => {
+    const web = await startPlatform({ database: platform.database, role: "web" });
+    try {
+      expect((await web.runtime()).worker).toBeUndefined();
+      const runId = await post("from the web", web);
+      const row = await waitForStatus(runId, ["completed"]);
+      // Executed by the first instance's worker, woken by the run-ready signal.
+      expect(row.output).toBe("Echo: from the web");
+    } finally {
+      await web.close();
+    }
+  });
+
+  it("a worker that lost a run's lease stops executing it, so two never write one run", async () => {
+    const first = await startPlatform({ database: platform.database, runs: { leaseMs: 900 } });
+    await first.runtime();
+    try {
+      const runId = await post("::delay 60\n::words 200", first);
+      // Wait for the first words.
+      for (let i = 0; i < 200 && (await prisma().platformRunEvent.count({ where: { runId, type: "content_block_delta" } })) === 0; i++) await sleep(20);
+      // Another owner holds the lease now: the first worker's next renewal (every 300 ms) finds it gone.
+      await prisma().platformRun.update({ where: { id: runId }, data: { leaseOwner: "worker_elsewhere", leaseExpiresAt: new Date(Date.now() + 60_000) } });
+      await sleep(700);
+      const frozen = await prisma().platformRunEvent.count({ where: { runId } });
+      await sleep(600);
+      expect(await prisma().platformRunEvent.count({ where: { runId } })).toBe(frozen);
+      const row = await prisma().platformRun.findUniqueOrThrow({ where: { id: runId } });
+      expect(row).toMatchObject({ status: "running", leaseOwner: "worker_elsewhere" });
+      await (await first.runtime()).worker!.idle();
+      await prisma().platformRun.update({ where: { id: runId }, data: { status: "cancelled", leaseOwner: null, leaseExpiresAt: null } });
+    } finally {
+      await first.close();
+    }
+  });
+});

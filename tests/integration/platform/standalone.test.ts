@@ -1,35 +1,17 @@
 // `npm run platform` as a user runs it: a real process, real HTTP.
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, describe, expect, it } from "vitest";
 import { createEmptyPostgresDatabase, testDatabaseKind } from "../../helpers/database";
+import { standaloneProcesses } from "../../helpers/standalone";
 
-const children: ChildProcess[] = [];
+const { startStandalone, stopAll } = standaloneProcesses();
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
-  for (const child of children) child.kill("SIGTERM");
+  stopAll();
   await Promise.all(cleanups.map((cleanup) => cleanup()));
 });
-
-async function startStandalone(args: string[], extraEnv: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/platform/standalone.ts", ...args], {
-    // eslint-disable-next-line no-restricted-properties -- the child inherits the test's environment
-    env: { ...process.env, NODE_ENV: "development", LOG_LEVEL: "warn", ...extraEnv },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const lines = createInterface({ input: child.stdout! });
-  const first = await new Promise<string>((resolve, reject) => {
-    lines.once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`platform exited with ${code}: ${stderr}`)));
-  });
-  return { child, first };
-}
 
 describe("npm run platform", () => {
   it("prints one listening line and serves /api/v2 on a fresh database", async () => {
@@ -62,4 +44,10 @@ describe("npm run platform", () => {
   it("refuses a port that is not a number", async () => {
     await expect(startStandalone(["--port", "eighty"])).rejects.toThrow(/--port must be a number/);
   });
+
+  it("refuses an unknown role, and web or worker roles on PGlite (one process owns it)", async () => {
+    await expect(startStandalone(["--role", "janitor"])).rejects.toThrow(/--role must be one of web, worker, all/);
+    await expect(startStandalone(["--role", "worker"], { DATABASE_URL: "" })).rejects.toThrow(/--role worker needs DATABASE_URL/);
+  });
+
 });
