@@ -1,6 +1,6 @@
 // The embedded platform: one Hono app per process, shared by the /api/v2 route and the framework's
 // in-process connection (server/tenancy/platform-connection.ts), so both use the same runtime
-// (executor, event bus, sweeper, job queue) rather than two.
+// (worker, event bus, job queue) rather than two.
 import { getDb } from "@/server/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformDepsFromEnv } from "@/server/platform/config";

@@ -68,7 +68,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
           role === "web"
             ? undefined
             : createRunWorker(
-                { prisma: database.prisma, config: parts.config, bus, signals, events, mailer: parts.mailer, languageModel: parts.languageModel, live },
+                { prisma: database.prisma, leases: writerClient.prisma, config: parts.config, bus, signals, events, mailer: parts.mailer, languageModel: parts.languageModel, live },
                 { concurrency: parts.workerConcurrency ?? DEFAULT_WORKER_CONCURRENCY, pollMs: polling ? timings.sweepEveryMs : 0 },
               );
         // What waits from before this process started (accepted while no worker ran, or left by one that died).

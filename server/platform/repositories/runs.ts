@@ -206,6 +206,8 @@ export async function claimRuns(
       SELECT id, lease_owner IS NOT NULL AS abandoned FROM platform_runs
       WHERE status = 'running'
         AND (lease_owner IS NULL OR lease_expires_at < now() - make_interval(secs => ${options.graceMs / 1000}))
+        -- A lapsed lease of this worker's own is a late renewal, not a death: the run still executes here.
+        AND lease_owner IS DISTINCT FROM ${owner}
       ORDER BY id
       LIMIT ${options.limit}
       FOR UPDATE SKIP LOCKED

@@ -57,6 +57,11 @@ import { ASK_USER_QUESTION, builtInToolSet } from "./tools";
 
 export interface ExecutorDeps {
   prisma: PrismaClient;
+  /**
+   * Renews leases: a client whose statements do not queue behind the pool's (the event writer's
+   * connection), so a busy pool cannot delay a renewal past the lease and lose the worker its runs.
+   */
+  leases?: PrismaClient;
   config: PlatformConfig;
   bus: RunEventBus;
   /** Wake-ups between instances: "a run is ready to be claimed" (RUN_READY). */
@@ -166,7 +171,7 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
     const ids = [...active.keys()];
     if (ids.length === 0) return;
     try {
-      const held = await renewLeases(deps.prisma, owner, ids, leaseMs);
+      const held = await renewLeases(deps.leases ?? deps.prisma, owner, ids, leaseMs);
       for (const id of ids) {
         const execution = active.get(id);
         if (execution && !held.has(id)) {

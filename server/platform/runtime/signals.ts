@@ -153,6 +153,8 @@ export function createSignals(database: Database): Signals {
 
   return {
     publish(topic, payload = "", options) {
+      // After close (work that outlived a stop): nobody here listens, and the pool may be gone.
+      if (closed) return;
       if (!options?.remoteOnly) local(topic, payload);
       queued.add(`${topic}\t${payload.replaceAll("\n", " ")}`);
       // One query at a time on the listener's connection; what is published meanwhile goes together.
