@@ -105,6 +105,7 @@ export const envSchema = z
     RUN_SWEEP_EVERY_MS: optionalInt(50),
     RUN_MAX_RESUMES: z.coerce.number().int().nonnegative().default(2),
     RUN_STREAM_KEEP_ALIVE_MS: z.coerce.number().int().min(100).default(15_000),
+    RUN_EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
 
     // Models (read by the run runtime; `sim` needs nothing)
     INLAY_MODEL_PROVIDER: z.enum(["sim", "openai", "anthropic", "openai-compatible"]).default("sim"),

@@ -1,14 +1,26 @@
 // The embedded platform: one Hono app per process, shared by the /api/v2 route and the framework's
 // in-process connection (server/tenancy/platform-connection.ts), so both use the same runtime
-// (executor, event bus, sweeper) rather than two.
+// (executor, event bus, sweeper, job queue) rather than two.
 import { getDb } from "@/server/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformDepsFromEnv } from "@/server/platform/config";
-import type { PlatformApp } from "@/server/platform/context";
+import type { PlatformApp, PlatformDeps } from "@/server/platform/context";
 
-const globalForPlatform = globalThis as unknown as { inlayEmbeddedPlatform?: PlatformApp };
+const globalForPlatform = globalThis as unknown as { inlayEmbeddedPlatform?: { app: PlatformApp; deps: PlatformDeps } };
+
+function embedded() {
+  if (!globalForPlatform.inlayEmbeddedPlatform) {
+    const deps = platformDepsFromEnv(getDb);
+    globalForPlatform.inlayEmbeddedPlatform = { app: createPlatformApp(deps), deps };
+  }
+  return globalForPlatform.inlayEmbeddedPlatform;
+}
 
 export function getEmbeddedPlatformApp(): PlatformApp {
-  globalForPlatform.inlayEmbeddedPlatform ??= createPlatformApp(platformDepsFromEnv(getDb));
-  return globalForPlatform.inlayEmbeddedPlatform;
+  return embedded().app;
+}
+
+/** The embedded platform's dependencies: the framework registers its jobs on their runtime's queue. */
+export function getEmbeddedPlatformDeps(): PlatformDeps {
+  return embedded().deps;
 }

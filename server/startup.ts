@@ -1,13 +1,12 @@
-// Start-up work of the Next.js server: database first, then demo data on an empty installation.
+// Start-up work of the Next.js server: database first, then demo data on an empty installation, then
+// the framework's jobs on the job queue.
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { seedDemoData } from "@/prisma/seed";
-import { getDb } from "./db";
+import { getDb, type Database } from "./db";
+import type { JobQueue } from "./platform/jobs/queue";
+import { registerFrameworkJobs } from "./tenancy/framework-jobs";
 import { getPlatformConnection } from "./tenancy/platform-connection";
-import { sweepRunAdmissions } from "./tenancy/runs";
-
-// How often each instance looks for run admissions nobody released (see server/tenancy/runs.ts).
-const SWEEP_INTERVAL_MS = 60_000;
 
 export async function startFramework(): Promise<void> {
   const database = await getDb();
@@ -23,10 +22,21 @@ export async function startFramework(): Promise<void> {
   getPlatformConnection(database.prisma).catch((error: unknown) => {
     logger.error({ err: error instanceof Error ? error.message : String(error) }, "could not connect to the platform");
   });
-  const sweep = setInterval(() => {
-    getPlatformConnection(database.prisma)
-      .then((connection) => sweepRunAdmissions(database.prisma, connection))
-      .catch((error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, "admission sweep failed"));
-  }, SWEEP_INTERVAL_MS);
-  sweep.unref();
+  const jobs = await frameworkJobQueue(database);
+  await registerFrameworkJobs(jobs, database.prisma, () => getPlatformConnection(database.prisma));
+}
+
+/**
+ * The embedded platform's queue; with a remote platform, one of the framework's own over its
+ * database (it works in this process: nothing else runs the framework's jobs).
+ */
+async function frameworkJobQueue(database: Database): Promise<JobQueue> {
+  if (env.PLATFORM_BASE_URL && env.PLATFORM_API_KEY) {
+    const { createJobQueue } = await import("./platform/jobs/queue");
+    const jobs = createJobQueue({ database, work: true });
+    await jobs.start();
+    return jobs;
+  }
+  const { getEmbeddedPlatformDeps } = await import("./embedded-platform");
+  return (await getEmbeddedPlatformDeps().runtime()).jobs;
 }

@@ -254,8 +254,11 @@ export function createPlatformApp(deps: PlatformDeps): PlatformApp {
       throw new PlatformError({ type: "payload_too_large", message: "request body exceeds the 256 KB limit" });
     },
   });
-  // The with-files uploads have their own, larger limit (routes/runs/multipart.ts).
-  app.use("*", (c, next) => (UPLOAD_PATH.test(c.req.path) ? next() : jsonBodyLimit(c, next)));
+  // The with-files uploads have their own, larger limit (routes/runs/multipart.ts). A GET or HEAD
+  // carries no body the platform reads; asking for one would make @hono/node-server build a full
+  // Request for every read (a third of a warm GET's CPU).
+  const bodiless = new Set(["GET", "HEAD"]);
+  app.use("*", (c, next) => (bodiless.has(c.req.method) || UPLOAD_PATH.test(c.req.path) ? next() : jsonBodyLimit(c, next)));
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     c.set("prisma", (await deps.database()).prisma);

@@ -30,6 +30,7 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
       maxResumes: source.RUN_MAX_RESUMES,
       keepAliveMs: source.RUN_STREAM_KEEP_ALIVE_MS,
     },
+    runEventRetentionDays: source.RUN_EVENT_RETENTION_DAYS,
     models: {
       provider: source.INLAY_MODEL_PROVIDER,
       defaultModel: source.INLAY_DEFAULT_MODEL,

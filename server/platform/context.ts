@@ -13,6 +13,7 @@ import type { KnownRun, RunWorker } from "./runtime/executor";
 import type { LiveContent } from "./runtime/live-content";
 import type { HotCache } from "./runtime/hot-cache";
 import type { Signals } from "./runtime/signals";
+import type { JobQueue } from "./jobs/queue";
 import type { Mailer } from "./services/mailer";
 import type { BillingSettings } from "./services/billing";
 import type { ModelSettings } from "./services/models";
@@ -27,6 +28,8 @@ export interface PlatformConfig {
   billing?: Partial<BillingSettings>;
   /** Leases and resuming runs whose process died; unset fields take the defaults (runtime/recovery.ts). */
   runs?: Partial<RunTimings>;
+  /** Days after a run finished before its text deltas are merged (jobs/event-retention.ts); default 30. */
+  runEventRetentionDays?: number;
 }
 
 export interface RunTimings {
@@ -59,6 +62,8 @@ export interface PlatformRuntime {
   localLease(): { owner: string; ms: number } | undefined;
   /** What metadata_only runs say, held by this process only (runtime/live-content.ts). */
   live: LiveContent;
+  /** The durable queue for everything scheduled or retried (jobs/queue.ts). */
+  jobs: JobQueue;
   /** RunTimings.keepAliveMs, for the run streams (routes/runs/stream.ts). */
   keepAliveMs: number;
   /** Stops claiming, waits for the runs this process executes to stop, then closes the bus. */

@@ -7,6 +7,8 @@ import type { Limiters } from "./middleware/rate-limit";
 import { createRunEventBus } from "./runtime/event-bus";
 import { createRunEventWriter } from "./runtime/event-writer";
 import { createRunWorker, RUN_READY } from "./runtime/executor";
+import { registerPlatformJobs } from "./jobs/platform-jobs";
+import { createJobQueue } from "./jobs/queue";
 import { createLiveContent } from "./runtime/live-content";
 import { runTimings } from "./runtime/recovery";
 import { createHotCache } from "./runtime/hot-cache";
@@ -30,6 +32,8 @@ export interface PlatformParts {
    * orphaned runs by hand turn it off and call worker.claim() themselves.
    */
   pollRuns?: boolean;
+  /** Run the job queue's handlers in this process (default: unless the role is web). */
+  runJobs?: boolean;
 }
 
 export const DEFAULT_WORKER_CONCURRENCY = 200;
@@ -48,10 +52,10 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
       await parts.limiters.close();
     },
     runtime: () => {
-      runtime ??= parts.database().then((database) => {
+      runtime ??= parts.database().then(async (database) => {
         if (database.driver.kind === "postgres") sendStraightToPostgres(database.prisma, database.driver.pool);
-        const bus = createRunEventBus(database);
         const signals = createSignals(database);
+        const bus = createRunEventBus(database, signals);
         const cache = createHotCache(signals);
         // Frames are written on a connection of their own: they never wait behind other queries for the pool.
         const writerClient = openDedicatedClient(database);
@@ -69,6 +73,9 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
               );
         // What waits from before this process started (accepted while no worker ran, or left by one that died).
         if (worker && polling) void worker.claim();
+        const jobs = createJobQueue({ database, work: parts.runJobs ?? role !== "web" });
+        await jobs.start();
+        await registerPlatformJobs(jobs, { prisma: database.prisma, config: parts.config });
         return {
           bus,
           signals,
@@ -76,6 +83,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
           events,
           worker,
           live,
+          jobs,
           keepAliveMs: timings.keepAliveMs,
           startRun(runId, known) {
             if (worker && known && known.run.leaseOwner === worker.lease.owner) worker.runLeased(known);
@@ -83,6 +91,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
           },
           localLease: () => (worker?.hasRoom() ? worker.lease : undefined),
           close: async () => {
+            await jobs.stop();
             await worker?.stop();
             live.clear();
             await bus.close();

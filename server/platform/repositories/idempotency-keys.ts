@@ -47,7 +47,12 @@ export async function bindKey(prisma: PrismaClient, id: number, runId: number): 
   return count === 1;
 }
 
-/** Housekeeping: the account's expired keys, so the table does not grow with every key ever sent. */
-export async function deleteExpiredKeys(prisma: PrismaClient, accountId: number, now: Date): Promise<void> {
-  await prisma.platformIdempotencyKey.deleteMany({ where: { accountId, expiresAt: { lte: now } } });
+/**
+ * Housekeeping (a job, jobs/platform-jobs.ts): up to `limit` expired keys of any account, so the table
+ * does not grow with every key ever sent. Returns how many went.
+ */
+export async function deleteExpiredKeys(prisma: PrismaClient, now: Date, limit: number): Promise<number> {
+  return prisma.$executeRaw`
+    DELETE FROM platform_idempotency_keys WHERE id IN (
+      SELECT id FROM platform_idempotency_keys WHERE expires_at <= ${now} ORDER BY expires_at LIMIT ${limit})`;
 }

@@ -5,6 +5,7 @@ import type { RunFrame } from "@/lib/schemas/runs";
 import { fromColumns } from "./raw-rows";
 import { insertRunFiles, type NewRunFile } from "./run-files";
 import { queryRows } from "./direct";
+import { frameAfter } from "../runtime/compaction";
 
 export type RunRow = PlatformRun;
 export type RunData = Omit<Prisma.PlatformRunUncheckedCreateInput, "accountId" | "endUserId">;
@@ -176,7 +177,8 @@ export async function eventsAfter(prisma: PrismaClient, runId: number, afterId: 
     prisma,
     Prisma.sql`SELECT id, data FROM platform_run_events WHERE run_id = ${runId} AND id > ${afterId} ORDER BY id LIMIT ${take}`,
   );
-  return rows.map((row) => ({ id: row.id, frame: row.data }));
+  // A merged delta (runtime/compaction.ts) that begins at or before afterId yields only its later text.
+  return rows.map((row) => ({ id: row.id, frame: frameAfter(row.data, afterId) }));
 }
 
 /** A run a worker just claimed; `abandoned` when another worker held it and stopped renewing it. */

@@ -17,8 +17,11 @@ const PAYLOAD_MAX = 7_000;
 export type SignalListener = (payload: string) => void;
 
 export interface Signals {
-  /** Calls this process's listeners of `topic` now and every other instance's soon after. */
-  publish(topic: string, payload?: string): void;
+  /**
+   * Calls this process's listeners of `topic` now (unless `remoteOnly`: the caller told them itself)
+   * and every other instance's soon after.
+   */
+  publish(topic: string, payload?: string, options?: { remoteOnly?: boolean }): void;
   /** Calls `listener` on every publish of `topic`, from any instance; returns the unsubscribe. */
   subscribe(topic: string, listener: SignalListener): () => void;
   /**
@@ -74,7 +77,8 @@ export function createSignals(database: Database): Signals {
       };
     };
     return {
-      publish: (topic, payload = "") => void local(topic, payload),
+      // One process: a remote-only publish has nobody to reach.
+      publish: (topic, payload = "", options) => void (options?.remoteOnly ? undefined : local(topic, payload)),
       subscribe: (topic, listener) => track(subscribe(topic, listener)),
       onGap: (listener) => track(onGap(listener)),
       flushed: async () => {},
@@ -154,8 +158,8 @@ export function createSignals(database: Database): Signals {
   const ready = connect();
 
   return {
-    publish(topic, payload = "") {
-      local(topic, payload);
+    publish(topic, payload = "", options) {
+      if (!options?.remoteOnly) local(topic, payload);
       queued.add(`${topic}\t${payload.replaceAll("\n", " ")}`);
       // One query at a time on the listener's connection; what is published meanwhile goes together.
       if (!sending) sent = sending = sent.then(send);

@@ -14,7 +14,6 @@ import { PlatformError } from "../errors";
 import {
   bindKey,
   deleteExpiredKey,
-  deleteExpiredKeys,
   deletePendingKey,
   findKey,
   insertPendingKey,
@@ -162,17 +161,6 @@ export async function consultIdempotencyKey(
 // take the key and let it go in between, so this is only reached under a storm of such requests.
 const CLAIM_ATTEMPTS = 10;
 
-// Expired keys are deleted at most this often per account (housekeeping: nothing depends on when).
-const EXPIRED_SWEEP_MS = 60_000;
-const lastExpiredSweep = new Map<number, number>();
-
-async function sweepExpiredKeys(prisma: PrismaClient, accountId: number, now: Date) {
-  const last = lastExpiredSweep.get(accountId);
-  if (last !== undefined && now.getTime() - last < EXPIRED_SWEEP_MS) return;
-  lastExpiredSweep.set(accountId, now.getTime());
-  await deleteExpiredKeys(prisma, accountId, now);
-}
-
 /**
  * Creates a run under `call`'s key (or without one): `create` writes the run and the claim together,
  * and throws IdempotencyKeyTaken when another request holds the key. Then the key decides: the same
@@ -188,7 +176,6 @@ export async function createIdempotently<T>(
     const now = new Date();
     try {
       const value = await create({ key: call.key, requestHash: call.hash, expiresAt: new Date(now.getTime() + IDEMPOTENCY_KEY_TTL_MS) });
-      await sweepExpiredKeys(prisma, call.accountId, now);
       return { kind: "created", value };
     } catch (error) {
       if (!(error instanceof IdempotencyKeyTaken)) throw error;

@@ -100,6 +100,8 @@ export async function replyToRun(
         error: null,
         stopReason: null,
         finishedAt: null,
+        // Its new deltas are merged once it has finished again long enough (jobs/event-retention.ts).
+        eventsCompactedAt: null,
       },
       { type: "run_status", status: "running" },
       attachments,

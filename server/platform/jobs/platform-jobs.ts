@@ -1,0 +1,39 @@
+// The platform's own recurring jobs, registered on every runtime's queue and scheduled once per slot
+// across the deployment.
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { PlatformConfig } from "../context";
+import { deleteExpiredKeys } from "../repositories/idempotency-keys";
+import { compactOldRunEvents } from "./event-retention";
+import type { JobQueue } from "./queue";
+
+export const EVENT_RETENTION_JOB = "run-event-retention";
+export const EXPIRED_KEYS_JOB = "idempotency-key-expiry";
+// Rows one statement deletes: short statements, however large the backlog.
+const EXPIRED_KEYS_BATCH = 1_000;
+
+export async function registerPlatformJobs(jobs: JobQueue, { prisma, config }: { prisma: PrismaClient; config: PlatformConfig }) {
+  await jobs.register(
+    EVENT_RETENTION_JOB,
+    async () => {
+      const result = await compactOldRunEvents(prisma, { olderThanDays: config.runEventRetentionDays ?? 30 });
+      if (result.more) await jobs.enqueue(EVENT_RETENTION_JOB, {});
+      return result;
+    },
+    { expireInSeconds: 3600 },
+  );
+  // Daily, at a quiet hour of UTC.
+  await jobs.schedule(EVENT_RETENTION_JOB, "daily", { cron: "17 3 * * *", timezone: "UTC" });
+
+  await jobs.register(EXPIRED_KEYS_JOB, async () => deleteAllExpiredKeys(prisma), { retryLimit: 0 });
+  await jobs.schedule(EXPIRED_KEYS_JOB, "every-5-minutes", { cron: "*/5 * * * *", timezone: "UTC" });
+}
+
+/** Expired idempotency keys of every account, a batch per statement; returns how many went. */
+export async function deleteAllExpiredKeys(prisma: PrismaClient, now = new Date()): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const count = await deleteExpiredKeys(prisma, now, EXPIRED_KEYS_BATCH);
+    deleted += count;
+    if (count < EXPIRED_KEYS_BATCH) return deleted;
+  }
+}

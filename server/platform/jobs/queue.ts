@@ -1,0 +1,357 @@
+// The one durable queue for everything scheduled or retried (docs/scaling.md). pg-boss keeps the jobs
+// in the app's database (PostgreSQL, or PGlite through pg-boss-db.ts); any process may enqueue, and
+// only processes that work (roles worker and all) run handlers.
+//
+// A job enqueued with a key gets an id derived from (name, key): pg-boss inserts with ON CONFLICT DO
+// NOTHING on its (name, id) primary key, so the same logical job enqueued twice, from any number of
+// instances, is one row and runs once. pg-boss's singleton keys do not give that: each policy makes a
+// key unique only within some states (queued, or active), so a second copy could run after the first.
+//
+// Schedules are rows of job_schedules (repositories/job-schedules.ts), not pg-boss's schedule table,
+// which holds one schedule per queue name at minute granularity. Each slot of a schedule is a "fire"
+// job keyed by the schedule's revision and the slot, waiting until the slot: whichever worker runs it
+// enqueues the scheduled job (keyed by the slot, so it runs once) and the fire of the next slot.
+import { createHash } from "node:crypto";
+import PgBoss from "pg-boss";
+import { logger } from "@/lib/logger";
+import type { Database } from "@/server/db";
+import { deleteSchedule, findSchedule, listSchedules, saveSchedule, type ScheduleRow } from "../repositories/job-schedules";
+import { checkSchedule, nextSlot, type ScheduleSpec } from "./schedule-slots";
+import { jobDatabase } from "./pg-boss-db";
+
+export interface RetryOptions {
+  /** Retries after the first failure (default 2). */
+  retryLimit?: number;
+  /** Wait before a retry (default 0; at least 1 with backoff). */
+  retryDelaySeconds?: number;
+  /** Doubles the wait at each retry, with jitter. */
+  retryBackoff?: boolean;
+}
+
+export interface RegisterOptions extends RetryOptions {
+  /** Jobs of this name one process runs at once (default 1). */
+  concurrency?: number;
+  /** A run that takes longer fails (and is retried); default 15 minutes. */
+  expireInSeconds?: number;
+  /**
+   * Run this handler here even in a process that does not work (role web): for jobs whose code only
+   * such a process loads (the framework's, in a Next app that leaves the platform's work to workers).
+   */
+  everywhere?: boolean;
+}
+
+export interface EnqueueOptions extends RetryOptions {
+  /** Idempotency: a second enqueue of (name, key) is dropped while pg-boss keeps the first. */
+  key?: string;
+  /** Not before this time. */
+  startAfter?: Date;
+}
+
+export interface Job<T> {
+  id: string;
+  name: string;
+  data: T;
+}
+
+export type JobHandler<T> = (job: Job<T>) => Promise<unknown>;
+
+export type JobState = "created" | "retry" | "active" | "completed" | "cancelled" | "failed";
+
+export interface JobInfo {
+  id: string;
+  name: string;
+  state: JobState;
+  data: unknown;
+  retryCount: number;
+  retryLimit: number;
+  startAfter: Date;
+  completedOn: Date | null;
+  /** The handler's result, or for a failure the error ({ message, stack, ... }). */
+  output: unknown;
+}
+
+export interface JobQueue {
+  /** The handler for `name`; it runs only in a process that works. Call before or after start(). */
+  register<T>(name: string, handler: JobHandler<T>, options?: RegisterOptions): Promise<void>;
+  /** The job's id, or null when a job with the same key already exists. */
+  enqueue<T extends object>(name: string, data: T, options?: EnqueueOptions): Promise<string | null>;
+  /** Enqueues `name` with `data` at every slot of `spec`, once per slot whatever the instances. */
+  schedule(name: string, key: string, spec: ScheduleSpec, data?: object): Promise<void>;
+  unschedule(name: string, key: string): Promise<void>;
+  /** Cancels a job not yet finished (a cancelled key stays taken until pg-boss archives the job). */
+  cancel(name: string, id: string): Promise<void>;
+  inspect(name: string, id: string): Promise<JobInfo | null>;
+  start(): Promise<void>;
+  /** Stops fetching, waits up to `stopTimeoutMs` for running handlers; those still running fail (and retry later). */
+  stop(): Promise<void>;
+}
+
+export interface JobQueueOptions {
+  database: Database;
+  /** Runs handlers (roles worker and all); false only enqueues. */
+  work: boolean;
+  /** How often an idle worker looks for due jobs (default 2; at least 0.5). */
+  pollingIntervalSeconds?: number;
+  /** How long stop() waits for running handlers (default 10 s). */
+  stopTimeoutMs?: number;
+}
+
+// The internal queue of schedule fires.
+const FIRE = "schedule-fire";
+// The advisory lock key of queue creation (any constant the app uses for nothing else).
+const QUEUE_CREATION_LOCK = 7_301_885_002;
+// How long pg-boss keeps a finished job before archiving it: a key stays taken that long.
+const KEEP_FINISHED_SECONDS = 7 * 24 * 3600;
+
+interface FireData {
+  name: string;
+  key: string;
+  revision: string;
+  slot: string;
+}
+
+/** A UUID determined by (name, key), so pg-boss's primary key makes the key unique. */
+export function jobIdForKey(name: string, key: string): string {
+  const hex = createHash("sha256").update(`${name}\u0000${key}`).digest("hex");
+  // Version 8 (custom) and the RFC 4122 variant, so it is a well-formed UUID.
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((Number.parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * Creates pg-boss's schema before pg-boss starts. Instances starting together each try: pg-boss
+ * serializes them with an advisory lock, but the one that waited can still fail on `CREATE SCHEMA IF
+ * NOT EXISTS` (its catalog cache predates the other's commit), and a failed PgBoss.start() cannot be
+ * retried. A new attempt, in a new transaction, finds the schema there.
+ */
+async function installSchema(db: PgBoss.Db): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const { rows } = await db.executeSql("SELECT to_regclass('pgboss.version') IS NOT NULL AS installed", []);
+    if ((rows[0] as { installed: boolean }).installed) return;
+    try {
+      await db.executeSql(PgBoss.getConstructionPlans(), []);
+      return;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
+}
+
+/**
+ * pg-boss's create_queue adds a partition to its job table: instances creating queues at once
+ * deadlock on it. One at a time, then, under an advisory lock; nothing to do once the queue exists.
+ */
+async function createQueue(db: PgBoss.Db, name: string): Promise<void> {
+  // Inlined below: a statement list (BEGIN ... COMMIT) takes no parameters.
+  if (!/^[A-Za-z0-9_-]{1,50}$/.test(name)) throw new Error(`job name "${name}": use letters, digits, "_" and "-" (50 at most)`);
+  const { rows } = await db.executeSql("SELECT 1 FROM pgboss.queue WHERE name = $1", [name]);
+  if (rows.length > 0) return;
+  await db.executeSql(
+    `BEGIN;
+     SELECT pg_advisory_xact_lock(${QUEUE_CREATION_LOCK});
+     SELECT pgboss.create_queue('${name}', '{"policy":"standard"}');
+     COMMIT;`,
+    [],
+  );
+}
+
+// pg-boss validates an option whenever its key is present, undefined or not.
+const defined = <T extends object>(options: T): T =>
+  Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as T;
+
+export function createJobQueue(options: JobQueueOptions): JobQueue {
+  const { database, work } = options;
+  const prisma = database.prisma;
+  const db = jobDatabase(database);
+  const boss = new PgBoss({
+    db,
+    // Schedules are ours (see the header); pg-boss's clock and cron monitors would only poll.
+    schedule: false,
+    // Expiry, archiving and deletion: once per interval across the deployment (pg-boss takes a lock).
+    supervise: work,
+    maintenanceIntervalSeconds: 120,
+    archiveCompletedAfterSeconds: KEEP_FINISHED_SECONDS,
+    archiveFailedAfterSeconds: KEEP_FINISHED_SECONDS,
+  });
+  boss.on("error", (error) => logger.warn({ err: error }, "job queue error"));
+
+  const handlers = new Map<string, { handler: JobHandler<unknown>; options: RegisterOptions }>();
+  const workerIds = new Map<string, string[]>();
+  const queues = new Map<string, Promise<void>>();
+  let started: Promise<void> | undefined;
+  let stopped = false;
+
+  const ready = () => {
+    if (!started) throw new Error("the job queue is not started");
+    return started;
+  };
+
+  // pg-boss v10 inserts only into queues that exist.
+  const ensureQueue = (name: string) => {
+    let pending = queues.get(name);
+    if (!pending) {
+      pending = createQueue(db, name).catch((error: unknown) => {
+        queues.delete(name);
+        throw error;
+      });
+      queues.set(name, pending);
+    }
+    return pending;
+  };
+
+  const startWorkers = async (name: string) => {
+    const entry = handlers.get(name);
+    if (!entry || (!work && !entry.options.everywhere) || workerIds.has(name)) return;
+    const { handler, options: registered } = entry;
+    await ensureQueue(name);
+    // The queue's defaults, for jobs enqueued without their own (by any instance).
+    await boss.updateQueue(
+      name,
+      defined({
+        name,
+        retryLimit: registered.retryLimit,
+        retryDelay: registered.retryDelaySeconds,
+        retryBackoff: registered.retryBackoff,
+        expireInSeconds: registered.expireInSeconds,
+      }),
+    );
+    const ids: string[] = [];
+    workerIds.set(name, ids);
+    const run = async ([job]: PgBoss.Job<unknown>[]) => {
+      try {
+        return await handler({ id: job!.id, name, data: job!.data });
+      } catch (error) {
+        logger.warn({ err: error, job: name, id: job!.id }, "job failed");
+        throw error;
+      }
+    };
+    // One worker per unit of concurrency, one job per fetch: each job completes or fails on its own.
+    for (let i = 0; i < Math.max(1, registered.concurrency ?? 1); i++) {
+      ids.push(
+        await boss.work(name, { batchSize: 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 }, run),
+      );
+    }
+  };
+
+  // enqueue() without waiting for start(), for start() itself and the handlers.
+  const send = async (name: string, data: object, enqueueOptions: EnqueueOptions = {}) => {
+    await ensureQueue(name);
+    const { key, startAfter } = enqueueOptions;
+    const id = await boss.send(
+      name,
+      data,
+      defined({
+        id: key === undefined ? undefined : jobIdForKey(name, key),
+        singletonKey: key,
+        startAfter,
+        retryLimit: enqueueOptions.retryLimit,
+        retryDelay: enqueueOptions.retryDelaySeconds,
+        retryBackoff: enqueueOptions.retryBackoff,
+      }),
+    );
+    // A worker of this process takes a due job now rather than at its next poll.
+    if (id && (!startAfter || startAfter.getTime() <= Date.now())) {
+      for (const workerId of workerIds.get(name) ?? []) boss.notifyWorker(workerId);
+    }
+    return id;
+  };
+
+  // The fire of the first slot after `after` (or after now, if later); a no-op when it exists.
+  const enqueueFire = (schedule: ScheduleRow, after: Date) => {
+    const slot = nextSlot(schedule, new Date(Math.max(after.getTime(), Date.now())));
+    const data: FireData = { name: schedule.name, key: schedule.key, revision: schedule.revision, slot: slot.toISOString() };
+    return send(FIRE, data, {
+      // A revision belongs to one schedule, so it names the schedule.
+      key: `${schedule.revision}@${data.slot}`,
+      startAfter: slot,
+      retryLimit: 10,
+      retryDelaySeconds: 1,
+      retryBackoff: true,
+    });
+  };
+
+  const fire = async ({ data }: Job<FireData>) => {
+    const schedule = await findSchedule(prisma, data.name, data.key);
+    // Unscheduled, or redefined (the new revision has fires of its own).
+    if (!schedule || schedule.revision !== data.revision) return;
+    // A fire that runs late (no worker was up at its slot) runs once; the slots it missed are skipped.
+    await send(data.name, (schedule.data ?? {}) as object, { key: `${data.key}@${data.slot}` });
+    await enqueueFire(schedule, new Date(data.slot));
+  };
+  handlers.set(FIRE, { handler: fire as JobHandler<unknown>, options: { concurrency: 2, expireInSeconds: 60 } });
+
+  return {
+    async register(name, handler, registerOptions = {}) {
+      if (handlers.has(name)) throw new Error(`a handler for job "${name}" is already registered`);
+      handlers.set(name, { handler: handler as JobHandler<unknown>, options: registerOptions });
+      if (started) {
+        await started;
+        await startWorkers(name);
+      }
+    },
+
+    async enqueue(name, data, enqueueOptions) {
+      await ready();
+      return send(name, data, enqueueOptions);
+    },
+
+    async schedule(name, key, spec, data = {}) {
+      checkSchedule(spec);
+      await ready();
+      const row = await saveSchedule(prisma, { name, key, cron: spec.cron, timezone: spec.timezone, data });
+      await enqueueFire(row, new Date());
+    },
+
+    async unschedule(name, key) {
+      // A fire already queued finds the row gone and does nothing.
+      await deleteSchedule(prisma, name, key);
+    },
+
+    async cancel(name, id) {
+      await ready();
+      await boss.cancel(name, id);
+    },
+
+    async inspect(name, id) {
+      await ready();
+      const job = await boss.getJobById<unknown>(name, id, { includeArchive: true });
+      if (!job) return null;
+      return {
+        id: job.id,
+        name: job.name,
+        state: job.state,
+        data: job.data,
+        retryCount: job.retryCount,
+        retryLimit: job.retryLimit,
+        startAfter: new Date(job.startAfter),
+        completedOn: job.completedOn ? new Date(job.completedOn) : null,
+        output: job.output,
+      };
+    },
+
+    start() {
+      if (stopped) return Promise.reject(new Error("the job queue was stopped"));
+      started ??= (async () => {
+        await installSchema(db);
+        await boss.start();
+        for (const name of handlers.keys()) await startWorkers(name);
+        // A schedule whose chain of fires broke (its fire failed for good, or was archived) resumes.
+        if (!work) return;
+        for (const schedule of await listSchedules(prisma)) {
+          // One bad row (a cron an older version accepted) must not keep the queue from starting.
+          await enqueueFire(schedule, new Date()).catch((error: unknown) =>
+            logger.warn({ err: error, job: schedule.name, key: schedule.key }, "could not resume a schedule"),
+          );
+        }
+      })();
+      return started;
+    },
+
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (!started) return;
+      await started.catch(() => {});
+      await boss.stop({ graceful: true, close: false, wait: true, timeout: options.stopTimeoutMs ?? 10_000 });
+    },
+  };
+}

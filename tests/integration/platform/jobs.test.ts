@@ -1,0 +1,198 @@
+// The job queue (server/platform/jobs/queue.ts) on this project's database: delayed jobs, retries
+// with backoff, idempotency by key, schedules in a time zone, cancel and inspect.
+import { setTimeout as delay } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createJobQueue, jobIdForKey, type JobQueue } from "@/server/platform/jobs/queue";
+import { nextSlot } from "@/server/platform/jobs/schedule-slots";
+import { createTestDatabase, type TestDatabase } from "../../helpers/database";
+
+let database: TestDatabase;
+let jobs: JobQueue;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  jobs = createJobQueue({ database, work: true, pollingIntervalSeconds: 0.5, stopTimeoutMs: 2_000 });
+  await jobs.start();
+});
+
+afterAll(async () => {
+  await jobs.stop();
+  await database.dispose();
+});
+
+/** Polls `check` until it returns true, or fails after `ms`. */
+async function waitUntil(check: () => boolean | Promise<boolean>, ms: number, what: string) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await delay(50);
+  }
+}
+
+describe("enqueue", () => {
+  it("runs a delayed job after its time, not before", async () => {
+    const ranAt: number[] = [];
+    await jobs.register("test-delayed", async () => void ranAt.push(Date.now()));
+    const startAfter = new Date(Date.now() + 1_500);
+    const id = await jobs.enqueue("test-delayed", { n: 1 }, { startAfter });
+    expect(id).toEqual(expect.any(String));
+    await waitUntil(() => ranAt.length === 1, 10_000, "the delayed job");
+    expect(ranAt[0]!).toBeGreaterThanOrEqual(startAfter.getTime());
+    const info = await jobs.inspect("test-delayed", id!);
+    expect(info).toMatchObject({ state: "completed", data: { n: 1 } });
+    expect(info!.startAfter.getTime()).toBe(startAfter.getTime());
+  });
+
+  it("retries a failing job with backoff, then it succeeds", async () => {
+    const attempts: number[] = [];
+    await jobs.register("test-flaky", async () => {
+      attempts.push(Date.now());
+      if (attempts.length < 3) throw new Error(`attempt ${attempts.length} fails`);
+      return { ok: true };
+    });
+    const id = await jobs.enqueue("test-flaky", {}, { retryLimit: 3, retryDelaySeconds: 1, retryBackoff: true });
+    await waitUntil(async () => (await jobs.inspect("test-flaky", id!))?.state === "completed", 20_000, "the retried job");
+    expect(attempts).toHaveLength(3);
+    // Backoff: the n-th retry waits at least retryDelay * 2^(n-1) seconds.
+    expect(attempts[1]! - attempts[0]!).toBeGreaterThanOrEqual(1_000);
+    expect(attempts[2]! - attempts[1]!).toBeGreaterThanOrEqual(2_000);
+    expect(await jobs.inspect("test-flaky", id!)).toMatchObject({ retryCount: 2, retryLimit: 3, output: { ok: true } });
+  });
+
+  it("records the error of a job that failed for good", async () => {
+    await jobs.register("test-doomed", async () => {
+      throw new Error("always broken");
+    });
+    const id = await jobs.enqueue("test-doomed", {}, { retryLimit: 0 });
+    await waitUntil(async () => (await jobs.inspect("test-doomed", id!))?.state === "failed", 10_000, "the failure");
+    expect(await jobs.inspect("test-doomed", id!)).toMatchObject({ retryCount: 0, output: { message: "always broken" } });
+  });
+
+  it("runs the same key once, however often it is enqueued", async () => {
+    const runs: string[] = [];
+    await jobs.register("test-keyed", async ({ data }) => void runs.push((data as { from: string }).from));
+    const first = await jobs.enqueue("test-keyed", { from: "a" }, { key: "delivery-1" });
+    const second = await jobs.enqueue("test-keyed", { from: "b" }, { key: "delivery-1" });
+    const other = await jobs.enqueue("test-keyed", { from: "c" }, { key: "delivery-2" });
+    expect(first).toEqual(expect.any(String));
+    expect(second).toBeNull();
+    expect(other).not.toBe(first);
+    await waitUntil(() => runs.length === 2, 10_000, "both keys");
+    // Still dropped once the first has run.
+    expect(await jobs.enqueue("test-keyed", { from: "d" }, { key: "delivery-1" })).toBeNull();
+    await delay(1_000);
+    expect(runs.sort()).toEqual(["a", "c"]);
+  });
+
+  it("cancels a job before it runs, and inspect shows it cancelled", async () => {
+    let ran = false;
+    await jobs.register("test-cancelled", async () => void (ran = true));
+    const id = await jobs.enqueue("test-cancelled", {}, { startAfter: new Date(Date.now() + 1_000) });
+    expect(await jobs.inspect("test-cancelled", id!)).toMatchObject({ state: "created", retryCount: 0 });
+    await jobs.cancel("test-cancelled", id!);
+    await delay(2_000);
+    expect(ran).toBe(false);
+    expect(await jobs.inspect("test-cancelled", id!)).toMatchObject({ state: "cancelled" });
+    expect(await jobs.inspect("test-cancelled", "00000000-0000-4000-8000-000000000000")).toBeNull();
+  });
+});
+
+describe("processes", () => {
+  it("run handlers only where they work: a web-only queue enqueues and leaves the job to a worker", async () => {
+    const web = createJobQueue({ database, work: false, pollingIntervalSeconds: 0.5 });
+    await web.start();
+    const ranIn: string[] = [];
+    await web.register("test-roles", async () => void ranIn.push("web"));
+    await jobs.register("test-roles", async () => void ranIn.push("worker"));
+    expect(await web.enqueue("test-roles", {})).toEqual(expect.any(String));
+    await waitUntil(() => ranIn.length === 1, 10_000, "the worker");
+    await delay(1_000);
+    expect(ranIn).toEqual(["worker"]);
+    await web.stop();
+  });
+
+  it("runs a handler registered `everywhere` in a web-only process too (code only that process loads)", async () => {
+    const web = createJobQueue({ database, work: false, pollingIntervalSeconds: 0.5 });
+    await web.start();
+    let ran = 0;
+    await web.register("test-everywhere", async () => void ran++, { everywhere: true });
+    await web.enqueue("test-everywhere", {});
+    await waitUntil(() => ran === 1, 10_000, "the web-only process to run it");
+    await web.stop();
+  });
+
+  it("stop waits for a running handler to finish", async () => {
+    const other = createJobQueue({ database, work: true, pollingIntervalSeconds: 0.5, stopTimeoutMs: 5_000 });
+    await other.start();
+    let started = false;
+    let finished = false;
+    await other.register("test-slow", async () => {
+      started = true;
+      await delay(800);
+      finished = true;
+    });
+    const id = await other.enqueue("test-slow", {});
+    await waitUntil(() => started, 10_000, "the slow job to start");
+    await other.stop();
+    expect(finished).toBe(true);
+    await waitUntil(async () => (await jobs.inspect("test-slow", id!))?.state === "completed", 5_000, "its completion");
+  });
+});
+
+describe("schedule", () => {
+  it("fires on its slots in the schedule's time zone, once each", async () => {
+    // Every 2 s during the current hour of Asia/Kathmandu (UTC+05:45): that hour is never UTC's, so
+    // the same cron read in UTC must not fire. Near the end of the hour, wait for the next one.
+    const zone = "Asia/Kathmandu";
+    const hourIn = (date: Date) => Number(new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", hourCycle: "h23" }).format(date));
+    while (hourIn(new Date()) !== hourIn(new Date(Date.now() + 30_000))) await delay(1_000);
+    const cron = `*/2 * ${hourIn(new Date())} * * *`;
+
+    const fires: { id: string; at: number; data: unknown }[] = [];
+    const utcFires: string[] = [];
+    await jobs.register("test-zoned", async ({ id, data }) => void fires.push({ id, at: Date.now(), data }));
+    await jobs.register("test-utc", async ({ id }) => void utcFires.push(id));
+    await jobs.schedule("test-zoned", "tick", { cron, timezone: zone }, { tick: true });
+    await jobs.schedule("test-utc", "tick", { cron, timezone: "UTC" });
+    await waitUntil(() => fires.length >= 3, 15_000, "three fires");
+    await jobs.unschedule("test-zoned", "tick");
+    await jobs.unschedule("test-utc", "tick");
+    expect(utcFires).toEqual([]);
+
+    // Each fire is the job keyed by its slot, an even second at most a few seconds before it ran.
+    for (const fire of fires) {
+      const candidates = [0, 1, 2, 3, 4, 5].map((back) => new Date((Math.floor(fire.at / 2_000) - back) * 2_000));
+      expect(candidates.map((slot) => jobIdForKey("test-zoned", `tick@${slot.toISOString()}`))).toContain(fire.id);
+      expect(fire.data).toEqual({ tick: true });
+    }
+    expect(new Set(fires.map((fire) => fire.id)).size).toBe(fires.length);
+
+    // Unscheduled: a job already enqueued may still run, then nothing more.
+    await delay(2_500);
+    const count = fires.length;
+    await delay(2_500);
+    expect(fires.length).toBe(count);
+  });
+
+  it("fires at the wall-clock minute of its zone, keyed by the slot", async () => {
+    // A zone 30 minutes off UTC: the job's key names the slot in UTC, minute 0 of Kolkata is :30 UTC.
+    const fires: string[] = [];
+    await jobs.register("test-kolkata-hour", async ({ id }) => void fires.push(id));
+    await jobs.schedule("test-kolkata-hour", "hourly", { cron: "0 * * * *", timezone: "Asia/Kolkata" });
+    const slot = nextSlot({ cron: "0 * * * *", timezone: "Asia/Kolkata" }, new Date());
+    expect(slot.getUTCMinutes()).toBe(30);
+    const fireId = jobIdForKey("schedule-fire", `${await revisionOf("test-kolkata-hour", "hourly")}@${slot.toISOString()}`);
+    expect(await jobs.inspect("schedule-fire", fireId)).toMatchObject({ state: "created", startAfter: slot });
+    await jobs.unschedule("test-kolkata-hour", "hourly");
+  });
+
+  it("refuses a cron it cannot read and an unknown time zone", async () => {
+    await expect(jobs.schedule("test-bad", "k", { cron: "* * *", timezone: "UTC" }, {})).rejects.toThrow(/5 fields/);
+    await expect(jobs.schedule("test-bad", "k", { cron: "* * * * *", timezone: "Mars/Olympus" }, {})).rejects.toThrow();
+  });
+});
+
+async function revisionOf(name: string, key: string): Promise<string> {
+  const row = await database.prisma.jobSchedule.findUniqueOrThrow({ where: { name_key: { name, key } } });
+  return row.revision;
+}
