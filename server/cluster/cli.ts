@@ -63,4 +63,7 @@ try {
   console.error(`cluster: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 }
+for (const instance of [...cluster.web, ...cluster.workers]) {
+  console.error(`cluster: ${instance.name} pid ${instance.pid}${instance.baseUrl ? ` on ${instance.baseUrl}` : ""}`);
+}
 console.log(`cluster ready on ${cluster.baseUrl}`);

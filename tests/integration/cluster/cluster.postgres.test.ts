@@ -1,7 +1,9 @@
 // The scale-out deployment for real: `startCluster` (npm run cluster) with 2 web instances and 2
 // workers as child processes on one PostgreSQL database and Redis, behind nginx. Every process runs
 // at the shipped lease settings, so the worker-kill test measures the takeover a deployment gets.
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { createInterface } from "node:readline";
 import { setTimeout as delay } from "node:timers/promises";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import pg from "pg";
@@ -314,4 +316,54 @@ describe("a cluster of 2 web instances and 2 workers behind nginx", () => {
   it("reported no unexpected exit of any process", () => {
     expect(logs.filter((line) => line.includes("exited unexpectedly"))).toEqual([]);
   });
+});
+
+describe("npm run cluster", () => {
+  it("prints its ready line, serves through nginx, and stops every child on SIGTERM", async () => {
+    const cli = spawn(process.execPath, ["--import", "tsx", "server/cluster/cli.ts", "--web", "1", "--workers", "1", "--port", "0"], {
+      env: {
+        // eslint-disable-next-line no-restricted-properties -- the CLI inherits the test's environment
+        ...process.env,
+        NODE_ENV: "development",
+        LOG_LEVEL: "warn",
+        DATABASE_POOL_MAX: "5",
+        DATABASE_URL: database.url,
+        REDIS_URL: redisUrl,
+        RATE_LIMIT_KEY_PREFIX: `cluster-cli-test-${randomUUID()}`,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => cli.once("exit", (code) => resolve(code)));
+    let pids: number[] = [];
+    const isAlive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      const stderr: string[] = [];
+      createInterface({ input: cli.stderr! }).on("line", (line) => stderr.push(line));
+      const ready = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: cli.stdout! }).once("line", resolve);
+        void exited.then((code) => reject(new Error(`npm run cluster exited with ${code}: ${stderr.join("\n")}`)));
+      });
+      expect(ready).toMatch(/^cluster ready on http:\/\/127\.0\.0\.1:\d+\/api\/v2$/);
+      const baseUrl = ready.slice("cluster ready on ".length);
+      expect((await fetch(`${baseUrl}/openapi.json`)).status).toBe(200);
+      pids = stderr.flatMap((line) => /^cluster: (web|worker)-\d+ pid (\d+)/.exec(line)?.[2] ?? []).map(Number);
+      expect(pids).toHaveLength(2);
+
+      cli.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      expect(pids.filter(isAlive)).toEqual([]);
+      expect(await fetch(`${baseUrl}/openapi.json`).then(() => "answered", () => "refused")).toBe("refused");
+    } finally {
+      // Only if the test failed midway: leave nothing running.
+      if (cli.exitCode === null && cli.signalCode === null) cli.kill("SIGKILL");
+      for (const pid of pids.filter(isAlive)) process.kill(pid, "SIGKILL");
+    }
+  }, 180_000);
 });
