@@ -87,6 +87,9 @@ export const envSchema = z
       (value) => value === undefined || /^rediss?:\/\//.test(value),
       "must be a redis:// or rediss:// URL",
     ),
+    // Starts every rate-limit counter's key in Redis, so deployments (or test runs) sharing one Redis
+    // keep their counters apart.
+    RATE_LIMIT_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be letters, digits, _ . or -").default("inlay"),
     // Behind a reverse proxy: take the client IP from X-Forwarded-For instead of the socket.
     TRUST_PROXY: flag(false),
 

@@ -69,7 +69,12 @@ export function platformDepsFromEnv(database: () => Promise<Database>, role: Pla
     config,
     role,
     workerConcurrency: env.RUN_WORKER_CONCURRENCY,
-    limiters: createLimiters({ ...config.rateLimits, store: env.RATE_LIMIT_STORE, redisUrl: env.REDIS_URL }),
+    limiters: createLimiters({
+      ...config.rateLimits,
+      store: env.RATE_LIMIT_STORE,
+      redisUrl: env.REDIS_URL,
+      keyPrefix: env.RATE_LIMIT_KEY_PREFIX,
+    }),
     mailer: recordingMailer,
     languageModel: (modelId) => languageModelFor(config.models, modelId, { sim: () => sim }),
   });

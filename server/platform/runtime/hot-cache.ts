@@ -87,8 +87,11 @@ export interface HotCache {
   endUsers: HotTable<CachedEndUser>;
   /** By agentCacheKey: the agent's row, whatever its scope and status (callers check both). */
   agents: HotTable<PlatformAgent>;
-  /** These keys were revoked or deleted. */
-  keysChanged(hashes: readonly string[]): void;
+  /**
+   * These keys were revoked or deleted. Resolves once the other instances have been told, so the
+   * revoking response cannot reach the client before the signal reaches them.
+   */
+  keysChanged(hashes: readonly string[]): Promise<void>;
   /** The end-user was written or deleted; with its row id, the agents scoped to it go too (a delete cascades). */
   endUserChanged(accountId: number, userId: string, rowId?: number): void;
   agentChanged(accountId: number, agentId: number): void;
@@ -128,7 +131,10 @@ export function createHotCache(signals: Signals): HotCache {
     keys,
     endUsers,
     agents,
-    keysChanged: (hashes) => hashes.forEach((hash) => signals.publish(TOPIC.key, hash)),
+    keysChanged: (hashes) => {
+      hashes.forEach((hash) => signals.publish(TOPIC.key, hash));
+      return signals.flushed();
+    },
     endUserChanged: (accountId, userId, rowId) =>
       signals.publish(TOPIC.endUser, `${accountId}:${rowId ?? ""}:${encodeURIComponent(userId)}`),
     agentChanged: (accountId, agentId) => signals.publish(TOPIC.agent, agentCacheKey(accountId, agentId)),

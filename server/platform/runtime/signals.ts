@@ -29,6 +29,11 @@ export interface Signals {
    * dropped and came back): whoever relies on them should look at the database again.
    */
   onGap(listener: () => void): () => void;
+  /**
+   * Resolves once everything published so far has been sent to the other instances (its NOTIFY
+   * done): a response sent after it does not leave before its signal (a revoked key).
+   */
+  flushed(): Promise<void>;
   /** Waits for the NOTIFYs already queued, then drops the LISTEN connection. */
   close(): Promise<void>;
 }
@@ -76,6 +81,7 @@ export function createSignals(database: Database): Signals {
       publish: (topic, payload = "", options) => void (options?.remoteOnly ? undefined : local(topic, payload)),
       subscribe: (topic, listener) => track(subscribe(topic, listener)),
       onGap: (listener) => track(onGap(listener)),
+      flushed: async () => {},
       // Only this runtime's listeners: the emitter is the database's.
       close: async () => {
         for (const unsubscribe of [...mine]) unsubscribe();
@@ -162,6 +168,7 @@ export function createSignals(database: Database): Signals {
     },
     subscribe,
     onGap,
+    flushed: () => sent,
     async close() {
       closed = true;
       await ready;

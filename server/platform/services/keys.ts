@@ -58,7 +58,7 @@ async function rotateDefault(ctx: DataContext, keyPrefix: string, accountId: num
   const key = generateApiKey(keyPrefix);
   const newKey = { name: DEFAULT_KEY_NAME, hash: key.hash, hint: key.hint };
   const { row, revoked } = await replaceDefaultKey(ctx.prisma, accountId, newKey, now);
-  ctx.cache.keysChanged(revoked);
+  await ctx.cache.keysChanged(revoked);
   return { secret: key.secret, row };
 }
 
@@ -82,7 +82,7 @@ export async function getDefaultKey(ctx: DataContext, accountId: number, now = n
 export async function deleteDefaultKey(ctx: DataContext, accountId: number, now = new Date()): Promise<void> {
   const revoked = await revokeDefaultKey(ctx.prisma, accountId, now);
   if (revoked.length === 0) throw noDefaultKey();
-  ctx.cache.keysChanged(revoked);
+  await ctx.cache.keysChanged(revoked);
 }
 
 export async function createNamedKey(
@@ -115,7 +115,7 @@ export async function listKeys(
 export async function deleteNamedKey(ctx: DataContext, accountId: number, keyId: number, now = new Date()) {
   const revoked = await revokeNamedKey(ctx.prisma, accountId, keyId, now);
   if (revoked === null) throw keyNotFound(keyId);
-  ctx.cache.keysChanged([revoked]);
+  await ctx.cache.keysChanged([revoked]);
 }
 
 /** A new secret under the same name and the same expiry date; the old secret stops at once. */
@@ -144,6 +144,6 @@ export async function rotateNamedKey(
     now,
   );
   if (!row) throw keyNotFound(keyId);
-  ctx.cache.keysChanged([old.hash]);
+  await ctx.cache.keysChanged([old.hash]);
   return withSecret(row, key.secret);
 }

@@ -26,6 +26,7 @@ function fakeSignals() {
       gaps.add(listener);
       return () => void gaps.delete(listener);
     },
+    flushed: async () => {},
     close: async () => {},
   };
   return { signals, gap: () => gaps.forEach((listener) => listener()), listeners: () => [...topics.values()].reduce((n, set) => n + set.size, 0) };

@@ -1,0 +1,62 @@
+// The nginx configuration in front of a cluster's web instances. nginx runs as a child of the cluster
+// (not as the system service), so everything it writes stays in its own directory.
+
+export interface NginxConfigOptions {
+  /** The directory nginx runs in (`nginx -p <dir>`): pid file and temp paths go here. */
+  dir: string;
+  /** Where nginx listens (loopback). */
+  port: number;
+  /** The web instances' ports on 127.0.0.1, balanced round-robin. */
+  upstreamPorts: readonly number[];
+}
+
+export function nginxConfig({ dir, port, upstreamPorts }: NginxConfigOptions): string {
+  if (upstreamPorts.length === 0) throw new Error("nginx needs at least one web instance");
+  const servers = upstreamPorts.map((upstream) => `    server 127.0.0.1:${upstream};`).join("\n");
+  return `daemon off;
+master_process on;
+worker_processes 1;
+error_log stderr warn;
+pid ${dir}/nginx.pid;
+
+events {
+  worker_connections 1024;
+}
+
+http {
+  access_log off;
+  client_body_temp_path ${dir}/client-body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  client_max_body_size 50m;
+
+  upstream platform {
+${servers}
+    keepalive 32;
+  }
+
+  server {
+    listen 127.0.0.1:${port};
+
+    location / {
+      proxy_pass http://platform;
+      # HTTP/1.1 with an empty Connection header lets nginx keep upstream connections open.
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $http_host;
+      # The web instances run with TRUST_PROXY=true and take the client from the first hop.
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto $scheme;
+      # SSE: pass each frame on as it comes, and let a quiet stream live (keep-alives come every 15 s).
+      proxy_buffering off;
+      proxy_request_buffering off;
+      proxy_cache off;
+      proxy_read_timeout 1h;
+      proxy_send_timeout 1h;
+    }
+  }
+}
+`;
+}

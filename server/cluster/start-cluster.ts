@@ -1,0 +1,272 @@
+// N web instances and M workers of the platform on one machine, sharing PostgreSQL and Redis, behind
+// nginx: the scale-out deployment of DESIGN.md, as child processes of this one.
+import { spawn, type ChildProcess } from "node:child_process";
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, connect } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { setTimeout as delay } from "node:timers/promises";
+import { nginxConfig } from "./nginx-config";
+
+export type InstanceRole = "web" | "worker";
+
+export interface ClusterOptions {
+  web: number;
+  workers: number;
+  /** nginx's port on 127.0.0.1; 0 picks a free one. */
+  port: number;
+  databaseUrl: string;
+  redisUrl: string;
+  /** The children's environment (the caller's, usually); the cluster adds its own settings on top. */
+  env: NodeJS.ProcessEnv;
+  /** The repository root, where `server/platform/standalone.ts` is. */
+  cwd?: string;
+  nginxPath?: string;
+  /** Each line a child writes on stderr, and the cluster's own reports. Default: this process's stderr. */
+  onLog?: (line: string) => void;
+  /** How long a process may take to print its ready line. */
+  readyTimeoutMs?: number;
+  /** Aborting it while the cluster starts stops what was started (startCluster then rejects). */
+  signal?: AbortSignal;
+}
+
+export interface Instance {
+  /** `web-1`, `worker-2`: stable across replacements. */
+  readonly name: string;
+  readonly role: InstanceRole;
+  readonly pid: number;
+  /** The instance's own base URL (web only), e.g. http://127.0.0.1:41234/api/v2. */
+  readonly baseUrl: string | undefined;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<void>;
+}
+
+export interface Cluster {
+  /** nginx's base URL, e.g. http://127.0.0.1:8080/api/v2. */
+  readonly baseUrl: string;
+  /** The current instances (a replacement takes its predecessor's place and name). */
+  readonly web: readonly Instance[];
+  readonly workers: readonly Instance[];
+  /** Sends `signal` to the instance and waits until it has exited. */
+  kill(instance: Instance, signal?: NodeJS.Signals): Promise<void>;
+  /** Starts a new process in a stopped instance's place (a web one on the same port, so nginx finds it). */
+  replace(instance: Instance): Promise<Instance>;
+  /** Stops every process (SIGTERM, SIGKILL after a while) and removes nginx's directory. */
+  stop(): Promise<void>;
+}
+
+interface Slot {
+  name: string;
+  role: InstanceRole;
+  port: number;
+  current?: Running;
+}
+
+interface Running extends Instance {
+  child: ChildProcess;
+  /** Set when the cluster itself stopped or killed it, so the exit is not reported as a crash. */
+  expectedExit: boolean;
+}
+
+const STOP_GRACE_MS = 10_000;
+
+export async function startCluster(options: ClusterOptions): Promise<Cluster> {
+  if (!Number.isInteger(options.web) || options.web < 1) throw new Error("a cluster needs at least one web instance");
+  if (!Number.isInteger(options.workers) || options.workers < 1) throw new Error("a cluster needs at least one worker");
+  const cwd = options.cwd ?? process.cwd();
+  const log = options.onLog ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
+  const childEnv: NodeJS.ProcessEnv = {
+    ...options.env,
+    DATABASE_URL: options.databaseUrl,
+    REDIS_URL: options.redisUrl,
+    // Several web instances share one allowance only if the counters live in Redis.
+    RATE_LIMIT_STORE: "redis",
+    // The web instances see nginx as the peer; the client is in X-Forwarded-For.
+    TRUST_PROXY: "true",
+  };
+  delete childEnv.INLAY_ROLE;
+
+  const slots: Slot[] = [
+    ...Array.from({ length: options.web }, (_, i) => ({ name: `web-${i + 1}`, role: "web" as const, port: 0 })),
+    ...Array.from({ length: options.workers }, (_, i) => ({ name: `worker-${i + 1}`, role: "worker" as const, port: 0 })),
+  ];
+  let stopping = false;
+  let nginx: ChildProcess | undefined;
+  let nginxDir: string | undefined;
+
+  async function launch(slot: Slot): Promise<Running> {
+    const args = ["--import", "tsx", "server/platform/standalone.ts", "--role", slot.role];
+    if (slot.role === "web") args.push("--host", "127.0.0.1", "--port", String(slot.port));
+    const child = spawn(process.execPath, args, { cwd, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+    let ready = false;
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    const lines = createInterface({ input: child.stdout! });
+    createInterface({ input: child.stderr! }).on("line", (line) => log(`[${slot.name}] ${line}`));
+    const readyLine = new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${slot.name} did not get ready within ${readyTimeoutMs} ms`)), readyTimeoutMs);
+      lines.on("line", (line) => {
+        if (ready) return log(`[${slot.name}] ${line}`);
+        const expected = slot.role === "web" ? line.startsWith("listening on ") : line === "worker ready";
+        if (!expected) return log(`[${slot.name}] ${line}`);
+        ready = true;
+        clearTimeout(timer);
+        resolve(line);
+      });
+      child.once("exit", (code, signal) => {
+        clearTimeout(timer);
+        if (!ready) reject(new Error(`${slot.name} exited before it was ready (${signal ?? `code ${code}`})`));
+      });
+    });
+    const running: Running = {
+      name: slot.name,
+      role: slot.role,
+      pid: child.pid ?? -1,
+      baseUrl: undefined,
+      exited,
+      child,
+      expectedExit: false,
+    };
+    child.once("exit", (code, signal) => {
+      if (ready && !running.expectedExit && !stopping) {
+        log(`cluster: ${slot.name} (pid ${running.pid}) exited unexpectedly (${signal ?? `code ${code}`})`);
+      }
+    });
+    slot.current = running;
+    try {
+      const line = await readyLine;
+      if (slot.role === "web") {
+        const baseUrl = line.slice("listening on ".length);
+        slot.port = Number(new URL(baseUrl).port);
+        return Object.assign(running, { baseUrl });
+      }
+      return running;
+    } catch (error) {
+      running.expectedExit = true;
+      child.kill("SIGKILL");
+      throw error;
+    }
+  }
+
+  async function startNginx(port: number): Promise<void> {
+    nginxDir = await mkdtemp(path.join(tmpdir(), "inlay-nginx-"));
+    // nginx's workers drop root to an unprivileged user; they must reach the temp paths inside.
+    await chmod(nginxDir, 0o755);
+    const config = nginxConfig({ dir: nginxDir, port, upstreamPorts: slots.filter((s) => s.role === "web").map((s) => s.port) });
+    await writeFile(path.join(nginxDir, "nginx.conf"), config);
+    const binary = options.nginxPath ?? "/usr/sbin/nginx";
+    // -e stderr: before it reads the config, nginx would open its compiled-in log path.
+    const child = spawn(binary, ["-p", nginxDir, "-c", path.join(nginxDir, "nginx.conf"), "-e", "stderr"], {
+      cwd: nginxDir,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    nginx = child;
+    let exit: string | undefined;
+    child.once("exit", (code, signal) => {
+      exit = signal ?? `code ${code}`;
+      if (!stopping) log(`cluster: nginx exited unexpectedly (${exit})`);
+    });
+    child.once("error", (error) => log(`cluster: nginx: ${error.message}`));
+    for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on("line", (line) => log(`[nginx] ${line}`));
+    // nginx prints nothing when it is up: wait until its port accepts connections.
+    const deadline = Date.now() + readyTimeoutMs;
+    while (!(await accepts(port))) {
+      if (exit !== undefined) throw new Error(`nginx exited before it was ready (${exit}); see its log above`);
+      if (Date.now() > deadline) throw new Error(`nginx did not listen on ${port} within ${readyTimeoutMs} ms`);
+      await delay(50);
+    }
+  }
+
+  async function kill(instance: Instance, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+    const running = instance as Running;
+    running.expectedExit = true;
+    if (running.child.exitCode === null && running.child.signalCode === null) running.child.kill(signal);
+    await running.exited;
+  }
+
+  let stopped: Promise<void> | undefined;
+  const stopAll = () => (stopped ??= stopProcesses());
+  async function stopProcesses(): Promise<void> {
+    stopping = true;
+    const processes: { child: ChildProcess; exited: Promise<unknown> }[] = [];
+    if (nginx) processes.push({ child: nginx, exited: exitOf(nginx) });
+    for (const slot of slots) if (slot.current) processes.push({ child: slot.current.child, exited: slot.current.exited });
+    const alive = processes.filter(({ child }) => child.exitCode === null && child.signalCode === null);
+    for (const { child } of alive) child.kill("SIGTERM");
+    const timer = setTimeout(() => {
+      for (const { child } of alive) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    }, STOP_GRACE_MS);
+    await Promise.all(alive.map(({ exited }) => exited));
+    clearTimeout(timer);
+    if (nginxDir) await rm(nginxDir, { recursive: true, force: true });
+  }
+
+  const onAbort = () => void stopAll();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    // The first process applies the migrations (under an advisory lock); the rest start together.
+    const [first, ...rest] = slots;
+    await launch(first!);
+    await Promise.all(rest.map((slot) => launch(slot)));
+    const port = options.port === 0 ? await freePort() : options.port;
+    if (stopping) throw new Error("the cluster was stopped while it started");
+    await startNginx(port);
+    if (stopping) throw new Error("the cluster was stopped while it started");
+    const baseUrl = `http://127.0.0.1:${port}/api/v2`;
+    const current = (role: InstanceRole) => slots.filter((slot) => slot.role === role).map((slot) => slot.current!);
+    return {
+      baseUrl,
+      get web() {
+        return current("web");
+      },
+      get workers() {
+        return current("worker");
+      },
+      kill,
+      async replace(instance) {
+        const slot = slots.find((candidate) => candidate.current === instance);
+        if (!slot) throw new Error(`${instance.name} (pid ${instance.pid}) is not a current instance of this cluster`);
+        const running = slot.current!;
+        if (running.child.exitCode === null && running.child.signalCode === null) {
+          throw new Error(`${instance.name} is still running; kill it first`);
+        }
+        return launch(slot);
+      },
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+function exitOf(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once("exit", () => resolve()));
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/** A port nothing listens on right now (the kernel's pick), for nginx, which cannot report its own. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
