@@ -1,15 +1,20 @@
 // Child process of bench/runs.ts: serves the platform on a loopback port (in-memory PGlite, or
 // PostgreSQL with BENCH_DATABASE_URL), signs up an account with an agent, and prints one JSON line
 // with what the load generator needs. The generator runs in the parent so it does not share an event
-// loop with the server it measures.
+// loop with the server it measures. BENCH_ROLE picks the platform's role: all (default: serves and
+// executes), web (serves, executes nothing) or worker (executes runs of an existing bench database,
+// opens no port and prints {"role":"worker"} once ready). RUN_WORKER_CONCURRENCY caps a worker.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { serve } from "@hono/node-server";
 import { streamText } from "ai";
+import pg from "pg";
+import { env } from "@/lib/env";
 import { openDatabase } from "@/server/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformConfigFromEnv } from "@/server/platform/config";
+import type { PlatformRole } from "@/server/platform/context";
 import { createPlatformDeps } from "@/server/platform/deps";
 import { createSimModel } from "@/server/platform/runtime/models/sim";
 import { createLimiters } from "@/server/platform/middleware/rate-limit";
@@ -19,85 +24,131 @@ import { recordingMailer } from "@/server/platform/services/mailer";
 
 // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
 const url = process.env.BENCH_DATABASE_URL;
+// eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
+const role = (process.env.BENCH_ROLE ?? "all") as PlatformRole;
+if (role !== "all" && !url) throw new Error(`BENCH_ROLE=${role} needs PostgreSQL (BENCH_DATABASE_URL)`);
 const database = await openDatabase(url ? { url } : { dataDir: "memory://" });
+let floorPool: pg.Pool | undefined;
+// Model calls this process made: how the runs spread over the workers (printed when it stops).
+let modelCalls = 0;
 const deps = createPlatformDeps({
   database: async () => database,
   config: platformConfigFromEnv(),
+  role,
+  workerConcurrency: env.RUN_WORKER_CONCURRENCY,
   limiters: createLimiters({ accountPerMinute: 1e9, ipPerMinute: 1e9, signupPerMinute: 1e9, store: "memory" }),
   mailer: recordingMailer,
-  languageModel: () => createSimModel(),
+  languageModel: () => {
+    modelCalls++;
+    return createSimModel();
+  },
 });
-const app = createPlatformApp(deps);
 await deps.runtime();
-
-const port = await new Promise<number>((resolve) => {
-  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve((server.address() as AddressInfo).port));
-});
-const base = `http://127.0.0.1:${port}/api/v2`;
-const email = `bench-${Date.now()}@example.test`;
-const signup = (await (
-  await fetch(`${base}/signup`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email, first_name: "Bench", require_end_user_id: false }),
-  })
-).json()) as { api_key: string };
-// A vendor's account as it is in production: email verified and funded. The signup's $5 test credit
-// and the unverified-email cap (25 runs) would refuse most runs of a benchmark with 402s.
-const account = await database.prisma.platformAccount.update({ where: { email }, data: { emailVerifiedAt: new Date() } });
-await addBalanceEntry(database.prisma, account.id, {
-  type: "adjustment",
-  amountMicros: 1_000_000_000_000n,
-  description: "benchmark funding",
-});
-const agent = (await (
-  await fetch(`${base}/agents`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${signup.api_key}` },
-    body: JSON.stringify({ name: "Bench agent", default_permission_mode: "autonomous" }),
-  })
-).json()) as { id: number };
-
-// The floor under any platform on this machine: a bare node:http server that streams the sim model's
-// text deltas as SSE frames, with no auth, database or log. runs-ttft measures it beside the platform.
-const bare = http.createServer((request, response) => {
-  let body = "";
-  request.setEncoding("utf8");
-  request.on("data", (chunk: string) => (body += chunk));
-  request.on("end", () => {
-    const { message } = JSON.parse(body) as { message: string };
-    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    void (async () => {
-      let id = 0;
-      const result = streamText({ model: createSimModel(), messages: [{ role: "user", content: message }] });
-      for await (const part of result.fullStream) {
-        if (part.type === "text-delta") {
-          response.write(sseEvent(++id, { type: "content_block_delta", id: part.id, delta: { type: "text_delta", text: part.text } }));
-        }
-      }
-      response.end(sseEvent(++id, { type: "done", completion_state: "completed", stop_reason: "end_turn", message_count: 2 }));
-    })();
-  });
-});
-const barePort = await new Promise<number>((resolve) => bare.listen(0, "127.0.0.1", () => resolve((bare.address() as AddressInfo).port)));
-
-console.log(
-  JSON.stringify({ base, bareBase: `http://127.0.0.1:${barePort}`, key: signup.api_key, agentId: agent.id, database: url ? "postgres" : "pglite" }),
-);
 
 // The event loop's delay over the benchmark, printed to stderr when it stops: how long a ready callback
 // (a request's next step) waited for the loop.
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
-loopDelay.enable();
-
 process.on("SIGTERM", () => {
   loopDelay.disable();
   const ms = (ns: number) => (ns / 1e6).toFixed(1);
+  const calls = role === "web" ? "" : `, ${modelCalls} model calls`;
   console.error(
-    `server event loop delay: p50 ${ms(loopDelay.percentile(50))} ms, p99 ${ms(loopDelay.percentile(99))} ms, max ${ms(loopDelay.max)} ms`,
+    `server (${role}, pid ${process.pid}) event loop delay: p50 ${ms(loopDelay.percentile(50))} ms, p99 ${ms(loopDelay.percentile(99))} ms, max ${ms(loopDelay.max)} ms${calls}`,
   );
   void deps
     .close()
+    .then(() => floorPool?.end())
     .then(() => database.close())
     .finally(() => process.exit(0));
 });
+
+if (role === "worker") {
+  console.log(JSON.stringify({ role }));
+  loopDelay.enable();
+} else {
+  await serveBench();
+}
+
+async function serveBench() {
+  const app = createPlatformApp(deps);
+
+  const port = await new Promise<number>((resolve) => {
+    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve((server.address() as AddressInfo).port));
+  });
+  const base = `http://127.0.0.1:${port}/api/v2`;
+  const email = `bench-${Date.now()}@example.test`;
+  const signup = (await (
+    await fetch(`${base}/signup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, first_name: "Bench", require_end_user_id: false }),
+    })
+  ).json()) as { api_key: string };
+  // A vendor's account as it is in production: email verified and funded. The signup's $5 test credit
+  // and the unverified-email cap (25 runs) would refuse most runs of a benchmark with 402s.
+  const account = await database.prisma.platformAccount.update({ where: { email }, data: { emailVerifiedAt: new Date() } });
+  await addBalanceEntry(database.prisma, account.id, {
+    type: "adjustment",
+    amountMicros: 1_000_000_000_000n,
+    description: "benchmark funding",
+  });
+  const agent = (await (
+    await fetch(`${base}/agents`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${signup.api_key}` },
+      body: JSON.stringify({ name: "Bench agent", default_permission_mode: "autonomous" }),
+    })
+  ).json()) as { id: number };
+
+  // The floor under any platform on this machine: a bare node:http server that streams the sim model's
+  // text deltas as SSE frames, with no auth, database or log. runs-ttft and runs-held measure it beside
+  // the platform. On PostgreSQL, POST /insert is run creation's floor: one INSERT through a pg pool of
+  // the platform's size, answered with the row as JSON (runs-create).
+  if (url) {
+    floorPool = new pg.Pool({ connectionString: url, max: env.DATABASE_POOL_MAX });
+    await floorPool.query(
+      "CREATE TABLE IF NOT EXISTS bench_floor (id serial PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())",
+    );
+  }
+  const bare = http.createServer((request, response) => {
+    let body = "";
+    request.setEncoding("utf8");
+    request.on("data", (chunk: string) => (body += chunk));
+    request.on("end", () => {
+      if (request.url === "/insert" && floorPool) {
+        floorPool
+          .query<{ id: number; created_at: Date }>("INSERT INTO bench_floor (body) VALUES ($1) RETURNING id, created_at", [
+          body,
+        ])
+          .then(({ rows }) => {
+            response.writeHead(201, { "content-type": "application/json" });
+            response.end(JSON.stringify({ id: rows[0]!.id, status: "queued", created_at: rows[0]!.created_at }));
+          })
+          .catch(() => {
+            response.writeHead(500);
+            response.end();
+          });
+        return;
+      }
+      const { message } = JSON.parse(body) as { message: string };
+      response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      void (async () => {
+        let id = 0;
+        const result = streamText({ model: createSimModel(), messages: [{ role: "user", content: message }] });
+        for await (const part of result.fullStream) {
+          if (part.type === "text-delta") {
+            response.write(sseEvent(++id, { type: "content_block_delta", id: part.id, delta: { type: "text_delta", text: part.text } }));
+          }
+        }
+        response.end(sseEvent(++id, { type: "done", completion_state: "completed", stop_reason: "end_turn", message_count: 2 }));
+      })();
+    });
+  });
+  const barePort = await new Promise<number>((resolve) => bare.listen(0, "127.0.0.1", () => resolve((bare.address() as AddressInfo).port)));
+
+  console.log(
+    JSON.stringify({ base, bareBase: `http://127.0.0.1:${barePort}`, key: signup.api_key, agentId: agent.id, database: url ? "postgres" : "pglite" }),
+  );
+
+  loopDelay.enable();
+}
