@@ -224,17 +224,21 @@ export async function claimRuns(
 }
 
 /**
- * Extends `owner`'s leases on `runIds` (one statement for all of a worker's runs); returns the ids it
- * still holds. A run missing from the answer was taken over (its lease had lapsed) or released.
+ * Extends `owner`'s leases on `runIds` (one statement for all of a worker's runs); returns the ids
+ * another worker has taken over since (its lease had lapsed). A run this worker let go of, or that
+ * ended, is neither renewed nor returned.
  */
 export async function renewLeases(prisma: PrismaClient, owner: string, runIds: number[], leaseMs: number): Promise<Set<number>> {
   if (runIds.length === 0) return new Set();
   const rows = await queryRows<{ id: number }>(
     prisma,
     Prisma.sql`
-    UPDATE platform_runs SET lease_expires_at = now() + make_interval(secs => ${leaseMs / 1000})
-    WHERE id = ANY(${runIds}::int[]) AND lease_owner = ${owner}
-    RETURNING id`,
+    WITH renewed AS (
+      UPDATE platform_runs SET lease_expires_at = now() + make_interval(secs => ${leaseMs / 1000})
+      WHERE id = ANY(${runIds}::int[]) AND lease_owner = ${owner}
+    )
+    SELECT id FROM platform_runs
+    WHERE id = ANY(${runIds}::int[]) AND status = 'running' AND lease_owner <> ${owner}`,
   );
   return new Set(rows.map((row) => row.id));
 }

@@ -171,13 +171,10 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
     const ids = [...active.keys()];
     if (ids.length === 0) return;
     try {
-      const held = await renewLeases(deps.leases ?? deps.prisma, owner, ids, leaseMs);
-      for (const id of ids) {
-        const execution = active.get(id);
-        if (execution && !held.has(id)) {
-          logger.warn({ runId: id }, "lost the lease of a run: stopping it here");
-          execution.abort.abort();
-        }
+      const lost = await renewLeases(deps.leases ?? deps.prisma, owner, ids, leaseMs);
+      for (const id of lost) {
+        logger.warn({ runId: id }, "another worker took over a run: stopping it here");
+        active.get(id)?.abort.abort();
       }
     } catch (error) {
       logger.warn({ err: error }, "renewing leases failed");
