@@ -24,9 +24,9 @@ export interface Suite {
 const suites: Record<string, Suite> = { overhead: platformOverhead };
 
 // Benchmarks that drive their own load (servers in a child process) and print their own verdicts.
-// BENCH_DATABASE=postgres runs http-agents, runs-ttft, runs-held and peers (Inlay's side) on PostgreSQL: a database made for
-// the run on BENCH_POSTGRES_SERVER (default the machine's 127.0.0.1:5432) and dropped after; PGlite
-// in memory otherwise. runs-create is always on PostgreSQL.
+// BENCH_DATABASE=postgres runs http-agents, runs-ttft, runs-held and peers (Inlay's side) on
+// PostgreSQL: a database made for the run on BENCH_POSTGRES_SERVER (default the machine's
+// 127.0.0.1:5432) and dropped after; PGlite in memory otherwise. runs-create is always on PostgreSQL.
 // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
 const onPostgres = process.env.BENCH_DATABASE === "postgres";
 const maybeOnPostgres = (work: (url?: string) => Promise<void>) => () => (onPostgres ? withPostgresDatabase(work) : work());
