@@ -7,6 +7,7 @@ import { chatBridgeTtft, embedSize } from "./chat";
 import { chatBundle } from "./chat-bundle";
 import { chatBundleBrowser } from "./chat-bundle-browser";
 import { httpAgents } from "./http-agents";
+import { peerRuns } from "./peer-runs";
 import { platformOverhead } from "./platform-overhead";
 import { runsCreation, runsHeldStreams, runsTimeToFirstToken, scaleOut, withPostgresDatabase } from "./runs";
 
@@ -23,10 +24,11 @@ export interface Suite {
 const suites: Record<string, Suite> = { overhead: platformOverhead };
 
 // Benchmarks that drive their own load (servers in a child process) and print their own verdicts.
-// BENCH_DATABASE=postgres runs http-agents, runs-ttft and runs-held on PostgreSQL: a database made for
-// the run on BENCH_POSTGRES_SERVER (default the machine's 127.0.0.1:5432) and dropped after; PGlite
-// in memory otherwise. runs-create and scale-out are always on PostgreSQL. BENCH_ROLES=split (with
-// BENCH_DATABASE=postgres) runs the platform of the run benchmarks as one web and one worker process.
+// BENCH_DATABASE=postgres runs http-agents, runs-ttft, runs-held and peers (Inlay's side) on
+// PostgreSQL: a database made for the run on BENCH_POSTGRES_SERVER (default the machine's
+// 127.0.0.1:5432) and dropped after; PGlite in memory otherwise. runs-create and scale-out are always
+// on PostgreSQL. BENCH_ROLES=split (with BENCH_DATABASE=postgres) runs the platform of the run
+// benchmarks as one web and one worker process.
 // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
 const onPostgres = process.env.BENCH_DATABASE === "postgres";
 const maybeOnPostgres = (work: (url?: string) => Promise<void>) => () => (onPostgres ? withPostgresDatabase(work) : work());
@@ -36,6 +38,8 @@ const scripted: Record<string, () => Promise<void>> = {
   "runs-held": maybeOnPostgres((url) => runsHeldStreams(url)),
   "runs-create": runsCreation,
   "scale-out": () => scaleOut(),
+  // Inlay beside LangGraph's API server and Mastra's (installed by hand in bench/peers) and the bare floor.
+  peers: maybeOnPostgres(peerRuns),
   "embed-size": embedSize,
   "chat-bundle": chatBundle,
   "chat-bundle-browser": chatBundleBrowser,

@@ -125,55 +125,74 @@ export const percentile = (values: number[], p: number) => {
 const ms = (value: number) => value.toFixed(2);
 const verdict = (ok: boolean) => (ok ? "ok" : "MISSES TARGET");
 
-interface StreamTimes {
-  /** ms from sending the request to the first content_block_delta. */
+export interface StreamTimes {
+  /** ms from sending the request to the first token frame. */
   firstToken: number;
-  /** performance.now() at each content_block_delta. */
+  /** performance.now() at each token frame. */
   deltas: number[];
   done: boolean;
 }
 
-/** POST /runs streaming, reading SSE frames as they arrive. */
-function streamRun(target: Target, message: string, url = `${target.base}/runs`): Promise<StreamTimes> {
+/** What an SSE frame is to the benchmark: a token, the end of the run, or neither. */
+export type FrameKind = "token" | "done" | undefined;
+
+/**
+ * POSTs `body` to `url` and reads the SSE answer as it arrives, timing each frame `classify` calls a
+ * token. The one client of every run benchmark (Inlay, the bare floor and the peers of peer-runs.ts).
+ */
+export function streamSse(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  classify: (event: string | undefined, data: string) => FrameKind,
+): Promise<StreamTimes> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const times: StreamTimes = { firstToken: NaN, deltas: [], done: false };
-    const request = http.request(
-      url,
-      { method: "POST", agent, headers: { authorization: `Bearer ${target.key}`, "content-type": "application/json" } },
-      (response) => {
-        if (response.statusCode !== 200) {
-          response.resume();
-          reject(new Error(`POST /runs answered ${response.statusCode}`));
-          return;
-        }
-        response.setEncoding("utf8");
-        let buffer = "";
-        response.on("data", (chunk: string) => {
-          const now = performance.now();
-          buffer += chunk;
-          let end: number;
-          while ((end = buffer.indexOf("\n\n")) !== -1) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const data = block.split("\n").find((line) => line.startsWith("data: "));
-            if (!data) continue;
-            const frame = JSON.parse(data.slice(6)) as { type: string };
-            if (frame.type === "content_block_delta") {
-              if (times.deltas.length === 0) times.firstToken = now - started;
-              times.deltas.push(now);
-            } else if (frame.type === "done") {
-              times.done = true;
-            }
+    const request = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", ...headers } }, (response) => {
+      if (response.statusCode !== 200) {
+        response.resume();
+        reject(new Error(`POST ${new URL(url).pathname} answered ${response.statusCode}`));
+        return;
+      }
+      response.setEncoding("utf8");
+      let buffer = "";
+      response.on("data", (chunk: string) => {
+        const now = performance.now();
+        buffer += chunk;
+        let end: number;
+        while ((end = buffer.indexOf("\n\n")) !== -1) {
+          const lines = buffer.slice(0, end).split("\n");
+          buffer = buffer.slice(end + 2);
+          const data = lines.find((line) => line.startsWith("data: "));
+          if (!data) continue;
+          const event = lines.find((line) => line.startsWith("event: "))?.slice(7);
+          const kind = classify(event, data.slice(6));
+          if (kind === "token") {
+            if (times.deltas.length === 0) times.firstToken = now - started;
+            times.deltas.push(now);
+          } else if (kind === "done") {
+            times.done = true;
           }
-        });
-        response.on("end", () => resolve(times));
-        response.on("error", reject);
-      },
-    );
+        }
+      });
+      response.on("end", () => resolve(times));
+      response.on("error", reject);
+    });
     request.on("error", reject);
-    request.end(JSON.stringify({ teammate_id: target.agentId, message }));
+    request.end(body);
   });
+}
+
+/** Inlay's frames (and the bare floor's, which mimics them). */
+export function inlayFrame(_event: string | undefined, data: string): FrameKind {
+  const frame = JSON.parse(data) as { type: string };
+  return frame.type === "content_block_delta" ? "token" : frame.type === "done" ? "done" : undefined;
+}
+
+/** POST /runs streaming, reading SSE frames as they arrive. */
+export function streamRun(target: Target, message: string, url = `${target.base}/runs`): Promise<StreamTimes> {
+  return streamSse(url, { authorization: `Bearer ${target.key}` }, JSON.stringify({ teammate_id: target.agentId, message }), inlayFrame);
 }
 
 /** The sim model's own first token, in this process: the floor any platform adds to. */
@@ -187,7 +206,7 @@ async function simFirstToken(message: string): Promise<number> {
   return first;
 }
 
-async function rounds<T>(concurrency: number, count: number, work: () => Promise<T>): Promise<T[]> {
+export async function rounds<T>(concurrency: number, count: number, work: () => Promise<T>): Promise<T[]> {
   const out: T[] = [];
   for (let round = 0; round < count; round++) out.push(...(await Promise.all(Array.from({ length: concurrency }, work))));
   return out;
