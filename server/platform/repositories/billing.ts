@@ -286,9 +286,35 @@ export async function settleRunChargesIn(
   const fromHold = due < run.hold ? due : run.hold;
   const released = ending ? run.hold - fromHold : 0n;
   const beyondHold = due - fromHold;
-  // Two statements, the transaction's last: the account's row locked (NO KEY UPDATE) and read at its
-  // newest, then one statement writes the run's side, the account's and the ledger entry. The lock,
-  // which every settlement and admission of the account meets, is held from the read to the commit.
+  if (beyondHold === 0n) {
+    // The usual case: the cost is within the run's hold, which is the balance's already, so nothing
+    // needs the balance read first. One statement writes the run's side, the account's (a relative
+    // update, the ledger's balance from what it returns) and the ledger entry: the account's row,
+    // which every settlement and admission of the account meets, is locked from this statement to
+    // the commit, not across the round trips a read would add.
+    const settlement = { chargedMicros: fromHold, writtenOffMicros: 0n, releasedMicros: released };
+    const rows = await tx.$queryRaw<{ balance: bigint }[]>`
+      WITH account AS (
+        UPDATE platform_accounts
+        SET balance_micros = balance_micros - ${fromHold}, held_micros = held_micros - ${fromHold + released}, updated_at = now()
+        WHERE id = ${run.accountId}
+        RETURNING balance_micros AS balance
+      ),
+      run AS (
+        UPDATE platform_runs SET settled_micros = ${run.cost}, hold_micros = ${run.hold - fromHold - released} WHERE id = ${runId}
+      ),
+      ledger AS (
+        INSERT INTO platform_balance_transactions (account_id, type, amount_micros, balance_after_micros, run_id, description, created_at)
+        SELECT ${run.accountId}, 'debit', ${-fromHold}, account.balance, ${runId}, ${describe(run, settlement)}, now()
+        FROM account WHERE ${due > 0n}
+      )
+      SELECT balance FROM account`;
+    const balance = rows[0]?.balance;
+    return balance === undefined ? null : { ...settlement, balanceAfterMicros: BigInt(balance) };
+  }
+  // The cost went past the hold: what else it may take depends on what nobody holds. Two statements,
+  // the transaction's last: the account's row locked (NO KEY UPDATE) and read at its newest, then one
+  // statement writes the run's side, the account's and the ledger entry.
   const accounts = await tx.$queryRaw<{ balance: bigint; held: bigint }[]>`
     SELECT balance_micros AS balance, held_micros AS held FROM platform_accounts WHERE id = ${run.accountId} FOR NO KEY UPDATE`;
   const account = accounts[0];
