@@ -1,7 +1,7 @@
 // Executes runs: a worker claims them from the database and runs the agent loop on the AI SDK
-// (streamText with tools, several steps), holding a lease on each. Every frame goes to the run's event log; a pause
-// (tool approval, question, plan approval) persists the conversation and ends the loop, and
-// /approve or /answer starts it again from the persisted messages.
+// (streamText with tools, several steps), holding a lease on each. Every frame goes to the run's
+// event log; a pause (tool approval, question, plan approval) persists the conversation and ends the
+// loop, and /approve or /answer makes the run claimable again from the persisted messages.
 import { randomBytes } from "node:crypto";
 import type { RuntimeModel } from "./models/providers";
 import {
