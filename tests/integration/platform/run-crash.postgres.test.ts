@@ -1,47 +1,31 @@
 // A run survives `kill -9` of the process executing it: `npm run platform` as a real child process on
 // PostgreSQL, killed mid-run; the next process re-claims the run and completes it from its checkpoint.
 // Short leases through the environment keep it quick.
-import { spawn, type ChildProcess } from "node:child_process";
-import { createInterface } from "node:readline";
+import type { ChildProcess } from "node:child_process";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmptyPostgresDatabase } from "../../helpers/database";
 import { readFrames, textOf } from "../../helpers/sse";
+import { standaloneProcesses } from "../../helpers/standalone";
 
-const children: ChildProcess[] = [];
+const { startStandalone, stopAll } = standaloneProcesses();
 let database: Awaited<ReturnType<typeof createEmptyPostgresDatabase>>;
 beforeAll(async () => {
   database = await createEmptyPostgresDatabase();
 });
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-  await Promise.all(children.map((child) => (child.exitCode === null && child.signalCode === null ? new Promise((r) => child.once("exit", r)) : null)));
+  stopAll();
   await database.drop();
 });
 
 async function startProcess(): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/platform/standalone.ts", "--port", "0"], {
-    env: {
-      // eslint-disable-next-line no-restricted-properties -- the child inherits the test's environment
-      ...process.env,
-      NODE_ENV: "development",
-      LOG_LEVEL: "warn",
-      DATABASE_URL: database.url,
-      RUN_LEASE_MS: "1500",
-      RUN_SWEEP_GRACE_MS: "200",
-      RUN_SWEEP_EVERY_MS: "200",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  const { child, first } = await startStandalone(["--port", "0"], {
+    DATABASE_URL: database.url,
+    RUN_LEASE_MS: "1500",
+    RUN_SWEEP_GRACE_MS: "200",
+    RUN_SWEEP_EVERY_MS: "200",
   });
-  children.push(child);
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`platform exited with ${code}: ${stderr}`)));
-  });
-  const baseUrl = line.replace(/^listening on /, "");
-  return { child, baseUrl };
+  return { child, baseUrl: first.replace(/^listening on /, "") };
 }
 
 async function call(baseUrl: string, path: string, key: string | null, body?: unknown) {
