@@ -32,7 +32,6 @@ import {
 } from "../repositories/permission-requests";
 import {
   claimRuns,
-  type ClaimedRun,
   clearCheckpoint,
   findRunById,
   releaseLease,
@@ -119,14 +118,14 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
   let claiming: Promise<number[]> | undefined;
   let claimAgain = false;
 
-  const launch = (claimed: ClaimedRun | KnownRun & { abandoned?: false }) => {
+  const launch = (run: RunRow, abandoned: boolean, agent?: AgentRow) => {
     const abort = new AbortController();
     const execution: Execution = { abort, done: Promise.resolve() };
-    active.set(claimed.run.id, execution);
-    execution.done = execute(deps, owner, claimed.run, abort, claimed.abandoned === true, "agent" in claimed ? claimed.agent : undefined)
-      .catch((error: unknown) => logger.error({ err: error, runId: claimed.run.id }, "run executor crashed"))
+    active.set(run.id, execution);
+    execution.done = execute(deps, owner, run, abort, abandoned, agent)
+      .catch((error: unknown) => logger.error({ err: error, runId: run.id }, "run executor crashed"))
       .finally(() => {
-        active.delete(claimed.run.id);
+        active.delete(run.id);
         // A place is free: whatever waits can have it.
         void claim();
       });
@@ -142,7 +141,7 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
           const runs = await claimRuns(deps.prisma, owner, { limit, leaseMs, graceMs });
           for (const claimed of runs) {
             ids.push(claimed.run.id);
-            launch(claimed);
+            launch(claimed.run, claimed.abandoned);
           }
           if (runs.length < limit) break;
         }
@@ -198,7 +197,7 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
     hasRoom: () => !stopped && active.size < options.concurrency,
     runLeased(known) {
       if (active.has(known.run.id)) return;
-      launch(known);
+      launch(known.run, false, known.agent);
     },
     claim,
     idle,
