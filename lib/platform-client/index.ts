@@ -20,4 +20,13 @@ export {
   UserAbortError,
   ValidationError,
 } from "./errors";
+export {
+  verifyWebhook,
+  WebhookVerificationError,
+  type VerifyWebhookOptions,
+  type WebhookEvent,
+  type WebhookEventType,
+  type WebhookHeaders,
+  type WebhookVerificationReason,
+} from "./webhooks";
 export type * from "./types";
