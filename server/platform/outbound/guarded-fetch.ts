@@ -1,0 +1,248 @@
+// Every HTTP request the platform makes to a URL a user gave it goes through guardedFetch. The address
+// is judged where the socket is opened, on the addresses actually dialled, so neither a DNS answer
+// (rebinding included) nor a redirect can steer a request into our own network.
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { type LookupFunction } from "node:net";
+import { Agent, buildConnector, request, type Dispatcher } from "undici";
+import { bareHost, classifyAddress, isIpLiteral } from "./address-guard";
+
+export type OutboundErrorReason =
+  | "blocked_address"
+  | "invalid_url"
+  | "scheme_not_allowed"
+  | "timeout"
+  | "connection_failed"
+  | "too_many_redirects";
+
+/** A refused or failed outbound request. `message` names the host and the reason and is safe to show users. */
+export class OutboundError extends Error {
+  override name = "OutboundError";
+  readonly reason: OutboundErrorReason;
+
+  constructor(reason: OutboundErrorReason, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.reason = reason;
+  }
+}
+
+export interface OutboundOptions {
+  /** Development and tests only: admits 127.0.0.0/8 and ::1, and nothing else that is not public. */
+  allowLoopback?: boolean;
+  /** Admits plain http:// URLs; otherwise only https://. */
+  allowHttp?: boolean;
+  /** Budget for the whole exchange: connect, redirects and reading the body. */
+  timeoutMs?: number;
+  /** Body bytes kept; the rest is dropped and the response marked truncated. */
+  maxResponseBytes?: number;
+  /** 0 returns a 3xx as the response; above 0, each hop is checked like the first URL. */
+  maxRedirects?: number;
+  /** Tests only: a resolver in place of dns.lookup, so they need no real DNS. */
+  lookup?: LookupFunction;
+}
+
+export interface OutboundRequest {
+  method: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+export interface OutboundResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** UTF-8, cut at maxResponseBytes when `truncated`. */
+  body: string;
+  truncated: boolean;
+  durationMs: number;
+}
+
+export const outboundDefaults = { timeoutMs: 15_000, maxResponseBytes: 64 * 1024, maxRedirects: 0 } as const;
+
+const blocked = (host: string, address: string, why: string) =>
+  new OutboundError("blocked_address", host === address ? `${address} is ${why}` : `${host} resolves to ${address}, ${why}`);
+
+/**
+ * Checks a URL without connecting (e.g. when a user registers it): the scheme, and the address when
+ * the host is an IP literal. DNS names are judged at connect time, when their addresses are known.
+ */
+export function checkOutboundUrl(url: string, options: Pick<OutboundOptions, "allowHttp" | "allowLoopback"> = {}): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new OutboundError("invalid_url", "The URL is not valid.");
+  }
+  if (parsed.protocol !== "https:" && !(options.allowHttp && parsed.protocol === "http:")) {
+    const allowed = options.allowHttp ? "http or https" : "https";
+    throw new OutboundError("scheme_not_allowed", `${parsed.protocol.replace(/:$/, "")} URLs are not allowed; use ${allowed}.`);
+  }
+  // The URL parser has already turned 2130706433, 0x7f000001 and 0177.0.0.1 into 127.0.0.1.
+  if (isIpLiteral(parsed.hostname)) {
+    const verdict = classifyAddress(parsed.hostname, options);
+    if (!verdict.allowed) throw blocked(verdict.address, verdict.address, verdict.why);
+  }
+  return parsed;
+}
+
+// Resolves every address and refuses the connection if any one is not allowed: a name with one public
+// and one private address could otherwise be dialled on the private one.
+function guardedLookup(resolve: LookupFunction, allowLoopback: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (err, result, family) => {
+      if (err) return callback(err, "");
+      const addresses: LookupAddress[] = typeof result === "string" ? [{ address: result, family: family ?? 4 }] : result;
+      if (addresses.length === 0) {
+        return callback(Object.assign(new Error(`${hostname} has no addresses`), { code: "ENOTFOUND" }), "");
+      }
+      for (const { address } of addresses) {
+        const verdict = classifyAddress(address, { allowLoopback });
+        if (!verdict.allowed) return callback(blocked(hostname, verdict.address, verdict.why), "");
+      }
+      if (options.all) return callback(null, addresses);
+      callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
+}
+
+function guardedConnector(resolve: LookupFunction, allowLoopback: boolean): buildConnector.connector {
+  const connect = buildConnector({ lookup: guardedLookup(resolve, allowLoopback) });
+  return (options, callback) => {
+    // net.connect never calls lookup for an IP literal, so literals are judged here.
+    if (isIpLiteral(options.hostname)) {
+      const verdict = classifyAddress(options.hostname, { allowLoopback });
+      if (!verdict.allowed) return callback(blocked(verdict.address, verdict.address, verdict.why), null);
+    }
+    connect(options, callback);
+  };
+}
+
+// One Agent per (resolver, allowLoopback), so keep-alive connections are shared but never across rules.
+const agents = new Map<LookupFunction, Map<boolean, Agent>>();
+
+function agentFor(options: OutboundOptions): Agent {
+  const resolve = options.lookup ?? (dnsLookup as LookupFunction);
+  const allowLoopback = options.allowLoopback ?? false;
+  let byLoopback = agents.get(resolve);
+  if (!byLoopback) agents.set(resolve, (byLoopback = new Map()));
+  let agent = byLoopback.get(allowLoopback);
+  if (!agent) byLoopback.set(allowLoopback, (agent = new Agent({ connect: guardedConnector(resolve, allowLoopback) })));
+  return agent;
+}
+
+/** Closes the cached Agents (tests, shutdown). Requests in flight finish first, within their timeout. */
+export async function closeOutboundAgents(): Promise<void> {
+  const all = [...agents.values()].flatMap((byLoopback) => [...byLoopback.values()]);
+  agents.clear();
+  await Promise.all(all.map((agent) => agent.close()));
+}
+
+const redirectStatuses = new Set([301, 302, 303, 307, 308]);
+// Credentials meant for one origin must not travel to another (the fetch standard drops these too).
+const originBoundHeaders = new Set(["authorization", "cookie", "proxy-authorization"]);
+const bodyHeaders = new Set(["content-type", "content-length", "content-encoding", "content-language", "content-location"]);
+
+export async function guardedFetch(url: string, init: OutboundRequest, options: OutboundOptions = {}): Promise<OutboundResponse> {
+  const timeoutMs = options.timeoutMs ?? outboundDefaults.timeoutMs;
+  const maxResponseBytes = options.maxResponseBytes ?? outboundDefaults.maxResponseBytes;
+  const maxRedirects = options.maxRedirects ?? outboundDefaults.maxRedirects;
+  const started = performance.now();
+
+  let target = checkOutboundUrl(url, options);
+  let method = init.method.toUpperCase();
+  let headers = { ...init.headers };
+  let body = init.body;
+
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  try {
+    for (let redirects = 0; ; redirects++) {
+      const response = await request(target, {
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body,
+        dispatcher: agentFor(options),
+        signal: deadline.signal,
+      });
+      const location = headerValue(response.headers.location);
+      if (maxRedirects > 0 && redirectStatuses.has(response.statusCode) && location !== undefined) {
+        await response.body.dump();
+        if (redirects >= maxRedirects) {
+          throw new OutboundError("too_many_redirects", `${target.hostname} redirected more than ${maxRedirects} times.`);
+        }
+        let next: URL;
+        try {
+          next = new URL(location, target);
+        } catch {
+          throw new OutboundError("invalid_url", `${target.hostname} redirected to an invalid URL.`);
+        }
+        next = checkOutboundUrl(next.href, options);
+        // As fetch does: 303, and 301/302 after a POST, continue as a GET without the body.
+        if (response.statusCode === 303 ? method !== "HEAD" : (response.statusCode === 301 || response.statusCode === 302) && method === "POST") {
+          method = "GET";
+          body = undefined;
+          headers = withoutHeaders(headers, bodyHeaders);
+        }
+        if (next.origin !== target.origin) headers = withoutHeaders(headers, originBoundHeaders);
+        target = next;
+        continue;
+      }
+      const { text, truncated } = await readCapped(response.body, maxResponseBytes);
+      return {
+        status: response.statusCode,
+        headers: flattenHeaders(response.headers),
+        body: text,
+        truncated,
+        durationMs: Math.round(performance.now() - started),
+      };
+    }
+  } catch (err) {
+    throw toOutboundError(err, target, deadline.signal.aborted, timeoutMs);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readCapped(body: AsyncIterable<Buffer>, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let truncated = false;
+  for await (const chunk of body) {
+    const room = maxBytes - size;
+    if (chunk.length > room) {
+      // Leaving the loop destroys the stream: nothing past the cap is read or buffered.
+      chunks.push(chunk.subarray(0, room));
+      truncated = true;
+      break;
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return { text: Buffer.concat(chunks).toString("utf8"), truncated };
+}
+
+function toOutboundError(err: unknown, target: URL, timedOut: boolean, timeoutMs: number): OutboundError {
+  // The connector's refusal may arrive as the cause of an undici error.
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (e instanceof OutboundError) return e;
+  }
+  const host = bareHost(target.hostname);
+  if (timedOut) return new OutboundError("timeout", `${host} did not answer within ${timeoutMs} ms.`, { cause: err });
+  const code = (err as { code?: unknown } | null)?.code;
+  const detail = code === "ENOTFOUND" || code === "EAI_AGAIN" ? "the name does not resolve" : typeof code === "string" ? code : "the connection failed";
+  return new OutboundError("connection_failed", `Could not reach ${host}: ${detail}.`, { cause: err });
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return flat;
+}
+
+function withoutHeaders(headers: Record<string, string>, drop: Set<string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !drop.has(name.toLowerCase())));
+}
