@@ -27,6 +27,34 @@ const optionalInt = (min: number) =>
     z.coerce.number().int().min(min).optional(),
   );
 
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** "0", "250ms", "5s", "5m", "2h", "5d" in milliseconds, or undefined. */
+function parseDuration(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text.trim());
+  if (!match) return undefined;
+  const amount = Number(match[1]);
+  if (!match[2] && amount !== 0) return undefined;
+  return Math.round(amount * DURATION_UNITS_MS[match[2] ?? "ms"]!);
+}
+
+const durationList = (fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const text = value === undefined || value.trim() === "" ? fallback : value;
+      const parts = text.split(",").map(parseDuration);
+      if (parts.some((part) => part === undefined)) {
+        ctx.addIssue({ code: "custom", message: `expected durations such as 0,5s,5m,2h,1d separated by commas, got "${text}"` });
+        return z.NEVER;
+      }
+      return parts as number[];
+    });
+
+const duration = (fallback: string) =>
+  durationList(fallback).refine((list) => list.length === 1, "expected one duration such as 30s, 5m or 5d").transform((list) => list[0]!);
+
 const postgresUrl = optionalString.refine(
   (value) => value === undefined || /^postgres(ql)?:\/\//.test(value),
   "must be a postgres:// or postgresql:// connection string",
@@ -66,7 +94,7 @@ export const envSchema = z
     // Where the framework finds the platform (unset: the embedded one at /api/v2)
     PLATFORM_BASE_URL: httpUrl,
     PLATFORM_API_KEY: optionalString,
-    // Encrypts secrets the framework stores (the embedded platform's API key); NEXTAUTH_SECRET when unset.
+    // Encrypts secrets stored to be read back (the framework's platform key, webhook signing secrets); NEXTAUTH_SECRET when unset.
     INLAY_SECRET_KEY: optionalString,
 
     // Platform
@@ -107,6 +135,15 @@ export const envSchema = z
     RUN_STREAM_KEEP_ALIVE_MS: z.coerce.number().int().min(100).default(15_000),
     RUN_EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
 
+    // Webhook delivery (jobs/webhook-delivery.ts): the wait before each attempt (the first is at once),
+    // how long an endpoint may fail before it is disabled, and each attempt's timeout.
+    WEBHOOK_RETRY_SCHEDULE: durationList("0,5s,5m,30m,2h,5h,10h,10h"),
+    WEBHOOK_DISABLE_AFTER: duration("5d"),
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+    // Calls to URLs users supply (webhooks; later tool servers and OAuth endpoints) may reach loopback
+    // addresses over plain http. Development and tests only: never in production.
+    OUTBOUND_ALLOW_LOOPBACK: flag(false),
+
     // Models (read by the run runtime; `sim` needs nothing)
     INLAY_MODEL_PROVIDER: z.enum(["sim", "openai", "anthropic", "openai-compatible"]).default("sim"),
     INLAY_DEFAULT_MODEL: optionalString,
@@ -137,6 +174,9 @@ export const envSchema = z
       if (Boolean(value[id]) !== Boolean(value[secret])) {
         ctx.addIssue({ code: "custom", path: [value[id] ? secret : id], message: `set both ${id} and ${secret}, or neither` });
       }
+    }
+    if (value.NODE_ENV === "production" && value.OUTBOUND_ALLOW_LOOPBACK) {
+      ctx.addIssue({ code: "custom", path: ["OUTBOUND_ALLOW_LOOPBACK"], message: "must not be set in production" });
     }
     if (value.PLATFORM_BASE_URL && !value.PLATFORM_API_KEY) {
       ctx.addIssue({ code: "custom", path: ["PLATFORM_API_KEY"], message: "is required with PLATFORM_BASE_URL" });

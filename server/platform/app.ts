@@ -41,6 +41,14 @@ import * as updateEndUser from "./routes/end-users/update";
 import * as createMemory from "./routes/memories/create";
 import * as deleteMemory from "./routes/memories/delete";
 import * as listMemories from "./routes/memories/list";
+import * as createWebhook from "./routes/webhooks/create";
+import * as deleteWebhook from "./routes/webhooks/delete";
+import * as listWebhookDeliveries from "./routes/webhooks/deliveries";
+import * as getWebhook from "./routes/webhooks/get";
+import * as listWebhooks from "./routes/webhooks/list";
+import * as replayWebhook from "./routes/webhooks/replay";
+import * as retryWebhookDelivery from "./routes/webhooks/retry-delivery";
+import * as updateWebhook from "./routes/webhooks/update";
 import * as errorDocs from "./routes/meta/error-docs";
 import * as openapi from "./routes/meta/openapi";
 import * as createPermission from "./routes/permissions/create";
@@ -168,6 +176,15 @@ const operations: { register(app: PlatformApp): void }[] = [
   deletePermission,
   getSettings,
   updateSettings,
+  // webhooks
+  createWebhook,
+  listWebhooks,
+  getWebhook,
+  updateWebhook,
+  deleteWebhook,
+  listWebhookDeliveries,
+  retryWebhookDelivery,
+  replayWebhook,
   // usage and billing
   getUsage,
   listEndUserUsage,

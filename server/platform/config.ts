@@ -31,6 +31,13 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
       keepAliveMs: source.RUN_STREAM_KEEP_ALIVE_MS,
     },
     runEventRetentionDays: source.RUN_EVENT_RETENTION_DAYS,
+    secretKey: source.INLAY_SECRET_KEY ?? source.NEXTAUTH_SECRET,
+    webhooks: {
+      retryScheduleMs: source.WEBHOOK_RETRY_SCHEDULE,
+      disableAfterMs: source.WEBHOOK_DISABLE_AFTER,
+      timeoutMs: source.WEBHOOK_TIMEOUT_MS,
+    },
+    outboundAllowLoopback: source.OUTBOUND_ALLOW_LOOPBACK,
     models: {
       provider: source.INLAY_MODEL_PROVIDER,
       defaultModel: source.INLAY_DEFAULT_MODEL,

@@ -30,6 +30,21 @@ export interface PlatformConfig {
   runs?: Partial<RunTimings>;
   /** Days after a run finished before its text deltas are merged (jobs/event-retention.ts); default 30. */
   runEventRetentionDays?: number;
+  /** Seals the secrets the platform must read back, such as webhook signing secrets (server/secret-box.ts). */
+  secretKey: string;
+  /** Delivery timings; unset fields take WEBHOOK_DEFAULTS (jobs/webhook-delivery.ts). */
+  webhooks?: Partial<WebhookSettings>;
+  /** Calls to URLs users supply may reach loopback over plain http (development and tests only). */
+  outboundAllowLoopback?: boolean;
+}
+
+export interface WebhookSettings {
+  /** The wait before each attempt: the first entry before the first attempt (usually 0). */
+  retryScheduleMs: number[];
+  /** An endpoint failing this long (every attempt since its last success) is disabled. */
+  disableAfterMs: number;
+  /** Each attempt's timeout, response included. */
+  timeoutMs: number;
 }
 
 export interface RunTimings {

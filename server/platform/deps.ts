@@ -9,6 +9,7 @@ import { createRunEventWriter } from "./runtime/event-writer";
 import { createRunWorker, RUN_READY } from "./runtime/executor";
 import { registerPlatformJobs } from "./jobs/platform-jobs";
 import { createJobQueue } from "./jobs/queue";
+import { registerWebhookDelivery } from "./jobs/webhook-delivery";
 import { createLiveContent } from "./runtime/live-content";
 import { runTimings } from "./runtime/recovery";
 import { createHotCache } from "./runtime/hot-cache";
@@ -34,6 +35,8 @@ export interface PlatformParts {
   pollRuns?: boolean;
   /** Run the job queue's handlers in this process (default: unless the role is web). */
   runJobs?: boolean;
+  /** How often idle job handlers look for due jobs (default 2 s; tests of retries shorten it). */
+  jobPollSeconds?: number;
 }
 
 export const DEFAULT_WORKER_CONCURRENCY = 200;
@@ -73,9 +76,11 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
               );
         // What waits from before this process started (accepted while no worker ran, or left by one that died).
         if (worker && polling) void worker.claim();
-        const jobs = createJobQueue({ database, work: parts.runJobs ?? role !== "web" });
+        const work = parts.runJobs ?? role !== "web";
+        const jobs = createJobQueue({ database, work, pollingIntervalSeconds: parts.jobPollSeconds });
         await jobs.start();
         await registerPlatformJobs(jobs, { prisma: database.prisma, config: parts.config });
+        const webhooks = await registerWebhookDelivery({ prisma: database.prisma, config: parts.config, jobs, signals }, { work });
         return {
           bus,
           signals,
@@ -91,6 +96,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
           },
           localLease: () => (worker?.hasRoom() ? worker.lease : undefined),
           close: async () => {
+            await webhooks.stop();
             await jobs.stop();
             await worker?.stop();
             live.clear();

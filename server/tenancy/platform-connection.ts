@@ -22,7 +22,7 @@ import {
   insertFrameworkAccountClaim,
   takeOverFrameworkAccountClaim,
 } from "./platform-repository";
-import { deriveKey, open, seal } from "./secret-box";
+import { deriveKey, open, seal } from "@/server/secret-box";
 
 export interface PlatformConnection {
   mode: "embedded" | "remote";

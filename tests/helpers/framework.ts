@@ -30,6 +30,7 @@ export async function startFramework(): Promise<FrameworkHarness> {
   await seedDemoData(database.prisma);
   const config: PlatformConfig = {
     keyPrefix: "sk_inlay_",
+    secretKey: "test-platform-secret-key",
     rateLimits: { accountPerMinute: 100_000, ipPerMinute: 100_000, signupPerMinute: 100_000 },
     trustProxy: false,
     models: { provider: "sim", openaiConfigured: false, anthropicConfigured: false },

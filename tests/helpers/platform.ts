@@ -20,6 +20,8 @@ export interface PlatformOptions {
   models?: Partial<PlatformConfig["models"]>;
   billing?: PlatformConfig["billing"];
   runs?: PlatformConfig["runs"];
+  webhooks?: PlatformConfig["webhooks"];
+  outboundAllowLoopback?: boolean;
   /** Another harness's database: this one stands for a second process on it and leaves it open. */
   database?: TestDatabase;
   /** The sim model's wait between words (createSimModel's `sleep`), to hold a run mid-step. */
@@ -30,6 +32,8 @@ export interface PlatformOptions {
   workerConcurrency?: number;
   /** Let the worker look for claimable runs on its own (at start and periodically); default off. */
   pollRuns?: boolean;
+  /** How often idle job handlers look for due jobs (default 2 s). */
+  jobPollSeconds?: number;
 }
 
 export interface CallOptions {
@@ -59,6 +63,11 @@ export interface PlatformHarness {
   runtime(): Promise<PlatformRuntime>;
   /** POST /signup with a fresh email; returns the default key. */
   signup(overrides?: Record<string, unknown>): Promise<Account>;
+  /**
+   * Registers a paused webhook in the scope (the account level without `userId`): the scope's run
+   * events are then written to the webhook outbox, and nothing is sent.
+   */
+  keepWebhookEvents(key: string, userId?: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -68,11 +77,15 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const database = options.database ?? (await createTestDatabase());
   const config: PlatformConfig = {
     keyPrefix: "sk_inlay_",
+    secretKey: "test-platform-secret-key",
     rateLimits: { accountPerMinute: 10_000, ipPerMinute: 10_000, signupPerMinute: 10_000, ...options.rateLimits },
     trustProxy: options.trustProxy ?? false,
     models: { provider: "sim", openaiConfigured: false, anthropicConfigured: false, ...options.models },
     billing: options.billing,
     runs: options.runs,
+    webhooks: options.webhooks,
+    // Test receivers listen on 127.0.0.1 over plain http.
+    outboundAllowLoopback: options.outboundAllowLoopback ?? true,
   };
   const limiters = createLimiters({
     ...config.rateLimits,
@@ -90,6 +103,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     pollRuns: options.pollRuns ?? false,
     role: options.role,
     workerConcurrency: options.workerConcurrency,
+    jobPollSeconds: options.jobPollSeconds,
   });
   const app = createPlatformApp(deps);
   const server: ServerType = await new Promise((resolve) => {
@@ -132,6 +146,14 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     return { key: body.api_key, id: body.account.id, email: body.account.email };
   }
 
+  async function keepWebhookEvents(key: string, userId?: string) {
+    const query = userId === undefined ? {} : { user_id: userId };
+    const created = await call("/webhooks", { key, query, body: { url: "https://hooks.example.com/outbox" } });
+    if (created.status !== 201) throw new Error(`POST /webhooks: ${created.status} ${JSON.stringify(created.body)}`);
+    const paused = await call(`/webhooks/${created.body.id}`, { key, query, method: "PATCH", body: { active: false } });
+    if (paused.status !== 200) throw new Error(`PATCH /webhooks: ${paused.status} ${JSON.stringify(paused.body)}`);
+  }
+
   return {
     app,
     database,
@@ -139,6 +161,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     request,
     call,
     signup,
+    keepWebhookEvents,
     runtime: () => deps.runtime(),
     async close() {
       // Stop open streams (SSE) too, or close() would wait for them.

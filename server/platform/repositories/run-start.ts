@@ -6,7 +6,7 @@
 //           whole fast-path admission: verified email, an unreserved balance covering the hold, and no
 //           per-end-user caps when the run has an end-user (anything else: the full path decides)
 //   run     INSERT the run (lease already taken for this process), its first event, the webhook
-//           outbox row (run.started), and the end-user's turn
+//           outbox row (run.started, when the scope has a webhook), and the end-user's turn
 //
 // Every write after `hold` reads its RETURNING rows, so a refused hold writes nothing. With a key, the
 // hold waits for the key (a duplicate request neither holds nor inserts anything), and the key is only
@@ -19,6 +19,7 @@ import type { RunFrame } from "@/lib/schemas/runs";
 import { fromColumns } from "./raw-rows";
 import type { RunRow } from "./runs";
 import { queryRows } from "./direct";
+import { webhookInScope } from "./webhook-events";
 
 export interface FastRunStart {
   accountId: number;
@@ -133,7 +134,7 @@ export async function startAdmittedRun(prisma: PrismaClient, start: FastRunStart
       INSERT INTO platform_webhook_events (account_id, end_user_id, run_id, type, payload, created_at)
       SELECT account_id, end_user_id, id, ${String(start.webhookPayload.type)},
         ${json(start.webhookPayload)}::jsonb || jsonb_build_object('run_id', id), now()
-      FROM run
+      FROM run WHERE ${webhookInScope(Prisma.sql`run.account_id`, Prisma.sql`run.end_user_id`)}
     )${turnCtes}
     SELECT ${
       key

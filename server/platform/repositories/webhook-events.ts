@@ -1,7 +1,8 @@
-// The webhook outbox (platform_webhook_events): one row per run event a webhook may deliver. Rows are
-// written beside the change they report; delivery is the webhooks work's (docs/platform-api.md).
-import type { PrismaClient } from "@/server/generated/prisma/client";
-import { type Prisma } from "@/server/generated/prisma/client";
+// The webhook outbox (platform_webhook_events): one row per run event a webhook may deliver, written
+// beside the change it reports, and only in a scope that has a webhook registered (active or not, so a
+// paused one can replay it): an account without webhooks pays one index probe and writes nothing.
+// jobs/webhook-delivery.ts dispatches the rows.
+import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
 
 export interface NewWebhookEvent {
   accountId: number;
@@ -11,5 +12,12 @@ export interface NewWebhookEvent {
   payload: Prisma.InputJsonObject;
 }
 
+/** The condition under which a scope's events are kept: a webhook of that very scope exists. */
+export const webhookInScope = (accountId: Prisma.Sql, endUserId: Prisma.Sql) =>
+  Prisma.sql`EXISTS (SELECT 1 FROM platform_webhooks w WHERE w.account_id = ${accountId} AND w.end_user_id IS NOT DISTINCT FROM ${endUserId})`;
+
 export const insertWebhookEvent = (prisma: PrismaClient, event: NewWebhookEvent) =>
-  prisma.platformWebhookEvent.create({ data: event });
+  prisma.$executeRaw`
+    INSERT INTO platform_webhook_events (account_id, end_user_id, run_id, type, payload, created_at)
+    SELECT ${event.accountId}, ${event.endUserId}::int, ${event.runId}, ${event.type}, ${JSON.stringify(event.payload)}::jsonb, now()
+    WHERE ${webhookInScope(Prisma.sql`${event.accountId}`, Prisma.sql`${event.endUserId}::int`)}`;

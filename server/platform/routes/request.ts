@@ -31,3 +31,6 @@ export const runServicesOf = (c: PlatformContext) => ({
   lease: c.var.runtime.localLease(),
   baseUrl: baseUrlOf(c),
 });
+
+/** What the webhook service needs: the services above and the job queue (retries and replays). */
+export const webhookServicesOf = (c: PlatformContext) => ({ ...servicesOf(c), jobs: c.var.runtime.jobs });

@@ -38,18 +38,36 @@ export interface Signals {
   close(): Promise<void>;
 }
 
+// A NOTIFY's payload: the sender's instance id, then one "<topic>\t<payload>" per line. The database
+// itself sends some (a trigger, as "database"): see the webhooks migration.
+function deliverNotification(text: string, instance: string | undefined, local: (topic: string, payload: string) => void) {
+  const [from, ...messages] = text.split("\n");
+  if (from === instance) return;
+  for (const entry of messages) {
+    const tab = entry.indexOf("\t");
+    if (tab > 0) local(entry.slice(0, tab), entry.slice(tab + 1));
+  }
+}
+
 // PGlite lives in one process: every runtime over the same PGlite (tests that stand two instances on
 // one database) shares its emitter, as instances on PostgreSQL share the channel.
 const pgliteEmitters = new WeakMap<object, EventEmitter>();
 
-/** One emitter per PGlite database, or a new one. */
+/** One emitter per PGlite database (hearing the database's own NOTIFYs), or a new one. */
 export function sharedEmitter(database: Database): EventEmitter {
-  const key = database.driver.kind === "pglite" ? database.driver.pglite : undefined;
-  let emitter = key && pgliteEmitters.get(key);
+  const pglite = database.driver.kind === "pglite" ? database.driver.pglite : undefined;
+  let emitter = pglite && pgliteEmitters.get(pglite);
   if (!emitter) {
-    emitter = new EventEmitter();
-    emitter.setMaxListeners(0);
-    if (key) pgliteEmitters.set(key, emitter);
+    const created = new EventEmitter();
+    created.setMaxListeners(0);
+    emitter = created;
+    if (pglite) {
+      pgliteEmitters.set(pglite, created);
+      // Closed with the database; a failure only loses hints (whoever relies on them also polls).
+      pglite
+        .listen(CHANNEL, (text) => deliverNotification(text, undefined, (topic, payload) => created.emit(`t:${topic}`, payload)))
+        .catch((error: unknown) => logger.warn({ err: error }, "could not LISTEN for database signals"));
+    }
   }
   return emitter;
 }
@@ -98,15 +116,7 @@ export function createSignals(database: Database): Signals {
   let sending: Promise<void> | undefined;
   let sent: Promise<void> = Promise.resolve();
 
-  const onNotification = (message: pg.Notification) => {
-    const text = message.payload ?? "";
-    const [from, ...messages] = text.split("\n");
-    if (from === instance) return;
-    for (const entry of messages) {
-      const tab = entry.indexOf("\t");
-      if (tab > 0) local(entry.slice(0, tab), entry.slice(tab + 1));
-    }
-  };
+  const onNotification = (message: pg.Notification) => deliverNotification(message.payload ?? "", instance, local);
 
   const send = async () => {
     await new Promise<void>((resolve) => setImmediate(resolve));

@@ -1,6 +1,8 @@
 // Webhook events of runs (concepts.md, "Webhook event kinds"), written to the outbox
-// (platform_webhook_events) beside the change they report. Nothing delivers them yet: the webhooks
-// work reads undelivered rows, signs them and sends them to the registrations that subscribe.
+// (platform_webhook_events) beside the change they report; jobs/webhook-delivery.ts sends them to the
+// webhooks that subscribe. Each payload carries the run's status, and its delivery adds the event's
+// time (`timestamp`): deliveries are not ordered, so receivers order by those.
+import type { WebhookEventType } from "@/lib/schemas/webhooks";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { type Prisma } from "@/server/generated/prisma/client";
 import { findEndUserExternalId } from "../repositories/end-users";
@@ -8,13 +10,7 @@ import { insertWebhookEvent } from "../repositories/webhook-events";
 import type { RunRow } from "../repositories/runs";
 import { METADATA_ONLY } from "../runtime/redact";
 
-export type RunWebhookType =
-  | "run.started"
-  | "run.completed"
-  | "run.failed"
-  | "run.cancelled"
-  | "run.awaiting_input"
-  | "run.message_received";
+export type RunWebhookType = WebhookEventType;
 
 export interface RunWebhookExtra {
   pending_requests?: { request_id: string; tool_name: string; kind: string }[];

@@ -304,10 +304,16 @@ export async function cancelRun(ctx: RunServiceContext, scope: Scope, id: number
     { type: "run_status", status: "cancelled" },
     { type: "done", completion_state: "cancelled", stop_reason: "cancelled", message_count: messageCount(cancelled) },
   ]);
+  // The request in progress answered a reply: the message it was handling is cancelled with the run.
+  if (answersReply(cancelled)) await recordRunWebhook(ctx.prisma, cancelled, "run.message_cancelled");
   await recordRunWebhook(ctx.prisma, cancelled, "run.cancelled");
   if (cancelled.retention === METADATA_ONLY) ctx.live.release(id);
   return toRun(cancelled, scope.userId);
 }
+
+/** A run's conversation holds more than its first message: what it works on came as a reply. */
+const answersReply = (row: RunRow) =>
+  Array.isArray(row.messages) && row.messages.filter((message) => (message as { role?: unknown }).role === "user").length > 1;
 
 export const messageCount = (row: RunRow) => (Array.isArray(row.messages) ? row.messages.length : 0);
 

@@ -22,6 +22,7 @@ const USER = "talker";
 beforeAll(async () => {
   platform = await startPlatform();
   account = await platform.signup();
+  await platform.keepWebhookEvents(account.key, USER);
   agentId = (await clientWith(fetch).agents.create({ name: "Talker", default_permission_mode: "autonomous" })).id;
 });
 afterAll(async () => {

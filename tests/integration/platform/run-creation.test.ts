@@ -49,6 +49,7 @@ describe.each([
   it("stores the run, its first event, run.started and the end-user's turn with the hold, as the answer says", async () => {
     const account = await newAccount(verified);
     const agentId = await newAgent(account, "u1");
+    await platform.keepWebhookEvents(account.key, "u1");
     const before = await held(account.id);
     const started = await platform.call("/runs", {
       key: account.key,
@@ -82,7 +83,7 @@ describe.each([
     expect(first?.data).toEqual({ type: "run_status", status: "running" });
     const outbox = await prisma().platformWebhookEvent.findMany({ where: { runId: run.id, type: "run.started" } });
     expect(outbox).toHaveLength(1);
-    expect(outbox[0]).toMatchObject({ accountId: account.id, endUserId: row.endUserId, deliveredAt: null });
+    expect(outbox[0]).toMatchObject({ accountId: account.id, endUserId: row.endUserId });
     expect(outbox[0]!.payload).toEqual({
       type: "run.started",
       run_id: run.id,
@@ -102,6 +103,7 @@ describe.each([
   it("names no user and records no turn for an account-level run", async () => {
     const account = await newAccount(verified, { require_end_user_id: false });
     const agentId = await newAgent(account);
+    await platform.keepWebhookEvents(account.key);
     const started = await platform.call("/runs", { key: account.key, body: { teammate_id: agentId, message: "hello", stream: false } });
     expect(started.status).toBe(200);
     expect(started.body.user_id).toBeNull();
@@ -115,6 +117,7 @@ describe.each([
     const account = await newAccount(verified);
     await platform.call("/settings", { key: account.key, method: "PATCH", body: { retention_mode: "metadata_only" } });
     const agentId = await newAgent(account, "z1");
+    await platform.keepWebhookEvents(account.key, "z1");
     const response = await platform.request("/runs?user_id=z1", {
       method: "POST",
       headers: { authorization: `Bearer ${account.key}`, "content-type": "application/json" },
@@ -140,6 +143,7 @@ describe("the fast path's statement", () => {
     const account = await newAccount(true);
     accountId = account.id;
     agentId = await newAgent(account, "s1");
+    await platform.keepWebhookEvents(account.key, "s1");
     endUserId = (await prisma().platformEndUser.findFirstOrThrow({ where: { accountId, externalId: "s1" } })).id;
   });
 
@@ -188,6 +192,13 @@ describe("the fast path's statement", () => {
     expect(outcome.run).toMatchObject({ leaseOwner: "test-owner", holdMicros: BigInt(HOLD), status: "running", messages: [{ role: "user", content: "kept" }] });
     expect(outcome.run.leaseExpiresAt!.getTime()).toBeGreaterThan(Date.now() + 30_000);
     expect(await footprint()).toEqual({ ...before, runs: before.runs + 1, events: before.events + 1, outbox: before.outbox + 1, turns: before.turns + 1, held: before.held + BigInt(HOLD) });
+  });
+
+  it("writes no outbox row in a scope without a webhook (here the account level)", async () => {
+    const before = await footprint();
+    expect((await startAdmittedRun(prisma(), start({ endUserId: null, turn: undefined }))).kind).toBe("inserted");
+    const after = await footprint();
+    expect(after).toMatchObject({ runs: before.runs + 1, events: before.events + 1, outbox: before.outbox });
   });
 
   it("binds an Idempotency-Key to its run, and writes nothing for a key another request holds", async () => {

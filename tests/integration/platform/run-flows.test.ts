@@ -12,6 +12,7 @@ beforeAll(async () => {
   platform = await startPlatform();
   account = await platform.signup();
   agentId = (await platform.call("/agents", { key: account.key, body: { name: "Flow", instructions: "Help with flows.", user_id: "u1" } })).body.id;
+  await platform.keepWebhookEvents(account.key, "u1");
 });
 afterAll(() => platform.close());
 
@@ -361,6 +362,7 @@ describe("metadata_only retention", () => {
   it("stores no content of the run, while the live stream still shows it and a pause resumes in-process", async () => {
     const zdr = await platform.signup();
     expect((await platform.call("/settings", { key: zdr.key, method: "PATCH", body: { retention_mode: "metadata_only" } })).status).toBe(200);
+    await platform.keepWebhookEvents(zdr.key, "z1");
     const agent = (await platform.call("/agents", { key: zdr.key, body: { name: "Quiet", user_id: "z1" } })).body.id;
     const secret = "zebracorn";
     const response = await platform.request("/runs?user_id=z1", {
@@ -460,7 +462,7 @@ describe("webhook outbox", () => {
     await waitFor(asked.id, ["awaiting_approval"]);
     expect(await types(asked.id)).toEqual(["run.started", "run.awaiting_input"]);
     const waiting = await prisma.platformWebhookEvent.findFirstOrThrow({ where: { runId: asked.id, type: "run.awaiting_input" } });
-    expect(waiting).toMatchObject({ accountId: account.id, deliveredAt: null });
+    expect(waiting).toMatchObject({ accountId: account.id });
     expect(waiting.payload).toMatchObject({ run_id: asked.id, user_id: "u1", status: "awaiting_approval", pending_requests: [{ tool_name: "AskUserQuestion", kind: "question" }] });
     await answer(asked.id, { Pick: "A" });
     await waitFor(asked.id, ["completed"]);

@@ -1,0 +1,265 @@
+// Webhook delivery (docs/platform-api.md, "Webhooks"): outbox rows become deliveries, and each delivery
+// is attempted by durable jobs until one attempt succeeds or the retry schedule is spent.
+//
+//   dispatch   woken by the outbox's NOTIFY (a trigger, at commit) in every process that works, and run
+//              by the sweep every minute: one statement turns undispatched rows into pending deliveries
+//   attempt    a job per (delivery, attempt number), keyed by both: signs and POSTs the event through the
+//              outbound guard, records the attempt, and enqueues the next one at its time
+//   sweep      every minute: dispatches what no wake-up reached and re-enqueues attempts whose job was
+//              lost (a process killed between recording an attempt and enqueueing the next)
+//   retention  daily: outbox rows (and their deliveries) older than RUN_EVENT_RETENTION_DAYS go; a
+//              replay reaches back that far
+//
+// At least once: a process killed during an attempt leaves its job active; pg-boss expires it and runs
+// it again, so a receiver may see an event twice (the same webhook-id each time). Attempts are recorded
+// once each (unique per delivery and number). Deliveries are not ordered.
+import { Webhook as StandardWebhook } from "standardwebhooks";
+import { logger } from "@/lib/logger";
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { deriveKey, open } from "@/server/secret-box";
+import type { PlatformConfig, WebhookSettings } from "../context";
+import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
+import {
+  deleteDispatchedEventsBefore,
+  dispatchOutbox,
+  failDelivery,
+  findDeliveryForAttempt,
+  findOverdueDeliveries,
+  markWebhookFailing,
+  markWebhookHealthy,
+  recordAttempt,
+} from "../repositories/webhooks";
+import type { Signals } from "../runtime/signals";
+import { type JobQueue, jobIdForKey } from "./queue";
+
+export const WEBHOOK_DEFAULTS: WebhookSettings = {
+  retryScheduleMs: [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+  disableAfterMs: 5 * 86_400_000,
+  timeoutMs: 15_000,
+};
+
+export const webhookSettings = (config: PlatformConfig): WebhookSettings => ({ ...WEBHOOK_DEFAULTS, ...config.webhooks });
+
+/** The signal the outbox's trigger sends when rows commit (see the webhooks migration). */
+export const WEBHOOK_EVENTS_SIGNAL = "webhook-events";
+export const ATTEMPT_JOB = "webhook-attempt";
+export const SWEEP_JOB = "webhook-sweep";
+export const RETENTION_JOB = "webhook-event-retention";
+const RETENTION_BATCH = 1_000;
+
+/** The spec's cap on webhook payloads (concepts.md, limits). */
+export const WEBHOOK_PAYLOAD_MAX_BYTES = 256 * 1024;
+const RESPONSE_EXCERPT_CHARS = 1_024;
+const DISPATCH_BATCH = 500;
+/** After a rotation, the previous secret keeps signing this long. */
+export const SECRET_OVERLAP_MS = 24 * 3_600_000;
+/** An attempt overdue by this much has lost its job (the sweep's threshold). */
+const OVERDUE_MS = 60_000;
+
+/** The key webhook signing secrets are sealed with. */
+export const webhookSecretKey = (config: PlatformConfig) => deriveKey(config.secretKey, "platform-webhook-secrets");
+
+interface AttemptData {
+  deliveryId: string;
+  number: number;
+}
+
+/** Enqueues attempt `number` of a delivery, once whatever the callers. */
+export function enqueueAttempt(jobs: JobQueue, deliveryId: bigint, number: number, at?: Date) {
+  const data: AttemptData = { deliveryId: String(deliveryId), number };
+  return jobs.enqueue(ATTEMPT_JOB, data, { key: `${deliveryId}:${number}`, startAfter: at, retryLimit: 5, retryDelaySeconds: 10, retryBackoff: true });
+}
+
+/** The body sent for an event: its payload and its time; an over-cap output_data is left out. */
+export function webhookBody(payload: Record<string, unknown>, createdAt: Date): string {
+  const body = JSON.stringify({ ...payload, timestamp: createdAt.toISOString() });
+  if (Buffer.byteLength(body) <= WEBHOOK_PAYLOAD_MAX_BYTES) return body;
+  // Only output_data and pending requests can grow; the receiver reads the run for them.
+  const { output_data: _output, pending_requests: _pending, ...rest } = payload;
+  return JSON.stringify({ ...rest, timestamp: createdAt.toISOString(), truncated: true });
+}
+
+/** The Standard Webhooks headers: one v1 signature per secret that signs now. */
+export function signatureHeaders(messageId: string, body: string, secrets: string[], at: Date): Record<string, string> {
+  const timestamp = Math.floor(at.getTime() / 1000);
+  const signatures = secrets.map((secret) => new StandardWebhook(secret).sign(messageId, new Date(timestamp * 1000), body));
+  return {
+    "webhook-id": messageId,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": signatures.join(" "),
+  };
+}
+
+/** The webhook-id of an event: the same for every attempt and replay of it, to every endpoint. */
+export const messageIdOf = (eventId: bigint) => `msg_${eventId}`;
+
+export interface WebhookDeliveryDeps {
+  prisma: PrismaClient;
+  config: PlatformConfig;
+  jobs: JobQueue;
+  signals: Signals;
+}
+
+export interface WebhookDelivery {
+  /** Dispatches outbox rows now (and again if more arrive meanwhile). */
+  dispatch(): Promise<void>;
+  /** Stops listening for wake-ups and waits for a dispatch in progress. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Registers the attempt and sweep jobs on the queue, and in a process that works, listens for the
+ * outbox's wake-ups.
+ */
+export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options: { work: boolean }): Promise<WebhookDelivery> {
+  const { prisma, jobs } = deps;
+  const settings = webhookSettings(deps.config);
+  const key = webhookSecretKey(deps.config);
+
+  let running: Promise<void> | undefined;
+  let again = false;
+  const drain = async () => {
+    do {
+      again = false;
+      for (;;) {
+        const { taken, deliveryIds } = await dispatchOutbox(prisma, DISPATCH_BATCH);
+        for (const id of deliveryIds) await enqueueAttempt(jobs, id, 1);
+        if (taken < DISPATCH_BATCH) break;
+      }
+    } while (again);
+  };
+  const dispatch = () => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = drain()
+      .catch((error: unknown) => logger.warn({ err: error }, "webhook dispatch failed; the sweep retries it"))
+      .finally(() => (running = undefined));
+    return running;
+  };
+
+  const attempt = async ({ data }: { data: AttemptData }) => {
+    const deliveryId = BigInt(data.deliveryId);
+    const target = await findDeliveryForAttempt(prisma, deliveryId);
+    // Gone (its webhook deleted), finished, or this attempt made already (a job run again after a crash).
+    if (!target || target.status !== "pending" || target.attempts >= data.number) return { skipped: true };
+    const { webhook, event } = target;
+    if (!webhook.active) {
+      await failDelivery(prisma, deliveryId, webhook.disabledReason ? `the webhook was disabled: ${webhook.disabledReason}` : "the webhook is paused (active=false)");
+      return { skipped: true };
+    }
+    const attemptedAt = new Date();
+    const secrets = [open(key, webhook.secretSealed)];
+    if (webhook.previousSecretSealed && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > attemptedAt) {
+      secrets.push(open(key, webhook.previousSecretSealed));
+    }
+    const body = webhookBody(event.payload as Record<string, unknown>, event.createdAt);
+    const outcome = await send(webhook.url, body, signatureHeaders(messageIdOf(event.id), body, secrets, attemptedAt));
+    const more = data.number < settings.retryScheduleMs.length;
+    const next = outcome.succeeded
+      ? ({ status: "succeeded" } as const)
+      : more
+        ? ({ status: "pending", at: new Date(Date.now() + settings.retryScheduleMs[data.number]!) } as const)
+        : ({ status: "failed", error: `gave up after ${data.number} attempts: ${outcome.error}` } as const);
+    const recorded = await recordAttempt(prisma, {
+      deliveryId,
+      webhookId: webhook.id,
+      number: data.number,
+      attemptedAt,
+      ...outcome,
+      next,
+    });
+    if (!recorded) return { skipped: true };
+    if (outcome.succeeded) {
+      await markWebhookHealthy(prisma, webhook.id);
+      return { succeeded: true };
+    }
+    const disabled = await markWebhookFailing(prisma, webhook.id, attemptedAt, settings.disableAfterMs, disableReason(settings.disableAfterMs));
+    if (!disabled && next.status === "pending") await enqueueAttempt(jobs, deliveryId, data.number + 1, next.at);
+    return { succeeded: false, disabled };
+  };
+
+  const send = async (url: string, body: string, signature: Record<string, string>) => {
+    const started = Date.now();
+    try {
+      const response = await guardedFetch(
+        url,
+        {
+          method: "POST",
+          headers: { "content-type": "application/json", "user-agent": "Inlay-Webhooks/1", ...signature },
+          body,
+        },
+        {
+          timeoutMs: settings.timeoutMs,
+          maxResponseBytes: RESPONSE_EXCERPT_CHARS * 4,
+          allowHttp: deps.config.outboundAllowLoopback === true,
+          allowLoopback: deps.config.outboundAllowLoopback === true,
+        },
+      );
+      const succeeded = response.status >= 200 && response.status < 300;
+      return {
+        succeeded,
+        durationMs: response.durationMs,
+        responseStatus: response.status,
+        responseExcerpt: response.body.slice(0, RESPONSE_EXCERPT_CHARS),
+        error: succeeded ? null : `the endpoint answered ${response.status}`,
+      };
+    } catch (error) {
+      // Anything but a refusal or a network failure is ours: let the job fail and run again.
+      if (!(error instanceof OutboundError)) throw error;
+      return { succeeded: false, durationMs: Date.now() - started, responseStatus: null, responseExcerpt: null, error: error.message };
+    }
+  };
+
+  const sweep = async () => {
+    await dispatch();
+    let requeued = 0;
+    for (const delivery of await findOverdueDeliveries(prisma, new Date(Date.now() - OVERDUE_MS), 1_000)) {
+      const number = delivery.attempts + 1;
+      const job = await jobs.inspect(ATTEMPT_JOB, jobIdForKey(ATTEMPT_JOB, `${delivery.id}:${number}`));
+      // Its job is waiting or running: only late (a backlog), not lost.
+      if (job && ["created", "retry", "active"].includes(job.state)) continue;
+      // The job ran and failed for good, or is gone: a fresh key for the same attempt.
+      await jobs.enqueue(ATTEMPT_JOB, { deliveryId: String(delivery.id), number } satisfies AttemptData, {
+        key: `${delivery.id}:${number}:swept-${Date.now()}`,
+      });
+      requeued++;
+    }
+    return { requeued };
+  };
+
+  const retention = async () => {
+    const before = new Date(Date.now() - (deps.config.runEventRetentionDays ?? 30) * 86_400_000);
+    let removed = 0;
+    for (;;) {
+      const count = await deleteDispatchedEventsBefore(prisma, before, RETENTION_BATCH);
+      removed += count;
+      if (count < RETENTION_BATCH) return { removed };
+    }
+  };
+
+  // Attempts wait on the network: several at once per process.
+  await jobs.register<AttemptData>(ATTEMPT_JOB, attempt, { concurrency: 8, expireInSeconds: Math.ceil(settings.timeoutMs / 1000) + 60 });
+  await jobs.register(SWEEP_JOB, sweep, { retryLimit: 0 });
+  await jobs.schedule(SWEEP_JOB, "every-minute", { cron: "* * * * *", timezone: "UTC" });
+  await jobs.register(RETENTION_JOB, retention, { expireInSeconds: 3600 });
+  await jobs.schedule(RETENTION_JOB, "daily", { cron: "37 3 * * *", timezone: "UTC" });
+
+  const unsubscribe = options.work ? deps.signals.subscribe(WEBHOOK_EVENTS_SIGNAL, () => void dispatch()) : () => {};
+  const unsubscribeGap = options.work ? deps.signals.onGap(() => void dispatch()) : () => {};
+  return {
+    dispatch,
+    async stop() {
+      unsubscribe();
+      unsubscribeGap();
+      await running;
+    },
+  };
+}
+
+function disableReason(disableAfterMs: number): string {
+  const days = disableAfterMs / 86_400_000;
+  const span = days >= 1 ? `${Number(days.toFixed(1))} days` : `${Math.round(disableAfterMs / 1000)} seconds`;
+  return `every delivery attempt failed for ${span}`;
+}

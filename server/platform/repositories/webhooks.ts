@@ -1,0 +1,258 @@
+// Webhooks: registrations (platform_webhooks), their deliveries and attempts, and the outbox's dispatch.
+// The only module that touches those tables besides webhook-events.ts (the outbox's writes). Every
+// registration query names the account and the end-user scope, so a foreign id is simply not found.
+import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
+
+export interface WebhookScope {
+  accountId: number;
+  endUserId: number | null;
+}
+
+const withUserId = { endUser: { select: { externalId: true } } } as const;
+const scoped = (scope: WebhookScope) => ({ accountId: scope.accountId, endUserId: scope.endUserId });
+
+export type WebhookRow = Awaited<ReturnType<typeof insertWebhook>>;
+
+export const insertWebhook = (
+  prisma: PrismaClient,
+  scope: WebhookScope,
+  input: { url: string; events: string[]; secretSealed: string },
+) => prisma.platformWebhook.create({ data: { ...scoped(scope), ...input }, include: withUserId });
+
+export const findWebhook = (prisma: PrismaClient, scope: WebhookScope, id: number) =>
+  prisma.platformWebhook.findFirst({ where: { ...scoped(scope), id }, include: withUserId });
+
+/** Oldest first, after the cursor; limit + 1 rows so the caller can tell has_more. */
+export const listWebhooks = (prisma: PrismaClient, scope: WebhookScope, page: { limit: number; startingAfter?: number }) =>
+  prisma.platformWebhook.findMany({
+    where: { ...scoped(scope), ...(page.startingAfter !== undefined ? { id: { gt: page.startingAfter } } : {}) },
+    orderBy: { id: "asc" },
+    take: page.limit + 1,
+    include: withUserId,
+  });
+
+export const updateWebhook = (prisma: PrismaClient, id: number, data: Prisma.PlatformWebhookUncheckedUpdateInput) =>
+  prisma.platformWebhook.update({ where: { id }, data, include: withUserId });
+
+/** False when the scope holds no webhook with this id. Its deliveries and attempts go with it. */
+export async function deleteWebhook(prisma: PrismaClient, scope: WebhookScope, id: number): Promise<boolean> {
+  const { count } = await prisma.platformWebhook.deleteMany({ where: { ...scoped(scope), id } });
+  return count > 0;
+}
+
+// --- Deliveries -------------------------------------------------------------------------------------
+
+const deliveryInclude = {
+  event: { select: { type: true, runId: true } },
+  attemptLog: { orderBy: { number: "asc" } },
+} as const satisfies Prisma.PlatformWebhookDeliveryInclude;
+
+export type DeliveryRow = Awaited<ReturnType<typeof findDelivery>> & {};
+
+/** Newest first, after the cursor; limit + 1 rows. */
+export const listDeliveries = (
+  prisma: PrismaClient,
+  webhookId: number,
+  page: { limit: number; startingAfter?: number; status?: string },
+) =>
+  prisma.platformWebhookDelivery.findMany({
+    where: {
+      webhookId,
+      ...(page.status ? { status: page.status } : {}),
+      ...(page.startingAfter !== undefined ? { id: { lt: BigInt(page.startingAfter) } } : {}),
+    },
+    orderBy: { id: "desc" },
+    take: page.limit + 1,
+    include: deliveryInclude,
+  });
+
+export const findDelivery = (prisma: PrismaClient, webhookId: number, deliveryId: number) =>
+  prisma.platformWebhookDelivery.findFirst({ where: { id: BigInt(deliveryId), webhookId }, include: deliveryInclude });
+
+/**
+ * Makes a finished delivery due again now (POST .../retry); null when it is still pending. The next
+ * attempt's number follows the ones already made.
+ */
+export async function rearmDelivery(prisma: PrismaClient, deliveryId: bigint) {
+  const { count } = await prisma.platformWebhookDelivery.updateMany({
+    where: { id: deliveryId, status: { not: "pending" } },
+    data: { status: "pending", nextAttemptAt: new Date(), error: null },
+  });
+  return count > 0;
+}
+
+/**
+ * One new delivery (origin replay) per event of the webhook's scope and kinds in [since, until), oldest
+ * first, at most `limit`; also says when the window held more, and where the next one starts.
+ */
+export async function insertReplayDeliveries(
+  prisma: PrismaClient,
+  webhook: { id: number; accountId: number; endUserId: number | null; events: string[] },
+  window: { since: Date; until: Date; limit: number },
+): Promise<{ deliveryIds: bigint[]; nextSince: Date | null }> {
+  return prisma.$transaction(async (tx) => {
+    const events = await tx.$queryRaw<{ id: bigint; created_at: Date }[]>`
+      SELECT id, created_at FROM platform_webhook_events
+      WHERE account_id = ${webhook.accountId}
+        AND end_user_id IS NOT DISTINCT FROM ${webhook.endUserId}::int
+        AND type = ANY(${webhook.events}::text[])
+        AND created_at >= ${window.since} AND created_at < ${window.until}
+      ORDER BY created_at, id
+      LIMIT ${window.limit + 1}`;
+    const chosen = events.slice(0, window.limit);
+    if (chosen.length === 0) return { deliveryIds: [], nextSince: null };
+    const inserted = await tx.$queryRaw<{ id: bigint }[]>`
+      INSERT INTO platform_webhook_deliveries (webhook_id, event_id, status, next_attempt_at, origin, created_at, updated_at)
+      SELECT ${webhook.id}, event_id, 'pending', now(), 'replay', now(), now()
+      FROM unnest(${chosen.map((event) => event.id)}::bigint[]) AS event_id
+      RETURNING id`;
+    return { deliveryIds: inserted.map((row) => row.id), nextSince: events[window.limit]?.created_at ?? null };
+  });
+}
+
+// --- Dispatch: outbox rows to deliveries -------------------------------------------------------------
+
+/**
+ * Takes up to `batch` undispatched outbox rows (skipping rows another dispatcher holds), creates one
+ * pending delivery per active webhook that subscribes to each, and marks the rows dispatched: one
+ * statement, so a crash leaves either all of it or none.
+ */
+export async function dispatchOutbox(prisma: PrismaClient, batch: number): Promise<{ taken: number; deliveryIds: bigint[] }> {
+  const rows = await prisma.$queryRaw<{ taken: bigint; delivery_ids: bigint[] | null }[]>`
+    WITH picked AS (
+      SELECT id, account_id, end_user_id, type FROM platform_webhook_events
+      WHERE dispatched_at IS NULL ORDER BY id LIMIT ${batch} FOR UPDATE SKIP LOCKED
+    ),
+    marked AS (
+      UPDATE platform_webhook_events e SET dispatched_at = now() FROM picked WHERE e.id = picked.id RETURNING e.id
+    ),
+    created AS (
+      INSERT INTO platform_webhook_deliveries (webhook_id, event_id, status, next_attempt_at, created_at, updated_at)
+      SELECT w.id, picked.id, 'pending', now(), now(), now()
+      FROM picked JOIN platform_webhooks w
+        ON w.account_id = picked.account_id
+       AND w.end_user_id IS NOT DISTINCT FROM picked.end_user_id
+       AND w.active AND picked.type = ANY(w.events)
+      ORDER BY picked.id, w.id
+      RETURNING id
+    )
+    SELECT (SELECT count(*) FROM marked) AS taken, (SELECT array_agg(id ORDER BY id) FROM created) AS delivery_ids`;
+  const row = rows[0]!;
+  return { taken: Number(row.taken), deliveryIds: row.delivery_ids ?? [] };
+}
+
+// --- Attempts ----------------------------------------------------------------------------------------
+
+/** What an attempt needs: the delivery, its webhook and its event. */
+export const findDeliveryForAttempt = (prisma: PrismaClient, deliveryId: bigint) =>
+  prisma.platformWebhookDelivery.findUnique({
+    where: { id: deliveryId },
+    include: { webhook: true, event: true },
+  });
+
+export interface AttemptRecord {
+  deliveryId: bigint;
+  webhookId: number;
+  number: number;
+  attemptedAt: Date;
+  durationMs: number;
+  responseStatus: number | null;
+  responseExcerpt: string | null;
+  error: string | null;
+  succeeded: boolean;
+  /** The delivery's state after this attempt. */
+  next: { status: "pending"; at: Date } | { status: "succeeded" } | { status: "failed"; error: string };
+}
+
+/**
+ * Records an attempt and the delivery's new state; false when attempt `number` was recorded already
+ * (a job that ran again after a crash), in which case nothing changes.
+ */
+export async function recordAttempt(prisma: PrismaClient, attempt: AttemptRecord): Promise<boolean> {
+  const { next } = attempt;
+  const changed = await prisma.$executeRaw`
+    WITH attempt AS (
+      INSERT INTO platform_webhook_attempts
+        (delivery_id, number, attempted_at, duration_ms, response_status, response_excerpt, error, succeeded)
+      VALUES (${attempt.deliveryId}, ${attempt.number}, ${attempt.attemptedAt}, ${attempt.durationMs},
+        ${attempt.responseStatus}::int, ${attempt.responseExcerpt}, ${attempt.error}, ${attempt.succeeded})
+      ON CONFLICT (delivery_id, number) DO NOTHING
+      RETURNING delivery_id
+    )
+    UPDATE platform_webhook_deliveries d SET
+      attempts = ${attempt.number},
+      status = ${next.status},
+      next_attempt_at = ${next.status === "pending" ? next.at : null}::timestamptz,
+      error = ${next.status === "failed" ? next.error : null},
+      updated_at = now()
+    FROM attempt WHERE d.id = attempt.delivery_id`;
+  return changed > 0;
+}
+
+/** A success ends the webhook's run of failures. */
+export const markWebhookHealthy = (prisma: PrismaClient, webhookId: number) =>
+  prisma.platformWebhook.updateMany({ where: { id: webhookId, failingSince: { not: null } }, data: { failingSince: null } });
+
+/**
+ * A failure starts (or continues) the webhook's run of failures; once that run began `disableAfterMs`
+ * ago or more, the webhook is turned off with `reason` and its pending deliveries fail. True when
+ * this call disabled it.
+ */
+export async function markWebhookFailing(
+  prisma: PrismaClient,
+  webhookId: number,
+  at: Date,
+  disableAfterMs: number,
+  reason: string,
+): Promise<boolean> {
+  return prisma.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ disabled: boolean }[]>`
+      WITH decided AS (
+        SELECT id, COALESCE(failing_since, ${at}) AS since,
+          active AND COALESCE(failing_since, ${at}) <= ${at}::timestamptz - make_interval(secs => ${disableAfterMs / 1000}) AS disable
+        FROM platform_webhooks WHERE id = ${webhookId} FOR UPDATE
+      )
+      UPDATE platform_webhooks w SET
+        failing_since = decided.since,
+        active = CASE WHEN decided.disable THEN false ELSE w.active END,
+        disabled_reason = CASE WHEN decided.disable THEN ${reason} ELSE w.disabled_reason END,
+        disabled_at = CASE WHEN decided.disable THEN now() ELSE w.disabled_at END,
+        updated_at = now()
+      FROM decided WHERE w.id = decided.id
+      RETURNING decided.disable AS disabled`;
+    const disabled = rows[0]?.disabled === true;
+    if (disabled) await failPendingDeliveries(tx as PrismaClient, webhookId, `the webhook was disabled: ${reason}`);
+    return disabled;
+  });
+}
+
+/** Pending deliveries of a webhook that was turned off end failed (a replay brings them back). */
+export const failPendingDeliveries = (prisma: PrismaClient, webhookId: number, error: string) =>
+  prisma.platformWebhookDelivery.updateMany({
+    where: { webhookId, status: "pending" },
+    data: { status: "failed", nextAttemptAt: null, error },
+  });
+
+/** One delivery ends failed without an attempt (its webhook is off). */
+export const failDelivery = (prisma: PrismaClient, deliveryId: bigint, error: string) =>
+  prisma.platformWebhookDelivery.updateMany({
+    where: { id: deliveryId, status: "pending" },
+    data: { status: "failed", nextAttemptAt: null, error },
+  });
+
+/** Pending deliveries whose attempt was due before `before`: their job may be lost (the sweep's). */
+export const findOverdueDeliveries = (prisma: PrismaClient, before: Date, limit: number) =>
+  prisma.platformWebhookDelivery.findMany({
+    where: { status: "pending", nextAttemptAt: { lt: before } },
+    select: { id: true, attempts: true },
+    orderBy: { nextAttemptAt: "asc" },
+    take: limit,
+  });
+
+/** Outbox rows older than `before` and dispatched, with their deliveries: the retention job's. */
+export const deleteDispatchedEventsBefore = async (prisma: PrismaClient, before: Date, limit: number) =>
+  prisma.$executeRaw`
+    DELETE FROM platform_webhook_events WHERE id IN (
+      SELECT id FROM platform_webhook_events
+      WHERE dispatched_at IS NOT NULL AND created_at < ${before}
+      ORDER BY id LIMIT ${limit})`;

@@ -1,0 +1,24 @@
+// DELETE /webhooks/{webhook_id}: remove a webhook; its deliveries go with it.
+import { UserScopeQuery } from "@/lib/schemas/common";
+import { WebhookIdParam } from "@/lib/schemas/webhooks";
+import type { PlatformApp } from "../../context";
+import { deleteWebhook } from "../../services/webhooks";
+import { defineRoute, noContent } from "../define";
+import { authOf, webhookServicesOf } from "../request";
+
+export const route = defineRoute({
+  operationId: "deleteWebhook",
+  method: "delete",
+  path: "/webhooks/{webhook_id}",
+  tags: ["webhooks"],
+  summary: "Delete a webhook",
+  request: { params: WebhookIdParam, query: UserScopeQuery },
+  responses: { 204: noContent },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => {
+    await deleteWebhook(webhookServicesOf(c), authOf(c), c.req.valid("query").user_id, c.req.valid("param").webhook_id);
+    return c.body(null, 204);
+  });
+}

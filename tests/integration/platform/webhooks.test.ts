@@ -1,0 +1,369 @@
+// Webhooks: /webhooks registrations, and delivery of run events to a loopback receiver: signing,
+// retries, attempts logged, rotation, scoping, auto-disable, replay and manual retry.
+import { Webhook as StandardWebhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyWebhook } from "@/lib/platform-client";
+import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from "../../helpers/webhook-receiver";
+
+let platform: PlatformHarness;
+let receiver: WebhookReceiver;
+let account: Account;
+
+beforeAll(async () => {
+  // Retries 200 ms apart (the shipped schedule is minutes to hours apart); jobs looked for every 0.5 s.
+  platform = await startPlatform({ webhooks: { retryScheduleMs: [0, 200, 200, 200] }, jobPollSeconds: 0.5 });
+  receiver = await startWebhookReceiver();
+  account = await platform.signup({ require_end_user_id: false });
+});
+afterAll(async () => {
+  await platform.close();
+  await receiver.close();
+});
+
+let counter = 0;
+const freshUser = () => `hook-user-${++counter}`;
+
+async function register(key: string, body: Record<string, unknown>) {
+  const response = await platform.call("/webhooks", { key, body });
+  if (response.status !== 201) throw new Error(`POST /webhooks: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body as { id: number; secret: string; url: string; events: string[]; user_id: string | null };
+}
+
+async function agentFor(key: string, userId: string | undefined) {
+  const response = await platform.call("/agents", { key, body: { name: "Hooked", ...(userId ? { user_id: userId } : {}) } });
+  return response.body.id as number;
+}
+
+async function runToEnd(key: string, userId: string | undefined, message = "hello") {
+  const agent = await agentFor(key, userId);
+  const query = userId ? { user_id: userId } : {};
+  const started = await platform.call("/runs", { key, query, body: { teammate_id: agent, message, stream: false } });
+  expect(started.status).toBe(200);
+  for (let i = 0; i < 400; i++) {
+    const { body } = await platform.call(`/runs/${started.body.id}`, { key, query });
+    if (["completed", "failed", "awaiting_approval"].includes(body.status)) return body as { id: number; status: string };
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error("run did not finish");
+}
+
+/** Each request to `path` is a distinct receiver endpoint, so tests do not see each other's traffic. */
+const at = (path: string) => (request: ReceivedRequest) => request.path === path;
+
+async function deliveries(key: string, webhookId: number, query: Record<string, string> = {}) {
+  const response = await platform.call(`/webhooks/${webhookId}/deliveries`, { key, query });
+  expect(response.status).toBe(200);
+  return response.body.data as any[];
+}
+
+async function waitForDelivery(key: string, webhookId: number, match: (delivery: any) => boolean, query: Record<string, string> = {}) {
+  for (let i = 0; i < 600; i++) {
+    const found = (await deliveries(key, webhookId, query)).find(match);
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error("no such delivery");
+}
+
+describe("POST /webhooks", () => {
+  it("returns the whole secret once; lists and reads show it masked", async () => {
+    const created = await register(account.key, { url: receiver.url("/crud"), events: ["run.completed", "run.completed", "run.failed"] });
+    expect(created).toMatchObject({ url: receiver.url("/crud"), events: ["run.completed", "run.failed"], active: true, user_id: null, disabled_reason: null });
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    const read = await platform.call(`/webhooks/${created.id}`, { key: account.key });
+    expect(read.status).toBe(200);
+    expect(read.body.secret).toBe(`whsec_****${created.secret.slice(-4)}`);
+    const list = await platform.call("/webhooks", { key: account.key });
+    const listed = list.body.data.find((hook: any) => hook.id === created.id);
+    expect(listed.secret).toBe(`whsec_****${created.secret.slice(-4)}`);
+    expect(JSON.stringify(list.body)).not.toContain(created.secret);
+  });
+
+  it("subscribes to every kind when events is omitted", async () => {
+    const created = await register(account.key, { url: receiver.url("/all") });
+    expect(created.events).toEqual([
+      "run.started",
+      "run.completed",
+      "run.failed",
+      "run.cancelled",
+      "run.awaiting_input",
+      "run.message_received",
+      "run.message_cancelled",
+    ]);
+  });
+
+  it("stores the secret sealed, never as given", async () => {
+    const created = await register(account.key, { url: receiver.url("/sealed") });
+    const row = await platform.database.prisma.platformWebhook.findUniqueOrThrow({ where: { id: created.id } });
+    expect(JSON.stringify(row)).not.toContain(created.secret.slice("whsec_".length));
+  });
+
+  it("refuses unknown kinds, a missing url and a bad url with 422 naming the field", async () => {
+    for (const [body, field] of [
+      [{ url: receiver.url(), events: ["run.exploded"] }, "events"],
+      [{ events: ["run.completed"] }, "url"],
+      [{ url: "not a url" }, "url"],
+      [{ url: "ftp://example.com/hook" }, "url"],
+      [{ url: receiver.url(), events: [] }, "events"],
+    ] as const) {
+      const response = await platform.call("/webhooks", { key: account.key, body });
+      expect(response.status, JSON.stringify(body)).toBe(422);
+      expect(response.body.error.type).toBe("validation_error");
+      expect(response.body.error.message).toContain(field);
+    }
+  });
+
+  it("needs a key", async () => {
+    expect((await platform.call("/webhooks", { body: { url: receiver.url() } })).status).toBe(401);
+  });
+});
+
+describe("PATCH and DELETE /webhooks/{id}", () => {
+  it("changes url and events, pauses and resumes, and deletes", async () => {
+    const created = await register(account.key, { url: receiver.url("/patch") });
+    const patched = await platform.call(`/webhooks/${created.id}`, {
+      key: account.key,
+      method: "PATCH",
+      body: { url: receiver.url("/patched"), events: ["run.failed"], active: false },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ url: receiver.url("/patched"), events: ["run.failed"], active: false });
+    expect(patched.body.secret).toBe(`whsec_****${created.secret.slice(-4)}`);
+    const resumed = await platform.call(`/webhooks/${created.id}`, { key: account.key, method: "PATCH", body: { active: true } });
+    expect(resumed.body.active).toBe(true);
+    expect((await platform.call(`/webhooks/${created.id}`, { key: account.key, method: "DELETE" })).status).toBe(204);
+    expect((await platform.call(`/webhooks/${created.id}`, { key: account.key })).status).toBe(404);
+    expect((await platform.call(`/webhooks/${created.id}`, { key: account.key, method: "DELETE" })).status).toBe(404);
+  });
+
+  it("rotate_secret returns the new secret in full and keeps the old one signing for 24 hours", async () => {
+    const created = await register(account.key, { url: receiver.url("/rotate"), events: ["run.completed"] });
+    const rotated = await platform.call(`/webhooks/${created.id}`, { key: account.key, method: "PATCH", body: { rotate_secret: true } });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(created.secret);
+    const overlapEnds = Date.parse(rotated.body.previous_secret_expires_at);
+    expect(overlapEnds - Date.now()).toBeGreaterThan(23.9 * 3600_000);
+    expect(overlapEnds - Date.now()).toBeLessThanOrEqual(24 * 3600_000);
+
+    await runToEnd(account.key, undefined);
+    const [request] = await receiver.waitFor(1, at("/rotate"));
+    const signatures = String(request!.headers["webhook-signature"]).split(" ");
+    expect(signatures).toHaveLength(2);
+    // Either secret alone verifies the delivery: receivers switch at their own pace.
+    for (const secret of [created.secret, rotated.body.secret]) {
+      expect(new StandardWebhook(secret).verify(request!.body, request!.headers as Record<string, string>)).toMatchObject({ type: "run.completed" });
+      expect(await verifyWebhook(request!.body, request!.headers as Record<string, string>, secret)).toMatchObject({ type: "run.completed" });
+    }
+    const wrong = "whsec_" + Buffer.from("not the secret at all, really").toString("base64");
+    await expect(verifyWebhook(request!.body, request!.headers as Record<string, string>, wrong)).rejects.toThrow();
+  });
+
+  it("refuses an empty events list and a bad url", async () => {
+    const created = await register(account.key, { url: receiver.url("/patch-bad") });
+    expect((await platform.call(`/webhooks/${created.id}`, { key: account.key, method: "PATCH", body: { events: [] } })).status).toBe(422);
+    expect((await platform.call(`/webhooks/${created.id}`, { key: account.key, method: "PATCH", body: { url: "nope" } })).status).toBe(422);
+  });
+});
+
+describe("scoping by user_id", () => {
+  it("a webhook belongs to its scope: another end-user, the account level and another account get 404", async () => {
+    const owner = freshUser();
+    const created = await register(account.key, { url: receiver.url("/scoped"), user_id: owner });
+    expect(created.user_id).toBe(owner);
+    expect((await platform.call(`/webhooks/${created.id}`, { key: account.key, query: { user_id: owner } })).status).toBe(200);
+    expect((await platform.call(`/webhooks/${created.id}`, { key: account.key })).status).toBe(404);
+    expect((await platform.call(`/webhooks/${created.id}`, { key: account.key, query: { user_id: freshUser() } })).status).toBe(404);
+    const other = await platform.signup();
+    for (const [path, method] of [
+      [`/webhooks/${created.id}`, "GET"],
+      [`/webhooks/${created.id}`, "DELETE"],
+      [`/webhooks/${created.id}/deliveries`, "GET"],
+    ] as const) {
+      expect((await platform.call(path, { key: other.key, method, query: { user_id: owner } })).status).toBe(404);
+    }
+    expect((await platform.call(`/webhooks/${created.id}`, { key: other.key, method: "PATCH", query: { user_id: owner }, body: { active: false } })).status).toBe(404);
+    const listed = await platform.call("/webhooks", { key: account.key, query: { user_id: owner } });
+    expect(listed.body.data.map((hook: any) => hook.id)).toEqual([created.id]);
+    const accountLevel = await platform.call("/webhooks", { key: account.key, query: { limit: 100 } });
+    expect(accountLevel.body.data.map((hook: any) => hook.id)).not.toContain(created.id);
+  });
+
+  it("delivers an end-user's runs only to that end-user's webhooks, and account-level runs only to account-level ones", async () => {
+    const mine = freshUser();
+    const someoneElse = freshUser();
+    const tenant = await platform.signup({ require_end_user_id: false });
+    const userHook = await register(tenant.key, { url: receiver.url("/scope-user"), events: ["run.completed"], user_id: mine });
+    const accountHook = await register(tenant.key, { url: receiver.url("/scope-account"), events: ["run.completed"] });
+    const userRun = await runToEnd(tenant.key, mine);
+    const otherRun = await runToEnd(tenant.key, someoneElse);
+    const accountRun = await runToEnd(tenant.key, undefined);
+    const [toUser] = await receiver.waitFor(1, at("/scope-user"));
+    const [toAccount] = await receiver.waitFor(1, at("/scope-account"));
+    // Give stray deliveries the time to arrive before asserting there are none.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(receiver.received.filter(at("/scope-user")).map((r) => r.json.run_id)).toEqual([userRun.id]);
+    expect(receiver.received.filter(at("/scope-account")).map((r) => r.json.run_id)).toEqual([accountRun.id]);
+    expect(toUser!.json).toMatchObject({ user_id: mine });
+    expect(toAccount!.json).toMatchObject({ user_id: null });
+    expect(receiver.received.some((r) => r.json?.run_id === otherRun.id)).toBe(false);
+    expect((await deliveries(tenant.key, userHook.id, { user_id: mine })).length).toBe(1);
+    expect((await deliveries(tenant.key, accountHook.id)).length).toBe(1);
+  });
+});
+
+describe("delivery", () => {
+  it("retries a failing endpoint: one logical event, N+1 attempts logged, signatures that verify", async () => {
+    const tenant = await platform.signup({ require_end_user_id: false });
+    const hook = await register(tenant.key, { url: receiver.url("/flaky"), events: ["run.completed"] });
+    let failures = 0;
+    receiver.respond((request) => (request.path === "/flaky" && failures++ < 2 ? 503 : 200));
+    const run = await runToEnd(tenant.key, undefined);
+    const requests = await receiver.waitFor(3, at("/flaky"));
+    receiver.respond(() => 200);
+    expect(requests.map((request) => request.answered)).toEqual([503, 503, 200]);
+    // The same message each time: receivers deduplicate on webhook-id.
+    expect(new Set(requests.map((request) => request.headers["webhook-id"])).size).toBe(1);
+    for (const request of requests) {
+      const headers = request.headers as Record<string, string>;
+      expect(new StandardWebhook(hook.secret).verify(request.body, headers)).toMatchObject({ type: "run.completed", run_id: run.id });
+      const event = await verifyWebhook(request.body, headers, hook.secret);
+      expect(event).toMatchObject({ type: "run.completed", run_id: run.id, status: "completed", user_id: null });
+      expect(Date.parse(event.timestamp)).not.toBeNaN();
+    }
+    const delivery = await waitForDelivery(tenant.key, hook.id, (d) => d.status === "succeeded");
+    expect(delivery).toMatchObject({ event_type: "run.completed", run_id: run.id, attempt_count: 3, next_attempt_at: null, origin: "dispatch" });
+    expect(delivery.message_id).toBe(requests[0]!.headers["webhook-id"]);
+    expect(delivery.attempts.map((attempt: any) => [attempt.number, attempt.response_status, attempt.succeeded])).toEqual([
+      [1, 503, false],
+      [2, 503, false],
+      [3, 200, true],
+    ]);
+    expect(delivery.attempts[0].response_body).toContain("failure");
+    expect(delivery.attempts[0].error).toContain("503");
+    expect((await deliveries(tenant.key, hook.id)).length).toBe(1);
+  });
+
+  it("sends each kind it subscribes to and nothing else, with the run's status and time", async () => {
+    const tenant = await platform.signup({ require_end_user_id: false });
+    await register(tenant.key, { url: receiver.url("/kinds"), events: ["run.started", "run.failed"] });
+    const ok = await runToEnd(tenant.key, undefined);
+    const failed = await runToEnd(tenant.key, undefined, "::fail boom");
+    const received = await receiver.waitFor(3, at("/kinds"));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const kinds = receiver.received.filter(at("/kinds")).map((r) => `${r.json.type}:${r.json.run_id}`);
+    expect(kinds.sort()).toEqual([`run.failed:${failed.id}`, `run.started:${failed.id}`, `run.started:${ok.id}`].sort());
+    const failure = received.find((r) => r.json.type === "run.failed")!;
+    expect(failure.json).toMatchObject({ status: "failed", error: "boom" });
+  });
+
+  it("a reply cancelled while the run works on it sends run.message_received, run.message_cancelled and run.cancelled", async () => {
+    const tenant = await platform.signup({ require_end_user_id: false });
+    await register(tenant.key, { url: receiver.url("/messages"), events: ["run.message_received", "run.message_cancelled", "run.cancelled"] });
+    const run = await runToEnd(tenant.key, undefined);
+    const replied = await platform.call(`/runs/${run.id}/reply`, { key: tenant.key, body: { message: "::delay 5000\nlater", stream: false } });
+    expect(replied.status).toBe(200);
+    expect((await platform.call(`/runs/${run.id}/cancel`, { key: tenant.key, method: "POST" })).status).toBe(200);
+    const received = await receiver.waitFor(3, at("/messages"));
+    expect(received.map((r) => r.json.type).sort()).toEqual(["run.cancelled", "run.message_cancelled", "run.message_received"]);
+    expect(received.find((r) => r.json.type === "run.message_cancelled")!.json).toMatchObject({ run_id: run.id, status: "cancelled" });
+  });
+
+  it("gives up after the schedule, and POST .../retry makes one more attempt", async () => {
+    const tenant = await platform.signup({ require_end_user_id: false });
+    const hook = await register(tenant.key, { url: receiver.url("/down"), events: ["run.completed"] });
+    receiver.respond((request) => (request.path === "/down" ? 500 : 200));
+    await runToEnd(tenant.key, undefined);
+    const failed = await waitForDelivery(tenant.key, hook.id, (d) => d.status === "failed");
+    expect(failed.attempt_count).toBe(4);
+    expect(failed.error).toContain("gave up after 4 attempts");
+    receiver.respond(() => 200);
+    const retried = await platform.call(`/webhooks/${hook.id}/deliveries/${failed.id}/retry`, { key: tenant.key, method: "POST" });
+    expect(retried.status).toBe(202);
+    expect(retried.body.status).toBe("pending");
+    const done = await waitForDelivery(tenant.key, hook.id, (d) => d.id === failed.id && d.status === "succeeded");
+    expect(done.attempt_count).toBe(5);
+    // A pending delivery is not retried twice at once; an unknown delivery is not found.
+    const again = await platform.call(`/webhooks/${hook.id}/deliveries/999999/retry`, { key: tenant.key, method: "POST" });
+    expect(again.status).toBe(404);
+  });
+
+  it("refuses a loopback URL when loopback is not allowed, and a delivery to one never connects", async () => {
+    const strict = await startPlatform({ database: platform.database, outboundAllowLoopback: false, role: "web" });
+    try {
+      const tenant = await strict.signup();
+      for (const url of [
+        receiver.url("/strict"),
+        "https://127.0.0.1/hook",
+        "https://[::1]/hook",
+        "https://[::ffff:127.0.0.1]/hook",
+        "https://2130706433/hook",
+        "https://0.0.0.0/hook",
+        "https://169.254.169.254/latest/meta-data",
+        "https://10.0.0.5/hook",
+        "https://192.168.1.1/hook",
+      ]) {
+        const response = await strict.call("/webhooks", { key: tenant.key, body: { url } });
+        expect(response.status, url).toBe(422);
+        expect(response.body.error.error_code).toBe("invalid_webhook_url");
+      }
+      expect((await strict.call("/webhooks", { key: tenant.key, body: { url: "https://hooks.example.com/inlay" } })).status).toBe(201);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+describe("auto-disable, re-enable and replay", () => {
+  it("disables an endpoint failing for the whole period, then PATCH active and replay deliver what it missed", async () => {
+    // Here the period is 0: the first failure is already "failing for the period". A database of its
+    // own, so no other harness's handlers (with the default period) take its attempts.
+    const strictPeriod = await startPlatform({
+      webhooks: { retryScheduleMs: [0, 200], disableAfterMs: 0 },
+      jobPollSeconds: 0.5,
+    });
+    try {
+      const tenant = await strictPeriod.signup({ require_end_user_id: false });
+      const since = new Date().toISOString();
+      const created = await strictPeriod.call("/webhooks", { key: tenant.key, body: { url: receiver.url("/disable"), events: ["run.completed"] } });
+      const hookId = created.body.id as number;
+      receiver.respond((request) => (request.path === "/disable" ? 500 : 200));
+      const agent = (await strictPeriod.call("/agents", { key: tenant.key, body: { name: "D" } })).body.id;
+      const run = await strictPeriod.call("/runs", { key: tenant.key, body: { teammate_id: agent, message: "hi", stream: false } });
+      await receiver.waitFor(1, at("/disable"));
+      let hook: any;
+      for (let i = 0; i < 200; i++) {
+        hook = (await strictPeriod.call(`/webhooks/${hookId}`, { key: tenant.key })).body;
+        if (!hook.active) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      expect(hook).toMatchObject({ active: false, disabled_reason: expect.stringContaining("every delivery attempt failed") });
+      const list = await strictPeriod.call(`/webhooks/${hookId}/deliveries`, { key: tenant.key });
+      expect(list.body.data[0]).toMatchObject({ status: "failed", attempt_count: 1, error: expect.stringContaining("disabled") });
+      // Off: no more attempts, and replay is refused until it is back on.
+      const refused = await strictPeriod.call(`/webhooks/${hookId}/replay`, { key: tenant.key, body: { since } });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.error_code).toBe("webhook_inactive");
+
+      receiver.respond(() => 200);
+      const enabled = await strictPeriod.call(`/webhooks/${hookId}`, { key: tenant.key, method: "PATCH", body: { active: true } });
+      expect(enabled.body).toMatchObject({ active: true, disabled_reason: null });
+      const replay = await strictPeriod.call(`/webhooks/${hookId}/replay`, { key: tenant.key, body: { since } });
+      expect(replay.status).toBe(202);
+      expect(replay.body).toEqual({ queued: 1, has_more: false, next_since: null });
+      const delivered = await receiver.waitFor(1, (r) => r.path === "/disable" && r.answered === 200);
+      expect(delivered[0]!.json).toMatchObject({ type: "run.completed", run_id: run.body.id });
+      const replayed = (await strictPeriod.call(`/webhooks/${hookId}/deliveries`, { key: tenant.key })).body.data[0];
+      expect(replayed).toMatchObject({ origin: "replay" });
+      // The replay carries the original message id: a receiver that saw it already can tell.
+      expect(replayed.message_id).toBe(list.body.data[0].message_id);
+
+      const badWindow = await strictPeriod.call(`/webhooks/${hookId}/replay`, { key: tenant.key, body: { since, until: since } });
+      expect(badWindow.status).toBe(422);
+      expect((await strictPeriod.call(`/webhooks/${hookId}/replay`, { key: tenant.key, body: {} })).status).toBe(422);
+    } finally {
+      await strictPeriod.close();
+    }
+  });
+});
