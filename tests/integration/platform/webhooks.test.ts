@@ -315,6 +315,48 @@ describe("delivery", () => {
   });
 });
 
+describe("the sweep and retention jobs", () => {
+  it("the sweep attempts a delivery whose job was lost", async () => {
+    const tenant = await platform.signup({ require_end_user_id: false });
+    const hook = await register(tenant.key, { url: receiver.url("/swept"), events: ["run.completed"] });
+    await runToEnd(tenant.key, undefined);
+    await receiver.waitFor(1, at("/swept"));
+    const { prisma } = platform.database;
+    // A delivery committed by a process that died before it enqueued the attempt: due 2 minutes ago, no job.
+    const event = await prisma.platformWebhookEvent.findFirstOrThrow({ where: { accountId: tenant.id, type: "run.completed" } });
+    const lost = await prisma.platformWebhookDelivery.create({
+      data: { webhookId: hook.id, eventId: event.id, status: "pending", nextAttemptAt: new Date(Date.now() - 120_000) },
+    });
+    const runtime = await platform.runtime();
+    await runtime.jobs.enqueue("webhook-sweep", {});
+    await receiver.waitFor(2, at("/swept"));
+    const swept = await waitForDelivery(tenant.key, hook.id, (d) => d.id === Number(lost.id) && d.status === "succeeded");
+    expect(swept.attempt_count).toBe(1);
+  });
+
+  it("retention removes dispatched events older than the retention period, and their deliveries", async () => {
+    const tenant = await platform.signup({ require_end_user_id: false });
+    const hook = await register(tenant.key, { url: receiver.url("/retained"), events: ["run.completed"] });
+    await runToEnd(tenant.key, undefined);
+    await waitForDelivery(tenant.key, hook.id, (d) => d.status === "succeeded");
+    const { prisma } = platform.database;
+    const old = await prisma.platformWebhookEvent.create({
+      data: { accountId: tenant.id, type: "run.completed", payload: { type: "run.completed" }, createdAt: new Date(Date.now() - 31 * 86_400_000), dispatchedAt: new Date() },
+    });
+    await prisma.platformWebhookDelivery.create({ data: { webhookId: hook.id, eventId: old.id, status: "succeeded" } });
+    const runtime = await platform.runtime();
+    const jobId = await runtime.jobs.enqueue("webhook-event-retention", {});
+    for (let i = 0; i < 400 && (await runtime.jobs.inspect("webhook-event-retention", jobId!))?.state !== "completed"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(await prisma.platformWebhookEvent.findUnique({ where: { id: old.id } })).toBeNull();
+    expect(await prisma.platformWebhookDelivery.count({ where: { eventId: old.id } })).toBe(0);
+    // The run's own events (run.started and run.completed) stay.
+    expect(await prisma.platformWebhookEvent.count({ where: { accountId: tenant.id } })).toBe(2);
+    expect((await deliveries(tenant.key, hook.id)).map((d) => d.status)).toEqual(["succeeded"]);
+  });
+});
+
 describe("auto-disable, re-enable and replay", () => {
   it("disables an endpoint failing for the whole period, then PATCH active and replay deliver what it missed", async () => {
     // Here the period is 0: the first failure is already "failing for the period". A database of its
