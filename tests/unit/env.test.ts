@@ -12,6 +12,24 @@ describe("parseEnv", () => {
     expect(env.usingDevAuthSecret).toBe(true);
   });
 
+  it("reads webhook timings as durations, defaulting to the shipped schedule", () => {
+    const defaults = parseEnv({});
+    expect(defaults.WEBHOOK_RETRY_SCHEDULE).toEqual([0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
+    expect(defaults.WEBHOOK_DISABLE_AFTER).toBe(5 * 86_400_000);
+    expect(defaults.OUTBOUND_ALLOW_LOOPBACK).toBe(false);
+    const short = parseEnv({ WEBHOOK_RETRY_SCHEDULE: "0, 250ms, 1.5s", WEBHOOK_DISABLE_AFTER: "2h" });
+    expect(short.WEBHOOK_RETRY_SCHEDULE).toEqual([0, 250, 1_500]);
+    expect(short.WEBHOOK_DISABLE_AFTER).toBe(7_200_000);
+    expect(() => parseEnv({ WEBHOOK_RETRY_SCHEDULE: "0,5,5m" })).toThrow(/WEBHOOK_RETRY_SCHEDULE: expected durations/);
+    expect(() => parseEnv({ WEBHOOK_DISABLE_AFTER: "1d,2d" })).toThrow(/WEBHOOK_DISABLE_AFTER: expected one duration/);
+  });
+
+  it("refuses outbound calls to loopback in production", () => {
+    expect(() => parseEnv({ NODE_ENV: "production", NEXTAUTH_SECRET: "s".repeat(32), OUTBOUND_ALLOW_LOOPBACK: "true" })).toThrow(
+      /OUTBOUND_ALLOW_LOOPBACK: must not be set in production/,
+    );
+  });
+
   it("treats blank values as unset", () => {
     expect(parseEnv({ DATABASE_URL: "  ", PLATFORM_BASE_URL: "" }).DATABASE_URL).toBeUndefined();
   });
