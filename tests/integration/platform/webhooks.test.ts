@@ -357,6 +357,33 @@ describe("the sweep and retention jobs", () => {
   });
 });
 
+describe("outbound safety of deliveries", () => {
+  it("a name that resolves to loopback is refused when it is dialled: the attempt is logged, nothing connects", async () => {
+    // A database of its own: no other harness (which allows loopback) may take its attempts.
+    const strict = await startPlatform({ outboundAllowLoopback: false, webhooks: { retryScheduleMs: [0] }, jobPollSeconds: 0.5 });
+    try {
+      const tenant = await strict.signup({ require_end_user_id: false });
+      const port = new URL(receiver.url()).port;
+      // localhost is a DNS name (resolved from /etc/hosts), so registration takes it; the dial refuses it.
+      const created = await strict.call("/webhooks", { key: tenant.key, body: { url: `https://localhost:${port}/ssrf`, events: ["run.completed"] } });
+      expect(created.status).toBe(201);
+      const agent = (await strict.call("/agents", { key: tenant.key, body: { name: "S" } })).body.id;
+      await strict.call("/runs", { key: tenant.key, body: { teammate_id: agent, message: "hi", stream: false } });
+      let delivery: any;
+      for (let i = 0; i < 400 && delivery?.status !== "failed"; i++) {
+        delivery = (await strict.call(`/webhooks/${created.body.id}/deliveries`, { key: tenant.key })).body.data[0];
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      expect(delivery).toMatchObject({ status: "failed", attempt_count: 1 });
+      expect(delivery.attempts[0]).toMatchObject({ response_status: null, succeeded: false });
+      expect(delivery.attempts[0].error).toMatch(/localhost resolves to (127\.0\.0\.1|::1), a loopback address/);
+      expect(receiver.received.filter(at("/ssrf"))).toHaveLength(0);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
 describe("auto-disable, re-enable and replay", () => {
   it("disables an endpoint failing for the whole period, then PATCH active and replay deliver what it missed", async () => {
     // Here the period is 0: the first failure is already "failing for the period". A database of its
