@@ -41,6 +41,12 @@ import * as updateEndUser from "./routes/end-users/update";
 import * as createMemory from "./routes/memories/create";
 import * as deleteMemory from "./routes/memories/delete";
 import * as listMemories from "./routes/memories/list";
+import * as createTaskTrigger from "./routes/triggers/create";
+import * as deleteTaskTrigger from "./routes/triggers/delete";
+import * as listTriggerFires from "./routes/triggers/fires";
+import * as listTriggers from "./routes/triggers/list";
+import * as listTaskTriggers from "./routes/triggers/list-task";
+import * as updateTaskTrigger from "./routes/triggers/update";
 import * as createWebhook from "./routes/webhooks/create";
 import * as deleteWebhook from "./routes/webhooks/delete";
 import * as listWebhookDeliveries from "./routes/webhooks/deliveries";
@@ -176,6 +182,13 @@ const operations: { register(app: PlatformApp): void }[] = [
   deletePermission,
   getSettings,
   updateSettings,
+  // task triggers
+  createTaskTrigger,
+  listTaskTriggers,
+  updateTaskTrigger,
+  deleteTaskTrigger,
+  listTriggerFires,
+  listTriggers,
   // webhooks
   createWebhook,
   listWebhooks,

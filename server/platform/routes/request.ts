@@ -32,5 +32,5 @@ export const runServicesOf = (c: PlatformContext) => ({
   baseUrl: baseUrlOf(c),
 });
 
-/** What the webhook service needs: the services above and the job queue (retries and replays). */
-export const webhookServicesOf = (c: PlatformContext) => ({ ...servicesOf(c), jobs: c.var.runtime.jobs });
+/** The services above and the job queue: for services that enqueue (webhook retries, trigger fires). */
+export const servicesWithJobsOf = (c: PlatformContext) => ({ ...servicesOf(c), jobs: c.var.runtime.jobs });

@@ -5,7 +5,7 @@ import type { PlatformApp } from "../../context";
 import { pickUserId } from "../../services/scope";
 import { createWebhook } from "../../services/webhooks";
 import { defineRoute, json, jsonBody } from "../define";
-import { authOf, webhookServicesOf } from "../request";
+import { authOf, servicesWithJobsOf } from "../request";
 
 export const route = defineRoute({
   operationId: "createWebhook",
@@ -21,6 +21,6 @@ export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
-    return c.json(await createWebhook(webhookServicesOf(c), authOf(c), userId, body), 201);
+    return c.json(await createWebhook(servicesWithJobsOf(c), authOf(c), userId, body), 201);
   });
 }

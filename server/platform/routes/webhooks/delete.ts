@@ -4,7 +4,7 @@ import { WebhookIdParam } from "@/lib/schemas/webhooks";
 import type { PlatformApp } from "../../context";
 import { deleteWebhook } from "../../services/webhooks";
 import { defineRoute, noContent } from "../define";
-import { authOf, webhookServicesOf } from "../request";
+import { authOf, servicesWithJobsOf } from "../request";
 
 export const route = defineRoute({
   operationId: "deleteWebhook",
@@ -18,7 +18,7 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    await deleteWebhook(webhookServicesOf(c), authOf(c), c.req.valid("query").user_id, c.req.valid("param").webhook_id);
+    await deleteWebhook(servicesWithJobsOf(c), authOf(c), c.req.valid("query").user_id, c.req.valid("param").webhook_id);
     return c.body(null, 204);
   });
 }

@@ -4,7 +4,7 @@ import { ListWebhookDeliveriesQuery, WebhookDelivery, WebhookIdParam } from "@/l
 import type { PlatformApp } from "../../context";
 import { listDeliveries } from "../../services/webhooks";
 import { defineRoute, json } from "../define";
-import { authOf, webhookServicesOf } from "../request";
+import { authOf, servicesWithJobsOf } from "../request";
 
 export const route = defineRoute({
   operationId: "listWebhookDeliveries",
@@ -19,7 +19,7 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const { user_id, limit, starting_after, status } = c.req.valid("query");
-    const page = await listDeliveries(webhookServicesOf(c), authOf(c), user_id, c.req.valid("param").webhook_id, {
+    const page = await listDeliveries(servicesWithJobsOf(c), authOf(c), user_id, c.req.valid("param").webhook_id, {
       limit,
       startingAfter: starting_after,
       status,

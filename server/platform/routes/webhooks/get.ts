@@ -4,7 +4,7 @@ import { Webhook, WebhookIdParam } from "@/lib/schemas/webhooks";
 import type { PlatformApp } from "../../context";
 import { getWebhook } from "../../services/webhooks";
 import { defineRoute, json } from "../define";
-import { authOf, webhookServicesOf } from "../request";
+import { authOf, servicesWithJobsOf } from "../request";
 
 export const route = defineRoute({
   operationId: "getWebhook",
@@ -18,7 +18,7 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    const webhook = await getWebhook(webhookServicesOf(c), authOf(c), c.req.valid("query").user_id, c.req.valid("param").webhook_id);
+    const webhook = await getWebhook(servicesWithJobsOf(c), authOf(c), c.req.valid("query").user_id, c.req.valid("param").webhook_id);
     return c.json(webhook, 200);
   });
 }

@@ -4,7 +4,7 @@ import { ListWebhooksQuery, Webhook } from "@/lib/schemas/webhooks";
 import type { PlatformApp } from "../../context";
 import { listWebhooks } from "../../services/webhooks";
 import { defineRoute, json } from "../define";
-import { authOf, webhookServicesOf } from "../request";
+import { authOf, servicesWithJobsOf } from "../request";
 
 export const route = defineRoute({
   operationId: "listWebhooks",
@@ -19,6 +19,6 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const { user_id, limit, starting_after } = c.req.valid("query");
-    return c.json(await listWebhooks(webhookServicesOf(c), authOf(c), user_id, { limit, startingAfter: starting_after }), 200);
+    return c.json(await listWebhooks(servicesWithJobsOf(c), authOf(c), user_id, { limit, startingAfter: starting_after }), 200);
   });
 }

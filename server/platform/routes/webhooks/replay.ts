@@ -5,7 +5,7 @@ import { ReplayWebhookRequest, WebhookIdParam, WebhookReplay } from "@/lib/schem
 import type { PlatformApp } from "../../context";
 import { replayWebhook } from "../../services/webhooks";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
-import { authOf, webhookServicesOf } from "../request";
+import { authOf, servicesWithJobsOf } from "../request";
 
 export const route = defineRoute({
   operationId: "replayWebhook",
@@ -19,7 +19,7 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    const replay = await replayWebhook(webhookServicesOf(c), authOf(c), c.req.valid("query").user_id, c.req.valid("param").webhook_id, c.req.valid("json"));
+    const replay = await replayWebhook(servicesWithJobsOf(c), authOf(c), c.req.valid("query").user_id, c.req.valid("param").webhook_id, c.req.valid("json"));
     return c.json(replay, 202);
   });
 }

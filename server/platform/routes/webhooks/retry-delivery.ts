@@ -5,7 +5,7 @@ import { WebhookDelivery, WebhookDeliveryParams } from "@/lib/schemas/webhooks";
 import type { PlatformApp } from "../../context";
 import { retryDelivery } from "../../services/webhooks";
 import { defineRoute, errorResponse, json } from "../define";
-import { authOf, webhookServicesOf } from "../request";
+import { authOf, servicesWithJobsOf } from "../request";
 
 export const route = defineRoute({
   operationId: "retryWebhookDelivery",
@@ -23,6 +23,6 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const { webhook_id, delivery_id } = c.req.valid("param");
-    return c.json(await retryDelivery(webhookServicesOf(c), authOf(c), c.req.valid("query").user_id, webhook_id, delivery_id), 202);
+    return c.json(await retryDelivery(servicesWithJobsOf(c), authOf(c), c.req.valid("query").user_id, webhook_id, delivery_id), 202);
   });
 }

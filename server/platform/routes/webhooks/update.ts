@@ -4,7 +4,7 @@ import { UpdateWebhookRequest, Webhook, WebhookIdParam } from "@/lib/schemas/web
 import type { PlatformApp } from "../../context";
 import { updateWebhook } from "../../services/webhooks";
 import { defineRoute, json, jsonBody } from "../define";
-import { authOf, webhookServicesOf } from "../request";
+import { authOf, servicesWithJobsOf } from "../request";
 
 export const route = defineRoute({
   operationId: "updateWebhook",
@@ -19,7 +19,7 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const { user_id } = c.req.valid("query");
-    const webhook = await updateWebhook(webhookServicesOf(c), authOf(c), user_id, c.req.valid("param").webhook_id, c.req.valid("json"));
+    const webhook = await updateWebhook(servicesWithJobsOf(c), authOf(c), user_id, c.req.valid("param").webhook_id, c.req.valid("json"));
     return c.json(webhook, 200);
   });
 }

@@ -1,0 +1,130 @@
+// Task triggers (platform_task_triggers) and their fires (platform_trigger_fires). The only module that
+// touches those tables. Queries by API name the account and the task's scope; the fire job reads by id.
+import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
+
+export interface TriggerScope {
+  accountId: number;
+  endUserId: number | null;
+}
+
+const withUserId = { task: { select: { endUser: { select: { externalId: true } } } } } as const;
+
+export type TriggerRow = Awaited<ReturnType<typeof insertTrigger>>;
+
+export const insertTrigger = (prisma: PrismaClient, data: Prisma.PlatformTaskTriggerUncheckedCreateInput) =>
+  prisma.platformTaskTrigger.create({ data, include: withUserId });
+
+/** The task's triggers, oldest first. */
+export const listTaskTriggers = (prisma: PrismaClient, taskId: number) =>
+  prisma.platformTaskTrigger.findMany({ where: { taskId }, orderBy: { id: "asc" }, include: withUserId });
+
+export const findTrigger = (prisma: PrismaClient, taskId: number, id: number) =>
+  prisma.platformTaskTrigger.findFirst({ where: { taskId, id }, include: withUserId });
+
+export const updateTrigger = (prisma: PrismaClient, id: number, data: Prisma.PlatformTaskTriggerUncheckedUpdateInput) =>
+  prisma.platformTaskTrigger.update({ where: { id }, data, include: withUserId });
+
+export async function deleteTrigger(prisma: PrismaClient, taskId: number, id: number): Promise<boolean> {
+  const { count } = await prisma.platformTaskTrigger.deleteMany({ where: { taskId, id } });
+  return count > 0;
+}
+
+/**
+ * GET /triggers: the account's triggers ordered by (task id, trigger id), after the cursor; an
+ * end-user's only when `endUserId` is given. limit + 1 rows.
+ */
+export const listAccountTriggers = (
+  prisma: PrismaClient,
+  accountId: number,
+  filter: { endUserId?: number; type?: string; taskId?: number; after?: { taskId: number; id: number }; limit: number },
+) =>
+  prisma.platformTaskTrigger.findMany({
+    where: {
+      accountId,
+      ...(filter.endUserId !== undefined ? { task: { endUserId: filter.endUserId } } : {}),
+      ...(filter.type !== undefined ? { type: filter.type } : {}),
+      ...(filter.taskId !== undefined ? { taskId: filter.taskId } : {}),
+      ...(filter.after
+        ? { OR: [{ taskId: { gt: filter.after.taskId } }, { taskId: filter.after.taskId, id: { gt: filter.after.id } }] }
+        : {}),
+    },
+    orderBy: [{ taskId: "asc" }, { id: "asc" }],
+    take: filter.limit + 1,
+    include: withUserId,
+  });
+
+// --- Firing --------------------------------------------------------------------------------------------
+
+/** What a fire needs: the trigger and its task (with the task's end-user). */
+export const findTriggerForFire = (prisma: PrismaClient, id: number) =>
+  prisma.platformTaskTrigger.findUnique({
+    where: { id },
+    include: { task: { include: { endUser: { select: { externalId: true } } } } },
+  });
+
+/**
+ * Claims a due time: true for the one caller that inserted its fire row (unique per trigger and due
+ * time), false for every other.
+ */
+export async function claimFire(prisma: PrismaClient, triggerId: number, dueAt: Date): Promise<bigint | null> {
+  const rows = await prisma.$queryRaw<{ id: bigint }[]>`
+    INSERT INTO platform_trigger_fires (trigger_id, due_at, fired_at, outcome)
+    VALUES (${triggerId}, ${dueAt}, now(), 'starting')
+    ON CONFLICT (trigger_id, due_at) DO NOTHING
+    RETURNING id`;
+  return rows[0]?.id ?? null;
+}
+
+export const settleFire = (prisma: PrismaClient, id: bigint, outcome: { outcome: string; runId?: number; reason?: string }) =>
+  prisma.platformTriggerFire.update({
+    where: { id },
+    data: { outcome: outcome.outcome, runId: outcome.runId ?? null, reason: outcome.reason ?? null },
+  });
+
+/** A claim given back (the start failed for a reason of ours): the job's retry claims it again. */
+export const releaseFire = (prisma: PrismaClient, id: bigint) => prisma.platformTriggerFire.deleteMany({ where: { id } });
+
+/** Due times skipped after downtime, recorded once each. */
+export async function recordSkippedFires(prisma: PrismaClient, triggerId: number, dueTimes: Date[], reason: string) {
+  if (dueTimes.length === 0) return;
+  await prisma.platformTriggerFire.createMany({
+    data: dueTimes.map((dueAt) => ({ triggerId, dueAt, outcome: "skipped", reason })),
+    skipDuplicates: true,
+  });
+}
+
+/** Moves the trigger to its next due time, unless it changed meanwhile (another revision). */
+export async function advanceTrigger(
+  prisma: PrismaClient,
+  id: number,
+  revision: number,
+  next: { nextRunAt: Date | null; retiredAt?: Date },
+): Promise<boolean> {
+  const { count } = await prisma.platformTaskTrigger.updateMany({
+    where: { id, revision },
+    data: { nextRunAt: next.nextRunAt, ...(next.retiredAt ? { retiredAt: next.retiredAt } : {}) },
+  });
+  return count > 0;
+}
+
+/** Enabled triggers whose due time passed before `before`: their fire job may be lost (the sweep's). */
+export const findOverdueTriggers = (prisma: PrismaClient, before: Date, limit: number) =>
+  prisma.platformTaskTrigger.findMany({
+    where: { enabled: true, retiredAt: null, nextRunAt: { lt: before } },
+    select: { id: true, revision: true, nextRunAt: true },
+    orderBy: { nextRunAt: "asc" },
+    take: limit,
+  });
+
+/** A trigger's fires, newest first, after the cursor; limit + 1 rows. */
+export const listFires = (prisma: PrismaClient, triggerId: number, page: { limit: number; startingAfter?: number }) =>
+  prisma.platformTriggerFire.findMany({
+    where: { triggerId, ...(page.startingAfter !== undefined ? { id: { lt: BigInt(page.startingAfter) } } : {}) },
+    orderBy: { id: "desc" },
+    take: page.limit + 1,
+  });
+
+/** The task in this exact scope (the triggers' parent), or null. */
+export const findScopedTaskId = async (prisma: PrismaClient, scope: TriggerScope, taskId: number) =>
+  (await prisma.platformTask.findFirst({ where: { id: taskId, accountId: scope.accountId, endUserId: scope.endUserId }, select: { id: true } }))
+    ?.id ?? null;

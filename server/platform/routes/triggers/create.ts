@@ -1,0 +1,26 @@
+// POST /tasks/{task_id}/triggers: add a trigger to a task (schedules today: cron, interval or run_at).
+import { UserScopeQuery } from "@/lib/schemas/common";
+import { TaskIdParam, Trigger, TriggerCreate } from "@/lib/schemas/triggers";
+import type { PlatformApp } from "../../context";
+import { pickUserId } from "../../services/scope";
+import { createTrigger } from "../../services/task-triggers";
+import { defineRoute, json, jsonBody } from "../define";
+import { authOf, servicesWithJobsOf } from "../request";
+
+export const route = defineRoute({
+  operationId: "createTaskTrigger",
+  method: "post",
+  path: "/tasks/{task_id}/triggers",
+  tags: ["tasks"],
+  summary: "Add a trigger to a task",
+  request: { params: TaskIdParam, query: UserScopeQuery, body: jsonBody(TriggerCreate) },
+  responses: { 201: json(Trigger, "The trigger") },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => {
+    const body = c.req.valid("json");
+    const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
+    return c.json(await createTrigger(servicesWithJobsOf(c), authOf(c), userId, c.req.valid("param").task_id, body), 201);
+  });
+}

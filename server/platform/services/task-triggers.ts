@@ -1,0 +1,252 @@
+// Task triggers (/tasks/{task_id}/triggers, /triggers). A trigger belongs to its task's scope: user_id
+// names it, and a task or trigger of another scope is not found. Schedule triggers are built (cron in
+// a zone, an interval, or a one-time run_at); webhook, email and app-event triggers answer a clear 422
+// until their issues land. When a schedule fires is jobs/trigger-fires.ts's.
+import type { z } from "zod";
+import type { Page } from "@/lib/schemas/common";
+import {
+  type ListTriggerFiresQuery,
+  type Trigger,
+  type TriggerCreate,
+  type TriggerFire,
+  type TriggerUpdate,
+} from "@/lib/schemas/triggers";
+import type { Prisma } from "@/server/generated/prisma/client";
+import { PlatformError } from "../errors";
+import type { JobQueue } from "../jobs/queue";
+import { enqueueFire } from "../jobs/trigger-fires";
+import { firstDue, isTimeZone, parseRunAt, type ScheduleShape } from "../jobs/trigger-schedule";
+import { checkSchedule } from "../jobs/schedule-slots";
+import * as triggers from "../repositories/task-triggers";
+import type { TriggerRow } from "../repositories/task-triggers";
+import type { DataContext } from "../runtime/hot-cache";
+import type { AuthContext } from "./auth";
+import { toPage } from "./pagination";
+import { resolveScope, type Scope } from "./scope";
+
+export type TriggerServiceContext = DataContext & { jobs: JobQueue };
+type TriggerOut = z.infer<typeof Trigger>;
+
+export const triggerApiId = (row: { type: string; id: number }) => `${row.type}_${row.id}`;
+
+export function toTrigger(row: TriggerRow): TriggerOut {
+  return {
+    id: triggerApiId(row),
+    type: row.type,
+    task_id: row.taskId,
+    user_id: row.task.endUser?.externalId ?? null,
+    enabled: row.enabled,
+    cron: row.cron,
+    interval_seconds: row.intervalSeconds,
+    run_at: row.runAt?.toISOString() ?? null,
+    timezone: row.timezone,
+    app: row.app,
+    trigger_name: row.triggerName,
+    trigger_config: (row.triggerConfig as Record<string, unknown> | null) ?? null,
+    allowed_senders: row.allowedSenders,
+    missed_runs: row.missedRuns as TriggerOut["missed_runs"],
+    max_lateness_seconds: row.maxLatenessSeconds,
+    next_run_at: row.enabled && !row.retiredAt ? (row.nextRunAt?.toISOString() ?? null) : null,
+    retired: row.retiredAt !== null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+const invalid = (field: string, message: string) =>
+  new PlatformError({ type: "validation_error", message: `${field}: ${message}`, details: { fields: [{ field, message }] } });
+
+const notBuilt = (message: string) => new PlatformError({ type: "validation_error", errorCode: "feature_not_available", message });
+
+const taskNotFound = (id: number) => new PlatformError({ type: "not_found", message: `task ${id} not found` });
+const triggerNotFound = (id: string) => new PlatformError({ type: "not_found", message: `trigger ${id} not found` });
+
+async function scopedTask(ctx: TriggerServiceContext, scope: Scope, taskId: number): Promise<number> {
+  const id = await triggers.findScopedTaskId(ctx.prisma, scope, taskId);
+  if (id === null) throw taskNotFound(taskId);
+  return id;
+}
+
+/** "schedule_12" → 12, when the row is of that type too (checked by the caller). */
+function parseTriggerId(apiId: string): { type: string; id: number } {
+  const cut = apiId.lastIndexOf("_");
+  return { type: apiId.slice(0, cut), id: Number(apiId.slice(cut + 1)) };
+}
+
+async function loadTrigger(ctx: TriggerServiceContext, taskId: number, apiId: string): Promise<TriggerRow> {
+  const { type, id } = parseTriggerId(apiId);
+  const row = Number.isSafeInteger(id) && id <= 2_147_483_647 ? await triggers.findTrigger(ctx.prisma, taskId, id) : null;
+  if (!row || row.type !== type) throw triggerNotFound(apiId);
+  return row;
+}
+
+interface ScheduleInput {
+  cron?: string;
+  interval_seconds?: number;
+  run_at?: string;
+  timezone?: string;
+}
+
+/** The schedule a create or reshape asks for: exactly one of cron, interval_seconds and run_at. */
+function scheduleShape(input: ScheduleInput, current: ScheduleShape | null, now: Date): ScheduleShape {
+  const given = (["cron", "interval_seconds", "run_at"] as const).filter((field) => input[field] !== undefined);
+  if (given.length > 1) throw invalid(given[1]!, `give one of cron, interval_seconds and run_at, not ${given.join(" and ")}`);
+  const timezone = input.timezone ?? current?.timezone ?? "UTC";
+  if (!isTimeZone(timezone)) throw invalid("timezone", `"${timezone}" is not an IANA time zone`);
+  if (given.length === 0 && !current) throw invalid("cron", "a schedule trigger needs cron, interval_seconds or run_at");
+  const shape: ScheduleShape =
+    given[0] === "cron"
+      ? { cron: input.cron!, intervalSeconds: null, runAt: null, timezone }
+      : given[0] === "interval_seconds"
+        ? { cron: null, intervalSeconds: input.interval_seconds!, runAt: null, timezone }
+        : given[0] === "run_at"
+          ? { cron: null, intervalSeconds: null, runAt: parseRunAt(input.run_at!, timezone), timezone }
+          : { ...current!, timezone };
+  if (shape.cron !== null) {
+    if (shape.cron.split(/\s+/).length !== 5) throw invalid("cron", `"${shape.cron}" must have 5 fields (minute hour day month weekday)`);
+    try {
+      checkSchedule({ cron: shape.cron, timezone });
+    } catch (error) {
+      throw invalid("cron", error instanceof Error ? error.message : "is not a cron expression");
+    }
+  }
+  if (shape.runAt !== null) {
+    if (Number.isNaN(shape.runAt.getTime())) throw invalid("run_at", "is not a date and time");
+    if (shape.runAt.getTime() < now.getTime() - 60_000) throw invalid("run_at", `${shape.runAt.toISOString()} has passed`);
+  }
+  return shape;
+}
+
+const shapeOf = (row: TriggerRow): ScheduleShape => ({ cron: row.cron, intervalSeconds: row.intervalSeconds, runAt: row.runAt, timezone: row.timezone });
+
+export async function createTrigger(
+  ctx: TriggerServiceContext,
+  auth: AuthContext,
+  userId: string | undefined,
+  taskId: number,
+  input: z.infer<typeof TriggerCreate>,
+): Promise<TriggerOut> {
+  const scope = await resolveScope(ctx, auth, userId);
+  const task = await scopedTask(ctx, scope, taskId);
+  if (input.type === "webhook") throw notBuilt("type: webhook triggers (task webhooks) are not built yet; use a schedule");
+  if (input.type === "email") throw notBuilt("type: email triggers (agent inboxes) are not built yet; use a schedule");
+  if (input.type !== "schedule") {
+    throw notBuilt(`type: app event triggers ("${input.type}") need the apps catalogue, which is not built yet; use a schedule`);
+  }
+  const now = new Date();
+  const shape = scheduleShape(input, null, now);
+  const row = await triggers.insertTrigger(ctx.prisma, {
+    taskId: task,
+    accountId: scope.accountId,
+    endUserId: scope.endUserId,
+    type: "schedule",
+    cron: shape.cron,
+    intervalSeconds: shape.intervalSeconds,
+    runAt: shape.runAt,
+    timezone: shape.timezone,
+    missedRuns: input.missed_runs ?? "latest",
+    maxLatenessSeconds: input.max_lateness_seconds ?? 3600,
+    nextRunAt: firstDue(shape, now),
+  });
+  await enqueueFire(ctx.jobs, row);
+  return toTrigger(row);
+}
+
+export async function listTaskTriggers(ctx: TriggerServiceContext, auth: AuthContext, userId: string | undefined, taskId: number) {
+  const task = await scopedTask(ctx, await resolveScope(ctx, auth, userId), taskId);
+  return { data: (await triggers.listTaskTriggers(ctx.prisma, task)).map(toTrigger), has_more: false };
+}
+
+export async function updateTrigger(
+  ctx: TriggerServiceContext,
+  auth: AuthContext,
+  userId: string | undefined,
+  taskId: number,
+  triggerId: string,
+  input: z.infer<typeof TriggerUpdate>,
+): Promise<TriggerOut> {
+  const task = await scopedTask(ctx, await resolveScope(ctx, auth, userId), taskId);
+  const current = await loadTrigger(ctx, task, triggerId);
+  const now = new Date();
+  const reshapes = input.cron !== undefined || input.interval_seconds !== undefined || input.run_at !== undefined || input.timezone !== undefined;
+  const data: Prisma.PlatformTaskTriggerUncheckedUpdateInput = {
+    ...(input.missed_runs !== undefined ? { missedRuns: input.missed_runs } : {}),
+    ...(input.max_lateness_seconds !== undefined ? { maxLatenessSeconds: input.max_lateness_seconds } : {}),
+  };
+  const enabled = input.enabled ?? current.enabled;
+  // When it fires changes (a new shape, or turned on or off): a new revision, so a fire queued for the
+  // old one does nothing, and a new next due time. Other edits keep next_run_at.
+  if (reshapes || input.enabled !== undefined) {
+    const shape = reshapes ? scheduleShape(input, shapeOf(current), now) : shapeOf(current);
+    if (enabled && !reshapes && shape.runAt && current.retiredAt) {
+      throw invalid("run_at", "this one-time trigger has fired; give a new run_at to run it again");
+    }
+    Object.assign(data, {
+      cron: shape.cron,
+      intervalSeconds: shape.intervalSeconds,
+      runAt: shape.runAt,
+      timezone: shape.timezone,
+      enabled,
+      revision: { increment: 1 },
+      retiredAt: reshapes ? null : current.retiredAt,
+      nextRunAt: enabled ? (reshapes || !current.enabled || !current.nextRunAt ? firstDue(shape, now) : current.nextRunAt) : null,
+    });
+  }
+  const row = await triggers.updateTrigger(ctx.prisma, current.id, data);
+  if (row.revision !== current.revision && row.enabled && row.nextRunAt && !row.retiredAt) await enqueueFire(ctx.jobs, row);
+  return toTrigger(row);
+}
+
+export async function deleteTrigger(ctx: TriggerServiceContext, auth: AuthContext, userId: string | undefined, taskId: number, triggerId: string) {
+  const task = await scopedTask(ctx, await resolveScope(ctx, auth, userId), taskId);
+  const row = await loadTrigger(ctx, task, triggerId);
+  // Its queued fire finds the row gone and does nothing.
+  await triggers.deleteTrigger(ctx.prisma, task, row.id);
+}
+
+export async function listAccountTriggers(
+  ctx: TriggerServiceContext,
+  auth: AuthContext,
+  query: { user_id?: string; type?: string; task_id?: number; limit: number; starting_after?: string },
+): Promise<Page<TriggerOut>> {
+  const scope = query.user_id === undefined ? undefined : await resolveScope(ctx, auth, query.user_id);
+  const after = query.starting_after ? parseCursor(query.starting_after) : undefined;
+  const rows = await triggers.listAccountTriggers(ctx.prisma, auth.accountId, {
+    endUserId: scope?.endUserId ?? undefined,
+    type: query.type,
+    taskId: query.task_id,
+    after,
+    limit: query.limit,
+  });
+  return toPage(rows, query.limit, toTrigger);
+}
+
+function parseCursor(cursor: string): { taskId: number; id: number } {
+  const [task, trigger] = cursor.split(":");
+  const { id } = parseTriggerId(trigger!);
+  const taskId = Number(task);
+  if (!Number.isSafeInteger(taskId) || !Number.isSafeInteger(id)) throw invalid("starting_after", "must be <task_id>:<trigger_id>");
+  return { taskId, id };
+}
+
+export async function listFires(
+  ctx: TriggerServiceContext,
+  auth: AuthContext,
+  taskId: number,
+  triggerId: string,
+  query: z.infer<typeof ListTriggerFiresQuery>,
+): Promise<Page<z.infer<typeof TriggerFire>>> {
+  const task = await scopedTask(ctx, await resolveScope(ctx, auth, query.user_id), taskId);
+  const row = await loadTrigger(ctx, task, triggerId);
+  const fires = await triggers.listFires(ctx.prisma, row.id, { limit: query.limit, startingAfter: query.starting_after });
+  return toPage(fires, query.limit, (fire) => ({
+    id: Number(fire.id),
+    trigger_id: triggerApiId(row),
+    due_at: fire.dueAt.toISOString(),
+    fired_at: fire.firedAt.toISOString(),
+    outcome: fire.outcome as "starting" | "started" | "refused" | "skipped",
+    run_id: fire.runId,
+    reason: fire.reason,
+  }));
+}
+
