@@ -90,6 +90,13 @@ import * as createTeammate from "./routes/teammates/create";
 import * as getTeammate from "./routes/teammates/get";
 import * as listTeammates from "./routes/teammates/list";
 import * as updateTeammate from "./routes/teammates/update";
+// tasks
+import * as createTask from "./routes/tasks/create";
+import * as deleteTask from "./routes/tasks/delete";
+import * as getTask from "./routes/tasks/get";
+import * as listTasks from "./routes/tasks/list";
+import * as runTask from "./routes/tasks/run";
+import * as updateTask from "./routes/tasks/update";
 // keys and account
 import * as deleteAccount from "./routes/account/delete";
 import * as exportAccount from "./routes/account/export";
@@ -157,6 +164,13 @@ const operations: { register(app: PlatformApp): void }[] = [
   models,
   builtInTools,
   agentTemplates,
+  // tasks
+  createTask,
+  listTasks,
+  getTask,
+  updateTask,
+  deleteTask,
+  runTask,
   // keys and account
   token,
   createKey,

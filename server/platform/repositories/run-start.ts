@@ -26,6 +26,8 @@ export interface FastRunStart {
   /** The run's end-user; its turn is recorded, and caps on the account send the run to the full path. */
   endUserId: number | null;
   agentId: number;
+  /** The task whose run this is; null otherwise. */
+  taskId: number | null;
   permissionMode: string;
   humanInTheLoop: boolean;
   model: string;
@@ -110,10 +112,10 @@ export async function startAdmittedRun(prisma: PrismaClient, start: FastRunStart
     ),
     run AS (
       INSERT INTO platform_runs (
-        ${key ? Prisma.sql`id,` : Prisma.empty} account_id, end_user_id, agent_id, status, permission_mode, human_in_the_loop,
+        ${key ? Prisma.sql`id,` : Prisma.empty} account_id, end_user_id, agent_id, task_id, status, permission_mode, human_in_the_loop,
         model, effort, tools, memory, history, task_setup_tools, feedback, email_notifications, output_schema, metadata,
         max_turns, retention, messages, hold_micros, lease_owner, lease_expires_at, created_at, updated_at)
-      SELECT ${key ? Prisma.sql`rid.id,` : Prisma.empty} ${start.accountId}, ${start.endUserId}::int, ${start.agentId}, 'running',
+      SELECT ${key ? Prisma.sql`rid.id,` : Prisma.empty} ${start.accountId}, ${start.endUserId}::int, ${start.agentId}, ${start.taskId}::int, 'running',
         ${start.permissionMode}, ${start.humanInTheLoop}, ${start.model}, ${start.effort}, ${start.tools}::text[],
         ${start.memory}::boolean, ${start.history}::boolean, ${start.taskSetupTools}, ${start.feedback}::boolean,
         ${start.emailNotifications}, ${json(start.outputSchema)}::jsonb, ${json(start.metadata)}::jsonb, ${start.maxTurns},

@@ -45,6 +45,7 @@ import { meterModelCall, settleRun, settleRunIn } from "../services/billing";
 import { withAttachments } from "../services/run-files";
 import { recordRunWebhook } from "../services/run-webhooks";
 import type { Mailer } from "../services/mailer";
+import { notifyTaskRunFinished } from "../services/tasks";
 import { type EventBatch, eventBatch, type RunEventBus } from "./event-bus";
 import type { RunEventWriter } from "./event-writer";
 import type { LiveContent } from "./live-content";
@@ -386,6 +387,7 @@ async function execute(
         { type: "done", completion_state: "failed", stop_reason: "error", message_count: countMessages(failed) },
       ];
       await bus.publish(runId, eventBatch(await deps.events.append(runId, frames), frames));
+      await notifyTaskRun(deps, failed);
     }
   } finally {
     unsubscribe();
@@ -711,4 +713,11 @@ async function loop(
       ...(run.outputSchema ? { output_data: outputData === Prisma.DbNull ? null : (outputData as Record<string, unknown>) } : {}),
     },
   );
+  await notifyTaskRun(deps, completed);
+}
+
+/** A task's run ended: its mail, if the task asks for one. Never fails the run. */
+async function notifyTaskRun(deps: ExecutorDeps, row: RunRow) {
+  if (row.taskId === null) return;
+  await notifyTaskRunFinished(deps, row).catch((error: unknown) => logger.warn({ runId: row.id, err: error }, "task run mail failed"));
 }

@@ -84,6 +84,14 @@ export interface RunServiceContext {
 
 type RunOut = z.infer<typeof Run>;
 
+/**
+ * Where a run comes from when it is not a caller's own POST /runs (internal; no request body sets it).
+ * A task's run (services/tasks.ts runTask) runs in the task's scope, taken as is, and carries its id.
+ */
+export interface RunOrigin {
+  task: { id: number; scope: Scope };
+}
+
 const invalid = (field: string, message: string) =>
   new PlatformError({ type: "validation_error", message: `${field}: ${message}`, details: { field } });
 
@@ -133,18 +141,20 @@ export async function createRun(
   input: z.infer<typeof RunCreate>,
   attachments: NewRunFile[] = [],
   claim?: KeyClaim,
+  origin?: RunOrigin,
 ): Promise<{ run: RunOut; scope: Scope }> {
-  // Strict mode covers run creation; without user_id the run inherits the agent's scope.
-  let scope = await resolveScope(ctx, auth, userId, { strict: true });
+  // Strict mode covers run creation; without user_id the run inherits the agent's scope. A task's
+  // run has the task's scope, which its caller checked.
+  let scope = origin?.task.scope ?? (await resolveScope(ctx, auth, userId, { strict: true }));
+  const scoped = origin !== undefined || userId !== undefined;
   let agent;
   if (input.teammate_id !== undefined) {
     if (input.email_inbox !== undefined) throw invalid("email_inbox", "is only accepted when creating a new agent");
-    agent =
-      userId !== undefined
-        ? await findScopedAgent(ctx, scope, input.teammate_id)
-        : await findAccountAgent(ctx, auth.accountId, input.teammate_id);
+    agent = scoped
+      ? await findScopedAgent(ctx, scope, input.teammate_id)
+      : await findAccountAgent(ctx, auth.accountId, input.teammate_id);
     if (!agent) throw new PlatformError({ type: "not_found", message: `agent ${input.teammate_id} not found` });
-    if (userId === undefined && agent.endUser) {
+    if (!scoped && agent.endUser) {
       scope = { accountId: auth.accountId, endUserId: agent.endUserId, userId: agent.endUser.externalId };
     }
   } else {
@@ -186,6 +196,7 @@ export async function createRun(
 
   const settings = {
     agentId: agent.id,
+    taskId: origin?.task.id ?? null,
     permissionMode,
     humanInTheLoop,
     model: model.id,
@@ -216,7 +227,7 @@ export async function createRun(
         messages: storedMessages,
         first,
         webhookPayload: runWebhookPayload(
-          { id: 0, ...scope, ...settings, taskId: null, status: "running", outputSchema: null, outputData: null, retention: "standard", error: null },
+          { id: 0, ...scope, ...settings, status: "running", outputSchema: null, outputData: null, retention: "standard", error: null },
           "run.started",
           scope.userId,
         ),

@@ -151,6 +151,7 @@ describe("the fast path's statement", () => {
     accountId,
     endUserId,
     agentId,
+    taskId: null,
     permissionMode: "autonomous",
     humanInTheLoop: false,
     model: "inlay/sim",

@@ -1,0 +1,27 @@
+// POST /tasks: create a task for an agent of the scope.
+import { UserScopeQuery } from "@/lib/schemas/common";
+import { Task, TaskCreate } from "@/lib/schemas/tasks";
+import type { PlatformApp } from "../../context";
+import { pickUserId, resolveScope } from "../../services/scope";
+import { createTask } from "../../services/tasks";
+import { defineRoute, json, jsonBody } from "../define";
+import { authOf, servicesOf } from "../request";
+
+export const route = defineRoute({
+  operationId: "createTask",
+  method: "post",
+  path: "/tasks",
+  tags: ["tasks"],
+  summary: "Create a task",
+  request: { query: UserScopeQuery, body: jsonBody(TaskCreate) },
+  responses: { 201: json(Task, "The task") },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => {
+    const body = c.req.valid("json");
+    const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
+    const scope = await resolveScope(servicesOf(c), authOf(c), userId, { strict: true });
+    return c.json(await createTask(servicesOf(c), scope, body), 201);
+  });
+}

@@ -1,0 +1,246 @@
+// Tasks: creation with their defaults (name, permission mode), reads and changes in a scope, runs of a
+// task (through createRun, so they are admitted, capped, billed and rate-limited like any run), and the
+// mail a task with email_notifications sends when one of its runs ends. No HTTP here.
+import type { z } from "zod";
+import type { Page } from "@/lib/schemas/common";
+import type { PermissionMode } from "@/lib/schemas/agents";
+import type { Task, TaskCreate, TaskRunCreate, TaskUpdate } from "@/lib/schemas/tasks";
+import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
+import { PlatformError } from "../errors";
+import { findAccount } from "../repositories/accounts";
+import type { RunRow } from "../repositories/runs";
+import {
+  type TaskRow,
+  createTask as insertTask,
+  deleteTask as removeTask,
+  findTask,
+  findTaskInAccount,
+  listTasks as selectTasks,
+  taskExistsInScope,
+  updateTask as updateTaskRow,
+} from "../repositories/tasks";
+import type { DataContext } from "../runtime/hot-cache";
+import { METADATA_ONLY } from "../runtime/redact";
+import { findScopedAgent } from "./agents";
+import type { AuthContext } from "./auth";
+import type { KeyClaim } from "./idempotency";
+import type { Mailer } from "./mailer";
+import { toPage } from "./pagination";
+import { createRun, type RunServiceContext } from "./runs";
+import { resolveScope, type Scope } from "./scope";
+import { onTaskCreatedWithSchedule } from "./task-schedule-hook";
+
+export type { TaskRow };
+
+type TaskOut = z.infer<typeof Task>;
+
+const invalid = (field: string, message: string, errorCode?: string) =>
+  new PlatformError({ type: "validation_error", message: `${field}: ${message}`, errorCode, details: { field } });
+
+const taskNotFound = (id: number) => new PlatformError({ type: "not_found", message: `task ${id} not found` });
+
+export function toTask(row: TaskRow): TaskOut {
+  return {
+    id: row.id,
+    teammate_id: row.agentId,
+    user_id: row.endUser?.externalId ?? null,
+    name: row.name,
+    instructions: row.instructions,
+    tools: row.tools,
+    expected_output: row.expectedOutput,
+    goals: row.goals,
+    email_notifications: row.emailNotifications,
+    permission_mode: row.permissionMode as TaskOut["permission_mode"],
+    webhook_enabled: row.webhookEnabled,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+const NAME_WORDS = 8;
+const NAME_CHARS = 80;
+
+/** The default name: the instructions' first words, cut at a word where it can be. */
+export function nameFromInstructions(instructions: string): string {
+  const words = instructions.trim().split(/\s+/);
+  let name = words.slice(0, NAME_WORDS).join(" ");
+  if (name.length > NAME_CHARS) name = name.slice(0, NAME_CHARS - 1).trimEnd();
+  return name.length < instructions.trim().length ? `${name}…` : name;
+}
+
+/**
+ * What the model is asked when the task runs: its instructions, then the expected output and the
+ * goals under their own headings when the task has them.
+ */
+export function taskRunMessage(task: Pick<TaskRow, "instructions" | "expectedOutput" | "goals">): string {
+  const parts = [task.instructions.trim()];
+  if (task.expectedOutput?.trim()) parts.push(`Expected output:\n${task.expectedOutput.trim()}`);
+  if (task.goals?.trim()) parts.push(`Goals:\n${task.goals.trim()}`);
+  return parts.join("\n\n");
+}
+
+export async function createTask(ctx: DataContext, scope: Scope, input: z.infer<typeof TaskCreate>): Promise<TaskOut> {
+  if (input.webhook) {
+    throw invalid("webhook", "task webhooks are not available yet (POST /tasks/{task_id}/webhook is not built)", "feature_not_available");
+  }
+  if (input.schedule_timezone !== undefined && input.schedule === undefined) {
+    throw invalid("schedule_timezone", "is only accepted with schedule");
+  }
+  // The agent must live in the task's scope: a task never runs an agent its scope cannot see.
+  const agent = await findScopedAgent(ctx, scope, input.teammate_id);
+  if (!agent) throw new PlatformError({ type: "not_found", message: `agent ${input.teammate_id} not found` });
+  const data = {
+    agentId: agent.id,
+    name: input.name?.trim() ?? nameFromInstructions(input.instructions),
+    instructions: input.instructions,
+    tools: input.tools ?? [],
+    expectedOutput: input.expected_output ?? null,
+    goals: input.goals ?? null,
+    emailNotifications: input.email_notifications ?? false,
+    permissionMode: input.permission_mode ?? agent.defaultPermissionMode,
+  };
+  const schedule = input.schedule;
+  const row =
+    schedule === undefined
+      ? await insertTask(ctx.prisma, scope, data)
+      : await ctx.prisma.$transaction(async (tx) => {
+          const created = await insertTask(tx as PrismaClient, scope, data);
+          await onTaskCreatedWithSchedule(tx as PrismaClient, created, { cron: schedule, timezone: input.schedule_timezone });
+          return created;
+        });
+  return toTask(row);
+}
+
+async function loadTask(ctx: DataContext, scope: Scope, id: number): Promise<TaskRow> {
+  const row = await findTask(ctx.prisma, scope, id);
+  if (!row) throw taskNotFound(id);
+  return row;
+}
+
+export const getTask = async (ctx: DataContext, scope: Scope, id: number) => toTask(await loadTask(ctx, scope, id));
+
+export async function listTasks(
+  ctx: DataContext,
+  scope: Scope,
+  query: { limit: number; starting_after?: number; teammate_id?: number },
+): Promise<Page<TaskOut>> {
+  if (query.starting_after !== undefined && !(await taskExistsInScope(ctx.prisma, scope, query.starting_after))) {
+    throw invalid("starting_after", `no task ${query.starting_after} in this scope`);
+  }
+  const rows = await selectTasks(ctx.prisma, scope, {
+    limit: query.limit + 1,
+    startingAfter: query.starting_after,
+    agentId: query.teammate_id,
+  });
+  return toPage(rows, query.limit, toTask);
+}
+
+export async function updateTask(ctx: DataContext, scope: Scope, id: number, input: z.infer<typeof TaskUpdate>): Promise<TaskOut> {
+  const current = await loadTask(ctx, scope, id);
+  const data: Prisma.PlatformTaskUncheckedUpdateInput = {};
+  if (input.name !== undefined) data.name = input.name.trim();
+  if (input.instructions !== undefined) data.instructions = input.instructions;
+  if (input.tools !== undefined) data.tools = input.tools;
+  if (input.expected_output !== undefined) data.expectedOutput = input.expected_output;
+  if (input.goals !== undefined) data.goals = input.goals;
+  if (input.email_notifications !== undefined) data.emailNotifications = input.email_notifications;
+  if (input.permission_mode !== undefined) data.permissionMode = input.permission_mode;
+  if (Object.keys(data).length === 0) return toTask(current);
+  return toTask(await updateTaskRow(ctx.prisma, current.id, data));
+}
+
+export async function deleteTask(ctx: DataContext, scope: Scope, id: number): Promise<void> {
+  if (!(await removeTask(ctx.prisma, scope, id))) throw taskNotFound(id);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runs of a task
+
+/**
+ * The task a POST /tasks/{task_id}/runs names: in the scope `userId` names, or, without one, wherever
+ * it lives in the account (the run inherits its scope). Strict mode (require_end_user_id) refuses the
+ * call without user_id, as it does POST /runs.
+ */
+export async function findTaskToRun(ctx: DataContext, auth: AuthContext, taskId: number, userId: string | undefined): Promise<TaskRow> {
+  const scope = await resolveScope(ctx, auth, userId, { strict: true });
+  const row = userId === undefined ? await findTaskInAccount(ctx.prisma, auth.accountId, taskId) : await findTask(ctx.prisma, scope, taskId);
+  if (!row) throw taskNotFound(taskId);
+  return row;
+}
+
+/**
+ * Starts a run of `task` (loaded already, and in the caller's reach) through createRun: the task's
+ * agent and scope, its instructions as the message (taskRunMessage), its tools, and its saved
+ * permission mode unless the input names one. A user_id other than the task's is a 404 for the task.
+ * Also called by the trigger jobs, with an AuthContext built for the account.
+ */
+export async function runTask(
+  ctx: RunServiceContext,
+  auth: AuthContext,
+  task: TaskRow,
+  input: z.infer<typeof TaskRunCreate>,
+  claim?: KeyClaim,
+) {
+  const userId = task.endUser?.externalId ?? null;
+  if (task.accountId !== auth.accountId || (input.user_id !== undefined && input.user_id !== userId)) {
+    throw taskNotFound(task.id);
+  }
+  const scope: Scope = { accountId: task.accountId, endUserId: task.endUserId, userId };
+  return createRun(
+    ctx,
+    auth,
+    userId ?? undefined,
+    {
+      message: taskRunMessage(task),
+      teammate_id: task.agentId,
+      tools: task.tools,
+      permission_mode: input.permission_mode ?? (task.permissionMode as z.infer<typeof PermissionMode>),
+      human_in_the_loop: input.human_in_the_loop,
+      stream: input.stream,
+      model: input.model,
+      effort: input.effort,
+      metadata: input.metadata,
+      output_schema: input.output_schema,
+      max_turns: input.max_turns,
+      memory: input.memory,
+      history: input.history,
+      task_setup_tools: input.task_setup_tools,
+      feedback: input.feedback,
+      email_notifications: task.emailNotifications,
+    },
+    [],
+    claim,
+    { task: { id: task.id, scope } },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Notifications
+
+const OUTPUT_IN_MAIL_CHARS = 2_000;
+
+/**
+ * After a task's run committed completed or failed: mails the account owner when the task (as it is
+ * now) has email_notifications on. Runs of no task, and of deleted tasks, send nothing.
+ */
+export async function notifyTaskRunFinished(deps: { prisma: PrismaClient; mailer: Mailer }, run: RunRow): Promise<void> {
+  if (run.taskId === null) return;
+  const task = await findTaskInAccount(deps.prisma, run.accountId, run.taskId);
+  if (!task?.emailNotifications) return;
+  const account = await findAccount(deps.prisma, run.accountId);
+  if (!account) return;
+  const lines = [`Run ${run.id} of task "${task.name}" (task ${task.id}) ${run.status} at ${(run.finishedAt ?? new Date()).toISOString()}.`];
+  if (run.status === "failed" && run.error) lines.push("", `Error: ${run.error}`);
+  // A metadata_only account keeps no run content, so none goes out by mail either.
+  if (run.status === "completed" && run.retention !== METADATA_ONLY && typeof run.output === "string" && run.output !== "") {
+    const output = run.output.length > OUTPUT_IN_MAIL_CHARS ? `${run.output.slice(0, OUTPUT_IN_MAIL_CHARS)}…` : run.output;
+    lines.push("", "Output:", output);
+  }
+  await deps.mailer.send(deps.prisma, {
+    accountId: run.accountId,
+    to: account.email,
+    subject: `Task "${task.name}": run ${run.id} ${run.status}`,
+    text: lines.join("\n"),
+    kind: "task_run_finished",
+  });
+}
