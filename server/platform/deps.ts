@@ -10,6 +10,10 @@ import { createRunWorker, RUN_READY } from "./runtime/executor";
 import { registerPlatformJobs } from "./jobs/platform-jobs";
 import { createJobQueue } from "./jobs/queue";
 import { registerWebhookDelivery } from "./jobs/webhook-delivery";
+import { registerTriggerFiring } from "./jobs/trigger-fires";
+import { findTaskInAccount } from "./repositories/tasks";
+import { accountActing } from "./services/auth";
+import { runTask } from "./services/tasks";
 import { createLiveContent } from "./runtime/live-content";
 import { runTimings } from "./runtime/recovery";
 import { createHotCache } from "./runtime/hot-cache";
@@ -81,7 +85,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         await jobs.start();
         await registerPlatformJobs(jobs, { prisma: database.prisma, config: parts.config });
         const webhooks = await registerWebhookDelivery({ prisma: database.prisma, config: parts.config, jobs, signals }, { work });
-        return {
+        const built: PlatformRuntime = {
           bus,
           signals,
           cache,
@@ -106,6 +110,18 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
             await writerClient.close();
           },
         };
+        // A trigger's fire starts the task's run as POST /tasks/{id}/runs would, admission included.
+        await registerTriggerFiring({
+          prisma: database.prisma,
+          jobs,
+          startRun: async (trigger) => {
+            const task = await findTaskInAccount(database.prisma, trigger.accountId, trigger.taskId);
+            if (!task) throw new Error(`trigger ${trigger.id}: its task ${trigger.taskId} is gone`);
+            const runs = { prisma: database.prisma, cache, config: parts.config, bus, events, live, startRun: built.startRun, lease: built.localLease() };
+            return (await runTask(runs, accountActing(task.accountId), task, { stream: false })).run.id;
+          },
+        });
+        return built;
       });
       return runtime;
     },

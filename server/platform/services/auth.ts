@@ -12,6 +12,9 @@ export interface AuthContext {
   requireEndUserId: boolean;
 }
 
+/** The account acting by itself, through no key: a trigger's fire starting a task's run. */
+export const accountActing = (accountId: number): AuthContext => ({ accountId, keyId: 0, keyKind: "account", requireEndUserId: false });
+
 // last_used_at is advisory; writing it at most once a minute per key (and process) keeps reads read-only.
 const TOUCH_INTERVAL_MS = 60_000;
 

@@ -11,7 +11,7 @@ import {
   type TriggerFire,
   type TriggerUpdate,
 } from "@/lib/schemas/triggers";
-import type { Prisma } from "@/server/generated/prisma/client";
+import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
 import { enqueueFire } from "../jobs/trigger-fires";
@@ -150,6 +150,29 @@ export async function createTrigger(
   });
   await enqueueFire(ctx.jobs, row);
   return toTrigger(row);
+}
+
+/**
+ * The schedule trigger of POST /tasks with `schedule` (and `schedule_timezone`), inserted in the
+ * transaction that inserts the task: a task never exists without the schedule it was created with.
+ * The caller enqueues its fire (enqueueFire) once that transaction has committed.
+ */
+export async function insertTaskScheduleTrigger(
+  tx: PrismaClient,
+  task: { id: number; accountId: number; endUserId: number | null },
+  schedule: { cron: string; timezone: string | undefined },
+): Promise<TriggerRow> {
+  const now = new Date();
+  const shape = scheduleShape({ cron: schedule.cron, timezone: schedule.timezone }, null, now);
+  return triggers.insertTrigger(tx, {
+    taskId: task.id,
+    accountId: task.accountId,
+    endUserId: task.endUserId,
+    type: "schedule",
+    cron: shape.cron,
+    timezone: shape.timezone,
+    nextRunAt: firstDue(shape, now),
+  });
 }
 
 export async function listTaskTriggers(ctx: TriggerServiceContext, auth: AuthContext, userId: string | undefined, taskId: number) {

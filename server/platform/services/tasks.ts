@@ -28,7 +28,9 @@ import type { Mailer } from "./mailer";
 import { toPage } from "./pagination";
 import { createRun, type RunServiceContext } from "./runs";
 import { resolveScope, type Scope } from "./scope";
-import { onTaskCreatedWithSchedule } from "./task-schedule-hook";
+import { insertTaskScheduleTrigger } from "./task-triggers";
+import { enqueueFire } from "../jobs/trigger-fires";
+import type { JobQueue } from "../jobs/queue";
 
 export type { TaskRow };
 
@@ -79,7 +81,7 @@ export function taskRunMessage(task: Pick<TaskRow, "instructions" | "expectedOut
   return parts.join("\n\n");
 }
 
-export async function createTask(ctx: DataContext, scope: Scope, input: z.infer<typeof TaskCreate>): Promise<TaskOut> {
+export async function createTask(ctx: DataContext & { jobs: JobQueue }, scope: Scope, input: z.infer<typeof TaskCreate>): Promise<TaskOut> {
   if (input.webhook) {
     throw invalid("webhook", "task webhooks are not available yet (POST /tasks/{task_id}/webhook is not built)", "feature_not_available");
   }
@@ -100,14 +102,12 @@ export async function createTask(ctx: DataContext, scope: Scope, input: z.infer<
     permissionMode: input.permission_mode ?? agent.defaultPermissionMode,
   };
   const schedule = input.schedule;
-  const row =
-    schedule === undefined
-      ? await insertTask(ctx.prisma, scope, data)
-      : await ctx.prisma.$transaction(async (tx) => {
-          const created = await insertTask(tx as PrismaClient, scope, data);
-          await onTaskCreatedWithSchedule(tx as PrismaClient, created, { cron: schedule, timezone: input.schedule_timezone });
-          return created;
-        });
+  if (schedule === undefined) return toTask(await insertTask(ctx.prisma, scope, data));
+  const { row, trigger } = await ctx.prisma.$transaction(async (tx) => {
+    const created = await insertTask(tx as PrismaClient, scope, data);
+    return { row: created, trigger: await insertTaskScheduleTrigger(tx as PrismaClient, created, { cron: schedule, timezone: input.schedule_timezone }) };
+  });
+  await enqueueFire(ctx.jobs, trigger);
   return toTask(row);
 }
 

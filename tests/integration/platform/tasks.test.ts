@@ -116,15 +116,23 @@ describe("POST /tasks", () => {
     expectField(await createTask({ teammate_id: agentTop, instructions: "x", permission_mode: "yolo" }), "permission_mode");
   });
 
-  it("refuses webhook: true and (until triggers land) a valid schedule with feature_not_available, creating nothing", async () => {
+  it("refuses webhook: true with feature_not_available, creating nothing", async () => {
     const before = await prisma().platformTask.count({ where: { accountId: account.id } });
     const webhook = await createTask({ teammate_id: agentTop, instructions: "x", webhook: true });
     expectField(webhook, "webhook");
     expect(webhook.body.error.error_code).toBe("feature_not_available");
-    const scheduled = await createTask({ teammate_id: agentTop, instructions: "x", schedule: "0 9 * * 1-5", schedule_timezone: "Europe/Paris" });
-    expectField(scheduled, "schedule");
-    expect(scheduled.body.error.error_code).toBe("feature_not_available");
     expect(await prisma().platformTask.count({ where: { accountId: account.id } })).toBe(before);
+  });
+
+  it("makes schedule and schedule_timezone the task's schedule trigger", async () => {
+    const scheduled = await createTask({ teammate_id: agentTop, instructions: "x", schedule: "0 9 * * 1-5", schedule_timezone: "Europe/Paris" });
+    expect(scheduled.status).toBe(201);
+    const triggers = await platform.call(`/tasks/${scheduled.body.id}/triggers`, { key: account.key });
+    expect(triggers.body.data).toEqual([
+      expect.objectContaining({ type: "schedule", cron: "0 9 * * 1-5", timezone: "Europe/Paris", enabled: true, next_run_at: expect.any(String) }),
+    ]);
+    const utc = await createTask({ teammate_id: agentTop, instructions: "x", schedule: "30 6 * * *" });
+    expect((await platform.call(`/tasks/${utc.body.id}/triggers`, { key: account.key })).body.data[0]).toMatchObject({ timezone: "UTC" });
   });
 
   it("answers 404 for an agent that is unknown, another end-user's, another account's or archived", async () => {
