@@ -28,6 +28,9 @@ export const Webhook = z
     }),
     active: z.boolean(),
     user_id: z.string().nullable().meta({ description: "The end-user whose runs it receives; null for account-level runs" }),
+    all_end_users: z.boolean().meta({
+      description: "Extension: an account-level webhook that also receives every end-user's runs",
+    }),
     disabled_reason: z
       .string()
       .nullable()
@@ -56,12 +59,16 @@ export const CreateWebhookRequest = z.object({
   url: WebhookUrl,
   events: WebhookEvents.optional().meta({ description: "Kinds to receive; every kind when omitted" }),
   user_id: UserId.optional().meta({ description: "End-user scope; omit for account-level runs" }),
+  all_end_users: z.boolean().optional().meta({
+    description: "Extension, without user_id only: receive every end-user's runs too (default false: account-level runs only)",
+  }),
 });
 
 export const UpdateWebhookRequest = z.object({
   url: WebhookUrl.optional(),
   events: WebhookEvents.optional(),
   active: z.boolean().optional().meta({ description: "false pauses delivery; true resumes it (and re-enables a disabled webhook)" }),
+  all_end_users: z.boolean().optional().meta({ description: "Extension, account-level webhooks only (see POST)" }),
   rotate_secret: z.boolean().optional().meta({
     description: "true: a new secret, returned in full; the previous one also signs for 24 hours",
   }),

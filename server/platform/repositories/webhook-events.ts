@@ -12,9 +12,9 @@ export interface NewWebhookEvent {
   payload: Prisma.InputJsonObject;
 }
 
-/** The condition under which a scope's events are kept: a webhook of that very scope exists. */
+/** The condition under which a scope's events are kept: a webhook of that scope, or one of all end-users, exists. */
 export const webhookInScope = (accountId: Prisma.Sql, endUserId: Prisma.Sql) =>
-  Prisma.sql`EXISTS (SELECT 1 FROM platform_webhooks w WHERE w.account_id = ${accountId} AND w.end_user_id IS NOT DISTINCT FROM ${endUserId})`;
+  Prisma.sql`EXISTS (SELECT 1 FROM platform_webhooks w WHERE w.account_id = ${accountId} AND (w.end_user_id IS NOT DISTINCT FROM ${endUserId} OR w.all_end_users))`;
 
 export const insertWebhookEvent = (prisma: PrismaClient, event: NewWebhookEvent) =>
   prisma.$executeRaw`

@@ -16,7 +16,7 @@ export type WebhookRow = Awaited<ReturnType<typeof insertWebhook>>;
 export const insertWebhook = (
   prisma: PrismaClient,
   scope: WebhookScope,
-  input: { url: string; events: string[]; secretSealed: string },
+  input: { url: string; events: string[]; secretSealed: string; allEndUsers: boolean },
 ) => prisma.platformWebhook.create({ data: { ...scoped(scope), ...input }, include: withUserId });
 
 export const findWebhook = (prisma: PrismaClient, scope: WebhookScope, id: number) =>
@@ -87,14 +87,14 @@ export async function rearmDelivery(prisma: PrismaClient, deliveryId: bigint) {
  */
 export async function insertReplayDeliveries(
   prisma: PrismaClient,
-  webhook: { id: number; accountId: number; endUserId: number | null; events: string[] },
+  webhook: { id: number; accountId: number; endUserId: number | null; allEndUsers: boolean; events: string[] },
   window: { since: Date; until: Date; limit: number },
 ): Promise<{ deliveryIds: bigint[]; nextSince: Date | null }> {
   return prisma.$transaction(async (tx) => {
     const events = await tx.$queryRaw<{ id: bigint; created_at: Date }[]>`
       SELECT id, created_at FROM platform_webhook_events
       WHERE account_id = ${webhook.accountId}
-        AND end_user_id IS NOT DISTINCT FROM ${webhook.endUserId}::int
+        AND (end_user_id IS NOT DISTINCT FROM ${webhook.endUserId}::int OR ${webhook.allEndUsers})
         AND type = ANY(${webhook.events}::text[])
         AND created_at >= ${window.since} AND created_at < ${window.until}
       ORDER BY created_at, id
@@ -131,7 +131,7 @@ export async function dispatchOutbox(prisma: PrismaClient, batch: number): Promi
       SELECT w.id, picked.id, 'pending', now(), now(), now()
       FROM picked JOIN platform_webhooks w
         ON w.account_id = picked.account_id
-       AND w.end_user_id IS NOT DISTINCT FROM picked.end_user_id
+       AND (w.end_user_id IS NOT DISTINCT FROM picked.end_user_id OR w.all_end_users)
        AND w.active AND picked.type = ANY(w.events)
       ORDER BY picked.id, w.id
       RETURNING id

@@ -48,6 +48,7 @@ function toWebhook(ctx: WebhookServiceContext, row: WebhookRow, secret?: { full:
     secret: secret && "full" in secret ? secret.full : secret?.masked ?? maskedOf(ctx, row),
     active: row.active,
     user_id: row.endUser?.externalId ?? null,
+    all_end_users: row.allEndUsers,
     disabled_reason: row.disabledReason,
     previous_secret_expires_at: previousLive?.toISOString() ?? null,
     created_at: row.createdAt.toISOString(),
@@ -74,6 +75,13 @@ function checkUrl(ctx: WebhookServiceContext, url: string): string {
   }
 }
 
+const allEndUsersNeedsAccountLevel = () =>
+  new PlatformError({
+    type: "validation_error",
+    message: "all_end_users: is only for account-level webhooks (without user_id)",
+    details: { fields: [{ field: "all_end_users", message: "is only for account-level webhooks (without user_id)" }] },
+  });
+
 const notFound = (id: number) => new PlatformError({ type: "not_found", message: `webhook ${id} not found` });
 
 async function load(ctx: WebhookServiceContext, scope: Scope, id: number): Promise<WebhookRow> {
@@ -90,11 +98,13 @@ export async function createWebhook(
 ): Promise<WebhookOut> {
   const url = checkUrl(ctx, input.url);
   const scope = await resolveScope(ctx, auth, userId);
+  if (input.all_end_users && scope.endUserId !== null) throw allEndUsersNeedsAccountLevel();
   const secret = newSecret();
   const row = await webhooks.insertWebhook(ctx.prisma, scope, {
     url,
     events: input.events ?? [...WEBHOOK_EVENT_TYPES],
     secretSealed: seal(webhookSecretKey(ctx.config), secret),
+    allEndUsers: input.all_end_users ?? false,
   });
   return toWebhook(ctx, row, { full: secret });
 }
@@ -121,12 +131,14 @@ export async function updateWebhook(
   input: z.infer<typeof UpdateWebhookRequest>,
 ): Promise<WebhookOut> {
   const current = await load(ctx, await resolveScope(ctx, auth, userId), id);
+  if (input.all_end_users && current.endUserId !== null) throw allEndUsersNeedsAccountLevel();
   const url = input.url === undefined ? undefined : checkUrl(ctx, input.url);
   const key = webhookSecretKey(ctx.config);
   const secret = input.rotate_secret ? newSecret() : undefined;
   const row = await webhooks.updateWebhook(ctx.prisma, current.id, {
     ...(url !== undefined ? { url } : {}),
     ...(input.events !== undefined ? { events: input.events } : {}),
+    ...(input.all_end_users !== undefined ? { allEndUsers: input.all_end_users } : {}),
     // Turning it on again clears why it was turned off, and starts its failures afresh.
     ...(input.active === true ? { active: true, disabledReason: null, disabledAt: null, failingSince: null } : {}),
     ...(input.active === false ? { active: false } : {}),

@@ -213,6 +213,25 @@ describe("scoping by user_id", () => {
   });
 });
 
+describe("all_end_users (extension)", () => {
+  it("an account-level webhook with all_end_users receives every end-user's runs and the account's", async () => {
+    const tenant = await platform.signup({ require_end_user_id: false });
+    const hook = await register(tenant.key, { url: receiver.url("/everyone"), events: ["run.completed"], all_end_users: true });
+    expect(hook).toMatchObject({ user_id: null, all_end_users: true });
+    const [alice, bob] = [freshUser(), freshUser()];
+    const runs = [await runToEnd(tenant.key, alice), await runToEnd(tenant.key, bob), await runToEnd(tenant.key, undefined)];
+    const received = await receiver.waitFor(3, at("/everyone"));
+    expect(received.map((r) => r.json.run_id).sort()).toEqual(runs.map((run) => run.id).sort());
+    expect(received.map((r) => r.json.user_id).sort()).toEqual([alice, bob, null].sort());
+  });
+
+  it("is refused on an end-user's webhook", async () => {
+    const response = await platform.call("/webhooks", { key: account.key, body: { url: receiver.url(), user_id: freshUser(), all_end_users: true } });
+    expect(response.status).toBe(422);
+    expect(response.body.error.message).toContain("all_end_users");
+  });
+});
+
 describe("delivery", () => {
   it("retries a failing endpoint: one logical event, N+1 attempts logged, signatures that verify", async () => {
     const tenant = await platform.signup({ require_end_user_id: false });
