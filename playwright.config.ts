@@ -10,13 +10,16 @@ const baseURL = `http://localhost:${port}`;
 const remotePlatform = process.env.E2E_REMOTE_PLATFORM === "1";
 const platformPort = Number(process.env.E2E_PLATFORM_PORT ?? 3199);
 const platformUrl = `http://127.0.0.1:${platformPort}/api/v2`;
+// The framework's key on that platform, also written here for the specs that call the platform as the
+// framework does (webhooks.spec.ts); handed to them through `metadata.remotePlatform`.
+const platformKeyFile = "test-results/e2e-remote-platform-key";
 const serverEnv = { PGLITE_DATA_DIR: "memory://", NEXTAUTH_SECRET: "e2e-only-secret", NEXTAUTH_URL: baseURL, LOG_LEVEL: "warn" };
 // E2E_SKIP_BUILD=1 reuses the build of an earlier pass (npm test runs the remote pass right after the
 // embedded one; the platform's address is read at run time, so one build serves both).
 const build = process.env.E2E_SKIP_BUILD === "1" ? "" : "npm run build && ";
 const frameworkServer = {
   command: remotePlatform
-    ? `${build}PLATFORM_BASE_URL=${platformUrl} PLATFORM_API_KEY=$(npx tsx tests/e2e/support/remote-platform-key.ts ${platformUrl}) npm run start -- --port ${port}`
+    ? `${build}PLATFORM_BASE_URL=${platformUrl} PLATFORM_API_KEY=$(npx tsx tests/e2e/support/remote-platform-key.ts ${platformUrl} ${platformKeyFile}) npm run start -- --port ${port}`
     : `${build}npm run start -- --port ${port}`,
   url: `${baseURL}/signin`,
   timeout: 300_000,
@@ -32,7 +35,9 @@ const platformServer = {
   reuseExistingServer: false,
   stdout: "ignore" as const,
   stderr: "pipe" as const,
-  env: { LOG_LEVEL: "warn" },
+  // Webhooks may reach the specs' receivers on 127.0.0.1 (this process is not NODE_ENV=production, where
+  // lib/env.ts refuses the flag), and give up after two attempts 200 ms apart instead of hours.
+  env: { LOG_LEVEL: "warn", OUTBOUND_ALLOW_LOOPBACK: "true", WEBHOOK_RETRY_SCHEDULE: "0,200ms" },
 };
 
 export default defineConfig({
@@ -44,6 +49,7 @@ export default defineConfig({
   forbidOnly: Boolean(process.env.CI),
   retries: 0,
   reporter: [["list"], ["json", { outputFile: process.env.E2E_REPORT ?? "test-results/e2e-report.json" }]],
+  metadata: remotePlatform ? { remotePlatform: { baseUrl: platformUrl, keyFile: platformKeyFile } } : {},
   use: {
     baseURL,
     browserName: "chromium",

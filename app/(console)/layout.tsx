@@ -20,7 +20,12 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           { href: "/admin/embed", label: "Embed" },
         ]
       : []),
-    ...(isOwner ? [{ href: "/admin/tenants", label: "Tenants" }] : []),
+    ...(isOwner
+      ? [
+          { href: "/admin/tenants", label: "Tenants" },
+          { href: "/admin/webhooks", label: "Webhooks" },
+        ]
+      : []),
   ];
   return (
     <div className="min-h-screen">

@@ -6,6 +6,7 @@ import { AgentTemplates, BuiltInTools, Models } from "./resources/catalog";
 import { Memories, Permissions, Users } from "./resources/end-users";
 import { Billing, UsageResource } from "./resources/money";
 import { Runs } from "./resources/runs";
+import { Webhooks } from "./resources/webhooks";
 import { Transport, type ClientOptions, type RequestOptions } from "./transport";
 import type { SignupParams, SignupResponse, TokenParams, TokenResponse } from "./types";
 
@@ -24,6 +25,7 @@ export class PlatformClient {
   readonly verify: Verify;
   readonly usage: UsageResource;
   readonly billing: Billing;
+  readonly webhooks: Webhooks;
 
   constructor(private readonly transport: Transport) {
     this.agents = new Agents(transport);
@@ -40,6 +42,7 @@ export class PlatformClient {
     this.verify = new Verify(transport);
     this.usage = new UsageResource(transport);
     this.billing = new Billing(transport);
+    this.webhooks = new Webhooks(transport);
   }
 
   /** The end-user this client is scoped to; undefined for the account view. */

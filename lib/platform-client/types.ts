@@ -14,6 +14,7 @@ import type * as memories from "../schemas/memories";
 import type * as permissions from "../schemas/permissions";
 import type * as runs from "../schemas/runs";
 import type * as settings from "../schemas/settings";
+import type * as webhooks from "../schemas/webhooks";
 
 /** A query's parameters as typed values: every one optional (the server applies the defaults). */
 type Query<S extends z.ZodType> = Partial<z.infer<S>>;
@@ -107,3 +108,15 @@ export type EndUserUsage = z.infer<typeof billing.EndUserUsage>;
 export type EndUserUsageListParams = Query<typeof billing.EndUserUsageQuery>;
 export type UsageTimeseries = z.infer<typeof billing.UsageTimeseries>;
 export type UsageTimeseriesParams = Query<typeof billing.UsageTimeseriesQuery>;
+
+// Webhooks (the event kinds type is WebhookEventType, exported beside verifyWebhook)
+export type Webhook = z.infer<typeof webhooks.Webhook>;
+export type WebhookCreateParams = WithoutUser<z.input<typeof webhooks.CreateWebhookRequest>>;
+export type WebhookUpdateParams = z.input<typeof webhooks.UpdateWebhookRequest>;
+export type WebhookListParams = Query<typeof webhooks.ListWebhooksQuery>;
+export type WebhookDelivery = z.infer<typeof webhooks.WebhookDelivery>;
+export type WebhookDeliveryStatus = WebhookDelivery["status"];
+export type WebhookAttempt = z.infer<typeof webhooks.WebhookAttempt>;
+export type WebhookDeliveryListParams = Query<typeof webhooks.ListWebhookDeliveriesQuery>;
+export type WebhookReplayParams = z.input<typeof webhooks.ReplayWebhookRequest>;
+export type WebhookReplay = z.infer<typeof webhooks.WebhookReplay>;

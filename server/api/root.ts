@@ -9,6 +9,7 @@ import { permissionsRouter } from "./routers/permissions";
 import { runsRouter } from "./routers/runs";
 import { tenantsRouter } from "./routers/tenants";
 import { usageRouter } from "./routers/usage";
+import { webhooksRouter } from "./routers/webhooks";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
@@ -23,6 +24,7 @@ export const appRouter = router({
   memories: memoriesRouter,
   permissions: permissionsRouter,
   usage: usageRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -25,7 +25,16 @@ export interface FrameworkHarness {
   close(): Promise<void>;
 }
 
-export async function startFramework(): Promise<FrameworkHarness> {
+export interface FrameworkOptions {
+  /** The platform's webhook delivery settings (its defaults otherwise). */
+  webhooks?: PlatformConfig["webhooks"];
+  /** Let webhooks reach a receiver on 127.0.0.1 over plain http (default off, as in production). */
+  outboundAllowLoopback?: boolean;
+  /** How often idle job handlers look for due jobs (default 2 s). */
+  jobPollSeconds?: number;
+}
+
+export async function startFramework(options: FrameworkOptions = {}): Promise<FrameworkHarness> {
   const database = await createTestDatabase();
   await seedDemoData(database.prisma);
   const config: PlatformConfig = {
@@ -34,6 +43,8 @@ export async function startFramework(): Promise<FrameworkHarness> {
     rateLimits: { accountPerMinute: 100_000, ipPerMinute: 100_000, signupPerMinute: 100_000 },
     trustProxy: false,
     models: { provider: "sim", openaiConfigured: false, anthropicConfigured: false },
+    webhooks: options.webhooks,
+    outboundAllowLoopback: options.outboundAllowLoopback,
   };
   const deps = createPlatformDeps({
     database: async () => database,
@@ -42,6 +53,7 @@ export async function startFramework(): Promise<FrameworkHarness> {
     mailer: recordingMailer,
     languageModel: () => createSimModel(),
     pollRuns: false,
+    jobPollSeconds: options.jobPollSeconds,
   });
   const app = createPlatformApp(deps);
   const connectOnce = () =>

@@ -1,10 +1,14 @@
 // Remote mode of the e2e suite: waits for the separately started platform (`npm run platform`), signs
 // up an account there (POST /signup through the client) and prints its API key, which the framework
-// then uses as PLATFORM_API_KEY. Usage: tsx tests/e2e/support/remote-platform-key.ts <baseUrl>
+// then uses as PLATFORM_API_KEY; with a file name, also writes it there for the specs that call the
+// platform as the framework. Usage: tsx tests/e2e/support/remote-platform-key.ts <baseUrl> [keyFile]
 import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { signup } from "@/lib/platform-client";
 
 const baseUrl = process.argv[2];
+const keyFile = process.argv[3];
 if (!baseUrl) throw new Error("usage: remote-platform-key.ts <platform base URL ending in /api/v2>");
 
 const deadline = Date.now() + 120_000;
@@ -22,4 +26,8 @@ const { api_key } = await signup(
   { baseUrl },
   { email: `e2e-framework-${randomBytes(4).toString("hex")}@example.test`, first_name: "E2E framework", password: randomBytes(18).toString("base64url") },
 );
+if (keyFile) {
+  mkdirSync(dirname(keyFile), { recursive: true });
+  writeFileSync(keyFile, api_key, { mode: 0o600 });
+}
 process.stdout.write(api_key);
