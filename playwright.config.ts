@@ -50,6 +50,9 @@ export default defineConfig({
   retries: 0,
   reporter: [["list"], ["json", { outputFile: process.env.E2E_REPORT ?? "test-results/e2e-report.json" }]],
   metadata: remotePlatform ? { remotePlatform: { baseUrl: platformUrl, keyFile: platformKeyFile } } : {},
+  // Webhook deliveries need a platform that may call loopback receivers, which only the separate
+  // platform of the remote pass is (the embedded one runs under NODE_ENV=production, which refuses it).
+  testIgnore: remotePlatform ? [] : ["**/webhooks.spec.ts"],
   use: {
     baseURL,
     browserName: "chromium",

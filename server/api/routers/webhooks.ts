@@ -21,11 +21,14 @@ export const webhooksRouter = router({
   /** Every endpoint, oldest first; secrets masked. */
   list: ownerProcedure.output(z.array(Webhook)).query(async ({ ctx }) => (await ctx.connection()).client.webhooks.listAll()),
 
-  /** Registers an endpoint; the answer's secret is the only time it is shown in full. */
+  /**
+   * Registers an endpoint for every run of the installation (all_end_users: each member's runs are an
+   * end-user's); the answer's secret is the only time it is shown in full.
+   */
   create: ownerProcedure
-    .input(CreateWebhookRequest.omit({ user_id: true }))
+    .input(CreateWebhookRequest.omit({ user_id: true, all_end_users: true }))
     .output(Webhook)
-    .mutation(async ({ ctx, input }) => (await ctx.connection()).client.webhooks.create(input)),
+    .mutation(async ({ ctx, input }) => (await ctx.connection()).client.webhooks.create({ ...input, all_end_users: true })),
 
   /** URL, events, or active (false pauses; true resumes and re-enables one delivery disabled). */
   update: ownerProcedure

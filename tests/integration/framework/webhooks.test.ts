@@ -21,14 +21,9 @@ const OWNER = "owner@inlay.test";
 const at = (path: string) => (request: ReceivedRequest) => request.path === path;
 type Owner = Awaited<ReturnType<FrameworkHarness["callerFor"]>>;
 
-/**
- * An account-level run on the framework's platform account: what an account-level webhook receives.
- * The framework itself never starts one (every member's run is an end-user's, and its account
- * requires user_id), so the test turns that requirement off on its own database to make one.
- */
+/** A run of an end-user on the framework's platform account, as every member's run is. */
 async function accountRun() {
-  const { client } = await fw.connect();
-  await client.settings.update({ require_end_user_id: false });
+  const client = (await fw.connect()).client.forUser(`member-${Date.now()}`);
   const agent = await client.agents.create({ name: "Hooked" });
   const run = await client.runs.create({ teammate_id: agent.id, message: "hello", stream: false });
   for (let i = 0; i < 400; i++) {
