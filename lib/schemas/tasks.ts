@@ -45,7 +45,7 @@ export const TaskCreate = z.object({
   permission_mode: PermissionMode.optional().meta({
     description: "Inlay extension: the mode the task's runs inherit; omitted: the agent's default_permission_mode",
   }),
-  webhook: z.boolean().optional().meta({ description: "true is refused for now (feature_not_available)" }),
+  webhook: z.boolean().optional().meta({ description: "true: create the task with its inbound webhook; the response carries webhook_url once" }),
   schedule: CronExpression.optional(),
   schedule_timezone: IanaTimezone.optional().meta({ description: "Only with schedule" }),
 });
@@ -73,7 +73,10 @@ export const Task = z
     goals: z.string().nullable(),
     email_notifications: z.boolean(),
     permission_mode: PermissionMode.meta({ description: "The saved mode its runs inherit" }),
-    webhook_enabled: z.boolean(),
+    webhook_enabled: z.boolean().meta({ description: "The task has a webhook and it is not paused" }),
+    webhook_url: z.string().optional().meta({
+      description: "Only in the response of POST /tasks with webhook: true: the inbound URL, shown this once",
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   })

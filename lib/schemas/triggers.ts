@@ -35,6 +35,9 @@ export const Trigger = z
     max_lateness_seconds: z.number().int().meta({ description: "A due time later than this is skipped whatever the policy" }),
     next_run_at: Timestamp.nullable().meta({ description: "The next due time; null when disabled or retired" }),
     retired: z.boolean().meta({ description: "A one-time trigger that has fired" }),
+    webhook_url: z.string().optional().meta({
+      description: "Only when POST /tasks/{task_id}/triggers creates (or rotates) a webhook trigger: its URL, shown this once",
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -107,3 +110,33 @@ export const TriggerFire = z
   .meta({ id: "TriggerFire" });
 
 export const ListTriggerFiresQuery = PageQuery.extend({ user_id: UserId.optional() });
+
+// The task's inbound webhook (/tasks/{task_id}/webhook): one per task, listed among its triggers as
+// webhook_<n>. Its URL carries a secret token and is shown once, by the call that (re)issues it.
+
+export const TaskWebhook = z
+  .object({
+    task_id: z.number().int(),
+    user_id: z.string().nullable(),
+    trigger_id: z.string().meta({ description: "The webhook's trigger: webhook_<n>" }),
+    enabled: z.boolean().meta({ description: "false: paused; calls to its URL are refused (409) and start nothing" }),
+    webhook_url: z.string().optional().meta({
+      description: "Only in POST /tasks/{task_id}/webhook's response: the URL to call, shown this once (each POST rotates it)",
+    }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: "TaskWebhook" });
+
+export const TaskWebhookEnable = z.object({ user_id: UserId.optional() });
+export const TaskWebhookUpdate = z.object({ enabled: z.boolean().meta({ description: "true resumes, false pauses" }) });
+
+/** The inbound call's path: the token, whatever it looks like (a wrong one is a 404, not a 422). */
+export const TaskWebhookTokenParam = z.object({ token: z.string().max(512) });
+
+export const TaskWebhookAccepted = z
+  .object({
+    run_id: z.number().int(),
+    status: z.string().meta({ description: "The run's status when accepted (queued or running)" }),
+  })
+  .meta({ id: "TaskWebhookAccepted" });

@@ -47,6 +47,10 @@ import * as listTriggerFires from "./routes/triggers/fires";
 import * as listTriggers from "./routes/triggers/list";
 import * as listTaskTriggers from "./routes/triggers/list-task";
 import * as updateTaskTrigger from "./routes/triggers/update";
+import * as deleteTaskWebhook from "./routes/task-webhooks/delete";
+import * as enableTaskWebhook from "./routes/task-webhooks/enable";
+import * as receiveTaskWebhook from "./routes/task-webhooks/receive";
+import * as updateTaskWebhook from "./routes/task-webhooks/update";
 import * as createWebhook from "./routes/webhooks/create";
 import * as deleteWebhook from "./routes/webhooks/delete";
 import * as listWebhookDeliveries from "./routes/webhooks/deliveries";
@@ -203,6 +207,11 @@ const operations: { register(app: PlatformApp): void }[] = [
   deleteTaskTrigger,
   listTriggerFires,
   listTriggers,
+  // task webhooks, and their inbound URL (public)
+  enableTaskWebhook,
+  updateTaskWebhook,
+  deleteTaskWebhook,
+  receiveTaskWebhook,
   // webhooks
   createWebhook,
   listWebhooks,

@@ -29,6 +29,35 @@ export async function deleteTrigger(prisma: PrismaClient, taskId: number, id: nu
   return count > 0;
 }
 
+// --- Webhook triggers: the task's webhook (its token hash lives on the task) as a trigger row -------------
+
+/** The task's webhook trigger (one per task: its writers lock the task row first). */
+export const findWebhookTrigger = (prisma: PrismaClient, taskId: number) =>
+  prisma.platformTaskTrigger.findFirst({ where: { taskId, type: "webhook" }, orderBy: { id: "asc" }, include: withUserId });
+
+export const setWebhookTriggersEnabled = (prisma: PrismaClient, taskId: number, enabled: boolean) =>
+  prisma.platformTaskTrigger.updateMany({ where: { taskId, type: "webhook" }, data: { enabled } });
+
+export const deleteWebhookTriggers = (prisma: PrismaClient, taskId: number) =>
+  prisma.platformTaskTrigger.deleteMany({ where: { taskId, type: "webhook" } });
+
+/**
+ * Records one inbound call as a fire of the webhook trigger (started with its run, or refused). Fires
+ * are unique per due time, so two calls in the same millisecond take the next free one.
+ */
+export async function recordWebhookFire(prisma: PrismaClient, triggerId: number, outcome: { outcome: string; runId?: number; reason?: string }) {
+  const at = Date.now();
+  for (let offset = 0; offset < 50; offset++) {
+    const dueAt = new Date(at + offset);
+    const rows = await prisma.$queryRaw<{ id: bigint }[]>`
+      INSERT INTO platform_trigger_fires (trigger_id, due_at, fired_at, outcome, run_id, reason)
+      VALUES (${triggerId}, ${dueAt}, now(), ${outcome.outcome}, ${outcome.runId ?? null}, ${outcome.reason ?? null})
+      ON CONFLICT (trigger_id, due_at) DO NOTHING
+      RETURNING id`;
+    if (rows.length > 0) return;
+  }
+}
+
 /**
  * GET /triggers: the account's triggers ordered by (task id, trigger id), after the cursor; an
  * end-user's only when `endUserId` is given. limit + 1 rows.

@@ -24,6 +24,10 @@ export const findTask = (prisma: PrismaClient, scope: ScopeKey, id: number): Pro
 export const findTaskInAccount = (prisma: PrismaClient, accountId: number, taskId: number): Promise<TaskRow | null> =>
   prisma.platformTask.findFirst({ where: { id: taskId, accountId }, include });
 
+/** The task whose inbound webhook token hashes to `tokenHash` (the token is the credential; any account). */
+export const findTaskByWebhookHash = (prisma: PrismaClient, tokenHash: string): Promise<TaskRow | null> =>
+  prisma.platformTask.findUnique({ where: { webhookTokenHash: tokenHash }, include });
+
 export async function taskExistsInScope(prisma: PrismaClient, scope: ScopeKey, id: number): Promise<boolean> {
   return (await prisma.platformTask.count({ where: { id, ...scopeWhere(scope) } })) > 0;
 }

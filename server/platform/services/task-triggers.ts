@@ -1,7 +1,8 @@
 // Task triggers (/tasks/{task_id}/triggers, /triggers). A trigger belongs to its task's scope: user_id
-// names it, and a task or trigger of another scope is not found. Schedule triggers are built (cron in
-// a zone, an interval, or a one-time run_at); webhook, email and app-event triggers answer a clear 422
-// until their issues land. When a schedule fires is jobs/trigger-fires.ts's.
+// names it, and a task or trigger of another scope is not found. Schedule triggers (cron in a zone, an
+// interval, or a one-time run_at) and the task's webhook (task-webhooks.ts: one per task, webhook_<n>)
+// are built; email and app-event triggers answer a clear 422 until their issues land. When a schedule
+// fires is jobs/trigger-fires.ts's.
 import type { z } from "zod";
 import type { Page } from "@/lib/schemas/common";
 import {
@@ -23,6 +24,7 @@ import type { DataContext } from "../runtime/hot-cache";
 import type { AuthContext } from "./auth";
 import { toPage } from "./pagination";
 import { resolveScope, type Scope } from "./scope";
+import { createWebhookTrigger, removeWebhook, setWebhookEnabled } from "./task-webhooks";
 
 export type TriggerServiceContext = DataContext & { jobs: JobQueue };
 type TriggerOut = z.infer<typeof Trigger>;
@@ -125,10 +127,18 @@ export async function createTrigger(
   userId: string | undefined,
   taskId: number,
   input: z.infer<typeof TriggerCreate>,
+  baseUrl: string,
 ): Promise<TriggerOut> {
   const scope = await resolveScope(ctx, auth, userId);
   const task = await scopedTask(ctx, scope, taskId);
-  if (input.type === "webhook") throw notBuilt("type: webhook triggers (task webhooks) are not built yet; use a schedule");
+  // The task's one webhook: created, or rotated (a new URL) when it has one, as POST /tasks/{id}/webhook.
+  if (input.type === "webhook") {
+    const scheduleField = (["cron", "interval_seconds", "run_at", "timezone", "missed_runs", "max_lateness_seconds"] as const).find(
+      (field) => input[field] !== undefined,
+    );
+    if (scheduleField) throw invalid(scheduleField, "a webhook trigger has no schedule");
+    return createWebhookTrigger(ctx, task, baseUrl);
+  }
   if (input.type === "email") throw notBuilt("type: email triggers (agent inboxes) are not built yet; use a schedule");
   if (input.type !== "schedule") {
     throw notBuilt(`type: app event triggers ("${input.type}") need the apps catalogue, which is not built yet; use a schedule`);
@@ -190,6 +200,7 @@ export async function updateTrigger(
 ): Promise<TriggerOut> {
   const task = await scopedTask(ctx, await resolveScope(ctx, auth, userId), taskId);
   const current = await loadTrigger(ctx, task, triggerId);
+  if (current.type === "webhook") return updateWebhookTrigger(ctx, task, input);
   const now = new Date();
   const reshapes = input.cron !== undefined || input.interval_seconds !== undefined || input.run_at !== undefined || input.timezone !== undefined;
   const data: Prisma.PlatformTaskTriggerUncheckedUpdateInput = {
@@ -223,8 +234,24 @@ export async function updateTrigger(
 export async function deleteTrigger(ctx: TriggerServiceContext, auth: AuthContext, userId: string | undefined, taskId: number, triggerId: string) {
   const task = await scopedTask(ctx, await resolveScope(ctx, auth, userId), taskId);
   const row = await loadTrigger(ctx, task, triggerId);
+  // The webhook goes with its trigger (as DELETE /tasks/{id}/webhook): its URL answers 404 from now on.
+  if (row.type === "webhook") return removeWebhook(ctx, task);
   // Its queued fire finds the row gone and does nothing.
   await triggers.deleteTrigger(ctx.prisma, task, row.id);
+}
+
+/** PATCH of a webhook trigger: only `enabled` (as PATCH /tasks/{id}/webhook); it has no schedule. */
+async function updateWebhookTrigger(ctx: TriggerServiceContext, taskId: number, input: z.infer<typeof TriggerUpdate>): Promise<TriggerOut> {
+  const scheduleField = (["cron", "interval_seconds", "run_at", "timezone", "missed_runs", "max_lateness_seconds"] as const).find(
+    (field) => input[field] !== undefined,
+  );
+  if (scheduleField) throw invalid(scheduleField, "a webhook trigger has no schedule; only enabled can change");
+  if (input.enabled === undefined) {
+    const row = await triggers.findWebhookTrigger(ctx.prisma, taskId);
+    if (!row) throw triggerNotFound(`webhook of task ${taskId}`);
+    return toTrigger(row);
+  }
+  return toTrigger((await setWebhookEnabled(ctx, taskId, input.enabled)).trigger);
 }
 
 export async function listAccountTriggers(

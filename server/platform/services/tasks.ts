@@ -29,6 +29,7 @@ import { toPage } from "./pagination";
 import { createRun, type RunServiceContext } from "./runs";
 import { resolveScope, type Scope } from "./scope";
 import { insertTaskScheduleTrigger } from "./task-triggers";
+import { issueTaskWebhook } from "./task-webhooks";
 import { enqueueFire } from "../jobs/trigger-fires";
 import type { JobQueue } from "../jobs/queue";
 
@@ -72,19 +73,33 @@ export function nameFromInstructions(instructions: string): string {
 
 /**
  * What the model is asked when the task runs: its instructions, then the expected output and the
- * goals under their own headings when the task has them.
+ * goals under their own headings when the task has them, then the payload of the webhook call that
+ * started it, if one did (already cut to size: task-webhooks.ts webhookPayloadText).
  */
-export function taskRunMessage(task: Pick<TaskRow, "instructions" | "expectedOutput" | "goals">): string {
+export function taskRunMessage(task: Pick<TaskRow, "instructions" | "expectedOutput" | "goals">, options: TaskRunOptions = {}): string {
   const parts = [task.instructions.trim()];
   if (task.expectedOutput?.trim()) parts.push(`Expected output:\n${task.expectedOutput.trim()}`);
   if (task.goals?.trim()) parts.push(`Goals:\n${task.goals.trim()}`);
+  if (options.webhookPayload !== undefined) parts.push(`Webhook payload:\n${options.webhookPayload}`);
   return parts.join("\n\n");
 }
 
-export async function createTask(ctx: DataContext & { jobs: JobQueue }, scope: Scope, input: z.infer<typeof TaskCreate>): Promise<TaskOut> {
-  if (input.webhook) {
-    throw invalid("webhook", "task webhooks are not available yet (POST /tasks/{task_id}/webhook is not built)", "feature_not_available");
-  }
+/** Internal options of a task's run (not API fields). */
+export interface TaskRunOptions {
+  /** The body of the inbound webhook call that starts the run, as the message shows it. */
+  webhookPayload?: string;
+}
+
+/**
+ * POST /tasks. With `schedule`, its schedule trigger, and with `webhook: true`, its webhook (the URL
+ * in the response, this once; `baseUrl` builds it), are created in the task's transaction.
+ */
+export async function createTask(
+  ctx: DataContext & { jobs: JobQueue },
+  scope: Scope,
+  input: z.infer<typeof TaskCreate>,
+  baseUrl: string,
+): Promise<TaskOut> {
   if (input.schedule_timezone !== undefined && input.schedule === undefined) {
     throw invalid("schedule_timezone", "is only accepted with schedule");
   }
@@ -102,13 +117,17 @@ export async function createTask(ctx: DataContext & { jobs: JobQueue }, scope: S
     permissionMode: input.permission_mode ?? agent.defaultPermissionMode,
   };
   const schedule = input.schedule;
-  if (schedule === undefined) return toTask(await insertTask(ctx.prisma, scope, data));
-  const { row, trigger } = await ctx.prisma.$transaction(async (tx) => {
-    const created = await insertTask(tx as PrismaClient, scope, data);
-    return { row: created, trigger: await insertTaskScheduleTrigger(tx as PrismaClient, created, { cron: schedule, timezone: input.schedule_timezone }) };
+  if (schedule === undefined && !input.webhook) return toTask(await insertTask(ctx.prisma, scope, data));
+  const { row, trigger, webhookUrl } = await ctx.prisma.$transaction(async (tx) => {
+    let created = await insertTask(tx as PrismaClient, scope, data);
+    const scheduled =
+      schedule === undefined ? undefined : await insertTaskScheduleTrigger(tx as PrismaClient, created, { cron: schedule, timezone: input.schedule_timezone });
+    let url: string | undefined;
+    if (input.webhook) ({ task: created, url } = await issueTaskWebhook(tx as PrismaClient, created.id, baseUrl));
+    return { row: created, trigger: scheduled, webhookUrl: url };
   });
-  await enqueueFire(ctx.jobs, trigger);
-  return toTask(row);
+  if (trigger) await enqueueFire(ctx.jobs, trigger);
+  return webhookUrl === undefined ? toTask(row) : { ...toTask(row), webhook_url: webhookUrl };
 }
 
 async function loadTask(ctx: DataContext, scope: Scope, id: number): Promise<TaskRow> {
@@ -180,6 +199,7 @@ export async function runTask(
   task: TaskRow,
   input: z.infer<typeof TaskRunCreate>,
   claim?: KeyClaim,
+  options: TaskRunOptions = {},
 ) {
   const userId = task.endUser?.externalId ?? null;
   if (task.accountId !== auth.accountId || (input.user_id !== undefined && input.user_id !== userId)) {
@@ -191,7 +211,7 @@ export async function runTask(
     auth,
     userId ?? undefined,
     {
-      message: taskRunMessage(task),
+      message: taskRunMessage(task, options),
       teammate_id: task.agentId,
       tools: task.tools,
       permission_mode: input.permission_mode ?? (task.permissionMode as z.infer<typeof PermissionMode>),

@@ -99,7 +99,7 @@ describe("POST /tasks/{task_id}/triggers", () => {
 
   it("answers 422 feature_not_available for trigger types not built yet", async () => {
     const taskId = await newTask();
-    for (const type of ["webhook", "email", "codehost.issue_opened"]) {
+    for (const type of ["email", "codehost.issue_opened"]) {
       const response = await addTrigger(taskId, { type });
       expect(response.status).toBe(422);
       expect(response.body.error.error_code).toBe("feature_not_available");

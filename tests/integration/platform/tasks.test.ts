@@ -116,12 +116,13 @@ describe("POST /tasks", () => {
     expectField(await createTask({ teammate_id: agentTop, instructions: "x", permission_mode: "yolo" }), "permission_mode");
   });
 
-  it("refuses webhook: true with feature_not_available, creating nothing", async () => {
-    const before = await prisma().platformTask.count({ where: { accountId: account.id } });
+  it("creates the task with its webhook on webhook: true, the URL in this response only (task-webhooks.test.ts)", async () => {
     const webhook = await createTask({ teammate_id: agentTop, instructions: "x", webhook: true });
-    expectField(webhook, "webhook");
-    expect(webhook.body.error.error_code).toBe("feature_not_available");
-    expect(await prisma().platformTask.count({ where: { accountId: account.id } })).toBe(before);
+    expect(webhook.status).toBe(201);
+    expect(webhook.body).toMatchObject({ webhook_enabled: true, webhook_url: expect.stringContaining("/api/v2/hooks/tasks/") });
+    const read = await platform.call(`/tasks/${webhook.body.id}`, { key: account.key });
+    expect(read.body.webhook_enabled).toBe(true);
+    expect(read.body).not.toHaveProperty("webhook_url");
   });
 
   it("makes schedule and schedule_timezone the task's schedule trigger", async () => {

@@ -1,11 +1,12 @@
-// POST /tasks/{task_id}/triggers: add a trigger to a task (schedules today: cron, interval or run_at).
+// POST /tasks/{task_id}/triggers: add a trigger to a task: a schedule (cron, interval or run_at) or its
+// webhook (as POST /tasks/{task_id}/webhook: the response carries webhook_url, once).
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { TaskIdParam, Trigger, TriggerCreate } from "@/lib/schemas/triggers";
 import type { PlatformApp } from "../../context";
 import { pickUserId } from "../../services/scope";
 import { createTrigger } from "../../services/task-triggers";
 import { defineRoute, json, jsonBody } from "../define";
-import { authOf, servicesWithJobsOf } from "../request";
+import { authOf, baseUrlOf, servicesWithJobsOf } from "../request";
 
 export const route = defineRoute({
   operationId: "createTaskTrigger",
@@ -14,13 +15,13 @@ export const route = defineRoute({
   tags: ["tasks"],
   summary: "Add a trigger to a task",
   request: { params: TaskIdParam, query: UserScopeQuery, body: jsonBody(TriggerCreate) },
-  responses: { 201: json(Trigger, "The trigger") },
+  responses: { 201: json(Trigger, "The trigger; a webhook trigger with its webhook_url (shown this once)") },
 });
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
-    return c.json(await createTrigger(servicesWithJobsOf(c), authOf(c), userId, c.req.valid("param").task_id, body), 201);
+    return c.json(await createTrigger(servicesWithJobsOf(c), authOf(c), userId, c.req.valid("param").task_id, body, baseUrlOf(c)), 201);
   });
 }
