@@ -30,7 +30,7 @@ describe("signatureHeaders", () => {
     const headers = signatureHeaders("msg_1", body, [current, previous], now);
     expect(headers["webhook-id"]).toBe("msg_1");
     expect(headers["webhook-timestamp"]).toBe(String(Math.floor(now.getTime() / 1000)));
-    expect(headers["webhook-signature"].split(" ")).toHaveLength(2);
+    expect(headers["webhook-signature"]!.split(" ")).toHaveLength(2);
     for (const secret of [current, previous]) expect(new StandardWebhook(secret).verify(body, headers)).toMatchObject({ run_id: 1 });
     const other = `whsec_${Buffer.from("some other secret here!!").toString("base64")}`;
     expect(() => new StandardWebhook(other).verify(body, headers)).toThrow();
