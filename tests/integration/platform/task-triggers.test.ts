@@ -225,7 +225,8 @@ describe("downtime and duplicates", () => {
     const taskId = await newTask();
     const { body: trigger } = await addTrigger(taskId, { interval_seconds: 600, ...policy });
     const id = Number(trigger.id.split("_")[1]);
-    const dueAt = new Date(Date.now() - minutes * 60_000 + 1_000);
+    // Five minutes off the 10-minute rhythm: the last missed one is 5 minutes late, the next 5 minutes ahead.
+    const dueAt = new Date(Date.now() - minutes * 60_000 + 5 * 60_000);
     const row = await platform.database.prisma.platformTaskTrigger.update({ where: { id }, data: { nextRunAt: dueAt, revision: { increment: 1 } } });
     const runtime = await platform.runtime();
     await runtime.jobs.enqueue(FIRE_JOB, { triggerId: id, revision: row.revision, dueAt: dueAt.toISOString() }, { key: `downtime-${id}` });
