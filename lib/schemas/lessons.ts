@@ -18,7 +18,7 @@ export const Lesson = z
   .object({
     id: z.number().int(),
     content: z.string(),
-    run_id: z.number().int().nullable().meta({ description: "The run that saved it; null when that run is gone" }),
+    run_id: z.number().int().nullable().meta({ description: "The run that saved it; null when no run did" }),
     created_at: Timestamp,
   })
   .meta({ id: "Lesson" });
