@@ -101,6 +101,10 @@ import * as getTask from "./routes/tasks/get";
 import * as listTasks from "./routes/tasks/list";
 import * as runTask from "./routes/tasks/run";
 import * as updateTask from "./routes/tasks/update";
+// lessons of a task
+import * as clearTaskLessons from "./routes/tasks/clear-lessons";
+import * as deleteTaskLesson from "./routes/tasks/delete-lesson";
+import * as listTaskLessons from "./routes/tasks/list-lessons";
 // keys and account
 import * as deleteAccount from "./routes/account/delete";
 import * as exportAccount from "./routes/account/export";
@@ -175,6 +179,10 @@ const operations: { register(app: PlatformApp): void }[] = [
   updateTask,
   deleteTask,
   runTask,
+  // lessons of a task
+  listTaskLessons,
+  deleteTaskLesson,
+  clearTaskLessons,
   // keys and account
   token,
   createKey,

@@ -71,18 +71,19 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         const live = createLiveContent();
         const timings = runTimings(parts.config);
         const polling = parts.pollRuns !== false;
+        // Before the worker: the task_setup tool of its runs enqueues trigger fires.
+        const work = parts.runJobs ?? role !== "web";
+        const jobs = createJobQueue({ database, work, pollingIntervalSeconds: parts.jobPollSeconds });
+        await jobs.start();
         const worker =
           role === "web"
             ? undefined
             : createRunWorker(
-                { prisma: database.prisma, leases: writerClient.prisma, config: parts.config, bus, signals, events, mailer: parts.mailer, languageModel: parts.languageModel, live },
+                { prisma: database.prisma, leases: writerClient.prisma, config: parts.config, bus, signals, events, mailer: parts.mailer, languageModel: parts.languageModel, live, cache, jobs },
                 { concurrency: parts.workerConcurrency ?? DEFAULT_WORKER_CONCURRENCY, pollMs: polling ? timings.sweepEveryMs : 0 },
               );
         // What waits from before this process started (accepted while no worker ran, or left by one that died).
         if (worker && polling) void worker.claim();
-        const work = parts.runJobs ?? role !== "web";
-        const jobs = createJobQueue({ database, work, pollingIntervalSeconds: parts.jobPollSeconds });
-        await jobs.start();
         await registerPlatformJobs(jobs, { prisma: database.prisma, config: parts.config });
         const webhooks = await registerWebhookDelivery({ prisma: database.prisma, config: parts.config, jobs, signals }, { work });
         const built: PlatformRuntime = {

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { createPlatformApp } from "@/server/platform/app";
 import { createPlatformDeps } from "@/server/platform/deps";
+import type { RuntimeModel } from "@/server/platform/runtime/models/providers";
 import { createSimModel, type SimModelOptions } from "@/server/platform/runtime/models/sim";
 import type { PlatformApp, PlatformConfig, PlatformRole, PlatformRuntime } from "@/server/platform/context";
 import { createLimiters, type LimiterOptions } from "@/server/platform/middleware/rate-limit";
@@ -24,6 +25,8 @@ export interface PlatformOptions {
   outboundAllowLoopback?: boolean;
   /** Another harness's database: this one stands for a second process on it and leaves it open. */
   database?: TestDatabase;
+  /** Replaces the sim model, as when a test wraps it to read what the model was sent. */
+  languageModel?: (modelId: string) => RuntimeModel;
   /** The sim model's wait between words (createSimModel's `sleep`), to hold a run mid-step. */
   simSleep?: SimModelOptions["sleep"];
   /** web: no worker here (another harness on the database executes); default all. */
@@ -98,7 +101,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     config,
     limiters,
     mailer: recordingMailer,
-    languageModel: () => createSimModel(options.simSleep ? { sleep: options.simSleep } : {}),
+    languageModel: options.languageModel ?? (() => createSimModel(options.simSleep ? { sleep: options.simSleep } : {})),
     // Tests that leave runs behind on purpose claim them themselves (worker.claim()), so nothing races them.
     pollRuns: options.pollRuns ?? false,
     role: options.role,

@@ -72,13 +72,14 @@ export const findRunById = (prisma: PrismaClient, id: number) => prisma.platform
 export async function listRuns(
   prisma: PrismaClient,
   scope: ScopeKey,
-  options: { limit: number; startingAfter?: number; agentId?: number; status?: string; allEndUsers: boolean },
+  options: { limit: number; startingAfter?: number; agentId?: number; taskId?: number; status?: string; allEndUsers: boolean },
 ): Promise<RunRow[]> {
   return prisma.platformRun.findMany({
     where: {
       accountId: scope.accountId,
       ...(options.allEndUsers ? {} : { endUserId: scope.endUserId }),
       ...(options.agentId !== undefined ? { agentId: options.agentId } : {}),
+      ...(options.taskId !== undefined ? { taskId: options.taskId } : {}),
       ...(options.status !== undefined ? { status: options.status } : {}),
       ...(options.startingAfter !== undefined ? { id: { lt: options.startingAfter } } : {}),
     },

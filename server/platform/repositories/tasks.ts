@@ -57,3 +57,7 @@ export async function deleteTask(prisma: PrismaClient, scope: ScopeKey, id: numb
   const { count } = await prisma.platformTask.deleteMany({ where: { id, ...scopeWhere(scope) } });
   return count > 0;
 }
+
+/** The agent's task of this name in the scope, the oldest if several; null when none. */
+export const findAgentTaskNamed = (prisma: PrismaClient, scope: ScopeKey, agentId: number, name: string): Promise<TaskRow | null> =>
+  prisma.platformTask.findFirst({ where: { ...scopeWhere(scope), agentId, name }, orderBy: { id: "asc" }, include });

@@ -19,6 +19,7 @@ import type { RunFrame } from "@/lib/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
 import type { PlatformConfig } from "../context";
+import type { JobQueue } from "../jobs/queue";
 import { findAccount } from "../repositories/accounts";
 import { type AgentRow, findAgentAnyScope } from "../repositories/agents";
 import { recentMemoryContents } from "../repositories/memories";
@@ -41,6 +42,8 @@ import {
 } from "../repositories/runs";
 import { listPermissionsForEndUser } from "../repositories/permissions";
 import { enabledBuiltInTools } from "../services/agents";
+import { TASK_RUN_TOOLS } from "../services/built-in-tools";
+import { lessonsForPrompt } from "../services/lessons";
 import { meterModelCall, settleRun, settleRunIn } from "../services/billing";
 import { withAttachments } from "../services/run-files";
 import { recordRunWebhook } from "../services/run-webhooks";
@@ -48,6 +51,7 @@ import type { Mailer } from "../services/mailer";
 import { notifyTaskRunFinished } from "../services/tasks";
 import { type EventBatch, eventBatch, type RunEventBus } from "./event-bus";
 import type { RunEventWriter } from "./event-writer";
+import type { HotCache } from "./hot-cache";
 import type { LiveContent } from "./live-content";
 import { type CheckpointHooks, createCheckpointer, type Replay, replayFilter, resumeOrFail, runTimings } from "./recovery";
 import type { Signals } from "./signals";
@@ -72,6 +76,9 @@ export interface ExecutorDeps {
   languageModel(modelId: string): RuntimeModel;
   /** Content of metadata_only runs, kept in this process only. */
   live: LiveContent;
+  /** For the task_setup tool, which calls the task service as the API does. */
+  cache: HotCache;
+  jobs: JobQueue;
 }
 
 /** What the request that created a run already read: the worker does not read it again. */
@@ -504,10 +511,12 @@ async function loop(
   const toggles: [string, boolean | null][] = [
     ["memory", run.memory],
     ["task_history", run.history],
+    ["task_setup", run.taskSetupTools],
     ["report_issue", run.feedback],
   ];
   for (const [name, on] of toggles) if (on === false) enabled.delete(name);
   if (!interactive) enabled.delete(ASK_USER_QUESTION);
+  for (const name of TASK_RUN_TOOLS) if (run.taskId === null) enabled.delete(name);
   const tools: ToolSet = builtInToolSet(
     {
       prisma,
@@ -518,6 +527,9 @@ async function loop(
       endUserId: run.endUserId,
       agentId: agent.id,
       runId: run.id,
+      userId: agent.endUser?.externalId ?? null,
+      taskId: run.taskId,
+      services: { prisma, cache: deps.cache, jobs: deps.jobs },
     },
     enabled,
   );
@@ -533,9 +545,11 @@ async function loop(
   const memories = enabled.has("memory")
     ? await recentMemoryContents(prisma, { accountId: run.accountId, endUserId: run.endUserId }, PROMPT_MEMORY_LIMIT)
     : [];
+  // A task's runs read the lessons its earlier runs saved.
+  const lessons = run.taskId === null ? [] : await lessonsForPrompt(prisma, { accountId: run.accountId, endUserId: run.endUserId }, run.taskId);
   const system = buildSystemPrompt(
     { name: agent.name, instructions: agent.instructions, role: agent.role, goals: agent.goals, promptProfile: agent.promptProfile === "bare" ? "bare" : "platform" },
-    { memories, builtInTools: [...enabled] },
+    { memories, lessons, builtInTools: [...enabled] },
   );
 
   const turnsLeft = Math.max(1, run.maxTurns - run.turnsUsed);

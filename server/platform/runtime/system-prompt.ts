@@ -14,6 +14,8 @@ export interface PromptContext {
   memories: string[];
   /** Names of the built-in tools the agent has. */
   builtInTools: string[];
+  /** Lessons of the run's task, newest first (runs of a task only; the task keeps LESSON_CAPACITY). */
+  lessons?: string[];
   /** Skill playbooks forced or available for the run (the skills work adds them). */
   skills?: { name: string; body: string }[];
 }
@@ -36,6 +38,11 @@ export function buildSystemPrompt(agent: PromptAgent, context: PromptContext): s
   if (agent.goals) sections.push(`## Goals\n${agent.goals}`);
   if (context.memories.length > 0) {
     sections.push(`## What you remember\n${context.memories.map((memory) => `- ${memory}`).join("\n")}`);
+  }
+  if (context.lessons && context.lessons.length > 0) {
+    sections.push(
+      `## Lessons from earlier runs of this task\nNewest first.\n${context.lessons.map((lesson) => `- ${lesson}`).join("\n")}`,
+    );
   }
   for (const skill of context.skills ?? []) sections.push(`## Skill: ${skill.name}\n${skill.body}`);
   if (context.builtInTools.length > 0) {

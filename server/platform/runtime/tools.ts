@@ -3,11 +3,18 @@
 // the run's overrides and disabled_builtin_tools.
 import { tool, zodSchema, type ToolSet } from "ai";
 import { z } from "zod";
+import { LESSON_MAX_CHARS } from "@/lib/schemas/lessons";
+import { TaskCreate } from "@/lib/schemas/tasks";
 import type { PrismaClient } from "@/server/generated/prisma/client";
+import { PlatformError } from "../errors";
+import type { JobQueue } from "../jobs/queue";
 import { insertMemory, listMemories } from "../repositories/memories";
 import { listRuns } from "../repositories/runs";
+import { saveLessonFromRun } from "../services/lessons";
 import type { Mailer } from "../services/mailer";
+import { createTask, getTask, listTasks, updateTask } from "../services/tasks";
 import { CalculatorError, evaluateExpression } from "./calculator";
+import type { DataContext } from "./hot-cache";
 
 export interface ToolContext {
   prisma: PrismaClient;
@@ -18,6 +25,12 @@ export interface ToolContext {
   endUserId: number | null;
   agentId: number;
   runId: number;
+  /** The run's end-user's user_id; null at the account level. */
+  userId: string | null;
+  /** The run's task; null for a run of no task. */
+  taskId: number | null;
+  /** What task_setup hands the task service (services/tasks.ts), as the API's routes do. */
+  services: DataContext & { jobs: JobQueue };
 }
 
 export const ASK_USER_QUESTION = "AskUserQuestion";
@@ -46,7 +59,37 @@ const inputs = {
       query: z.string().max(500).optional(),
     }),
   ),
-  taskHistory: zodSchema(z.object({ limit: z.number().int().min(1).max(20).default(5) })),
+  taskHistory: zodSchema(
+    z.object({
+      limit: z.number().int().min(1).max(20).default(5),
+      of: z
+        .enum(["task", "agent"])
+        .optional()
+        .describe("task: runs of this run's task (the default in a task's run); agent: this agent's recent runs in the scope"),
+    }),
+  ),
+  saveLesson: zodSchema(
+    z.object({
+      content: z.string().describe(`One short, reusable lesson (at most ${LESSON_MAX_CHARS} characters)`),
+      task_id: z.number().int().positive().optional().describe("A task of this scope to save it for; omitted: this run's task"),
+    }),
+  ),
+  taskSetup: zodSchema(
+    z.object({
+      action: z.enum(["create", "update", "list"]),
+      task_id: z.number().int().positive().optional().describe("The task to update"),
+      // The API's own field schemas (POST /tasks), so the tool accepts what the API accepts.
+      ...TaskCreate.pick({
+        name: true,
+        instructions: true,
+        expected_output: true,
+        goals: true,
+        email_notifications: true,
+        schedule: true,
+        schedule_timezone: true,
+      }).partial().shape,
+    }),
+  ),
   reportIssue: zodSchema(z.object({ summary: z.string().max(500), details: z.string().max(5_000).optional() })),
 };
 
@@ -90,20 +133,92 @@ function memory(context: ToolContext) {
   });
 }
 
+/** How much of a run's output task_history shows: enough to judge the outcome, not the whole text. */
+const HISTORY_OUTPUT_CHARS = 500;
+
+function shortOutput(output: unknown): string | null {
+  if (output === null || output === undefined) return null;
+  const text = typeof output === "string" ? output : JSON.stringify(output);
+  return text.length > HISTORY_OUTPUT_CHARS ? `${text.slice(0, HISTORY_OUTPUT_CHARS)}…` : text;
+}
+
 function taskHistory(context: ToolContext) {
   return tool({
-    description: "List this agent's recent runs in the same scope with their status and outcome.",
+    description:
+      "List earlier runs with their status and (shortened) output: of this run's task, or of this agent in the same scope.",
     inputSchema: inputs.taskHistory,
-    execute: async ({ limit }) => {
+    execute: async ({ limit, of }) => {
+      const ofTask = (of ?? (context.taskId !== null ? "task" : "agent")) === "task";
+      if (ofTask && context.taskId === null) return { error: 'this run belongs to no task; use of: "agent"' };
       const runs = await listRuns(
         context.prisma,
         { accountId: context.accountId, endUserId: context.endUserId },
-        { limit, agentId: context.agentId, allEndUsers: false },
+        { limit: limit + 1, agentId: context.agentId, ...(ofTask ? { taskId: context.taskId! } : {}), allEndUsers: false },
       );
       return runs
         .filter((run) => run.id !== context.runId)
         .slice(0, limit)
-        .map((run) => ({ id: run.id, status: run.status, created_at: run.createdAt.toISOString(), output: run.output }));
+        .map((run) => ({ id: run.id, status: run.status, created_at: run.createdAt.toISOString(), output: shortOutput(run.output) }));
+    },
+  });
+}
+
+function saveLesson(context: ToolContext) {
+  return tool({
+    description:
+      "Save a lesson for the later runs of this task: what to do or avoid next time. Keep it short and general; " +
+      "the task keeps a limited number, and the same lesson is not saved twice.",
+    inputSchema: inputs.saveLesson,
+    execute: ({ content, task_id }) =>
+      saveLessonFromRun(
+        context.prisma,
+        { accountId: context.accountId, endUserId: context.endUserId },
+        task_id ?? context.taskId!,
+        content,
+        context.runId,
+      ),
+  });
+}
+
+function taskSetup(context: ToolContext) {
+  const scope = { accountId: context.accountId, endUserId: context.endUserId, userId: context.userId };
+  const { services } = context;
+  return tool({
+    description:
+      "Create, update or list this agent's tasks for the person you act for. create needs instructions (schedule: a " +
+      "5-field cron, with schedule_timezone); update needs task_id and the fields to change; list takes nothing.",
+    inputSchema: inputs.taskSetup,
+    execute: async ({ action, task_id, schedule, schedule_timezone, ...fields }) => {
+      try {
+        if (action === "list") {
+          const page = await listTasks(services, scope, { limit: 100, teammate_id: context.agentId });
+          return { tasks: page.data.map((task) => ({ id: task.id, name: task.name, instructions: task.instructions })) };
+        }
+        if (action === "create") {
+          if (fields.instructions === undefined) return { error: "instructions: is required to create a task" };
+          const task = await createTask(services, scope, {
+            ...fields,
+            instructions: fields.instructions,
+            teammate_id: context.agentId,
+            schedule,
+            schedule_timezone,
+          });
+          return { created: true, task };
+        }
+        if (task_id === undefined) return { error: "task_id: is required to update a task" };
+        if (schedule !== undefined || schedule_timezone !== undefined) {
+          return { error: "schedule: is only accepted when creating a task" };
+        }
+        // Only this agent's tasks: a run adjusts what it runs, not another agent's work.
+        if ((await getTask(services, scope, task_id)).teammate_id !== context.agentId) {
+          return { error: `task ${task_id} not found` };
+        }
+        return { updated: true, task: await updateTask(services, scope, task_id, fields) };
+      } catch (error) {
+        // The API's refusals (a task out of scope, a bad field) are the model's to read, not the run's end.
+        if (error instanceof PlatformError) return { error: error.message };
+        throw error;
+      }
     },
   });
 }
@@ -130,9 +245,10 @@ export function builtInToolSet(context: ToolContext, enabled: ReadonlySet<string
   const tools: ToolSet = {};
   if (enabled.has("memory")) tools.memory = memory(context);
   if (enabled.has("task_history")) tools.task_history = taskHistory(context);
+  if (enabled.has("task_setup")) tools.task_setup = taskSetup(context);
+  if (enabled.has("save_lesson") && context.taskId !== null) tools.save_lesson = saveLesson(context);
   if (enabled.has("report_issue")) tools.report_issue = reportIssue(context);
   if (enabled.has(ASK_USER_QUESTION)) tools[ASK_USER_QUESTION] = askUserQuestion;
   if (enabled.has("calculator")) tools.calculator = calculator();
-  // task_setup arrives with tasks: offering it before tasks exist would promise what cannot happen.
   return tools;
 }

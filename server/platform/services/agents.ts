@@ -16,6 +16,7 @@ import { Prisma } from "@/server/generated/prisma/client";
 import type { PlatformConfig } from "../context";
 import { agentCacheKey, type DataContext } from "../runtime/hot-cache";
 import { PlatformError } from "../errors";
+import type { JobQueue } from "../jobs/queue";
 import {
   type AgentData,
   type AgentDocumentRow,
@@ -34,14 +35,18 @@ import {
 import { createOnboardingMemories, recentMemoryContents } from "../repositories/memories";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "../runtime/system-prompt";
 import { type AgentTemplate, findTemplate } from "./agent-templates";
-import { BUILT_IN_TOOLS, BUILT_IN_TOOL_NAMES, isBuiltInToolEnabled } from "./built-in-tools";
+import { BUILT_IN_TOOLS, BUILT_IN_TOOL_NAMES, TASK_RUN_TOOLS, isBuiltInToolEnabled } from "./built-in-tools";
 import { type Effort, clampEffort, defaultModel, findModel } from "./models";
 import { toPage } from "./pagination";
 import type { Scope } from "./scope";
+import { ensureSelfReviewTask, stopSelfReview } from "./self-improvement";
 
 export interface AgentServiceContext extends DataContext {
   config: PlatformConfig;
 }
+
+/** Creating or changing an agent may schedule its self-review (services/self-improvement.ts). */
+export type AgentWriteContext = AgentServiceContext & { jobs: JobQueue };
 
 type AgentOut = z.infer<typeof Agent>;
 type CreateInput = z.infer<typeof AgentCreate>;
@@ -204,7 +209,7 @@ function templateFields(template: AgentTemplate, input: CreateInput) {
   return { name: template.name, instructions: template.instructions, role: template.role, goals: template.goals, memories };
 }
 
-export async function createAgent(ctx: AgentServiceContext, scope: Scope, input: CreateInput): Promise<AgentOut> {
+export async function createAgent(ctx: AgentServiceContext & { jobs?: JobQueue }, scope: Scope, input: CreateInput): Promise<AgentOut> {
   let fromTemplate: ReturnType<typeof templateFields> | undefined;
   if (input.from_template !== undefined) {
     const template = findTemplate(input.from_template);
@@ -257,7 +262,14 @@ export async function createAgent(ctx: AgentServiceContext, scope: Scope, input:
     }
     return created;
   });
+  if (row.enableSelfImprovement === true) await ensureSelfReviewTask(withJobs(ctx), row);
   return toAgent(row);
+}
+
+function withJobs(ctx: AgentServiceContext & { jobs?: JobQueue }): AgentWriteContext {
+  // Every caller that can set enable_self_improvement passes the queue; a missing one is a wiring bug.
+  if (!ctx.jobs) throw new Error("enable_self_improvement needs the job queue in the agent service's context");
+  return { ...ctx, jobs: ctx.jobs };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -328,7 +340,7 @@ export async function listAgents(
   return query.fields === "summary" ? toPage(rows, query.limit, toAgentSummary) : toPage(rows, query.limit, toAgent);
 }
 
-export async function patchAgent(ctx: AgentServiceContext, scope: Scope, id: number, input: UpdateInput): Promise<AgentOut> {
+export async function patchAgent(ctx: AgentWriteContext, scope: Scope, id: number, input: UpdateInput): Promise<AgentOut> {
   const current = await loadAgent(ctx, scope, id);
   const data: Prisma.PlatformAgentUncheckedUpdateInput = {};
   const changed: string[] = [];
@@ -391,7 +403,13 @@ export async function patchAgent(ctx: AgentServiceContext, scope: Scope, id: num
   if (current.template && changed.length > 0) {
     data.customizedFields = [...new Set([...current.customizedFields, ...changed])];
   }
-  return toAgent(await updateAgent(ctx, current, data));
+  const updated = await updateAgent(ctx, current, data);
+  // Only a change of the flag acts: on schedules the weekly review (once), off stops it.
+  const wasOn = current.enableSelfImprovement === true;
+  const isOn = updated.enableSelfImprovement === true;
+  if (isOn && !wasOn) await ensureSelfReviewTask(ctx, updated);
+  if (wasOn && !isOn) await stopSelfReview(ctx, updated);
+  return toAgent(updated);
 }
 
 export async function archiveAgent(ctx: AgentServiceContext, scope: Scope, id: number): Promise<void> {
@@ -450,7 +468,8 @@ export function enabledBuiltInTools(row: AgentRow): string[] {
 
 export async function agentSystemPrompt(ctx: AgentServiceContext, scope: Scope, id: number) {
   const row = await loadAgent(ctx, scope, id);
-  const tools = enabledBuiltInTools(row);
+  // The prompt of a run of no task: no save_lesson, and no lessons (a task's runs get both).
+  const tools = enabledBuiltInTools(row).filter((name) => !TASK_RUN_TOOLS.has(name));
   const memories = tools.includes("memory") ? await recentMemoryContents(ctx.prisma, scope, PROMPT_MEMORY_LIMIT) : [];
   const promptProfile = row.promptProfile === "bare" ? "bare" : "platform";
   return {

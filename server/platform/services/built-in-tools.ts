@@ -4,7 +4,7 @@
 export interface BuiltInTool {
   name: string;
   description: string;
-  category: "memory" | "history" | "task_setup" | "feedback" | "interaction" | "utility";
+  category: "memory" | "history" | "task_setup" | "lessons" | "feedback" | "interaction" | "utility";
   /** The agent field that toggles it, for the configurable four. */
   agent_toggle: "enable_memory" | "enable_history" | "enable_task_setup_tools" | "enable_feedback" | null;
   /** The run field that toggles it, for the configurable four. */
@@ -34,6 +34,13 @@ export const BUILT_IN_TOOLS: readonly BuiltInTool[] = [
     run_toggle: "task_setup_tools",
   },
   {
+    name: "save_lesson",
+    description: "Save a lesson for the later runs of this task (runs of a task only; the task keeps a limited number).",
+    category: "lessons",
+    agent_toggle: null,
+    run_toggle: null,
+  },
+  {
     name: "report_issue",
     description: "Report a problem with the platform or a tool to the account owner.",
     category: "feedback",
@@ -57,6 +64,9 @@ export const BUILT_IN_TOOLS: readonly BuiltInTool[] = [
 ];
 
 export const BUILT_IN_TOOL_NAMES = new Set(BUILT_IN_TOOLS.map((tool) => tool.name));
+
+/** Tools offered only in runs of a task: a lesson belongs to the task it was learnt in. */
+export const TASK_RUN_TOOLS: ReadonlySet<string> = new Set(["save_lesson"]);
 
 export interface AgentToolSettings {
   enableMemory: boolean | null;

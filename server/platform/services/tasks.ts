@@ -98,7 +98,8 @@ export async function createTask(
   ctx: DataContext & { jobs: JobQueue },
   scope: Scope,
   input: z.infer<typeof TaskCreate>,
-  baseUrl: string,
+  /** The API's base URL, for the webhook URL of `webhook: true` (the task_setup tool offers no webhook). */
+  baseUrl?: string,
 ): Promise<TaskOut> {
   if (input.schedule_timezone !== undefined && input.schedule === undefined) {
     throw invalid("schedule_timezone", "is only accepted with schedule");
@@ -123,7 +124,10 @@ export async function createTask(
     const scheduled =
       schedule === undefined ? undefined : await insertTaskScheduleTrigger(tx as PrismaClient, created, { cron: schedule, timezone: input.schedule_timezone });
     let url: string | undefined;
-    if (input.webhook) ({ task: created, url } = await issueTaskWebhook(tx as PrismaClient, created.id, baseUrl));
+    if (input.webhook) {
+      if (baseUrl === undefined) throw new Error("createTask: webhook: true needs the API's base URL");
+      ({ task: created, url } = await issueTaskWebhook(tx as PrismaClient, created.id, baseUrl));
+    }
     return { row: created, trigger: scheduled, webhookUrl: url };
   });
   if (trigger) await enqueueFire(ctx.jobs, trigger);

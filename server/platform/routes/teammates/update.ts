@@ -6,7 +6,7 @@ import type { PlatformApp } from "../../context";
 import { patchAgent } from "../../services/agents";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
-import { authOf, servicesOf } from "../request";
+import { authOf, servicesOf, servicesWithJobsOf } from "../request";
 
 export const route = defineRoute({
   operationId: "updateTeammate",
@@ -25,6 +25,6 @@ export const route = defineRoute({
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const scope = await resolveScope(servicesOf(c), authOf(c), c.req.valid("query").user_id);
-    return c.json(await patchAgent(servicesOf(c), scope, c.req.valid("param").teammate_id, c.req.valid("json")), 200);
+    return c.json(await patchAgent(servicesWithJobsOf(c), scope, c.req.valid("param").teammate_id, c.req.valid("json")), 200);
   });
 }
