@@ -7,6 +7,7 @@ import { useTRPC } from "@/lib/trpc/react";
 import { card } from "./admin-page";
 import { CapForm } from "./cap-form";
 import { describeLimit } from "./limit-input";
+import { ScheduleCapForm } from "./schedule-cap-form";
 
 export function CapsPanel() {
   const trpc = useTRPC();
@@ -15,10 +16,11 @@ export function CapsPanel() {
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.limits.get.queryKey() });
   const setDefault = useMutation(trpc.limits.setDefaultCap.mutationOptions({ onSuccess: refresh }));
   const setMember = useMutation(trpc.limits.setMemberCap.mutationOptions({ onSuccess: refresh }));
+  const setSchedules = useMutation(trpc.limits.setScheduleCap.mutationOptions({ onSuccess: refresh }));
 
   if (caps.isPending) return <div className="h-40 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" />;
   if (caps.isError) return <FormError message={`Could not load caps: ${caps.error.message}`} />;
-  const { limits, defaultCap, members, period } = caps.data;
+  const { limits, defaultCap, members, period, schedules } = caps.data;
   return (
     <>
       <div className={card}>
@@ -48,6 +50,19 @@ export function CapsPanel() {
           tenantLimits={limits}
           pending={setDefault.isPending}
           onSave={(cap) => setDefault.mutateAsync(cap)}
+        />
+      </div>
+
+      <div className={card}>
+        <h2 className="text-lg font-semibold">Schedules</h2>
+        <p className="mb-4 mt-1 text-sm text-muted">
+          Scheduled runs count against the caps above; a schedule is paused when its member&apos;s or the workspace&apos;s month is used up.
+        </p>
+        <ScheduleCapForm
+          initial={schedules.maxActive}
+          active={schedules.active}
+          pending={setSchedules.isPending}
+          onSave={(cap) => setSchedules.mutateAsync(cap)}
         />
       </div>
 

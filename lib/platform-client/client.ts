@@ -6,6 +6,7 @@ import { AgentTemplates, BuiltInTools, Models } from "./resources/catalog";
 import { Memories, Permissions, Users } from "./resources/end-users";
 import { Billing, UsageResource } from "./resources/money";
 import { Runs } from "./resources/runs";
+import { Tasks, TriggersResource } from "./resources/tasks";
 import { Webhooks } from "./resources/webhooks";
 import { Transport, type ClientOptions, type RequestOptions } from "./transport";
 import type { SignupParams, SignupResponse, TokenParams, TokenResponse } from "./types";
@@ -26,6 +27,8 @@ export class PlatformClient {
   readonly usage: UsageResource;
   readonly billing: Billing;
   readonly webhooks: Webhooks;
+  readonly tasks: Tasks;
+  readonly triggers: TriggersResource;
 
   constructor(private readonly transport: Transport) {
     this.agents = new Agents(transport);
@@ -43,6 +46,8 @@ export class PlatformClient {
     this.usage = new UsageResource(transport);
     this.billing = new Billing(transport);
     this.webhooks = new Webhooks(transport);
+    this.tasks = new Tasks(transport);
+    this.triggers = new TriggersResource(transport);
   }
 
   /** The end-user this client is scoped to; undefined for the account view. */

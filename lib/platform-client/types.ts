@@ -14,6 +14,8 @@ import type * as memories from "../schemas/memories";
 import type * as permissions from "../schemas/permissions";
 import type * as runs from "../schemas/runs";
 import type * as settings from "../schemas/settings";
+import type * as tasks from "../schemas/tasks";
+import type * as triggers from "../schemas/triggers";
 import type * as webhooks from "../schemas/webhooks";
 
 /** A query's parameters as typed values: every one optional (the server applies the defaults). */
@@ -120,3 +122,16 @@ export type WebhookAttempt = z.infer<typeof webhooks.WebhookAttempt>;
 export type WebhookDeliveryListParams = Query<typeof webhooks.ListWebhookDeliveriesQuery>;
 export type WebhookReplayParams = z.input<typeof webhooks.ReplayWebhookRequest>;
 export type WebhookReplay = z.infer<typeof webhooks.WebhookReplay>;
+
+// Tasks and their triggers
+export type Task = z.infer<typeof tasks.Task>;
+export type TaskCreateParams = WithoutUser<z.input<typeof tasks.TaskCreate>>;
+export type TaskUpdateParams = z.input<typeof tasks.TaskUpdate>;
+export type TaskListParams = Query<typeof tasks.ListTasksQuery>;
+export type TaskRunCreateParams = WithoutUser<z.infer<typeof tasks.TaskRunCreate>>;
+export type Trigger = z.infer<typeof triggers.Trigger>;
+export type TriggerCreateParams = WithoutUser<z.input<typeof triggers.TriggerCreate>>;
+export type TriggerUpdateParams = z.input<typeof triggers.TriggerUpdate>;
+export type TriggerListParams = Query<typeof triggers.ListTriggersQuery>;
+export type TriggerFire = z.infer<typeof triggers.TriggerFire>;
+export type TriggerFireListParams = Query<typeof triggers.ListTriggerFiresQuery>;

@@ -68,6 +68,10 @@ export const memberCapSchema = z.object({
 });
 export type MemberCapInput = z.infer<typeof memberCapSchema>;
 
+/** limits.setScheduleCap: schedules enabled at once across the tenant; null: no limit. */
+export const scheduleCapSchema = z.object({ maxActiveSchedules: limitValue(10_000) });
+export type ScheduleCapInput = z.infer<typeof scheduleCapSchema>;
+
 export const createTenantInput = z.object({
   name: tenantNameSchema,
   /** Invited as the tenant's first admin. */

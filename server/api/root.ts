@@ -7,6 +7,7 @@ import { memoriesRouter } from "./routers/memories";
 import { membersRouter } from "./routers/members";
 import { permissionsRouter } from "./routers/permissions";
 import { runsRouter } from "./routers/runs";
+import { tasksRouter } from "./routers/tasks";
 import { tenantsRouter } from "./routers/tenants";
 import { usageRouter } from "./routers/usage";
 import { webhooksRouter } from "./routers/webhooks";
@@ -21,6 +22,7 @@ export const appRouter = router({
   limits: limitsRouter,
   agents: agentsRouter,
   runs: runsRouter,
+  tasks: tasksRouter,
   memories: memoriesRouter,
   permissions: permissionsRouter,
   usage: usageRouter,

@@ -21,7 +21,8 @@ export type LimitKind =
   | "tenant_cost"
   | "member_cost"
   | "concurrent_runs"
-  | "turns_per_minute";
+  | "turns_per_minute"
+  | "active_schedules";
 
 /**
  * What a refused admission tells the caller. `limit` names the limit (as the issue asks); the
@@ -42,6 +43,7 @@ const describe: Record<LimitKind, string> = {
   tenant_cost: "your workspace's monthly cost limit",
   concurrent_runs: "your workspace's limit of runs at once",
   turns_per_minute: "the limit of turns per minute",
+  active_schedules: "your workspace's limit of active schedules",
 };
 
 export class LimitExceededError extends TenancyError {

@@ -1,9 +1,11 @@
 // The framework's recurring work, on the platform's job queue: the admission sweep
-// (sweepRunAdmissions in runs.ts) every minute, by one instance per minute however many run.
+// (sweepRunAdmissions in runs.ts, then sweepSchedules in schedules.ts, which counts schedules' runs)
+// every minute, by one instance per minute however many run.
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import type { JobQueue } from "@/server/platform/jobs/queue";
 import type { PlatformConnection } from "./platform-connection";
 import { sweepRunAdmissions } from "./runs";
+import { sweepSchedules } from "./schedules";
 
 export const ADMISSION_SWEEP_JOB = "admission-sweep";
 
@@ -14,10 +16,13 @@ export async function registerFrameworkJobs(
 ): Promise<void> {
   // Not retried: the next minute's sweep looks again. Run by the framework's processes whatever their
   // role: platform workers (npm run platform) do not load the framework.
-  await jobs.register(ADMISSION_SWEEP_JOB, async () => sweepRunAdmissions(prisma, await connection()), {
-    retryLimit: 0,
-    expireInSeconds: 300,
-    everywhere: true,
-  });
+  await jobs.register(
+    ADMISSION_SWEEP_JOB,
+    async () => {
+      const platform = await connection();
+      return { runs: await sweepRunAdmissions(prisma, platform), schedules: await sweepSchedules(prisma, platform) };
+    },
+    { retryLimit: 0, expireInSeconds: 300, everywhere: true },
+  );
   await jobs.schedule(ADMISSION_SWEEP_JOB, "every-minute", { cron: "* * * * *", timezone: "UTC" });
 }

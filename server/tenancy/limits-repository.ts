@@ -15,6 +15,7 @@ export interface TenantLimitsRecord {
   turnsPerMinutePerMember: number | null;
   memberRunsPerMonth: number | null;
   memberCostPerMonthCents: number | null;
+  maxActiveSchedules: number | null;
 }
 
 export const NO_LIMITS: TenantLimitsRecord = {
@@ -24,6 +25,7 @@ export const NO_LIMITS: TenantLimitsRecord = {
   turnsPerMinutePerMember: null,
   memberRunsPerMonth: null,
   memberCostPerMonthCents: null,
+  maxActiveSchedules: null,
 };
 
 export interface CapRecord {
@@ -43,6 +45,7 @@ const pick = (row: TenantLimitsRecord): TenantLimitsRecord => ({
   turnsPerMinutePerMember: row.turnsPerMinutePerMember,
   memberRunsPerMonth: row.memberRunsPerMonth,
   memberCostPerMonthCents: row.memberCostPerMonthCents,
+  maxActiveSchedules: row.maxActiveSchedules,
 });
 
 export async function findTenantLimits(prisma: Db, tenantId: string): Promise<TenantLimitsRecord> {

@@ -34,6 +34,7 @@ import {
   type TenantLimitsRecord,
 } from "./limits-repository";
 import { findTenantById, findTenantMember, listTenantMembers } from "./repository";
+import { countActiveSchedules } from "./schedules-repository";
 
 /** The calendar month (UTC) usage is counted in, e.g. "2026-11". */
 export const periodOf = (now: Date) => now.toISOString().slice(0, 7);
@@ -176,6 +177,53 @@ export async function recordRunCost(
   if (!charged) throw new TenancyError("NOT_FOUND", "no such run admission in this tenant");
 }
 
+/**
+ * Counts a run the platform started by itself (a schedule's fire) into the month's counters and the
+ * running-runs gauge, and opens its admission, so it is charged, settled and released like any other.
+ * It already runs, so nothing refuses it here: callers check monthlyCapReached afterwards and pause
+ * the schedules behind it (server/tenancy/schedules.ts).
+ */
+export async function admitStartedRun(
+  prisma: PrismaClient,
+  { tenantId, userId }: { tenantId: string; userId: string },
+  now: Date = new Date(),
+): Promise<RunAdmissionTicket> {
+  const period = periodOf(now);
+  return prisma.$transaction(async (tx) => {
+    const unlimited = { runs: null, costCents: null };
+    // The same order as admitRun (tenant month, member month, concurrency, admission): no deadlock.
+    await takeTenantRun(tx, tenantId, period, unlimited);
+    await takeMemberRun(tx, tenantId, userId, period, unlimited);
+    await takeConcurrentRun(tx, tenantId, null);
+    const admission = await insertAdmission(tx, { tenantId, userId, period });
+    return { admissionId: admission.id, period: admission.period };
+  }, ADMISSION_TX);
+}
+
+/**
+ * The first monthly limit (the tenant's runs or cost, the member's runs or cost) that is used up, or
+ * null. What admitRun would refuse on for the month, without reserving anything: schedules check it
+ * when they are resumed and after their runs are counted.
+ */
+export async function monthlyCapReached(
+  prisma: PrismaClient,
+  { tenantId, userId }: { tenantId: string; userId: string },
+  now: Date = new Date(),
+): Promise<LimitExceededError | null> {
+  const usage = await getMyUsage(prisma, tenantId, userId, now);
+  const resetsAt = usage.resetsAt;
+  const checks = [
+    ["tenant_runs", usage.tenant.runs],
+    ["tenant_cost", usage.tenant.costCents],
+    ["member_runs", usage.member.runs],
+    ["member_cost", usage.member.costCents],
+  ] as const;
+  for (const [limit, meter] of checks) {
+    if (meter.max !== null && meter.used >= meter.max) return new LimitExceededError({ limit, used: meter.used, max: meter.max, resetsAt });
+  }
+  return null;
+}
+
 // --- Reading and setting limits ----------------------------------------------------------------------
 
 export interface Meter {
@@ -241,6 +289,8 @@ export interface TenantCaps {
   period: string;
   limits: TenantLimitsView;
   defaultCap: CapRecord;
+  /** The tenant admins' cap on schedules enabled at once (null: none) and how many are. */
+  schedules: { maxActive: number | null; active: number };
   members: MemberCapRow[];
 }
 
@@ -254,16 +304,18 @@ const limitsView = (limits: TenantLimitsRecord): TenantLimitsView => ({
 /** For tenant admins: the tenant's limits (read-only to them), the default cap and each member's. */
 export async function getTenantCaps(prisma: PrismaClient, tenantId: string, now = new Date()): Promise<TenantCaps> {
   const period = periodOf(now);
-  const [limits, members, overrides, usage] = await Promise.all([
+  const [limits, members, overrides, usage, activeSchedules] = await Promise.all([
     findTenantLimits(prisma, tenantId),
     listTenantMembers(prisma, tenantId),
     listMemberCaps(prisma, tenantId),
     listMemberUsage(prisma, tenantId, period),
+    countActiveSchedules(prisma, tenantId),
   ]);
   return {
     period,
     limits: limitsView(limits),
     defaultCap: { runsPerMonth: limits.memberRunsPerMonth, costPerMonthCents: limits.memberCostPerMonthCents },
+    schedules: { maxActive: limits.maxActiveSchedules, active: activeSchedules },
     members: members.map((member) => {
       const override = overrides.get(member.id) ?? null;
       return {
@@ -307,6 +359,14 @@ export async function setDefaultMemberCap(prisma: PrismaClient, tenantId: string
     memberRunsPerMonth: cap.runsPerMonth,
     memberCostPerMonthCents: cap.costPerMonthCents,
   });
+}
+
+/**
+ * The tenant admins' cap on active schedules (null: none). Lowering it below the schedules already
+ * active pauses none of them; it refuses new ones and resumes until the count is under it.
+ */
+export async function setScheduleCap(prisma: PrismaClient, tenantId: string, maxActiveSchedules: number | null) {
+  await upsertTenantLimits(prisma, tenantId, { maxActiveSchedules });
 }
 
 /** Sets a member's override, or with `cap` null returns them to the tenant default. */

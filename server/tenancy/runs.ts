@@ -17,12 +17,12 @@ import {
   detachRunAdmission,
   findAgentCopy,
   findTenantRun,
-  insertTenantRun,
   listOrphanAdmissions,
   listRunsHoldingAdmissions,
   listTenantRunIds,
   type TenantRunRecord,
 } from "./platform-repository";
+import { insertTenantRunIfAbsent } from "./schedules-repository";
 
 const TERMINAL = new Set<Run["status"]>(["completed", "failed", "cancelled", "closed", "archived"]);
 export const isTerminal = (status: Run["status"]) => TERMINAL.has(status);
@@ -48,7 +48,7 @@ export interface RunView {
 const outputText = (output: unknown): string | null =>
   output === null || output === undefined ? null : typeof output === "string" ? output : JSON.stringify(output);
 
-function toView(run: Run | RunListItem, record: TenantRunRecord): RunView {
+export function toView(run: Run | RunListItem, record: TenantRunRecord): RunView {
   return {
     id: run.id,
     agentId: record.tenantAgentId,
@@ -88,22 +88,38 @@ export async function createRun(
 ): Promise<RunView> {
   const agent = await getVisibleAgent(prisma, caller, input.agentId);
   const teammateId = await ensureAgentCopy(prisma, platform, caller, agent);
+  return startAdmittedRun(prisma, caller, agent.id, () =>
+    platform.runs.create({ teammate_id: teammateId, message: input.message, stream: false }),
+  );
+}
+
+/**
+ * The lifecycle of every run the framework starts (a run, a schedule's "run now"): admit, start it
+ * with `start`, record it with its admission, settle. A refusal by the platform withdraws the
+ * admission (no run, so the member keeps the run it was counted); any other failure releases it (one
+ * may have started). Should the schedule sweep have adopted the run first (it counted it itself),
+ * this admission is withdrawn instead, so the run is counted once.
+ */
+export async function startAdmittedRun(
+  prisma: PrismaClient,
+  caller: Caller,
+  tenantAgentId: string | null,
+  start: () => Promise<Run>,
+): Promise<RunView> {
   const { admissionId } = await admitRun(prisma, { tenantId: caller.tenantId, userId: caller.userId });
   let run: Run;
   try {
-    run = await platform.runs.create({ teammate_id: teammateId, message: input.message, stream: false });
+    run = await start();
   } catch (error) {
-    // Refused: no run, so the member keeps the run it was counted; otherwise one may have started.
     await (isRefusal(error) ? withdrawRun : releaseRun)(prisma, { tenantId: caller.tenantId, admissionId });
     throw error;
   }
-  const record = await insertTenantRun(prisma, {
-    tenantId: caller.tenantId,
-    userId: caller.userId,
-    platformRunId: run.id,
-    tenantAgentId: agent.id,
-    admissionId,
-  });
+  const entry = { tenantId: caller.tenantId, userId: caller.userId, platformRunId: run.id, tenantAgentId, admissionId };
+  if (!(await insertTenantRunIfAbsent(prisma, entry))) {
+    await withdrawRun(prisma, { tenantId: caller.tenantId, admissionId });
+    return toView(run, await ownRun(prisma, caller, run.id));
+  }
+  const record: TenantRunRecord = { platformRunId: run.id, userId: caller.userId, tenantAgentId, admissionId, costCents: 0 };
   await settleRun(prisma, caller.tenantId, record, run);
   return toView(run, record);
 }

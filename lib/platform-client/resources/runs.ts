@@ -200,6 +200,11 @@ export class Runs extends Resource {
     return this.paged({ path: "/runs/needs-you", userId: "query" }, params, options);
   }
 
+  /** @internal POST /tasks/{task_id}/runs: use client.tasks.run (it shares startRun with create). */
+  startTaskRun(taskId: number, params: { stream?: boolean; user_id?: string }, options?: RequestOptions): Promise<CreatedRun | RunStream> {
+    return this.startRun({ path: `/tasks/${segment(taskId)}/runs`, body: params, userId: "body" }, params, options);
+  }
+
   /**
    * Every run-creating POST: Idempotency-Key, retries, and the answer as a run or a RunStream.
    * A streaming call answered by a replay (JSON) follows the run's event log from its first frame (a

@@ -2,8 +2,8 @@
 // default member cap and per-member overrides (never above the tenant's limits, which the owner sets
 // through tenants.setLimits).
 import { z } from "zod";
-import { memberCapSchema } from "@/lib/schemas/tenancy";
-import { getMyUsage, getTenantCaps, setDefaultMemberCap, setMemberCap } from "@/server/tenancy/limits";
+import { memberCapSchema, scheduleCapSchema } from "@/lib/schemas/tenancy";
+import { getMyUsage, getTenantCaps, setDefaultMemberCap, setMemberCap, setScheduleCap } from "@/server/tenancy/limits";
 import { adminProcedure, router, tenantProcedure } from "../trpc";
 
 export const limitsRouter = router({
@@ -13,6 +13,12 @@ export const limitsRouter = router({
 
   setDefaultCap: adminProcedure.input(memberCapSchema).mutation(async ({ ctx, input }) => {
     await setDefaultMemberCap(ctx.prisma, ctx.tenant.id, input);
+    return input;
+  }),
+
+  /** The cap on the tenant's active schedules (maxActiveSchedules null: no cap). */
+  setScheduleCap: adminProcedure.input(scheduleCapSchema).mutation(async ({ ctx, input }) => {
+    await setScheduleCap(ctx.prisma, ctx.tenant.id, input.maxActiveSchedules);
     return input;
   }),
 
