@@ -201,10 +201,14 @@ export interface TenantRunRecord {
 
 const runSelect = { platformRunId: true, userId: true, tenantAgentId: true, admissionId: true, costCents: true } as const;
 
-export const insertTenantRun = (
+/** Records a run the tenant admitted (or adopted): true for the one caller whose row went in. */
+export async function insertTenantRunIfAbsent(
   prisma: PrismaClient,
   run: { tenantId: string; userId: string; platformRunId: number; tenantAgentId: string | null; admissionId: string },
-) => prisma.tenantRun.create({ data: run, select: runSelect });
+): Promise<boolean> {
+  const { count } = await prisma.tenantRun.createMany({ data: [run], skipDuplicates: true });
+  return count === 1;
+}
 
 export const findTenantRun = (prisma: PrismaClient, tenantId: string, userId: string, platformRunId: number): Promise<TenantRunRecord | null> =>
   prisma.tenantRun.findFirst({ where: { tenantId, userId, platformRunId }, select: runSelect });

@@ -17,12 +17,12 @@ import {
   detachRunAdmission,
   findAgentCopy,
   findTenantRun,
+  insertTenantRunIfAbsent,
   listOrphanAdmissions,
   listRunsHoldingAdmissions,
   listTenantRunIds,
   type TenantRunRecord,
 } from "./platform-repository";
-import { insertTenantRunIfAbsent } from "./schedules-repository";
 
 const TERMINAL = new Set<Run["status"]>(["completed", "failed", "cancelled", "closed", "archived"]);
 export const isTerminal = (status: Run["status"]) => TERMINAL.has(status);

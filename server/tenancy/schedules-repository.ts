@@ -125,12 +125,3 @@ export async function deleteStaleReservations(prisma: PrismaClient, before: Date
   const { count } = await prisma.tenantSchedule.deleteMany({ where: { platformTaskId: null, createdAt: { lt: before } } });
   return count;
 }
-
-/** Adopts a run the platform started by itself: true for the one caller whose row went in. */
-export async function insertTenantRunIfAbsent(
-  prisma: PrismaClient,
-  run: { tenantId: string; userId: string; platformRunId: number; tenantAgentId: string | null; admissionId: string },
-): Promise<boolean> {
-  const { count } = await prisma.tenantRun.createMany({ data: [run], skipDuplicates: true });
-  return count === 1;
-}

@@ -28,7 +28,7 @@ import { ensureAgentCopy, getVisibleAgent, type Caller } from "./agents";
 import { LimitExceededError, TenancyError } from "./errors";
 import { admitStartedRun, monthlyCapReached, withdrawRun } from "./limits";
 import type { PlatformConnection } from "./platform-connection";
-import { listTenantRunIds } from "./platform-repository";
+import { insertTenantRunIfAbsent, listTenantRunIds } from "./platform-repository";
 import { settleRun, startAdmittedRun, type RunView } from "./runs";
 import {
   activateSchedule,
@@ -36,7 +36,6 @@ import {
   deleteScheduleRow,
   deleteStaleReservations,
   findMemberSchedule,
-  insertTenantRunIfAbsent,
   listMemberSchedules,
   listTenantSchedules,
   pauseScheduleRow,
