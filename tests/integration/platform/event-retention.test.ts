@@ -136,10 +136,13 @@ describe("run event retention", () => {
   it("merges a real run's deltas, and again after a reply once the run has finished long enough", async () => {
     const { prisma } = platform.database;
     const agent = (await platform.call("/agents", { key: account.key, body: { name: "Talker", user_id: "u1" } })).body;
-    const waitCompleted = async (runId: number) => {
+    // Completed, and the log holds the request's last frame: on PostgreSQL the frames are written on a
+    // connection of their own, so they may commit just after the status.
+    const waitCompleted = async (runId: number, requests: number) => {
       for (let i = 0; i < 400; i++) {
         const { body } = await platform.call(`/runs/${runId}`, { key: account.key, query: { user_id: "u1" } });
-        if (body.status === "completed") return;
+        const done = (await log(runId)).filter(({ frame }) => frame.type === "done").length;
+        if (body.status === "completed" && done >= requests) return;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
       throw new Error(`run ${runId} never completed`);
@@ -151,7 +154,7 @@ describe("run event retention", () => {
     const run = (
       await platform.call("/runs", { key: account.key, query: { user_id: "u1" }, body: { teammate_id: agent.id, stream: false, message: "hello big world", permission_mode: "autonomous" } })
     ).body as { id: number };
-    await waitCompleted(run.id);
+    await waitCompleted(run.id, 1);
     expect((await deltas(run.id)).length).toBeGreaterThan(1);
     await age(run.id);
     expect((await compactOldRunEvents(prisma, { olderThanDays: 30 })).runs).toBe(1);
@@ -160,7 +163,7 @@ describe("run event retention", () => {
     const replied = await platform.call(`/runs/${run.id}/reply`, { key: account.key, query: { user_id: "u1" }, body: { message: "and again" } });
     expect(replied.status).toBe(200);
     expect((await prisma.platformRun.findUniqueOrThrow({ where: { id: run.id } })).eventsCompactedAt).toBeNull();
-    await waitCompleted(run.id);
+    await waitCompleted(run.id, 2);
     await age(run.id);
     expect((await compactOldRunEvents(prisma, { olderThanDays: 30 })).runs).toBe(1);
     expect(await deltas(run.id)).toEqual(["Echo: hello big world", "Echo: and again"]);

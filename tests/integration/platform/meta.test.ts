@@ -32,7 +32,7 @@ describe("GET /openapi.json", () => {
       ...new Set(
         platform.app.routes
           .filter((route) => route.method !== "ALL")
-          .map((route) => `${route.method} ${route.path.replace("/api/v2", "").replace(/:(\w+)/g, "{$1}")}`),
+          .map((route) => `${route.method} ${route.path.replace("/api/v2", "").replace(/\/:(\w+)/g, "/{$1}")}`),
       ),
     ]
       .filter((route) => !undocumented.has(route))
