@@ -1,0 +1,75 @@
+// What an app is, as data: how a person connects it (OAuth 2.0 with PKCE, an API key, or provisioned
+// by the platform), the HTTP calls its tools make, and the events its triggers stand for. The
+// catalogue (catalog.ts) holds the shipped definitions (definitions/*.ts) and the vendor's own apps
+// from INLAY_APPS_FILE; runs call tools through app-http.ts with the connection's credentials.
+
+/** JSON Schema of a tool's input (an object schema). */
+export type JsonSchemaObject = { type: "object"; properties?: Record<string, unknown>; required?: string[]; [key: string]: unknown };
+
+export interface AppToolDefinition {
+  /** Unique within the app, snake_case; runs see it as `<app>__<name>`. */
+  name: string;
+  description: string;
+  /** HTTP method of the call to the app's API. */
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /**
+   * Path under the app's `apiBaseUrl`, with `{name}` placeholders filled from the input (URL-encoded).
+   * Input properties not used in the path go to the query string (GET, DELETE) or the JSON body.
+   */
+  path: string;
+  input: JsonSchemaObject;
+  /** Input properties sent in the query string even on POST/PUT/PATCH. */
+  query?: string[];
+  /** Scopes this tool needs (documentation; connect asks for the app's scopes). */
+  scopes?: string[];
+}
+
+export interface AppTriggerDefinition {
+  /** The trigger_name of an app-event trigger. */
+  name: string;
+  description: string;
+  /** JSON Schema of trigger_config. */
+  config: JsonSchemaObject;
+}
+
+export interface OAuthSettings {
+  authorizationUrl: string;
+  tokenUrl: string;
+  /** RFC 7009 revocation endpoint, called on disconnect when set. */
+  revocationUrl?: string;
+  scopes: string[];
+  /** Separator of the scope parameter (space by default; some APIs use commas). */
+  scopeSeparator?: string;
+  /** Extra parameters of the authorization request (e.g. access_type=offline). */
+  authorizationParams?: Record<string, string>;
+  /** client_secret_post (default) or client_secret_basic at the token endpoint. */
+  tokenAuthMethod?: "client_secret_post" | "client_secret_basic";
+  clientId?: string;
+  clientSecret?: string;
+}
+
+export interface ApiKeySettings {
+  /** Where the key goes on each call: `Authorization: Bearer <key>` (default) or a named header. */
+  header?: string;
+  /** Prefix before the key in that header (default "Bearer " for Authorization, none otherwise). */
+  prefix?: string;
+}
+
+export interface AppDefinition {
+  /** The slug of GET /apps and every /apps/<app_name> path. */
+  slug: string;
+  name: string;
+  description: string;
+  /** oauth2, api_key or provisioned (the platform allocates the resource; POST /apps/<app>/provision). */
+  auth: "oauth2" | "api_key" | "provisioned";
+  oauth?: OAuthSettings;
+  apiKey?: ApiKeySettings;
+  /** Base URL of the app's API: tools' paths are relative to it. */
+  apiBaseUrl: string;
+  /** A GET under apiBaseUrl whose JSON names the connected account (for account_label), and where. */
+  identity?: { path: string; labelField: string };
+  tools: AppToolDefinition[];
+  triggers: AppTriggerDefinition[];
+  /** Shipped with Inlay, or defined by the vendor in INLAY_APPS_FILE. */
+  source: "builtin" | "vendor";
+}
