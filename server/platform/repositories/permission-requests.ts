@@ -1,11 +1,13 @@
-// A run's requests for a person: tool approvals and questions.
+// A run's requests for a person: tool approvals, questions, and apps to connect.
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
 
 export interface NewRequest {
   id: string;
-  kind: "tool" | "question" | "plan";
+  kind: "tool" | "question" | "plan" | "connection";
+  /** kind connection: the app whose connection lets the run go on. */
+  app?: string;
   toolName: string;
   toolCallId: string;
   input: unknown;
@@ -59,3 +61,18 @@ export const resolveRequest = (
 /** Drops the stored answers of the run's requests (metadata_only, once the run has read them). */
 export const clearAnswers = (prisma: PrismaClient, runId: number) =>
   prisma.platformPermissionRequest.updateMany({ where: { runId, answer: { not: Prisma.DbNull } }, data: { answer: Prisma.DbNull } });
+
+/**
+ * The pending connection requests of a scope's runs for one app: a connection of that app completed
+ * in the scope, so they are settled. Only runs still waiting (awaiting_approval) are returned.
+ */
+export const pendingConnectionRequests = (prisma: PrismaClient, scope: { accountId: number; endUserId: number | null }, app: string) =>
+  prisma.platformPermissionRequest.findMany({
+    where: {
+      kind: "connection",
+      app,
+      status: "pending",
+      run: { accountId: scope.accountId, endUserId: scope.endUserId, status: "awaiting_approval" },
+    },
+    select: { id: true, runId: true },
+  });
