@@ -161,7 +161,18 @@ export type RunFrame =
       attempt?: number;
       discard_after?: string;
     }
-  | { type: "permission_request"; request_id: string; tool_name: string; input: unknown; kind: string };
+  | {
+      type: "permission_request";
+      request_id: string;
+      tool_name: string;
+      input: unknown;
+      /** tool | question | plan | connection */
+      kind: string;
+      // kind connection: the app to connect before the call can go on, and why.
+      app?: string;
+      app_name?: string;
+      connection_status?: "missing" | "expired";
+    };
 
 // ---------------------------------------------------------------------------------------------
 // Run lists: GET /runs, /runs/activity, /runs/check, /runs/needs-you (docs/run-lists.md)
@@ -258,7 +269,8 @@ export const ApprovalResult = z
 export const PermissionRequest = z
   .object({
     request_id: z.string(),
-    kind: z.string(),
+    kind: z.string().meta({ description: "tool, question, plan, or connection (an app to connect before the call goes on)" }),
+    app: z.string().nullable().meta({ description: "kind connection: the app slug (GET /apps)" }),
     tool_name: z.string(),
     input: z.unknown(),
     status: z.enum(["pending", "allowed", "denied"]),
