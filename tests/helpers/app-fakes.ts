@@ -103,3 +103,46 @@ export async function startCodehostFake(oauth: Pick<OAuthServer, "validAccessTok
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+export interface ChatFake {
+  /** http://127.0.0.1:<port>: the chat app's apiBaseUrl (Slack Web API methods under it). */
+  baseUrl: string;
+  calls: FakeCall[];
+  close(): Promise<void>;
+}
+
+/** The chat app's API in Slack's shapes: errors are 200 with {ok: false, error}. */
+export async function startChatFake(oauth: Pick<OAuthServer, "validAccessToken">, team = { id: "T0001", name: "Acme" }): Promise<ChatFake> {
+  const calls: FakeCall[] = [];
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? "/", "http://fake");
+      const body = await readBody(req);
+      const header = req.headers.authorization ?? "";
+      const token = header.startsWith("Bearer ") ? header.slice("Bearer ".length) : null;
+      const owner = token ? await oauth.validAccessToken(token) : null;
+      calls.push({ method: req.method ?? "GET", path: url.pathname, query: Object.fromEntries(url.searchParams), body, accountId: owner?.accountId ?? null, token });
+      if (!owner) return send(res, 200, { ok: false, error: "invalid_auth" });
+      switch (url.pathname) {
+        case "/auth.test":
+          return send(res, 200, { ok: true, user: owner.accountId, user_id: "U0001", team: team.name, team_id: team.id });
+        case "/conversations.list":
+          return send(res, 200, { ok: true, channels: [{ id: "C0001", name: "general", is_private: false }, { id: "C0002", name: "secret", is_private: true }] });
+        case "/users.list":
+          return send(res, 200, { ok: true, members: [{ id: "U0001", name: owner.accountId, real_name: "Octo Cat", is_bot: false, team_id: team.id }] });
+        case "/chat.postMessage":
+          return send(res, 200, { ok: true, channel: (body as { channel?: string } | null)?.channel, ts: "1700000000.000100" });
+        default:
+          return send(res, 200, { ok: false, error: "unknown_method" });
+      }
+    })().catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500).end(String(error));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { logger } from "@/lib/logger";
 import { authorizationFor, openCredentials, refreshAfterUnauthorized } from "@/server/platform/services/app-credentials";
 import { findUsableConnections } from "@/server/platform/repositories/app-connections";
-import { startCodehostFake, type CodehostFake } from "../../helpers/app-fakes";
+import { startChatFake, startCodehostFake, type ChatFake, type CodehostFake } from "../../helpers/app-fakes";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
@@ -11,6 +11,7 @@ const REDIRECT = `${FRONTEND}/connected`;
 
 let oauth: OAuthServer;
 let codehost: CodehostFake;
+let chat: ChatFake;
 let platform: PlatformHarness;
 let owner: Account;
 let stranger: Account;
@@ -30,18 +31,21 @@ beforeAll(async () => {
   }
   oauth = await startOAuthServer();
   codehost = await startCodehostFake(oauth);
+  chat = await startChatFake(oauth);
+  const sameServer = {
+    clientId: oauth.client.clientId,
+    clientSecret: oauth.client.clientSecret,
+    authorizationUrl: oauth.authorizationUrl,
+    tokenUrl: oauth.tokenUrl,
+    revocationUrl: oauth.revocationUrl,
+    issuer: oauth.issuer,
+  };
   platform = await startPlatform({
     apps: {
       overrides: {
-        codehost: {
-          clientId: oauth.client.clientId,
-          clientSecret: oauth.client.clientSecret,
-          authorizationUrl: oauth.authorizationUrl,
-          tokenUrl: oauth.tokenUrl,
-          revocationUrl: oauth.revocationUrl,
-          issuer: oauth.issuer,
-          apiBaseUrl: codehost.baseUrl,
-        },
+        codehost: { ...sameServer, apiBaseUrl: codehost.baseUrl },
+        // One scope: the chat app joins scopes with commas, as Slack does, which oidc-provider would not split.
+        chat: { ...sameServer, apiBaseUrl: chat.baseUrl, scopes: ["channels:read"] },
       },
       redirectOrigins: [FRONTEND],
       content: {
@@ -54,18 +58,35 @@ beforeAll(async () => {
             api_base_url: "https://crm.example.test/v1",
             tools: [{ name: "list_contacts", description: "List contacts", method: "GET", path: "/contacts" }],
           },
+          {
+            // A native client: the authorization server sends the code to the client's own redirect.
+            slug: "native",
+            name: "Native",
+            auth: "oauth2",
+            oauth: { ...nativeOAuth(), native_redirect: true, scopes: ["read:user"] },
+            api_base_url: codehost.baseUrl,
+            identity: { path: "/user", label_field: "login" },
+          },
         ],
       },
     },
   });
-  oauth.register([`${platform.baseUrl}/apps/oauth/callback`]);
+  oauth.register([`${platform.baseUrl}/apps/oauth/callback`, REDIRECT]);
   owner = await platform.signup();
   stranger = await platform.signup();
+});
+
+const nativeOAuth = () => ({
+  authorization_url: oauth.authorizationUrl,
+  token_url: oauth.tokenUrl,
+  client_id: oauth.client.clientId,
+  client_secret: oauth.client.clientSecret,
 });
 
 afterAll(async () => {
   await platform?.close();
   await codehost?.close();
+  await chat?.close();
   await oauth?.close();
   vi.restoreAllMocks();
 });
@@ -258,6 +279,61 @@ describe("OAuth connect", () => {
     const scope = await platform.database.prisma.platformEndUser.findFirstOrThrow({ where: { accountId: owner.id, externalId: "frank" } });
     expect((await findUsableConnections(platform.database.prisma, { accountId: owner.id, endUserId: scope.id }, agent.body.id)).map((c) => c.id)).toEqual([started.connection_id]);
     expect(await findUsableConnections(platform.database.prisma, { accountId: owner.id, endUserId: scope.id }, agent.body.id + 1)).toEqual([]);
+  });
+});
+
+describe("native apps", () => {
+  it("completes with the code the client received and the same redirect_uri", async () => {
+    const started = await platform.call("/apps/native/connect", { key: owner.key, body: { redirect_uri: REDIRECT, user_id: "rita" } });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(new URL(started.body.authorization_url).searchParams.get("redirect_uri")).toBe(REDIRECT);
+    const landed = await oauth.authorize(started.body.authorization_url, REDIRECT);
+    const code = landed.searchParams.get("code")!;
+    expect(code).toBeTruthy();
+    const wrongUri = await platform.call("/apps/native/connect/complete", { key: owner.key, body: { connection_id: started.body.connection_id, user_id: "rita", code, redirect_uri: `${FRONTEND}/elsewhere` } });
+    expect(wrongUri.status).toBe(422);
+    // The flow was used by that attempt: start again.
+    const again = await platform.call("/apps/native/connect", { key: owner.key, body: { redirect_uri: REDIRECT, user_id: "rita" } });
+    const landedAgain = await oauth.authorize(again.body.authorization_url, REDIRECT);
+    const completed = await platform.call("/apps/native/connect/complete", {
+      key: owner.key,
+      body: { connection_id: again.body.connection_id, user_id: "rita", code: landedAgain.searchParams.get("code"), redirect_uri: REDIRECT },
+    });
+    expect(completed.status, JSON.stringify(completed.body)).toBe(200);
+    expect(completed.body).toEqual({ status: "active", app: "native", connection_id: again.body.connection_id });
+    const list = await platform.call("/apps/native/connections", { key: owner.key, query: { user_id: "rita" } });
+    expect(list.body.data[0]).toMatchObject({ status: "active", account_label: "octocat" });
+    // codehost is not native: a code is refused.
+    const notNative = await platform.call("/apps/codehost/connect/complete", { key: owner.key, body: { connection_id: "conn_x", user_id: "rita", code: "c", redirect_uri: REDIRECT } });
+    expect(notNative.status).toBe(422);
+  });
+});
+
+describe("chat workspaces", () => {
+  it("lists channels, members and workspaces through the account-level chat connection", async () => {
+    const before = await platform.call("/apps/chat/channels", { key: owner.key });
+    expect(before.status).toBe(422);
+    expect(before.body.error.error_code).toBe("app_not_connected");
+    const started = await platform.call("/apps/chat/connect", { key: owner.key, body: { redirect_uri: REDIRECT } });
+    const landed = await oauth.authorize(started.body.authorization_url, REDIRECT);
+    const completed = await platform.call("/apps/chat/connect/complete", { key: owner.key, body: { claim_ticket: landed.searchParams.get("connector_claim") } });
+    expect(completed.status, JSON.stringify(completed.body)).toBe(200);
+    const workspaces = await platform.call("/apps/chat/workspaces", { key: owner.key });
+    expect(workspaces.body.data).toEqual([{ team_id: "T0001", name: "Acme", connection_id: started.body.connection_id, status: "active" }]);
+    const channels = await platform.call("/apps/chat/channels", { key: owner.key });
+    expect(channels.body.data).toEqual([
+      { id: "C0001", name: "general", is_private: false, team_id: "T0001" },
+      { id: "C0002", name: "secret", is_private: true, team_id: "T0001" },
+    ]);
+    const members = await platform.call("/apps/chat/members", { key: owner.key });
+    expect(members.body.data).toEqual([{ id: "U0001", name: "octocat", real_name: "Octo Cat", is_bot: false, team_id: "T0001" }]);
+    const connections = await platform.call("/apps/chat/connections", { key: owner.key });
+    expect(connections.body.data[0].account_label).toBe("octocat @ Acme");
+    // Another account sees nothing of it.
+    expect((await platform.call("/apps/chat/workspaces", { key: stranger.key })).body.data).toEqual([]);
+    expect((await platform.call("/apps/chat/workspaces/T0001", { key: stranger.key, method: "DELETE" })).status).toBe(404);
+    expect((await platform.call("/apps/chat/workspaces/T0001", { key: owner.key, method: "DELETE" })).status).toBe(204);
+    expect((await platform.call("/apps/chat/workspaces", { key: owner.key })).body.data).toEqual([]);
   });
 });
 
