@@ -234,6 +234,15 @@ async function refreshClaimed(ctx: CredentialContext, connectionId: string, app:
   }
 }
 
+/**
+ * What a run of `agentId` may be offered: findUsableConnections without the connections of apps that
+ * left the catalogue or are no longer configured (an OAuth app whose client credentials were removed).
+ */
+export async function connectionsForRun(ctx: CredentialContext, scope: connections.ConnectionScope, agentId: number | null): Promise<ConnectionRow[]> {
+  const catalog = appCatalogOf(ctx.config);
+  return (await connections.findUsableConnections(ctx.prisma, scope, agentId)).filter((row) => catalog.configured(row.app));
+}
+
 // --- Identity and revocation ----------------------------------------------------------------------
 
 const pick = (value: unknown, path: string): unknown =>

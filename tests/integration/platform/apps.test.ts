@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { logger } from "@/lib/logger";
-import { authorizationFor, openCredentials, refreshAfterUnauthorized } from "@/server/platform/services/app-credentials";
+import { authorizationFor, connectionsForRun, openCredentials, refreshAfterUnauthorized } from "@/server/platform/services/app-credentials";
 import { findUsableConnections } from "@/server/platform/repositories/app-connections";
 import { startChatFake, startCodehostFake, type ChatFake, type CodehostFake } from "../../helpers/app-fakes";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
@@ -435,6 +435,44 @@ describe("credentials for tool calls", () => {
     expect(await row(id)).toMatchObject({ status: "expired", lastError: expect.stringContaining("invalid_grant"), refreshingUntil: null });
     const listed = await platform.call("/apps", { key: owner.key, query: { user_id: "omar" } });
     expect(listed.body.data.find((app: { slug: string }) => app.slug === "codehost")).toMatchObject({ connected: false, connection_status: "expired" });
+  });
+
+  it("keeps using a still-valid token when the refresh fails for a passing reason; error once it no longer works; active again after", async () => {
+    const id = await connect(owner.key, "sara");
+    const apps = platform.config.apps!;
+    const down = { ...platform.config, apps: { ...apps, overrides: { ...apps.overrides, codehost: { ...apps.overrides!.codehost, tokenUrl: "http://127.0.0.1:9/token" } } } };
+    const before = await tokensOf(id);
+    await platform.database.prisma.platformAppConnection.update({ where: { id }, data: { expiresAt: new Date(Date.now() + 30_000) } });
+    const stillValid = await authorizationFor({ prisma: platform.database.prisma, config: down }, id);
+    expect(stillValid).toMatchObject({ ok: true, headers: { Authorization: `Bearer ${before.access_token}` } });
+    expect(await row(id)).toMatchObject({ status: "active", lastError: expect.stringContaining("token refresh"), refreshingUntil: null });
+
+    await platform.database.prisma.platformAppConnection.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1_000) } });
+    const gone = await authorizationFor({ prisma: platform.database.prisma, config: down }, id);
+    expect(gone).toMatchObject({ ok: false, status: "error" });
+    expect((await row(id)).status).toBe("error");
+
+    const back = await authorizationFor(ctx(), id);
+    expect(back).toMatchObject({ ok: true });
+    expect(await row(id)).toMatchObject({ status: "active", lastError: null });
+  });
+
+  it("marks an API-key connection expired when the app refuses the key", async () => {
+    const connected = await platform.call("/apps/crm/connect/api-key", { key: owner.key, body: { api_key: "crm-key-to-refuse", user_id: "tom" } });
+    const result = await refreshAfterUnauthorized(ctx(), connected.body.connection_id, "crm-key-to-refuse");
+    expect(result).toMatchObject({ ok: false, status: "expired" });
+    expect(await authorizationFor(ctx(), connected.body.connection_id)).toMatchObject({ ok: false, status: "expired" });
+  });
+
+  it("offers runs only connections of configured apps", async () => {
+    const id = await connect(owner.key, "uma");
+    const scope = await platform.database.prisma.platformEndUser.findFirstOrThrow({ where: { accountId: owner.id, externalId: "uma" } });
+    const key = { accountId: owner.id, endUserId: scope.id };
+    expect((await connectionsForRun(ctx(), key, null)).map((c) => c.id)).toEqual([id]);
+    const apps = platform.config.apps!;
+    const unconfigured = { ...platform.config, apps: { ...apps, overrides: { ...apps.overrides, codehost: { ...apps.overrides!.codehost, clientSecret: undefined } } } };
+    // An override without a secret leaves the app's none (the built-in has none): not configured.
+    expect((await connectionsForRun({ prisma: platform.database.prisma, config: unconfigured }, key, null)).map((c) => c.id)).toEqual([]);
   });
 
   it("opens credentials sealed under a previous key and seals them again under the current one", async () => {
