@@ -32,6 +32,17 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
     },
     runEventRetentionDays: source.RUN_EVENT_RETENTION_DAYS,
     secretKey: source.INLAY_SECRET_KEY ?? source.NEXTAUTH_SECRET,
+    previousSecretKeys: commaList(source.INLAY_SECRET_KEY_PREVIOUS),
+    apps: {
+      file: source.INLAY_APPS_FILE,
+      overrides: {
+        codehost: { clientId: source.INLAY_APP_CODEHOST_CLIENT_ID, clientSecret: source.INLAY_APP_CODEHOST_CLIENT_SECRET },
+        chat: { clientId: source.INLAY_APP_CHAT_CLIENT_ID, clientSecret: source.INLAY_APP_CHAT_CLIENT_SECRET },
+        mail: { clientId: source.INLAY_APP_MAIL_CLIENT_ID, clientSecret: source.INLAY_APP_MAIL_CLIENT_SECRET },
+      },
+      redirectOrigins: commaList(source.INLAY_APP_REDIRECT_ORIGINS),
+      publicBaseUrl: source.INLAY_PLATFORM_PUBLIC_URL,
+    },
     webhooks: {
       retryScheduleMs: source.WEBHOOK_RETRY_SCHEDULE,
       disableAfterMs: source.WEBHOOK_DISABLE_AFTER,
@@ -56,6 +67,12 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
     },
   };
 }
+
+const commaList = (value: string | undefined) =>
+  (value ?? "")
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "");
 
 /**
  * The model an OpenAI-compatible server serves: INLAY_DEFAULT_MODEL, given bare (`llama3.1`) or as a

@@ -17,6 +17,7 @@ import type { JobQueue } from "./jobs/queue";
 import type { Mailer } from "./services/mailer";
 import type { BillingSettings } from "./services/billing";
 import type { ModelSettings } from "./services/models";
+import type { AppSettings } from "./apps/catalog";
 
 export interface PlatformConfig {
   keyPrefix: string;
@@ -32,6 +33,13 @@ export interface PlatformConfig {
   runEventRetentionDays?: number;
   /** Seals the secrets the platform must read back, such as webhook signing secrets (server/secret-box.ts). */
   secretKey: string;
+  /**
+   * Secrets sealing used before (INLAY_SECRET_KEY_PREVIOUS): app credentials sealed under one of them
+   * still open, and are sealed again under secretKey when next written (a token refresh).
+   */
+  previousSecretKeys?: string[];
+  /** The app catalogue: the apps file, credentials and URL overrides, the redirect allow-list (apps/catalog.ts). */
+  apps?: AppSettings;
   /** Delivery timings; unset fields take WEBHOOK_DEFAULTS (jobs/webhook-delivery.ts). */
   webhooks?: Partial<WebhookSettings>;
   /** Calls to URLs users supply may reach loopback over plain http (development and tests only). */

@@ -23,6 +23,16 @@ export interface PlatformOptions {
   runs?: PlatformConfig["runs"];
   webhooks?: PlatformConfig["webhooks"];
   outboundAllowLoopback?: boolean;
+  /**
+   * The app catalogue's settings: point a built-in app at loopback fakes with `overrides`
+   * (e.g. `{ overrides: { codehost: { clientId, clientSecret, authorizationUrl, tokenUrl, apiBaseUrl } } }`),
+   * or give vendor apps as `content`. Unset: the built-in apps, none configured.
+   */
+  apps?: PlatformConfig["apps"];
+  /** Keys the platform's secret key replaced (config.previousSecretKeys). */
+  previousSecretKeys?: string[];
+  /** Replaces the platform's secret key (default "test-platform-secret-key"). */
+  secretKey?: string;
   /** Another harness's database: this one stands for a second process on it and leaves it open. */
   database?: TestDatabase;
   /** Replaces the sim model, as when a test wraps it to read what the model was sent. */
@@ -56,6 +66,8 @@ export interface Account {
 export interface PlatformHarness {
   app: PlatformApp;
   database: TestDatabase;
+  /** The configuration the platform runs with (services called directly by tests take it). */
+  config: PlatformConfig;
   /** http://127.0.0.1:<port>/api/v2 */
   baseUrl: string;
   /** A raw request, path relative to /api/v2. */
@@ -80,7 +92,9 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const database = options.database ?? (await createTestDatabase());
   const config: PlatformConfig = {
     keyPrefix: "sk_inlay_",
-    secretKey: "test-platform-secret-key",
+    secretKey: options.secretKey ?? "test-platform-secret-key",
+    previousSecretKeys: options.previousSecretKeys,
+    apps: options.apps,
     rateLimits: { accountPerMinute: 10_000, ipPerMinute: 10_000, signupPerMinute: 10_000, ...options.rateLimits },
     trustProxy: options.trustProxy ?? false,
     models: { provider: "sim", openaiConfigured: false, anthropicConfigured: false, ...options.models },
@@ -160,6 +174,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   return {
     app,
     database,
+    config,
     baseUrl,
     request,
     call,
