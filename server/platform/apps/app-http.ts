@@ -40,7 +40,8 @@ export function buildAppRequest(baseUrl: string, tool: AppToolDefinition, input:
     if (bodyless || inQuery.has(name)) url.searchParams.set(name, queryValue(value));
     else body[name] = value;
   }
-  const headers: Record<string, string> = { accept: "application/json" };
+  // Some APIs (the code host's) refuse requests without a User-Agent.
+  const headers: Record<string, string> = { accept: "application/json", "user-agent": "inlay-platform" };
   if (bodyless) return { method: tool.method, url: url.toString(), headers };
   headers["content-type"] = "application/json";
   return { method: tool.method, url: url.toString(), headers, body: JSON.stringify(body) };

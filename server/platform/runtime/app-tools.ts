@@ -12,8 +12,7 @@ import { AppToolInputError, buildAppRequest, OutboundError, sendAppRequest } fro
 import { appCatalogOf } from "../apps/catalog";
 import type { AppDefinition, AppToolDefinition } from "../apps/definition";
 import type { PlatformConfig } from "../context";
-import { findUsableConnections } from "../repositories/app-connections";
-import { authorizationFor, refreshAfterUnauthorized } from "../services/app-credentials";
+import { authorizationFor, connectionsForRun, refreshAfterUnauthorized } from "../services/app-credentials";
 
 const SEPARATOR = "__";
 
@@ -61,7 +60,7 @@ async function appsForRun(ctx: AppToolContext): Promise<AppDefinition[]> {
     const slug = parseAppToolName(name)?.app ?? name;
     if (catalog.get(slug)) slugs.add(slug);
   }
-  const connections = await findUsableConnections(ctx.prisma, { accountId: ctx.accountId, endUserId: ctx.endUserId }, ctx.agentId);
+  const connections = await connectionsForRun(ctx, { accountId: ctx.accountId, endUserId: ctx.endUserId }, ctx.agentId);
   for (const connection of connections) slugs.add(connection.app);
   return [...slugs].flatMap((slug) => {
     const app = catalog.get(slug);
@@ -71,7 +70,7 @@ async function appsForRun(ctx: AppToolContext): Promise<AppDefinition[]> {
 
 /** The connection a call uses: the newest active one of the app granted to the agent. */
 async function currentConnection(ctx: AppToolContext, app: string) {
-  const rows = await findUsableConnections(ctx.prisma, { accountId: ctx.accountId, endUserId: ctx.endUserId }, ctx.agentId);
+  const rows = await connectionsForRun(ctx, { accountId: ctx.accountId, endUserId: ctx.endUserId }, ctx.agentId);
   const ofApp = rows.filter((row) => row.app === app);
   return { active: ofApp.find((row) => row.status === "active"), expired: ofApp.some((row) => row.status === "expired") };
 }
@@ -114,7 +113,8 @@ export async function appToolSet(ctx: AppToolContext): Promise<AppTools> {
       const name = appToolName(app.slug, definition.name);
       tools[name] = tool({
         description: `${app.name}: ${definition.description}`,
-        inputSchema: jsonSchema<Record<string, unknown>>(definition.input),
+        // The catalogue validated the schema when it loaded (apps/catalog.ts).
+        inputSchema: jsonSchema<Record<string, unknown>>(definition.input as Parameters<typeof jsonSchema>[0]),
         // A call with no usable connection waits for a person to connect the app (an approval the
         // executor records as kind connection); otherwise only approval mode asks.
         needsApproval: async (_input, { toolCallId }) => {
