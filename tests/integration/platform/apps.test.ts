@@ -203,8 +203,10 @@ describe("OAuth connect", () => {
   });
 
   it("refuses a state the platform never issued", async () => {
+    // scope: authorization servers add parameters of their own, which the callback accepts.
     const answer = await platform.request("/apps/oauth/callback?code=x&state=made-up&scope=repo", { redirect: "manual" });
     expect(answer.status).toBe(400);
+    expect(((await answer.json()) as { error: { error_code: string } }).error.error_code).toBe("invalid_state");
   });
 
   it("redirects with status error when the person refuses", async () => {
