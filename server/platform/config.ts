@@ -2,6 +2,7 @@
 import { env, type Env } from "@/lib/env";
 import type { Database } from "@/server/db";
 import type { PlatformConfig, PlatformDeps, PlatformRole } from "./context";
+import { appCatalogOf } from "./apps/catalog";
 import { createPlatformDeps } from "./deps";
 import { createLimiters } from "./middleware/rate-limit";
 import { languageModelFor } from "./runtime/models/providers";
@@ -87,6 +88,8 @@ function compatibleModelName(defaultModel: string | undefined): string {
 /** `role` overrides INLAY_ROLE (the standalone server's --role). */
 export function platformDepsFromEnv(database: () => Promise<Database>, role: PlatformRole = env.INLAY_ROLE): PlatformDeps {
   const config = platformConfigFromEnv();
+  // Read INLAY_APPS_FILE now: a mistake in it stops the process here, naming its place.
+  appCatalogOf(config);
   const sim = createSimModel();
   return createPlatformDeps({
     database,

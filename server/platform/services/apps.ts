@@ -211,8 +211,6 @@ async function authorizeFlow(ctx: AppServiceContext, app: AppDefinition, flow: F
   });
 }
 
-export class CallbackRefused extends PlatformError {}
-
 /**
  * GET /apps/oauth/callback: the app's authorization server sent the browser back. Answers where to
  * send it next (the caller's redirect_uri, with connection_id, app, status and, for account-level
@@ -220,7 +218,7 @@ export class CallbackRefused extends PlatformError {}
  * trustworthy place to redirect to).
  */
 export async function handleOAuthCallback(ctx: AppServiceContext, query: { code?: string; state?: string; error?: string; error_description?: string; iss?: string }): Promise<string> {
-  const refused = (why: string) => new CallbackRefused({ type: "invalid_request_error", errorCode: "invalid_state", message: `state: ${why}; start again with POST /apps/<app>/connect` });
+  const refused = (why: string) => new PlatformError({ type: "invalid_request_error", errorCode: "invalid_state", message: `state: ${why}; start again with POST /apps/<app>/connect` });
   if (!query.state) throw refused("is missing");
   const flow = await connections.consumeFlow(ctx.prisma, sha256(query.state));
   if (!flow) throw refused("is unknown, already used or expired");

@@ -203,8 +203,10 @@ describe("OAuth connect", () => {
   });
 
   it("refuses a state the platform never issued", async () => {
+    // scope: authorization servers add parameters of their own, which the callback accepts.
     const answer = await platform.request("/apps/oauth/callback?code=x&state=made-up&scope=repo", { redirect: "manual" });
     expect(answer.status).toBe(400);
+    expect(((await answer.json()) as { error: { error_code: string } }).error.error_code).toBe("invalid_state");
   });
 
   it("redirects with status error when the person refuses", async () => {
@@ -497,7 +499,10 @@ describe("secrets", () => {
     await platform.database.prisma.platformAppConnection.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1) } });
     await authorizationFor(ctx(), id);
     const tokens = await tokensOf(id);
-    const secrets = [tokens.access_token, tokens.refresh_token!, oauth.client.clientSecret, "crm-secret-key-0123456789abcdef"];
+    // The current tokens, every access token the apps were ever shown, the client secret and an API key.
+    const seen = [...codehost.calls, ...chat.calls].map((call) => call.token).filter((token): token is string => token !== null);
+    const secrets = [...new Set([tokens.access_token, tokens.refresh_token!, oauth.client.clientSecret, "crm-secret-key-0123456789abcdef", ...seen])];
+    expect(seen.length).toBeGreaterThan(0);
     const rows = await platform.database.prisma.$queryRawUnsafe<Record<string, unknown>[]>(
       "SELECT c.*, f.* FROM platform_app_connections c LEFT JOIN platform_app_connect_flows f ON f.connection_id = c.id",
     );
