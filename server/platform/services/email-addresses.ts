@@ -19,6 +19,8 @@ const SLUG_CHARS = 24;
 export function slugForAddress(label: string): string {
   const slug = label
     .normalize("NFKD")
+    // Accents come apart from their letters under NFKD: drop them, so "Élan" is "elan".
+    .replace(/[\u0300-\u036f]/g, "")
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")

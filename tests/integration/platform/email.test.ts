@@ -262,6 +262,25 @@ describe("inbound mail (SMTP)", () => {
   });
 });
 
+describe("the SMTP server's size cap", () => {
+  it("answers 552 for a message over INLAY_SMTP_MAX_BYTES and starts nothing", async () => {
+    // A second process on the same database whose server takes 8 KB at most.
+    const small = await startPlatform({ database: platform.database, email: { smtp: { port: 0, host: "127.0.0.1", maxBytes: 8 * 1024 } } });
+    const client = nodemailer.createTransport({ host: "127.0.0.1", port: await small.smtpPort(), secure: false, ignoreTLS: true });
+    try {
+      const agent = await newAgent({ email_inbox: true, allowed_senders: ["alice@example.org"] });
+      const big = await client.sendMail({ from: "alice@example.org", to: agent.email_address, subject: "Big", text: "x".repeat(20_000) }).catch((error: unknown) => error);
+      expect(big).toMatchObject({ responseCode: 552 });
+      expect(await prisma().platformRun.count({ where: { agentId: agent.id } })).toBe(0);
+      const fits = await client.sendMail({ from: "alice@example.org", to: agent.email_address, subject: "Small", text: "fits" });
+      expect(fits.accepted).toEqual([agent.email_address]);
+    } finally {
+      client.close();
+      await small.close();
+    }
+  });
+});
+
 describe("email triggers", () => {
   async function newTask(key = account.key, userId?: string) {
     const agent = await newAgent({}, { key, userId });
