@@ -78,6 +78,13 @@ export const insertEmailMessage = (prisma: PrismaClient, data: EmailMessageData)
 export const updateEmailMessage = (prisma: PrismaClient, id: number, data: Partial<EmailMessageData>) =>
   prisma.platformEmailMessage.update({ where: { id }, data });
 
+/** The run an earlier delivery of this message (same Message-ID, same address) started or continued. */
+export const findDelivered = (prisma: PrismaClient, address: string, messageId: string) =>
+  prisma.platformEmailMessage.findFirst({
+    where: { direction: "inbound", toAddress: address, messageId, status: { in: ["started", "continued"] } },
+    orderBy: { id: "asc" },
+  });
+
 export const findEmailMessage = (prisma: PrismaClient, id: number) => prisma.platformEmailMessage.findUnique({ where: { id } });
 
 /**

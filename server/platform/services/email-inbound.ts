@@ -16,6 +16,7 @@ import {
   claimReply,
   deleteEmailMessage,
   findAddressOwner,
+  findDelivered,
   findEmailMessage,
   findSentReply,
   insertEmailMessage,
@@ -167,6 +168,9 @@ export async function receiveMail(ctx: InboundContext, envelopeSender: string, o
     inReplyTo: mail.inReplyTo,
     references: mail.references,
   };
+  // A message delivered again (an MTA's retry after a lost answer) does not start a second run.
+  const delivered = mail.messageId ? await findDelivered(ctx.prisma, owner.address, mail.messageId) : null;
+  if (delivered) return { runId: delivered.runId };
   if (mail.automatic) {
     await insertEmailMessage(ctx.prisma, { ...logged, status: "ignored", reason: "sent automatically (Auto-Submitted or Precedence)" });
     return { runId: null };

@@ -242,6 +242,16 @@ describe("inbound mail (SMTP)", () => {
     expect((await send({ from: account.email, to: closed.email_address, subject: "Hi", text: "owner" })).ok).toBe(true);
   });
 
+  it("starts one run for a message delivered twice (the same Message-ID)", async () => {
+    const agent = await newAgent({ email_inbox: true, allowed_senders: ["twice@example.org"] });
+    const mail = { from: "twice@example.org", to: agent.email_address, subject: "Once", text: "only once", messageId: "<twice.1@example.org>" };
+    expect((await send(mail)).ok).toBe(true);
+    expect((await send(mail)).ok).toBe(true);
+    await replyTo("twice@example.org", 1);
+    expect(await prisma().platformRun.count({ where: { agentId: agent.id } })).toBe(1);
+    expect(await inboundOf(agent.email_address)).toHaveLength(1);
+  });
+
   it("accepts mail sent automatically without starting a run", async () => {
     const agent = await newAgent({ email_inbox: true, allowed_senders: ["alice@example.org"] });
     const sent = await send({ from: "alice@example.org", to: agent.email_address, subject: "Out of office", text: "Away", headers: { "Auto-Submitted": "auto-replied" } });
