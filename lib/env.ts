@@ -161,6 +161,28 @@ export const envSchema = z
     INLAY_APP_REDIRECT_ORIGINS: optionalString,
     INLAY_PLATFORM_PUBLIC_URL: httpUrl,
 
+    // Email (agent inboxes and email triggers; docs/platform-api.md, "Email"). Inbox addresses are
+    // <slug>@INLAY_EMAIL_DOMAIN. The SMTP server that receives their mail runs in the worker role
+    // (worker and all) only when INLAY_SMTP_PORT is set (0 picks a free port); off by default.
+    INLAY_EMAIL_DOMAIN: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/, "must be a domain name")
+      .default("agents.localhost"),
+    INLAY_SMTP_PORT: optionalInt(0).pipe(z.number().max(65_535).optional()),
+    INLAY_SMTP_HOST: z.string().trim().min(1).default("127.0.0.1"),
+    // The largest message the SMTP server accepts (SIZE; larger ones get 552).
+    INLAY_SMTP_MAX_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+    // Outgoing mail (verification links, notifications, inbox replies): recorded in platform_mail
+    // always, and also sent through this SMTP relay when set (smtp:// or smtps://user:pass@host:port).
+    INLAY_MAIL_SMTP_URL: optionalString.refine(
+      (value) => value === undefined || /^smtps?:\/\//.test(value),
+      "must be an smtp:// or smtps:// URL",
+    ),
+    // The sender of platform mail that is not an inbox's reply; no-reply@INLAY_EMAIL_DOMAIN when unset.
+    INLAY_MAIL_FROM: optionalString,
+
     // Models (read by the run runtime; `sim` needs nothing)
     INLAY_MODEL_PROVIDER: z.enum(["sim", "openai", "anthropic", "openai-compatible"]).default("sim"),
     INLAY_DEFAULT_MODEL: optionalString,

@@ -30,6 +30,13 @@ import * as resetAgent from "./routes/agents/reset";
 import * as agentSystemPrompt from "./routes/agents/system-prompt";
 import * as unarchiveAgent from "./routes/agents/unarchive";
 import * as updateAgent from "./routes/agents/update";
+// Email inboxes and fetchmail (docs/platform-api.md, "Email")
+import * as enableAgentEmailInbox from "./routes/agents/enable-email-inbox";
+import * as disableAgentEmailInbox from "./routes/agents/disable-email-inbox";
+import * as enableAgentFetchmail from "./routes/agents/enable-fetchmail";
+import * as disableAgentFetchmail from "./routes/agents/disable-fetchmail";
+import * as enableTeammateEmailInbox from "./routes/teammates/enable-email-inbox";
+import * as disableTeammateEmailInbox from "./routes/teammates/disable-email-inbox";
 import * as agentTemplates from "./routes/catalog/agent-templates";
 import * as builtInTools from "./routes/catalog/built-in-tools";
 import * as models from "./routes/catalog/models";
@@ -195,6 +202,13 @@ const operations: { register(app: PlatformApp): void }[] = [
   getTeammate,
   updateTeammate,
   archiveTeammate,
+  // email inboxes and fetchmail
+  enableAgentEmailInbox,
+  disableAgentEmailInbox,
+  enableAgentFetchmail,
+  disableAgentFetchmail,
+  enableTeammateEmailInbox,
+  disableTeammateEmailInbox,
   models,
   builtInTools,
   agentTemplates,

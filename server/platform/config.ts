@@ -7,7 +7,7 @@ import { createPlatformDeps } from "./deps";
 import { createLimiters } from "./middleware/rate-limit";
 import { languageModelFor } from "./runtime/models/providers";
 import { createSimModel } from "./runtime/models/sim";
-import { recordingMailer } from "./services/mailer";
+import { createSmtpMailer, recordingMailer } from "./services/mailer";
 
 /** `source` is the parsed environment; tests pass their own (parseEnv) instead of this process's. */
 export function platformConfigFromEnv(source: Env = env): PlatformConfig {
@@ -50,6 +50,13 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
       timeoutMs: source.WEBHOOK_TIMEOUT_MS,
     },
     outboundAllowLoopback: source.OUTBOUND_ALLOW_LOOPBACK,
+    email: {
+      domain: source.INLAY_EMAIL_DOMAIN,
+      smtp:
+        source.INLAY_SMTP_PORT === undefined
+          ? undefined
+          : { port: source.INLAY_SMTP_PORT, host: source.INLAY_SMTP_HOST, maxBytes: source.INLAY_SMTP_MAX_BYTES },
+    },
     models: {
       provider: source.INLAY_MODEL_PROVIDER,
       defaultModel: source.INLAY_DEFAULT_MODEL,
@@ -102,7 +109,9 @@ export function platformDepsFromEnv(database: () => Promise<Database>, role: Pla
       redisUrl: env.REDIS_URL,
       keyPrefix: env.RATE_LIMIT_KEY_PREFIX,
     }),
-    mailer: recordingMailer,
+    mailer: env.INLAY_MAIL_SMTP_URL
+      ? createSmtpMailer(env.INLAY_MAIL_SMTP_URL, env.INLAY_MAIL_FROM ?? `no-reply@${env.INLAY_EMAIL_DOMAIN}`)
+      : recordingMailer,
     languageModel: (modelId) => languageModelFor(config.models, modelId, { sim: () => sim }),
   });
 }

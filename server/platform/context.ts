@@ -44,6 +44,15 @@ export interface PlatformConfig {
   webhooks?: Partial<WebhookSettings>;
   /** Calls to URLs users supply may reach loopback over plain http (development and tests only). */
   outboundAllowLoopback?: boolean;
+  /** Agent inboxes and email triggers (docs/platform-api.md, "Email"); defaults in services/email-addresses.ts. */
+  email?: Partial<EmailSettings>;
+}
+
+export interface EmailSettings {
+  /** Inbox addresses are <slug>@domain. */
+  domain: string;
+  /** The inbound SMTP server (worker role); none when absent. */
+  smtp?: { port: number; host: string; maxBytes: number };
 }
 
 export interface WebhookSettings {
@@ -89,6 +98,8 @@ export interface PlatformRuntime {
   jobs: JobQueue;
   /** RunTimings.keepAliveMs, for the run streams (routes/runs/stream.ts). */
   keepAliveMs: number;
+  /** The inbound SMTP server of agent inboxes, when this process runs one (inbound/smtp-server.ts). */
+  smtp?: { port: number };
   /** Stops claiming, waits for the runs this process executes to stop, then closes the bus. */
   close(): Promise<void>;
 }

@@ -47,6 +47,8 @@ export interface PlatformOptions {
   pollRuns?: boolean;
   /** How often idle job handlers look for due jobs (default 2 s). */
   jobPollSeconds?: number;
+  /** Email settings; by default the inbound SMTP server is on, on a free loopback port. */
+  email?: PlatformConfig["email"];
 }
 
 export interface CallOptions {
@@ -76,6 +78,8 @@ export interface PlatformHarness {
   call<T = any>(path: string, options?: CallOptions): Promise<{ status: number; body: T; headers: Headers }>;
   /** The runtime (event bus and worker) the platform uses. */
   runtime(): Promise<PlatformRuntime>;
+  /** The port of the inbound SMTP server (agent inboxes, email triggers); starts the runtime. */
+  smtpPort(): Promise<number>;
   /** POST /signup with a fresh email; returns the default key. */
   signup(overrides?: Record<string, unknown>): Promise<Account>;
   /**
@@ -103,6 +107,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     webhooks: options.webhooks,
     // Test receivers listen on 127.0.0.1 over plain http.
     outboundAllowLoopback: options.outboundAllowLoopback ?? true,
+    // The inbound SMTP server (worker and all roles) on a free port: see smtpPort().
+    email: options.email ?? { smtp: { port: 0, host: "127.0.0.1", maxBytes: 10 * 1024 * 1024 } },
   };
   const limiters = createLimiters({
     ...config.rateLimits,
@@ -181,6 +187,11 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     signup,
     keepWebhookEvents,
     runtime: () => deps.runtime(),
+    async smtpPort() {
+      const port = (await deps.runtime()).smtp?.port;
+      if (port === undefined) throw new Error("this harness runs no SMTP server (role web, or email.smtp unset)");
+      return port;
+    },
     async close() {
       // Stop open streams (SSE) too, or close() would wait for them.
       if ("closeAllConnections" in server) server.closeAllConnections();
