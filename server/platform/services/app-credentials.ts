@@ -173,6 +173,8 @@ function usable(
 
 /** Last use, and sealing again under the current key when they were opened with a previous one. */
 async function touch(ctx: CredentialContext, row: ConnectionRow, stale: boolean, credentials: StoredCredentials) {
+  // At most once a minute: every tool call would otherwise write the row.
+  if (!stale && row.lastUsedAt && Date.now() - row.lastUsedAt.getTime() < 60_000) return;
   const data = { lastUsedAt: new Date(), ...(stale ? { credentialsSealed: sealCredentials(ctx.config, credentials) } : {}) };
   await connections.updateConnectionIfSealed(ctx.prisma, row.id, row.credentialsSealed, data);
 }
