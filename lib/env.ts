@@ -159,6 +159,8 @@ export const envSchema = z
     INLAY_APP_MAIL_CLIENT_ID: optionalString,
     INLAY_APP_MAIL_CLIENT_SECRET: optionalString,
     INLAY_APP_REDIRECT_ORIGINS: optionalString,
+    // How often app-event triggers ask their app for new events (seconds).
+    INLAY_APP_TRIGGER_POLL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
     INLAY_PLATFORM_PUBLIC_URL: httpUrl,
 
     // Email (agent inboxes and email triggers; docs/platform-api.md, "Email"). Inbox addresses are

@@ -37,6 +37,8 @@ export const Trigger = z
     max_lateness_seconds: z.number().int().meta({ description: "A due time later than this is skipped whatever the policy" }),
     next_run_at: Timestamp.nullable().meta({ description: "The next due time; null when disabled or retired" }),
     retired: z.boolean().meta({ description: "A one-time trigger that has fired" }),
+    last_polled_at: Timestamp.nullable().meta({ description: "App event triggers (extension): when the app was last asked for new events" }),
+    poll_error: z.string().nullable().meta({ description: "App event triggers (extension): why the last poll failed (no connection, the app's answer); null when it worked" }),
     webhook_url: z.string().optional().meta({
       description: "Only when POST /tasks/{task_id}/triggers creates (or rotates) a webhook trigger: its URL, shown this once",
     }),
@@ -81,6 +83,7 @@ export const TriggerUpdate = z.object({
   missed_runs: MissedRuns.optional(),
   max_lateness_seconds: MaxLateness.optional(),
   allowed_senders: AllowedSenders.optional().meta({ description: "Email triggers only (extension): replaces the list" }),
+  trigger_config: z.record(z.string(), z.unknown()).optional().meta({ description: "App event triggers only: replaces the config" }),
 });
 
 export const TaskTriggerParams = z.object({ task_id: IntId, trigger_id: TriggerId });

@@ -43,6 +43,7 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
       },
       redirectOrigins: commaList(source.INLAY_APP_REDIRECT_ORIGINS),
       publicBaseUrl: source.INLAY_PLATFORM_PUBLIC_URL,
+      triggerPollSeconds: source.INLAY_APP_TRIGGER_POLL_SECONDS,
     },
     webhooks: {
       retryScheduleMs: source.WEBHOOK_RETRY_SCHEDULE,

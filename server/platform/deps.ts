@@ -10,6 +10,7 @@ import { createRunWorker, RUN_READY } from "./runtime/executor";
 import { registerPlatformJobs } from "./jobs/platform-jobs";
 import { createJobQueue } from "./jobs/queue";
 import { registerWebhookDelivery } from "./jobs/webhook-delivery";
+import { appEventText, registerAppTriggerPolls } from "./jobs/app-trigger-polls";
 import { registerTriggerFiring } from "./jobs/trigger-fires";
 import { findTaskInAccount } from "./repositories/tasks";
 import { accountActing } from "./services/auth";
@@ -123,6 +124,20 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
             if (!task) throw new Error(`trigger ${trigger.id}: its task ${trigger.taskId} is gone`);
             const runs = { prisma: database.prisma, cache, config: parts.config, bus, events, live, startRun: built.startRun, lease: built.localLease() };
             return (await runTask(runs, accountActing(task.accountId), task, { stream: false })).run.id;
+          },
+        });
+        // An app-event trigger's poll starts the task's run for each new event, as a fire does.
+        await registerAppTriggerPolls({
+          prisma: database.prisma,
+          config: parts.config,
+          jobs,
+          startRun: async (trigger, event) => {
+            const task = await findTaskInAccount(database.prisma, trigger.accountId, trigger.taskId);
+            if (!task) throw new Error(`trigger ${trigger.id}: its task ${trigger.taskId} is gone`);
+            const runs = { prisma: database.prisma, cache, config: parts.config, bus, events, live, startRun: built.startRun, lease: built.localLease() };
+            const appEvent = appEventText(event);
+            const metadata = { source: "app_event", app: event.app, event_id: event.id };
+            return (await runTask(runs, accountActing(task.accountId), task, { stream: false, metadata }, undefined, { appEvent })).run.id;
           },
         });
         // --- Email (docs/platform-api.md, "Email"): replies by mail in every role; the inbound SMTP

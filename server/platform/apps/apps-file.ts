@@ -20,7 +20,14 @@ const ToolEntry = z.object({
   scopes: z.array(z.string()).optional(),
 });
 
-const TriggerEntry = z.object({ name: z.string().min(1), description: z.string().min(1), config: JsonSchemaObjectShape.optional() });
+const TriggerEntry = z.object({
+  name: z.string().min(1),
+  description: z.string().min(1),
+  config: JsonSchemaObjectShape.optional(),
+  poll: z
+    .object({ tool: z.string().min(1), input: z.record(z.string(), z.unknown()).optional(), items: z.string().optional(), id: z.string().min(1) })
+    .optional(),
+});
 
 const OAuthEntry = z.object({
   authorization_url: Url.optional(),
@@ -106,6 +113,11 @@ export function vendorAppFromEntry(entry: AppFileEntry): AppDefinition {
   const listed: AppToolDefinition[] = (entry.tools ?? []).map((tool) => ({ ...tool, input: (tool.input as JsonSchemaObject | undefined) ?? emptyInput }));
   const derived = entry.openapi ? toolsFromOpenApi(entry.openapi, { only: entry.openapi_operations }) : [];
   const tools = [...listed, ...derived.filter((tool) => !listed.some((own) => own.name === tool.name))];
+  for (const trigger of entry.triggers ?? []) {
+    if (trigger.poll && !tools.some((tool) => tool.name === trigger.poll!.tool)) {
+      throw fail(`trigger ${trigger.name}: poll.tool ${trigger.poll.tool} is not one of the app's tools`);
+    }
+  }
   return {
     slug: entry.slug,
     name: entry.name,

@@ -25,6 +25,8 @@ export interface AppOverride {
 }
 
 export interface AppSettings {
+  /** How often app-event triggers ask their app for new events (jobs/app-trigger-polls.ts); default 60 s. */
+  triggerPollSeconds?: number;
   /** Path of the apps file (INLAY_APPS_FILE), read once when the catalogue is built. */
   file?: string;
   /** Or the file's content, already parsed (tests, embedders). */

@@ -30,6 +30,23 @@ export interface AppTriggerDefinition {
   description: string;
   /** JSON Schema of trigger_config. */
   config: JsonSchemaObject;
+  /**
+   * How the platform notices the event: it calls one of the app's tools every poll interval with
+   * `input` and the trigger's config, and each item of the answer it has not seen is one event
+   * (jobs/app-trigger-polls.ts). A trigger type without it cannot be used in a task's trigger.
+   */
+  poll?: AppTriggerPoll;
+}
+
+export interface AppTriggerPoll {
+  /** The tool called (a name of this app's `tools`). */
+  tool: string;
+  /** Fixed input, under the trigger's config. */
+  input?: Record<string, unknown>;
+  /** Dot path to the list of items in the answer; the answer itself when omitted. */
+  items?: string;
+  /** Dot path, in an item, to what identifies it. */
+  id: string;
 }
 
 export interface OAuthSettings {

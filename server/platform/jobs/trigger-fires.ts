@@ -101,7 +101,7 @@ export async function registerTriggerFiring(deps: TriggerFiringDeps): Promise<vo
 
   const sweep = async () => {
     let requeued = 0;
-    for (const trigger of await findOverdueTriggers(prisma, new Date(Date.now() - OVERDUE_MS), 1_000)) {
+    for (const trigger of await findOverdueTriggers(prisma, "schedule", new Date(Date.now() - OVERDUE_MS), 1_000)) {
       const data: FireData = { triggerId: trigger.id, revision: trigger.revision, dueAt: trigger.nextRunAt!.toISOString() };
       const job = await jobs.inspect(FIRE_JOB, jobIdForKey(FIRE_JOB, fireKey(data)));
       if (job && ["created", "retry", "active"].includes(job.state)) continue;

@@ -42,10 +42,11 @@ export const deleteWebhookTriggers = (prisma: PrismaClient, taskId: number) =>
   prisma.platformTaskTrigger.deleteMany({ where: { taskId, type: "webhook" } });
 
 /**
- * Records one inbound call as a fire of the webhook trigger (started with its run, or refused). Fires
- * are unique per due time, so two calls in the same millisecond take the next free one.
+ * Records one event (an inbound webhook call, a mail, an app event) as a fire of its trigger (started
+ * with its run, refused or skipped). Fires are unique per due time, so two events in the same
+ * millisecond take the next free one.
  */
-export async function recordWebhookFire(prisma: PrismaClient, triggerId: number, outcome: { outcome: string; runId?: number; reason?: string }) {
+export async function recordEventFire(prisma: PrismaClient, triggerId: number, outcome: { outcome: string; runId?: number; reason?: string }) {
   const at = Date.now();
   for (let offset = 0; offset < 50; offset++) {
     const dueAt = new Date(at + offset);
@@ -137,9 +138,10 @@ export async function advanceTrigger(
 }
 
 /** Enabled triggers whose due time passed before `before`: their fire job may be lost (the sweep's). */
-export const findOverdueTriggers = (prisma: PrismaClient, before: Date, limit: number) =>
+/** Enabled triggers of a type (schedules' fires, app triggers' polls) whose next_run_at passed before `before`. */
+export const findOverdueTriggers = (prisma: PrismaClient, type: string, before: Date, limit: number) =>
   prisma.platformTaskTrigger.findMany({
-    where: { enabled: true, retiredAt: null, nextRunAt: { lt: before } },
+    where: { type, enabled: true, retiredAt: null, nextRunAt: { lt: before } },
     select: { id: true, revision: true, nextRunAt: true },
     orderBy: { nextRunAt: "asc" },
     take: limit,
@@ -157,3 +159,19 @@ export const listFires = (prisma: PrismaClient, triggerId: number, page: { limit
 export const findScopedTaskId = async (prisma: PrismaClient, scope: TriggerScope, taskId: number) =>
   (await prisma.platformTask.findFirst({ where: { id: taskId, accountId: scope.accountId, endUserId: scope.endUserId }, select: { id: true } }))
     ?.id ?? null;
+
+/**
+ * Moves an app trigger's poll cursor, only from the version the poll read: the poll that moves it
+ * owns the events it found, so two polls of one trigger never start the same event's run twice.
+ */
+export async function movePollCursor(prisma: PrismaClient, id: number, fromVersion: number, cursor: { seen: string[] }, at: Date): Promise<boolean> {
+  const { count } = await prisma.platformTaskTrigger.updateMany({
+    where: { id, pollVersion: fromVersion },
+    data: { pollCursor: cursor, pollVersion: { increment: 1 }, lastPolledAt: at, pollError: null },
+  });
+  return count === 1;
+}
+
+/** A poll that found nothing to claim (it failed, or the app is unreachable): when, and why. */
+export const recordPollOutcome = (prisma: PrismaClient, id: number, at: Date, error: string | null) =>
+  prisma.platformTaskTrigger.updateMany({ where: { id }, data: { lastPolledAt: at, pollError: error } });

@@ -7,12 +7,11 @@
 // call cleanly.
 import { jsonSchema, tool, type ToolSet } from "ai";
 import type { PrismaClient } from "@/server/generated/prisma/client";
-import { logger } from "@/lib/logger";
-import { AppToolInputError, buildAppRequest, OutboundError, sendAppRequest } from "../apps/app-http";
 import { appCatalogOf } from "../apps/catalog";
 import type { AppDefinition, AppToolDefinition } from "../apps/definition";
 import type { PlatformConfig } from "../context";
-import { authorizationFor, connectionsForRun, refreshAfterUnauthorized } from "../services/app-credentials";
+import { callAppTool } from "../services/app-calls";
+import { connectionsForRun } from "../services/app-credentials";
 
 const SEPARATOR = "__";
 
@@ -75,34 +74,12 @@ async function currentConnection(ctx: AppToolContext, app: string) {
   return { active: ofApp.find((row) => row.status === "active"), expired: ofApp.some((row) => row.status === "expired") };
 }
 
-const bearerOf = (headers: Record<string, string>) => {
-  const value = Object.entries(headers).find(([name]) => name.toLowerCase() === "authorization")?.[1] ?? "";
-  return value.replace(/^Bearer\s+/i, "");
-};
-
 async function callTool(ctx: AppToolContext, app: AppDefinition, definition: AppToolDefinition, input: Record<string, unknown>) {
   const { active } = await currentConnection(ctx, app.slug);
   if (!active) return { error: `${app.name} is not connected for this person; ask them to connect it.` };
-  const credentials = { prisma: ctx.prisma, config: ctx.config };
-  let auth = await authorizationFor(credentials, active.id);
-  if (!auth.ok) return { error: `${app.name} connection is ${auth.status}: ${auth.message}` };
-  const options = { allowLoopback: ctx.config.outboundAllowLoopback === true };
-  try {
-    const request = buildAppRequest(auth.baseUrl, definition, input);
-    let result = await sendAppRequest(request, auth.headers, options);
-    if (result.status === 401) {
-      // The app refused the token before its expiry (revoked, rotated): refresh once and try again.
-      auth = await refreshAfterUnauthorized(credentials, active.id, bearerOf(auth.headers));
-      if (!auth.ok) return { error: `${app.name} connection is ${auth.status}: ${auth.message}` };
-      result = await sendAppRequest(request, auth.headers, options);
-    }
-    if (result.status >= 400) return { error: `${app.name} answered HTTP ${result.status}`, status: result.status, body: result.body };
-    return { status: result.status, data: result.body, ...(result.truncated ? { truncated: true } : {}) };
-  } catch (error) {
-    if (error instanceof AppToolInputError || error instanceof OutboundError) return { error: error.message };
-    logger.warn({ err: error, app: app.slug, tool: definition.name }, "app tool call failed");
-    return { error: `${app.name} could not be reached` };
-  }
+  const outcome = await callAppTool(ctx, app, definition, input, active.id);
+  if (!outcome.ok) return { error: outcome.error, ...(outcome.status !== undefined ? { status: outcome.status, body: outcome.body } : {}) };
+  return { status: outcome.status, data: outcome.body, ...(outcome.truncated ? { truncated: true } : {}) };
 }
 
 export async function appToolSet(ctx: AppToolContext): Promise<AppTools> {

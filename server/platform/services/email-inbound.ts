@@ -23,7 +23,7 @@ import {
   ownerAddresses,
 } from "../repositories/email";
 import type { NewRunFile } from "../repositories/run-files";
-import { recordWebhookFire } from "../repositories/task-triggers";
+import { recordEventFire } from "../repositories/task-triggers";
 import { findTaskInAccount } from "../repositories/tasks";
 import { METADATA_ONLY } from "../runtime/redact";
 import { findAccountAgent } from "./agents";
@@ -183,12 +183,12 @@ export async function receiveMail(ctx: InboundContext, envelopeSender: string, o
   } catch (error) {
     if (error instanceof PlatformError) {
       await insertEmailMessage(ctx.prisma, { ...logged, status: "refused", reason: `${error.type}: ${error.message}` });
-      if (owner.kind === "trigger") await recordWebhookFire(ctx.prisma, owner.triggerId, { outcome: "refused", reason: `${error.type}: ${error.message}` });
+      if (owner.kind === "trigger") await recordEventFire(ctx.prisma, owner.triggerId, { outcome: "refused", reason: `${error.type}: ${error.message}` });
     }
     throw error;
   }
   const row = await insertEmailMessage(ctx.prisma, { ...logged, status: started.continued ? "continued" : "started", runId: started.runId });
-  if (owner.kind === "trigger") await recordWebhookFire(ctx.prisma, owner.triggerId, { outcome: "started", runId: started.runId });
+  if (owner.kind === "trigger") await recordEventFire(ctx.prisma, owner.triggerId, { outcome: "started", runId: started.runId });
   await enqueueReply(ctx.jobs, row.id, 0);
   return { runId: started.runId };
 }

@@ -1,9 +1,8 @@
 // Task triggers (/tasks/{task_id}/triggers, /triggers). A trigger belongs to its task's scope: user_id
 // names it, and a task or trigger of another scope is not found. Schedule triggers (cron in a zone, an
-// interval, or a one-time run_at), the task's webhook (task-webhooks.ts: one per task, webhook_<n>) and
-// email triggers (an address each) are built; app-event triggers answer a clear 422 until the apps
-// catalogue lands. When a schedule
-// fires is jobs/trigger-fires.ts's.
+// interval, or a one-time run_at), the task's webhook (task-webhooks.ts: one per task, webhook_<n>),
+// email triggers (an address each) and app-event triggers (app-triggers.ts; polled). When a schedule
+// fires is jobs/trigger-fires.ts's; when an app is polled, jobs/app-trigger-polls.ts's.
 import type { z } from "zod";
 import type { Page } from "@/lib/schemas/common";
 import {
@@ -16,6 +15,7 @@ import {
 import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
+import { enqueuePoll } from "../jobs/app-trigger-polls";
 import { enqueueFire } from "../jobs/trigger-fires";
 import { firstDue, isTimeZone, parseRunAt, type ScheduleShape } from "../jobs/trigger-schedule";
 import { checkSchedule } from "../jobs/schedule-slots";
@@ -26,6 +26,7 @@ import type { DataContext } from "../runtime/hot-cache";
 import type { AuthContext } from "./auth";
 import { toPage } from "./pagination";
 import { resolveScope, type Scope } from "./scope";
+import { APP_TRIGGER_TYPE, appTriggerUpdate, chooseAppTrigger, isAppTriggerType } from "./app-triggers";
 import { emailSettings, newInboxAddress } from "./email-addresses";
 import { createWebhookTrigger, removeWebhook, setWebhookEnabled } from "./task-webhooks";
 
@@ -54,6 +55,8 @@ export function toTrigger(row: TriggerRow): TriggerOut {
     max_lateness_seconds: row.maxLatenessSeconds,
     next_run_at: row.enabled && !row.retiredAt ? (row.nextRunAt?.toISOString() ?? null) : null,
     retired: row.retiredAt !== null,
+    last_polled_at: row.lastPolledAt?.toISOString() ?? null,
+    poll_error: row.pollError,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -62,7 +65,6 @@ export function toTrigger(row: TriggerRow): TriggerOut {
 const invalid = (field: string, message: string) =>
   new PlatformError({ type: "validation_error", message: `${field}: ${message}`, details: { fields: [{ field, message }] } });
 
-const notBuilt = (message: string) => new PlatformError({ type: "validation_error", errorCode: "feature_not_available", message });
 
 const taskNotFound = (id: number) => new PlatformError({ type: "not_found", message: `task ${id} not found` });
 const triggerNotFound = (id: string) => new PlatformError({ type: "not_found", message: `trigger ${id} not found` });
@@ -144,8 +146,9 @@ export async function createTrigger(
     return createWebhookTrigger(ctx, task, baseUrl);
   }
   if (input.type === "email") return createEmailTrigger(ctx, scope, task, input);
+  if (isAppTriggerType(input.type)) return createAppTrigger(ctx, scope, task, input);
   if (input.type !== "schedule") {
-    throw notBuilt(`type: app event triggers ("${input.type}") need the apps catalogue, which is not built yet; use a schedule`);
+    throw invalid("type", "must be schedule, webhook, email, or an app event (app, or <app>.<trigger_name>)");
   }
   const now = new Date();
   const shape = scheduleShape(input, null, now);
@@ -206,7 +209,9 @@ export async function updateTrigger(
   const current = await loadTrigger(ctx, task, triggerId);
   if (current.type === "webhook") return updateWebhookTrigger(ctx, task, input);
   if (current.type === "email") return updateEmailTrigger(ctx, current, input);
+  if (current.type === APP_TRIGGER_TYPE) return updateAppTrigger(ctx, current, input);
   if (input.allowed_senders !== undefined) throw invalid("allowed_senders", "only email triggers have allowed_senders");
+  if (input.trigger_config !== undefined) throw invalid("trigger_config", "only app event triggers have a config");
   const now = new Date();
   const reshapes = input.cron !== undefined || input.interval_seconds !== undefined || input.run_at !== undefined || input.timezone !== undefined;
   const data: Prisma.PlatformTaskTriggerUncheckedUpdateInput = {
@@ -342,3 +347,34 @@ export async function listFires(
   }));
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// App-event triggers: the app is polled for new events (jobs/app-trigger-polls.ts) with the connection
+// of the trigger's scope; next_run_at is the next poll.
+
+async function createAppTrigger(ctx: TriggerServiceContext, scope: Scope, taskId: number, input: z.infer<typeof TriggerCreate>): Promise<TriggerOut> {
+  const choice = chooseAppTrigger(ctx.config, input);
+  const row = await triggers.insertTrigger(ctx.prisma, {
+    taskId,
+    accountId: scope.accountId,
+    endUserId: scope.endUserId,
+    type: APP_TRIGGER_TYPE,
+    app: choice.app.slug,
+    triggerName: choice.trigger.name,
+    triggerConfig: choice.config as Prisma.InputJsonObject,
+    // The first poll, at once, records what is already there.
+    nextRunAt: new Date(),
+  });
+  await enqueuePoll(ctx.jobs, row);
+  return toTrigger(row);
+}
+
+async function updateAppTrigger(ctx: TriggerServiceContext, current: TriggerRow, input: z.infer<typeof TriggerUpdate>): Promise<TriggerOut> {
+  const data = appTriggerUpdate(ctx.config, current, input);
+  if (!data) return toTrigger(current);
+  const enabled = (data.enabled as boolean | undefined) ?? current.enabled;
+  // A new revision: the poll queued for the old one does nothing; an enabled trigger polls again now.
+  const row = await triggers.updateTrigger(ctx.prisma, current.id, { ...data, revision: { increment: 1 }, nextRunAt: enabled ? new Date() : null });
+  if (row.enabled) await enqueuePoll(ctx.jobs, row);
+  return toTrigger(row);
+}

@@ -195,7 +195,7 @@ export async function receiveTaskWebhook(
     );
   } catch (error) {
     if (error instanceof PlatformError) {
-      await triggers.recordWebhookFire(ctx.prisma, trigger.id, { outcome: "refused", reason: `${error.type}: ${error.message}` });
+      await triggers.recordEventFire(ctx.prisma, trigger.id, { outcome: "refused", reason: `${error.type}: ${error.message}` });
     }
     throw error;
   }
@@ -204,6 +204,6 @@ export async function receiveTaskWebhook(
     return { accepted: { run_id: run.id, status: run.status }, replay: true };
   }
   const { run } = outcome.value;
-  await triggers.recordWebhookFire(ctx.prisma, trigger.id, { outcome: "started", runId: run.id });
+  await triggers.recordEventFire(ctx.prisma, trigger.id, { outcome: "started", runId: run.id });
   return { accepted: { run_id: run.id, status: run.status }, replay: false };
 }

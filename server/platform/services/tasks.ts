@@ -83,6 +83,7 @@ export function taskRunMessage(task: Pick<TaskRow, "instructions" | "expectedOut
   if (task.goals?.trim()) parts.push(`Goals:\n${task.goals.trim()}`);
   if (options.webhookPayload !== undefined) parts.push(`Webhook payload:\n${options.webhookPayload}`);
   if (options.email !== undefined) parts.push(`Email:\n${options.email}`);
+  if (options.appEvent !== undefined) parts.push(`App event:\n${options.appEvent}`);
   return parts.join("\n\n");
 }
 
@@ -92,6 +93,8 @@ export interface TaskRunOptions {
   webhookPayload?: string;
   /** The mail that starts the run (an email trigger's), as the message shows it (services/email-inbound.ts). */
   email?: string;
+  /** The app event that starts the run (an app-event trigger's), as the message shows it (jobs/app-trigger-polls.ts). */
+  appEvent?: string;
   /** The mail's attachments, stored with the run as POST /runs/with-files stores files. */
   attachments?: NewRunFile[];
 }

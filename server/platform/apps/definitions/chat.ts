@@ -43,12 +43,25 @@ export const chat: AppDefinition = {
       },
       scopes: ["chat:write"],
     },
+    {
+      name: "read_channel",
+      description: "Read a channel's latest messages, newest first.",
+      method: "GET",
+      path: "/conversations.history",
+      input: {
+        type: "object",
+        properties: { channel: { type: "string", description: "Channel id" }, limit: { type: "integer", minimum: 1, maximum: 1000 }, oldest: { type: "string" } },
+        required: ["channel"],
+      },
+      scopes: ["channels:history"],
+    },
   ],
   triggers: [
     {
       name: "message_posted",
       description: "A message was posted in a channel.",
-      config: { type: "object", properties: { channel: { type: "string", description: "Channel id; any channel when omitted" } } },
+      config: { type: "object", properties: { channel: { type: "string", description: "Channel id" } }, required: ["channel"] },
+      poll: { tool: "read_channel", input: { limit: 50 }, items: "messages", id: "ts" },
     },
   ],
   source: "builtin",

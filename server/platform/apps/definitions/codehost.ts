@@ -81,6 +81,8 @@ export const codehost: AppDefinition = {
       name: "issue_opened",
       description: "An issue was opened in a repository.",
       config: { type: "object", properties: repoPath, required: ["owner", "repo"] },
+      // The repository's newest open issues (pull requests are issues too in this API).
+      poll: { tool: "list_issues", input: { state: "open", sort: "created", direction: "desc", per_page: 50 }, id: "number" },
     },
   ],
   source: "builtin",

@@ -78,6 +78,7 @@ export const mail: AppDefinition = {
       name: "email_received",
       description: "A message arrived in the mailbox.",
       config: { type: "object", properties: { q: { type: "string", description: "Gmail search the message must match" } } },
+      poll: { tool: "list_messages", input: { maxResults: 50 }, items: "messages", id: "id" },
     },
   ],
   source: "builtin",
