@@ -2,8 +2,7 @@
 // names it, and a task or trigger of another scope is not found. Schedule triggers (cron in a zone, an
 // interval, or a one-time run_at), the task's webhook (task-webhooks.ts: one per task, webhook_<n>) and
 // email triggers (an address each) are built; app-event triggers answer a clear 422 until the apps
-// catalogue lands. When a schedule
-// fires is jobs/trigger-fires.ts's.
+// catalogue lands. When a schedule fires is jobs/trigger-fires.ts's.
 import type { z } from "zod";
 import type { Page } from "@/lib/schemas/common";
 import {
@@ -204,9 +203,9 @@ export async function updateTrigger(
 ): Promise<TriggerOut> {
   const task = await scopedTask(ctx, await resolveScope(ctx, auth, userId), taskId);
   const current = await loadTrigger(ctx, task, triggerId);
+  if (current.type !== "email" && input.allowed_senders !== undefined) throw invalid("allowed_senders", "only email triggers have allowed_senders");
   if (current.type === "webhook") return updateWebhookTrigger(ctx, task, input);
   if (current.type === "email") return updateEmailTrigger(ctx, current, input);
-  if (input.allowed_senders !== undefined) throw invalid("allowed_senders", "only email triggers have allowed_senders");
   const now = new Date();
   const reshapes = input.cron !== undefined || input.interval_seconds !== undefined || input.run_at !== undefined || input.timezone !== undefined;
   const data: Prisma.PlatformTaskTriggerUncheckedUpdateInput = {
