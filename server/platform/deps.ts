@@ -145,8 +145,17 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         const email = emailSettings(parts.config);
         await registerEmailReplies({ prisma: database.prisma, jobs, mailer: parts.mailer, domain: email.domain });
         if (email.smtp && role !== "web") {
+          // Built per message: the lease is this worker's only while it has room.
           const inbound = () => ({
-            prisma: database.prisma, cache, config: parts.config, bus, events, live, jobs, startRun: built.startRun, lease: built.localLease(),
+            prisma: database.prisma,
+            cache,
+            config: parts.config,
+            bus,
+            events,
+            live,
+            jobs,
+            startRun: built.startRun,
+            lease: built.localLease(),
           });
           const smtp = await startSmtpServer(email.smtp, inbound);
           built.smtp = { port: smtp.port };

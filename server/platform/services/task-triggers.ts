@@ -207,11 +207,11 @@ export async function updateTrigger(
 ): Promise<TriggerOut> {
   const task = await scopedTask(ctx, await resolveScope(ctx, auth, userId), taskId);
   const current = await loadTrigger(ctx, task, triggerId);
+  if (current.type !== "email" && input.allowed_senders !== undefined) throw invalid("allowed_senders", "only email triggers have allowed_senders");
+  if (current.type !== APP_TRIGGER_TYPE && input.trigger_config !== undefined) throw invalid("trigger_config", "only app event triggers have a config");
   if (current.type === "webhook") return updateWebhookTrigger(ctx, task, input);
   if (current.type === "email") return updateEmailTrigger(ctx, current, input);
   if (current.type === APP_TRIGGER_TYPE) return updateAppTrigger(ctx, current, input);
-  if (input.allowed_senders !== undefined) throw invalid("allowed_senders", "only email triggers have allowed_senders");
-  if (input.trigger_config !== undefined) throw invalid("trigger_config", "only app event triggers have a config");
   const now = new Date();
   const reshapes = input.cron !== undefined || input.interval_seconds !== undefined || input.run_at !== undefined || input.timezone !== undefined;
   const data: Prisma.PlatformTaskTriggerUncheckedUpdateInput = {
