@@ -146,3 +146,14 @@ export async function startChatFake(oauth: Pick<OAuthServer, "validAccessToken">
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/** The built-in code host pointed at the tests' OAuth server and this fake (a platform's `apps.overrides.codehost`). */
+export const codehostSettings = (oauth: OAuthServer, codehost: Pick<CodehostFake, "baseUrl">) => ({
+  clientId: oauth.client.clientId,
+  clientSecret: oauth.client.clientSecret,
+  authorizationUrl: oauth.authorizationUrl,
+  tokenUrl: oauth.tokenUrl,
+  revocationUrl: oauth.revocationUrl,
+  issuer: oauth.issuer,
+  apiBaseUrl: codehost.baseUrl,
+});

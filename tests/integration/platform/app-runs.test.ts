@@ -3,7 +3,7 @@
 // connects (then it goes on by itself) or declines; a token the app refuses is refreshed once.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openCredentials, sealCredentials } from "@/server/platform/services/app-credentials";
-import { startCodehostFake, type CodehostFake } from "../../helpers/app-fakes";
+import { codehostSettings, startCodehostFake, type CodehostFake } from "../../helpers/app-fakes";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { readFrames } from "../../helpers/sse";
@@ -26,15 +26,7 @@ beforeAll(async () => {
     outboundAllowLoopback: true,
     apps: {
       overrides: {
-        codehost: {
-          clientId: oauth.client.clientId,
-          clientSecret: oauth.client.clientSecret,
-          authorizationUrl: oauth.authorizationUrl,
-          tokenUrl: oauth.tokenUrl,
-          revocationUrl: oauth.revocationUrl,
-          issuer: oauth.issuer,
-          apiBaseUrl: codehost.baseUrl,
-        },
+        codehost: codehostSettings(oauth, codehost),
       },
       redirectOrigins: [FRONTEND],
     },

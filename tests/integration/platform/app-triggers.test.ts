@@ -2,7 +2,7 @@
 // loopback fake with the scope's connection; each new issue starts the task's run with the issue in
 // its message, once, and the first poll only records what was there.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCodehostFake, type CodehostFake } from "../../helpers/app-fakes";
+import { codehostSettings, startCodehostFake, type CodehostFake } from "../../helpers/app-fakes";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
@@ -24,14 +24,7 @@ beforeAll(async () => {
     apps: {
       triggerPollSeconds: 1,
       overrides: {
-        codehost: {
-          clientId: oauth.client.clientId,
-          clientSecret: oauth.client.clientSecret,
-          authorizationUrl: oauth.authorizationUrl,
-          tokenUrl: oauth.tokenUrl,
-          issuer: oauth.issuer,
-          apiBaseUrl: codehost.baseUrl,
-        },
+        codehost: codehostSettings(oauth, codehost),
       },
       redirectOrigins: ["https://app.example.test"],
     },

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "@/server/db";
 import { authorizationFor, openCredentials } from "@/server/platform/services/app-credentials";
-import { startCodehostFake, type CodehostFake } from "../../helpers/app-fakes";
+import { codehostSettings, startCodehostFake, type CodehostFake } from "../../helpers/app-fakes";
 import { createEmptyPostgresDatabase } from "../../helpers/database";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
@@ -27,14 +27,7 @@ beforeAll(async () => {
     database: { ...first, dispose: () => first.close() },
     apps: {
       overrides: {
-        codehost: {
-          clientId: oauth.client.clientId,
-          clientSecret: oauth.client.clientSecret,
-          authorizationUrl: oauth.authorizationUrl,
-          tokenUrl: oauth.tokenUrl,
-          issuer: oauth.issuer,
-          apiBaseUrl: codehost.baseUrl,
-        },
+        codehost: codehostSettings(oauth, codehost),
       },
       redirectOrigins: [REDIRECT],
     },
