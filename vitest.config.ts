@@ -13,6 +13,8 @@ const integration = (name: string, db: "pglite" | "postgres") => ({
     // PostgreSQL or Redis), so they run once, in the PostgreSQL project.
     exclude: db === "pglite" ? ["tests/integration/**/*.postgres.test.ts", "tests/integration/**/*.redis.test.ts"] : [],
     env: { INLAY_TEST_DB: db },
+    // Migrates one template database per run; each test file's database is a copy of it.
+    globalSetup: ["tests/setup/database-template.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -1,7 +1,10 @@
-// A fresh database per test file: in-memory PGlite, or, in the integration-postgres project, a new
-// PostgreSQL database created on the TEST_DATABASE_URL server and dropped afterwards.
+// A fresh database per test file, started from the run's migrated template (tests/setup/database-template.ts):
+// in-memory PGlite loaded from the template's tarball, or, in the integration-postgres project, a new
+// PostgreSQL database copied from the template on the TEST_DATABASE_URL server and dropped afterwards.
 import { randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import pg from "pg";
+import { inject } from "vitest";
 import { openDatabase, type Database, type OpenDatabaseOptions } from "@/server/db";
 
 export type TestDatabaseKind = "pglite" | "postgres";
@@ -16,13 +19,21 @@ function serverUrl(): string {
   return url;
 }
 
-/** Creates an empty PostgreSQL database and returns its URL and a way to drop it. */
-export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+function provided<K extends "pgliteTemplate" | "postgresTemplate">(key: K): string {
+  const value = inject(key);
+  if (!value) throw new Error(`no ${key}: run the integration tests through vitest.config.ts, whose globalSetup builds it`);
+  return value;
+}
+
+async function createPostgresDatabase(template?: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `inlay_test_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: serverUrl() });
   await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
+  try {
+    await admin.query(template ? `CREATE DATABASE "${name}" TEMPLATE "${template}"` : `CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
   const url = new URL(serverUrl());
   url.pathname = `/${name}`;
   return {
@@ -36,22 +47,43 @@ export async function createEmptyPostgresDatabase(): Promise<{ url: string; drop
   };
 }
 
+/** Creates an empty PostgreSQL database (no migrations) and returns its URL and a way to drop it. */
+export function createEmptyPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  return createPostgresDatabase();
+}
+
+/** Creates a PostgreSQL database with every migration applied (a copy of the run's template). */
+export function createMigratedPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  return createPostgresDatabase(provided("postgresTemplate"));
+}
+
 export interface TestDatabase extends Database {
   dispose(): Promise<void>;
 }
 
-export async function createTestDatabase(options: Omit<OpenDatabaseOptions, "url" | "dataDir"> = {}): Promise<TestDatabase> {
+export interface TestDatabaseOptions extends Omit<OpenDatabaseOptions, "url" | "dataDir" | "loadDataDir"> {
+  /**
+   * Start from an empty database and apply every migration, instead of copying the migrated template.
+   * Implied by `migrationsDir`: the template holds prisma/migrations.
+   */
+  empty?: boolean;
+}
+
+export async function createTestDatabase({ empty, ...options }: TestDatabaseOptions = {}): Promise<TestDatabase> {
+  const fromTemplate = !empty && options.migrationsDir === undefined;
   if (testDatabaseKind === "postgres") {
-    const empty = await createEmptyPostgresDatabase();
-    const database = await openDatabase({ ...options, url: empty.url });
+    const created = fromTemplate ? await createMigratedPostgresDatabase() : await createEmptyPostgresDatabase();
+    // On a copy of the template this only checks that every migration is applied.
+    const database = await openDatabase({ ...options, url: created.url });
     return {
       ...database,
       async dispose() {
         await database.close();
-        await empty.drop();
+        await created.drop();
       },
     };
   }
-  const database = await openDatabase({ ...options, dataDir: "memory://" });
+  const loadDataDir = fromTemplate ? new Blob([await readFile(provided("pgliteTemplate"))]) : undefined;
+  const database = await openDatabase({ ...options, dataDir: "memory://", loadDataDir });
   return { ...database, dispose: () => database.close() };
 }

@@ -39,8 +39,8 @@ const rows = (database: TestDatabase) =>
   );
 
 describe(`migrations on ${testDatabaseKind}`, () => {
-  it("applies every migration in prisma/migrations and records each in _prisma_migrations", async () => {
-    const database = await open();
+  it("applies every migration in prisma/migrations to an empty database and records each in _prisma_migrations", async () => {
+    const database = await open({ empty: true });
     const expected = (await readdir("prisma/migrations", { withFileTypes: true }))
       .filter((entry) => entry.isDirectory())
       .map((entry) => entry.name)
@@ -51,6 +51,13 @@ describe(`migrations on ${testDatabaseKind}`, () => {
     // The schema is really there: Prisma can use it.
     await database.prisma.tenant.create({ data: { slug: "t1", name: "T1" } });
     expect(await database.prisma.tenant.count()).toBe(1);
+  });
+
+  it("starts other tests' databases from a template that has every migration applied", async () => {
+    const database = await open();
+    const all = await readMigrations();
+    expect(await migrate(database.driver, all)).toEqual({ applied: [], alreadyApplied: all.length });
+    expect((await rows(database)).map((row) => row.migration_name)).toEqual(all.map((migration) => migration.name));
   });
 
   it("applies only what is new on a database that is already migrated", async () => {
