@@ -135,3 +135,20 @@ export type TriggerUpdateParams = z.input<typeof triggers.TriggerUpdate>;
 export type TriggerListParams = Query<typeof triggers.ListTriggersQuery>;
 export type TriggerFire = z.infer<typeof triggers.TriggerFire>;
 export type TriggerFireListParams = Query<typeof triggers.ListTriggerFiresQuery>;
+
+// Apps and connections (the client's own contracts until lib/schemas/apps.ts is shared)
+export type {
+  App,
+  AppAuth,
+  AppConnection,
+  AppTool,
+  AppTriggerType,
+  ConnectApiKeyParams,
+  ConnectCompleteParams,
+  ConnectParams,
+  ConnectResult,
+  ConnectStarted,
+  ConnectionStatus,
+  ConnectionUpdateParams,
+  ConnectionUpdated,
+} from "../schemas/apps-client";

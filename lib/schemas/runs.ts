@@ -161,7 +161,17 @@ export type RunFrame =
       attempt?: number;
       discard_after?: string;
     }
-  | { type: "permission_request"; request_id: string; tool_name: string; input: unknown; kind: string };
+  | {
+      type: "permission_request";
+      request_id: string;
+      tool_name: string;
+      input: unknown;
+      kind: string;
+      /** kind "connection": the app the tool needs a connection to, its display name, and why. */
+      app?: string;
+      app_name?: string;
+      connection_status?: "missing" | "expired";
+    };
 
 // ---------------------------------------------------------------------------------------------
 // Run lists: GET /runs, /runs/activity, /runs/check, /runs/needs-you (docs/run-lists.md)
