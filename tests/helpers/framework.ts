@@ -32,6 +32,8 @@ export interface FrameworkOptions {
   outboundAllowLoopback?: boolean;
   /** How often idle job handlers look for due jobs (default 2 s). */
   jobPollSeconds?: number;
+  /** Stands between the framework and the platform app (e.g. a fake of endpoints not built yet). */
+  wrapFetch?: (appFetch: (request: Request) => Promise<Response>) => (request: Request) => Promise<Response>;
 }
 
 export async function startFramework(options: FrameworkOptions = {}): Promise<FrameworkHarness> {
@@ -56,10 +58,12 @@ export async function startFramework(options: FrameworkOptions = {}): Promise<Fr
     jobPollSeconds: options.jobPollSeconds,
   });
   const app = createPlatformApp(deps);
+  const platformFetch = async (request: Request) => app.fetch(request);
+  const appFetch = options.wrapFetch ? options.wrapFetch(platformFetch) : platformFetch;
   const connectOnce = () =>
     connectEmbedded({
       prisma: database.prisma,
-      appFetch: (request) => app.fetch(request),
+      appFetch,
       secret: TEST_SECRET,
       prepareAccount: (accountId) => prepareOperatorAccount(database.prisma, accountId),
     });

@@ -1,0 +1,54 @@
+// The browser side of connecting an app: where the flow may send the person back to, and the message
+// the callback page posts to the window that opened it. Pure and isomorphic (console, chat, server).
+import { z } from "zod";
+
+/** Where the console's Connections page lives: the default place to come back to. */
+export const CONNECTIONS_PATH = "/connections";
+
+/** The callback page posts this to window.opener (target origin: the app's own). */
+export const CONNECTION_MESSAGE_TYPE = "inlay:connection";
+
+export const ConnectionMessage = z.object({
+  type: z.literal(CONNECTION_MESSAGE_TYPE),
+  app: z.string(),
+  status: z.enum(["connected", "error"]),
+  message: z.string().optional(),
+});
+export type ConnectionMessage = z.infer<typeof ConnectionMessage>;
+
+const PLACEHOLDER_ORIGIN = "http://return-to.invalid";
+
+/**
+ * A same-origin path to come back to, or `fallback`. Only "/x…" paths are kept: "//host", "/\host",
+ * schemes, control characters and anything that resolves to another origin are refused, so the
+ * callback can never be used as an open redirect.
+ */
+export function safeReturnTo(value: unknown, fallback = CONNECTIONS_PATH): string {
+  if (typeof value !== "string" || value.length === 0 || value.length > 2_000) return fallback;
+  if (!value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return fallback;
+  // Browsers drop tabs and newlines inside URLs ("/\t/evil.com" is "//evil.com") and read "\" as "/".
+  if (/[\u0000-\u001f\u007f\\]/.test(value)) return fallback;
+  let url: URL;
+  try {
+    url = new URL(value, PLACEHOLDER_ORIGIN);
+  } catch {
+    return fallback;
+  }
+  if (url.origin !== PLACEHOLDER_ORIGIN) return fallback;
+  return `${url.pathname}${url.search}${url.hash}`;
+}
+
+/** The return path with the outcome on it, for the redirect fallback (no opener to post to). */
+export function returnUrlWithOutcome(returnTo: string, outcome: { app: string; status: ConnectionMessage["status"] }): string {
+  const url = new URL(safeReturnTo(returnTo), PLACEHOLDER_ORIGIN);
+  url.searchParams.set("connected", outcome.app);
+  url.searchParams.set("connection_status", outcome.status);
+  return `${url.pathname}${url.search}${url.hash}`;
+}
+
+/** Whether a window message is a connection outcome from our own origin. */
+export function connectionMessageFrom(event: { origin: string; data: unknown }, ownOrigin: string): ConnectionMessage | undefined {
+  if (event.origin !== ownOrigin) return undefined;
+  const parsed = ConnectionMessage.safeParse(event.data);
+  return parsed.success ? parsed.data : undefined;
+}

@@ -1,0 +1,107 @@
+// GET /api/connections/callback/<state>: where the platform sends the browser after an app's OAuth
+// consent (query: connection_id, app, status, error_description). The signed state says which member
+// started the flow, so the connection is completed for them whether they came from the console or the
+// embed. The answer is a tiny page: in a popup it posts {type: "inlay:connection", app, status} to
+// its opener (target: this origin; also on a BroadcastChannel, for an opener an OAuth page's COOP cut
+// off) and closes; in the redirect fallback it goes back to the validated return path.
+import { randomBytes } from "node:crypto";
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { CONNECTION_MESSAGE_TYPE, CONNECTIONS_PATH, returnUrlWithOutcome, safeReturnTo, type ConnectionMessage } from "@/lib/connections/flow";
+import { PlatformApiError } from "@/lib/platform-client";
+import { logger } from "@/lib/logger";
+import { escapeHtml } from "@/server/embed/html";
+import { completeConnection } from "@/server/tenancy/connections";
+import { verifyConnectionState, type ConnectionState } from "@/server/tenancy/connection-state";
+import type { PlatformConnection } from "@/server/tenancy/platform-connection";
+import { lazyPlatformClient } from "@/server/tenancy/platform-users";
+import { listMemberships } from "@/server/tenancy/repository";
+import { TenancyError } from "@/server/tenancy/errors";
+
+export interface CallbackDeps {
+  prisma: PrismaClient;
+  connect: () => Promise<PlatformConnection>;
+  /** The state's key (tests); lib/env's by default. */
+  secret?: string;
+}
+
+export interface CallbackOutcome {
+  message: ConnectionMessage;
+  mode: ConnectionState["mode"];
+  returnTo: string;
+}
+
+async function outcomeOf(url: URL, stateToken: string, deps: CallbackDeps): Promise<CallbackOutcome> {
+  const query = url.searchParams;
+  const app = query.get("app") ?? "";
+  const state = await verifyConnectionState(stateToken, { secret: deps.secret });
+  const fail = (message: string, from?: ConnectionState): CallbackOutcome => ({
+    message: { type: CONNECTION_MESSAGE_TYPE, app: from?.app ?? app, status: "error", message },
+    mode: from?.mode ?? "popup",
+    returnTo: safeReturnTo(from?.returnTo, CONNECTIONS_PATH),
+  });
+  if (!state) return fail("This sign-in link has expired or is not valid. Start connecting again.");
+  if (app && app !== state.app) return fail("The answer was for another app.", state);
+  if (query.get("status") !== "authorized") {
+    return fail(query.get("error_description")?.slice(0, 300) || "The app did not grant access.", state);
+  }
+  const connectionId = query.get("connection_id");
+  if (!connectionId) return fail("The answer named no connection.", state);
+
+  // Still a member of the tenant now: the state outlives nothing the tenant has taken back.
+  const membership = (await listMemberships(deps.prisma, state.userId)).find((each) => each.tenant.id === state.tenantId);
+  if (!membership) return fail("You are no longer a member of this workspace.", state);
+  try {
+    const client = await lazyPlatformClient(deps.prisma, deps.connect, membership.tenant, state.userId)();
+    await completeConnection(deps.prisma, client, state.tenantId, { app: state.app, connectionId });
+  } catch (error) {
+    if (error instanceof TenancyError || (error instanceof PlatformApiError && error.status !== undefined && error.status < 500)) {
+      return fail(error.message, state);
+    }
+    logger.error({ err: error }, "completing an app connection failed");
+    return fail("The connection could not be completed. Try again.", state);
+  }
+  return {
+    message: { type: CONNECTION_MESSAGE_TYPE, app: state.app, status: "connected" },
+    mode: state.mode,
+    returnTo: safeReturnTo(state.returnTo, CONNECTIONS_PATH),
+  };
+}
+
+/** JSON inside <script type="application/json">: "<" escaped so no "</script>" can close it early. */
+const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c");
+
+export function callbackPage(outcome: CallbackOutcome, nonce: string): string {
+  const returnUrl = returnUrlWithOutcome(outcome.returnTo, { app: outcome.message.app, status: outcome.message.status });
+  const text =
+    outcome.message.status === "connected" ? "Connected. You can close this window." : `Not connected: ${outcome.message.message ?? "unknown error"}`;
+  const script = `(function(){
+var data=JSON.parse(document.getElementById("inlay-connection").textContent);
+if(data.mode==="redirect"){location.replace(data.returnUrl);return;}
+try{new BroadcastChannel(data.message.type).postMessage(data.message);}catch(e){}
+if(window.opener){try{window.opener.postMessage(data.message,location.origin);}catch(e){}window.close();}
+else{window.close();setTimeout(function(){location.replace(data.returnUrl);},300);}
+})();`;
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Connecting…</title><meta name="robots" content="noindex"></head>` +
+    `<body style="font-family:system-ui,sans-serif;padding:2rem">` +
+    `<p id="inlay-connection-text" data-status="${escapeHtml(outcome.message.status)}">${escapeHtml(text)}</p>` +
+    `<p><a href="${escapeHtml(returnUrl)}">Back to Inlay</a></p>` +
+    `<script type="application/json" id="inlay-connection">${scriptJson({ message: outcome.message, mode: outcome.mode, returnUrl })}</script>` +
+    `<script nonce="${nonce}">${script}</script></body></html>`
+  );
+}
+
+export async function handleConnectionCallback(request: Request, stateToken: string, deps: CallbackDeps): Promise<Response> {
+  const outcome = await outcomeOf(new URL(request.url), stateToken, deps);
+  const nonce = randomBytes(16).toString("base64");
+  return new Response(callbackPage(outcome, nonce), {
+    status: 200,
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-store",
+      // The state is in the URL: it must not leak to the pages linked from here.
+      "referrer-policy": "no-referrer",
+      "content-security-policy": `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'`,
+    },
+  });
+}

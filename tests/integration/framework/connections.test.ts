@@ -1,0 +1,223 @@
+// tRPC `connections` and the OAuth callback route: the apps a tenant offers (admins), a member's
+// connections through their own platform end-user (start → consent → callback → complete, API keys,
+// relabel, disconnect), refusal of apps the tenant does not offer, isolation between members and
+// tenants, and the callback's handling of its state and return path. The platform's Apps endpoints
+// come from tests/helpers/fake-apps-platform.ts while the platform lacks them, else from the platform.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TRPCError } from "@trpc/server";
+import { handleConnectionCallback } from "@/server/connections/callback";
+import { signConnectionState } from "@/server/tenancy/connection-state";
+import { createFakeApps, withFakeApps } from "../../helpers/fake-apps-platform";
+import { startFramework, type FrameworkHarness } from "../../helpers/framework";
+
+const fake = createFakeApps();
+let fw: FrameworkHarness;
+beforeAll(async () => {
+  fw = await startFramework({ wrapFetch: withFakeApps(fake) });
+});
+afterAll(() => fw?.close());
+
+async function codeOf(promise: Promise<unknown>) {
+  try {
+    await promise;
+  } catch (error) {
+    return error instanceof TRPCError ? error.code : String(error);
+  }
+  return "resolved";
+}
+
+/** The OAuth consent: the fake's, or (once the platform has its own apps) the loopback OAuth server's. */
+function consent(authorizationUrl: string, options?: { deny?: boolean }): string {
+  if (fake.active) return fake.consent(authorizationUrl, options);
+  throw new Error("the platform serves /apps: drive its authorization_url through tests/helpers/oauth-server.ts here");
+}
+
+/** The page the callback answers, and what its script would post or where it would go. */
+async function callback(url: string) {
+  const response = await handleConnectionCallback(new Request(url), new URL(url).pathname.split("/").pop()!, {
+    prisma: fw.database.prisma,
+    connect: fw.connect,
+  });
+  const html = await response.text();
+  const data = JSON.parse(/<script type="application\/json" id="inlay-connection">(.*?)<\/script>/s.exec(html)![1]!) as {
+    message: { type: string; app: string; status: string; message?: string };
+    mode: string;
+    returnUrl: string;
+  };
+  return { response, html, ...data };
+}
+
+const tenantId = (slug: string) => fw.database.prisma.tenant.findUniqueOrThrow({ where: { slug } }).then((tenant) => tenant.id);
+const userId = (email: string) => fw.database.prisma.user.findUniqueOrThrow({ where: { email } }).then((user) => user.id);
+
+describe("connections: offered apps (admins)", () => {
+  it("lists the catalogue with what the tenant offers, and turns apps on and off", async () => {
+    const admin = await fw.callerFor("admin@acme.test");
+    expect((await admin.connections.tenantApps()).every((app) => !app.offered)).toBe(true);
+    expect(await admin.connections.setTenantApp({ app: "codehost", enabled: true })).toEqual({ app: "codehost", enabled: true });
+    await admin.connections.setTenantApp({ app: "tracker", enabled: true });
+    const apps = await admin.connections.tenantApps();
+    expect(apps.find((app) => app.slug === "codehost")).toMatchObject({ name: "Code host", auth: "oauth2", offered: true });
+    expect(apps.find((app) => app.slug === "mail")).toMatchObject({ offered: false });
+    // Another tenant offers nothing of it.
+    const globex = await fw.callerFor("admin@globex.test");
+    expect((await globex.connections.tenantApps()).some((app) => app.offered)).toBe(false);
+  });
+
+  it("refuses an app the catalogue lacks, and members", async () => {
+    const admin = await fw.callerFor("admin@acme.test");
+    expect(await codeOf(admin.connections.setTenantApp({ app: "nope", enabled: true }))).toBe("NOT_FOUND");
+    expect(await codeOf(admin.connections.setTenantApp({ app: "Bad Name!", enabled: true }))).toBe("BAD_REQUEST");
+    const member = await fw.callerFor("member@acme.test");
+    expect(await codeOf(member.connections.setTenantApp({ app: "mail", enabled: true }))).toBe("FORBIDDEN");
+    expect(await codeOf(member.connections.tenantApps())).toBe("FORBIDDEN");
+    expect(await codeOf(member.connections.memberConnections())).toBe("FORBIDDEN");
+  });
+});
+
+describe("connections: a member", () => {
+  it("sees only the offered apps, connects codehost through the callback, relabels and disconnects", async () => {
+    const member = await fw.callerFor("member@acme.test");
+    const listed = await member.connections.list();
+    expect(listed.map((app) => app.slug).sort()).toEqual(["codehost", "tracker"]);
+    expect(listed.find((app) => app.slug === "codehost")).toMatchObject({ status: "not_connected", accountLabel: null, connections: [] });
+
+    const started = await member.connections.start({ app: "codehost", returnTo: "/agents/1/chat" });
+    expect(started.authorizationUrl).toMatch(/^https?:\/\//);
+    const back = consent(started.authorizationUrl);
+    expect(new URL(back).pathname).toMatch(/^\/api\/connections\/callback\/[\w-]+\.[\w-]+\.[\w-]+$/);
+
+    const page = await callback(back);
+    expect(page.response.headers.get("content-security-policy")).toContain("script-src 'nonce-");
+    expect(page.response.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(page.message).toEqual({ type: "inlay:connection", app: "codehost", status: "connected" });
+    expect(page.mode).toBe("popup");
+    expect(page.returnUrl).toBe("/agents/1/chat?connected=codehost&connection_status=connected");
+
+    const [codehost] = (await member.connections.list()).filter((app) => app.slug === "codehost");
+    expect(codehost).toMatchObject({ status: "connected", accountLabel: "octocat" });
+    const connectionId = codehost!.connections[0]!.connectionId;
+
+    expect(await member.connections.relabel({ connectionId, label: "Work" })).toMatchObject({ connectionId, label: "Work" });
+    expect((await member.connections.list()).find((app) => app.slug === "codehost")!.connections[0]!.label).toBe("Work");
+
+    // Another member cannot touch it, nor see it.
+    const admin = await fw.callerFor("admin@acme.test");
+    expect(await codeOf(admin.connections.relabel({ connectionId, label: "Mine" }))).toBe("NOT_FOUND");
+    expect(await codeOf(admin.connections.disconnect({ app: "codehost", connectionId }))).toBe("NOT_FOUND");
+    expect((await admin.connections.list()).find((app) => app.slug === "codehost")!.status).toBe("not_connected");
+
+    // The admins' view: statuses only.
+    const rows = await admin.connections.memberConnections();
+    const max = rows.find((row) => row.email === "member@acme.test")!;
+    expect(max.apps).toEqual([
+      { app: "codehost", status: "connected", accountLabel: "octocat" },
+      { app: "tracker", status: "not_connected", accountLabel: null },
+    ]);
+    expect(JSON.stringify(rows)).not.toMatch(/token|conn_/);
+
+    await member.connections.disconnect({ app: "codehost", connectionId });
+    expect((await member.connections.list()).find((app) => app.slug === "codehost")!.status).toBe("not_connected");
+  });
+
+  it("shows an expired connection as expired (to reconnect)", async () => {
+    const member = await fw.callerFor("member@acme.test");
+    const started = await member.connections.start({ app: "codehost" });
+    await callback(consent(started.authorizationUrl));
+    const connectionId = (await member.connections.list()).find((app) => app.slug === "codehost")!.connections[0]!.connectionId;
+    fake.expire(connectionId);
+    expect((await member.connections.list()).find((app) => app.slug === "codehost")).toMatchObject({ status: "expired", accountLabel: "octocat" });
+    await member.connections.disconnect({ app: "codehost" });
+    expect((await member.connections.list()).find((app) => app.slug === "codehost")!.connections).toEqual([]);
+  });
+
+  it("connects an API-key app", async () => {
+    const member = await fw.callerFor("member@acme.test");
+    expect(await member.connections.connectApiKey({ app: "tracker", apiKey: "tk_live_1234" })).toEqual({ status: "active", app: "tracker" });
+    expect((await member.connections.list()).find((app) => app.slug === "tracker")).toMatchObject({ status: "connected" });
+    expect(await codeOf(member.connections.connectApiKey({ app: "tracker", apiKey: "  " }))).toBe("BAD_REQUEST");
+  });
+
+  it("refuses apps the tenant does not offer, whatever the path", async () => {
+    const member = await fw.callerFor("member@acme.test");
+    expect(await codeOf(member.connections.start({ app: "mail" }))).toBe("FORBIDDEN");
+    expect(await codeOf(member.connections.connectApiKey({ app: "mail", apiKey: "x" }))).toBe("FORBIDDEN");
+    expect(await codeOf(member.connections.complete({ app: "mail", connectionId: "conn_x" }))).toBe("FORBIDDEN");
+    // Globex offers nothing: its admin cannot connect acme's apps.
+    const globex = await fw.callerFor("admin@globex.test");
+    expect(await globex.connections.list()).toEqual([]);
+    expect(await codeOf(globex.connections.start({ app: "codehost" }))).toBe("FORBIDDEN");
+    // An app turned off stops new connections.
+    const admin = await fw.callerFor("admin@acme.test");
+    await admin.connections.setTenantApp({ app: "tracker", enabled: false });
+    expect(await codeOf(member.connections.connectApiKey({ app: "tracker", apiKey: "k" }))).toBe("FORBIDDEN");
+    expect((await member.connections.list()).map((app) => app.slug)).toEqual(["codehost"]);
+    await admin.connections.setTenantApp({ app: "tracker", enabled: true });
+  });
+});
+
+describe("GET /api/connections/callback/<state>", () => {
+  it("reports a denied consent and activates nothing", async () => {
+    const member = await fw.callerFor("member@acme.test");
+    const started = await member.connections.start({ app: "codehost", mode: "redirect", returnTo: "/connections" });
+    const page = await callback(consent(started.authorizationUrl, { deny: true }));
+    expect(page.message).toMatchObject({ app: "codehost", status: "error", message: "access_denied" });
+    expect(page.mode).toBe("redirect");
+    expect(page.returnUrl).toBe("/connections?connected=codehost&connection_status=error");
+    expect((await member.connections.list()).find((app) => app.slug === "codehost")!.status).not.toBe("connected");
+  });
+
+  it("refuses a forged or tampered state", async () => {
+    const forged = await signConnectionState(
+      { tenantId: await tenantId("acme"), userId: await userId("member@acme.test"), app: "codehost", returnTo: "/", mode: "popup" },
+      { secret: "not-the-server-secret" },
+    );
+    const page = await callback(`http://localhost:3000/api/connections/callback/${forged}?connection_id=conn_x&app=codehost&status=authorized`);
+    expect(page.message).toMatchObject({ status: "error" });
+    expect(page.message.message).toMatch(/expired or is not valid/);
+    expect(page.returnUrl).toBe("/connections?connected=codehost&connection_status=error");
+  });
+
+  it("never redirects off-site, even with a signed state that names another origin", async () => {
+    for (const returnTo of ["https://evil.test/x", "//evil.test", "/\\evil.test", "/\t/evil.test", "javascript:alert(1)"]) {
+      const state = await signConnectionState({
+        tenantId: await tenantId("acme"),
+        userId: await userId("member@acme.test"),
+        app: "codehost",
+        returnTo,
+        mode: "redirect",
+      });
+      const page = await callback(`http://localhost:3000/api/connections/callback/${state}?app=codehost&status=error`);
+      expect(page.returnUrl).toBe("/connections?connected=codehost&connection_status=error");
+      expect(page.html).not.toContain("evil.test");
+    }
+  });
+
+  it("refuses a state for another app, or for someone no longer a member", async () => {
+    const member = await fw.callerFor("member@acme.test");
+    const started = await member.connections.start({ app: "codehost" });
+    const back = new URL(consent(started.authorizationUrl));
+    back.searchParams.set("app", "mail");
+    expect((await callback(back.toString())).message).toMatchObject({ status: "error", message: "The answer was for another app." });
+
+    const state = await signConnectionState({
+      tenantId: await tenantId("globex"),
+      userId: await userId("member@acme.test"),
+      app: "codehost",
+      returnTo: "/connections",
+      mode: "popup",
+    });
+    const page = await callback(`http://localhost:3000/api/connections/callback/${state}?connection_id=conn_x&app=codehost&status=authorized`);
+    expect(page.message).toMatchObject({ status: "error", message: "You are no longer a member of this workspace." });
+  });
+
+  it("escapes what the platform sends back", async () => {
+    const member = await fw.callerFor("member@acme.test");
+    const started = await member.connections.start({ app: "codehost" });
+    const back = new URL(consent(started.authorizationUrl, { deny: true }));
+    back.searchParams.set("error_description", "</script><script>alert(1)</script>");
+    const page = await callback(back.toString());
+    expect(page.html).not.toContain("<script>alert(1)");
+    expect(page.message.message).toBe("</script><script>alert(1)</script>");
+  });
+});
