@@ -1,6 +1,6 @@
 // The browser side of connecting an app: where the flow may send the person back to, and the message
-// the callback page posts to the window that opened it. Pure and isomorphic (console, chat, server).
-import { z } from "zod";
+// the callback page posts to the window that opened it. Pure and isomorphic (console, chat, server);
+// no zod, since the embed widget's bundle imports it.
 
 /** Where the console's Connections page lives: the default place to come back to. */
 export const CONNECTIONS_PATH = "/connections";
@@ -8,13 +8,12 @@ export const CONNECTIONS_PATH = "/connections";
 /** The callback page posts this to window.opener (target origin: the app's own). */
 export const CONNECTION_MESSAGE_TYPE = "inlay:connection";
 
-export const ConnectionMessage = z.object({
-  type: z.literal(CONNECTION_MESSAGE_TYPE),
-  app: z.string(),
-  status: z.enum(["connected", "error"]),
-  message: z.string().optional(),
-});
-export type ConnectionMessage = z.infer<typeof ConnectionMessage>;
+export interface ConnectionMessage {
+  type: typeof CONNECTION_MESSAGE_TYPE;
+  app: string;
+  status: "connected" | "error";
+  message?: string;
+}
 
 const PLACEHOLDER_ORIGIN = "http://return-to.invalid";
 
@@ -49,6 +48,8 @@ export function returnUrlWithOutcome(returnTo: string, outcome: { app: string; s
 /** Whether a window message is a connection outcome from our own origin. */
 export function connectionMessageFrom(event: { origin: string; data: unknown }, ownOrigin: string): ConnectionMessage | undefined {
   if (event.origin !== ownOrigin) return undefined;
-  const parsed = ConnectionMessage.safeParse(event.data);
-  return parsed.success ? parsed.data : undefined;
+  const data = event.data as Partial<ConnectionMessage> | null;
+  if (typeof data !== "object" || data === null || data.type !== CONNECTION_MESSAGE_TYPE || typeof data.app !== "string") return undefined;
+  if (data.status !== "connected" && data.status !== "error") return undefined;
+  return { type: data.type, app: data.app, status: data.status, ...(typeof data.message === "string" ? { message: data.message } : {}) };
 }

@@ -326,6 +326,10 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
             return json(200, { ok: true, result: await runs.answer(action.runId, { answers: action.answers, ...(action.requestId ? { request_id: action.requestId } : {}) }) });
           case "cancel":
             return json(200, { ok: true, result: { status: (await runs.cancel(action.runId)).status } });
+          case "connect": {
+            if (!context.connect) return json(404, { error: { kind: "not_found", message: "Apps cannot be connected here." } satisfies ChatError });
+            return json(200, { ok: true, result: await context.connect(action) });
+          }
         }
       } catch (error) {
         return failure(error);

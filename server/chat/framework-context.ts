@@ -9,7 +9,9 @@ import { getSession } from "@/server/auth/session";
 import { getDb } from "@/server/db";
 import { isAllowedOrigin } from "@/server/embed/origins";
 import { EmbedTokenError, verifyEmbedToken } from "@/server/embed/tokens";
-import { LimitExceededError } from "@/server/tenancy/errors";
+import { publicOrigin } from "@/server/public-origin";
+import { startConnection } from "@/server/tenancy/connections";
+import { LimitExceededError, TenancyError } from "@/server/tenancy/errors";
 import { admitRun, recordRunCost, releaseRun, withdrawRun } from "@/server/tenancy/limits";
 import { createAgent, ensureAgentCopy, getVisibleAgent, listAgents, type Caller } from "@/server/tenancy/agents";
 import { getPlatformConnection } from "@/server/tenancy/platform-connection";
@@ -133,6 +135,15 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
           await withdrawRun(prisma, { tenantId, admissionId: ticket.admissionId });
         },
       };
+    },
+    async connect(input) {
+      try {
+        const started = await startConnection(prisma, client, { tenantId, userId: caller.userId }, input, publicOrigin(request.headers));
+        return { authorizationUrl: started.authorizationUrl };
+      } catch (error) {
+        if (error instanceof TenancyError) throw new ChatRefusal({ kind: "unauthorized", message: error.message });
+        throw error;
+      }
     },
     subject: { tenantId, userId: caller.userId, via: caller.via },
   };
