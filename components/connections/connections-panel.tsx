@@ -29,14 +29,13 @@ function statusText(app: MemberApp): string {
 }
 
 /** The outcome of a redirect-fallback flow, from the URL the callback sent us back to (then dropped from it). */
-function useReturnedOutcome(): string | undefined {
+function useReturnedOutcome(): { app: string; connected: boolean } | undefined {
   const params = useSearchParams();
   const [initial] = useState(() => ({ app: params.get("connected"), status: params.get("connection_status") }));
   useEffect(() => {
     if (initial.app) window.history.replaceState(null, "", window.location.pathname);
   }, [initial.app]);
-  if (!initial.app) return undefined;
-  return initial.status === "connected" ? `${initial.app} is connected.` : `${initial.app} was not connected.`;
+  return initial.app ? { app: initial.app, connected: initial.status === "connected" } : undefined;
 }
 
 export function ConnectionsPanel() {
@@ -73,12 +72,15 @@ export function ConnectionsPanel() {
     }
   };
 
+  const returnedName = returned && (apps.data?.find((app) => app.slug === returned.app)?.name ?? returned.app);
+  const returnedNotice = returned && (returned.connected ? `${returnedName} is connected.` : `${returnedName} was not connected.`);
+
   if (apps.isPending) return <div className="h-40 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" />;
   if (apps.isError) return <FormError message={`Could not load your connections: ${apps.error.message}`} />;
   return (
     <div className={card}>
       <p role="status" className="mb-4 text-sm empty:hidden" data-testid="connections-notice">
-        {notice ?? returned ?? ""}
+        {notice ?? returnedNotice ?? ""}
       </p>
       {apps.data.length === 0 ? <p className="text-sm text-muted">Your workspace offers no apps yet. An admin can turn them on.</p> : null}
       <ul className="divide-y divide-line" aria-label="Apps">
