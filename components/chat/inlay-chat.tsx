@@ -200,7 +200,19 @@ function ChatSession({
   });
   const busy = status === "submitted" || status === "streaming";
   const position = runPosition(messages);
-  const actions = useChatActions(config, position?.runId);
+  // Once an app is connected the platform resumes the run by itself. The stream is normally still
+  // open (a paused run's stream waits) and simply goes on; if it was cut while the person was in the
+  // app's sign-in, the chat reattaches to the run, as after a reload.
+  const latest = useRef({ busy: false, messages });
+  useEffect(() => {
+    latest.current = { busy: status === "submitted" || status === "streaming", messages };
+  }, [status, messages]);
+  const onConnected = useCallback(() => {
+    const { busy: following, messages: now } = latest.current;
+    const resume = resumeQuery(now);
+    if (!following && resume) void resumeStream({ body: { resume } });
+  }, [resumeStream]);
+  const actions = useChatActions(config, position?.runId, onConnected);
 
   useEffect(() => {
     if (hydrated && persist === "session") save(id, messages);

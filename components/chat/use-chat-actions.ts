@@ -28,7 +28,7 @@ async function post(config: InlayConfig, action: ChatAction): Promise<{ ok: true
   }
 }
 
-export function useChatActions(config: InlayConfig, runId: number | undefined): ChatActionsApi {
+export function useChatActions(config: InlayConfig, runId: number | undefined, onConnected?: () => void): ChatActionsApi {
   const [local, setLocal] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
 
@@ -89,7 +89,10 @@ export function useChatActions(config: InlayConfig, runId: number | undefined): 
       if (popup) {
         onConnectionOutcome(app, popup, (outcome) => {
           if (outcome.type === "closed") return drop();
-          if (outcome.status === "connected") return setLocal((current) => ({ ...current, [requestId]: "Connected: continuing…" }));
+          if (outcome.status === "connected") {
+            setLocal((current) => ({ ...current, [requestId]: "Connected: continuing…" }));
+            return onConnected?.();
+          }
           drop();
           fail(outcome.message ?? "The app was not connected.");
         });

@@ -86,7 +86,6 @@ export function TenantAppsPanel() {
                   {member.apps.map((app) => (
                     <td key={app.app} className={td} data-status={app.status}>
                       {statusLabels[app.status]}
-                      {app.accountLabel && app.status !== "not_connected" ? <span className="text-muted"> ({app.accountLabel})</span> : null}
                     </td>
                   ))}
                 </tr>

@@ -72,5 +72,6 @@ export interface MemberConnectionsRow {
   userId: string;
   email: string;
   name: string | null;
-  apps: { app: string; status: MemberAppStatus; accountLabel: string | null }[];
+  /** Statuses only: which account a member connected is theirs to know, not the admins'. */
+  apps: { app: string; status: MemberAppStatus }[];
 }

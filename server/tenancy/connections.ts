@@ -191,7 +191,7 @@ export async function listMemberConnections(
         userId: link.userId,
         email: link.email,
         name: link.name,
-        apps: offered.map((app) => ({ app, ...statusOf(byApp.get(app) ?? []) })),
+        apps: offered.map((app) => ({ app, status: statusOf(byApp.get(app) ?? []).status })),
       };
     }),
   );
