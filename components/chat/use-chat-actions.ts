@@ -87,8 +87,17 @@ export function useChatActions(config: InlayConfig, runId: number | undefined, o
         return fail(result.ok ? "The app could not be connected." : result.error.message);
       }
       if (popup) {
-        onConnectionOutcome(app, popup, (outcome) => {
+        onConnectionOutcome(app, popup, async (outcome) => {
           if (outcome.type === "closed") return drop();
+          if (outcome.status === "authorized" && outcome.connectionId) {
+            // The popup had no session of ours (the embed): this chat completes it with its own credentials.
+            const completed = await post(config, { action: "complete", app, connectionId: outcome.connectionId });
+            if (!completed.ok) {
+              drop();
+              return fail(completed.error.message);
+            }
+            outcome = { ...outcome, status: "connected" };
+          }
           if (outcome.status === "connected") {
             setLocal((current) => ({ ...current, [requestId]: "Connected: continuing…" }));
             return onConnected?.();

@@ -44,6 +44,7 @@ export function ConnectionsPanel() {
   const apps = useQuery(trpc.connections.list.queryOptions());
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.connections.list.queryKey() });
   const start = useMutation(trpc.connections.start.mutationOptions());
+  const complete = useMutation(trpc.connections.complete.mutationOptions());
   const disconnect = useMutation(trpc.connections.disconnect.mutationOptions({ onSuccess: refresh }));
   const returned = useReturnedOutcome();
   const [notice, setNotice] = useState<string>();
@@ -57,11 +58,21 @@ export function ConnectionsPanel() {
     try {
       const { authorizationUrl } = await start.mutateAsync({ app: app.slug, returnTo: CONNECTIONS_PATH, mode: popup ? "popup" : "redirect" });
       if (popup) {
-        onConnectionOutcome(app.slug, popup, (outcome) => {
-          setConnecting(undefined);
-          if (outcome.type === "inlay:connection") {
-            setNotice(outcome.status === "connected" ? `${app.name} is connected.` : `${app.name} was not connected: ${outcome.message ?? "error"}`);
+        onConnectionOutcome(app.slug, popup, async (outcome) => {
+          let connected = outcome.type === "inlay:connection" && outcome.status === "connected";
+          let problem = outcome.type === "inlay:connection" && outcome.status === "error" ? (outcome.message ?? "error") : undefined;
+          if (outcome.type === "inlay:connection" && outcome.status === "authorized" && outcome.connectionId) {
+            // The popup saw no session of ours (e.g. third-party cookies off): this page completes it.
+            try {
+              await complete.mutateAsync({ app: app.slug, connectionId: outcome.connectionId });
+              connected = true;
+            } catch (error) {
+              problem = error instanceof Error ? error.message : "error";
+            }
           }
+          setConnecting(undefined);
+          if (connected) setNotice(`${app.name} is connected.`);
+          else if (problem) setNotice(`${app.name} was not connected: ${problem}`);
           void refresh();
         });
       }

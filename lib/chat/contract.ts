@@ -79,6 +79,12 @@ export const ChatAction = z.discriminatedUnion("action", [
     returnTo: z.string().max(2_000).optional(),
     mode: z.enum(["popup", "redirect"]).default("popup"),
   }),
+  /** The popup's app granted access: complete the connection with this chat's own credentials. */
+  z.object({
+    action: z.literal("complete"),
+    app: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/),
+    connectionId: z.string().min(1).max(200),
+  }),
 ]);
 export type ChatAction = z.infer<typeof ChatAction>;
 

@@ -8,10 +8,16 @@ export const CONNECTIONS_PATH = "/connections";
 /** The callback page posts this to window.opener (target origin: the app's own). */
 export const CONNECTION_MESSAGE_TYPE = "inlay:connection";
 
+/**
+ * connected: the callback completed it (the browser's session is the member who started). authorized:
+ * the app granted access, and the window that opened the popup completes it with its own credentials
+ * (the embed's token), `connectionId` naming it. error: `message` says why.
+ */
 export interface ConnectionMessage {
   type: typeof CONNECTION_MESSAGE_TYPE;
   app: string;
-  status: "connected" | "error";
+  status: "connected" | "authorized" | "error";
+  connectionId?: string;
   message?: string;
 }
 
@@ -38,7 +44,7 @@ export function safeReturnTo(value: unknown, fallback = CONNECTIONS_PATH): strin
 }
 
 /** The return path with the outcome on it, for the redirect fallback (no opener to post to). */
-export function returnUrlWithOutcome(returnTo: string, outcome: { app: string; status: ConnectionMessage["status"] }): string {
+export function returnUrlWithOutcome(returnTo: string, outcome: { app: string; status: "connected" | "error" }): string {
   const url = new URL(safeReturnTo(returnTo), PLACEHOLDER_ORIGIN);
   url.searchParams.set("connected", outcome.app);
   url.searchParams.set("connection_status", outcome.status);
@@ -50,6 +56,13 @@ export function connectionMessageFrom(event: { origin: string; data: unknown }, 
   if (event.origin !== ownOrigin) return undefined;
   const data = event.data as Partial<ConnectionMessage> | null;
   if (typeof data !== "object" || data === null || data.type !== CONNECTION_MESSAGE_TYPE || typeof data.app !== "string") return undefined;
-  if (data.status !== "connected" && data.status !== "error") return undefined;
-  return { type: data.type, app: data.app, status: data.status, ...(typeof data.message === "string" ? { message: data.message } : {}) };
+  if (data.status !== "connected" && data.status !== "authorized" && data.status !== "error") return undefined;
+  if (data.status === "authorized" && typeof data.connectionId !== "string") return undefined;
+  return {
+    type: data.type,
+    app: data.app,
+    status: data.status,
+    ...(typeof data.connectionId === "string" ? { connectionId: data.connectionId } : {}),
+    ...(typeof data.message === "string" ? { message: data.message } : {}),
+  };
 }

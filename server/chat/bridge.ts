@@ -330,6 +330,10 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
             if (!context.connect) return json(404, { error: { kind: "not_found", message: "Apps cannot be connected here." } satisfies ChatError });
             return json(200, { ok: true, result: await context.connect(action) });
           }
+          case "complete": {
+            if (!context.complete) return json(404, { error: { kind: "not_found", message: "Apps cannot be connected here." } satisfies ChatError });
+            return json(200, { ok: true, result: await context.complete(action) });
+          }
         }
       } catch (error) {
         return failure(error);

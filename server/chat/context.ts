@@ -28,6 +28,8 @@ export interface ChatContext {
    * ChatRefusal when the caller may not connect it. Absent: the chat cannot connect apps.
    */
   connect?(input: { app: string; returnTo?: string; mode: "popup" | "redirect" }): Promise<{ authorizationUrl: string }>;
+  /** Completes a connection the popup's app granted (only the caller's own: another's is a 404). */
+  complete?(input: { app: string; connectionId: string }): Promise<{ status: string; app: string }>;
   /** Who the caller is, for logs. Never sent to the browser. */
   subject: { tenantId: string; userId: string; via: "session" | "embed" };
 }

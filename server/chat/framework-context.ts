@@ -10,7 +10,7 @@ import { getDb } from "@/server/db";
 import { isAllowedOrigin } from "@/server/embed/origins";
 import { EmbedTokenError, verifyEmbedToken } from "@/server/embed/tokens";
 import { publicOrigin } from "@/server/public-origin";
-import { startConnection } from "@/server/tenancy/connections";
+import { completeConnection, startConnection } from "@/server/tenancy/connections";
 import { LimitExceededError, TenancyError } from "@/server/tenancy/errors";
 import { admitRun, recordRunCost, releaseRun, withdrawRun } from "@/server/tenancy/limits";
 import { createAgent, ensureAgentCopy, getVisibleAgent, listAgents, type Caller } from "@/server/tenancy/agents";
@@ -140,6 +140,14 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
       try {
         const started = await startConnection(prisma, client, { tenantId, userId: caller.userId }, input, publicOrigin(request.headers));
         return { authorizationUrl: started.authorizationUrl };
+      } catch (error) {
+        if (error instanceof TenancyError) throw new ChatRefusal({ kind: "unauthorized", message: error.message });
+        throw error;
+      }
+    },
+    async complete(input) {
+      try {
+        return await completeConnection(prisma, client, tenantId, input);
       } catch (error) {
         if (error instanceof TenancyError) throw new ChatRefusal({ kind: "unauthorized", message: error.message });
         throw error;

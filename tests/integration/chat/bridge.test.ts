@@ -283,5 +283,6 @@ describe("POST /api/chat/actions", () => {
     const response = await act({ action: "connect", app: "codehost" });
     expect(response.status).toBe(404);
     expect((await response.json()).error.kind).toBe("not_found");
+    expect((await act({ action: "complete", app: "codehost", connectionId: "c1" })).status).toBe(404);
   });
 });

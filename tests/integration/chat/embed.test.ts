@@ -36,6 +36,7 @@ beforeAll(async () => {
           connects.push({ app, redirectUri: params.redirect_uri });
           return { authorization_url: `https://oauth.test/authorize?app=${app}`, connection_id: "conn_1" };
         },
+        complete: async (app: string, params: { connection_id: string }) => ({ status: "active", app, connection: params.connection_id }),
       },
     } as unknown as PlatformClient;
   });
@@ -120,6 +121,9 @@ describe("the chat context of an embed token", () => {
       returnTo: "/connections",
       mode: "popup",
     });
+    // The popup hands the grant back to the iframe, which completes it with the token's member.
+    expect(await context!.complete!({ app: "codehost", connectionId: "conn_1" })).toMatchObject({ status: "active", app: "codehost" });
+    await expect(context!.complete!({ app: "mail", connectionId: "conn_1" })).rejects.toThrow(ChatRefusal);
   });
 });
 

@@ -32,15 +32,20 @@ function consent(authorizationUrl: string, options?: { deny?: boolean }): string
   throw new Error("the platform serves /apps: drive its authorization_url through tests/helpers/oauth-server.ts here");
 }
 
-/** The page the callback answers, and what its script would post or where it would go. */
-async function callback(url: string) {
+/**
+ * The page the callback answers in a browser signed in as `as` (an email; null: no session, as in the
+ * embed's popup), and what its script would post or where it would go.
+ */
+async function callback(url: string, as: string | null = "member@acme.test") {
+  const sessionUser = as === null ? undefined : await userId(as);
   const response = await handleConnectionCallback(new Request(url), new URL(url).pathname.split("/").pop()!, {
     prisma: fw.database.prisma,
     connect: fw.connect,
+    sessionUserId: async () => sessionUser,
   });
   const html = await response.text();
   const data = JSON.parse(/<script type="application\/json" id="inlay-connection">(.*?)<\/script>/s.exec(html)![1]!) as {
-    message: { type: string; app: string; status: string; message?: string };
+    message: { type: string; app: string; status: string; connectionId?: string; message?: string };
     mode: string;
     returnUrl: string;
   };
@@ -165,6 +170,34 @@ describe("GET /api/connections/callback/<state>", () => {
     expect(page.mode).toBe("redirect");
     expect(page.returnUrl).toBe("/connections?connected=codehost&connection_status=error");
     expect((await member.connections.list()).find((app) => app.slug === "codehost")!.status).not.toBe("connected");
+  });
+
+  it("completes nothing in another person's browser: a popup hands the grant to its opener, a redirect refuses", async () => {
+    const member = await fw.callerFor("member@acme.test");
+    // Someone sends the member's authorization URL to the admin, who consents in their own browser.
+    const started = await member.connections.start({ app: "codehost" });
+    const elsewhere = await callback(consent(started.authorizationUrl), "admin@acme.test");
+    expect(elsewhere.message).toEqual({ type: "inlay:connection", app: "codehost", status: "authorized", connectionId: started.connectionId });
+    expect((await member.connections.list()).find((app) => app.slug === "codehost")!.status).toBe("pending");
+    // The admin's own credentials cannot complete it: it is not their end-user's connection.
+    const admin = await fw.callerFor("admin@acme.test");
+    expect(await codeOf(admin.connections.complete({ app: "codehost", connectionId: started.connectionId }))).toBe("NOT_FOUND");
+
+    const redirected = await member.connections.start({ app: "codehost", mode: "redirect" });
+    const refused = await callback(consent(redirected.authorizationUrl), null);
+    expect(refused.message).toMatchObject({ status: "error", message: "Sign in as the person who started connecting, then connect again." });
+    await member.connections.disconnect({ app: "codehost" });
+  });
+
+  it("without a session (the embed's popup), the opener completes the connection with its own credentials", async () => {
+    const member = await fw.callerFor("member@acme.test");
+    const started = await member.connections.start({ app: "codehost" });
+    const page = await callback(consent(started.authorizationUrl), null);
+    expect(page.message).toMatchObject({ status: "authorized", connectionId: started.connectionId });
+    expect(page.html).toContain("Finishing in the window you started from");
+    expect(await member.connections.complete({ app: "codehost", connectionId: page.message.connectionId! })).toMatchObject({ app: "codehost" });
+    expect((await member.connections.list()).find((app) => app.slug === "codehost")!.status).toBe("connected");
+    await member.connections.disconnect({ app: "codehost" });
   });
 
   it("refuses a forged or tampered state", async () => {

@@ -44,6 +44,9 @@ describe("connectionMessageFrom", () => {
     expect(connectionMessageFrom({ origin: "https://evil.test", data }, "https://app.test")).toBeUndefined();
     expect(connectionMessageFrom({ origin: "https://app.test", data: { ...data, type: "other" } }, "https://app.test")).toBeUndefined();
     expect(connectionMessageFrom({ origin: "https://app.test", data: "inlay:connection" }, "https://app.test")).toBeUndefined();
+    const granted = { type: "inlay:connection", app: "codehost", status: "authorized", connectionId: "c1" };
+    expect(connectionMessageFrom({ origin: "https://app.test", data: granted }, "https://app.test")).toEqual(granted);
+    expect(connectionMessageFrom({ origin: "https://app.test", data: { ...granted, connectionId: undefined } }, "https://app.test")).toBeUndefined();
   });
 });
 
