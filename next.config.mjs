@@ -9,6 +9,11 @@ const nextConfig = {
     "@prisma/adapter-pg",
     "pg",
     "pino",
+    // The mail stack (agent inboxes: server/platform/inbound/smtp-server.ts): plain Node packages with
+    // their own module layout (mailparser's charsets), loaded as they are.
+    "smtp-server",
+    "mailparser",
+    "nodemailer",
   ],
   poweredByHeader: false,
   reactStrictMode: true,

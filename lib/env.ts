@@ -96,6 +96,9 @@ export const envSchema = z
     PLATFORM_API_KEY: optionalString,
     // Encrypts secrets stored to be read back (the framework's platform key, webhook signing secrets); NEXTAUTH_SECRET when unset.
     INLAY_SECRET_KEY: optionalString,
+    // Keys INLAY_SECRET_KEY replaced, comma-separated: app credentials sealed under them still open and
+    // are sealed again under the current key when next refreshed.
+    INLAY_SECRET_KEY_PREVIOUS: optionalString,
 
     // Platform
     INLAY_KEY_PREFIX: z
@@ -144,6 +147,42 @@ export const envSchema = z
     // addresses over plain http. Development and tests only: never in production.
     OUTBOUND_ALLOW_LOOPBACK: flag(false),
 
+    // Apps (docs/platform-api.md, "Apps and connections"): the vendor's apps file (JSON), client
+    // credentials of the built-in apps (an OAuth app without them is listed as not configured), the
+    // origins a connect's redirect_uri may be on besides the platform's own (comma-separated), and the
+    // platform's public base URL (…/api/v2) whose /apps/oauth/callback is registered with each app.
+    INLAY_APPS_FILE: optionalString,
+    INLAY_APP_CODEHOST_CLIENT_ID: optionalString,
+    INLAY_APP_CODEHOST_CLIENT_SECRET: optionalString,
+    INLAY_APP_CHAT_CLIENT_ID: optionalString,
+    INLAY_APP_CHAT_CLIENT_SECRET: optionalString,
+    INLAY_APP_MAIL_CLIENT_ID: optionalString,
+    INLAY_APP_MAIL_CLIENT_SECRET: optionalString,
+    INLAY_APP_REDIRECT_ORIGINS: optionalString,
+    INLAY_PLATFORM_PUBLIC_URL: httpUrl,
+
+    // Email (agent inboxes and email triggers; docs/platform-api.md, "Email"). Inbox addresses are
+    // <slug>@INLAY_EMAIL_DOMAIN. The SMTP server that receives their mail runs in the worker role
+    // (worker and all) only when INLAY_SMTP_PORT is set (0 picks a free port); off by default.
+    INLAY_EMAIL_DOMAIN: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/, "must be a domain name")
+      .default("agents.localhost"),
+    INLAY_SMTP_PORT: optionalInt(0).pipe(z.number().max(65_535).optional()),
+    INLAY_SMTP_HOST: z.string().trim().min(1).default("127.0.0.1"),
+    // The largest message the SMTP server accepts (SIZE; larger ones get 552).
+    INLAY_SMTP_MAX_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+    // Outgoing mail (verification links, notifications, inbox replies): recorded in platform_mail
+    // always, and also sent through this SMTP relay when set (smtp:// or smtps://user:pass@host:port).
+    INLAY_MAIL_SMTP_URL: optionalString.refine(
+      (value) => value === undefined || /^smtps?:\/\//.test(value),
+      "must be an smtp:// or smtps:// URL",
+    ),
+    // The sender of platform mail that is not an inbox's reply; no-reply@INLAY_EMAIL_DOMAIN when unset.
+    INLAY_MAIL_FROM: optionalString,
+
     // Models (read by the run runtime; `sim` needs nothing)
     INLAY_MODEL_PROVIDER: z.enum(["sim", "openai", "anthropic", "openai-compatible"]).default("sim"),
     INLAY_DEFAULT_MODEL: optionalString,
@@ -170,6 +209,9 @@ export const envSchema = z
     for (const [id, secret] of [
       ["GITHUB_CLIENT_ID", "GITHUB_CLIENT_SECRET"],
       ["GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET"],
+      ["INLAY_APP_CODEHOST_CLIENT_ID", "INLAY_APP_CODEHOST_CLIENT_SECRET"],
+      ["INLAY_APP_CHAT_CLIENT_ID", "INLAY_APP_CHAT_CLIENT_SECRET"],
+      ["INLAY_APP_MAIL_CLIENT_ID", "INLAY_APP_MAIL_CLIENT_SECRET"],
     ] as const) {
       if (Boolean(value[id]) !== Boolean(value[secret])) {
         ctx.addIssue({ code: "custom", path: [value[id] ? secret : id], message: `set both ${id} and ${secret}, or neither` });

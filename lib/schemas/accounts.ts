@@ -128,6 +128,7 @@ const ExportedAgent = z
     chat_channels: StoredJson,
     allowed_chat_senders: z.array(z.string()),
     email_inbox: z.boolean(),
+    email_address: z.string().nullable(),
     fetchmail: z.boolean(),
     webhook_enabled: z.boolean(),
     template: z.string().nullable(),

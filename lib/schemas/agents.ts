@@ -112,6 +112,9 @@ export const Agent = z
     chat_channels: z.array(z.unknown()),
     allowed_chat_senders: z.array(z.string()),
     email_inbox: z.boolean(),
+    email_address: z.string().nullable().meta({
+      description: "The inbox's address while email_inbox is on (mail from allowed_senders starts a run); else null",
+    }),
     webhook_enabled: z.boolean(),
     template: z.string().nullable(),
     template_linked: z.boolean(),
@@ -210,3 +213,6 @@ export const TeammateUpdate = AgentUpdate.pick({
   allowed_senders: true,
   default_permission_mode: true,
 });
+
+/** POST /agents/{id}/email-inbox and /fetchmail: user_id may come in the body too, as the spec lists it there. */
+export const AgentScopeBody = z.object({ user_id: UserId.optional() });

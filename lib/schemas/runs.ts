@@ -166,8 +166,9 @@ export type RunFrame =
       request_id: string;
       tool_name: string;
       input: unknown;
+      /** tool | question | plan | connection */
       kind: string;
-      /** kind "connection": the app the tool needs a connection to, its display name, and why. */
+      // kind connection: the app to connect before the call can go on, and why.
       app?: string;
       app_name?: string;
       connection_status?: "missing" | "expired";
@@ -268,7 +269,8 @@ export const ApprovalResult = z
 export const PermissionRequest = z
   .object({
     request_id: z.string(),
-    kind: z.string(),
+    kind: z.string().meta({ description: "tool, question, plan, or connection (an app to connect before the call goes on)" }),
+    app: z.string().nullable().meta({ description: "kind connection: the app slug (GET /apps)" }),
     tool_name: z.string(),
     input: z.unknown(),
     status: z.enum(["pending", "allowed", "denied"]),

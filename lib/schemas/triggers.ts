@@ -1,6 +1,7 @@
 // Task triggers (/tasks/{task_id}/triggers, /triggers): what starts a task's runs, and the history of
 // each schedule's due times (fires).
 import { z } from "zod";
+import { AllowedSenders } from "./agents";
 import { IntId, PageQuery, Timestamp, UserId } from "./common";
 
 export const MISSED_RUNS_POLICIES = ["skip", "latest", "all"] as const;
@@ -29,6 +30,7 @@ export const Trigger = z
     trigger_name: z.string().nullable(),
     trigger_config: z.record(z.string(), z.unknown()).nullable(),
     allowed_senders: z.array(z.string()),
+    email_address: z.string().nullable().meta({ description: "An email trigger's address: mail to it (from allowed_senders) starts the task's run" }),
     missed_runs: z.enum(MISSED_RUNS_POLICIES).meta({
       description: "After downtime: skip the due times missed, run the latest (default), or all (at most 10)",
     }),
@@ -65,7 +67,7 @@ export const TriggerCreate = z.object({
   trigger_name: z.string().trim().min(1).max(100).optional(),
   trigger_config: z.record(z.string(), z.unknown()).optional(),
   user_id: UserId.optional(),
-  allowed_senders: z.array(z.string().trim().min(1).max(320)).max(100).optional(),
+  allowed_senders: AllowedSenders.optional().meta({ description: "Email triggers: addresses or @domain patterns allowed to write" }),
   missed_runs: MissedRuns.optional(),
   max_lateness_seconds: MaxLateness.optional(),
 });
@@ -78,6 +80,7 @@ export const TriggerUpdate = z.object({
   timezone: Timezone.optional(),
   missed_runs: MissedRuns.optional(),
   max_lateness_seconds: MaxLateness.optional(),
+  allowed_senders: AllowedSenders.optional().meta({ description: "Email triggers only (extension): replaces the list" }),
 });
 
 export const TaskTriggerParams = z.object({ task_id: IntId, trigger_id: TriggerId });

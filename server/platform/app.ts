@@ -30,6 +30,13 @@ import * as resetAgent from "./routes/agents/reset";
 import * as agentSystemPrompt from "./routes/agents/system-prompt";
 import * as unarchiveAgent from "./routes/agents/unarchive";
 import * as updateAgent from "./routes/agents/update";
+// Email inboxes and fetchmail (docs/platform-api.md, "Email")
+import * as enableAgentEmailInbox from "./routes/agents/enable-email-inbox";
+import * as disableAgentEmailInbox from "./routes/agents/disable-email-inbox";
+import * as enableAgentFetchmail from "./routes/agents/enable-fetchmail";
+import * as disableAgentFetchmail from "./routes/agents/disable-fetchmail";
+import * as enableTeammateEmailInbox from "./routes/teammates/enable-email-inbox";
+import * as disableTeammateEmailInbox from "./routes/teammates/disable-email-inbox";
 import * as agentTemplates from "./routes/catalog/agent-templates";
 import * as builtInTools from "./routes/catalog/built-in-tools";
 import * as models from "./routes/catalog/models";
@@ -116,6 +123,32 @@ import * as revokeKey from "./routes/keys/revoke";
 import * as revokeDefaultKey from "./routes/keys/revoke-default";
 import * as rotateKey from "./routes/keys/rotate";
 import * as rotateDefaultKey from "./routes/keys/rotate-default";
+// apps and connections
+import * as listApps from "./routes/apps/list";
+import * as listAppConnections from "./routes/apps/list-connections";
+import * as updateAppConnection from "./routes/apps/update-connection";
+import * as deleteAppConnection from "./routes/apps/delete-connection";
+import * as appOAuthCallback from "./routes/apps/oauth-callback";
+import * as listConnectionsOfApp from "./routes/apps/list-app-connections";
+import * as deleteConnectionsOfApp from "./routes/apps/delete-app-connections";
+import * as listAppTools from "./routes/apps/tools";
+import * as listAppTriggers from "./routes/apps/triggers";
+import * as connectApp from "./routes/apps/connect";
+import * as completeAppConnect from "./routes/apps/complete";
+import * as connectAppWithApiKey from "./routes/apps/api-key";
+import * as connectAppExternalOAuth from "./routes/apps/external-oauth";
+import * as completeAppExternalOAuth from "./routes/apps/external-oauth-complete";
+import * as provisionApp from "./routes/apps/provision";
+import * as installChatApp from "./routes/apps/install";
+import * as claimChatInstall from "./routes/apps/claim";
+import * as listChatChannels from "./routes/apps/channels";
+import * as listChatMembers from "./routes/apps/members";
+import * as listChatWorkspaces from "./routes/apps/workspaces";
+import * as deleteChatWorkspace from "./routes/apps/delete-workspace";
+import * as listAppCustomers from "./routes/apps/customers";
+import * as selectAppCustomer from "./routes/apps/select-customer";
+import * as listAppSites from "./routes/apps/sites";
+import * as selectAppSite from "./routes/apps/select-site";
 // usage and billing
 import * as getBalance from "./routes/billing/balance";
 import * as listEndUserUsage from "./routes/usage/end-users";
@@ -169,6 +202,13 @@ const operations: { register(app: PlatformApp): void }[] = [
   getTeammate,
   updateTeammate,
   archiveTeammate,
+  // email inboxes and fetchmail
+  enableAgentEmailInbox,
+  disableAgentEmailInbox,
+  enableAgentFetchmail,
+  disableAgentFetchmail,
+  enableTeammateEmailInbox,
+  disableTeammateEmailInbox,
   models,
   builtInTools,
   agentTemplates,
@@ -229,6 +269,32 @@ const operations: { register(app: PlatformApp): void }[] = [
   listWebhookDeliveries,
   retryWebhookDelivery,
   replayWebhook,
+  // apps and connections (/apps/connections/{id} before /apps/{app}/connections)
+  listApps,
+  listAppConnections,
+  updateAppConnection,
+  deleteAppConnection,
+  appOAuthCallback,
+  listConnectionsOfApp,
+  deleteConnectionsOfApp,
+  listAppTools,
+  listAppTriggers,
+  connectApp,
+  completeAppConnect,
+  connectAppWithApiKey,
+  connectAppExternalOAuth,
+  completeAppExternalOAuth,
+  provisionApp,
+  installChatApp,
+  claimChatInstall,
+  listChatChannels,
+  listChatMembers,
+  listChatWorkspaces,
+  deleteChatWorkspace,
+  listAppCustomers,
+  selectAppCustomer,
+  listAppSites,
+  selectAppSite,
   // usage and billing
   getUsage,
   listEndUserUsage,

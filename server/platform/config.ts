@@ -2,11 +2,12 @@
 import { env, type Env } from "@/lib/env";
 import type { Database } from "@/server/db";
 import type { PlatformConfig, PlatformDeps, PlatformRole } from "./context";
+import { appCatalogOf } from "./apps/catalog";
 import { createPlatformDeps } from "./deps";
 import { createLimiters } from "./middleware/rate-limit";
 import { languageModelFor } from "./runtime/models/providers";
 import { createSimModel } from "./runtime/models/sim";
-import { recordingMailer } from "./services/mailer";
+import { createSmtpMailer, recordingMailer } from "./services/mailer";
 
 /** `source` is the parsed environment; tests pass their own (parseEnv) instead of this process's. */
 export function platformConfigFromEnv(source: Env = env): PlatformConfig {
@@ -32,12 +33,30 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
     },
     runEventRetentionDays: source.RUN_EVENT_RETENTION_DAYS,
     secretKey: source.INLAY_SECRET_KEY ?? source.NEXTAUTH_SECRET,
+    previousSecretKeys: commaList(source.INLAY_SECRET_KEY_PREVIOUS),
+    apps: {
+      file: source.INLAY_APPS_FILE,
+      overrides: {
+        codehost: { clientId: source.INLAY_APP_CODEHOST_CLIENT_ID, clientSecret: source.INLAY_APP_CODEHOST_CLIENT_SECRET },
+        chat: { clientId: source.INLAY_APP_CHAT_CLIENT_ID, clientSecret: source.INLAY_APP_CHAT_CLIENT_SECRET },
+        mail: { clientId: source.INLAY_APP_MAIL_CLIENT_ID, clientSecret: source.INLAY_APP_MAIL_CLIENT_SECRET },
+      },
+      redirectOrigins: commaList(source.INLAY_APP_REDIRECT_ORIGINS),
+      publicBaseUrl: source.INLAY_PLATFORM_PUBLIC_URL,
+    },
     webhooks: {
       retryScheduleMs: source.WEBHOOK_RETRY_SCHEDULE,
       disableAfterMs: source.WEBHOOK_DISABLE_AFTER,
       timeoutMs: source.WEBHOOK_TIMEOUT_MS,
     },
     outboundAllowLoopback: source.OUTBOUND_ALLOW_LOOPBACK,
+    email: {
+      domain: source.INLAY_EMAIL_DOMAIN,
+      smtp:
+        source.INLAY_SMTP_PORT === undefined
+          ? undefined
+          : { port: source.INLAY_SMTP_PORT, host: source.INLAY_SMTP_HOST, maxBytes: source.INLAY_SMTP_MAX_BYTES },
+    },
     models: {
       provider: source.INLAY_MODEL_PROVIDER,
       defaultModel: source.INLAY_DEFAULT_MODEL,
@@ -57,6 +76,12 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
   };
 }
 
+const commaList = (value: string | undefined) =>
+  (value ?? "")
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "");
+
 /**
  * The model an OpenAI-compatible server serves: INLAY_DEFAULT_MODEL, given bare (`llama3.1`) or as a
  * catalogue id (`openai-compatible/llama3.1`); `local` when unset.
@@ -70,6 +95,8 @@ function compatibleModelName(defaultModel: string | undefined): string {
 /** `role` overrides INLAY_ROLE (the standalone server's --role). */
 export function platformDepsFromEnv(database: () => Promise<Database>, role: PlatformRole = env.INLAY_ROLE): PlatformDeps {
   const config = platformConfigFromEnv();
+  // Read INLAY_APPS_FILE now: a mistake in it stops the process here, naming its place.
+  appCatalogOf(config);
   const sim = createSimModel();
   return createPlatformDeps({
     database,
@@ -82,7 +109,9 @@ export function platformDepsFromEnv(database: () => Promise<Database>, role: Pla
       redisUrl: env.REDIS_URL,
       keyPrefix: env.RATE_LIMIT_KEY_PREFIX,
     }),
-    mailer: recordingMailer,
+    mailer: env.INLAY_MAIL_SMTP_URL
+      ? createSmtpMailer(env.INLAY_MAIL_SMTP_URL, env.INLAY_MAIL_FROM ?? `no-reply@${env.INLAY_EMAIL_DOMAIN}`)
+      : recordingMailer,
     languageModel: (modelId) => languageModelFor(config.models, modelId, { sim: () => sim }),
   });
 }

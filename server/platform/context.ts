@@ -17,6 +17,7 @@ import type { JobQueue } from "./jobs/queue";
 import type { Mailer } from "./services/mailer";
 import type { BillingSettings } from "./services/billing";
 import type { ModelSettings } from "./services/models";
+import type { AppSettings } from "./apps/catalog";
 
 export interface PlatformConfig {
   keyPrefix: string;
@@ -32,10 +33,26 @@ export interface PlatformConfig {
   runEventRetentionDays?: number;
   /** Seals the secrets the platform must read back, such as webhook signing secrets (server/secret-box.ts). */
   secretKey: string;
+  /**
+   * Secrets sealing used before (INLAY_SECRET_KEY_PREVIOUS): app credentials sealed under one of them
+   * still open, and are sealed again under secretKey when next written (a token refresh).
+   */
+  previousSecretKeys?: string[];
+  /** The app catalogue: the apps file, credentials and URL overrides, the redirect allow-list (apps/catalog.ts). */
+  apps?: AppSettings;
   /** Delivery timings; unset fields take WEBHOOK_DEFAULTS (jobs/webhook-delivery.ts). */
   webhooks?: Partial<WebhookSettings>;
   /** Calls to URLs users supply may reach loopback over plain http (development and tests only). */
   outboundAllowLoopback?: boolean;
+  /** Agent inboxes and email triggers (docs/platform-api.md, "Email"); defaults in services/email-addresses.ts. */
+  email?: Partial<EmailSettings>;
+}
+
+export interface EmailSettings {
+  /** Inbox addresses are <slug>@domain. */
+  domain: string;
+  /** The inbound SMTP server (worker role); none when absent. */
+  smtp?: { port: number; host: string; maxBytes: number };
 }
 
 export interface WebhookSettings {
@@ -81,6 +98,8 @@ export interface PlatformRuntime {
   jobs: JobQueue;
   /** RunTimings.keepAliveMs, for the run streams (routes/runs/stream.ts). */
   keepAliveMs: number;
+  /** The inbound SMTP server of agent inboxes, when this process runs one (inbound/smtp-server.ts). */
+  smtp?: { port: number };
   /** Stops claiming, waits for the runs this process executes to stop, then closes the bus. */
   close(): Promise<void>;
 }

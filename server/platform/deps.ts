@@ -19,6 +19,9 @@ import { runTimings } from "./runtime/recovery";
 import { createHotCache } from "./runtime/hot-cache";
 import { createSignals } from "./runtime/signals";
 import type { Mailer } from "./services/mailer";
+import { emailSettings } from "./services/email-addresses";
+import { registerEmailReplies } from "./services/email-inbound";
+import { startSmtpServer } from "./inbound/smtp-server";
 import { sendStraightToPostgres } from "./repositories/direct";
 
 export interface PlatformParts {
@@ -122,6 +125,22 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
             return (await runTask(runs, accountActing(task.accountId), task, { stream: false })).run.id;
           },
         });
+        // --- Email (docs/platform-api.md, "Email"): replies by mail in every role; the inbound SMTP
+        // server of agent inboxes and email triggers only where runs are executed, when configured.
+        const email = emailSettings(parts.config);
+        await registerEmailReplies({ prisma: database.prisma, jobs, mailer: parts.mailer, domain: email.domain });
+        if (email.smtp && role !== "web") {
+          const inbound = () => ({
+            prisma: database.prisma, cache, config: parts.config, bus, events, live, jobs, startRun: built.startRun, lease: built.localLease(),
+          });
+          const smtp = await startSmtpServer(email.smtp, inbound);
+          built.smtp = { port: smtp.port };
+          const closeRest = built.close;
+          built.close = async () => {
+            await smtp.close();
+            await closeRest();
+          };
+        }
         return built;
       });
       return runtime;

@@ -23,6 +23,16 @@ export interface PlatformOptions {
   runs?: PlatformConfig["runs"];
   webhooks?: PlatformConfig["webhooks"];
   outboundAllowLoopback?: boolean;
+  /**
+   * The app catalogue's settings: point a built-in app at loopback fakes with `overrides`
+   * (e.g. `{ overrides: { codehost: { clientId, clientSecret, authorizationUrl, tokenUrl, apiBaseUrl } } }`),
+   * or give vendor apps as `content`. Unset: the built-in apps, none configured.
+   */
+  apps?: PlatformConfig["apps"];
+  /** Keys the platform's secret key replaced (config.previousSecretKeys). */
+  previousSecretKeys?: string[];
+  /** Replaces the platform's secret key (default "test-platform-secret-key"). */
+  secretKey?: string;
   /** Another harness's database: this one stands for a second process on it and leaves it open. */
   database?: TestDatabase;
   /** Replaces the sim model, as when a test wraps it to read what the model was sent. */
@@ -37,6 +47,8 @@ export interface PlatformOptions {
   pollRuns?: boolean;
   /** How often idle job handlers look for due jobs (default 2 s). */
   jobPollSeconds?: number;
+  /** Email settings; by default the inbound SMTP server is on, on a free loopback port. */
+  email?: PlatformConfig["email"];
 }
 
 export interface CallOptions {
@@ -56,6 +68,8 @@ export interface Account {
 export interface PlatformHarness {
   app: PlatformApp;
   database: TestDatabase;
+  /** The configuration the platform runs with (services called directly by tests take it). */
+  config: PlatformConfig;
   /** http://127.0.0.1:<port>/api/v2 */
   baseUrl: string;
   /** A raw request, path relative to /api/v2. */
@@ -64,6 +78,8 @@ export interface PlatformHarness {
   call<T = any>(path: string, options?: CallOptions): Promise<{ status: number; body: T; headers: Headers }>;
   /** The runtime (event bus and worker) the platform uses. */
   runtime(): Promise<PlatformRuntime>;
+  /** The port of the inbound SMTP server (agent inboxes, email triggers); starts the runtime. */
+  smtpPort(): Promise<number>;
   /** POST /signup with a fresh email; returns the default key. */
   signup(overrides?: Record<string, unknown>): Promise<Account>;
   /**
@@ -80,7 +96,9 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const database = options.database ?? (await createTestDatabase());
   const config: PlatformConfig = {
     keyPrefix: "sk_inlay_",
-    secretKey: "test-platform-secret-key",
+    secretKey: options.secretKey ?? "test-platform-secret-key",
+    previousSecretKeys: options.previousSecretKeys,
+    apps: options.apps,
     rateLimits: { accountPerMinute: 10_000, ipPerMinute: 10_000, signupPerMinute: 10_000, ...options.rateLimits },
     trustProxy: options.trustProxy ?? false,
     models: { provider: "sim", openaiConfigured: false, anthropicConfigured: false, ...options.models },
@@ -89,6 +107,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     webhooks: options.webhooks,
     // Test receivers listen on 127.0.0.1 over plain http.
     outboundAllowLoopback: options.outboundAllowLoopback ?? true,
+    // The inbound SMTP server (worker and all roles) on a free port: see smtpPort().
+    email: options.email ?? { smtp: { port: 0, host: "127.0.0.1", maxBytes: 10 * 1024 * 1024 } },
   };
   const limiters = createLimiters({
     ...config.rateLimits,
@@ -160,12 +180,18 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   return {
     app,
     database,
+    config,
     baseUrl,
     request,
     call,
     signup,
     keepWebhookEvents,
     runtime: () => deps.runtime(),
+    async smtpPort() {
+      const port = (await deps.runtime()).smtp?.port;
+      if (port === undefined) throw new Error("this harness runs no SMTP server (role web, or email.smtp unset)");
+      return port;
+    },
     async close() {
       // Stop open streams (SSE) too, or close() would wait for them.
       if ("closeAllConnections" in server) server.closeAllConnections();

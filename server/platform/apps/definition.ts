@@ -46,6 +46,19 @@ export interface OAuthSettings {
   tokenAuthMethod?: "client_secret_post" | "client_secret_basic";
   clientId?: string;
   clientSecret?: string;
+  /**
+   * The authorization server's issuer identifier. When set, an `iss` parameter on the callback must
+   * match it (RFC 9207); when unset, `iss` is not checked (GitHub and Slack send none).
+   */
+  issuer?: string;
+  /**
+   * The app is registered with the client's own redirect URI (a native or mobile client): connect sends
+   * the caller's redirect_uri to the authorization server, and connect/complete exchanges `code` itself.
+   * Otherwise (default) the platform's callback, GET /apps/oauth/callback, receives the code.
+   */
+  nativeRedirect?: boolean;
+  /** token_type values besides bearer the token endpoint answers (Slack: bot, user). */
+  extraTokenTypes?: string[];
 }
 
 export interface ApiKeySettings {
@@ -67,7 +80,15 @@ export interface AppDefinition {
   /** Base URL of the app's API: tools' paths are relative to it. */
   apiBaseUrl: string;
   /** A GET under apiBaseUrl whose JSON names the connected account (for account_label), and where. */
-  identity?: { path: string; labelField: string };
+  identity?: {
+    path: string;
+    /** Dotted path of the label in the JSON answer (login, email). */
+    labelField: string;
+    /** Or a template over such paths, e.g. "{user} @ {team}"; wins over labelField. */
+    labelTemplate?: string;
+    /** Dotted paths kept in the connection's options (e.g. team_id, for the chat app's workspaces). */
+    keep?: string[];
+  };
   tools: AppToolDefinition[];
   triggers: AppTriggerDefinition[];
   /** Shipped with Inlay, or defined by the vendor in INLAY_APPS_FILE. */

@@ -7,6 +7,10 @@ export interface MailRecord {
   subject: string;
   text: string;
   kind: string;
+  from?: string | null;
+  messageId?: string | null;
+  inReplyTo?: string | null;
+  references?: string[];
 }
 
 export async function insertMail(prisma: PrismaClient, mail: MailRecord): Promise<void> {

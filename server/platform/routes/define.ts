@@ -44,13 +44,18 @@ function declaredQueryKeys(query: unknown): Set<string> {
 }
 
 export function defineRoute<const R extends RouteConfig>(
-  config: R & { access?: Access; before?: MiddlewareHandler<PlatformEnv>[] },
+  config: R & {
+    access?: Access;
+    before?: MiddlewareHandler<PlatformEnv>[];
+    /** Accept query parameters beyond the declared ones: for redirects from third parties (OAuth callbacks), which add their own. */
+    acceptAnyQuery?: boolean;
+  },
 ): R & { getRoutingPath(): string } {
-  const { access = "api-key", before = [], ...route } = config;
+  const { access = "api-key", before = [], acceptAnyQuery = false, ...route } = config;
   const middleware: MiddlewareHandler<PlatformEnv>[] = [
     ...(access === "api-key" ? [requireApiKey] : []),
     ...before,
-    rejectUnknownQuery(declaredQueryKeys(route.request?.query)),
+    ...(acceptAnyQuery ? [] : [rejectUnknownQuery(declaredQueryKeys(route.request?.query))]),
   ];
   const responses = {
     ...(access === "api-key" ? { 401: errorResponse("Missing, invalid, revoked or expired API key") } : {}),

@@ -57,6 +57,7 @@ import { type CheckpointHooks, createCheckpointer, type Replay, replayFilter, re
 import type { Signals } from "./signals";
 import { METADATA_ONLY, redactFrame, redactMessages } from "./redact";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "./system-prompt";
+import { appToolSet, type ConnectionNeeded } from "./app-tools";
 import { ASK_USER_QUESTION, builtInToolSet } from "./tools";
 
 export interface ExecutorDeps {
@@ -533,14 +534,25 @@ async function loop(
     },
     enabled,
   );
-  if (interactive && run.permissionMode === "approval") {
-    const allowList = run.endUserId === null ? new Set<string>() : await listPermissionsForEndUser(prisma, run.accountId, run.endUserId);
-    const remembered = await rememberedTools(prisma, run.id);
-    for (const [name, definition] of Object.entries(tools)) {
-      if (name === ASK_USER_QUESTION || allowList.has(name) || remembered.has(name)) continue;
-      tools[name] = { ...definition, needsApproval: true };
-    }
+  const approvalMode = interactive && run.permissionMode === "approval";
+  const allowList = approvalMode && run.endUserId !== null ? await listPermissionsForEndUser(prisma, run.accountId, run.endUserId) : new Set<string>();
+  const remembered = approvalMode ? await rememberedTools(prisma, run.id) : new Set<string>();
+  const asksApproval = (name: string) => approvalMode && name !== ASK_USER_QUESTION && !allowList.has(name) && !remembered.has(name);
+  for (const [name, definition] of Object.entries(tools)) {
+    if (asksApproval(name)) tools[name] = { ...definition, needsApproval: true };
   }
+  // Apps' tools decide for themselves: a call with no usable connection waits for one (interactive runs).
+  const apps = await appToolSet({
+    prisma,
+    config: deps.config,
+    accountId: run.accountId,
+    endUserId: run.endUserId,
+    agentId: agent.id,
+    named: [...agent.tools, ...run.tools],
+    interactive,
+    needsApproval: asksApproval,
+  });
+  Object.assign(tools, apps.tools);
 
   const memories = enabled.has("memory")
     ? await recentMemoryContents(prisma, { accountId: run.accountId, endUserId: run.endUserId }, PROMPT_MEMORY_LIMIT)
@@ -581,6 +593,8 @@ async function loop(
 
   const questions: NewRequest[] = [];
   const toolApprovals: NewRequest[] = [];
+  // Connection requests' frames say which app and why, by request id.
+  const connectionFrames = new Map<string, ConnectionNeeded>();
   const callsById = new Map<string, { toolName: string; input: unknown }>();
   const resumedResults: ToolResultPart[] = [];
   // A resumed pass leaves out the text readers already have (runtime/recovery.ts).
@@ -622,14 +636,17 @@ async function loop(
         break;
       case "tool-approval-request": {
         const call = callsById.get(part.toolCall.toolCallId) ?? { toolName: part.toolCall.toolName, input: part.toolCall.input };
+        const connection = apps.connectionNeeded.get(part.toolCall.toolCallId);
         toolApprovals.push({
           id: newRequestId(),
-          kind: "tool",
+          kind: connection ? "connection" : "tool",
+          ...(connection ? { app: connection.app } : {}),
           toolName: call.toolName,
           // The approval id is what the model's next turn must answer.
           toolCallId: part.approvalId,
           input: call.input,
         });
+        if (connection) connectionFrames.set(toolApprovals.at(-1)!.id, connection);
         break;
       }
       case "finish-step":
@@ -679,20 +696,29 @@ async function loop(
       if (row) {
         await createRequests(tx, run.id, stored);
         await recordRunWebhook(tx, row, "run.awaiting_input", {
-          pending_requests: requests.map((request) => ({ request_id: request.id, tool_name: request.toolName, kind: request.kind })),
+          pending_requests: requests.map((request) => ({
+            request_id: request.id,
+            tool_name: request.toolName,
+            kind: request.kind,
+            ...(request.app ? { app: request.app } : {}),
+          })),
         });
       }
       return row;
     });
     if (!paused) return;
     frames.push(
-      ...requests.map((request): RunFrame => ({
-        type: "permission_request",
-        request_id: request.id,
-        tool_name: request.toolName,
-        input: request.input,
-        kind: request.kind,
-      })),
+      ...requests.map((request): RunFrame => {
+        const connection = connectionFrames.get(request.id);
+        return {
+          type: "permission_request",
+          request_id: request.id,
+          tool_name: request.toolName,
+          input: request.input,
+          kind: request.kind,
+          ...(connection ? { app: connection.app, app_name: connection.appName, connection_status: connection.status } : {}),
+        };
+      }),
       { type: "run_status", status: "awaiting_approval" },
     );
     return;

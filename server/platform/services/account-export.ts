@@ -75,6 +75,7 @@ function toAccountExport(data: AccountData, now: Date): Export {
       chat_channels: agent.chatChannels,
       allowed_chat_senders: agent.allowedChatSenders,
       email_inbox: agent.emailInbox,
+      email_address: agent.emailAddress,
       fetchmail: agent.fetchmail,
       webhook_enabled: agent.webhookEnabled,
       template: agent.template,

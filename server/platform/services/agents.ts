@@ -39,6 +39,7 @@ import { BUILT_IN_TOOLS, BUILT_IN_TOOL_NAMES, TASK_RUN_TOOLS, isBuiltInToolEnabl
 import { type Effort, clampEffort, defaultModel, findModel } from "./models";
 import { toPage } from "./pagination";
 import type { Scope } from "./scope";
+import { emailSettings, newInboxAddress } from "./email-addresses";
 import { ensureSelfReviewTask, stopSelfReview } from "./self-improvement";
 
 export interface AgentServiceContext extends DataContext {
@@ -96,6 +97,7 @@ export function toAgent(row: AgentRow): AgentOut {
     chat_channels: channels,
     allowed_chat_senders: row.allowedChatSenders,
     email_inbox: row.emailInbox,
+    email_address: row.emailInbox ? row.emailAddress : null,
     webhook_enabled: row.webhookEnabled,
     template: row.template,
     template_linked: row.template !== null && row.customizedFields.length === 0,
@@ -220,7 +222,6 @@ export async function createAgent(ctx: AgentServiceContext & { jobs?: JobQueue }
       if (input[field] !== undefined) throw invalid(field, "is only accepted with from_template");
     }
   }
-  if (input.email_inbox) throw notAvailable("email_inbox", "an email inbox");
   if (input.webhook) throw notAvailable("webhook", "the agent webhook trigger");
   checkBridge(input.bridge_id);
   checkGroup(input.group_id);
@@ -255,6 +256,8 @@ export async function createAgent(ctx: AgentServiceContext & { jobs?: JobQueue }
     allowedChatSenders: input.allowed_chat_senders ?? [],
     template: input.from_template ?? null,
   };
+  // email_inbox: true gives the agent its inbox address at once (services/email-addresses.ts).
+  if (input.email_inbox) Object.assign(data, { emailInbox: true, emailAddress: newInboxAddress(emailSettings(ctx.config).domain, data.name) });
   const row = await ctx.prisma.$transaction(async (tx) => {
     const created = await insertAgent(tx as PrismaClient, scope, data);
     if (fromTemplate && fromTemplate.memories.length > 0) {
@@ -427,6 +430,39 @@ export async function unarchiveAgent(ctx: AgentServiceContext, scope: Scope, id:
   }
   const agent = toAgent(await updateAgent(ctx, row, { status: "disabled" }));
   return { id: agent.id, name: agent.name, status: agent.status, created_at: agent.created_at };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Email inbox (POST/DELETE /agents/{id}/email-inbox; docs/platform-api.md, "Email")
+
+/**
+ * Turns the agent's inbox on (an address on the configured domain; the same one again when it is on
+ * already) or off (the address is released: mail to it is refused, and turning it on again gives a new one).
+ */
+export async function setAgentEmailInbox(ctx: AgentServiceContext, scope: Scope, id: number, enabled: boolean): Promise<AgentOut> {
+  const row = await loadAgent(ctx, scope, id);
+  if (enabled === row.emailInbox && (!enabled || row.emailAddress !== null)) return toAgent(row);
+  const data = enabled
+    ? { emailInbox: true, emailAddress: newInboxAddress(emailSettings(ctx.config).domain, row.name) }
+    : { emailInbox: false, emailAddress: null };
+  return toAgent(await updateAgent(ctx, row, data));
+}
+
+/**
+ * POST/DELETE /agents/{id}/fetchmail: polling an outside IMAP or POP mailbox needs network access and
+ * mailbox credentials this self-hosted platform does not assume, so it is not built: after the usual
+ * 404 for an agent out of reach, a clear 422 that points at the inbox instead.
+ */
+export async function fetchmailNotAvailable(ctx: AgentServiceContext, scope: Scope, id: number): Promise<never> {
+  await loadAgent(ctx, scope, id);
+  throw new PlatformError({
+    type: "validation_error",
+    errorCode: "feature_not_available",
+    message:
+      "fetchmail: polling an IMAP or POP mailbox is not available on this platform (it needs outside network access and mailbox credentials); " +
+      `use the agent's own inbox instead: POST /agents/${id}/email-inbox, and forward mail to its email_address`,
+    details: { field: "fetchmail" },
+  });
 }
 
 /** Resets the named fields (all resettable ones when none are named) to the template or defaults. */

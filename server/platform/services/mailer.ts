@@ -1,5 +1,7 @@
 // Outgoing mail. The default mailer records every message in platform_mail and logs its links, so
-// a self-hosted install works with no mail server; a real transport implements the same interface.
+// a self-hosted install works with no mail server; the SMTP mailer also sends each one through a relay
+// (INLAY_MAIL_SMTP_URL), after recording it.
+import nodemailer from "nodemailer";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { logger } from "@/lib/logger";
 import { insertMail } from "../repositories/mail";
@@ -12,15 +14,55 @@ export interface OutgoingMail {
   kind: string;
   /** Links in the message, logged by the recording mailer so a developer can follow them. */
   links?: string[];
+  /** The sender; the mailer's default (no-reply@<email domain>) when omitted. */
+  from?: string;
+  /** Thread headers, for replies (agent inboxes): Message-ID, In-Reply-To and References, with their <>. */
+  messageId?: string;
+  inReplyTo?: string;
+  references?: string[];
 }
 
 export interface Mailer {
   send(prisma: PrismaClient, mail: OutgoingMail): Promise<void>;
 }
 
+async function record(prisma: PrismaClient, mail: OutgoingMail) {
+  await insertMail(prisma, {
+    accountId: mail.accountId,
+    to: mail.to,
+    subject: mail.subject,
+    text: mail.text,
+    kind: mail.kind,
+    from: mail.from ?? null,
+    messageId: mail.messageId ?? null,
+    inReplyTo: mail.inReplyTo ?? null,
+    references: mail.references ?? [],
+  });
+}
+
 export const recordingMailer: Mailer = {
   async send(prisma, mail) {
-    await insertMail(prisma, { accountId: mail.accountId, to: mail.to, subject: mail.subject, text: mail.text, kind: mail.kind });
+    await record(prisma, mail);
     logger.info({ to: mail.to, kind: mail.kind, links: mail.links }, `mail recorded: ${mail.subject}`);
   },
 };
+
+/** Records each message, then sends it through the SMTP relay at `url` (smtp[s]://user:pass@host:port). */
+export function createSmtpMailer(url: string, defaultFrom: string): Mailer {
+  const transport = nodemailer.createTransport(url);
+  return {
+    async send(prisma, mail) {
+      await record(prisma, mail);
+      await transport.sendMail({
+        from: mail.from ?? defaultFrom,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        messageId: mail.messageId,
+        inReplyTo: mail.inReplyTo,
+        references: mail.references,
+      });
+      logger.info({ to: mail.to, kind: mail.kind }, `mail sent: ${mail.subject}`);
+    },
+  };
+}

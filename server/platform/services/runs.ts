@@ -53,6 +53,7 @@ import { isOrphanKeyClaim } from "../repositories/run-start";
 import { isWriteConflict } from "../repositories/db-errors";
 import { bindClaimedKey, claimKeyIn, IdempotencyKeyTaken, type KeyClaim } from "./idempotency";
 import { recordRunWebhook, runWebhookPayload } from "./run-webhooks";
+import { hasActiveConnection } from "./app-run-pauses";
 import { createAgent, findAccountAgent, findScopedAgent } from "./agents";
 import { settleRun, usdExact } from "./billing";
 import type { AuthContext } from "./auth";
@@ -347,9 +348,20 @@ export async function approveRequest(
   if (!allowed && !DENY.has(decision)) throw invalid("decision", 'must be "allow" or "deny"');
   const request = await findRequest(ctx.prisma, runId, input.request_id);
   if (!request) throw new PlatformError({ type: "not_found", message: `no permission request ${input.request_id} on run ${runId}` });
-  if (request.kind !== "tool") throw invalid("request_id", "is a question; answer it with POST /runs/{run_id}/answer");
+  if (request.kind !== "tool" && request.kind !== "connection") {
+    throw invalid("request_id", "is a question; answer it with POST /runs/{run_id}/answer");
+  }
   if (request.status !== "pending") {
     throw new PlatformError({ type: "conflict_error", message: `permission request ${input.request_id} is already ${request.status}` });
+  }
+  // A connection request is settled by connecting the app (the run then goes on by itself) or
+  // declined here; allowing it without a connection would only pause the run again.
+  if (request.kind === "connection" && allowed && !(await hasActiveConnection(ctx.prisma, row, request.app ?? ""))) {
+    throw new PlatformError({
+      type: "conflict_error",
+      errorCode: "connection_required",
+      message: `connect ${request.app} first (POST /apps/${request.app}/connect); the run goes on by itself once it is connected`,
+    });
   }
   const resolved = await resolveRequest(ctx.prisma, request.id, {
     status: allowed ? "allowed" : "denied",
@@ -395,6 +407,7 @@ export async function listPermissionRequests(ctx: RunServiceContext, scope: Scop
     data: rows.map((row) => ({
       request_id: row.id,
       kind: row.kind,
+      app: row.app,
       tool_name: row.toolName,
       input: row.input as unknown,
       status: row.status as "pending" | "allowed" | "denied",

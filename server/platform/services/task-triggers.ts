@@ -1,7 +1,8 @@
 // Task triggers (/tasks/{task_id}/triggers, /triggers). A trigger belongs to its task's scope: user_id
 // names it, and a task or trigger of another scope is not found. Schedule triggers (cron in a zone, an
-// interval, or a one-time run_at) and the task's webhook (task-webhooks.ts: one per task, webhook_<n>)
-// are built; email and app-event triggers answer a clear 422 until their issues land. When a schedule
+// interval, or a one-time run_at), the task's webhook (task-webhooks.ts: one per task, webhook_<n>) and
+// email triggers (an address each) are built; app-event triggers answer a clear 422 until the apps
+// catalogue lands. When a schedule
 // fires is jobs/trigger-fires.ts's.
 import type { z } from "zod";
 import type { Page } from "@/lib/schemas/common";
@@ -20,13 +21,15 @@ import { firstDue, isTimeZone, parseRunAt, type ScheduleShape } from "../jobs/tr
 import { checkSchedule } from "../jobs/schedule-slots";
 import * as triggers from "../repositories/task-triggers";
 import type { TriggerRow } from "../repositories/task-triggers";
+import type { PlatformConfig } from "../context";
 import type { DataContext } from "../runtime/hot-cache";
 import type { AuthContext } from "./auth";
 import { toPage } from "./pagination";
 import { resolveScope, type Scope } from "./scope";
+import { emailSettings, newInboxAddress } from "./email-addresses";
 import { createWebhookTrigger, removeWebhook, setWebhookEnabled } from "./task-webhooks";
 
-export type TriggerServiceContext = DataContext & { jobs: JobQueue };
+export type TriggerServiceContext = DataContext & { jobs: JobQueue; config: PlatformConfig };
 type TriggerOut = z.infer<typeof Trigger>;
 
 export const triggerApiId = (row: { type: string; id: number }) => `${row.type}_${row.id}`;
@@ -46,6 +49,7 @@ export function toTrigger(row: TriggerRow): TriggerOut {
     trigger_name: row.triggerName,
     trigger_config: (row.triggerConfig as Record<string, unknown> | null) ?? null,
     allowed_senders: row.allowedSenders,
+    email_address: row.type === "email" ? row.emailAddress : null,
     missed_runs: row.missedRuns as TriggerOut["missed_runs"],
     max_lateness_seconds: row.maxLatenessSeconds,
     next_run_at: row.enabled && !row.retiredAt ? (row.nextRunAt?.toISOString() ?? null) : null,
@@ -139,7 +143,7 @@ export async function createTrigger(
     if (scheduleField) throw invalid(scheduleField, "a webhook trigger has no schedule");
     return createWebhookTrigger(ctx, task, baseUrl);
   }
-  if (input.type === "email") throw notBuilt("type: email triggers (agent inboxes) are not built yet; use a schedule");
+  if (input.type === "email") return createEmailTrigger(ctx, scope, task, input);
   if (input.type !== "schedule") {
     throw notBuilt(`type: app event triggers ("${input.type}") need the apps catalogue, which is not built yet; use a schedule`);
   }
@@ -201,6 +205,8 @@ export async function updateTrigger(
   const task = await scopedTask(ctx, await resolveScope(ctx, auth, userId), taskId);
   const current = await loadTrigger(ctx, task, triggerId);
   if (current.type === "webhook") return updateWebhookTrigger(ctx, task, input);
+  if (current.type === "email") return updateEmailTrigger(ctx, current, input);
+  if (input.allowed_senders !== undefined) throw invalid("allowed_senders", "only email triggers have allowed_senders");
   const now = new Date();
   const reshapes = input.cron !== undefined || input.interval_seconds !== undefined || input.run_at !== undefined || input.timezone !== undefined;
   const data: Prisma.PlatformTaskTriggerUncheckedUpdateInput = {
@@ -238,6 +244,42 @@ export async function deleteTrigger(ctx: TriggerServiceContext, auth: AuthContex
   if (row.type === "webhook") return removeWebhook(ctx, task);
   // Its queued fire finds the row gone and does nothing.
   await triggers.deleteTrigger(ctx.prisma, task, row.id);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Email triggers: an address of their own (services/email-addresses.ts); mail to it from
+// allowed_senders starts the task's run (services/email-inbound.ts).
+
+const SCHEDULE_FIELDS = ["cron", "interval_seconds", "run_at", "timezone", "missed_runs", "max_lateness_seconds"] as const;
+
+async function createEmailTrigger(
+  ctx: TriggerServiceContext,
+  scope: Scope,
+  taskId: number,
+  input: z.infer<typeof TriggerCreate>,
+): Promise<TriggerOut> {
+  const field = [...SCHEDULE_FIELDS, "app", "trigger_name", "trigger_config"].find((name) => input[name as keyof typeof input] !== undefined);
+  if (field) throw invalid(field, "an email trigger has no schedule or app; give allowed_senders only");
+  const row = await triggers.insertTrigger(ctx.prisma, {
+    taskId,
+    accountId: scope.accountId,
+    endUserId: scope.endUserId,
+    type: "email",
+    allowedSenders: (input.allowed_senders ?? []).map((entry) => entry.trim().toLowerCase()),
+    emailAddress: newInboxAddress(emailSettings(ctx.config).domain, `task-${taskId}`),
+  });
+  return toTrigger(row);
+}
+
+/** PATCH of an email trigger: `enabled` and (extension) `allowed_senders`; it has no schedule. */
+async function updateEmailTrigger(ctx: TriggerServiceContext, current: TriggerRow, input: z.infer<typeof TriggerUpdate>): Promise<TriggerOut> {
+  const field = SCHEDULE_FIELDS.find((name) => input[name] !== undefined);
+  if (field) throw invalid(field, "an email trigger has no schedule; only enabled and allowed_senders can change");
+  const data: Prisma.PlatformTaskTriggerUncheckedUpdateInput = {};
+  if (input.enabled !== undefined) data.enabled = input.enabled;
+  if (input.allowed_senders !== undefined) data.allowedSenders = input.allowed_senders.map((entry) => entry.trim().toLowerCase());
+  if (Object.keys(data).length === 0) return toTrigger(current);
+  return toTrigger(await triggers.updateTrigger(ctx.prisma, current.id, data));
 }
 
 /** PATCH of a webhook trigger: only `enabled` (as PATCH /tasks/{id}/webhook); it has no schedule. */

@@ -8,6 +8,7 @@ import type { Task, TaskCreate, TaskRunCreate, TaskUpdate } from "@/lib/schemas/
 import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
 import { PlatformError } from "../errors";
 import { findAccount } from "../repositories/accounts";
+import type { NewRunFile } from "../repositories/run-files";
 import type { RunRow } from "../repositories/runs";
 import {
   type TaskRow,
@@ -74,13 +75,14 @@ export function nameFromInstructions(instructions: string): string {
 /**
  * What the model is asked when the task runs: its instructions, then the expected output and the
  * goals under their own headings when the task has them, then the payload of the webhook call that
- * started it, if one did (already cut to size: task-webhooks.ts webhookPayloadText).
+ * started it, if one did (already cut to size: task-webhooks.ts webhookPayloadText), or the mail.
  */
 export function taskRunMessage(task: Pick<TaskRow, "instructions" | "expectedOutput" | "goals">, options: TaskRunOptions = {}): string {
   const parts = [task.instructions.trim()];
   if (task.expectedOutput?.trim()) parts.push(`Expected output:\n${task.expectedOutput.trim()}`);
   if (task.goals?.trim()) parts.push(`Goals:\n${task.goals.trim()}`);
   if (options.webhookPayload !== undefined) parts.push(`Webhook payload:\n${options.webhookPayload}`);
+  if (options.email !== undefined) parts.push(`Email:\n${options.email}`);
   return parts.join("\n\n");
 }
 
@@ -88,6 +90,10 @@ export function taskRunMessage(task: Pick<TaskRow, "instructions" | "expectedOut
 export interface TaskRunOptions {
   /** The body of the inbound webhook call that starts the run, as the message shows it. */
   webhookPayload?: string;
+  /** The mail that starts the run (an email trigger's), as the message shows it (services/email-inbound.ts). */
+  email?: string;
+  /** The mail's attachments, stored with the run as POST /runs/with-files stores files. */
+  attachments?: NewRunFile[];
 }
 
 /**
@@ -232,7 +238,7 @@ export async function runTask(
       feedback: input.feedback,
       email_notifications: task.emailNotifications,
     },
-    [],
+    options.attachments ?? [],
     claim,
     { task: { id: task.id, scope } },
   );

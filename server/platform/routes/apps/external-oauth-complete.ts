@@ -1,0 +1,20 @@
+// POST /apps/{app}/connect/external-oauth/complete: answered 422 on a self-hosted platform (docs/platform-api.md, "Apps and connections": what is not offered).
+import { AppParam, ExternalOAuthCompleteRequest } from "@/lib/schemas/apps";
+import { UserScopeQuery } from "@/lib/schemas/common";
+import type { PlatformApp } from "../../context";
+import { refuseUnavailable } from "../../services/apps";
+import { defineRoute, jsonBody } from "../define";
+
+export const route = defineRoute({
+  operationId: "completeAppExternalOAuth",
+  method: "post",
+  path: "/apps/{app}/connect/external-oauth/complete",
+  tags: ["apps"],
+  summary: "Complete a connection started on the hosted apps page (not available: 422)",
+  request: { params: AppParam, query: UserScopeQuery, body: jsonBody(ExternalOAuthCompleteRequest) },
+  responses: {},
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, (c) => refuseUnavailable(c.var.deps.config, c.req.valid("param").app, "externalOAuth"));
+}

@@ -1,0 +1,20 @@
+// POST /apps/{app}/install: answered 422 on a self-hosted platform (docs/platform-api.md, "Apps and connections": what is not offered).
+import { z } from "zod";
+import { AppParam } from "@/lib/schemas/apps";
+import type { PlatformApp } from "../../context";
+import { refuseUnavailable } from "../../services/apps";
+import { defineRoute } from "../define";
+
+export const route = defineRoute({
+  operationId: "installChatApp",
+  method: "post",
+  path: "/apps/{app}/install",
+  tags: ["apps"],
+  summary: "Start the chat app install (not available: 422)",
+  request: { params: AppParam, query: z.object({}) },
+  responses: {},
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, (c) => refuseUnavailable(c.var.deps.config, c.req.valid("param").app, "install"));
+}

@@ -1,0 +1,20 @@
+// PUT /apps/{app}/site: answered 422 on a self-hosted platform (docs/platform-api.md, "Apps and connections": what is not offered).
+import { AppParam, SelectAccountRequest } from "@/lib/schemas/apps";
+import { UserScopeQuery } from "@/lib/schemas/common";
+import type { PlatformApp } from "../../context";
+import { refuseUnavailable } from "../../services/apps";
+import { defineRoute, jsonBody } from "../define";
+
+export const route = defineRoute({
+  operationId: "selectAppSite",
+  method: "put",
+  path: "/apps/{app}/site",
+  tags: ["apps"],
+  summary: "Select the search-property site (not available: 422)",
+  request: { params: AppParam, query: UserScopeQuery, body: jsonBody(SelectAccountRequest) },
+  responses: {},
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, (c) => refuseUnavailable(c.var.deps.config, c.req.valid("param").app, "sites"));
+}

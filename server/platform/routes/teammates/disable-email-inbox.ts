@@ -1,0 +1,27 @@
+// DELETE /teammates/{teammate_id}/email-inbox: the earlier form of DELETE /agents/{agent_id}/email-inbox.
+import { Agent, AgentScopeBody } from "@/lib/schemas/agents";
+import { IntId, UserScopeQuery } from "@/lib/schemas/common";
+import { z } from "zod";
+import type { PlatformApp } from "../../context";
+import { setAgentEmailInbox } from "../../services/agents";
+import { pickUserId, resolveScope } from "../../services/scope";
+import { defineRoute, json, jsonBody } from "../define";
+import { authOf, servicesOf } from "../request";
+
+export const route = defineRoute({
+  operationId: "disableTeammateEmailInbox",
+  method: "delete",
+  path: "/teammates/{teammate_id}/email-inbox",
+  tags: ["teammates"],
+  summary: "Disable the teammate's email inbox",
+  request: { params: z.object({ teammate_id: IntId }), query: UserScopeQuery, body: jsonBody(AgentScopeBody, { required: false }) },
+  responses: { 200: json(Agent, "The teammate with email_inbox and email_address") },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => {
+    const userId = pickUserId(c.req.valid("query").user_id, c.req.valid("json").user_id);
+    const scope = await resolveScope(servicesOf(c), authOf(c), userId);
+    return c.json(await setAgentEmailInbox(servicesOf(c), scope, c.req.valid("param").teammate_id, false), 200);
+  });
+}
