@@ -1,5 +1,5 @@
 // The framework's contracts for members' app connections (router `connections`, the Connections page,
-// the chat's connect card). The platform's own shapes are in apps-client.ts.
+// the chat's connect card). The platform's own shapes are in apps.ts.
 import { z } from "zod";
 
 export const appSlug = z

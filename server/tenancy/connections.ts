@@ -61,7 +61,7 @@ function groupByApp(connections: readonly AppConnection[]): Map<string, MemberCo
 const catalogueRow = (app: App) => ({
   slug: app.slug,
   name: app.name,
-  description: app.description ?? null,
+  description: app.description,
   auth: app.auth,
   configured: app.configured,
 });
@@ -118,7 +118,8 @@ export async function completeConnection(
   input: { app: string; connectionId: string },
 ): Promise<{ status: string; app: string }> {
   await assertAppOffered(prisma, tenantId, input.app);
-  return client.apps.complete(input.app, { connection_id: input.connectionId });
+  const { status, app } = await client.apps.complete(input.app, { connection_id: input.connectionId });
+  return { status, app };
 }
 
 export async function connectWithApiKey(
@@ -128,7 +129,8 @@ export async function connectWithApiKey(
   input: { app: string; apiKey: string },
 ): Promise<{ status: string; app: string }> {
   await assertAppOffered(prisma, tenantId, input.app);
-  return client.apps.connectApiKey(input.app, { api_key: input.apiKey });
+  const { status, app } = await client.apps.connectApiKey(input.app, { api_key: input.apiKey });
+  return { status, app };
 }
 
 /** One connection, or every connection of the app; a connection that is not the member's is NOT_FOUND. */
@@ -144,7 +146,7 @@ export async function relabelConnection(client: PlatformClient, input: { connect
   return { ...toConnection(current), status: updated.status, accountLabel: updated.account_label, label: input.label || null };
 }
 
-/** The spec's PATCH takes no user_id, so ownership is checked against the member's own list first. */
+/** The member's own connection (else NOT_FOUND), checked against their list before acting on it. */
 async function ownConnection(client: PlatformClient, connectionId: string): Promise<AppConnection> {
   const { data } = await client.apps.connections();
   const found = data.find((each) => each.connection_id === connectionId);

@@ -14,7 +14,7 @@ import type {
   ConnectStarted,
   ConnectionUpdateParams,
   ConnectionUpdated,
-} from "../../schemas/apps-client";
+} from "../types";
 import type { RequestOptions } from "../transport";
 import type { Page } from "../types";
 import { Resource, segment } from "./resource";
@@ -62,10 +62,9 @@ export class Apps extends Resource {
     return this.transport.json({ method: "POST", path: `${appPath(app)}/connect/api-key`, body: params, userId: "body" }, options);
   }
 
-  /** PATCH /apps/connections/{connection_id}: label and notes. */
-  // The spec's PATCH takes no user_id: callers check the connection is their end-user's first.
+  /** PATCH /apps/connections/{connection_id}: label and notes (of the end-user's own connection). */
   updateConnection(connectionId: string, params: ConnectionUpdateParams, options?: RequestOptions): Promise<ConnectionUpdated> {
-    return this.transport.json({ method: "PATCH", path: `/apps/connections/${segment(connectionId)}`, body: params }, options);
+    return this.transport.json({ method: "PATCH", path: `/apps/connections/${segment(connectionId)}`, body: params, userId: "query" }, options);
   }
 
   /** DELETE /apps/connections/{connection_id} */

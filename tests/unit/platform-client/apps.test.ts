@@ -52,7 +52,7 @@ describe("client.apps", () => {
       { method: "POST", path: "/apps/codehost/connect", query: {}, body: { redirect_uri: "https://app.test/cb/x", user_id: "eu_1" } },
       { method: "POST", path: "/apps/codehost/connect/complete", query: {}, body: { connection_id: "c1", user_id: "eu_1" } },
       { method: "POST", path: "/apps/tracker/connect/api-key", query: {}, body: { api_key: "k", user_id: "eu_1" } },
-      { method: "PATCH", path: "/apps/connections/c%2F1", query: {}, body: { label: "Work" } },
+      { method: "PATCH", path: "/apps/connections/c%2F1", query: { user_id: "eu_1" }, body: { label: "Work" } },
       { method: "DELETE", path: "/apps/connections/c1", query: { user_id: "eu_1" }, body: undefined },
       { method: "DELETE", path: "/apps/codehost/connections", query: { user_id: "eu_1" }, body: undefined },
     ]);
