@@ -262,7 +262,13 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
             ? await context.client.runs.replyWithFiles(runId, { message: messageText, files })
             : await context.client.runs.reply(runId, { message: messageText });
         } else {
-          const params = { teammate_id: await context.agentId(agent), message: messageText, ...(permissionMode ? { permission_mode: permissionMode } : {}) };
+          const apps = (await context.appTools?.()) ?? [];
+          const params = {
+            teammate_id: await context.agentId(agent),
+            message: messageText,
+            ...(permissionMode ? { permission_mode: permissionMode } : {}),
+            ...(apps.length ? { tools: apps } : {}),
+          };
           stream = files.length
             ? await context.client.runs.createWithFiles({ ...params, files })
             : await context.client.runs.create(params);

@@ -2,6 +2,7 @@
 // the iframe), in which tenant, with which limits, through which platform client. The client is the
 // one tRPC's ctx.platform uses (the framework's platform connection, bound with forUser to the
 // member's platform user_id), and agents are the tenant's (server/tenancy/agents.ts).
+import { listOfferedApps } from "@/server/tenancy/apps-repository";
 import type { PlatformClient } from "@/lib/platform-client";
 import { admissionError } from "@/lib/chat/errors";
 import type { PrismaClient } from "@/server/generated/prisma/client";
@@ -145,6 +146,7 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
         throw error;
       }
     },
+    appTools: () => listOfferedApps(prisma, tenantId),
     async complete(input) {
       try {
         return await completeConnection(prisma, client, tenantId, input);

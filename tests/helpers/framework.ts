@@ -32,8 +32,8 @@ export interface FrameworkOptions {
   outboundAllowLoopback?: boolean;
   /** How often idle job handlers look for due jobs (default 2 s). */
   jobPollSeconds?: number;
-  /** Stands between the framework and the platform app (e.g. a fake of endpoints not built yet). */
-  wrapFetch?: (appFetch: (request: Request) => Promise<Response>) => (request: Request) => Promise<Response>;
+  /** The platform's apps (catalogue overrides, vendor apps, redirect origins, its public URL). */
+  apps?: PlatformConfig["apps"];
 }
 
 export async function startFramework(options: FrameworkOptions = {}): Promise<FrameworkHarness> {
@@ -47,6 +47,7 @@ export async function startFramework(options: FrameworkOptions = {}): Promise<Fr
     models: { provider: "sim", openaiConfigured: false, anthropicConfigured: false },
     webhooks: options.webhooks,
     outboundAllowLoopback: options.outboundAllowLoopback,
+    apps: options.apps,
   };
   const deps = createPlatformDeps({
     database: async () => database,
@@ -58,8 +59,7 @@ export async function startFramework(options: FrameworkOptions = {}): Promise<Fr
     jobPollSeconds: options.jobPollSeconds,
   });
   const app = createPlatformApp(deps);
-  const platformFetch = async (request: Request) => app.fetch(request);
-  const appFetch = options.wrapFetch ? options.wrapFetch(platformFetch) : platformFetch;
+  const appFetch = async (request: Request) => app.fetch(request);
   const connectOnce = () =>
     connectEmbedded({
       prisma: database.prisma,

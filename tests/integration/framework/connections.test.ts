@@ -1,21 +1,65 @@
-// tRPC `connections` and the OAuth callback route: the apps a tenant offers (admins), a member's
-// connections through their own platform end-user (start → consent → callback → complete, API keys,
-// relabel, disconnect), refusal of apps the tenant does not offer, isolation between members and
-// tenants, and the callback's handling of its state and return path. The platform's Apps endpoints
-// come from tests/helpers/fake-apps-platform.ts while the platform lacks them, else from the platform.
+// tRPC `connections` and the OAuth callback route over the real embedded platform: the apps a tenant
+// offers (admins), a member's connections through their own platform end-user (start → consent at a
+// loopback OAuth server → the platform's callback → ours → complete, API keys, relabel, disconnect),
+// refusal of apps the tenant does not offer, isolation between members and tenants, the callback's
+// handling of its state and return path, and a member's run that waits for the code host.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
 import { handleConnectionCallback } from "@/server/connections/callback";
 import { signConnectionState } from "@/server/tenancy/connection-state";
-import { createFakeApps, withFakeApps } from "../../helpers/fake-apps-platform";
+import { startCodehostFake, type CodehostFake } from "../../helpers/app-fakes";
 import { startFramework, type FrameworkHarness } from "../../helpers/framework";
+import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
 
-const fake = createFakeApps();
+// The framework's public origin (tRPC callers without a request fall back to it) and its /api/v2.
+const ORIGIN = "http://localhost:3000";
+const PLATFORM_PUBLIC = `${ORIGIN}/api/v2`;
+const PLATFORM_CALLBACK = `${PLATFORM_PUBLIC}/apps/oauth/callback`;
+
+let oauth: OAuthServer;
+let codehost: CodehostFake;
 let fw: FrameworkHarness;
 beforeAll(async () => {
-  fw = await startFramework({ wrapFetch: withFakeApps(fake) });
+  oauth = await startOAuthServer();
+  codehost = await startCodehostFake(oauth);
+  fw = await startFramework({
+    outboundAllowLoopback: true,
+    apps: {
+      overrides: {
+        codehost: {
+          clientId: oauth.client.clientId,
+          clientSecret: oauth.client.clientSecret,
+          authorizationUrl: oauth.authorizationUrl,
+          tokenUrl: oauth.tokenUrl,
+          revocationUrl: oauth.revocationUrl,
+          issuer: oauth.issuer,
+          apiBaseUrl: codehost.baseUrl,
+        },
+      },
+      // As embedded in Next: the platform's callback is on the framework's own origin.
+      publicBaseUrl: PLATFORM_PUBLIC,
+      content: {
+        apps: [
+          {
+            slug: "tracker",
+            name: "Tracker",
+            description: "A vendor app with an API key",
+            auth: "api_key",
+            api_key: { header: "X-Api-Key" },
+            api_base_url: "https://tracker.example.test/v1",
+            tools: [{ name: "list_issues", description: "List issues", method: "GET", path: "/issues" }],
+          },
+        ],
+      },
+    },
+  });
+  oauth.register([PLATFORM_CALLBACK]);
 });
-afterAll(() => fw?.close());
+afterAll(async () => {
+  await fw?.close();
+  await codehost?.close();
+  await oauth?.close();
+});
 
 async function codeOf(promise: Promise<unknown>) {
   try {
@@ -26,10 +70,17 @@ async function codeOf(promise: Promise<unknown>) {
   return "resolved";
 }
 
-/** The OAuth consent: the fake's, or (once the platform has its own apps) the loopback OAuth server's. */
-function consent(authorizationUrl: string, options?: { deny?: boolean }): string {
-  if (fake.active) return fake.consent(authorizationUrl, options);
-  throw new Error("the platform serves /apps: drive its authorization_url through tests/helpers/oauth-server.ts here");
+/**
+ * The person at the OAuth server (consents, or refuses), then the platform's callback: where the
+ * platform sends the browser next (our callback, with connection_id, app and status).
+ */
+async function consent(authorizationUrl: string, options?: { deny?: boolean }): Promise<string> {
+  const atPlatform = options?.deny
+    ? `${PLATFORM_CALLBACK}?error=access_denied&state=${encodeURIComponent(new URL(authorizationUrl).searchParams.get("state")!)}`
+    : (await oauth.authorize(authorizationUrl, PLATFORM_CALLBACK)).toString();
+  const answer = await fw.app.fetch(new Request(atPlatform, { redirect: "manual" }));
+  expect(answer.status).toBe(302);
+  return answer.headers.get("location")!;
 }
 
 /**
@@ -89,7 +140,7 @@ describe("connections: a member", () => {
 
     const started = await member.connections.start({ app: "codehost", returnTo: "/agents/1/chat" });
     expect(started.authorizationUrl).toMatch(/^https?:\/\//);
-    const back = consent(started.authorizationUrl);
+    const back = await consent(started.authorizationUrl);
     expect(new URL(back).pathname).toMatch(/^\/api\/connections\/callback\/[\w-]+\.[\w-]+\.[\w-]+$/);
 
     const page = await callback(back);
@@ -128,9 +179,9 @@ describe("connections: a member", () => {
   it("shows an expired connection as expired (to reconnect)", async () => {
     const member = await fw.callerFor("member@acme.test");
     const started = await member.connections.start({ app: "codehost" });
-    await callback(consent(started.authorizationUrl));
+    await callback(await consent(started.authorizationUrl));
     const connectionId = (await member.connections.list()).find((app) => app.slug === "codehost")!.connections[0]!.connectionId;
-    fake.expire(connectionId);
+    await fw.database.prisma.platformAppConnection.update({ where: { id: connectionId }, data: { status: "expired" } });
     expect((await member.connections.list()).find((app) => app.slug === "codehost")).toMatchObject({ status: "expired", accountLabel: "octocat" });
     await member.connections.disconnect({ app: "codehost" });
     expect((await member.connections.list()).find((app) => app.slug === "codehost")!.connections).toEqual([]);
@@ -165,26 +216,28 @@ describe("GET /api/connections/callback/<state>", () => {
   it("reports a denied consent and activates nothing", async () => {
     const member = await fw.callerFor("member@acme.test");
     const started = await member.connections.start({ app: "codehost", mode: "redirect", returnTo: "/connections" });
-    const page = await callback(consent(started.authorizationUrl, { deny: true }));
-    expect(page.message).toMatchObject({ app: "codehost", status: "error", message: "access_denied" });
+    const page = await callback(await consent(started.authorizationUrl, { deny: true }));
+    expect(page.message).toMatchObject({ app: "codehost", status: "error", message: expect.stringContaining("access_denied") });
     expect(page.mode).toBe("redirect");
     expect(page.returnUrl).toBe("/connections?connected=codehost&connection_status=error");
-    expect((await member.connections.list()).find((app) => app.slug === "codehost")!.status).not.toBe("connected");
+    // The platform keeps the refused attempt as a connection in error, shown until it is removed.
+    expect((await member.connections.list()).find((app) => app.slug === "codehost")!.status).toBe("error");
+    await member.connections.disconnect({ app: "codehost" });
   });
 
   it("completes nothing in another person's browser: a popup hands the grant to its opener, a redirect refuses", async () => {
     const member = await fw.callerFor("member@acme.test");
     // Someone sends the member's authorization URL to the admin, who consents in their own browser.
     const started = await member.connections.start({ app: "codehost" });
-    const elsewhere = await callback(consent(started.authorizationUrl), "admin@acme.test");
+    const elsewhere = await callback(await consent(started.authorizationUrl), "admin@acme.test");
     expect(elsewhere.message).toEqual({ type: "inlay:connection", app: "codehost", status: "authorized", connectionId: started.connectionId });
-    expect((await member.connections.list()).find((app) => app.slug === "codehost")!.status).toBe("pending");
+    expect((await member.connections.list()).find((app) => app.slug === "codehost")!.status).toBe("not_connected"); // the platform lists no connection until it is completed
     // The admin's own credentials cannot complete it: it is not their end-user's connection.
     const admin = await fw.callerFor("admin@acme.test");
     expect(await codeOf(admin.connections.complete({ app: "codehost", connectionId: started.connectionId }))).toBe("NOT_FOUND");
 
     const redirected = await member.connections.start({ app: "codehost", mode: "redirect" });
-    const refused = await callback(consent(redirected.authorizationUrl), null);
+    const refused = await callback(await consent(redirected.authorizationUrl), null);
     expect(refused.message).toMatchObject({ status: "error", message: "Sign in as the person who started connecting, then connect again." });
     await member.connections.disconnect({ app: "codehost" });
   });
@@ -192,7 +245,7 @@ describe("GET /api/connections/callback/<state>", () => {
   it("without a session (the embed's popup), the opener completes the connection with its own credentials", async () => {
     const member = await fw.callerFor("member@acme.test");
     const started = await member.connections.start({ app: "codehost" });
-    const page = await callback(consent(started.authorizationUrl), null);
+    const page = await callback(await consent(started.authorizationUrl), null);
     expect(page.message).toMatchObject({ status: "authorized", connectionId: started.connectionId });
     expect(page.html).toContain("Finishing in the window you started from");
     expect(await member.connections.complete({ app: "codehost", connectionId: page.message.connectionId! })).toMatchObject({ app: "codehost" });
@@ -229,7 +282,7 @@ describe("GET /api/connections/callback/<state>", () => {
   it("refuses a state for another app, or for someone no longer a member", async () => {
     const member = await fw.callerFor("member@acme.test");
     const started = await member.connections.start({ app: "codehost" });
-    const back = new URL(consent(started.authorizationUrl));
+    const back = new URL(await consent(started.authorizationUrl));
     back.searchParams.set("app", "mail");
     expect((await callback(back.toString())).message).toMatchObject({ status: "error", message: "The answer was for another app." });
 
@@ -247,10 +300,41 @@ describe("GET /api/connections/callback/<state>", () => {
   it("escapes what the platform sends back", async () => {
     const member = await fw.callerFor("member@acme.test");
     const started = await member.connections.start({ app: "codehost" });
-    const back = new URL(consent(started.authorizationUrl, { deny: true }));
+    const back = new URL(await consent(started.authorizationUrl, { deny: true }));
     back.searchParams.set("error_description", "</script><script>alert(1)</script>");
     const page = await callback(back.toString());
     expect(page.html).not.toContain("<script>alert(1)");
     expect(page.message.message).toBe("</script><script>alert(1)</script>");
+  });
+});
+
+describe("a member's run that needs the code host", () => {
+  it("pauses for the connection and goes on by itself once the member connects through the router and the callback", async () => {
+    const admin = await fw.callerFor("admin@acme.test");
+    await admin.connections.setTenantApp({ app: "codehost", enabled: true });
+    const agent = await admin.agents.create({
+      scope: "tenant",
+      agent: { name: "Coder", instructions: "Work with code.", model: null, permissionMode: "autonomous", tools: [] },
+    });
+    const member = await fw.callerFor("member@acme.test");
+    await member.connections.disconnect({ app: "codehost" });
+    oauth.signInAs("max-gh");
+
+    const run = await member.runs.create({ agentId: agent.id, message: "::tool codehost__list_repos {}" });
+    await expect.poll(async () => (await member.runs.get({ runId: run.id })).status, { timeout: 20_000, interval: 50 }).toBe("awaiting_approval");
+    expect(await member.runs.permissions({ runId: run.id })).toEqual([
+      expect.objectContaining({ kind: "connection", app: "codehost", tool_name: "codehost__list_repos" }),
+    ]);
+    expect(codehost.calls.filter((call) => call.accountId === "max-gh")).toHaveLength(0);
+
+    const started = await member.connections.start({ app: "codehost", returnTo: `/agents/${agent.id}/chat` });
+    const page = await callback(await consent(started.authorizationUrl));
+    expect(page.message).toMatchObject({ app: "codehost", status: "connected" });
+
+    await expect.poll(async () => (await member.runs.get({ runId: run.id })).status, { timeout: 20_000, interval: 50 }).toBe("completed");
+    expect((await member.runs.get({ runId: run.id })).output).toContain("max-gh/hello-world");
+    expect(codehost.calls.filter((call) => call.accountId === "max-gh" && call.path === "/user/repos")).toHaveLength(1);
+    oauth.signInAs("octocat");
+    await member.connections.disconnect({ app: "codehost" });
   });
 });
