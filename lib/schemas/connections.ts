@@ -9,8 +9,11 @@ export const appSlug = z
 
 export const connectionStartInput = z.object({
   app: appSlug,
-  /** A same-origin path to come back to when the popup cannot be used; /connections by default. */
-  returnTo: z.string().max(2_000).optional(),
+  /**
+   * A same-origin path to come back to when the popup cannot be used; /connections by default. It
+   * travels in the signed state inside the redirect_uri, which the platform caps at 2,048 characters.
+   */
+  returnTo: z.string().max(500).optional(),
   /** popup (default): the callback page tells its opener and closes; redirect: it goes back to returnTo. */
   mode: z.enum(["popup", "redirect"]).default("popup"),
 });

@@ -187,6 +187,13 @@ describe("connections: a member", () => {
     expect((await member.connections.list()).find((app) => app.slug === "codehost")!.connections).toEqual([]);
   });
 
+  it("keeps the redirect_uri within the platform's limit: a return path of 500 characters, not more", async () => {
+    const member = await fw.callerFor("member@acme.test");
+    const longest = `/${"a".repeat(499)}`;
+    expect((await member.connections.start({ app: "codehost", mode: "redirect", returnTo: longest })).authorizationUrl).toMatch(/^http/);
+    expect(await codeOf(member.connections.start({ app: "codehost", returnTo: `${longest}a` }))).toBe("BAD_REQUEST");
+  });
+
   it("connects an API-key app", async () => {
     const member = await fw.callerFor("member@acme.test");
     expect(await member.connections.connectApiKey({ app: "tracker", apiKey: "tk_live_1234" })).toEqual({ status: "active", app: "tracker" });
