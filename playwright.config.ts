@@ -29,7 +29,8 @@ const frameworkServer = {
   env: serverEnv,
 };
 const platformServer = {
-  command: `npm run platform -- --port ${platformPort} --host 127.0.0.1 --data-dir memory://`,
+  // With a loopback OAuth server and a code-host fake to connect (tests/e2e/support/platform-with-apps.ts).
+  command: `npx tsx tests/e2e/support/platform-with-apps.ts ${platformUrl} ${baseURL} -- --port ${platformPort} --host 127.0.0.1 --data-dir memory://`,
   url: `${platformUrl}/openapi.json`,
   timeout: 120_000,
   reuseExistingServer: false,
@@ -50,9 +51,10 @@ export default defineConfig({
   retries: 0,
   reporter: [["list"], ["json", { outputFile: process.env.E2E_REPORT ?? "test-results/e2e-report.json" }]],
   metadata: remotePlatform ? { remotePlatform: { baseUrl: platformUrl, keyFile: platformKeyFile } } : {},
-  // Webhook deliveries need a platform that may call loopback receivers, which only the separate
-  // platform of the remote pass is (the embedded one runs under NODE_ENV=production, which refuses it).
-  testIgnore: remotePlatform ? [] : ["**/webhooks.spec.ts"],
+  // Webhook deliveries and the code host's OAuth server and API (loopback fakes) need a platform that
+  // may call loopback, which only the separate platform of the remote pass is (the embedded one runs
+  // under NODE_ENV=production, which refuses OUTBOUND_ALLOW_LOOPBACK).
+  testIgnore: remotePlatform ? [] : ["**/webhooks.spec.ts", "**/connections-flow.spec.ts"],
   use: {
     baseURL,
     browserName: "chromium",

@@ -33,9 +33,9 @@ export class AdminAppsPage {
 
   async offer(slug: string, on = true) {
     const box = this.page.locator(`[data-testid="tenant-app"][data-app="${slug}"]`).getByRole("checkbox");
-    if (on) await box.check();
-    else await box.uncheck();
-    await expect(box).toBeChecked({ checked: on });
+    // The box follows the saved state (it changes once the mutation answers), so click, then wait.
+    if ((await box.isChecked()) !== on) await box.click();
+    await expect(box).toBeChecked({ checked: on, timeout: 10_000 });
   }
 
   memberRow(name: string) {
