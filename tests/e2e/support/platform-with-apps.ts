@@ -1,24 +1,25 @@
 // The remote pass's platform with a code host to connect: starts the loopback OAuth server and the
-// code-host fake (tests/helpers), writes an INLAY_APPS_FILE pointing the built-in `codehost` at them,
-// then runs `npm run platform` with the given arguments, allowing the framework's origin as a
-// redirect_uri. Usage: tsx platform-with-apps.ts <platform /api/v2 URL> <framework origin> -- <platform args>
+// code-host fake (tests/helpers), writes the apps file pointing the built-in `codehost` at them, then
+// runs `npm run platform` with the given arguments. playwright.config.ts gives the platform that file
+// (INLAY_APPS_FILE) and the framework's origin (INLAY_APP_REDIRECT_ORIGINS).
+// Usage: tsx platform-with-apps.ts <platform /api/v2 URL> <apps file> -- <platform args>
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { startCodehostFake } from "../../helpers/app-fakes";
 import { startOAuthServer } from "../../helpers/oauth-server";
 
-const [platformUrl, frameworkOrigin, separator, ...platformArgs] = process.argv.slice(2);
-if (!platformUrl || !frameworkOrigin || separator !== "--") {
-  throw new Error("usage: platform-with-apps.ts <platform /api/v2 URL> <framework origin> -- <platform args>");
+const [platformUrl, appsFile, separator, ...platformArgs] = process.argv.slice(2);
+if (!platformUrl || !appsFile || separator !== "--") {
+  throw new Error("usage: platform-with-apps.ts <platform /api/v2 URL> <apps file> -- <platform args>");
 }
 
 const oauth = await startOAuthServer();
 const codehost = await startCodehostFake(oauth);
 oauth.register([`${platformUrl}/apps/oauth/callback`]);
 
-const file = resolve("test-results/e2e-apps.json");
-mkdirSync("test-results", { recursive: true });
+const file = resolve(appsFile);
+mkdirSync(dirname(file), { recursive: true });
 writeFileSync(
   file,
   JSON.stringify({
@@ -39,10 +40,7 @@ writeFileSync(
   }),
 );
 
-const platform = spawn("npm", ["run", "platform", "--", ...platformArgs], {
-  stdio: "inherit",
-  env: { ...process.env, INLAY_APPS_FILE: file, INLAY_APP_REDIRECT_ORIGINS: frameworkOrigin },
-});
+const platform = spawn("npm", ["run", "platform", "--", ...platformArgs], { stdio: "inherit" });
 const stop = async (code: number) => {
   await Promise.allSettled([codehost.close(), oauth.close()]);
   process.exit(code);
