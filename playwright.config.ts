@@ -13,6 +13,8 @@ const platformUrl = `http://127.0.0.1:${platformPort}/api/v2`;
 // The framework's key on that platform, also written here for the specs that call the platform as the
 // framework does (webhooks.spec.ts); handed to them through `metadata.remotePlatform`.
 const platformKeyFile = "test-results/e2e-remote-platform-key";
+// The apps file of the remote pass's platform (tests/e2e/support/platform-with-apps.ts writes it).
+const appsFile = "test-results/e2e-apps.json";
 const serverEnv = { PGLITE_DATA_DIR: "memory://", NEXTAUTH_SECRET: "e2e-only-secret", NEXTAUTH_URL: baseURL, LOG_LEVEL: "warn" };
 // E2E_SKIP_BUILD=1 reuses the build of an earlier pass (npm test runs the remote pass right after the
 // embedded one; the platform's address is read at run time, so one build serves both).
@@ -29,7 +31,8 @@ const frameworkServer = {
   env: serverEnv,
 };
 const platformServer = {
-  command: `npm run platform -- --port ${platformPort} --host 127.0.0.1 --data-dir memory://`,
+  // With a loopback OAuth server and a code-host fake to connect (tests/e2e/support/platform-with-apps.ts).
+  command: `npx tsx tests/e2e/support/platform-with-apps.ts ${platformUrl} ${appsFile} -- --port ${platformPort} --host 127.0.0.1 --data-dir memory://`,
   url: `${platformUrl}/openapi.json`,
   timeout: 120_000,
   reuseExistingServer: false,
@@ -37,7 +40,15 @@ const platformServer = {
   stderr: "pipe" as const,
   // Webhooks may reach the specs' receivers on 127.0.0.1 (this process is not NODE_ENV=production, where
   // lib/env.ts refuses the flag), and give up after two attempts 200 ms apart instead of hours.
-  env: { LOG_LEVEL: "warn", OUTBOUND_ALLOW_LOOPBACK: "true", WEBHOOK_RETRY_SCHEDULE: "0,200ms" },
+  // The code host points at the loopback fakes (the file the command writes), and its OAuth flows may
+  // send the browser back to the framework's origin.
+  env: {
+    LOG_LEVEL: "warn",
+    OUTBOUND_ALLOW_LOOPBACK: "true",
+    WEBHOOK_RETRY_SCHEDULE: "0,200ms",
+    INLAY_APPS_FILE: appsFile,
+    INLAY_APP_REDIRECT_ORIGINS: baseURL,
+  },
 };
 
 export default defineConfig({
@@ -50,9 +61,10 @@ export default defineConfig({
   retries: 0,
   reporter: [["list"], ["json", { outputFile: process.env.E2E_REPORT ?? "test-results/e2e-report.json" }]],
   metadata: remotePlatform ? { remotePlatform: { baseUrl: platformUrl, keyFile: platformKeyFile } } : {},
-  // Webhook deliveries need a platform that may call loopback receivers, which only the separate
-  // platform of the remote pass is (the embedded one runs under NODE_ENV=production, which refuses it).
-  testIgnore: remotePlatform ? [] : ["**/webhooks.spec.ts"],
+  // Webhook deliveries and the code host's OAuth server and API (loopback fakes) need a platform that
+  // may call loopback, which only the separate platform of the remote pass is (the embedded one runs
+  // under NODE_ENV=production, which refuses OUTBOUND_ALLOW_LOOPBACK).
+  testIgnore: remotePlatform ? [] : ["**/webhooks.spec.ts", "**/connections-flow.spec.ts"],
   use: {
     baseURL,
     browserName: "chromium",

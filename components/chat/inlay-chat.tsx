@@ -11,7 +11,7 @@ import type { ChatError, ChatMessage, ChatPart } from "@/lib/chat/types";
 import { Composer } from "./composer";
 import { ChatHistory } from "./history";
 import { Markdown, preloadMarkdown } from "./markdown";
-import { ApprovalCard, ErrorBanner, Icon, OutputView, PlanCard, QuestionCard, ToolCall, icons, type CardActions } from "./parts";
+import { ApprovalCard, ConnectionCard, ErrorBanner, Icon, OutputView, PlanCard, QuestionCard, ToolCall, icons, type CardActions } from "./parts";
 import { themeStyle, useInlay, type InlayTheme } from "./provider";
 import { useChatActions } from "./use-chat-actions";
 import "./chat.css";
@@ -97,6 +97,8 @@ function AssistantParts({ message, actions }: { message: ChatMessage; actions: C
             return <ToolCall key={key} part={part} awaitingApproval={awaitsApproval(parts, part.toolCallId)} />;
           case "data-approval":
             return <ApprovalCard key={key} data={part.data} actions={actions} />;
+          case "data-connection":
+            return <ConnectionCard key={key} data={part.data} actions={actions} />;
           case "data-question":
             return <QuestionCard key={key} data={part.data} actions={actions} />;
           case "data-plan":
@@ -113,9 +115,12 @@ function AssistantParts({ message, actions }: { message: ChatMessage; actions: C
   );
 }
 
-/** Whether the person is still to allow or deny this tool call (its approval card is pending). */
+/** Whether the person is still to allow or deny this tool call, or connect its app (its card is pending). */
 const awaitsApproval = (parts: ChatPart[], toolCallId: string) =>
-  parts.some((part) => part.type === "data-approval" && part.data.state === "pending" && part.data.toolCallId === toolCallId);
+  parts.some(
+    (part) =>
+      (part.type === "data-approval" || part.type === "data-connection") && part.data.state === "pending" && part.data.toolCallId === toolCallId,
+  );
 
 function MessageMeta({ message }: { message: ChatMessage }) {
   const meta = message.metadata;
@@ -195,7 +200,19 @@ function ChatSession({
   });
   const busy = status === "submitted" || status === "streaming";
   const position = runPosition(messages);
-  const actions = useChatActions(config, position?.runId);
+  // Once an app is connected the platform resumes the run by itself. The stream is normally still
+  // open (a paused run's stream waits) and simply goes on; if it was cut while the person was in the
+  // app's sign-in, the chat reattaches to the run, as after a reload.
+  const latest = useRef({ busy: false, messages });
+  useEffect(() => {
+    latest.current = { busy: status === "submitted" || status === "streaming", messages };
+  }, [status, messages]);
+  const onConnected = useCallback(() => {
+    const { busy: following, messages: now } = latest.current;
+    const resume = resumeQuery(now);
+    if (!following && resume) void resumeStream({ body: { resume } });
+  }, [resumeStream]);
+  const actions = useChatActions(config, position?.runId, onConnected);
 
   useEffect(() => {
     if (hydrated && persist === "session") save(id, messages);

@@ -10,6 +10,8 @@ import { Markdown } from "./markdown";
 export interface CardActions {
   approve(request: { requestId: string; toolName: string }, decision: "allow" | "deny", scope?: "once" | "run" | "always"): Promise<void>;
   answer(requestId: string, answers: Record<string, string>): Promise<void>;
+  /** Connect the app a run waits for (a popup); the run resumes by itself once it is connected. */
+  connect(request: ChatDataTypes["connection"]): Promise<void>;
   /** Requests this browser has acted on but the stream has not confirmed yet: requestId → label. */
   local: Record<string, string>;
   /** The action error to show on a card, by request id. */
@@ -32,6 +34,7 @@ export const icons = {
   file: "M14 3H6a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V9zM14 3v6h6",
   alert: "M12 9v4M12 17h.01M10.3 3.9 1.8 18a2 2 0 0 0 1.7 3h17a2 2 0 0 0 1.7-3L13.7 3.9a2 2 0 0 0-3.4 0z",
   clock: "M12 7v5l3 2M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20z",
+  plug: "M9 2v6M15 2v6M6 8h12v4a6 6 0 0 1-12 0zM12 18v4",
 };
 
 const pretty = (value: unknown) => {
@@ -118,6 +121,43 @@ export function ApprovalCard({ data, actions }: { data: ChatDataTypes["approval"
           </button>
           <button type="button" className="ic-btn" data-variant="danger" onClick={() => void actions.approve(data, "deny")}>
             Deny
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}
+
+const connectionLabels = { pending: "Waiting for you", connected: "Connected", declined: "Not connected", expired: "No longer needed" } as const;
+
+export function ConnectionCard({ data, actions }: { data: ChatDataTypes["connection"]; actions: CardActions }) {
+  const local = data.state === "pending" ? actions.local[data.requestId] : undefined;
+  const pending = data.state === "pending" && !local;
+  const state = data.state === "connected" ? "allowed" : data.state === "declined" ? "denied" : data.state;
+  return (
+    <section className="ic-card" data-tone={pending ? "attention" : undefined} aria-label={`Connect ${data.appName}`} data-testid="connection-card">
+      <div className="ic-card-head">
+        <Icon path={icons.plug} />
+        <span>{data.reason === "expired" ? `${data.appName}'s access has expired` : `${data.appName} isn't connected`}</span>
+        <span className="ic-badge" data-state={local ? "running" : state}>
+          {local ?? connectionLabels[data.state]}
+        </span>
+      </div>
+      <div className="ic-card-body">
+        {data.state === "pending" ? (
+          <p>
+            Connect to continue: the agent needs <code className="ic-tool-name">{data.toolName}</code>.
+          </p>
+        ) : null}
+        {actions.errors[data.requestId] && <p role="alert">{actions.errors[data.requestId]}</p>}
+      </div>
+      {data.state === "pending" && (!local || local === "Connecting…") && (
+        <div className="ic-card-actions">
+          <button type="button" className="ic-btn" data-variant="primary" onClick={() => void actions.connect(data)}>
+            {data.reason === "expired" ? "Reconnect" : "Connect"}
+          </button>
+          <button type="button" className="ic-btn" disabled={!!local} onClick={() => void actions.approve(data, "deny")}>
+            Not now
           </button>
         </div>
       )}

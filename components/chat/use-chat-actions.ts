@@ -3,7 +3,8 @@
 // shows the person's choice at once ("Allowing…") until the run's stream confirms it.
 import { useCallback, useState } from "react";
 import type { ChatAction } from "@/lib/chat/contract";
-import type { ChatError } from "@/lib/chat/types";
+import type { ChatDataTypes, ChatError } from "@/lib/chat/types";
+import { goToAuthorization, onConnectionOutcome, openConnectPopup } from "@/lib/connections/popup";
 import type { InlayConfig } from "./provider";
 import type { CardActions } from "./parts";
 
@@ -11,7 +12,7 @@ export interface ChatActionsApi extends CardActions {
   cancel(runId: number): Promise<boolean>;
 }
 
-async function post(config: InlayConfig, action: ChatAction): Promise<{ ok: true } | { ok: false; error: ChatError }> {
+async function post(config: InlayConfig, action: ChatAction): Promise<{ ok: true; result?: unknown } | { ok: false; error: ChatError }> {
   try {
     const response = await fetch(`${config.api}/actions`, {
       method: "POST",
@@ -19,7 +20,7 @@ async function post(config: InlayConfig, action: ChatAction): Promise<{ ok: true
       headers: { "content-type": "application/json", ...config.headers?.() },
       body: JSON.stringify(action),
     });
-    if (response.ok) return { ok: true };
+    if (response.ok) return { ok: true, result: ((await response.json().catch(() => null)) as { result?: unknown } | null)?.result };
     const body = (await response.json().catch(() => null)) as { error?: ChatError } | null;
     return { ok: false, error: body?.error ?? { kind: "unknown", message: `The action failed (${response.status}).` } };
   } catch {
@@ -27,7 +28,7 @@ async function post(config: InlayConfig, action: ChatAction): Promise<{ ok: true
   }
 }
 
-export function useChatActions(config: InlayConfig, runId: number | undefined): ChatActionsApi {
+export function useChatActions(config: InlayConfig, runId: number | undefined, onConnected?: () => void): ChatActionsApi {
   const [local, setLocal] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
 
@@ -61,6 +62,51 @@ export function useChatActions(config: InlayConfig, runId: number | undefined): 
     answer: async (requestId, answers) => {
       if (runId === undefined) return;
       await run(requestId, "Sending…", { action: "answer", runId, requestId, answers });
+    },
+    connect: async (request: ChatDataTypes["connection"]) => {
+      const { requestId, app } = request;
+      const drop = () => setLocal(({ [requestId]: _dropped, ...rest }) => rest);
+      const fail = (message: string) => setErrors((current) => ({ ...current, [requestId]: message }));
+      // Opened inside the click, before any await, or the browser blocks it.
+      const popup = openConnectPopup();
+      // The embed cannot send its frame away (the app's sign-in page refuses to be framed, and the
+      // token in memory would be lost): without a popup it asks for one.
+      if (!popup && config.headers) return fail("Your browser blocked the sign-in window. Allow pop-ups for this site, then Connect again.");
+      setLocal((current) => ({ ...current, [requestId]: "Connecting…" }));
+      setErrors((current) => ({ ...current, [requestId]: "" }));
+      const result = await post(config, {
+        action: "connect",
+        app,
+        mode: popup ? "popup" : "redirect",
+        ...(popup ? {} : { returnTo: `${window.location.pathname}${window.location.search}` }),
+      });
+      const authorizationUrl = result.ok ? (result.result as { authorizationUrl?: string } | undefined)?.authorizationUrl : undefined;
+      if (!authorizationUrl) {
+        popup?.close();
+        drop();
+        return fail(result.ok ? "The app could not be connected." : result.error.message);
+      }
+      if (popup) {
+        onConnectionOutcome(app, popup, async (outcome) => {
+          if (outcome.type === "closed") return drop();
+          if (outcome.status === "authorized" && outcome.connectionId) {
+            // The popup had no session of ours (the embed): this chat completes it with its own credentials.
+            const completed = await post(config, { action: "complete", app, connectionId: outcome.connectionId });
+            if (!completed.ok) {
+              drop();
+              return fail(completed.error.message);
+            }
+            outcome = { ...outcome, status: "connected" };
+          }
+          if (outcome.status === "connected") {
+            setLocal((current) => ({ ...current, [requestId]: "Connected: continuing…" }));
+            return onConnected?.();
+          }
+          drop();
+          fail(outcome.message ?? "The app was not connected.");
+        });
+      }
+      goToAuthorization(popup, authorizationUrl);
     },
     cancel: async (id) => (await post(config, { action: "cancel", runId: id })).ok,
   };

@@ -69,6 +69,22 @@ export const ChatAction = z.discriminatedUnion("action", [
     answers: z.record(z.string(), z.string().max(10_000)).refine((value) => Object.keys(value).length > 0, "must not be empty"),
   }),
   z.object({ action: z.literal("cancel"), runId: RunId }),
+  /**
+   * Start connecting an app a run waits for: answers {authorizationUrl} for the popup (or, mode
+   * redirect, the page). The run resumes by itself once the connection completes.
+   */
+  z.object({
+    action: z.literal("connect"),
+    app: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/),
+    returnTo: z.string().max(2_000).optional(),
+    mode: z.enum(["popup", "redirect"]).default("popup"),
+  }),
+  /** The popup's app granted access: complete the connection with this chat's own credentials. */
+  z.object({
+    action: z.literal("complete"),
+    app: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/),
+    connectionId: z.string().min(1).max(200),
+  }),
 ]);
 export type ChatAction = z.infer<typeof ChatAction>;
 

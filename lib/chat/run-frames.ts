@@ -8,7 +8,9 @@
 // - permission_request: kind tool → data-approval (pending); question → data-question; plan →
 //   data-plan holding the text just streamed (the plan). A tool_result for an approved call marks its
 //   approval allowed; a run that ends with an approved-or-denied call still unanswered marks it denied
-//   (the platform sends no result for a denied call).
+//   (the platform sends no result for a denied call). kind connection → data-connection (an app to
+//   connect): its call's result marks it connected (the run resumed once the app was connected), a
+//   failed result or the end of the request declined.
 // - run_status → message metadata; a failure's error → data-error (kind run_failed).
 // - done → metadata (completion, last event id), data-output when the frame carries output_data,
 //   then finish. Usage arrives with finish() from the run, since frames carry none.
@@ -90,6 +92,7 @@ export function createRunTranslator(init: TranslatorInit): RunTranslator {
   const approvals = new Map<string, ChatDataTypes["approval"]>();
   const questions = new Map<string, ChatDataTypes["question"]>();
   const plans = new Map<string, ChatDataTypes["plan"]>();
+  const connections = new Map<string, ChatDataTypes["connection"]>();
   let textCount = 0;
   let openText: { id: string; text: string } | undefined;
   let lastText: { id: string; text: string } | undefined;
@@ -109,6 +112,7 @@ export function createRunTranslator(init: TranslatorInit): RunTranslator {
   const approvalChunk = (data: ChatDataTypes["approval"]): ChatChunk => ({ type: "data-approval", id: data.requestId, data: { ...data } });
   const questionChunk = (data: ChatDataTypes["question"]): ChatChunk => ({ type: "data-question", id: data.requestId, data: { ...data } });
   const planChunk = (data: ChatDataTypes["plan"]): ChatChunk => ({ type: "data-plan", id: data.requestId, data: { ...data } });
+  const connectionChunk = (data: ChatDataTypes["connection"]): ChatChunk => ({ type: "data-connection", id: data.requestId, data: { ...data } });
 
   /** The latest unanswered call of this tool: a permission request does not name its call. */
   const pendingCall = (name: string): string | undefined => {
@@ -176,6 +180,12 @@ export function createRunTranslator(init: TranslatorInit): RunTranslator {
             out.push(approvalChunk(approval));
           }
         }
+        for (const connection of connections.values()) {
+          if (connection.toolCallId === frame.tool_use_id && connection.state === "pending") {
+            connection.state = error === undefined ? "connected" : "declined";
+            out.push(connectionChunk(connection));
+          }
+        }
         return out;
       }
       case "permission_request": {
@@ -204,6 +214,21 @@ export function createRunTranslator(init: TranslatorInit): RunTranslator {
             questions.set(question.requestId, question);
             out.push(questionChunk(question));
           }
+          return out;
+        }
+        if (frame.kind === "connection") {
+          const app = frame.app ?? frame.tool_name.split("__")[0] ?? frame.tool_name;
+          const connection: ChatDataTypes["connection"] = {
+            requestId: frame.request_id,
+            toolName: frame.tool_name,
+            toolCallId: pendingCall(frame.tool_name),
+            app,
+            appName: frame.app_name ?? app,
+            reason: frame.connection_status === "expired" ? "expired" : "missing",
+            state: "pending",
+          };
+          connections.set(connection.requestId, connection);
+          out.push(connectionChunk(connection));
           return out;
         }
         const approval: ChatDataTypes["approval"] = {
@@ -259,6 +284,16 @@ export function createRunTranslator(init: TranslatorInit): RunTranslator {
       if (approval.toolCallId && call && !call.done) {
         call.done = true;
         out.push({ type: "tool-output-denied", toolCallId: approval.toolCallId });
+      }
+    }
+    for (const connection of connections.values()) {
+      if (connection.state !== "pending") continue;
+      const call = connection.toolCallId ? calls.get(connection.toolCallId) : undefined;
+      connection.state = state === "completed" ? "declined" : "expired";
+      out.push(connectionChunk(connection));
+      if (connection.toolCallId && call && !call.done) {
+        call.done = true;
+        out.push({ type: "tool-output-denied", toolCallId: connection.toolCallId });
       }
     }
     for (const question of questions.values()) {

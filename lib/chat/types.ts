@@ -92,6 +92,20 @@ export type ChatDataTypes = {
     state: "pending" | "approved" | "revised" | "expired";
     answer?: string;
   };
+  /**
+   * An app tool the member has no usable connection for (permission_request kind "connection"): the
+   * run waits until they connect the app (it then resumes by itself) or decline (the call fails).
+   */
+  connection: {
+    requestId: string;
+    toolName: string;
+    toolCallId?: string;
+    app: string;
+    appName: string;
+    /** Why: no connection at all, or one whose access expired. */
+    reason: "missing" | "expired";
+    state: "pending" | "connected" | "declined" | "expired";
+  };
   /** The run's structured output (output_schema), null when the model produced none. */
   output: { data: Record<string, unknown> | null };
   error: ChatError;

@@ -2,6 +2,7 @@
 // The framework talks to the platform only through it; vendors can use it alone. See docs/client.md.
 import { AccountResource, Keys, SettingsResource, Verify } from "./resources/account";
 import { Agents } from "./resources/agents";
+import { Apps } from "./resources/apps";
 import { AgentTemplates, BuiltInTools, Models } from "./resources/catalog";
 import { Memories, Permissions, Users } from "./resources/end-users";
 import { Billing, UsageResource } from "./resources/money";
@@ -29,6 +30,7 @@ export class PlatformClient {
   readonly webhooks: Webhooks;
   readonly tasks: Tasks;
   readonly triggers: TriggersResource;
+  readonly apps: Apps;
 
   constructor(private readonly transport: Transport) {
     this.agents = new Agents(transport);
@@ -48,6 +50,7 @@ export class PlatformClient {
     this.webhooks = new Webhooks(transport);
     this.tasks = new Tasks(transport);
     this.triggers = new TriggersResource(transport);
+    this.apps = new Apps(transport);
   }
 
   /** The end-user this client is scoped to; undefined for the account view. */

@@ -6,6 +6,7 @@
 import type { z } from "zod";
 import type * as accounts from "../schemas/accounts";
 import type * as agents from "../schemas/agents";
+import type * as apps from "../schemas/apps";
 import type * as billing from "../schemas/billing";
 import type * as catalog from "../schemas/catalog";
 import type * as common from "../schemas/common";
@@ -135,3 +136,19 @@ export type TriggerUpdateParams = z.input<typeof triggers.TriggerUpdate>;
 export type TriggerListParams = Query<typeof triggers.ListTriggersQuery>;
 export type TriggerFire = z.infer<typeof triggers.TriggerFire>;
 export type TriggerFireListParams = Query<typeof triggers.ListTriggerFiresQuery>;
+
+// Apps and connections (the client's own contracts until lib/schemas/apps.ts is shared)
+// Apps and connections
+export type App = z.infer<typeof apps.App>;
+export type AppAuth = z.infer<typeof apps.AppAuthKind>;
+export type ConnectionStatus = z.infer<typeof apps.ConnectionStatus>;
+export type AppConnection = z.infer<typeof apps.AppConnection>;
+export type AppTool = z.infer<typeof apps.AppTool>;
+export type AppTriggerType = z.infer<typeof apps.AppTrigger>;
+export type ConnectParams = WithoutUser<z.input<typeof apps.ConnectRequest>>;
+export type ConnectStarted = z.infer<typeof apps.ConnectStarted>;
+export type ConnectCompleteParams = WithoutUser<z.input<typeof apps.CompleteRequest>>;
+export type ConnectApiKeyParams = WithoutUser<z.input<typeof apps.ApiKeyRequest>>;
+export type ConnectResult = z.infer<typeof apps.ConnectResult>;
+export type ConnectionUpdateParams = z.input<typeof apps.UpdateConnectionRequest>;
+export type ConnectionUpdated = z.infer<typeof apps.AppConnectionUpdated>;

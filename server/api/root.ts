@@ -1,5 +1,6 @@
 import { accountsRouter } from "./routers/accounts";
 import { agentsRouter } from "./routers/agents";
+import { connectionsRouter } from "./routers/connections";
 import { invitesRouter } from "./routers/invites";
 import { limitsRouter } from "./routers/limits";
 import { meRouter } from "./routers/me";
@@ -27,6 +28,7 @@ export const appRouter = router({
   permissions: permissionsRouter,
   usage: usageRouter,
   webhooks: webhooksRouter,
+  connections: connectionsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -4,9 +4,9 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type { Session } from "next-auth";
 import { ZodError, z } from "zod";
 import type { PrismaClient } from "@/server/generated/prisma/client";
-import { env } from "@/lib/env";
 import { getSession } from "@/server/auth/session";
 import { getDb } from "@/server/db";
+import { publicOrigin } from "@/server/public-origin";
 import { PlatformApiError } from "@/lib/platform-client";
 import { LimitExceededError, TenancyError } from "@/server/tenancy/errors";
 import { getPlatformConnection, type PlatformConnection } from "@/server/tenancy/platform-connection";
@@ -45,12 +45,6 @@ function readCookie(headers: Headers, name: string): string | undefined {
   return undefined;
 }
 
-function requestOrigin(headers: Headers): string {
-  if (env.NEXTAUTH_URL) return env.NEXTAUTH_URL;
-  const host = headers.get("x-forwarded-host") ?? headers.get("host") ?? "localhost:3000";
-  const protocol = headers.get("x-forwarded-proto") ?? (host.startsWith("localhost") || host.startsWith("127.") ? "http" : "https");
-  return `${protocol}://${host}`;
-}
 
 export async function createContext({
   headers,
@@ -65,7 +59,7 @@ export async function createContext({
     prisma: database.prisma,
     activeTenantSlug: readCookie(headers, ACTIVE_TENANT_COOKIE),
     responseHeaders,
-    baseUrl: requestOrigin(headers),
+    baseUrl: publicOrigin(headers),
     platformConnection: () => getPlatformConnection(database.prisma),
   });
 }

@@ -262,7 +262,13 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
             ? await context.client.runs.replyWithFiles(runId, { message: messageText, files })
             : await context.client.runs.reply(runId, { message: messageText });
         } else {
-          const params = { teammate_id: await context.agentId(agent), message: messageText, ...(permissionMode ? { permission_mode: permissionMode } : {}) };
+          const apps = (await context.appTools?.()) ?? [];
+          const params = {
+            teammate_id: await context.agentId(agent),
+            message: messageText,
+            ...(permissionMode ? { permission_mode: permissionMode } : {}),
+            ...(apps.length ? { tools: apps } : {}),
+          };
           stream = files.length
             ? await context.client.runs.createWithFiles({ ...params, files })
             : await context.client.runs.create(params);
@@ -326,6 +332,14 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
             return json(200, { ok: true, result: await runs.answer(action.runId, { answers: action.answers, ...(action.requestId ? { request_id: action.requestId } : {}) }) });
           case "cancel":
             return json(200, { ok: true, result: { status: (await runs.cancel(action.runId)).status } });
+          case "connect": {
+            if (!context.connect) return json(404, { error: { kind: "not_found", message: "Apps cannot be connected here." } satisfies ChatError });
+            return json(200, { ok: true, result: await context.connect(action) });
+          }
+          case "complete": {
+            if (!context.complete) return json(404, { error: { kind: "not_found", message: "Apps cannot be connected here." } satisfies ChatError });
+            return json(200, { ok: true, result: await context.complete(action) });
+          }
         }
       } catch (error) {
         return failure(error);

@@ -23,6 +23,18 @@ export interface ChatContext {
   agentId(agent: string): Promise<number>;
   /** The framework's limits, before a run starts or a reply is sent; throws ChatRefusal when refused. */
   admit?(): Promise<ChatAdmission>;
+  /**
+   * Starts connecting an app (an app tool's run waits for it): the URL to send the browser to. Throws
+   * ChatRefusal when the caller may not connect it. Absent: the chat cannot connect apps.
+   */
+  connect?(input: { app: string; returnTo?: string; mode: "popup" | "redirect" }): Promise<{ authorizationUrl: string }>;
+  /**
+   * The apps the caller's runs may use (the tenant offers them): named in each new run's tools, so a
+   * call to one the caller has not connected pauses the run for a connection. Absent: none named.
+   */
+  appTools?(): Promise<string[]>;
+  /** Completes a connection the popup's app granted (only the caller's own: another's is a 404). */
+  complete?(input: { app: string; connectionId: string }): Promise<{ status: string; app: string }>;
   /** Who the caller is, for logs. Never sent to the browser. */
   subject: { tenantId: string; userId: string; via: "session" | "embed" };
 }

@@ -2,6 +2,7 @@
 // the iframe), in which tenant, with which limits, through which platform client. The client is the
 // one tRPC's ctx.platform uses (the framework's platform connection, bound with forUser to the
 // member's platform user_id), and agents are the tenant's (server/tenancy/agents.ts).
+import { listOfferedApps } from "@/server/tenancy/apps-repository";
 import type { PlatformClient } from "@/lib/platform-client";
 import { admissionError } from "@/lib/chat/errors";
 import type { PrismaClient } from "@/server/generated/prisma/client";
@@ -9,7 +10,9 @@ import { getSession } from "@/server/auth/session";
 import { getDb } from "@/server/db";
 import { isAllowedOrigin } from "@/server/embed/origins";
 import { EmbedTokenError, verifyEmbedToken } from "@/server/embed/tokens";
-import { LimitExceededError } from "@/server/tenancy/errors";
+import { publicOrigin } from "@/server/public-origin";
+import { completeConnection, startConnection } from "@/server/tenancy/connections";
+import { LimitExceededError, TenancyError } from "@/server/tenancy/errors";
 import { admitRun, recordRunCost, releaseRun, withdrawRun } from "@/server/tenancy/limits";
 import { createAgent, ensureAgentCopy, getVisibleAgent, listAgents, type Caller } from "@/server/tenancy/agents";
 import { getPlatformConnection } from "@/server/tenancy/platform-connection";
@@ -133,6 +136,24 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
           await withdrawRun(prisma, { tenantId, admissionId: ticket.admissionId });
         },
       };
+    },
+    async connect(input) {
+      try {
+        const started = await startConnection(prisma, client, { tenantId, userId: caller.userId }, input, publicOrigin(request.headers));
+        return { authorizationUrl: started.authorizationUrl };
+      } catch (error) {
+        if (error instanceof TenancyError) throw new ChatRefusal({ kind: "unauthorized", message: error.message });
+        throw error;
+      }
+    },
+    appTools: () => listOfferedApps(prisma, tenantId),
+    async complete(input) {
+      try {
+        return await completeConnection(prisma, client, tenantId, input);
+      } catch (error) {
+        if (error instanceof TenancyError) throw new ChatRefusal({ kind: "unauthorized", message: error.message });
+        throw error;
+      }
     },
     subject: { tenantId, userId: caller.userId, via: caller.via },
   };

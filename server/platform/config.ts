@@ -94,8 +94,17 @@ function compatibleModelName(defaultModel: string | undefined): string {
 }
 
 /** `role` overrides INLAY_ROLE (the standalone server's --role). */
-export function platformDepsFromEnv(database: () => Promise<Database>, role: PlatformRole = env.INLAY_ROLE): PlatformDeps {
+export function platformDepsFromEnv(
+  database: () => Promise<Database>,
+  role: PlatformRole = env.INLAY_ROLE,
+  options: { embedded?: boolean } = {},
+): PlatformDeps {
   const config = platformConfigFromEnv();
+  // Embedded, the framework calls the platform in-process at an internal URL no browser can reach:
+  // the apps' OAuth callback and the redirect_uri's own origin are the framework's public /api/v2.
+  if (options.embedded && !config.apps?.publicBaseUrl && env.NEXTAUTH_URL) {
+    config.apps = { ...config.apps, publicBaseUrl: `${env.NEXTAUTH_URL.replace(/\/+$/, "")}/api/v2` };
+  }
   // Read INLAY_APPS_FILE now: a mistake in it stops the process here, naming its place.
   appCatalogOf(config);
   const sim = createSimModel();

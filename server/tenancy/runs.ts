@@ -5,6 +5,7 @@
 // admissions whose process died before the platform answered). The run's cost (usage.cost_usd, in
 // whole cents rounded up) is charged to the admission as it grows, by compare-and-set on the charged
 // total so two pollers never charge twice.
+import { listOfferedApps } from "./apps-repository";
 import { isRefusal, NotFoundError, type PlatformClient, type Run, type RunListItem } from "@/lib/platform-client";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { ensureAgentCopy, getVisibleAgent, type Caller } from "./agents";
@@ -88,8 +89,10 @@ export async function createRun(
 ): Promise<RunView> {
   const agent = await getVisibleAgent(prisma, caller, input.agentId);
   const teammateId = await ensureAgentCopy(prisma, platform, caller, agent);
+  // The apps the tenant offers: a call to one the member has not connected pauses for a connection.
+  const apps = await listOfferedApps(prisma, caller.tenantId);
   return startAdmittedRun(prisma, caller, agent.id, () =>
-    platform.runs.create({ teammate_id: teammateId, message: input.message, stream: false }),
+    platform.runs.create({ teammate_id: teammateId, message: input.message, stream: false, ...(apps.length ? { tools: apps } : {}) }),
   );
 }
 

@@ -32,6 +32,8 @@ export interface FrameworkOptions {
   outboundAllowLoopback?: boolean;
   /** How often idle job handlers look for due jobs (default 2 s). */
   jobPollSeconds?: number;
+  /** The platform's apps (catalogue overrides, vendor apps, redirect origins, its public URL). */
+  apps?: PlatformConfig["apps"];
 }
 
 export async function startFramework(options: FrameworkOptions = {}): Promise<FrameworkHarness> {
@@ -45,6 +47,7 @@ export async function startFramework(options: FrameworkOptions = {}): Promise<Fr
     models: { provider: "sim", openaiConfigured: false, anthropicConfigured: false },
     webhooks: options.webhooks,
     outboundAllowLoopback: options.outboundAllowLoopback,
+    apps: options.apps,
   };
   const deps = createPlatformDeps({
     database: async () => database,
@@ -56,10 +59,11 @@ export async function startFramework(options: FrameworkOptions = {}): Promise<Fr
     jobPollSeconds: options.jobPollSeconds,
   });
   const app = createPlatformApp(deps);
+  const appFetch = async (request: Request) => app.fetch(request);
   const connectOnce = () =>
     connectEmbedded({
       prisma: database.prisma,
-      appFetch: (request) => app.fetch(request),
+      appFetch,
       secret: TEST_SECRET,
       prepareAccount: (accountId) => prepareOperatorAccount(database.prisma, accountId),
     });

@@ -276,5 +276,13 @@ describe("POST /api/chat/actions", () => {
   it("validates actions", async () => {
     const response = await act({ action: "approve", runId: 1, decision: "maybe" });
     expect(response.status).toBe(422);
+    expect((await act({ action: "connect", app: "Not An App" })).status).toBe(422);
+  });
+
+  it("answers connect with 404 where the context cannot connect apps", async () => {
+    const response = await act({ action: "connect", app: "codehost" });
+    expect(response.status).toBe(404);
+    expect((await response.json()).error.kind).toBe("not_found");
+    expect((await act({ action: "complete", app: "codehost", connectionId: "c1" })).status).toBe(404);
   });
 });

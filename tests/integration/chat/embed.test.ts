@@ -11,12 +11,15 @@ import { ChatRefusal } from "@/server/chat/context";
 import { EmbedMintRefused, mintEmbedToken } from "@/server/embed/mint";
 import { frameAncestorsFor, getAllowedOrigins, setAllowedOrigins } from "@/server/embed/origins";
 import { signEmbedToken } from "@/server/embed/tokens";
+import { setAppOffered } from "@/server/tenancy/apps-repository";
+import { verifyConnectionState } from "@/server/tenancy/connection-state";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
 
 let database: TestDatabase;
 let acmeId: string;
 let memberId: string;
 const bound: { tenantId: string; userId: string }[] = [];
+const connects: { app: string; redirectUri: string }[] = [];
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -26,7 +29,16 @@ beforeAll(async () => {
   memberId = (await database.prisma.user.findUniqueOrThrow({ where: { email: "member@acme.test" } })).id;
   setPlatformClientBinding(async (_prisma, member) => {
     bound.push({ tenantId: member.tenant.id, userId: member.userId });
-    return {} as PlatformClient; // the resolver's own work is under test, not the platform's
+    // The resolver's own work is under test, not the platform's: only the connect call is answered.
+    return {
+      apps: {
+        connect: async (app: string, params: { redirect_uri: string }) => {
+          connects.push({ app, redirectUri: params.redirect_uri });
+          return { authorization_url: `https://oauth.test/authorize?app=${app}`, connection_id: "conn_1" };
+        },
+        complete: async (app: string, params: { connection_id: string }) => ({ status: "active", app, connection: params.connection_id }),
+      },
+    } as unknown as PlatformClient;
   });
 });
 afterAll(() => database.dispose());
@@ -83,6 +95,35 @@ describe("the chat context of an embed token", () => {
     expect(await resolveFrameworkChatContext(request(headers))).not.toBeNull();
     await setAllowedOrigins(database.prisma, acmeId, ["https://shop.acme.test"]);
     expect(await resolveFrameworkChatContext(request(headers))).toBeNull();
+  });
+
+  it("connects only the apps the tenant offers, with the app's own callback as redirect_uri", async () => {
+    const { token } = await mintEmbedToken(database.prisma, { tenantId: acmeId, userId: memberId, origin: "https://shop.acme.test" });
+    const context = await resolveFrameworkChatContext(
+      new Request("http://127.0.0.1:3000/api/chat/actions", {
+        method: "POST",
+        headers: { [EMBED_TOKEN_HEADER]: token, [EMBED_ORIGIN_HEADER]: "https://shop.acme.test", host: "127.0.0.1:3000" },
+      }),
+    );
+    await expect(context!.connect!({ app: "codehost", mode: "popup" })).rejects.toThrow(/does not offer the app "codehost"/);
+    expect(connects).toEqual([]);
+
+    await setAppOffered(database.prisma, acmeId, "codehost", true);
+    expect(await context!.connect!({ app: "codehost", mode: "popup" })).toEqual({ authorizationUrl: "https://oauth.test/authorize?app=codehost" });
+    expect(connects).toHaveLength(1);
+    const redirect = new URL(connects[0]!.redirectUri);
+    expect(redirect.pathname).toMatch(/^\/api\/connections\/callback\/[\w-]+\.[\w-]+\.[\w-]+$/);
+    // The state names the member of the token, so the popup completes it without the token.
+    expect(await verifyConnectionState(redirect.pathname.split("/").pop()!)).toEqual({
+      tenantId: acmeId,
+      userId: memberId,
+      app: "codehost",
+      returnTo: "/connections",
+      mode: "popup",
+    });
+    // The popup hands the grant back to the iframe, which completes it with the token's member.
+    expect(await context!.complete!({ app: "codehost", connectionId: "conn_1" })).toMatchObject({ status: "active", app: "codehost" });
+    await expect(context!.complete!({ app: "mail", connectionId: "conn_1" })).rejects.toThrow(ChatRefusal);
   });
 });
 

@@ -182,4 +182,81 @@ describe("run frames → UI message stream", () => {
     expect(data(message, "error")).toEqual([{ kind: "connection", message: "lost" }]);
     expect(translator.finish()).toEqual([]);
   });
+
+  describe("an app connection the run waits for (permission_request kind connection)", () => {
+    const call: RunFrame = { type: "tool_use", id: "call-1", name: "codehost__list_repos", input: { owner: "acme" } };
+    const request: RunFrame = {
+      type: "permission_request",
+      request_id: "req-1",
+      tool_name: "codehost__list_repos",
+      input: { owner: "acme" },
+      kind: "connection",
+      app: "codehost",
+      app_name: "Code host",
+      connection_status: "missing",
+    };
+    const paused: RunFrame = { type: "run_status", status: "awaiting_approval" };
+    const done: RunFrame = { type: "done", completion_state: "completed", stop_reason: "end_turn", message_count: 2 };
+    const framesOf = (...frames: RunFrame[]) => frames.map((frame, index) => [String(index + 1), frame] as const);
+
+    it("shows a connect card (not an approval) while the run waits, and the call as waiting", async () => {
+      const translator = createRunTranslator({ messageId: "m1", runId: 1 });
+      const chunks = [...translator.start(), ...framesOf(call, request, paused).flatMap(([id, frame]) => translator.frame(frame, id))];
+      const waiting = await messageOf(chunks);
+      expect(data(waiting, "connection")).toEqual([
+        {
+          requestId: "req-1",
+          toolName: "codehost__list_repos",
+          toolCallId: "call-1",
+          app: "codehost",
+          appName: "Code host",
+          reason: "missing",
+          state: "pending",
+        },
+      ]);
+      expect(data(waiting, "approval")).toEqual([]);
+      expect(waiting.metadata?.status).toBe("awaiting_approval");
+    });
+
+    it("marks it connected when the run resumes and the call returns", async () => {
+      const message = await messageOf(
+        translateFrames(
+          { messageId: "m1", runId: 1 },
+          framesOf(
+            call,
+            request,
+            paused,
+            { type: "run_status", status: "running" },
+            { type: "tool_result", tool_use_id: "call-1", content: "[]", result: { repos: ["inlay"] } },
+            { type: "content_block_delta", id: "b", delta: { type: "text_delta", text: "You have 1 repository." } },
+            done,
+          ),
+        ),
+      );
+      expect(data(message, "connection")[0]!.state).toBe("connected");
+      expect(message.parts.find((part) => part.type === "dynamic-tool")).toMatchObject({ state: "output-available" });
+      expect(text(message)).toBe("You have 1 repository.");
+    });
+
+    it("marks it declined when the person says Not now (the call fails cleanly) or the request ends", async () => {
+      const failed = await messageOf(
+        translateFrames(
+          { messageId: "m1", runId: 1 },
+          framesOf(call, request, paused, { type: "tool_result", tool_use_id: "call-1", content: "", result: { error: "codehost is not connected" } }, done),
+        ),
+      );
+      expect(data(failed, "connection")[0]!.state).toBe("declined");
+      const ended = await messageOf(translateFrames({ messageId: "m1", runId: 1 }, framesOf(call, request, paused, done)));
+      expect(data(ended, "connection")[0]!.state).toBe("declined");
+      expect(ended.parts.find((part) => part.type === "dynamic-tool")).toMatchObject({ state: "output-denied" });
+      const cut = await messageOf(translateFrames({ messageId: "m1", runId: 1 }, framesOf(call, request)));
+      expect(data(cut, "connection")[0]!.state).toBe("expired");
+    });
+
+    it("reads the app from the tool name, and an expired connection, when the frame says less", async () => {
+      const bare: RunFrame = { type: "permission_request", request_id: "r2", tool_name: "mail__send", input: {}, kind: "connection", connection_status: "expired" };
+      const message = await messageOf(translateFrames({ messageId: "m1" }, framesOf(bare)));
+      expect(data(message, "connection")[0]).toMatchObject({ app: "mail", appName: "mail", reason: "expired" });
+    });
+  });
 });
