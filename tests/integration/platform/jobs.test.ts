@@ -172,7 +172,8 @@ describe("schedule", () => {
     const count = fires.length;
     await delay(2_500);
     expect(fires.length).toBe(count);
-  });
+    // Up to 30 s waiting for the next hour (in the last half-minute of one), then the fires and the quiet checks.
+  }, 60_000);
 
   it("fires at the wall-clock minute of its zone, keyed by the slot", async () => {
     // A zone 30 minutes off UTC: the job's key names the slot in UTC, minute 0 of Kolkata is :30 UTC.

@@ -22,6 +22,7 @@ describe("platform jobs", () => {
     expect(after).toEqual(before);
     expect(after.map(({ name, key, cron, timezone }) => ({ name, key, cron, timezone }))).toEqual([
       { name: "admission-sweep", key: "every-minute", cron: "* * * * *", timezone: "UTC" },
+      { name: "app-trigger-poll-sweep", key: "every-minute", cron: "* * * * *", timezone: "UTC" },
       { name: "idempotency-key-expiry", key: "every-5-minutes", cron: "*/5 * * * *", timezone: "UTC" },
       { name: "run-event-retention", key: "daily", cron: "17 3 * * *", timezone: "UTC" },
       { name: "trigger-sweep", key: "every-minute", cron: "* * * * *", timezone: "UTC" },
