@@ -250,7 +250,7 @@ describe("OAuth connect", () => {
   it("hands account-level flows a claim ticket, completed once", async () => {
     const { started, landed } = await authorize(owner.key, undefined);
     const ticket = landed.searchParams.get("connector_claim");
-    expect(ticket).toBeTruthy();
+    expect(ticket?.length ?? 0).toBeGreaterThanOrEqual(16);
     const missing = await platform.call("/apps/codehost/connect/complete", { key: owner.key, body: {} });
     expect(missing.status).toBe(422);
     expect(missing.body.error.message).toMatch(/^claim_ticket: /);
@@ -291,7 +291,7 @@ describe("native apps", () => {
     expect(new URL(started.body.authorization_url).searchParams.get("redirect_uri")).toBe(REDIRECT);
     const landed = await oauth.authorize(started.body.authorization_url, REDIRECT);
     const code = landed.searchParams.get("code")!;
-    expect(code).toBeTruthy();
+    expect(code?.length ?? 0).toBeGreaterThanOrEqual(16);
     const wrongUri = await platform.call("/apps/native/connect/complete", { key: owner.key, body: { connection_id: started.body.connection_id, user_id: "rita", code, redirect_uri: `${FRONTEND}/elsewhere` } });
     expect(wrongUri.status).toBe(422);
     // The flow was used by that attempt: start again.
