@@ -1,8 +1,11 @@
 "use client";
 // The message box: Enter sends, Shift+Enter adds a line, Escape stops a run; attachments by button,
-// paste or drop; the send button turns into Stop while the agent works.
-import { useRef, useState, type KeyboardEvent } from "react";
+// paste or drop; the send button turns into Stop while the agent works. A leading `/` offers the
+// agent's commands and skills (command-picker.tsx).
+import { useId, useRef, useState, type KeyboardEvent } from "react";
+import type { ChatCommand } from "@/lib/chat/contract";
 import { MAX_ATTACHMENTS } from "@/lib/chat/limits";
+import { CommandList, matchCommands, slashQuery } from "./command-picker";
 
 const MAX_FILE_BYTES = 5 * 1024 * 1024;
 const ACCEPT = "text/*,application/json,application/pdf,image/png,image/jpeg,image/gif,image/webp,.md,.csv,.yaml,.yml";
@@ -11,12 +14,15 @@ export function Composer({
   busy,
   disabled,
   placeholder,
+  commands = [],
   onSend,
   onStop,
 }: {
   busy: boolean;
   disabled?: boolean;
   placeholder: string;
+  /** Offered by the `/` picker. */
+  commands?: readonly ChatCommand[];
   onSend(text: string, files: File[]): void;
   onStop(): void;
 }) {
@@ -25,6 +31,20 @@ export function Composer({
   const [problem, setProblem] = useState("");
   const input = useRef<HTMLTextAreaElement>(null);
   const picker = useRef<HTMLInputElement>(null);
+  const listId = useId();
+  const [active, setActive] = useState(0);
+  // Closed by Escape until the text changes.
+  const [dismissed, setDismissed] = useState<string | null>(null);
+  const query = slashQuery(text);
+  const options = query === null || dismissed === text ? [] : matchCommands(commands, query);
+  const open = options.length > 0;
+  const current = Math.min(active, options.length - 1);
+
+  const pick = (command: ChatCommand) => {
+    setText(`/${command.slug} `);
+    setActive(0);
+    requestAnimationFrame(() => input.current?.focus());
+  };
 
   const add = (list: FileList | null) => {
     if (!list) return;
@@ -46,6 +66,24 @@ export function Composer({
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (open) {
+      if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+        event.preventDefault();
+        const step = event.key === "ArrowDown" ? 1 : -1;
+        setActive((current + step + options.length) % options.length);
+        return;
+      }
+      if ((event.key === "Enter" && !event.shiftKey) || event.key === "Tab") {
+        event.preventDefault();
+        pick(options[current]!);
+        return;
+      }
+      if (event.key === "Escape") {
+        event.preventDefault();
+        setDismissed(text);
+        return;
+      }
+    }
     if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
       send();
@@ -82,6 +120,7 @@ export function Composer({
           {problem}
         </div>
       )}
+      {open && <CommandList id={listId} options={options} active={current} onPick={pick} onHover={setActive} />}
       <div className="ic-composer-box">
         <input ref={picker} type="file" multiple accept={ACCEPT} hidden onChange={(event) => { add(event.target.files); event.target.value = ""; }} />
         <button type="button" className="ic-icon-btn" aria-label="Attach files" disabled={busy || disabled || files.length >= MAX_ATTACHMENTS} onClick={() => picker.current?.click()}>
@@ -96,9 +135,15 @@ export function Composer({
           value={text}
           placeholder={placeholder}
           aria-label="Message"
+          role={commands.length > 0 ? "combobox" : undefined}
+          aria-autocomplete={commands.length > 0 ? "list" : undefined}
+          aria-expanded={commands.length > 0 ? open : undefined}
+          aria-controls={open ? listId : undefined}
+          aria-activedescendant={open ? `${listId}-${current}` : undefined}
           disabled={disabled}
           onChange={(event) => {
             setText(event.target.value);
+            setActive(0);
             event.target.style.height = "auto";
             event.target.style.height = `${event.target.scrollHeight}px`;
           }}
@@ -121,7 +166,9 @@ export function Composer({
           </button>
         )}
       </div>
-      <div className="ic-hint">Enter to send · Shift+Enter for a new line · Esc to stop</div>
+      <div className="ic-hint">
+        Enter to send · Shift+Enter for a new line · Esc to stop{commands.length > 0 ? " · / for skills" : ""}
+      </div>
     </form>
   );
 }

@@ -8,6 +8,7 @@ import { DefaultChatTransport, type FileUIPart } from "ai";
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type CSSProperties, type ReactNode } from "react";
 import { formatUsd, resumeQuery, runPosition, sendBody } from "@/lib/chat/conversation";
 import type { ChatError, ChatMessage, ChatPart } from "@/lib/chat/types";
+import { useChatCommands } from "./command-picker";
 import { Composer } from "./composer";
 import { ChatHistory } from "./history";
 import { Markdown, preloadMarkdown } from "./markdown";
@@ -169,6 +170,7 @@ function ChatSession({
   onTurnEnd,
 }: InlayChatProps & { id: string; initial: ChatMessage[]; hydrated: boolean }) {
   const config = useInlay();
+  const commands = useChatCommands(config, agent, hydrated);
   // useChat keeps the callbacks it was created with; this one follows the prop.
   const turnEnded = useRef(onTurnEnd);
   useEffect(() => {
@@ -283,7 +285,7 @@ function ChatSession({
       className={`inlay-chat ${className}`}
       style={{ ...themeStyle(config.theme), ...themeStyle(theme), ...style }}
       onKeyDown={(event) => {
-        if (event.key === "Escape" && busy) {
+        if (event.key === "Escape" && busy && !event.defaultPrevented) {
           event.preventDefault();
           void stopRun();
         }
@@ -394,7 +396,7 @@ function ChatSession({
         {waitingForPerson ? "The agent is waiting for your answer." : ""}
       </div>
 
-      <Composer busy={busy} disabled={!hydrated} placeholder={placeholder} onSend={(text, files) => void send(text, files)} onStop={() => void stopRun()} />
+      <Composer busy={busy} disabled={!hydrated} placeholder={placeholder} commands={commands} onSend={(text, files) => void send(text, files)} onStop={() => void stopRun()} />
     </div>
   );
 }

@@ -114,3 +114,14 @@ export interface ChatHistoryItem {
 
 /** How many past conversations the history lists. */
 export const CHAT_HISTORY_LIMIT = 20;
+
+/** GET /api/chat/commands?agent=: what the composer's `/` picker offers for the chat's agent. */
+export const ChatCommandsQuery = z.object({ agent: z.string().trim().min(1).max(255) });
+
+/** A `/` command: a platform command or a custom skill; sending `/slug …` forces it on the run. */
+export interface ChatCommand {
+  slug: string;
+  name: string;
+  description: string;
+  kind: "command" | "skill";
+}
