@@ -2,8 +2,8 @@
 //   npm run platform -- [--role web|worker|all] [--port 4010] [--host 127.0.0.1] [--data-dir DIR]
 // Roles (DESIGN.md): web serves HTTP and SSE and executes nothing; worker claims and executes runs
 // and jobs and opens no port; all (the default, or INLAY_ROLE) does both. --data-dir picks a PGlite
-// data directory (an empty or new one gives a fresh database); without it, DATABASE_URL or
-// PGLITE_DATA_DIR decide as in the app. Prints one line on stdout once ready ("listening on <url>",
+// data directory (an empty or new one gives a fresh database) and is refused with DATABASE_URL; without
+// it, DATABASE_URL or PGLITE_DATA_DIR decide as in the app. Prints one line on stdout once ready ("listening on <url>",
 // or "worker ready" for a worker); logs go to stderr.
 import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
@@ -37,6 +37,11 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
 }
 
 const dataDir = values["data-dir"];
+if (dataDir && env.DATABASE_URL) {
+  // Two databases named: picking one silently would run against the one the operator did not mean.
+  console.error("--data-dir (PGlite) and DATABASE_URL (PostgreSQL) name two databases: give one of them");
+  process.exit(2);
+}
 if (role !== "all" && !env.DATABASE_URL) {
   // PGlite lives inside one process: a web process and a worker cannot share it.
   console.error(`--role ${role} needs DATABASE_URL (PostgreSQL); PGlite runs only with --role all`);

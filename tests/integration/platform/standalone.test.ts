@@ -50,4 +50,10 @@ describe("npm run platform", () => {
     await expect(startStandalone(["--role", "worker"], { DATABASE_URL: "" })).rejects.toThrow(/--role worker needs DATABASE_URL/);
   });
 
+  it("refuses --data-dir together with DATABASE_URL instead of picking one", async () => {
+    await expect(
+      startStandalone(["--data-dir", path.join(tmpdir(), "inlay-unused"), "--port", "0"], { DATABASE_URL: "postgres://postgres@127.0.0.1:5432/postgres" }),
+    ).rejects.toThrow(/--data-dir \(PGlite\) and DATABASE_URL \(PostgreSQL\) name two databases/);
+  });
+
 });
