@@ -6,6 +6,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { ACTIVE_TENANT_COOKIE } from "@/server/api/trpc";
 import { getSession } from "@/server/auth/session";
 import { chatPageHtml, chatPageQuery } from "@/server/chat/page";
+import { chatStorageScope } from "@/server/chat/storage-scope";
 import { getDb } from "@/server/db";
 import { widgetPageResponse } from "@/server/embed/html";
 import { widgetAssets } from "@/server/embed/widget-assets";
@@ -26,6 +27,6 @@ export async function GET(request: NextRequest) {
   const { active } = await resolveActiveMembership(prisma, session.user.id, request.cookies.get(ACTIVE_TENANT_COOKIE)?.value);
   // In no workspace: the overview says how to get into one.
   if (!active) return NextResponse.redirect(new URL("/", url));
-  const viewer = { email: session.user.email ?? "", workspace: active.tenant.name };
+  const viewer = { email: session.user.email ?? "", workspace: active.tenant.name, storageScope: chatStorageScope(active.tenant.id, session.user.id) };
   return widgetPageResponse(chatPageHtml(agent, mode, viewer, await widgetAssets("chat")), "chat page");
 }

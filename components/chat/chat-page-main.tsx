@@ -7,15 +7,16 @@ import "./chat-page.css";
 import { createRoot } from "react-dom/client";
 import { InlayChat, type InlayChatProps } from "./inlay-chat";
 import { InlayProvider } from "./provider";
+import { clearChatStorage } from "./storage";
 
 const root = document.getElementById("inlay-chat");
-const { agent, mode } = root?.dataset ?? {};
+const { agent, mode, scope } = root?.dataset ?? {};
 if (root && agent) {
   // The page writes a mode only once it has checked it is one.
   const permissionMode = mode as InlayChatProps["permissionMode"];
   root.replaceChildren();
   createRoot(root).render(
-    <InlayProvider>
+    <InlayProvider storageScope={scope}>
       <InlayChat
         agent={agent}
         chatId={`console-${agent}-${permissionMode ?? "default"}`}
@@ -32,6 +33,7 @@ if (root && agent) {
 document.querySelector<HTMLButtonElement>("[data-sign-out]")?.addEventListener("click", async (event) => {
   const button = event.currentTarget as HTMLButtonElement;
   button.disabled = true;
+  clearChatStorage();
   try {
     const { csrfToken } = (await (await fetch("/api/auth/csrf")).json()) as { csrfToken: string };
     await fetch("/api/auth/signout", {

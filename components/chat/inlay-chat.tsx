@@ -2,7 +2,8 @@
 // <InlayChat agent="…" />: a complete chat with one agent, on useChat and the typed ChatMessage. Drop
 // it inside an <InlayProvider> (components/chat/provider.tsx) on any page; slots for the header and
 // the avatar, theming through CSS variables (chat.css). The conversation is kept in sessionStorage
-// (when the browser allows it), so a reload shows it again and reattaches to a run still going.
+// (when the browser allows it and the provider names whose it is: storage.ts), so a reload shows it
+// again and reattaches to a run still going.
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, type FileUIPart } from "ai";
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type CSSProperties, type ReactNode } from "react";
@@ -10,6 +11,7 @@ import { formatUsd, resumeQuery, runPosition, sendBody } from "@/lib/chat/conver
 import type { ChatError, ChatMessage, ChatPart } from "@/lib/chat/types";
 import { useChatCommands } from "./command-picker";
 import { Composer } from "./composer";
+import { chatStorageKey, clearChatStorage, loadConversation, saveConversation } from "./storage";
 import { ChatHistory } from "./history";
 import { Markdown, preloadMarkdown } from "./markdown";
 import { ApprovalCard, ConnectionCard, ErrorBanner, Icon, OutputView, PlanCard, QuestionCard, ToolCall, icons, type CardActions } from "./parts";
@@ -33,7 +35,10 @@ export interface InlayChatProps {
   suggestions?: string[];
   welcome?: ReactNode;
   placeholder?: string;
-  /** "session" (default) keeps the conversation across reloads in sessionStorage; "none" does not. */
+  /**
+   * "session" (default) keeps the conversation across reloads in sessionStorage, under the provider's
+   * storageScope; without a storageScope nothing is kept. "none" keeps nothing.
+   */
   persist?: "session" | "none";
   theme?: InlayTheme;
   className?: string;
@@ -43,25 +48,6 @@ export interface InlayChatProps {
 }
 
 const noSubscription = () => () => {};
-const storageKey = (id: string) => `inlay-chat:${id}`;
-
-function load(id: string): ChatMessage[] {
-  try {
-    const raw = window.sessionStorage.getItem(storageKey(id));
-    return raw ? (JSON.parse(raw) as ChatMessage[]) : [];
-  } catch {
-    return []; // storage blocked (a third-party iframe) or unreadable: start empty
-  }
-}
-
-function save(id: string, messages: ChatMessage[]) {
-  try {
-    window.sessionStorage.setItem(storageKey(id), JSON.stringify(messages));
-  } catch {
-    // storage blocked or full: the conversation lives in memory only
-  }
-}
-
 function readFile(file: File): Promise<FileUIPart> {
   return new Promise((resolve, reject) => {
     const reader = new FileReader();
@@ -145,14 +131,21 @@ export function InlayChat(props: InlayChatProps) {
   // The saved conversation is read in the browser only (no sessionStorage while rendering on the
   // server), so the session mounts again, with it, once hydrated.
   const hydrated = useSyncExternalStore(noSubscription, () => true, () => false);
-  const persist = props.persist ?? "session";
-  const initial = useMemo(() => (hydrated && persist === "session" ? load(id) : []), [hydrated, persist, id]);
-  return <ChatSession key={`${id}:${hydrated}`} {...props} id={id} initial={initial} hydrated={hydrated} />;
+  const scope = useInlay().storageScope;
+  const storageKey = scope ? chatStorageKey(scope, id) : "";
+  const persist = storageKey ? (props.persist ?? "session") : "none";
+  const initial = useMemo(() => {
+    if (!hydrated || persist !== "session") return [];
+    clearChatStorage(scope); // another person's conversations, left in this tab
+    return loadConversation(storageKey);
+  }, [hydrated, persist, scope, storageKey]);
+  return <ChatSession key={`${storageKey || id}:${hydrated}`} {...props} persist={persist} id={id} storageKey={storageKey} initial={initial} hydrated={hydrated} />;
 }
 
 function ChatSession({
   agent,
   id,
+  storageKey,
   initial,
   hydrated,
   permissionMode,
@@ -168,7 +161,7 @@ function ChatSession({
   className = "",
   style,
   onTurnEnd,
-}: InlayChatProps & { id: string; initial: ChatMessage[]; hydrated: boolean }) {
+}: InlayChatProps & { id: string; storageKey: string; initial: ChatMessage[]; hydrated: boolean }) {
   const config = useInlay();
   const commands = useChatCommands(config, agent, hydrated);
   // useChat keeps the callbacks it was created with; this one follows the prop.
@@ -217,8 +210,8 @@ function ChatSession({
   const actions = useChatActions(config, position?.runId, onConnected);
 
   useEffect(() => {
-    if (hydrated && persist === "session") save(id, messages);
-  }, [hydrated, persist, id, messages]);
+    if (hydrated && persist === "session") saveConversation(storageKey, messages);
+  }, [hydrated, persist, storageKey, messages]);
 
   // The markdown renderer is loaded once there is something to show (a sent or restored message),
   // while the answer is on its way.
@@ -256,8 +249,8 @@ function ChatSession({
   const newConversation = useCallback(() => {
     clearError();
     setMessages([]);
-    if (persist === "session") save(id, []);
-  }, [clearError, setMessages, persist, id]);
+    if (persist === "session") saveConversation(storageKey, []);
+  }, [clearError, setMessages, persist, storageKey]);
 
   // A past conversation from History: shown as it was, and the next message replies on its run. One
   // still going ends with its current request unread: the chat reattaches to it, as after a reload.
@@ -266,11 +259,11 @@ function ChatSession({
       clearError();
       setMessages(past);
       pinned.current = true;
-      if (persist === "session") save(id, past);
+      if (persist === "session") saveConversation(storageKey, past);
       const resume = resumeQuery(past);
       if (resume) void resumeStream({ body: { resume } });
     },
-    [clearError, setMessages, persist, id, resumeStream],
+    [clearError, setMessages, persist, storageKey, resumeStream],
   );
 
   const last = messages.at(-1);

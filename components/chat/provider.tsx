@@ -28,6 +28,11 @@ export interface InlayConfig {
   headers?: () => Record<string, string>;
   /** "include" when the bridge is on another origin and cookies should go with it. */
   credentials?: RequestCredentials;
+  /**
+   * Whose conversations the chats below keep in sessionStorage: an opaque id of the signed-in person
+   * in their workspace (server/chat/storage-scope.ts). Unset: conversations are not kept in the browser.
+   */
+  storageScope?: string;
   theme?: InlayTheme;
 }
 
@@ -60,9 +65,10 @@ export function InlayProvider({
   api = "/api/chat",
   headers,
   credentials,
+  storageScope,
   theme,
   children,
 }: Partial<InlayConfig> & { children: ReactNode }) {
-  const value = useMemo(() => ({ api, headers, credentials, theme }), [api, headers, credentials, theme]);
+  const value = useMemo(() => ({ api, headers, credentials, storageScope, theme }), [api, headers, credentials, storageScope, theme]);
   return <InlayContext.Provider value={value}>{children}</InlayContext.Provider>;
 }

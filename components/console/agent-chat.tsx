@@ -9,7 +9,7 @@ import { InlayChat, InlayProvider } from "@/components/chat";
 import { FormError } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/react";
 
-export function AgentChat({ agentId }: { agentId: string }) {
+export function AgentChat({ agentId, storageScope }: { agentId: string; storageScope: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const agent = useQuery(trpc.agents.get.queryOptions({ id: agentId }));
@@ -24,7 +24,7 @@ export function AgentChat({ agentId }: { agentId: string }) {
       {agent.isPending ? <div className="h-[36rem] animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading the chat" /> : null}
       {agent.data ? (
         <div className="h-[36rem]">
-          <InlayProvider>
+          <InlayProvider storageScope={storageScope}>
             <InlayChat agent={agentId} chatId={`agent-page-${agentId}`} title={agent.data.name} onTurnEnd={refreshQuota} />
           </InlayProvider>
         </div>

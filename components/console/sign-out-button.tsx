@@ -1,4 +1,5 @@
 "use client";
+import { clearChatStorage } from "@/components/chat/storage";
 import { Button } from "@/components/ui/button";
 
 // next-auth's client is loaded on the click: the header is on every console page, and nothing else
@@ -8,6 +9,7 @@ export function SignOutButton() {
     <Button
       variant="ghost"
       onClick={async () => {
+        clearChatStorage();
         const { signOut } = await import("next-auth/react");
         await signOut({ callbackUrl: "/signin" });
       }}

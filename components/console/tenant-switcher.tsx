@@ -5,6 +5,7 @@
 // someone actually switches.
 import { useRouter } from "next/navigation";
 import { useId, useState, useTransition } from "react";
+import { clearChatStorage } from "@/components/chat/storage";
 
 export function TenantSwitcher({
   tenants,
@@ -25,6 +26,7 @@ export function TenantSwitcher({
     try {
       const { createTrpcClient } = await import("@/lib/trpc/client");
       await createTrpcClient().tenants.switch.mutate({ slug });
+      clearChatStorage();
       startRefresh(() => router.refresh());
     } catch {
       setProblem("The workspace could not be switched.");

@@ -28,6 +28,8 @@ export interface ChatPageViewer {
   email: string;
   /** The active workspace's name. */
   workspace: string;
+  /** Whose conversations the page keeps in the browser (server/chat/storage-scope.ts). */
+  storageScope: string;
 }
 
 /** The page, or (assets missing: the widget was not built) undefined. */
@@ -48,7 +50,7 @@ export function chatPageHtml(agent: string, mode: ChatMode | undefined, viewer: 
     `</div></div></header>`;
   // Until the script takes over: the chat's space, saying it is on its way.
   const chat =
-    `<div id="inlay-chat"${attribute("data-agent", agent)}${attribute("data-mode", mode)} class="h-[calc(100vh-7.5rem)] min-h-[28rem]">` +
+    `<div id="inlay-chat"${attribute("data-agent", agent)}${attribute("data-mode", mode)}${attribute("data-scope", viewer.storageScope)} class="h-[calc(100vh-7.5rem)] min-h-[28rem]">` +
     `<div class="flex h-full items-center justify-center text-sm text-muted" role="status">Loading the chat…</div></div>`;
   return (
     `${pageHead("Chat · Inlay", stylesheetTag(assets) + scriptTags(assets))}<body class="min-h-screen antialiased">` +

@@ -53,6 +53,28 @@ test.describe("chat", () => {
     await expect(chat.input()).toBeEnabled();
   });
 
+  test("a conversation kept in the tab is never shown to the next person who signs in there", async ({ page }) => {
+    // The same agent name in two workspaces: the keys a chat kept its conversation under used to
+    // name only the agent, so the next person saw the first one's conversation.
+    const agent = agentName("Shared");
+    const acme = await ChatPage.open(page, { agent });
+    await acme.send("the acme secret");
+    await expect(acme.lastAnswer()).toContainText("Echo: the acme secret");
+    await page.reload();
+    await expect(acme.turns().first()).toContainText("the acme secret"); // kept for its own person
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL("/signin");
+    expect(await page.evaluate(() => Object.keys(sessionStorage).filter((key) => key.startsWith("inlay-chat:")))).toEqual([]);
+
+    await new SignInPage(page).signIn("admin@globex.test", "inlay-demo");
+    await expect(page).toHaveURL("/");
+    const globex = await ChatPage.open(page, { agent });
+    await expect(globex.turns()).toHaveCount(0);
+    await expect(page.getByText("the acme secret")).toHaveCount(0);
+    expect(await page.evaluate(() => JSON.stringify(sessionStorage))).not.toContain("the acme secret");
+  });
+
   test("the full chat page without an agent lists the agents", async ({ page }) => {
     await page.goto("/chat");
     await expect(page).toHaveURL("/agents");

@@ -5,7 +5,7 @@ import { chatPageHtml, chatPageQuery } from "@/server/chat/page";
 import { expectWidgetPage, widgetAssetsOf } from "../../helpers/widget-page";
 
 const assets = widgetAssetsOf("chat-page-main");
-const viewer = { email: "member@acme.test", workspace: "Acme" };
+const viewer = { email: "member@acme.test", workspace: "Acme", storageScope: "scope-of-max" };
 const query = (search: string) => chatPageQuery(new URLSearchParams(search));
 
 describe("the chat page's query", () => {
@@ -25,7 +25,7 @@ describe("the chat page's HTML", () => {
   it("loads the chat entry, its static chunk and stylesheet, and no Next runtime", () => {
     const html = chatPageHtml("Support", "plan", viewer, assets)!;
     expectWidgetPage(html, assets);
-    expect(html).toContain('<div id="inlay-chat" data-agent="Support" data-mode="plan"');
+    expect(html).toContain('<div id="inlay-chat" data-agent="Support" data-mode="plan" data-scope="scope-of-max"');
     expect(html).toContain('data-testid="signed-in-as">member@acme.test<');
     expect(html).toContain(">Acme<");
     expect(html).toContain("data-sign-out");
@@ -36,7 +36,7 @@ describe("the chat page's HTML", () => {
   });
 
   it("escapes the agent, the email and the workspace", () => {
-    const html = chatPageHtml(`"><script>alert(1)</script>`, undefined, { email: "<b>@x.test", workspace: "A&B" }, assets)!;
+    const html = chatPageHtml(`"><script>alert(1)</script>`, undefined, { email: "<b>@x.test", workspace: "A&B", storageScope: "s" }, assets)!;
     expect(html).toContain('data-agent="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"');
     expect(html).toContain("&lt;b&gt;@x.test");
     expect(html).toContain(">A&amp;B<");
