@@ -37,8 +37,10 @@ export interface McpTestServer {
   url: string;
   /** The legacy HTTP+SSE endpoint (mcp_sse). */
   sseUrl: string;
-  /** Where a 401 points (RFC 9728, the path-inserted form for /mcp). */
+  /** Where a 401 from /mcp points (RFC 9728, the path-inserted form). */
   resourceMetadataUrl: string;
+  /** The resource its metadata names (RFC 8707 indicator): the origin. */
+  resource: string;
   /** Tool calls that ran, by tool name. */
   calls: Record<string, number>;
   /** Every HTTP request, in order. */
@@ -93,31 +95,32 @@ export async function startMcpServer(options: { auth?: McpBearerAuth } = {}): Pr
 
   const resourcePath = "/mcp";
   const metadataPath = `/.well-known/oauth-protected-resource${resourcePath}`;
+  // The resource is the server's origin, so one set of tokens serves /mcp and the legacy /sse alike.
   const metadata = () => ({
-    resource: `${baseUrl}${resourcePath}`,
+    resource: baseUrl,
     authorization_servers: [auth!.authorizationServer],
     scopes_supported: auth!.scopes ?? [],
     bearer_methods_supported: ["header"],
   });
-  const challenge = () => `Bearer resource_metadata="${baseUrl}${metadataPath}"${auth?.scopes?.length ? `, scope="${auth.scopes.join(" ")}"` : ""}`;
+  const challenge = (path: string) =>
+    `Bearer resource_metadata="${baseUrl}${path === resourcePath ? metadataPath : "/.well-known/oauth-protected-resource"}"${auth?.scopes?.length ? `, scope="${auth.scopes.join(" ")}"` : ""}`;
 
   /** null when the request may pass; else the 401 to answer. */
-  async function refusal(authorization: string | undefined): Promise<{ status: 401; headers: Record<string, string>; body: string } | null> {
+  async function refusal(authorization: string | undefined, path: string): Promise<{ status: 401; headers: Record<string, string>; body: string } | null> {
     if (!auth) return null;
     const token = authorization?.match(/^Bearer (.+)$/i)?.[1];
     if (token && (await auth.verify(token))) return null;
     return {
       status: 401,
-      headers: { "www-authenticate": challenge(), "content-type": "application/json" },
+      headers: { "www-authenticate": challenge(path), "content-type": "application/json" },
       body: JSON.stringify({ error: "invalid_token", error_description: "a valid bearer token is required" }),
     };
   }
 
   const app = new Hono();
-  app.get("/.well-known/oauth-protected-resource", (c) => (auth ? c.json(metadata()) : c.notFound()));
-  app.get(metadataPath, (c) => (auth ? c.json(metadata()) : c.notFound()));
+  for (const path of ["", resourcePath, "/sse"]) app.get(`/.well-known/oauth-protected-resource${path}`, (c) => (auth ? c.json(metadata()) : c.notFound()));
   app.all(resourcePath, async (c) => {
-    const refused = await refusal(c.req.header("authorization"));
+    const refused = await refusal(c.req.header("authorization"), resourcePath);
     if (refused) return c.body(refused.body, refused.status, refused.headers);
     const sessionId = c.req.header("mcp-session-id");
     if (sessionId) {
@@ -139,7 +142,7 @@ export async function startMcpServer(options: { auth?: McpBearerAuth } = {}): Pr
   const viaHono = getRequestListener(app.fetch);
 
   async function legacy(req: IncomingMessage, res: ServerResponse, path: string) {
-    const refused = await refusal(req.headers.authorization);
+    const refused = await refusal(req.headers.authorization, path);
     if (refused) return void res.writeHead(refused.status, refused.headers).end(refused.body);
     if (req.method === "GET" && path === "/sse") {
       const transport = new SSEServerTransport("/messages", res);
@@ -179,6 +182,7 @@ export async function startMcpServer(options: { auth?: McpBearerAuth } = {}): Pr
     url: `${baseUrl}${resourcePath}`,
     sseUrl: `${baseUrl}/sse`,
     resourceMetadataUrl: `${baseUrl}${metadataPath}`,
+    resource: baseUrl,
     calls,
     requests,
     sessionCount: () => sessions.size,
