@@ -54,7 +54,7 @@ export interface McpTestServer {
   close(): Promise<void>;
 }
 
-export const MCP_TOOL_NAMES = ["echo", "add", "fail", "big"] as const;
+export const MCP_TOOL_NAMES = ["echo", "add", "fail", "big", "picture"] as const;
 
 export async function startMcpServer(options: { auth?: McpBearerAuth } = {}): Promise<McpTestServer> {
   const calls: Record<string, number> = {};
@@ -89,6 +89,15 @@ export async function startMcpServer(options: { auth?: McpBearerAuth } = {}): Pr
     server.registerTool("big", { description: "Returns `kb` kilobytes of text.", inputSchema: { kb: z.number().int().min(1).max(4096) } }, ({ kb }) => {
       counted("big");
       return { content: [{ type: "text", text: "x".repeat(kb * 1024) }] };
+    });
+    server.registerTool("picture", { description: "A caption and a 1x1 PNG." }, () => {
+      counted("picture");
+      return {
+        content: [
+          { type: "text", text: "a red dot" },
+          { type: "image", mimeType: "image/png", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==" },
+        ],
+      };
     });
     return server;
   }

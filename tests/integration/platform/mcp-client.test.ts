@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { closeOutboundAgents, type OutboundOptions } from "@/server/platform/outbound/guarded-fetch";
 import { callMcpTool, closeMcpClients, listMcpTools, mcpLimits, type McpEndpoint } from "@/server/platform/tool-servers/mcp-client";
 import { ToolServerError } from "@/server/platform/tool-servers/types";
-import { startMcpServer, type McpTestServer } from "../../helpers/mcp-server";
+import { MCP_TOOL_NAMES, startMcpServer, type McpTestServer } from "../../helpers/mcp-server";
 
 const records: Record<string, string> = { "internal.example.test": "10.0.0.5", "mcp.example.test": "127.0.0.1" };
 const fakeLookup: LookupFunction = (hostname, options, callback) => {
@@ -54,7 +54,7 @@ describe.each([
 ] as const)("%s", (_kind, endpoint) => {
   it("lists the server's tools with their descriptions and object input schemas", async () => {
     const tools = await listMcpTools(endpoint());
-    expect(tools.map((tool) => tool.name).sort()).toEqual(["add", "big", "echo", "fail"]);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([...MCP_TOOL_NAMES].sort());
     const echo = tools.find((tool) => tool.name === "echo")!;
     expect(echo.description).toBe("Echoes the text back.");
     expect(echo.inputSchema).toMatchObject({ type: "object", properties: { text: { type: "string" } }, required: ["text"] });
@@ -76,6 +76,16 @@ describe("tool calls", () => {
     const outcome = await callMcpTool(http(), "big", { kb: 200 });
     expect(outcome).toMatchObject({ ok: true, truncated: true });
     expect((outcome as { result: string }).result).toBe("x".repeat(mcpLimits.maxResultBytes));
+  });
+
+  it("keeps text and drops the bytes of binary parts", async () => {
+    expect(await callMcpTool(http(), "picture", {})).toEqual({
+      ok: true,
+      result: [
+        { type: "text", text: "a red dot" },
+        { type: "image", mimeType: "image/png", omitted: "binary content" },
+      ],
+    });
   });
 
   it("answers an unknown tool and bad arguments as outcomes, not throws", async () => {
@@ -149,7 +159,7 @@ describe("failures", () => {
   it("connects by name through the resolver when its address is allowed", async () => {
     const port = new URL(mcp.url).port;
     const tools = await listMcpTools(http({ url: `http://mcp.example.test:${port}/mcp` }));
-    expect(tools.length).toBe(4);
+    expect(tools.length).toBe(MCP_TOOL_NAMES.length);
   });
 });
 
@@ -162,7 +172,7 @@ describe("a server asking for authorization", () => {
       expect(error.message).toBe("127.0.0.1 asks for authorization (HTTP 401): connect the server again.");
       const outcome = await callMcpTool(endpoint({ accessToken: "wrong-token" }), "echo", { text: "x" });
       expect(outcome).toEqual({ ok: false, error: "127.0.0.1 asks for authorization (HTTP 401): connect the server again." });
-      expect((await listMcpTools(endpoint({ accessToken: "good-token" }))).length).toBe(4);
+      expect((await listMcpTools(endpoint({ accessToken: "good-token" }))).length).toBe(MCP_TOOL_NAMES.length);
       expect(await callMcpTool(endpoint({ accessToken: "good-token" }), "echo", { text: "in" })).toEqual({ ok: true, result: "in" });
     }
     const unauthorized = mcp.requests.filter((request) => request.headers.authorization !== "Bearer good-token");

@@ -8,7 +8,7 @@ import { closeOutboundAgents, type OutboundOptions } from "@/server/platform/out
 import { callMcpTool, closeMcpClients, listMcpTools } from "@/server/platform/tool-servers/mcp-client";
 import { completeServerOAuth, refreshServerOAuth, startServerOAuth, type OAuthServerInput } from "@/server/platform/tool-servers/server-oauth";
 import { ToolServerError } from "@/server/platform/tool-servers/types";
-import { startMcpServer, type McpTestServer } from "../../helpers/mcp-server";
+import { MCP_TOOL_NAMES, startMcpServer, type McpTestServer } from "../../helpers/mcp-server";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
 
 // Never fetched: authorize() stops when the authorization server redirects here.
@@ -179,7 +179,7 @@ describe("MCP servers: discovered", () => {
     expect(await oauth.validAccessToken(tokens.accessToken)).toMatchObject({ audience: mcp.resource, scopes: MCP_SCOPES });
 
     const tools = await listMcpTools({ url: mcp.url, kind: "mcp_http", headers: {}, accessToken: tokens.accessToken, outbound });
-    expect(tools.map((tool) => tool.name).sort()).toEqual(["add", "big", "echo", "fail"]);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([...MCP_TOOL_NAMES].sort());
     expect(await callMcpTool({ url: mcp.sseUrl, kind: "mcp_sse", headers: {}, accessToken: tokens.accessToken, outbound }, "add", { a: 1, b: 2 })).toEqual({
       ok: true,
       result: { sum: 3 },
@@ -201,7 +201,7 @@ describe("MCP servers: discovered", () => {
     expect(oauth.registrations.length).toBe(registrationsBefore);
     expect(flow.client).toMatchObject({ clientId: oauth.client.clientId, tokenEndpointAuthMethod: "client_secret_post", resource: mcp.resource });
     const tokens = await completeServerOAuth({ client: flow.client, code: flow.code, codeVerifier: flow.codeVerifier, redirectUri: REDIRECT, outbound });
-    expect((await listMcpTools({ url: mcp.sseUrl, kind: "mcp_sse", headers: {}, accessToken: tokens.accessToken, outbound })).length).toBe(4);
+    expect((await listMcpTools({ url: mcp.sseUrl, kind: "mcp_sse", headers: {}, accessToken: tokens.accessToken, outbound })).length).toBe(MCP_TOOL_NAMES.length);
   });
 
   it("a server that publishes no OAuth metadata is a clear protocol error", async () => {
