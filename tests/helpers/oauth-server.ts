@@ -2,7 +2,8 @@
 // PKCE required, refresh tokens for every client allowed them, short access tokens when asked, and an
 // interaction that signs the person in and consents at once (no forms). Tests drive the authorization
 // URL with authorize() as a browser would (cookies, redirects), and check access tokens with
-// validAccessToken() (what a fake API asks before it answers).
+// validAccessToken() (what a fake API asks before it answers). For MCP servers it can also take dynamic
+// client registrations (RFC 7591) and bind tokens to a resource indicator (RFC 8707).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import Provider, { type ClientMetadata, type KoaContextWithOIDC } from "oidc-provider";
@@ -31,8 +32,13 @@ export interface OAuthServer {
   grants: Record<string, number>;
   /** Token requests that failed, by grant type and error. */
   grantErrors: { grantType: string; error: string }[];
-  /** The account an access token was issued to, or null when unknown, expired or revoked. */
-  validAccessToken(token: string): Promise<{ accountId: string; scopes: string[] } | null>;
+  /** Clients registered dynamically (RFC 7591), in order. */
+  registrations: { clientId: string; tokenEndpointAuthMethod: string; redirectUris: string[] }[];
+  /**
+   * The account an access token was issued to (and the resource it is bound to, with resource
+   * indicators), or null when unknown, expired or revoked.
+   */
+  validAccessToken(token: string): Promise<{ accountId: string; scopes: string[]; audience?: string } | null>;
   /** Ends the grant a refresh token belongs to (the next refresh answers invalid_grant). */
   revokeGrantOf(refreshToken: string): Promise<void>;
   /** Follows an authorization URL through sign-in and consent until a redirect to `stopAt` (a URL prefix). */
@@ -42,12 +48,22 @@ export interface OAuthServer {
 
 export const OAUTH_SCOPES = ["openid", "offline_access", "repo", "read:user", "channels:read", "chat:write", "users:read"];
 
-export async function startOAuthServer(options: { clientId?: string; clientSecret?: string } = {}): Promise<OAuthServer> {
+export interface OAuthServerOptions {
+  clientId?: string;
+  clientSecret?: string;
+  /** Open dynamic client registration at /reg (no initial access token), as MCP clients expect. */
+  dynamicRegistration?: boolean;
+  /** RFC 8707: every resource is accepted and its tokens (opaque) carry these scopes and the resource as audience. */
+  resourceIndicators?: { scopes: string[] };
+}
+
+export async function startOAuthServer(options: OAuthServerOptions = {}): Promise<OAuthServer> {
   let provider: Provider | undefined;
   let accountId = "octocat";
   let accessTokenTtl = 3600;
   const grants: Record<string, number> = {};
   const grantErrors: { grantType: string; error: string }[] = [];
+  const registrations: OAuthServer["registrations"] = [];
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (!provider) {
@@ -102,7 +118,27 @@ export async function startOAuthServer(options: { clientId?: string; clientSecre
       clients: [metadata],
       scopes: OAUTH_SCOPES,
       pkce: { required: () => true },
-      features: { devInteractions: { enabled: false }, revocation: { enabled: true, allowedPolicy: () => true }, introspection: { enabled: true } },
+      features: {
+        devInteractions: { enabled: false },
+        revocation: { enabled: true, allowedPolicy: () => true },
+        introspection: { enabled: true },
+        ...(options.dynamicRegistration ? { registration: { enabled: true } } : {}),
+        ...(options.resourceIndicators
+          ? {
+              resourceIndicators: {
+                enabled: true,
+                // An authorization that named one resource gets its token for it without naming it again.
+                defaultResource: (_ctx: unknown, _client: unknown, oneOf?: string[]) => (oneOf?.length === 1 ? oneOf[0] : undefined),
+                useGrantedResource: () => true,
+                getResourceServerInfo: (_ctx: unknown, resource: string) => ({
+                  scope: options.resourceIndicators!.scopes.join(" "),
+                  audience: resource,
+                  accessTokenFormat: "opaque",
+                }),
+              },
+            }
+          : {}),
+      },
       issueRefreshToken: async (_ctx: unknown, c: { grantTypeAllowed(type: string): boolean }) => c.grantTypeAllowed("refresh_token"),
       // Rotation on every refresh: the strictest case for the platform (it must keep the new one).
       rotateRefreshToken: () => true,
@@ -126,6 +162,9 @@ export async function startOAuthServer(options: { clientId?: string; clientSecre
     });
     next.on("grant.error", (ctx: KoaContextWithOIDC, error: { error?: string }) => {
       grantErrors.push({ grantType: grantTypeOf(ctx), error: error.error ?? "error" });
+    });
+    next.on("registration_create.success", (_ctx: unknown, registered: { clientId: string; tokenEndpointAuthMethod: string; redirectUris: string[] }) => {
+      registrations.push({ clientId: registered.clientId, tokenEndpointAuthMethod: registered.tokenEndpointAuthMethod, redirectUris: [...registered.redirectUris] });
     });
     provider = next;
   }
@@ -173,11 +212,13 @@ export async function startOAuthServer(options: { clientId?: string; clientSecre
     },
     grants,
     grantErrors,
+    registrations,
     async validAccessToken(token) {
       if (!provider) return null;
       const found = await provider.AccessToken.find(token);
       if (!found || found.isExpired) return null;
-      return { accountId: found.accountId!, scopes: [...(found.scopes ?? [])] };
+      const audience = Array.isArray(found.aud) ? found.aud[0] : found.aud;
+      return { accountId: found.accountId!, scopes: [...(found.scopes ?? [])], ...(audience ? { audience } : {}) };
     },
     async revokeGrantOf(refreshToken) {
       const found = await provider?.RefreshToken.find(refreshToken);

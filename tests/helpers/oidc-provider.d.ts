@@ -12,6 +12,7 @@ declare module "oidc-provider" {
     accountId?: string;
     grantId?: string;
     scopes?: Set<string>;
+    aud?: string | string[];
     isExpired: boolean;
     destroy(): Promise<void>;
   }

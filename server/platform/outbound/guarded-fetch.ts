@@ -12,7 +12,8 @@ export type OutboundErrorReason =
   | "scheme_not_allowed"
   | "timeout"
   | "connection_failed"
-  | "too_many_redirects";
+  | "too_many_redirects"
+  | "response_too_large";
 
 /** A refused or failed outbound request. `message` names the host and the reason and is safe to show users. */
 export class OutboundError extends Error {
@@ -143,62 +144,242 @@ const bodyHeaders = new Set(["content-type", "content-length", "content-encoding
 export async function guardedFetch(url: string, init: OutboundRequest, options: OutboundOptions = {}): Promise<OutboundResponse> {
   const timeoutMs = options.timeoutMs ?? outboundDefaults.timeoutMs;
   const maxResponseBytes = options.maxResponseBytes ?? outboundDefaults.maxResponseBytes;
-  const maxRedirects = options.maxRedirects ?? outboundDefaults.maxRedirects;
   const started = performance.now();
-
   let target = checkOutboundUrl(url, options);
-  let method = init.method.toUpperCase();
-  let headers = { ...init.headers };
-  let body = init.body;
 
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), timeoutMs);
   try {
-    for (let redirects = 0; ; redirects++) {
-      const response = await request(target, {
-        method: method as Dispatcher.HttpMethod,
-        headers,
-        body,
-        dispatcher: agentFor(options),
-        signal: deadline.signal,
-      });
-      const location = headerValue(response.headers.location);
-      if (maxRedirects > 0 && redirectStatuses.has(response.statusCode) && location !== undefined) {
-        await response.body.dump();
-        if (redirects >= maxRedirects) {
-          throw new OutboundError("too_many_redirects", `${target.hostname} redirected more than ${maxRedirects} times.`);
-        }
-        let next: URL;
-        try {
-          next = new URL(location, target);
-        } catch {
-          throw new OutboundError("invalid_url", `${target.hostname} redirected to an invalid URL.`);
-        }
-        next = checkOutboundUrl(next.href, options);
-        // As fetch does: 303, and 301/302 after a POST, continue as a GET without the body.
-        if (response.statusCode === 303 ? method !== "HEAD" : (response.statusCode === 301 || response.statusCode === 302) && method === "POST") {
-          method = "GET";
-          body = undefined;
-          headers = withoutHeaders(headers, bodyHeaders);
-        }
-        if (next.origin !== target.origin) headers = withoutHeaders(headers, originBoundHeaders);
-        target = next;
-        continue;
-      }
-      const { text, truncated } = await readCapped(response.body, maxResponseBytes);
-      return {
-        status: response.statusCode,
-        headers: flattenHeaders(response.headers),
-        body: text,
-        truncated,
-        durationMs: Math.round(performance.now() - started),
-      };
-    }
+    const sent = await dispatch(target, init, options, { signal: deadline.signal, redirect: "follow" }, (hop) => (target = hop));
+    const { text, truncated } = await readCapped(sent.response.body, maxResponseBytes);
+    return {
+      status: sent.response.statusCode,
+      headers: flattenHeaders(sent.response.headers),
+      body: text,
+      truncated,
+      durationMs: Math.round(performance.now() - started),
+    };
   } catch (err) {
     throw toOutboundError(err, target, deadline.signal.aborted, timeoutMs);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Sends one request through the guarded Agent, following up to maxRedirects hops (each checked like
+ * the first URL) unless `redirect` says otherwise. Returns the final response with its body unread.
+ */
+async function dispatch(
+  first: URL,
+  init: OutboundRequest,
+  options: OutboundOptions,
+  how: { signal: AbortSignal; redirect: "follow" | "manual" | "error"; headersTimeout?: number; bodyTimeout?: number },
+  onHop: (target: URL) => void,
+): Promise<{ response: Dispatcher.ResponseData; target: URL }> {
+  const maxRedirects = how.redirect === "follow" ? (options.maxRedirects ?? outboundDefaults.maxRedirects) : 0;
+  let target = first;
+  let method = init.method.toUpperCase();
+  let headers = { ...init.headers };
+  let body = init.body;
+  for (let redirects = 0; ; redirects++) {
+    const response = await request(target, {
+      method: method as Dispatcher.HttpMethod,
+      headers,
+      body,
+      dispatcher: agentFor(options),
+      signal: how.signal,
+      ...(how.headersTimeout !== undefined ? { headersTimeout: how.headersTimeout } : {}),
+      ...(how.bodyTimeout !== undefined ? { bodyTimeout: how.bodyTimeout } : {}),
+    });
+    const location = headerValue(response.headers.location);
+    const isRedirect = redirectStatuses.has(response.statusCode) && location !== undefined;
+    if (isRedirect && how.redirect === "error") {
+      await response.body.dump();
+      throw new OutboundError("too_many_redirects", `${target.hostname} redirected, and this request follows no redirects.`);
+    }
+    if (!isRedirect || maxRedirects === 0) return { response, target };
+    await response.body.dump();
+    if (redirects >= maxRedirects) {
+      throw new OutboundError("too_many_redirects", `${target.hostname} redirected more than ${maxRedirects} times.`);
+    }
+    let next: URL;
+    try {
+      next = new URL(location, target);
+    } catch {
+      throw new OutboundError("invalid_url", `${target.hostname} redirected to an invalid URL.`);
+    }
+    next = checkOutboundUrl(next.href, options);
+    // As fetch does: 303, and 301/302 after a POST, continue as a GET without the body.
+    if (response.statusCode === 303 ? method !== "HEAD" : (response.statusCode === 301 || response.statusCode === 302) && method === "POST") {
+      method = "GET";
+      body = undefined;
+      headers = withoutHeaders(headers, bodyHeaders);
+    }
+    if (next.origin !== target.origin) headers = withoutHeaders(headers, originBoundHeaders);
+    target = next;
+    onHop(target);
+  }
+}
+
+/** What guardedStreamingFetch adds to the outbound options. */
+export interface StreamingOutboundOptions extends OutboundOptions {
+  /** Longest silence while a body is read (an event stream's included); default 5 minutes. */
+  idleTimeoutMs?: number;
+  /** Cap of an event stream's bytes; default 16 MB. (maxResponseBytes caps every other body.) */
+  maxStreamBytes?: number;
+}
+
+export const streamingDefaults = { idleTimeoutMs: 300_000, maxStreamBytes: 16 * 1024 * 1024 } as const;
+
+// Statuses whose Response must have a null body.
+const nullBodyStatuses = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * A WHATWG fetch through the same guarded Agent, for libraries that take a fetch (MCP transports,
+ * OAuth clients) and may read a response as a stream. `timeoutMs` bounds connecting and the response
+ * headers, and reading the whole body unless it is an event stream (text/event-stream), which may stay
+ * open as long as it is never silent for `idleTimeoutMs`. A body past its cap fails with
+ * response_too_large rather than being cut, since a library would misread a cut body. Redirects follow
+ * `maxRedirects` (0: the 3xx is the response); `redirect: "error"` refuses any.
+ */
+export function guardedStreamingFetch(options: StreamingOutboundOptions = {}): typeof fetch {
+  const timeoutMs = options.timeoutMs ?? outboundDefaults.timeoutMs;
+  const idleTimeoutMs = options.idleTimeoutMs ?? streamingDefaults.idleTimeoutMs;
+  const fetcher = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const call = await fetchCallOf(input, init);
+    let target = checkOutboundUrl(call.url, options);
+    const caller = call.signal;
+    if (caller?.aborted) throw abortReasonOf(caller);
+
+    const controller = new AbortController();
+    const onCallerAbort = () => controller.abort(abortReasonOf(caller!));
+    caller?.addEventListener("abort", onCallerAbort, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const settle = () => {
+      clearTimeout(timer);
+      caller?.removeEventListener("abort", onCallerAbort);
+    };
+    const failure = (err: unknown) => {
+      if (caller?.aborted) return abortReasonOf(caller);
+      const code = (err as { code?: unknown } | null)?.code;
+      if (code === "UND_ERR_BODY_TIMEOUT") return new OutboundError("timeout", `${bareHost(target.hostname)} was silent for ${idleTimeoutMs} ms.`, { cause: err });
+      return toOutboundError(err, target, timedOut, timeoutMs);
+    };
+
+    try {
+      const { response } = await dispatch(
+        target,
+        call,
+        options,
+        { signal: controller.signal, redirect: call.redirect, headersTimeout: timeoutMs, bodyTimeout: idleTimeoutMs },
+        (hop) => (target = hop),
+      );
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(response.headers)) {
+        for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, one);
+      }
+      const status = response.statusCode;
+      if (status < 200 || status > 599) {
+        await response.body.dump();
+        throw new OutboundError("connection_failed", `${bareHost(target.hostname)} answered with status ${status}.`);
+      }
+      let body: ReadableStream<Uint8Array> | null = null;
+      if (nullBodyStatuses.has(status) || call.method.toUpperCase() === "HEAD") {
+        await response.body.dump();
+        settle();
+      } else {
+        const isEventStream = (headers.get("content-type") ?? "").toLowerCase().startsWith("text/event-stream");
+        // An event stream outlives the exchange's budget; the idle timeout and the caller's signal end it.
+        if (isEventStream) clearTimeout(timer);
+        const cap = isEventStream ? (options.maxStreamBytes ?? streamingDefaults.maxStreamBytes) : (options.maxResponseBytes ?? outboundDefaults.maxResponseBytes);
+        body = cappedWebStream(response.body, cap, bareHost(target.hostname), settle, failure);
+      }
+      const answer = new Response(body, { status, headers });
+      Object.defineProperty(answer, "url", { value: target.href });
+      return answer;
+    } catch (err) {
+      settle();
+      throw failure(err);
+    }
+  };
+  return fetcher as typeof fetch;
+}
+
+interface FetchCall extends OutboundRequest {
+  url: string;
+  signal?: AbortSignal;
+  redirect: "follow" | "manual" | "error";
+}
+
+async function fetchCallOf(input: string | URL | Request, init: RequestInit | undefined): Promise<FetchCall> {
+  const request = input instanceof Request ? input : undefined;
+  const headers = new Headers(request?.headers);
+  new Headers(init?.headers).forEach((value, name) => headers.set(name, value));
+  let body: string | Uint8Array | undefined;
+  const given = init?.body ?? (request?.body ? request.body : undefined);
+  if (typeof given === "string" || given instanceof Uint8Array) body = given;
+  else if (given !== undefined && given !== null) {
+    // Any other BodyInit (form data, blobs, streams, buffers) serialized the way fetch would.
+    const serialized = new Response(given);
+    const type = serialized.headers.get("content-type");
+    if (type && !headers.has("content-type")) headers.set("content-type", type);
+    body = new Uint8Array(await serialized.arrayBuffer());
+  }
+  const record: Record<string, string> = {};
+  headers.forEach((value, name) => (record[name] = value));
+  return {
+    url: request ? request.url : input instanceof URL ? input.href : String(input),
+    method: init?.method ?? request?.method ?? "GET",
+    headers: record,
+    body,
+    signal: init?.signal ?? request?.signal ?? undefined,
+    redirect: init?.redirect ?? request?.redirect ?? "follow",
+  };
+}
+
+const abortReasonOf = (signal: AbortSignal): unknown => signal.reason ?? new DOMException("This operation was aborted", "AbortError");
+
+function cappedWebStream(
+  body: Dispatcher.ResponseData["body"],
+  cap: number,
+  host: string,
+  settle: () => void,
+  failure: (err: unknown) => unknown,
+): ReadableStream<Uint8Array> {
+  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  let size = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await chunks.next();
+        if (next.done) {
+          settle();
+          controller.close();
+          return;
+        }
+        size += next.value.length;
+        if (size > cap) {
+          body.destroy();
+          settle();
+          controller.error(new OutboundError("response_too_large", `${host} sent more than ${cap} bytes.`));
+          return;
+        }
+        controller.enqueue(new Uint8Array(next.value.buffer, next.value.byteOffset, next.value.length));
+      } catch (err) {
+        settle();
+        controller.error(failure(err));
+      }
+    },
+    cancel() {
+      body.destroy();
+      settle();
+    },
+  });
 }
 
 async function readCapped(body: AsyncIterable<Buffer>, maxBytes: number): Promise<{ text: string; truncated: boolean }> {

@@ -5,7 +5,7 @@ import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type LookupFunction, type AddressInfo, type Socket } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { closeOutboundAgents, guardedFetch, OutboundError, type OutboundOptions } from "@/server/platform/outbound/guarded-fetch";
+import { closeOutboundAgents, guardedFetch, guardedStreamingFetch, OutboundError, type OutboundOptions } from "@/server/platform/outbound/guarded-fetch";
 
 type Seen = { method: string; url: string; body: string };
 const seen: Seen[] = [];
@@ -13,6 +13,7 @@ const connectedTo: string[] = [];
 const connectAttempts: string[] = [];
 
 let server: Server;
+let releaseEvents: (() => void) | undefined;
 let base: string;
 let port: number;
 
@@ -29,6 +30,15 @@ function handle(req: IncomingMessage, res: ServerResponse, body: string) {
   if (path === "/loop") return res.writeHead(302, { location: "/loop" }).end();
   if (path === "/hang") return; // never answers
   if (path === "/stall-body") return res.writeHead(200).write("partial"); // headers, then nothing
+  if (path === "/events") {
+    // One event now, the second (and the end) when the test says so.
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write("data: one\n\n");
+    releaseEvents = () => res.end("data: two\n\n");
+    return;
+  }
+  if (path === "/silent-events") return res.writeHead(200, { "content-type": "text/event-stream" }).write(": hello\n\n");
+  if (path === "/json") return res.writeHead(200, { "content-type": "application/json", "set-cookie": ["a=1", "b=2"] }).end(JSON.stringify({ body }));
   if (path === "/big") {
     res.writeHead(200, { "content-type": "text/plain" });
     return res.end("x".repeat(1024 * 1024));
@@ -238,5 +248,100 @@ describe("limits", () => {
     const error = await refusal(guardedFetch(`http://127.0.0.1:${closedPort}/`, { method: "GET", headers: {} }, dev));
     expect(error.reason).toBe("connection_failed");
     expect(error.message).toBe("Could not reach 127.0.0.1: ECONNREFUSED.");
+  });
+});
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("guardedStreamingFetch", () => {
+  it("is a fetch: a POST reaches the server, and status, headers, body and url come back", async () => {
+    const fetcher = guardedStreamingFetch(dev);
+    const response = await fetcher(`${base}/json`, { method: "POST", headers: { "content-type": "text/plain" }, body: "hello" });
+    expect(response.status).toBe(200);
+    expect(response.url).toBe(`${base}/json`);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(response.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
+    expect(await response.json()).toEqual({ body: "hello" });
+    expect(seen).toEqual([{ method: "POST", url: "/json", body: "hello" }]);
+  });
+
+  it("takes a Request and other body types (URLSearchParams gets its content type)", async () => {
+    const fetcher = guardedStreamingFetch(dev);
+    const fromRequest = await fetcher(new Request(`${base}/echo`, { method: "PUT", body: "from a Request" }));
+    expect(await fromRequest.text()).toBe("got PUT from a Request");
+    const form = await fetcher(`${base}/echo`, { method: "POST", body: new URLSearchParams({ a: "1", b: "two" }) });
+    expect(await form.text()).toBe("got POST a=1&b=two");
+  });
+
+  it("refuses loopback without allowLoopback, and a name resolving to a private address, before connecting", async () => {
+    const refusedLoopback = await rejection(guardedStreamingFetch(prod)(`${base}/json`, { method: "POST", body: "x" }));
+    expect(refusedLoopback).toBeInstanceOf(OutboundError);
+    expect((refusedLoopback as OutboundError).message).toBe("127.0.0.1 is a loopback address");
+    const refusedName = await rejection(guardedStreamingFetch(dev)("http://internal.example.test/mcp", { method: "POST", body: "x" }));
+    expect((refusedName as OutboundError).message).toBe("internal.example.test resolves to 10.0.0.5, a private address");
+    const refusedScheme = await rejection(guardedStreamingFetch({ allowLoopback: true })(`${base}/json`));
+    expect((refusedScheme as OutboundError).reason).toBe("scheme_not_allowed");
+    expect(seen).toEqual([]);
+  });
+
+  it("hands an event stream over as it comes, and the stream may outlive timeoutMs", async () => {
+    const response = await guardedStreamingFetch({ ...dev, timeoutMs: 200 })(`${base}/events`);
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    expect((await reader.read()).value).toBe("data: one\n\n");
+    // Past the exchange's budget: an event stream is bounded by silence, not by timeoutMs.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    releaseEvents!();
+    let rest = "";
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += chunk.value;
+    expect(rest).toBe("data: two\n\n");
+  });
+
+  it("ends an event stream silent for idleTimeoutMs with a timeout", async () => {
+    const response = await guardedStreamingFetch({ ...dev, idleTimeoutMs: 300 })(`${base}/silent-events`);
+    const error = await rejection(response.text());
+    expect((error as OutboundError).reason).toBe("timeout");
+    expect((error as OutboundError).message).toBe("127.0.0.1 was silent for 300 ms.");
+  });
+
+  it("fails a body past maxResponseBytes with response_too_large instead of cutting it", async () => {
+    const response = await guardedStreamingFetch({ ...dev, maxResponseBytes: 10_000 })(`${base}/big`);
+    const error = await rejection(response.text());
+    expect((error as OutboundError).reason).toBe("response_too_large");
+    expect((error as OutboundError).message).toBe("127.0.0.1 sent more than 10000 bytes.");
+  });
+
+  it("times out a server that never answers, and one whose (non-stream) body stalls", async () => {
+    const hang = await rejection(guardedStreamingFetch({ ...dev, timeoutMs: 300 })(`${base}/hang`, { method: "POST", body: "x" }));
+    expect((hang as OutboundError).reason).toBe("timeout");
+    const stalled = await guardedStreamingFetch({ ...dev, timeoutMs: 300 })(`${base}/stall-body`);
+    expect(((await rejection(stalled.text())) as OutboundError).reason).toBe("timeout");
+  });
+
+  it("rejects with the caller's abort reason when the caller aborts", async () => {
+    const controller = new AbortController();
+    const pending = guardedStreamingFetch(dev)(`${base}/hang`, { signal: controller.signal });
+    controller.abort();
+    const error = await rejection(pending);
+    expect((error as Error).name).toBe("AbortError");
+  });
+
+  it("checks every redirect hop; redirect: error refuses any; maxRedirects 0 returns the 3xx", async () => {
+    const toMetadata = await rejection(guardedStreamingFetch({ ...dev, maxRedirects: 3 })(`${base}/to-metadata`));
+    expect((toMetadata as OutboundError).message).toBe("169.254.169.254 is a link-local address");
+    const refused = await rejection(guardedStreamingFetch({ ...dev, maxRedirects: 3 })(`${base}/to-echo`, { redirect: "error" }));
+    expect((refused as OutboundError).reason).toBe("too_many_redirects");
+    const followed = await guardedStreamingFetch({ ...dev, maxRedirects: 1 })(`${base}/to-echo`, { method: "POST", body: "x" });
+    expect(followed.url).toBe(`${base}/echo`);
+    expect(await followed.text()).toBe("got GET ");
+    const returned = await guardedStreamingFetch(dev)(`${base}/to-metadata`);
+    expect(returned.status).toBe(302);
+    expect(returned.headers.get("location")).toBe("http://169.254.169.254/latest/meta-data");
   });
 });
