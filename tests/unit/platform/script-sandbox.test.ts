@@ -2,8 +2,12 @@
 // the warm pool, and a corpus of hostile scripts, each contained, answered as a tool error, and followed
 // by a call the sandbox still answers. One sandbox serves the whole file: an interpreter takes seconds
 // to start.
+import { existsSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createScriptSandbox, type PooledScriptSandbox } from "@/server/platform/tool-servers/script-sandbox";
 
@@ -228,5 +232,46 @@ describe("script sandbox: hostile scripts", { timeout: 120_000 }, () => {
       expect(outcome.ok).toBe(false);
       expect(outcome.ok === false && outcome.error).not.toMatch(/prelude|worker|\.mjs|\.py|node_modules|Traceback/);
     }
+  });
+});
+
+describe("script sandbox: the worker realm, attacked with unrestricted Python", { timeout: 120_000 }, () => {
+  it("has no host files, no JavaScript globals, no code from strings and no processes", async () => {
+    const marker = path.join(tmpdir(), `script-sandbox-${process.pid}-${Date.now()}`);
+    const attempt = (body: string) => `try:\n    result = ${body}\nexcept BaseException as e:\n    result = type(e).__name__ + ': ' + str(e)\nresult`;
+    const attacks: Array<[string, string]> = [
+      ["read a host file", attempt("open('/etc/passwd').read()")],
+      ["list the root", attempt("str(sorted(__import__('os').listdir('/')))")],
+      ["js globals", attempt("str([hasattr(__import__('js'), n) for n in ('process', 'fetch', 'require', 'globalThis', 'eval', 'Function')])")],
+      ["pyodide's JS API", attempt("str(__import__('pyodide_js'))")],
+      ["Function constructor", attempt("str(__import__('pyodide.ffi').ffi.to_js([]).constructor.constructor('return process')())")],
+      ["run_js", attempt("str(__import__('pyodide.code').code.run_js('1 + 1'))")],
+      // Last: Emscripten's system() failing is fatal to the interpreter.
+      ["shell", attempt(`str(__import__('os').system('touch ${marker}'))`)],
+    ];
+    const worker = new Worker(path.resolve("tests/unit/platform/fixtures/locked-down-interpreter.mjs"), {
+      workerData: { attacks },
+      env: {},
+      execArgv: [],
+      stdout: true,
+      stderr: true,
+    });
+    worker.stdout.resume();
+    worker.stderr.resume();
+    const results = await new Promise<Record<string, string>>((resolve, reject) => {
+      worker.once("message", resolve);
+      worker.once("error", reject);
+    });
+    await worker.terminate();
+    expect(results).toEqual({
+      "read a host file": "FileNotFoundError: [Errno 44] No such file or directory: '/etc/passwd'",
+      "list the root": "['dev', 'home', 'lib', 'proc', 'tmp']",
+      "js globals": "[False, False, False, False, False, False]",
+      "pyodide's JS API": "ModuleNotFoundError: No module named 'pyodide_js'",
+      "Function constructor": expect.stringMatching(/the Function constructor is disabled in the script sandbox/),
+      run_js: "ImportError: cannot import name 'eval' from 'js' (unknown location)",
+      shell: expect.stringMatching(/loading node:child_process is disabled in the script sandbox/),
+    });
+    expect(existsSync(marker)).toBe(false);
   });
 });
