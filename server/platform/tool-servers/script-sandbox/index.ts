@@ -1,0 +1,351 @@
+// Script tools: Python run in Pyodide inside worker threads (worker.mjs), with a wall-clock limit per
+// call, a memory limit, no filesystem and no network but the injected `http`, which this side answers
+// through the outbound guard, limited to the call's allowed origins. The security model is described at
+// the top of worker.mjs and prelude.py.
+//
+// Pool: `poolSize` interpreters, started on first use and kept warm, each running one call at a time;
+// each call gets a fresh Python namespace. A worker that timed out, ran out of memory or broke is
+// terminated and replaced; calls beyond the pool wait in a bounded queue.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { z } from "zod";
+import { guardedFetch, OutboundError, outboundDefaults, type OutboundOptions } from "../../outbound/guarded-fetch";
+import type { ToolCallOutcome } from "../types";
+
+export interface ScriptSandboxOptions {
+  /** Warm interpreters kept ready. */
+  poolSize?: number;
+  /** Wall-clock budget of one call (or check), its `http` requests included. */
+  timeoutMs?: number;
+  /** Cap of one interpreter's Python heap (WebAssembly memory), in MiB. */
+  memoryMb?: number;
+  /** Cap of a result's JSON; a larger result is a tool error (a cut JSON would not parse). */
+  maxResultBytes?: number;
+  /** Calls waiting for an interpreter beyond which calls are refused at once. */
+  maxQueue?: number;
+  /** `http` requests one call may make. */
+  maxHttpRequests?: number;
+  outbound: OutboundOptions;
+}
+
+export interface ScriptCall {
+  source: string;
+  tool: string;
+  args: Record<string, unknown>;
+  /** Origins `http` may reach: the server's url origin and its script_allowlist. */
+  allowedOrigins: string[];
+}
+
+export interface ScriptSandbox {
+  /** Whether the script defines one function per tool name taking keyword arguments; error says what is wrong. */
+  check(source: string, toolNames: string[]): Promise<{ ok: true } | { ok: false; error: string }>;
+  call(input: ScriptCall): Promise<ToolCallOutcome>;
+  close(): Promise<void>;
+}
+
+export interface ScriptSandboxStats {
+  /** Interpreters started since creation: the pool's first fill plus every replacement. */
+  interpreterStarts: number;
+  /** Interpreters alive (starting or ready). */
+  workers: number;
+  /** Ready and not running a call. */
+  idle: number;
+  busy: number;
+  queued: number;
+}
+
+export interface PooledScriptSandbox extends ScriptSandbox {
+  stats(): ScriptSandboxStats;
+}
+
+export const scriptSandboxDefaults = {
+  poolSize: 2,
+  timeoutMs: 10_000,
+  memoryMb: 128,
+  maxResultBytes: 64 * 1024,
+  maxQueue: 32,
+  maxHttpRequests: 20,
+  maxSourceBytes: 256 * 1024,
+  /** Calls one interpreter serves before it is replaced, bounding whatever a long life accumulates. */
+  maxCallsPerWorker: 500,
+  /** Pyodide starts in a few seconds; a slow machine under load gets generous room. */
+  startTimeoutMs: 60_000,
+} as const;
+
+// A string path, not new URL(..., import.meta.url) inline: bundlers rewrite that pattern into an asset,
+// and the worker must load from the source tree beside prelude.py and node_modules/pyodide.
+const workerPath = path.join(path.dirname(fileURLToPath(import.meta.url)), "worker.mjs");
+
+type JobInput =
+  | { op: "check"; source: string; toolNames: string[] }
+  | { op: "call"; source: string; tool: string; args: Record<string, unknown>; allowedOrigins: Set<string> };
+type Job = JobInput & { resolve: (outcome: WorkerOutcome) => void };
+
+interface WorkerOutcome {
+  ok: boolean;
+  result?: unknown;
+  error?: string;
+}
+
+interface Running {
+  id: number;
+  job: Job;
+  deadline: number;
+  timer: NodeJS.Timeout;
+  httpRequests: number;
+}
+
+interface Slot {
+  worker: Worker;
+  exchange: SharedArrayBuffer;
+  ready: boolean;
+  calls: number;
+  running?: Running;
+  startTimer?: NodeJS.Timeout;
+}
+
+const workerMessage = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("ready") }),
+  z.object({ type: z.literal("result"), id: z.number(), outcome: z.object({ ok: z.boolean(), result: z.unknown().optional(), error: z.string().optional(), recycle: z.boolean().optional() }) }),
+  z.object({ type: z.literal("http"), id: z.number().nullable(), request: z.string().max(2 * 1024 * 1024) }),
+]);
+
+const httpRequest = z.object({
+  method: z.enum(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]),
+  url: z.string().max(8192),
+  headers: z.record(z.string(), z.string()).refine((headers) => Object.keys(headers).length <= 50, "too many headers"),
+  body: z.string().max(1024 * 1024).nullable(),
+});
+
+type HttpAnswer = { status: number; headers: Record<string, string>; body: string; truncated: boolean } | { error: string; kind: "PermissionError" | "TimeoutError" | "ConnectionError" };
+
+export function createScriptSandbox(options: ScriptSandboxOptions): PooledScriptSandbox {
+  const poolSize = Math.max(1, options.poolSize ?? scriptSandboxDefaults.poolSize);
+  const timeoutMs = options.timeoutMs ?? scriptSandboxDefaults.timeoutMs;
+  const memoryMb = options.memoryMb ?? scriptSandboxDefaults.memoryMb;
+  const maxResultBytes = options.maxResultBytes ?? scriptSandboxDefaults.maxResultBytes;
+  const maxQueue = options.maxQueue ?? scriptSandboxDefaults.maxQueue;
+  const maxHttpRequests = options.maxHttpRequests ?? scriptSandboxDefaults.maxHttpRequests;
+  const outbound = options.outbound;
+  // Worst case of the JSON of a response body: every byte escaped as \u00XX, plus room for headers.
+  const exchangeBytes = 8 + 6 * (outbound.maxResponseBytes ?? outboundDefaults.maxResponseBytes) + 64 * 1024;
+
+  const slots = new Set<Slot>();
+  const queue: Job[] = [];
+  let nextId = 1;
+  let interpreterStarts = 0;
+  let closed = false;
+
+  function spawn(): void {
+    interpreterStarts++;
+    const exchange = new SharedArrayBuffer(exchangeBytes);
+    const worker = new Worker(workerPath, {
+      workerData: { memoryMb, exchange },
+      // No secrets in the worker: an empty environment, and none of the parent's loader flags.
+      env: {},
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 },
+      stdout: true,
+      stderr: true,
+    });
+    // Pyodide reports fatal errors on stderr; a script's faults are answered as tool errors instead.
+    worker.stdout.resume();
+    worker.stderr.resume();
+    const slot: Slot = { worker, exchange, ready: false, calls: 0 };
+    slot.startTimer = setTimeout(() => retire(slot, "RuntimeError: the script interpreter did not start in time"), scriptSandboxDefaults.startTimeoutMs);
+    slots.add(slot);
+    worker.on("message", (raw: unknown) => onMessage(slot, raw));
+    worker.on("error", (err: Error & { code?: string }) => {
+      const reason =
+        err.code === "ERR_WORKER_OUT_OF_MEMORY" ? "MemoryError: the script exceeded its memory limit" : "RuntimeError: the script's interpreter stopped";
+      retire(slot, reason);
+    });
+    worker.on("exit", () => retire(slot, "RuntimeError: the script's interpreter stopped"));
+  }
+
+  function onMessage(slot: Slot, raw: unknown): void {
+    const parsed = workerMessage.safeParse(raw);
+    if (!parsed.success) return retire(slot, "RuntimeError: the script's interpreter misbehaved");
+    const message = parsed.data;
+    if (message.type === "ready") {
+      clearTimeout(slot.startTimer);
+      slot.ready = true;
+      return pump();
+    }
+    const running = slot.running;
+    if (message.type === "http") {
+      if (!running || message.id !== running.id || running.job.op !== "call") {
+        return answerHttp(slot, { kind: "PermissionError", error: "http is not available here" });
+      }
+      void serveHttp(running, message.request).then((answer) => {
+        if (slot.running === running) answerHttp(slot, answer);
+      });
+      return;
+    }
+    if (!running || message.id !== running.id) return;
+    clearTimeout(running.timer);
+    slot.running = undefined;
+    slot.calls++;
+    const { recycle, ...outcome } = message.outcome;
+    running.job.resolve(outcome);
+    if (recycle || slot.calls >= scriptSandboxDefaults.maxCallsPerWorker) retire(slot);
+    pump();
+  }
+
+  function answerHttp(slot: Slot, answer: HttpAnswer): void {
+    let bytes = new TextEncoder().encode(JSON.stringify(answer));
+    if (bytes.length > slot.exchange.byteLength - 8) {
+      bytes = new TextEncoder().encode(JSON.stringify({ kind: "ConnectionError", error: "the response is too large to pass to the script" }));
+    }
+    const signal = new Int32Array(slot.exchange, 0, 2);
+    new Uint8Array(slot.exchange, 8).set(bytes);
+    signal[1] = bytes.length;
+    Atomics.store(signal, 0, 1);
+    Atomics.notify(signal, 0);
+  }
+
+  async function serveHttp(running: Running, raw: string): Promise<HttpAnswer> {
+    if (running.job.op !== "call") return { kind: "PermissionError", error: "http is not available here" };
+    let request: z.infer<typeof httpRequest>;
+    try {
+      request = httpRequest.parse(JSON.parse(raw));
+    } catch {
+      return { kind: "ConnectionError", error: "the request is not valid (method, url, headers or body)" };
+    }
+    if (++running.httpRequests > maxHttpRequests) {
+      return { kind: "PermissionError", error: `a call may make at most ${maxHttpRequests} http requests` };
+    }
+    let origin: string;
+    try {
+      origin = new URL(request.url).origin;
+    } catch {
+      return { kind: "ConnectionError", error: "the URL is not valid" };
+    }
+    if (!running.job.allowedOrigins.has(origin)) {
+      return { kind: "PermissionError", error: `${origin} is not among the origins this script may call` };
+    }
+    const remaining = running.deadline - Date.now();
+    if (remaining <= 0) return { kind: "TimeoutError", error: "the call has no time left" };
+    try {
+      const response = await guardedFetch(
+        request.url,
+        { method: request.method, headers: request.headers, body: request.body ?? undefined },
+        // No redirects: a redirect could leave the allowed origins; the script sees the 3xx instead.
+        { ...outbound, maxRedirects: 0, timeoutMs: Math.min(outbound.timeoutMs ?? outboundDefaults.timeoutMs, remaining) },
+      );
+      return { status: response.status, headers: response.headers, body: response.body, truncated: response.truncated };
+    } catch (err) {
+      if (err instanceof OutboundError) {
+        const kind = err.reason === "timeout" ? "TimeoutError" : err.reason === "blocked_address" || err.reason === "scheme_not_allowed" ? "PermissionError" : "ConnectionError";
+        return { kind, error: err.message };
+      }
+      return { kind: "ConnectionError", error: "the request failed" };
+    }
+  }
+
+  /** Terminates a worker; its call, if any, is answered with `reason`. Replaced while the pool is open. */
+  function retire(slot: Slot, reason?: string): void {
+    if (!slots.delete(slot)) return;
+    clearTimeout(slot.startTimer);
+    const running = slot.running;
+    if (running) {
+      clearTimeout(running.timer);
+      slot.running = undefined;
+      running.job.resolve({ ok: false, error: reason ?? "RuntimeError: the script's interpreter stopped" });
+    } else if (!slot.ready && reason) {
+      // It never started: the queue would wait for nothing, so fail it now (a later call tries again).
+      for (const job of queue.splice(0)) job.resolve({ ok: false, error: `RuntimeError: the script sandbox could not start` });
+    }
+    void slot.worker.terminate();
+    if (!closed && (slot.ready || queue.length > 0)) fill();
+    pump();
+  }
+
+  function fill(): void {
+    while (!closed && slots.size < poolSize) spawn();
+  }
+
+  function pump(): void {
+    for (const slot of slots) {
+      if (queue.length === 0) return;
+      if (!slot.ready || slot.running) continue;
+      const job = queue.shift()!;
+      const id = nextId++;
+      const running: Running = {
+        id,
+        job,
+        deadline: Date.now() + timeoutMs,
+        httpRequests: 0,
+        timer: setTimeout(() => retire(slot, `TimeoutError: the script ran longer than ${timeoutMs} ms`), timeoutMs),
+      };
+      slot.running = running;
+      slot.worker.postMessage(
+        job.op === "check"
+          ? { id, op: "check", source: job.source, toolNames: job.toolNames }
+          : { id, op: "call", source: job.source, tool: job.tool, args: job.args, maxResultBytes },
+      );
+    }
+  }
+
+  function submit(job: JobInput): Promise<WorkerOutcome> {
+    if (closed) return Promise.resolve({ ok: false, error: "RuntimeError: the script sandbox is closed" });
+    if (Buffer.byteLength(job.source, "utf8") > scriptSandboxDefaults.maxSourceBytes) {
+      return Promise.resolve({ ok: false, error: `ValueError: the script is over ${scriptSandboxDefaults.maxSourceBytes} bytes` });
+    }
+    if (queue.length >= maxQueue) return Promise.resolve({ ok: false, error: "RuntimeError: the script sandbox is busy; try again shortly" });
+    return new Promise((resolve) => {
+      queue.push({ ...job, resolve });
+      fill();
+      pump();
+    });
+  }
+
+  return {
+    async check(source, toolNames) {
+      const outcome = await submit({ op: "check", source, toolNames });
+      return outcome.ok ? { ok: true } : { ok: false, error: outcome.error ?? "the script is not valid" };
+    },
+
+    async call({ source, tool, args, allowedOrigins }) {
+      let cloned: Record<string, unknown>;
+      try {
+        cloned = JSON.parse(JSON.stringify(args ?? {})) as Record<string, unknown>;
+      } catch {
+        return { ok: false, error: "TypeError: the arguments are not JSON" };
+      }
+      if (cloned === null || typeof cloned !== "object" || Array.isArray(cloned)) {
+        return { ok: false, error: "TypeError: the arguments must be an object" };
+      }
+      const origins = new Set<string>();
+      for (const entry of allowedOrigins) {
+        try {
+          origins.add(new URL(entry).origin);
+        } catch {
+          // An invalid entry admits nothing.
+        }
+      }
+      const outcome = await submit({ op: "call", source, tool, args: cloned, allowedOrigins: origins });
+      return outcome.ok ? { ok: true, result: outcome.result ?? null } : { ok: false, error: outcome.error ?? "the script failed" };
+    },
+
+    async close() {
+      closed = true;
+      for (const job of queue.splice(0)) job.resolve({ ok: false, error: "RuntimeError: the script sandbox is closed" });
+      const workers = [...slots].map((slot) => slot.worker);
+      for (const slot of [...slots]) retire(slot, "RuntimeError: the script sandbox is closed");
+      await Promise.all(workers.map((worker) => worker.terminate()));
+    },
+
+    stats() {
+      const all = [...slots];
+      return {
+        interpreterStarts,
+        workers: all.length,
+        idle: all.filter((slot) => slot.ready && !slot.running).length,
+        busy: all.filter((slot) => slot.running).length,
+        queued: queue.length,
+      };
+    },
+  };
+}
