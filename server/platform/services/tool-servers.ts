@@ -306,7 +306,17 @@ export async function getToolServer(ctx: ToolServerServiceContext, auth: AuthCon
   return toToolServer(await load(ctx, await resolveScope(ctx, auth, userId), id));
 }
 
-const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/** JSON with object keys sorted: jsonb does not keep the order the keys were written in. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, inner]) => inner !== undefined);
+    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, inner]) => `${JSON.stringify(key)}:${canonical(inner)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+const sameJson = (a: unknown, b: unknown) => canonical(a) === canonical(b);
 
 export async function updateToolServer(
   ctx: ToolServerServiceContext,
