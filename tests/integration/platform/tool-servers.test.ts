@@ -3,6 +3,8 @@
 // Scripts run in a fake sandbox here: these tests are about the wiring, the sandbox has its own.
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { saveGrant } from "@/server/platform/repositories/tool-servers";
+import { sealClient, sealTokens } from "@/server/platform/services/tool-server-calls";
 import type { ScriptCall } from "@/server/platform/tool-servers/script-sandbox";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { startRestFake, type RestFake } from "../../helpers/tool-server-fakes";
@@ -468,5 +470,40 @@ describe("tools of custom servers in runs", () => {
     expect(done.status).toBe("completed");
     expect(done.output).toContain(`Tool srv${server.id}__shout returned {"data":{"tool":"shout","args":{"text":"hi"}}}`);
     expect(scriptCalls.at(-1)).toEqual({ source: SCRIPT, tool: "shout", args: { text: "hi" }, allowedOrigins: ["https://api.example.com", "https://cdn.example.com"] });
+  });
+
+  it("sends the end-user's own OAuth token, and tells the model to connect when there is none", async () => {
+    const server = await create(account.key, {
+      name: "Private API",
+      url: rest.url("/v1"),
+      auth_type: "oauth2",
+      auth_config: { authorization_url: "https://auth.example.com/authorize", token_url: "https://auth.example.com/token", client_id: "cid" },
+      tool_defs: [{ name: "whoami", method: "GET", path: "/secret" }],
+    });
+    await approve(account.key, server.id);
+    const agent = await agentFor("erin", "autonomous");
+    const before = callsTo("/v1/secret").length;
+    const unconnected = await settled(await run("erin", agent, `::tool srv${server.id}__whoami {}`), "erin");
+    expect(unconnected.output).toContain("needs this person's authorization");
+    expect(unconnected.output).toContain(`/mcp-servers/${server.id}/oauth/start`);
+    expect(callsTo("/v1/secret")).toHaveLength(before);
+
+    const erin = await platform.database.prisma.platformEndUser.findFirstOrThrow({ where: { accountId: account.id, externalId: "erin" } });
+    await saveGrant(
+      platform.database.prisma,
+      { serverId: server.id, accountId: account.id, endUserId: erin.id },
+      {
+        tokensSealed: sealTokens(platform.config, { accessToken: "erin-access-token", scopes: [] }),
+        clientSealed: sealClient(platform.config, { tokenEndpoint: "https://auth.example.com/token", clientId: "cid", tokenEndpointAuthMethod: "none", scopes: [] }),
+        expiresAt: null,
+      },
+    );
+    const connected = await settled(await run("erin", agent, `::tool srv${server.id}__whoami {}`), "erin");
+    expect(connected.output).toContain(`Tool srv${server.id}__whoami returned {"status":200,"data":{"ok":true}}`);
+    expect(callsTo("/v1/secret").at(-1)!.headers.authorization).toBe("Bearer erin-access-token");
+    // Another end-user's run does not borrow erin's grant.
+    const frank = await settled(await run("frank", await agentFor("frank", "autonomous"), `::tool srv${server.id}__whoami {}`), "frank");
+    expect(frank.output).toContain("needs this person's authorization");
+    expect(callsTo("/v1/secret")).toHaveLength(before + 1);
   });
 });
