@@ -430,7 +430,12 @@ export async function approveToolServer(ctx: ToolServerServiceContext, auth: Aut
   let discovered: RemoteTool[] | undefined;
   let note: string | null = null;
   if (row.kind === "mcp_http" || row.kind === "mcp_sse") {
-    ({ tools: discovered, note } = await discoverMcpTools(ctx, row));
+    try {
+      ({ tools: discovered, note } = await discoverMcpTools(ctx, row));
+    } catch (error) {
+      if (error instanceof PlatformError) await servers.updateToolServer(ctx.prisma, row.id, { lastError: error.message.slice(0, 2_000) });
+      throw error;
+    }
   } else if (names.length === 0) {
     throw fieldError("tool_defs", "names no tool: give the server's tools before approving it", "tool_server_no_tools");
   } else if (row.kind === "script") {

@@ -313,7 +313,7 @@ describe("status and approval", () => {
     const response = await platform.call(`/mcp-servers/${server.id}/approve`, { key: account.key, method: "POST" });
     expect(response.status).toBe(422);
     expect(response.body.error.error_code).toMatch(/^tool_server_/);
-    expect((await platform.call(`/mcp-servers/${server.id}`, { key: account.key })).body.status).toBe("pending");
+    expect((await platform.call(`/mcp-servers/${server.id}`, { key: account.key })).body).toMatchObject({ status: "pending", last_error: expect.stringContaining(`tool server ${server.id}`) });
   });
 });
 
