@@ -101,7 +101,12 @@ export function toolsOf(row: Pick<ToolServerRow, "kind" | "toolDefs" | "discover
       };
     });
   }
-  return ((row.discoveredTools ?? []) as unknown as RemoteTool[]).map((tool) => ({ ...tool }));
+  // Providers want an object schema; a server that listed none (or no type) gets one.
+  return ((row.discoveredTools ?? []) as unknown as RemoteTool[]).map((tool) => ({
+    name: tool.name,
+    description: tool.description ?? "",
+    inputSchema: { ...EMPTY_OBJECT_SCHEMA, ...(tool.inputSchema ?? {}), type: "object" },
+  }));
 }
 
 export function toToolServer(row: ToolServerRow): ToolServerOut {

@@ -454,6 +454,18 @@ describe("tools of custom servers in runs", () => {
     expect(callsTo("/v1/weather/Lima")).toHaveLength(before + 1);
   });
 
+  it("skips approval for a tool on the end-user's allow-list", async () => {
+    const allowed = await platform.call("/permissions", { key: account.key, body: { user_id: "gina", tool: `srv${weather.id}__get_weather` } });
+    expect(allowed.status).toBe(201);
+    const agent = await agentFor("gina", "approval");
+    const done = await settled(await run("gina", agent, `::tool srv${weather.id}__get_weather {"city":"Cusco"}`), "gina");
+    expect(done.status).toBe("completed");
+    expect(done.output).toContain("\"city\":\"Cusco\"");
+    // Only that tool: another of the same server still asks.
+    const other = await settled(await run("gina", agent, `::tool srv${weather.id}__add_note {"text":"x"}`), "gina");
+    expect(other.status).toBe("awaiting_approval");
+  });
+
   it("skips approval for an auto_approve server", async () => {
     const trusted = await create(account.key, restServer({ name: "Trusted weather", auto_approve: true }));
     await approve(account.key, trusted.id);
@@ -461,6 +473,24 @@ describe("tools of custom servers in runs", () => {
     const done = await settled(await run("carol", agent, `::tool srv${trusted.id}__get_weather {"city":"Quito"}`), "carol");
     expect(done.status).toBe("completed");
     expect(done.output).toContain("\"city\":\"Quito\"");
+  });
+
+  it("offers the tools an MCP server listed at approval, and hands the model a call's failure as its result", async () => {
+    // A port nothing listens on: the call fails, and that is the model's to read.
+    const gone = await startRestFake();
+    const url = gone.url("/mcp");
+    await gone.close();
+    const server = await create(account.key, { name: "Listed MCP", url, kind: "mcp_http" });
+    // What approve stores after listing the tools (the MCP client is tested on its own).
+    await platform.database.prisma.platformToolServer.update({
+      where: { id: server.id },
+      data: { status: "approved", discoveredTools: [{ name: "echo", description: "Echoes", inputSchema: { type: "object", properties: { text: { type: "string" } } } }] },
+    });
+    const listed = await platform.call(`/mcp-servers/${server.id}`, { key: account.key });
+    expect(listed.body.tools).toEqual([{ name: "echo", run_name: `srv${server.id}__echo`, description: "Echoes" }]);
+    const done = await settled(await run("dave", await agentFor("dave", "autonomous"), `::tool srv${server.id}__echo {"text":"hi"}`), "dave");
+    expect(done.status).toBe("completed");
+    expect(done.output).toContain(`Tool srv${server.id}__echo returned {"error":`);
   });
 
   it("calls a script's tool in the sandbox with its arguments and allowed origins", async () => {
