@@ -147,6 +147,12 @@ export const envSchema = z
     // addresses over plain http. Development and tests only: never in production.
     OUTBOUND_ALLOW_LOOPBACK: flag(false),
 
+    // Script tool servers (docs/platform-api.md, "Custom tool servers"): each call's wall-clock budget,
+    // the heap cap of an interpreter's thread, and how many interpreters are kept warm.
+    INLAY_SCRIPT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
+    INLAY_SCRIPT_MEMORY_MB: z.coerce.number().int().min(32).max(4_096).default(256),
+    INLAY_SCRIPT_POOL_SIZE: z.coerce.number().int().min(0).max(64).default(2),
+
     // Apps (docs/platform-api.md, "Apps and connections"): the vendor's apps file (JSON), client
     // credentials of the built-in apps (an OAuth app without them is listed as not configured), the
     // origins a connect's redirect_uri may be on besides the platform's own (comma-separated), and the

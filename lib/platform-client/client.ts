@@ -5,6 +5,7 @@ import { Agents } from "./resources/agents";
 import { Apps } from "./resources/apps";
 import { AgentTemplates, BuiltInTools, Models } from "./resources/catalog";
 import { Memories, Permissions, Users } from "./resources/end-users";
+import { McpServers } from "./resources/mcp-servers";
 import { Billing, UsageResource } from "./resources/money";
 import { Runs } from "./resources/runs";
 import { Tasks, TriggersResource } from "./resources/tasks";
@@ -31,6 +32,7 @@ export class PlatformClient {
   readonly tasks: Tasks;
   readonly triggers: TriggersResource;
   readonly apps: Apps;
+  readonly mcpServers: McpServers;
 
   constructor(private readonly transport: Transport) {
     this.agents = new Agents(transport);
@@ -51,6 +53,7 @@ export class PlatformClient {
     this.tasks = new Tasks(transport);
     this.triggers = new TriggersResource(transport);
     this.apps = new Apps(transport);
+    this.mcpServers = new McpServers(transport);
   }
 
   /** The end-user this client is scoped to; undefined for the account view. */

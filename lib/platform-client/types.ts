@@ -16,6 +16,7 @@ import type * as permissions from "../schemas/permissions";
 import type * as runs from "../schemas/runs";
 import type * as settings from "../schemas/settings";
 import type * as tasks from "../schemas/tasks";
+import type * as toolServers from "../schemas/tool-servers";
 import type * as triggers from "../schemas/triggers";
 import type * as webhooks from "../schemas/webhooks";
 
@@ -111,6 +112,19 @@ export type EndUserUsage = z.infer<typeof billing.EndUserUsage>;
 export type EndUserUsageListParams = Query<typeof billing.EndUserUsageQuery>;
 export type UsageTimeseries = z.infer<typeof billing.UsageTimeseries>;
 export type UsageTimeseriesParams = Query<typeof billing.UsageTimeseriesQuery>;
+
+// Custom tool servers
+export type ToolServer = z.infer<typeof toolServers.ToolServer>;
+export type ToolServerTool = z.infer<typeof toolServers.ToolServerTool>;
+export type ToolServerKind = toolServers.ToolServerKind;
+export type ToolServerAuthType = toolServers.ToolServerAuthType;
+export type RestToolDef = z.input<typeof toolServers.RestToolDef>;
+export type ToolServerCreateParams = WithoutUser<z.input<typeof toolServers.CreateToolServerRequest>>;
+export type ToolServerUpdateParams = z.input<typeof toolServers.UpdateToolServerRequest>;
+export type ToolServerOAuthStartParams = WithoutUser<z.input<typeof toolServers.ToolServerOAuthStartRequest>>;
+export type ToolServerOAuthStarted = z.infer<typeof toolServers.ToolServerOAuthStarted>;
+export type ToolServerOAuthCompleteParams = WithoutUser<z.input<typeof toolServers.ToolServerOAuthCompleteRequest>>;
+export type ToolServerOAuthCompleted = z.infer<typeof toolServers.ToolServerOAuthCompleted>;
 
 // Webhooks (the event kinds type is WebhookEventType, exported beside verifyWebhook)
 export type Webhook = z.infer<typeof webhooks.Webhook>;

@@ -66,6 +66,15 @@ import * as listWebhooks from "./routes/webhooks/list";
 import * as replayWebhook from "./routes/webhooks/replay";
 import * as retryWebhookDelivery from "./routes/webhooks/retry-delivery";
 import * as updateWebhook from "./routes/webhooks/update";
+import * as createToolServer from "./routes/mcp-servers/create";
+import * as listToolServers from "./routes/mcp-servers/list";
+import * as getToolServer from "./routes/mcp-servers/get";
+import * as updateToolServer from "./routes/mcp-servers/update";
+import * as deleteToolServer from "./routes/mcp-servers/delete";
+import * as approveToolServer from "./routes/mcp-servers/approve";
+import * as startToolServerOAuth from "./routes/mcp-servers/oauth-start";
+import * as completeToolServerOAuth from "./routes/mcp-servers/oauth-complete";
+import * as toolServerOAuthCallback from "./routes/mcp-servers/oauth-callback";
 import * as errorDocs from "./routes/meta/error-docs";
 import * as openapi from "./routes/meta/openapi";
 import * as createPermission from "./routes/permissions/create";
@@ -269,6 +278,16 @@ const operations: { register(app: PlatformApp): void }[] = [
   listWebhookDeliveries,
   retryWebhookDelivery,
   replayWebhook,
+  // custom tool servers (the public OAuth callback before /mcp-servers/{server_id})
+  toolServerOAuthCallback,
+  createToolServer,
+  listToolServers,
+  getToolServer,
+  updateToolServer,
+  deleteToolServer,
+  approveToolServer,
+  startToolServerOAuth,
+  completeToolServerOAuth,
   // apps and connections (/apps/connections/{id} before /apps/{app}/connections)
   listApps,
   listAppConnections,

@@ -51,6 +51,7 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
       timeoutMs: source.WEBHOOK_TIMEOUT_MS,
     },
     outboundAllowLoopback: source.OUTBOUND_ALLOW_LOOPBACK,
+    scripts: { timeoutMs: source.INLAY_SCRIPT_TIMEOUT_MS, memoryMb: source.INLAY_SCRIPT_MEMORY_MB, poolSize: source.INLAY_SCRIPT_POOL_SIZE },
     email: {
       domain: source.INLAY_EMAIL_DOMAIN,
       smtp:

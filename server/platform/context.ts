@@ -18,6 +18,7 @@ import type { Mailer } from "./services/mailer";
 import type { BillingSettings } from "./services/billing";
 import type { ModelSettings } from "./services/models";
 import type { AppSettings } from "./apps/catalog";
+import type { ScriptSandbox } from "./tool-servers/script-sandbox";
 
 export interface PlatformConfig {
   keyPrefix: string;
@@ -44,6 +45,8 @@ export interface PlatformConfig {
   webhooks?: Partial<WebhookSettings>;
   /** Calls to URLs users supply may reach loopback over plain http (development and tests only). */
   outboundAllowLoopback?: boolean;
+  /** The script sandbox of script tool servers (tool-servers/script-sandbox.ts); unset fields take its defaults. */
+  scripts?: { timeoutMs?: number; memoryMb?: number; poolSize?: number };
   /** Agent inboxes and email triggers (docs/platform-api.md, "Email"); defaults in services/email-addresses.ts. */
   email?: Partial<EmailSettings>;
 }
@@ -100,6 +103,8 @@ export interface PlatformRuntime {
   keepAliveMs: number;
   /** The inbound SMTP server of agent inboxes, when this process runs one (inbound/smtp-server.ts). */
   smtp?: { port: number };
+  /** The script tool servers' sandbox, started on first use (approvals and calls of scripts). */
+  scriptSandbox(): ScriptSandbox;
   /** Stops claiming, waits for the runs this process executes to stop, then closes the bus. */
   close(): Promise<void>;
 }

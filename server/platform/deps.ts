@@ -24,6 +24,8 @@ import { emailSettings } from "./services/email-addresses";
 import { registerEmailReplies } from "./services/email-inbound";
 import { startSmtpServer } from "./inbound/smtp-server";
 import { sendStraightToPostgres } from "./repositories/direct";
+import { toolServerOutbound } from "./services/tool-server-calls";
+import { createScriptSandbox, type ScriptSandbox, type ScriptSandboxOptions } from "./tool-servers/script-sandbox";
 
 export interface PlatformParts {
   database: () => Promise<Database>;
@@ -45,6 +47,8 @@ export interface PlatformParts {
   runJobs?: boolean;
   /** How often idle job handlers look for due jobs (default 2 s; tests of retries shorten it). */
   jobPollSeconds?: number;
+  /** Builds the script tool servers' sandbox (default createScriptSandbox); tests may give a fake. */
+  scriptSandbox?: (options: ScriptSandboxOptions) => ScriptSandbox;
 }
 
 export const DEFAULT_WORKER_CONCURRENCY = 200;
@@ -73,6 +77,10 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         if (writerClient.pool) sendStraightToPostgres(writerClient.prisma, writerClient.pool);
         const events = createRunEventWriter(writerClient.prisma);
         const live = createLiveContent();
+        // Interpreters are costly to start: none until a script is approved or called, then one pool per process.
+        let sandbox: ScriptSandbox | undefined;
+        const scriptSandbox = () =>
+          (sandbox ??= (parts.scriptSandbox ?? createScriptSandbox)({ ...parts.config.scripts, outbound: toolServerOutbound(parts.config) }));
         const timings = runTimings(parts.config);
         const polling = parts.pollRuns !== false;
         // Before the worker: the task_setup tool of its runs enqueues trigger fires.
@@ -83,7 +91,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
           role === "web"
             ? undefined
             : createRunWorker(
-                { prisma: database.prisma, leases: writerClient.prisma, config: parts.config, bus, signals, events, mailer: parts.mailer, languageModel: parts.languageModel, live, cache, jobs },
+                { prisma: database.prisma, leases: writerClient.prisma, config: parts.config, bus, signals, events, mailer: parts.mailer, languageModel: parts.languageModel, live, cache, jobs, scriptSandbox },
                 { concurrency: parts.workerConcurrency ?? DEFAULT_WORKER_CONCURRENCY, pollMs: polling ? timings.sweepEveryMs : 0 },
               );
         // What waits from before this process started (accepted while no worker ran, or left by one that died).
@@ -99,6 +107,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
           live,
           jobs,
           keepAliveMs: timings.keepAliveMs,
+          scriptSandbox,
           startRun(runId, known) {
             if (worker && known && known.run.leaseOwner === worker.lease.owner) worker.runLeased(known);
             else signals.publish(RUN_READY, String(runId));
@@ -108,6 +117,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
             await webhooks.stop();
             await jobs.stop();
             await worker?.stop();
+            await sandbox?.close();
             live.clear();
             await bus.close();
             cache.close();

@@ -3,7 +3,7 @@
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { createPlatformApp } from "@/server/platform/app";
-import { createPlatformDeps } from "@/server/platform/deps";
+import { createPlatformDeps, type PlatformParts } from "@/server/platform/deps";
 import type { RuntimeModel } from "@/server/platform/runtime/models/providers";
 import { createSimModel, type SimModelOptions } from "@/server/platform/runtime/models/sim";
 import type { PlatformApp, PlatformConfig, PlatformRole, PlatformRuntime } from "@/server/platform/context";
@@ -49,6 +49,8 @@ export interface PlatformOptions {
   jobPollSeconds?: number;
   /** Email settings; by default the inbound SMTP server is on, on a free loopback port. */
   email?: PlatformConfig["email"];
+  /** Builds the script tool servers' sandbox in place of the Pyodide one (a fake for tests of the wiring). */
+  scriptSandbox?: PlatformParts["scriptSandbox"];
 }
 
 export interface CallOptions {
@@ -127,6 +129,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     role: options.role,
     workerConcurrency: options.workerConcurrency,
     jobPollSeconds: options.jobPollSeconds,
+    scriptSandbox: options.scriptSandbox,
   });
   const app = createPlatformApp(deps);
   const server: ServerType = await new Promise((resolve) => {

@@ -34,3 +34,6 @@ export const runServicesOf = (c: PlatformContext) => ({
 
 /** The services above and the job queue: for services that enqueue (webhook retries, trigger fires). */
 export const servicesWithJobsOf = (c: PlatformContext) => ({ ...servicesOf(c), jobs: c.var.runtime.jobs });
+
+/** The services above and the script sandbox: for the tool-server service (a script's approval checks it there). */
+export const toolServerServicesOf = (c: PlatformContext) => ({ ...servicesOf(c), scriptSandbox: () => c.var.runtime.scriptSandbox() });

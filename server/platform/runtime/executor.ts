@@ -58,6 +58,8 @@ import type { Signals } from "./signals";
 import { METADATA_ONLY, redactFrame, redactMessages } from "./redact";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "./system-prompt";
 import { appToolSet, type ConnectionNeeded } from "./app-tools";
+import { serverToolSet } from "./server-tools";
+import type { ScriptSandbox } from "../tool-servers/script-sandbox";
 import { ASK_USER_QUESTION, builtInToolSet } from "./tools";
 
 export interface ExecutorDeps {
@@ -80,6 +82,8 @@ export interface ExecutorDeps {
   /** For the task_setup tool, which calls the task service as the API does. */
   cache: HotCache;
   jobs: JobQueue;
+  /** The sandbox script tool servers' calls run in (started on first use). */
+  scriptSandbox(): ScriptSandbox;
 }
 
 /** What the request that created a run already read: the worker does not read it again. */
@@ -553,6 +557,18 @@ async function loop(
     needsApproval: asksApproval,
   });
   Object.assign(tools, apps.tools);
+  // Custom tool servers' tools (srv<id>__<tool>): approved servers of the account level and the run's end-user.
+  Object.assign(
+    tools,
+    await serverToolSet({
+      prisma,
+      config: deps.config,
+      accountId: run.accountId,
+      endUserId: run.endUserId,
+      scriptSandbox: deps.scriptSandbox,
+      needsApproval: asksApproval,
+    }),
+  );
 
   const memories = enabled.has("memory")
     ? await recentMemoryContents(prisma, { accountId: run.accountId, endUserId: run.endUserId }, PROMPT_MEMORY_LIMIT)

@@ -139,7 +139,7 @@ export function appTriggers(config: PlatformConfig, slug: string) {
 // --- OAuth connect ---------------------------------------------------------------------------------
 
 /** The redirect_uri's origin must be the platform's own or on the allow-list. */
-function checkRedirectUri(config: PlatformConfig, redirectUri: string, platformBaseUrl: string): string {
+export function checkRedirectUri(config: PlatformConfig, redirectUri: string, platformBaseUrl: string): string {
   let url: URL;
   try {
     url = new URL(redirectUri);

@@ -1,0 +1,59 @@
+// The tools a run gets from custom tool servers: every tool of each approved server of the account
+// level and of the run's own end-user, named `srv<server_id>__<tool>` so none can shadow a built-in or
+// an app's tool. Calls honour the run's approval mode and the end-user's allow-list like any tool,
+// except those of an auto_approve server. A call's failure (the server's error, a missing OAuth grant)
+// is a result the model reads; it never fails the run.
+import { jsonSchema, tool, type ToolSet } from "ai";
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { PlatformConfig } from "../context";
+import { approvedServersForRun, type ToolServerRow } from "../repositories/tool-servers";
+import { openSecret } from "../services/app-credentials";
+import { callRestTool, mcpEndpointFor, resultOf } from "../services/tool-server-calls";
+import { serverToolName, toolsOf } from "../services/tool-servers";
+import { callMcpTool } from "../tool-servers/mcp-client";
+import type { ScriptSandbox } from "../tool-servers/script-sandbox";
+
+export interface ServerToolContext {
+  prisma: PrismaClient;
+  config: PlatformConfig;
+  accountId: number;
+  endUserId: number | null;
+  scriptSandbox(): ScriptSandbox;
+  /** Whether a call of this tool needs a person's approval (approval mode, not on the allow-list). */
+  needsApproval(name: string): boolean;
+}
+
+type Descriptor = ReturnType<typeof toolsOf>[number];
+
+async function callServerTool(ctx: ServerToolContext, row: ToolServerRow, descriptor: Descriptor, input: Record<string, unknown>) {
+  if (row.kind === "rest_api") {
+    const outcome = await callRestTool(ctx, row, { name: descriptor.name, method: descriptor.method!, path: descriptor.path! }, input, ctx.endUserId);
+    if (!outcome.ok) return { error: outcome.error, ...(outcome.status !== undefined ? { status: outcome.status, body: outcome.body } : {}) };
+    return { status: outcome.status, data: outcome.data, ...(outcome.truncated ? { truncated: true } : {}) };
+  }
+  if (row.kind === "script") {
+    const allowedOrigins = [new URL(row.url).origin, ...row.scriptAllowlist];
+    const source = openSecret(ctx.config, row.scriptSourceSealed!).value;
+    return resultOf(await ctx.scriptSandbox().call({ source, tool: descriptor.name, args: input, allowedOrigins }));
+  }
+  const endpoint = await mcpEndpointFor(ctx, row, ctx.endUserId);
+  if (!endpoint.ok) return { error: endpoint.error };
+  return resultOf(await callMcpTool(endpoint.endpoint, descriptor.name, input));
+}
+
+export async function serverToolSet(ctx: ServerToolContext): Promise<ToolSet> {
+  const tools: ToolSet = {};
+  for (const row of await approvedServersForRun(ctx.prisma, { accountId: ctx.accountId, endUserId: ctx.endUserId })) {
+    for (const descriptor of toolsOf(row)) {
+      const name = serverToolName(row.id, descriptor.name);
+      tools[name] = tool({
+        description: `${row.name}: ${descriptor.description}`,
+        // rest_api and script schemas were checked when written; an MCP server's are as it listed them.
+        inputSchema: jsonSchema<Record<string, unknown>>(descriptor.inputSchema as Parameters<typeof jsonSchema>[0]),
+        needsApproval: row.autoApprove ? false : ctx.needsApproval(name),
+        execute: (input) => callServerTool(ctx, row, descriptor, input ?? {}),
+      });
+    }
+  }
+  return tools;
+}
