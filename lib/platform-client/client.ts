@@ -5,6 +5,7 @@ import { Agents } from "./resources/agents";
 import { Apps } from "./resources/apps";
 import { AgentTemplates, BuiltInTools, Models } from "./resources/catalog";
 import { Memories, Permissions, Users } from "./resources/end-users";
+import { IssueReports } from "./resources/issue-reports";
 import { Billing, UsageResource } from "./resources/money";
 import { Runs } from "./resources/runs";
 import { Tasks, TriggersResource } from "./resources/tasks";
@@ -23,6 +24,7 @@ export class PlatformClient {
   readonly keys: Keys;
   readonly models: Models;
   readonly builtInTools: BuiltInTools;
+  readonly issueReports: IssueReports;
   readonly account: AccountResource;
   readonly verify: Verify;
   readonly usage: UsageResource;
@@ -43,6 +45,7 @@ export class PlatformClient {
     this.keys = new Keys(transport);
     this.models = new Models(transport);
     this.builtInTools = new BuiltInTools(transport);
+    this.issueReports = new IssueReports(transport);
     this.account = new AccountResource(transport);
     this.verify = new Verify(transport);
     this.usage = new UsageResource(transport);
