@@ -3,6 +3,7 @@
 // `::tools` directive) against what GET /built-in-tools says; the documents tool and GET
 // /agents/{id}/documents; report_issue and /issue-reports; AskUserQuestion and the calculator.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPlatformClient, NotFoundError } from "@/lib/platform-client";
 import { DOCUMENT_MAX_BYTES } from "@/lib/schemas/agents";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
@@ -213,7 +214,7 @@ describe("the documents tool", () => {
 });
 
 describe("report_issue and /issue-reports", () => {
-  const reports = (query: Record<string, unknown>, key = account.key) => platform.call("/issue-reports", { key, query });
+  const reports = (query: Record<string, string | number | boolean>, key = account.key) => platform.call("/issue-reports", { key, query });
 
   it("stores the report in the run's scope, still mails the owner, and lists it for the vendor", async () => {
     const agentId = await newAgent({}, "reporter");
@@ -284,6 +285,19 @@ describe("report_issue and /issue-reports", () => {
     expect(badPatch.status).toBe(422);
     expect(badPatch.body.error.message).toMatch(/^status/);
     expect((await platform.call("/issue-reports", { query: { user_id: "pager" } })).status).toBe(401);
+  });
+
+  it("is in the typed client: client.issueReports list, get and update", async () => {
+    const agentId = await newAgent({}, "client-user");
+    await runToEnd({ teammate_id: agentId, message: '::tool report_issue {"summary":"from the client test"}' }, "client-user");
+    const client = createPlatformClient({ baseUrl: platform.baseUrl, apiKey: account.key, maxRetries: 0 });
+    const scoped = client.forUser("client-user");
+    const [report] = await scoped.issueReports.listAll({ teammate_id: agentId });
+    expect(report).toMatchObject({ summary: "from the client test", user_id: "client-user", status: "open" });
+    expect((await client.issueReports.list({ include_end_users: true })).data.map((item) => item.id)).toContain(report!.id);
+    expect(await scoped.issueReports.get(report!.id)).toEqual(report);
+    expect(await scoped.issueReports.update(report!.id, { status: "resolved" })).toMatchObject({ id: report!.id, status: "resolved" });
+    await expect(client.forUser("nobody").issueReports.get(report!.id)).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it("refuses a blank summary as a tool error and files nothing", async () => {
