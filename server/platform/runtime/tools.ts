@@ -17,7 +17,7 @@ import { fileIssueReport } from "../services/issue-reports";
 import { saveLessonFromRun } from "../services/lessons";
 import type { Mailer } from "../services/mailer";
 import { createTask, getTask, listTasks, updateTask } from "../services/tasks";
-import { CalculatorError, evaluateExpression } from "./calculator";
+import { CalculatorError, calculate } from "./calculator";
 import type { DataContext } from "./hot-cache";
 
 export interface ToolContext {
@@ -125,11 +125,13 @@ function toolError(error: unknown): never {
 
 function calculator() {
   return tool({
-    description: "Evaluate an arithmetic expression exactly (+ - * / % ^ and parentheses).",
+    description:
+      "Evaluate an arithmetic expression exactly (+ - * / % ^ and parentheses). Answers result (a number) and, when " +
+      "that number is not the exact value, exact (every digit, or a fraction p/q).",
     inputSchema: inputs.calculator,
     execute: async ({ expression }) => {
       try {
-        return { result: evaluateExpression(expression) };
+        return calculate(expression);
       } catch (error) {
         return toolError(error);
       }

@@ -328,6 +328,8 @@ describe("AskUserQuestion and calculator in a run", () => {
         teammate_id: agentId,
         message: [
           '::tool calculator {"expression":"(2+3)*4^2 - 10 % 4"}',
+          '::tool calculator {"expression":"0.1 + 0.2"}',
+          '::tool calculator {"expression":"1/3"}',
           '::tool calculator {"expression":"1/0"}',
           '::tool calculator {"expression":"process.exit()"}',
         ].join("\n"),
@@ -336,7 +338,11 @@ describe("AskUserQuestion and calculator in a run", () => {
     );
     expect(done.status).toBe("completed");
     expect(done.output).toBe(
-      ['Tool calculator returned {"result":78}', "Tool calculator failed: division by zero", 'Tool calculator failed: unexpected "p"'].join("\n"),
+      [
+        'Tool calculator returned {"result":78}',
+        'Tool calculator returned {"result":0.3}',
+        'Tool calculator returned {"result":0.3333333333333333,"exact":"1/3"}',
+        "Tool calculator failed: division by zero", 'Tool calculator failed: unexpected "p"'].join("\n"),
     );
   });
 });
