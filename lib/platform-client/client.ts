@@ -6,6 +6,7 @@ import { Apps } from "./resources/apps";
 import { AgentTemplates, BuiltInTools, Models } from "./resources/catalog";
 import { Memories, Permissions, Users } from "./resources/end-users";
 import { McpServers } from "./resources/mcp-servers";
+import { IssueReports } from "./resources/issue-reports";
 import { Billing, UsageResource } from "./resources/money";
 import { Runs } from "./resources/runs";
 import { Tasks, TriggersResource } from "./resources/tasks";
@@ -24,6 +25,7 @@ export class PlatformClient {
   readonly keys: Keys;
   readonly models: Models;
   readonly builtInTools: BuiltInTools;
+  readonly issueReports: IssueReports;
   readonly account: AccountResource;
   readonly verify: Verify;
   readonly usage: UsageResource;
@@ -45,6 +47,7 @@ export class PlatformClient {
     this.keys = new Keys(transport);
     this.models = new Models(transport);
     this.builtInTools = new BuiltInTools(transport);
+    this.issueReports = new IssueReports(transport);
     this.account = new AccountResource(transport);
     this.verify = new Verify(transport);
     this.usage = new UsageResource(transport);

@@ -11,6 +11,7 @@ import type * as billing from "../schemas/billing";
 import type * as catalog from "../schemas/catalog";
 import type * as common from "../schemas/common";
 import type * as endUsers from "../schemas/end-users";
+import type * as issueReports from "../schemas/issue-reports";
 import type * as memories from "../schemas/memories";
 import type * as permissions from "../schemas/permissions";
 import type * as runs from "../schemas/runs";
@@ -59,6 +60,11 @@ export type ModelEntry = z.infer<typeof catalog.ModelEntry>;
 export type ModelListParams = Query<typeof catalog.ModelListQuery>;
 export type BuiltInTool = z.infer<typeof catalog.BuiltInToolEntry>;
 export type BuiltInToolListParams = Query<typeof catalog.BuiltInToolQuery>;
+
+// Issue reports (Inlay extension: what agents filed with report_issue)
+export type IssueReport = z.infer<typeof issueReports.IssueReport>;
+export type IssueReportListParams = Query<typeof issueReports.ListIssueReportsQuery>;
+export type IssueReportUpdateParams = z.input<typeof issueReports.UpdateIssueReportRequest>;
 export type AgentTemplate = z.infer<typeof catalog.AgentTemplate>;
 export type AgentTemplateListParams = Query<typeof catalog.TemplateListQuery>;
 

@@ -158,6 +158,20 @@ const ExportedAgentDocument = z
   })
   .meta({ id: "ExportedAgentDocument" });
 
+const ExportedIssueReport = z
+  .object({
+    id: z.number().int(),
+    agent_id: z.number().int(),
+    run_id: z.number().int().nullable(),
+    user_id: z.string().nullable(),
+    summary: z.string(),
+    details: z.string().nullable(),
+    status: z.string(),
+    created_at: Timestamp,
+    resolved_at: Timestamp.nullable(),
+  })
+  .meta({ id: "ExportedIssueReport" });
+
 const ExportedMemory = z
   .object({
     id: z.number().int(),
@@ -197,6 +211,7 @@ export const AccountExport = z
     end_users: z.array(ExportedEndUser),
     agents: z.array(ExportedAgent),
     agent_documents: z.array(ExportedAgentDocument),
+    issue_reports: z.array(ExportedIssueReport),
     memories: z.array(ExportedMemory),
     permissions: z.array(ExportedPermission),
     mail: z.array(ExportedMail),

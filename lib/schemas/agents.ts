@@ -184,6 +184,21 @@ export const AgentDocument = z
   })
   .meta({ id: "AgentDocument" });
 
+// What the documents tool may write (runtime/tools.ts): names safe in a URL path segment, a size and a
+// count that keep one agent's documents a working set, not a file store.
+export const DOCUMENT_NAME_MAX_CHARS = 128;
+export const DOCUMENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+export const DOCUMENT_MAX_BYTES = 100_000;
+export const DOCUMENT_SUMMARY_MAX_CHARS = 500;
+export const DOCUMENTS_PER_AGENT = 100;
+export const DOCUMENT_MIME_TYPES = ["text/markdown", "text/plain", "text/csv", "application/json"] as const;
+
+export const DocumentName = z
+  .string()
+  .min(1, "must not be empty")
+  .max(DOCUMENT_NAME_MAX_CHARS, `must be at most ${DOCUMENT_NAME_MAX_CHARS} characters`)
+  .regex(DOCUMENT_NAME_PATTERN, "must start with a letter or digit and hold only letters, digits, '.', '-' and '_'");
+
 export const AgentDocumentWithContent = AgentDocument.extend({ content: z.string() }).meta({
   id: "AgentDocumentWithContent",
 });

@@ -39,6 +39,9 @@ import * as enableTeammateEmailInbox from "./routes/teammates/enable-email-inbox
 import * as disableTeammateEmailInbox from "./routes/teammates/disable-email-inbox";
 import * as agentTemplates from "./routes/catalog/agent-templates";
 import * as builtInTools from "./routes/catalog/built-in-tools";
+import * as getIssueReport from "./routes/issue-reports/get";
+import * as listIssueReports from "./routes/issue-reports/list";
+import * as updateIssueReport from "./routes/issue-reports/update";
 import * as models from "./routes/catalog/models";
 import * as createEndUser from "./routes/end-users/create";
 import * as deleteEndUser from "./routes/end-users/delete";
@@ -221,6 +224,10 @@ const operations: { register(app: PlatformApp): void }[] = [
   models,
   builtInTools,
   agentTemplates,
+  // issues agents reported (report_issue)
+  listIssueReports,
+  getIssueReport,
+  updateIssueReport,
   // tasks
   createTask,
   listTasks,

@@ -13,6 +13,7 @@ export const loadAccountData = (prisma: PrismaClient, accountId: number) =>
       endUsers: byId,
       agents: byId,
       agentDocuments: byId,
+      issueReports: byId,
       memories: byId,
       permissions: byId,
       mail: byId,

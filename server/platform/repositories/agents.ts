@@ -125,6 +125,21 @@ export const listAgentDocuments = (
 export const findAgentDocument = (prisma: PrismaClient, agentId: number, name: string) =>
   prisma.platformAgentDocument.findUnique({ where: { agentId_name: { agentId, name } } });
 
+export const countAgentDocuments = (prisma: PrismaClient, agentId: number) => prisma.platformAgentDocument.count({ where: { agentId } });
+
+/** Writes the agent's document `name`, replacing its content when it exists. */
+export const upsertAgentDocument = (
+  prisma: PrismaClient,
+  document: { accountId: number; agentId: number; name: string; summary: string; mimeType: string; content: string; sizeBytes: number; source: string; sourceRunId: number | null },
+): Promise<AgentDocumentRow> => {
+  const { accountId, agentId, name, ...fields } = document;
+  return prisma.platformAgentDocument.upsert({
+    where: { agentId_name: { agentId, name } },
+    create: { accountId, agentId, name, ...fields },
+    update: fields,
+  });
+};
+
 /** An agent anywhere in the account (for a run that inherits its agent's scope), with its user_id. */
 export async function findAgentAnyScope(prisma: PrismaClient, accountId: number, id: number): Promise<AgentRow | null> {
   return withOwner(prisma, await findAgentRow(prisma, accountId, id));

@@ -41,8 +41,7 @@ import {
   type RunRow,
 } from "../repositories/runs";
 import { listPermissionsForEndUser } from "../repositories/permissions";
-import { enabledBuiltInTools } from "../services/agents";
-import { TASK_RUN_TOOLS } from "../services/built-in-tools";
+import { resolveBuiltInTools } from "../services/built-in-tools";
 import { lessonsForPrompt } from "../services/lessons";
 import { meterModelCall, settleRun, settleRunIn } from "../services/billing";
 import { withAttachments } from "../services/run-files";
@@ -512,16 +511,8 @@ async function loop(
     if (metadataOnly) await clearAnswers(prisma, run.id);
   }
 
-  const enabled = new Set(enabledBuiltInTools(agent));
-  const toggles: [string, boolean | null][] = [
-    ["memory", run.memory],
-    ["task_history", run.history],
-    ["task_setup", run.taskSetupTools],
-    ["report_issue", run.feedback],
-  ];
-  for (const [name, on] of toggles) if (on === false) enabled.delete(name);
-  if (!interactive) enabled.delete(ASK_USER_QUESTION);
-  for (const name of TASK_RUN_TOOLS) if (run.taskId === null) enabled.delete(name);
+  // The agent's toggles and disabled_builtin_tools, then the run's (services/built-in-tools.ts).
+  const enabled = new Set(resolveBuiltInTools(agent, run));
   const tools: ToolSet = builtInToolSet(
     {
       prisma,

@@ -55,6 +55,10 @@ export function runTimings(config: PlatformConfig): RunTimings {
 export function hasSideEffects(toolName: string, input: unknown): boolean {
   if (toolName === "calculator" || toolName === "task_history" || toolName === ASK_USER_QUESTION) return false;
   if (toolName === "memory") return (input as { action?: unknown } | null)?.action !== "search";
+  if (toolName === "documents") {
+    const action = (input as { action?: unknown } | null)?.action;
+    return action !== "read" && action !== "list";
+  }
   return true;
 }
 

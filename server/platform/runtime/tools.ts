@@ -3,6 +3,8 @@
 // the run's overrides and disabled_builtin_tools.
 import { tool, zodSchema, type ToolSet } from "ai";
 import { z } from "zod";
+import { DOCUMENT_MIME_TYPES, DOCUMENT_SUMMARY_MAX_CHARS, DocumentName } from "@/lib/schemas/agents";
+import { ISSUE_DETAILS_MAX_CHARS, ISSUE_SUMMARY_MAX_CHARS } from "@/lib/schemas/issue-reports";
 import { LESSON_MAX_CHARS } from "@/lib/schemas/lessons";
 import { TaskCreate } from "@/lib/schemas/tasks";
 import type { PrismaClient } from "@/server/generated/prisma/client";
@@ -10,10 +12,12 @@ import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
 import { insertMemory, listMemories } from "../repositories/memories";
 import { listRuns } from "../repositories/runs";
+import { listAgentDocumentsForRun, readAgentDocument, writeAgentDocument } from "../services/agents";
+import { fileIssueReport } from "../services/issue-reports";
 import { saveLessonFromRun } from "../services/lessons";
 import type { Mailer } from "../services/mailer";
 import { createTask, getTask, listTasks, updateTask } from "../services/tasks";
-import { CalculatorError, evaluateExpression } from "./calculator";
+import { CalculatorError, calculate } from "./calculator";
 import type { DataContext } from "./hot-cache";
 
 export interface ToolContext {
@@ -90,7 +94,21 @@ const inputs = {
       }).partial().shape,
     }),
   ),
-  reportIssue: zodSchema(z.object({ summary: z.string().max(500), details: z.string().max(5_000).optional() })),
+  documents: zodSchema(
+    z.object({
+      action: z.enum(["write", "read", "list"]),
+      name: DocumentName.optional().describe("The document (write, read): letters, digits, '.', '-', '_'"),
+      content: z.string().optional().describe("write: the whole new content (replaces an existing document's)"),
+      summary: z.string().max(DOCUMENT_SUMMARY_MAX_CHARS).optional().describe("write: one line saying what it is"),
+      mime_type: z.enum(DOCUMENT_MIME_TYPES).optional().describe("write: default text/markdown"),
+    }),
+  ),
+  reportIssue: zodSchema(
+    z.object({
+      summary: z.string().trim().min(1).max(ISSUE_SUMMARY_MAX_CHARS),
+      details: z.string().max(ISSUE_DETAILS_MAX_CHARS).optional(),
+    }),
+  ),
 };
 
 const askUserQuestion = tool({
@@ -99,16 +117,52 @@ const askUserQuestion = tool({
   inputSchema: inputs.askUserQuestion,
 });
 
+/** A refusal the model reads as the tool's error (a tool-error result), not the run's end. */
+function toolError(error: unknown): never {
+  if (error instanceof PlatformError || error instanceof CalculatorError) throw new Error(error.message);
+  throw error;
+}
+
 function calculator() {
   return tool({
-    description: "Evaluate an arithmetic expression exactly (+ - * / % ^ and parentheses).",
+    description:
+      "Evaluate an arithmetic expression exactly (+ - * / % ^ and parentheses). Answers result (a number) and, when " +
+      "that number is not the exact value, exact (every digit, or a fraction p/q).",
     inputSchema: inputs.calculator,
     execute: async ({ expression }) => {
       try {
-        return { result: evaluateExpression(expression) };
+        return calculate(expression);
       } catch (error) {
-        if (error instanceof CalculatorError) return { error: error.message };
-        throw error;
+        return toolError(error);
+      }
+    },
+  });
+}
+
+function documents(context: ToolContext) {
+  return tool({
+    description:
+      "This agent's documents, kept across runs for the person you act for: write (name, content, optional summary and " +
+      "mime_type; replaces a document of that name), read (name) or list.",
+    inputSchema: inputs.documents,
+    execute: async ({ action, name, content, summary, mime_type }) => {
+      try {
+        if (action === "list") return { documents: await listAgentDocumentsForRun(context.prisma, context.agentId) };
+        if (name === undefined) throw new Error(`name: is required to ${action} a document`);
+        if (action === "read") {
+          const document = await readAgentDocument(context.prisma, context.agentId, name);
+          if (!document) throw new Error(`no document named "${name}"`);
+          return document;
+        }
+        if (content === undefined) throw new Error("content: is required to write a document");
+        const written = await writeAgentDocument(
+          context.prisma,
+          { accountId: context.accountId, agentId: context.agentId, runId: context.runId },
+          { name, content, summary, mime_type },
+        );
+        return { written: true, document: written };
+      } catch (error) {
+        return toolError(error);
       }
     },
   });
@@ -225,18 +279,15 @@ function taskSetup(context: ToolContext) {
 
 function reportIssue(context: ToolContext) {
   return tool({
-    description: "Report a problem with the platform or a tool to the account owner.",
+    description:
+      "Report a problem with the platform or a tool: it is filed for the people who run this service (and mailed to them).",
     inputSchema: inputs.reportIssue,
-    execute: async ({ summary, details }) => {
-      await context.mailer.send(context.prisma, {
-        accountId: context.accountId,
-        to: await context.accountEmail(),
-        subject: `Agent reported an issue: ${summary}`,
-        text: `Run ${context.runId} reported:\n\n${summary}\n\n${details ?? ""}`,
-        kind: "agent_issue",
-      });
-      return { reported: true };
-    },
+    execute: ({ summary, details }) =>
+      fileIssueReport(
+        context,
+        { accountId: context.accountId, endUserId: context.endUserId, agentId: context.agentId, runId: context.runId },
+        { summary, details },
+      ),
   });
 }
 
@@ -248,6 +299,7 @@ export function builtInToolSet(context: ToolContext, enabled: ReadonlySet<string
   if (enabled.has("task_setup")) tools.task_setup = taskSetup(context);
   if (enabled.has("save_lesson") && context.taskId !== null) tools.save_lesson = saveLesson(context);
   if (enabled.has("report_issue")) tools.report_issue = reportIssue(context);
+  if (enabled.has("documents")) tools.documents = documents(context);
   if (enabled.has(ASK_USER_QUESTION)) tools[ASK_USER_QUESTION] = askUserQuestion;
   if (enabled.has("calculator")) tools.calculator = calculator();
   return tools;

@@ -100,6 +100,17 @@ function toAccountExport(data: AccountData, now: Date): Export {
       created_at: iso(document.createdAt),
       updated_at: iso(document.updatedAt),
     })),
+    issue_reports: data.issueReports.map((report) => ({
+      id: report.id,
+      agent_id: report.agentId,
+      run_id: report.runId,
+      user_id: userIdOf(report.endUserId),
+      summary: report.summary,
+      details: report.details,
+      status: report.status,
+      created_at: iso(report.createdAt),
+      resolved_at: isoOrNull(report.resolvedAt),
+    })),
     memories: data.memories.map((memory) => ({
       id: memory.id,
       user_id: userIdOf(memory.endUserId),

@@ -7,6 +7,9 @@ import {
   type AgentCreate,
   type AgentUpdate,
   type AgentSummary,
+  DOCUMENT_MAX_BYTES,
+  DOCUMENTS_PER_AGENT,
+  DOCUMENT_SUMMARY_MAX_CHARS,
   RESETTABLE_FIELDS,
   isReservedMetadataKey,
 } from "@/lib/schemas/agents";
@@ -24,18 +27,20 @@ import {
   agentExistsInScope,
   agentInScope,
   agentsBoundToChannels,
+  countAgentDocuments,
   createAgent as insertAgent,
   findAgentDocument,
   findAgentRow,
   listAgentDocuments,
   listAgents as selectAgents,
   updateAgent as updateAgentRow,
+  upsertAgentDocument,
   withOwner,
 } from "../repositories/agents";
 import { createOnboardingMemories, recentMemoryContents } from "../repositories/memories";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "../runtime/system-prompt";
 import { type AgentTemplate, findTemplate } from "./agent-templates";
-import { BUILT_IN_TOOLS, BUILT_IN_TOOL_NAMES, TASK_RUN_TOOLS, isBuiltInToolEnabled } from "./built-in-tools";
+import { BUILT_IN_TOOLS, BUILT_IN_TOOL_NAMES, isBuiltInToolEnabled, resolveBuiltInTools } from "./built-in-tools";
 import { type Effort, clampEffort, defaultModel, findModel } from "./models";
 import { toPage } from "./pagination";
 import type { Scope } from "./scope";
@@ -498,14 +503,11 @@ export async function resetAgent(
   return toAgent(await updateAgent(ctx, row, data));
 }
 
-export function enabledBuiltInTools(row: AgentRow): string[] {
-  return BUILT_IN_TOOLS.filter((tool) => isBuiltInToolEnabled(tool, row)).map((tool) => tool.name);
-}
-
 export async function agentSystemPrompt(ctx: AgentServiceContext, scope: Scope, id: number) {
   const row = await loadAgent(ctx, scope, id);
-  // The prompt of a run of no task: no save_lesson, and no lessons (a task's runs get both).
-  const tools = enabledBuiltInTools(row).filter((name) => !TASK_RUN_TOOLS.has(name));
+  // The prompt of a new interactive run of no task with no toggles: no save_lesson, and no lessons (a
+  // task's runs get both).
+  const tools = resolveBuiltInTools(row, { memory: null, history: null, taskSetupTools: null, feedback: null, interactive: true, taskId: null });
   const memories = tools.includes("memory") ? await recentMemoryContents(ctx.prisma, scope, PROMPT_MEMORY_LIMIT) : [];
   const promptProfile = row.promptProfile === "bare" ? "bare" : "platform";
   return {
@@ -543,7 +545,66 @@ export async function getDocument(ctx: AgentServiceContext, scope: Scope, id: nu
   return { ...toAgentDocument(row), content: row.content };
 }
 
-/** GET /built-in-tools: every tool, with `enabled` resolved for the agent when one is named. */
+/** The first non-blank line, cut: what a document written without a summary is listed with. */
+const defaultSummary = (content: string) => (content.split("\n").find((line) => line.trim())?.trim() ?? "").slice(0, 200);
+
+/**
+ * The documents tool's write (runtime/tools.ts): the run's agent's document `name`, created or
+ * replaced. The run's scope is its agent's (a run's user_id must match its agent's), so the agent id
+ * scopes the document. Name and MIME type are checked by the tool's input schema; size, count and
+ * JSON content here.
+ */
+export async function writeAgentDocument(
+  prisma: PrismaClient,
+  owner: { accountId: number; agentId: number; runId: number | null },
+  input: { name: string; content: string; summary?: string; mime_type?: string },
+) {
+  const sizeBytes = Buffer.byteLength(input.content, "utf8");
+  if (sizeBytes > DOCUMENT_MAX_BYTES) throw invalid("content", `must be at most ${DOCUMENT_MAX_BYTES} bytes (UTF-8); it is ${sizeBytes}`);
+  const summary = input.summary?.trim() ?? defaultSummary(input.content);
+  if (summary.length > DOCUMENT_SUMMARY_MAX_CHARS) throw invalid("summary", `must be at most ${DOCUMENT_SUMMARY_MAX_CHARS} characters`);
+  const mimeType = input.mime_type ?? "text/markdown";
+  if (mimeType === "application/json") {
+    try {
+      JSON.parse(input.content);
+    } catch {
+      throw invalid("content", "must be valid JSON for mime_type application/json");
+    }
+  }
+  // A replacement does not add one; a new name beyond the cap is refused (a soft cap: two parallel new
+  // names can pass together, which a working set tolerates).
+  if (!(await findAgentDocument(prisma, owner.agentId, input.name)) && (await countAgentDocuments(prisma, owner.agentId)) >= DOCUMENTS_PER_AGENT) {
+    throw invalid("name", `the agent already has ${DOCUMENTS_PER_AGENT} documents (the most it keeps); replace one instead`);
+  }
+  const row = await upsertAgentDocument(prisma, {
+    accountId: owner.accountId,
+    agentId: owner.agentId,
+    name: input.name,
+    summary,
+    mimeType,
+    content: input.content,
+    sizeBytes,
+    source: "agent",
+    sourceRunId: owner.runId,
+  });
+  return toAgentDocument(row);
+}
+
+/** The documents tool's read and list: the run's agent's documents (the run's scope). */
+export async function readAgentDocument(prisma: PrismaClient, agentId: number, name: string) {
+  const row = await findAgentDocument(prisma, agentId, name);
+  return row ? { ...toAgentDocument(row), content: row.content } : null;
+}
+
+export async function listAgentDocumentsForRun(prisma: PrismaClient, agentId: number) {
+  return (await listAgentDocuments(prisma, agentId, { limit: DOCUMENTS_PER_AGENT })).slice(0, DOCUMENTS_PER_AGENT).map(toAgentDocument);
+}
+
+/**
+ * GET /built-in-tools: every tool, with `enabled` resolved for the agent when one is named, by the
+ * function a run's tools come from (save_lesson and AskUserQuestion are then offered to the runs that
+ * can use them: a task's, an interactive one).
+ */
 export async function builtInToolsFor(ctx: AgentServiceContext, scope: Scope, agentId: number | undefined) {
   const row = agentId === undefined ? undefined : await loadAgent(ctx, scope, agentId);
   return BUILT_IN_TOOLS.map((tool) => ({

@@ -36,13 +36,16 @@ async function seedData(account: Account, label: string) {
       sizeBytes: 10,
     },
   });
+  const report = await prisma.platformAgentIssueReport.create({
+    data: { accountId: account.id, endUserId: endUser.id, agentId: agent.id, summary: `${label} issue` },
+  });
   const memory = await prisma.platformMemory.create({
     data: { accountId: account.id, endUserId: endUser.id, content: `${label} remembers tea`, agentId: agent.id },
   });
   const permission = await prisma.platformPermission.create({
     data: { accountId: account.id, endUserId: endUser.id, tool: `${label}_tool` },
   });
-  return { endUser, agent, accountAgent, document, memory, permission };
+  return { endUser, agent, accountAgent, document, report, memory, permission };
 }
 
 const tableCounts = async (accountId: number) => {
@@ -56,6 +59,7 @@ const tableCounts = async (accountId: number) => {
     endUsers: await prisma.platformEndUser.count(where),
     agents: await prisma.platformAgent.count(where),
     agentDocuments: await prisma.platformAgentDocument.count(where),
+    issueReports: await prisma.platformAgentIssueReport.count(where),
     memories: await prisma.platformMemory.count(where),
     permissions: await prisma.platformPermission.count(where),
   };
@@ -78,6 +82,7 @@ describe("GET /account/export", () => {
       "api_keys",
       "end_users",
       "exported_at",
+      "issue_reports",
       "mail",
       "memories",
       "permissions",
@@ -139,6 +144,9 @@ describe("GET /account/export", () => {
         name: "mine.md",
         content: "mine document body",
       }),
+    ]);
+    expect(body.issue_reports).toEqual([
+      { id: seeded.report.id, agent_id: seeded.agent.id, run_id: null, user_id: "mine-user", summary: "mine issue", details: null, status: "open", created_at: expect.any(String), resolved_at: null },
     ]);
     expect(body.memories).toEqual([
       expect.objectContaining({

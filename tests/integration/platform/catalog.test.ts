@@ -63,7 +63,7 @@ describe("GET /built-in-tools", () => {
   it("lists the tools, the configurable four with their toggles", async () => {
     const { body } = await platform.call("/built-in-tools", { key: account.key });
     const byName = Object.fromEntries(body.data.map((tool: { name: string }) => [tool.name, tool]));
-    expect(Object.keys(byName)).toEqual(["memory", "task_history", "task_setup", "save_lesson", "report_issue", "AskUserQuestion", "calculator"]);
+    expect(Object.keys(byName)).toEqual(["memory", "task_history", "task_setup", "save_lesson", "report_issue", "documents", "AskUserQuestion", "calculator"]);
     expect(byName.memory).toMatchObject({ configurable: true, agent_toggle: "enable_memory", run_toggle: "memory", enabled: true });
     expect(byName.calculator).toMatchObject({ configurable: false, enabled: true });
   });
@@ -77,7 +77,7 @@ describe("GET /built-in-tools", () => {
     ).body;
     const { body } = await platform.call("/built-in-tools", { key: account.key, query: { teammate_id: agent.id, user_id: "ivy" } });
     const enabled = Object.fromEntries(body.data.map((tool: { name: string; enabled: boolean }) => [tool.name, tool.enabled]));
-    expect(enabled).toEqual({ memory: false, task_history: true, task_setup: true, save_lesson: true, report_issue: false, AskUserQuestion: true, calculator: false });
+    expect(enabled).toEqual({ memory: false, task_history: true, task_setup: true, save_lesson: true, report_issue: false, documents: true, AskUserQuestion: true, calculator: false });
 
     const selfImproving = await platform.call(`/agents/${agent.id}`, {
       key: account.key,

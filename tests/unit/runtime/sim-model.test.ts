@@ -482,6 +482,32 @@ describe("::delay", () => {
   });
 });
 
+describe("::tools", () => {
+  it("lists the names of the tools the call offers, sorted, after the echo", async () => {
+    const result = await generateText({
+      model: createSimModel(),
+      prompt: "what can you use?\n::tools",
+      tools: { calculator, AskUserQuestion: askUserQuestion },
+    });
+    expect(result.text).toBe("Echo: what can you use?\nTools: AskUserQuestion, calculator");
+  });
+
+  it("says (none) for a call without tools, and follows the tool lines when it has some", async () => {
+    expect((await generateText({ model: createSimModel(), prompt: "::tools" })).text).toBe("Echo:\nTools: (none)");
+    const result = await generateText({
+      model: createSimModel(),
+      prompt: '::tool calculator {"expression":"6*7"}\n::tools',
+      tools: { calculator },
+      stopWhen: stepCountIs(3),
+    });
+    expect(result.text).toBe('Tool calculator returned {"result":42}\nTools: calculator');
+  });
+
+  it("is parsed apart from ::tool", () => {
+    expect(parseDirectives("::tools\n::tool ping").directives).toEqual([{ kind: "tools" }, { kind: "tool", toolName: "ping", input: {} }]);
+  });
+});
+
 describe("::words", () => {
   it("streams exactly N words", async () => {
     const result = streamText({ model: createSimModel(), prompt: "ignored text\n::words 200" });

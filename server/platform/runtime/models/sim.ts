@@ -47,7 +47,8 @@ export type SimDirective =
   | { kind: "fail"; message: string }
   | { kind: "delay"; ms: number }
   | { kind: "words"; count: number }
-  | { kind: "recall" };
+  | { kind: "recall" }
+  | { kind: "tools" };
 
 export interface ParsedMessage {
   /** In the order the lines appear. */
@@ -257,9 +258,12 @@ export function parseDirectives(message: string): ParsedMessage {
       case "recall":
         directives.push({ kind: "recall" });
         break;
+      case "tools":
+        directives.push({ kind: "tools" });
+        break;
       default:
         throw new SimModelError(
-          `sim model: unknown directive "${trimmed.split(/\s/)[0]}" (known: ::tool, ::ask, ::fail, ::delay, ::words, ::recall)`,
+          `sim model: unknown directive "${trimmed.split(/\s/)[0]}" (known: ::tool, ::ask, ::fail, ::delay, ::words, ::recall, ::tools)`,
         );
     }
   }
@@ -312,7 +316,7 @@ interface PromptToolCall {
  * results) decide the answer; plan approval is looked for in the whole prompt.
  */
 export function simReply(
-  options: Pick<LanguageModelV3CallOptions, "prompt" | "providerOptions" | "responseFormat">,
+  options: Pick<LanguageModelV3CallOptions, "prompt" | "providerOptions" | "responseFormat" | "tools">,
 ): SimReply {
   const { prompt } = options;
   const userIndex = prompt.findLastIndex((message) => message.role === "user");
@@ -379,6 +383,7 @@ export function simReply(
     if (words) lines.push(wordList(words.count));
     else if (actions.length === 0) lines.push(`Echo: ${parsed.text}`.trimEnd());
     if (lastOf(directives, "recall")) lines.push(recallLine(prompt, userIndex));
+    if (lastOf(directives, "tools")) lines.push(toolsLine(options.tools));
     if (latest?.role === "user") lines.push(...attachmentLines(latest));
     text = lines.join("\n");
   }
@@ -430,6 +435,7 @@ export function planText(parsed: ParsedMessage, json: boolean): string {
     if (directive.kind === "ask") steps.push(`Ask "${directive.question}".`);
     if (directive.kind === "words" && !json) steps.push(`Write ${directive.count} words.`);
     if (directive.kind === "recall" && !json) steps.push("Recall the previous message.");
+    if (directive.kind === "tools" && !json) steps.push("List the tools I was given.");
   }
   const acts = parsed.directives.some((directive) => directive.kind === "tool" || directive.kind === "ask");
   if (json) steps.push("Answer with a JSON object that matches the requested schema.");
@@ -482,6 +488,12 @@ function byteSize(data: unknown): number | undefined {
   if (data instanceof Uint8Array) return data.byteLength;
   if (typeof data === "string") return Buffer.from(data, "base64").byteLength;
   return undefined;
+}
+
+/** `::tools`: the names of the tools the call offers, sorted, so a test sees what a run was given. */
+function toolsLine(tools: LanguageModelV3CallOptions["tools"]): string {
+  const names = (tools ?? []).map((tool) => tool.name).sort();
+  return `Tools: ${names.length > 0 ? names.join(", ") : "(none)"}`;
 }
 
 /** `::recall`: the text of the user message before the latest one (its directives left out). */
