@@ -508,6 +508,24 @@ describe("::tools", () => {
   });
 });
 
+describe("::tool *SUFFIX", () => {
+  const upper = tool({ description: "upper", inputSchema: z.object({ text: z.string() }), execute: ({ text }) => text.toUpperCase() });
+  it("calls the first offered tool, in name order, whose name ends with the suffix", async () => {
+    const result = await generateText({
+      model: createSimModel(),
+      prompt: '::tool *__upper {"text":"hi"}',
+      tools: { srv9__upper: upper, srv12__upper: upper, calculator },
+      stopWhen: stepCountIs(3),
+    });
+    expect(result.text).toBe("Tool srv12__upper returned HI");
+  });
+
+  it("keeps the name as written when no offered tool matches, so the call fails as an unknown tool", async () => {
+    const result = await generateText({ model: createSimModel(), prompt: "::tool *__nothing", tools: { calculator }, stopWhen: stepCountIs(3) });
+    expect(result.text).toMatch(/^Tool \*__nothing failed: /);
+  });
+});
+
 describe("::words", () => {
   it("streams exactly N words", async () => {
     const result = streamText({ model: createSimModel(), prompt: "ignored text\n::words 200" });

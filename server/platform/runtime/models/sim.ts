@@ -369,7 +369,7 @@ export function simReply(
   if (next) {
     const call =
       next.kind === "tool"
-        ? { toolCallId: nextCallId, toolName: next.toolName, input: next.input }
+        ? { toolCallId: nextCallId, toolName: resolveToolName(next.toolName, options.tools), input: next.input }
         : { toolCallId: nextCallId, toolName: ASK_USER_QUESTION_TOOL, input: askInput(next.question, next.options) };
     return { type: "answer", text: "", toolCalls: [call], delayMs, finishReason: "tool-calls" };
   }
@@ -488,6 +488,17 @@ function byteSize(data: unknown): number | undefined {
   if (data instanceof Uint8Array) return data.byteLength;
   if (typeof data === "string") return Buffer.from(data, "base64").byteLength;
   return undefined;
+}
+
+/**
+ * `::tool *SUFFIX`: the first offered tool, in name order, whose name ends with SUFFIX, for tools whose
+ * full name a test cannot know beforehand (a custom server's `srv<id>__echo`). No match: the name as
+ * written, which the SDK reports as an unknown tool.
+ */
+function resolveToolName(name: string, tools: LanguageModelV3CallOptions["tools"]): string {
+  if (!name.startsWith("*") || name.length === 1) return name;
+  const suffix = name.slice(1);
+  return (tools ?? []).map((tool) => tool.name).sort().find((offered) => offered.endsWith(suffix)) ?? name;
 }
 
 /** `::tools`: the names of the tools the call offers, sorted, so a test sees what a run was given. */
