@@ -34,6 +34,7 @@ import {
 } from "../repositories/agents";
 import { createOnboardingMemories, recentMemoryContents } from "../repositories/memories";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "../runtime/system-prompt";
+import { resolveForcedSkill } from "./skills";
 import { type AgentTemplate, findTemplate } from "./agent-templates";
 import { BUILT_IN_TOOLS, BUILT_IN_TOOL_NAMES, TASK_RUN_TOOLS, isBuiltInToolEnabled } from "./built-in-tools";
 import { type Effort, clampEffort, defaultModel, findModel } from "./models";
@@ -502,8 +503,10 @@ export function enabledBuiltInTools(row: AgentRow): string[] {
   return BUILT_IN_TOOLS.filter((tool) => isBuiltInToolEnabled(tool, row)).map((tool) => tool.name);
 }
 
-export async function agentSystemPrompt(ctx: AgentServiceContext, scope: Scope, id: number) {
+export async function agentSystemPrompt(ctx: AgentServiceContext, scope: Scope, id: number, skillSlug?: string) {
   const row = await loadAgent(ctx, scope, id);
+  // Resolved as POST /runs resolves `skill`, so the text is what a run forcing it gets.
+  const skill = skillSlug === undefined ? null : await resolveForcedSkill(ctx, scope, row, skillSlug);
   // The prompt of a run of no task: no save_lesson, and no lessons (a task's runs get both).
   const tools = enabledBuiltInTools(row).filter((name) => !TASK_RUN_TOOLS.has(name));
   const memories = tools.includes("memory") ? await recentMemoryContents(ctx.prisma, scope, PROMPT_MEMORY_LIMIT) : [];
@@ -513,8 +516,9 @@ export async function agentSystemPrompt(ctx: AgentServiceContext, scope: Scope, 
     prompt_profile: promptProfile,
     prompt: buildSystemPrompt(
       { name: row.name, instructions: row.instructions, role: row.role, goals: row.goals, promptProfile },
-      { memories, builtInTools: tools },
+      { memories, builtInTools: tools, skill },
     ),
+    skill: skill?.slug ?? null,
   } as const;
 }
 

@@ -47,7 +47,8 @@ export type SimDirective =
   | { kind: "fail"; message: string }
   | { kind: "delay"; ms: number }
   | { kind: "words"; count: number }
-  | { kind: "recall" };
+  | { kind: "recall" }
+  | { kind: "skill" };
 
 export interface ParsedMessage {
   /** In the order the lines appear. */
@@ -257,9 +258,12 @@ export function parseDirectives(message: string): ParsedMessage {
       case "recall":
         directives.push({ kind: "recall" });
         break;
+      case "skill":
+        directives.push({ kind: "skill" });
+        break;
       default:
         throw new SimModelError(
-          `sim model: unknown directive "${trimmed.split(/\s/)[0]}" (known: ::tool, ::ask, ::fail, ::delay, ::words, ::recall)`,
+          `sim model: unknown directive "${trimmed.split(/\s/)[0]}" (known: ::tool, ::ask, ::fail, ::delay, ::words, ::recall, ::skill)`,
         );
     }
   }
@@ -379,6 +383,7 @@ export function simReply(
     if (words) lines.push(wordList(words.count));
     else if (actions.length === 0) lines.push(`Echo: ${parsed.text}`.trimEnd());
     if (lastOf(directives, "recall")) lines.push(recallLine(prompt, userIndex));
+    if (lastOf(directives, "skill")) lines.push(...skillLines(prompt));
     if (latest?.role === "user") lines.push(...attachmentLines(latest));
     text = lines.join("\n");
   }
@@ -430,6 +435,7 @@ export function planText(parsed: ParsedMessage, json: boolean): string {
     if (directive.kind === "ask") steps.push(`Ask "${directive.question}".`);
     if (directive.kind === "words" && !json) steps.push(`Write ${directive.count} words.`);
     if (directive.kind === "recall" && !json) steps.push("Recall the previous message.");
+    if (directive.kind === "skill" && !json) steps.push("Report the skills in my instructions.");
   }
   const acts = parsed.directives.some((directive) => directive.kind === "tool" || directive.kind === "ask");
   if (json) steps.push("Answer with a JSON object that matches the requested schema.");
@@ -482,6 +488,25 @@ function byteSize(data: unknown): number | undefined {
   if (data instanceof Uint8Array) return data.byteLength;
   if (typeof data === "string") return Buffer.from(data, "base64").byteLength;
   return undefined;
+}
+
+/**
+ * `::skill`: one line per `## Skill: NAME` section of the system messages, with the section's text
+ * (to the next `## ` heading; whitespace collapsed, cut at 300 characters), so a test sees which
+ * playbook reached the model. `No skill.` when there is none.
+ */
+function skillLines(prompt: LanguageModelV3Prompt): string[] {
+  const lines: string[] = [];
+  for (const message of prompt) {
+    if (message.role !== "system") continue;
+    for (const section of message.content.split(/^(?=## )/m)) {
+      const heading = /^## Skill: (.*)\n?/.exec(section);
+      if (!heading) continue;
+      const text = section.slice(heading[0].length).replace(/\s+/g, " ").trim();
+      lines.push(`Skill ${heading[1]!.trim()}: ${truncate(text, 300)}`);
+    }
+  }
+  return lines.length > 0 ? lines : ["No skill."];
 }
 
 /** `::recall`: the text of the user message before the latest one (its directives left out). */
