@@ -399,6 +399,24 @@ describe("forcing a skill on a run", () => {
     expect(row.skillPlaybook).toEqual({ name: "Changing", body: "First version." });
   });
 
+  it("keeps the forced skill when the run resumes after an approval", async () => {
+    const started = await platform.call("/runs", {
+      key: strict.key,
+      query: { user_id: userId },
+      body: { teammate_id: agentId, permission_mode: "approval", stream: false, message: '/weekly-report\n::tool calculator {"expression":"6*7"}\n::skill' },
+    });
+    expect(started.status).toBe(200);
+    let pending: { request_id: string } | undefined;
+    for (let i = 0; i < 400 && !pending; i++) {
+      pending = (await platform.call(`/runs/${started.body.id}/permissions`, { key: strict.key, query: { user_id: userId } })).body.data[0];
+      if (!pending) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(pending).toBeDefined();
+    await platform.call(`/runs/${started.body.id}/approve`, { key: strict.key, query: { user_id: userId }, body: { request_id: pending!.request_id, decision: "allow" } });
+    const { output } = await waitForOutput(strict.key, started.body.id, { user_id: userId });
+    expect(output).toBe(`Tool calculator returned {"result":42}\n${weekly}`);
+  });
+
   it("forces a skill on a reply with a leading /slug, for that reply only", async () => {
     const first = await run({ message: "start" });
     const reply = async (message: string) => {
@@ -438,5 +456,15 @@ describe("GET /agents/{agent_id}/system-prompt?skill=", () => {
     const unknown = await platform.call(url, { key: strict.key, query: { user_id: userId, skill: "nope" } });
     expect(unknown.status).toBe(422);
     expect(unknown.body.error.error_code).toBe("unknown_skill");
+  });
+});
+
+describe("GET /openapi.json", () => {
+  it("documents the skills operations", async () => {
+    const document = (await (await platform.request("/openapi.json")).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
+    expect(document.paths["/skills"]?.post?.operationId).toBe("createSkill");
+    expect(document.paths["/skills"]?.get?.operationId).toBe("listSkills");
+    expect(document.paths["/skills/invokable"]?.get?.operationId).toBe("listInvokableSkills");
+    expect(Object.keys(document.paths["/skills/{skill_id}"] ?? {}).sort()).toEqual(["delete", "get", "patch"]);
   });
 });
