@@ -163,6 +163,9 @@ export async function createRun(
     if (input.name === undefined) {
       throw invalid("teammate_id", "is required unless name is given to create an agent");
     }
+    // Checked before the agent exists, so a refused skill leaves no agent behind: a new agent has the
+    // platform profile and no skill of scope agent yet (id 0 names no agent).
+    if (input.skill !== undefined) await resolveForcedSkill(ctx, scope, { id: 0, promptProfile: "platform" }, input.skill);
     const created = await createAgent(ctx, scope, {
       name: input.name,
       instructions: input.instructions,

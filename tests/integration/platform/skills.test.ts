@@ -381,6 +381,15 @@ describe("forcing a skill on a run", () => {
     expect(await refused({ message: "/not-yours" })).toMatchObject({ error_code: "unknown_skill" });
   });
 
+  it("forces a skill on a run that creates its agent, and creates no agent when the skill is refused", async () => {
+    const { output } = await runOutput(strict.key, { name: "Fresh", message: "/weekly-report\n::skill" }, { user_id: userId });
+    expect(output).toBe(`Echo: /weekly-report\n${weekly}`);
+    const agents = async () => (await platform.call("/agents", { key: strict.key, query: { user_id: userId, limit: 100 } })).body.data.length;
+    const before = await agents();
+    expect(await refused({ teammate_id: undefined, name: "Never", message: "/nope" })).toMatchObject({ error_code: "unknown_skill" });
+    expect(await agents()).toBe(before);
+  });
+
   it("refuses a platform command for a bare agent", async () => {
     const bare = await createAgent(strict.key, { user_id: userId, prompt_profile: "bare" });
     const response = await platform.call("/runs", { key: strict.key, query: { user_id: userId }, body: { teammate_id: bare.id, message: "/plan it" } });
