@@ -9,6 +9,7 @@ import { McpServers } from "./resources/mcp-servers";
 import { IssueReports } from "./resources/issue-reports";
 import { Billing, UsageResource } from "./resources/money";
 import { Runs } from "./resources/runs";
+import { Skills } from "./resources/skills";
 import { Tasks, TriggersResource } from "./resources/tasks";
 import { Webhooks } from "./resources/webhooks";
 import { Transport, type ClientOptions, type RequestOptions } from "./transport";
@@ -19,6 +20,7 @@ export class PlatformClient {
   readonly agentTemplates: AgentTemplates;
   readonly runs: Runs;
   readonly memories: Memories;
+  readonly skills: Skills;
   readonly permissions: Permissions;
   readonly users: Users;
   readonly settings: SettingsResource;
@@ -41,6 +43,7 @@ export class PlatformClient {
     this.agentTemplates = new AgentTemplates(transport);
     this.runs = new Runs(transport);
     this.memories = new Memories(transport);
+    this.skills = new Skills(transport);
     this.permissions = new Permissions(transport);
     this.users = new Users(transport);
     this.settings = new SettingsResource(transport);

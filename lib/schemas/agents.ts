@@ -167,8 +167,20 @@ export const RESETTABLE_FIELDS = [
 export const AgentReset = z.object({ fields: z.array(z.enum(RESETTABLE_FIELDS)).optional() });
 
 export const SystemPrompt = z
-  .object({ agent_id: z.number().int(), prompt_profile: PromptProfile, prompt: z.string() })
+  .object({
+    agent_id: z.number().int(),
+    prompt_profile: PromptProfile,
+    prompt: z.string(),
+    skill: z.string().nullable().meta({ description: "The slug of the skill asked for with ?skill= (its playbook is in prompt); null without" }),
+  })
   .meta({ id: "SystemPrompt" });
+
+export const SystemPromptQuery = z.object({
+  user_id: UserId.optional(),
+  skill: z.string().min(1).max(100).optional().meta({
+    description: "A skill slug: the prompt as a run forcing it gets (unknown or disabled: 422, as on POST /runs)",
+  }),
+});
 
 export const AgentDocument = z
   .object({

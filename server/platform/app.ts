@@ -51,6 +51,12 @@ import * as updateEndUser from "./routes/end-users/update";
 import * as createMemory from "./routes/memories/create";
 import * as deleteMemory from "./routes/memories/delete";
 import * as listMemories from "./routes/memories/list";
+import * as createSkill from "./routes/skills/create";
+import * as deleteSkill from "./routes/skills/delete";
+import * as getSkill from "./routes/skills/get";
+import * as listInvokableSkills from "./routes/skills/invokable";
+import * as listSkills from "./routes/skills/list";
+import * as updateSkill from "./routes/skills/update";
 import * as createTaskTrigger from "./routes/triggers/create";
 import * as deleteTaskTrigger from "./routes/triggers/delete";
 import * as listTriggerFires from "./routes/triggers/fires";
@@ -259,6 +265,13 @@ const operations: { register(app: PlatformApp): void }[] = [
   createMemory,
   listMemories,
   deleteMemory,
+  // skills (/skills/invokable before /skills/{skill_id})
+  createSkill,
+  listSkills,
+  listInvokableSkills,
+  getSkill,
+  updateSkill,
+  deleteSkill,
   createPermission,
   listPermissions,
   deletePermission,

@@ -13,6 +13,7 @@ import type {
   AgentUpdateParams,
   PageParams,
   SystemPrompt,
+  SystemPromptParams,
   UnarchivedAgent,
 } from "../types";
 import { Resource, segment } from "./resource";
@@ -37,9 +38,15 @@ export class AgentDocuments extends Resource {
 }
 
 export class AgentSystemPrompt extends Resource {
-  /** GET /agents/{agent_id}/system-prompt: the exact prompt the agent's model receives. */
-  get(agentId: number, options?: RequestOptions): Promise<SystemPrompt> {
-    return this.transport.json({ method: "GET", path: `/agents/${segment(agentId)}/system-prompt`, userId: "query" }, options);
+  /**
+   * GET /agents/{agent_id}/system-prompt: the exact prompt the agent's model receives; with `skill`,
+   * the prompt of a run forcing that skill (422 for one a run could not force).
+   */
+  get(agentId: number, params: SystemPromptParams = {}, options?: RequestOptions): Promise<SystemPrompt> {
+    return this.transport.json(
+      { method: "GET", path: `/agents/${segment(agentId)}/system-prompt`, query: params, userId: "query" },
+      options,
+    );
   }
 }
 

@@ -33,6 +33,9 @@ export interface FastRunStart {
   model: string;
   effort: string;
   tools: string[];
+  /** The forced skill's slug and its playbook ({name, body}); none when absent. */
+  skill?: string | null;
+  skillPlaybook?: object | null;
   memory: boolean | null;
   history: boolean | null;
   taskSetupTools: boolean;
@@ -113,10 +116,10 @@ export async function startAdmittedRun(prisma: PrismaClient, start: FastRunStart
     run AS (
       INSERT INTO platform_runs (
         ${key ? Prisma.sql`id,` : Prisma.empty} account_id, end_user_id, agent_id, task_id, status, permission_mode, human_in_the_loop,
-        model, effort, tools, memory, history, task_setup_tools, feedback, email_notifications, output_schema, metadata,
+        model, effort, skill, skill_playbook, tools, memory, history, task_setup_tools, feedback, email_notifications, output_schema, metadata,
         max_turns, retention, messages, hold_micros, lease_owner, lease_expires_at, created_at, updated_at)
       SELECT ${key ? Prisma.sql`rid.id,` : Prisma.empty} ${start.accountId}, ${start.endUserId}::int, ${start.agentId}, ${start.taskId}::int, 'running',
-        ${start.permissionMode}, ${start.humanInTheLoop}, ${start.model}, ${start.effort}, ${start.tools}::text[],
+        ${start.permissionMode}, ${start.humanInTheLoop}, ${start.model}, ${start.effort}, ${start.skill ?? null}::text, ${json(start.skillPlaybook ?? null)}::jsonb, ${start.tools}::text[],
         ${start.memory}::boolean, ${start.history}::boolean, ${start.taskSetupTools}, ${start.feedback}::boolean,
         ${start.emailNotifications}, ${json(start.outputSchema)}::jsonb, ${json(start.metadata)}::jsonb, ${start.maxTurns},
         CASE WHEN hold.metadata_only THEN 'metadata_only' ELSE 'standard' END,

@@ -428,6 +428,13 @@ const isSaying = (frame: RunFrame) => frame.type === "content_block_delta" || fr
 // Stream parts that neither say nor do anything a reader sees: text may go on after them.
 const QUIET_PARTS = new Set(["start", "start-step", "text-start", "text-delta", "text-end", "reasoning-start", "reasoning-delta", "reasoning-end", "raw"]);
 
+/** The skill the run's current request forced: its slug and the playbook as it was then (services/runs.ts). */
+function forcedSkillOf(run: RunRow): { slug: string; name: string; body: string } | null {
+  const playbook = run.skillPlaybook as { name?: unknown; body?: unknown } | null;
+  if (run.skill === null || typeof playbook?.name !== "string" || typeof playbook.body !== "string") return null;
+  return { slug: run.skill, name: playbook.name, body: playbook.body };
+}
+
 const countMessages = (row: RunRow) => (Array.isArray(row.messages) ? row.messages.length : 0);
 
 const TERMINAL = new Set(["completed", "failed", "cancelled"]);
@@ -568,7 +575,7 @@ async function loop(
   const lessons = run.taskId === null ? [] : await lessonsForPrompt(prisma, { accountId: run.accountId, endUserId: run.endUserId }, run.taskId);
   const system = buildSystemPrompt(
     { name: agent.name, instructions: agent.instructions, role: agent.role, goals: agent.goals, promptProfile: agent.promptProfile === "bare" ? "bare" : "platform" },
-    { memories, lessons, builtInTools: [...enabled] },
+    { memories, lessons, builtInTools: [...enabled], skill: forcedSkillOf(run) },
   );
 
   const turnsLeft = Math.max(1, run.maxTurns - run.turnsUsed);

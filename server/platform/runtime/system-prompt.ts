@@ -16,8 +16,8 @@ export interface PromptContext {
   builtInTools: string[];
   /** Lessons of the run's task, newest first (runs of a task only; the task keeps LESSON_CAPACITY). */
   lessons?: string[];
-  /** Skill playbooks forced or available for the run (the skills work adds them). */
-  skills?: { name: string; body: string }[];
+  /** The skill the run's current request forces (services/skills.ts resolveForcedSkill), if any. */
+  skill?: { slug: string; name: string; body: string } | null;
 }
 
 /** How many memories the prompt carries; older ones stay reachable through the memory tool. */
@@ -44,7 +44,10 @@ export function buildSystemPrompt(agent: PromptAgent, context: PromptContext): s
       `## Lessons from earlier runs of this task\nNewest first.\n${context.lessons.map((lesson) => `- ${lesson}`).join("\n")}`,
     );
   }
-  for (const skill of context.skills ?? []) sections.push(`## Skill: ${skill.name}\n${skill.body}`);
+  if (context.skill) {
+    const { slug, name, body } = context.skill;
+    sections.push(`## Skill: ${name}\nThe person invoked the skill /${slug} for this request: follow this playbook.\n\n${body}`);
+  }
   if (context.builtInTools.length > 0) {
     sections.push(`## Built-in tools\nYou can use: ${context.builtInTools.join(", ")}.`);
   }

@@ -39,6 +39,7 @@ import {
 } from "../repositories/agents";
 import { createOnboardingMemories, recentMemoryContents } from "../repositories/memories";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "../runtime/system-prompt";
+import { resolveForcedSkill } from "./skills";
 import { type AgentTemplate, findTemplate } from "./agent-templates";
 import { BUILT_IN_TOOLS, BUILT_IN_TOOL_NAMES, isBuiltInToolEnabled, resolveBuiltInTools } from "./built-in-tools";
 import { type Effort, clampEffort, defaultModel, findModel } from "./models";
@@ -503,8 +504,10 @@ export async function resetAgent(
   return toAgent(await updateAgent(ctx, row, data));
 }
 
-export async function agentSystemPrompt(ctx: AgentServiceContext, scope: Scope, id: number) {
+export async function agentSystemPrompt(ctx: AgentServiceContext, scope: Scope, id: number, skillSlug?: string) {
   const row = await loadAgent(ctx, scope, id);
+  // Resolved as POST /runs resolves `skill`, so the text is what a run forcing it gets.
+  const skill = skillSlug === undefined ? null : await resolveForcedSkill(ctx, scope, row, skillSlug);
   // The prompt of a new interactive run of no task with no toggles: no save_lesson, and no lessons (a
   // task's runs get both).
   const tools = resolveBuiltInTools(row, { memory: null, history: null, taskSetupTools: null, feedback: null, interactive: true, taskId: null });
@@ -515,8 +518,9 @@ export async function agentSystemPrompt(ctx: AgentServiceContext, scope: Scope, 
     prompt_profile: promptProfile,
     prompt: buildSystemPrompt(
       { name: row.name, instructions: row.instructions, role: row.role, goals: row.goals, promptProfile },
-      { memories, builtInTools: tools },
+      { memories, builtInTools: tools, skill },
     ),
+    skill: skill?.slug ?? null,
   } as const;
 }
 

@@ -23,6 +23,8 @@ import { bindClaimedKey, claimKeyIn, type KeyClaim } from "./idempotency";
 import { admitRun } from "./run-admission";
 import { createRun, resumeIfSettled, type RunServiceContext, toRun } from "./runs";
 import type { Scope } from "./scope";
+import { findAccountAgent } from "./agents";
+import { type ForcedSkill, resolveForcedSkill } from "./skills";
 
 /** Statuses a reply continues from: the run's last request is over. */
 const REPLYABLE = ["completed", "failed", "cancelled"] as const;
@@ -57,7 +59,7 @@ export async function replyToRun(
   ctx: RunServiceContext,
   scope: Scope,
   runId: number,
-  input: z.infer<typeof RunReply>,
+  input: z.infer<typeof RunReply> & { skill?: string },
   attachments: NewRunFile[] = [],
   claim?: KeyClaim,
 ): Promise<{ run: ReturnType<typeof toRun>; after: bigint }> {
@@ -75,6 +77,14 @@ export async function replyToRun(
       `run ${runId} ran under metadata_only retention, so its conversation was not kept; start a new run`,
       "conversation_not_retained",
     );
+  }
+  // A forced skill holds for the request that forced it: a reply forces its own (a leading /slug,
+  // read by the route) or none.
+  let skill: ForcedSkill | null = null;
+  if (input.skill !== undefined) {
+    const agent = await findAccountAgent(ctx, scope.accountId, row.agentId);
+    if (!agent) throw new PlatformError({ type: "not_found", message: `agent ${row.agentId} not found` });
+    skill = await resolveForcedSkill(ctx, scope, agent, input.skill);
   }
   const history = closeOutstandingCalls(row.messages as unknown as ModelMessage[]);
   const firstOrdinal = attachments.length > 0 ? await countRunFiles(ctx.prisma, runId) : 0;
@@ -95,6 +105,8 @@ export async function replyToRun(
         // max_turns is per request: a new caller message re-arms it.
         turnsUsed: 0,
         taskSetupTools: input.task_setup_tools ?? row.taskSetupTools,
+        skill: skill?.slug ?? null,
+        skillPlaybook: skill ? { name: skill.name, body: skill.body } : Prisma.DbNull,
         output: Prisma.DbNull,
         outputData: Prisma.DbNull,
         error: null,

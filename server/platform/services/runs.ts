@@ -60,6 +60,7 @@ import type { AuthContext } from "./auth";
 import { clampEffort, defaultEffort, defaultModel, findModel, type Effort } from "./models";
 import { admitRun, startAdmittedRunFast } from "./run-admission";
 import { resolveScope, type Scope } from "./scope";
+import { resolveForcedSkill } from "./skills";
 
 export interface RunServiceContext {
   prisma: PrismaClient;
@@ -162,6 +163,9 @@ export async function createRun(
     if (input.name === undefined) {
       throw invalid("teammate_id", "is required unless name is given to create an agent");
     }
+    // Checked before the agent exists, so a refused skill leaves no agent behind: a new agent has the
+    // platform profile and no skill of scope agent yet (id 0 names no agent).
+    if (input.skill !== undefined) await resolveForcedSkill(ctx, scope, { id: 0, promptProfile: "platform" }, input.skill);
     const created = await createAgent(ctx, scope, {
       name: input.name,
       instructions: input.instructions,
@@ -182,8 +186,9 @@ export async function createRun(
       message: "human_in_the_loop: false is only valid with permission_mode autonomous",
     });
   }
-  // No skills exist on this platform yet, so no slug can name one.
-  if (input.skill !== undefined) throw invalid("skill", `unknown skill "${input.skill}"`);
+  // The caller's route already read a leading /slug of the message into `skill` (requestedSkill).
+  const skill = input.skill === undefined ? null : await resolveForcedSkill(ctx, scope, agent, input.skill);
+  const forced = { skill: skill?.slug ?? null, skillPlaybook: skill ? { name: skill.name, body: skill.body } : null };
 
   const modelName = input.model ?? agent.model ?? defaultModel(ctx.config.models).id;
   const model = findModel(ctx.config.models, modelName);
@@ -223,6 +228,7 @@ export async function createRun(
     try {
       const fast = await startAdmittedRunFast(ctx, admission, {
         ...settings,
+        ...forced,
         outputSchema: input.output_schema ?? null,
         metadata: metadata === Prisma.DbNull ? null : metadata,
         messages: storedMessages,
@@ -256,6 +262,8 @@ export async function createRun(
         scope,
         {
           ...settings,
+          skill: forced.skill,
+          skillPlaybook: forced.skillPlaybook ?? Prisma.DbNull,
           status: "running",
           outputSchema: (input.output_schema as Prisma.InputJsonObject | undefined) ?? Prisma.DbNull,
           metadata,

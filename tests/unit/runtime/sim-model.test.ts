@@ -543,6 +543,20 @@ describe("::words", () => {
   });
 });
 
+describe("::skill", () => {
+  it("reports each skill section of the system prompt with its text, up to the next heading", async () => {
+    const system = "You are Ava.\n\n## Skill: Weekly report\nList the wins.\n\nThen   the risks.\n\n## Built-in tools\nYou can use: memory.";
+    const result = await generateText({ model: createSimModel(), system, prompt: "/weekly-report now\n::skill" });
+    expect(result.text).toBe("Echo: /weekly-report now\nSkill Weekly report: List the wins. Then the risks.");
+  });
+
+  it("says No skill. without one, and cuts a long section at 300 characters", async () => {
+    expect((await generateText({ model: createSimModel(), system: "You are Ava.", prompt: "::skill" })).text).toBe("Echo:\nNo skill.");
+    const long = await generateText({ model: createSimModel(), system: `## Skill: Long\n${"x".repeat(400)}`, prompt: "::skill" });
+    expect(long.text).toBe(`Echo:\nSkill Long: ${"x".repeat(299)}…`);
+  });
+});
+
 describe("plan mode", () => {
   const inlayPlan = { inlay: { planMode: true } };
 

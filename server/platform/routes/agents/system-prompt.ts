@@ -1,6 +1,5 @@
-// GET /agents/{agent_id}/system-prompt: the exact prompt the agent's model receives.
-import { AgentIdParam, SystemPrompt } from "@/lib/schemas/agents";
-import { UserScopeQuery } from "@/lib/schemas/common";
+// GET /agents/{agent_id}/system-prompt: the exact prompt the agent's model receives (?skill=: with that skill forced).
+import { AgentIdParam, SystemPrompt, SystemPromptQuery } from "@/lib/schemas/agents";
 import type { PlatformApp } from "../../context";
 import { agentSystemPrompt } from "../../services/agents";
 import { resolveScope } from "../../services/scope";
@@ -13,13 +12,14 @@ export const route = defineRoute({
   path: "/agents/{agent_id}/system-prompt",
   tags: ["agents"],
   summary: "The agent's system prompt",
-  request: { params: AgentIdParam, query: UserScopeQuery },
+  request: { params: AgentIdParam, query: SystemPromptQuery },
   responses: { 200: json(SystemPrompt, "The prompt") },
 });
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    const scope = await resolveScope(servicesOf(c), authOf(c), c.req.valid("query").user_id);
-    return c.json(await agentSystemPrompt(servicesOf(c), scope, c.req.valid("param").agent_id), 200);
+    const { user_id, skill } = c.req.valid("query");
+    const scope = await resolveScope(servicesOf(c), authOf(c), user_id);
+    return c.json(await agentSystemPrompt(servicesOf(c), scope, c.req.valid("param").agent_id, skill), 200);
   });
 }

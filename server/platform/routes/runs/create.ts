@@ -7,6 +7,7 @@ import type { PlatformApp } from "../../context";
 import { idempotency, idempotently } from "../../middleware/idempotency";
 import { createRun } from "../../services/runs";
 import { pickUserId } from "../../services/scope";
+import { requestedSkill } from "../../services/skills";
 import { defineRoute, errorResponse, jsonBody } from "../define";
 import { authOf, runServicesOf } from "../request";
 import { streamRun } from "./stream";
@@ -34,7 +35,7 @@ export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
-    const outcome = await idempotently(c, (claim) => createRun(runServicesOf(c), authOf(c), userId, body, [], claim));
+    const outcome = await idempotently(c, (claim) => createRun(runServicesOf(c), authOf(c), userId, { ...body, skill: requestedSkill(body) }, [], claim));
     if ("replay" in outcome) return outcome.replay as never;
     const { run } = outcome.created;
     if (body.stream === false) return c.json(run, 200);

@@ -7,6 +7,7 @@ import { idempotency, idempotently } from "../../middleware/idempotency";
 import { acceptFiles } from "../../services/run-files";
 import { replyToRun } from "../../services/run-conversation";
 import { pickUserId, resolveScope } from "../../services/scope";
+import { requestedSkill } from "../../services/skills";
 import { defineRoute, errorResponse } from "../define";
 import { authOf, runServicesOf, servicesOf } from "../request";
 import { readUpload, uploadBody, uploadBodyLimit } from "./multipart";
@@ -31,7 +32,7 @@ export function register(app: PlatformApp) {
     const userId = pickUserId(c.req.valid("query").user_id, payload.user_id);
     const scope = await resolveScope(servicesOf(c), authOf(c), userId);
     const outcome = await idempotently(c, (claim) =>
-      replyToRun(runServicesOf(c), scope, c.req.valid("param").run_id, payload, attachments, claim),
+      replyToRun(runServicesOf(c), scope, c.req.valid("param").run_id, { ...payload, skill: requestedSkill(payload) }, attachments, claim),
     );
     if ("replay" in outcome) return outcome.replay as never;
     const { run, after } = outcome.created;

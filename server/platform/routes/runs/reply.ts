@@ -7,6 +7,7 @@ import type { PlatformApp } from "../../context";
 import { idempotency, idempotently } from "../../middleware/idempotency";
 import { replyToRun } from "../../services/run-conversation";
 import { pickUserId, resolveScope } from "../../services/scope";
+import { requestedSkill } from "../../services/skills";
 import { defineRoute, errorResponse, jsonBody } from "../define";
 import { authOf, runServicesOf, servicesOf } from "../request";
 import { streamRun } from "./stream";
@@ -41,7 +42,7 @@ export function register(app: PlatformApp) {
     const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
     const scope = await resolveScope(servicesOf(c), authOf(c), userId);
     const outcome = await idempotently(c, (claim) =>
-      replyToRun(runServicesOf(c), scope, c.req.valid("param").run_id, body, [], claim),
+      replyToRun(runServicesOf(c), scope, c.req.valid("param").run_id, { ...body, skill: requestedSkill(body) }, [], claim),
     );
     if ("replay" in outcome) return outcome.replay as never;
     const { run, after } = outcome.created;

@@ -48,7 +48,8 @@ export type SimDirective =
   | { kind: "delay"; ms: number }
   | { kind: "words"; count: number }
   | { kind: "recall" }
-  | { kind: "tools" };
+  | { kind: "tools" }
+  | { kind: "skill" };
 
 export interface ParsedMessage {
   /** In the order the lines appear. */
@@ -261,9 +262,12 @@ export function parseDirectives(message: string): ParsedMessage {
       case "tools":
         directives.push({ kind: "tools" });
         break;
+      case "skill":
+        directives.push({ kind: "skill" });
+        break;
       default:
         throw new SimModelError(
-          `sim model: unknown directive "${trimmed.split(/\s/)[0]}" (known: ::tool, ::ask, ::fail, ::delay, ::words, ::recall, ::tools)`,
+          `sim model: unknown directive "${trimmed.split(/\s/)[0]}" (known: ::tool, ::ask, ::fail, ::delay, ::words, ::recall, ::tools, ::skill)`,
         );
     }
   }
@@ -384,6 +388,7 @@ export function simReply(
     else if (actions.length === 0) lines.push(`Echo: ${parsed.text}`.trimEnd());
     if (lastOf(directives, "recall")) lines.push(recallLine(prompt, userIndex));
     if (lastOf(directives, "tools")) lines.push(toolsLine(options.tools));
+    if (lastOf(directives, "skill")) lines.push(...skillLines(prompt));
     if (latest?.role === "user") lines.push(...attachmentLines(latest));
     text = lines.join("\n");
   }
@@ -436,6 +441,7 @@ export function planText(parsed: ParsedMessage, json: boolean): string {
     if (directive.kind === "words" && !json) steps.push(`Write ${directive.count} words.`);
     if (directive.kind === "recall" && !json) steps.push("Recall the previous message.");
     if (directive.kind === "tools" && !json) steps.push("List the tools I was given.");
+    if (directive.kind === "skill" && !json) steps.push("Report the skills in my instructions.");
   }
   const acts = parsed.directives.some((directive) => directive.kind === "tool" || directive.kind === "ask");
   if (json) steps.push("Answer with a JSON object that matches the requested schema.");
@@ -505,6 +511,25 @@ function resolveToolName(name: string, tools: LanguageModelV3CallOptions["tools"
 function toolsLine(tools: LanguageModelV3CallOptions["tools"]): string {
   const names = (tools ?? []).map((tool) => tool.name).sort();
   return `Tools: ${names.length > 0 ? names.join(", ") : "(none)"}`;
+}
+
+/**
+ * `::skill`: one line per `## Skill: NAME` section of the system messages, with the section's text
+ * (to the next `## ` heading; whitespace collapsed, cut at 300 characters), so a test sees which
+ * playbook reached the model. `No skill.` when there is none.
+ */
+function skillLines(prompt: LanguageModelV3Prompt): string[] {
+  const lines: string[] = [];
+  for (const message of prompt) {
+    if (message.role !== "system") continue;
+    for (const section of message.content.split(/^(?=## )/m)) {
+      const heading = /^## Skill: (.*)\n?/.exec(section);
+      if (!heading) continue;
+      const text = section.slice(heading[0].length).replace(/\s+/g, " ").trim();
+      lines.push(`Skill ${heading[1]!.trim()}: ${truncate(text, 300)}`);
+    }
+  }
+  return lines.length > 0 ? lines : ["No skill."];
 }
 
 /** `::recall`: the text of the user message before the latest one (its directives left out). */
