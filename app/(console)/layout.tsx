@@ -19,6 +19,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           { href: "/admin/usage", label: "Usage" },
           { href: "/admin/schedules", label: "Schedules (all)" },
           { href: "/admin/apps", label: "Apps" },
+          { href: "/admin/tools", label: "Tools" },
           { href: "/admin/embed", label: "Embed" },
         ]
       : []),

@@ -10,6 +10,7 @@ import { permissionsRouter } from "./routers/permissions";
 import { runsRouter } from "./routers/runs";
 import { tasksRouter } from "./routers/tasks";
 import { tenantsRouter } from "./routers/tenants";
+import { toolsRouter } from "./routers/tools";
 import { usageRouter } from "./routers/usage";
 import { webhooksRouter } from "./routers/webhooks";
 import { createCallerFactory, router } from "./trpc";
@@ -29,6 +30,7 @@ export const appRouter = router({
   usage: usageRouter,
   webhooks: webhooksRouter,
   connections: connectionsRouter,
+  tools: toolsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -7,6 +7,7 @@ import type { z } from "zod";
 import {
   CHAT_HISTORY_LIMIT,
   ChatAction,
+  ChatCommandsQuery,
   ChatConversationQuery,
   ChatHistoryQuery,
   ChatResumeQuery,
@@ -14,6 +15,7 @@ import {
   FILES_ONLY_MESSAGE,
   MAX_ATTACHMENTS,
   chatMessageId,
+  type ChatCommand,
   type ChatHistoryItem,
 } from "@/lib/chat/contract";
 import { chatErrorFrom } from "@/lib/chat/errors";
@@ -215,6 +217,8 @@ export interface ChatHandlers {
   history(request: Request): Promise<Response>;
   /** GET /api/chat/conversation?agent=&runId= */
   conversation(request: Request): Promise<Response>;
+  /** GET /api/chat/commands?agent=: the `/` picker's platform commands and skills. */
+  commands(request: Request): Promise<Response>;
 }
 
 export function createChatHandlers(resolveContext: ChatContextResolver): ChatHandlers {
@@ -262,6 +266,7 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
             ? await context.client.runs.replyWithFiles(runId, { message: messageText, files })
             : await context.client.runs.reply(runId, { message: messageText });
         } else {
+          await context.prepare?.();
           const apps = (await context.appTools?.()) ?? [];
           const params = {
             teammate_id: await context.agentId(agent),
@@ -383,6 +388,22 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
           return json(409, { error: { kind: "conflict", message: "This conversation is still going; open it once it has finished." } satisfies ChatError });
         }
         return json(200, { runId, messages });
+      } catch (error) {
+        return failure(error);
+      }
+    },
+
+    async commands(request) {
+      const context = await contextOr401(request);
+      if (context instanceof Response) return context;
+      const parsed = ChatCommandsQuery.safeParse(Object.fromEntries(new URL(request.url).searchParams));
+      if (!parsed.success) return invalid(parsed.error);
+      try {
+        await context.prepare?.();
+        const teammateId = await context.agentId(parsed.data.agent);
+        const page = await context.client.skills.invokable({ teammate_id: teammateId });
+        const commands = page.data.map((entry): ChatCommand => ({ slug: entry.slug, name: entry.name, description: entry.description, kind: entry.kind }));
+        return json(200, { commands });
       } catch (error) {
         return failure(error);
       }

@@ -35,6 +35,11 @@ export interface ChatContext {
   appTools?(): Promise<string[]>;
   /** Completes a connection the popup's app granted (only the caller's own: another's is a 404). */
   complete?(input: { app: string; connectionId: string }): Promise<{ status: string; app: string }>;
+  /**
+   * Makes the caller's copies of what the tenant defined for its members (tool servers, skills) before
+   * a new run starts or the `/` picker lists skills. Absent: nothing to prepare.
+   */
+  prepare?(): Promise<void>;
   /** Who the caller is, for logs. Never sent to the browser. */
   subject: { tenantId: string; userId: string; via: "session" | "embed" };
 }

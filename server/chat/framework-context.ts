@@ -16,6 +16,7 @@ import { LimitExceededError, TenancyError } from "@/server/tenancy/errors";
 import { admitRun, recordRunCost, releaseRun, withdrawRun } from "@/server/tenancy/limits";
 import { createAgent, ensureAgentCopy, getVisibleAgent, listAgents, type Caller } from "@/server/tenancy/agents";
 import { getPlatformConnection } from "@/server/tenancy/platform-connection";
+import { syncMemberTools } from "@/server/tenancy/tenant-tools";
 import { lazyPlatformClient } from "@/server/tenancy/platform-users";
 import { resolveActiveMembership } from "@/server/tenancy/tenants";
 import { ChatRefusal, type ChatContext, type ChatContextResolver } from "./context";
@@ -147,6 +148,7 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
       }
     },
     appTools: () => listOfferedApps(prisma, tenantId),
+    prepare: () => syncMemberTools(prisma, client, { tenantId, userId: caller.userId }),
     async complete(input) {
       try {
         return await completeConnection(prisma, client, tenantId, input);

@@ -10,6 +10,7 @@ import { isRefusal, NotFoundError, type PlatformClient, type Run, type RunListIt
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { ensureAgentCopy, getVisibleAgent, type Caller } from "./agents";
 import { TenancyError } from "./errors";
+import { syncMemberTools } from "./tenant-tools";
 import { admitRun, recordRunCost, releaseRun, withdrawRun } from "./limits";
 import type { PlatformConnection } from "./platform-connection";
 import {
@@ -89,6 +90,7 @@ export async function createRun(
 ): Promise<RunView> {
   const agent = await getVisibleAgent(prisma, caller, input.agentId);
   const teammateId = await ensureAgentCopy(prisma, platform, caller, agent);
+  await syncMemberTools(prisma, platform, caller);
   // The apps the tenant offers: a call to one the member has not connected pauses for a connection.
   const apps = await listOfferedApps(prisma, caller.tenantId);
   return startAdmittedRun(prisma, caller, agent.id, () =>
