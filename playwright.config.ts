@@ -61,10 +61,11 @@ export default defineConfig({
   retries: 0,
   reporter: [["list"], ["json", { outputFile: process.env.E2E_REPORT ?? "test-results/e2e-report.json" }]],
   metadata: remotePlatform ? { remotePlatform: { baseUrl: platformUrl, keyFile: platformKeyFile } } : {},
-  // Webhook deliveries and the code host's OAuth server and API (loopback fakes) need a platform that
+  // Webhook deliveries, the code host's OAuth server and API and the tool servers' MCP server (loopback
+  // fakes) need a platform that
   // may call loopback, which only the separate platform of the remote pass is (the embedded one runs
   // under NODE_ENV=production, which refuses OUTBOUND_ALLOW_LOOPBACK).
-  testIgnore: remotePlatform ? [] : ["**/webhooks.spec.ts", "**/connections-flow.spec.ts"],
+  testIgnore: remotePlatform ? [] : ["**/webhooks.spec.ts", "**/connections-flow.spec.ts", "**/tools.spec.ts"],
   use: {
     baseURL,
     browserName: "chromium",
