@@ -4,7 +4,7 @@
 // through `actions` (components/chat/use-chat-actions.ts).
 import { useState } from "react";
 import type { DynamicToolUIPart } from "ai";
-import type { ChatDataTypes, ChatError } from "@/lib/chat/types";
+import { PLAN_APPROVAL, type ChatDataTypes, type ChatError } from "@/lib/chat/types";
 import { Markdown } from "./markdown";
 
 export interface CardActions {
@@ -276,10 +276,10 @@ export function PlanCard({ data, actions }: { data: ChatDataTypes["plan"]; actio
       </div>
       {pending && (
         <div className="ic-card-actions">
-          <button type="button" className="ic-btn" data-variant="primary" onClick={() => void actions.answer(data.requestId, { "Plan Approval": approve })}>
+          <button type="button" className="ic-btn" data-variant="primary" onClick={() => void actions.answer(data.requestId, { [PLAN_APPROVAL]: approve })}>
             Approve plan
           </button>
-          <button type="button" className="ic-btn" onClick={() => void actions.answer(data.requestId, { "Plan Approval": sendBack })}>
+          <button type="button" className="ic-btn" onClick={() => void actions.answer(data.requestId, { [PLAN_APPROVAL]: sendBack })}>
             Send back
           </button>
         </div>

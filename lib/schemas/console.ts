@@ -1,12 +1,13 @@
 // Contracts of the console's platform-facing procedures (agents, runs, memories, permissions, usage),
 // shared by the tRPC routers and the console forms.
 import { z } from "zod";
+import { ASK_USER_QUESTION } from "./runs";
 
 /** Built-in tools an agent can be given (GET /built-in-tools); the others are withheld from its copies. */
 export const AGENT_TOOLS = [
   { name: "memory", label: "Memory (remembers facts about the member)" },
   { name: "task_history", label: "Task history" },
-  { name: "AskUserQuestion", label: "Ask the member questions" },
+  { name: ASK_USER_QUESTION, label: "Ask the member questions" },
   { name: "calculator", label: "Calculator" },
   { name: "report_issue", label: "Report an issue" },
   { name: "task_setup", label: "Task setup" },

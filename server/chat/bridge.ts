@@ -19,6 +19,7 @@ import {
   type ChatHistoryItem,
 } from "@/lib/chat/contract";
 import { chatErrorFrom } from "@/lib/chat/errors";
+import { isSettledStatus } from "@/lib/schemas/runs";
 import { interleaveTurns, unfinishedRequestMessage } from "@/lib/chat/history";
 import { createRunTranslator, type RunTranslator } from "@/lib/chat/run-frames";
 import type { ChatChunk, ChatError, ChatMessage } from "@/lib/chat/types";
@@ -147,7 +148,6 @@ function refusalStream(error: ChatError, messageId: string) {
 }
 
 /** A run whose event log has ended: a running or waiting run's current request has no done frame yet. */
-const SETTLED = new Set(["completed", "failed", "cancelled", "closed", "archived"]);
 /** A bound on the requests one conversation rebuilds (each is one read of the log). */
 const MAX_REQUESTS = 200;
 
@@ -173,7 +173,7 @@ async function messageFrom(chunks: ChatChunk[]): Promise<ChatMessage | undefined
  * (a metadata_only run keeps no turns) or is too long to read.
  */
 async function conversationOf(context: ChatContext, run: Run, turns: RunMessages, signal: AbortSignal): Promise<ChatMessage[] | undefined> {
-  const settled = SETTLED.has(run.status);
+  const settled = isSettledStatus(run.status);
   const requestsBefore = turns.data.filter((turn) => turn.role === "user").length - 1;
   if (!settled && (requestsBefore < 0 || requestsBefore > MAX_REQUESTS)) return undefined;
   // A settled run's log is read to its end; a running one's only up to its current request, whose

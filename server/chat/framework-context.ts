@@ -20,6 +20,7 @@ import { syncMemberTools } from "@/server/tenancy/tenant-tools";
 import { lazyPlatformClient } from "@/server/tenancy/platform-users";
 import { resolveActiveMembership } from "@/server/tenancy/tenants";
 import { ChatRefusal, type ChatContext, type ChatContextResolver } from "./context";
+import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
 
 /** The header the embedded chat sends its token in (never a cookie: third-party cookies may be off). */
 export const EMBED_TOKEN_HEADER = "x-inlay-embed-token";
@@ -53,7 +54,7 @@ async function chatAgent(prisma: PrismaClient, client: PlatformClient, caller: C
     instructions: "",
     model: null,
     permissionMode: "approval",
-    tools: ["calculator", "memory", "AskUserQuestion"],
+    tools: ["calculator", "memory", ASK_USER_QUESTION],
   });
   return ensureAgentCopy(prisma, client, caller, await getVisibleAgent(prisma, caller, created.id));
 }

@@ -9,6 +9,7 @@ import { listOfferedApps } from "./apps-repository";
 import { isRefusal, NotFoundError, type PlatformClient, type Run, type RunListItem } from "@/lib/platform-client";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { ensureAgentCopy, getVisibleAgent, type Caller } from "./agents";
+import { isSettledStatus } from "@/lib/schemas/runs";
 import { TenancyError } from "./errors";
 import { syncMemberTools } from "./tenant-tools";
 import { admitRun, recordRunCost, releaseRun, withdrawRun } from "./limits";
@@ -26,8 +27,7 @@ import {
   type TenantRunRecord,
 } from "./platform-repository";
 
-const TERMINAL = new Set<Run["status"]>(["completed", "failed", "cancelled", "closed", "archived"]);
-export const isTerminal = (status: Run["status"]) => TERMINAL.has(status);
+export const isTerminal = (status: Run["status"]) => isSettledStatus(status);
 
 /** "0.001234" USD → whole cents, rounded up (a run that cost anything costs at least a cent). */
 export function costCentsOf(costUsd: string): number {

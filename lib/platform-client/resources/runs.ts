@@ -1,7 +1,7 @@
 // client.runs: start runs (streaming or not), read them, answer the people-in-the-loop requests, and
 // follow a run's event log. Every run-creating call (create, reply, firstSession, the with-files
 // forms) goes through startRun(): one Idempotency-Key, the retries, and the stream.
-import { TERMINAL_STATUSES } from "../../schemas/runs";
+import { isTerminalStatus } from "../../schemas/runs";
 import { IdempotentReplayTerminalError } from "../errors";
 import { collect, type PagePromise } from "../pagination";
 import { RunStream } from "../streaming";
@@ -41,7 +41,7 @@ import { Resource, segment } from "./resource";
  */
 export type CreatedRun = Run & { readonly idempotentReplay?: "idempotent_replay" | "idempotent_replay_terminal" };
 
-const isTerminal = (run: Run) => (TERMINAL_STATUSES as readonly string[]).includes(run.status);
+const isTerminal = (run: Run) => isTerminalStatus(run.status);
 
 type StreamingParams<P> = P & { stream?: true };
 type JsonParams<P> = P & { stream: false };

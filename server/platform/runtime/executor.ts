@@ -15,7 +15,7 @@ import {
   type ToolSet,
 } from "ai";
 import { logger } from "@/lib/logger";
-import type { RunFrame } from "@/lib/schemas/runs";
+import { ASK_USER_QUESTION, isTerminalStatus, PLAN_APPROVAL, type RunFrame } from "@/lib/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
 import type { PlatformConfig } from "../context";
@@ -59,7 +59,7 @@ import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "./system-prompt";
 import { appToolSet, type ConnectionNeeded } from "./app-tools";
 import { serverToolSet } from "./server-tools";
 import type { ScriptSandbox } from "../tool-servers/script-sandbox";
-import { ASK_USER_QUESTION, builtInToolSet } from "./tools";
+import { builtInToolSet } from "./tools";
 
 export interface ExecutorDeps {
   prisma: PrismaClient;
@@ -417,7 +417,7 @@ async function execute(
     }
     if (metadataOnly) {
       const now = await findRunById(prisma, runId);
-      if (!now || TERMINAL.has(now.status)) deps.live.release(runId);
+      if (!now || isTerminalStatus(now.status)) deps.live.release(runId);
     }
   }
 }
@@ -437,7 +437,6 @@ function forcedSkillOf(run: RunRow): { slug: string; name: string; body: string 
 
 const countMessages = (row: RunRow) => (Array.isArray(row.messages) ? row.messages.length : 0);
 
-const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 
 /** Thrown when a metadata_only run must go on in a process that does not hold its conversation. */
 export const NOT_RETAINED_MESSAGE =
@@ -629,7 +628,7 @@ async function loop(
           const title = (part.input as { questions?: { question?: string }[] }).questions?.[0]?.question;
           questions.push({
             id: newRequestId(),
-            kind: title === "Plan Approval" ? "plan" : "question",
+            kind: title === PLAN_APPROVAL ? "plan" : "question",
             toolName: ASK_USER_QUESTION,
             toolCallId: part.toolCallId,
             input: part.input,

@@ -28,7 +28,7 @@ import {
   type RunRow,
 } from "../repositories/runs";
 import { recordRunWebhook } from "../services/run-webhooks";
-import { ASK_USER_QUESTION } from "./tools";
+import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
 
 export const INTERRUPTED_MESSAGE = "the process executing this run stopped before it finished";
 

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { DOCUMENT_MIME_TYPES, DOCUMENT_SUMMARY_MAX_CHARS, DocumentName } from "@/lib/schemas/agents";
 import { ISSUE_DETAILS_MAX_CHARS, ISSUE_SUMMARY_MAX_CHARS } from "@/lib/schemas/issue-reports";
 import { LESSON_MAX_CHARS } from "@/lib/schemas/lessons";
+import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
 import { TaskCreate } from "@/lib/schemas/tasks";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { PlatformError } from "../errors";
@@ -37,7 +38,6 @@ export interface ToolContext {
   services: DataContext & { jobs: JobQueue };
 }
 
-export const ASK_USER_QUESTION = "AskUserQuestion";
 
 // Input schemas are made once, wrapped by zodSchema: the SDK converts a schema to JSON Schema for the
 // model at every step, and a Schema object keeps its conversion, where a bare zod schema (or one built

@@ -3,7 +3,7 @@
 // whole design is in docs/platform-api.md, "Money".
 import type { z } from "zod";
 import type { TokenBalance } from "@/lib/schemas/billing";
-import { TERMINAL_STATUSES } from "@/lib/schemas/runs";
+import { isTerminalStatus } from "@/lib/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import type { RunRow } from "../repositories/runs";
 import type { PlatformConfig } from "../context";
@@ -141,7 +141,7 @@ export async function meterModelCall(
   return costMicros;
 }
 
-const ended = (status: string) => (TERMINAL_STATUSES as readonly string[]).includes(status);
+const ended = isTerminalStatus;
 
 function describeDebit(run: { id: number; model: string }, settlement: Omit<Settlement, "balanceAfterMicros">) {
   const base = `Run ${run.id} on ${run.model}`;

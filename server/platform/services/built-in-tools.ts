@@ -2,6 +2,7 @@
 // run (memory, history, task_setup_tools, feedback); any can be withheld with disabled_builtin_tools.
 // resolveBuiltInTools is the one place that decides which a run gets: the executor, the system prompt
 // and GET /built-in-tools all ask it, so what the catalogue says is what a run is offered.
+import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
 
 export interface BuiltInTool {
   name: string;
@@ -59,7 +60,7 @@ export const BUILT_IN_TOOLS: readonly BuiltInTool[] = [
     run_toggle: null,
   },
   {
-    name: "AskUserQuestion",
+    name: ASK_USER_QUESTION,
     description: "Ask the person a clarifying question with options; the run waits for the answer (interactive runs only).",
     category: "interaction",
     agent_toggle: null,
@@ -80,7 +81,7 @@ export const BUILT_IN_TOOL_NAMES: ReadonlySet<string> = new Set(BUILT_IN_TOOLS.m
 export const TASK_RUN_TOOLS: ReadonlySet<string> = new Set(["save_lesson"]);
 
 /** Tools offered only in interactive runs: a reply has nobody waiting to answer (endpoints-core.md). */
-export const INTERACTIVE_RUN_TOOLS: ReadonlySet<string> = new Set(["AskUserQuestion"]);
+export const INTERACTIVE_RUN_TOOLS: ReadonlySet<string> = new Set([ASK_USER_QUESTION]);
 
 export interface AgentToolSettings {
   enableMemory: boolean | null;

@@ -7,7 +7,7 @@
 // the run ends: a durable job per message (EMAIL_REPLY_JOB) waits for it. No SMTP or HTTP here.
 import { randomBytes } from "node:crypto";
 import { logger } from "@/lib/logger";
-import { TERMINAL_STATUSES } from "@/lib/schemas/runs";
+import { isTerminalStatus } from "@/lib/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
@@ -281,7 +281,7 @@ export async function registerEmailReplies(deps: EmailReplyDeps): Promise<void> 
       select: { status: true, output: true, error: true, retention: true },
     });
     if (!run) return { skipped: "run gone" };
-    if (!(TERMINAL_STATUSES as readonly string[]).includes(run.status)) {
+    if (!isTerminalStatus(run.status)) {
       if (Date.now() - inbound.createdAt.getTime() > REPLY_WAIT_MS) return { skipped: "run still going after 7 days" };
       await enqueueReply(jobs, inbound.id, data.attempt + 1);
       return { waiting: run.status };

@@ -8,7 +8,7 @@
 // run, not a new run.
 import type { ModelMessage } from "ai";
 import type { z } from "zod";
-import type { FirstSessionCreate, RunReply } from "@/lib/schemas/runs";
+import { isSettledStatus, type FirstSessionCreate, type RunReply } from "@/lib/schemas/runs";
 import { Prisma } from "@/server/generated/prisma/client";
 import { PlatformError } from "../errors";
 import { findPendingRequests, resolveRequest } from "../repositories/permission-requests";
@@ -154,7 +154,6 @@ export function startFirstSession(
   }, [], claim);
 }
 
-const TERMINAL_OR_CLOSED = new Set(["completed", "failed", "cancelled", "closed", "archived"]);
 
 /**
  * Changes the mode of a run that is not over. The executor reads the mode each time it starts the
@@ -170,7 +169,7 @@ export async function changePermissionMode(
 ) {
   const row = await findRun(ctx.prisma, scope, runId);
   if (!row) throw new PlatformError({ type: "not_found", message: `run ${runId} not found` });
-  if (TERMINAL_OR_CLOSED.has(row.status)) throw conflict(`run ${runId} is already ${row.status}`);
+  if (isSettledStatus(row.status)) throw conflict(`run ${runId} is already ${row.status}`);
   // human_in_the_loop=false is only valid with autonomous, so leaving autonomous turns it on.
   const updated = await updateRun(ctx.prisma, runId, {
     permissionMode: mode,

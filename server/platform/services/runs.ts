@@ -16,7 +16,7 @@ import {
   type RunListFullQuery,
   type RunListItem,
   type RunSummary,
-  TERMINAL_STATUSES,
+  isTerminalStatus,
 } from "@/lib/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
@@ -99,7 +99,7 @@ const invalid = (field: string, message: string) =>
 
 const runNotFound = (id: number) => new PlatformError({ type: "not_found", message: `run ${id} not found` });
 
-const isTerminal = (status: string) => (TERMINAL_STATUSES as readonly string[]).includes(status);
+const isTerminal = isTerminalStatus;
 
 export function toRun(row: Omit<RunRow, "messages">, userId: string | null): RunOut {
   return {

@@ -20,13 +20,12 @@ import {
 } from "@ai-sdk/provider";
 import { delay } from "@ai-sdk/provider-utils";
 import { exampleFromJsonSchema } from "./json-schema-example";
+import { ASK_USER_QUESTION, PLAN_APPROVAL } from "@/lib/schemas/runs";
 
 export const SIM_PROVIDER = "inlay";
 export const SIM_MODEL_ID = "inlay/sim";
 /** The key of the call's providerOptions the sim model reads (`{ inlay: { planMode: true } }`). */
 export const SIM_PROVIDER_OPTIONS_KEY = "inlay";
-export const ASK_USER_QUESTION_TOOL = "AskUserQuestion";
-export const PLAN_APPROVAL_QUESTION = "Plan Approval";
 export const PLAN_APPROVE_OPTION = "Approve";
 export const PLAN_REVISE_OPTION = "Revise";
 /** `::words` beyond this is refused: a typo should not build a gigabyte string. */
@@ -344,7 +343,7 @@ export function simReply(
   if (options.providerOptions?.[SIM_PROVIDER_OPTIONS_KEY]?.planMode === true && !planApproved(prompt)) {
     const answered = turnCalls.filter((call) => isPlanApprovalCall(call) && call.output !== undefined).at(-1);
     if (answered?.output) {
-      const label = describeAnswer(answered.output, PLAN_APPROVAL_QUESTION);
+      const label = describeAnswer(answered.output, PLAN_APPROVAL);
       return {
         type: "answer",
         text: `The plan was not approved (${label}). Tell me what to change and I will write a new plan.`,
@@ -356,7 +355,7 @@ export function simReply(
     return {
       type: "answer",
       text: planText(parsed, options.responseFormat?.type === "json"),
-      toolCalls: [{ toolCallId: nextCallId, toolName: ASK_USER_QUESTION_TOOL, input: planApprovalInput() }],
+      toolCalls: [{ toolCallId: nextCallId, toolName: ASK_USER_QUESTION, input: planApprovalInput() }],
       delayMs,
       finishReason: "tool-calls",
     };
@@ -374,7 +373,7 @@ export function simReply(
     const call =
       next.kind === "tool"
         ? { toolCallId: nextCallId, toolName: resolveToolName(next.toolName, options.tools), input: next.input }
-        : { toolCallId: nextCallId, toolName: ASK_USER_QUESTION_TOOL, input: askInput(next.question, next.options) };
+        : { toolCallId: nextCallId, toolName: ASK_USER_QUESTION, input: askInput(next.question, next.options) };
     return { type: "answer", text: "", toolCalls: [call], delayMs, finishReason: "tool-calls" };
   }
 
@@ -428,7 +427,7 @@ export function askInput(question: string, options: string[]): JSONObject {
 }
 
 function planApprovalInput(): JSONObject {
-  return askInput(PLAN_APPROVAL_QUESTION, [PLAN_APPROVE_OPTION, PLAN_REVISE_OPTION]);
+  return askInput(PLAN_APPROVAL, [PLAN_APPROVE_OPTION, PLAN_REVISE_OPTION]);
 }
 
 /** The numbered plan written before asking for approval: one step per thing the message asks for. */
@@ -575,9 +574,9 @@ function countToolCalls(prompt: LanguageModelV3Prompt): number {
 }
 
 function isPlanApprovalCall(call: PromptToolCall): boolean {
-  if (call.toolName !== ASK_USER_QUESTION_TOOL || !isObject(call.input)) return false;
+  if (call.toolName !== ASK_USER_QUESTION || !isObject(call.input)) return false;
   const questions = call.input.questions;
-  return Array.isArray(questions) && isObject(questions[0]) && questions[0].question === PLAN_APPROVAL_QUESTION;
+  return Array.isArray(questions) && isObject(questions[0]) && questions[0].question === PLAN_APPROVAL;
 }
 
 /** Anywhere in the prompt, a Plan Approval question whose answer is Approve (any case). */
@@ -586,7 +585,7 @@ export function planApproved(prompt: LanguageModelV3Prompt): boolean {
     (call) =>
       isPlanApprovalCall(call) &&
       call.output !== undefined &&
-      answerLabel(call.output, PLAN_APPROVAL_QUESTION)?.trim().toLowerCase() === PLAN_APPROVE_OPTION.toLowerCase(),
+      answerLabel(call.output, PLAN_APPROVAL)?.trim().toLowerCase() === PLAN_APPROVE_OPTION.toLowerCase(),
   );
 }
 
