@@ -116,4 +116,4 @@ export type ChatChunk = InferUIMessageChunk<ChatMessage>;
 export type ChatPart = ChatMessage["parts"][number];
 
 /** The tool the platform asks questions (and plan approval) with; shown as cards, not tool calls. */
-export { ASK_USER_QUESTION, PLAN_APPROVAL } from "@/lib/schemas/runs";
+export { ASK_USER_QUESTION, PLAN_APPROVAL } from "@/lib/schemas/run-constants";

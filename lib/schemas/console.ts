@@ -1,7 +1,7 @@
 // Contracts of the console's platform-facing procedures (agents, runs, memories, permissions, usage),
 // shared by the tRPC routers and the console forms.
 import { z } from "zod";
-import { ASK_USER_QUESTION } from "./runs";
+import { ASK_USER_QUESTION } from "./run-constants";
 
 /** Built-in tools an agent can be given (GET /built-in-tools); the others are withheld from its copies. */
 export const AGENT_TOOLS = [

@@ -14,17 +14,7 @@ export const RunStatus = z.enum([
   "closed",
   "archived",
 ]);
-/** A run that has finished: it may be replied to. */
-export const TERMINAL_STATUSES = ["completed", "failed", "cancelled"] as const;
-/** A run that will not move again by itself: finished, closed or archived. */
-export const SETTLED_STATUSES = [...TERMINAL_STATUSES, "closed", "archived"] as const;
-export const isTerminalStatus = (status: string) => (TERMINAL_STATUSES as readonly string[]).includes(status);
-export const isSettledStatus = (status: string) => (SETTLED_STATUSES as readonly string[]).includes(status);
-
-/** The built-in tool a run asks the person questions with (permission requests of kind question). */
-export const ASK_USER_QUESTION = "AskUserQuestion";
-/** The question a plan-mode run asks to have its plan approved (kind plan). */
-export const PLAN_APPROVAL = "Plan Approval";
+export * from "./run-constants";
 
 export const MAX_TURNS_CAP = 2000;
 
