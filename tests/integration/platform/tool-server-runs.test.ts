@@ -206,8 +206,8 @@ describe("an MCP server asking for OAuth", () => {
   const callback = () => `${platform.baseUrl}/mcp-servers/oauth/callback`;
 
   /** oauth/start for the scope, then the person signs in and consents in the browser; the redirect's URL. */
-  async function authorize(userId: string | undefined, signInAs: string) {
-    const started = await platform.call(`/mcp-servers/${server.id}/oauth/start`, { key: account.key, method: "POST", query: scoped(userId) });
+  async function authorize(userId: string | undefined, signInAs: string, target = server) {
+    const started = await platform.call(`/mcp-servers/${target.id}/oauth/start`, { key: account.key, method: "POST", query: scoped(userId) });
     expect(started.status, JSON.stringify(started.body)).toBe(200);
     expect(started.body.redirect_uri).toBe(callback());
     const url = new URL(started.body.authorization_url);
@@ -265,6 +265,33 @@ describe("an MCP server asking for OAuth", () => {
     expect(bob).toContain(`Tool srv${server.id}__echo failed: Guarded MCP needs this person's authorization`);
     expect(bob).toContain(`/mcp-servers/${server.id}/oauth/start`);
     expect(guarded.calls.echo).toBe(before + 1);
+  });
+
+  it("uses a registered client with the token_endpoint_auth_method auth_config names", async () => {
+    const registrations = oauth.registrations.length;
+    const client = (method: string) => ({
+      name: `Registered ${method}`,
+      url: guarded.url,
+      kind: "mcp_http",
+      auth_type: "oauth2",
+      secret: oauth.client.clientSecret,
+      auth_config: { client_id: oauth.client.clientId, token_endpoint_auth_method: method },
+    });
+    // The tests' client must authenticate with its secret: "none" sends no secret and is refused at the code exchange.
+    const none = await create(client("none"), { userId: "hank" });
+    expect(none).toMatchObject({ auth_config: { client_id: oauth.client.clientId, token_endpoint_auth_method: "none" } });
+    const refused = await authorize("hank", "hank-at-idp", none);
+    const page = await platform.request(`${refused.pathname.replace(/^\/api\/v2/, "")}${refused.search}`);
+    expect(page.status).toBe(400);
+    expect(await page.text()).toContain("the authorization server refused it");
+
+    const post = await create(client("client_secret_post"), { userId: "hank" });
+    const landed = await authorize("hank", "hank-at-idp", post);
+    expect((await platform.request(`${landed.pathname.replace(/^\/api\/v2/, "")}${landed.search}`)).status).toBe(200);
+    await approve(post.id, "hank");
+    expect(await completed("hank", tool(post, "echo", { text: "registered" }))).toContain(`Tool srv${post.id}__echo returned {"data":"registered"}`);
+    expect(await lastCaller()).toBe("hank-at-idp");
+    expect(oauth.registrations).toHaveLength(registrations);
   });
 
   it("refreshes an end-user's token that is about to expire, keeping the rotated refresh token", async () => {

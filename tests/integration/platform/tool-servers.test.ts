@@ -162,6 +162,21 @@ describe("POST /mcp-servers", () => {
       "auth_config.authorization_url",
     ],
     ["oauth2 endpoints on an MCP server", { name: "x", url: "https://mcp.example.com", kind: "mcp_http", auth_type: "oauth2", auth_config: { token_url: "https://a.example.com/t" } }, "auth_config.token_url"],
+    [
+      "an unknown token_endpoint_auth_method",
+      { name: "x", url: "https://mcp.example.com", kind: "mcp_http", auth_type: "oauth2", secret: "s", auth_config: { client_id: "c", token_endpoint_auth_method: "private_key_jwt" } },
+      "auth_config.token_endpoint_auth_method",
+    ],
+    [
+      "token_endpoint_auth_method for a dynamically registered MCP client",
+      { name: "x", url: "https://mcp.example.com", kind: "mcp_http", auth_type: "oauth2", auth_config: { token_endpoint_auth_method: "none" } },
+      "auth_config.token_endpoint_auth_method",
+    ],
+    [
+      "token_endpoint_auth_method client_secret_post without a secret",
+      { name: "x", url: "https://mcp.example.com", kind: "mcp_http", auth_type: "oauth2", auth_config: { client_id: "c", token_endpoint_auth_method: "client_secret_post" } },
+      "secret",
+    ],
     ["a tool with an unknown method", { name: "x", url: "https://api.example.com", tool_defs: [{ name: "t", method: "HEAD", path: "/t" }] }, "tool_defs.0.method"],
     ["a tool path without a leading slash", { name: "x", url: "https://api.example.com", tool_defs: [{ name: "t", method: "GET", path: "t" }] }, "tool_defs.0.path"],
     ["a tool name with a space", { name: "x", url: "https://api.example.com", tool_defs: [{ name: "get it", method: "GET", path: "/t" }] }, "tool_defs.0.name"],
