@@ -5,7 +5,6 @@
 // One platform for the file: the sandbox's interpreter takes seconds to start.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeOutboundAgents } from "@/server/platform/outbound/guarded-fetch";
-import { closeMcpClients } from "@/server/platform/tool-servers/mcp-client";
 import { startMcpServer, type McpTestServer } from "../../helpers/mcp-server";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
@@ -45,9 +44,10 @@ beforeAll(async () => {
   }
 });
 
+let platformClosed = false;
+
 afterAll(async () => {
-  await platform?.close();
-  await closeMcpClients();
+  if (!platformClosed) await platform?.close();
   await Promise.all([mcp?.close(), guarded?.close(), oauth?.close(), rest?.close()]);
   await closeOutboundAgents();
 });
@@ -399,7 +399,7 @@ describe("script servers in the real sandbox", { timeout: 120_000 }, () => {
     ["import subprocess", "spawn", "ImportError: import of 'subprocess' is not allowed in script tools (line 15)"],
     ["reading /etc/passwd", "passwd", "NameError: name 'open' is not defined (line 19)"],
     ["http to an origin not allowed", "offsite", "PermissionError: https://example.com is not among the origins this script may call (line 22)"],
-    ["http to a private address", "private", "PermissionError: http://10.0.0.5 is not among the origins this script may call (line 25)"],
+    ["http to a private address (not among its origins)", "private", "PermissionError: http://10.0.0.5 is not among the origins this script may call (line 25)"],
     ["a huge result", "huge", "ResultTooLarge: the result is 200002 bytes"],
   ])("contains %s as the tool's error; the run completes and the next call works", async (_case, name, error) => {
     const before = rest.calls.length;
@@ -418,5 +418,16 @@ describe("script servers in the real sandbox", { timeout: 120_000 }, () => {
     const output = await completed("alice", tool(tools, "shout", { text: "foreign" }), { key: stranger.key });
     expect(output).not.toContain("FOREIGN");
     expect((await platform.call(`/mcp-servers/${tools.id}`, { key: stranger.key })).status).toBe(404);
+  });
+});
+
+// Last: it closes the file's platform.
+describe("shutdown", () => {
+  it("closing the platform ends the MCP sessions its runs kept open", async () => {
+    expect(mcp.sessionCount()).toBeGreaterThan(0);
+    platformClosed = true;
+    await platform.close();
+    expect(mcp.sessionCount()).toBe(0);
+    expect(guarded.sessionCount()).toBe(0);
   });
 });
