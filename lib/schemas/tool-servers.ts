@@ -18,7 +18,8 @@ export type ToolServerKind = z.infer<typeof ToolServerKind>;
  * - oauth2: each end-user's own tokens (authorization code with PKCE through oauth/start and
  *   oauth/complete). rest_api names authorization_url, token_url, client_id (and scopes) in
  *   auth_config, secret being the client secret when there is one; MCP servers are discovered, and
- *   auth_config may give client_id and scopes. Not for scripts.
+ *   auth_config may give client_id and scopes. Either may give token_endpoint_auth_method
+ *   (client_secret_basic, client_secret_post or none) for a client_id. Not for scripts.
  */
 export const TOOL_SERVER_AUTH_TYPES = ["none", "bearer", "api_key", "basic", "oauth2"] as const;
 export const ToolServerAuthType = z.enum(TOOL_SERVER_AUTH_TYPES);

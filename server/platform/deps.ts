@@ -25,6 +25,7 @@ import { registerEmailReplies } from "./services/email-inbound";
 import { startSmtpServer } from "./inbound/smtp-server";
 import { sendStraightToPostgres } from "./repositories/direct";
 import { toolServerOutbound } from "./services/tool-server-calls";
+import { closeMcpClients } from "./tool-servers/mcp-client";
 import { createScriptSandbox, type ScriptSandbox, type ScriptSandboxOptions } from "./tool-servers/script-sandbox";
 
 export interface PlatformParts {
@@ -118,6 +119,8 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
             await jobs.stop();
             await worker?.stop();
             await sandbox?.close();
+            // The MCP sessions kept for successive calls are the process's; the worker that used them has stopped.
+            await closeMcpClients();
             live.clear();
             await bus.close();
             cache.close();

@@ -51,6 +51,8 @@ export interface PlatformOptions {
   email?: PlatformConfig["email"];
   /** Builds the script tool servers' sandbox in place of the Pyodide one (a fake for tests of the wiring). */
   scriptSandbox?: PlatformParts["scriptSandbox"];
+  /** The real script sandbox's limits (config.scripts): a small pool and short timeouts keep tests quick. */
+  scripts?: PlatformConfig["scripts"];
 }
 
 export interface CallOptions {
@@ -107,6 +109,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     billing: options.billing,
     runs: options.runs,
     webhooks: options.webhooks,
+    scripts: options.scripts,
     // Test receivers listen on 127.0.0.1 over plain http.
     outboundAllowLoopback: options.outboundAllowLoopback ?? true,
     // The inbound SMTP server (worker and all roles) on a free port: see smtpPort().

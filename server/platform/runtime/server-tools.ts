@@ -2,16 +2,17 @@
 // level and of the run's own end-user, named `srv<server_id>__<tool>` so none can shadow a built-in or
 // an app's tool. Calls honour the run's approval mode and the end-user's allow-list like any tool,
 // except those of an auto_approve server. A call's failure (the server's error, a missing OAuth grant)
-// is a result the model reads; it never fails the run.
+// is the tool's error, which the model reads; it never fails the run.
 import { jsonSchema, tool, type ToolSet } from "ai";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import type { PlatformConfig } from "../context";
 import { approvedServersForRun, type ToolServerRow } from "../repositories/tool-servers";
 import { openSecret } from "../services/app-credentials";
-import { callRestTool, mcpEndpointFor, resultOf } from "../services/tool-server-calls";
+import { callRestTool, mcpEndpointFor } from "../services/tool-server-calls";
 import { serverToolName, toolsOf } from "../services/tool-servers";
 import { callMcpTool } from "../tool-servers/mcp-client";
 import type { ScriptSandbox } from "../tool-servers/script-sandbox";
+import type { ToolCallOutcome } from "../tool-servers/types";
 
 export interface ServerToolContext {
   prisma: PrismaClient;
@@ -25,20 +26,38 @@ export interface ServerToolContext {
 
 type Descriptor = ReturnType<typeof toolsOf>[number];
 
+/** Room a REST error's body gets in the message the model reads. */
+const ERROR_BODY_CHARS = 2_000;
+
+/**
+ * A failed call reaches the model as the tool's error (a tool-error result, flagged as an error to
+ * providers that have the flag), never as the run's end.
+ */
+function failed(message: string): never {
+  throw new Error(message);
+}
+
 async function callServerTool(ctx: ServerToolContext, row: ToolServerRow, descriptor: Descriptor, input: Record<string, unknown>) {
   if (row.kind === "rest_api") {
     const outcome = await callRestTool(ctx, row, { name: descriptor.name, method: descriptor.method!, path: descriptor.path! }, input, ctx.endUserId);
-    if (!outcome.ok) return { error: outcome.error, ...(outcome.status !== undefined ? { status: outcome.status, body: outcome.body } : {}) };
+    if (!outcome.ok) {
+      const body = outcome.body === undefined || outcome.body === null ? "" : typeof outcome.body === "string" ? outcome.body : JSON.stringify(outcome.body);
+      return failed(body ? `${outcome.error}: ${body.length > ERROR_BODY_CHARS ? `${body.slice(0, ERROR_BODY_CHARS)}…` : body}` : outcome.error);
+    }
     return { status: outcome.status, data: outcome.data, ...(outcome.truncated ? { truncated: true } : {}) };
   }
+  let outcome: ToolCallOutcome;
   if (row.kind === "script") {
     const allowedOrigins = [new URL(row.url).origin, ...row.scriptAllowlist];
     const source = openSecret(ctx.config, row.scriptSourceSealed!).value;
-    return resultOf(await ctx.scriptSandbox().call({ source, tool: descriptor.name, args: input, allowedOrigins }));
+    outcome = await ctx.scriptSandbox().call({ source, tool: descriptor.name, args: input, allowedOrigins });
+  } else {
+    const endpoint = await mcpEndpointFor(ctx, row, ctx.endUserId);
+    if (!endpoint.ok) return failed(endpoint.error);
+    outcome = await callMcpTool(endpoint.endpoint, descriptor.name, input);
   }
-  const endpoint = await mcpEndpointFor(ctx, row, ctx.endUserId);
-  if (!endpoint.ok) return { error: endpoint.error };
-  return resultOf(await callMcpTool(endpoint.endpoint, descriptor.name, input));
+  if (!outcome.ok) return failed(outcome.error);
+  return { data: outcome.result, ...(outcome.truncated ? { truncated: true } : {}) };
 }
 
 export async function serverToolSet(ctx: ServerToolContext): Promise<ToolSet> {

@@ -9,7 +9,6 @@ import * as servers from "../repositories/tool-servers";
 import type { ToolServerRow } from "../repositories/tool-servers";
 import type { McpEndpoint } from "../tool-servers/mcp-client";
 import { refreshServerOAuth, type OAuthClientState, type OAuthTokens } from "../tool-servers/server-oauth";
-import type { ToolCallOutcome } from "../tool-servers/types";
 import { openSecret, sealSecret } from "./app-credentials";
 
 export interface ToolServerCallContext {
@@ -175,7 +174,3 @@ export async function callRestTool(
   if (response.status >= 400) return { ok: false, error: `${row.name} answered HTTP ${response.status}`, status: response.status, body };
   return { ok: true, status: response.status, data: body, ...(response.truncated ? { truncated: true } : {}) };
 }
-
-/** A sandbox or MCP outcome as the model reads it. */
-export const resultOf = (outcome: ToolCallOutcome) =>
-  outcome.ok ? { data: outcome.result, ...(outcome.truncated ? { truncated: true } : {}) } : { error: outcome.error };

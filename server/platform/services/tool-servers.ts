@@ -194,8 +194,11 @@ const AUTH_CONFIG_KEYS: Record<ToolServerAuthType, readonly string[]> = {
   bearer: [],
   api_key: ["header", "prefix"],
   basic: ["username"],
-  oauth2: ["authorization_url", "token_url", "client_id", "scopes"],
+  oauth2: ["authorization_url", "token_url", "client_id", "scopes", "token_endpoint_auth_method"],
 };
+
+/** How the platform authenticates its client at the token endpoint (server-oauth.ts knows these three). */
+const TOKEN_ENDPOINT_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"] as const;
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
 
@@ -251,6 +254,16 @@ function checkAuth(
       const clientId = stringField(authConfig, "client_id", rest);
       if (clientId) out.client_id = clientId;
       if (scopes) out.scopes = scopes;
+      const method = stringField(authConfig, "token_endpoint_auth_method", false);
+      if (method !== undefined) {
+        if (!(TOKEN_ENDPOINT_AUTH_METHODS as readonly string[]).includes(method)) {
+          throw fieldError("auth_config.token_endpoint_auth_method", `must be one of ${TOKEN_ENDPOINT_AUTH_METHODS.join(", ")}`);
+        }
+        // Dynamically registered clients get the method the registration grants.
+        if (!rest && !clientId) throw fieldError("auth_config.token_endpoint_auth_method", "needs auth_config.client_id (a registered client)");
+        if (method !== "none" && !hasSecret) throw fieldError("secret", `is required for token_endpoint_auth_method ${method} (the client secret)`);
+        out.token_endpoint_auth_method = method;
+      }
       return out;
     }
   }

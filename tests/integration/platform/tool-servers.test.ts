@@ -162,6 +162,21 @@ describe("POST /mcp-servers", () => {
       "auth_config.authorization_url",
     ],
     ["oauth2 endpoints on an MCP server", { name: "x", url: "https://mcp.example.com", kind: "mcp_http", auth_type: "oauth2", auth_config: { token_url: "https://a.example.com/t" } }, "auth_config.token_url"],
+    [
+      "an unknown token_endpoint_auth_method",
+      { name: "x", url: "https://mcp.example.com", kind: "mcp_http", auth_type: "oauth2", secret: "s", auth_config: { client_id: "c", token_endpoint_auth_method: "private_key_jwt" } },
+      "auth_config.token_endpoint_auth_method",
+    ],
+    [
+      "token_endpoint_auth_method for a dynamically registered MCP client",
+      { name: "x", url: "https://mcp.example.com", kind: "mcp_http", auth_type: "oauth2", auth_config: { token_endpoint_auth_method: "none" } },
+      "auth_config.token_endpoint_auth_method",
+    ],
+    [
+      "token_endpoint_auth_method client_secret_post without a secret",
+      { name: "x", url: "https://mcp.example.com", kind: "mcp_http", auth_type: "oauth2", auth_config: { client_id: "c", token_endpoint_auth_method: "client_secret_post" } },
+      "secret",
+    ],
     ["a tool with an unknown method", { name: "x", url: "https://api.example.com", tool_defs: [{ name: "t", method: "HEAD", path: "/t" }] }, "tool_defs.0.method"],
     ["a tool path without a leading slash", { name: "x", url: "https://api.example.com", tool_defs: [{ name: "t", method: "GET", path: "t" }] }, "tool_defs.0.path"],
     ["a tool name with a space", { name: "x", url: "https://api.example.com", tool_defs: [{ name: "get it", method: "GET", path: "/t" }] }, "tool_defs.0.name"],
@@ -409,11 +424,11 @@ describe("tools of custom servers in runs", () => {
     expect(callsTo("/v1/notes").at(-1)).toMatchObject({ method: "POST", json: { text: "pack an umbrella" } });
   });
 
-  it("gives the model a server's 5xx as an error result, and the run goes on", async () => {
+  it("gives the model a server's 5xx, with its body, as the tool's error, and the run goes on", async () => {
     const agent = await agentFor("alice", "autonomous");
     const done = await settled(await run("alice", agent, `::tool srv${weather.id}__boom {}`), "alice");
     expect(done.status).toBe("completed");
-    expect(done.output).toContain("answered HTTP 500");
+    expect(done.output).toContain(`Tool srv${weather.id}__boom failed: Run weather answered HTTP 500: {"error":"exploded"}`);
   });
 
   it("does not offer the tools of a pending or disabled server", async () => {
@@ -475,7 +490,7 @@ describe("tools of custom servers in runs", () => {
     expect(done.output).toContain("\"city\":\"Quito\"");
   });
 
-  it("offers the tools an MCP server listed at approval, and hands the model a call's failure as its result", async () => {
+  it("offers the tools an MCP server listed at approval, and hands the model a call's failure as the tool's error", async () => {
     // A port nothing listens on: the call fails, and that is the model's to read.
     const gone = await startRestFake();
     const url = gone.url("/mcp");
@@ -490,7 +505,7 @@ describe("tools of custom servers in runs", () => {
     expect(listed.body.tools).toEqual([{ name: "echo", run_name: `srv${server.id}__echo`, description: "Echoes" }]);
     const done = await settled(await run("dave", await agentFor("dave", "autonomous"), `::tool srv${server.id}__echo {"text":"hi"}`), "dave");
     expect(done.status).toBe("completed");
-    expect(done.output).toContain(`Tool srv${server.id}__echo returned {"error":`);
+    expect(done.output).toContain(`Tool srv${server.id}__echo failed: Could not reach 127.0.0.1`);
   });
 
   it("calls a script's tool in the sandbox with its arguments and allowed origins", async () => {
@@ -514,7 +529,7 @@ describe("tools of custom servers in runs", () => {
     const agent = await agentFor("erin", "autonomous");
     const before = callsTo("/v1/secret").length;
     const unconnected = await settled(await run("erin", agent, `::tool srv${server.id}__whoami {}`), "erin");
-    expect(unconnected.output).toContain("needs this person's authorization");
+    expect(unconnected.output).toContain(`Tool srv${server.id}__whoami failed: Private API needs this person's authorization`);
     expect(unconnected.output).toContain(`/mcp-servers/${server.id}/oauth/start`);
     expect(callsTo("/v1/secret")).toHaveLength(before);
 

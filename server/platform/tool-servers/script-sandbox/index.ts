@@ -6,6 +6,7 @@
 // Pool: `poolSize` interpreters, started on first use and kept warm, each running one call at a time;
 // each call gets a fresh Python namespace. A worker that timed out, ran out of memory or broke is
 // terminated and replaced; calls beyond the pool wait in a bounded queue.
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -73,9 +74,21 @@ export const scriptSandboxDefaults = {
   startTimeoutMs: 60_000,
 } as const;
 
-// A string path, not new URL(..., import.meta.url) inline: bundlers rewrite that pattern into an asset,
-// and the worker must load from the source tree beside prelude.py and node_modules/pyodide.
-const workerPath = path.join(path.dirname(fileURLToPath(import.meta.url)), "worker.mjs");
+const WORKER_DIR = "server/platform/tool-servers/script-sandbox";
+let workerFile: string | undefined;
+
+/**
+ * The worker loads from the source tree, beside prelude.py and with node_modules/pyodide above it (a
+ * string path, not new URL(..., import.meta.url) inline: bundlers rewrite that pattern into an asset).
+ * Beside this module under tsx and vitest; Next's webpack inlines import.meta.url as the path at build
+ * time, so a build that runs from another directory looks in the working directory's source tree.
+ */
+function workerPath(): string {
+  if (workerFile) return workerFile;
+  const beside = path.join(path.dirname(fileURLToPath(import.meta.url)), "worker.mjs");
+  workerFile = existsSync(beside) ? beside : path.join(process.cwd(), WORKER_DIR, "worker.mjs");
+  return workerFile;
+}
 
 type JobInput =
   | { op: "check"; source: string; toolNames: string[] }
@@ -140,7 +153,7 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
   function spawn(): void {
     interpreterStarts++;
     const exchange = new SharedArrayBuffer(exchangeBytes);
-    const worker = new Worker(workerPath, {
+    const worker = new Worker(workerPath(), {
       workerData: { memoryMb, exchange },
       // No secrets in the worker: an empty environment, and none of the parent's loader flags.
       env: {},
