@@ -1,19 +1,8 @@
-import { expect, test, type Browser } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { AgentsPage, ChatPage } from "./pages/agent-pages";
 import { CapsPage } from "./pages/admin-pages";
-import { SignInPage } from "./pages/sign-in-page";
+import { signedIn } from "./pages/sign-in-page";
 
-const DEMO_PASSWORD = "inlay-demo";
-
-async function signedIn(browser: Browser, email: string) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const signIn = new SignInPage(page);
-  await signIn.goto();
-  await signIn.signIn(email, DEMO_PASSWORD);
-  await expect(page).toHaveURL("/");
-  return page;
-}
 
 test("an admin defines an agent; a member chats with their copy under a cap; globex sees none of it", async ({ browser }) => {
   test.setTimeout(120_000);

@@ -4,19 +4,10 @@
 // playwright.config.ts: the embedded production build refuses loopback outbound calls).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { expect, test, type Browser } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { ChatPage } from "./pages/chat-page";
 import { AdminAppsPage, ConnectionsPage } from "./pages/connections-page";
-import { SignInPage } from "./pages/sign-in-page";
-
-async function signedIn(browser: Browser, email: string) {
-  const page = await (await browser.newContext()).newPage();
-  const signIn = new SignInPage(page);
-  await signIn.goto();
-  await signIn.signIn(email, "inlay-demo");
-  await expect(page).toHaveURL("/");
-  return page;
-}
+import { SignInPage, signedIn } from "./pages/sign-in-page";
 
 // connections.spec.ts expects a workspace that offers nothing: take the offer back.
 test.afterAll(async ({ browser }) => {

@@ -3,18 +3,9 @@
 // only) and closes; without an opener it sends the page back to the Connections page, which says how
 // it went. (The flow through the platform and a loopback OAuth server is
 // tests/e2e-pending/connections-flow.spec.ts until the platform's Apps endpoints land.)
-import { expect, test, type Browser } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { ConnectionsPage } from "./pages/connections-page";
-import { SignInPage } from "./pages/sign-in-page";
-
-async function signedIn(browser: Browser, email: string) {
-  const page = await (await browser.newContext()).newPage();
-  const signIn = new SignInPage(page);
-  await signIn.goto();
-  await signIn.signIn(email, "inlay-demo");
-  await expect(page).toHaveURL("/");
-  return page;
-}
+import { signedIn } from "./pages/sign-in-page";
 
 test("a member finds Connections in the nav; the callback page tells its opener and closes, or sends the page back", async ({ browser }) => {
   const member = await signedIn(browser, "member@acme.test");

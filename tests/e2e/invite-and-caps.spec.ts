@@ -2,9 +2,7 @@ import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { AcceptInvitePage, CapsPage, InvitesPage } from "./pages/admin-pages";
 import { ConsolePage } from "./pages/console-page";
-import { SignInPage } from "./pages/sign-in-page";
-
-const DEMO_PASSWORD = "inlay-demo";
+import { DEMO_PASSWORD, SignInPage } from "./pages/sign-in-page";
 
 test("an admin invites a new user, who joins and signs in; the admin caps their runs", async ({ browser }) => {
   const email = `newbie-${randomBytes(4).toString("hex")}@example.test`;

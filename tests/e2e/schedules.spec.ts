@@ -1,19 +1,10 @@
 // Schedules end to end: a member schedules their copy of the workspace agent in their browser's time
 // zone, runs it now and sees the run finish in the list, pauses and resumes it; the admin sets the
 // workspace's cap on active schedules and sees the member's schedule (read-only); the member deletes it.
-import { expect, test, type Browser } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { CapsPage } from "./pages/admin-pages";
 import { SchedulesPage } from "./pages/schedules-page";
-import { SignInPage } from "./pages/sign-in-page";
-
-async function signedIn(browser: Browser, email: string) {
-  const page = await (await browser.newContext()).newPage();
-  const signIn = new SignInPage(page);
-  await signIn.goto();
-  await signIn.signIn(email, "inlay-demo");
-  await expect(page).toHaveURL("/");
-  return page;
-}
+import { signedIn } from "./pages/sign-in-page";
 
 test("a member schedules their agent, runs it now and sees the run; the admin sees the schedule", async ({ browser }) => {
   test.setTimeout(90_000);

@@ -2,27 +2,18 @@
 // here) and writes a skill on /admin/tools; a member's chat run calls the server's tool, and the
 // composer's `/` picker forces the skill. Remote pass only (see playwright.config.ts: the embedded
 // production build refuses loopback outbound calls).
-import { expect, test, type Browser } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { startMcpServer, type McpTestServer } from "../helpers/mcp-server";
 import { CapsPage } from "./pages/admin-pages";
 import { AgentsPage } from "./pages/agent-pages";
 import { ChatPage } from "./pages/chat-page";
-import { SignInPage } from "./pages/sign-in-page";
+import { signedIn } from "./pages/sign-in-page";
 import { AdminToolsPage } from "./pages/tools-page";
 
 let mcp: McpTestServer;
 test.beforeAll(async () => {
   mcp = await startMcpServer();
 });
-
-async function signedIn(browser: Browser, email: string) {
-  const page = await (await browser.newContext()).newPage();
-  const signIn = new SignInPage(page);
-  await signIn.goto();
-  await signIn.signIn(email, "inlay-demo");
-  await expect(page).toHaveURL("/");
-  return page;
-}
 
 // Later specs expect a workspace without tool servers or skills.
 test.afterAll(async ({ browser }) => {
