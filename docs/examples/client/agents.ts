@@ -8,6 +8,7 @@ export default async function agentsExample(platform: PlatformClient) {
 
   for await (const each of client.agents.list({ limit: 50 })) console.log(each.id, each.name); // every page
   const { prompt } = await client.agents.systemPrompt.get(agent.id);
+  const forced = await client.agents.systemPrompt.get(agent.id, { skill: "summarize" }); // what forcing it adds
   const documents = await client.agents.documents.listAll(agent.id);
 
   await client.agents.disable(agent.id);
@@ -16,5 +17,5 @@ export default async function agentsExample(platform: PlatformClient) {
   await client.agents.archive(agent.id); // DELETE /agents/{id}: a soft delete
   await client.agents.unarchive(agent.id); // back, as disabled
   // #endregion
-  return { agent, prompt, documents, after: await client.agents.get(agent.id) };
+  return { agent, prompt, forced, documents, after: await client.agents.get(agent.id) };
 }

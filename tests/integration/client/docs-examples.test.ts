@@ -9,6 +9,7 @@ import agentTemplatesExample from "@/docs/examples/client/agent-templates";
 import agentsExample from "@/docs/examples/client/agents";
 import catalogExample from "@/docs/examples/client/catalog";
 import errorsExample from "@/docs/examples/client/errors";
+import issueReportsExample from "@/docs/examples/client/issue-reports";
 import keysExample from "@/docs/examples/client/keys";
 import memoriesExample from "@/docs/examples/client/memories";
 import permissionsExample from "@/docs/examples/client/permissions";
@@ -18,6 +19,7 @@ import runRepliesExample from "@/docs/examples/client/run-replies";
 import runsExample from "@/docs/examples/client/runs";
 import settingsExample from "@/docs/examples/client/settings";
 import signupExample from "@/docs/examples/client/signup";
+import skillsExample from "@/docs/examples/client/skills";
 import usageExample from "@/docs/examples/client/usage";
 import usersExample from "@/docs/examples/client/users";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
@@ -82,8 +84,10 @@ describe("the examples, run", () => {
   });
 
   it("agents", async () => {
-    const { agent, prompt, documents, after } = await agentsExample(client);
+    const { agent, prompt, forced, documents, after } = await agentsExample(client);
     expect(prompt).toContain("Resolve the ticket");
+    expect(prompt).not.toContain("## Skill:");
+    expect(forced).toMatchObject({ skill: "summarize", prompt: expect.stringContaining("## Skill: ") });
     expect(documents).toEqual([]);
     expect(after).toMatchObject({ id: agent.id, status: "disabled", instructions: "", goals: "Resolve the ticket" });
   });
@@ -154,6 +158,27 @@ describe("the examples, run", () => {
   it("memories", async () => {
     const { memory, all, after } = await memoriesExample(client);
     expect(all).toEqual([memory]);
+    expect(after).toEqual([]);
+  });
+
+  it("skills", async () => {
+    const { skill, data, run, after } = await skillsExample(client, { id: agentId });
+    expect(skill.slug).toBe("weekly-report");
+    expect(data).toContainEqual(expect.objectContaining({ slug: "weekly-report", kind: "skill", id: skill.id }));
+    expect(data).toContainEqual(expect.objectContaining({ slug: "summarize", kind: "command" }));
+    // Forcing a skill that did not exist would have been a 422: the run started, and echoes its message.
+    const scoped = client.forUser("user-42");
+    await expect.poll(async () => (await scoped.runs.get(run.id)).output).toBe("Echo: /weekly-report for the team");
+    expect(after).toEqual([]);
+  });
+
+  it("issue reports", async () => {
+    const scoped = client.forUser("user-42");
+    const reporter = await scoped.runs.create({ teammate_id: agentId, message: '::tool report_issue {"summary":"The CRM timed out"}', stream: false });
+    await expect.poll(async () => (await scoped.runs.get(reporter.id)).status).toBe("completed");
+    const { open, everyone, after } = await issueReportsExample(client);
+    expect(open.map((report) => report.summary)).toEqual(["The CRM timed out"]);
+    expect(everyone.data.map((report) => report.id)).toContain(open[0]!.id);
     expect(after).toEqual([]);
   });
 
