@@ -1,8 +1,8 @@
 "use client";
 // The composer's `/` picker: while the message is a lone `/word`, the commands and skills whose slug
-// or name match are offered in a listbox under the text box (the ARIA combobox pattern: focus stays in
-// the text box, the arrow keys move the active option, Enter or Tab takes it, Escape closes). Taking
-// one writes `/slug ` into the message; sending it forces that skill on the run.
+// or name match are offered in a listbox above the text box (focus stays in the text box, which points
+// at the active option with aria-activedescendant; the arrow keys move it, Enter or Tab takes it, Escape
+// closes). Taking one writes `/slug ` into the message; sending it forces that skill on the run.
 import { useEffect, useState } from "react";
 import type { ChatCommand } from "@/lib/chat/contract";
 import type { InlayConfig } from "./provider";

@@ -135,9 +135,9 @@ export function Composer({
           value={text}
           placeholder={placeholder}
           aria-label="Message"
-          role={commands.length > 0 ? "combobox" : undefined}
+          // Still a textbox (a multi-line one, which a combobox role would hide); the suggestions are
+          // tied to it the way a textbox with autocomplete announces them.
           aria-autocomplete={commands.length > 0 ? "list" : undefined}
-          aria-expanded={commands.length > 0 ? open : undefined}
           aria-controls={open ? listId : undefined}
           aria-activedescendant={open ? `${listId}-${current}` : undefined}
           disabled={disabled}
