@@ -2,6 +2,8 @@
 import { z } from "zod";
 import { IntId, Timestamp, listEnvelope } from "./common";
 import { Settings } from "./settings";
+import { Skill } from "./skills";
+import { ToolServer } from "./tool-servers";
 
 export const Account = z
   .object({
@@ -215,6 +217,8 @@ export const AccountExport = z
     memories: z.array(ExportedMemory),
     permissions: z.array(ExportedPermission),
     mail: z.array(ExportedMail),
+    tool_servers: z.array(ToolServer).meta({ description: "As GET /mcp-servers shows them: no secret, no script source, no OAuth grant" }),
+    skills: z.array(Skill),
   })
   .meta({ id: "AccountExport" });
 

@@ -4,6 +4,7 @@
 import type { PrismaClient } from "@/server/generated/prisma/client";
 
 const byId = { orderBy: { id: "asc" } } as const;
+const byIdWithUserId = { ...byId, include: { endUser: { select: { externalId: true } } } } as const;
 
 export const loadAccountData = (prisma: PrismaClient, accountId: number) =>
   prisma.platformAccount.findUnique({
@@ -17,6 +18,9 @@ export const loadAccountData = (prisma: PrismaClient, accountId: number) =>
       memories: byId,
       permissions: byId,
       mail: byId,
+      // Sealed secrets, scripts' sources and OAuth grants stay out: the mappers below never read them.
+      toolServers: byIdWithUserId,
+      skills: byIdWithUserId,
     },
   });
 

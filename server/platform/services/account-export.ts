@@ -8,6 +8,8 @@ import { PlatformError } from "../errors";
 import { loadAccountData, type AccountData } from "../repositories/account-export";
 import { toAccount, toApiKeyInfo } from "./accounts";
 import { toSettings } from "./settings";
+import { toSkill } from "./skills";
+import { toToolServer } from "./tool-servers";
 
 type Export = z.infer<typeof AccountExport>;
 
@@ -133,5 +135,7 @@ function toAccountExport(data: AccountData, now: Date): Export {
       kind: mail.kind,
       created_at: iso(mail.createdAt),
     })),
+    tool_servers: data.toolServers.map(toToolServer),
+    skills: data.skills.map(toSkill),
   };
 }

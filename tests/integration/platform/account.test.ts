@@ -45,7 +45,33 @@ async function seedData(account: Account, label: string) {
   const permission = await prisma.platformPermission.create({
     data: { accountId: account.id, endUserId: endUser.id, tool: `${label}_tool` },
   });
-  return { endUser, agent, accountAgent, document, report, memory, permission };
+  const toolServer = await prisma.platformToolServer.create({
+    data: {
+      accountId: account.id,
+      endUserId: endUser.id,
+      name: `${label} tools`,
+      url: "https://tools.example.test/api",
+      kind: "rest_api",
+      authType: "bearer",
+      secretSealed: `${label}-sealed-tool-secret`,
+      toolDefs: [{ name: "lookup", method: "GET", path: "/lookup" }],
+    },
+  });
+  const script = await prisma.platformToolServer.create({
+    data: {
+      accountId: account.id,
+      name: `${label} script`,
+      url: "https://script.example.test",
+      kind: "script",
+      scriptSourceSealed: `${label}-sealed-script-source`,
+      scriptSha256: "ab".repeat(32),
+      toolDefs: ["hello"],
+    },
+  });
+  const skill = await prisma.platformSkill.create({
+    data: { accountId: account.id, endUserId: endUser.id, ownerKey: endUser.id, name: `${label} playbook`, slug: `${label}-playbook`, description: "d", body: `${label} playbook body` },
+  });
+  return { endUser, agent, accountAgent, document, report, memory, permission, toolServer, script, skill };
 }
 
 const tableCounts = async (accountId: number) => {
@@ -62,6 +88,8 @@ const tableCounts = async (accountId: number) => {
     issueReports: await prisma.platformAgentIssueReport.count(where),
     memories: await prisma.platformMemory.count(where),
     permissions: await prisma.platformPermission.count(where),
+    toolServers: await prisma.platformToolServer.count(where),
+    skills: await prisma.platformSkill.count(where),
   };
 };
 
@@ -87,6 +115,8 @@ describe("GET /account/export", () => {
       "memories",
       "permissions",
       "settings",
+      "skills",
+      "tool_servers",
     ]);
     expect(Date.parse(body.exported_at)).not.toBeNaN();
     expect(body.account).toMatchObject({
@@ -159,6 +189,13 @@ describe("GET /account/export", () => {
     expect(body.permissions).toEqual([
       expect.objectContaining({ id: seeded.permission.id, user_id: "mine-user", tool: "mine_tool" }),
     ]);
+    expect(body.tool_servers).toEqual([
+      expect.objectContaining({ id: seeded.toolServer.id, user_id: "mine-user", name: "mine tools", kind: "rest_api", auth_type: "bearer", has_secret: true, script_sha256: null }),
+      expect.objectContaining({ id: seeded.script.id, user_id: null, kind: "script", script_sha256: "ab".repeat(32) }),
+    ]);
+    expect(body.skills).toEqual([
+      expect.objectContaining({ id: seeded.skill.id, user_id: "mine-user", slug: "mine-playbook", body: "mine playbook body" }),
+    ]);
     expect(body.mail).toEqual([expect.objectContaining({ to: account.email, kind: "verify_email" })]);
     expect(body.mail[0].text).toContain("/verify/confirm?token=[redacted]");
   });
@@ -186,6 +223,8 @@ describe("GET /account/export", () => {
       token!,
       verification.tokenHash,
       "secretive-webhook-token-hash",
+      "secretive-sealed-tool-secret",
+      "secretive-sealed-script-source",
     ];
     for (const secret of secrets) expect(text).not.toContain(secret);
     // Nor a field that would hold one, even empty.
