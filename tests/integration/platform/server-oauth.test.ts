@@ -50,7 +50,7 @@ async function authorizeThrough(server: OAuthServerInput, state = `state-${Math.
   const landed = await oauth.authorize(started.authorizationUrl, REDIRECT);
   expect(landed.searchParams.get("state")).toBe(state);
   const code = landed.searchParams.get("code");
-  expect(code).toBeTruthy();
+  expect(code).toMatch(/^[\w.~-]{16,}$/);
   return { ...started, code: code! };
 }
 
@@ -106,14 +106,14 @@ describe("rest_api: endpoints from auth_config", () => {
     const flow = await authorizeThrough(restApi());
     const tokens = await completeServerOAuth({ client: flow.client, code: flow.code, codeVerifier: flow.codeVerifier, redirectUri: REDIRECT, outbound });
     expect(await oauth.validAccessToken(tokens.accessToken)).toMatchObject({ accountId: "octocat", scopes: ["repo"] });
-    expect(tokens.refreshToken).toBeTruthy();
+    expect(tokens.refreshToken).toMatch(/^[\w.~-]{16,}$/);
     expect(tokens.expiresAt).toBeGreaterThan(Date.now());
     expect(tokens.scopes).toEqual(["repo"]);
 
     const refreshed = await refreshServerOAuth({ client: flow.client, refreshToken: tokens.refreshToken!, outbound });
     expect(refreshed.accessToken).not.toBe(tokens.accessToken);
     expect(await oauth.validAccessToken(refreshed.accessToken)).not.toBeNull();
-    expect(refreshed.refreshToken).toBeTruthy();
+    expect(refreshed.refreshToken).toMatch(/^[\w.~-]{16,}$/);
     expect(refreshed.refreshToken).not.toBe(tokens.refreshToken);
 
     const spent = await failure(refreshServerOAuth({ client: flow.client, refreshToken: tokens.refreshToken!, outbound }));
@@ -132,7 +132,8 @@ describe("rest_api: endpoints from auth_config", () => {
     );
     expect(wrongVerifier.message).toMatch(/^code exchange: the authorization server answered 400 invalid_grant/);
     const exchange = () => completeServerOAuth({ client: flow.client, code: flow.code, codeVerifier: flow.codeVerifier, redirectUri: REDIRECT, outbound });
-    expect((await exchange()).accessToken).toBeTruthy();
+    // The right verifier still works once: the access token it gives is one the server honours.
+    expect(await oauth.validAccessToken((await exchange()).accessToken)).not.toBeNull();
     const replay = await failure(exchange());
     expect(replay.message).toMatch(/^code exchange: the authorization server answered 400 invalid_grant/);
   });
