@@ -4,7 +4,7 @@
 // skill off, delete either. Members get their copies when they next start a run.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import { useState, type FormEvent } from "react";
+import { useState, type FormEvent, type ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { FormError, SelectField, TextField, fieldClass } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
@@ -231,70 +231,79 @@ function SkillRow({ skill }: { skill: Skill }) {
   );
 }
 
+/** One list of the page: its heading, its form, then its rows in a table (or a line saying there are none). */
+function ListSection({
+  id,
+  title,
+  form,
+  error,
+  empty,
+  columns,
+  rows,
+}: {
+  id: string;
+  title: string;
+  form: ReactNode;
+  error: string | undefined;
+  empty: string;
+  columns: string[];
+  rows: ReactNode[] | undefined;
+}) {
+  return (
+    <section aria-labelledby={id} className="space-y-4">
+      <h2 id={id} className="text-xl font-semibold">
+        {title}
+      </h2>
+      {form}
+      {error ? <FormError message={error} /> : null}
+      {rows?.length === 0 ? <p className="text-sm text-muted">{empty}</p> : null}
+      {rows?.length ? (
+        <div className={`${card} overflow-x-auto`}>
+          <table className={table}>
+            <thead>
+              <tr>
+                {columns.map((column) => (
+                  <th key={column} className={th}>
+                    {column}
+                  </th>
+                ))}
+                <th className={th}>
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+          </table>
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
 export function ToolsPanel() {
   const trpc = useTRPC();
   const servers = useQuery(trpc.tools.servers.queryOptions());
   const skills = useQuery(trpc.tools.skills.queryOptions());
   return (
     <div className="space-y-10">
-      <section aria-labelledby="servers-title" className="space-y-4">
-        <h2 id="servers-title" className="text-xl font-semibold">
-          Tool servers
-        </h2>
-        <ServerForm />
-        {servers.error ? <FormError message={servers.error.message} /> : null}
-        {servers.data?.length === 0 ? <p className="text-sm text-muted">No tool servers yet.</p> : null}
-        {servers.data?.length ? (
-          <div className={`${card} overflow-x-auto`}>
-            <table className={table}>
-              <thead>
-                <tr>
-                  <th className={th}>Server</th>
-                  <th className={th}>Status</th>
-                  <th className={th}>Tools</th>
-                  <th className={th}>
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {servers.data.map((server) => (
-                  <ServerRow key={server.id} server={server} />
-                ))}
-              </tbody>
-            </table>
-          </div>
-        ) : null}
-      </section>
-      <section aria-labelledby="skills-title" className="space-y-4">
-        <h2 id="skills-title" className="text-xl font-semibold">
-          Skills
-        </h2>
-        <SkillForm />
-        {skills.error ? <FormError message={skills.error.message} /> : null}
-        {skills.data?.length === 0 ? <p className="text-sm text-muted">No skills yet.</p> : null}
-        {skills.data?.length ? (
-          <div className={`${card} overflow-x-auto`}>
-            <table className={table}>
-              <thead>
-                <tr>
-                  <th className={th}>Command</th>
-                  <th className={th}>Skill</th>
-                  <th className={th}>Offered</th>
-                  <th className={th}>
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {skills.data.map((skill) => (
-                  <SkillRow key={skill.id} skill={skill} />
-                ))}
-              </tbody>
-            </table>
-          </div>
-        ) : null}
-      </section>
+      <ListSection
+        id="servers-title"
+        title="Tool servers"
+        form={<ServerForm />}
+        error={servers.error?.message}
+        empty="No tool servers yet."
+        columns={["Server", "Status", "Tools"]}
+        rows={servers.data?.map((server) => <ServerRow key={server.id} server={server} />)}
+      />
+      <ListSection
+        id="skills-title"
+        title="Skills"
+        form={<SkillForm />}
+        error={skills.error?.message}
+        empty="No skills yet."
+        columns={["Command", "Skill", "Offered"]}
+        rows={skills.data?.map((skill) => <SkillRow key={skill.id} skill={skill} />)}
+      />
     </div>
   );
 }
