@@ -121,6 +121,8 @@ interface CopyKind<R extends { id: string; version: number }> {
   write(client: PlatformClient, record: R, platformId: number | undefined): Promise<number>;
   discard(client: PlatformClient, platformId: number): Promise<void>;
   activate?(client: PlatformClient, platformId: number): Promise<void>;
+  /** False for a definition no member needs a first copy of (a disabled skill). */
+  wanted?(record: R): boolean;
 }
 
 const serverCopies: CopyKind<repo.TenantToolServerRecord> = {
@@ -154,6 +156,7 @@ const skillCopiesKind: CopyKind<repo.TenantSkillRecord & { enabled: boolean }> =
     return platformId;
   },
   discard: (client, platformId) => client.skills.delete(platformId),
+  wanted: (record) => record.enabled,
 };
 
 /** The copy was written but not activated (a server that did not answer its approval): retried next sync. */
@@ -211,7 +214,7 @@ async function syncAll<R extends { id: string; version: number }>(
   const copies = await kind.copies(prisma, caller.tenantId, caller.userId);
   for (const record of records) {
     const copy = copies.get(record.id);
-    if (copy && copy.syncedVersion >= record.version) continue;
+    if (copy ? copy.syncedVersion >= record.version : kind.wanted?.(record) === false) continue;
     try {
       await syncCopy(prisma, client, kind, record, caller.userId, copy);
     } catch (error) {
@@ -227,11 +230,8 @@ async function syncAll<R extends { id: string; version: number }>(
  */
 export async function syncMemberTools(prisma: PrismaClient, client: PlatformClient, caller: Pick<Caller, "tenantId" | "userId">): Promise<void> {
   const [servers, skills] = await Promise.all([repo.listTenantToolServers(prisma, caller.tenantId), repo.listTenantSkills(prisma, caller.tenantId)]);
-  const copies = await skillCopiesKind.copies(prisma, caller.tenantId, caller.userId);
-  // A disabled skill no member has a copy of needs none.
-  const wanted = skills.filter((skill) => skill.enabled || copies.has(skill.id));
   await syncAll(prisma, client, serverCopies, servers, caller);
-  await syncAll(prisma, client, skillCopiesKind, wanted, caller);
+  await syncAll(prisma, client, skillCopiesKind, skills, caller);
 }
 
 // --- Admins: tool servers ---------------------------------------------------------------------------------
