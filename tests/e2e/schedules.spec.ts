@@ -15,6 +15,8 @@ test("a member schedules their agent, runs it now and sees the run; the admin se
   const admin = await signedIn(browser, "admin@acme.test");
   const caps = new CapsPage(admin);
   await caps.goto();
+  // The members' list loads after the page: count its button only once the member's form is there.
+  await expect(caps.memberForm("member@acme.test")).toBeVisible();
   const useDefault = caps.memberForm("member@acme.test").getByRole("button", { name: "Use default" });
   if (await useDefault.count()) {
     await useDefault.click();
