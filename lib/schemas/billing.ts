@@ -115,3 +115,20 @@ export const UsageTimeseries = z
     totals: TokenSums.extend({ models: z.array(ModelSlice).optional() }),
   })
   .meta({ id: "UsageTimeseries" });
+
+export const PlanSlug = z.enum(["free", "individual", "pro", "max_5x", "max_20x"]);
+
+export const PlanCatalogEntry = z
+  .object({
+    slug: PlanSlug,
+    display_name: z.string(),
+    included_runs: z.number().int(),
+    monthly_price_cents: z.number().int(),
+    annual_price_cents: z.number().int(),
+    inference_mode: z.enum(["own_subscription", "platform"]),
+    overage_available: z.boolean(),
+    overage_rate_cents: z.number().int(),
+    fair_use_cost_limit_cents: z.number().int(),
+    max_concurrent_runs: z.number().int(),
+  })
+  .meta({ id: "PlanCatalogEntry" });
