@@ -40,16 +40,18 @@ export async function listPermissions(
   return toPage(await permissions.listPermissions(ctx.prisma, scope, page), page.limit, toPermission);
 }
 
-/** With user_id only that end-user's permission can go; without it, any of the account's. */
+/**
+ * Only with the end-user's user_id: permissions exist per end-user, and the account view must not
+ * reach an end-user's objects (the spec's "guards against cross-user deletion").
+ */
 export async function revokePermission(
   ctx: DataContext,
   auth: AuthContext,
   userId: string | undefined,
   permissionId: number,
 ): Promise<void> {
-  const scope = await resolveScope(ctx, auth, userId);
+  const scope = await resolveEndUserScope(ctx, auth, userId, "deleting a permission");
   if (!(await permissions.deletePermission(ctx.prisma, scope, permissionId))) {
-    const whose = scope.userId === null ? "in this account" : "for this user_id";
-    throw new PlatformError({ type: "not_found", message: `permission ${permissionId} not found ${whose}` });
+    throw new PlatformError({ type: "not_found", message: `permission ${permissionId} not found for this user_id` });
   }
 }

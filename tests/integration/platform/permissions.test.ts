@@ -4,10 +4,12 @@ import { startPlatform, type Account, type PlatformHarness } from "../../helpers
 
 let platform: PlatformHarness;
 let strict: Account;
+let lax: Account;
 let other: Account;
 beforeAll(async () => {
   platform = await startPlatform();
   strict = await platform.signup();
+  lax = await platform.signup({ require_end_user_id: false });
   other = await platform.signup();
 });
 afterAll(() => platform.close());
@@ -187,20 +189,21 @@ describe("DELETE /permissions/{permission_id}", () => {
     expect(await remaining(strict.key, owner)).toEqual(["owner_tool"]);
   });
 
-  it("deletes from the account view without user_id (strict mode does not cover deletion)", async () => {
+  it("refuses a deletion without user_id and keeps the end-user's permission (the account view cannot reach it)", async () => {
     const userId = freshUserId();
-    const permission = await allow(strict.key, userId, "account_view");
-    const { status } = await platform.call(`/permissions/${permission.id}`, { key: strict.key, method: "DELETE" });
-    expect(status).toBe(204);
-    expect(await remaining(strict.key, userId)).toEqual([]);
+    const permission = await allow(lax.key, userId, "account_view");
+    const { status, body } = await platform.call(`/permissions/${permission.id}`, { key: lax.key, method: "DELETE" });
+    expect(status).toBe(422);
+    expect(body.error.message).toContain("user_id");
+    expect(await remaining(lax.key, userId)).toEqual(["account_view"]);
   });
 
-  it("answers 404 for another account's permission, with or without user_id, and keeps it", async () => {
+  it("answers 404 for another account's permission (422 without user_id) and keeps it", async () => {
     const userId = freshUserId();
     const theirs = await allow(other.key, userId, "their_tool");
-    for (const query of [{}, { user_id: userId }]) {
-      const { status } = await platform.call(`/permissions/${theirs.id}`, { key: strict.key, method: "DELETE", query });
-      expect(status).toBe(404);
+    for (const [query, expected] of [[{ user_id: userId }, 404], [{}, 422]] as const) {
+      const { status } = await platform.call(`/permissions/${theirs.id}`, { key: lax.key, method: "DELETE", query });
+      expect(status).toBe(expected);
     }
     expect(await remaining(other.key, userId)).toEqual(["their_tool"]);
   });
