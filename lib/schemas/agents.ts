@@ -1,6 +1,6 @@
 // Agents (and the earlier teammate form): request and response contracts.
 import { z } from "zod";
-import { BoundedMetadata, IntId, Metadata, PageQuery, QueryBoolean, Timestamp, UserId } from "./common";
+import { BodyId, BoundedMetadata, IntId, MAX_INT_ID, Metadata, PageQuery, QueryBoolean, Timestamp, UserId } from "./common";
 
 export const PermissionMode = z.enum(["autonomous", "approval", "plan"]);
 export const Effort = z.enum(["low", "medium", "high", "xhigh", "max"]);
@@ -45,7 +45,7 @@ export const AgentCreate = z.object({
   allowed_senders: AllowedSenders.optional(),
   inbound_imessage_enabled: z.boolean().optional(),
   imessage_chat_guid: z.string().max(255).nullable().optional(),
-  bridge_id: IntId.nullable().optional(),
+  bridge_id: BodyId.nullable().optional(),
   allowed_imessage_senders: Handles.optional(),
   inbound_chat_enabled: z.boolean().optional(),
   chat_slug: z.string().max(255).nullable().optional(),
@@ -60,7 +60,7 @@ export const AgentCreate = z.object({
   onboarding_answers: z.record(z.string(), z.unknown()).optional(),
   enabled_task_slugs: z.array(z.string()).nullable().optional(),
   enabled_bootstrap_slugs: z.array(z.string()).nullable().optional(),
-  group_id: IntId.optional(),
+  group_id: BodyId.optional(),
 });
 
 /** Fields PATCH /agents/<id> accepts: omitted = unchanged; null as the spec says per field. */
@@ -74,8 +74,8 @@ export const AgentUpdate = AgentCreate.omit({
   enabled_bootstrap_slugs: true,
   group_id: true,
 }).extend({
-  display_order: z.number().int().nullable().optional(),
-  group_id: IntId.nullable().optional(),
+  display_order: z.number().int().min(-MAX_INT_ID).max(MAX_INT_ID).nullable().optional(),
+  group_id: BodyId.nullable().optional(),
   visibility: z.string().max(50).nullable().optional(),
 });
 

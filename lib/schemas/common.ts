@@ -5,11 +5,22 @@ import { z } from "zod";
 
 export const Timestamp = z.iso.datetime().meta({ description: "ISO 8601 timestamp in UTC" });
 
+/** The largest id an `integer` column holds; a larger one names nothing and must not reach SQL. */
+export const MAX_INT_ID = 2_147_483_647;
+
 /** A path id: a positive integer written in the URL. */
 export const IntId = z.coerce
   .number({ error: "must be an integer id" })
   .int("must be an integer id")
-  .positive("must be a positive integer id");
+  .positive("must be a positive integer id")
+  .max(MAX_INT_ID, `must be an integer id (at most ${MAX_INT_ID})`);
+
+/** An id in a JSON body: a JSON integer, never coerced (`"teammate_id": true` is not agent 1). */
+export const BodyId = z
+  .number({ error: "must be an integer id" })
+  .int("must be an integer id")
+  .positive("must be a positive integer id")
+  .max(MAX_INT_ID, `must be an integer id (at most ${MAX_INT_ID})`);
 
 export const UserId = z
   .string()

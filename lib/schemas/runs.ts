@@ -1,7 +1,7 @@
 // Runs: request and response contracts, and the frames a run streams.
 import { z } from "zod";
 import { AgentName, Effort, Instructions, PermissionMode, ToolNames } from "./agents";
-import { BoundedMetadata, IntId, Metadata, PageQuery, QueryBoolean, Timestamp, UserId } from "./common";
+import { BodyId, BoundedMetadata, IntId, Metadata, PageQuery, QueryBoolean, Timestamp, UserId } from "./common";
 import { RetentionMode } from "./settings";
 
 export const RunStatus = z.enum([
@@ -26,7 +26,7 @@ export const OutputSchema = z
 
 export const RunCreate = z.object({
   message: z.string().min(1, "must not be empty").max(200_000),
-  teammate_id: IntId.optional(),
+  teammate_id: BodyId.optional(),
   name: AgentName.optional(),
   instructions: Instructions.optional(),
   permission_mode: PermissionMode.optional(),
@@ -88,7 +88,7 @@ export const RunReply = z.object({
 
 /** POST /runs/first-session. */
 export const FirstSessionCreate = z.object({
-  teammate_id: IntId,
+  teammate_id: BodyId,
   permission_mode: PermissionMode.optional(),
   human_in_the_loop: z.boolean().optional(),
   stream: z.boolean().optional(),

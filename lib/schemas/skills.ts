@@ -1,7 +1,7 @@
 // Skills (/skills): playbooks an agent follows when a run forces one (`skill` on POST /runs, or a
 // message starting with /slug), request and response contracts, and the picker's entries.
 import { z } from "zod";
-import { IntId, PageQuery, Timestamp, UserId } from "./common";
+import { BodyId, IntId, PageQuery, Timestamp, UserId } from "./common";
 
 export const SKILL_NAME_MAX_CHARS = 100;
 export const SKILL_DESCRIPTION_MAX_CHARS = 1_000;
@@ -78,7 +78,7 @@ export const CreateSkillRequest = z
       .enum(SKILL_SCOPES, { error: "must be account or agent" })
       .optional()
       .meta({ description: "account (default without teammate_id) or agent (default with it)" }),
-    teammate_id: z.number({ error: "must be an integer agent id" }).int("must be an integer agent id").positive().optional().meta({
+    teammate_id: BodyId.optional().meta({
       description: "Required for scope agent (and only then): an agent of the same scope",
     }),
     user_id: UserId.optional().meta({ description: "End-user scope (or in the query string); omit for an account-level skill" }),

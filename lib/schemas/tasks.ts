@@ -3,7 +3,7 @@
 import { Cron } from "croner";
 import { z } from "zod";
 import { AgentName, Instructions, PermissionMode, ToolNames } from "./agents";
-import { IntId, PageQuery, Timestamp, UserId } from "./common";
+import { BodyId, IntId, PageQuery, Timestamp, UserId } from "./common";
 import { RunCreate } from "./runs";
 
 const TaskInstructions = Instructions.refine((value) => value.trim().length > 0, "must not be blank");
@@ -34,7 +34,7 @@ export const IanaTimezone = z.string().refine((value) => {
 }, "must be an IANA time zone name such as Europe/Paris");
 
 export const TaskCreate = z.object({
-  teammate_id: IntId,
+  teammate_id: BodyId,
   instructions: TaskInstructions,
   name: AgentName.optional().meta({ description: "Omitted: the first words of the instructions" }),
   tools: ToolNames.optional(),

@@ -90,6 +90,7 @@ import * as createPermission from "./routes/permissions/create";
 import * as deletePermission from "./routes/permissions/delete";
 import * as listPermissions from "./routes/permissions/list";
 import { baseUrlOf } from "./routes/request";
+import { inputGuard } from "./middleware/input-guard";
 import * as answerRun from "./routes/runs/answer";
 import * as approveRun from "./routes/runs/approve";
 import * as cancelRun from "./routes/runs/cancel";
@@ -433,6 +434,7 @@ export function createPlatformApp(deps: PlatformDeps): PlatformApp {
   });
   app.use("*", authenticate);
   app.use("*", rateLimit);
+  app.use("*", inputGuard);
 
   for (const operation of operations) operation.register(app);
 

@@ -4,20 +4,8 @@
 // operations come from the document, so a new route is covered the day it is registered: every path
 // parameter must have a fixture below, or this file fails.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { label, readOperations, type JsonSchema, type Operation } from "../../helpers/openapi-operations";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
-
-interface Operation {
-  method: string;
-  path: string;
-  pathParams: string[];
-  query: Set<string>;
-  body: JsonSchema | undefined;
-  /** The body is multipart/form-data: a JSON `payload` field and files. */
-  multipart: boolean;
-  isPublic: boolean;
-}
-
-type JsonSchema = Record<string, any>;
 
 /** Ids of resources made by one scope (an account, or one of its end-users). */
 type Ids = Record<string, string>;
@@ -172,69 +160,6 @@ const accountViewReaches = new Set([
   // endpoints-core.md: user_id "must match the task's scope; omitted inherits it".
   "POST /tasks/{task_id}/runs",
 ]);
-
-// ---- the document → operations, and request bodies that pass validation ----
-
-function deref(schema: JsonSchema | undefined, components: JsonSchema): JsonSchema | undefined {
-  let current = schema;
-  while (current?.$ref) current = components.schemas[String(current.$ref).split("/").pop()!];
-  return current;
-}
-
-/** A small value the schema accepts, for required fields only; good enough for most bodies. */
-function sample(schema: JsonSchema | undefined, components: JsonSchema, depth = 0): unknown {
-  const resolved = deref(schema, components);
-  if (!resolved || depth > 6) return undefined;
-  const alternatives = resolved.anyOf ?? resolved.oneOf;
-  if (alternatives) return sample(alternatives.find((each: JsonSchema) => deref(each, components)?.type !== "null") ?? alternatives[0], components, depth + 1);
-  if (resolved.allOf) return Object.assign({}, ...resolved.allOf.map((each: JsonSchema) => sample(each, components, depth + 1)));
-  if (resolved.enum) return resolved.enum[0];
-  if (resolved.const !== undefined) return resolved.const;
-  const type = Array.isArray(resolved.type) ? resolved.type.find((each: string) => each !== "null") : resolved.type;
-  switch (type) {
-    case "object": {
-      const value: Record<string, unknown> = {};
-      for (const name of resolved.required ?? []) value[name] = sample(resolved.properties?.[name], components, depth + 1);
-      return value;
-    }
-    case "array":
-      return resolved.minItems ? [sample(resolved.items, components, depth + 1)] : [];
-    case "integer":
-    case "number":
-      return Math.max(resolved.minimum ?? 1, resolved.exclusiveMinimum !== undefined ? resolved.exclusiveMinimum + 1 : 1);
-    case "boolean":
-      return false;
-    case "string":
-      if (resolved.format === "date-time") return new Date(Date.now() + 86_400_000).toISOString();
-      if (resolved.format === "uri") return "https://example.test/";
-      if (resolved.format === "email") return "someone@example.test";
-      return "x".repeat(Math.max(1, resolved.minLength ?? 1));
-    default:
-      return undefined;
-  }
-}
-
-function readOperations(document: JsonSchema): Operation[] {
-  const result: Operation[] = [];
-  for (const [path, item] of Object.entries<JsonSchema>(document.paths)) {
-    for (const [method, operation] of Object.entries<JsonSchema>(item)) {
-      const parameters: JsonSchema[] = operation.parameters ?? [];
-      const bodySchema = operation.requestBody?.content?.["application/json"]?.schema;
-      result.push({
-        method: method.toUpperCase(),
-        path,
-        pathParams: parameters.filter((each) => each.in === "path").map((each) => each.name),
-        query: new Set(parameters.filter((each) => each.in === "query").map((each) => each.name)),
-        body: bodySchema ? (sample(bodySchema, document.components) as JsonSchema) : undefined,
-        multipart: Boolean(operation.requestBody?.content?.["multipart/form-data"]),
-        isPublic: Array.isArray(operation.security) && operation.security.length === 0,
-      });
-    }
-  }
-  return result;
-}
-
-const label = (operation: Operation) => `${operation.method} ${operation.path}`;
 
 const fill = (path: string, ids: Ids) => path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(ids[name] ?? fixtures[name]?.placeholder ?? "1"));
 
