@@ -1,0 +1,33 @@
+// POST /value/use-cases/{use_case_id}/observations: a sourced outcome, pending until confirmed.
+import { UserScopeQuery } from "@/lib/schemas/common";
+import { CreateObservationRequest, Observation, UseCaseIdParam } from "@/lib/schemas/value";
+import type { PlatformApp } from "../../context";
+import { createObservation } from "../../services/value";
+import { defineRoute, errorResponse, json, jsonBody } from "../define";
+import { authOf, servicesOf } from "../request";
+
+export const route = defineRoute({
+  operationId: "createValueObservation",
+  method: "post",
+  path: "/value/use-cases/{use_case_id}/observations",
+  tags: ["value"],
+  summary: "Record an observation",
+  request: { params: UseCaseIdParam, query: UserScopeQuery, body: jsonBody(CreateObservationRequest) },
+  responses: {
+    201: json(Observation, "The observation (status pending)"),
+    409: errorResponse("use_case_archived: the use case is archived"),
+  },
+});
+
+export function register(app: PlatformApp) {
+  app.openapi(route, async (c) => {
+    const created = await createObservation(
+      servicesOf(c),
+      authOf(c),
+      c.req.valid("query").user_id,
+      c.req.valid("param").use_case_id,
+      c.req.valid("json"),
+    );
+    return c.json(created, 201);
+  });
+}
