@@ -18,7 +18,7 @@ import type {
 } from "../types";
 import { Resource, segment } from "./resource";
 
-const useCasePath = (useCaseId: number) => `/value/use-cases/${segment(useCaseId)}`;
+const pathOfUseCase = (useCaseId: number) => `/value/use-cases/${segment(useCaseId)}`;
 
 export class Value extends Resource {
   /** POST /value/use-cases */
@@ -36,27 +36,27 @@ export class Value extends Resource {
 
   /** GET /value/use-cases/{use_case_id} */
   getUseCase(useCaseId: number, options?: RequestOptions): Promise<ValueUseCase> {
-    return this.transport.json({ method: "GET", path: useCasePath(useCaseId), userId: "query" }, options);
+    return this.transport.json({ method: "GET", path: pathOfUseCase(useCaseId), userId: "query" }, options);
   }
 
   /** PATCH /value/use-cases/{use_case_id}: name, goal, measurement_model, responsible_user_id, status. */
   updateUseCase(useCaseId: number, params: ValueUseCaseUpdateParams, options?: RequestOptions): Promise<ValueUseCase> {
-    return this.transport.json({ method: "PATCH", path: useCasePath(useCaseId), body: params, userId: "query" }, options);
+    return this.transport.json({ method: "PATCH", path: pathOfUseCase(useCaseId), body: params, userId: "query" }, options);
   }
 
   /** POST /value/use-cases/{use_case_id}/observations: pending until confirm decides. */
   createObservation(useCaseId: number, params: ValueObservationCreateParams, options?: RequestOptions): Promise<ValueObservation> {
-    return this.transport.json({ method: "POST", path: `${useCasePath(useCaseId)}/observations`, body: params, userId: "query" }, options);
+    return this.transport.json({ method: "POST", path: `${pathOfUseCase(useCaseId)}/observations`, body: params, userId: "query" }, options);
   }
 
   /** GET /value/use-cases/{use_case_id}/observations: newest first. */
   listObservations(useCaseId: number, params?: ValueObservationListParams, options?: RequestOptions): PagePromise<ValueObservation> {
-    return this.paged({ path: `${useCasePath(useCaseId)}/observations`, userId: "query" }, params, options);
+    return this.paged({ path: `${pathOfUseCase(useCaseId)}/observations`, userId: "query" }, params, options);
   }
 
   /** POST /value/use-cases/{use_case_id}/runs: links runs of the scope (all or nothing). */
   linkRuns(useCaseId: number, runIds: number[], options?: RequestOptions): Promise<ValueLinkedRuns> {
-    return this.transport.json({ method: "POST", path: `${useCasePath(useCaseId)}/runs`, body: { run_ids: runIds }, userId: "query" }, options);
+    return this.transport.json({ method: "POST", path: `${pathOfUseCase(useCaseId)}/runs`, body: { run_ids: runIds }, userId: "query" }, options);
   }
 
   /** POST /value/observations/{observation_id}/confirm: confirmed counts in the report, rejected does not. */

@@ -1,7 +1,7 @@
 // Value tracking. The only module that touches platform_value_use_cases, _observations and
 // _run_links. Every query names the account and the owner scope (the account level or one end-user);
 // observations and links are reached through their use case, so another scope's are simply not found.
-import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
+import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
 
 export interface ValueScope {
   accountId: number;
