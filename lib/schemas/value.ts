@@ -36,8 +36,17 @@ const Text = (max: number) =>
     .min(1, "must not be blank")
     .max(max, `must be at most ${max} characters`);
 
+/** Ids are PostgreSQL integers: a larger number names nothing and must not reach a query. */
+const MAX_ID = 2_147_483_647;
+
 const PositiveId = (what: string) =>
-  z.number({ error: `must be an integer ${what} id` }).int(`must be an integer ${what} id`).positive(`must be a positive ${what} id`);
+  z
+    .number({ error: `must be an integer ${what} id` })
+    .int(`must be an integer ${what} id`)
+    .positive(`must be a positive ${what} id`)
+    .max(MAX_ID, `must be at most ${MAX_ID}`);
+
+const PathId = IntId.max(MAX_ID, `must be at most ${MAX_ID}`);
 
 const MeasurementModel = z
   .record(z.string(), z.unknown(), { error: "must be an object" })
@@ -89,12 +98,13 @@ export const UpdateUseCaseRequest = z.object({
 export type UpdateUseCaseRequest = z.infer<typeof UpdateUseCaseRequest>;
 
 export const ListUseCasesQuery = PageQuery.extend({
+  starting_after: PathId.optional().meta({ description: "The id of the last item received" }),
   status: z.enum(USE_CASE_STATUSES, { error: oneOf(USE_CASE_STATUSES) }).optional(),
   user_id: UserId.optional(),
 });
 
-export const UseCaseIdParam = z.object({ use_case_id: IntId });
-export const ObservationIdParam = z.object({ observation_id: IntId });
+export const UseCaseIdParam = z.object({ use_case_id: PathId });
+export const ObservationIdParam = z.object({ observation_id: PathId });
 
 // ---------------------------------------------------------------------------------------------
 // Observations
@@ -105,14 +115,16 @@ export const EvidenceEntry = z
       description: "run: record_id is a run id; document: an agent document id; tool_result: a tool_use_id, with run_id; external: your own reference",
     }),
     record_id: z
-      .union([z.number().int().positive(), Text(VALUE_RECORD_ID_MAX_CHARS)], { error: "must be a positive integer or a non-blank string" })
+      .union([z.number().int().positive().max(MAX_ID), Text(VALUE_RECORD_ID_MAX_CHARS)], {
+        error: "must be a positive integer or a non-blank string",
+      })
       .meta({ description: `The record's id (integer for run and document), at most ${VALUE_RECORD_ID_MAX_CHARS} characters` }),
     run_id: PositiveId("run").optional().meta({ description: "tool_result only: the run whose tool call produced it" }),
     url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).max(2048, "must be at most 2048 characters").optional(),
     note: Text(VALUE_TEXT_MAX_CHARS).optional(),
   })
   .superRefine((entry, context) => {
-    const numeric = typeof entry.record_id === "number" || /^[1-9]\d{0,9}$/.test(entry.record_id);
+    const numeric = typeof entry.record_id === "number" || (/^[1-9]\d{0,9}$/.test(entry.record_id) && Number(entry.record_id) <= MAX_ID);
     if ((entry.source === "run" || entry.source === "document") && !numeric) {
       context.addIssue({ code: "custom", path: ["record_id"], message: `must be an integer ${entry.source} id` });
     }
@@ -183,7 +195,10 @@ export const CreateObservationRequest = z
   });
 export type CreateObservationRequest = z.infer<typeof CreateObservationRequest>;
 
-export const ListObservationsQuery = PageQuery.extend({ user_id: UserId.optional() });
+export const ListObservationsQuery = PageQuery.extend({
+  starting_after: PathId.optional().meta({ description: "The id of the last item received" }),
+  user_id: UserId.optional(),
+});
 
 export const ConfirmObservationRequest = z.object({
   decision: z.enum(DECISIONS, { error: oneOf(DECISIONS) }).meta({

@@ -169,6 +169,7 @@ describe("POST /value/use-cases", () => {
       [{ measurement_model: { blob: "x".repeat(10_300) } }, "measurement_model"],
       [{ responsible_user_id: "alice" }, "responsible_user_id"],
       [{ responsible_user_id: 0 }, "responsible_user_id"],
+      [{ responsible_user_id: 2_147_483_648 }, "responsible_user_id"],
       [{ source_run_id: 1.5 }, "source_run_id"],
       [{ user_id: "" }, "user_id"],
     ];
@@ -238,6 +239,7 @@ describe("GET and PATCH /value/use-cases/{use_case_id}", () => {
     }
     expect404(await platform.call("/value/use-cases/999999999", { key: lax.key, query: { user_id: user } }));
     expect422(await platform.call("/value/use-cases/abc", { key: lax.key, query: { user_id: user } }), "use_case_id");
+    expect422(await platform.call("/value/use-cases/99999999999", { key: lax.key, query: { user_id: user } }), "use_case_id");
     expect((await platform.call(`/value/use-cases/${mine.id}`, { key: lax.key, query: { user_id: user } })).body.name).toBe("Invoice triage");
   });
 
@@ -353,6 +355,8 @@ describe("POST and GET /value/use-cases/{use_case_id}/observations", () => {
       [evidence({ source: "external" }), "evidence.0.record_id"],
       [evidence({ source: "external", record_id: "" }), "evidence.0.record_id"],
       [evidence({ source: "run", record_id: "abc" }), "evidence.0.record_id"],
+      [evidence({ source: "run", record_id: "9999999999" }), "evidence.0.record_id"],
+      [evidence({ source: "run", record_id: 9_999_999_999 }), "evidence.0.record_id"],
       [evidence({ source: "document", record_id: 1.5 }), "evidence.0.record_id"],
       [evidence({ source: "tool_result", record_id: "call_1" }), "evidence.0.run_id"],
       [evidence({ source: "external", record_id: "x", run_id: runs.alice1!.id }), "evidence.0.run_id"],
@@ -450,7 +454,7 @@ describe("POST /value/use-cases/{use_case_id}/runs", () => {
   it("validates run_ids (422) and refuses an archived use case (409)", async () => {
     const useCase = await createUseCase(lax.key, {}, { user_id: "alice" });
     const path = `/value/use-cases/${useCase.id}/runs`;
-    const cases: unknown[] = [undefined, [], "1", [0], ["x"], [1.5], Array.from({ length: VALUE_RUN_IDS_MAX_ITEMS + 1 }, (_, i) => i + 1)];
+    const cases: unknown[] = [undefined, [], "1", [0], ["x"], [1.5], [2_147_483_648], Array.from({ length: VALUE_RUN_IDS_MAX_ITEMS + 1 }, (_, i) => i + 1)];
     for (const runIds of cases) expect422(await platform.call(path, { key: lax.key, query: { user_id: "alice" }, body: { run_ids: runIds } }), "run_ids");
     await platform.call(`/value/use-cases/${useCase.id}`, { key: lax.key, method: "PATCH", query: { user_id: "alice" }, body: { status: "archived" } });
     const refused = await platform.call(path, { key: lax.key, query: { user_id: "alice" }, body: { run_ids: [runs.alice1!.id] } });
@@ -490,6 +494,7 @@ describe("POST /value/observations/{observation_id}/confirm", () => {
       expect404(await platform.call(path, { key, query, body: { decision: "confirmed" } }));
     }
     expect404(await platform.call("/value/observations/999999999/confirm", { key: lax.key, query: { user_id: "alice" }, body: { decision: "confirmed" } }));
+    expect422(await platform.call("/value/observations/99999999999/confirm", { key: lax.key, query: { user_id: "alice" }, body: { decision: "confirmed" } }), "observation_id");
     const listed = await platform.call(`/value/use-cases/${useCase.id}/observations`, { key: lax.key, query: { user_id: "alice" } });
     expect(listed.body.data[0].status).toBe("pending");
   });
