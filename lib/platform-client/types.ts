@@ -186,10 +186,10 @@ export type ConnectionUpdated = z.infer<typeof apps.AppConnectionUpdated>;
 // Value tracking
 export type ValueUseCase = z.infer<typeof value.UseCase>;
 export type ValueUseCaseCreateParams = WithoutUser<z.input<typeof value.CreateUseCaseRequest>>;
-export type ValueUseCaseUpdateParams = z.input<typeof value.UpdateUseCaseRequest>;
+export type ValueUseCaseUpdateParams = WithoutUser<z.input<typeof value.UpdateUseCaseRequest>>;
 export type ValueUseCaseListParams = Query<typeof value.ListUseCasesQuery>;
 export type ValueObservation = z.infer<typeof value.Observation>;
-export type ValueObservationCreateParams = z.input<typeof value.CreateObservationRequest>;
+export type ValueObservationCreateParams = WithoutUser<z.input<typeof value.CreateObservationRequest>>;
 export type ValueObservationListParams = Query<typeof value.ListObservationsQuery>;
 export type ValueDecision = z.infer<typeof value.ConfirmObservationRequest>["decision"];
 export type ValueLinkedRuns = z.infer<typeof value.LinkedRuns>;

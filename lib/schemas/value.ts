@@ -94,6 +94,7 @@ export const UpdateUseCaseRequest = z.object({
   measurement_model: MeasurementModel.nullable().optional().meta({ description: "null clears it" }),
   responsible_user_id: PositiveId("end-user profile").nullable().optional().meta({ description: "null clears it" }),
   status: z.enum(USE_CASE_STATUSES, { error: oneOf(USE_CASE_STATUSES) }).optional(),
+  user_id: UserId.optional().meta({ description: "End-user scope: in the query string, or here (both at once must agree)" }),
 });
 export type UpdateUseCaseRequest = z.infer<typeof UpdateUseCaseRequest>;
 
@@ -187,6 +188,7 @@ export const CreateObservationRequest = z
     observed_at: z.iso
       .datetime({ offset: true, error: "must be an ISO 8601 datetime with a time zone (2026-01-31T12:00:00Z)" })
       .meta({ description: "When the outcome happened; not in the future. The report buckets by it" }),
+  user_id: UserId.optional().meta({ description: "End-user scope: in the query string, or here (both at once must agree)" }),
   })
   .superRefine((value, context) => {
     if (value.metric_name === undefined && (value.metric_value !== undefined || value.metric_unit !== undefined)) {
@@ -204,6 +206,7 @@ export const ConfirmObservationRequest = z.object({
   decision: z.enum(DECISIONS, { error: oneOf(DECISIONS) }).meta({
     description: "confirmed: the value counts in the report; rejected: it does not",
   }),
+  user_id: UserId.optional().meta({ description: "End-user scope: in the query string, or here (both at once must agree)" }),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -214,6 +217,7 @@ export const LinkRunsRequest = z.object({
     .array(PositiveId("run"), { error: "must be an array of run ids" })
     .min(1, "must hold at least one run id")
     .max(VALUE_RUN_IDS_MAX_ITEMS, `must hold at most ${VALUE_RUN_IDS_MAX_ITEMS} run ids`),
+  user_id: UserId.optional().meta({ description: "End-user scope: in the query string, or here (both at once must agree)" }),
 });
 
 export const LinkedRuns = z

@@ -58,7 +58,7 @@ beforeAll(async () => {
     profiles[userId] = (await platform.call(`/users/${userId}`, { key: lax.key })).body.id;
   }
   profiles.theirAlice = (await platform.call("/users/alice", { key: other.key })).body.id;
-}, 90_000);
+}, 180_000);
 afterAll(() => platform.close());
 
 let counter = 0;
@@ -398,6 +398,26 @@ describe("POST and GET /value/use-cases/{use_case_id}/observations", () => {
     }
     const listed = await platform.call(path, { key: lax.key, query: { user_id: "alice" } });
     expect(listed.body).toEqual({ data: [], has_more: false });
+  });
+
+  it("takes user_id in the body of every POST and PATCH as well, and refuses it disagreeing with the query string", async () => {
+    const useCase = await createUseCase(lax.key, {}, { user_id: "alice" });
+    const created = await platform.call(`/value/use-cases/${useCase.id}/observations`, { key: lax.key, body: observation({ user_id: "alice" }) });
+    expect(created.status).toBe(201);
+    const linked = await platform.call(`/value/use-cases/${useCase.id}/runs`, { key: lax.key, body: { run_ids: [runs.alice1!.id], user_id: "alice" } });
+    expect(linked.body.added).toBe(1);
+    const patched = await platform.call(`/value/use-cases/${useCase.id}`, { key: lax.key, method: "PATCH", body: { name: "Via body", user_id: "alice" } });
+    expect(patched.body.name).toBe("Via body");
+    const confirmed = await platform.call(`/value/observations/${created.body.id}/confirm`, { key: lax.key, body: { decision: "confirmed", user_id: "alice" } });
+    expect(confirmed.body.status).toBe("confirmed");
+    expect422(
+      await platform.call(`/value/use-cases/${useCase.id}/observations`, { key: lax.key, query: { user_id: "alice" }, body: observation({ user_id: "bob" }) }),
+      "user_id",
+    );
+    expect422(
+      await platform.call(`/value/use-cases/${useCase.id}/runs`, { key: lax.key, query: { user_id: "bob" }, body: { run_ids: [runs.alice1!.id], user_id: "alice" } }),
+      "user_id",
+    );
   });
 
   it("lists newest first with paging", async () => {

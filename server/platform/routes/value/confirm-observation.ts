@@ -3,6 +3,7 @@ import { UserScopeQuery } from "@/lib/schemas/common";
 import { ConfirmObservationRequest, Observation, ObservationIdParam } from "@/lib/schemas/value";
 import type { PlatformApp } from "../../context";
 import { confirmObservation } from "../../services/value";
+import { pickUserId } from "../../services/scope";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 
@@ -21,13 +22,9 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    const decided = await confirmObservation(
-      servicesOf(c),
-      authOf(c),
-      c.req.valid("query").user_id,
-      c.req.valid("param").observation_id,
-      c.req.valid("json").decision,
-    );
+    const body = c.req.valid("json");
+    const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
+    const decided = await confirmObservation(servicesOf(c), authOf(c), userId, c.req.valid("param").observation_id, body.decision);
     return c.json(decided, 200);
   });
 }

@@ -3,6 +3,7 @@ import { UserScopeQuery } from "@/lib/schemas/common";
 import { LinkedRuns, LinkRunsRequest, UseCaseIdParam } from "@/lib/schemas/value";
 import type { PlatformApp } from "../../context";
 import { linkRuns } from "../../services/value";
+import { pickUserId } from "../../services/scope";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 
@@ -21,13 +22,9 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    const linked = await linkRuns(
-      servicesOf(c),
-      authOf(c),
-      c.req.valid("query").user_id,
-      c.req.valid("param").use_case_id,
-      c.req.valid("json").run_ids,
-    );
+    const body = c.req.valid("json");
+    const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
+    const linked = await linkRuns(servicesOf(c), authOf(c), userId, c.req.valid("param").use_case_id, body.run_ids);
     return c.json(linked, 200);
   });
 }

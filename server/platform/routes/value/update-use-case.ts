@@ -3,6 +3,7 @@ import { UserScopeQuery } from "@/lib/schemas/common";
 import { UpdateUseCaseRequest, UseCase, UseCaseIdParam } from "@/lib/schemas/value";
 import type { PlatformApp } from "../../context";
 import { updateUseCase } from "../../services/value";
+import { pickUserId } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 
@@ -18,13 +19,9 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    const updated = await updateUseCase(
-      servicesOf(c),
-      authOf(c),
-      c.req.valid("query").user_id,
-      c.req.valid("param").use_case_id,
-      c.req.valid("json") ?? {},
-    );
+    const body = c.req.valid("json") ?? {};
+    const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
+    const updated = await updateUseCase(servicesOf(c), authOf(c), userId, c.req.valid("param").use_case_id, body);
     return c.json(updated, 200);
   });
 }
