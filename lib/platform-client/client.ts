@@ -11,6 +11,7 @@ import { Billing, UsageResource } from "./resources/money";
 import { Runs } from "./resources/runs";
 import { Skills } from "./resources/skills";
 import { Tasks, TriggersResource } from "./resources/tasks";
+import { Value } from "./resources/value";
 import { Webhooks } from "./resources/webhooks";
 import { Transport, type ClientOptions, type RequestOptions } from "./transport";
 import type { SignupParams, SignupResponse, TokenParams, TokenResponse } from "./types";
@@ -37,6 +38,7 @@ export class PlatformClient {
   readonly triggers: TriggersResource;
   readonly apps: Apps;
   readonly mcpServers: McpServers;
+  readonly value: Value;
 
   constructor(private readonly transport: Transport) {
     this.agents = new Agents(transport);
@@ -60,6 +62,7 @@ export class PlatformClient {
     this.triggers = new TriggersResource(transport);
     this.apps = new Apps(transport);
     this.mcpServers = new McpServers(transport);
+    this.value = new Value(transport);
   }
 
   /** The end-user this client is scoped to; undefined for the account view. */

@@ -20,6 +20,7 @@ import type * as skills from "../schemas/skills";
 import type * as tasks from "../schemas/tasks";
 import type * as toolServers from "../schemas/tool-servers";
 import type * as triggers from "../schemas/triggers";
+import type * as value from "../schemas/value";
 import type * as webhooks from "../schemas/webhooks";
 
 /** A query's parameters as typed values: every one optional (the server applies the defaults). */
@@ -181,3 +182,16 @@ export type ConnectApiKeyParams = WithoutUser<z.input<typeof apps.ApiKeyRequest>
 export type ConnectResult = z.infer<typeof apps.ConnectResult>;
 export type ConnectionUpdateParams = z.input<typeof apps.UpdateConnectionRequest>;
 export type ConnectionUpdated = z.infer<typeof apps.AppConnectionUpdated>;
+
+// Value tracking
+export type ValueUseCase = z.infer<typeof value.UseCase>;
+export type ValueUseCaseCreateParams = WithoutUser<z.input<typeof value.CreateUseCaseRequest>>;
+export type ValueUseCaseUpdateParams = WithoutUser<z.input<typeof value.UpdateUseCaseRequest>>;
+export type ValueUseCaseListParams = Query<typeof value.ListUseCasesQuery>;
+export type ValueObservation = z.infer<typeof value.Observation>;
+export type ValueObservationCreateParams = WithoutUser<z.input<typeof value.CreateObservationRequest>>;
+export type ValueObservationListParams = Query<typeof value.ListObservationsQuery>;
+export type ValueDecision = z.infer<typeof value.ConfirmObservationRequest>["decision"];
+export type ValueLinkedRuns = z.infer<typeof value.LinkedRuns>;
+export type ValueReport = z.infer<typeof value.ValueReport>;
+export type ValueReportParams = Query<typeof value.ValueReportQuery>;

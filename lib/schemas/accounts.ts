@@ -3,6 +3,7 @@ import { z } from "zod";
 import { IntId, Timestamp, listEnvelope } from "./common";
 import { Settings } from "./settings";
 import { Skill } from "./skills";
+import { Observation, UseCase } from "./value";
 import { ToolServer } from "./tool-servers";
 
 export const Account = z
@@ -219,6 +220,8 @@ export const AccountExport = z
     mail: z.array(ExportedMail),
     tool_servers: z.array(ToolServer).meta({ description: "As GET /mcp-servers shows them: no secret, no script source, no OAuth grant" }),
     skills: z.array(Skill),
+    value_use_cases: z.array(UseCase.extend({ run_ids: z.array(z.number().int()).meta({ description: "The linked runs, ascending" }) })),
+    value_observations: z.array(Observation),
   })
   .meta({ id: "AccountExport" });
 

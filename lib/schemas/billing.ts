@@ -76,7 +76,7 @@ export const EndUserUsagePage = listEnvelope(EndUserUsage);
 export const EndUserUsageQuery = PageQuery.extend({ user_id: UserId.optional() });
 
 /** YYYY-MM-DD that is a real calendar day. */
-const UtcDate = z
+export const UtcDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date YYYY-MM-DD")
   .refine((value) => {

@@ -173,6 +173,16 @@ import * as getBalance from "./routes/billing/balance";
 import * as listEndUserUsage from "./routes/usage/end-users";
 import * as getUsage from "./routes/usage/get";
 import * as usageTimeseries from "./routes/usage/timeseries";
+// value tracking
+import * as confirmValueObservation from "./routes/value/confirm-observation";
+import * as createValueObservation from "./routes/value/create-observation";
+import * as createValueUseCase from "./routes/value/create-use-case";
+import * as getValueUseCase from "./routes/value/get-use-case";
+import * as linkValueRuns from "./routes/value/link-runs";
+import * as listValueObservations from "./routes/value/list-observations";
+import * as listValueUseCases from "./routes/value/list-use-cases";
+import * as getValueReport from "./routes/value/report";
+import * as updateValueUseCase from "./routes/value/update-use-case";
 
 /** Every operation, registered in this order. One module per operation: routes/<resource>/<op>.ts. */
 const operations: { register(app: PlatformApp): void }[] = [
@@ -273,6 +283,16 @@ const operations: { register(app: PlatformApp): void }[] = [
   getSkill,
   updateSkill,
   deleteSkill,
+  // value tracking
+  createValueUseCase,
+  listValueUseCases,
+  getValueUseCase,
+  updateValueUseCase,
+  createValueObservation,
+  listValueObservations,
+  linkValueRuns,
+  confirmValueObservation,
+  getValueReport,
   createPermission,
   listPermissions,
   deletePermission,

@@ -21,6 +21,15 @@ export const loadAccountData = (prisma: PrismaClient, accountId: number) =>
       // Sealed secrets, scripts' sources and OAuth grants stay out: the mappers below never read them.
       toolServers: byIdWithUserId,
       skills: byIdWithUserId,
+      valueUseCases: {
+        ...byIdWithUserId,
+        include: {
+          ...byIdWithUserId.include,
+          _count: { select: { runLinks: true } },
+          runLinks: { select: { runId: true }, orderBy: { runId: "asc" } },
+          observations: byId,
+        },
+      },
     },
   });
 

@@ -155,3 +155,8 @@ export async function withOwner(prisma: PrismaClient, row: PlatformAgent | null)
       : await prisma.platformEndUser.findUnique({ where: { id: row.endUserId }, select: { externalId: true } });
   return { ...row, endUser };
 }
+
+/** Does the document `id` belong to an agent of this scope? (Value-tracking evidence names documents by id.) */
+export async function agentDocumentExistsInScope(prisma: PrismaClient, scope: ScopeKey, id: number): Promise<boolean> {
+  return (await prisma.platformAgentDocument.count({ where: { id, accountId: scope.accountId, agent: scopeWhere(scope) } })) > 0;
+}

@@ -469,3 +469,20 @@ export const listEndUsersForUsage = (
 export const findEndUserIdByExternalId = async (prisma: PrismaClient, accountId: number, externalId: string) =>
   (await prisma.platformEndUser.findUnique({ where: { accountId_externalId: { accountId, externalId } }, select: { id: true } }))
     ?.id ?? null;
+
+/** What each of the account's runs in `runIds` was metered at over the period; runs with no usage left out. */
+export async function costByRun(
+  prisma: PrismaClient,
+  accountId: number,
+  runIds: number[],
+  since: Date,
+  until: Date,
+): Promise<Map<number, bigint>> {
+  if (runIds.length === 0) return new Map();
+  const rows = await prisma.platformUsageRecord.groupBy({
+    by: ["runId"],
+    where: { accountId, runId: { in: runIds }, createdAt: { gte: since, lt: until } },
+    _sum: { costMicros: true },
+  });
+  return new Map(rows.map((row) => [row.runId, row._sum.costMicros ?? 0n]));
+}

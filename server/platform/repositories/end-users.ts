@@ -120,3 +120,7 @@ export async function deleteEndUser(prisma: PrismaClient, accountId: number, ext
     DELETE FROM platform_end_users WHERE account_id = ${accountId} AND external_id = ${externalId} RETURNING id`;
   return rows[0]?.id ?? null;
 }
+
+/** Is `id` an end-user profile of the account? (Value tracking's responsible_user_id names one.) */
+export const endUserProfileExists = async (prisma: PrismaClient, accountId: number, id: number): Promise<boolean> =>
+  (await prisma.platformEndUser.count({ where: { id, accountId } })) > 0;

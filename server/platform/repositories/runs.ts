@@ -465,3 +465,13 @@ export const listRunsNeedingPerson = (
     orderBy: { id: "desc" },
     take: page.limit + 1,
   });
+
+/** Which of `ids` are runs of the scope (value tracking links and evidence name runs by id). */
+export async function runIdsInScope(prisma: PrismaClient, scope: ScopeKey, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await prisma.platformRun.findMany({
+    where: { id: { in: ids }, accountId: scope.accountId, endUserId: scope.endUserId },
+    select: { id: true },
+  });
+  return new Set(rows.map((row) => row.id));
+}

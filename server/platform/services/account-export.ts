@@ -10,6 +10,7 @@ import { toAccount, toApiKeyInfo } from "./accounts";
 import { toSettings } from "./settings";
 import { toSkill } from "./skills";
 import { toToolServer } from "./tool-servers";
+import { toObservation, toUseCase } from "./value";
 
 type Export = z.infer<typeof AccountExport>;
 
@@ -137,5 +138,9 @@ function toAccountExport(data: AccountData, now: Date): Export {
     })),
     tool_servers: data.toolServers.map(toToolServer),
     skills: data.skills.map(toSkill),
+    value_use_cases: data.valueUseCases.map((useCase) => ({ ...toUseCase(useCase), run_ids: useCase.runLinks.map((link) => link.runId) })),
+    value_observations: data.valueUseCases.flatMap((useCase) =>
+      useCase.observations.map((observation) => toObservation({ ...observation, useCase: { endUser: useCase.endUser } })),
+    ),
   };
 }

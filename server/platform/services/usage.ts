@@ -143,17 +143,36 @@ function modelsOut(byModel: Map<string, UsageSums>) {
     .map(([model, sums]) => ({ model, ...sumsOut(sums) }));
 }
 
+export interface UtcDayRange {
+  /** First and last UTC day (YYYY-MM-DD), inclusive. */
+  start: string;
+  end: string;
+  days: number;
+  /** The first instant of `start`, and the first instant after `end`. */
+  since: Date;
+  until: Date;
+}
+
+/**
+ * The UTC days a report covers: end_date defaults to today, start_date to 29 days before end_date;
+ * 422 naming start_date when it is after end_date or the range exceeds TIMESERIES_MAX_DAYS.
+ */
+export function utcDayRange(query: { start_date?: string; end_date?: string }, now = new Date()): UtcDayRange {
+  const end = query.end_date ?? dayString(now);
+  const start = query.start_date ?? dayString(new Date(parseDay(end).getTime() - 29 * DAY_MS));
+  const days = Math.round((parseDay(end).getTime() - parseDay(start).getTime()) / DAY_MS) + 1;
+  if (days < 1) throw invalid("start_date", "must not be after end_date");
+  if (days > TIMESERIES_MAX_DAYS) throw invalid("start_date", `the range must not exceed ${TIMESERIES_MAX_DAYS} days`);
+  return { start, end, days, since: parseDay(start), until: new Date(parseDay(end).getTime() + DAY_MS) };
+}
+
 export async function usageTimeseries(
   prisma: PrismaClient,
   accountId: number,
   query: z.infer<typeof UsageTimeseriesQuery>,
   now = new Date(),
 ): Promise<z.infer<typeof UsageTimeseries>> {
-  const end = query.end_date ?? dayString(now);
-  const start = query.start_date ?? dayString(new Date(parseDay(end).getTime() - 29 * DAY_MS));
-  const days = Math.round((parseDay(end).getTime() - parseDay(start).getTime()) / DAY_MS) + 1;
-  if (days < 1) throw invalid("start_date", "must not be after end_date");
-  if (days > TIMESERIES_MAX_DAYS) throw invalid("start_date", `the range must not exceed ${TIMESERIES_MAX_DAYS} days`);
+  const { start, end, days, since, until } = utcDayRange(query, now);
 
   // An end-user who never used the platform has no profile and no usage: empty buckets, and no profile created.
   let endUserId: number | undefined;
@@ -170,8 +189,8 @@ export async function usageTimeseries(
       agentId: query.teammate_id,
       surface: query.surface,
       settledMeter: query.settled_meter,
-      since: parseDay(start),
-      until: new Date(parseDay(end).getTime() + DAY_MS),
+      since,
+      until,
     },
     groupByModel,
   );

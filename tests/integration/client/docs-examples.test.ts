@@ -22,6 +22,7 @@ import signupExample from "@/docs/examples/client/signup";
 import skillsExample from "@/docs/examples/client/skills";
 import usageExample from "@/docs/examples/client/usage";
 import usersExample from "@/docs/examples/client/users";
+import valueExample from "@/docs/examples/client/value";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
 const root = path.resolve(import.meta.dirname, "../../..");
@@ -170,6 +171,17 @@ describe("the examples, run", () => {
     const scoped = client.forUser("user-42");
     await expect.poll(async () => (await scoped.runs.get(run.id)).output).toBe("Echo: /weekly-report for the team");
     expect(after).toEqual([]);
+  });
+
+  it("value tracking", async () => {
+    const scoped = client.forUser("user-42");
+    const started = await scoped.runs.create({ teammate_id: agentId, message: "value", stream: false });
+    await expect.poll(async () => (await scoped.runs.get(started.id)).status).toBe("completed");
+    const { useCase, observation, report } = await valueExample(client, { id: started.id });
+    expect(observation.status).toBe("pending");
+    const row = report.use_cases.find((entry) => entry.use_case_id === useCase.id);
+    const cost = Math.round(Number((await scoped.runs.get(started.id)).usage?.cost_usd) * 1_000_000);
+    expect(row).toMatchObject({ confirmed_value_micros: 120_000_000, run_count: 1, cost_micros: cost, net_micros: 120_000_000 - cost });
   });
 
   it("issue reports", async () => {

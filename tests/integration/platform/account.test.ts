@@ -117,6 +117,8 @@ describe("GET /account/export", () => {
       "settings",
       "skills",
       "tool_servers",
+      "value_observations",
+      "value_use_cases",
     ]);
     expect(Date.parse(body.exported_at)).not.toBeNaN();
     expect(body.account).toMatchObject({
