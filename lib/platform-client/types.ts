@@ -12,6 +12,7 @@ import type * as catalog from "../schemas/catalog";
 import type * as common from "../schemas/common";
 import type * as endUsers from "../schemas/end-users";
 import type * as issueReports from "../schemas/issue-reports";
+import type * as judgments from "../schemas/judgments";
 import type * as memories from "../schemas/memories";
 import type * as permissions from "../schemas/permissions";
 import type * as runs from "../schemas/runs";
@@ -181,3 +182,7 @@ export type ConnectApiKeyParams = WithoutUser<z.input<typeof apps.ApiKeyRequest>
 export type ConnectResult = z.infer<typeof apps.ConnectResult>;
 export type ConnectionUpdateParams = z.input<typeof apps.UpdateConnectionRequest>;
 export type ConnectionUpdated = z.infer<typeof apps.AppConnectionUpdated>;
+
+export type Judgment = z.infer<typeof judgments.Judgment>;
+export type JudgmentCreateParams = WithoutUser<z.input<typeof judgments.CreateJudgmentRequest>>;
+export type JudgmentConnection = z.infer<typeof judgments.JudgmentConnection>;
