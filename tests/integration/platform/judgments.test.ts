@@ -436,6 +436,21 @@ describe("Idempotency-Key on POST /judgments", () => {
     expect((await first).status).toBe(200);
   });
 
+  it("binds the key of a failed attempt: 409 idempotency_key_failed, and GET finds nothing", async () => {
+    const key = freshKey();
+    const failing = decideBody({ state: "broken judge\n::fail judge down" });
+    const failed = await judge(account.key, failing, { idempotencyKey: key });
+    expect(failed.status).toBe(503);
+    expect(failed.body.error.error_code).toBe("judge_failed");
+    expect(failed.body.error.message).toContain("judge down");
+    const again = await judge(account.key, failing, { idempotencyKey: key });
+    expect(again.status).toBe(409);
+    expect(again.body.error.error_code).toBe("idempotency_key_failed");
+    const row = await platform.database.prisma.platformJudgment.findFirstOrThrow({ where: { accountId: account.id, idempotencyKey: key } });
+    expect(row.status).toBe("failed");
+    expect((await platform.call(`/judgments/${row.id}`, { key: account.key })).status).toBe(404);
+  });
+
   it("refuses a malformed key with 422", async () => {
     const { status, body } = await judge(account.key, decideBody(), { idempotencyKey: "x".repeat(256) });
     expect(status).toBe(422);
