@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { JUDGMENT_SOURCE_MAX_CHARS } from "@/lib/schemas/judgments";
+import { deleteAllExpiredJudgments } from "@/server/platform/jobs/platform-jobs";
 import { createSimModel } from "@/server/platform/runtime/models/sim";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { startProviderServer, type ProviderServer } from "../../helpers/provider-servers";
@@ -369,6 +370,16 @@ describe("GET /judgments/{judgment_id}", () => {
     const read = await platform.call(`/judgments/${created.body.id}`, { key: account.key });
     expect(read.status).toBe(410);
     expect(read.body.error.error_code).toBe("result_not_retained");
+  });
+
+  it("keeps the metadata 90 days, then the housekeeping job deletes it: 404", async () => {
+    const created = await judge(account.key, decideBody());
+    const created_at = new Date(created.body.created_at).getTime();
+    const day = 24 * 60 * 60 * 1000;
+    expect(await deleteAllExpiredJudgments(platform.database.prisma, new Date(created_at + 89 * day))).toBe(0);
+    expect(await platform.database.prisma.platformJudgment.count({ where: { id: created.body.id } })).toBe(1);
+    expect(await deleteAllExpiredJudgments(platform.database.prisma, new Date(created_at + 90 * day))).toBeGreaterThanOrEqual(1);
+    expect((await platform.call(`/judgments/${created.body.id}`, { key: account.key })).status).toBe(404);
   });
 
   it("keeps only metadata under metadata_only: GET and replays answer 410", async () => {
