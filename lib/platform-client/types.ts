@@ -184,5 +184,7 @@ export type ConnectionUpdateParams = z.input<typeof apps.UpdateConnectionRequest
 export type ConnectionUpdated = z.infer<typeof apps.AppConnectionUpdated>;
 
 export type Judgment = z.infer<typeof judgments.Judgment>;
-export type JudgmentCreateParams = WithoutUser<z.input<typeof judgments.CreateJudgmentRequest>>;
+// Distributed over the decide and verify shapes: Omit on the union would keep only their common fields.
+type EachWithoutUser<T> = T extends unknown ? WithoutUser<T> : never;
+export type JudgmentCreateParams = EachWithoutUser<z.input<typeof judgments.CreateJudgmentRequest>>;
 export type JudgmentConnection = z.infer<typeof judgments.JudgmentConnection>;

@@ -9,10 +9,9 @@ import { createHash } from "node:crypto";
 import { APICallError, generateText, Output } from "ai";
 import { z } from "zod";
 import {
-  type CreateJudgmentRequest,
   type Judgment,
   type JudgmentConnection,
-  DecideRequest,
+  type DecideRequest,
   JUDGE_VERDICTS,
   JUDGMENT_METADATA_DAYS,
   JUDGMENT_RESOLVED_MAX_BYTES,
@@ -21,7 +20,7 @@ import {
   MODEL_NOT_CALLED,
   NOUL_ANSWERS,
   RUBRIC_VERSION,
-  VerifyRequest,
+  type VerifyRequest,
 } from "@/lib/schemas/judgments";
 import { logger } from "@/lib/logger";
 import type { JudgmentSettings, PlatformConfig } from "../context";
@@ -547,5 +546,3 @@ export async function putJudgmentConnection(services: { prisma: DataContext["pri
 export async function deleteJudgmentConnection(prisma: DataContext["prisma"], accountId: number): Promise<void> {
   await repo.deleteConnection(prisma, accountId);
 }
-
-export type { CreateJudgmentRequest };
