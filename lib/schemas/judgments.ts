@@ -29,10 +29,13 @@ export const JUDGE_VERDICTS = ["supported", "unsupported", "contradicted"] as co
 export const FUNDING_SOURCES = ["platform", "customer"] as const;
 export const EVIDENCE_SOURCE_TYPES = ["document", "tool_result"] as const;
 
+// Ids become property names of the judge's JSON schema: a letter or digit first keeps out `__proto__`.
+export const JUDGMENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
 const ItemId = z
   .string()
   .min(1, "must not be empty")
   .max(JUDGMENT_ID_MAX_CHARS, `must be at most ${JUDGMENT_ID_MAX_CHARS} characters`)
+  .regex(JUDGMENT_ID_PATTERN, "must start with a letter or digit and contain only letters, digits, _ . : -")
   .meta({ description: "The caller's id for the item, unique within its list; answers name it" });
 const Prompt = z
   .string()

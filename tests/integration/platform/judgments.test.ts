@@ -168,6 +168,9 @@ describe("POST /judgments (decide)", () => {
       [{ questions: [{ type: "verdict", id: "a", prompt: "?" }] }, "questions.0"],
       [{ questions: [] }, "questions"],
       [{ state: "x".repeat(JUDGMENT_SOURCE_MAX_CHARS + 1) }, "state"],
+      [{ state: undefined }, "state"],
+      [{ questions: [{ type: "noul", id: "__proto__", prompt: "?" }] }, "questions.0.id"],
+      [{ questions: [{ type: "noul", id: "x".repeat(65), prompt: "?" }] }, "questions.0.id"],
     ];
     for (const [change, name] of cases) {
       const { status, body } = await judge(account.key, decideBody(change));
