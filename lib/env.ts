@@ -201,6 +201,15 @@ export const envSchema = z
     OPENAI_COMPATIBLE_BASE_URL: httpUrl,
     OPENAI_COMPATIBLE_API_KEY: optionalString,
 
+    // Judgments (services/judgments.ts): the kill switch, the catalogue model platform-funded judgments
+    // use (unset: the deployment's default model), and the model and endpoint a customer's own key
+    // (PUT /judgments/connection) is used with: an OpenAI or Anthropic catalogue id; an unset base URL
+    // means the provider's public endpoint.
+    JUDGMENTS_ENABLED: flag(true),
+    JUDGMENT_MODEL: optionalString,
+    JUDGMENT_CUSTOMER_MODEL: z.string().default("openai/gpt-4.1-mini"),
+    JUDGMENT_CUSTOMER_BASE_URL: httpUrl,
+
     // Signs embed tokens (HS256, server/embed/tokens.ts); derived from NEXTAUTH_SECRET when unset.
     EMBED_TOKEN_SECRET: optionalString.refine((value) => value === undefined || value.length >= 32, "must be at least 32 characters"),
 

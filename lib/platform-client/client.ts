@@ -10,6 +10,7 @@ import { IssueReports } from "./resources/issue-reports";
 import { Billing, UsageResource } from "./resources/money";
 import { Runs } from "./resources/runs";
 import { Skills } from "./resources/skills";
+import { Judgments } from "./resources/judgments";
 import { Tasks, TriggersResource } from "./resources/tasks";
 import { Value } from "./resources/value";
 import { Webhooks } from "./resources/webhooks";
@@ -22,6 +23,7 @@ export class PlatformClient {
   readonly runs: Runs;
   readonly memories: Memories;
   readonly skills: Skills;
+  readonly judgments: Judgments;
   readonly permissions: Permissions;
   readonly users: Users;
   readonly settings: SettingsResource;
@@ -46,6 +48,7 @@ export class PlatformClient {
     this.runs = new Runs(transport);
     this.memories = new Memories(transport);
     this.skills = new Skills(transport);
+    this.judgments = new Judgments(transport);
     this.permissions = new Permissions(transport);
     this.users = new Users(transport);
     this.settings = new SettingsResource(transport);

@@ -12,6 +12,7 @@ import type * as catalog from "../schemas/catalog";
 import type * as common from "../schemas/common";
 import type * as endUsers from "../schemas/end-users";
 import type * as issueReports from "../schemas/issue-reports";
+import type * as judgments from "../schemas/judgments";
 import type * as memories from "../schemas/memories";
 import type * as permissions from "../schemas/permissions";
 import type * as runs from "../schemas/runs";
@@ -195,3 +196,8 @@ export type ValueDecision = z.infer<typeof value.ConfirmObservationRequest>["dec
 export type ValueLinkedRuns = z.infer<typeof value.LinkedRuns>;
 export type ValueReport = z.infer<typeof value.ValueReport>;
 export type ValueReportParams = Query<typeof value.ValueReportQuery>;
+export type Judgment = z.infer<typeof judgments.Judgment>;
+// Distributed over the decide and verify shapes: Omit on the union would keep only their common fields.
+type EachWithoutUser<T> = T extends unknown ? WithoutUser<T> : never;
+export type JudgmentCreateParams = EachWithoutUser<z.input<typeof judgments.CreateJudgmentRequest>>;
+export type JudgmentConnection = z.infer<typeof judgments.JudgmentConnection>;

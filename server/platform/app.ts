@@ -57,6 +57,9 @@ import * as getSkill from "./routes/skills/get";
 import * as listInvokableSkills from "./routes/skills/invokable";
 import * as listSkills from "./routes/skills/list";
 import * as updateSkill from "./routes/skills/update";
+import * as createJudgment from "./routes/judgments/create";
+import * as getJudgment from "./routes/judgments/get";
+import * as judgmentConnection from "./routes/judgments/connection";
 import * as createTaskTrigger from "./routes/triggers/create";
 import * as deleteTaskTrigger from "./routes/triggers/delete";
 import * as listTriggerFires from "./routes/triggers/fires";
@@ -293,6 +296,10 @@ const operations: { register(app: PlatformApp): void }[] = [
   linkValueRuns,
   confirmValueObservation,
   getValueReport,
+  // judgments (/judgments/connection before /judgments/{judgment_id})
+  judgmentConnection,
+  createJudgment,
+  getJudgment,
   createPermission,
   listPermissions,
   deletePermission,

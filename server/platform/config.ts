@@ -59,6 +59,12 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
           ? undefined
           : { port: source.INLAY_SMTP_PORT, host: source.INLAY_SMTP_HOST, maxBytes: source.INLAY_SMTP_MAX_BYTES },
     },
+    judgments: {
+      enabled: source.JUDGMENTS_ENABLED,
+      model: source.JUDGMENT_MODEL,
+      customerModel: source.JUDGMENT_CUSTOMER_MODEL,
+      customerBaseUrl: source.JUDGMENT_CUSTOMER_BASE_URL,
+    },
     models: {
       provider: source.INLAY_MODEL_PROVIDER,
       defaultModel: source.INLAY_DEFAULT_MODEL,

@@ -19,6 +19,7 @@ import type { BillingSettings } from "./services/billing";
 import type { ModelSettings } from "./services/models";
 import type { AppSettings } from "./apps/catalog";
 import type { ScriptSandbox } from "./tool-servers/script-sandbox";
+import type { RuntimeModel } from "./runtime/models/providers";
 
 export interface PlatformConfig {
   keyPrefix: string;
@@ -49,6 +50,19 @@ export interface PlatformConfig {
   scripts?: { timeoutMs?: number; memoryMb?: number; poolSize?: number };
   /** Agent inboxes and email triggers (docs/platform-api.md, "Email"); defaults in services/email-addresses.ts. */
   email?: Partial<EmailSettings>;
+  /** POST /judgments: the kill switch and the judge models (services/judgments.ts); unset fields take its defaults. */
+  judgments?: Partial<JudgmentSettings>;
+}
+
+export interface JudgmentSettings {
+  /** The kill switch: off, every judgment answers 503. */
+  enabled: boolean;
+  /** The catalogue id of platform-funded judgments; unset: the deployment's default model. */
+  model?: string;
+  /** The catalogue id (openai/… or anthropic/…) a customer's own key is used with. */
+  customerModel: string;
+  /** The provider endpoint for customer keys; unset: the provider's public endpoint. */
+  customerBaseUrl?: string;
 }
 
 export interface EmailSettings {
@@ -122,6 +136,8 @@ export interface PlatformDeps {
   config: PlatformConfig;
   limiters: Limiters;
   mailer: Mailer;
+  /** The model for a catalogue id (sim or a configured provider): judgments call it from the web role. */
+  languageModel: (modelId: string) => RuntimeModel;
 }
 
 export interface PlatformEnv {

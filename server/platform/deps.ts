@@ -62,6 +62,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
     config: parts.config,
     limiters: parts.limiters,
     mailer: parts.mailer,
+    languageModel: parts.languageModel,
     async close() {
       // The runtime holds a LISTEN connection on PostgreSQL: release it before the pool ends.
       if (runtime) await (await runtime).close();

@@ -53,6 +53,8 @@ export interface PlatformOptions {
   scriptSandbox?: PlatformParts["scriptSandbox"];
   /** The real script sandbox's limits (config.scripts): a small pool and short timeouts keep tests quick. */
   scripts?: PlatformConfig["scripts"];
+  /** Judgments' kill switch and judge models (config.judgments). */
+  judgments?: PlatformConfig["judgments"];
 }
 
 export interface CallOptions {
@@ -110,6 +112,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     runs: options.runs,
     webhooks: options.webhooks,
     scripts: options.scripts,
+    judgments: options.judgments,
     // Test receivers listen on 127.0.0.1 over plain http.
     outboundAllowLoopback: options.outboundAllowLoopback ?? true,
     // The inbound SMTP server (worker and all roles) on a free port: see smtpPort().

@@ -49,6 +49,8 @@ export interface ProviderServerOptions {
   /** The path prefix clients must put in their base URL, e.g. /proxy/v1. */
   basePath: string;
   turns: ScriptedTurn[];
+  /** The only key the server accepts (Authorization: Bearer, or x-api-key); others get a 401. Unset: any. */
+  apiKey?: string;
 }
 
 export interface ProviderServer {
@@ -90,6 +92,11 @@ export async function startProviderServer(options: ProviderServerOptions): Promi
       problems.push(`request ${index + 1}: ${message}`);
       sendError(response, options.wire, status, message);
     };
+    if (options.apiKey !== undefined) {
+      const sent = request.headers["x-api-key"] ?? request.headers.authorization?.replace(/^Bearer /, "");
+      // A refused key is what the provider answers, not a problem of the test's script.
+      if (sent !== options.apiKey) return sendError(response, options.wire, 401, "Incorrect API key provided");
+    }
     if (request.method !== "POST" || request.url !== endpoint) {
       return fail(404, `unexpected ${request.method} ${request.url} (expected POST ${endpoint})`);
     }

@@ -3,11 +3,14 @@
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import type { PlatformConfig } from "../context";
 import { deleteExpiredKeys } from "../repositories/idempotency-keys";
+import { deleteExpiredJudgments } from "../repositories/judgments";
 import { compactOldRunEvents } from "./event-retention";
 import type { JobQueue } from "./queue";
 
 export const EVENT_RETENTION_JOB = "run-event-retention";
 export const EXPIRED_KEYS_JOB = "idempotency-key-expiry";
+/** Judgments whose metadata outlived its 90 days (their results answer 410 after 30 already). */
+export const EXPIRED_JUDGMENTS_JOB = "judgment-expiry";
 // Rows one statement deletes: short statements, however large the backlog.
 const EXPIRED_KEYS_BATCH = 1_000;
 
@@ -26,13 +29,23 @@ export async function registerPlatformJobs(jobs: JobQueue, { prisma, config }: {
 
   await jobs.register(EXPIRED_KEYS_JOB, async () => deleteAllExpiredKeys(prisma), { retryLimit: 0 });
   await jobs.schedule(EXPIRED_KEYS_JOB, "every-5-minutes", { cron: "*/5 * * * *", timezone: "UTC" });
+
+  await jobs.register(EXPIRED_JUDGMENTS_JOB, async () => deleteAllExpiredJudgments(prisma), { retryLimit: 0 });
+  await jobs.schedule(EXPIRED_JUDGMENTS_JOB, "daily", { cron: "41 3 * * *", timezone: "UTC" });
 }
 
 /** Expired idempotency keys of every account, a batch per statement; returns how many went. */
-export async function deleteAllExpiredKeys(prisma: PrismaClient, now = new Date()): Promise<number> {
+export const deleteAllExpiredKeys = (prisma: PrismaClient, now = new Date()) =>
+  inBatches((limit) => deleteExpiredKeys(prisma, now, limit));
+
+/** Judgments past their 90 days, of every account, a batch per statement; returns how many went. */
+export const deleteAllExpiredJudgments = (prisma: PrismaClient, now = new Date()) =>
+  inBatches((limit) => deleteExpiredJudgments(prisma, now, limit));
+
+async function inBatches(deleteBatch: (limit: number) => Promise<number>): Promise<number> {
   let deleted = 0;
   for (;;) {
-    const count = await deleteExpiredKeys(prisma, now, EXPIRED_KEYS_BATCH);
+    const count = await deleteBatch(EXPIRED_KEYS_BATCH);
     deleted += count;
     if (count < EXPIRED_KEYS_BATCH) return deleted;
   }

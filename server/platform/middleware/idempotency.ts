@@ -13,6 +13,7 @@ import {
   checkIdempotencyKey,
   consultIdempotencyKey,
   createIdempotently,
+  type IdempotentCall,
   type KeyClaim,
   requestHash,
 } from "../services/idempotency";
@@ -20,10 +21,13 @@ import { getRunInAccount } from "../services/runs";
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 
-/** Reads and checks the key and hashes the request; the database is only touched by the creating write. */
-export const idempotency: MiddlewareHandler<PlatformEnv> = async (c, next) => {
+/**
+ * The request's Idempotency-Key, checked, with the hash of the request; undefined without the header.
+ * Judgments (services/judgments.ts) read it here too and apply their own rules.
+ */
+export async function readIdempotentCall(c: PlatformContext): Promise<IdempotentCall | undefined> {
   const key = c.req.header(IDEMPOTENCY_KEY_HEADER);
-  if (key === undefined) return next();
+  if (key === undefined) return undefined;
   checkIdempotencyKey(key);
   const { accountId } = authOf(c);
   const hash = requestHash({
@@ -33,7 +37,13 @@ export const idempotency: MiddlewareHandler<PlatformEnv> = async (c, next) => {
     // Hono caches the body, so the validator after this middleware still reads it.
     body: isMultipart(c.req.header("content-type")) ? await formDigest(c) : await c.req.text(),
   });
-  const call = { accountId, key, hash };
+  return { accountId, key, hash };
+}
+
+/** Reads and checks the key and hashes the request; the database is only touched by the creating write. */
+export const idempotency: MiddlewareHandler<PlatformEnv> = async (c, next) => {
+  const call = await readIdempotentCall(c);
+  if (call === undefined) return next();
   c.set("idempotency", call);
   await next();
   // A request that failed without reaching its claim (a 422, a 409 for a run still busy, a 404…)

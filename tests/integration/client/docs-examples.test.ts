@@ -10,6 +10,7 @@ import agentsExample from "@/docs/examples/client/agents";
 import catalogExample from "@/docs/examples/client/catalog";
 import errorsExample from "@/docs/examples/client/errors";
 import issueReportsExample from "@/docs/examples/client/issue-reports";
+import judgmentsExample from "@/docs/examples/client/judgments";
 import keysExample from "@/docs/examples/client/keys";
 import memoriesExample from "@/docs/examples/client/memories";
 import permissionsExample from "@/docs/examples/client/permissions";
@@ -160,6 +161,14 @@ describe("the examples, run", () => {
     const { memory, all, after } = await memoriesExample(client);
     expect(all).toEqual([memory]);
     expect(after).toEqual([]);
+  });
+
+  it("judgments", async () => {
+    const { decision, check, saved, connection } = await judgmentsExample(client);
+    expect(decision.answers?.map((answer) => answer.answer)).toEqual(["support", 1, "no"]);
+    expect(check.claims?.[0]?.verdict).toBe("supported");
+    expect(saved).toEqual(decision);
+    expect(connection).toMatchObject({ connected: false, funding_source: "platform" });
   });
 
   it("skills", async () => {

@@ -24,6 +24,7 @@ describe("platform jobs", () => {
       { name: "admission-sweep", key: "every-minute", cron: "* * * * *", timezone: "UTC" },
       { name: "app-trigger-poll-sweep", key: "every-minute", cron: "* * * * *", timezone: "UTC" },
       { name: "idempotency-key-expiry", key: "every-5-minutes", cron: "*/5 * * * *", timezone: "UTC" },
+      { name: "judgment-expiry", key: "daily", cron: "41 3 * * *", timezone: "UTC" },
       { name: "run-event-retention", key: "daily", cron: "17 3 * * *", timezone: "UTC" },
       { name: "trigger-sweep", key: "every-minute", cron: "* * * * *", timezone: "UTC" },
       { name: "webhook-event-retention", key: "daily", cron: "37 3 * * *", timezone: "UTC" },
