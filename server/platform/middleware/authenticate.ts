@@ -39,3 +39,19 @@ export const requireApiKey: MiddlewareHandler<PlatformEnv> = async (c, next) => 
   }
   await next();
 };
+
+/**
+ * Credentials and the account's existence are its owners' (docs/platform-api.md, "Teams"): a session of
+ * a team's admin or member may not mint keys or delete the account, or a removed member could keep a key.
+ */
+export const requireAccountOwner: MiddlewareHandler<PlatformEnv> = async (c, next) => {
+  const session = c.var.auth?.session;
+  if (session && session.role !== "owner") {
+    throw new PlatformError({
+      type: "permission_error",
+      errorCode: "team_role_insufficient",
+      message: `only the account's owners may manage its keys or delete it; your role is ${session.role}`,
+    });
+  }
+  await next();
+};

@@ -60,7 +60,7 @@ export async function replaceInvite(
       where: { orgId: invite.orgId, email: invite.email, acceptedAt: null, revokedAt: null },
       data: { revokedAt: now },
     });
-    return tx.platformTeamInvite.create({ data: invite, include: { invitedBy: accountFields } });
+    return tx.platformTeamInvite.create({ data: { ...invite, createdAt: now }, include: { invitedBy: accountFields } });
   });
 }
 

@@ -208,16 +208,16 @@ export async function removeMember(ctx: DataContext, personId: number, orgId: nu
   const callerRole = await roleIn(ctx.prisma, personId, orgId);
   const member = await findMember(ctx.prisma, orgId, memberId);
   if (!member) throw new PlatformError({ type: "not_found", message: `no member with id ${memberId} in team ${orgId}` });
+  const leaving = member.memberId === personId;
+  if (!leaving && (RANK[callerRole] < RANK.admin || RANK[member.role as Role] > RANK[callerRole])) {
+    throw notAllowed(`an ${callerRole} cannot remove an ${member.role}`);
+  }
   if (member.memberId === orgId) {
     throw new PlatformError({
       type: "conflict_error",
       errorCode: "last_owner",
       message: "the account holder is the team's lasting owner and cannot be removed",
     });
-  }
-  const leaving = member.memberId === personId;
-  if (!leaving && (RANK[callerRole] < RANK.admin || RANK[member.role as Role] > RANK[callerRole])) {
-    throw notAllowed(`an ${callerRole} cannot remove an ${member.role}`);
   }
   if (!(await deleteMember(ctx.prisma, orgId, memberId))) {
     throw new PlatformError({ type: "not_found", message: `no member with id ${memberId} in team ${orgId}` });
