@@ -1,0 +1,90 @@
+// Two instances of one deployment on one PostgreSQL database, each caching sessions it has seen
+// (runtime/hot-cache.ts): revoking sessions, changing the password or removing a team member through
+// one is refused by the other within NOTIFY's delivery time.
+import { setTimeout as delay } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+
+let a: PlatformHarness;
+let b: PlatformHarness;
+beforeAll(async () => {
+  a = await startPlatform();
+  b = await startPlatform({ database: a.database });
+  // Both LISTEN before any test relies on hearing the other.
+  const [fromA, toB] = [(await a.runtime()).signals, (await b.runtime()).signals];
+  let heard = false;
+  const stop = toB.subscribe("test:probe", () => (heard = true));
+  for (let tries = 0; !heard && tries < 100; tries++) {
+    fromA.publish("test:probe");
+    await delay(50);
+  }
+  stop();
+  if (!heard) throw new Error("instance B never heard instance A's signals");
+});
+afterAll(async () => {
+  await b?.close();
+  await a?.close();
+});
+
+/** NOTIFY arrives in milliseconds; a second is the most this waits for `done`. */
+async function within<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 1_000;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await delay(10);
+    value = await read();
+  }
+  return value;
+}
+
+const whoAmI = (instance: PlatformHarness, token: string) => instance.call("/verify/status", { key: token });
+
+async function signIn(account: Account, orgId?: number) {
+  const { status, body } = await a.call("/account/sessions", {
+    body: { email: account.email, password: "correct-horse", org_id: orgId },
+  });
+  if (status !== 201) throw new Error(`POST /account/sessions: ${status} ${JSON.stringify(body)}`);
+  return body as { access_token: string };
+}
+
+describe("sessions across instances", () => {
+  it("sessions revoked through A are refused by B, whose cache held them", async () => {
+    const account = await a.signup();
+    const [one, two] = [await signIn(account), await signIn(account)];
+    expect((await whoAmI(b, two.access_token)).status).toBe(200);
+    expect((await b.runtime()).cache.sessions.size).toBeGreaterThan(0);
+
+    expect((await a.call("/account/sessions/revoke", { key: one.access_token, method: "POST" })).status).toBe(200);
+    expect((await within(() => whoAmI(b, two.access_token), (r) => r.status === 401)).status).toBe(401);
+    expect((await whoAmI(b, account.key)).status).toBe(200);
+  });
+
+  it("a password changed through A ends the sessions B held", async () => {
+    const account = await a.signup();
+    const session = await signIn(account);
+    expect((await whoAmI(b, session.access_token)).status).toBe(200);
+    const changed = await a.call("/account/password", {
+      key: account.key,
+      body: { current_password: "correct-horse", new_password: "battery-staple" },
+    });
+    expect(changed.status).toBe(200);
+    expect((await within(() => whoAmI(b, session.access_token), (r) => r.status === 401)).status).toBe(401);
+    expect((await whoAmI(b, changed.body.access_token)).status).toBe(200);
+  });
+
+  it("a member removed through A loses the team session B held", async () => {
+    const owner = await a.signup();
+    const member = await a.signup();
+    await a.call(`/teams/${owner.id}/invites`, { key: owner.key, body: { email: member.email } });
+    const mail = await a.database.prisma.platformMail.findFirst({ where: { to: member.email, kind: "team_invite" } });
+    const token = /"token": "([A-Za-z0-9_-]+)"/.exec(mail?.text ?? "")?.[1];
+    const joined = await a.call("/teams/invites/accept", { key: member.key, body: { token } });
+    expect(joined.status).toBe(200);
+    const memberId = joined.body.members.find((m: { account_id: number }) => m.account_id === member.id).id;
+
+    const session = await signIn(member, owner.id);
+    expect((await whoAmI(b, session.access_token)).status).toBe(200);
+    expect((await a.call(`/teams/${owner.id}/members/${memberId}`, { key: owner.key, method: "DELETE" })).status).toBe(204);
+    expect((await within(() => whoAmI(b, session.access_token), (r) => r.status === 401)).status).toBe(401);
+  });
+});
