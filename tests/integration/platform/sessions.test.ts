@@ -92,7 +92,8 @@ describe("POST /account/sessions", () => {
     } finally {
       await limited.close();
     }
-  });
+    // Starts a second platform of its own.
+  }, 120_000);
 });
 
 describe("expiry and refresh", () => {
@@ -116,7 +117,8 @@ describe("expiry and refresh", () => {
     } finally {
       await short.close();
     }
-  });
+    // Starts a second platform of its own.
+  }, 120_000);
 
   it("a refresh retires the previous access token", async () => {
     const account = await platform.signup();
