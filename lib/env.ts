@@ -108,6 +108,12 @@ export const envSchema = z
     PLATFORM_RATE_LIMIT_ACCOUNT_PER_MINUTE: z.coerce.number().int().positive().default(10_000),
     PLATFORM_RATE_LIMIT_IP_PER_MINUTE: z.coerce.number().int().positive().default(120),
     PLATFORM_RATE_LIMIT_SIGNUP_PER_MINUTE: z.coerce.number().int().positive().default(10),
+    // Password attempts per IP (session login, password change): the spec's login limit.
+    PLATFORM_RATE_LIMIT_LOGIN_PER_MINUTE: z.coerce.number().int().positive().default(10),
+    // Browser sessions: a short access token (a stolen one is worth little) and a refresh token
+    // bounding the whole session.
+    PLATFORM_SESSION_ACCESS_TTL_MINUTES: z.coerce.number().int().positive().default(15),
+    PLATFORM_SESSION_REFRESH_TTL_DAYS: z.coerce.number().int().positive().default(30),
     // Money, in micro-USD: the test credit of a new account and what each run reserves while it runs.
     PLATFORM_SIGNUP_CREDIT_MICROS: z.coerce.number().int().min(0).default(5_000_000),
     PLATFORM_RUN_HOLD_MICROS: z.coerce.number().int().positive().default(50_000),

@@ -13,9 +13,18 @@ import { Skills } from "./resources/skills";
 import { Judgments } from "./resources/judgments";
 import { Tasks, TriggersResource } from "./resources/tasks";
 import { Value } from "./resources/value";
+import { Teams } from "./resources/teams";
 import { Webhooks } from "./resources/webhooks";
 import { Transport, type ClientOptions, type RequestOptions } from "./transport";
-import type { SignupParams, SignupResponse, TokenParams, TokenResponse } from "./types";
+import type {
+  SessionLoginParams,
+  SessionPair,
+  SessionRefreshParams,
+  SignupParams,
+  SignupResponse,
+  TokenParams,
+  TokenResponse,
+} from "./types";
 
 export class PlatformClient {
   readonly agents: Agents;
@@ -41,6 +50,7 @@ export class PlatformClient {
   readonly apps: Apps;
   readonly mcpServers: McpServers;
   readonly value: Value;
+  readonly teams: Teams;
 
   constructor(private readonly transport: Transport) {
     this.agents = new Agents(transport);
@@ -66,6 +76,7 @@ export class PlatformClient {
     this.apps = new Apps(transport);
     this.mcpServers = new McpServers(transport);
     this.value = new Value(transport);
+    this.teams = new Teams(transport);
   }
 
   /** The end-user this client is scoped to; undefined for the account view. */
@@ -99,4 +110,17 @@ export function signup(options: PublicOptions, params: SignupParams, request?: R
 /** POST /token (no auth): a fresh default key for email and password; the old one stops at once. */
 export function token(options: PublicOptions, params: TokenParams, request?: RequestOptions): Promise<TokenResponse> {
   return new Transport({ ...options, apiKey: "" }).json({ method: "POST", path: "/token", body: params }, request);
+}
+
+/**
+ * POST /account/sessions (no auth): a browser session pair for email and password (with `org_id`, acting
+ * as that team). Build a client with `apiKey: pair.access_token`. Not retried (a plain POST).
+ */
+export function createSession(options: PublicOptions, params: SessionLoginParams, request?: RequestOptions): Promise<SessionPair> {
+  return new Transport({ ...options, apiKey: "" }).json({ method: "POST", path: "/account/sessions", body: params }, request);
+}
+
+/** POST /account/sessions/refresh (no auth): a new pair for a refresh token, which is then used up. */
+export function refreshSession(options: PublicOptions, params: SessionRefreshParams, request?: RequestOptions): Promise<SessionPair> {
+  return new Transport({ ...options, apiKey: "" }).json({ method: "POST", path: "/account/sessions/refresh", body: params }, request);
 }

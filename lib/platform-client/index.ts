@@ -1,5 +1,13 @@
 // The platform client's public surface. Isomorphic: no Node-only API (ESLint keeps node:* out).
-export { PlatformClient, createPlatformClient, signup, token, type PublicOptions } from "./client";
+export {
+  PlatformClient,
+  createPlatformClient,
+  createSession,
+  refreshSession,
+  signup,
+  token,
+  type PublicOptions,
+} from "./client";
 export type { ClientOptions, RequestOptions } from "./transport";
 export { PagePromise } from "./pagination";
 export { RunStream, normalizeFrame } from "./streaming";

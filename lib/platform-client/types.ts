@@ -17,7 +17,9 @@ import type * as memories from "../schemas/memories";
 import type * as permissions from "../schemas/permissions";
 import type * as runs from "../schemas/runs";
 import type * as settings from "../schemas/settings";
+import type * as sessions from "../schemas/sessions";
 import type * as skills from "../schemas/skills";
+import type * as teams from "../schemas/teams";
 import type * as tasks from "../schemas/tasks";
 import type * as toolServers from "../schemas/tool-servers";
 import type * as triggers from "../schemas/triggers";
@@ -45,6 +47,18 @@ export type AccountExport = z.infer<typeof accounts.AccountExport>;
 export type VerifyStatus = z.infer<typeof accounts.VerifyStatus>;
 export type VerifyResendResult = z.infer<typeof accounts.VerifyResendResult>;
 export type VerifyConfirmResult = z.infer<typeof accounts.VerifyConfirmResult>;
+
+// Sessions, password and teams
+export type SessionLoginParams = z.input<typeof sessions.SessionLoginRequest>;
+export type SessionRefreshParams = z.input<typeof sessions.SessionRefreshRequest>;
+export type SessionPair = z.infer<typeof sessions.SessionPair>;
+export type SessionsRevoked = z.infer<typeof sessions.SessionsRevoked>;
+export type PasswordChangeParams = z.input<typeof sessions.PasswordChangeRequest>;
+export type Team = z.infer<typeof teams.Team>;
+export type TeamMember = z.infer<typeof teams.TeamMember>;
+export type TeamInvite = z.infer<typeof teams.TeamInvite>;
+export type TeamInvitePreview = z.infer<typeof teams.InvitePreview>;
+export type TeamInviteParams = z.input<typeof teams.CreateInviteRequest>;
 
 // Agents
 export type Agent = z.infer<typeof agents.Agent>;

@@ -138,6 +138,17 @@ import * as listTaskLessons from "./routes/tasks/list-lessons";
 import * as deleteAccount from "./routes/account/delete";
 import * as exportAccount from "./routes/account/export";
 import * as token from "./routes/account/token";
+// sessions, password and teams
+import * as createSession from "./routes/account/create-session";
+import * as refreshSession from "./routes/account/refresh-session";
+import * as revokeSessions from "./routes/account/revoke-sessions";
+import * as changePassword from "./routes/account/change-password";
+import * as listTeams from "./routes/teams/list";
+import * as acceptTeamInvite from "./routes/teams/accept-invite";
+import * as previewTeamInvite from "./routes/teams/preview-invite";
+import * as createTeamInvite from "./routes/teams/create-invite";
+import * as revokeTeamInvite from "./routes/teams/revoke-invite";
+import * as removeTeamMember from "./routes/teams/remove-member";
 import * as createKey from "./routes/keys/create";
 import * as getDefaultKey from "./routes/keys/get-default";
 import * as listKeys from "./routes/keys/list";
@@ -270,6 +281,18 @@ const operations: { register(app: PlatformApp): void }[] = [
   rotateKey,
   exportAccount,
   deleteAccount,
+  // sessions, password and teams (/account/sessions/refresh and /revoke are distinct paths;
+  // /teams/invites/accept before /teams/{org_id}/invites)
+  createSession,
+  refreshSession,
+  revokeSessions,
+  changePassword,
+  listTeams,
+  acceptTeamInvite,
+  previewTeamInvite,
+  createTeamInvite,
+  revokeTeamInvite,
+  removeTeamMember,
   // end-users, memories, permissions, settings
   createEndUser,
   listEndUsers,
@@ -436,7 +459,7 @@ export function createPlatformApp(deps: PlatformDeps): PlatformApp {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
-    description: `An API key: Authorization: Bearer ${deps.config.keyPrefix}…`,
+    description: `An API key (Authorization: Bearer ${deps.config.keyPrefix}…) or a session access token (inlay_sa_…, POST /account/sessions)`,
   });
 
   // Order matters: the id first so every response has one; the key before the limiter so it can

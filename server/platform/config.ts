@@ -17,8 +17,13 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
       accountPerMinute: source.PLATFORM_RATE_LIMIT_ACCOUNT_PER_MINUTE,
       ipPerMinute: source.PLATFORM_RATE_LIMIT_IP_PER_MINUTE,
       signupPerMinute: source.PLATFORM_RATE_LIMIT_SIGNUP_PER_MINUTE,
+      loginPerMinute: source.PLATFORM_RATE_LIMIT_LOGIN_PER_MINUTE,
     },
     trustProxy: source.TRUST_PROXY,
+    sessions: {
+      accessTtlMs: source.PLATFORM_SESSION_ACCESS_TTL_MINUTES * 60_000,
+      refreshTtlMs: source.PLATFORM_SESSION_REFRESH_TTL_DAYS * 24 * 60 * 60_000,
+    },
     billing: {
       signupCreditMicros: source.PLATFORM_SIGNUP_CREDIT_MICROS,
       runHoldMicros: source.PLATFORM_RUN_HOLD_MICROS,

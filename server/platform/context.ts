@@ -18,12 +18,13 @@ import type { Mailer } from "./services/mailer";
 import type { BillingSettings } from "./services/billing";
 import type { ModelSettings } from "./services/models";
 import type { AppSettings } from "./apps/catalog";
+import type { SessionSettings } from "./services/sessions";
 import type { ScriptSandbox } from "./tool-servers/script-sandbox";
 import type { RuntimeModel } from "./runtime/models/providers";
 
 export interface PlatformConfig {
   keyPrefix: string;
-  rateLimits: { accountPerMinute: number; ipPerMinute: number; signupPerMinute: number };
+  rateLimits: { accountPerMinute: number; ipPerMinute: number; signupPerMinute: number; loginPerMinute?: number };
   /** Read the client IP from X-Forwarded-For (behind a trusted reverse proxy). */
   trustProxy: boolean;
   models: ModelSettings;
@@ -48,6 +49,8 @@ export interface PlatformConfig {
   outboundAllowLoopback?: boolean;
   /** The script sandbox of script tool servers (tool-servers/script-sandbox.ts); unset fields take its defaults. */
   scripts?: { timeoutMs?: number; memoryMb?: number; poolSize?: number };
+  /** Browser session lifetimes; unset fields take SESSION_DEFAULTS (services/sessions.ts). */
+  sessions?: Partial<SessionSettings>;
   /** Agent inboxes and email triggers (docs/platform-api.md, "Email"); defaults in services/email-addresses.ts. */
   email?: Partial<EmailSettings>;
   /** POST /judgments: the kill switch and the judge models (services/judgments.ts); unset fields take its defaults. */

@@ -23,6 +23,8 @@ export interface PlatformOptions {
   runs?: PlatformConfig["runs"];
   webhooks?: PlatformConfig["webhooks"];
   outboundAllowLoopback?: boolean;
+  /** Browser session lifetimes (config.sessions). */
+  sessions?: PlatformConfig["sessions"];
   /**
    * The app catalogue's settings: point a built-in app at loopback fakes with `overrides`
    * (e.g. `{ overrides: { codehost: { clientId, clientSecret, authorizationUrl, tokenUrl, apiBaseUrl } } }`),
@@ -105,7 +107,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     secretKey: options.secretKey ?? "test-platform-secret-key",
     previousSecretKeys: options.previousSecretKeys,
     apps: options.apps,
-    rateLimits: { accountPerMinute: 10_000, ipPerMinute: 10_000, signupPerMinute: 10_000, ...options.rateLimits },
+    rateLimits: { accountPerMinute: 10_000, ipPerMinute: 10_000, signupPerMinute: 10_000, loginPerMinute: 10_000, ...options.rateLimits },
     trustProxy: options.trustProxy ?? false,
     models: { provider: "sim", openaiConfigured: false, anthropicConfigured: false, ...options.models },
     billing: options.billing,
@@ -113,6 +115,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     webhooks: options.webhooks,
     scripts: options.scripts,
     judgments: options.judgments,
+    sessions: options.sessions,
     // Test receivers listen on 127.0.0.1 over plain http.
     outboundAllowLoopback: options.outboundAllowLoopback ?? true,
     // The inbound SMTP server (worker and all roles) on a free port: see smtpPort().

@@ -8,6 +8,9 @@ import type {
   ApiKeyWithSecret,
   KeyCreateParams,
   PageParams,
+  PasswordChangeParams,
+  SessionPair,
+  SessionsRevoked,
   Settings,
   SettingsUpdateParams,
   VerifyConfirmResult,
@@ -74,6 +77,14 @@ export class AccountResource extends Resource {
   /** DELETE /account: the account and all its data; its keys stop working. */
   async delete(options?: RequestOptions): Promise<void> {
     await this.transport.json({ method: "DELETE", path: "/account" }, options);
+  }
+  /** POST /account/password: every session ends; the answer is a fresh session pair. Keys keep working. */
+  changePassword(params: PasswordChangeParams, options?: RequestOptions): Promise<SessionPair> {
+    return this.transport.json({ method: "POST", path: "/account/password", body: params }, options);
+  }
+  /** POST /account/sessions/revoke: ends every session on every device (a client built on a session token only). */
+  revokeSessions(options?: RequestOptions): Promise<SessionsRevoked> {
+    return this.transport.json({ method: "POST", path: "/account/sessions/revoke" }, options);
   }
 }
 

@@ -1,5 +1,5 @@
 // Request limits (rate-limiter-flexible): per account across all its keys, per IP for requests
-// without a valid key, and POST /signup per IP. Counters live in this process by default or in Redis
+// without a valid key, POST /signup per IP, and password checks (session login, password change) per IP. Counters live in this process by default or in Redis
 // when several instances share the load. Every response says where the caller stands
 // (X-RateLimit-Limit/-Remaining/-Reset); past the limit, 429 with Retry-After.
 import { Redis } from "ioredis";
@@ -18,6 +18,7 @@ export interface Limiters {
   account: RateLimiterAbstract;
   ip: RateLimiterAbstract;
   signup: RateLimiterAbstract;
+  login: RateLimiterAbstract;
   close(): Promise<void>;
 }
 
@@ -25,6 +26,8 @@ export interface LimiterOptions {
   accountPerMinute: number;
   ipPerMinute: number;
   signupPerMinute: number;
+  /** Password attempts per IP (POST /account/sessions, /account/password); default 10, the spec's login limit. */
+  loginPerMinute?: number;
   store: "memory" | "redis";
   redisUrl?: string;
   /** Keeps the counters of different test runs or deployments apart in a shared Redis. */
@@ -37,6 +40,7 @@ export function createLimiters(options: LimiterOptions): Limiters {
     account: options.accountPerMinute,
     ip: options.ipPerMinute,
     signup: options.signupPerMinute,
+    login: options.loginPerMinute ?? 10,
   };
   if (options.store === "redis") {
     if (!options.redisUrl) throw new Error("RATE_LIMIT_STORE=redis needs REDIS_URL");
@@ -47,6 +51,7 @@ export function createLimiters(options: LimiterOptions): Limiters {
       account: make("account", specs.account),
       ip: make("ip", specs.ip),
       signup: make("signup", specs.signup),
+      login: make("login", specs.login),
       close: async () => void (await redis.quit()),
     };
   }
@@ -56,6 +61,7 @@ export function createLimiters(options: LimiterOptions): Limiters {
     account: make("account", specs.account),
     ip: make("ip", specs.ip),
     signup: make("signup", specs.signup),
+    login: make("login", specs.login),
     close: async () => {},
   };
 }
@@ -121,17 +127,25 @@ export const rateLimit: MiddlewareHandler<PlatformEnv> = async (c, next) => {
   await next();
 };
 
-/** POST /signup's own limit per IP, on top of the general one. */
-export const signupRateLimit: MiddlewareHandler<PlatformEnv> = async (c, next) => {
-  const { limiters, config } = c.var.deps;
-  const outcome = await consume(limiters.signup, clientIp(c, config.trustProxy));
-  if (!outcome.allowed) {
-    setHeaders(c, outcome);
-    return c.json(
-      { detail: `Too many signups from this address. Expected available in ${outcome.retryAfter} seconds.` },
-      429,
-      { "Retry-After": String(outcome.retryAfter) },
-    );
-  }
-  await next();
-};
+/** A limit per IP of its own for one kind of request, on top of the general one. */
+const perIpLimit =
+  (limiter: "signup" | "login", what: string): MiddlewareHandler<PlatformEnv> =>
+  async (c, next) => {
+    const { limiters, config } = c.var.deps;
+    const outcome = await consume(limiters[limiter], clientIp(c, config.trustProxy));
+    if (!outcome.allowed) {
+      setHeaders(c, outcome);
+      return c.json(
+        { detail: `Too many ${what} from this address. Expected available in ${outcome.retryAfter} seconds.` },
+        429,
+        { "Retry-After": String(outcome.retryAfter) },
+      );
+    }
+    await next();
+  };
+
+/** POST /signup's own limit per IP. */
+export const signupRateLimit = perIpLimit("signup", "signups");
+
+/** Password guesses per IP: session login and password change. */
+export const loginRateLimit = perIpLimit("login", "password attempts");

@@ -6,6 +6,7 @@
 // leaves a stale entry for that long at most. Money (balance, holds) is never cached here.
 import type { PlatformAgent, PrismaClient } from "@/server/generated/prisma/client";
 import type { KeyForAuth } from "../repositories/accounts";
+import type { SessionForAuth } from "../repositories/sessions";
 import type { Signals } from "./signals";
 
 export const HOT_CACHE_TTL_MS = 30_000;
@@ -75,7 +76,7 @@ export interface CachedEndUser {
   id: number;
 }
 
-const TOPIC = { key: "cache:key", endUser: "cache:end-user", agent: "cache:agent", account: "cache:account" } as const;
+const TOPIC = { key: "cache:key", sessions: "cache:sessions", endUser: "cache:end-user", agent: "cache:agent", account: "cache:account" } as const;
 
 export const endUserCacheKey = (accountId: number, userId: string) => `${accountId}:${userId}`;
 export const agentCacheKey = (accountId: number, agentId: number) => `${accountId}:${agentId}`;
@@ -83,6 +84,8 @@ export const agentCacheKey = (accountId: number, agentId: number) => `${accountI
 export interface HotCache {
   /** By key hash: the key and the account fields authentication reads. */
   keys: HotTable<KeyForAuth>;
+  /** By access-token hash: a browser session (services/sessions.ts). */
+  sessions: HotTable<SessionForAuth>;
   /** By endUserCacheKey: the end-user's row id. */
   endUsers: HotTable<CachedEndUser>;
   /** By agentCacheKey: the agent's row, whatever its scope and status (callers check both). */
@@ -92,6 +95,8 @@ export interface HotCache {
    * revoking response cannot reach the client before the signal reaches them.
    */
   keysChanged(hashes: readonly string[]): Promise<void>;
+  /** These people's sessions were revoked or changed; resolves once the other instances have been told. */
+  sessionsChanged(personIds: readonly number[]): Promise<void>;
   /** The end-user was written or deleted; with its row id, the agents scoped to it go too (a delete cascades). */
   endUserChanged(accountId: number, userId: string, rowId?: number): void;
   agentChanged(accountId: number, agentId: number): void;
@@ -111,10 +116,11 @@ export function createHotCache(signals: Signals): HotCache {
   const keys = new HotTable<KeyForAuth>((key) => key.accountId);
   const endUsers = new HotTable<CachedEndUser>((endUser) => endUser.accountId);
   const agents = new HotTable<PlatformAgent>((agent) => agent.accountId);
-  const tables = [keys, endUsers, agents];
+  const sessions = new HotTable<SessionForAuth>((session) => session.accountId);
+  const tables = [keys, endUsers, agents, sessions];
 
   // Payloads: a key hash; "<account>:<row id or empty>:<user_id, URI-encoded since signals flatten
-  // newlines>"; "<account>:<agent id>"; "<account>".
+  // newlines>"; "<account>:<agent id>"; "<account>"; a person's account id.
   const stops = [
     signals.subscribe(TOPIC.key, (hash) => keys.drop(hash)),
     signals.subscribe(TOPIC.endUser, (payload) => {
@@ -123,7 +129,12 @@ export function createHotCache(signals: Signals): HotCache {
       if (rowId !== "") agents.dropWhere((agent) => agent.endUserId === Number(rowId));
     }),
     signals.subscribe(TOPIC.agent, (payload) => agents.drop(payload)),
-    signals.subscribe(TOPIC.account, (payload) => tables.forEach((table) => table.dropAccount(Number(payload)))),
+    signals.subscribe(TOPIC.sessions, (payload) => sessions.dropWhere((session) => session.personId === Number(payload))),
+    signals.subscribe(TOPIC.account, (payload) => {
+      tables.forEach((table) => table.dropAccount(Number(payload)));
+      // A deleted person's sessions acting as other accounts go too.
+      sessions.dropWhere((session) => session.personId === Number(payload));
+    }),
     signals.onGap(() => tables.forEach((table) => table.clear())),
   ];
 
@@ -131,6 +142,11 @@ export function createHotCache(signals: Signals): HotCache {
     keys,
     endUsers,
     agents,
+    sessions,
+    sessionsChanged: (personIds) => {
+      personIds.forEach((personId) => signals.publish(TOPIC.sessions, String(personId)));
+      return signals.flushed();
+    },
     keysChanged: (hashes) => {
       hashes.forEach((hash) => signals.publish(TOPIC.key, hash));
       return signals.flushed();

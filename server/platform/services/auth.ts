@@ -6,10 +6,15 @@ import { findKeyForAuth, touchKey } from "../repositories/accounts";
 import { hashApiKey, isWellFormedApiKey } from "./api-keys";
 
 export interface AuthContext {
+  /** The account the request acts as. */
   accountId: number;
+  /** 0 for a session. */
   keyId: number;
+  /** "default" or "named" for a key, "session" for a browser session (services/sessions.ts). */
   keyKind: string;
   requireEndUserId: boolean;
+  /** Set for a session: who signed in (the account whose password it was) and their role in accountId. */
+  session?: { id: number; personId: number; role: "owner" | "admin" | "member" };
 }
 
 /** The account acting by itself, through no key: a trigger's fire starting a task's run. */

@@ -19,6 +19,7 @@ import approvalsExample from "@/docs/examples/client/run-approvals";
 import runRepliesExample from "@/docs/examples/client/run-replies";
 import runsExample from "@/docs/examples/client/runs";
 import settingsExample from "@/docs/examples/client/settings";
+import sessionsAndTeamsExample from "@/docs/examples/client/sessions-and-teams";
 import signupExample from "@/docs/examples/client/signup";
 import skillsExample from "@/docs/examples/client/skills";
 import usageExample from "@/docs/examples/client/usage";
@@ -83,6 +84,15 @@ describe("the examples, run", () => {
     expect(api_key).toMatch(/^sk_inlay_/);
     expect(rotated).toMatch(/^sk_inlay_/);
     expect(rotated).not.toBe(api_key);
+  });
+
+  it("sessions and teams", async () => {
+    const owner = await platform.signup();
+    const { team, invite, revoked } = await sessionsAndTeamsExample(platform.baseUrl, owner.email, `bea-${Date.now()}@example.test`);
+    expect(team).toMatchObject({ id: owner.id, role: "owner" });
+    expect(invite).toMatchObject({ org_id: owner.id, role: "admin", status: "pending" });
+    expect(revoked).toBe(1);
+    expect((await platform.call("/verify/status", { key: owner.key })).status).toBe(200);
   });
 
   it("agents", async () => {

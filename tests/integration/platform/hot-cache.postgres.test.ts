@@ -98,3 +98,55 @@ describe("agents and end-users across instances", () => {
     expect(memory.status).toBe(201);
   });
 });
+
+// Sessions (services/sessions.ts) are cached like keys: revoking sessions, changing the password or
+// removing a team member through A is refused by B.
+async function signIn(account: Account, orgId?: number) {
+  const { status, body } = await a.call("/account/sessions", {
+    body: { email: account.email, password: "correct-horse", org_id: orgId },
+  });
+  if (status !== 201) throw new Error(`POST /account/sessions: ${status} ${JSON.stringify(body)}`);
+  return body as { access_token: string };
+}
+
+describe("sessions across instances", () => {
+  it("sessions revoked through A are refused by B, whose cache held them", async () => {
+    const account = await a.signup();
+    const [one, two] = [await signIn(account), await signIn(account)];
+    expect((await whoAmI(b, two.access_token)).status).toBe(200);
+    expect((await b.runtime()).cache.sessions.size).toBeGreaterThan(0);
+
+    expect((await a.call("/account/sessions/revoke", { key: one.access_token, method: "POST" })).status).toBe(200);
+    expect((await within(() => whoAmI(b, two.access_token), (r) => r.status === 401)).status).toBe(401);
+    expect((await whoAmI(b, account.key)).status).toBe(200);
+  });
+
+  it("a password changed through A ends the sessions B held", async () => {
+    const account = await a.signup();
+    const session = await signIn(account);
+    expect((await whoAmI(b, session.access_token)).status).toBe(200);
+    const changed = await a.call("/account/password", {
+      key: account.key,
+      body: { current_password: "correct-horse", new_password: "battery-staple" },
+    });
+    expect(changed.status).toBe(200);
+    expect((await within(() => whoAmI(b, session.access_token), (r) => r.status === 401)).status).toBe(401);
+    expect((await whoAmI(b, changed.body.access_token)).status).toBe(200);
+  });
+
+  it("a member removed through A loses the team session B held", async () => {
+    const owner = await a.signup();
+    const member = await a.signup();
+    await a.call(`/teams/${owner.id}/invites`, { key: owner.key, body: { email: member.email } });
+    const mail = await a.database.prisma.platformMail.findFirst({ where: { to: member.email, kind: "team_invite" } });
+    const token = /"token": "([A-Za-z0-9_-]+)"/.exec(mail?.text ?? "")?.[1];
+    const joined = await a.call("/teams/invites/accept", { key: member.key, body: { token } });
+    expect(joined.status).toBe(200);
+    const memberId = joined.body.members.find((m: { account_id: number }) => m.account_id === member.id).id;
+
+    const session = await signIn(member, owner.id);
+    expect((await whoAmI(b, session.access_token)).status).toBe(200);
+    expect((await a.call(`/teams/${owner.id}/members/${memberId}`, { key: owner.key, method: "DELETE" })).status).toBe(204);
+    expect((await within(() => whoAmI(b, session.access_token), (r) => r.status === 401)).status).toBe(401);
+  });
+});

@@ -1,5 +1,6 @@
 // DELETE /account: delete the account and all its data; its keys stop working with it.
 import type { PlatformApp } from "../../context";
+import { requireAccountOwner } from "../../middleware/authenticate";
 import { deleteAccount } from "../../services/accounts";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
@@ -9,6 +10,7 @@ export const route = defineRoute({
   method: "delete",
   path: "/account",
   tags: ["accounts"],
+  before: [requireAccountOwner],
   summary: "Delete the account and all its data",
   responses: { 204: noContent },
 });

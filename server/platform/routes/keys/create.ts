@@ -1,6 +1,7 @@
 // POST /keys: create a named key; its secret is in this response and nowhere else, ever.
 import { ApiKeyWithSecret, CreateKeyRequest } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
+import { requireAccountOwner } from "../../middleware/authenticate";
 import { createNamedKey } from "../../services/keys";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
@@ -10,6 +11,7 @@ export const route = defineRoute({
   method: "post",
   path: "/keys",
   tags: ["keys"],
+  before: [requireAccountOwner],
   summary: "Create a named key",
   request: { body: jsonBody(CreateKeyRequest) },
   responses: { 201: json(ApiKeyWithSecret, "The new key, with its secret (shown once)") },

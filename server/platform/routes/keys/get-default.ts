@@ -1,6 +1,7 @@
 // GET /keys: the default key, without its secret.
 import { ApiKeyInfo } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
+import { requireAccountOwner } from "../../middleware/authenticate";
 import { getDefaultKey } from "../../services/keys";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
@@ -10,6 +11,7 @@ export const route = defineRoute({
   method: "get",
   path: "/keys",
   tags: ["keys"],
+  before: [requireAccountOwner],
   summary: "Info on the default key",
   responses: { 200: json(ApiKeyInfo, "The default key (never its secret)") },
 });

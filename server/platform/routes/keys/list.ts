@@ -2,6 +2,7 @@
 import { ApiKeyList } from "@/lib/schemas/accounts";
 import { PageQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
+import { requireAccountOwner } from "../../middleware/authenticate";
 import { listKeys } from "../../services/keys";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
@@ -11,6 +12,7 @@ export const route = defineRoute({
   method: "get",
   path: "/keys/all",
   tags: ["keys"],
+  before: [requireAccountOwner],
   summary: "List named keys",
   description:
     "Named keys that are not revoked, oldest first. Expired keys stay listed (expires_at in the past) " +

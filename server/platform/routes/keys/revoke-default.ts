@@ -1,5 +1,6 @@
 // DELETE /keys: revoke the default key; it stops authenticating on its next request.
 import type { PlatformApp } from "../../context";
+import { requireAccountOwner } from "../../middleware/authenticate";
 import { deleteDefaultKey } from "../../services/keys";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
@@ -9,6 +10,7 @@ export const route = defineRoute({
   method: "delete",
   path: "/keys",
   tags: ["keys"],
+  before: [requireAccountOwner],
   summary: "Revoke the default key",
   responses: { 204: noContent },
 });

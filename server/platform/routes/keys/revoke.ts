@@ -1,6 +1,7 @@
 // DELETE /keys/{key_id}: revoke one named key; it stops authenticating on its next request.
 import { KeyIdParam } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
+import { requireAccountOwner } from "../../middleware/authenticate";
 import { deleteNamedKey } from "../../services/keys";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
@@ -10,6 +11,7 @@ export const route = defineRoute({
   method: "delete",
   path: "/keys/{key_id}",
   tags: ["keys"],
+  before: [requireAccountOwner],
   summary: "Revoke a named key",
   request: { params: KeyIdParam },
   responses: { 204: noContent },

@@ -1,6 +1,7 @@
 // POST /keys/rotate: replace the default key (or mint one if there is none); the old one stops at once.
 import { ApiKeyWithSecret } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
+import { requireAccountOwner } from "../../middleware/authenticate";
 import { rotateDefaultKey } from "../../services/keys";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
@@ -10,6 +11,7 @@ export const route = defineRoute({
   method: "post",
   path: "/keys/rotate",
   tags: ["keys"],
+  before: [requireAccountOwner],
   summary: "Rotate the default key",
   description: "Revokes the current default key, if any, and returns its replacement with the secret (shown once).",
   responses: { 200: json(ApiKeyWithSecret, "The new default key, with its secret (shown once)") },

@@ -2,6 +2,7 @@
 import { ApiKeyWithSecret, KeyIdParam } from "@/lib/schemas/accounts";
 import { ErrorEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
+import { requireAccountOwner } from "../../middleware/authenticate";
 import { rotateNamedKey } from "../../services/keys";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
@@ -11,6 +12,7 @@ export const route = defineRoute({
   method: "post",
   path: "/keys/{key_id}/rotate",
   tags: ["keys"],
+  before: [requireAccountOwner],
   summary: "Rotate a named key",
   description:
     "Revokes the key and returns its successor under a new id, with the same name and the same " +
