@@ -116,6 +116,10 @@ export const Agent = z
       description: "The inbox's address while email_inbox is on (mail from allowed_senders starts a run); else null",
     }),
     webhook_enabled: z.boolean(),
+    webhook_url: z.string().optional().meta({
+      description:
+        "Only in the answer that issues the webhook (POST /agents with webhook: true, PATCH /agents/{id}/webhook giving the first or a rotated URL): the URL whose POSTs start a run of the agent, shown this once",
+    }),
     template: z.string().nullable(),
     template_linked: z.boolean(),
     group_id: z.number().int().nullable(),
@@ -123,6 +127,15 @@ export const Agent = z
     display_order: z.number().int().nullable(),
   })
   .meta({ id: "Agent" });
+
+/** PATCH /agents/{id}/webhook. */
+export const AgentWebhookUpdate = z.object({
+  enabled: z.boolean().meta({ description: "true resumes (and gives an agent without a webhook its URL, shown once), false pauses" }),
+  rotate: z.boolean().optional().meta({ description: "Inlay extension: true replaces the URL with a new one, shown once; the old one stops working" }),
+});
+
+/** The inbound call's path: the token, whatever it looks like (a wrong one is a 404, not a 422). */
+export const AgentWebhookTokenParam = z.object({ token: z.string().max(512) });
 
 /** The `fields=summary` projection. */
 export const AgentSummary = Agent.omit({

@@ -35,6 +35,9 @@ import * as enableAgentEmailInbox from "./routes/agents/enable-email-inbox";
 import * as disableAgentEmailInbox from "./routes/agents/disable-email-inbox";
 import * as enableAgentFetchmail from "./routes/agents/enable-fetchmail";
 import * as disableAgentFetchmail from "./routes/agents/disable-fetchmail";
+// agents: webhook, chat channel, repositories
+import * as updateAgentWebhook from "./routes/agents/update-webhook";
+import * as receiveAgentWebhook from "./routes/agent-webhooks/receive";
 import * as enableTeammateEmailInbox from "./routes/teammates/enable-email-inbox";
 import * as disableTeammateEmailInbox from "./routes/teammates/disable-email-inbox";
 import * as agentTemplates from "./routes/catalog/agent-templates";
@@ -225,6 +228,9 @@ const operations: { register(app: PlatformApp): void }[] = [
   disableAgentEmailInbox,
   enableAgentFetchmail,
   disableAgentFetchmail,
+  // agents: webhook, chat channel, repositories
+  updateAgentWebhook,
+  receiveAgentWebhook,
   enableTeammateEmailInbox,
   disableTeammateEmailInbox,
   models,

@@ -155,3 +155,7 @@ export async function withOwner(prisma: PrismaClient, row: PlatformAgent | null)
       : await prisma.platformEndUser.findUnique({ where: { id: row.endUserId }, select: { externalId: true } });
   return { ...row, endUser };
 }
+
+/** The agent whose inbound webhook token hashes to `tokenHash` (any account, any status); null when none. */
+export const findAgentByWebhookHash = (prisma: PrismaClient, tokenHash: string) =>
+  prisma.platformAgent.findUnique({ where: { webhookTokenHash: tokenHash }, select: { id: true, accountId: true } });

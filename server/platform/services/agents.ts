@@ -47,6 +47,7 @@ import { toPage } from "./pagination";
 import type { Scope } from "./scope";
 import { emailSettings, newInboxAddress } from "./email-addresses";
 import { ensureSelfReviewTask, stopSelfReview } from "./self-improvement";
+import { issueAgentWebhook } from "./agent-webhooks";
 
 export interface AgentServiceContext extends DataContext {
   config: PlatformConfig;
@@ -184,10 +185,6 @@ async function checkChannelsFree(ctx: AgentServiceContext, accountId: number, ch
   }
 }
 
-function notAvailable(field: string, what: string) {
-  return invalid(field, `${what} is not available on this platform yet`, "feature_not_available");
-}
-
 // ---------------------------------------------------------------------------------------------
 // Operations
 
@@ -217,7 +214,16 @@ function templateFields(template: AgentTemplate, input: CreateInput) {
   return { name: template.name, instructions: template.instructions, role: template.role, goals: template.goals, memories };
 }
 
-export async function createAgent(ctx: AgentServiceContext & { jobs?: JobQueue }, scope: Scope, input: CreateInput): Promise<AgentOut> {
+/**
+ * POST /agents (and /teammates, and POST /runs creating its agent). With `webhook: true` the agent's
+ * webhook URL (built on `baseUrl`) is in the answer, this once (services/agent-webhooks.ts).
+ */
+export async function createAgent(
+  ctx: AgentServiceContext & { jobs?: JobQueue },
+  scope: Scope,
+  input: CreateInput,
+  baseUrl?: string,
+): Promise<AgentOut & { webhook_url?: string }> {
   let fromTemplate: ReturnType<typeof templateFields> | undefined;
   if (input.from_template !== undefined) {
     const template = findTemplate(input.from_template);
@@ -228,7 +234,6 @@ export async function createAgent(ctx: AgentServiceContext & { jobs?: JobQueue }
       if (input[field] !== undefined) throw invalid(field, "is only accepted with from_template");
     }
   }
-  if (input.webhook) throw notAvailable("webhook", "the agent webhook trigger");
   checkBridge(input.bridge_id);
   checkGroup(input.group_id);
   checkBuiltInTools(input.disabled_builtin_tools ?? []);
@@ -264,6 +269,13 @@ export async function createAgent(ctx: AgentServiceContext & { jobs?: JobQueue }
   };
   // email_inbox: true gives the agent its inbox address at once (services/email-addresses.ts).
   if (input.email_inbox) Object.assign(data, { emailInbox: true, emailAddress: newInboxAddress(emailSettings(ctx.config).domain, data.name) });
+  let webhookUrl: string | undefined;
+  if (input.webhook) {
+    if (baseUrl === undefined) throw new Error("createAgent: webhook: true needs the API's base URL");
+    const issued = issueAgentWebhook(baseUrl);
+    Object.assign(data, issued.data);
+    webhookUrl = issued.url;
+  }
   const row = await ctx.prisma.$transaction(async (tx) => {
     const created = await insertAgent(tx as PrismaClient, scope, data);
     if (fromTemplate && fromTemplate.memories.length > 0) {
@@ -272,7 +284,7 @@ export async function createAgent(ctx: AgentServiceContext & { jobs?: JobQueue }
     return created;
   });
   if (row.enableSelfImprovement === true) await ensureSelfReviewTask(withJobs(ctx), row);
-  return toAgent(row);
+  return webhookUrl === undefined ? toAgent(row) : { ...toAgent(row), webhook_url: webhookUrl };
 }
 
 function withJobs(ctx: AgentServiceContext & { jobs?: JobQueue }): AgentWriteContext {
@@ -303,7 +315,7 @@ export async function findAccountAgent(ctx: DataContext, accountId: number, id: 
 }
 
 /** Every change to an agent row goes through here, so every instance drops its copy once it is written. */
-async function updateAgent(ctx: DataContext, agent: AgentRow, data: Prisma.PlatformAgentUncheckedUpdateInput) {
+export async function updateAgent(ctx: DataContext, agent: AgentRow, data: Prisma.PlatformAgentUncheckedUpdateInput) {
   try {
     return await updateAgentRow(ctx.prisma, agent.id, data);
   } finally {
@@ -312,7 +324,8 @@ async function updateAgent(ctx: DataContext, agent: AgentRow, data: Prisma.Platf
   }
 }
 
-async function loadAgent(ctx: AgentServiceContext, scope: Scope, id: number, options: { includeArchived?: boolean } = {}) {
+/** The agent `id` as the scope sees it, not archived unless asked: else 404. */
+export async function loadAgent(ctx: DataContext, scope: Scope, id: number, options: { includeArchived?: boolean } = {}) {
   const row = await findScopedAgent(ctx, scope, id, options);
   if (!row) throw notFound(id);
   return row;
