@@ -169,3 +169,183 @@ describe("agent webhook", () => {
     expect(response.status).toBe(413);
   });
 });
+
+describe("agent repositories", () => {
+  let connected: Account;
+  let connectionId: string;
+
+  beforeAll(async () => {
+    connected = await platform.signup({ require_end_user_id: false });
+    // The account-level code-host connection a binding needs (the OAuth flow itself: apps.test.ts).
+    connectionId = `conn_repos_${connected.id}`;
+    await prisma().platformAppConnection.create({
+      data: { id: connectionId, accountId: connected.id, endUserId: null, app: "codehost", authKind: "oauth2", status: "active" },
+    });
+  });
+
+  const repoCall = (path: string, options: { method?: string; key?: string | null; body?: unknown; query?: Record<string, string> } = {}) =>
+    platform.call(path, { method: options.method ?? "GET", key: options.key === undefined ? connected.key : options.key, body: options.body, query: options.query });
+
+  async function bound(name = `octo/repo-${++counter}`) {
+    const agent = await newAgent({}, { key: connected.key });
+    const repo = await repoCall(`/agents/${agent.id}/repos`, { method: "POST", body: { repo_full_name: name } });
+    expect(repo.status).toBe(201);
+    return { agent, repo: repo.body };
+  }
+
+  it("binds a repository (201, mode trusted by default), lists it, re-binds (200) keeping or changing the mode", async () => {
+    const agent = await newAgent({}, { key: connected.key });
+    const created = await repoCall(`/agents/${agent.id}/repos`, { method: "POST", body: { repo_full_name: "octo/hello-world" } });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      id: expect.any(Number),
+      agent_id: agent.id,
+      repo_full_name: "octo/hello-world",
+      mode: "trusted",
+      connection_id: connectionId,
+      env_keys: [],
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    const changed = await repoCall(`/agents/${agent.id}/repos`, { method: "POST", body: { repo_full_name: "octo/hello-world", mode: "review" } });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ id: created.body.id, mode: "review" });
+    const kept = await repoCall(`/agents/${agent.id}/repos`, { method: "POST", body: { repo_full_name: "octo/hello-world" } });
+    expect(kept.body).toMatchObject({ id: created.body.id, mode: "review" });
+    await repoCall(`/agents/${agent.id}/repos`, { method: "POST", body: { repo_full_name: "octo/second" } });
+    const listed = await repoCall(`/agents/${agent.id}/repos`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((repo: { repo_full_name: string }) => repo.repo_full_name)).toEqual(["octo/hello-world", "octo/second"]);
+    const paged = await repoCall(`/agents/${agent.id}/repos`, { query: { limit: "1" } });
+    expect(paged.body).toMatchObject({ has_more: true, data: [{ repo_full_name: "octo/hello-world" }] });
+    const next = await repoCall(`/agents/${agent.id}/repos`, { query: { limit: "1", starting_after: String(created.body.id) } });
+    expect(next.body).toMatchObject({ has_more: false, data: [{ repo_full_name: "octo/second" }] });
+  });
+
+  it("needs an active account-level code-host connection (422 app_not_connected)", async () => {
+    const agent = await newAgent();
+    const refused = await platform.call(`/agents/${agent.id}/repos`, { key: account.key, body: { repo_full_name: "octo/x" } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.error_code).toBe("app_not_connected");
+    // An end-user's connection does not count.
+    const endUser = await prisma().platformEndUser.create({ data: { accountId: account.id, externalId: freshUser() } });
+    await prisma().platformAppConnection.create({
+      data: { id: `conn_enduser_${account.id}`, accountId: account.id, endUserId: endUser.id, app: "codehost", authKind: "oauth2", status: "active" },
+    });
+    expect((await platform.call(`/agents/${agent.id}/repos`, { key: account.key, body: { repo_full_name: "octo/x" } })).status).toBe(422);
+    expect(await prisma().platformAgentRepo.count({ where: { agentId: agent.id } })).toBe(0);
+  });
+
+  it("validates repo_full_name and mode (422 naming the field)", async () => {
+    const agent = await newAgent({}, { key: connected.key });
+    for (const body of [{}, { repo_full_name: "no-slash" }, { repo_full_name: "a/b/c" }, { repo_full_name: `o/${"r".repeat(200)}` }]) {
+      const response = await repoCall(`/agents/${agent.id}/repos`, { method: "POST", body });
+      expect(response.status).toBe(422);
+      expect(response.body.error.details.fields[0].field).toBe("repo_full_name");
+    }
+    const mode = await repoCall(`/agents/${agent.id}/repos`, { method: "POST", body: { repo_full_name: "o/r", mode: "Not A Mode" } });
+    expect(mode.status).toBe(422);
+    expect(mode.body.error.details.fields[0].field).toBe("mode");
+  });
+
+  it("is account-scoped: user_id is refused, an end-user's agent and another account's are 404", async () => {
+    const { agent, repo } = await bound();
+    const scoped = await repoCall(`/agents/${agent.id}/repos`, { query: { user_id: "someone" } });
+    expect(scoped.status).toBe(400);
+    expect(scoped.body.error.error_code).toBe("unknown_query_parameter");
+    const endUserAgent = await newAgent({}, { key: connected.key, userId: freshUser() });
+    expect((await repoCall(`/agents/${endUserAgent.id}/repos`, { method: "POST", body: { repo_full_name: "o/r" } })).status).toBe(404);
+    expect((await repoCall(`/agents/${endUserAgent.id}/repos`)).status).toBe(404);
+    const paths: [string, string, unknown?][] = [
+      ["POST", `/agents/${agent.id}/repos`, { repo_full_name: "o/r" }],
+      ["GET", `/agents/${agent.id}/repos`],
+      ["DELETE", `/agents/${agent.id}/repos/${repo.id}`],
+      ["GET", `/agents/${agent.id}/repos/${repo.id}/env`],
+      ["PUT", `/agents/${agent.id}/repos/${repo.id}/env`, { env: { TOKEN: "12345678" } }],
+      ["DELETE", `/agents/${agent.id}/repos/${repo.id}/env/TOKEN`],
+      ["POST", `/agents/${agent.id}/repos/${repo.id}/approve-commands`, { commands_digest: "abc" }],
+      ["DELETE", `/agents/${agent.id}/repos/${repo.id}/commands`],
+    ];
+    for (const [method, path, body] of paths) {
+      expect((await repoCall(path, { method, key: other.key, body })).status).toBe(404);
+      expect((await repoCall(path, { method, key: null, body })).status).toBe(401);
+    }
+    // Another agent's repo id under this agent is 404 too.
+    const { agent: second } = await bound();
+    expect((await repoCall(`/agents/${second.id}/repos/${repo.id}/env`)).status).toBe(404);
+    expect((await repoCall(`/agents/${agent.id}/repos/${repo.id}/env`)).body).toMatchObject({ repo_id: repo.id, keys: [] });
+  });
+
+  it("PUT env replaces the set, values sealed and never returned; GET shows names; DELETE one key", async () => {
+    const { agent, repo } = await bound();
+    const base = `/agents/${agent.id}/repos/${repo.id}/env`;
+    const secret = "s3cret-value-that-is-long";
+    const put = await repoCall(base, { method: "PUT", body: { env: { API_TOKEN: secret, OTHER: "x".repeat(8192) } } });
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({ repo_id: repo.id, keys: ["API_TOKEN", "OTHER"], updated_at: expect.any(String) });
+    const row = await prisma().platformAgentRepo.findUniqueOrThrow({ where: { id: repo.id } });
+    expect(row.envSealed).not.toBeNull();
+    expect(row.envSealed).not.toContain(secret);
+    for (const path of [base, `/agents/${agent.id}/repos`]) {
+      const read = await repoCall(path);
+      expect(JSON.stringify(read.body)).not.toContain(secret);
+    }
+    expect((await repoCall(`/agents/${agent.id}/repos`)).body.data[0].env_keys).toEqual(["API_TOKEN", "OTHER"]);
+    // Replaces: OTHER goes.
+    const replaced = await repoCall(base, { method: "PUT", body: { env: { API_TOKEN: secret, NEW_KEY: "abcdefgh" } } });
+    expect(replaced.body.keys).toEqual(["API_TOKEN", "NEW_KEY"]);
+    expect((await repoCall(`${base}/NEW_KEY`, { method: "DELETE" })).status).toBe(204);
+    expect((await repoCall(`${base}/NEW_KEY`, { method: "DELETE" })).status).toBe(404);
+    expect((await repoCall(base)).body.keys).toEqual(["API_TOKEN"]);
+    expect((await repoCall(`${base}/API_TOKEN`, { method: "DELETE" })).status).toBe(204);
+    expect((await prisma().platformAgentRepo.findUniqueOrThrow({ where: { id: repo.id } })).envSealed).toBeNull();
+    // An empty set clears it too.
+    await repoCall(base, { method: "PUT", body: { env: { A_KEY: "abcdefgh" } } });
+    expect((await repoCall(base, { method: "PUT", body: { env: {} } })).body.keys).toEqual([]);
+  });
+
+  it("env values are 8-8192 characters, keys variable names, at most 100 (422 naming the field)", async () => {
+    const { agent, repo } = await bound();
+    const base = `/agents/${agent.id}/repos/${repo.id}/env`;
+    const tooMany = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`K${i}`, "abcdefgh"]));
+    const cases: [unknown, string][] = [
+      [{ env: { SHORT: "1234567" } }, "env.SHORT"],
+      [{ env: { LONG: "x".repeat(8193) } }, "env.LONG"],
+      [{ env: { "1BAD": "abcdefgh" } }, "env.1BAD"],
+      [{ env: { "has-dash": "abcdefgh" } }, "env.has-dash"],
+      [{ env: tooMany }, "env"],
+      [{}, "env"],
+      [{ env: { NUM: 12345678 } }, "env.NUM"],
+    ];
+    for (const [body, field] of cases) {
+      const response = await repoCall(base, { method: "PUT", body });
+      expect(response.status, JSON.stringify(body).slice(0, 80)).toBe(422);
+      expect(response.body.error.details.fields.map((entry: { field: string }) => entry.field)).toContain(field);
+    }
+    expect((await repoCall(base, { method: "PUT", body: { env: { EXACT_MIN: "12345678" } } })).status).toBe(200);
+    expect((await repoCall(base, { method: "PUT", body: { env: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`K${i}`, "abcdefgh"])) } })).status).toBe(200);
+  });
+
+  it("DELETE unbinds (204; then 404), its env with it", async () => {
+    const { agent, repo } = await bound();
+    await repoCall(`/agents/${agent.id}/repos/${repo.id}/env`, { method: "PUT", body: { env: { TOKEN: "abcdefgh" } } });
+    expect((await repoCall(`/agents/${agent.id}/repos/${repo.id}`, { method: "DELETE" })).status).toBe(204);
+    expect((await repoCall(`/agents/${agent.id}/repos/${repo.id}`, { method: "DELETE" })).status).toBe(404);
+    expect((await repoCall(`/agents/${agent.id}/repos/${repo.id}/env`)).status).toBe(404);
+    expect(await prisma().platformAgentRepo.count({ where: { id: repo.id } })).toBe(0);
+  });
+
+  it("approve-commands and DELETE …/commands are not built: 422 feature_not_available (after the 404s)", async () => {
+    const { agent, repo } = await bound();
+    const approve = await repoCall(`/agents/${agent.id}/repos/${repo.id}/approve-commands`, { method: "POST", body: { commands_digest: "sha256:abc" } });
+    expect(approve.status).toBe(422);
+    expect(approve.body.error.error_code).toBe("feature_not_available");
+    const missing = await repoCall(`/agents/${agent.id}/repos/${repo.id}/approve-commands`, { method: "POST", body: {} });
+    expect(missing.status).toBe(422);
+    expect(missing.body.error.details.fields[0].field).toBe("commands_digest");
+    const clear = await repoCall(`/agents/${agent.id}/repos/${repo.id}/commands`, { method: "DELETE" });
+    expect(clear.status).toBe(422);
+    expect(clear.body.error.error_code).toBe("feature_not_available");
+    expect((await repoCall(`/agents/${agent.id}/repos/999999/commands`, { method: "DELETE" })).status).toBe(404);
+  });
+});
