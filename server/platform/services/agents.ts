@@ -48,6 +48,8 @@ import type { Scope } from "./scope";
 import { emailSettings, newInboxAddress } from "./email-addresses";
 import { ensureSelfReviewTask, stopSelfReview } from "./self-improvement";
 import { issueAgentWebhook } from "./agent-webhooks";
+import { seedTemplateTasks } from "./template-tasks";
+import { enqueueFire } from "../jobs/trigger-fires";
 
 export interface AgentServiceContext extends DataContext {
   config: PlatformConfig;
@@ -211,7 +213,7 @@ function templateFields(template: AgentTemplate, input: CreateInput) {
     const answer = input.onboarding_answers?.[question.key];
     return answer === undefined || answer === null || answer === "" ? [] : [`${question.label} ${String(answer)}`];
   });
-  return { name: template.name, instructions: template.instructions, role: template.role, goals: template.goals, memories };
+  return { template, name: template.name, instructions: template.instructions, role: template.role, goals: template.goals, memories };
 }
 
 /**
@@ -276,13 +278,15 @@ export async function createAgent(
     Object.assign(data, issued.data);
     webhookUrl = issued.url;
   }
-  const row = await ctx.prisma.$transaction(async (tx) => {
+  const { row, triggers } = await ctx.prisma.$transaction(async (tx) => {
     const created = await insertAgent(tx as PrismaClient, scope, data);
-    if (fromTemplate && fromTemplate.memories.length > 0) {
+    if (!fromTemplate) return { row: created, triggers: [] };
+    if (fromTemplate.memories.length > 0) {
       await createOnboardingMemories(tx as PrismaClient, scope, created.id, fromTemplate.memories);
     }
-    return created;
+    return { row: created, triggers: await seedTemplateTasks(tx as PrismaClient, created, fromTemplate.template, input) };
   });
+  for (const trigger of triggers) await enqueueFire(withJobs(ctx).jobs, trigger);
   if (row.enableSelfImprovement === true) await ensureSelfReviewTask(withJobs(ctx), row);
   return webhookUrl === undefined ? toAgent(row) : { ...toAgent(row), webhook_url: webhookUrl };
 }

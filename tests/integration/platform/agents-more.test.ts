@@ -349,3 +349,88 @@ describe("agent repositories", () => {
     expect((await repoCall(`/agents/${agent.id}/repos/999999/commands`, { method: "DELETE" })).status).toBe(404);
   });
 });
+
+describe("from_template tasks and onboarding memories", () => {
+  const tasksOf = (agentId: number) =>
+    prisma().platformTask.findMany({ where: { agentId }, include: { triggers: true }, orderBy: { id: "asc" } });
+
+  it("seeds every default task (with its schedule) and every bootstrap task (due once, now) when no slugs are given", async () => {
+    const before = Date.now();
+    const agent = await newAgentFromTemplate({ from_template: "customer-support" });
+    const tasks = await tasksOf(agent.id);
+    expect(tasks.map((task) => task.name)).toEqual(["Weekly FAQ review", "Learn the product"]);
+    const [weekly, bootstrap] = tasks;
+    expect(weekly!.triggers).toEqual([expect.objectContaining({ type: "schedule", cron: "0 9 * * 1", runAt: null })]);
+    expect(bootstrap!.triggers).toEqual([expect.objectContaining({ type: "schedule", cron: null, runAt: expect.any(Date) })]);
+    expect(bootstrap!.triggers[0]!.runAt!.getTime()).toBeGreaterThanOrEqual(before - 1000);
+    // The tasks are the agent's, in its scope, listed by GET /tasks.
+    const listed = await platform.call("/tasks", { key: account.key, query: { limit: 100 } });
+    expect(listed.body.data.filter((task: { teammate_id: number }) => task.teammate_id === agent.id)).toHaveLength(2);
+  });
+
+  it("the bootstrap task runs once", async () => {
+    await platform.runtime();
+    const agent = await newAgentFromTemplate({ from_template: "customer-support", enabled_task_slugs: [] });
+    const [bootstrap] = await tasksOf(agent.id);
+    expect(bootstrap!.name).toBe("Learn the product");
+    let runs = 0;
+    for (let i = 0; i < 400 && runs === 0; i++) {
+      runs = await prisma().platformRun.count({ where: { taskId: bootstrap!.id } });
+      if (runs === 0) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(runs).toBe(1);
+    const trigger = await prisma().platformTaskTrigger.findFirstOrThrow({ where: { taskId: bootstrap!.id } });
+    expect(trigger.nextRunAt).toBeNull();
+  });
+
+  it("enabled_task_slugs and enabled_bootstrap_slugs pick which; [] seeds none of that kind", async () => {
+    const none = await newAgentFromTemplate({ from_template: "customer-support", enabled_task_slugs: [], enabled_bootstrap_slugs: [] });
+    expect(await tasksOf(none.id)).toEqual([]);
+    const onlyDefault = await newAgentFromTemplate({
+      from_template: "customer-support",
+      enabled_task_slugs: ["weekly-faq-review"],
+      enabled_bootstrap_slugs: [],
+    });
+    expect((await tasksOf(onlyDefault.id)).map((task) => task.name)).toEqual(["Weekly FAQ review"]);
+  });
+
+  it("seeds in the agent's end-user scope; a refused create seeds nothing", async () => {
+    const owner = freshUser();
+    const agent = await newAgentFromTemplate({ from_template: "customer-support", user_id: owner });
+    const tasks = await tasksOf(agent.id);
+    expect(tasks).toHaveLength(2);
+    const endUser = await prisma().platformEndUser.findFirstOrThrow({ where: { accountId: account.id, externalId: owner } });
+    expect(tasks.every((task) => task.endUserId === endUser.id)).toBe(true);
+    const countBefore = await prisma().platformTask.count({ where: { accountId: account.id } });
+    const refused = await platform.call("/agents", { key: account.key, body: { from_template: "customer-support", enabled_bootstrap_slugs: ["bogus"] } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.details.field).toBe("enabled_bootstrap_slugs");
+    expect(await prisma().platformTask.count({ where: { accountId: account.id } })).toBe(countBefore);
+  });
+
+  it("onboarding answers become memories of the agent's scope (account level without user_id); unknown keys ignored", async () => {
+    const agent = await newAgentFromTemplate({
+      from_template: "customer-support",
+      onboarding_answers: { product_name: "Gizmo-9", unknown_key: "never stored" },
+      enabled_task_slugs: [],
+      enabled_bootstrap_slugs: [],
+    });
+    // GET /memories needs a user_id, so the account-level rows are read here and through the prompt.
+    const rows = await prisma().platformMemory.findMany({ where: { agentId: agent.id } });
+    expect(rows.map((row) => [row.content, row.endUserId, row.source])).toEqual([["What is your product called? Gizmo-9", null, "onboarding"]]);
+    const prompt = await platform.call(`/agents/${agent.id}/system-prompt`, { key: account.key });
+    expect(prompt.body.prompt).toContain("What is your product called? Gizmo-9");
+    expect(prompt.body.prompt).not.toContain("never stored");
+    // An end-user's memories do not include them.
+    const endUserView = await platform.call("/memories", { key: account.key, query: { user_id: freshUser() } });
+    expect(endUserView.status).toBe(200);
+    expect(JSON.stringify(endUserView.body)).not.toContain("Gizmo-9");
+    expect(agent.template).toBe("customer-support");
+  });
+});
+
+async function newAgentFromTemplate(body: Record<string, unknown>) {
+  const response = await platform.call("/agents", { key: account.key, body });
+  if (response.status !== 201) throw new Error(`POST /agents: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
+}
