@@ -1,5 +1,6 @@
 // Agents (and the earlier teammate form): request and response contracts.
 import { z } from "zod";
+import { ChatChannel } from "./apps";
 import { BoundedMetadata, IntId, Metadata, PageQuery, QueryBoolean, Timestamp, UserId } from "./common";
 
 export const PermissionMode = z.enum(["autonomous", "approval", "plan"]);
@@ -136,6 +137,11 @@ export const AgentWebhookUpdate = z.object({
 
 /** The inbound call's path: the token, whatever it looks like (a wrong one is a 404, not a 422). */
 export const AgentWebhookTokenParam = z.object({ token: z.string().max(512) });
+
+/** POST /agents/{id}/chat-channel: the channel made and the agent it is now bound to. */
+export const AgentChatChannel = z
+  .object({ channel: ChatChannel, agent: Agent })
+  .meta({ id: "AgentChatChannel" });
 
 /** The `fields=summary` projection. */
 export const AgentSummary = Agent.omit({

@@ -37,6 +37,7 @@ import * as enableAgentFetchmail from "./routes/agents/enable-fetchmail";
 import * as disableAgentFetchmail from "./routes/agents/disable-fetchmail";
 // agents: webhook, chat channel, repositories
 import * as updateAgentWebhook from "./routes/agents/update-webhook";
+import * as createAgentChatChannel from "./routes/agents/create-chat-channel";
 import * as receiveAgentWebhook from "./routes/agent-webhooks/receive";
 import * as bindAgentRepo from "./routes/agent-repos/bind";
 import * as listAgentRepos from "./routes/agent-repos/list";
@@ -239,6 +240,7 @@ const operations: { register(app: PlatformApp): void }[] = [
   // agents: webhook, chat channel, repositories
   updateAgentWebhook,
   receiveAgentWebhook,
+  createAgentChatChannel,
   bindAgentRepo,
   listAgentRepos,
   unbindAgentRepo,

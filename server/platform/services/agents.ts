@@ -49,6 +49,8 @@ import { emailSettings, newInboxAddress } from "./email-addresses";
 import { ensureSelfReviewTask, stopSelfReview } from "./self-improvement";
 import { issueAgentWebhook } from "./agent-webhooks";
 import { seedTemplateTasks } from "./template-tasks";
+import { CHAT_APP, createChatChannel } from "./app-chat";
+import type { AuthContext } from "./auth";
 import { enqueueFire } from "../jobs/trigger-fires";
 
 export interface AgentServiceContext extends DataContext {
@@ -436,6 +438,23 @@ export async function patchAgent(ctx: AgentWriteContext, scope: Scope, id: numbe
   if (isOn && !wasOn) await ensureSelfReviewTask(ctx, updated);
   if (wasOn && !isOn) await stopSelfReview(ctx, updated);
   return toAgent(updated);
+}
+
+/**
+ * POST /agents/{id}/chat-channel: a new public channel in the account's chat workspace (through its
+ * account-level chat connection, services/app-chat.ts), named after the agent, and bound to the agent
+ * (added to its chat_channels, the one agent of that channel). 404 for an agent out of reach, 422
+ * app_not_connected without the connection.
+ */
+export async function createAgentChatChannel(ctx: AgentServiceContext, auth: AuthContext, scope: Scope, id: number) {
+  const row = await loadAgent(ctx, scope, id);
+  // Slack's channel names: lower case, letters, digits, - and _, at most 80 characters.
+  const name = row.name.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 80) || `agent-${row.id}`;
+  const channel = await createChatChannel(ctx, auth, CHAT_APP, name);
+  const current = Array.isArray(row.chatChannels) ? (row.chatChannels as Prisma.InputJsonArray) : [];
+  await checkChannelsFree(ctx, scope.accountId, [channel.id], row.id);
+  const agent = toAgent(await updateAgent(ctx, row, { chatChannels: [...current, channel.id] }));
+  return { channel, agent };
 }
 
 export async function archiveAgent(ctx: AgentServiceContext, scope: Scope, id: number): Promise<void> {

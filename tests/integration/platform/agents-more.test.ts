@@ -4,20 +4,31 @@
 // display_order, visibility, group_id, and from_template's tasks and onboarding memories; every limit
 // and isolation (another account, another end-user: 404).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sealCredentials } from "@/server/platform/services/app-credentials";
+import { startChatFake, type ChatFake } from "../../helpers/app-fakes";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;
 let account: Account;
 let other: Account;
+let chat: ChatFake;
 
 const prisma = () => platform.database.prisma;
+/** The access token of the chat connection the tests store (the chat fake accepts only it). */
+const CHAT_TOKEN = "chat-access-token";
 
 beforeAll(async () => {
-  platform = await startPlatform();
+  chat = await startChatFake({ validAccessToken: async (token) => (token === CHAT_TOKEN ? { accountId: "octo", scopes: [] } : null) });
+  platform = await startPlatform({
+    apps: { overrides: { chat: { clientId: "chat-client", clientSecret: "chat-secret", apiBaseUrl: chat.baseUrl } } },
+  });
   account = await platform.signup({ require_end_user_id: false });
   other = await platform.signup({ require_end_user_id: false });
 });
-afterAll(() => platform.close());
+afterAll(async () => {
+  await platform.close();
+  await chat.close();
+});
 
 let counter = 0;
 const freshUser = () => `more-user-${++counter}`;
@@ -434,3 +445,69 @@ async function newAgentFromTemplate(body: Record<string, unknown>) {
   if (response.status !== 201) throw new Error(`POST /agents: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
 }
+
+describe("POST /agents/{agent_id}/chat-channel", () => {
+  let chatAccount: Account;
+
+  beforeAll(async () => {
+    chatAccount = await platform.signup({ require_end_user_id: false });
+    // The account-level chat connection (its OAuth flow: apps.test.ts), with a token the fake accepts.
+    await prisma().platformAppConnection.create({
+      data: {
+        id: `conn_chat_${chatAccount.id}`,
+        accountId: chatAccount.id,
+        endUserId: null,
+        app: "chat",
+        authKind: "oauth2",
+        status: "active",
+        options: { team_id: "T0001", team: "Acme" },
+        credentialsSealed: sealCredentials(platform.config, { kind: "oauth2", access_token: CHAT_TOKEN, token_type: "Bearer" }),
+      },
+    });
+  });
+
+  it("creates a channel named after the agent in the workspace and binds it (201)", async () => {
+    const agent = await newAgent({ name: "Release Notes Bot!", chat_channels: ["C-old"] }, { key: chatAccount.key });
+    const response = await platform.call(`/agents/${agent.id}/chat-channel`, { method: "POST", key: chatAccount.key });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    expect(response.body.channel).toEqual({ id: expect.stringMatching(/^C\d{4}$/), name: "release-notes-bot", is_private: false, team_id: "T0001" });
+    expect(response.body.agent).toMatchObject({ id: agent.id, chat_channels: ["C-old", response.body.channel.id], inbound_chat_enabled: true });
+    const call = chat.calls.at(-1)!;
+    expect(call).toMatchObject({ method: "POST", path: "/conversations.create", body: { name: "release-notes-bot", is_private: false } });
+    // Bound: one agent per channel.
+    const clash = await platform.call("/agents", { key: chatAccount.key, body: { chat_channels: [response.body.channel.id] } });
+    expect(clash.status).toBe(409);
+    expect(clash.body.error.error_code).toBe("chat_channel_taken");
+  });
+
+  it("works for an end-user's agent in its scope; 404 for another end-user, another account, archived; 401 without a key", async () => {
+    const owner = freshUser();
+    const agent = await newAgent({ name: "Scoped" }, { key: chatAccount.key, userId: owner });
+    const path = `/agents/${agent.id}/chat-channel`;
+    expect((await platform.call(path, { method: "POST", key: chatAccount.key, query: { user_id: freshUser() } })).status).toBe(404);
+    expect((await platform.call(path, { method: "POST", key: chatAccount.key })).status).toBe(404);
+    expect((await platform.call(path, { method: "POST", key: other.key, query: { user_id: owner } })).status).toBe(404);
+    expect((await platform.call(path, { method: "POST", key: null, query: { user_id: owner } })).status).toBe(401);
+    const made = await platform.call(path, { method: "POST", key: chatAccount.key, query: { user_id: owner } });
+    expect(made.status).toBe(201);
+    expect(made.body.agent.user_id).toBe(owner);
+    const archived = await newAgent({ name: "Gone" }, { key: chatAccount.key });
+    await platform.call(`/agents/${archived.id}`, { method: "DELETE", key: chatAccount.key });
+    expect((await platform.call(`/agents/${archived.id}/chat-channel`, { method: "POST", key: chatAccount.key })).status).toBe(404);
+  });
+
+  it("a name the workspace has is 409 chat_channel_name_taken; nothing is bound", async () => {
+    const agent = await newAgent({ name: "General" }, { key: chatAccount.key });
+    const response = await platform.call(`/agents/${agent.id}/chat-channel`, { method: "POST", key: chatAccount.key });
+    expect(response.status).toBe(409);
+    expect(response.body.error.error_code).toBe("chat_channel_name_taken");
+    expect((await platform.call(`/agents/${agent.id}`, { key: chatAccount.key })).body.chat_channels).toEqual([]);
+  });
+
+  it("needs the chat app connected at the account level (422 app_not_connected)", async () => {
+    const agent = await newAgent();
+    const response = await platform.call(`/agents/${agent.id}/chat-channel`, { method: "POST", key: account.key });
+    expect(response.status).toBe(422);
+    expect(response.body.error.error_code).toBe("app_not_connected");
+  });
+});
