@@ -75,7 +75,8 @@ export const AgentUpdate = AgentCreate.omit({
   enabled_bootstrap_slugs: true,
   group_id: true,
 }).extend({
-  display_order: z.number().int().nullable().optional(),
+  // The column is a 32-bit integer: a larger value is the caller's 422, never a database error.
+  display_order: z.number().int().min(-2_147_483_648).max(2_147_483_647).nullable().optional(),
   group_id: IntId.nullable().optional(),
   visibility: z.string().max(50).nullable().optional(),
 });

@@ -511,3 +511,48 @@ describe("POST /agents/{agent_id}/chat-channel", () => {
     expect(response.body.error.error_code).toBe("app_not_connected");
   });
 });
+
+describe("display_order, visibility and group_id", () => {
+  it("GET /agents sorts by COALESCE(display_order, id) ascending; null restores the id's place", async () => {
+    const userId = freshUser();
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await newAgent({ name: `Ordered ${i}` }, { userId })).id);
+    const patch = (id: number, body: Record<string, unknown>) =>
+      platform.call(`/agents/${id}`, { method: "PATCH", key: account.key, query: { user_id: userId }, body });
+    const order = async () =>
+      (await platform.call("/agents", { key: account.key, query: { user_id: userId } })).body.data.map((agent: { id: number }) => agent.id);
+    expect(await order()).toEqual(ids);
+    expect((await patch(ids[2]!, { display_order: -1 })).body.display_order).toBe(-1);
+    expect(await order()).toEqual([ids[2], ids[0], ids[1]]);
+    await patch(ids[2]!, { display_order: null });
+    expect(await order()).toEqual(ids);
+  });
+
+  it("display_order must be a 32-bit integer; visibility at most 50 characters, null leaves it (422 naming the field)", async () => {
+    const agent = await newAgent();
+    const patch = (body: Record<string, unknown>) => platform.call(`/agents/${agent.id}`, { method: "PATCH", key: account.key, body });
+    for (const [body, field] of [
+      [{ display_order: 2_147_483_648 }, "display_order"],
+      [{ display_order: 1.5 }, "display_order"],
+      [{ display_order: "1" }, "display_order"],
+      [{ visibility: "v".repeat(51) }, "visibility"],
+    ] as const) {
+      const response = await patch(body);
+      expect(response.status).toBe(422);
+      expect(response.body.error.details.fields[0].field).toBe(field);
+    }
+    expect((await patch({ display_order: 2_147_483_647, visibility: "private" })).body).toMatchObject({ display_order: 2_147_483_647, visibility: "private" });
+    expect((await patch({ visibility: null })).body.visibility).toBe("private");
+  });
+
+  it("group_id: no mate groups exist here, so any id is 422 (null ungroups)", async () => {
+    const refused = await platform.call("/agents", { key: account.key, body: { group_id: 1 } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.details.field).toBe("group_id");
+    const agent = await newAgent();
+    expect((await platform.call(`/agents/${agent.id}`, { method: "PATCH", key: account.key, body: { group_id: 2 } })).status).toBe(422);
+    const ungrouped = await platform.call(`/agents/${agent.id}`, { method: "PATCH", key: account.key, body: { group_id: null } });
+    expect(ungrouped.status).toBe(200);
+    expect(ungrouped.body.group_id).toBeNull();
+  });
+});
