@@ -176,8 +176,11 @@ describe("agent webhook", () => {
 
   it("a payload over 256 KB is 413", async () => {
     const agent = await newAgent({ webhook: true });
-    const response = await hook(agent.webhook_url, "x".repeat(256 * 1024 + 1), { "content-type": "text/plain" });
+    // The server stops reading an oversized body and may drop the connection afterwards: not reused.
+    const response = await hook(agent.webhook_url, "x".repeat(256 * 1024 + 1), { "content-type": "text/plain", connection: "close" });
     expect(response.status).toBe(413);
+    expect(response.body.error).toMatchObject({ type: "payload_too_large", code: 413 });
+    expect(await prisma().platformRun.count({ where: { agentId: agent.id } })).toBe(0);
   });
 });
 
