@@ -5,6 +5,7 @@
 // are strings or `unknown`; the client takes the typed values and writes them as strings.
 import type { z } from "zod";
 import type * as accounts from "../schemas/accounts";
+import type * as agentRepos from "../schemas/agent-repos";
 import type * as agents from "../schemas/agents";
 import type * as apps from "../schemas/apps";
 import type * as billing from "../schemas/billing";
@@ -68,6 +69,12 @@ export type AgentCreateParams = WithoutUser<z.input<typeof agents.AgentCreate>>;
 export type AgentUpdateParams = z.input<typeof agents.AgentUpdate>;
 export type AgentListParams = Query<typeof agents.AgentListQuery>;
 export type AgentResetParams = z.input<typeof agents.AgentReset>;
+export type AgentWebhookUpdateParams = z.input<typeof agents.AgentWebhookUpdate>;
+export type AgentChatChannel = z.infer<typeof agents.AgentChatChannel>;
+export type AgentRepo = z.infer<typeof agentRepos.AgentRepo>;
+export type AgentRepoEnv = z.infer<typeof agentRepos.AgentRepoEnv>;
+export type AgentRepoCreateParams = z.input<typeof agentRepos.AgentRepoCreate>;
+export type AgentRepoEnvParams = z.input<typeof agentRepos.AgentRepoEnvPut>;
 export type SystemPrompt = z.infer<typeof agents.SystemPrompt>;
 export type SystemPromptParams = Omit<Query<typeof agents.SystemPromptQuery>, "user_id">;
 export type AgentDocument = z.infer<typeof agents.AgentDocument>;

@@ -1,5 +1,6 @@
 // Agents (and the earlier teammate form): request and response contracts.
 import { z } from "zod";
+import { ChatChannel } from "./apps";
 import { BodyId, BoundedMetadata, IntId, MAX_INT_ID, Metadata, PageQuery, QueryBoolean, Timestamp, UserId } from "./common";
 
 export const PermissionMode = z.enum(["autonomous", "approval", "plan"]);
@@ -74,7 +75,8 @@ export const AgentUpdate = AgentCreate.omit({
   enabled_bootstrap_slugs: true,
   group_id: true,
 }).extend({
-  display_order: z.number().int().min(-MAX_INT_ID).max(MAX_INT_ID).nullable().optional(),
+  // The column is a 32-bit integer: a larger value is the caller's 422, never a database error.
+  display_order: z.number().int().min(-MAX_INT_ID - 1).max(MAX_INT_ID).nullable().optional(),
   group_id: BodyId.nullable().optional(),
   visibility: z.string().max(50).nullable().optional(),
 });
@@ -116,6 +118,10 @@ export const Agent = z
       description: "The inbox's address while email_inbox is on (mail from allowed_senders starts a run); else null",
     }),
     webhook_enabled: z.boolean(),
+    webhook_url: z.string().optional().meta({
+      description:
+        "Only in the answer that issues the webhook (POST /agents with webhook: true, PATCH /agents/{id}/webhook giving the first or a rotated URL): the URL whose POSTs start a run of the agent, shown this once",
+    }),
     template: z.string().nullable(),
     template_linked: z.boolean(),
     group_id: z.number().int().nullable(),
@@ -123,6 +129,20 @@ export const Agent = z
     display_order: z.number().int().nullable(),
   })
   .meta({ id: "Agent" });
+
+/** PATCH /agents/{id}/webhook. */
+export const AgentWebhookUpdate = z.object({
+  enabled: z.boolean().meta({ description: "true resumes (and gives an agent without a webhook its URL, shown once), false pauses" }),
+  rotate: z.boolean().optional().meta({ description: "Inlay extension: true replaces the URL with a new one, shown once; the old one stops working" }),
+});
+
+/** The inbound call's path: the token, whatever it looks like (a wrong one is a 404, not a 422). */
+export const AgentWebhookTokenParam = z.object({ token: z.string().max(512) });
+
+/** POST /agents/{id}/chat-channel: the channel made and the agent it is now bound to. */
+export const AgentChatChannel = z
+  .object({ channel: ChatChannel, agent: Agent })
+  .meta({ id: "AgentChatChannel" });
 
 /** The `fields=summary` projection. */
 export const AgentSummary = Agent.omit({

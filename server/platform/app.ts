@@ -35,6 +35,18 @@ import * as enableAgentEmailInbox from "./routes/agents/enable-email-inbox";
 import * as disableAgentEmailInbox from "./routes/agents/disable-email-inbox";
 import * as enableAgentFetchmail from "./routes/agents/enable-fetchmail";
 import * as disableAgentFetchmail from "./routes/agents/disable-fetchmail";
+// agents: webhook, chat channel, repositories
+import * as updateAgentWebhook from "./routes/agents/update-webhook";
+import * as createAgentChatChannel from "./routes/agents/create-chat-channel";
+import * as receiveAgentWebhook from "./routes/agent-webhooks/receive";
+import * as bindAgentRepo from "./routes/agent-repos/bind";
+import * as listAgentRepos from "./routes/agent-repos/list";
+import * as unbindAgentRepo from "./routes/agent-repos/unbind";
+import * as approveAgentRepoCommands from "./routes/agent-repos/approve-commands";
+import * as clearAgentRepoCommands from "./routes/agent-repos/clear-commands";
+import * as getAgentRepoEnv from "./routes/agent-repos/get-env";
+import * as putAgentRepoEnv from "./routes/agent-repos/put-env";
+import * as deleteAgentRepoEnvKey from "./routes/agent-repos/delete-env-key";
 import * as enableTeammateEmailInbox from "./routes/teammates/enable-email-inbox";
 import * as disableTeammateEmailInbox from "./routes/teammates/disable-email-inbox";
 import * as agentTemplates from "./routes/catalog/agent-templates";
@@ -250,6 +262,18 @@ const operations: { register(app: PlatformApp): void }[] = [
   disableAgentEmailInbox,
   enableAgentFetchmail,
   disableAgentFetchmail,
+  // agents: webhook, chat channel, repositories
+  updateAgentWebhook,
+  receiveAgentWebhook,
+  createAgentChatChannel,
+  bindAgentRepo,
+  listAgentRepos,
+  unbindAgentRepo,
+  approveAgentRepoCommands,
+  clearAgentRepoCommands,
+  getAgentRepoEnv,
+  putAgentRepoEnv,
+  deleteAgentRepoEnvKey,
   enableTeammateEmailInbox,
   disableTeammateEmailInbox,
   models,

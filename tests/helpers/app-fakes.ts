@@ -130,6 +130,11 @@ export async function startChatFake(oauth: Pick<OAuthServer, "validAccessToken">
           return send(res, 200, { ok: true, channels: [{ id: "C0001", name: "general", is_private: false }, { id: "C0002", name: "secret", is_private: true }] });
         case "/users.list":
           return send(res, 200, { ok: true, members: [{ id: "U0001", name: owner.accountId, real_name: "Octo Cat", is_bot: false, team_id: team.id }] });
+        case "/conversations.create": {
+          const name = (body as { name?: string } | null)?.name ?? "";
+          if (name === "general") return send(res, 200, { ok: false, error: "name_taken" });
+          return send(res, 200, { ok: true, channel: { id: `C${String(calls.length).padStart(4, "0")}`, name, is_private: false } });
+        }
         case "/chat.postMessage":
           return send(res, 200, { ok: true, channel: (body as { channel?: string } | null)?.channel, ts: "1700000000.000100" });
         default:

@@ -1,16 +1,23 @@
-// client.agents: /agents and its sub-resources (documents, system prompt). user_id goes in the body
-// of POST /agents (the spec lists it there) and in the query everywhere else.
+// client.agents: /agents and its sub-resources (documents, system prompt, webhook, chat channel, bound
+// repositories). user_id goes in the body of POST /agents (the spec lists it there) and in the query
+// everywhere else, except the repositories, which are account-scoped (never a user_id).
 import { collect, type PagePromise } from "../pagination";
 import type { RequestOptions } from "../transport";
 import type {
   Agent,
+  AgentChatChannel,
   AgentCreateParams,
   AgentDocument,
   AgentDocumentWithContent,
   AgentListParams,
+  AgentRepo,
+  AgentRepoCreateParams,
+  AgentRepoEnv,
+  AgentRepoEnvParams,
   AgentResetParams,
   AgentSummary,
   AgentUpdateParams,
+  AgentWebhookUpdateParams,
   PageParams,
   SystemPrompt,
   SystemPromptParams,
@@ -50,9 +57,41 @@ export class AgentSystemPrompt extends Resource {
   }
 }
 
+/** The agent's bound repositories: account-scoped, so no user_id is ever sent. */
+export class AgentRepos extends Resource {
+  /** POST /agents/{agent_id}/repos: binds (needs the code-host app connected at the account level). */
+  bind(agentId: number, params: AgentRepoCreateParams, options?: RequestOptions): Promise<AgentRepo> {
+    return this.transport.json({ method: "POST", path: `/agents/${segment(agentId)}/repos`, body: params }, options);
+  }
+  /** GET /agents/{agent_id}/repos */
+  list(agentId: number, params?: PageParams, options?: RequestOptions): PagePromise<AgentRepo> {
+    return this.paged({ path: `/agents/${segment(agentId)}/repos` }, params, options);
+  }
+  listAll(agentId: number, params?: PageParams, options?: RequestOptions): Promise<AgentRepo[]> {
+    return collect(this.list(agentId, params, options));
+  }
+  /** DELETE /agents/{agent_id}/repos/{repo_id} */
+  async unbind(agentId: number, repoId: number, options?: RequestOptions): Promise<void> {
+    await this.transport.json({ method: "DELETE", path: `/agents/${segment(agentId)}/repos/${segment(repoId)}` }, options);
+  }
+  /** GET /agents/{agent_id}/repos/{repo_id}/env: the names set (values are write-only). */
+  getEnv(agentId: number, repoId: number, options?: RequestOptions): Promise<AgentRepoEnv> {
+    return this.transport.json({ method: "GET", path: `/agents/${segment(agentId)}/repos/${segment(repoId)}/env` }, options);
+  }
+  /** PUT /agents/{agent_id}/repos/{repo_id}/env: replaces the set (values 8-8192 characters). */
+  putEnv(agentId: number, repoId: number, params: AgentRepoEnvParams, options?: RequestOptions): Promise<AgentRepoEnv> {
+    return this.transport.json({ method: "PUT", path: `/agents/${segment(agentId)}/repos/${segment(repoId)}/env`, body: params }, options);
+  }
+  /** DELETE /agents/{agent_id}/repos/{repo_id}/env/{key} */
+  async deleteEnv(agentId: number, repoId: number, key: string, options?: RequestOptions): Promise<void> {
+    await this.transport.json({ method: "DELETE", path: `/agents/${segment(agentId)}/repos/${segment(repoId)}/env/${segment(key)}` }, options);
+  }
+}
+
 export class Agents extends Resource {
   readonly documents = new AgentDocuments(this.transport);
   readonly systemPrompt = new AgentSystemPrompt(this.transport);
+  readonly repos = new AgentRepos(this.transport);
 
   /** POST /agents (every field optional). */
   create(params: AgentCreateParams = {}, options?: RequestOptions): Promise<Agent> {
@@ -107,5 +146,18 @@ export class Agents extends Resource {
       { method: "POST", path: `/agents/${segment(agentId)}/reset`, body: params, userId: "query" },
       options,
     );
+  }
+
+  /**
+   * PATCH /agents/{agent_id}/webhook: `enabled` pauses or resumes; an agent without a webhook gets one
+   * on `enabled: true`, and `rotate: true` replaces the URL (either way `webhook_url` is in the answer, once).
+   */
+  updateWebhook(agentId: number, params: AgentWebhookUpdateParams, options?: RequestOptions): Promise<Agent> {
+    return this.transport.json({ method: "PATCH", path: `/agents/${segment(agentId)}/webhook`, body: params, userId: "query" }, options);
+  }
+
+  /** POST /agents/{agent_id}/chat-channel: a new channel in the account's chat workspace, bound to the agent. */
+  createChatChannel(agentId: number, options?: RequestOptions): Promise<AgentChatChannel> {
+    return this.transport.json({ method: "POST", path: `/agents/${segment(agentId)}/chat-channel`, userId: "query" }, options);
   }
 }

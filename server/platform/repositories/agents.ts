@@ -160,3 +160,6 @@ export async function withOwner(prisma: PrismaClient, row: PlatformAgent | null)
 export async function agentDocumentExistsInScope(prisma: PrismaClient, scope: ScopeKey, id: number): Promise<boolean> {
   return (await prisma.platformAgentDocument.count({ where: { id, accountId: scope.accountId, agent: scopeWhere(scope) } })) > 0;
 }
+/** The agent whose inbound webhook token hashes to `tokenHash` (any account, any status); null when none. */
+export const findAgentByWebhookHash = (prisma: PrismaClient, tokenHash: string) =>
+  prisma.platformAgent.findUnique({ where: { webhookTokenHash: tokenHash }, select: { id: true, accountId: true } });

@@ -47,6 +47,11 @@ import { toPage } from "./pagination";
 import type { Scope } from "./scope";
 import { emailSettings, newInboxAddress } from "./email-addresses";
 import { ensureSelfReviewTask, stopSelfReview } from "./self-improvement";
+import { issueAgentWebhook } from "./agent-webhooks";
+import { seedTemplateTasks } from "./template-tasks";
+import { CHAT_APP, createChatChannel } from "./app-chat";
+import type { AuthContext } from "./auth";
+import { enqueueFire } from "../jobs/trigger-fires";
 
 export interface AgentServiceContext extends DataContext {
   config: PlatformConfig;
@@ -184,10 +189,6 @@ async function checkChannelsFree(ctx: AgentServiceContext, accountId: number, ch
   }
 }
 
-function notAvailable(field: string, what: string) {
-  return invalid(field, `${what} is not available on this platform yet`, "feature_not_available");
-}
-
 // ---------------------------------------------------------------------------------------------
 // Operations
 
@@ -214,10 +215,19 @@ function templateFields(template: AgentTemplate, input: CreateInput) {
     const answer = input.onboarding_answers?.[question.key];
     return answer === undefined || answer === null || answer === "" ? [] : [`${question.label} ${String(answer)}`];
   });
-  return { name: template.name, instructions: template.instructions, role: template.role, goals: template.goals, memories };
+  return { template, name: template.name, instructions: template.instructions, role: template.role, goals: template.goals, memories };
 }
 
-export async function createAgent(ctx: AgentServiceContext & { jobs?: JobQueue }, scope: Scope, input: CreateInput): Promise<AgentOut> {
+/**
+ * POST /agents (and /teammates, and POST /runs creating its agent). With `webhook: true` the agent's
+ * webhook URL (built on `baseUrl`) is in the answer, this once (services/agent-webhooks.ts).
+ */
+export async function createAgent(
+  ctx: AgentServiceContext & { jobs?: JobQueue },
+  scope: Scope,
+  input: CreateInput,
+  baseUrl?: string,
+): Promise<AgentOut & { webhook_url?: string }> {
   let fromTemplate: ReturnType<typeof templateFields> | undefined;
   if (input.from_template !== undefined) {
     const template = findTemplate(input.from_template);
@@ -228,7 +238,6 @@ export async function createAgent(ctx: AgentServiceContext & { jobs?: JobQueue }
       if (input[field] !== undefined) throw invalid(field, "is only accepted with from_template");
     }
   }
-  if (input.webhook) throw notAvailable("webhook", "the agent webhook trigger");
   checkBridge(input.bridge_id);
   checkGroup(input.group_id);
   checkBuiltInTools(input.disabled_builtin_tools ?? []);
@@ -264,15 +273,24 @@ export async function createAgent(ctx: AgentServiceContext & { jobs?: JobQueue }
   };
   // email_inbox: true gives the agent its inbox address at once (services/email-addresses.ts).
   if (input.email_inbox) Object.assign(data, { emailInbox: true, emailAddress: newInboxAddress(emailSettings(ctx.config).domain, data.name) });
-  const row = await ctx.prisma.$transaction(async (tx) => {
+  let webhookUrl: string | undefined;
+  if (input.webhook) {
+    if (baseUrl === undefined) throw new Error("createAgent: webhook: true needs the API's base URL");
+    const issued = issueAgentWebhook(baseUrl);
+    Object.assign(data, issued.data);
+    webhookUrl = issued.url;
+  }
+  const { row, triggers } = await ctx.prisma.$transaction(async (tx) => {
     const created = await insertAgent(tx as PrismaClient, scope, data);
-    if (fromTemplate && fromTemplate.memories.length > 0) {
+    if (!fromTemplate) return { row: created, triggers: [] };
+    if (fromTemplate.memories.length > 0) {
       await createOnboardingMemories(tx as PrismaClient, scope, created.id, fromTemplate.memories);
     }
-    return created;
+    return { row: created, triggers: await seedTemplateTasks(tx as PrismaClient, created, fromTemplate.template, input) };
   });
+  for (const trigger of triggers) await enqueueFire(withJobs(ctx).jobs, trigger);
   if (row.enableSelfImprovement === true) await ensureSelfReviewTask(withJobs(ctx), row);
-  return toAgent(row);
+  return webhookUrl === undefined ? toAgent(row) : { ...toAgent(row), webhook_url: webhookUrl };
 }
 
 function withJobs(ctx: AgentServiceContext & { jobs?: JobQueue }): AgentWriteContext {
@@ -303,7 +321,7 @@ export async function findAccountAgent(ctx: DataContext, accountId: number, id: 
 }
 
 /** Every change to an agent row goes through here, so every instance drops its copy once it is written. */
-async function updateAgent(ctx: DataContext, agent: AgentRow, data: Prisma.PlatformAgentUncheckedUpdateInput) {
+export async function updateAgent(ctx: DataContext, agent: AgentRow, data: Prisma.PlatformAgentUncheckedUpdateInput) {
   try {
     return await updateAgentRow(ctx.prisma, agent.id, data);
   } finally {
@@ -312,7 +330,8 @@ async function updateAgent(ctx: DataContext, agent: AgentRow, data: Prisma.Platf
   }
 }
 
-async function loadAgent(ctx: AgentServiceContext, scope: Scope, id: number, options: { includeArchived?: boolean } = {}) {
+/** The agent `id` as the scope sees it, not archived unless asked: else 404. */
+export async function loadAgent(ctx: DataContext, scope: Scope, id: number, options: { includeArchived?: boolean } = {}) {
   const row = await findScopedAgent(ctx, scope, id, options);
   if (!row) throw notFound(id);
   return row;
@@ -419,6 +438,23 @@ export async function patchAgent(ctx: AgentWriteContext, scope: Scope, id: numbe
   if (isOn && !wasOn) await ensureSelfReviewTask(ctx, updated);
   if (wasOn && !isOn) await stopSelfReview(ctx, updated);
   return toAgent(updated);
+}
+
+/**
+ * POST /agents/{id}/chat-channel: a new public channel in the account's chat workspace (through its
+ * account-level chat connection, services/app-chat.ts), named after the agent, and bound to the agent
+ * (added to its chat_channels, the one agent of that channel). 404 for an agent out of reach, 422
+ * app_not_connected without the connection.
+ */
+export async function createAgentChatChannel(ctx: AgentServiceContext, auth: AuthContext, scope: Scope, id: number) {
+  const row = await loadAgent(ctx, scope, id);
+  // Slack's channel names: lower case, letters, digits, - and _, at most 80 characters.
+  const name = row.name.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 80) || `agent-${row.id}`;
+  const channel = await createChatChannel(ctx, auth, CHAT_APP, name);
+  const current = Array.isArray(row.chatChannels) ? (row.chatChannels as Prisma.InputJsonArray) : [];
+  await checkChannelsFree(ctx, scope.accountId, [channel.id], row.id);
+  const agent = toAgent(await updateAgent(ctx, row, { chatChannels: [...current, channel.id] }));
+  return { channel, agent };
 }
 
 export async function archiveAgent(ctx: AgentServiceContext, scope: Scope, id: number): Promise<void> {

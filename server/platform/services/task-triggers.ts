@@ -170,23 +170,25 @@ export async function createTrigger(
 }
 
 /**
- * The schedule trigger of POST /tasks with `schedule` (and `schedule_timezone`), inserted in the
+ * The schedule trigger of POST /tasks with `schedule` (and `schedule_timezone`), or a one-time one
+ * (`run_at`: a template's bootstrap task, services/template-tasks.ts), inserted in the
  * transaction that inserts the task: a task never exists without the schedule it was created with.
  * The caller enqueues its fire (enqueueFire) once that transaction has committed.
  */
 export async function insertTaskScheduleTrigger(
   tx: PrismaClient,
   task: { id: number; accountId: number; endUserId: number | null },
-  schedule: { cron: string; timezone: string | undefined },
+  schedule: { cron: string; timezone: string | undefined } | { run_at: string; timezone?: undefined },
 ): Promise<TriggerRow> {
   const now = new Date();
-  const shape = scheduleShape({ cron: schedule.cron, timezone: schedule.timezone }, null, now);
+  const shape = scheduleShape(schedule, null, now);
   return triggers.insertTrigger(tx, {
     taskId: task.id,
     accountId: task.accountId,
     endUserId: task.endUserId,
     type: "schedule",
     cron: shape.cron,
+    runAt: shape.runAt,
     timezone: shape.timezone,
     nextRunAt: firstDue(shape, now),
   });

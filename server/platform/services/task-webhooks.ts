@@ -31,6 +31,12 @@ export const WEBHOOK_PAYLOAD_MAX_CHARS = 64_000;
 
 export const hashWebhookToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
+/** A new inbound-webhook token (task or agent webhooks) and the hash that is all we keep of it. */
+export function newWebhookToken(): { token: string; hash: string } {
+  const token = randomBytes(TOKEN_BYTES).toString("base64url");
+  return { token, hash: hashWebhookToken(token) };
+}
+
 const webhookUrl = (baseUrl: string, token: string) => `${baseUrl}${TASK_HOOK_PATH}/${token}`;
 
 const taskNotFound = (id: number) => new PlatformError({ type: "not_found", message: `task ${id} not found` });
@@ -61,9 +67,9 @@ async function scopedTask(ctx: DataContext, auth: AuthContext, userId: string | 
  * webhook, creating its trigger row the first time. The old token, if any, stops working.
  */
 export async function issueTaskWebhook(tx: PrismaClient, taskId: number, baseUrl: string) {
-  const token = randomBytes(TOKEN_BYTES).toString("base64url");
+  const { token, hash } = newWebhookToken();
   // The task row first: it locks the task, so two calls at once never create two trigger rows.
-  const task = await updateTask(tx, taskId, { webhookEnabled: true, webhookTokenHash: hashWebhookToken(token) });
+  const task = await updateTask(tx, taskId, { webhookEnabled: true, webhookTokenHash: hash });
   const existing = await triggers.findWebhookTrigger(tx, taskId);
   const trigger = existing
     ? await triggers.updateTrigger(tx, existing.id, { enabled: true })

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createPlatformClient, type PlatformClient } from "@/lib/platform-client";
 import accountExample from "@/docs/examples/client/account";
 import agentTemplatesExample from "@/docs/examples/client/agent-templates";
+import agentWebhooksExample from "@/docs/examples/client/agent-webhooks";
 import agentsExample from "@/docs/examples/client/agents";
 import catalogExample from "@/docs/examples/client/catalog";
 import errorsExample from "@/docs/examples/client/errors";
@@ -102,6 +103,15 @@ describe("the examples, run", () => {
     expect(forced).toMatchObject({ skill: "summarize", prompt: expect.stringContaining("## Skill: ") });
     expect(documents).toEqual([]);
     expect(after).toMatchObject({ id: agent.id, status: "disabled", instructions: "", goals: "Resolve the ticket" });
+  });
+
+  it("agent webhooks", async () => {
+    const { agent, status, runId, rotated } = await agentWebhooksExample(client);
+    expect(agent.webhook_url).toMatch(/\/hooks\/agents\/[A-Za-z0-9_-]{43}$/);
+    expect(status).toBe(202);
+    expect(runId).toEqual(expect.any(Number));
+    expect(rotated).toMatchObject({ id: agent.id, webhook_enabled: true, webhook_url: expect.stringMatching(/\/hooks\/agents\//) });
+    expect(rotated.webhook_url).not.toBe(agent.webhook_url);
   });
 
   it("agent templates", async () => {

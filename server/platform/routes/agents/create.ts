@@ -5,7 +5,7 @@ import type { PlatformApp } from "../../context";
 import { createAgent } from "../../services/agents";
 import { pickUserId, resolveScope } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
-import { authOf, servicesOf, servicesWithJobsOf } from "../request";
+import { authOf, baseUrlOf, servicesOf, servicesWithJobsOf } from "../request";
 
 export const route = defineRoute({
   operationId: "createAgent",
@@ -14,7 +14,7 @@ export const route = defineRoute({
   tags: ["agents"],
   summary: "Create an agent",
   request: { query: UserScopeQuery, body: jsonBody(AgentCreate, { required: false }) },
-  responses: { 201: json(Agent, "The agent") },
+  responses: { 201: json(Agent, "The agent; with webhook: true, its webhook_url (shown this once)") },
 });
 
 export function register(app: PlatformApp) {
@@ -22,6 +22,6 @@ export function register(app: PlatformApp) {
     const body = c.req.valid("json");
     const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
     const scope = await resolveScope(servicesOf(c), authOf(c), userId, { strict: true });
-    return c.json(await createAgent(servicesWithJobsOf(c), scope, body), 201);
+    return c.json(await createAgent(servicesWithJobsOf(c), scope, body, baseUrlOf(c)), 201);
   });
 }

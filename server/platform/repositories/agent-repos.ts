@@ -1,0 +1,41 @@
+// Repositories bound to agents (platform_agent_repos). Every read names the account and the agent,
+// which its caller found in the account-level scope: another account's binding is never found.
+import type { PlatformAgentRepo, PrismaClient } from "@/server/generated/prisma/client";
+
+export type AgentRepoRow = PlatformAgentRepo;
+
+/** Oldest binding first, `take` of them after the binding `startingAfter`. */
+export const listAgentRepos = (
+  prisma: PrismaClient,
+  accountId: number,
+  agentId: number,
+  options: { take: number; startingAfter?: number },
+): Promise<AgentRepoRow[]> =>
+  prisma.platformAgentRepo.findMany({
+    where: { accountId, agentId, ...(options.startingAfter !== undefined ? { id: { gt: options.startingAfter } } : {}) },
+    orderBy: { id: "asc" },
+    take: options.take,
+  });
+
+export const findAgentRepo = (prisma: PrismaClient, accountId: number, agentId: number, id: number): Promise<AgentRepoRow | null> =>
+  prisma.platformAgentRepo.findFirst({ where: { id, accountId, agentId } });
+
+/** Binds the repository, or re-binds it (its connection, and its mode when one is given). */
+export async function upsertAgentRepo(
+  prisma: PrismaClient,
+  binding: { accountId: number; agentId: number; repoFullName: string; connectionId: string; mode: string | undefined },
+): Promise<{ row: AgentRepoRow; created: boolean }> {
+  const where = { agentId_repoFullName: { agentId: binding.agentId, repoFullName: binding.repoFullName } };
+  const existing = await prisma.platformAgentRepo.findUnique({ where });
+  const row = await prisma.platformAgentRepo.upsert({
+    where,
+    create: { ...binding, mode: binding.mode ?? "trusted" },
+    update: { connectionId: binding.connectionId, ...(binding.mode !== undefined ? { mode: binding.mode } : {}) },
+  });
+  return { row, created: existing === null };
+}
+
+export const deleteAgentRepo = (prisma: PrismaClient, id: number) => prisma.platformAgentRepo.delete({ where: { id } });
+
+export const setAgentRepoEnv = (prisma: PrismaClient, id: number, env: { envSealed: string | null; envKeys: string[] }) =>
+  prisma.platformAgentRepo.update({ where: { id }, data: env });
