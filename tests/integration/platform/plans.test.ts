@@ -346,6 +346,23 @@ describe("meters in /usage/timeseries", () => {
     expect(balance).toMatchObject({ balance_micros: 5_000_000, held_micros: 0 });
     expect(balance.transactions.filter((t: { type: string }) => t.type === "debit")).toEqual([]);
     expect(await usage(executing, onPlan)).toMatchObject({ runs_used: 1, cost_used: planCost.toFixed(6) });
+    // A reply keeps its run's meter and counts no new run.
+    const replied = await executing.call(`/runs/${planRun.id}/reply`, {
+      key: onPlan.key,
+      query: { user_id: USER },
+      body: { message: "::words 5", stream: false },
+    });
+    expect(replied.status).toBe(200);
+    let after = replied.body;
+    for (let i = 0; i < 400 && after.status !== "completed"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      after = (await executing.call(`/runs/${planRun.id}`, { key: onPlan.key, query: { user_id: USER } })).body;
+    }
+    expect(after.status).toBe("completed");
+    expect(Number(after.usage.cost_usd)).toBeGreaterThan(planCost);
+    expect(await series(onPlan, "plan")).toBe(Number(after.usage.cost_usd));
+    expect(await usage(executing, onPlan)).toMatchObject({ runs_used: 1 });
+    expect((await executing.call("/billing/balance", { key: onPlan.key })).body).toMatchObject({ balance_micros: 5_000_000, held_micros: 0 });
 
     const prepaid = await executing.signup();
     const walletRun = await runToEnd(executing, prepaid, await agentOf(executing, prepaid));
