@@ -5,9 +5,10 @@
 //   3. per_end_user_run_limit runs per billing period               → 402 RUN_LIMIT_REACHED
 //   4. per_end_user_cost_limit_cents per billing period             → 402 COST_LIMIT_REACHED
 //   5. per_end_user_rate_per_minute turns (starts and replies)      → 429 END_USER_RATE_LIMITED (+ Retry-After)
-//   6. on a plan: max_concurrent_runs, then included runs and overage → 429 CONCURRENT_RUN_LIMIT_REACHED,
-//      402 RUN_LIMIT_REACHED (services/run-funding.ts, which also decides the meter that pays the run;
-//      a run the balance does not pay skips step 2 and reserves no hold)
+// Before them, on a plan (services/run-funding.ts, which also decides the meter that pays the run, and
+// locks the plan row before the account's): max_concurrent_runs → 429 CONCURRENT_RUN_LIMIT_REACHED, then
+// included runs and overage → 402 RUN_LIMIT_REACHED. A run the balance does not pay skips step 2 and
+// reserves no hold.
 // lets the caller write its run in the same transaction, records the turn, and reserves the run's hold
 // last, with a conditional UPDATE (held never exceeds the balance). A refusal rolls all of it back.
 //
