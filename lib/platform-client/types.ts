@@ -150,6 +150,9 @@ export type EndUserUsage = z.infer<typeof billing.EndUserUsage>;
 export type EndUserUsageListParams = Query<typeof billing.EndUserUsageQuery>;
 export type UsageTimeseries = z.infer<typeof billing.UsageTimeseries>;
 export type UsageTimeseriesParams = Query<typeof billing.UsageTimeseriesQuery>;
+export type PlanCatalogEntry = z.infer<typeof billing.PlanCatalogEntry>;
+export type PlanListParams = Query<typeof billing.PlanListQuery>;
+export type OverageParams = z.infer<typeof billing.UpdateOverageRequest>;
 
 // Custom tool servers
 export type ToolServer = z.infer<typeof toolServers.ToolServer>;

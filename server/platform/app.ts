@@ -209,6 +209,10 @@ import * as listValueObservations from "./routes/value/list-observations";
 import * as listValueUseCases from "./routes/value/list-use-cases";
 import * as getValueReport from "./routes/value/report";
 import * as updateValueUseCase from "./routes/value/update-use-case";
+// plans, usage limits and overage
+import * as activateFreePlan from "./routes/billing/activate-free";
+import * as updateOverage from "./routes/billing/overage";
+import * as listPlans from "./routes/billing/plans";
 
 /** Every operation, registered in this order. One module per operation: routes/<resource>/<op>.ts. */
 const operations: { register(app: PlatformApp): void }[] = [
@@ -414,6 +418,10 @@ const operations: { register(app: PlatformApp): void }[] = [
   listEndUserUsage,
   usageTimeseries,
   getBalance,
+  // plans, usage limits and overage
+  listPlans,
+  activateFreePlan,
+  updateOverage,
 ];
 
 export const MAX_BODY_BYTES = 256 * 1024;
