@@ -76,7 +76,7 @@ interface ProviderSecret {
 
 const notFound = (message: string) => new PlatformError({ type: "not_found", message });
 const invalid = (field: string, message: string) =>
-  new PlatformError({ type: "validation_error", message: `${field}: ${message}`, details: { fields: { [field]: message } } });
+  new PlatformError({ type: "validation_error", message: `${field}: ${message}`, details: { fields: [{ field, message }] } });
 
 function providerOf(slug: string): ModelConnectionProvider {
   if (!(MODEL_CONNECTION_PROVIDERS as readonly string[]).includes(slug)) {
