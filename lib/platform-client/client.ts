@@ -9,6 +9,7 @@ import { McpServers } from "./resources/mcp-servers";
 import { IssueReports } from "./resources/issue-reports";
 import { Billing, UsageResource } from "./resources/money";
 import { Runs } from "./resources/runs";
+import { ModelConnections } from "./resources/model-connections";
 import { Skills } from "./resources/skills";
 import { Tasks, TriggersResource } from "./resources/tasks";
 import { Webhooks } from "./resources/webhooks";
@@ -21,6 +22,7 @@ export class PlatformClient {
   readonly runs: Runs;
   readonly memories: Memories;
   readonly skills: Skills;
+  readonly modelConnections: ModelConnections;
   readonly permissions: Permissions;
   readonly users: Users;
   readonly settings: SettingsResource;
@@ -44,6 +46,7 @@ export class PlatformClient {
     this.runs = new Runs(transport);
     this.memories = new Memories(transport);
     this.skills = new Skills(transport);
+    this.modelConnections = new ModelConnections(transport);
     this.permissions = new Permissions(transport);
     this.users = new Users(transport);
     this.settings = new SettingsResource(transport);

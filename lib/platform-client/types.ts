@@ -13,6 +13,7 @@ import type * as common from "../schemas/common";
 import type * as endUsers from "../schemas/end-users";
 import type * as issueReports from "../schemas/issue-reports";
 import type * as memories from "../schemas/memories";
+import type * as modelConnections from "../schemas/model-connections";
 import type * as permissions from "../schemas/permissions";
 import type * as runs from "../schemas/runs";
 import type * as settings from "../schemas/settings";
@@ -181,3 +182,11 @@ export type ConnectApiKeyParams = WithoutUser<z.input<typeof apps.ApiKeyRequest>
 export type ConnectResult = z.infer<typeof apps.ConnectResult>;
 export type ConnectionUpdateParams = z.input<typeof apps.UpdateConnectionRequest>;
 export type ConnectionUpdated = z.infer<typeof apps.AppConnectionUpdated>;
+
+// Model connections
+export type ModelConnection = z.infer<typeof modelConnections.ModelConnection>;
+export type ModelConnectionList = z.infer<typeof modelConnections.ModelConnectionList>;
+export type ModelConnectionApiKeyParams = z.input<typeof modelConnections.ApiKeyConnectionRequest>;
+export type ModelConnectionPasteParams = z.input<typeof modelConnections.PasteConnectionRequest>;
+export type ModelAuthorization = z.infer<typeof modelConnections.ModelAuthorization>;
+export type ModelAuthorizationCompleteParams = z.input<typeof modelConnections.CompleteAuthorizationRequest>;
