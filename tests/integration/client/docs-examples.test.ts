@@ -12,6 +12,7 @@ import errorsExample from "@/docs/examples/client/errors";
 import issueReportsExample from "@/docs/examples/client/issue-reports";
 import keysExample from "@/docs/examples/client/keys";
 import memoriesExample from "@/docs/examples/client/memories";
+import modelConnectionsExample from "@/docs/examples/client/model-connections";
 import permissionsExample from "@/docs/examples/client/permissions";
 import quickStart from "@/docs/examples/client/quick-start";
 import approvalsExample from "@/docs/examples/client/run-approvals";
@@ -90,6 +91,14 @@ describe("the examples, run", () => {
     expect(forced).toMatchObject({ skill: "summarize", prompt: expect.stringContaining("## Skill: ") });
     expect(documents).toEqual([]);
     expect(after).toMatchObject({ id: agent.id, status: "disabled", instructions: "", goals: "Resolve the ticket" });
+  });
+
+  it("model connections", async () => {
+    const { anthropic, data, preferred_default } = await modelConnectionsExample(client, "http://127.0.0.1:9/v1");
+    expect(anthropic).toMatchObject({ provider: "anthropic", connected: true });
+    expect(JSON.stringify(data)).not.toContain("sk-ant-");
+    expect(data.find((entry) => entry.provider === "provA")?.connected).toBe(true);
+    expect(preferred_default).toBe("anthropic");
   });
 
   it("agent templates", async () => {
