@@ -525,6 +525,8 @@ export interface OwnModelConnection {
   /** null: the provider's public endpoint. */
   baseUrl: string | null;
   outbound: OutboundOptions;
+  /** Marks the account failed when the provider refuses its credentials during a run. */
+  onRejected: (status: number) => Promise<void>;
 }
 
 /** The account has a connection for the model's provider, but none of its accounts can be used. */
@@ -566,11 +568,18 @@ export async function resolveOwnModelConnection(
   if (usable.method !== "api_key" && usable.expiresAt && usable.expiresAt <= new Date(now.getTime() + 60_000) && secret.refresh_token) {
     secret = await refreshProviderAccount(prisma, config, provider, usable, secret);
   }
-  const outbound = outboundOf(config);
+  const common = {
+    provider,
+    providerAccountId: usable.id,
+    outbound: outboundOf(config),
+    onRejected: async (status: number) => {
+      await updateProviderAccount(prisma, accountId, usable.id, { status: "failed", lastError: `the provider refused the credentials (HTTP ${status})` });
+    },
+  };
   if (provider === "provA") {
-    return { provider, providerAccountId: usable.id, api: "anthropic", authToken: secret.access_token, baseUrl: config.models.connections?.provA?.apiBaseUrl ?? null, outbound };
+    return { ...common, api: "anthropic", authToken: secret.access_token, baseUrl: config.models.connections?.provA?.apiBaseUrl ?? null };
   }
-  return { provider, providerAccountId: usable.id, api: provider, apiKey: secret.api_key, baseUrl: usable.baseUrl, outbound };
+  return { ...common, api: provider, apiKey: secret.api_key, baseUrl: usable.baseUrl };
 }
 
 async function refreshProviderAccount(

@@ -2,6 +2,8 @@
 // accounts, secrets never returned nor stored in plain text, the provA authorization flow against the
 // loopback OAuth server, and runs on an account's own connection through loopback fake providers:
 // metered own_sub, the balance untouched.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
@@ -418,6 +420,32 @@ describe("runs on the account's own connection", () => {
     expect(JSON.stringify(run)).toContain("MODEL_CONNECTION_UNUSABLE");
     expect(openaiFake.requests).toHaveLength(1);
     expect((await balanceOf(account.key)).balance_micros).toBe(before.balance_micros);
+  });
+});
+
+describe("a key the provider refuses", () => {
+  it("fails the run with a clear error and marks the account failed", async () => {
+    const refusing = createServer((_request, response) => {
+      response.writeHead(401, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: { message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key" } }));
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve));
+    try {
+      const refused = await platform.signup();
+      const baseUrl = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/v1`;
+      expect((await putKey("openai", { api_key: "sk-revoked", base_url: baseUrl }, refused.key)).status).toBe(200);
+      const agent = (await platform.call("/agents", { key: refused.key, body: { user_id: "u1", name: "Revoked", model: "gpt-4.1" } })).body;
+      const before = await balanceOf(refused.key);
+      const run = await runToEnd(refused.key, { teammate_id: agent.id, message: "hello" });
+      expect(run.status).toBe("failed");
+      expect(JSON.stringify(run)).toContain("MODEL_CONNECTION_REJECTED");
+      expect((await balanceOf(refused.key)).balance_micros).toBe(before.balance_micros);
+      const openai = connectionOf((await list(refused.key)).body, "openai");
+      expect(openai.status).toBe("failed");
+      expect(openai.accounts[0].last_error).toContain("401");
+    } finally {
+      await new Promise((resolve) => refusing.close(resolve));
+    }
   });
 });
 

@@ -109,6 +109,28 @@ export interface OwnCredentials {
   authToken?: string;
   baseUrl: string | null;
   outbound: OutboundOptions;
+  /** The provider refused the credentials (401 or 403): the connection's account is marked failed. */
+  onRejected?: (status: number) => Promise<void>;
+  /** Names the connection in the run's error. */
+  provider?: string;
+}
+
+/**
+ * A refusal of the account's own credentials fails the run with a clear error (and no retries, which
+ * the SDK would make of its own API error), never a fallback to the platform's funding.
+ */
+function rejectingFetch(inner: typeof fetch, own: OwnCredentials): typeof fetch {
+  return async (input, init) => {
+    const response = await inner(input, init);
+    if (response.status === 401 || response.status === 403) {
+      await response.body?.cancel();
+      await own.onRejected?.(response.status).catch(() => {});
+      throw new Error(
+        `MODEL_CONNECTION_REJECTED: ${own.provider ?? own.api} refused the account's own credentials (HTTP ${response.status}); connect it again (PUT or POST /model-connections/…)`,
+      );
+    }
+    return response;
+  };
 }
 
 /**
@@ -120,7 +142,7 @@ export function ownLanguageModel(settings: ModelSettings, modelId: string, own: 
   if (!entry) throw new ModelUnavailableError(modelId, `Unknown model "${modelId}": not in this deployment's catalogue.`);
   const providerModel = entry.id.slice(entry.author.length + 1);
   // Connecting and the response headers within 2 minutes; a stream may then last as long as it is never silent.
-  const fetch = guardedStreamingFetch({ ...own.outbound, timeoutMs: 120_000 });
+  const fetch = rejectingFetch(guardedStreamingFetch({ ...own.outbound, timeoutMs: 120_000 }), own);
   switch (own.api) {
     case "openai":
       return createOpenAI({ apiKey: own.apiKey, baseURL: own.baseUrl ?? OPENAI_DEFAULT_BASE_URL, fetch }).chat(providerModel);
