@@ -209,6 +209,19 @@ export const envSchema = z
     ANTHROPIC_BASE_URL: httpUrl,
     OPENAI_COMPATIBLE_BASE_URL: httpUrl,
     OPENAI_COMPATIBLE_API_KEY: optionalString,
+    // Accounts bring their own provider credentials (/model-connections): list the OpenAI and
+    // Anthropic models in GET /models even without the deployment's own key, so runs can name them.
+    INLAY_LIST_CONNECTABLE_MODELS: flag(false),
+    // provA (the provider whose tokens can be pasted) offers an authorization flow when the
+    // deployment registered an OAuth client with it; its tokens call INLAY_PROVA_API_BASE_URL.
+    INLAY_PROVA_CLIENT_ID: optionalString,
+    INLAY_PROVA_CLIENT_SECRET: optionalString,
+    INLAY_PROVA_AUTHORIZATION_URL: httpUrl,
+    INLAY_PROVA_TOKEN_URL: httpUrl,
+    // Where the provider sends the person with the code to paste (its own code page).
+    INLAY_PROVA_REDIRECT_URI: httpUrl,
+    INLAY_PROVA_SCOPES: optionalString,
+    INLAY_PROVA_API_BASE_URL: httpUrl,
 
     // Judgments (services/judgments.ts): the kill switch, the catalogue model platform-funded judgments
     // use (unset: the deployment's default model), and the model and endpoint a customer's own key

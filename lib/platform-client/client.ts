@@ -9,6 +9,7 @@ import { McpServers } from "./resources/mcp-servers";
 import { IssueReports } from "./resources/issue-reports";
 import { Billing, UsageResource } from "./resources/money";
 import { Runs } from "./resources/runs";
+import { ModelConnections } from "./resources/model-connections";
 import { Skills } from "./resources/skills";
 import { Judgments } from "./resources/judgments";
 import { Tasks, TriggersResource } from "./resources/tasks";
@@ -33,6 +34,7 @@ export class PlatformClient {
   readonly memories: Memories;
   readonly skills: Skills;
   readonly judgments: Judgments;
+  readonly modelConnections: ModelConnections;
   readonly permissions: Permissions;
   readonly users: Users;
   readonly settings: SettingsResource;
@@ -59,6 +61,7 @@ export class PlatformClient {
     this.memories = new Memories(transport);
     this.skills = new Skills(transport);
     this.judgments = new Judgments(transport);
+    this.modelConnections = new ModelConnections(transport);
     this.permissions = new Permissions(transport);
     this.users = new Users(transport);
     this.settings = new SettingsResource(transport);

@@ -15,6 +15,7 @@ import type * as endUsers from "../schemas/end-users";
 import type * as issueReports from "../schemas/issue-reports";
 import type * as judgments from "../schemas/judgments";
 import type * as memories from "../schemas/memories";
+import type * as modelConnections from "../schemas/model-connections";
 import type * as permissions from "../schemas/permissions";
 import type * as runs from "../schemas/runs";
 import type * as settings from "../schemas/settings";
@@ -225,3 +226,10 @@ export type Judgment = z.infer<typeof judgments.Judgment>;
 type EachWithoutUser<T> = T extends unknown ? WithoutUser<T> : never;
 export type JudgmentCreateParams = EachWithoutUser<z.input<typeof judgments.CreateJudgmentRequest>>;
 export type JudgmentConnection = z.infer<typeof judgments.JudgmentConnection>;
+// Model connections
+export type ModelConnection = z.infer<typeof modelConnections.ModelConnection>;
+export type ModelConnectionList = z.infer<typeof modelConnections.ModelConnectionList>;
+export type ModelConnectionApiKeyParams = z.input<typeof modelConnections.ApiKeyConnectionRequest>;
+export type ModelConnectionPasteParams = z.input<typeof modelConnections.PasteConnectionRequest>;
+export type ModelAuthorization = z.infer<typeof modelConnections.ModelAuthorization>;
+export type ModelAuthorizationCompleteParams = z.input<typeof modelConnections.CompleteAuthorizationRequest>;

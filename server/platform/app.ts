@@ -55,6 +55,18 @@ import * as getIssueReport from "./routes/issue-reports/get";
 import * as listIssueReports from "./routes/issue-reports/list";
 import * as updateIssueReport from "./routes/issue-reports/update";
 import * as models from "./routes/catalog/models";
+import * as applyDefaultModelConnection from "./routes/model-connections/apply-default";
+import * as cancelModelAuthorization from "./routes/model-connections/cancel-authorization";
+import * as clearPreferredModelConnection from "./routes/model-connections/clear-preferred-default";
+import * as completeModelAuthorization from "./routes/model-connections/complete-authorization";
+import * as connectModelProviderWithApiKey from "./routes/model-connections/connect-api-key";
+import * as setModelConnectionDefaultModel from "./routes/model-connections/default-model";
+import * as disconnectModelConnection from "./routes/model-connections/disconnect";
+import * as disconnectModelProviderAccount from "./routes/model-connections/disconnect-account";
+import * as listModelConnections from "./routes/model-connections/list";
+import * as pasteModelConnection from "./routes/model-connections/paste";
+import * as getModelAuthorization from "./routes/model-connections/poll-authorization";
+import * as startModelAuthorization from "./routes/model-connections/start-authorization";
 import * as createEndUser from "./routes/end-users/create";
 import * as deleteEndUser from "./routes/end-users/delete";
 import * as getEndUser from "./routes/end-users/get";
@@ -283,6 +295,19 @@ const operations: { register(app: PlatformApp): void }[] = [
   models,
   builtInTools,
   agentTemplates,
+  // model connections (/model-connections/preferred-default before /model-connections/{provider})
+  listModelConnections,
+  clearPreferredModelConnection,
+  disconnectModelConnection,
+  connectModelProviderWithApiKey,
+  pasteModelConnection,
+  applyDefaultModelConnection,
+  startModelAuthorization,
+  getModelAuthorization,
+  completeModelAuthorization,
+  cancelModelAuthorization,
+  setModelConnectionDefaultModel,
+  disconnectModelProviderAccount,
   // issues agents reported (report_issue)
   listIssueReports,
   getIssueReport,

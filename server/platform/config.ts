@@ -74,8 +74,8 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
     models: {
       provider: source.INLAY_MODEL_PROVIDER,
       defaultModel: source.INLAY_DEFAULT_MODEL,
-      openaiConfigured: source.OPENAI_API_KEY !== undefined,
-      anthropicConfigured: source.ANTHROPIC_API_KEY !== undefined,
+      openaiConfigured: source.OPENAI_API_KEY !== undefined || source.INLAY_LIST_CONNECTABLE_MODELS,
+      anthropicConfigured: source.ANTHROPIC_API_KEY !== undefined || source.INLAY_LIST_CONNECTABLE_MODELS,
       compatibleModel: source.OPENAI_COMPATIBLE_BASE_URL ? compatibleModelName(source.INLAY_DEFAULT_MODEL) : undefined,
       openai: source.OPENAI_API_KEY
         ? { apiKey: source.OPENAI_API_KEY, baseUrl: source.OPENAI_BASE_URL }
@@ -86,6 +86,22 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
       openaiCompatible: source.OPENAI_COMPATIBLE_BASE_URL
         ? { baseUrl: source.OPENAI_COMPATIBLE_BASE_URL, apiKey: source.OPENAI_COMPATIBLE_API_KEY }
         : undefined,
+      connections: {
+        provA: {
+          apiBaseUrl: source.INLAY_PROVA_API_BASE_URL,
+          oauth:
+            source.INLAY_PROVA_CLIENT_ID && source.INLAY_PROVA_AUTHORIZATION_URL && source.INLAY_PROVA_TOKEN_URL && source.INLAY_PROVA_REDIRECT_URI
+              ? {
+                  clientId: source.INLAY_PROVA_CLIENT_ID,
+                  clientSecret: source.INLAY_PROVA_CLIENT_SECRET,
+                  authorizationUrl: source.INLAY_PROVA_AUTHORIZATION_URL,
+                  tokenUrl: source.INLAY_PROVA_TOKEN_URL,
+                  redirectUri: source.INLAY_PROVA_REDIRECT_URI,
+                  scopes: (source.INLAY_PROVA_SCOPES ?? "").split(/[\s,]+/).filter(Boolean),
+                }
+              : undefined,
+        },
+      },
     },
   };
 }

@@ -195,24 +195,30 @@ export interface MeteredCall {
   cacheReadTokens: number;
   cacheCreationTokens: number;
   costMicros: bigint;
+  /** wallet (default) or own_sub: an own_sub call's cost counts as settled at once, so the balance never pays it. */
+  settledMeter?: "wallet" | "own_sub";
 }
 
 /**
  * One model call: its usage row and the run's running totals, together (one statement, so atomic).
- * The row's settled_meter is the run's (services/run-funding.ts): wallet when it has no funding row.
+ * The row's settled_meter is own_sub for a call on the account's own model connection, else the run's
+ * (services/run-funding.ts): wallet when it has no funding row.
  */
 export async function recordModelCall(prisma: PrismaClient, call: MeteredCall): Promise<void> {
+  // A call made on the account's own connection is own_sub whatever the run's funding row says.
+  const ownSub = call.settledMeter === "own_sub";
   await execute(prisma, Prisma.sql`
     WITH usage AS (
       INSERT INTO platform_usage_records (account_id, end_user_id, run_id, agent_id, model, surface, settled_meter,
         input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, cost_micros)
       VALUES (${call.accountId}, ${call.endUserId}, ${call.runId}, ${call.agentId}, ${call.model}, ${call.surface},
-        COALESCE((SELECT meter FROM platform_run_fundings WHERE run_id = ${call.runId}), 'wallet'),
+        ${ownSub ? Prisma.sql`'own_sub'` : Prisma.sql`COALESCE((SELECT meter FROM platform_run_fundings WHERE run_id = ${call.runId}), 'wallet')`},
         ${call.inputTokens}, ${call.outputTokens}, ${call.cacheCreationTokens}, ${call.cacheReadTokens}, ${call.costMicros})
     )
     UPDATE platform_runs
     SET input_tokens = input_tokens + ${call.inputTokens}, output_tokens = output_tokens + ${call.outputTokens},
-        cost_micros = cost_micros + ${call.costMicros}, updated_at = now()
+        cost_micros = cost_micros + ${call.costMicros}, settled_micros = settled_micros + ${ownSub ? call.costMicros : 0n},
+        updated_at = now()
     WHERE id = ${call.runId}`);
 }
 

@@ -3,7 +3,7 @@
 // event log; a pause (tool approval, question, plan approval) persists the conversation and ends the
 // loop, and /approve or /answer makes the run claimable again from the persisted messages.
 import { randomBytes } from "node:crypto";
-import type { RuntimeModel } from "./models/providers";
+import { ownLanguageModel, type RuntimeModel } from "./models/providers";
 import {
   type ModelMessage,
   Output,
@@ -44,6 +44,7 @@ import { listPermissionsForEndUser } from "../repositories/permissions";
 import { resolveBuiltInTools } from "../services/built-in-tools";
 import { lessonsForPrompt } from "../services/lessons";
 import { meterModelCall, settleRun, settleRunIn } from "../services/billing";
+import { resolveOwnModelConnection } from "../services/model-connections";
 import { withAttachments } from "../services/run-files";
 import { recordRunWebhook } from "../services/run-webhooks";
 import type { Mailer } from "../services/mailer";
@@ -581,8 +582,10 @@ async function loop(
   // What the SDK hands onEnd once the stream is read: its result getters (response, steps, text…)
   // would each read the whole stream again from the SDK's buffer.
   const finished: { event?: StreamTextEndEvent<ToolSet> & { output?: unknown } } = {};
+  // An account's own model connection for this provider: its credentials, and the own_sub meter.
+  const own = await resolveOwnModelConnection(prisma, deps.config, run.accountId, run.model);
   const result = streamText({
-    model: deps.languageModel(run.model),
+    model: own ? ownLanguageModel(deps.config.models, run.model, own) : deps.languageModel(run.model),
     system,
     messages: await withAttachments(prisma, run.id, messages),
     tools,
@@ -664,12 +667,18 @@ async function loop(
       }
       case "finish-step":
         // Every model call is metered as it ends, so a run cancelled or failed later still pays for it.
-        await meterModelCall(prisma, deps.config, run, {
-          inputTokens: part.usage.inputTokens ?? 0,
-          outputTokens: part.usage.outputTokens ?? 0,
-          cacheReadTokens: part.usage.inputTokenDetails?.cacheReadTokens ?? 0,
-          cacheWriteTokens: part.usage.inputTokenDetails?.cacheWriteTokens ?? 0,
-        });
+        await meterModelCall(
+          prisma,
+          deps.config,
+          run,
+          {
+            inputTokens: part.usage.inputTokens ?? 0,
+            outputTokens: part.usage.outputTokens ?? 0,
+            cacheReadTokens: part.usage.inputTokenDetails?.cacheReadTokens ?? 0,
+            cacheWriteTokens: part.usage.inputTokenDetails?.cacheWriteTokens ?? 0,
+          },
+          own ? "own_sub" : "wallet",
+        );
         break;
       case "error":
         throw part.error instanceof Error ? part.error : new Error(String(part.error));

@@ -123,6 +123,8 @@ export async function meterModelCall(
   config: PlatformConfig,
   run: MeteredRun,
   usage: StepUsage,
+  /** own_sub: the account's own model connection paid the provider; metered, never charged. */
+  meter: "wallet" | "own_sub" = "wallet",
 ): Promise<bigint> {
   const costMicros = callCostMicros(pricingOf(config.models, run.model), usage);
   await recordModelCall(prisma, {
@@ -137,6 +139,7 @@ export async function meterModelCall(
     cacheReadTokens: usage.cacheReadTokens,
     cacheCreationTokens: usage.cacheWriteTokens,
     costMicros,
+    settledMeter: meter,
   });
   return costMicros;
 }

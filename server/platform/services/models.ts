@@ -38,6 +38,22 @@ export interface ModelSettings {
   anthropic?: { apiKey: string; baseUrl?: string };
   /** The server behind `compatibleModel`; the key is optional (Ollama needs none). */
   openaiCompatible?: { baseUrl: string; apiKey?: string };
+  /** Accounts' own model connections (services/model-connections.ts). */
+  connections?: ModelConnectionSettings;
+}
+
+/**
+ * The provider whose tokens can be pasted (`provA`): its authorization flow (authorization code with
+ * PKCE; the person pastes the code the provider shows), when the deployment registered a client with
+ * it, and where its tokens are used.
+ */
+export interface ModelConnectionSettings {
+  provA?: {
+    /** The OAuth client; without one, provA can only be pasted. */
+    oauth?: { clientId: string; clientSecret?: string; authorizationUrl: string; tokenUrl: string; redirectUri: string; scopes: string[] };
+    /** The Anthropic-compatible API its tokens call; default the Anthropic endpoint. */
+    apiBaseUrl?: string;
+  };
 }
 
 const price = (input: string, output: string, cacheRead: string) => ({

@@ -58,6 +58,7 @@ import { createAgent, findAccountAgent, findScopedAgent } from "./agents";
 import { settleRun, usdExact } from "./billing";
 import type { AuthContext } from "./auth";
 import { clampEffort, defaultEffort, defaultModel, findModel, type Effort } from "./models";
+import { preferredDefaultModel } from "./model-connections";
 import { admitRun, startAdmittedRunFast } from "./run-admission";
 import { resolveScope, type Scope } from "./scope";
 import { resolveForcedSkill } from "./skills";
@@ -190,7 +191,10 @@ export async function createRun(
   const skill = input.skill === undefined ? null : await resolveForcedSkill(ctx, scope, agent, input.skill);
   const forced = { skill: skill?.slug ?? null, skillPlaybook: skill ? { name: skill.name, body: skill.body } : null };
 
-  const modelName = input.model ?? agent.model ?? defaultModel(ctx.config.models).id;
+  // The account's preferred model connection (POST /model-connections/<provider>/apply-default) comes
+  // before the platform default.
+  const modelName =
+    input.model ?? agent.model ?? (await preferredDefaultModel(ctx.prisma, ctx.config, scope.accountId)) ?? defaultModel(ctx.config.models).id;
   const model = findModel(ctx.config.models, modelName);
   if (!model) throw invalid("model", `unknown model "${modelName}"; see GET /models`);
   const requestedEffort = (input.effort ?? agent.effort ?? defaultEffort(model)) as Effort;

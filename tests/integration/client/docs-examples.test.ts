@@ -14,6 +14,7 @@ import issueReportsExample from "@/docs/examples/client/issue-reports";
 import judgmentsExample from "@/docs/examples/client/judgments";
 import keysExample from "@/docs/examples/client/keys";
 import memoriesExample from "@/docs/examples/client/memories";
+import modelConnectionsExample from "@/docs/examples/client/model-connections";
 import permissionsExample from "@/docs/examples/client/permissions";
 import plansExample from "@/docs/examples/client/plans";
 import quickStart from "@/docs/examples/client/quick-start";
@@ -113,6 +114,14 @@ describe("the examples, run", () => {
     expect(runId).toEqual(expect.any(Number));
     expect(rotated).toMatchObject({ id: agent.id, webhook_enabled: true, webhook_url: expect.stringMatching(/\/hooks\/agents\//) });
     expect(rotated.webhook_url).not.toBe(agent.webhook_url);
+  });
+
+  it("model connections", async () => {
+    const { anthropic, data, preferred_default } = await modelConnectionsExample(client, "http://127.0.0.1:9/v1");
+    expect(anthropic).toMatchObject({ provider: "anthropic", connected: true });
+    expect(JSON.stringify(data)).not.toContain("sk-ant-");
+    expect(data.find((entry) => entry.provider === "provA")?.connected).toBe(true);
+    expect(preferred_default).toBe("anthropic");
   });
 
   it("agent templates", async () => {

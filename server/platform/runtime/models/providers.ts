@@ -8,6 +8,7 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3, LanguageModelV4 } from "@ai-sdk/provider";
+import { guardedStreamingFetch, type OutboundOptions } from "../../outbound/guarded-fetch";
 import { findModel, type ModelSettings } from "../../services/models";
 
 /** The providers' public endpoints, used when no base URL is configured. */
@@ -98,4 +99,61 @@ function missingCredentials(modelId: string, variable: string): ModelUnavailable
     modelId,
     `Model "${modelId}" is listed but its provider is not configured: set ${variable} (see .env.example).`,
   );
+}
+
+/** What an account's own model connection gives a run (services/model-connections.ts). */
+export interface OwnCredentials {
+  api: "openai" | "anthropic" | "openai-compatible";
+  apiKey?: string;
+  /** A bearer token in place of an API key (a pasted or authorized provA connection). */
+  authToken?: string;
+  baseUrl: string | null;
+  outbound: OutboundOptions;
+  /** The provider refused the credentials (401 or 403): the connection's account is marked failed. */
+  onRejected?: (status: number) => Promise<void>;
+  /** Names the connection in the run's error. */
+  provider?: string;
+}
+
+/**
+ * A refusal of the account's own credentials fails the run with a clear error (and no retries, which
+ * the SDK would make of its own API error), never a fallback to the platform's funding.
+ */
+function rejectingFetch(inner: typeof fetch, own: OwnCredentials): typeof fetch {
+  return async (input, init) => {
+    const response = await inner(input, init);
+    if (response.status === 401 || response.status === 403) {
+      await response.body?.cancel();
+      await own.onRejected?.(response.status).catch(() => {});
+      throw new Error(
+        `MODEL_CONNECTION_REJECTED: ${own.provider ?? own.api} refused the account's own credentials (HTTP ${response.status}); connect it again (PUT or POST /model-connections/…)`,
+      );
+    }
+    return response;
+  };
+}
+
+/**
+ * The provider model for `modelId` called with an account's own credentials. The base URL is the
+ * account's (or the operator's), so every request leaves through the outbound guard.
+ */
+export function ownLanguageModel(settings: ModelSettings, modelId: string, own: OwnCredentials): RuntimeModel {
+  const entry = findModel(settings, modelId);
+  if (!entry) throw new ModelUnavailableError(modelId, `Unknown model "${modelId}": not in this deployment's catalogue.`);
+  const providerModel = entry.id.slice(entry.author.length + 1);
+  // Connecting and the response headers within 2 minutes; a stream may then last as long as it is never silent.
+  const fetch = rejectingFetch(guardedStreamingFetch({ ...own.outbound, timeoutMs: 120_000 }), own);
+  switch (own.api) {
+    case "openai":
+      return createOpenAI({ apiKey: own.apiKey, baseURL: own.baseUrl ?? OPENAI_DEFAULT_BASE_URL, fetch }).chat(providerModel);
+    case "anthropic":
+      return createAnthropic({
+        ...(own.authToken ? { authToken: own.authToken } : { apiKey: own.apiKey }),
+        baseURL: own.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL,
+        fetch,
+      }).messages(providerModel);
+    case "openai-compatible":
+      if (!own.baseUrl) throw new ModelUnavailableError(entry.id, `Model "${entry.id}" needs the connection's base_url.`);
+      return createOpenAICompatible({ name: "openai-compatible", baseURL: own.baseUrl, apiKey: own.apiKey, includeUsage: true, fetch }).chatModel(providerModel);
+  }
 }
