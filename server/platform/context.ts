@@ -16,6 +16,7 @@ import type { Signals } from "./runtime/signals";
 import type { JobQueue } from "./jobs/queue";
 import type { Mailer } from "./services/mailer";
 import type { BillingSettings } from "./services/billing";
+import type { PaymentSettings } from "./payments/settings";
 import type { ModelSettings } from "./services/models";
 import type { AppSettings } from "./apps/catalog";
 import type { ScriptSandbox } from "./tool-servers/script-sandbox";
@@ -47,6 +48,8 @@ export interface PlatformConfig {
   outboundAllowLoopback?: boolean;
   /** The script sandbox of script tool servers (tool-servers/script-sandbox.ts); unset fields take its defaults. */
   scripts?: { timeoutMs?: number; memoryMb?: number; poolSize?: number };
+  /** Payments: the adapter, its credentials, the operator key (payments/settings.ts). */
+  payments?: PaymentSettings;
   /** Agent inboxes and email triggers (docs/platform-api.md, "Email"); defaults in services/email-addresses.ts. */
   email?: Partial<EmailSettings>;
 }
