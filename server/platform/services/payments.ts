@@ -88,22 +88,34 @@ export async function startTopup(ctx: PaymentContext, auth: AuthContext, amountC
     await setPaymentCheckout(ctx.prisma, payment.id, { sessionId: null, checkoutUrl: url });
     return { checkout_url: url, reference };
   }
+  return openCheckout(ctx, account, payment, { description: `Inlay balance top-up (${dollars(amountCents)})` });
+}
+
+/** The provider's checkout for a pending payment (a top-up or a plan), its customer remembered. */
+async function openCheckout(
+  ctx: PaymentContext,
+  account: { id: number; email: string },
+  payment: PaymentRow,
+  what: { description: string; interval?: "month" | "year" },
+) {
+  const adapter = paymentAdapterOf(ctx.config);
   const settings = await findBillingSettings(ctx.prisma, account.id);
+  const base = publicBase(ctx.config);
   const created = await adapter.createCheckout({
-    kind: "topup",
+    kind: payment.kind === "plan" ? "plan" : "topup",
     paymentId: payment.id,
-    reference,
+    reference: payment.reference,
     accountId: account.id,
     email: account.email,
     customerId: settings?.providerCustomerId ?? null,
-    amountCents,
-    description: `Inlay balance top-up (${dollars(amountCents)})`,
+    amountCents: payment.amountCents,
+    ...what,
     successUrl: `${base}/billing/checkout/return?session_id={CHECKOUT_SESSION_ID}`,
-    cancelUrl: `${base}/billing/checkout/return?cancelled=${reference}`,
+    cancelUrl: `${base}/billing/checkout/return?cancelled=${payment.reference}`,
   });
   await rememberCustomer(ctx.prisma, account.id, created.customerId, settings?.providerCustomerId ?? null);
   await setPaymentCheckout(ctx.prisma, payment.id, { sessionId: created.sessionId, checkoutUrl: created.url });
-  return { checkout_url: created.url, reference };
+  return { checkout_url: created.url, reference: payment.reference };
 }
 
 async function rememberCustomer(prisma: PrismaClient, accountId: number, customerId: string | null, known: string | null) {
@@ -137,24 +149,10 @@ export async function startPlanCheckout(ctx: PaymentContext, auth: AuthContext, 
     planSlug: plan.slug,
     billingPeriod,
   });
-  const settings = await findBillingSettings(ctx.prisma, account.id);
-  const base = publicBase(ctx.config);
-  const created = await adapter.createCheckout({
-    kind: "plan",
-    paymentId: payment.id,
-    reference,
-    accountId: account.id,
-    email: account.email,
-    customerId: settings?.providerCustomerId ?? null,
-    amountCents,
-    interval: billingPeriod === "annual" ? "year" : "month",
+  return openCheckout(ctx, account, payment, {
     description: `Inlay ${plan.display_name} plan (${billingPeriod})`,
-    successUrl: `${base}/billing/checkout/return?session_id={CHECKOUT_SESSION_ID}`,
-    cancelUrl: `${base}/billing/checkout/return?cancelled=${reference}`,
+    interval: billingPeriod === "annual" ? "year" : "month",
   });
-  await rememberCustomer(ctx.prisma, account.id, created.customerId, settings?.providerCustomerId ?? null);
-  await setPaymentCheckout(ctx.prisma, payment.id, { sessionId: created.sessionId, checkoutUrl: created.url });
-  return { checkout_url: created.url, reference };
 }
 
 /** POST /billing/portal: the provider's customer portal (cards, invoices, the subscription). */

@@ -51,6 +51,16 @@ async function topup(account: Account, cents: number) {
   return sessionOf(answer.body.checkout_url);
 }
 
+/** Pays the session with its webhook events held back (fake.pending) instead of delivered. */
+async function payHeld(session: string) {
+  fake.delivery = "hold";
+  try {
+    return await fake.pay(session);
+  } finally {
+    fake.delivery = "once";
+  }
+}
+
 describe("POST /billing/topup", () => {
   it.each([
     ["below the minimum", { amount_cents: 499 }],
@@ -105,13 +115,7 @@ describe("the Stripe webhook", () => {
     const account = await stripe.signup();
     const before = await balanceOf(stripe, account);
     const session = await topup(account, 2_000);
-    fake.delivery = "hold";
-    let successUrl: string;
-    try {
-      successUrl = await fake.pay(session);
-    } finally {
-      fake.delivery = "once";
-    }
+    const successUrl = await payHeld(session);
     expect(successUrl.startsWith(`${stripe.baseUrl}/billing/checkout/return?session_id=${session}`)).toBe(true);
     const [page, delivered] = await Promise.all([fetch(successUrl), fake.flush()]);
     expect(page.status).toBe(200);
@@ -127,12 +131,7 @@ describe("the Stripe webhook", () => {
     const account = await stripe.signup();
     const before = await balanceOf(stripe, account);
     const session = await topup(account, 700);
-    fake.delivery = "hold";
-    try {
-      await fake.pay(session);
-    } finally {
-      fake.delivery = "once";
-    }
+    await payHeld(session);
     const event = fake.pending.splice(0)[0]!;
     const forged = await fake.deliver(event, { secret: "whsec_not_the_one" });
     expect(forged.status).toBe(400);
