@@ -294,11 +294,14 @@ describe("PATCH /billing/auto-reload", () => {
     await spend(stripe, account, await newAgent(stripe, account));
     await vi.waitFor(
       async () => {
-        const now = await stripe.call("/billing/auto-reload", { key: account.key, method: "PATCH", body: { enabled: false } });
-        expect(now.body.last_error).toMatch(/declined/);
+        const settings = await stripe.database.prisma.platformBillingSettings.findUniqueOrThrow({ where: { accountId: account.id } });
+        expect(settings.autoReloadLastError).toMatch(/declined/);
       },
       { timeout: 20_000, interval: 100 },
     );
+    // The API shows it too (a PATCH answers the settings now).
+    const shown = await stripe.call("/billing/auto-reload", { key: account.key, method: "PATCH", body: { enabled: false } });
+    expect(shown.body.last_error).toMatch(/declined/);
     expect(await balanceOf(stripe, account)).toBeLessThan(before);
     expect(await stripe.database.prisma.platformPayment.findMany({ where: { accountId: account.id, kind: "auto_reload" }, select: { status: true } })).toEqual([{ status: "failed" }]);
   });
