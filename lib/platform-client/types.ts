@@ -16,6 +16,7 @@ import type * as issueReports from "../schemas/issue-reports";
 import type * as judgments from "../schemas/judgments";
 import type * as memories from "../schemas/memories";
 import type * as modelConnections from "../schemas/model-connections";
+import type * as payments from "../schemas/payments";
 import type * as permissions from "../schemas/permissions";
 import type * as runs from "../schemas/runs";
 import type * as settings from "../schemas/settings";
@@ -154,6 +155,21 @@ export type UsageTimeseriesParams = Query<typeof billing.UsageTimeseriesQuery>;
 export type PlanCatalogEntry = z.infer<typeof billing.PlanCatalogEntry>;
 export type PlanListParams = Query<typeof billing.PlanListQuery>;
 export type OverageParams = z.infer<typeof billing.UpdateOverageRequest>;
+
+// Payments: top-ups, plan checkout, portal, receipts, auto-reload, the low-balance alert, operator credits
+export type TopupParams = z.input<typeof payments.TopupRequest>;
+export type CheckoutLink = z.infer<typeof payments.CheckoutLink>;
+export type PlanCheckoutParams = z.input<typeof payments.PlanCheckoutRequest>;
+export type PortalLink = z.infer<typeof payments.PortalLink>;
+export type Receipt = z.infer<typeof payments.Receipt>;
+export type ReceiptListParams = Query<typeof payments.ReceiptListQuery>;
+export type ReceiptInvoice = z.infer<typeof payments.ReceiptInvoice>;
+export type AutoReloadParams = z.input<typeof payments.AutoReloadRequest>;
+export type AutoReloadSettings = z.infer<typeof payments.AutoReloadSettings>;
+export type AlertSettingsParams = z.input<typeof payments.AlertSettingsRequest>;
+export type AlertSettings = z.infer<typeof payments.AlertSettings>;
+export type OperatorCreditParams = z.input<typeof payments.OperatorCreditRequest>;
+export type OperatorCredit = z.infer<typeof payments.OperatorCredit>;
 
 // Custom tool servers
 export type ToolServer = z.infer<typeof toolServers.ToolServer>;

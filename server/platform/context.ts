@@ -17,6 +17,7 @@ import type { JobQueue } from "./jobs/queue";
 import type { Mailer } from "./services/mailer";
 import type { BillingSettings } from "./services/billing";
 import type { Plan } from "./services/plans";
+import type { PaymentSettings } from "./payments/settings";
 import type { ModelSettings } from "./services/models";
 import type { AppSettings } from "./apps/catalog";
 import type { SessionSettings } from "./services/sessions";
@@ -54,6 +55,8 @@ export interface PlatformConfig {
   scripts?: { timeoutMs?: number; memoryMb?: number; poolSize?: number };
   /** Browser session lifetimes; unset fields take SESSION_DEFAULTS (services/sessions.ts). */
   sessions?: Partial<SessionSettings>;
+  /** Payments: the adapter, its credentials, the operator key (payments/settings.ts). */
+  payments?: PaymentSettings;
   /** Agent inboxes and email triggers (docs/platform-api.md, "Email"); defaults in services/email-addresses.ts. */
   email?: Partial<EmailSettings>;
   /** POST /judgments: the kill switch and the judge models (services/judgments.ts); unset fields take its defaults. */
