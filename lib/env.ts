@@ -116,6 +116,9 @@ export const envSchema = z
     PLATFORM_SIGNUP_CREDIT_MICROS: z.coerce.number().int().min(0).default(5_000_000),
     PLATFORM_RUN_HOLD_MICROS: z.coerce.number().int().positive().default(50_000),
     PLATFORM_TOPUP_URL: httpUrl,
+    // The plan catalogue (GET /billing/plans): a JSON array of complete plan entries that replaces the
+    // built-in one (docs/platform-api.md, "Plans"); read and validated at start, a mistake stops it.
+    INLAY_PLANS_FILE: optionalString,
     // Where rate-limit counters live: this process (one instance) or Redis (several instances).
     RATE_LIMIT_STORE: z.enum(["memory", "redis"]).default("memory"),
     REDIS_URL: optionalString.refine(

@@ -1,6 +1,6 @@
 // Money and usage: GET /billing/balance, GET /usage, /usage/end-users and /usage/timeseries.
 import { z } from "zod";
-import { IntId, PageQuery, Timestamp, UserId, listEnvelope } from "./common";
+import { IntId, PageQuery, QueryBoolean, Timestamp, UserId, listEnvelope } from "./common";
 
 const UsdString = z.string().meta({ description: "US dollars as a decimal string" });
 
@@ -132,3 +132,23 @@ export const PlanCatalogEntry = z
     max_concurrent_runs: z.number().int(),
   })
   .meta({ id: "PlanCatalogEntry" });
+
+// ---- plans, usage limits and overage (GET /billing/plans, POST /billing/activate-free, PATCH /billing/overage) ----
+
+export const PlanListQuery = z.object({
+  include_free: QueryBoolean.optional().meta({ description: "Also list the free plan, which is not purchasable" }),
+});
+
+export const PlanList = z.array(PlanCatalogEntry);
+
+export const OVERAGE_CAP_MAX_CENTS = 1_000_000;
+
+export const UpdateOverageRequest = z.object({
+  enabled: z.boolean({ error: "is required: true or false" }),
+  monthly_cap_cents: z
+    .number({ error: `is required: an integer of cents from 0 to ${OVERAGE_CAP_MAX_CENTS}` })
+    .int("must be an integer of cents")
+    .min(0, "must be at least 0")
+    .max(OVERAGE_CAP_MAX_CENTS, `must be at most ${OVERAGE_CAP_MAX_CENTS}`)
+    .meta({ description: "The most overage may add up to in a monthly window, in US cents (0 to 1,000,000)" }),
+});

@@ -172,6 +172,10 @@ import * as getBalance from "./routes/billing/balance";
 import * as listEndUserUsage from "./routes/usage/end-users";
 import * as getUsage from "./routes/usage/get";
 import * as usageTimeseries from "./routes/usage/timeseries";
+// plans, usage limits and overage
+import * as activateFreePlan from "./routes/billing/activate-free";
+import * as updateOverage from "./routes/billing/overage";
+import * as listPlans from "./routes/billing/plans";
 
 /** Every operation, registered in this order. One module per operation: routes/<resource>/<op>.ts. */
 const operations: { register(app: PlatformApp): void }[] = [
@@ -339,6 +343,10 @@ const operations: { register(app: PlatformApp): void }[] = [
   listEndUserUsage,
   usageTimeseries,
   getBalance,
+  // plans, usage limits and overage
+  listPlans,
+  activateFreePlan,
+  updateOverage,
 ];
 
 export const MAX_BODY_BYTES = 256 * 1024;

@@ -24,6 +24,7 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
       runHoldMicros: source.PLATFORM_RUN_HOLD_MICROS,
       topupUrl: source.PLATFORM_TOPUP_URL,
     },
+    plans: { file: source.INLAY_PLANS_FILE },
     runs: {
       leaseMs: source.RUN_LEASE_MS,
       graceMs: source.RUN_SWEEP_GRACE_MS,

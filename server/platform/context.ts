@@ -16,6 +16,7 @@ import type { Signals } from "./runtime/signals";
 import type { JobQueue } from "./jobs/queue";
 import type { Mailer } from "./services/mailer";
 import type { BillingSettings } from "./services/billing";
+import type { Plan } from "./services/plans";
 import type { ModelSettings } from "./services/models";
 import type { AppSettings } from "./apps/catalog";
 import type { ScriptSandbox } from "./tool-servers/script-sandbox";
@@ -28,6 +29,8 @@ export interface PlatformConfig {
   models: ModelSettings;
   /** Money settings; omitted ones take BILLING_DEFAULTS (services/billing.ts). */
   billing?: Partial<BillingSettings>;
+  /** The plan catalogue (services/plans.ts): the operator's file, or the catalogue itself; the defaults otherwise. */
+  plans?: { file?: string; catalogue?: Plan[] };
   /** Leases and resuming runs whose process died; unset fields take the defaults (runtime/recovery.ts). */
   runs?: Partial<RunTimings>;
   /** Days after a run finished before its text deltas are merged (jobs/event-retention.ts); default 30. */

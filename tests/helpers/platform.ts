@@ -20,6 +20,8 @@ export interface PlatformOptions {
   trustProxy?: boolean;
   models?: Partial<PlatformConfig["models"]>;
   billing?: PlatformConfig["billing"];
+  /** The plan catalogue (an operator's file, or the entries); unset: the defaults. */
+  plans?: PlatformConfig["plans"];
   runs?: PlatformConfig["runs"];
   webhooks?: PlatformConfig["webhooks"];
   outboundAllowLoopback?: boolean;
@@ -107,6 +109,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     trustProxy: options.trustProxy ?? false,
     models: { provider: "sim", openaiConfigured: false, anthropicConfigured: false, ...options.models },
     billing: options.billing,
+    plans: options.plans,
     runs: options.runs,
     webhooks: options.webhooks,
     scripts: options.scripts,

@@ -65,6 +65,8 @@ export interface AdmissionAccount {
   perEndUserRatePerMinute: number | null;
   /** The account's retention_mode: what a run started now stores (read here, not in a separate query). */
   retentionMode: string;
+  /** The account is on a plan (services/run-funding.ts then locks the plan row). */
+  hasPlan: boolean;
 }
 
 const readAdmissionAccount = async (tx: Tx, accountId: number, lock: boolean): Promise<AdmissionAccount> => {
@@ -74,7 +76,8 @@ const readAdmissionAccount = async (tx: Tx, accountId: number, lock: boolean): P
   const rows = await tx.$queryRaw<AdmissionAccount[]>`
     SELECT balance_micros AS "balanceMicros", held_micros AS "heldMicros", email_verified_at AS "emailVerifiedAt",
            per_end_user_run_limit AS "perEndUserRunLimit", per_end_user_cost_limit_cents AS "perEndUserCostLimitCents",
-           per_end_user_rate_per_minute AS "perEndUserRatePerMinute", retention_mode AS "retentionMode"
+           per_end_user_rate_per_minute AS "perEndUserRatePerMinute", retention_mode AS "retentionMode",
+           EXISTS (SELECT 1 FROM platform_account_plans WHERE account_id = ${accountId}) AS "hasPlan"
     FROM platform_accounts WHERE id = ${accountId} ${forUpdate}`;
   const account = rows[0];
   if (!account) throw new Error(`account ${accountId} is gone`);
@@ -136,7 +139,8 @@ export async function addRunHold(tx: Tx, runId: number, holdMicros: bigint): Pro
   await tx.$executeRaw`UPDATE platform_runs SET hold_micros = hold_micros + ${holdMicros} WHERE id = ${runId}`;
 }
 
-const ACTIVE = ["running", "awaiting_approval", "paused"];
+/** The statuses of a run in progress. */
+export const ACTIVE = ["running", "awaiting_approval", "paused"];
 
 /** Runs of the account that completed or are still in progress (what the unverified-email cap counts). */
 export const countLiveOrCompletedRuns = (tx: Tx, accountId: number) =>
@@ -193,13 +197,17 @@ export interface MeteredCall {
   costMicros: bigint;
 }
 
-/** One model call: its usage row and the run's running totals, together (one statement, so atomic). */
+/**
+ * One model call: its usage row and the run's running totals, together (one statement, so atomic).
+ * The row's settled_meter is the run's (services/run-funding.ts): wallet when it has no funding row.
+ */
 export async function recordModelCall(prisma: PrismaClient, call: MeteredCall): Promise<void> {
   await execute(prisma, Prisma.sql`
     WITH usage AS (
       INSERT INTO platform_usage_records (account_id, end_user_id, run_id, agent_id, model, surface, settled_meter,
         input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, cost_micros)
-      VALUES (${call.accountId}, ${call.endUserId}, ${call.runId}, ${call.agentId}, ${call.model}, ${call.surface}, 'wallet',
+      VALUES (${call.accountId}, ${call.endUserId}, ${call.runId}, ${call.agentId}, ${call.model}, ${call.surface},
+        COALESCE((SELECT meter FROM platform_run_fundings WHERE run_id = ${call.runId}), 'wallet'),
         ${call.inputTokens}, ${call.outputTokens}, ${call.cacheCreationTokens}, ${call.cacheReadTokens}, ${call.costMicros})
     )
     UPDATE platform_runs
@@ -315,10 +323,22 @@ export async function settleRunChargesIn(
   // The cost went past the hold: what else it may take depends on what nobody holds. Two statements,
   // the transaction's last: the account's row locked (NO KEY UPDATE) and read at its newest, then one
   // statement writes the run's side, the account's and the ledger entry.
-  const accounts = await tx.$queryRaw<{ balance: bigint; held: bigint }[]>`
-    SELECT balance_micros AS balance, held_micros AS held FROM platform_accounts WHERE id = ${run.accountId} FOR NO KEY UPDATE`;
+  // A run the balance does not pay (a plan's, or on the account's own subscription: services/run-funding.ts)
+  // holds nothing, so its cost always comes here: it is recorded as settled, and nothing is charged.
+  const accounts = await tx.$queryRaw<{ balance: bigint; held: bigint; meter: string | null }[]>`
+    SELECT balance_micros AS balance, held_micros AS held,
+           (SELECT meter FROM platform_run_fundings WHERE run_id = ${runId}) AS meter
+    FROM platform_accounts WHERE id = ${run.accountId} FOR NO KEY UPDATE`;
   const account = accounts[0];
   if (!account) return null;
+  if (account.meter === "plan" || account.meter === "own_sub") {
+    await tx.$executeRaw`
+      UPDATE platform_runs SET settled_micros = ${run.cost}, hold_micros = ${run.hold - released} WHERE id = ${runId}`;
+    if (released > 0n) {
+      await tx.$executeRaw`UPDATE platform_accounts SET held_micros = held_micros - ${released}, updated_at = now() WHERE id = ${run.accountId}`;
+    }
+    return { chargedMicros: 0n, writtenOffMicros: 0n, releasedMicros: released, balanceAfterMicros: account.balance };
+  }
   const free = account.balance - account.held;
   const extra = beyondHold < free ? beyondHold : free > 0n ? free : 0n;
   const charged = fromHold + extra;
@@ -336,7 +356,22 @@ export async function settleRunChargesIn(
     UPDATE platform_accounts
     SET balance_micros = ${balanceAfter}, held_micros = held_micros - ${fromHold + released}, updated_at = now()
     WHERE id = ${run.accountId}`;
+  if (settlement.writtenOffMicros > 0n) await markReleased(tx, run.accountId, runId);
   return { ...settlement, balanceAfterMicros: balanceAfter };
+}
+
+/**
+ * A wallet run whose cost the balance could not cover settles as `released` (services/run-funding.ts):
+ * its funding row says so, and its usage rows (so /usage/timeseries?settled_meter=released finds them).
+ */
+async function markReleased(tx: Tx, accountId: number, runId: number): Promise<void> {
+  await tx.$executeRaw`
+    WITH funding AS (
+      INSERT INTO platform_run_fundings (run_id, account_id, meter, overage_cents, created_at)
+      VALUES (${runId}, ${accountId}, 'released', 0, now())
+      ON CONFLICT (run_id) DO UPDATE SET meter = 'released'
+    )
+    UPDATE platform_usage_records SET settled_meter = 'released' WHERE run_id = ${runId} AND settled_meter = 'wallet'`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,8 +3,8 @@
 //
 //   [key]   claim the Idempotency-Key, bound to the run's id (drawn first from the sequence)
 //   hold    the conditional UPDATE of the account that reserves the run's hold; its WHERE clause is the
-//           whole fast-path admission: verified email, an unreserved balance covering the hold, and no
-//           per-end-user caps when the run has an end-user (anything else: the full path decides)
+//           whole fast-path admission: verified email, no plan, an unreserved balance covering the hold, and
+//           no per-end-user caps when the run has an end-user (anything else: the full path decides)
 //   run     INSERT the run (lease already taken for this process), its first event, the webhook
 //           outbox row (run.started, when the scope has a webhook), and the end-user's turn
 //
@@ -69,7 +69,9 @@ export type FastRunOutcome =
 const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
 
 export async function startAdmittedRun(prisma: PrismaClient, start: FastRunStart): Promise<FastRunOutcome> {
+  // An account on a plan takes the full path: its runs are counted under the plan row's lock.
   const accountTest = Prisma.sql`email_verified_at IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM platform_account_plans WHERE account_id = ${start.accountId})
       AND balance_micros > 0
       AND balance_micros - held_micros >= LEAST(${start.maxHoldMicros}::bigint, balance_micros)
       ${

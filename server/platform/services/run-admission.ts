@@ -5,6 +5,9 @@
 //   3. per_end_user_run_limit runs per billing period               → 402 RUN_LIMIT_REACHED
 //   4. per_end_user_cost_limit_cents per billing period             → 402 COST_LIMIT_REACHED
 //   5. per_end_user_rate_per_minute turns (starts and replies)      → 429 END_USER_RATE_LIMITED (+ Retry-After)
+//   6. on a plan: max_concurrent_runs, then included runs and overage → 429 CONCURRENT_RUN_LIMIT_REACHED,
+//      402 RUN_LIMIT_REACHED (services/run-funding.ts, which also decides the meter that pays the run;
+//      a run the balance does not pay skips step 2 and reserves no hold)
 // lets the caller write its run in the same transaction, records the turn, and reserves the run's hold
 // last, with a conditional UPDATE (held never exceeds the balance). A refusal rolls all of it back.
 //
@@ -42,6 +45,7 @@ import {
   turnsSince,
 } from "../repositories/billing";
 import { billingPeriod, billingSettings, usdExact } from "./billing";
+import { decideFunding, type Meter, paysFromBalance, recordFunding } from "./run-funding";
 import { UNVERIFIED_RUN_LIMIT } from "./verification";
 
 export interface AdmissionContext {
@@ -59,6 +63,8 @@ export interface AdmissionRequest {
   userId: string | null;
   /** A run start or a reply: both are agent turns for the rate cap. */
   kind: "start" | "reply";
+  /** The run a reply resumes (it keeps that run's meter). */
+  runId?: number;
 }
 
 export interface Admitted {
@@ -66,6 +72,10 @@ export interface Admitted {
   holdMicros: bigint;
   /** The account's retention_mode, read with the admission. */
   retentionMode: string;
+  /** Who pays the run (services/run-funding.ts). */
+  meter: Meter;
+  /** A start records its meter with this once its run is written (same transaction): every start must. */
+  recordFunding: (runId: number) => Promise<void>;
 }
 
 export interface AdmissionOptions {
@@ -102,7 +112,7 @@ export function balanceDepleted(ctx: AdmissionContext, account: { balanceMicros:
   });
 }
 
-async function checkCaps(tx: PrismaClient, request: AdmissionRequest, account: AdmissionAccount, now: Date) {
+async function checkCaps(tx: PrismaClient, request: AdmissionRequest, account: AdmissionAccount, now: Date, fromBalance: boolean) {
   if (account.emailVerifiedAt === null && (await countLiveOrCompletedRuns(tx, request.accountId)) >= UNVERIFIED_RUN_LIMIT) {
     throw new PlatformError({
       type: "billing_error",
@@ -111,7 +121,7 @@ async function checkCaps(tx: PrismaClient, request: AdmissionRequest, account: A
       details: { unverified_run_limit: UNVERIFIED_RUN_LIMIT },
     });
   }
-  if (account.balanceMicros - account.heldMicros <= 0n) return; // reserveHold refuses it next, with the right error
+  if (fromBalance && account.balanceMicros - account.heldMicros <= 0n) return; // reserveHold refuses it next, with the right error
   if (request.endUserId === null) return;
   const endUserId = request.endUserId;
   const period = billingPeriod(now);
@@ -191,19 +201,32 @@ export async function admitRun<T>(
     try {
       return await inAdmissionTransaction(ctx.prisma, request.accountId, options.first, async (tx, read) => {
         let account = read;
-        // Lock order: end-user, then account (the hold's UPDATE takes the account's row last).
+        // Lock order: end-user, then the plan (run-funding.ts), then account (the hold's UPDATE takes the
+        // account's row last).
         if (request.endUserId !== null && hasEndUserCaps(account)) await lockEndUser(tx, request.endUserId);
-        if (account.emailVerifiedAt === null || account.balanceMicros - account.heldMicros <= 0n) {
+        const now = new Date();
+        const funding = await decideFunding(tx, { ...request, hasPlan: account.hasPlan }, now);
+        const fromBalance = paysFromBalance(funding.meter);
+        if (account.emailVerifiedAt === null || (fromBalance && account.balanceMicros - account.heldMicros <= 0n)) {
           account = await lockAdmissionAccount(tx, request.accountId);
         }
-        const now = new Date();
-        await checkCaps(tx, request, account, now);
-        const holdMicros = holdFor(account.balanceMicros, maxHold);
-        const result = await start(tx, { holdMicros, retentionMode: account.retentionMode });
+        await checkCaps(tx, request, account, now, fromBalance);
+        const holdMicros = fromBalance ? holdFor(account.balanceMicros, maxHold) : 0n;
+        let funded = request.kind === "reply";
+        const result = await start(tx, {
+          holdMicros,
+          retentionMode: account.retentionMode,
+          meter: funding.meter,
+          recordFunding: async (runId) => {
+            funded = true;
+            await recordFunding(tx, request.accountId, runId, funding, now);
+          },
+        });
+        if (!funded) throw new Error("admitRun: a started run must record its funding (admitted.recordFunding)");
         if (request.endUserId !== null) {
           await recordTurn(tx, request.accountId, request.endUserId, request.kind, now, new Date(now.getTime() - 2 * RATE_WINDOW_MS));
         }
-        if (!(await reserveHold(tx, request.accountId, maxHold, holdMicros))) {
+        if (fromBalance && !(await reserveHold(tx, request.accountId, maxHold, holdMicros))) {
           const current = await readBalance(tx, request.accountId);
           const due = holdFor(current.balanceMicros, maxHold);
           if (due !== holdMicros && due > 0n && current.balanceMicros - current.heldMicros >= due) throw new HoldMoved();

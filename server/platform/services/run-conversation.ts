@@ -91,7 +91,7 @@ export async function replyToRun(
   const messages = [...history, storedUserMessage(input.message, attachments, firstOrdinal)];
   // A reply is an agent turn like a start: the same admission (balance, caps, turn rate) and a new hold,
   // in the transaction that reopens the run.
-  const admission = { accountId: scope.accountId, endUserId: scope.endUserId, userId: scope.userId, kind: "reply" } as const;
+  const admission = { accountId: scope.accountId, endUserId: scope.endUserId, userId: scope.userId, kind: "reply", runId } as const;
   let keyId: number | undefined;
   const reopened = await admitRun(ctx, admission, async (tx, admitted) => {
     const result = await reopenRunIn(

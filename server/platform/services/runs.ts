@@ -275,6 +275,7 @@ export async function createRun(
         first,
         metadataOnly ? [] : attachments,
       );
+      await admitted.recordFunding(run.id);
       if (keyId !== undefined) await bindClaimedKey(tx, keyId, run.id);
       await recordRunWebhook(tx, run, "run.started", {}, scope.userId);
       return run;

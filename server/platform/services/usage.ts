@@ -1,6 +1,6 @@
 // Usage reports: GET /usage (the account this billing period), /usage/end-users (each end-user this
 // period, against its caps) and /usage/timeseries (tokens and cost per UTC day). The billing period is
-// the calendar month in UTC.
+// the calendar month in UTC; GET /usage of an account on a plan reports the plan's monthly window.
 import type { z } from "zod";
 import type { EndUserUsage, Usage, UsageTimeseries, UsageTimeseriesQuery } from "@/lib/schemas/billing";
 import { TIMESERIES_MAX_DAYS } from "@/lib/schemas/billing";
@@ -18,7 +18,9 @@ import {
   type UsageRow,
   type UsageSums,
 } from "../repositories/billing";
+import { findAccountPlan, planUseIn } from "../repositories/plans";
 import { getSettings } from "./settings";
+import { findPlan, freePathAvailable, type Plan, planWindow, UNLIMITED_RUNS } from "./plans";
 import { billingPeriod, usdDisplay, usdExact } from "./billing";
 
 const invalid = (field: string, message: string) =>
@@ -26,43 +28,76 @@ const invalid = (field: string, message: string) =>
 
 const ZERO: UsageSums = { inputTokens: 0n, outputTokens: 0n, cacheCreationTokens: 0n, cacheReadTokens: 0n, costMicros: 0n };
 
-export const USAGE_NOTE =
-  "Inlay has no plans: runs are paid from the prepaid token balance (GET /billing/balance). runs_used counts " +
-  "runs completed this period (the calendar month in UTC); cost_used is what they were metered at. Plan, " +
-  "overage and trial fields keep their neutral values.";
+export const USAGE_NOTE_PREPAID =
+  "The account is on no plan (prepaid): runs are paid from the token balance (GET /billing/balance). runs_used " +
+  "counts runs completed this period (the calendar month in UTC); cost_used is what they were metered at. " +
+  "free_path_available: POST /billing/activate-free puts the account on the free plan (GET /billing/plans?include_free=true).";
+
+const planNote = (plan: Plan) =>
+  `The account is on the ${plan.slug} plan: runs_used counts the runs it covered since period_start (included ` +
+  `runs, then overage runs), none paid from the token balance. Past runs_limit, runs are charged ` +
+  `overage_rate_cents each into overage_used_cents (billed by the payment provider) while overage is enabled ` +
+  `and under overage_cap_cents; then RUN_LIMIT_REACHED. cost_used is what the period's runs were metered at; ` +
+  `cost_limit is the plan's fair-use figure.`;
+
+const centsToUsd = (cents: number) => usdExact(BigInt(cents) * 10_000n);
 
 export async function getUsage(prisma: PrismaClient, accountId: number, now = new Date()): Promise<z.infer<typeof Usage>> {
-  const period = billingPeriod(now);
-  const [rows, runs, balance] = await Promise.all([
+  const [row, balance] = await Promise.all([findAccountPlan(prisma, accountId), findBalance(prisma, accountId)]);
+  if (!balance) throw new PlatformError({ type: "not_found", message: "account not found" });
+  const plan = row ? findPlan(row.slug) : undefined;
+  const period = row && plan ? planWindow(row.periodAnchor, now) : billingPeriod(now);
+  const [rows, runs, planUse] = await Promise.all([
     usageByDay(prisma, { accountId, since: period.start, until: period.end }, false),
     accountRunCounts(prisma, accountId, period.start, period.end),
-    findBalance(prisma, accountId),
+    row && plan ? planUseIn(prisma, accountId, period.start, period.end) : undefined,
   ]);
-  if (!balance) throw new PlatformError({ type: "not_found", message: "account not found" });
   const totals = sumRows(rows);
-  return {
-    plan: "prepaid",
-    runs_used: runs.completed,
-    runs_limit: null,
+  const common = {
     cost_used: usdExact(totals.costMicros),
-    cost_limit: null,
     period_end: period.end.toISOString(),
-    free_path_available: false,
-    overage_enabled: false,
-    overage_used_cents: 0,
-    overage_cap_cents: 0,
-    overage_rate_cents: 0,
-    trial_ends_at: null,
-    unlimited_runs: true,
     concurrent_runs: runs.active,
-    concurrent_runs_limit: null,
     period_start: period.start.toISOString(),
     input_tokens: Number(totals.inputTokens),
     output_tokens: Number(totals.outputTokens),
     cost_used_micros: Number(totals.costMicros),
     balance_micros: Number(balance.balanceMicros),
     balance_usd: usdDisplay(balance.balanceMicros),
-    note: USAGE_NOTE,
+  };
+  if (!row || !plan || !planUse) {
+    return {
+      ...common,
+      plan: "prepaid",
+      runs_used: runs.completed,
+      runs_limit: null,
+      cost_limit: null,
+      free_path_available: freePathAvailable(row),
+      overage_enabled: false,
+      overage_used_cents: 0,
+      overage_cap_cents: 0,
+      overage_rate_cents: 0,
+      trial_ends_at: null,
+      unlimited_runs: true,
+      concurrent_runs_limit: null,
+      note: USAGE_NOTE_PREPAID,
+    };
+  }
+  const unlimited = plan.included_runs === UNLIMITED_RUNS;
+  return {
+    ...common,
+    plan: plan.slug,
+    runs_used: planUse.includedRuns + planUse.overageRuns,
+    runs_limit: unlimited ? null : plan.included_runs,
+    cost_limit: centsToUsd(plan.fair_use_cost_limit_cents),
+    free_path_available: false,
+    overage_enabled: plan.overage_available && row.overageEnabled,
+    overage_used_cents: planUse.overageCents,
+    overage_cap_cents: row.overageCapCents,
+    overage_rate_cents: plan.overage_available ? plan.overage_rate_cents : 0,
+    trial_ends_at: row.trialEndsAt?.toISOString() ?? null,
+    unlimited_runs: unlimited,
+    concurrent_runs_limit: plan.max_concurrent_runs,
+    note: planNote(plan),
   };
 }
 

@@ -52,7 +52,7 @@ afterAll(() => platform.close());
 const total = () => costs.alice! + costs.bob!;
 
 describe("GET /usage", () => {
-  it("reports this month's completed runs, tokens, cost and balance; plan fields neutral", async () => {
+  it("reports this month's completed runs, tokens, cost and balance of a prepaid account (no plan)", async () => {
     const { status, body } = await platform.call("/usage", { key: account.key });
     expect(status).toBe(200);
     const now = new Date();
@@ -63,7 +63,8 @@ describe("GET /usage", () => {
       cost_used: (total() / 1_000_000).toFixed(6),
       cost_limit: null,
       period_end: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString(),
-      free_path_available: false,
+      // The default catalogue offers the free plan to an account on none.
+      free_path_available: true,
       overage_enabled: false,
       overage_used_cents: 0,
       overage_cap_cents: 0,
@@ -78,7 +79,7 @@ describe("GET /usage", () => {
       cost_used_micros: total(),
       balance_micros: 5_000_000 - total(),
       balance_usd: ((5_000_000 - total()) / 1_000_000).toFixed(2),
-      note: expect.stringContaining("no plans"),
+      note: expect.stringContaining("on no plan (prepaid)"),
     });
   });
 

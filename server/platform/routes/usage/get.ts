@@ -1,4 +1,5 @@
-// GET /usage: the account's usage this billing period (the calendar month in UTC) and its balance.
+// GET /usage: the account's usage this billing period (its plan's monthly window, or the calendar month in
+// UTC when prepaid), its plan's limits, and its balance.
 import { Usage } from "@/lib/schemas/billing";
 import type { PlatformApp } from "../../context";
 import { getUsage } from "../../services/usage";
@@ -11,7 +12,7 @@ export const route = defineRoute({
   path: "/usage",
   tags: ["usage"],
   summary: "The account's usage this billing period",
-  responses: { 200: json(Usage, "The Usage resource; plan fields are neutral (Inlay has no plans)") },
+  responses: { 200: json(Usage, "The Usage resource: the plan (or prepaid), its limits and overage, and the balance") },
 });
 
 export function register(app: PlatformApp) {

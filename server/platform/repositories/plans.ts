@@ -1,0 +1,158 @@
+// Plans: the plan row of an account and the funding rows of its runs (services/plans.ts and
+// services/run-funding.ts). Admissions of an account on a plan lock the plan row (lockAccountPlan), so
+// the counts they then read (runs in the window, overage, runs in progress) are decided one at a time.
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { ACTIVE } from "./billing";
+
+type Tx = PrismaClient;
+
+export interface AccountPlanRow {
+  accountId: number;
+  slug: string;
+  billingPeriod: string;
+  periodAnchor: Date;
+  currentPeriodEnd: Date | null;
+  trialEndsAt: Date | null;
+  providerSubscriptionId: string | null;
+  overageEnabled: boolean;
+  overageCapCents: number;
+}
+
+const PLAN_COLUMNS = {
+  accountId: true,
+  slug: true,
+  billingPeriod: true,
+  periodAnchor: true,
+  currentPeriodEnd: true,
+  trialEndsAt: true,
+  providerSubscriptionId: true,
+  overageEnabled: true,
+  overageCapCents: true,
+} as const;
+
+export const findAccountPlan = (prisma: PrismaClient, accountId: number): Promise<AccountPlanRow | null> =>
+  prisma.platformAccountPlan.findUnique({ where: { accountId }, select: PLAN_COLUMNS });
+
+/** Locks the account's plan row (admissions of the account wait) and reads it; null when it has none. */
+export async function lockAccountPlan(tx: Tx, accountId: number): Promise<AccountPlanRow | null> {
+  const rows = await tx.$queryRaw<AccountPlanRow[]>`
+    SELECT account_id AS "accountId", slug, billing_period AS "billingPeriod", period_anchor AS "periodAnchor",
+           current_period_end AS "currentPeriodEnd", trial_ends_at AS "trialEndsAt",
+           provider_subscription_id AS "providerSubscriptionId", overage_enabled AS "overageEnabled",
+           overage_cap_cents AS "overageCapCents"
+    FROM platform_account_plans WHERE account_id = ${accountId} FOR UPDATE`;
+  return rows[0] ?? null;
+}
+
+export interface PlanWrite {
+  slug: string;
+  billingPeriod: string;
+  currentPeriodEnd: Date | null;
+  trialEndsAt: Date | null;
+  providerSubscriptionId: string | null;
+}
+
+/**
+ * Puts the account on a plan. A new row, or another slug than the row's, starts a new window at `now`
+ * (and turns overage off: its cap was agreed for another plan); the same slug only moves the period
+ * end (a renewal), so a repeated activation changes nothing else.
+ */
+export async function upsertAccountPlan(prisma: PrismaClient, accountId: number, plan: PlanWrite, now: Date): Promise<void> {
+  await prisma.$transaction(async (transaction) => {
+    const tx = transaction as unknown as Tx;
+    const current = await lockAccountPlan(tx, accountId);
+    if (current && current.slug === plan.slug) {
+      await tx.platformAccountPlan.update({
+        where: { accountId },
+        data: {
+          billingPeriod: plan.billingPeriod,
+          currentPeriodEnd: plan.currentPeriodEnd,
+          trialEndsAt: plan.trialEndsAt ?? current.trialEndsAt,
+          providerSubscriptionId: plan.providerSubscriptionId ?? current.providerSubscriptionId,
+        },
+      });
+      return;
+    }
+    const fresh = { ...plan, periodAnchor: now, overageEnabled: false, overageCapCents: 0 };
+    await tx.platformAccountPlan.upsert({ where: { accountId }, create: { accountId, ...fresh }, update: fresh });
+  });
+}
+
+/** Creates the free plan's row only when the account has none; false when it had one. */
+export async function insertPlanIfNone(prisma: PrismaClient, accountId: number, plan: PlanWrite, now: Date): Promise<boolean> {
+  const inserted = await prisma.$executeRaw`
+    INSERT INTO platform_account_plans (account_id, slug, billing_period, period_anchor, current_period_end, trial_ends_at,
+      provider_subscription_id, created_at, updated_at)
+    VALUES (${accountId}, ${plan.slug}, ${plan.billingPeriod}, ${now}, ${plan.currentPeriodEnd}, ${plan.trialEndsAt},
+      ${plan.providerSubscriptionId}, now(), now())
+    ON CONFLICT (account_id) DO NOTHING`;
+  return inserted === 1;
+}
+
+/** Ends the plan the provider's subscription pays for; false when no plan of the account has it. */
+export async function deletePlanOfSubscription(prisma: PrismaClient, accountId: number, providerSubscriptionId: string) {
+  const deleted = await prisma.platformAccountPlan.deleteMany({ where: { accountId, providerSubscriptionId } });
+  return deleted.count > 0;
+}
+
+export async function updateOverage(prisma: PrismaClient, accountId: number, enabled: boolean, capCents: number): Promise<boolean> {
+  const updated = await prisma.platformAccountPlan.updateMany({
+    where: { accountId },
+    data: { overageEnabled: enabled, overageCapCents: capCents },
+  });
+  return updated.count === 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Run funding
+
+export interface PlanWindowUse {
+  /** Runs the plan's included runs covered in the window. */
+  includedRuns: number;
+  /** Runs covered as overage, and what they added to it. */
+  overageRuns: number;
+  overageCents: number;
+}
+
+/** What the plan covered in [since, until) (its current window). */
+export async function planUseIn(prisma: PrismaClient, accountId: number, since: Date, until: Date): Promise<PlanWindowUse> {
+  const rows = await prisma.$queryRaw<{ included: bigint; overage: bigint; cents: bigint }[]>`
+    SELECT COUNT(*) FILTER (WHERE overage_cents = 0)::bigint AS included, COUNT(*) FILTER (WHERE overage_cents > 0)::bigint AS overage,
+           COALESCE(SUM(overage_cents), 0)::bigint AS cents
+    FROM platform_run_fundings
+    WHERE account_id = ${accountId} AND meter = 'plan' AND created_at >= ${since} AND created_at < ${until}`;
+  const row = rows[0];
+  return { includedRuns: Number(row?.included ?? 0), overageRuns: Number(row?.overage ?? 0), overageCents: Number(row?.cents ?? 0) };
+}
+
+/** The account's runs in progress (what a plan's max_concurrent_runs bounds). */
+export const countActiveRuns = (prisma: PrismaClient, accountId: number) =>
+  prisma.platformRun.count({ where: { accountId, status: { in: ACTIVE } } });
+
+/** The meter of a run (wallet when it has no funding row). */
+export async function runMeter(prisma: PrismaClient, runId: number): Promise<string> {
+  const row = await prisma.platformRunFunding.findUnique({ where: { runId }, select: { meter: true } });
+  return row?.meter ?? "wallet";
+}
+
+export interface FundingWrite {
+  runId: number;
+  accountId: number;
+  meter: string;
+  planSlug: string | null;
+  overageCents: number;
+  at: Date;
+}
+
+export async function recordRunFunding(tx: Tx, funding: FundingWrite): Promise<void> {
+  await tx.platformRunFunding.create({
+    data: {
+      runId: funding.runId,
+      accountId: funding.accountId,
+      meter: funding.meter,
+      planSlug: funding.planSlug,
+      overageCents: funding.overageCents,
+      createdAt: funding.at,
+    },
+  });
+}

@@ -1,0 +1,124 @@
+// Run funding: which meter pays a run, decided once, at its admission (services/run-admission.ts), and
+// recorded on the run (platform_run_fundings) and so on each of its usage rows (settled_meter):
+//   plan      covered by the account's plan: an included run, or overage (overage_rate_cents accrued to
+//             overage_used_cents for the payment provider to bill, up to the account's monthly cap).
+//             The balance is neither held nor debited.
+//   wallet    the prepaid token balance: a hold at admission, debited as the run goes (no row: wallet).
+//   released  a wallet run whose cost the balance could not cover: its hold was released and the rest
+//             written off (the settlement relabels it; replies to it are paid from the balance again).
+//   own_sub   a run on the account's own model connection: the provider bills the account directly,
+//             the balance pays nothing. ownModelConnection() below is the one place that decides it.
+// A reply keeps its run's meter (a turn is not a new run). On a plan, every admission (starts and
+// replies) locks the plan row first, then counts: max_concurrent_runs (429 CONCURRENT_RUN_LIMIT_REACHED)
+// and, for a start, included runs then overage (402 RUN_LIMIT_REACHED).
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { PlatformError } from "../errors";
+import { countActiveRuns, lockAccountPlan, planUseIn, recordRunFunding, runMeter } from "../repositories/plans";
+import { findPlan, type Plan, planWindow, UNLIMITED_RUNS } from "./plans";
+
+export type Meter = "wallet" | "plan" | "released" | "own_sub";
+
+export interface Funding {
+  meter: Meter;
+  /** The plan a plan-metered start counts against. */
+  planSlug: string | null;
+  /** What the run adds to the plan's overage (0 for an included run). */
+  overageCents: number;
+}
+
+/** True for meters the balance pays: those take a hold at admission and are debited when settled. */
+export const paysFromBalance = (meter: Meter | string) => meter === "wallet" || meter === "released";
+
+export interface FundingRequest {
+  accountId: number;
+  kind: "start" | "reply";
+  /** The run a reply resumes. */
+  runId?: number;
+  /** The account has a plan row (read with the admission); no lock is taken without one. */
+  hasPlan: boolean;
+}
+
+/**
+ * A run on the account's own model connection is billed by its provider to the account (own_sub).
+ * The model connections work decides it here; until then no run is.
+ */
+export function ownModelConnection(_tx: PrismaClient, _request: FundingRequest): Promise<boolean> {
+  return Promise.resolve(false);
+}
+
+/** Decides who pays the turn, inside the admission's transaction, or throws the plan's 402/429. */
+export async function decideFunding(tx: PrismaClient, request: FundingRequest, now: Date): Promise<Funding> {
+  const wallet: Funding = { meter: "wallet", planSlug: null, overageCents: 0 };
+  if (request.kind === "reply" && request.runId !== undefined) {
+    const meter = (await runMeter(tx, request.runId)) as Meter;
+    if (request.hasPlan) await planGate(tx, request.accountId);
+    return { ...wallet, meter };
+  }
+  if (await ownModelConnection(tx, request)) {
+    if (request.hasPlan) await planGate(tx, request.accountId);
+    return { ...wallet, meter: "own_sub" };
+  }
+  if (!request.hasPlan) return wallet;
+  const gate = await planGate(tx, request.accountId);
+  if (!gate) return wallet;
+  const { plan, row } = gate;
+  const window = planWindow(row.periodAnchor, now);
+  const use = await planUseIn(tx, request.accountId, window.start, window.end);
+  if (plan.included_runs === UNLIMITED_RUNS || use.includedRuns < plan.included_runs) {
+    return { meter: "plan", planSlug: plan.slug, overageCents: 0 };
+  }
+  const overageOn = plan.overage_available && row.overageEnabled;
+  if (overageOn && use.overageCents + plan.overage_rate_cents <= row.overageCapCents) {
+    return { meter: "plan", planSlug: plan.slug, overageCents: plan.overage_rate_cents };
+  }
+  throw runLimitReached(plan, use.includedRuns + use.overageRuns, window, overageOn ? { used: use.overageCents, cap: row.overageCapCents } : null);
+}
+
+/** Records a start's funding (none for wallet: no row is wallet). */
+export async function recordFunding(tx: PrismaClient, accountId: number, runId: number, funding: Funding, now: Date) {
+  if (funding.meter === "wallet") return;
+  await recordRunFunding(tx, { runId, accountId, meter: funding.meter, planSlug: funding.planSlug, overageCents: funding.overageCents, at: now });
+}
+
+/** Locks the plan row and enforces max_concurrent_runs; null when the account is prepaid after all. */
+async function planGate(tx: PrismaClient, accountId: number) {
+  const row = await lockAccountPlan(tx, accountId);
+  // A slug the operator has since taken out of the catalogue covers nothing: the account pays as prepaid.
+  const plan = row ? findPlan(row.slug) : undefined;
+  if (!row || !plan) return null;
+  const running = await countActiveRuns(tx, accountId);
+  if (running >= plan.max_concurrent_runs) {
+    throw new PlatformError({
+      type: "rate_limit_error",
+      errorCode: "CONCURRENT_RUN_LIMIT_REACHED",
+      message: `CONCURRENT_RUN_LIMIT_REACHED: the ${plan.slug} plan runs ${plan.max_concurrent_runs} runs at once and ${running} are in progress; retry when one has finished`,
+      details: { plan: plan.slug, concurrent_runs: running, concurrent_runs_limit: plan.max_concurrent_runs, retry_after: CONCURRENCY_RETRY_AFTER_S },
+      headers: { "Retry-After": String(CONCURRENCY_RETRY_AFTER_S) },
+    });
+  }
+  return { row, plan };
+}
+
+/** A guess, not a promise: runs usually finish within seconds. */
+const CONCURRENCY_RETRY_AFTER_S = 5;
+
+function runLimitReached(plan: Plan, used: number, window: { start: Date; end: Date }, overage: { used: number; cap: number } | null) {
+  const why = overage
+    ? `its ${plan.included_runs} included runs and its overage up to the monthly cap of ${overage.cap} cents (${overage.used} used; ${plan.overage_rate_cents} cents a run)`
+    : plan.overage_available
+      ? `its ${plan.included_runs} included runs (overage is off: PATCH /billing/overage)`
+      : `its ${plan.included_runs} included runs (the ${plan.slug} plan has no overage)`;
+  return new PlatformError({
+    type: "billing_error",
+    errorCode: "RUN_LIMIT_REACHED",
+    message: `RUN_LIMIT_REACHED: the account has used ${why} until ${window.end.toISOString()}`,
+    details: {
+      plan: plan.slug,
+      runs_used: used,
+      runs_limit: plan.included_runs,
+      overage_used_cents: overage?.used ?? 0,
+      overage_cap_cents: overage?.cap ?? 0,
+      period_end: window.end.toISOString(),
+    },
+  });
+}
