@@ -119,6 +119,20 @@ export const envSchema = z
     // The plan catalogue (GET /billing/plans): a JSON array of complete plan entries that replaces the
     // built-in one (docs/platform-api.md, "Plans"); read and validated at start, a mistake stops it.
     INLAY_PLANS_FILE: optionalString,
+    // Payments (docs/platform-api.md, "Payments"): manual (no card provider; the installation's owner
+    // credits balances through POST /operator/credits) or stripe. STRIPE_API_BASE_URL points the SDK
+    // elsewhere than api.stripe.com (tests: a loopback fake). INLAY_OPERATOR_KEY_SHA256 is the SHA-256
+    // (hex) of the operator key; unset, the operator endpoint refuses every call. The manual adapter's
+    // hosted page shows INLAY_PAYMENTS_MANUAL_INSTRUCTIONS (how to pay this installation).
+    INLAY_PAYMENTS_PROVIDER: z.enum(["manual", "stripe"]).default("manual"),
+    STRIPE_SECRET_KEY: optionalString,
+    STRIPE_WEBHOOK_SECRET: optionalString,
+    STRIPE_API_BASE_URL: httpUrl,
+    INLAY_OPERATOR_KEY_SHA256: optionalString.refine(
+      (value) => value === undefined || /^[0-9a-f]{64}$/i.test(value),
+      "must be 64 hex characters (sha256 of the operator key)",
+    ),
+    INLAY_PAYMENTS_MANUAL_INSTRUCTIONS: optionalString,
     // Where rate-limit counters live: this process (one instance) or Redis (several instances).
     RATE_LIMIT_STORE: z.enum(["memory", "redis"]).default("memory"),
     REDIS_URL: optionalString.refine(

@@ -13,7 +13,13 @@ export const WEBHOOK_EVENT_TYPES = [
   "run.message_cancelled",
 ] as const;
 
-export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
+/**
+ * Inlay's kinds beyond the spec's (docs/platform-api.md, "Payments"): accepted in `events`, delivered
+ * only to webhooks that name them (a webhook created without `events` gets the spec's kinds).
+ */
+export const INLAY_WEBHOOK_EVENT_TYPES = ["billing.low_balance"] as const;
+
+export const WebhookEventType = z.enum([...WEBHOOK_EVENT_TYPES, ...INLAY_WEBHOOK_EVENT_TYPES]);
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
 
 export const WEBHOOK_URL_MAX_CHARS = 2_048;

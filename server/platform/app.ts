@@ -17,6 +17,19 @@ import { PlatformError, errorEnvelope, errorTypeForStatus } from "./errors";
 import { authenticate } from "./middleware/authenticate";
 import { rateLimit } from "./middleware/rate-limit";
 import { requestId } from "./middleware/request-id";
+// payments (docs/platform-api.md, "Payments")
+import * as topupBalance from "./routes/billing/topup";
+import * as checkoutPlan from "./routes/billing/checkout";
+import * as billingPortal from "./routes/billing/portal";
+import * as listReceipts from "./routes/billing/receipts";
+import * as getReceiptInvoice from "./routes/billing/receipt-invoice";
+import * as updateAutoReload from "./routes/billing/auto-reload";
+import * as updateAlertSettings from "./routes/billing/alert-settings";
+import * as receiveStripeWebhook from "./routes/billing/stripe-webhook";
+import * as checkoutReturn from "./routes/billing/checkout-return";
+import * as manualPaymentPage from "./routes/billing/manual-pay-page";
+import * as receiptPage from "./routes/billing/receipt-page";
+import * as operatorCredit from "./routes/operator/credit";
 import * as signup from "./routes/account/signup";
 import * as archiveAgent from "./routes/agents/archive";
 import * as createAgent from "./routes/agents/create";
@@ -347,6 +360,20 @@ const operations: { register(app: PlatformApp): void }[] = [
   listPlans,
   activateFreePlan,
   updateOverage,
+  // payments: top-ups, plans, portal, receipts, thresholds; the provider's webhook, the pages people
+  // visit, and the operator's credits
+  topupBalance,
+  checkoutPlan,
+  billingPortal,
+  listReceipts,
+  getReceiptInvoice,
+  updateAutoReload,
+  updateAlertSettings,
+  receiveStripeWebhook,
+  checkoutReturn,
+  manualPaymentPage,
+  receiptPage,
+  operatorCredit,
 ];
 
 export const MAX_BODY_BYTES = 256 * 1024;

@@ -25,6 +25,15 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
       topupUrl: source.PLATFORM_TOPUP_URL,
     },
     plans: { file: source.INLAY_PLANS_FILE },
+    payments: {
+      provider: source.INLAY_PAYMENTS_PROVIDER,
+      stripe: source.STRIPE_SECRET_KEY
+        ? { secretKey: source.STRIPE_SECRET_KEY, webhookSecret: source.STRIPE_WEBHOOK_SECRET, apiBaseUrl: source.STRIPE_API_BASE_URL }
+        : undefined,
+      publicBaseUrl: source.INLAY_PLATFORM_PUBLIC_URL,
+      operatorKeySha256: source.INLAY_OPERATOR_KEY_SHA256,
+      manualInstructions: source.INLAY_PAYMENTS_MANUAL_INSTRUCTIONS,
+    },
     runs: {
       leaseMs: source.RUN_LEASE_MS,
       graceMs: source.RUN_SWEEP_GRACE_MS,
@@ -106,6 +115,7 @@ export function platformDepsFromEnv(
   // the apps' OAuth callback and the redirect_uri's own origin are the framework's public /api/v2.
   if (options.embedded && !config.apps?.publicBaseUrl && env.NEXTAUTH_URL) {
     config.apps = { ...config.apps, publicBaseUrl: `${env.NEXTAUTH_URL.replace(/\/+$/, "")}/api/v2` };
+    config.payments = { ...config.payments, publicBaseUrl: config.payments?.publicBaseUrl ?? config.apps.publicBaseUrl };
   }
   // Read INLAY_APPS_FILE now: a mistake in it stops the process here, naming its place.
   appCatalogOf(config);

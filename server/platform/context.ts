@@ -17,6 +17,7 @@ import type { JobQueue } from "./jobs/queue";
 import type { Mailer } from "./services/mailer";
 import type { BillingSettings } from "./services/billing";
 import type { Plan } from "./services/plans";
+import type { PaymentSettings } from "./payments/settings";
 import type { ModelSettings } from "./services/models";
 import type { AppSettings } from "./apps/catalog";
 import type { ScriptSandbox } from "./tool-servers/script-sandbox";
@@ -50,6 +51,8 @@ export interface PlatformConfig {
   outboundAllowLoopback?: boolean;
   /** The script sandbox of script tool servers (tool-servers/script-sandbox.ts); unset fields take its defaults. */
   scripts?: { timeoutMs?: number; memoryMb?: number; poolSize?: number };
+  /** Payments: the adapter, its credentials, the operator key (payments/settings.ts). */
+  payments?: PaymentSettings;
   /** Agent inboxes and email triggers (docs/platform-api.md, "Email"); defaults in services/email-addresses.ts. */
   email?: Partial<EmailSettings>;
 }

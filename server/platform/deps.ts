@@ -8,6 +8,7 @@ import { createRunEventBus } from "./runtime/event-bus";
 import { createRunEventWriter } from "./runtime/event-writer";
 import { createRunWorker, RUN_READY } from "./runtime/executor";
 import { registerPlatformJobs } from "./jobs/platform-jobs";
+import { registerPaymentJobs } from "./jobs/payment-jobs";
 import { createJobQueue } from "./jobs/queue";
 import { registerWebhookDelivery } from "./jobs/webhook-delivery";
 import { appEventText, registerAppTriggerPolls } from "./jobs/app-trigger-polls";
@@ -101,6 +102,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         // What waits from before this process started (accepted while no worker ran, or left by one that died).
         if (worker && polling) void worker.claim();
         await registerPlatformJobs(jobs, { prisma: database.prisma, config: parts.config });
+        await registerPaymentJobs({ prisma: database.prisma, config: parts.config, jobs, mailer: parts.mailer });
         const webhooks = await registerWebhookDelivery({ prisma: database.prisma, config: parts.config, jobs, signals }, { work });
         const built: PlatformRuntime = {
           bus,

@@ -22,26 +22,29 @@ export interface LedgerEntry {
  * Adds a ledger entry and moves the balance by its amount, as one step. Refuses (null) an entry that
  * would take the balance below what runs in progress hold (and so below zero).
  */
-export async function addLedgerEntry(prisma: PrismaClient, accountId: number, entry: LedgerEntry): Promise<bigint | null> {
-  return prisma.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ balance: bigint }[]>`
-      UPDATE platform_accounts SET balance_micros = balance_micros + ${entry.amountMicros}, updated_at = now()
-      WHERE id = ${accountId} AND balance_micros + ${entry.amountMicros} >= held_micros
-      RETURNING balance_micros AS balance`;
-    const balance = rows[0]?.balance;
-    if (balance === undefined) return null;
-    await tx.platformBalanceTransaction.create({
-      data: {
-        accountId,
-        type: entry.type,
-        amountMicros: entry.amountMicros,
-        balanceAfterMicros: balance,
-        runId: entry.runId ?? null,
-        description: entry.description,
-      },
-    });
-    return balance;
+export function addLedgerEntry(prisma: PrismaClient, accountId: number, entry: LedgerEntry): Promise<bigint | null> {
+  return prisma.$transaction((tx) => addLedgerEntryIn(tx as unknown as Tx, accountId, entry));
+}
+
+/** addLedgerEntry as a statement of a transaction the caller holds (a payment's credit, with its guard). */
+export async function addLedgerEntryIn(tx: Tx, accountId: number, entry: LedgerEntry): Promise<bigint | null> {
+  const rows = await tx.$queryRaw<{ balance: bigint }[]>`
+    UPDATE platform_accounts SET balance_micros = balance_micros + ${entry.amountMicros}, updated_at = now()
+    WHERE id = ${accountId} AND balance_micros + ${entry.amountMicros} >= held_micros
+    RETURNING balance_micros AS balance`;
+  const balance = rows[0]?.balance;
+  if (balance === undefined) return null;
+  await tx.platformBalanceTransaction.create({
+    data: {
+      accountId,
+      type: entry.type,
+      amountMicros: entry.amountMicros,
+      balanceAfterMicros: balance,
+      runId: entry.runId ?? null,
+      description: entry.description,
+    },
   });
+  return balance;
 }
 
 export const findBalance = (prisma: PrismaClient, accountId: number) =>

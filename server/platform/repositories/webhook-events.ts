@@ -7,7 +7,8 @@ import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
 export interface NewWebhookEvent {
   accountId: number;
   endUserId: number | null;
-  runId: number;
+  /** null for an account-level event that is not a run's (billing.low_balance). */
+  runId: number | null;
   type: string;
   payload: Prisma.InputJsonObject;
 }
@@ -19,5 +20,5 @@ export const webhookInScope = (accountId: Prisma.Sql, endUserId: Prisma.Sql) =>
 export const insertWebhookEvent = (prisma: PrismaClient, event: NewWebhookEvent) =>
   prisma.$executeRaw`
     INSERT INTO platform_webhook_events (account_id, end_user_id, run_id, type, payload, created_at)
-    SELECT ${event.accountId}, ${event.endUserId}::int, ${event.runId}, ${event.type}, ${JSON.stringify(event.payload)}::jsonb, now()
+    SELECT ${event.accountId}, ${event.endUserId}::int, ${event.runId}::int, ${event.type}, ${JSON.stringify(event.payload)}::jsonb, now()
     WHERE ${webhookInScope(Prisma.sql`${event.accountId}`, Prisma.sql`${event.endUserId}::int`)}`;

@@ -44,6 +44,7 @@ import { listPermissionsForEndUser } from "../repositories/permissions";
 import { resolveBuiltInTools } from "../services/built-in-tools";
 import { lessonsForPrompt } from "../services/lessons";
 import { meterModelCall, settleRun, settleRunIn } from "../services/billing";
+import { checkBalanceCrossings } from "../services/payments";
 import { withAttachments } from "../services/run-files";
 import { recordRunWebhook } from "../services/run-webhooks";
 import type { Mailer } from "../services/mailer";
@@ -408,6 +409,10 @@ async function execute(
       // Charge what this pass cost; a run that ended (cancelled) also gives back its hold.
       await settleRun(prisma, runId).catch((error: unknown) => logger.error({ err: error, runId }, "settling a run failed"));
     }
+    // What the pass cost may have taken the balance below an auto-reload or alert threshold.
+    await checkBalanceCrossings({ prisma, jobs: deps.jobs }, claimed.accountId).catch((error: unknown) =>
+      logger.warn({ err: error, runId }, "checking the balance thresholds failed"),
+    );
     if (!passEnded || keptLease) {
       await flush().catch(() => {});
       // Let go of the run; one that is running again (a person answered while this pass ended) waits
