@@ -7,7 +7,7 @@ import { AgentTemplates, BuiltInTools, Models } from "./resources/catalog";
 import { Memories, Permissions, Users } from "./resources/end-users";
 import { McpServers } from "./resources/mcp-servers";
 import { IssueReports } from "./resources/issue-reports";
-import { Billing, UsageResource } from "./resources/money";
+import { Billing, Operator, UsageResource } from "./resources/money";
 import { Runs } from "./resources/runs";
 import { Skills } from "./resources/skills";
 import { Tasks, TriggersResource } from "./resources/tasks";
@@ -32,6 +32,8 @@ export class PlatformClient {
   readonly verify: Verify;
   readonly usage: UsageResource;
   readonly billing: Billing;
+  /** The installation owner's operations, with the operator key (Inlay extension). */
+  readonly operator: Operator;
   readonly webhooks: Webhooks;
   readonly tasks: Tasks;
   readonly triggers: TriggersResource;
@@ -55,6 +57,7 @@ export class PlatformClient {
     this.verify = new Verify(transport);
     this.usage = new UsageResource(transport);
     this.billing = new Billing(transport);
+    this.operator = new Operator(transport);
     this.webhooks = new Webhooks(transport);
     this.tasks = new Tasks(transport);
     this.triggers = new TriggersResource(transport);

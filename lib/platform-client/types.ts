@@ -13,6 +13,7 @@ import type * as common from "../schemas/common";
 import type * as endUsers from "../schemas/end-users";
 import type * as issueReports from "../schemas/issue-reports";
 import type * as memories from "../schemas/memories";
+import type * as payments from "../schemas/payments";
 import type * as permissions from "../schemas/permissions";
 import type * as runs from "../schemas/runs";
 import type * as settings from "../schemas/settings";
@@ -127,6 +128,21 @@ export type EndUserUsage = z.infer<typeof billing.EndUserUsage>;
 export type EndUserUsageListParams = Query<typeof billing.EndUserUsageQuery>;
 export type UsageTimeseries = z.infer<typeof billing.UsageTimeseries>;
 export type UsageTimeseriesParams = Query<typeof billing.UsageTimeseriesQuery>;
+
+// Payments: top-ups, plan checkout, portal, receipts, auto-reload, the low-balance alert, operator credits
+export type TopupParams = z.input<typeof payments.TopupRequest>;
+export type CheckoutLink = z.infer<typeof payments.CheckoutLink>;
+export type PlanCheckoutParams = z.input<typeof payments.PlanCheckoutRequest>;
+export type PortalLink = z.infer<typeof payments.PortalLink>;
+export type Receipt = z.infer<typeof payments.Receipt>;
+export type ReceiptListParams = Query<typeof payments.ReceiptListQuery>;
+export type ReceiptInvoice = z.infer<typeof payments.ReceiptInvoice>;
+export type AutoReloadParams = z.input<typeof payments.AutoReloadRequest>;
+export type AutoReloadSettings = z.infer<typeof payments.AutoReloadSettings>;
+export type AlertSettingsParams = z.input<typeof payments.AlertSettingsRequest>;
+export type AlertSettings = z.infer<typeof payments.AlertSettings>;
+export type OperatorCreditParams = z.input<typeof payments.OperatorCreditRequest>;
+export type OperatorCredit = z.infer<typeof payments.OperatorCredit>;
 
 // Custom tool servers
 export type ToolServer = z.infer<typeof toolServers.ToolServer>;

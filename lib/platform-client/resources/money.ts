@@ -4,8 +4,21 @@
 import { collect, type PagePromise } from "../pagination";
 import type { RequestOptions } from "../transport";
 import type {
+  AlertSettings,
+  AlertSettingsParams,
+  AutoReloadParams,
+  AutoReloadSettings,
+  CheckoutLink,
   EndUserUsage,
   EndUserUsageListParams,
+  OperatorCredit,
+  OperatorCreditParams,
+  PlanCheckoutParams,
+  PortalLink,
+  Receipt,
+  ReceiptInvoice,
+  ReceiptListParams,
+  TopupParams,
   TokenBalance,
   Usage,
   UsageTimeseries,
@@ -41,5 +54,63 @@ export class Billing extends Resource {
   /** GET /billing/balance: the balance in micro-USD, what runs in progress hold, the 50 newest entries. */
   balance(options?: RequestOptions): Promise<TokenBalance> {
     return this.transport.json({ method: "GET", path: "/billing/balance" }, options);
+  }
+
+  // ---- payments (docs/platform-api.md, "Payments") ----
+  readonly receipts = new Receipts(this.transport);
+
+  /** POST /billing/topup: where to pay amount_cents (500-100,000,000); the balance is credited when it completes. */
+  topup(params: TopupParams, options?: RequestOptions): Promise<CheckoutLink> {
+    return this.transport.json({ method: "POST", path: "/billing/topup", body: params }, options);
+  }
+
+  /** POST /billing/checkout: the provider's checkout for a plan (409 card_payments_unavailable on a manual installation). */
+  checkout(params: PlanCheckoutParams, options?: RequestOptions): Promise<CheckoutLink> {
+    return this.transport.json({ method: "POST", path: "/billing/checkout", body: params }, options);
+  }
+
+  /** POST /billing/portal: the provider's customer portal. */
+  portal(options?: RequestOptions): Promise<PortalLink> {
+    return this.transport.json({ method: "POST", path: "/billing/portal" }, options);
+  }
+
+  /** PATCH /billing/auto-reload: charge the saved card when the balance falls below the threshold, once per crossing. */
+  setAutoReload(params: AutoReloadParams, options?: RequestOptions): Promise<AutoReloadSettings> {
+    return this.transport.json({ method: "PATCH", path: "/billing/auto-reload", body: params }, options);
+  }
+
+  /** PATCH /billing/alert-settings: a low-balance alert (mail and billing.low_balance webhook event), once per crossing. */
+  setAlertSettings(params: AlertSettingsParams, options?: RequestOptions): Promise<AlertSettings> {
+    return this.transport.json({ method: "PATCH", path: "/billing/alert-settings", body: params }, options);
+  }
+}
+
+// ---- payments: receipts and the operator's credits ----
+
+export class Receipts extends Resource {
+  /** GET /billing/receipts: a numbered receipt per completed payment, newest first. */
+  list(params?: ReceiptListParams, options?: RequestOptions): PagePromise<Receipt> {
+    return this.paged({ path: "/billing/receipts" }, params, options);
+  }
+  listAll(params?: ReceiptListParams, options?: RequestOptions): Promise<Receipt[]> {
+    return collect(this.list(params, options));
+  }
+  /** GET /billing/receipts/{id}/invoice: the provider's invoice URLs, or this installation's receipt page. */
+  invoice(receiptId: number, options?: RequestOptions): Promise<ReceiptInvoice> {
+    return this.transport.json({ method: "GET", path: `/billing/receipts/${receiptId}/invoice` }, options);
+  }
+}
+
+/**
+ * The installation owner's operations (Inlay extension), authenticated with the operator key rather
+ * than an API key: keep both on the server. The framework's console calls credit().
+ */
+export class Operator extends Resource {
+  /** POST /operator/credits: credits an account's balance (a ledger entry with who and why, and a receipt). */
+  credit(operatorKey: string, params: OperatorCreditParams, options?: RequestOptions): Promise<OperatorCredit> {
+    return this.transport.json(
+      { method: "POST", path: "/operator/credits", body: params },
+      { ...options, headers: { ...options?.headers, "x-operator-key": operatorKey } },
+    );
   }
 }

@@ -416,7 +416,8 @@ describe("the manual adapter", () => {
     const account = await manual.signup();
     const before = await balanceOf(manual, account);
     const body = { account_id: account.id, amount_cents: 100, reason: "refund of incident 42", actor: "support@example.com" };
-    for (const headers of [{}, { authorization: "Bearer wrong-key" }, { authorization: `Bearer ${manual.baseUrl}` }]) {
+    const attempts: Record<string, string>[] = [{}, { authorization: "Bearer wrong-key" }, { authorization: `Bearer ${manual.baseUrl}` }];
+    for (const headers of attempts) {
       const refused = await manual.call("/operator/credits", { headers, body });
       expect(refused.status).toBe(401);
     }

@@ -13,7 +13,7 @@ export const route = defineRoute({
   path: "/operator/credits",
   tags: ["operator"],
   summary: "Credit an account's balance (Inlay extension; the installation's owner, with the operator key)",
-  description: "Authorization: Bearer <operator key>, whose SHA-256 is INLAY_OPERATOR_KEY_SHA256. payment_reference completes a pending top-up.",
+  description: "X-Operator-Key: <operator key> (or Authorization: Bearer <operator key>), whose SHA-256 is INLAY_OPERATOR_KEY_SHA256. payment_reference completes a pending top-up.",
   access: "public",
   request: { body: jsonBody(OperatorCreditRequest) },
   responses: {
@@ -25,7 +25,7 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    const presented = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1]?.trim();
+    const presented = c.req.header("x-operator-key") ?? /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1]?.trim();
     authenticateOperator(c.var.deps.config, presented);
     return c.json(await operatorCredit(servicesWithJobsOf(c), c.req.valid("json")), 201);
   });
