@@ -4,6 +4,7 @@ export type { ClientOptions, RequestOptions } from "./transport";
 export { PagePromise } from "./pagination";
 export { RunStream, normalizeFrame } from "./streaming";
 export type { CreatedRun } from "./resources/runs";
+export { listPlans } from "./resources/money";
 export {
   AuthenticationError,
   BillingError,

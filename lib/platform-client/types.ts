@@ -128,6 +128,9 @@ export type EndUserUsage = z.infer<typeof billing.EndUserUsage>;
 export type EndUserUsageListParams = Query<typeof billing.EndUserUsageQuery>;
 export type UsageTimeseries = z.infer<typeof billing.UsageTimeseries>;
 export type UsageTimeseriesParams = Query<typeof billing.UsageTimeseriesQuery>;
+export type PlanCatalogEntry = z.infer<typeof billing.PlanCatalogEntry>;
+export type PlanListParams = Query<typeof billing.PlanListQuery>;
+export type OverageParams = z.infer<typeof billing.UpdateOverageRequest>;
 
 // Payments: top-ups, plan checkout, portal, receipts, auto-reload, the low-balance alert, operator credits
 export type TopupParams = z.input<typeof payments.TopupRequest>;

@@ -26,7 +26,7 @@ import { registerEmailReplies } from "./services/email-inbound";
 import { startSmtpServer } from "./inbound/smtp-server";
 import { sendStraightToPostgres } from "./repositories/direct";
 import { toolServerOutbound } from "./services/tool-server-calls";
-import { loadPlanCatalogue, usePlanCatalogue } from "./services/plans";
+import { loadPlanCatalogue, setPlanCatalogue } from "./services/plans";
 import { closeMcpClients } from "./tool-servers/mcp-client";
 import { createScriptSandbox, type ScriptSandbox, type ScriptSandboxOptions } from "./tool-servers/script-sandbox";
 
@@ -58,7 +58,7 @@ export const DEFAULT_WORKER_CONCURRENCY = 200;
 
 export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
   // The process's plan catalogue: a mistake in the operator's file stops the start here, naming it.
-  usePlanCatalogue(parts.config.plans?.catalogue ?? loadPlanCatalogue(parts.config.plans?.file));
+  setPlanCatalogue(parts.config.plans?.catalogue ?? loadPlanCatalogue(parts.config.plans?.file));
   let runtime: Promise<PlatformRuntime> | undefined;
   const role = parts.role ?? "all";
   return {

@@ -1,8 +1,8 @@
 // Money: client.usage (this billing period's usage, per end-user, per day) and client.billing (the
-// prepaid balance). /usage/end-users and /usage/timeseries take user_id in the query, so a forUser
+// prepaid balance, the plan catalogue, the free plan and overage). /usage/end-users and /usage/timeseries take user_id in the query, so a forUser
 // client sees its end-user's figures only; GET /usage and /billing/balance are the account's.
 import { collect, type PagePromise } from "../pagination";
-import type { RequestOptions } from "../transport";
+import { Transport, type ClientOptions, type RequestOptions } from "../transport";
 import type {
   AlertSettings,
   AlertSettingsParams,
@@ -19,6 +19,9 @@ import type {
   ReceiptInvoice,
   ReceiptListParams,
   TopupParams,
+  OverageParams,
+  PlanCatalogEntry,
+  PlanListParams,
   TokenBalance,
   Usage,
   UsageTimeseries,
@@ -39,7 +42,7 @@ export class EndUsersUsage extends Resource {
 export class UsageResource extends Resource {
   readonly endUsers = new EndUsersUsage(this.transport);
 
-  /** GET /usage: the account's usage this billing period (the calendar month in UTC) and its balance. */
+  /** GET /usage: the account's usage this billing period (its plan's monthly window, or the UTC month), its plan's limits and its balance. */
   get(options?: RequestOptions): Promise<Usage> {
     return this.transport.json({ method: "GET", path: "/usage" }, options);
   }
@@ -83,6 +86,23 @@ export class Billing extends Resource {
   setAlertSettings(params: AlertSettingsParams, options?: RequestOptions): Promise<AlertSettings> {
     return this.transport.json({ method: "PATCH", path: "/billing/alert-settings", body: params }, options);
   }
+
+  // ---- plans, usage limits and overage ----
+
+  /** GET /billing/plans (no auth needed): the catalogue, cheapest first; the free plan with include_free. */
+  plans(params: PlanListParams = {}, options?: RequestOptions): Promise<PlanCatalogEntry[]> {
+    return this.transport.json({ method: "GET", path: "/billing/plans", query: params }, options);
+  }
+
+  /** POST /billing/activate-free: an account on no plan moves to the free plan (409 otherwise). */
+  activateFree(options?: RequestOptions): Promise<Usage> {
+    return this.transport.json({ method: "POST", path: "/billing/activate-free" }, options);
+  }
+
+  /** PATCH /billing/overage: opt-in overage past the plan's included runs, up to a monthly cap in cents. */
+  setOverage(params: OverageParams, options?: RequestOptions): Promise<Usage> {
+    return this.transport.json({ method: "PATCH", path: "/billing/overage", body: params }, options);
+  }
 }
 
 // ---- payments: receipts and the operator's credits ----
@@ -113,4 +133,9 @@ export class Operator extends Resource {
       { ...options, headers: { ...options?.headers, "x-operator-key": operatorKey } },
     );
   }
+}
+
+/** GET /billing/plans without a key (the pricing page of a product that has none yet). */
+export function listPlans(options: Omit<ClientOptions, "apiKey">, params: PlanListParams = {}, request?: RequestOptions): Promise<PlanCatalogEntry[]> {
+  return new Transport({ ...options, apiKey: "" }).json({ method: "GET", path: "/billing/plans", query: params }, request);
 }

@@ -144,7 +144,7 @@ export function loadPlanCatalogue(file?: string): Plan[] {
 let catalogue: Plan[] = cheapestFirst(DEFAULT_PLANS);
 
 /** Replaces the process's catalogue (at start; tests restore it). */
-export function usePlanCatalogue(plans: Plan[]): void {
+export function setPlanCatalogue(plans: Plan[]): void {
   catalogue = cheapestFirst(plans);
 }
 

@@ -13,6 +13,7 @@ import issueReportsExample from "@/docs/examples/client/issue-reports";
 import keysExample from "@/docs/examples/client/keys";
 import memoriesExample from "@/docs/examples/client/memories";
 import permissionsExample from "@/docs/examples/client/permissions";
+import plansExample from "@/docs/examples/client/plans";
 import quickStart from "@/docs/examples/client/quick-start";
 import approvalsExample from "@/docs/examples/client/run-approvals";
 import runRepliesExample from "@/docs/examples/client/run-replies";
@@ -142,6 +143,15 @@ describe("the examples, run", () => {
       permission_mode: "autonomous",
       output: 'Tool calculator returned {"result":42}',
     });
+  });
+
+  it("plans", async () => {
+    // A fresh account: the free plan's limits would bind the other examples' runs.
+    const fresh = await platform.signup();
+    const { plans, usage, overage } = await plansExample(platform.baseUrl, createPlatformClient({ baseUrl: platform.baseUrl, apiKey: fresh.key }));
+    expect(plans.map((plan) => plan.slug)).toEqual(["free", "individual", "pro", "max_5x", "max_20x"]);
+    expect(usage).toMatchObject({ plan: "free", free_path_available: false });
+    expect(overage).toBe(usage);
   });
 
   it("usage and billing", async () => {

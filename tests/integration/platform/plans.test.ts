@@ -14,7 +14,7 @@ import {
   type Plan,
   planCatalogue,
   planWindow,
-  usePlanCatalogue,
+  setPlanCatalogue,
 } from "@/server/platform/services/plans";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
@@ -115,7 +115,7 @@ describe("GET /billing/plans", () => {
       expect(listed.body.map((plan: Plan) => plan.display_name)).toEqual(["individual", "Team"]);
     } finally {
       await operator.close();
-      usePlanCatalogue(CATALOGUE);
+      setPlanCatalogue(CATALOGUE);
     }
     const wrong = (content: unknown) => {
       const file = join(dir, `wrong-${Math.random()}.json`);
