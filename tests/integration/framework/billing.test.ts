@@ -1,14 +1,18 @@
 // The owner's billing through tRPC (createCaller) over the embedded platform: the framework's platform
 // account's balance and ledger, each tenant's spend, and the money procedures passed to the platform;
 // tenant admins and members are refused every one of them.
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { env } from "@/lib/env";
+import { creditBalance } from "@/server/tenancy/billing";
 import { admitRun, recordRunCost } from "@/server/tenancy/limits";
 import { startFramework, type FrameworkHarness } from "../../helpers/framework";
 
+const OPERATOR_KEY = "op_framework_billing_test";
+
 let fw: FrameworkHarness;
 beforeAll(async () => {
-  fw = await startFramework();
+  fw = await startFramework({ payments: { operatorKeySha256: createHash("sha256").update(OPERATOR_KEY).digest("hex") } });
 });
 afterAll(async () => {
   await fw?.close();
@@ -38,7 +42,8 @@ describe("billing.overview", () => {
     expect(acmeSpend).toMatchObject({ runs: 1, costCents: 1234 });
     expect(overview.tenants[0]!.slug).toBe("acme");
     expect(overview.tenantsCostCents).toBe(1234);
-  });
+    // The first platform call provisions the framework's account (sign-up, key, credit): slow on a busy machine.
+  }, 120_000);
 });
 
 describe("owner only", () => {
@@ -85,7 +90,16 @@ describe("the procedures call the platform (manual payments adapter)", () => {
     expect(checkoutUrl).toMatch(/\/billing\//);
     expect((await owner.billing.overview()).balance.balance_micros).toBe(before);
 
-    await owner.billing.credit({ amountCents: 2500, reason: "Bank transfer 42" });
+    // Without INLAY_OPERATOR_KEY (this test's environment) the procedure says what to set up.
+    await expect(owner.billing.credit({ amountCents: 2500, reason: "Bank transfer 42" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("INLAY_OPERATOR_KEY"),
+    });
+    // With it, the service the procedure calls: a wrong key is the platform's 401, the right one credits.
+    const connection = await fw.connect();
+    const input = { amountCents: 2500, reason: "Bank transfer 42", actor: OWNER };
+    await expect(creditBalance(fw.database.prisma, connection, "op_wrong", input)).rejects.toMatchObject({ status: 401 });
+    await creditBalance(fw.database.prisma, connection, OPERATOR_KEY, input);
     const after = await owner.billing.overview();
     expect(after.balance.balance_micros).toBe(before + 25_000_000);
     expect(after.balance.transactions[0]).toMatchObject({ amount_micros: 25_000_000 });
