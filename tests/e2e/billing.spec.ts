@@ -41,7 +41,7 @@ test("a tenant admin has no billing link and is refused the page", async ({ brow
   const page = await signedIn(browser, "admin@acme.test");
   await expect(page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Billing" })).toHaveCount(0);
   await page.goto("/admin/billing");
-  await expect(page.getByRole("alert")).toHaveText("Only the installation owner can see this page.");
+  await expect(page.getByRole("main").getByRole("alert")).toHaveText("Only the installation owner can see this page.");
 });
 
 test("the owner credits the balance by hand; the ledger names who and why", async ({ browser }) => {
