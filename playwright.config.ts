@@ -15,7 +15,39 @@ const platformUrl = `http://127.0.0.1:${platformPort}/api/v2`;
 const platformKeyFile = "test-results/e2e-remote-platform-key";
 // The apps file of the remote pass's platform (tests/e2e/support/platform-with-apps.ts writes it).
 const appsFile = "test-results/e2e-apps.json";
-const serverEnv = { PGLITE_DATA_DIR: "memory://", NEXTAUTH_SECRET: "e2e-only-secret", NEXTAUTH_URL: baseURL, LOG_LEVEL: "warn" };
+// Payments through the Stripe adapter, pointed at a loopback fake (tests/helpers/stripe-fake.ts) whose
+// hosted checkout page the owner pays on (billing.spec.ts); its webhooks go to whichever platform the
+// pass uses. The same settings serve the embedded platform (the framework's env) and the remote one.
+const stripeFakePort = Number(process.env.E2E_STRIPE_FAKE_PORT ?? 3198);
+const stripeWebhookSecret = "whsec_e2e_only";
+const stripeWebhookUrl = `${remotePlatform ? platformUrl : `${baseURL}/api/v2`}/billing/webhooks/stripe`;
+const paymentsEnv = {
+  INLAY_PAYMENTS_PROVIDER: "stripe",
+  STRIPE_SECRET_KEY: "sk_test_e2e_only",
+  STRIPE_WEBHOOK_SECRET: stripeWebhookSecret,
+  STRIPE_API_BASE_URL: `http://127.0.0.1:${stripeFakePort}`,
+  // Where the checkout page sends the payer back (the platform's return page).
+  INLAY_PLATFORM_PUBLIC_URL: remotePlatform ? platformUrl : `${baseURL}/api/v2`,
+};
+const stripeFakeServer = {
+  command: `npx tsx tests/helpers/stripe-fake.ts --port ${stripeFakePort} --webhook-url ${stripeWebhookUrl} --webhook-secret ${stripeWebhookSecret}`,
+  port: stripeFakePort,
+  timeout: 60_000,
+  reuseExistingServer: false,
+  stdout: "ignore" as const,
+  stderr: "pipe" as const,
+};
+// The owner's manual credits: the framework sends the key, the platform holds its SHA-256.
+const operatorKey = "op_e2e_only_key";
+const operatorKeySha256 = "0baee529c4347935954b24c2414a53b9dab307e2fa183e3c10dc8bf0d5a86d39";
+const serverEnv = {
+  PGLITE_DATA_DIR: "memory://",
+  NEXTAUTH_SECRET: "e2e-only-secret",
+  NEXTAUTH_URL: baseURL,
+  LOG_LEVEL: "warn",
+  INLAY_OPERATOR_KEY: operatorKey,
+  ...(remotePlatform ? {} : { ...paymentsEnv, INLAY_OPERATOR_KEY_SHA256: operatorKeySha256 }),
+};
 // E2E_SKIP_BUILD=1 reuses the build of an earlier pass (npm test runs the remote pass right after the
 // embedded one; the platform's address is read at run time, so one build serves both).
 const build = process.env.E2E_SKIP_BUILD === "1" ? "" : "npm run build && ";
@@ -48,6 +80,8 @@ const platformServer = {
     WEBHOOK_RETRY_SCHEDULE: "0,200ms",
     INLAY_APPS_FILE: appsFile,
     INLAY_APP_REDIRECT_ORIGINS: baseURL,
+    ...paymentsEnv,
+    INLAY_OPERATOR_KEY_SHA256: operatorKeySha256,
   },
 };
 
@@ -86,5 +120,5 @@ export default defineConfig({
       ],
     },
   },
-  webServer: remotePlatform ? [platformServer, frameworkServer] : frameworkServer,
+  webServer: remotePlatform ? [stripeFakeServer, platformServer, frameworkServer] : [stripeFakeServer, frameworkServer],
 });

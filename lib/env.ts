@@ -99,6 +99,14 @@ export const envSchema = z
     // Keys INLAY_SECRET_KEY replaced, comma-separated: app credentials sealed under them still open and
     // are sealed again under the current key when next refreshed.
     INLAY_SECRET_KEY_PREVIOUS: optionalString,
+    // Embedded mode only: the operating credit (micro-USD) the framework's own platform account gets
+    // when it is first provisioned, so runs work before anyone tops up; 0 starts it empty. A remote
+    // platform's account is never credited this way. Default $1,000.
+    // The operator key the owner's "credit the balance" form (/admin/billing, the manual payments
+    // adapter) sends to the platform's POST /operator/credits; that platform holds its SHA-256
+    // (INLAY_OPERATOR_KEY_SHA256). Unset: the form answers that crediting by hand is not set up.
+    INLAY_OPERATOR_KEY: optionalString,
+    FRAMEWORK_OPERATOR_CREDIT_MICROS: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(1_000_000_000),
 
     // Platform
     INLAY_KEY_PREFIX: z

@@ -26,6 +26,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
     ...(isOwner
       ? [
           { href: "/admin/tenants", label: "Tenants" },
+          { href: "/admin/billing", label: "Billing" },
           { href: "/admin/webhooks", label: "Webhooks" },
         ]
       : []),

@@ -5,7 +5,7 @@ import { Button } from "@/components/ui/button";
 import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
 import { memberCapSchema, type MemberCapInput } from "@/lib/schemas/tenancy";
-import { describeLimit, readLimit, showLimit } from "./limit-input";
+import { costFormatErrors, describeCostLimit, describeLimit, readCostLimit, readLimit, showCostLimit, showLimit } from "./limit-input";
 
 export function CapForm({
   label,
@@ -31,12 +31,10 @@ export function CapForm({
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const checked = validate(memberCapSchema, {
-      runsPerMonth: readLimit(form, "runsPerMonth"),
-      costPerMonthCents: readLimit(form, "costPerMonthCents"),
-    });
+    const values = { runsPerMonth: readLimit(form, "runsPerMonth"), costPerMonthCents: readCostLimit(form, "costPerMonthCents") };
+    const checked = validate(memberCapSchema, values);
     setSaved(false);
-    if (checked.errors) return setErrors(checked.errors);
+    if (checked.errors) return setErrors({ ...checked.errors, fields: { ...checked.errors.fields, ...costFormatErrors(values, ["costPerMonthCents"]) } });
     setErrors(noErrors);
     try {
       await onSave(checked.data);
@@ -58,12 +56,12 @@ export function CapForm({
         error={errors.fields.runsPerMonth}
       />
       <TextField
-        label="Cost per month (cents)"
+        label="Cost per month ($)"
         name="costPerMonthCents"
-        inputMode="numeric"
-        defaultValue={showLimit(initial?.costPerMonthCents ?? null)}
+        inputMode="decimal"
+        defaultValue={showCostLimit(initial?.costPerMonthCents ?? null)}
         placeholder={emptyMeans}
-        hint={`Workspace limit: ${describeLimit(tenantLimits.costPerMonthCents)}`}
+        hint={`Workspace limit: ${describeCostLimit(tenantLimits.costPerMonthCents)}`}
         error={errors.fields.costPerMonthCents}
       />
       <div className="flex gap-2 sm:mt-6">

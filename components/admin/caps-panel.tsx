@@ -6,7 +6,8 @@ import { FormError } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/react";
 import { card } from "./admin-page";
 import { CapForm } from "./cap-form";
-import { describeLimit } from "./limit-input";
+import { formatCents } from "@/lib/money";
+import { describeCostLimit, describeLimit } from "./limit-input";
 import { ScheduleCapForm } from "./schedule-cap-form";
 
 export function CapsPanel() {
@@ -28,14 +29,14 @@ export function CapsPanel() {
         <p className="mt-1 text-sm text-muted">Set by the installation owner.</p>
         <dl className="mt-4 grid gap-4 text-sm sm:grid-cols-4">
           {[
-            ["Runs per month", limits.runsPerMonth],
-            ["Cost per month (cents)", limits.costPerMonthCents],
-            ["Runs at once", limits.concurrentRuns],
-            ["Turns per minute per member", limits.turnsPerMinutePerMember],
+            ["Runs per month", describeLimit(limits.runsPerMonth)],
+            ["Cost per month", describeCostLimit(limits.costPerMonthCents)],
+            ["Runs at once", describeLimit(limits.concurrentRuns)],
+            ["Turns per minute per member", describeLimit(limits.turnsPerMinutePerMember)],
           ].map(([label, value]) => (
-            <div key={label as string}>
+            <div key={label}>
               <dt className="text-muted">{label}</dt>
-              <dd className="mt-1 text-lg font-medium">{describeLimit(value as number | null)}</dd>
+              <dd className="mt-1 text-lg font-medium">{value}</dd>
             </div>
           ))}
         </dl>
@@ -78,7 +79,7 @@ export function CapsPanel() {
                 </div>
                 <div className="text-sm text-muted" data-testid="effective-cap">
                   {member.usage.runs} / {describeLimit(member.effective.runsPerMonth)} runs ·{" "}
-                  {member.usage.costCents} / {describeLimit(member.effective.costPerMonthCents)} cents
+                  {formatCents(member.usage.costCents)} / {describeCostLimit(member.effective.costPerMonthCents)}
                   {member.override ? " · override" : " · default"}
                 </div>
               </div>

@@ -7,16 +7,19 @@ import { Button } from "@/components/ui/button";
 import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
 import { createTenantInput, tenantLimitsSchema, type TenantLimitsInput } from "@/lib/schemas/tenancy";
+import { formatCents } from "@/lib/money";
 import { useTRPC } from "@/lib/trpc/react";
 import { card } from "./admin-page";
-import { readLimit, showLimit } from "./limit-input";
+import { costFormatErrors, readCostLimit, readLimit, showCostLimit, showLimit } from "./limit-input";
 
-const limitFields: { name: keyof TenantLimitsInput; label: string }[] = [
+// Money fields hold cents but are typed in dollars.
+const limitFields: { name: keyof TenantLimitsInput; label: string; dollars?: boolean }[] = [
   { name: "runsPerMonth", label: "Runs per month" },
-  { name: "costPerMonthCents", label: "Cost per month (cents)" },
+  { name: "costPerMonthCents", label: "Cost per month ($)", dollars: true },
   { name: "concurrentRuns", label: "Runs at once" },
   { name: "turnsPerMinutePerMember", label: "Turns per minute per member" },
 ];
+const dollarFields = limitFields.filter((field) => field.dollars).map((field) => field.name);
 
 function LimitsForm({ tenantId, name, initial }: { tenantId: string; name: string; initial: TenantLimitsInput }) {
   const trpc = useTRPC();
@@ -32,12 +35,12 @@ function LimitsForm({ tenantId, name, initial }: { tenantId: string; name: strin
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const checked = validate(
-      tenantLimitsSchema,
-      Object.fromEntries(limitFields.map((field) => [field.name, readLimit(form, field.name)])),
+    const values = Object.fromEntries(
+      limitFields.map((field) => [field.name, field.dollars ? readCostLimit(form, field.name) : readLimit(form, field.name)]),
     );
+    const checked = validate(tenantLimitsSchema, values);
     setSaved(false);
-    if (checked.errors) return setErrors(checked.errors);
+    if (checked.errors) return setErrors({ ...checked.errors, fields: { ...checked.errors.fields, ...costFormatErrors(values, dollarFields) } });
     setErrors(noErrors);
     try {
       await setLimits.mutateAsync({ tenantId, limits: checked.data });
@@ -54,9 +57,9 @@ function LimitsForm({ tenantId, name, initial }: { tenantId: string; name: strin
           key={field.name}
           label={field.label}
           name={field.name}
-          inputMode="numeric"
+          inputMode={field.dollars ? "decimal" : "numeric"}
           placeholder="no limit"
-          defaultValue={showLimit(initial[field.name])}
+          defaultValue={field.dollars ? showCostLimit(initial[field.name]) : showLimit(initial[field.name])}
           error={errors.fields[field.name]}
         />
       ))}
@@ -144,7 +147,7 @@ export function TenantsPanel() {
                 {tenant.name} <span className="text-sm font-normal text-muted">{tenant.slug}</span>
               </h2>
               <p className="text-sm text-muted">
-                {tenant.memberCount} members · this month {tenant.usage.runs} runs, {tenant.usage.costCents} cents
+                {tenant.memberCount} members · this month {tenant.usage.runs} runs, {formatCents(tenant.usage.costCents)}
               </p>
             </div>
             <LimitsForm tenantId={tenant.id} name={tenant.name} initial={tenant.limits} />

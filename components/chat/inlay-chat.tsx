@@ -7,7 +7,8 @@
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, type FileUIPart } from "ai";
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type CSSProperties, type ReactNode } from "react";
-import { formatUsd, resumeQuery, runPosition, sendBody } from "@/lib/chat/conversation";
+import { resumeQuery, runPosition, sendBody } from "@/lib/chat/conversation";
+import { formatUsd } from "@/lib/money";
 import type { ChatError, ChatMessage, ChatPart } from "@/lib/chat/types";
 import { useChatCommands } from "./command-picker";
 import { Composer } from "./composer";

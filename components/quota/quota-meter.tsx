@@ -2,6 +2,7 @@
 // The signed-in member's quota: runs and cost this month against their cap and the workspace's
 // limit, and when it resets. Chat invalidates usage.mine after each run, so it moves at once.
 import { useQuery } from "@tanstack/react-query";
+import { formatCents } from "@/lib/money";
 import { useTRPC } from "@/lib/trpc/react";
 
 interface Meter {
@@ -9,9 +10,12 @@ interface Meter {
   max: number | null;
 }
 
-function Bar({ label, meter, unit, testId }: { label: string; meter: Meter; unit: string; testId: string }) {
+const showRuns = (runs: number) => String(runs);
+
+/** `show` writes an amount (runs as a number, costs in cents as dollars); `unit` follows the pair. */
+function Bar({ label, meter, show, unit = "", testId }: { label: string; meter: Meter; show: (value: number) => string; unit?: string; testId: string }) {
   const share = meter.max ? Math.min(1, meter.used / meter.max) : 0;
-  const text = `${meter.used} of ${meter.max ?? "unlimited"} ${unit}`;
+  const text = `${show(meter.used)} of ${meter.max === null ? "unlimited" : show(meter.max)}${unit ? ` ${unit}` : ""}`;
   return (
     <div>
       <div className="flex justify-between text-xs">
@@ -46,10 +50,10 @@ export function QuotaMeter() {
       <h2 id="quota-title" className="text-sm font-semibold">
         Your quota this month
       </h2>
-      <Bar label="Your runs" meter={member.runs} unit="runs" testId="quota-member-runs" />
-      <Bar label="Your cost" meter={member.costCents} unit="cents" testId="quota-member-cost" />
-      <Bar label="Workspace runs" meter={tenant.runs} unit="runs" testId="quota-tenant-runs" />
-      <Bar label="Workspace cost" meter={tenant.costCents} unit="cents" testId="quota-tenant-cost" />
+      <Bar label="Your runs" meter={member.runs} show={showRuns} unit="runs" testId="quota-member-runs" />
+      <Bar label="Your cost" meter={member.costCents} show={formatCents} testId="quota-member-cost" />
+      <Bar label="Workspace runs" meter={tenant.runs} show={showRuns} unit="runs" testId="quota-tenant-runs" />
+      <Bar label="Workspace cost" meter={tenant.costCents} show={formatCents} testId="quota-tenant-cost" />
       <p className="text-xs text-muted">Resets {new Date(resetsAt).toLocaleDateString(undefined, { dateStyle: "medium", timeZone: "UTC" })} (UTC).</p>
     </section>
   );

@@ -4,6 +4,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { card, table, td, th } from "@/components/admin/admin-page";
+import { formatCents } from "@/lib/money";
 import { useTRPC } from "@/lib/trpc/react";
 
 const COLOURS = ["#4f46e5", "#0891b2", "#ea580c", "#16a34a", "#db2777", "#7c3aed", "#ca8a04"];
@@ -25,7 +26,7 @@ export function TenantUsage() {
             <tr>
               <th className={th}>Member</th>
               <th className={th}>Runs</th>
-              <th className={th}>Cost (cents)</th>
+              <th className={th}>Cost</th>
               <th className={th}>Tokens in / out</th>
             </tr>
           </thead>
@@ -39,7 +40,7 @@ export function TenantUsage() {
                   {member.runs} / {member.cap.runsPerMonth ?? "∞"}
                 </td>
                 <td className={td}>
-                  {member.costCents} / {member.cap.costPerMonthCents ?? "∞"}
+                  {formatCents(member.costCents)} / {member.cap.costPerMonthCents === null ? "∞" : formatCents(member.cap.costPerMonthCents)}
                 </td>
                 <td className={td}>
                   {member.platform ? `${member.platform.inputTokens} / ${member.platform.outputTokens}` : "none yet"}

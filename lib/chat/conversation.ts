@@ -53,11 +53,3 @@ export function resumeQuery(messages: readonly ChatMessage[]): string | undefine
   if (position.cursor !== undefined) query.set("cursor", position.cursor);
   return query.toString();
 }
-
-/** A cost for people: cents when it is at least a cent, else four decimals. */
-export function formatUsd(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const amount = Number(value);
-  if (!Number.isFinite(amount)) return undefined;
-  return amount < 0.01 ? `$${amount.toFixed(4)}` : `$${amount.toFixed(2)}`;
-}

@@ -1,6 +1,7 @@
 // Contracts of the framework's tenancy procedures (sign-up, tenants, members, invites, limits), shared
 // by the tRPC routers and the console forms, so both validate the same way.
 import { z } from "zod";
+import { formatCents } from "@/lib/money";
 
 export const tenantRoleSchema = z.enum(["member", "admin"]);
 export type TenantRole = z.infer<typeof tenantRoleSchema>;
@@ -54,9 +55,18 @@ const limitValue = (max: number) =>
     .max(max, { message: `Must be at most ${max.toLocaleString("en")}.` })
     .nullable();
 
+/** A cost limit in cents; the console shows it in dollars, so the ceiling's message does too. */
+const costLimitValue = (maxCents: number) =>
+  z
+    .number({ message: "Enter a whole number of cents." })
+    .int({ message: "Enter a whole number of cents." })
+    .min(0, { message: "Must be 0 or more." })
+    .max(maxCents, { message: `Must be at most ${formatCents(maxCents)}.` })
+    .nullable();
+
 export const tenantLimitsSchema = z.object({
   runsPerMonth: limitValue(10_000_000),
-  costPerMonthCents: limitValue(1_000_000_000),
+  costPerMonthCents: costLimitValue(1_000_000_000),
   concurrentRuns: limitValue(10_000),
   turnsPerMinutePerMember: limitValue(10_000),
 });
@@ -64,7 +74,7 @@ export type TenantLimitsInput = z.infer<typeof tenantLimitsSchema>;
 
 export const memberCapSchema = z.object({
   runsPerMonth: limitValue(10_000_000),
-  costPerMonthCents: limitValue(1_000_000_000),
+  costPerMonthCents: costLimitValue(1_000_000_000),
 });
 export type MemberCapInput = z.infer<typeof memberCapSchema>;
 

@@ -1,5 +1,6 @@
 import { accountsRouter } from "./routers/accounts";
 import { agentsRouter } from "./routers/agents";
+import { billingRouter } from "./routers/billing";
 import { connectionsRouter } from "./routers/connections";
 import { invitesRouter } from "./routers/invites";
 import { limitsRouter } from "./routers/limits";
@@ -31,6 +32,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   connections: connectionsRouter,
   tools: toolsRouter,
+  billing: billingRouter,
 });
 
 export type AppRouter = typeof appRouter;

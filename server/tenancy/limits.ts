@@ -3,6 +3,7 @@
 // admitRun before starting a run, releaseRun when it ends (whatever the outcome), withdrawRun instead
 // when the platform refused to start it, and recordRunCost as cost becomes known. Every counter
 // lives in the database, so several app instances agree.
+import { formatCents } from "@/lib/money";
 import type { MemberCapInput, TenantLimitsInput } from "@/lib/schemas/tenancy";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { LimitExceededError, TenancyError } from "./errors";
@@ -347,7 +348,7 @@ function assertWithinTenant(cap: MemberCapInput, limits: TenantLimitsRecord) {
   ) {
     throw new TenancyError(
       "BAD_REQUEST",
-      `Must be at most the workspace's limit of ${limits.costPerMonthCents} cents a month.`,
+      `Must be at most the workspace's limit of ${formatCents(limits.costPerMonthCents)} a month.`,
       "costPerMonthCents",
     );
   }

@@ -34,6 +34,8 @@ export interface FrameworkOptions {
   jobPollSeconds?: number;
   /** The platform's apps (catalogue overrides, vendor apps, redirect origins, its public URL). */
   apps?: PlatformConfig["apps"];
+  /** The platform's payment settings (manual, no operator key, otherwise). */
+  payments?: PlatformConfig["payments"];
 }
 
 export async function startFramework(options: FrameworkOptions = {}): Promise<FrameworkHarness> {
@@ -48,6 +50,7 @@ export async function startFramework(options: FrameworkOptions = {}): Promise<Fr
     webhooks: options.webhooks,
     outboundAllowLoopback: options.outboundAllowLoopback,
     apps: options.apps,
+    payments: options.payments,
   };
   const deps = createPlatformDeps({
     database: async () => database,

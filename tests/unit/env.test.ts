@@ -66,4 +66,10 @@ describe("parseEnv", () => {
   it("requires a key with a remote platform", () => {
     expect(() => parseEnv({ PLATFORM_BASE_URL: "http://127.0.0.1:4010/api/v2" })).toThrow(/PLATFORM_API_KEY/);
   });
+
+  it("gives the embedded framework account $1,000 unless told otherwise, and refuses a negative credit", () => {
+    expect(parseEnv({}).FRAMEWORK_OPERATOR_CREDIT_MICROS).toBe(1_000_000_000);
+    expect(parseEnv({ FRAMEWORK_OPERATOR_CREDIT_MICROS: "0" }).FRAMEWORK_OPERATOR_CREDIT_MICROS).toBe(0);
+    expect(() => parseEnv({ FRAMEWORK_OPERATOR_CREDIT_MICROS: "-1" })).toThrow(/FRAMEWORK_OPERATOR_CREDIT_MICROS/);
+  });
 });

@@ -1,6 +1,6 @@
 // What the chat components send the bridge, read from the conversation's messages.
 import { describe, expect, it } from "vitest";
-import { formatUsd, resumeQuery, runPosition, sendBody } from "@/lib/chat/conversation";
+import { resumeQuery, runPosition, sendBody } from "@/lib/chat/conversation";
 import type { ChatMessage } from "@/lib/chat/types";
 
 const user = (id: string, text: string): ChatMessage => ({ id, role: "user", parts: [{ type: "text", text }] });
@@ -34,11 +34,5 @@ describe("conversation state", () => {
   it("starts a new run when the chat's only message was refused before a run existed", () => {
     const messages = [user("u1", "a"), assistant("refused-u1", {}), user("u2", "b")];
     expect(sendBody(messages, { agent: "Support" })).not.toHaveProperty("runId");
-  });
-
-  it("formats costs", () => {
-    expect(formatUsd("0.000131")).toBe("$0.0001");
-    expect(formatUsd("1.5")).toBe("$1.50");
-    expect(formatUsd(undefined)).toBeUndefined();
   });
 });

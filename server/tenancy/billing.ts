@@ -1,0 +1,134 @@
+// The installation owner's billing: the vendor's platform account (its balance and ledger, top-ups,
+// auto-reload and alert settings, plan, receipts) reached through the platform client like any other
+// platform call, beside what each tenant spent this month from the framework's own counters. The
+// owner check is the caller's (billing router: ownerProcedure); nothing here is per tenant or member.
+import type { PlatformClient } from "@/lib/platform-client";
+import type {
+  AlertSettingsInput,
+  AutoReloadInput,
+  CreditBalanceInput,
+  OverageInput,
+  TopUpInput,
+} from "@/lib/schemas/owner-billing";
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { TenancyError } from "./errors";
+import type { PlatformConnection } from "./platform-connection";
+import { findFrameworkAccount } from "./platform-repository";
+import { listTenantsForOwner } from "./tenants";
+
+export interface TenantSpend {
+  id: string;
+  name: string;
+  slug: string;
+  runs: number;
+  costCents: number;
+  /** The tenant's monthly cost limit; null: none. */
+  limitCents: number | null;
+}
+
+/** The balance with its ledger (newest first) and each tenant's spend this month, largest first. */
+export async function getBillingOverview(prisma: PrismaClient, connection: PlatformConnection, now = new Date()) {
+  const [balance, tenants] = await Promise.all([connection.client.billing.balance(), listTenantsForOwner(prisma, now)]);
+  const spend: TenantSpend[] = tenants
+    .map((tenant) => ({
+      id: tenant.id,
+      name: tenant.name,
+      slug: tenant.slug,
+      runs: tenant.usage.runs,
+      costCents: tenant.usage.costCents,
+      limitCents: tenant.limits.costPerMonthCents,
+    }))
+    .sort((a, b) => b.costCents - a.costCents || a.name.localeCompare(b.name));
+  return {
+    mode: connection.mode,
+    balance,
+    tenants: spend,
+    tenantsCostCents: spend.reduce((sum, tenant) => sum + tenant.costCents, 0),
+  };
+}
+
+/** POST /billing/topup: where to send the owner to pay; the balance is credited when payment lands. */
+export async function startTopUp(client: PlatformClient, input: TopUpInput): Promise<{ checkoutUrl: string }> {
+  const { checkout_url } = await client.billing.topup({ amount_cents: input.amountCents });
+  return { checkoutUrl: checkout_url };
+}
+
+export async function setAutoReload(client: PlatformClient, input: AutoReloadInput) {
+  return client.billing.setAutoReload(
+    input.enabled
+      ? { enabled: true, threshold_cents: input.thresholdCents, amount_cents: input.amountCents }
+      : { enabled: false },
+  );
+}
+
+export async function setAlertSettings(client: PlatformClient, input: AlertSettingsInput) {
+  return client.billing.setAlertSettings({ low_balance_threshold_cents: input.lowBalanceThresholdCents });
+}
+
+/** The account's plan this period (GET /usage) and what it could move to (GET /billing/plans). */
+export async function getPlan(client: PlatformClient) {
+  const [usage, plans] = await Promise.all([client.usage.get(), client.billing.plans({ include_free: true })]);
+  return { usage, plans };
+}
+
+export async function setOverage(client: PlatformClient, input: OverageInput) {
+  return client.billing.setOverage({ enabled: input.enabled, monthly_cap_cents: input.monthlyCapCents });
+}
+
+export async function checkoutPlan(client: PlatformClient, input: { planId: string; billingPeriod: "monthly" | "annual" }) {
+  const link = await client.billing.checkout({ plan_id: input.planId, billing_period: input.billingPeriod });
+  return { url: link.checkout_url };
+}
+
+export async function openBillingPortal(client: PlatformClient) {
+  const link = await client.billing.portal();
+  return { url: link.url };
+}
+
+export async function activateFreePlan(client: PlatformClient) {
+  return client.billing.activateFree();
+}
+
+/** Receipts, newest first, as the platform pages them (the first page: the console shows recent ones). */
+export async function listReceipts(client: PlatformClient) {
+  const page = await client.billing.receipts.list({ limit: 20 });
+  return { receipts: page.data, hasMore: page.has_more };
+}
+
+export async function getReceiptInvoice(client: PlatformClient, receiptId: number) {
+  return client.billing.receipts.invoice(receiptId);
+}
+
+/**
+ * The manual payments adapter: the owner credits the balance by hand through POST /operator/credits,
+ * with the operator key (INLAY_OPERATOR_KEY), never the account's API key. The ledger entry records
+ * who (the owner's email, from the session, never the form) and why.
+ */
+export async function creditBalance(
+  prisma: PrismaClient,
+  connection: PlatformConnection,
+  operatorKey: string | undefined,
+  input: CreditBalanceInput & { actor: string },
+) {
+  if (!operatorKey) {
+    throw new TenancyError(
+      "BAD_REQUEST",
+      "crediting by hand is not set up: set INLAY_OPERATOR_KEY (the platform holds its SHA-256 in INLAY_OPERATOR_KEY_SHA256)",
+    );
+  }
+  return connection.client.operator.credit(operatorKey, {
+    account_id: await frameworkAccountId(prisma, connection),
+    amount_cents: input.amountCents,
+    reason: input.reason,
+    actor: input.actor,
+  });
+}
+
+/** The vendor's platform account: the embedded one is on record; a remote one says in its export. */
+async function frameworkAccountId(prisma: PrismaClient, connection: PlatformConnection): Promise<number> {
+  if (connection.mode === "embedded") {
+    const row = await findFrameworkAccount(prisma);
+    if (row?.accountId) return row.accountId;
+  }
+  return (await connection.client.account.export()).account.id;
+}

@@ -1,0 +1,65 @@
+// The owner's billing page end to end: the balance and ledger in dollars, a top-up paid on the payment
+// provider's checkout page (the Stripe adapter pointed at the loopback fake that playwright.config.ts
+// starts; its webhook credits the balance), then the new balance, the ledger entry and the receipt.
+// Everyone else is refused the page.
+import { expect, test } from "@playwright/test";
+import { formatMicros } from "@/lib/money";
+import { BillingPage } from "./pages/billing-page";
+import { signedIn } from "./pages/sign-in-page";
+
+const OWNER = "owner@inlay.test";
+
+/** `$1,234.56` back to micro-USD (the page shows whole cents for a balance this size). */
+const micros = (text: string | null) => Math.round(Number((text ?? "").replace(/[$,]/g, "")) * 100) * 10_000;
+
+test("the owner tops up through the checkout page and sees the new balance, the ledger entry and the receipt", async ({ browser }) => {
+  test.setTimeout(60_000);
+  const page = await signedIn(browser, OWNER);
+  const billing = new BillingPage(page);
+  await billing.open();
+  await expect(billing.balance()).toHaveText(/^\$[\d,]+\.\d{2}$/);
+  const before = micros(await billing.balance().textContent());
+  await expect(page.getByTestId("tenant-spend-row").filter({ hasText: "acme" })).toContainText("$");
+
+  await billing.topUp("25");
+  await expect(page.getByRole("heading", { name: "Fake checkout" })).toBeVisible();
+  await expect(page.getByTestId("amount")).toHaveText("$25.00");
+  await page.getByRole("button", { name: "Pay" }).click();
+  // The provider sends the browser back once the payment is taken; its webhook has credited the balance.
+  await page.waitForURL(/\/billing\/checkout\/return\?session_id=/);
+
+  await billing.goto();
+  await expect(billing.balance()).toHaveText(formatMicros(before + 25_000_000));
+  await expect(billing.ledgerRows().first()).toContainText("$25.00");
+  const receipt = billing.receiptRows().filter({ hasText: "$25.00" });
+  await expect(receipt).toHaveCount(1);
+  await receipt.getByRole("button", { name: "Get invoice" }).click();
+  await expect(receipt.getByRole("link", { name: /^Invoice / })).toHaveAttribute("href", /^http:\/\/127\.0\.0\.1:\d+\/invoices\//);
+});
+
+test("a tenant admin has no billing link and is refused the page", async ({ browser }) => {
+  const page = await signedIn(browser, "admin@acme.test");
+  await expect(page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Billing" })).toHaveCount(0);
+  await page.goto("/admin/billing");
+  await expect(page.getByRole("main").getByRole("alert")).toHaveText("Only the installation owner can see this page.");
+});
+
+test("the owner credits the balance by hand; the ledger names who and why", async ({ browser }) => {
+  const page = await signedIn(browser, OWNER);
+  const billing = new BillingPage(page);
+  await billing.goto();
+  await expect(billing.balance()).toHaveText(/^\$[\d,]+\.\d{2}$/);
+  const before = micros(await billing.balance().textContent());
+
+  const form = page.getByRole("form", { name: "Credit the balance" });
+  await form.getByLabel("Amount ($)").fill("12.345");
+  await form.getByRole("button", { name: "Credit" }).click();
+  await expect(form.getByText("Enter an amount in dollars, e.g. 25.00.")).toBeVisible();
+  await form.getByLabel("Amount ($)").fill("12.34");
+  await form.getByLabel("Reason").fill("Bank transfer e2e");
+  await form.getByRole("button", { name: "Credit" }).click();
+  await expect(form.getByRole("status")).toHaveText("Credited $12.34.");
+  await expect(billing.balance()).toHaveText(formatMicros(before + 12_340_000));
+  await expect(billing.ledgerRows().first()).toContainText("Bank transfer e2e");
+  await expect(billing.ledgerRows().first()).toContainText(OWNER);
+});
