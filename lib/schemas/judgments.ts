@@ -2,7 +2,7 @@
 // claims and their evidence (mode verify), and the account's own provider key for customer funding.
 // docs/platform-api.md, "Judgments", describes the shapes and rules.
 import { z } from "zod";
-import { Timestamp, UserId } from "./common";
+import { IntId, Timestamp, UserId } from "./common";
 
 /** 32 questions or claims (concepts.md, Limits). */
 export const JUDGMENT_MAX_ITEMS = 32;
@@ -191,7 +191,7 @@ export const Judgment = z
 export type Judgment = z.infer<typeof Judgment>;
 
 export const JudgmentIdParam = z.object({
-  judgment_id: z.coerce.number().int().positive().meta({ param: { name: "judgment_id", in: "path" } }),
+  judgment_id: IntId.meta({ param: { name: "judgment_id", in: "path" } }),
 });
 
 export const JudgmentConnection = z

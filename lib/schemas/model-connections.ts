@@ -2,7 +2,7 @@
 // on that provider's models use them and settle on the own_sub meter, not the balance. Secrets are
 // write-only: no response carries one.
 import { z } from "zod";
-import { Timestamp } from "./common";
+import { IntId, Timestamp } from "./common";
 
 /**
  * The provider slugs. `provA` is the spec's neutral name of the provider whose tokens can be pasted
@@ -28,11 +28,7 @@ export const ProviderParam = z.object({
   provider: z.string().meta({ description: `A provider slug: ${MODEL_CONNECTION_PROVIDERS.join(", ")}` }),
 });
 export const ProviderAccountParam = ProviderParam.extend({
-  account_id: z.coerce
-    .number({ error: "must be an integer id" })
-    .int("must be an integer id")
-    .positive("must be a positive integer id")
-    .meta({ description: "The id of one provider-side account of the connection (accounts[].id)" }),
+  account_id: IntId.meta({ description: "The id of one provider-side account of the connection (accounts[].id)" }),
 });
 export const AuthorizationParam = ProviderParam.extend({
   state: z.string().min(1).max(200).meta({ description: "The state the start call returned" }),

@@ -5,6 +5,7 @@
 // and a retried job credit once. The design is in docs/platform-api.md, "Payments".
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
+import { MAX_INT_ID } from "@/lib/schemas/common";
 import type { OperatorCreditRequest, Receipt } from "@/lib/schemas/payments";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { deriveKey } from "@/server/secret-box";
@@ -484,7 +485,7 @@ export async function receiptInvoice(ctx: PaymentContext, auth: AuthContext, rec
 /** The receipt a hosted page's token names, or 404 (a wrong or forged token). */
 export async function receiptForPage(ctx: PaymentContext, token: string) {
   const id = Number(token.split(".")[0]);
-  const row = Number.isSafeInteger(id) && id > 0 ? await findReceiptById(ctx.prisma, id) : null;
+  const row = Number.isInteger(id) && id > 0 && id <= MAX_INT_ID ? await findReceiptById(ctx.prisma, id) : null;
   const expected = row ? receiptToken(ctx.config, row) : "";
   if (!row || expected.length !== token.length || !timingSafeEqual(Buffer.from(expected), Buffer.from(token))) {
     throw new PlatformError({ type: "not_found", message: "receipt not found" });

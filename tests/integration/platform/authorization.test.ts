@@ -138,6 +138,70 @@ const fixtures: Record<string, Fixture> = {
       return row.id;
     },
   },
+  use_case_id: {
+    make: async (who, userId) => String((await created("/value/use-cases", who.key, { name: unique("use-case"), goal: "Fewer hours" }, userId)).id),
+  },
+  observation_id: {
+    needs: ["use_case_id"],
+    make: async (who, userId, ids) =>
+      String(
+        (
+          await created(
+            `/value/use-cases/${ids.use_case_id}/observations`,
+            who.key,
+            {
+              kind: "cost_saving",
+              evidence_level: "measured",
+              title: "Saved an hour",
+              amount_usd: 50,
+              evidence: [{ source: "external", record_id: "ticket-42" }],
+              observed_at: new Date(Date.now() - 3_600_000).toISOString(),
+            },
+            userId,
+          )
+        ).id,
+      ),
+  },
+  judgment_id: {
+    make: async (who, userId) =>
+      String(
+        (
+          await created(
+            "/judgments",
+            who.key,
+            { mode: "decide", state: { ticket: "broken parcel" }, questions: [{ type: "noul", id: "refund", prompt: "Refund owed?" }] },
+            userId,
+          )
+        ).id,
+      ),
+  },
+  // A team is its account: the org id is the account's own.
+  org_id: { accountOnly: true, make: async (who) => String(who.id) },
+  invite_id: {
+    accountOnly: true,
+    make: async (who) => String((await created(`/teams/${who.id}/invites`, who.key, { email: `${unique("invitee")}@example.test` })).id),
+  },
+  member_id: { needs: ["org_id"], placeholder: "1" },
+  account_id: {
+    // A provider-side account under the owner's openai connection (PUT with an API key).
+    accountOnly: true,
+    needs: ["provider"],
+    make: async (who) => {
+      const put = await platform.call("/model-connections/openai", { key: who.key, method: "PUT", body: { api_key: `sk-${unique("key")}-0123456789` } });
+      if (put.status >= 300) throw new Error(`fixture PUT /model-connections/openai: ${put.status} ${JSON.stringify(put.body)}`);
+      const listed = await platform.call("/model-connections", { key: who.key });
+      const openai = listed.body.data.find((each: { provider: string }) => each.provider === "openai");
+      return String(openai.accounts.at(-1).id);
+    },
+  },
+  // Repositories need a code-host connection (agents-more.test.ts binds them); their agent is checked here.
+  repo_id: { needs: ["agent_id"], accountOnly: true, placeholder: "1" },
+  key: { needs: ["repo_id"], placeholder: "API_TOKEN" },
+  // An authorization's state is a capability, like a token: unknown ones are 404 to everyone.
+  state: { needs: ["provider"], placeholder: "not-a-state" },
+  receipt_id: { placeholder: "1" },
+  reference: { placeholder: "R-000001" },
+  provider: { placeholder: "openai" },
   // Names, not resources: an end-user's user_id is the account's own namespace, an app is a slug of the
   // catalogue, a document is named within its agent, a workspace within the account's chat connection.
   user_id: { placeholder: "someone" },
@@ -154,6 +218,9 @@ const notScoped = new Set([
   "PATCH /users/{user_id}",
   "DELETE /users/{user_id}",
 ]);
+
+/** Public in the document because they take no bearer key; they check a credential of their own. */
+const ownCredential = new Set(["POST /token", "POST /account/sessions", "POST /account/sessions/refresh", "POST /operator/credits"]);
 
 /** Where the spec lets the account view reach an end-user's resource without user_id. */
 const accountViewReaches = new Set([
@@ -255,8 +322,8 @@ describe("credentials", () => {
     const wrong: string[] = [];
     for (const operation of operations.filter((each) => each.isPublic)) {
       const response = await callOperation(operation, null, {});
-      // POST /token's body is a credential: wrong ones are its 401.
-      if ((response.status === 401 && label(operation) !== "POST /token") || response.status >= 500) wrong.push(`${label(operation)}: ${response.status}`);
+      // These take their credential in the body or their own header: a wrong one is their 401.
+      if ((response.status === 401 && !ownCredential.has(label(operation))) || response.status >= 500) wrong.push(`${label(operation)}: ${response.status}`);
     }
     expect(wrong).toEqual([]);
   });

@@ -17,7 +17,17 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => platform.close());
 
-const PLACEHOLDERS: Record<string, string> = { app: "codehost", user_id: "someone", name: "notes.md", token: "x", team_id: "T1" };
+const PLACEHOLDERS: Record<string, string> = {
+  app: "codehost",
+  user_id: "someone",
+  name: "notes.md",
+  token: "x",
+  team_id: "T1",
+  provider: "openai",
+  state: "x",
+  key: "API_TOKEN",
+  reference: "R-000001",
+};
 
 // Raw (already percent-encoded) values for the URL.
 const HOSTILE_URL_VALUES = {
