@@ -58,24 +58,27 @@ export interface PlanWrite {
  * end (a renewal), so a repeated activation changes nothing else.
  */
 export async function upsertAccountPlan(prisma: PrismaClient, accountId: number, plan: PlanWrite, now: Date): Promise<void> {
-  await prisma.$transaction(async (transaction) => {
-    const tx = transaction as unknown as Tx;
-    const current = await lockAccountPlan(tx, accountId);
-    if (current && current.slug === plan.slug) {
-      await tx.platformAccountPlan.update({
-        where: { accountId },
-        data: {
-          billingPeriod: plan.billingPeriod,
-          currentPeriodEnd: plan.currentPeriodEnd,
-          trialEndsAt: plan.trialEndsAt ?? current.trialEndsAt,
-          providerSubscriptionId: plan.providerSubscriptionId ?? current.providerSubscriptionId,
-        },
-      });
-      return;
-    }
-    const fresh = { ...plan, periodAnchor: now, overageEnabled: false, overageCapCents: 0 };
-    await tx.platformAccountPlan.upsert({ where: { accountId }, create: { accountId, ...fresh }, update: fresh });
-  });
+  // One statement, so it is atomic alone and inside a caller's transaction (a payment's completion)
+  // alike. The same slug again (a renewal) keeps its window, overage settings and, when not given,
+  // trial and subscription; a new slug starts a fresh window with overage off.
+  await prisma.$executeRaw`
+    INSERT INTO platform_account_plans (account_id, slug, billing_period, period_anchor, current_period_end, trial_ends_at,
+      provider_subscription_id, overage_enabled, overage_cap_cents, created_at, updated_at)
+    VALUES (${accountId}, ${plan.slug}, ${plan.billingPeriod}, ${now}, ${plan.currentPeriodEnd}, ${plan.trialEndsAt ?? null},
+      ${plan.providerSubscriptionId}, false, 0, now(), now())
+    ON CONFLICT (account_id) DO UPDATE SET
+      billing_period = EXCLUDED.billing_period,
+      current_period_end = EXCLUDED.current_period_end,
+      period_anchor = CASE WHEN platform_account_plans.slug = EXCLUDED.slug THEN platform_account_plans.period_anchor ELSE EXCLUDED.period_anchor END,
+      trial_ends_at = CASE WHEN platform_account_plans.slug = EXCLUDED.slug
+        THEN COALESCE(EXCLUDED.trial_ends_at, platform_account_plans.trial_ends_at) ELSE EXCLUDED.trial_ends_at END,
+      provider_subscription_id = CASE WHEN platform_account_plans.slug = EXCLUDED.slug
+        THEN COALESCE(EXCLUDED.provider_subscription_id, platform_account_plans.provider_subscription_id)
+        ELSE EXCLUDED.provider_subscription_id END,
+      overage_enabled = platform_account_plans.overage_enabled AND platform_account_plans.slug = EXCLUDED.slug,
+      overage_cap_cents = CASE WHEN platform_account_plans.slug = EXCLUDED.slug THEN platform_account_plans.overage_cap_cents ELSE 0 END,
+      slug = EXCLUDED.slug,
+      updated_at = now()`;
 }
 
 /** Creates the free plan's row only when the account has none; false when it had one. */

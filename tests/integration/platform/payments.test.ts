@@ -210,6 +210,36 @@ describe("POST /billing/checkout", () => {
   });
 });
 
+describe("a plan bought through checkout", () => {
+  it("puts the account on the plan once paid (a second delivery changes nothing), renews it, and ends it with the subscription", async () => {
+    const account = await stripe.signup();
+    const balance = await balanceOf(stripe, account);
+    const answer = await stripe.call("/billing/checkout", { key: account.key, body: { plan_id: "pro", billing_period: "monthly" } });
+    expect(answer.status).toBe(200);
+    expect((await stripe.call("/usage", { key: account.key })).body.plan).toBe("prepaid");
+    fake.delivery = "twice";
+    try {
+      await fake.pay(sessionOf(answer.body.checkout_url));
+    } finally {
+      fake.delivery = "once";
+    }
+    const usage = (await stripe.call("/usage", { key: account.key })).body;
+    expect(usage).toMatchObject({ plan: "pro", runs_limit: 2_000, concurrent_runs_limit: 5, unlimited_runs: false });
+    // A plan is paid by card, not from the balance; it is receipted once.
+    expect(await balanceOf(stripe, account)).toBe(balance);
+    expect(await stripe.database.prisma.platformReceipt.count({ where: { accountId: account.id } })).toBe(1);
+
+    const plan = await stripe.database.prisma.platformAccountPlan.findUniqueOrThrow({ where: { accountId: account.id } });
+    expect(plan.providerSubscriptionId).toMatch(/^sub_/);
+    await fake.renew(plan.providerSubscriptionId!);
+    expect((await stripe.call("/usage", { key: account.key })).body.plan).toBe("pro");
+    expect(await stripe.database.prisma.platformReceipt.count({ where: { accountId: account.id } })).toBe(2);
+
+    await fake.cancelSubscription(plan.providerSubscriptionId!);
+    expect((await stripe.call("/usage", { key: account.key })).body.plan).toBe("prepaid");
+  });
+});
+
 // --- Auto-reload and the alert ----------------------------------------------------------------------
 
 async function newAgent(platform: PlatformHarness, account: Account) {
