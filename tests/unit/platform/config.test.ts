@@ -15,6 +15,8 @@ describe("platformConfigFromEnv: models", () => {
       openai: undefined,
       anthropic: undefined,
       openaiCompatible: undefined,
+      // Model connections: provA's OAuth client and API base, unset.
+      connections: { provA: { apiBaseUrl: undefined, oauth: undefined } },
     });
   });
 
