@@ -27,11 +27,16 @@ const stages = [
 ];
 
 const failedStages = [];
+const durations = [];
 for (const [name, command, args, env = {}] of stages) {
   console.log(`\n=== ${name} ===`);
+  const started = Date.now();
   const result = spawnSync(command, args, { stdio: "inherit", env: { ...process.env, ...env } });
+  durations.push(`${name}: ${Math.round((Date.now() - started) / 1000)} s`);
   if (result.status !== 0) failedStages.push(name);
 }
+// Each stage's wall time, to keep CI within its budget.
+console.log(`\n${durations.join("\n")}`);
 
 let passed = 0;
 let failed = 0;
