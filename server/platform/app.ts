@@ -16,6 +16,7 @@ import {
 import { PlatformError, errorEnvelope, errorTypeForStatus } from "./errors";
 import { authenticate } from "./middleware/authenticate";
 import { rateLimit } from "./middleware/rate-limit";
+import { closeOnUnreadBody } from "./middleware/unread-body";
 import { requestId } from "./middleware/request-id";
 // payments (docs/platform-api.md, "Payments")
 import * as topupBalance from "./routes/billing/topup";
@@ -549,6 +550,7 @@ export function createPlatformApp(deps: PlatformDeps): PlatformApp {
   // Order matters: the id first so every response has one; the key before the limiter so it can
   // charge the account (or the IP for a missing or invalid key).
   app.use("*", requestId());
+  app.use("*", closeOnUnreadBody);
   const jsonBodyLimit = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {
