@@ -10,7 +10,7 @@ const globalForPlatform = globalThis as unknown as { inlayEmbeddedPlatform?: { a
 
 function embedded() {
   if (!globalForPlatform.inlayEmbeddedPlatform) {
-    const deps = platformDepsFromEnv(getDb, undefined, { embedded: true });
+    const deps = platformDepsFromEnv(getDb);
     globalForPlatform.inlayEmbeddedPlatform = { app: createPlatformApp(deps), deps };
   }
   return globalForPlatform.inlayEmbeddedPlatform;

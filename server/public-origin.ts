@@ -1,10 +1,10 @@
-// Where the app is reached from outside: the configured NEXTAUTH_URL, else the request's own host.
-// Used for absolute URLs that leave the app (invite mail links, OAuth redirect URIs).
+// Where the app is reached from outside: NEXTAUTH_URL, never the request's Host header (a caller
+// controls it). Used for absolute URLs that leave the app (invite mail links, OAuth redirect URIs).
+// Unset: the local default, http://localhost:3000 (`npm run dev` and `npm start`); production sets it.
 import { env } from "@/lib/env";
 
-export function publicOrigin(headers: Headers): string {
-  if (env.NEXTAUTH_URL) return env.NEXTAUTH_URL.replace(/\/+$/, "");
-  const host = headers.get("x-forwarded-host") ?? headers.get("host") ?? "localhost:3000";
-  const protocol = headers.get("x-forwarded-proto") ?? (host.startsWith("localhost") || host.startsWith("127.") ? "http" : "https");
-  return `${protocol}://${host}`;
+const LOCAL_ORIGIN = "http://localhost:3000";
+
+export function publicOrigin(): string {
+  return (env.NEXTAUTH_URL ?? LOCAL_ORIGIN).replace(/\/+$/, "");
 }

@@ -59,7 +59,7 @@ export async function createContext({
     prisma: database.prisma,
     activeTenantSlug: readCookie(headers, ACTIVE_TENANT_COOKIE),
     responseHeaders,
-    baseUrl: publicOrigin(headers),
+    baseUrl: publicOrigin(),
     platformConnection: () => getPlatformConnection(database.prisma),
   });
 }

@@ -141,7 +141,7 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
     },
     async connect(input) {
       try {
-        const started = await startConnection(prisma, client, { tenantId, userId: caller.userId }, input, publicOrigin(request.headers));
+        const started = await startConnection(prisma, client, { tenantId, userId: caller.userId }, input, publicOrigin());
         return { authorizationUrl: started.authorizationUrl };
       } catch (error) {
         if (error instanceof TenancyError) throw new ChatRefusal({ kind: "unauthorized", message: error.message });

@@ -130,7 +130,6 @@ import * as openapi from "./routes/meta/openapi";
 import * as createPermission from "./routes/permissions/create";
 import * as deletePermission from "./routes/permissions/delete";
 import * as listPermissions from "./routes/permissions/list";
-import { baseUrlOf } from "./routes/request";
 import { inputGuard } from "./middleware/input-guard";
 import * as answerRun from "./routes/runs/answer";
 import * as approveRun from "./routes/runs/approve";
@@ -499,10 +498,10 @@ const validationHook: Hook<unknown, PlatformEnv, string, unknown> = (result) => 
   if (!result.success) throw validationError(result.error);
 };
 
-function respond(c: PlatformContext, error: PlatformError) {
+function respond(c: PlatformContext, error: PlatformError, publicBaseUrl: string) {
   const id = c.get("requestId") ?? `req_${crypto.randomUUID().replaceAll("-", "")}`;
   const headers = { ...error.headers, "x-request-id": id };
-  return c.json(errorEnvelope(error, id, baseUrlOf(c)), error.status as 400, headers);
+  return c.json(errorEnvelope(error, id, publicBaseUrl), error.status as 400, headers);
 }
 
 function toPlatformError(error: unknown): PlatformError | undefined {
@@ -585,17 +584,18 @@ export function createPlatformApp(deps: PlatformDeps): PlatformApp {
           message: `${c.req.method} is not supported on ${c.req.path}; use ${allow.join(", ")}`,
           headers: { allow: allow.join(", ") },
         }),
+        deps.config.publicBaseUrl,
       );
     }
-    return respond(c, new PlatformError({ type: "not_found", message: `no route matches ${c.req.path}` }));
+    return respond(c, new PlatformError({ type: "not_found", message: `no route matches ${c.req.path}` }), deps.config.publicBaseUrl);
   });
 
   app.onError((error, c) => {
     const known = toPlatformError(error);
-    if (known) return respond(c, known);
+    if (known) return respond(c, known, deps.config.publicBaseUrl);
     // The details stay in the log; the caller gets the request id to quote.
     logger.error({ err: error, requestId: c.get("requestId"), path: c.req.path }, "unhandled platform error");
-    return respond(c, new PlatformError({ type: "api_error", message: "internal server error" }));
+    return respond(c, new PlatformError({ type: "api_error", message: "internal server error" }), deps.config.publicBaseUrl);
   });
 
   return app;

@@ -9,10 +9,15 @@ import { languageModelFor } from "./runtime/models/providers";
 import { createSimModel } from "./runtime/models/sim";
 import { createSmtpMailer, recordingMailer } from "./services/mailer";
 
-/** `source` is the parsed environment; tests pass their own (parseEnv) instead of this process's. */
-export function platformConfigFromEnv(source: Env = env): PlatformConfig {
+/**
+ * `source` is the parsed environment; tests pass their own (parseEnv) instead of this process's.
+ * `localBaseUrl`: where this process serves the platform, the public base URL when
+ * INLAY_PLATFORM_PUBLIC_URL is unset (a default for local use; production sets the variable).
+ */
+export function platformConfigFromEnv(source: Env = env, localBaseUrl = LOCAL_BASE_URL): PlatformConfig {
   return {
     keyPrefix: source.INLAY_KEY_PREFIX,
+    publicBaseUrl: (source.INLAY_PLATFORM_PUBLIC_URL ?? localBaseUrl).replace(/\/+$/, ""),
     rateLimits: {
       accountPerMinute: source.PLATFORM_RATE_LIMIT_ACCOUNT_PER_MINUTE,
       ipPerMinute: source.PLATFORM_RATE_LIMIT_IP_PER_MINUTE,
@@ -35,7 +40,6 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
       stripe: source.STRIPE_SECRET_KEY
         ? { secretKey: source.STRIPE_SECRET_KEY, webhookSecret: source.STRIPE_WEBHOOK_SECRET, apiBaseUrl: source.STRIPE_API_BASE_URL }
         : undefined,
-      publicBaseUrl: source.INLAY_PLATFORM_PUBLIC_URL,
       operatorKeySha256: source.INLAY_OPERATOR_KEY_SHA256,
       manualInstructions: source.INLAY_PAYMENTS_MANUAL_INSTRUCTIONS,
     },
@@ -57,7 +61,6 @@ export function platformConfigFromEnv(source: Env = env): PlatformConfig {
         mail: { clientId: source.INLAY_APP_MAIL_CLIENT_ID, clientSecret: source.INLAY_APP_MAIL_CLIENT_SECRET },
       },
       redirectOrigins: commaList(source.INLAY_APP_REDIRECT_ORIGINS),
-      publicBaseUrl: source.INLAY_PLATFORM_PUBLIC_URL,
       triggerPollSeconds: source.INLAY_APP_TRIGGER_POLL_SECONDS,
     },
     webhooks: {
@@ -131,19 +134,20 @@ function compatibleModelName(defaultModel: string | undefined): string {
   return defaultModel.startsWith(prefix) ? defaultModel.slice(prefix.length) : defaultModel;
 }
 
-/** `role` overrides INLAY_ROLE (the standalone server's --role). */
+/** The app's own address in development (`npm run dev` and `npm start` listen on port 3000). */
+const LOCAL_BASE_URL = "http://localhost:3000/api/v2";
+
+/**
+ * `role` overrides INLAY_ROLE (the standalone server's --role). `localBaseUrl`: the standalone server's
+ * listening address; embedded, the framework's (NEXTAUTH_URL), since the framework calls the platform
+ * in-process at an internal URL no browser can reach.
+ */
 export function platformDepsFromEnv(
   database: () => Promise<Database>,
   role: PlatformRole = env.INLAY_ROLE,
-  options: { embedded?: boolean } = {},
+  options: { localBaseUrl?: string } = {},
 ): PlatformDeps {
-  const config = platformConfigFromEnv();
-  // Embedded, the framework calls the platform in-process at an internal URL no browser can reach:
-  // the apps' OAuth callback and the redirect_uri's own origin are the framework's public /api/v2.
-  if (options.embedded && !config.apps?.publicBaseUrl && env.NEXTAUTH_URL) {
-    config.apps = { ...config.apps, publicBaseUrl: `${env.NEXTAUTH_URL.replace(/\/+$/, "")}/api/v2` };
-    config.payments = { ...config.payments, publicBaseUrl: config.payments?.publicBaseUrl ?? config.apps.publicBaseUrl };
-  }
+  const config = platformConfigFromEnv(env, options.localBaseUrl ?? (env.NEXTAUTH_URL ? `${env.NEXTAUTH_URL.replace(/\/+$/, "")}/api/v2` : undefined));
   // Read INLAY_APPS_FILE now: a mistake in it stops the process here, naming its place.
   appCatalogOf(config);
   const sim = createSimModel();

@@ -26,6 +26,12 @@ import type { RuntimeModel } from "./runtime/models/providers";
 
 export interface PlatformConfig {
   keyPrefix: string;
+  /**
+   * The platform's public {base_url} (…/api/v2, no trailing slash), INLAY_PLATFORM_PUBLIC_URL: every
+   * link the platform hands out starts here (verification and invite mails, doc_url, topup_url, payment
+   * pages, webhook URLs, OAuth callbacks), never at the request's Host header, which a caller controls.
+   */
+  publicBaseUrl: string;
   rateLimits: { accountPerMinute: number; ipPerMinute: number; signupPerMinute: number; loginPerMinute?: number };
   /** Read the client IP from X-Forwarded-For (behind a trusted reverse proxy). */
   trustProxy: boolean;

@@ -52,7 +52,9 @@ const database = await openDatabase(
 );
 setProcessDatabase(database);
 
-const deps = platformDepsFromEnv(getDb, role);
+const listenHost = values.host.includes(":") ? `[${values.host}]` : values.host;
+// Links the platform hands out (INLAY_PLATFORM_PUBLIC_URL unset): this listening address.
+const deps = platformDepsFromEnv(getDb, role, { localBaseUrl: `http://${listenHost}:${port}/api/v2` });
 // The runtime now, not on the first request: its worker claims runs this or another process left.
 await deps.runtime();
 let server: ReturnType<typeof serve> | undefined;
@@ -61,8 +63,7 @@ if (role === "worker") {
 } else {
   const app = createPlatformApp(deps);
   server = serve({ fetch: app.fetch, port, hostname: values.host }, (info) => {
-    const host = values.host.includes(":") ? `[${values.host}]` : values.host;
-    console.log(`listening on http://${host}:${info.port}/api/v2`);
+    console.log(`listening on http://${listenHost}:${info.port}/api/v2`);
   });
 }
 

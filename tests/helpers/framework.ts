@@ -32,7 +32,9 @@ export interface FrameworkOptions {
   outboundAllowLoopback?: boolean;
   /** How often idle job handlers look for due jobs (default 2 s). */
   jobPollSeconds?: number;
-  /** The platform's apps (catalogue overrides, vendor apps, redirect origins, its public URL). */
+  /** The platform's public base URL (config.publicBaseUrl): the framework's own /api/v2, as when embedded. */
+  publicBaseUrl?: string;
+  /** The platform's apps (catalogue overrides, vendor apps, redirect origins). */
   apps?: PlatformConfig["apps"];
   /** The platform's payment settings (manual, no operator key, otherwise). */
   payments?: PlatformConfig["payments"];
@@ -43,6 +45,7 @@ export async function startFramework(options: FrameworkOptions = {}): Promise<Fr
   await seedDemoData(database.prisma);
   const config: PlatformConfig = {
     keyPrefix: "sk_inlay_",
+    publicBaseUrl: options.publicBaseUrl ?? "http://localhost:3000/api/v2",
     secretKey: "test-platform-secret-key",
     rateLimits: { accountPerMinute: 100_000, ipPerMinute: 100_000, signupPerMinute: 100_000 },
     trustProxy: false,

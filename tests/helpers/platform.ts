@@ -8,10 +8,12 @@ import type { RuntimeModel } from "@/server/platform/runtime/models/providers";
 import { createSimModel, type SimModelOptions } from "@/server/platform/runtime/models/sim";
 import type { PlatformApp, PlatformConfig, PlatformRole, PlatformRuntime } from "@/server/platform/context";
 import { createLimiters, type LimiterOptions } from "@/server/platform/middleware/rate-limit";
-import { recordingMailer } from "@/server/platform/services/mailer";
+import { recordingMailer, type Mailer, type OutgoingMail } from "@/server/platform/services/mailer";
 import { createTestDatabase, type TestDatabase } from "./database";
 
 export interface PlatformOptions {
+  /** The public base URL links are built from (config.publicBaseUrl); default the harness's own address. */
+  publicBaseUrl?: string;
   rateLimits?: Partial<PlatformConfig["rateLimits"]>;
   store?: LimiterOptions["store"];
   redisUrl?: string;
@@ -86,6 +88,13 @@ export interface PlatformHarness {
   request(path: string, init?: RequestInit): Promise<Response>;
   /** A JSON call with an optional key; returns the response and its parsed body. */
   call<T = any>(path: string, options?: CallOptions): Promise<{ status: number; body: T; headers: Headers }>;
+  /**
+   * Every message the platform sent, as its recipient got it (tokens whole; the platform_mail record
+   * masks them): the test's inbox. Newest last.
+   */
+  outbox: OutgoingMail[];
+  /** The newest message of `kind` sent to `to` (throws when there is none). */
+  lastMail(to: string, kind: string): OutgoingMail;
   /** The runtime (event bus and worker) the platform uses. */
   runtime(): Promise<PlatformRuntime>;
   /** The port of the inbound SMTP server (agent inboxes, email triggers); starts the runtime. */
@@ -104,8 +113,16 @@ let accountCounter = 0;
 
 export async function startPlatform(options: PlatformOptions = {}): Promise<PlatformHarness> {
   const database = options.database ?? (await createTestDatabase());
+  // Listening first: the platform's links are built from its address (config.publicBaseUrl).
+  const served: { app?: PlatformApp } = {};
+  const server: ServerType = await new Promise((resolve) => {
+    const started = serve({ fetch: (request, env) => served.app!.fetch(request, env), port: 0, hostname: "127.0.0.1" }, () => resolve(started));
+  });
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}/api/v2`;
   const config: PlatformConfig = {
     keyPrefix: "sk_inlay_",
+    publicBaseUrl: options.publicBaseUrl ?? baseUrl,
     secretKey: options.secretKey ?? "test-platform-secret-key",
     previousSecretKeys: options.previousSecretKeys,
     apps: options.apps,
@@ -130,11 +147,18 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     redisUrl: options.redisUrl,
     keyPrefix: options.limiterKeyPrefix ?? `test-${process.pid}-${Date.now()}-${Math.random()}`,
   });
+  const outbox: OutgoingMail[] = [];
+  const mailer: Mailer = {
+    async send(prisma, mail) {
+      await recordingMailer.send(prisma, mail);
+      outbox.push(mail);
+    },
+  };
   const deps = createPlatformDeps({
     database: async () => database,
     config,
     limiters,
-    mailer: recordingMailer,
+    mailer,
     languageModel: options.languageModel ?? (() => createSimModel(options.simSleep ? { sleep: options.simSleep } : {})),
     // Tests that leave runs behind on purpose claim them themselves (worker.claim()), so nothing races them.
     pollRuns: options.pollRuns ?? false,
@@ -144,11 +168,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     scriptSandbox: options.scriptSandbox,
   });
   const app = createPlatformApp(deps);
-  const server: ServerType = await new Promise((resolve) => {
-    const started = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started));
-  });
-  const { port } = server.address() as AddressInfo;
-  const baseUrl = `http://127.0.0.1:${port}/api/v2`;
+  served.app = app;
 
   const request = (path: string, init?: RequestInit) => fetch(`${baseUrl}${path}`, init);
 
@@ -201,6 +221,12 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     call,
     signup,
     keepWebhookEvents,
+    outbox,
+    lastMail(to, kind) {
+      const mail = outbox.findLast((sent) => sent.to === to && sent.kind === kind);
+      if (!mail) throw new Error(`no ${kind} mail was sent to ${to}`);
+      return mail;
+    },
     runtime: () => deps.runtime(),
     async smtpPort() {
       const port = (await deps.runtime()).smtp?.port;

@@ -38,11 +38,6 @@ export interface AppSettings {
    * reached it). The file's redirect_origins are added.
    */
   redirectOrigins?: string[];
-  /**
-   * The platform's public base URL (ending in /api/v2): the OAuth callback registered with each app is
-   * `<publicBaseUrl>/apps/oauth/callback`. Unset: the base URL the connect request came in on.
-   */
-  publicBaseUrl?: string;
 }
 
 export interface AppCatalog {
@@ -51,7 +46,6 @@ export interface AppCatalog {
   /** An OAuth app is configured when it has client credentials; API-key apps always are. */
   configured(slug: string): boolean;
   redirectOrigins: string[];
-  publicBaseUrl?: string;
 }
 
 function applyOverride(app: AppDefinition, override: AppOverride | undefined): AppDefinition {
@@ -144,7 +138,6 @@ export function createAppCatalog(settings: AppSettings = {}): AppCatalog {
       return app !== undefined && isConfigured(app);
     },
     redirectOrigins: [...new Set(redirectOrigins)],
-    publicBaseUrl: settings.publicBaseUrl?.replace(/\/+$/, ""),
   };
 }
 

@@ -6,7 +6,7 @@ import { findAccountContact, findBillingSettings } from "../repositories/payment
 import { insertWebhookEvent } from "../repositories/webhook-events";
 import { usdDisplay } from "../services/billing";
 import type { Mailer } from "../services/mailer";
-import { AUTO_RELOAD_JOB, LOW_BALANCE_JOB, publicBase, runAutoReload } from "../services/payments";
+import { AUTO_RELOAD_JOB, LOW_BALANCE_JOB, runAutoReload } from "../services/payments";
 import type { JobQueue } from "./queue";
 
 export const LOW_BALANCE_EVENT = "billing.low_balance";
@@ -36,7 +36,7 @@ export async function sendLowBalanceAlert(deps: { prisma: PrismaClient; config: 
   if (!account || settings?.lowBalanceThresholdCents == null) return "gone";
   const threshold = `$${usdDisplay(BigInt(settings.lowBalanceThresholdCents) * 10_000n)}`;
   const balance = `$${usdDisplay(account.balanceMicros)}`;
-  const topup = `${publicBase(deps.config)}/billing/topup`;
+  const topup = `${deps.config.publicBaseUrl}/billing/topup`;
   const payload = {
     type: LOW_BALANCE_EVENT,
     account_id: account.id,

@@ -15,8 +15,6 @@ export interface PaymentSettings {
     /** Points the SDK at another API host (tests: a loopback fake), e.g. http://127.0.0.1:12111. */
     apiBaseUrl?: string;
   };
-  /** The platform's public {base_url} (…/api/v2), INLAY_PLATFORM_PUBLIC_URL: success, cancel and receipt links. */
-  publicBaseUrl?: string;
   /** SHA-256 (hex) of the key POST /operator/credits takes; unset, the endpoint refuses every call. */
   operatorKeySha256?: string;
   /** What the manual adapter's payment page says about paying this installation. */

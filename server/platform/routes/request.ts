@@ -1,11 +1,10 @@
 // Small readers of the request that handlers share.
-import type { Context } from "hono";
-import { PLATFORM_BASE_PATH, type PlatformContext } from "../context";
+import type { PlatformContext } from "../context";
 import type { AuthContext } from "../services/auth";
 import type { KnownRun } from "../runtime/executor";
 
-/** The platform's public base URL ({base_url}, ending in /api/v2), as the caller reached it. */
-export const baseUrlOf = (c: Context) => `${new URL(c.req.url).origin}${PLATFORM_BASE_PATH}`;
+/** The platform's public base URL ({base_url}, ending in /api/v2): configured, never the Host header. */
+export const baseUrlOf = (c: PlatformContext) => c.var.deps.config.publicBaseUrl;
 
 /** The caller's key, on routes behind requireApiKey (defineRoute's default). */
 export function authOf(c: PlatformContext): AuthContext {
@@ -29,7 +28,6 @@ export const runServicesOf = (c: PlatformContext) => ({
   live: c.var.runtime.live,
   startRun: (runId: number, known?: KnownRun) => c.var.runtime.startRun(runId, known),
   lease: c.var.runtime.localLease(),
-  baseUrl: baseUrlOf(c),
 });
 
 /** The services above and the job queue: for services that enqueue (webhook retries, trigger fires). */

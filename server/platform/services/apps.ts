@@ -154,19 +154,15 @@ export function checkRedirectUri(config: PlatformConfig, redirectUri: string, pl
   return url.toString();
 }
 
-/** The platform's base URL apps send the browser back to: configured, else as the caller reached it. */
-export const callbackBaseOf = (config: PlatformConfig, requestBaseUrl: string) => appCatalogOf(config).publicBaseUrl ?? requestBaseUrl;
-
 export async function startConnect(
   ctx: AppServiceContext,
   auth: AuthContext,
   slug: string,
   userId: string | undefined,
   input: z.infer<typeof ConnectRequest>,
-  requestBaseUrl: string,
 ) {
   const app = oauthAppOf(ctx.config, slug);
-  const platformBase = callbackBaseOf(ctx.config, requestBaseUrl);
+  const platformBase = ctx.config.publicBaseUrl;
   const redirectUri = checkRedirectUri(ctx.config, input.redirect_uri, platformBase);
   const scope = await resolveScope(ctx, auth, userId);
   const oauthRedirectUri = app.oauth!.nativeRedirect ? redirectUri : `${platformBase}${OAUTH_CALLBACK_PATH}`;

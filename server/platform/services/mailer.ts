@@ -1,6 +1,7 @@
 // Outgoing mail. The default mailer records every message in platform_mail and logs its links, so
 // a self-hosted install works with no mail server; the SMTP mailer also sends each one through a relay
-// (INLAY_MAIL_SMTP_URL), after recording it.
+// (INLAY_MAIL_SMTP_URL), after recording it. A message's secrets (verification and invite tokens,
+// stored hashed) travel whole only to the recipient: the record and the log show their first characters.
 import nodemailer from "nodemailer";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { logger } from "@/lib/logger";
@@ -12,8 +13,10 @@ export interface OutgoingMail {
   subject: string;
   text: string;
   kind: string;
-  /** Links in the message, logged by the recording mailer so a developer can follow them. */
+  /** Links in the message, logged by the recording mailer (with their secrets masked). */
   links?: string[];
+  /** Values in the text and links that only the recipient may see whole (single-use tokens). */
+  secrets?: string[];
   /** The sender; the mailer's default (no-reply@<email domain>) when omitted. */
   from?: string;
   /** Thread headers, for replies (agent inboxes): Message-ID, In-Reply-To and References, with their <>. */
@@ -26,12 +29,17 @@ export interface Mailer {
   send(prisma: PrismaClient, mail: OutgoingMail): Promise<void>;
 }
 
+/** `text` with each secret cut to its first characters, as records and logs show it. */
+export function maskSecrets(text: string, secrets: string[] = []): string {
+  return secrets.reduce((masked, secret) => masked.replaceAll(secret, `${secret.slice(0, 6)}…`), text);
+}
+
 async function record(prisma: PrismaClient, mail: OutgoingMail) {
   await insertMail(prisma, {
     accountId: mail.accountId,
     to: mail.to,
     subject: mail.subject,
-    text: mail.text,
+    text: maskSecrets(mail.text, mail.secrets),
     kind: mail.kind,
     from: mail.from ?? null,
     messageId: mail.messageId ?? null,
@@ -43,7 +51,8 @@ async function record(prisma: PrismaClient, mail: OutgoingMail) {
 export const recordingMailer: Mailer = {
   async send(prisma, mail) {
     await record(prisma, mail);
-    logger.info({ to: mail.to, kind: mail.kind, links: mail.links }, `mail recorded: ${mail.subject}`);
+    const links = mail.links?.map((link) => maskSecrets(link, mail.secrets));
+    logger.info({ to: mail.to, kind: mail.kind, links }, `mail recorded: ${mail.subject}`);
   },
 };
 

@@ -9,7 +9,7 @@ import { MAX_INT_ID } from "@/lib/schemas/common";
 import type { OperatorCreditRequest, Receipt } from "@/lib/schemas/payments";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { deriveKey } from "@/server/secret-box";
-import { PLATFORM_BASE_PATH, type PlatformConfig } from "../context";
+import type { PlatformConfig } from "../context";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
 import { noCardPayments, paymentAdapterOf, type CheckoutState, type ProviderInvoice } from "../payments/adapter";
@@ -61,13 +61,6 @@ const MICROS_PER_CENT = 10_000n;
 const dollars = (cents: number) => `$${usdDisplay(BigInt(cents) * MICROS_PER_CENT)}`;
 const newReference = () => `pay_${randomBytes(12).toString("hex")}`;
 
-/** Every link we hand out starts here: configuration (INLAY_PLATFORM_PUBLIC_URL), never the Host header. */
-export function publicBase(config: PlatformConfig): string {
-  const configured = paymentSettings(config).publicBaseUrl ?? config.apps?.publicBaseUrl;
-  // Unset: a path on whatever host serves the platform (documented; set the variable in production).
-  return (configured ?? PLATFORM_BASE_PATH).replace(/\/+$/, "");
-}
-
 // ---------------------------------------------------------------------------------------------
 // Checkout: top-ups and plans
 
@@ -83,7 +76,7 @@ export async function startTopup(ctx: PaymentContext, auth: AuthContext, amountC
   const account = await accountOf(ctx.prisma, auth.accountId);
   const reference = newReference();
   const payment = await createPayment(ctx.prisma, { accountId: account.id, kind: "topup", provider: adapter.name, amountCents, reference });
-  const base = publicBase(ctx.config);
+  const base = ctx.config.publicBaseUrl;
   if (!adapter.takesCards) {
     const url = `${base}/billing/pay/${reference}`;
     await setPaymentCheckout(ctx.prisma, payment.id, { sessionId: null, checkoutUrl: url });
@@ -101,7 +94,7 @@ async function openCheckout(
 ) {
   const adapter = paymentAdapterOf(ctx.config);
   const settings = await findBillingSettings(ctx.prisma, account.id);
-  const base = publicBase(ctx.config);
+  const base = ctx.config.publicBaseUrl;
   const created = await adapter.createCheckout({
     kind: payment.kind === "plan" ? "plan" : "topup",
     paymentId: payment.id,
@@ -167,7 +160,7 @@ export async function openPortal(ctx: PaymentContext, auth: AuthContext) {
     customerId = await adapter.createCustomer(account.id, account.email);
     await saveBillingSettings(ctx.prisma, account.id, { providerCustomerId: customerId });
   }
-  return { url: await adapter.createPortal(customerId, `${publicBase(ctx.config)}/billing/checkout/return?portal=1`) };
+  return { url: await adapter.createPortal(customerId, `${ctx.config.publicBaseUrl}/billing/checkout/return?portal=1`) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -468,7 +461,7 @@ function receiptToken(config: PlatformConfig, receipt: { id: number; pageSalt: s
 }
 
 export const receiptPageUrl = (config: PlatformConfig, receipt: { id: number; pageSalt: string }) =>
-  `${publicBase(config)}/billing/receipt-pages/${receiptToken(config, receipt)}`;
+  `${config.publicBaseUrl}/billing/receipt-pages/${receiptToken(config, receipt)}`;
 
 export async function receiptInvoice(ctx: PaymentContext, auth: AuthContext, receiptId: number) {
   const row = await findReceiptInAccount(ctx.prisma, auth.accountId, receiptId);

@@ -27,7 +27,7 @@
 // answers the 402/429. An Idempotency-Key is claimed in the same statement (or as this transaction's
 // first write), so a key is only ever seen bound to its run.
 import type { PrismaClient } from "@/server/generated/prisma/client";
-import { PLATFORM_BASE_PATH, type PlatformConfig } from "../context";
+import type { PlatformConfig } from "../context";
 import { PlatformError } from "../errors";
 import { isWriteConflict } from "../repositories/db-errors";
 import { type FastRunOutcome, type FastRunStart, startAdmittedRun } from "../repositories/run-start";
@@ -52,8 +52,6 @@ import { UNVERIFIED_RUN_LIMIT } from "./verification";
 export interface AdmissionContext {
   prisma: PrismaClient;
   config: PlatformConfig;
-  /** The public {base_url}, for the default topup_url; a path relative to the host when unknown. */
-  baseUrl?: string;
 }
 
 export interface AdmissionRequest {
@@ -91,7 +89,7 @@ export const RATE_WINDOW_MS = 60_000;
 const MICROS_PER_CENT = 10_000n;
 
 export function topupUrl(ctx: AdmissionContext): string {
-  return billingSettings(ctx.config).topupUrl ?? `${ctx.baseUrl ?? PLATFORM_BASE_PATH}/billing/topup`;
+  return billingSettings(ctx.config).topupUrl ?? `${ctx.config.publicBaseUrl}/billing/topup`;
 }
 
 export function balanceDepleted(ctx: AdmissionContext, account: { balanceMicros: bigint; heldMicros: bigint }) {

@@ -81,8 +81,6 @@ export interface RunServiceContext {
   startRun(runId: number, known?: KnownRun): void;
   /** This process's worker's lease while it has room (role all), given to a run at insert: no claim needed. */
   lease?: { owner: string; ms: number };
-  /** The public {base_url}, for links in errors (topup_url); absent outside a request. */
-  baseUrl?: string;
 }
 
 type RunOut = z.infer<typeof Run>;

@@ -131,6 +131,7 @@ export async function createInvite(
       `The invite works once, for 7 days.`,
     kind: "team_invite",
     links: [preview],
+    secrets: [token],
   });
   return toInvite(invite, now);
 }

@@ -33,7 +33,7 @@ import type { ScriptSandbox } from "../tool-servers/script-sandbox";
 import { completeServerOAuth, startServerOAuth } from "../tool-servers/server-oauth";
 import { type RemoteTool, ToolServerError } from "../tool-servers/types";
 import { openSecret, sealSecret } from "./app-credentials";
-import { callbackBaseOf, checkRedirectUri } from "./apps";
+import { checkRedirectUri } from "./apps";
 import type { AuthContext } from "./auth";
 import { resolveScope, type Scope } from "./scope";
 import { mcpEndpointFor, openClient, sealClient, sealTokens, secretOf, toolServerOutbound } from "./tool-server-calls";
@@ -486,7 +486,6 @@ export async function startToolServerOAuth(
   userId: string | undefined,
   id: number,
   input: z.infer<typeof ToolServerOAuthStartRequest>,
-  requestBaseUrl: string,
 ) {
   const scope = await resolveScope(ctx, auth, userId);
   const row = await servers.findUsableToolServer(ctx.prisma, scope, id);
@@ -499,7 +498,7 @@ export async function startToolServerOAuth(
     });
   }
   if (row.status === "disabled") throw disabled(id);
-  const platformBase = callbackBaseOf(ctx.config, requestBaseUrl);
+  const platformBase = ctx.config.publicBaseUrl;
   const redirectUri = input.redirect_uri ? checkRedirectUri(ctx.config, input.redirect_uri, platformBase) : `${platformBase}${TOOL_SERVER_OAUTH_CALLBACK_PATH}`;
   const state = randomBytes(32).toString("base64url");
   let started;

@@ -24,6 +24,7 @@ export async function sendVerificationMail(
     text: `Hi ${account.firstName},\n\nFollow this link to verify your email address:\n${link}\n\nIt works for 7 days.`,
     kind: "verify_email",
     links: [link],
+    secrets: [token],
   });
 }
 

@@ -21,7 +21,6 @@ beforeAll(async () => {
   platform = await startPlatform();
   platform.config.payments = {
     provider: "manual",
-    publicBaseUrl: platform.baseUrl,
     operatorKeySha256: createHash("sha256").update(OPERATOR_KEY).digest("hex"),
   };
   account = await platform.signup();

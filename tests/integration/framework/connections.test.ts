@@ -24,6 +24,8 @@ beforeAll(async () => {
   codehost = await startCodehostFake(oauth);
   fw = await startFramework({
     outboundAllowLoopback: true,
+    // As embedded in Next: the platform's callback is on the framework's own origin.
+    publicBaseUrl: PLATFORM_PUBLIC,
     apps: {
       overrides: {
         codehost: {
@@ -36,8 +38,6 @@ beforeAll(async () => {
           apiBaseUrl: codehost.baseUrl,
         },
       },
-      // As embedded in Next: the platform's callback is on the framework's own origin.
-      publicBaseUrl: PLATFORM_PUBLIC,
       content: {
         apps: [
           {

@@ -337,8 +337,7 @@ describe("admission: unverified email", () => {
       details: { error_code: "EMAIL_VERIFICATION_REQUIRED", unverified_run_limit: 25 },
     });
 
-    const mail = await prisma().platformMail.findFirstOrThrow({ where: { accountId: account.id, kind: "verify_email" } });
-    const link = /https?:\/\/\S+/.exec(mail.text)![0];
+    const link = /https?:\/\/\S+/.exec(platform.lastMail(account.email, "verify_email").text)![0];
     expect((await fetch(link)).status).toBe(200);
     expect((await postRun(account, "u1", { teammate_id: agentId, message: "verified now" })).status).toBe(200);
   });

@@ -21,7 +21,6 @@ beforeAll(async () => {
     instance.config.payments = {
       provider: "stripe",
       stripe: { secretKey: "sk_test_inlay", webhookSecret: WEBHOOK_SECRET, apiBaseUrl: fake.url },
-      publicBaseUrl: a.baseUrl,
       operatorKeySha256: createHash("sha256").update("unused").digest("hex"),
     };
   }

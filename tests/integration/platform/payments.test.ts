@@ -23,12 +23,10 @@ beforeAll(async () => {
   stripe.config.payments = {
     provider: "stripe",
     stripe: { secretKey: "sk_test_inlay", webhookSecret: WEBHOOK_SECRET, apiBaseUrl: fake.url },
-    publicBaseUrl: stripe.baseUrl,
     operatorKeySha256: sha256(OPERATOR_KEY),
   };
   manual.config.payments = {
     provider: "manual",
-    publicBaseUrl: manual.baseUrl,
     operatorKeySha256: sha256(OPERATOR_KEY),
     manualInstructions: "Wire the amount to ACME Bank, account 123, quoting the reference.",
   };

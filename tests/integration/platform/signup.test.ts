@@ -34,12 +34,17 @@ describe("POST /signup", () => {
     expect(account.passwordHash).toMatch(/^scrypt\$/);
   });
 
-  it("records a verification mail with a link", async () => {
+  it("mails a verification link, and records the mail with its token masked", async () => {
     const { body } = await platform.call("/signup", { body: { email: "mail@example.test", first_name: "M" } });
+    const sent = platform.lastMail("mail@example.test", "verify_email");
+    const token = new RegExp(`${platform.baseUrl}/verify/confirm\\?token=([A-Za-z0-9_-]{40,})`).exec(sent.text)?.[1];
+    expect(token).toBeDefined();
+
     const mail = await platform.database.prisma.platformMail.findMany({ where: { accountId: body.account.id } });
     expect(mail).toHaveLength(1);
     expect(mail[0]).toMatchObject({ to: "mail@example.test", kind: "verify_email" });
-    expect(mail[0]!.text).toContain(`${platform.baseUrl}/verify/confirm?token=`);
+    expect(mail[0]!.text).toContain(`${platform.baseUrl}/verify/confirm?token=${token!.slice(0, 6)}…`);
+    expect(mail[0]!.text).not.toContain(token!);
   });
 
   it("lets the caller turn strict mode off", async () => {

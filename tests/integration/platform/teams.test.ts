@@ -13,11 +13,8 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
 /** The token of the latest invite mailed to `email` (the mail is the only place it travels). */
 async function mailedToken(email: string): Promise<string> {
-  const mail = await platform.database.prisma.platformMail.findFirst({
-    where: { to: email.toLowerCase(), kind: "team_invite" },
-    orderBy: { id: "desc" },
-  });
-  const token = /"token": "([A-Za-z0-9_-]+)"/.exec(mail?.text ?? "")?.[1];
+  const mail = platform.lastMail(email.toLowerCase(), "team_invite");
+  const token = /"token": "([A-Za-z0-9_-]+)"/.exec(mail.text)?.[1];
   if (!token) throw new Error(`no invite mailed to ${email}`);
   return token;
 }

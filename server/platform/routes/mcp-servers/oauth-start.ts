@@ -5,7 +5,7 @@ import type { PlatformApp } from "../../context";
 import { pickUserId } from "../../services/scope";
 import { startToolServerOAuth } from "../../services/tool-servers";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
-import { authOf, baseUrlOf, toolServerServicesOf } from "../request";
+import { authOf, toolServerServicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "startToolServerOAuth",
@@ -24,6 +24,6 @@ export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const body = c.req.valid("json") ?? {};
     const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
-    return c.json(await startToolServerOAuth(toolServerServicesOf(c), authOf(c), userId, c.req.valid("param").server_id, body, baseUrlOf(c)), 200);
+    return c.json(await startToolServerOAuth(toolServerServicesOf(c), authOf(c), userId, c.req.valid("param").server_id, body), 200);
   });
 }
