@@ -17,8 +17,10 @@
 // one at a time is locked. The hold's UPDATE decides the balance between racing admissions (and holds
 // the account's row only from that statement to the commit, the transaction's last moment). A turn
 // under per-end-user caps locks the end-user's row, so that end-user's turns are counted one after the
-// other. An unverified account (at most UNVERIFIED_RUN_LIMIT runs, counted) and an account whose
-// balance looks used up (decided exactly) lock the account's row, as every admission used to.
+// other. An unverified account (at most UNVERIFIED_RUN_LIMIT runs, counted) locks the account's row.
+// A balance already used up on the unlocked read is refused on that read (refusedOnRead): a refusal
+// must not wait behind the admissions it refuses, and the read is exact as of its moment (holds only
+// grow until runs settle, which a retry then sees).
 //
 // The fast path (startAdmittedRunFast, repositories/run-start.ts) does a new run's admission and writes
 // in one statement when the answer needs no count: a verified account whose unreserved balance covers
@@ -113,12 +115,7 @@ export function balanceDepleted(ctx: AdmissionContext, account: { balanceMicros:
 
 async function checkCaps(tx: PrismaClient, request: AdmissionRequest, account: AdmissionAccount, now: Date, fromBalance: boolean) {
   if (account.emailVerifiedAt === null && (await countLiveOrCompletedRuns(tx, request.accountId)) >= UNVERIFIED_RUN_LIMIT) {
-    throw new PlatformError({
-      type: "billing_error",
-      errorCode: "EMAIL_VERIFICATION_REQUIRED",
-      message: `EMAIL_VERIFICATION_REQUIRED: an account whose email is not verified may run ${UNVERIFIED_RUN_LIMIT} runs; follow the emailed link (POST /verify/resend sends it again)`,
-      details: { unverified_run_limit: UNVERIFIED_RUN_LIMIT },
-    });
+    throw verificationRequired();
   }
   if (fromBalance && account.balanceMicros - account.heldMicros <= 0n) return; // reserveHold refuses it next, with the right error
   if (request.endUserId === null) return;
@@ -177,6 +174,28 @@ async function checkCaps(tx: PrismaClient, request: AdmissionRequest, account: A
   }
 }
 
+/**
+ * The refusal of a run the balance would pay when the unlocked read shows it used up: no lock taken,
+ * nothing written. Accounts on a plan are decided under the plan's lock (run-funding.ts) instead.
+ */
+async function refuseOnRead(ctx: AdmissionContext, tx: PrismaClient, request: AdmissionRequest, account: AdmissionAccount) {
+  if (account.balanceMicros - account.heldMicros > 0n) return;
+  // The spec's order: the verification cap's error before the balance's.
+  if (account.emailVerifiedAt === null && (await countLiveOrCompletedRuns(tx, request.accountId)) >= UNVERIFIED_RUN_LIMIT) {
+    throw verificationRequired();
+  }
+  throw balanceDepleted(ctx, account);
+}
+
+function verificationRequired() {
+  return new PlatformError({
+    type: "billing_error",
+    errorCode: "EMAIL_VERIFICATION_REQUIRED",
+    message: `EMAIL_VERIFICATION_REQUIRED: an account whose email is not verified may run ${UNVERIFIED_RUN_LIMIT} runs; follow the emailed link (POST /verify/resend sends it again)`,
+    details: { unverified_run_limit: UNVERIFIED_RUN_LIMIT },
+  });
+}
+
 const hasEndUserCaps = (account: AdmissionAccount) =>
   account.perEndUserRunLimit !== null || account.perEndUserCostLimitCents !== null || account.perEndUserRatePerMinute !== null;
 
@@ -200,15 +219,16 @@ export async function admitRun<T>(
     try {
       return await inAdmissionTransaction(ctx.prisma, request.accountId, options.first, async (tx, read) => {
         let account = read;
+        const now = new Date();
+        // Without a plan, deciding who pays takes no lock, so a used-up balance is refused before any.
+        let funding = account.hasPlan ? undefined : await decideFunding(tx, { ...request, hasPlan: false }, now);
+        if (funding && paysFromBalance(funding.meter)) await refuseOnRead(ctx, tx, request, account);
         // Lock order: end-user, then the plan (run-funding.ts), then account (the hold's UPDATE takes the
         // account's row last).
         if (request.endUserId !== null && hasEndUserCaps(account)) await lockEndUser(tx, request.endUserId);
-        const now = new Date();
-        const funding = await decideFunding(tx, { ...request, hasPlan: account.hasPlan }, now);
+        funding ??= await decideFunding(tx, { ...request, hasPlan: true }, now);
         const fromBalance = paysFromBalance(funding.meter);
-        if (account.emailVerifiedAt === null || (fromBalance && account.balanceMicros - account.heldMicros <= 0n)) {
-          account = await lockAdmissionAccount(tx, request.accountId);
-        }
+        if (account.emailVerifiedAt === null) account = await lockAdmissionAccount(tx, request.accountId);
         await checkCaps(tx, request, account, now, fromBalance);
         const holdMicros = fromBalance ? holdFor(account.balanceMicros, maxHold) : 0n;
         let funded = request.kind === "reply";
