@@ -47,6 +47,8 @@ export interface McpTestServer {
   requests: McpRequestSeen[];
   /** Open streamable HTTP sessions. */
   sessionCount(): number;
+  /** The ids of the open streamable HTTP sessions. */
+  sessionIds(): string[];
   /** Forgets every streamable HTTP session, as a restarted server would. */
   dropSessions(): Promise<void>;
   /** Turns bearer protection on (or off with null). */
@@ -195,6 +197,7 @@ export async function startMcpServer(options: { auth?: McpBearerAuth } = {}): Pr
     calls,
     requests,
     sessionCount: () => sessions.size,
+    sessionIds: () => [...sessions.keys()],
     async dropSessions() {
       const all = [...sessions.values()];
       sessions.clear();
