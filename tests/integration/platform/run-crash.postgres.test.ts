@@ -1,8 +1,9 @@
 // A run survives `kill -9` of the process executing it: `npm run platform` as a real child process on
 // PostgreSQL, killed mid-run; the next process re-claims the run and completes it from its checkpoint.
-// Short leases through the environment keep it quick.
+// Short leases through the environment keep the first test quick; the second uses the shipped settings.
 import type { ChildProcess } from "node:child_process";
 import { setTimeout as delay } from "node:timers/promises";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmptyPostgresDatabase } from "../../helpers/database";
 import { readFrames, textOf } from "../../helpers/sse";
@@ -18,14 +19,27 @@ afterAll(async () => {
   await database.drop();
 });
 
-async function startProcess(): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const { child, first } = await startStandalone(["--port", "0"], {
-    DATABASE_URL: database.url,
-    RUN_LEASE_MS: "1500",
-    RUN_SWEEP_GRACE_MS: "200",
-    RUN_SWEEP_EVERY_MS: "200",
-  });
+const SHORT_LEASES = { RUN_LEASE_MS: "1500", RUN_SWEEP_GRACE_MS: "200", RUN_SWEEP_EVERY_MS: "200" };
+
+async function startProcess(timings: Record<string, string> = SHORT_LEASES): Promise<{ child: ChildProcess; baseUrl: string }> {
+  const { child, first } = await startStandalone(["--port", "0"], { DATABASE_URL: database.url, ...timings });
   return { child, baseUrl: first.replace(/^listening on /, "") };
+}
+
+async function kill(child: ChildProcess) {
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGKILL");
+  await exited;
+}
+
+async function sql<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
 }
 
 async function call(baseUrl: string, path: string, key: string | null, body?: unknown) {
@@ -59,9 +73,7 @@ describe("a run whose process is killed", () => {
       until: (frame) => frame.data.type === "content_block_delta" && frame.data.delta.text.startsWith("kilo"),
     });
     expect(seen.some((frame) => frame.data.type === "tool_result")).toBe(true);
-    const exited = new Promise((resolve) => first.child.once("exit", resolve));
-    first.child.kill("SIGKILL");
-    await exited;
+    await kill(first.child);
     expect((await fetch(`${first.baseUrl}/openapi.json`).catch(() => null))?.status).toBeUndefined();
 
     const second = await startProcess();
@@ -86,4 +98,69 @@ describe("a run whose process is killed", () => {
     expect(textOf(log)).toBe(run.output);
     expect(log.at(-1)!.data).toMatchObject({ type: "done", completion_state: "completed" });
   });
+});
+
+describe("the runs of a killed process, at the shipped settings", () => {
+  it("are all re-claimed by the next process and complete: every word once, every run charged once", async () => {
+    const first = await startProcess({});
+    const signup = await call(first.baseUrl, "/signup", null, {
+      email: `crash-many-${Date.now()}@example.test`,
+      first_name: "Crash",
+      password: "correct-horse",
+      require_end_user_id: false,
+    });
+    const key: string = signup.body.api_key;
+    const accountId: number = signup.body.account.id;
+    // Verified: an unverified account may run 25 runs.
+    await sql("UPDATE platform_accounts SET email_verified_at = now() WHERE id = $1", [accountId]);
+    const [before] = await sql<{ balance: string }>("SELECT balance_micros::text AS balance FROM platform_accounts WHERE id = $1", [accountId]);
+    const agent = await call(first.baseUrl, "/agents", key, { name: "Survivor" });
+
+    const RUNS = 50;
+    const WORDS = 60;
+    const runIds: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const created = await call(first.baseUrl, "/runs", key, { teammate_id: agent.body.id, message: `::delay 100\n::words ${WORDS}`, stream: false });
+      expect(created.status).toBe(200);
+      runIds.push(created.body.id);
+    }
+    // Every run has said something when the process dies.
+    for (const runId of runIds) {
+      await readFrames(await fetch(`${first.baseUrl}/runs/${runId}/events`, { headers: { authorization: `Bearer ${key}` } }), {
+        until: (frame) => frame.data.type === "content_block_delta",
+      });
+    }
+    await kill(first.child);
+
+    // The next process, with nothing set: it finds the lapsed leases on its own.
+    const second = await startProcess({});
+    const unfinished = async () =>
+      Number((await sql<{ count: string }>("SELECT count(*) FROM platform_runs WHERE account_id = $1 AND status = 'running'", [accountId]))[0]!.count);
+    await expect.poll(unfinished, { timeout: 90_000, interval: 500 }).toBe(0);
+
+    for (const runId of runIds) {
+      const run = (await call(second.baseUrl, `/runs/${runId}`, key)).body;
+      expect(run).toMatchObject({ status: "completed" });
+      expect(run.output.trim().split(/\s+/)).toHaveLength(WORDS);
+      const log = await readFrames(await fetch(`${second.baseUrl}/runs/${runId}/events`, { headers: { authorization: `Bearer ${key}` } }), {
+        until: (frame) => frame.data.type === "done",
+      });
+      expect(log.filter((frame) => frame.data.resumed)).toHaveLength(1);
+      expect(textOf(log)).toBe(run.output);
+      expect(log.filter((frame) => frame.data.type === "done")).toHaveLength(1);
+    }
+    // Charged once: the balance fell by exactly what the runs cost, and nothing stays held.
+    const [account] = await sql<{ balance: string; held: string }>(
+      "SELECT balance_micros::text AS balance, held_micros::text AS held FROM platform_accounts WHERE id = $1",
+      [accountId],
+    );
+    const [costs] = await sql<{ cost: string; settled: string }>(
+      "SELECT sum(cost_micros)::text AS cost, sum(settled_micros)::text AS settled FROM platform_runs WHERE account_id = $1",
+      [accountId],
+    );
+    expect(BigInt(costs!.cost)).toBeGreaterThan(0n);
+    expect(costs!.settled).toBe(costs!.cost);
+    expect(account!.held).toBe("0");
+    expect(BigInt(before!.balance) - BigInt(account!.balance)).toBe(BigInt(costs!.cost));
+  }, 180_000);
 });

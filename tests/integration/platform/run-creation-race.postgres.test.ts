@@ -72,7 +72,7 @@ describe("the fast path when the hold is refused after the key was claimed", () 
 });
 
 describe("a refusal for a used-up balance", () => {
-  it.each([
+  it.each<{ name: string; headers: Record<string, string> }>([
     { name: "without a key", headers: {} },
     { name: "with an Idempotency-Key", headers: { "idempotency-key": "refused-1" } },
   ])("is answered while a writer of the balance holds the account's row ($name)", async ({ headers }) => {
