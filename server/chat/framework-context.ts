@@ -13,7 +13,7 @@ import { EmbedTokenError, verifyEmbedToken } from "@/server/embed/tokens";
 import { publicOrigin } from "@/server/public-origin";
 import { completeConnection, startConnection } from "@/server/tenancy/connections";
 import { LimitExceededError, TenancyError } from "@/server/tenancy/errors";
-import { admitRun, recordRunCost, releaseRun, withdrawRun } from "@/server/tenancy/limits";
+import { admitTurn } from "@/server/tenancy/runs";
 import { createAgent, ensureAgentCopy, getVisibleAgent, listAgents, type Caller } from "@/server/tenancy/agents";
 import { getPlatformConnection } from "@/server/tenancy/platform-connection";
 import { syncMemberTools } from "@/server/tenancy/tenant-tools";
@@ -72,8 +72,6 @@ function cookie(request: Request, name: string): string | undefined {
   return undefined;
 }
 
-const cents = (usd: string | undefined) => Math.round(Number(usd ?? "0") * 100);
-
 async function member(
   prisma: PrismaClient,
   request: Request,
@@ -119,25 +117,12 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
       return chatAgent(prisma, client, { tenantId, userId: caller.userId, role: caller.role }, agent);
     },
     async admit() {
-      let ticket;
       try {
-        ticket = await admitRun(prisma, { tenantId, userId: caller.userId });
+        return await admitTurn(prisma, { tenantId, userId: caller.userId });
       } catch (error) {
         if (error instanceof LimitExceededError) throw new ChatRefusal(admissionError({ ...error.details, message: error.message }));
         throw error;
       }
-      return {
-        async end(run, priorCostUsd) {
-          if (run) {
-            const costCents = Math.max(0, cents(run.usage.cost_usd) - cents(priorCostUsd));
-            await recordRunCost(prisma, { tenantId, admissionId: ticket.admissionId, costCents });
-          }
-          await releaseRun(prisma, { tenantId, admissionId: ticket.admissionId });
-        },
-        async withdraw() {
-          await withdrawRun(prisma, { tenantId, admissionId: ticket.admissionId });
-        },
-      };
     },
     async connect(input) {
       try {

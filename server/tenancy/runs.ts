@@ -35,6 +35,29 @@ export function costCentsOf(costUsd: string): number {
   return Number.isFinite(micros) && micros > 0 ? Math.ceil(micros / 10_000) : 0;
 }
 
+/**
+ * The admission of one chat turn (a new run, or a reply to one) the chat bridge streams, for the chat
+ * in the app and the embed alike: admitted as startAdmittedRun admits, its cost charged with the same
+ * rounding (costCentsOf, on the run's total before and after the turn), then released; given back whole
+ * when the platform refused the turn.
+ */
+export async function admitTurn(prisma: PrismaClient, member: { tenantId: string; userId: string }) {
+  const { tenantId } = member;
+  const { admissionId } = await admitRun(prisma, member);
+  return {
+    async end(run: Pick<Run, "usage"> | undefined, priorCostUsd = "0") {
+      if (run) {
+        const costCents = Math.max(0, costCentsOf(run.usage.cost_usd) - costCentsOf(priorCostUsd));
+        await recordRunCost(prisma, { tenantId, admissionId, costCents });
+      }
+      await releaseRun(prisma, { tenantId, admissionId });
+    },
+    async withdraw() {
+      await withdrawRun(prisma, { tenantId, admissionId });
+    },
+  };
+}
+
 export interface RunView {
   id: number;
   agentId: string | null;

@@ -4,6 +4,7 @@ import { createCaller } from "@/server/api/root";
 import { createInnerContext } from "@/server/api/trpc";
 import { LimitExceededError } from "@/server/tenancy/errors";
 import { admitRun, recordRunCost, releaseRun, setTenantLimits, withdrawRun } from "@/server/tenancy/limits";
+import { admitTurn, costCentsOf } from "@/server/tenancy/runs";
 import { seedDemoData } from "@/prisma/seed";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
 
@@ -251,6 +252,38 @@ describe("admitRun", () => {
     );
     expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(K);
     expect(results.filter((result) => result.status === "rejected" && result.reason instanceof LimitExceededError)).toHaveLength(16 - K);
+  });
+});
+
+describe("a chat turn", () => {
+  const ran = (costUsd: string) => ({ usage: { input_tokens: 1, output_tokens: 1, cost_usd: costUsd } });
+  const memberCents = async () =>
+    (await database.prisma.memberUsage.findFirstOrThrow({ where: { tenantId: acmeId, userId: memberId } })).costCents;
+
+  it("is charged the whole cents a run polled through tRPC is: rounded up, on the run's total", async () => {
+    await resetCounters();
+    const { prisma } = database;
+    await setTenantLimits(prisma, acmeId, noLimits);
+    // Under a cent: a run polled through tRPC counts 1 (costCentsOf); so does the chat's turn.
+    const first = await admitTurn(prisma, { tenantId: acmeId, userId: memberId });
+    await first.end(ran("0.000400"));
+    expect(await memberCents()).toBe(costCentsOf("0.000400"));
+    expect(await memberCents()).toBe(1);
+    // A reply to the same run adds what the run's rounded total grew by, as settleRun's running total does.
+    const reply = await admitTurn(prisma, { tenantId: acmeId, userId: memberId });
+    await reply.end(ran("0.015000"), "0.000400");
+    expect(await memberCents()).toBe(costCentsOf("0.015000"));
+    // Released both times: nothing running.
+    expect((await prisma.tenantConcurrency.findFirst({ where: { tenantId: acmeId } }))?.activeRuns ?? 0).toBe(0);
+  });
+
+  it("refused by the platform gives the run back", async () => {
+    await resetCounters();
+    const { prisma } = database;
+    await setTenantLimits(prisma, acmeId, noLimits);
+    const turn = await admitTurn(prisma, { tenantId: acmeId, userId: memberId });
+    await turn.withdraw();
+    expect((await prisma.memberUsage.findFirstOrThrow({ where: { tenantId: acmeId, userId: memberId } })).runs).toBe(0);
   });
 });
 
