@@ -10,6 +10,7 @@ import type { PlatformApp, PlatformConfig, PlatformRole, PlatformRuntime } from 
 import { createLimiters, type LimiterOptions } from "@/server/platform/middleware/rate-limit";
 import { recordingMailer, type Mailer, type OutgoingMail } from "@/server/platform/services/mailer";
 import { createTestDatabase, type TestDatabase } from "./database";
+import { pollUntil } from "./poll";
 
 export interface PlatformOptions {
   /** The public base URL links are built from (config.publicBaseUrl); default the harness's own address. */
@@ -99,6 +100,12 @@ export interface PlatformHarness {
   runtime(): Promise<PlatformRuntime>;
   /** The port of the inbound SMTP server (agent inboxes, email triggers); starts the runtime. */
   smtpPort(): Promise<number>;
+  /**
+   * GET /runs/{id} (as `key`, with `query`, e.g. user_id) until the run's status is one of `statuses`;
+   * returns the run. A condition, not a count of tries: it fails only at the test's own limit, showing
+   * the last status seen.
+   */
+  waitForRun<T = any>(key: string, runId: number, statuses: string[], query?: Record<string, string | undefined>): Promise<T>;
   /** POST /signup with a fresh email; returns the default key. */
   signup(overrides?: Record<string, unknown>): Promise<Account>;
   /**
@@ -195,6 +202,13 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     return { status: response.status, body: body as any, headers: response.headers };
   }
 
+  const waitForRun = (key: string, runId: number, statuses: string[], query: Record<string, string | undefined> = {}) =>
+    pollUntil(
+      async () => (await call(`/runs/${runId}`, { key, query })).body,
+      (run) => statuses.includes(run?.status),
+      `run ${runId} to reach ${statuses.join("/")}`,
+    );
+
   async function signup(overrides: Record<string, unknown> = {}): Promise<Account> {
     const email = `owner${++accountCounter}-${Date.now()}@example.test`;
     const { status, body } = await call("/signup", {
@@ -219,6 +233,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     baseUrl,
     request,
     call,
+    waitForRun,
     signup,
     keepWebhookEvents,
     outbox,

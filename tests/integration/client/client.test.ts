@@ -1,5 +1,6 @@
 // The platform client against a real platform over HTTP: every namespace, forUser isolation, lists
 // and auto-pagination, and the error classes mapped from the platform's real answers.
+import { pollUntil } from "../../helpers/poll";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AuthenticationError,
@@ -27,12 +28,7 @@ beforeAll(async () => {
 afterAll(() => platform.close());
 
 async function settle(scoped: PlatformClient, runId: number, statuses: Run["status"][]): Promise<Run> {
-  for (let i = 0; i < 400; i++) {
-    const run = await scoped.runs.get(runId);
-    if (statuses.includes(run.status)) return run;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`run ${runId} never reached ${statuses.join("/")}`);
+  return pollUntil(() => scoped.runs.get(runId), (run) => statuses.includes(run.status), `run ${runId} to reach ${statuses.join("/")}`);
 }
 
 /** Catches the rejection of `promise` as the error it is. */

@@ -1,6 +1,7 @@
 // The client's newer run calls against a real platform: replies (streamed, JSON, cut and resumed,
 // retried after a dropped connection), first sessions, attachments, the permission mode, and the
 // money namespaces (usage and billing) checked against runs that completed.
+import { pollUntil } from "../../helpers/poll";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ConflictError,
@@ -39,12 +40,7 @@ function clientWith(fetch: typeof globalThis.fetch, key = account.key, user = US
 }
 
 async function settle(client: PlatformClient, runId: number, statuses: Run["status"][] = ["completed", "failed", "cancelled"]) {
-  for (let i = 0; i < 400; i++) {
-    const run = await client.runs.get(runId);
-    if (statuses.includes(run.status)) return run;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`run ${runId} never reached ${statuses.join("/")}`);
+  return pollUntil(() => client.runs.get(runId), (run) => statuses.includes(run.status), `run ${runId} to reach ${statuses.join("/")}`);
 }
 
 /** The run's event log over plain HTTP (not through the client), from `after` to the next done. */

@@ -56,12 +56,7 @@ async function start(userId: string, agentId: number, message: string, body: Rec
   return response.body.id as number;
 }
 
-async function waitFor(runId: number, userId: string, statuses: string[]) {
-  await expect
-    .poll(async () => (await platform.call(`/runs/${runId}`, { key: account.key, query: { user_id: userId } })).body.status, { timeout: 20_000, interval: 25 })
-    .toSatisfy((status: string) => statuses.includes(status));
-  return (await platform.call(`/runs/${runId}`, { key: account.key, query: { user_id: userId } })).body;
-}
+const waitFor = (runId: number, userId: string, statuses: string[]) => platform.waitForRun(account.key, runId, statuses, { user_id: userId });
 
 const permissions = async (runId: number, userId: string) =>
   (await platform.call(`/runs/${runId}/permissions`, { key: account.key, query: { user_id: userId } })).body.data as {

@@ -30,12 +30,7 @@ function postRun(account: Account, userId: string, body: Record<string, unknown>
 }
 
 async function waitForStatus(account: Account, userId: string, runId: number, statuses: string[]) {
-  for (let i = 0; i < 400; i++) {
-    const { body } = await platform.call(`/runs/${runId}`, { key: account.key, query: { user_id: userId } });
-    if (statuses.includes(body.status)) return body;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`run ${runId} never reached ${statuses.join("/")}`);
+  return platform.waitForRun(account.key, runId, statuses, { user_id: userId });
 }
 
 /** Runs to completion and returns the finished run. */

@@ -27,12 +27,7 @@ async function newAgent(fields: Record<string, unknown> = {}, userId = "u1", key
 }
 
 async function waitFor(runId: number, statuses: string[], userId = "u1", key = account.key) {
-  for (let i = 0; i < 400; i++) {
-    const { body } = await platform.call(`/runs/${runId}`, { key, query: { user_id: userId } });
-    if (statuses.includes(body.status)) return body;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`run ${runId} never reached ${statuses.join("/")}`);
+  return platform.waitForRun(key, runId, statuses, { user_id: userId });
 }
 
 async function runToEnd(body: Record<string, unknown>, userId = "u1", key = account.key) {

@@ -38,12 +38,7 @@ const post = (idempotencyKey: string | undefined, body: Record<string, unknown>,
 const runCount = (accountId: number) => platform.database.prisma.platformRun.count({ where: { accountId } });
 
 async function waitForStatus(runId: number, statuses: string[]) {
-  for (let i = 0; i < 200; i++) {
-    const { body } = await platform.call(`/runs/${runId}`, { key: account.key, query: { user_id: "u1" } });
-    if (statuses.includes(body.status)) return body;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`run ${runId} never reached ${statuses.join("/")}`);
+  return platform.waitForRun(account.key, runId, statuses, { user_id: "u1" });
 }
 
 describe.each([

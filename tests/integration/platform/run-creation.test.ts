@@ -32,12 +32,7 @@ async function newAgent(account: Account, userId?: string): Promise<number> {
 }
 
 async function waitForStatus(account: Account, runId: number, statuses: string[], userId?: string) {
-  for (let i = 0; i < 400; i++) {
-    const { body } = await platform.call(`/runs/${runId}`, { key: account.key, query: { user_id: userId } });
-    if (statuses.includes(body.status)) return body;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`run ${runId} never reached ${statuses.join("/")}`);
+  return platform.waitForRun(account.key, runId, statuses, { user_id: userId });
 }
 
 const held = async (accountId: number) => (await prisma().platformAccount.findUniqueOrThrow({ where: { id: accountId } })).heldMicros;

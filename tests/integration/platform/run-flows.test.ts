@@ -25,12 +25,7 @@ async function start(body: Record<string, unknown>, key = account.key) {
 }
 
 async function waitFor(runId: number, statuses: string[], key = account.key, userId = "u1") {
-  for (let i = 0; i < 400; i++) {
-    const { body } = await platform.call(`/runs/${runId}`, { key, query: { user_id: userId } });
-    if (statuses.includes(body.status)) return body;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`run ${runId} never reached ${statuses.join("/")}`);
+  return platform.waitForRun(key, runId, statuses, { user_id: userId });
 }
 
 const permissions = async (runId: number) =>

@@ -26,12 +26,7 @@ const PRIORITY = ["awaiting_approval", "paused", "running"];
 const rank = (status: string) => (PRIORITY.includes(status) ? PRIORITY.indexOf(status) : PRIORITY.length);
 
 async function waitForStatus(key: string, runId: number, statuses: string[], userId?: string) {
-  for (let i = 0; i < 400; i++) {
-    const { body } = await platform.call(`/runs/${runId}`, { key, query: { user_id: userId } });
-    if (statuses.includes(body.status)) return body;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`run ${runId} never reached ${statuses.join("/")}`);
+  return platform.waitForRun(key, runId, statuses, { user_id: userId });
 }
 
 async function startRun(key: string, teammateId: number, message: string, settle: string[], userId?: string) {

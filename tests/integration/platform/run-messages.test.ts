@@ -22,12 +22,7 @@ async function start(body: Record<string, unknown>, key = account.key, userId = 
 }
 
 async function waitFor(runId: number, statuses: string[], key = account.key, userId = "u1") {
-  for (let i = 0; i < 400; i++) {
-    const { body } = await platform.call(`/runs/${runId}`, { key, query: { user_id: userId } });
-    if (statuses.includes(body.status)) return body;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`run ${runId} never reached ${statuses.join("/")}`);
+  return platform.waitForRun(key, runId, statuses, { user_id: userId });
 }
 
 const messages = (runId: number, options: { key?: string; query?: Record<string, string> } = {}) =>

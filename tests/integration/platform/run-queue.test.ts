@@ -1,6 +1,7 @@
 // A worker executes at most its concurrency of runs at once (runtime/executor.ts, createRunWorker):
 // the rest wait in the database, `running` and unleased, and are claimed oldest first as places free
 // up, by this worker or by another with room. A run cancelled while it waits never executes.
+import { pollUntil } from "../../helpers/poll";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
@@ -33,12 +34,11 @@ const cancel = async (runId: number) =>
   expect((await platform.call(`/runs/${runId}/cancel`, { key: account.key, query: { user_id: "q1" }, method: "POST" })).status).toBe(200);
 
 async function waitForStatus(runId: number, statuses: string[]) {
-  for (let i = 0; i < 400; i++) {
-    const row = await prisma().platformRun.findUniqueOrThrow({ where: { id: runId } });
-    if (statuses.includes(row.status)) return row;
-    await sleep(25);
-  }
-  throw new Error(`run ${runId} never reached ${statuses.join("/")}`);
+  return pollUntil(
+    () => prisma().platformRun.findUniqueOrThrow({ where: { id: runId } }),
+    (row) => statuses.includes(row.status),
+    `run ${runId} to reach ${statuses.join("/")}`,
+  );
 }
 
 describe("runs accepted while every worker is busy", () => {

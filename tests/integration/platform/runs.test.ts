@@ -23,12 +23,7 @@ const startRun = (body: Record<string, unknown>, key = account.key) =>
   });
 
 async function waitForStatus(runId: number, statuses: string[], key = account.key) {
-  for (let i = 0; i < 200; i++) {
-    const { body } = await platform.call(`/runs/${runId}`, { key, query: { user_id: "u1" } });
-    if (statuses.includes(body.status)) return body;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`run ${runId} never reached ${statuses.join("/")}`);
+  return platform.waitForRun(key, runId, statuses, { user_id: "u1" });
 }
 
 describe("POST /runs", () => {

@@ -37,12 +37,7 @@ const runTask = (taskId: number, body: Record<string, unknown> = {}, options: { 
   });
 
 async function waitForStatus(runId: number, statuses: string[], query: Record<string, string> = { user_id: "u1" }, key = account.key) {
-  for (let i = 0; i < 200; i++) {
-    const { body } = await platform.call(`/runs/${runId}`, { key, query });
-    if (statuses.includes(body.status)) return body;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`run ${runId} never reached ${statuses.join("/")}`);
+  return platform.waitForRun(key, runId, statuses, query);
 }
 
 async function waitForMail(where: { accountId: number; subject?: { contains: string } }) {
