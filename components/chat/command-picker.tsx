@@ -28,7 +28,7 @@ export function useChatCommands(config: InlayConfig, agent: string, enabled: boo
   useEffect(() => {
     if (!enabled || loaded?.agent === agent) return;
     let live = true;
-    fetch(`${config.api}/commands?${new URLSearchParams({ agent })}`, {
+    (config.fetch ?? fetch)(`${config.api}/commands?${new URLSearchParams({ agent })}`, {
       credentials: config.credentials ?? "same-origin",
       headers: { ...config.headers?.() },
       cache: "no-store",

@@ -4,6 +4,7 @@
 // page for a fresh one before it expires. Messages are taken only from the parent window at the
 // host origin the page was opened for, and sent only to that origin.
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { EMBED_TOKEN_HEADER_NAME, renewingFetch } from "@/lib/chat/renewing-fetch";
 import { InlayChat } from "./inlay-chat";
 import { InlayProvider } from "./provider";
 
@@ -11,6 +12,8 @@ type Phase = "waiting" | "ready" | "refused" | "unavailable";
 
 /** Seconds before expiry to ask for a new token. */
 const REFRESH_MARGIN_S = 60;
+/** How long a renewal after an expired token waits for the host page's answer. */
+const RENEW_WAIT_MS = 15_000;
 
 function claimsOf(token: string): { org?: unknown; exp?: unknown; agt?: unknown } | undefined {
   try {
@@ -25,6 +28,8 @@ export function EmbedSurface({ agent, host, title, accent }: { agent: string; ho
   const token = useRef<string>("");
   const [phase, setPhase] = useState<Phase>("waiting");
   const refresh = useRef<ReturnType<typeof setTimeout>>(undefined);
+  // Renewals waiting for the host page's next token (a request refused as token_expired).
+  const waiting = useRef<(() => void)[]>([]);
 
   const ask = useCallback(
     (type: "inlay:ready" | "inlay:token-request") => {
@@ -56,6 +61,7 @@ export function EmbedSurface({ agent, host, title, accent }: { agent: string; ho
         return;
       }
       token.current = data.token;
+      for (const resolve of waiting.current.splice(0)) resolve();
       setPhase("ready");
       clearTimeout(refresh.current);
       const wait = Math.max(5, claims.exp - Date.now() / 1000 - REFRESH_MARGIN_S) * 1000;
@@ -69,7 +75,25 @@ export function EmbedSurface({ agent, host, title, accent }: { agent: string; ho
     };
   }, [agent, host, ask]);
 
-  const headers = useCallback(() => ({ "x-inlay-embed-token": token.current, "x-inlay-embed-origin": host }), [host]);
+  const headers = useCallback(() => ({ [EMBED_TOKEN_HEADER_NAME]: token.current, "x-inlay-embed-origin": host }), [host]);
+  // A token that expired anyway (the refresh timer did not fire in a sleeping tab): ask for another,
+  // and the request goes again once it is here.
+  const fetcher = useCallback<typeof fetch>(
+    (input, init) =>
+      renewingFetch({
+        token: () => token.current,
+        renew: () =>
+          new Promise<void>((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error("no new embed token")), RENEW_WAIT_MS);
+            waiting.current.push(() => {
+              clearTimeout(timer);
+              resolve();
+            });
+            ask("inlay:token-request");
+          }),
+      })(input, init),
+    [ask],
+  );
   const theme = useMemo(() => ({ accent }), [accent]);
 
   if (phase !== "ready") {
@@ -84,7 +108,7 @@ export function EmbedSurface({ agent, host, title, accent }: { agent: string; ho
     );
   }
   return (
-    <InlayProvider headers={headers} theme={theme}>
+    <InlayProvider headers={headers} fetch={fetcher} theme={theme}>
       <div className="h-screen">
         <InlayChat
           agent={agent}

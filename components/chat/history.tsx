@@ -9,7 +9,7 @@ import type { InlayConfig } from "./provider";
 
 async function getJson<T>(config: InlayConfig, path: string): Promise<{ ok: true; body: T } | { ok: false; error: ChatError }> {
   try {
-    const response = await fetch(`${config.api}/${path}`, {
+    const response = await (config.fetch ?? fetch)(`${config.api}/${path}`, {
       credentials: config.credentials ?? "same-origin",
       headers: { ...config.headers?.() },
       cache: "no-store",

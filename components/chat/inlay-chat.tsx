@@ -179,6 +179,7 @@ function ChatSession({
         api: config.api,
         credentials: config.credentials,
         headers: () => config.headers?.() ?? {},
+        fetch: config.fetch,
         prepareSendMessagesRequest: ({ messages }) => ({ body: sendBody(messages, { agent, permissionMode }) }),
         // The retry button passes { body: { resume } }; a mount resumes from the saved position.
         prepareReconnectToStreamRequest: ({ body }) => ({ api: `${config.api}?${String(body?.resume ?? resumeFrom ?? "")}` }),

@@ -329,6 +329,7 @@ const errorTitles: Record<ChatError["kind"], string> = {
   not_found: "Not found",
   conflict: "Not possible right now",
   unauthorized: "Not allowed",
+  token_expired: "Signing in again",
   invalid: "Message not accepted",
   unavailable: "Chat unavailable",
   unknown: "Something went wrong",

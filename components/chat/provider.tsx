@@ -26,6 +26,8 @@ export interface InlayConfig {
   api: string;
   /** Extra request headers, read before every request (the embed token lives here). */
   headers?: () => Record<string, string>;
+  /** Sends every chat request (the embed page's renews an expired token); the global fetch by default. */
+  fetch?: typeof fetch;
   /** "include" when the bridge is on another origin and cookies should go with it. */
   credentials?: RequestCredentials;
   /**
@@ -64,11 +66,15 @@ export function themeStyle(theme: InlayTheme | undefined): CSSProperties {
 export function InlayProvider({
   api = "/api/chat",
   headers,
+  fetch,
   credentials,
   storageScope,
   theme,
   children,
 }: Partial<InlayConfig> & { children: ReactNode }) {
-  const value = useMemo(() => ({ api, headers, credentials, storageScope, theme }), [api, headers, credentials, storageScope, theme]);
+  const value = useMemo(
+    () => ({ api, headers, fetch, credentials, storageScope, theme }),
+    [api, headers, fetch, credentials, storageScope, theme],
+  );
   return <InlayContext.Provider value={value}>{children}</InlayContext.Provider>;
 }

@@ -14,7 +14,7 @@ export interface ChatActionsApi extends CardActions {
 
 async function post(config: InlayConfig, action: ChatAction): Promise<{ ok: true; result?: unknown } | { ok: false; error: ChatError }> {
   try {
-    const response = await fetch(`${config.api}/actions`, {
+    const response = await (config.fetch ?? fetch)(`${config.api}/actions`, {
       method: "POST",
       credentials: config.credentials ?? "same-origin",
       headers: { "content-type": "application/json", ...config.headers?.() },

@@ -50,6 +50,8 @@ export type ChatErrorKind =
   | "not_found"
   | "conflict"
   | "unauthorized"
+  /** The embed token expired: the iframe asks its host page for a new one and sends again. */
+  | "token_expired"
   | "invalid"
   | "unavailable"
   | "unknown";

@@ -40,6 +40,7 @@ const statusOf: Record<ChatError["kind"], number> = {
   not_found: 404,
   conflict: 409,
   unauthorized: 403,
+  token_expired: 401,
   invalid: 422,
   unavailable: 503,
   unknown: 500,

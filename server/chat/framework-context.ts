@@ -84,6 +84,10 @@ async function member(
     try {
       claims = await verifyEmbedToken(token, { origin });
     } catch (error) {
+      // Expired is told apart from refused: the iframe then asks its host page for a new token.
+      if (error instanceof EmbedTokenError && error.reason === "expired") {
+        throw new ChatRefusal({ kind: "token_expired", code: "embed_token_expired", message: "The chat's sign-in expired; ask for a new token." });
+      }
       if (error instanceof EmbedTokenError) return null;
       throw error;
     }

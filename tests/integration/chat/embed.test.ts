@@ -8,6 +8,7 @@ import { seedDemoData } from "@/prisma/seed";
 import { setProcessDatabase } from "@/server/db";
 import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER, resolveFrameworkChatContext, setPlatformClientBinding } from "@/server/chat/framework-context";
 import { ChatRefusal } from "@/server/chat/context";
+import { chatHandlers } from "@/server/chat/handlers";
 import { EmbedMintRefused, mintEmbedToken } from "@/server/embed/mint";
 import { frameAncestorsFor, getAllowedOrigins, setAllowedOrigins } from "@/server/embed/origins";
 import { signEmbedToken } from "@/server/embed/tokens";
@@ -82,6 +83,20 @@ describe("the chat context of an embed token", () => {
     expect(await resolveFrameworkChatContext(request({ [EMBED_TOKEN_HEADER]: token, [EMBED_ORIGIN_HEADER]: "http://localhost:4000" }))).toBeNull();
     expect(await resolveFrameworkChatContext(request({ [EMBED_TOKEN_HEADER]: token }))).toBeNull();
     expect(await resolveFrameworkChatContext(request({ [EMBED_TOKEN_HEADER]: `${token}x`, [EMBED_ORIGIN_HEADER]: "http://127.0.0.1:4000" }))).toBeNull();
+  });
+
+  it("tells an expired token (token_expired, so the iframe renews it) from a refused one", async () => {
+    const issued = new Date(Date.now() - 20 * 60_000);
+    const { token } = await signEmbedToken({ tenantId: acmeId, userId: memberId, origin: "http://127.0.0.1:4000" }, { now: issued });
+    const headers = { [EMBED_TOKEN_HEADER]: token, [EMBED_ORIGIN_HEADER]: "http://127.0.0.1:4000" };
+    await expect(resolveFrameworkChatContext(request(headers))).rejects.toMatchObject({
+      chatError: { kind: "token_expired", code: "embed_token_expired" },
+    });
+    const response = await chatHandlers.send(request(headers));
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as { error: { kind: string } }).error.kind).toBe("token_expired");
+    // A forged one is still a plain refusal.
+    expect(await resolveFrameworkChatContext(request({ ...headers, [EMBED_TOKEN_HEADER]: `${token}x` }))).toBeNull();
   });
 
   it("is refused for a tenant the user is not a member of, and once the origin is no longer allowed", async () => {
