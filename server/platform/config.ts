@@ -1,7 +1,8 @@
 // The platform's dependencies as configured by the environment (lib/env.ts). Tests build their own.
 import { env, type Env } from "@/lib/env";
 import type { Database } from "@/server/db";
-import type { PlatformConfig, PlatformDeps, PlatformRole } from "./context";
+import type { PlatformDeps, PlatformRole } from "./context";
+import type { PlatformConfig } from "./platform-config";
 import { appCatalogOf } from "./apps/catalog";
 import { createPlatformDeps } from "./deps";
 import { createLimiters } from "./middleware/rate-limit";

@@ -15,99 +15,10 @@ import type { HotCache } from "./runtime/hot-cache";
 import type { Signals } from "./runtime/signals";
 import type { JobQueue } from "./jobs/queue";
 import type { Mailer } from "./services/mailer";
-import type { BillingSettings } from "./services/billing";
-import type { Plan } from "./services/plans";
-import type { PaymentSettings } from "./payments/settings";
-import type { ModelSettings } from "./services/models";
-import type { AppSettings } from "./apps/catalog";
-import type { SessionSettings } from "./services/sessions";
+import type { PlatformConfig } from "./platform-config";
 import type { ScriptSandbox } from "./tool-servers/script-sandbox";
 import type { RuntimeModel } from "./runtime/models/providers";
 
-export interface PlatformConfig {
-  keyPrefix: string;
-  /**
-   * The platform's public {base_url} (…/api/v2, no trailing slash), INLAY_PLATFORM_PUBLIC_URL: every
-   * link the platform hands out starts here (verification and invite mails, doc_url, topup_url, payment
-   * pages, webhook URLs, OAuth callbacks), never at the request's Host header, which a caller controls.
-   */
-  publicBaseUrl: string;
-  rateLimits: { accountPerMinute: number; ipPerMinute: number; signupPerMinute: number; loginPerMinute?: number };
-  /** Read the client IP from X-Forwarded-For (behind a trusted reverse proxy). */
-  trustProxy: boolean;
-  models: ModelSettings;
-  /** Money settings; omitted ones take BILLING_DEFAULTS (services/billing.ts). */
-  billing?: Partial<BillingSettings>;
-  /** The plan catalogue (services/plans.ts): the operator's file, or the catalogue itself; the defaults otherwise. */
-  plans?: { file?: string; catalogue?: Plan[] };
-  /** Leases and resuming runs whose process died; unset fields take the defaults (runtime/recovery.ts). */
-  runs?: Partial<RunTimings>;
-  /** Days after a run finished before its text deltas are merged (jobs/event-retention.ts); default 30. */
-  runEventRetentionDays?: number;
-  /** Seals the secrets the platform must read back, such as webhook signing secrets (server/secret-box.ts). */
-  secretKey: string;
-  /**
-   * Secrets sealing used before (INLAY_SECRET_KEY_PREVIOUS): app credentials sealed under one of them
-   * still open, and are sealed again under secretKey when next written (a token refresh).
-   */
-  previousSecretKeys?: string[];
-  /** The app catalogue: the apps file, credentials and URL overrides, the redirect allow-list (apps/catalog.ts). */
-  apps?: AppSettings;
-  /** Delivery timings; unset fields take WEBHOOK_DEFAULTS (jobs/webhook-delivery.ts). */
-  webhooks?: Partial<WebhookSettings>;
-  /** Calls to URLs users supply may reach loopback over plain http (development and tests only). */
-  outboundAllowLoopback?: boolean;
-  /** The script sandbox of script tool servers (tool-servers/script-sandbox.ts); unset fields take its defaults. */
-  scripts?: { timeoutMs?: number; memoryMb?: number; poolSize?: number };
-  /** Browser session lifetimes; unset fields take SESSION_DEFAULTS (services/sessions.ts). */
-  sessions?: Partial<SessionSettings>;
-  /** Payments: the adapter, its credentials, the operator key (payments/settings.ts). */
-  payments?: PaymentSettings;
-  /** Agent inboxes and email triggers (docs/platform-api.md, "Email"); defaults in services/email-addresses.ts. */
-  email?: Partial<EmailSettings>;
-  /** POST /judgments: the kill switch and the judge models (services/judgments.ts); unset fields take its defaults. */
-  judgments?: Partial<JudgmentSettings>;
-}
-
-export interface JudgmentSettings {
-  /** The kill switch: off, every judgment answers 503. */
-  enabled: boolean;
-  /** The catalogue id of platform-funded judgments; unset: the deployment's default model. */
-  model?: string;
-  /** The catalogue id (openai/… or anthropic/…) a customer's own key is used with. */
-  customerModel: string;
-  /** The provider endpoint for customer keys; unset: the provider's public endpoint. */
-  customerBaseUrl?: string;
-}
-
-export interface EmailSettings {
-  /** Inbox addresses are <slug>@domain. */
-  domain: string;
-  /** The inbound SMTP server (worker role); none when absent. */
-  smtp?: { port: number; host: string; maxBytes: number };
-}
-
-export interface WebhookSettings {
-  /** The wait before each attempt: the first entry before the first attempt (usually 0). */
-  retryScheduleMs: number[];
-  /** An endpoint failing this long (every attempt since its last success) is disabled. */
-  disableAfterMs: number;
-  /** Each attempt's timeout, response included. */
-  timeoutMs: number;
-}
-
-export interface RunTimings {
-  /** How long a worker's claim on a run lasts; renewed every third of it. */
-  leaseMs: number;
-  /** How long a lease must have lapsed before another worker claims the run. */
-  graceMs: number;
-  /** How often every worker looks for claimable runs besides its wake-ups. */
-  sweepEveryMs: number;
-  /** Resumes allowed per run before it ends failed and interrupted. */
-  maxResumes: number;
-  /** How often an idle run stream sends a keep-alive comment and looks at the log again. */
-  keepAliveMs: number;
-}
 
 /** What executes runs in this process: the event log's writer, the wake-up bus over it and the executor. */
 export interface PlatformRuntime {

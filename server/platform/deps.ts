@@ -2,7 +2,8 @@
 // benchmarks) builds them here, so they differ only in configuration and role.
 import type { RuntimeModel } from "./runtime/models/providers";
 import { type Database, openDedicatedClient } from "@/server/db";
-import type { PlatformConfig, PlatformDeps, PlatformRole, PlatformRuntime } from "./context";
+import type { PlatformDeps, PlatformRole, PlatformRuntime } from "./context";
+import type { PlatformConfig } from "./platform-config";
 import type { Limiters } from "./middleware/rate-limit";
 import { createRunEventBus } from "./runtime/event-bus";
 import { createRunEventWriter } from "./runtime/event-writer";

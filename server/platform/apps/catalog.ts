@@ -2,7 +2,7 @@
 // overrides, plus the vendor's apps from INLAY_APPS_FILE. Built once per platform configuration.
 import { readFileSync } from "node:fs";
 import { dirname, resolve as resolvePath } from "node:path";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { AppsFileError, parseAppsFile, vendorAppFromEntry, type AppFileEntry } from "./apps-file";
 import type { AppDefinition } from "./definition";
 import { chat } from "./definitions/chat";

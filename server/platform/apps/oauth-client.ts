@@ -2,7 +2,7 @@
 // always), the code exchange, refresh and revocation. Every request leaves through guardedFetch, so
 // the catalogue's URLs (a vendor's included) are held to the platform's outbound rules.
 import * as oauth from "oauth4webapi";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { guardedFetch } from "../outbound/guarded-fetch";
 import type { AppDefinition, OAuthSettings } from "./definition";
 

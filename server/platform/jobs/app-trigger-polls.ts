@@ -14,7 +14,7 @@
 import { logger } from "@/lib/logger";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { appCatalogOf } from "../apps/catalog";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import { advanceTrigger, findOverdueTriggers, findTriggerForFire, movePollCursor, recordEventFire, recordPollOutcome } from "../repositories/task-triggers";
 import { callAppTool } from "../services/app-calls";

@@ -1,7 +1,7 @@
 // The jobs of payments (services/payments.ts): the auto-reload charge and the low-balance alert, one
 // per crossing of a threshold (the enqueue's key is the crossing, so instances and retries make one).
 import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { findAccountContact, findBillingSettings } from "../repositories/payments";
 import { insertWebhookEvent } from "../repositories/webhook-events";
 import { usdDisplay } from "../services/billing";

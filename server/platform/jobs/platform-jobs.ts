@@ -1,7 +1,7 @@
 // The platform's own recurring jobs, registered on every runtime's queue and scheduled once per slot
 // across the deployment.
 import type { PrismaClient } from "@/server/generated/prisma/client";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { deleteExpiredKeys } from "../repositories/idempotency-keys";
 import { deleteExpiredJudgments } from "../repositories/judgments";
 import { compactOldRunEvents } from "./event-retention";

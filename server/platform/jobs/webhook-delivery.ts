@@ -17,7 +17,7 @@ import { Webhook as StandardWebhook } from "standardwebhooks";
 import { logger } from "@/lib/logger";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { deriveKey, open } from "@/server/secret-box";
-import type { PlatformConfig, WebhookSettings } from "../context";
+import type { PlatformConfig, WebhookSettings } from "../platform-config";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
 import {
   deleteDispatchedEventsBefore,

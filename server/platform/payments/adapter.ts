@@ -1,7 +1,7 @@
 // The payment adapter: what the billing services ask of a payment provider. `stripe` is the official
 // SDK; `manual` takes no card payments (the installation's owner credits balances). Adapters do HTTP
 // only: whatever they answer is applied by services/payments.ts, exactly once.
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { createManualAdapter } from "./manual";
 import { paymentSettings, providerOf, type PaymentProviderName } from "./settings";
 

@@ -1,6 +1,6 @@
 // Payment settings (lib/env.ts → server/platform/config.ts): which adapter takes payments, its
 // credentials, the public base URL every link is built from, and the operator key's hash.
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 
 export type PaymentProviderName = "manual" | "stripe";

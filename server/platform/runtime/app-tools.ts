@@ -9,7 +9,7 @@ import { jsonSchema, tool, type ToolSet } from "ai";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { appCatalogOf } from "../apps/catalog";
 import type { AppDefinition, AppToolDefinition } from "../apps/definition";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { callAppTool } from "../services/app-calls";
 import { connectionsForRun } from "../services/app-credentials";
 

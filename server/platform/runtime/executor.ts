@@ -18,7 +18,7 @@ import { logger } from "@/lib/logger";
 import { ASK_USER_QUESTION, isTerminalStatus, PLAN_APPROVAL, type RunFrame } from "@/lib/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import type { JobQueue } from "../jobs/queue";
 import { findAccount } from "../repositories/accounts";
 import { type AgentRow, findAgentAnyScope } from "../repositories/agents";

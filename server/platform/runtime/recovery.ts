@@ -15,7 +15,7 @@ import { logger } from "@/lib/logger";
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
-import type { PlatformConfig, RunTimings } from "../context";
+import type { PlatformConfig, RunTimings } from "../platform-config";
 import {
   appendEvents,
   deleteEventsAfter,

@@ -5,7 +5,7 @@
 // is the tool's error, which the model reads; it never fails the run.
 import { jsonSchema, tool, type ToolSet } from "ai";
 import type { PrismaClient } from "@/server/generated/prisma/client";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { approvedServersForRun, type ToolServerRow } from "../repositories/tool-servers";
 import { openSecret } from "../services/app-credentials";
 import { callRestTool, mcpEndpointFor } from "../services/tool-server-calls";

@@ -6,7 +6,7 @@
 // redact them from its output, which the 8-character minimum keeps possible. No HTTP here.
 import type { z } from "zod";
 import type { AgentRepo, AgentRepoCreate, AgentRepoEnv, AgentRepoEnvPut } from "@/lib/schemas/agent-repos";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import * as repos from "../repositories/agent-repos";
 import type { AgentRepoRow } from "../repositories/agent-repos";

@@ -16,7 +16,7 @@ import {
 import type { Page } from "@/lib/schemas/common";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { agentCacheKey, type DataContext } from "../runtime/hot-cache";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";

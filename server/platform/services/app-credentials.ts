@@ -9,7 +9,7 @@ import { deriveKey, open, seal, SecretBoxError } from "@/server/secret-box";
 import { appCatalogOf } from "../apps/catalog";
 import type { AppDefinition } from "../apps/definition";
 import { OAuthFlowError, refreshTokens, revokeToken, type TokenSet } from "../apps/oauth-client";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { guardedFetch } from "../outbound/guarded-fetch";
 import * as connections from "../repositories/app-connections";
 import type { ConnectionRow } from "../repositories/app-connections";

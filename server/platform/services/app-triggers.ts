@@ -8,7 +8,7 @@ import type { TriggerCreate, TriggerUpdate } from "@/lib/schemas/triggers";
 import { Prisma } from "@/server/generated/prisma/client";
 import { appCatalogOf } from "../apps/catalog";
 import type { AppDefinition, AppTriggerDefinition, JsonSchemaObject } from "../apps/definition";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 
 /** The stored type of every app-event trigger (its id reads `app_<n>`). */

@@ -10,7 +10,7 @@ import { logger } from "@/lib/logger";
 import { appCatalogOf } from "../apps/catalog";
 import type { AppDefinition } from "../apps/definition";
 import { authorizationUrlOf, createPkce, exchangeCode, OAuthFlowError } from "../apps/oauth-client";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import * as connections from "../repositories/app-connections";
 import type { ConnectionRow, FlowRow } from "../repositories/app-connections";

@@ -3,7 +3,7 @@
 // tell inboxes apart, the random part keeps addresses from being guessed. Addresses are stored in lower
 // case on their agent or trigger row, unique in both tables. No HTTP here.
 import { randomInt } from "node:crypto";
-import type { EmailSettings, PlatformConfig } from "../context";
+import type { EmailSettings, PlatformConfig } from "../platform-config";
 
 export const DEFAULT_EMAIL_DOMAIN = "agents.localhost";
 

@@ -23,7 +23,7 @@ import {
   type VerifyRequest,
 } from "@/lib/schemas/judgments";
 import { logger } from "@/lib/logger";
-import type { JudgmentSettings, PlatformConfig } from "../context";
+import type { JudgmentSettings, PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import * as repo from "../repositories/judgments";
 import type { JudgmentRow, JudgmentScope } from "../repositories/judgments";

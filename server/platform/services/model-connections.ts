@@ -17,7 +17,7 @@ import {
   type PasteConnectionRequest,
 } from "@/lib/schemas/model-connections";
 import type { PrismaClient } from "@/server/generated/prisma/client";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import { checkOutboundUrl, OutboundError, type OutboundOptions } from "../outbound/guarded-fetch";
 import {

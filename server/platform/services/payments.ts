@@ -9,7 +9,7 @@ import { MAX_INT_ID } from "@/lib/schemas/common";
 import type { OperatorCreditRequest, Receipt } from "@/lib/schemas/payments";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { deriveKey } from "@/server/secret-box";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
 import { noCardPayments, paymentAdapterOf, type CheckoutState, type ProviderInvoice } from "../payments/adapter";

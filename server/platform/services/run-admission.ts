@@ -29,7 +29,7 @@
 // answers the 402/429. An Idempotency-Key is claimed in the same statement (or as this transaction's
 // first write), so a key is only ever seen bound to its run.
 import type { PrismaClient } from "@/server/generated/prisma/client";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import { isWriteConflict } from "../repositories/db-errors";
 import { type FastRunOutcome, type FastRunStart, startAdmittedRun } from "../repositories/run-start";

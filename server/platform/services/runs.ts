@@ -20,7 +20,7 @@ import {
 } from "@/lib/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import {
   findPendingRequests,

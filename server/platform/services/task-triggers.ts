@@ -21,7 +21,7 @@ import { firstDue, isTimeZone, parseRunAt, type ScheduleShape } from "../jobs/tr
 import { checkSchedule } from "../jobs/schedule-slots";
 import * as triggers from "../repositories/task-triggers";
 import type { TriggerRow } from "../repositories/task-triggers";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import type { DataContext } from "../runtime/hot-cache";
 import type { AuthContext } from "./auth";
 import { toPage } from "./pagination";

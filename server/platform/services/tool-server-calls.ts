@@ -3,7 +3,7 @@
 // request goes through the outbound guard. Secrets and tokens never enter a log line or a result.
 import { logger } from "@/lib/logger";
 import type { PrismaClient } from "@/server/generated/prisma/client";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { guardedFetch, OutboundError, type OutboundOptions } from "../outbound/guarded-fetch";
 import * as servers from "../repositories/tool-servers";
 import type { ToolServerRow } from "../repositories/tool-servers";

@@ -21,7 +21,7 @@ import {
   type UpdateToolServerRequest,
 } from "@/lib/schemas/tool-servers";
 import type { Prisma } from "@/server/generated/prisma/client";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import { classifyAddress, isIpLiteral } from "../outbound/address-guard";
 import { checkOutboundUrl, OutboundError } from "../outbound/guarded-fetch";

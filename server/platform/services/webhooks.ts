@@ -17,7 +17,7 @@ import {
   type WebhookReplay,
 } from "@/lib/schemas/webhooks";
 import { open, seal } from "@/server/secret-box";
-import type { PlatformConfig } from "../context";
+import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
 import { enqueueAttempt, messageIdOf, SECRET_OVERLAP_MS, webhookSecretKey } from "../jobs/webhook-delivery";
