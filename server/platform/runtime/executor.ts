@@ -53,10 +53,11 @@ import { notifyTaskRunFinished } from "../services/tasks";
 import { type EventBatch, eventBatch, type RunEventBus } from "./event-bus";
 import type { RunEventWriter } from "./event-writer";
 import type { HotCache } from "./hot-cache";
+import { FrameSink } from "./frame-sink";
 import type { LiveContent } from "./live-content";
 import { type CheckpointHooks, createCheckpointer, type Replay, replayFilter, resumeOrFail, runTimings } from "./recovery";
 import type { Signals } from "./signals";
-import { METADATA_ONLY, redactFrame, redactMessages } from "./redact";
+import { METADATA_ONLY, redactMessages } from "./redact";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "./system-prompt";
 import { appToolSet, type ConnectionNeeded } from "./app-tools";
 import { serverToolSet } from "./server-tools";
@@ -278,57 +279,8 @@ async function execute(
       if (row && row.status !== "running") abort.abort();
     });
   });
-  const pending: RunFrame[] = [];
-  const writtenResults = new Set<string>();
-  // One write in flight per run: a frame goes to the writer at once when none is, and whatever arrives
-  // during a write goes with the next one. The writer puts every run's frames of a turn in one
-  // statement (event-writer.ts): low latency for the first token, batches under load.
-  let flushing: Promise<void> = Promise.resolve();
-  // metadata_only: the log gets redacted frames; the full ones stay in this process (live-content.ts).
-  let metadataOnly = false;
-  let draining = false;
-  // Frames that could not be written: the run fails rather than go on with a hole in its log.
-  let writeError: { error: unknown } | undefined;
-  // The first thing the model says is written at once (event-writer.ts, urgent); the rest in batches.
-  let saidAnything = false;
-  const flush = (): Promise<void> => {
-    if (writeError) return Promise.reject(writeError.error);
-    if (draining || pending.length === 0) return flushing;
-    draining = true;
-    flushing = (async () => {
-      try {
-        while (pending.length > 0) {
-          const frames = pending.splice(0);
-          const urgent = !saidAnything && frames.some(isSaying);
-          saidAnything ||= urgent;
-          let written;
-          try {
-            written = await deps.events.append(runId, metadataOnly ? frames.map(redactFrame) : frames, { urgent });
-          } catch (error) {
-            writeError = { error };
-            pending.length = 0;
-            throw error;
-          }
-          if (metadataOnly) deps.live.putFrames(runId, written.ids, frames);
-          for (const frame of frames) if (frame.type === "tool_result") writtenResults.add(frame.tool_use_id);
-          // This process's readers get the frames (full ones, even under metadata_only) with their ids.
-          await publishOwn(eventBatch(written, frames));
-        }
-      } finally {
-        draining = false;
-      }
-    })();
-    return flushing;
-  };
-  pending.push = (...frames: RunFrame[]) => {
-    // The loop stops at the next frame after a failed write (execute() then fails the run).
-    if (writeError) throw writeError.error;
-    const length = Array.prototype.push.apply(pending, frames);
-    // A write in flight takes these with its next statement.
-    if (!draining) flush().catch((error: unknown) => logger.warn({ runId, err: error }, "writing run frames failed"));
-    return length;
-  };
-  const checkpointer = createCheckpointer(prisma, runId, owner, { pending, writtenResults, flush });
+  const sink = new FrameSink(runId, { events: deps.events, live: deps.live, publish: publishOwn });
+  const checkpointer = createCheckpointer(prisma, runId, owner, sink);
   // The transaction that moves the run out of running (completed, paused, failed) also ends this
   // pass: it drops the checkpoint and settles what the pass cost, so the finally below has nothing
   // left to write; an ended run also gives up its lease there. A paused run keeps its lease until its
@@ -367,19 +319,19 @@ async function execute(
     // A run that was resumed changed (its conversation, turns) since the claim read it.
     const run = abandoned ? await findRunById(prisma, runId) : claimed;
     if (!run || run.status !== "running") return;
-    metadataOnly = run.retention === METADATA_ONLY;
+    sink.metadataOnly = run.retention === METADATA_ONLY;
     // A checkpoint holds the conversation, which a metadata_only run never writes: such a run has
     // none, and one resumed elsewhere ends conversation_not_retained.
-    const hooks = metadataOnly ? {} : checkpointer.hooks;
-    await loop(deps, run, abort.signal, pending, hooks, end, knownAgent, resumed);
-    await flush();
+    const hooks = sink.metadataOnly ? {} : checkpointer.hooks;
+    await loop(deps, run, abort.signal, sink, hooks, end, knownAgent, resumed);
+    await sink.flush();
   } catch (error) {
     // Cancelled: the cancel wrote the run's last frames; what the model was still saying is dropped.
     if (abort.signal.aborted) {
-      pending.length = 0;
+      sink.drop();
       return;
     }
-    await flush().catch(() => {});
+    await sink.flush().catch(() => {});
     const message = error instanceof Error ? error.message : String(error);
     logger.warn({ runId, err: error }, "run failed");
     // The outbox row commits with the status, so whoever sees the run failed also finds run.failed.
@@ -415,13 +367,13 @@ async function execute(
       logger.warn({ err: error, runId }, "checking the balance thresholds failed"),
     );
     if (!passEnded || keptLease) {
-      await flush().catch(() => {});
+      await sink.flush().catch(() => {});
       // Let go of the run; one that is running again (a person answered while this pass ended) waits
       // for a worker, this one or another.
       const status = await releaseLease(prisma, runId, owner).catch(() => null);
       if (status === "running") deps.signals.publish(RUN_READY, String(runId));
     }
-    if (metadataOnly) {
+    if (sink.metadataOnly) {
       const now = await findRunById(prisma, runId);
       if (!now || isTerminalStatus(now.status)) deps.live.release(runId);
     }
@@ -429,8 +381,6 @@ async function execute(
 }
 
 /** Frames that show the model saying or doing something (what a first-token time measures). */
-const isSaying = (frame: RunFrame) => frame.type === "content_block_delta" || frame.type === "tool_use";
-
 // Stream parts that neither say nor do anything a reader sees: text may go on after them.
 const QUIET_PARTS = new Set(["start", "start-step", "text-start", "text-delta", "text-end", "reasoning-start", "reasoning-delta", "reasoning-end", "raw"]);
 
@@ -474,7 +424,7 @@ async function loop(
   deps: ExecutorDeps,
   run: RunRow,
   signal: AbortSignal,
-  frames: RunFrame[],
+  frames: FrameSink,
   hooks: StreamHooks,
   end: PassEnd,
   knownAgent?: AgentRow,

@@ -92,12 +92,11 @@ export interface CheckpointHooks {
   onToolExecutionStart(event: { toolCall: { toolName: string; input: unknown } }): Promise<void>;
 }
 
-export interface FrameSink {
-  /** Frames the loop produced and nobody wrote yet. */
-  pending: RunFrame[];
+/** What a checkpoint needs of the run's frame sink (frame-sink.ts). */
+export interface WrittenFrames {
   /** tool_use ids whose tool_result frame is in the log. */
-  writtenResults: Set<string>;
-  /** Writes `pending` to the log; resolves once it is committed. */
+  readonly writtenResults: Set<string>;
+  /** Writes what is pending to the log; resolves once it is committed. */
   flush(): Promise<void>;
 }
 
@@ -106,7 +105,7 @@ export interface FrameSink {
 const FRAMES_WAIT_MS = 1_000;
 
 /** The streamText callbacks that keep a run's checkpoint; `saved` tells whether any was written. */
-export function createCheckpointer(prisma: PrismaClient, runId: number, owner: string, sink: FrameSink) {
+export function createCheckpointer(prisma: PrismaClient, runId: number, owner: string, sink: WrittenFrames) {
   let stepInput: ModelMessage[] = [];
   let steps = 0;
   const state = { saved: false };

@@ -1,0 +1,81 @@
+// Where a run's executor puts the frames it produces: one write in flight per run. A frame goes to
+// the writer at once when none is in flight, and whatever arrives during a write goes with the next
+// one; the writer puts every run's frames of a turn in one statement (event-writer.ts): low latency
+// for the first token, batches under load. A write that fails stops the run: the next push throws,
+// rather than the run go on with a hole in its log.
+import { logger } from "@/lib/logger";
+import type { RunFrame } from "@/lib/schemas/runs";
+import { type EventBatch, eventBatch } from "./event-bus";
+import type { RunEventWriter } from "./event-writer";
+import type { LiveContent } from "./live-content";
+import { redactFrame } from "./redact";
+
+const isSaying = (frame: RunFrame) => frame.type === "content_block_delta" || frame.type === "tool_use";
+
+export class FrameSink {
+  /** tool_use ids whose tool_result frame is in the log (checkpoints wait for them: recovery.ts). */
+  readonly writtenResults = new Set<string>();
+  /** metadata_only: the log gets redacted frames; the full ones stay in this process (live-content.ts). */
+  metadataOnly = false;
+  private pending: RunFrame[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private draining = false;
+  private writeError: { error: unknown } | undefined;
+  // The first thing the model says is written at once (event-writer.ts, urgent); the rest in batches.
+  private saidAnything = false;
+
+  constructor(
+    private readonly runId: number,
+    private readonly out: {
+      events: RunEventWriter;
+      live: LiveContent;
+      /** This process's readers get the frames (full ones, even under metadata_only) with their ids. */
+      publish: (batch: EventBatch) => Promise<void>;
+    },
+  ) {}
+
+  push(...frames: RunFrame[]): void {
+    // The loop stops at the next frame after a failed write (execute() then fails the run).
+    if (this.writeError) throw this.writeError.error;
+    this.pending.push(...frames);
+    // A write in flight takes these with its next statement.
+    if (!this.draining) this.flush().catch((error: unknown) => logger.warn({ runId: this.runId, err: error }, "writing run frames failed"));
+  }
+
+  /** Writes what is pending; resolves once it is committed. */
+  flush(): Promise<void> {
+    if (this.writeError) return Promise.reject(this.writeError.error);
+    if (this.draining || this.pending.length === 0) return this.flushing;
+    this.draining = true;
+    this.flushing = this.drain();
+    return this.flushing;
+  }
+
+  /** Forgets the frames not yet written (a cancelled run: the cancel wrote its last frames). */
+  drop(): void {
+    this.pending.length = 0;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const frames = this.pending.splice(0);
+        const urgent = !this.saidAnything && frames.some(isSaying);
+        this.saidAnything ||= urgent;
+        let written;
+        try {
+          written = await this.out.events.append(this.runId, this.metadataOnly ? frames.map(redactFrame) : frames, { urgent });
+        } catch (error) {
+          this.writeError = { error };
+          this.pending.length = 0;
+          throw error;
+        }
+        if (this.metadataOnly) this.out.live.putFrames(this.runId, written.ids, frames);
+        for (const frame of frames) if (frame.type === "tool_result") this.writtenResults.add(frame.tool_use_id);
+        await this.out.publish(eventBatch(written, frames));
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+}
