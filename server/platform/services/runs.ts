@@ -32,7 +32,6 @@ import {
   countRunActivity,
   findRun,
   findRunInAccount,
-  hasDoneEvent,
   insertRunIn,
   listRunPage,
   listRunsNeedingPerson,
@@ -432,10 +431,6 @@ export async function listPermissionRequests(ctx: RunServiceContext, scope: Scop
 }
 
 
-export { eventsAfter } from "../repositories/runs";
-
-/** True once the run's log holds its `done` frame (the status alone may be written a moment earlier). */
-export const runIsOver = (prisma: PrismaClient, runId: number) => hasDoneEvent(prisma, runId);
 
 // ---------------------------------------------------------------------------------------------
 // Run lists: GET /runs, /runs/activity, /runs/check, /runs/needs-you (docs/run-lists.md)

@@ -1,0 +1,117 @@
+// Following a run's event log from a cursor to the run's `done` frame: what POST /runs (streamed) and
+// GET /runs/{id}/events send, so a reconnecting client (Last-Event-ID) sees every frame once. A
+// replied run's log holds one `done` per request: following ends at the first `done` after the cursor.
+// A writer in this process hands its committed frames over directly (event-bus.ts, EventBatch, ids
+// included: no read per frame); the log is read when following starts, on a plain wake-up (another
+// instance, or a writer that sent no events), when a batch does not join the cursor, and after an idle
+// wait (a NOTIFY from another instance can be lost). routes/runs/stream.ts only formats what this yields.
+import type { RunFrame } from "@/lib/schemas/runs";
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { eventsAfter, hasDoneEvent } from "../repositories/runs";
+import type { EventBatch, RunEventBus } from "./event-bus";
+import type { LiveContent } from "./live-content";
+
+const BATCH = 500;
+
+export interface RunLogEvent {
+  id: bigint;
+  frame: RunFrame;
+}
+
+/** Frames to send (in order, after the cursor), or a wait of `keepAliveMs` with nothing new. */
+export type RunLogItem = { events: RunLogEvent[] } | { idle: true };
+
+export interface FollowDeps {
+  prisma: PrismaClient;
+  bus: RunEventBus;
+  live: LiveContent;
+  keepAliveMs: number;
+}
+
+export async function* followRunLog(deps: FollowDeps, runId: number, after: bigint, signal: AbortSignal): AsyncGenerator<RunLogItem> {
+  const { prisma, bus, live, keepAliveMs } = deps;
+  let cursor = after;
+  let mustRead = true;
+  let pushed: EventBatch[] = [];
+  let wake: (() => void) | undefined;
+  const unsubscribe = bus.subscribe(runId, (batch) => {
+    if (batch) pushed.push(batch);
+    else mustRead = true;
+    wake?.();
+  });
+  const onAbort = () => wake?.();
+  signal.addEventListener("abort", onAbort);
+
+  /** The events past the cursor, up to and including a `done`; moves the cursor. */
+  const take = (events: RunLogEvent[]) => {
+    const fresh: RunLogEvent[] = [];
+    let done = false;
+    for (const event of events) {
+      if (event.id <= cursor) continue;
+      fresh.push(event);
+      cursor = event.id;
+      if (event.frame.type === "done") {
+        done = true;
+        break;
+      }
+    }
+    return { fresh, done };
+  };
+
+  try {
+    while (!signal.aborted) {
+      if (mustRead) {
+        mustRead = false;
+        // Every batch published before this read was committed before it, so the read covers it.
+        pushed = [];
+        const events = await eventsAfter(prisma, runId, cursor, BATCH);
+        // A metadata_only run's log is redacted; this process may still hold the full frame.
+        const { fresh, done } = take(events.map((event) => ({ id: event.id, frame: live.frame(runId, event.id) ?? event.frame })));
+        if (fresh.length > 0) yield { events: fresh };
+        if (done) return;
+        if (events.length === BATCH) {
+          mustRead = true;
+          continue;
+        }
+        // Nothing new and the run is over (a reconnect after `done`): end instead of idling forever.
+        // The done frame may have been committed just after our read; then everything before it is
+        // visible now, so read once more before ending. A read that found frames needs no such
+        // check: we were subscribed before it, so a `done` committed after it will wake us.
+        if (events.length === 0 && !mustRead && pushed.length === 0 && (await hasDoneEvent(prisma, runId))) {
+          if ((await eventsAfter(prisma, runId, cursor, 1)).length === 0) return;
+          mustRead = true;
+          continue;
+        }
+      }
+      while (pushed.length > 0 && !mustRead) {
+        const batch = pushed.shift()!;
+        const last = batch.events.at(-1)?.id ?? 0n;
+        if (last <= cursor) continue; // already read from the log
+        // A batch that does not start at our cursor: something came between; the log has it.
+        if (batch.after > cursor) {
+          mustRead = true;
+          break;
+        }
+        const { fresh, done } = take(batch.events);
+        if (fresh.length > 0) yield { events: fresh };
+        if (done) return;
+      }
+      if (mustRead || pushed.length > 0) continue;
+      const idle = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(true), keepAliveMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve(false);
+        };
+      });
+      wake = undefined;
+      if (idle && !signal.aborted) {
+        yield { idle: true };
+        mustRead = true;
+      }
+    }
+  } finally {
+    unsubscribe();
+    signal.removeEventListener("abort", onAbort);
+  }
+}
