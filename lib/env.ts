@@ -82,8 +82,10 @@ export const envSchema = z
     DATABASE_POOL_MAX: z.coerce.number().int().positive().default(20),
     DATABASE_TRANSACTION_WAIT_MS: z.coerce.number().int().positive().default(30_000),
 
-    // Framework sign-in
+    // Framework sign-in. NEXTAUTH_URL is also the app's public origin (server/public-origin.ts); unset,
+    // http://localhost:<PORT>, PORT being the port Next listens on (it sets it; 3000 by default).
     NEXTAUTH_URL: httpUrl,
+    PORT: optionalInt(1).pipe(z.number().max(65_535).optional()),
     NEXTAUTH_SECRET: optionalString,
     // Optional OAuth sign-in: each provider is offered only when both its variables are set.
     GITHUB_CLIENT_ID: optionalString,

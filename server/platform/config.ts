@@ -1,5 +1,6 @@
 // The platform's dependencies as configured by the environment (lib/env.ts). Tests build their own.
 import { env, type Env } from "@/lib/env";
+import { publicOrigin } from "@/server/public-origin";
 import type { Database } from "@/server/db";
 import type { PlatformDeps, PlatformRole } from "./context";
 import type { PlatformConfig } from "./platform-config";
@@ -135,7 +136,7 @@ function compatibleModelName(defaultModel: string | undefined): string {
   return defaultModel.startsWith(prefix) ? defaultModel.slice(prefix.length) : defaultModel;
 }
 
-/** The app's own address in development (`npm run dev` and `npm start` listen on port 3000). */
+/** The default for a platform configured from a bare environment (benchmarks, tools). */
 const LOCAL_BASE_URL = "http://localhost:3000/api/v2";
 
 /**
@@ -148,7 +149,7 @@ export function platformDepsFromEnv(
   role: PlatformRole = env.INLAY_ROLE,
   options: { localBaseUrl?: string } = {},
 ): PlatformDeps {
-  const config = platformConfigFromEnv(env, options.localBaseUrl ?? (env.NEXTAUTH_URL ? `${env.NEXTAUTH_URL.replace(/\/+$/, "")}/api/v2` : undefined));
+  const config = platformConfigFromEnv(env, options.localBaseUrl ?? `${publicOrigin()}/api/v2`);
   // Read INLAY_APPS_FILE now: a mistake in it stops the process here, naming its place.
   appCatalogOf(config);
   const sim = createSimModel();
