@@ -18,7 +18,7 @@
 // the account's row only from that statement to the commit, the transaction's last moment). A turn
 // under per-end-user caps locks the end-user's row, so that end-user's turns are counted one after the
 // other. An unverified account (at most UNVERIFIED_RUN_LIMIT runs, counted) locks the account's row.
-// A balance already used up on the unlocked read is refused on that read (refusedOnRead): a refusal
+// A balance already used up on the unlocked read is refused on that read (refuseOnRead): a refusal
 // must not wait behind the admissions it refuses, and the read is exact as of its moment (holds only
 // grow until runs settle, which a retry then sees).
 //
