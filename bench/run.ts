@@ -9,6 +9,7 @@ import { chatBundleBrowser } from "./chat-bundle-browser";
 import { httpAgents } from "./http-agents";
 import { peerRuns } from "./peer-runs";
 import { platformOverhead } from "./platform-overhead";
+import { recovery } from "./recovery";
 import { runsCreation, runsHeldStreams, runsTimeToFirstToken, scaleOut, withPostgresDatabase } from "./runs";
 
 export interface Suite {
@@ -44,6 +45,8 @@ const scripted: Record<string, () => Promise<void>> = {
   "chat-bundle": chatBundle,
   "chat-bundle-browser": chatBundleBrowser,
   "chat-bridge-ttft": () => chatBridgeTtft(),
+  // Always on PostgreSQL: a killed process's runs taken over by a new one (bench/recovery.ts).
+  recovery,
 };
 
 const known = [...Object.keys(suites), ...Object.keys(scripted)];
