@@ -181,7 +181,6 @@ describe("a cluster of 2 web instances and 2 workers behind nginx", () => {
     const account = await newAccount();
     const runId = await startRun(nginx(), account, "::delay 40\n::words 120");
     const frames: TimedFrame[] = [];
-    let killedAt: number | undefined;
     let killed: Instance | undefined;
     for await (const frame of timedFrames(await events(webA().baseUrl!, account.key, runId))) {
       frames.push(frame);
@@ -189,7 +188,6 @@ describe("a cluster of 2 web instances and 2 workers behind nginx", () => {
         const pid = await leaseOwnerPid(runId);
         killed = cluster!.workers.find((worker) => worker.pid === pid);
         expect(killed, `lease owner pid ${pid} is one of the cluster's workers`).toBeDefined();
-        killedAt = Date.now();
         await cluster!.kill(killed!, "SIGKILL");
       }
       if (frame.data.type === "done") break;
@@ -201,13 +199,10 @@ describe("a cluster of 2 web instances and 2 workers behind nginx", () => {
     expect(wordsOf(run.body.output)).toHaveLength(120);
     expect(textOf(frames)).toBe(run.body.output);
     expectWellFormed(frames);
+    // The surviving worker took it over (how soon is bench/recovery.ts's figure, not a test's).
     const resumes = frames.filter((frame) => frame.data.resumed);
     expect(resumes).toHaveLength(1);
-    // The surviving worker took it over: kill → the first frame after the resume, a generous bound
-    // over the 6 s lease plus one sweep.
-    const afterResume = frames[frames.indexOf(resumes[0]!) + 1]!;
-    const timeline = `kill → resume frame ${resumes[0]!.at - killedAt!} ms, → next frame ${afterResume.at - killedAt!} ms`;
-    expect(afterResume.at - killedAt!, timeline).toBeLessThan(10_000);
+    expect(frames.indexOf(resumes[0]!)).toBeLessThan(frames.length - 1);
     expect(await leaseOwnerPid(runId)).toBeUndefined();
 
     const replacement = await cluster!.replace(killed!);
