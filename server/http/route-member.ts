@@ -50,8 +50,11 @@ export interface RouteMember {
  * inlay_tenant cookie, else the first): 401 signed out, 404 for a tenant they are not in, 403 when
  * `admin` is asked and they are not one.
  */
-export async function requireMember(request: Request, options: { tenant?: string; admin?: boolean } = {}): Promise<RouteMember> {
-  const userId = await requireSignedIn();
+export async function requireMember(
+  request: Request,
+  options: { tenant?: string; admin?: boolean; /** From requireSignedIn() already: not read again. */ userId?: string } = {},
+): Promise<RouteMember> {
+  const userId = options.userId ?? (await requireSignedIn());
   const { prisma } = await getDb();
   const cookie = request.headers.get("cookie")?.match(TENANT_COOKIE)?.[1];
   const { memberships, active } = await resolveActiveMembership(prisma, userId, options.tenant ?? (cookie && decodeURIComponent(cookie)));

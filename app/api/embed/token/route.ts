@@ -18,9 +18,9 @@ const Body = z.object({
 export const POST = (request: Request) =>
   handleRoute(async () => {
     // Signed in before the body is read.
-    await requireSignedIn();
+    const userId = await requireSignedIn();
     const body = await parseBody(request, Body);
-    const member = await requireMember(request, { tenant: body.tenant });
+    const member = await requireMember(request, { tenant: body.tenant, userId });
     try {
       const { token, expiresAt } = await mintEmbedToken(member.prisma, {
         tenantId: member.tenant.id,
