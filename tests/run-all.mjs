@@ -13,7 +13,11 @@ const e2eReport = "test-results/e2e-report.json";
 const e2eRemoteReport = "test-results/e2e-remote-report.json";
 const runtimeReport = (version) => `test-results/vitest-node-${version}.json`;
 const vitestReports = [vitestReport, ...RUNTIMES.map(runtimeReport)];
+// What failed a vitest stage outside any test (tests/reporters/run-problems.ts), per stage.
+const problemsFile = (report) => report.replace(/\.json$/, ".problems.txt");
+const problemsReporter = (report) => ["--reporter=./tests/reporters/run-problems.ts", { INLAY_TEST_PROBLEMS: problemsFile(report) }];
 for (const report of [...vitestReports, e2eReport, e2eRemoteReport]) rmSync(report, { force: true });
+for (const report of vitestReports) rmSync(problemsFile(report), { force: true });
 
 // What depends on the Node release beneath it: the HTTP server and its keep-alive handling, SSE,
 // child processes, undici, the OAuth server, SMTP, the script sandboxes (WASM in worker threads),
@@ -51,9 +55,17 @@ const runtimeStages = RUNTIMES.map((version) => {
   return [
     `runtime-sensitive suites on Node ${version}`,
     binary,
-    ["node_modules/vitest/vitest.mjs", "run", ...runtimeSuites, "--reporter=dot", "--reporter=json", `--outputFile.json=${runtimeReport(version)}`],
+    [
+      "node_modules/vitest/vitest.mjs",
+      "run",
+      ...runtimeSuites,
+      "--reporter=dot",
+      "--reporter=json",
+      `--outputFile.json=${runtimeReport(version)}`,
+      problemsReporter(runtimeReport(version))[0],
+    ],
     // Child processes (npx, the standalone platform) find this release first too.
-    { PATH: `${path.dirname(binary)}${path.delimiter}${process.env.PATH}` },
+    { PATH: `${path.dirname(binary)}${path.delimiter}${process.env.PATH}`, ...problemsReporter(runtimeReport(version))[1] },
   ];
 });
 
@@ -61,7 +73,12 @@ const stages = [
   ["typecheck", "npx", ["tsc", "--noEmit"]],
   ["lint", "npx", ["eslint", "--max-warnings", "0", "."]],
   ["schema and migrations agree", "npx", ["tsx", "prisma/tools/migration.ts", "check"]],
-  ["unit and integration tests", "npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestReport}`]],
+  [
+    "unit and integration tests",
+    "npx",
+    ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestReport}`, problemsReporter(vitestReport)[0]],
+    problemsReporter(vitestReport)[1],
+  ],
   ...runtimeStages,
   ["end-to-end tests", "npx", ["playwright", "test"]],
   // The same suite with the framework pointed at a platform started separately (`npm run platform`),
@@ -102,6 +119,10 @@ for (const report of [e2eReport, e2eRemoteReport]) {
 }
 if (!existsSync("/usr/bin/chromium") && !process.env.CHROMIUM_PATH) {
   console.log("\nThe end-to-end tests need Debian's Chromium: apt-get install -y chromium");
+}
+for (const report of vitestReports) {
+  const problems = existsSync(problemsFile(report)) ? readFileSync(problemsFile(report), "utf8") : "";
+  if (problems) console.log(`\nOutside any test (${report}):\n${problems}`);
 }
 if (failedStages.length > 0) console.log(`\nFailed: ${failedStages.join(", ")}`);
 console.log(`${passed} passed, ${failed} failed`);
