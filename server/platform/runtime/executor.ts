@@ -275,9 +275,12 @@ async function execute(
   };
   const unsubscribe = bus.subscribe(runId, () => {
     if (publishingOwn) return;
-    void findRunById(prisma, runId).then((row) => {
-      if (row && row.status !== "running") abort.abort();
-    });
+    findRunById(prisma, runId)
+      .then((row) => {
+        if (row && row.status !== "running") abort.abort();
+      })
+      // The next wake-up, or the lease's renewal, reads it again.
+      .catch((error: unknown) => logger.warn({ err: error, runId }, "reading a run after a wake-up failed"));
   });
   const sink = new FrameSink(runId, { events: deps.events, live: deps.live, publish: publishOwn });
   const checkpointer = createCheckpointer(prisma, runId, owner, sink);

@@ -269,6 +269,9 @@ describe("downtime and duplicates", () => {
         (await second.runtime()).jobs.enqueue(FIRE_JOB, data, { key: `burst-b-${id}` }),
       ]);
       const list = await until(() => fires(taskId, trigger.id), (fired) => fired.filter((fire) => fire.outcome === "started").length >= 8);
+      // Disabled, so the interval's next due time cannot fire between the two reads below.
+      const path = `/tasks/${taskId}/triggers/${trigger.id}`;
+      expect((await platform.call(path, { key: account.key, method: "PATCH", body: { enabled: false } })).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const settled = await fires(taskId, trigger.id);
       const started = settled.filter((fire) => fire.outcome === "started");

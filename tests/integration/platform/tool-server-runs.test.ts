@@ -424,6 +424,10 @@ describe("script servers in the real sandbox", { timeout: 120_000 }, () => {
 // Last: it closes the file's platform.
 describe("shutdown", () => {
   it("closing the platform ends the MCP sessions its runs kept open", async () => {
+    // A session opened now: the ones of earlier tests may have been closed as idle on a slow machine.
+    const server = await create({ name: "Open at shutdown", url: mcp.url, kind: "mcp_http" });
+    await approve(server.id);
+    expect(await completed("shutdown-user", tool(server, "echo", { text: "still here" }))).toContain("still here");
     expect(mcp.sessionCount()).toBeGreaterThan(0);
     const guardedOpen = guarded.sessionIds();
     platformClosed = true;
