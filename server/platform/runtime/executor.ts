@@ -11,26 +11,17 @@ import {
   stepCountIs,
   type StreamTextEndEvent,
   streamText,
-  type ToolResultPart,
   type ToolSet,
 } from "ai";
 import { logger } from "@/lib/logger";
-import { ASK_USER_QUESTION, isTerminalStatus, PLAN_APPROVAL, type RunFrame } from "@/lib/schemas/runs";
+import { isTerminalStatus, type RunFrame } from "@/lib/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
 import type { PlatformConfig } from "../platform-config";
 import type { JobQueue } from "../jobs/queue";
-import { findAccount } from "../repositories/accounts";
 import { type AgentRow, findAgentAnyScope } from "../repositories/agents";
 import { recentMemoryContents } from "../repositories/memories";
-import {
-  clearAnswers,
-  createRequests,
-  type NewRequest,
-  newRequestId,
-  rememberedTools,
-  resolvedRequests,
-} from "../repositories/permission-requests";
+import { createRequests } from "../repositories/permission-requests";
 import {
   claimRuns,
   clearCheckpoint,
@@ -40,8 +31,6 @@ import {
   transitionRun,
   type RunRow,
 } from "../repositories/runs";
-import { listPermissionsForEndUser } from "../repositories/permissions";
-import { resolveBuiltInTools } from "../services/built-in-tools";
 import { lessonsForPrompt } from "../services/lessons";
 import { meterModelCall, settleRun, settleRunIn } from "../services/billing";
 import { resolveOwnModelConnection } from "../services/model-connections";
@@ -55,14 +44,14 @@ import type { RunEventWriter } from "./event-writer";
 import type { HotCache } from "./hot-cache";
 import { FrameSink } from "./frame-sink";
 import type { LiveContent } from "./live-content";
-import { type CheckpointHooks, createCheckpointer, type Replay, replayFilter, resumeOrFail, runTimings } from "./recovery";
+import { type CheckpointHooks, createCheckpointer, type Replay, resumeOrFail, runTimings } from "./recovery";
 import type { Signals } from "./signals";
 import { METADATA_ONLY, redactMessages } from "./redact";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "./system-prompt";
-import { appToolSet, type ConnectionNeeded } from "./app-tools";
-import { serverToolSet } from "./server-tools";
+import { feedBackDecisions } from "./resume-decisions";
+import { runTools } from "./run-tools";
+import { StreamFrames } from "./stream-frames";
 import type { ScriptSandbox } from "../tool-servers/script-sandbox";
-import { builtInToolSet } from "./tools";
 
 export interface ExecutorDeps {
   prisma: PrismaClient;
@@ -236,17 +225,6 @@ interface Execution {
   done: Promise<void>;
 }
 
-const isApproval = (value: string) => value === "allowed";
-
-/** Tool calls of the last assistant message that have neither a result nor an approval answer yet. */
-function outstandingCalls(messages: ModelMessage[]) {
-  const last = messages.at(-1);
-  if (!last || last.role !== "assistant" || typeof last.content === "string") return { calls: [], approvals: [] };
-  const calls = last.content.filter((part) => part.type === "tool-call");
-  const approvals = last.content.filter((part) => part.type === "tool-approval-request");
-  return { calls, approvals };
-}
-
 /**
  * One pass of a run this worker holds the lease of: from `running` to completed, failed or a pause.
  * `abandoned`: the worker that held it died; it resumes from its checkpoint or ends interrupted.
@@ -383,10 +361,6 @@ async function execute(
   }
 }
 
-/** Frames that show the model saying or doing something (what a first-token time measures). */
-// Stream parts that neither say nor do anything a reader sees: text may go on after them.
-const QUIET_PARTS = new Set(["start", "start-step", "text-start", "text-delta", "text-end", "reasoning-start", "reasoning-delta", "reasoning-end", "raw"]);
-
 /** The skill the run's current request forced: its slug and the playbook as it was then (services/runs.ts). */
 function forcedSkillOf(run: RunRow): { slug: string; name: string; body: string } | null {
   const playbook = run.skillPlaybook as { name?: unknown; body?: unknown } | null;
@@ -444,87 +418,10 @@ async function loop(
   const interactive = run.interactive;
 
   // Feed back what people decided while the run waited.
-  const { calls, approvals } = outstandingCalls(messages);
-  // The tool message answering the approvals: the approved calls' results join it after the model call.
-  let approvalMessage: Extract<ModelMessage, { role: "tool" }> | undefined;
-  const approvedCallIds = new Set<string>();
-  if (calls.length > 0 || approvals.length > 0) {
-    const ids = [...approvals.map((part) => part.approvalId), ...calls.map((part) => part.toolCallId)];
-    const decided = new Map((await resolvedRequests(prisma, run.id, ids)).map((row) => [row.toolCallId, row]));
-    const content: Extract<ModelMessage, { role: "tool" }>["content"] = [];
-    for (const approval of approvals) {
-      const request = decided.get(approval.approvalId);
-      if (!request || request.status === "pending") throw new Error("resumed with an undecided approval");
-      content.push({ type: "tool-approval-response", approvalId: approval.approvalId, approved: isApproval(request.status) });
-    }
-    for (const call of calls) {
-      if (call.toolName !== ASK_USER_QUESTION) continue;
-      const request = decided.get(call.toolCallId);
-      if (!request || request.status === "pending") throw new Error("resumed with an unanswered question");
-      const answer = { answers: request.answer };
-      content.push({ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: { type: "json", value: answer } });
-      frames.push({ type: "tool_result", tool_use_id: call.toolCallId, content: JSON.stringify(answer), result: answer });
-    }
-    for (const approval of approvals) {
-      if (decided.get(approval.approvalId)?.status === "allowed") approvedCallIds.add(approval.toolCallId);
-    }
-    if (content.length > 0) {
-      approvalMessage = { role: "tool", content };
-      messages.push(approvalMessage);
-    }
-    // Under metadata_only the answers were stored only until the run picked them up.
-    if (metadataOnly) await clearAnswers(prisma, run.id);
-  }
-
-  // The agent's toggles and disabled_builtin_tools, then the run's (services/built-in-tools.ts).
-  const enabled = new Set(resolveBuiltInTools(agent, run));
-  const tools: ToolSet = builtInToolSet(
-    {
-      prisma,
-      mailer: deps.mailer,
-      accountId: run.accountId,
-      // Only report_issue needs it: read when it runs, not for every run.
-      accountEmail: async () => (await findAccount(prisma, run.accountId))?.email ?? "",
-      endUserId: run.endUserId,
-      agentId: agent.id,
-      runId: run.id,
-      userId: agent.endUser?.externalId ?? null,
-      taskId: run.taskId,
-      services: { prisma, cache: deps.cache, jobs: deps.jobs },
-    },
-    enabled,
-  );
-  const approvalMode = interactive && run.permissionMode === "approval";
-  const allowList = approvalMode && run.endUserId !== null ? await listPermissionsForEndUser(prisma, run.accountId, run.endUserId) : new Set<string>();
-  const remembered = approvalMode ? await rememberedTools(prisma, run.id) : new Set<string>();
-  const asksApproval = (name: string) => approvalMode && name !== ASK_USER_QUESTION && !allowList.has(name) && !remembered.has(name);
-  for (const [name, definition] of Object.entries(tools)) {
-    if (asksApproval(name)) tools[name] = { ...definition, needsApproval: true };
-  }
-  // Apps' tools decide for themselves: a call with no usable connection waits for one (interactive runs).
-  const apps = await appToolSet({
-    prisma,
-    config: deps.config,
-    accountId: run.accountId,
-    endUserId: run.endUserId,
-    agentId: agent.id,
-    named: [...agent.tools, ...run.tools],
-    interactive,
-    needsApproval: asksApproval,
-  });
-  Object.assign(tools, apps.tools);
-  // Custom tool servers' tools (srv<id>__<tool>): approved servers of the account level and the run's end-user.
-  Object.assign(
-    tools,
-    await serverToolSet({
-      prisma,
-      config: deps.config,
-      accountId: run.accountId,
-      endUserId: run.endUserId,
-      scriptSandbox: deps.scriptSandbox,
-      needsApproval: asksApproval,
-    }),
-  );
+  const decisions = await feedBackDecisions(prisma, run.id, messages, { metadataOnly });
+  frames.push(...decisions.frames);
+  if (decisions.message) messages.push(decisions.message);
+  const { tools, enabled, connectionNeeded } = await runTools(deps, run, agent);
 
   const memories = enabled.has("memory")
     ? await recentMemoryContents(prisma, { accountId: run.accountId, endUserId: run.endUserId }, PROMPT_MEMORY_LIMIT)
@@ -565,84 +462,24 @@ async function loop(
     ...(run.outputSchema ? { output: Output.object({ schema: jsonSchema(run.outputSchema as Record<string, unknown>) }) } : {}),
   });
 
-  const questions: NewRequest[] = [];
-  const toolApprovals: NewRequest[] = [];
-  // Connection requests' frames say which app and why, by request id.
-  const connectionFrames = new Map<string, ConnectionNeeded>();
-  const callsById = new Map<string, { toolName: string; input: unknown }>();
-  const resumedResults: ToolResultPart[] = [];
-  // A resumed pass leaves out the text readers already have (runtime/recovery.ts).
-  const replayed = resumed?.replay && replayFilter(resumed.replay);
+  const reader = new StreamFrames({ tools, approvedCallIds: decisions.approvedCallIds, connectionNeeded, replay: resumed?.replay });
   for await (const part of result.fullStream) {
-    if (replayed && !QUIET_PARTS.has(part.type)) frames.push(...replayed.other());
-    switch (part.type) {
-      case "text-delta":
-        if (replayed) frames.push(...replayed.delta(part.id, part.text));
-        else frames.push({ type: "content_block_delta", id: part.id, delta: { type: "text_delta", text: part.text } });
-        break;
-      case "tool-call":
-        callsById.set(part.toolCallId, { toolName: part.toolName, input: part.input });
-        frames.push({ type: "tool_use", id: part.toolCallId, name: part.toolName, input: part.input });
-        // Only a question the run offered pauses it (a reply withholds AskUserQuestion; a call to it then
-        // comes back as an unknown-tool error).
-        if (part.toolName === ASK_USER_QUESTION && tools[ASK_USER_QUESTION]) {
-          const title = (part.input as { questions?: { question?: string }[] }).questions?.[0]?.question;
-          questions.push({
-            id: newRequestId(),
-            kind: title === PLAN_APPROVAL ? "plan" : "question",
-            toolName: ASK_USER_QUESTION,
-            toolCallId: part.toolCallId,
-            input: part.input,
-          });
-        }
-        break;
-      case "tool-result":
-        if (approvedCallIds.has(part.toolCallId)) {
-          resumedResults.push({ type: "tool-result", toolCallId: part.toolCallId, toolName: part.toolName, output: { type: "json", value: part.output as never } });
-        }
-        frames.push({ type: "tool_result", tool_use_id: part.toolCallId, content: JSON.stringify(part.output), result: part.output });
-        break;
-      case "tool-error":
-        if (approvedCallIds.has(part.toolCallId)) {
-          resumedResults.push({ type: "tool-result", toolCallId: part.toolCallId, toolName: part.toolName, output: { type: "error-text", value: String(part.error) } });
-        }
-        frames.push({ type: "tool_result", tool_use_id: part.toolCallId, content: String(part.error), result: { error: String(part.error) } });
-        break;
-      case "tool-approval-request": {
-        const call = callsById.get(part.toolCall.toolCallId) ?? { toolName: part.toolCall.toolName, input: part.toolCall.input };
-        const connection = apps.connectionNeeded.get(part.toolCall.toolCallId);
-        toolApprovals.push({
-          id: newRequestId(),
-          kind: connection ? "connection" : "tool",
-          ...(connection ? { app: connection.app } : {}),
-          toolName: call.toolName,
-          // The approval id is what the model's next turn must answer.
-          toolCallId: part.approvalId,
-          input: call.input,
-        });
-        if (connection) connectionFrames.set(toolApprovals.at(-1)!.id, connection);
-        break;
-      }
-      case "finish-step":
-        // Every model call is metered as it ends, so a run cancelled or failed later still pays for it.
-        await meterModelCall(
-          prisma,
-          deps.config,
-          run,
-          {
-            inputTokens: part.usage.inputTokens ?? 0,
-            outputTokens: part.usage.outputTokens ?? 0,
-            cacheReadTokens: part.usage.inputTokenDetails?.cacheReadTokens ?? 0,
-            cacheWriteTokens: part.usage.inputTokenDetails?.cacheWriteTokens ?? 0,
-          },
-          own ? "own_sub" : "wallet",
-        );
-        break;
-      case "error":
-        throw part.error instanceof Error ? part.error : new Error(String(part.error));
-      default:
-        break;
-    }
+    frames.push(...reader.read(part));
+    if (reader.failure) throw reader.failure;
+    if (part.type !== "finish-step") continue;
+    // Every model call is metered as it ends, so a run cancelled or failed later still pays for it.
+    await meterModelCall(
+      prisma,
+      deps.config,
+      run,
+      {
+        inputTokens: part.usage.inputTokens ?? 0,
+        outputTokens: part.usage.outputTokens ?? 0,
+        cacheReadTokens: part.usage.inputTokenDetails?.cacheReadTokens ?? 0,
+        cacheWriteTokens: part.usage.inputTokenDetails?.cacheWriteTokens ?? 0,
+      },
+      own ? "own_sub" : "wallet",
+    );
   }
 
   // The SDK calls onEnd before it closes the stream, unless the stream failed (thrown above).
@@ -656,8 +493,8 @@ async function loop(
       message.role === "tool" ? message.content.flatMap((part) => (part.type === "tool-result" ? [part.toolCallId] : [])) : [],
     ),
   );
-  const missing = resumedResults.filter((result) => !answered.has(result.toolCallId));
-  if (approvalMessage && missing.length > 0) approvalMessage.content.push(...missing);
+  const missing = reader.approvedResults.filter((result) => !answered.has(result.toolCallId));
+  if (decisions.message && missing.length > 0) decisions.message.content.push(...missing);
   messages.push(...response.messages);
   const steps = ended.steps.length;
   // Tokens and cost were added to the run step by step (finish-step above).
@@ -667,7 +504,7 @@ async function loop(
     turnsUsed: { increment: steps },
   };
 
-  const requests = [...toolApprovals, ...questions];
+  const requests = reader.requests;
   if (requests.length > 0) {
     // One transaction: whoever sees awaiting_approval also finds the pending requests.
     const stored = metadataOnly ? requests.map((request) => ({ ...request, input: {} })) : requests;
@@ -687,20 +524,7 @@ async function loop(
       return row;
     });
     if (!paused) return;
-    frames.push(
-      ...requests.map((request): RunFrame => {
-        const connection = connectionFrames.get(request.id);
-        return {
-          type: "permission_request",
-          request_id: request.id,
-          tool_name: request.toolName,
-          input: request.input,
-          kind: request.kind,
-          ...(connection ? { app: connection.app, app_name: connection.appName, connection_status: connection.status } : {}),
-        };
-      }),
-      { type: "run_status", status: "awaiting_approval" },
-    );
+    frames.push(...reader.pauseFrames());
     return;
   }
 

@@ -1,0 +1,93 @@
+// The tools one pass of a run offers the model: the built-in ones the agent and run enable, the
+// connected apps' and the approved custom tool servers', each marked as needing a person's approval
+// where the run's permission mode asks for one.
+import type { ToolSet } from "ai";
+import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { JobQueue } from "../jobs/queue";
+import type { PlatformConfig } from "../platform-config";
+import { findAccount } from "../repositories/accounts";
+import type { AgentRow } from "../repositories/agents";
+import { rememberedTools } from "../repositories/permission-requests";
+import { listPermissionsForEndUser } from "../repositories/permissions";
+import type { RunRow } from "../repositories/runs";
+import { resolveBuiltInTools } from "../services/built-in-tools";
+import { appToolSet, type ConnectionNeeded } from "./app-tools";
+import type { HotCache } from "./hot-cache";
+import type { Mailer } from "../services/mailer";
+import type { ScriptSandbox } from "../tool-servers/script-sandbox";
+import { serverToolSet } from "./server-tools";
+import { builtInToolSet } from "./tools";
+
+/** What the tools reach: the executor's dependencies (runtime/executor.ts ExecutorDeps) meet it. */
+export interface RunToolsDeps {
+  prisma: PrismaClient;
+  config: PlatformConfig;
+  mailer: Mailer;
+  cache: HotCache;
+  jobs: JobQueue;
+  scriptSandbox(): ScriptSandbox;
+}
+
+export interface RunTools {
+  tools: ToolSet;
+  /** The built-in tools enabled (the system prompt describes them). */
+  enabled: Set<string>;
+  /** App tool calls that wait for a connection, by tool call id (app-tools.ts). */
+  connectionNeeded: Map<string, ConnectionNeeded>;
+}
+
+export async function runTools(deps: RunToolsDeps, run: RunRow, agent: AgentRow): Promise<RunTools> {
+  const { prisma } = deps;
+  // The agent's toggles and disabled_builtin_tools, then the run's (services/built-in-tools.ts).
+  const enabled = new Set(resolveBuiltInTools(agent, run));
+  const tools: ToolSet = builtInToolSet(
+    {
+      prisma,
+      mailer: deps.mailer,
+      accountId: run.accountId,
+      // Only report_issue needs it: read when it runs, not for every run.
+      accountEmail: async () => (await findAccount(prisma, run.accountId))?.email ?? "",
+      endUserId: run.endUserId,
+      agentId: agent.id,
+      runId: run.id,
+      userId: agent.endUser?.externalId ?? null,
+      taskId: run.taskId,
+      services: { prisma, cache: deps.cache, jobs: deps.jobs },
+    },
+    enabled,
+  );
+  // A reply is non-interactive: no questions, no approvals, no plan mode (endpoints-core.md).
+  const approvalMode = run.interactive && run.permissionMode === "approval";
+  const allowList = approvalMode && run.endUserId !== null ? await listPermissionsForEndUser(prisma, run.accountId, run.endUserId) : new Set<string>();
+  const remembered = approvalMode ? await rememberedTools(prisma, run.id) : new Set<string>();
+  const asksApproval = (name: string) => approvalMode && name !== ASK_USER_QUESTION && !allowList.has(name) && !remembered.has(name);
+  for (const [name, definition] of Object.entries(tools)) {
+    if (asksApproval(name)) tools[name] = { ...definition, needsApproval: true };
+  }
+  // Apps' tools decide for themselves: a call with no usable connection waits for one (interactive runs).
+  const apps = await appToolSet({
+    prisma,
+    config: deps.config,
+    accountId: run.accountId,
+    endUserId: run.endUserId,
+    agentId: agent.id,
+    named: [...agent.tools, ...run.tools],
+    interactive: run.interactive,
+    needsApproval: asksApproval,
+  });
+  Object.assign(tools, apps.tools);
+  // Custom tool servers' tools (srv<id>__<tool>): approved servers of the account level and the run's end-user.
+  Object.assign(
+    tools,
+    await serverToolSet({
+      prisma,
+      config: deps.config,
+      accountId: run.accountId,
+      endUserId: run.endUserId,
+      scriptSandbox: deps.scriptSandbox,
+      needsApproval: asksApproval,
+    }),
+  );
+  return { tools, enabled, connectionNeeded: apps.connectionNeeded };
+}
