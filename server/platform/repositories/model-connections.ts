@@ -17,6 +17,9 @@ export const findConnection = (prisma: PrismaClient, accountId: number, provider
 export const findConnectionsFor = (prisma: PrismaClient, accountId: number, providers: string[]) =>
   prisma.platformModelConnection.findMany({ where: { accountId, provider: { in: providers } }, include: withAccounts });
 
+export const countConnectionsFor = (prisma: PrismaClient, accountId: number, providers: string[]) =>
+  prisma.platformModelConnection.count({ where: { accountId, provider: { in: providers } } });
+
 export const findPreferredConnection = (prisma: PrismaClient, accountId: number) =>
   prisma.platformModelConnection.findFirst({ where: { accountId, preferredDefault: true }, include: withAccounts });
 

@@ -24,6 +24,7 @@ import {
   addProviderAccount,
   type AuthorizationRow,
   type ConnectionRow,
+  countConnectionsFor,
   countPendingAuthorizations,
   createAuthorization,
   deleteConnection,
@@ -42,6 +43,7 @@ import {
   updateAuthorization,
   updateProviderAccount,
 } from "../repositories/model-connections";
+import { runMeter } from "../repositories/plans";
 import { completeServerOAuth, type OAuthClientState, refreshServerOAuth } from "../tool-servers/server-oauth";
 import { ToolServerError } from "../tool-servers/types";
 import { openSecret, sealSecret } from "./app-credentials";
@@ -534,25 +536,54 @@ export class OwnModelConnectionError extends Error {
   override name = "OwnModelConnectionError";
 }
 
+/** The provider slugs whose connections run `modelId` (its catalogue author); none for the platform's own models. */
+function providersServing(config: PlatformConfig, modelId: string): ModelConnectionProvider[] {
+  const entry = findModel(config.models, modelId);
+  if (!entry || entry.author === "inlay") return [];
+  return MODEL_CONNECTION_PROVIDERS.filter((provider) => PROVIDERS[provider].serves === entry.author);
+}
+
+/**
+ * Whether a run of `modelId` on this account is on its own model connection (the own_sub meter): a
+ * connection for the model's provider exists, usable or not. Admission decides the meter with it
+ * (services/run-funding.ts): resolveOwnModelConnection then either calls the provider with it or
+ * fails the run, never falls back to platform funding, so the balance is never the run's payer.
+ */
+export async function hasOwnModelConnection(prisma: PrismaClient, config: PlatformConfig, accountId: number, modelId: string): Promise<boolean> {
+  const providers = providersServing(config, modelId);
+  if (providers.length === 0) return false;
+  return (await countConnectionsFor(prisma, accountId, providers)) > 0;
+}
+
 /**
  * The account's own credentials for `modelId`'s provider, or null when it has no connection for it
  * (the run is then funded by the platform as before). A connection that exists but cannot be used
  * (expired, refresh refused) throws OwnModelConnectionError: the run fails rather than falling back
  * to platform funding behind the account's back. When several connections serve the model's provider
  * (anthropic and provA), the preferred default wins, else the most recently connected; within one,
- * the newest usable account.
+ * the newest usable account. With `runId`, a run funded own_sub (services/run-funding.ts) whose
+ * connection is gone throws too.
  */
 export async function resolveOwnModelConnection(
   prisma: PrismaClient,
   config: PlatformConfig,
   accountId: number,
   modelId: string,
+  runId?: number,
 ): Promise<OwnModelConnection | null> {
-  const entry = findModel(config.models, modelId);
-  if (!entry || entry.author === "inlay") return null;
-  const candidates = MODEL_CONNECTION_PROVIDERS.filter((provider) => PROVIDERS[provider].serves === entry.author);
-  const rows = await findConnectionsFor(prisma, accountId, [...candidates]);
-  if (rows.length === 0) return null;
+  const candidates = providersServing(config, modelId);
+  if (candidates.length === 0) return null;
+  const rows = await findConnectionsFor(prisma, accountId, candidates);
+  if (rows.length === 0) {
+    // A run admitted on the connection (own_sub: no hold) whose connection was removed since must not
+    // make the platform pay for it.
+    if (runId !== undefined && (await runMeter(prisma, runId)) === "own_sub") {
+      throw new OwnModelConnectionError(
+        "MODEL_CONNECTION_UNUSABLE: the run was started on the account's own model connection, which has since been removed; start a new run to use platform funding",
+      );
+    }
+    return null;
+  }
   const row = rows.find((candidate) => candidate.preferredDefault) ?? rows.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0]!;
   const provider = row.provider as ModelConnectionProvider;
   const now = new Date();

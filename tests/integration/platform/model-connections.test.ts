@@ -5,6 +5,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addLedgerEntry } from "@/server/platform/repositories/billing";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { startProviderServer, type ProviderServer } from "../../helpers/provider-servers";
@@ -468,5 +469,103 @@ describe("DELETE /model-connections/<provider>/accounts/<account_id> and DELETE 
     expect(connectionOf((await list()).body, "openai")).toMatchObject({ status: "not_connected", accounts: [], preferred_default: false });
     expect((await platform.call("/model-connections/openai", { key: account.key, method: "DELETE" })).status).toBe(404);
     expect((await platform.call("/model-connections/nope", { key: account.key, method: "DELETE" })).status).toBe(404);
+  });
+});
+
+describe("admission of runs on the account's own connection", () => {
+  let ownFake: ProviderServer;
+  let own: Account;
+  let firstRunId: number;
+  beforeAll(async () => {
+    ownFake = await startProviderServer({
+      wire: "openai-chat",
+      basePath: "/v1",
+      turns: [
+        // Enough tokens to cost more than a cent at gpt-4.1-mini's list price.
+        { kind: "text", text: "A long answer on your own key.", usage: { input: 200_000, output: 10 } },
+        { kind: "text", text: "Another end-user's answer.", usage: { input: 10, output: 2 } },
+        { kind: "text", text: "Answered with a balance, still your key.", usage: { input: 10, output: 2 } },
+      ],
+    });
+    own = await platform.signup();
+    expect((await putKey("openai", { api_key: OPENAI_KEY, base_url: ownFake.baseUrl }, own.key)).status).toBe(200);
+  });
+  afterAll(() => ownFake?.close());
+
+  const setBalance = async (micros: number) => {
+    const { balance_micros } = await balanceOf(own.key);
+    expect(await addLedgerEntry(platform.database.prisma, own.id, { type: "adjustment", amountMicros: BigInt(micros - balance_micros), description: "test" })).toBe(
+      BigInt(micros),
+    );
+  };
+  const newAgent = async (userId: string, model: string) =>
+    (await platform.call("/agents", { key: own.key, body: { user_id: userId, name: `${model} agent`, model } })).body.id as number;
+  const meterOf = async (runId: number) => (await platform.database.prisma.platformRunFunding.findUnique({ where: { runId } }))?.meter ?? "wallet";
+
+  it("admits a run on an empty balance, holds nothing, settles own_sub; a platform-funded run is still refused", async () => {
+    await setBalance(0);
+    const agent = await newAgent("u1", "gpt-4.1-mini");
+    const run = await runToEnd(own.key, { teammate_id: agent, message: "Hello on an empty balance" });
+    expect(run.status).toBe("completed");
+    firstRunId = run.id;
+    expect(JSON.stringify(run)).toContain("A long answer on your own key.");
+    expect(ownFake.requests[0]!.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
+    expect(await meterOf(run.id)).toBe("own_sub");
+    expect((await platform.database.prisma.platformRun.findUniqueOrThrow({ where: { id: run.id } })).holdMicros).toBe(0n);
+    expect(await balanceOf(own.key)).toMatchObject({ balance_micros: 0, held_micros: 0 });
+    const usage = (await platform.call("/usage/timeseries", { key: own.key, query: { settled_meter: "own_sub" } })).body;
+    expect(usage.totals.input_tokens).toBe(200_000);
+
+    const sim = await newAgent("u1", "inlay/sim");
+    const refused = await platform.call("/runs", { key: own.key, query: { user_id: "u1" }, body: { teammate_id: sim, message: "platform-funded", stream: false } });
+    expect(refused.status).toBe(402);
+    expect(refused.body.error.error_code).toBe("TOKEN_BALANCE_DEPLETED");
+  });
+
+  it("counts own_sub usage against per_end_user_cost_limit_cents (the cap is on metered cost)", async () => {
+    expect((await platform.call("/settings", { key: own.key, method: "PATCH", body: { per_end_user_cost_limit_cents: 1 } })).status).toBe(200);
+    const agent = await newAgent("u1", "gpt-4.1-mini");
+    const capped = await platform.call("/runs", { key: own.key, query: { user_id: "u1" }, body: { teammate_id: agent, message: "over the cap", stream: false } });
+    expect(capped.status).toBe(402);
+    expect(capped.body.error).toMatchObject({ error_code: "COST_LIMIT_REACHED", details: { end_user_id: "u1", limit_cents: 1 } });
+    expect(Number(capped.body.error.details.used_usd)).toBeGreaterThan(0.01);
+    expect(ownFake.requests).toHaveLength(1);
+
+    // Another end-user has its own cap, and is admitted on the empty balance.
+    const other = await newAgent("u2", "gpt-4.1-mini");
+    const started = await platform.call("/runs", { key: own.key, query: { user_id: "u2" }, body: { teammate_id: other, message: "hi", stream: false, permission_mode: "autonomous" } });
+    expect(started.status).toBe(200);
+    expect((await platform.call("/settings", { key: own.key, method: "PATCH", body: { per_end_user_cost_limit_cents: null } })).status).toBe(200);
+  });
+
+  it("with a balance, still holds nothing and settles own_sub (not the fast path's wallet hold)", async () => {
+    await setBalance(1_000_000);
+    const agent = await newAgent("u3", "gpt-4.1-mini");
+    const started = await platform.call("/runs", { key: own.key, query: { user_id: "u3" }, body: { teammate_id: agent, message: "hi", stream: false, permission_mode: "autonomous" } });
+    expect(started.status).toBe(200);
+    expect((await platform.database.prisma.platformRun.findUniqueOrThrow({ where: { id: started.body.id } })).holdMicros).toBe(0n);
+    expect(await meterOf(started.body.id)).toBe("own_sub");
+    for (let i = 0; i < 400 && (await platform.call(`/runs/${started.body.id}`, { key: own.key, query: { user_id: "u3" } })).body.status === "running"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect((await balanceOf(own.key)).balance_micros).toBe(1_000_000);
+    await setBalance(0);
+  });
+
+  it("a reply to an own_sub run after the connection is removed fails clearly, and the balance pays nothing", async () => {
+    const target = { id: firstRunId };
+    const userId = "u1";
+    expect((await platform.call("/model-connections/openai", { key: own.key, method: "DELETE" })).status).toBe(204);
+    const replied = await platform.call(`/runs/${target.id}/reply`, { key: own.key, query: { user_id: userId }, body: { message: "again", stream: false } });
+    expect(replied.status, JSON.stringify(replied.body)).toBe(200);
+    let run = replied.body;
+    for (let i = 0; i < 400 && run.status === "running"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      run = (await platform.call(`/runs/${target.id}`, { key: own.key, query: { user_id: userId } })).body;
+    }
+    expect(run.status).toBe("failed");
+    expect(JSON.stringify(run)).toContain("MODEL_CONNECTION_UNUSABLE");
+    expect(ownFake.requests).toHaveLength(3);
+    expect(await balanceOf(own.key)).toMatchObject({ balance_micros: 0, held_micros: 0 });
   });
 });
