@@ -22,6 +22,7 @@ import { PlatformError } from "../errors";
 import { checkOutboundUrl, OutboundError, type OutboundOptions } from "../outbound/guarded-fetch";
 import {
   addProviderAccount,
+  claimProviderAccountRefresh,
   type AuthorizationRow,
   type ConnectionRow,
   countConnectionsFor,
@@ -33,6 +34,7 @@ import {
   findConnection,
   findConnectionsFor,
   findPreferredConnection,
+  findProviderAccount,
   finishAuthorization,
   listConnections,
   type NewProviderAccount,
@@ -47,6 +49,7 @@ import { runMeter } from "../repositories/plans";
 import { completeServerOAuth, type OAuthClientState, refreshServerOAuth } from "../tool-servers/server-oauth";
 import { ToolServerError } from "../tool-servers/types";
 import { openSecret, sealSecret } from "./app-credentials";
+import { REFRESH_CLAIM_MS, REFRESH_WAIT_MS, waitForRefreshClaim } from "./refresh-claim";
 import { findModel, modelCatalog, type ModelSettings, type ProviderSlug } from "./models";
 
 export interface ModelConnectionContext {
@@ -596,9 +599,7 @@ export async function resolveOwnModelConnection(
     );
   }
   let secret = openProviderSecret(config, usable.secretSealed);
-  if (usable.method !== "api_key" && usable.expiresAt && usable.expiresAt <= new Date(now.getTime() + 60_000) && secret.refresh_token) {
-    secret = await refreshProviderAccount(prisma, config, provider, usable, secret);
-  }
+  if (refreshDue(usable, secret)) secret = await freshProviderSecret(prisma, config, provider, usable);
   const common = {
     provider,
     providerAccountId: usable.id,
@@ -613,15 +614,57 @@ export async function resolveOwnModelConnection(
   return { ...common, api: provider, apiKey: secret.api_key, baseUrl: usable.baseUrl };
 }
 
-async function refreshProviderAccount(
+/** A token pair expiring within a minute, with a refresh token: refresh it before the call. */
+const refreshDue = (account: Pick<ProviderAccountRow, "method" | "expiresAt">, secret: ProviderSecret) =>
+  account.method !== "api_key" && account.expiresAt !== null && account.expiresAt.getTime() - Date.now() <= 60_000 && secret.refresh_token !== undefined;
+
+/**
+ * The account's token pair, refreshed once across concurrent runs and instances (services/refresh-claim.ts):
+ * provA rotates refresh tokens, so two runs refreshing with the same one would have the second refused
+ * and the account marked failed. The caller that claims the refresh reads the row again (another may
+ * have just refreshed it), refreshes and stores; the others wait for it and use what it stored.
+ */
+async function freshProviderSecret(
   prisma: PrismaClient,
   config: PlatformConfig,
   provider: ModelConnectionProvider,
   account: ProviderAccountRow,
+): Promise<ProviderSecret> {
+  const deadline = Date.now() + REFRESH_WAIT_MS;
+  const unusable = (why: string) =>
+    new OwnModelConnectionError(`MODEL_CONNECTION_UNUSABLE: the account's ${provider} model connection ${why}; connect it again`);
+  for (;;) {
+    const claimed = await claimProviderAccountRefresh(prisma, account.accountId, account.id, REFRESH_CLAIM_MS);
+    const row = await findProviderAccount(prisma, account.accountId, account.id);
+    if (!row) throw unusable("was removed");
+    if (row.status === "failed") {
+      if (claimed) await updateProviderAccount(prisma, row.accountId, row.id, { refreshingUntil: null });
+      throw unusable(`could not be renewed (${row.lastError ?? "its account failed"})`);
+    }
+    const secret = openProviderSecret(config, row.secretSealed);
+    if (!refreshDue(row, secret)) {
+      if (claimed) await updateProviderAccount(prisma, row.accountId, row.id, { refreshingUntil: null });
+      return secret;
+    }
+    if (claimed) return refreshProviderAccount(prisma, config, provider, row, secret);
+    if (Date.now() > deadline) throw unusable("is being renewed by another run for too long; try again");
+    await waitForRefreshClaim(async () => (await findProviderAccount(prisma, account.accountId, account.id))?.refreshingUntil, deadline);
+  }
+}
+
+/** Holds the refresh claim: refreshes and stores the new pair, and ends the claim either way. */
+async function refreshProviderAccount(
+  prisma: PrismaClient,
+  config: PlatformConfig,
+  provider: ModelConnectionProvider,
+  account: Pick<ProviderAccountRow, "id" | "accountId">,
   secret: ProviderSecret,
 ): Promise<ProviderSecret> {
   const settings = provAOAuth(config.models);
-  if (!settings) return secret;
+  if (!settings) {
+    await updateProviderAccount(prisma, account.accountId, account.id, { refreshingUntil: null });
+    return secret;
+  }
   try {
     const tokens = await refreshServerOAuth({ client: clientOf(settings), refreshToken: secret.refresh_token!, outbound: outboundOf(config) });
     const next: ProviderSecret = { ...secret, access_token: tokens.accessToken, refresh_token: tokens.refreshToken ?? secret.refresh_token };
@@ -630,11 +673,12 @@ async function refreshProviderAccount(
       expiresAt: tokens.expiresAt ? new Date(tokens.expiresAt) : null,
       status: "connected",
       lastError: null,
+      refreshingUntil: null,
     });
     return next;
   } catch (error) {
     const message = error instanceof ToolServerError ? error.message : "the token refresh failed";
-    await updateProviderAccount(prisma, account.accountId, account.id, { status: "failed", lastError: message });
+    await updateProviderAccount(prisma, account.accountId, account.id, { status: "failed", lastError: message, refreshingUntil: null });
     throw new OwnModelConnectionError(
       `MODEL_CONNECTION_UNUSABLE: the account's ${provider} model connection could not be renewed (${message}); connect it again`,
     );

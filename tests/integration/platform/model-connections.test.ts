@@ -6,6 +6,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addLedgerEntry } from "@/server/platform/repositories/billing";
+import { openSecret } from "@/server/platform/services/app-credentials";
+import { resolveOwnModelConnection } from "@/server/platform/services/model-connections";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { startProviderServer, type ProviderServer } from "../../helpers/provider-servers";
@@ -567,5 +569,62 @@ describe("admission of runs on the account's own connection", () => {
     expect(JSON.stringify(run)).toContain("MODEL_CONNECTION_UNUSABLE");
     expect(ownFake.requests).toHaveLength(3);
     expect(await balanceOf(own.key)).toMatchObject({ balance_micros: 0, held_micros: 0 });
+  });
+});
+
+describe("provA token refresh across concurrent runs", () => {
+  let refresher: Account;
+  let accountId: number;
+  const prisma = () => platform.database.prisma;
+  const storedTokens = async () => {
+    const row = await prisma().platformModelProviderAccount.findUniqueOrThrow({ where: { id: accountId } });
+    return { row, tokens: JSON.parse(openSecret(platform.config, row.secretSealed).value) as { access_token: string; refresh_token: string } };
+  };
+  const resolve = () => resolveOwnModelConnection(prisma(), platform.config, refresher.id, "haiku");
+
+  beforeAll(async () => {
+    refresher = await platform.signup();
+    const started = await platform.call("/model-connections/provA/authorizations", { key: refresher.key, method: "POST" });
+    const code = (await oauthServer.authorize(started.body.authorization_url, REDIRECT_URI)).searchParams.get("code")!;
+    const completed = await platform.call(`/model-connections/provA/authorizations/${encodeURIComponent(started.body.state)}`, {
+      key: refresher.key,
+      method: "POST",
+      body: { code },
+    });
+    expect(completed.status).toBe(200);
+    accountId = completed.body.account_id;
+  });
+
+  it("refreshes a token about to expire once; concurrent callers all get the new token", async () => {
+    const before = await storedTokens();
+    await prisma().platformModelProviderAccount.update({ where: { id: accountId }, data: { expiresAt: new Date(Date.now() + 5_000) } });
+    const refreshes = oauthServer.grants.refresh_token ?? 0;
+    const errors = oauthServer.grantErrors.length;
+    const resolved = await Promise.all([resolve(), resolve(), resolve(), resolve()]);
+    expect(oauthServer.grants.refresh_token).toBe(refreshes + 1);
+    expect(oauthServer.grantErrors).toHaveLength(errors);
+    const after = await storedTokens();
+    expect(after.tokens.access_token).not.toBe(before.tokens.access_token);
+    expect(after.tokens.refresh_token).not.toBe(before.tokens.refresh_token);
+    for (const own of resolved) expect(own).toMatchObject({ provider: "provA", authToken: after.tokens.access_token });
+    expect(after.row).toMatchObject({ status: "connected", lastError: null, refreshingUntil: null });
+    expect(after.row.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 60_000);
+    // Fresh now: no refresh at all.
+    await resolve();
+    expect(oauthServer.grants.refresh_token).toBe(refreshes + 1);
+  });
+
+  it("a refused refresh is tried once: every concurrent caller fails clearly and the account is marked failed", async () => {
+    const { tokens } = await storedTokens();
+    await oauthServer.revokeGrantOf(tokens.refresh_token);
+    await prisma().platformModelProviderAccount.update({ where: { id: accountId }, data: { expiresAt: new Date(Date.now() - 1_000) } });
+    const errors = oauthServer.grantErrors.length;
+    const results = await Promise.allSettled([resolve(), resolve(), resolve()]);
+    expect(oauthServer.grantErrors).toHaveLength(errors + 1);
+    for (const result of results) {
+      expect(result.status).toBe("rejected");
+      expect(String((result as PromiseRejectedResult).reason)).toContain("MODEL_CONNECTION_UNUSABLE");
+    }
+    expect((await storedTokens()).row).toMatchObject({ status: "failed", refreshingUntil: null });
   });
 });
