@@ -265,10 +265,9 @@ export async function createAgent(
   checkBuiltInTools(input.disabled_builtin_tools ?? []);
   checkImessage(input.inbound_imessage_enabled ?? false, input.allowed_imessage_senders ?? []);
   await checkChannelsFree(ctx, scope.accountId, input.chat_channels ?? [], null);
+  const model = input.model ? resolveModel(ctx.config, input.model) : null;
   // Last of the checks: starting a group writes its first agent.
   if (input.group_id !== undefined && input.group_id !== null) await joinMateGroup(ctx, scope, input.group_id, null);
-
-  const model = input.model ? resolveModel(ctx.config, input.model) : null;
   const data: AgentData = {
     name: fromTemplate?.name ?? input.name?.trim() ?? randomName(),
     instructions: fromTemplate?.instructions ?? input.instructions ?? "",

@@ -603,6 +603,9 @@ describe("mate groups (group_id)", () => {
     const user = freshUser();
     const lead = await newAgent({}, { userId: user });
     const first = await newAgent({}, { userId: user });
+    // A create refused for another field starts no group.
+    expect((await create(user, { group_id: first.id, model: "no-such-model" })).status).toBe(422);
+    expect((await read(first.id, user)).group_id).toBeNull();
     const joined = await create(user, { group_id: first.id });
     expect(joined.status).toBe(201);
     expect(joined.body.group_id).toBe(first.id);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addLedgerEntry } from "@/server/platform/repositories/billing";
 import { openSecret } from "@/server/platform/services/app-credentials";
 import { resolveOwnModelConnection } from "@/server/platform/services/model-connections";
+import { activatePlan } from "@/server/platform/services/plans";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { startProviderServer, type ProviderServer } from "../../helpers/provider-servers";
@@ -626,5 +627,31 @@ describe("provA token refresh across concurrent runs", () => {
       expect(String((result as PromiseRejectedResult).reason)).toContain("MODEL_CONNECTION_UNUSABLE");
     }
     expect((await storedTokens()).row).toMatchObject({ status: "failed", refreshingUntil: null });
+  });
+});
+
+describe("own_sub runs of an account on a plan", () => {
+  let planFake: ProviderServer;
+  beforeAll(async () => {
+    planFake = await startProviderServer({ wire: "openai-chat", basePath: "/v1", turns: [{ kind: "text", text: "On the plan, on your key.", usage: { input: 12, output: 3 } }] });
+  });
+  afterAll(() => planFake?.close());
+
+  it("are metered own_sub, not counted against the plan's included runs; a platform-funded run is", async () => {
+    const planned = await platform.signup();
+    await activatePlan(platform.database.prisma, planned.id, { slug: "free", billingPeriod: "monthly" });
+    expect((await putKey("openai", { api_key: OPENAI_KEY, base_url: planFake.baseUrl }, planned.key)).status).toBe(200);
+    const agent = (await platform.call("/agents", { key: planned.key, body: { user_id: "u1", name: "Planned", model: "gpt-4.1-mini" } })).body;
+    const balance = await balanceOf(planned.key);
+
+    const run = await runToEnd(planned.key, { teammate_id: agent.id, message: "hello" });
+    expect(run.status).toBe("completed");
+    expect((await platform.database.prisma.platformRunFunding.findUnique({ where: { runId: run.id } }))?.meter).toBe("own_sub");
+    expect((await platform.call("/usage", { key: planned.key })).body).toMatchObject({ plan: "free", runs_used: 0 });
+    expect(await balanceOf(planned.key)).toMatchObject({ balance_micros: balance.balance_micros, held_micros: 0 });
+
+    const sim = (await platform.call("/agents", { key: planned.key, body: { user_id: "u1", name: "Sim", model: "inlay/sim" } })).body;
+    expect((await runToEnd(planned.key, { teammate_id: sim.id, message: "hello" })).status).toBe("completed");
+    expect((await platform.call("/usage", { key: planned.key })).body).toMatchObject({ plan: "free", runs_used: 1 });
   });
 });
