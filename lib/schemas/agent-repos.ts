@@ -59,6 +59,8 @@ export const AgentRepo = z
     mode: z.string(),
     connection_id: z.string().meta({ description: "The account-level code-host connection the binding uses" }),
     env_keys: z.array(z.string()),
+    commands_digest: z.string().nullable().meta({ description: "The approved commands' digest; null: none approved" }),
+    commands_approved_at: Timestamp.nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -67,4 +69,13 @@ export const AgentRepo = z
 export const AgentRepoParams = z.object({ agent_id: IntId, repo_id: IntId });
 export const AgentRepoEnvKeyParams = AgentRepoParams.extend({ key: z.string().max(ENV_KEY_MAX_CHARS) });
 
-export const ApproveCommands = z.object({ commands_digest: z.string().min(1).max(200) });
+/** A digest as tools print it: hex or base64, optionally prefixed with its algorithm (sha256:…). */
+export const CommandsDigest = z
+  .string()
+  .min(1, "must not be empty")
+  .max(200, "must be at most 200 characters")
+  .regex(/^[A-Za-z0-9:+/=_-]+$/, "must be a digest such as sha256:<hex> (letters, digits and : + / = _ -)");
+
+export const ApproveCommands = z.object({
+  commands_digest: CommandsDigest.meta({ description: "The digest of the repository's commands being approved; replaces an earlier approval" }),
+});

@@ -39,3 +39,7 @@ export const deleteAgentRepo = (prisma: PrismaClient, id: number) => prisma.plat
 
 export const setAgentRepoEnv = (prisma: PrismaClient, id: number, env: { envSealed: string | null; envKeys: string[] }) =>
   prisma.platformAgentRepo.update({ where: { id }, data: env });
+
+/** Records the approved commands' digest (null clears it, with its time). */
+export const setAgentRepoCommands = (prisma: PrismaClient, id: number, digest: string | null, at: Date | null) =>
+  prisma.platformAgentRepo.update({ where: { id }, data: { commandsDigest: digest, commandsApprovedAt: at } });

@@ -70,6 +70,17 @@ export async function agentExistsInScope(prisma: PrismaClient, scope: ScopeKey, 
   return (await prisma.platformAgent.count({ where: { id, ...scopeWhere(scope) } })) > 0;
 }
 
+/** The scope's lead agent (services/agents.ts, mate groups): its oldest agent not archived; null when none. */
+export async function leadAgentId(prisma: PrismaClient, scope: ScopeKey): Promise<number | null> {
+  const row = await prisma.platformAgent.findFirst({ where: { ...scopeWhere(scope), status: { not: "archived" } }, orderBy: { id: "asc" }, select: { id: true } });
+  return row?.id ?? null;
+}
+
+/** Does the mate group `groupId` have a member (not archived) in this scope? */
+export async function mateGroupHasMembers(prisma: PrismaClient, scope: ScopeKey, groupId: number): Promise<boolean> {
+  return (await prisma.platformAgent.count({ where: { ...scopeWhere(scope), groupId, status: { not: "archived" } } })) > 0;
+}
+
 /**
  * One page of agents, ordered by COALESCE(display_order, id) then id (the spec's order), starting
  * after the agent `startingAfter`. Prisma cannot order by an expression, so the ids come from SQL.

@@ -17,6 +17,9 @@ export const findConnection = (prisma: PrismaClient, accountId: number, provider
 export const findConnectionsFor = (prisma: PrismaClient, accountId: number, providers: string[]) =>
   prisma.platformModelConnection.findMany({ where: { accountId, provider: { in: providers } }, include: withAccounts });
 
+export const countConnectionsFor = (prisma: PrismaClient, accountId: number, providers: string[]) =>
+  prisma.platformModelConnection.count({ where: { accountId, provider: { in: providers } } });
+
 export const findPreferredConnection = (prisma: PrismaClient, accountId: number) =>
   prisma.platformModelConnection.findFirst({ where: { accountId, preferredDefault: true }, include: withAccounts });
 
@@ -65,8 +68,21 @@ export const updateProviderAccount = (
   prisma: PrismaClient,
   accountId: number,
   id: number,
-  data: { secretSealed?: string; expiresAt?: Date | null; status?: string; lastError?: string | null },
+  data: { secretSealed?: string; expiresAt?: Date | null; status?: string; lastError?: string | null; refreshingUntil?: Date | null },
 ) => prisma.platformModelProviderAccount.updateMany({ where: { id, accountId }, data });
+
+export const findProviderAccount = (prisma: PrismaClient, accountId: number, id: number) =>
+  prisma.platformModelProviderAccount.findFirst({ where: { id, accountId } });
+
+/** Claims the refresh of a provider account's tokens for `ms` (services/refresh-claim.ts); false when another caller holds it. */
+export async function claimProviderAccountRefresh(prisma: PrismaClient, accountId: number, id: number, ms: number): Promise<boolean> {
+  const now = new Date();
+  const { count } = await prisma.platformModelProviderAccount.updateMany({
+    where: { id, accountId, OR: [{ refreshingUntil: null }, { refreshingUntil: { lt: now } }] },
+    data: { refreshingUntil: new Date(now.getTime() + ms) },
+  });
+  return count === 1;
+}
 
 /** Removes the connection (and its accounts); false when there was none. */
 export async function deleteConnection(prisma: PrismaClient, accountId: number, provider: string): Promise<boolean> {

@@ -438,7 +438,7 @@ async function loop(
   // would each read the whole stream again from the SDK's buffer.
   const finished: { event?: StreamTextEndEvent<ToolSet> & { output?: unknown } } = {};
   // An account's own model connection for this provider: its credentials, and the own_sub meter.
-  const own = await resolveOwnModelConnection(prisma, deps.config, run.accountId, run.model);
+  const own = await resolveOwnModelConnection(prisma, deps.config, run.accountId, run.model, run.id);
   const result = streamText({
     model: own ? ownLanguageModel(deps.config.models, run.model, own) : deps.languageModel(run.model),
     system,

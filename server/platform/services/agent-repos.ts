@@ -3,9 +3,10 @@
 // an active account-level connection of the code-host app (services/apps.ts); the env's values are
 // sealed with the platform's secret box and never returned. No run is given them (the platform makes no
 // checkout and has no shell), so no run output can show them; whatever hands them to a run one day must
-// redact them from its output, which the 8-character minimum keeps possible. No HTTP here.
+// redact them from its output, which the 8-character minimum keeps possible. A binding also records
+// the digest of its commands a person approved (approve-commands), for the same future runtime. No HTTP here.
 import type { z } from "zod";
-import type { AgentRepo, AgentRepoCreate, AgentRepoEnv, AgentRepoEnvPut } from "@/lib/schemas/agent-repos";
+import type { AgentRepo, AgentRepoCreate, AgentRepoEnv, AgentRepoEnvPut, ApproveCommands } from "@/lib/schemas/agent-repos";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import * as repos from "../repositories/agent-repos";
@@ -30,6 +31,8 @@ const toAgentRepo = (row: AgentRepoRow): z.infer<typeof AgentRepo> => ({
   mode: row.mode,
   connection_id: row.connectionId,
   env_keys: row.envKeys,
+  commands_digest: row.commandsDigest,
+  commands_approved_at: row.commandsApprovedAt?.toISOString() ?? null,
   created_at: row.createdAt.toISOString(),
   updated_at: row.updatedAt.toISOString(),
 });
@@ -85,18 +88,19 @@ export async function unbindRepo(ctx: AgentRepoContext, auth: AuthContext, agent
 }
 
 /**
- * approve-commands and DELETE …/commands: a repository's own commands (what a checkout would run) need
- * a checkout, which this platform does not make, so there is nothing to approve or clear: after the
- * usual 404s, a clear 422.
+ * POST …/approve-commands: records the digest of the repository's commands a person approved (a new
+ * approval replaces the last). The runtime may run a checkout's commands only while their digest is
+ * the approved one; this platform makes no checkout yet, so no run executes them (docs/platform-api.md).
  */
-export async function repoCommandsNotAvailable(ctx: AgentRepoContext, auth: AuthContext, agentId: number, repoId: number): Promise<never> {
-  await loadRepo(ctx, auth, agentId, repoId);
-  throw new PlatformError({
-    type: "validation_error",
-    errorCode: "feature_not_available",
-    message: "commands: running a repository's commands is not available on this platform (it does not check repositories out), so there are none to approve or clear",
-    details: { field: "commands" },
-  });
+export async function approveRepoCommands(ctx: AgentRepoContext, auth: AuthContext, agentId: number, repoId: number, input: z.infer<typeof ApproveCommands>) {
+  const row = await loadRepo(ctx, auth, agentId, repoId);
+  return toAgentRepo(await repos.setAgentRepoCommands(ctx.prisma, row.id, input.commands_digest, new Date()));
+}
+
+/** DELETE …/commands: forgets the approval (204, also when none was recorded). */
+export async function clearRepoCommands(ctx: AgentRepoContext, auth: AuthContext, agentId: number, repoId: number) {
+  const row = await loadRepo(ctx, auth, agentId, repoId);
+  if (row.commandsDigest !== null) await repos.setAgentRepoCommands(ctx.prisma, row.id, null, null);
 }
 
 export async function getRepoEnv(ctx: AgentRepoContext, auth: AuthContext, agentId: number, repoId: number) {

@@ -31,8 +31,10 @@ import {
   createAgent as insertAgent,
   findAgentDocument,
   findAgentRow,
+  leadAgentId,
   listAgentDocuments,
   listAgents as selectAgents,
+  mateGroupHasMembers,
   updateAgent as updateAgentRow,
   upsertAgentDocument,
   withOwner,
@@ -154,12 +156,33 @@ function checkBuiltInTools(names: string[]) {
   }
 }
 
-// Bridges and mate groups are not part of this platform yet, so no id can name one.
+// Bridges are not part of this platform yet, so no id can name one.
 function checkBridge(bridgeId: number | null | undefined) {
   if (bridgeId !== undefined && bridgeId !== null) throw invalid("bridge_id", `no bridge ${bridgeId} in this account`);
 }
-function checkGroup(groupId: number | null | undefined) {
-  if (groupId !== undefined && groupId !== null) throw invalid("group_id", `no agent group ${groupId} in this scope`);
+
+const leadCannotJoin = (id: number) =>
+  invalid("group_id", `agent ${id} is the lead agent of this scope (its oldest agent not archived), which cannot join a mate group`, "lead_agent_cannot_join");
+
+/**
+ * Mate groups (group_id): agents of one end-user scope (or of the account level) grouped under a
+ * number, the id of the agent that started the group. Group N exists in a scope while an agent of that
+ * scope (not archived) is in it; joining N when none is starts it, if N is an agent of the same scope
+ * that is in no group: that agent joins it too. The scope's lead agent (its oldest agent not archived,
+ * the one unbound channels and DMs reach) cannot join, nor be pulled in as a group's first agent.
+ * `joinerId` is the agent joining (null: one being created). Puts the first agent in the group when
+ * this join starts it, after every check passed.
+ */
+async function joinMateGroup(ctx: DataContext, scope: Scope, groupId: number, joinerId: number | null): Promise<void> {
+  const lead = await leadAgentId(ctx.prisma, scope);
+  if (joinerId !== null && joinerId === lead) throw leadCannotJoin(joinerId);
+  if (await mateGroupHasMembers(ctx.prisma, scope, groupId)) return;
+  const first = await findScopedAgent(ctx, scope, groupId);
+  if (!first || (first.groupId !== null && first.id !== joinerId)) {
+    throw invalid("group_id", `no mate group ${groupId} in this scope (a group is named by the id of its first agent, of the same scope and in no other group)`);
+  }
+  if (first.id === lead) throw leadCannotJoin(first.id);
+  if (first.id !== joinerId) await updateAgent(ctx, first, { groupId });
 }
 
 function checkImessage(enabled: boolean, senders: string[]) {
@@ -239,12 +262,12 @@ export async function createAgent(
     }
   }
   checkBridge(input.bridge_id);
-  checkGroup(input.group_id);
   checkBuiltInTools(input.disabled_builtin_tools ?? []);
   checkImessage(input.inbound_imessage_enabled ?? false, input.allowed_imessage_senders ?? []);
   await checkChannelsFree(ctx, scope.accountId, input.chat_channels ?? [], null);
-
   const model = input.model ? resolveModel(ctx.config, input.model) : null;
+  // Last of the checks: starting a group writes its first agent.
+  if (input.group_id !== undefined && input.group_id !== null) await joinMateGroup(ctx, scope, input.group_id, null);
   const data: AgentData = {
     name: fromTemplate?.name ?? input.name?.trim() ?? randomName(),
     instructions: fromTemplate?.instructions ?? input.instructions ?? "",
@@ -270,6 +293,7 @@ export async function createAgent(
     chatChannels: input.chat_channels && input.chat_channels.length > 0 ? (input.chat_channels as Prisma.InputJsonArray) : Prisma.DbNull,
     allowedChatSenders: input.allowed_chat_senders ?? [],
     template: input.from_template ?? null,
+    groupId: input.group_id ?? null,
   };
   // email_inbox: true gives the agent its inbox address at once (services/email-addresses.ts).
   if (input.email_inbox) Object.assign(data, { emailInbox: true, emailAddress: newInboxAddress(emailSettings(ctx.config).domain, data.name) });
@@ -413,10 +437,8 @@ export async function patchAgent(ctx: AgentWriteContext, scope: Scope, id: numbe
   }
   if (input.visibility !== undefined && input.visibility !== null) set("visibility", "visibility", input.visibility);
   if (input.display_order !== undefined) set("display_order", "displayOrder", input.display_order);
-  if (input.group_id !== undefined) {
-    checkGroup(input.group_id);
-    set("group_id", "groupId", null);
-  }
+  // null ungroups; a group is joined after every other check passed (starting one writes its first agent).
+  if (input.group_id !== undefined) set("group_id", "groupId", input.group_id);
   // Explicit null resets the model to the platform default.
   const model = input.model === undefined ? current.model : input.model === null ? null : resolveModel(ctx.config, input.model);
   if (input.model !== undefined) set("model", "model", model);
@@ -428,6 +450,9 @@ export async function patchAgent(ctx: AgentWriteContext, scope: Scope, id: numbe
     input.inbound_imessage_enabled ?? current.inboundImessageEnabled,
     input.allowed_imessage_senders ?? current.allowedImessageSenders,
   );
+  if (input.group_id !== undefined && input.group_id !== null && input.group_id !== current.groupId) {
+    await joinMateGroup(ctx, { accountId: current.accountId, endUserId: current.endUserId, userId: scope.userId }, input.group_id, current.id);
+  }
   if (current.template && changed.length > 0) {
     data.customizedFields = [...new Set([...current.customizedFields, ...changed])];
   }

@@ -1,7 +1,7 @@
 // Credentials of app connections: sealed at rest (AES-256-GCM, server/secret-box.ts) under a key
 // derived from the platform's secret key, opened with a previous key while keys rotate; the headers a
 // tool call sends (services of the run runtime call authorizationFor); OAuth refresh, single-flight
-// per connection across instances; revocation on disconnect. Tokens never enter a log line or an
+// per connection across instances (services/refresh-claim.ts); revocation on disconnect. Tokens never enter a log line or an
 // error message: messages name the app and the OAuth error code only.
 import { logger } from "@/lib/logger";
 import type { PrismaClient } from "@/server/generated/prisma/client";
@@ -13,6 +13,7 @@ import type { PlatformConfig } from "../platform-config";
 import { guardedFetch } from "../outbound/guarded-fetch";
 import * as connections from "../repositories/app-connections";
 import type { ConnectionRow } from "../repositories/app-connections";
+import { REFRESH_CLAIM_MS, REFRESH_WAIT_MS, waitForRefreshClaim } from "./refresh-claim";
 
 export interface CredentialContext {
   prisma: PrismaClient;
@@ -30,11 +31,6 @@ export type AuthorizationResult =
 
 /** Refresh this long before the access token expires. */
 export const REFRESH_MARGIN_MS = 60_000;
-/** How long one instance's claim on a refresh lasts (its own token request times out sooner). */
-const REFRESH_CLAIM_MS = 20_000;
-/** How long another caller waits for that refresh before it gives up (and tries to claim it itself). */
-const REFRESH_WAIT_MS = 20_000;
-const REFRESH_POLL_MS = 50;
 
 // --- Sealing --------------------------------------------------------------------------------------
 
@@ -150,7 +146,7 @@ async function authorize(ctx: CredentialContext, connectionId: string, options: 
     }
     // Another caller is refreshing: wait for its claim to end, then read the result.
     if (Date.now() > deadline) return failure("error", `the ${app.slug} token refresh is taking too long; try again`);
-    await waitForRefresh(ctx.prisma, connectionId, deadline);
+    await waitForRefreshClaim(async () => (await connections.findConnectionById(ctx.prisma, connectionId))?.refreshingUntil, deadline);
   }
 }
 
@@ -177,14 +173,6 @@ async function touch(ctx: CredentialContext, row: ConnectionRow, stale: boolean,
   if (!stale && row.lastUsedAt && Date.now() - row.lastUsedAt.getTime() < 60_000) return;
   const data = { lastUsedAt: new Date(), ...(stale ? { credentialsSealed: sealCredentials(ctx.config, credentials) } : {}) };
   await connections.updateConnectionIfSealed(ctx.prisma, row.id, row.credentialsSealed, data);
-}
-
-async function waitForRefresh(prisma: PrismaClient, connectionId: string, deadline: number) {
-  while (Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, REFRESH_POLL_MS));
-    const row = await connections.findConnectionById(prisma, connectionId);
-    if (!row || !row.refreshingUntil || row.refreshingUntil.getTime() <= Date.now()) return;
-  }
 }
 
 async function markExpired(ctx: CredentialContext, row: Pick<ConnectionRow, "id">, why: string) {

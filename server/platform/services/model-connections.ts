@@ -22,8 +22,10 @@ import { PlatformError } from "../errors";
 import { checkOutboundUrl, OutboundError, type OutboundOptions } from "../outbound/guarded-fetch";
 import {
   addProviderAccount,
+  claimProviderAccountRefresh,
   type AuthorizationRow,
   type ConnectionRow,
+  countConnectionsFor,
   countPendingAuthorizations,
   createAuthorization,
   deleteConnection,
@@ -32,6 +34,7 @@ import {
   findConnection,
   findConnectionsFor,
   findPreferredConnection,
+  findProviderAccount,
   finishAuthorization,
   listConnections,
   type NewProviderAccount,
@@ -42,9 +45,11 @@ import {
   updateAuthorization,
   updateProviderAccount,
 } from "../repositories/model-connections";
+import { runMeter } from "../repositories/plans";
 import { completeServerOAuth, type OAuthClientState, refreshServerOAuth } from "../tool-servers/server-oauth";
 import { ToolServerError } from "../tool-servers/types";
 import { openSecret, sealSecret } from "./app-credentials";
+import { REFRESH_CLAIM_MS, REFRESH_WAIT_MS, waitForRefreshClaim } from "./refresh-claim";
 import { findModel, modelCatalog, type ModelSettings, type ProviderSlug } from "./models";
 
 export interface ModelConnectionContext {
@@ -534,25 +539,54 @@ export class OwnModelConnectionError extends Error {
   override name = "OwnModelConnectionError";
 }
 
+/** The provider slugs whose connections run `modelId` (its catalogue author); none for the platform's own models. */
+function providersServing(config: PlatformConfig, modelId: string): ModelConnectionProvider[] {
+  const entry = findModel(config.models, modelId);
+  if (!entry || entry.author === "inlay") return [];
+  return MODEL_CONNECTION_PROVIDERS.filter((provider) => PROVIDERS[provider].serves === entry.author);
+}
+
+/**
+ * Whether a run of `modelId` on this account is on its own model connection (the own_sub meter): a
+ * connection for the model's provider exists, usable or not. Admission decides the meter with it
+ * (services/run-funding.ts): resolveOwnModelConnection then either calls the provider with it or
+ * fails the run, never falls back to platform funding, so the balance is never the run's payer.
+ */
+export async function hasOwnModelConnection(prisma: PrismaClient, config: PlatformConfig, accountId: number, modelId: string): Promise<boolean> {
+  const providers = providersServing(config, modelId);
+  if (providers.length === 0) return false;
+  return (await countConnectionsFor(prisma, accountId, providers)) > 0;
+}
+
 /**
  * The account's own credentials for `modelId`'s provider, or null when it has no connection for it
  * (the run is then funded by the platform as before). A connection that exists but cannot be used
  * (expired, refresh refused) throws OwnModelConnectionError: the run fails rather than falling back
  * to platform funding behind the account's back. When several connections serve the model's provider
  * (anthropic and provA), the preferred default wins, else the most recently connected; within one,
- * the newest usable account.
+ * the newest usable account. With `runId`, a run funded own_sub (services/run-funding.ts) whose
+ * connection is gone throws too.
  */
 export async function resolveOwnModelConnection(
   prisma: PrismaClient,
   config: PlatformConfig,
   accountId: number,
   modelId: string,
+  runId?: number,
 ): Promise<OwnModelConnection | null> {
-  const entry = findModel(config.models, modelId);
-  if (!entry || entry.author === "inlay") return null;
-  const candidates = MODEL_CONNECTION_PROVIDERS.filter((provider) => PROVIDERS[provider].serves === entry.author);
-  const rows = await findConnectionsFor(prisma, accountId, [...candidates]);
-  if (rows.length === 0) return null;
+  const candidates = providersServing(config, modelId);
+  if (candidates.length === 0) return null;
+  const rows = await findConnectionsFor(prisma, accountId, candidates);
+  if (rows.length === 0) {
+    // A run admitted on the connection (own_sub: no hold) whose connection was removed since must not
+    // make the platform pay for it.
+    if (runId !== undefined && (await runMeter(prisma, runId)) === "own_sub") {
+      throw new OwnModelConnectionError(
+        "MODEL_CONNECTION_UNUSABLE: the run was started on the account's own model connection, which has since been removed; start a new run to use platform funding",
+      );
+    }
+    return null;
+  }
   const row = rows.find((candidate) => candidate.preferredDefault) ?? rows.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0]!;
   const provider = row.provider as ModelConnectionProvider;
   const now = new Date();
@@ -565,9 +599,7 @@ export async function resolveOwnModelConnection(
     );
   }
   let secret = openProviderSecret(config, usable.secretSealed);
-  if (usable.method !== "api_key" && usable.expiresAt && usable.expiresAt <= new Date(now.getTime() + 60_000) && secret.refresh_token) {
-    secret = await refreshProviderAccount(prisma, config, provider, usable, secret);
-  }
+  if (refreshDue(usable, secret)) secret = await freshProviderSecret(prisma, config, provider, usable);
   const common = {
     provider,
     providerAccountId: usable.id,
@@ -582,15 +614,57 @@ export async function resolveOwnModelConnection(
   return { ...common, api: provider, apiKey: secret.api_key, baseUrl: usable.baseUrl };
 }
 
-async function refreshProviderAccount(
+/** A token pair expiring within a minute, with a refresh token: refresh it before the call. */
+const refreshDue = (account: Pick<ProviderAccountRow, "method" | "expiresAt">, secret: ProviderSecret) =>
+  account.method !== "api_key" && account.expiresAt !== null && account.expiresAt.getTime() - Date.now() <= 60_000 && secret.refresh_token !== undefined;
+
+/**
+ * The account's token pair, refreshed once across concurrent runs and instances (services/refresh-claim.ts):
+ * provA rotates refresh tokens, so two runs refreshing with the same one would have the second refused
+ * and the account marked failed. The caller that claims the refresh reads the row again (another may
+ * have just refreshed it), refreshes and stores; the others wait for it and use what it stored.
+ */
+async function freshProviderSecret(
   prisma: PrismaClient,
   config: PlatformConfig,
   provider: ModelConnectionProvider,
   account: ProviderAccountRow,
+): Promise<ProviderSecret> {
+  const deadline = Date.now() + REFRESH_WAIT_MS;
+  const unusable = (why: string) =>
+    new OwnModelConnectionError(`MODEL_CONNECTION_UNUSABLE: the account's ${provider} model connection ${why}; connect it again`);
+  for (;;) {
+    const claimed = await claimProviderAccountRefresh(prisma, account.accountId, account.id, REFRESH_CLAIM_MS);
+    const row = await findProviderAccount(prisma, account.accountId, account.id);
+    if (!row) throw unusable("was removed");
+    if (row.status === "failed") {
+      if (claimed) await updateProviderAccount(prisma, row.accountId, row.id, { refreshingUntil: null });
+      throw unusable(`could not be renewed (${row.lastError ?? "its account failed"})`);
+    }
+    const secret = openProviderSecret(config, row.secretSealed);
+    if (!refreshDue(row, secret)) {
+      if (claimed) await updateProviderAccount(prisma, row.accountId, row.id, { refreshingUntil: null });
+      return secret;
+    }
+    if (claimed) return refreshProviderAccount(prisma, config, provider, row, secret);
+    if (Date.now() > deadline) throw unusable("is being renewed by another run for too long; try again");
+    await waitForRefreshClaim(async () => (await findProviderAccount(prisma, account.accountId, account.id))?.refreshingUntil, deadline);
+  }
+}
+
+/** Holds the refresh claim: refreshes and stores the new pair, and ends the claim either way. */
+async function refreshProviderAccount(
+  prisma: PrismaClient,
+  config: PlatformConfig,
+  provider: ModelConnectionProvider,
+  account: Pick<ProviderAccountRow, "id" | "accountId">,
   secret: ProviderSecret,
 ): Promise<ProviderSecret> {
   const settings = provAOAuth(config.models);
-  if (!settings) return secret;
+  if (!settings) {
+    await updateProviderAccount(prisma, account.accountId, account.id, { refreshingUntil: null });
+    return secret;
+  }
   try {
     const tokens = await refreshServerOAuth({ client: clientOf(settings), refreshToken: secret.refresh_token!, outbound: outboundOf(config) });
     const next: ProviderSecret = { ...secret, access_token: tokens.accessToken, refresh_token: tokens.refreshToken ?? secret.refresh_token };
@@ -599,11 +673,12 @@ async function refreshProviderAccount(
       expiresAt: tokens.expiresAt ? new Date(tokens.expiresAt) : null,
       status: "connected",
       lastError: null,
+      refreshingUntil: null,
     });
     return next;
   } catch (error) {
     const message = error instanceof ToolServerError ? error.message : "the token refresh failed";
-    await updateProviderAccount(prisma, account.accountId, account.id, { status: "failed", lastError: message });
+    await updateProviderAccount(prisma, account.accountId, account.id, { status: "failed", lastError: message, refreshingUntil: null });
     throw new OwnModelConnectionError(
       `MODEL_CONNECTION_UNUSABLE: the account's ${provider} model connection could not be renewed (${message}); connect it again`,
     );

@@ -24,7 +24,8 @@
 //
 // The fast path (startAdmittedRunFast, repositories/run-start.ts) does a new run's admission and writes
 // in one statement when the answer needs no count: a verified account whose unreserved balance covers
-// the hold and that sets no per-end-user caps (when the run has an end-user). The hold's conditional
+// the hold and that sets no per-end-user caps (when the run has an end-user), for a model no model
+// connection of the account serves (runs.ts checks; those runs are own_sub and hold nothing). The hold's conditional
 // UPDATE is the same test as here; anything it does not admit comes here, which decides exactly and
 // answers the 402/429. An Idempotency-Key is claimed in the same statement (or as this transaction's
 // first write), so a key is only ever seen bound to its run.
@@ -66,6 +67,8 @@ export interface AdmissionRequest {
   kind: "start" | "reply";
   /** The run a reply resumes (it keeps that run's meter). */
   runId?: number;
+  /** A start's model (catalogue id): one the account's own model connection serves is paid by it (own_sub). */
+  model?: string;
 }
 
 export interface Admitted {
@@ -221,12 +224,12 @@ export async function admitRun<T>(
         let account = read;
         const now = new Date();
         // Without a plan, deciding who pays takes no lock, so a used-up balance is refused before any.
-        let funding = account.hasPlan ? undefined : await decideFunding(tx, { ...request, hasPlan: false }, now);
+        let funding = account.hasPlan ? undefined : await decideFunding(tx, ctx.config, { ...request, hasPlan: false }, now);
         if (funding && paysFromBalance(funding.meter)) await refuseOnRead(ctx, tx, request, account);
         // Lock order: end-user, then the plan (run-funding.ts), then account (the hold's UPDATE takes the
         // account's row last).
         if (request.endUserId !== null && hasEndUserCaps(account)) await lockEndUser(tx, request.endUserId);
-        funding ??= await decideFunding(tx, { ...request, hasPlan: true }, now);
+        funding ??= await decideFunding(tx, ctx.config, { ...request, hasPlan: true }, now);
         const fromBalance = paysFromBalance(funding.meter);
         if (account.emailVerifiedAt === null) account = await lockAdmissionAccount(tx, request.accountId);
         await checkCaps(tx, request, account, now, fromBalance);

@@ -12,8 +12,10 @@
 // replies) locks the plan row first, then counts: max_concurrent_runs (429 CONCURRENT_RUN_LIMIT_REACHED)
 // and, for a start, included runs then overage (402 RUN_LIMIT_REACHED).
 import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import { countActiveRuns, lockAccountPlan, planUseIn, recordRunFunding, runMeter } from "../repositories/plans";
+import { hasOwnModelConnection } from "./model-connections";
 import { findPlan, type Plan, planWindow, UNLIMITED_RUNS } from "./plans";
 
 export type Meter = "wallet" | "plan" | "released" | "own_sub";
@@ -34,27 +36,31 @@ export interface FundingRequest {
   kind: "start" | "reply";
   /** The run a reply resumes. */
   runId?: number;
+  /** A start's model (catalogue id): a model the account's own connection serves makes it own_sub. */
+  model?: string;
   /** The account has a plan row (read with the admission); no lock is taken without one. */
   hasPlan: boolean;
 }
 
 /**
- * A run on the account's own model connection is billed by its provider to the account (own_sub).
- * The model connections work decides it here; until then no run is.
+ * A run on the account's own model connection is billed by its provider to the account (own_sub):
+ * a start whose model a connection of the account serves (services/model-connections.ts; the runtime
+ * then calls the provider with it, or fails the run, never charges the balance instead).
  */
-export function ownModelConnection(_tx: PrismaClient, _request: FundingRequest): Promise<boolean> {
-  return Promise.resolve(false);
+export async function ownModelConnection(tx: PrismaClient, config: PlatformConfig, request: FundingRequest): Promise<boolean> {
+  if (request.kind !== "start" || request.model === undefined) return false;
+  return hasOwnModelConnection(tx, config, request.accountId, request.model);
 }
 
 /** Decides who pays the turn, inside the admission's transaction, or throws the plan's 402/429. */
-export async function decideFunding(tx: PrismaClient, request: FundingRequest, now: Date): Promise<Funding> {
+export async function decideFunding(tx: PrismaClient, config: PlatformConfig, request: FundingRequest, now: Date): Promise<Funding> {
   const wallet: Funding = { meter: "wallet", planSlug: null, overageCents: 0 };
   if (request.kind === "reply" && request.runId !== undefined) {
     const meter = (await runMeter(tx, request.runId)) as Meter;
     if (request.hasPlan) await planGate(tx, request.accountId);
     return { ...wallet, meter };
   }
-  if (await ownModelConnection(tx, request)) {
+  if (await ownModelConnection(tx, config, request)) {
     if (request.hasPlan) await planGate(tx, request.accountId);
     return { ...wallet, meter: "own_sub" };
   }

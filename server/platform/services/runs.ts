@@ -57,7 +57,7 @@ import { createAgent, findAccountAgent, findScopedAgent } from "./agents";
 import { settleRun, usdExact } from "./billing";
 import type { AuthContext } from "./auth";
 import { clampEffort, defaultEffort, defaultModel, findModel, type Effort } from "./models";
-import { preferredDefaultModel } from "./model-connections";
+import { hasOwnModelConnection, preferredDefaultModel } from "./model-connections";
 import { admitRun, startAdmittedRunFast } from "./run-admission";
 import { resolveScope, type Scope } from "./scope";
 import { resolveForcedSkill } from "./skills";
@@ -221,11 +221,13 @@ export async function createRun(
   const inlineMessage = inlineUserMessage(input.message, attachments);
   const storedMessages = { standard: [storedUserMessage(input.message, attachments, 0)], metadataOnly: redactMessages([inlineMessage]) };
   const first: RunFrame = { type: "run_status", status: "running" };
-  const admission = { accountId: scope.accountId, endUserId: scope.endUserId, userId: scope.userId } as const;
+  const admission = { accountId: scope.accountId, endUserId: scope.endUserId, userId: scope.userId, model: model.id } as const;
 
   let row: RunRow | undefined;
-  // The fast path: one statement admits, inserts and leases the run (services/run-admission.ts).
-  if (attachments.length === 0) {
+  // The fast path: one statement admits, inserts and leases the run (services/run-admission.ts). It
+  // holds from the balance, so a run on the account's own model connection (own_sub) takes the
+  // admission below, which decides the meter again in its transaction.
+  if (attachments.length === 0 && !(await hasOwnModelConnection(ctx.prisma, ctx.config, scope.accountId, model.id))) {
     try {
       const fast = await startAdmittedRunFast(ctx, admission, {
         ...settings,

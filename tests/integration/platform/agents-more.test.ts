@@ -218,6 +218,8 @@ describe("agent repositories", () => {
       mode: "trusted",
       connection_id: connectionId,
       env_keys: [],
+      commands_digest: null,
+      commands_approved_at: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
@@ -349,18 +351,42 @@ describe("agent repositories", () => {
     expect(await prisma().platformAgentRepo.count({ where: { id: repo.id } })).toBe(0);
   });
 
-  it("approve-commands and DELETE …/commands are not built: 422 feature_not_available (after the 404s)", async () => {
+  it("approve-commands records the digest (a new one replaces it); DELETE …/commands clears it (204)", async () => {
     const { agent, repo } = await bound();
-    const approve = await repoCall(`/agents/${agent.id}/repos/${repo.id}/approve-commands`, { method: "POST", body: { commands_digest: "sha256:abc" } });
-    expect(approve.status).toBe(422);
-    expect(approve.body.error.error_code).toBe("feature_not_available");
-    const missing = await repoCall(`/agents/${agent.id}/repos/${repo.id}/approve-commands`, { method: "POST", body: {} });
-    expect(missing.status).toBe(422);
-    expect(missing.body.error.details.fields[0].field).toBe("commands_digest");
-    const clear = await repoCall(`/agents/${agent.id}/repos/${repo.id}/commands`, { method: "DELETE" });
-    expect(clear.status).toBe(422);
-    expect(clear.body.error.error_code).toBe("feature_not_available");
+    const base = `/agents/${agent.id}/repos/${repo.id}`;
+    const digest = `sha256:${"ab12".repeat(16)}`;
+    const approved = await repoCall(`${base}/approve-commands`, { method: "POST", body: { commands_digest: digest } });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ id: repo.id, commands_digest: digest, commands_approved_at: expect.any(String) });
+    expect((await repoCall(`/agents/${agent.id}/repos`)).body.data[0]).toMatchObject({ id: repo.id, commands_digest: digest });
+    // A re-bind keeps the approval.
+    expect((await repoCall(`/agents/${agent.id}/repos`, { method: "POST", body: { repo_full_name: repo.repo_full_name } })).body.commands_digest).toBe(digest);
+    const replaced = await repoCall(`${base}/approve-commands`, { method: "POST", body: { commands_digest: "c0ffee" } });
+    expect(replaced.body.commands_digest).toBe("c0ffee");
+
+    expect((await repoCall(`${base}/commands`, { method: "DELETE" })).status).toBe(204);
+    expect((await repoCall(`/agents/${agent.id}/repos`)).body.data[0]).toMatchObject({ commands_digest: null, commands_approved_at: null });
+    // Nothing approved: still 204.
+    expect((await repoCall(`${base}/commands`, { method: "DELETE" })).status).toBe(204);
+  });
+
+  it("approve-commands validates commands_digest (422 naming it); unknown repositories are 404", async () => {
+    const { agent, repo } = await bound();
+    const base = `/agents/${agent.id}/repos/${repo.id}`;
+    for (const body of [{}, { commands_digest: "" }, { commands_digest: "x".repeat(201) }, { commands_digest: "has space" }, { commands_digest: 123 }, { commands_digest: null }]) {
+      const response = await repoCall(`${base}/approve-commands`, { method: "POST", body });
+      expect(response.status, JSON.stringify(body)).toBe(422);
+      expect(response.body.error.details.fields[0].field).toBe("commands_digest");
+    }
+    expect((await repoCall(`${base}/approve-commands`, { method: "POST", body: { commands_digest: "x".repeat(200) } })).status).toBe(200);
+    expect((await repoCall(`/agents/${agent.id}/repos/999999/approve-commands`, { method: "POST", body: { commands_digest: "abc" } })).status).toBe(404);
     expect((await repoCall(`/agents/${agent.id}/repos/999999/commands`, { method: "DELETE" })).status).toBe(404);
+    const { agent: second } = await bound();
+    expect((await repoCall(`/agents/${second.id}/repos/${repo.id}/approve-commands`, { method: "POST", body: { commands_digest: "abc" } })).status).toBe(404);
+    expect((await repoCall(`/agents/${second.id}/repos/${repo.id}/commands`, { method: "DELETE" })).status).toBe(404);
+    expect((await repoCall(`${base}/commands`, { method: "DELETE", query: { user_id: "someone" } })).status).toBe(400);
+    // The other account's attempts above changed nothing.
+    expect((await prisma().platformAgentRepo.findUniqueOrThrow({ where: { id: repo.id } })).commandsDigest).toBe("x".repeat(200));
   });
 });
 
@@ -553,14 +579,121 @@ describe("display_order, visibility and group_id", () => {
     expect((await patch({ visibility: null })).body.visibility).toBe("private");
   });
 
-  it("group_id: no mate groups exist here, so any id is 422 (null ungroups)", async () => {
-    const refused = await platform.call("/agents", { key: account.key, body: { group_id: 1 } });
-    expect(refused.status).toBe(422);
-    expect(refused.body.error.details.field).toBe("group_id");
+  it("group_id: PATCH null ungroups an agent in no group", async () => {
     const agent = await newAgent();
-    expect((await platform.call(`/agents/${agent.id}`, { method: "PATCH", key: account.key, body: { group_id: 2 } })).status).toBe(422);
     const ungrouped = await platform.call(`/agents/${agent.id}`, { method: "PATCH", key: account.key, body: { group_id: null } });
     expect(ungrouped.status).toBe(200);
     expect(ungrouped.body.group_id).toBeNull();
+  });
+});
+
+describe("mate groups (group_id)", () => {
+  const create = (userId: string | undefined, body: Record<string, unknown> = {}, key = account.key) =>
+    platform.call("/agents", { key, query: userId ? { user_id: userId } : {}, body: { name: "Mate", ...body } });
+  const patch = (id: number, userId: string | undefined, body: Record<string, unknown>, key = account.key) =>
+    platform.call(`/agents/${id}`, { method: "PATCH", key, query: userId ? { user_id: userId } : {}, body });
+  const read = async (id: number, userId: string) => (await platform.call(`/agents/${id}`, { key: account.key, query: { user_id: userId } })).body;
+  const expectRefused = (response: { status: number; body: any }, errorCode?: string) => {
+    expect(response.status, JSON.stringify(response.body)).toBe(422);
+    expect(response.body.error.details.field).toBe("group_id");
+    if (errorCode) expect(response.body.error.error_code).toBe(errorCode);
+  };
+
+  it("joining an agent's id starts its group (it joins too); others join it; reads and lists show group_id", async () => {
+    const user = freshUser();
+    const lead = await newAgent({}, { userId: user });
+    const first = await newAgent({}, { userId: user });
+    // A create refused for another field starts no group.
+    expect((await create(user, { group_id: first.id, model: "no-such-model" })).status).toBe(422);
+    expect((await read(first.id, user)).group_id).toBeNull();
+    const joined = await create(user, { group_id: first.id });
+    expect(joined.status).toBe(201);
+    expect(joined.body.group_id).toBe(first.id);
+    expect((await read(first.id, user)).group_id).toBe(first.id);
+    const third = await newAgent({}, { userId: user });
+    expect((await patch(third.id, user, { group_id: first.id })).body.group_id).toBe(first.id);
+
+    for (const fields of [{}, { fields: "summary" }]) {
+      const listed = await platform.call("/agents", { key: account.key, query: { user_id: user, ...fields } });
+      expect(listed.body.data.map((agent: { id: number; group_id: number | null }) => [agent.id, agent.group_id])).toEqual([
+        [lead.id, null],
+        [first.id, first.id],
+        [joined.body.id, first.id],
+        [third.id, first.id],
+      ]);
+    }
+    // null ungroups; the group goes on with its other agents.
+    expect((await patch(joined.body.id, user, { group_id: null })).body.group_id).toBeNull();
+    expect((await patch(joined.body.id, user, { group_id: first.id })).body.group_id).toBe(first.id);
+    // An agent can start a group of its own id, leaving the one it was in.
+    expect((await patch(third.id, user, { group_id: third.id })).body.group_id).toBe(third.id);
+    expect((await read(first.id, user)).group_id).toBe(first.id);
+  });
+
+  it("the lead agent (the scope's oldest not archived) cannot join, nor be pulled in as a group's first agent", async () => {
+    const user = freshUser();
+    const lead = await newAgent({}, { userId: user });
+    const mate = await newAgent({}, { userId: user });
+    expect((await create(user, { group_id: mate.id })).status).toBe(201);
+    expectRefused(await patch(lead.id, user, { group_id: mate.id }), "lead_agent_cannot_join");
+    expectRefused(await patch(lead.id, user, { group_id: lead.id }), "lead_agent_cannot_join");
+    expectRefused(await create(user, { group_id: lead.id }), "lead_agent_cannot_join");
+    expectRefused(await patch(mate.id, user, { group_id: lead.id }), "lead_agent_cannot_join");
+    expect((await read(lead.id, user)).group_id).toBeNull();
+    expect((await read(mate.id, user)).group_id).toBe(mate.id);
+    // The lead may always ungroup (a no-op here); once archived, the next oldest agent is the lead.
+    expect((await patch(lead.id, user, { group_id: null })).status).toBe(200);
+    expect((await platform.call(`/agents/${lead.id}`, { method: "DELETE", key: account.key, query: { user_id: user } })).status).toBe(204);
+    // mate is the lead now: it may leave its group, not join one again.
+    expect((await patch(mate.id, user, { group_id: null })).body.group_id).toBeNull();
+    expectRefused(await patch(mate.id, user, { group_id: mate.id }), "lead_agent_cannot_join");
+    // The group keeps its number while an agent is in it.
+    expect((await create(user, { group_id: mate.id })).body.group_id).toBe(mate.id);
+  });
+
+  it("only a group of the same end-user scope can be joined: anything else is 422 naming group_id", async () => {
+    const user = freshUser();
+    const otherUser = freshUser();
+    await newAgent({}, { userId: user });
+    const mate = await newAgent({}, { userId: user });
+    const grouped = await newAgent({ group_id: mate.id }, { userId: user });
+    await newAgent({}, { userId: otherUser });
+    const elsewhere = await newAgent({}, { userId: otherUser });
+    const accountLevel = await newAgent();
+    const foreign = await newAgent({}, { key: other.key });
+
+    for (const groupId of [999_999, elsewhere.id, accountLevel.id, foreign.id, grouped.id]) {
+      expectRefused(await create(user, { group_id: groupId }));
+      expectRefused(await patch(mate.id, user, { group_id: groupId }));
+    }
+    // From the other scopes, this end-user's group does not exist either.
+    expectRefused(await create(otherUser, { group_id: mate.id }));
+    expectRefused(await patch(accountLevel.id, undefined, { group_id: mate.id }));
+    expectRefused(await create(undefined, { group_id: mate.id }, other.key));
+    // Another account's or end-user's agent cannot be changed at all.
+    expect((await patch(mate.id, otherUser, { group_id: null })).status).toBe(404);
+    expect((await patch(mate.id, undefined, { group_id: null }, other.key)).status).toBe(404);
+    expect((await read(mate.id, user)).group_id).toBe(mate.id);
+    expect((await read(elsewhere.id, otherUser)).group_id).toBeNull();
+
+    // Types and ranges (422 from the contract).
+    for (const groupId of ["1", 1.5, 0, -1, 2_147_483_648, true]) {
+      const response = await create(user, { group_id: groupId });
+      expect(response.status, String(groupId)).toBe(422);
+      expect(response.body.error.details.fields[0].field).toBe("group_id");
+    }
+  });
+
+  it("a group whose agents are all archived is gone; archived agents cannot start one", async () => {
+    const user = freshUser();
+    await newAgent({}, { userId: user });
+    const first = await newAgent({}, { userId: user });
+    const second = await newAgent({ group_id: first.id }, { userId: user });
+    for (const agent of [first, second]) {
+      expect((await platform.call(`/agents/${agent.id}`, { method: "DELETE", key: account.key, query: { user_id: user } })).status).toBe(204);
+    }
+    expectRefused(await create(user, { group_id: first.id }));
+    expect((await platform.call(`/agents/${second.id}/unarchive`, { method: "POST", key: account.key, query: { user_id: user } })).status).toBe(200);
+    expect((await create(user, { group_id: first.id })).body.group_id).toBe(first.id);
   });
 });

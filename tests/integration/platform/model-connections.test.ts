@@ -5,6 +5,10 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addLedgerEntry } from "@/server/platform/repositories/billing";
+import { openSecret } from "@/server/platform/services/app-credentials";
+import { resolveOwnModelConnection } from "@/server/platform/services/model-connections";
+import { activatePlan } from "@/server/platform/services/plans";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { startProviderServer, type ProviderServer } from "../../helpers/provider-servers";
@@ -468,5 +472,186 @@ describe("DELETE /model-connections/<provider>/accounts/<account_id> and DELETE 
     expect(connectionOf((await list()).body, "openai")).toMatchObject({ status: "not_connected", accounts: [], preferred_default: false });
     expect((await platform.call("/model-connections/openai", { key: account.key, method: "DELETE" })).status).toBe(404);
     expect((await platform.call("/model-connections/nope", { key: account.key, method: "DELETE" })).status).toBe(404);
+  });
+});
+
+describe("admission of runs on the account's own connection", () => {
+  let ownFake: ProviderServer;
+  let own: Account;
+  let firstRunId: number;
+  beforeAll(async () => {
+    ownFake = await startProviderServer({
+      wire: "openai-chat",
+      basePath: "/v1",
+      turns: [
+        // Enough tokens to cost more than a cent at gpt-4.1-mini's list price.
+        { kind: "text", text: "A long answer on your own key.", usage: { input: 200_000, output: 10 } },
+        { kind: "text", text: "Another end-user's answer.", usage: { input: 10, output: 2 } },
+        { kind: "text", text: "Answered with a balance, still your key.", usage: { input: 10, output: 2 } },
+      ],
+    });
+    own = await platform.signup();
+    expect((await putKey("openai", { api_key: OPENAI_KEY, base_url: ownFake.baseUrl }, own.key)).status).toBe(200);
+  });
+  afterAll(() => ownFake?.close());
+
+  const setBalance = async (micros: number) => {
+    const { balance_micros } = await balanceOf(own.key);
+    expect(await addLedgerEntry(platform.database.prisma, own.id, { type: "adjustment", amountMicros: BigInt(micros - balance_micros), description: "test" })).toBe(
+      BigInt(micros),
+    );
+  };
+  const newAgent = async (userId: string, model: string) =>
+    (await platform.call("/agents", { key: own.key, body: { user_id: userId, name: `${model} agent`, model } })).body.id as number;
+  const meterOf = async (runId: number) => (await platform.database.prisma.platformRunFunding.findUnique({ where: { runId } }))?.meter ?? "wallet";
+
+  it("admits a run on an empty balance, holds nothing, settles own_sub; a platform-funded run is still refused", async () => {
+    await setBalance(0);
+    const agent = await newAgent("u1", "gpt-4.1-mini");
+    const run = await runToEnd(own.key, { teammate_id: agent, message: "Hello on an empty balance" });
+    expect(run.status).toBe("completed");
+    firstRunId = run.id;
+    expect(JSON.stringify(run)).toContain("A long answer on your own key.");
+    expect(ownFake.requests[0]!.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
+    expect(await meterOf(run.id)).toBe("own_sub");
+    expect((await platform.database.prisma.platformRun.findUniqueOrThrow({ where: { id: run.id } })).holdMicros).toBe(0n);
+    expect(await balanceOf(own.key)).toMatchObject({ balance_micros: 0, held_micros: 0 });
+    const usage = (await platform.call("/usage/timeseries", { key: own.key, query: { settled_meter: "own_sub" } })).body;
+    expect(usage.totals.input_tokens).toBe(200_000);
+
+    const sim = await newAgent("u1", "inlay/sim");
+    const refused = await platform.call("/runs", { key: own.key, query: { user_id: "u1" }, body: { teammate_id: sim, message: "platform-funded", stream: false } });
+    expect(refused.status).toBe(402);
+    expect(refused.body.error.error_code).toBe("TOKEN_BALANCE_DEPLETED");
+  });
+
+  it("counts own_sub usage against per_end_user_cost_limit_cents (the cap is on metered cost)", async () => {
+    expect((await platform.call("/settings", { key: own.key, method: "PATCH", body: { per_end_user_cost_limit_cents: 1 } })).status).toBe(200);
+    const agent = await newAgent("u1", "gpt-4.1-mini");
+    const capped = await platform.call("/runs", { key: own.key, query: { user_id: "u1" }, body: { teammate_id: agent, message: "over the cap", stream: false } });
+    expect(capped.status).toBe(402);
+    expect(capped.body.error).toMatchObject({ error_code: "COST_LIMIT_REACHED", details: { end_user_id: "u1", limit_cents: 1 } });
+    expect(Number(capped.body.error.details.used_usd)).toBeGreaterThan(0.01);
+    expect(ownFake.requests).toHaveLength(1);
+
+    // Another end-user has its own cap, and is admitted on the empty balance.
+    const other = await newAgent("u2", "gpt-4.1-mini");
+    const started = await platform.call("/runs", { key: own.key, query: { user_id: "u2" }, body: { teammate_id: other, message: "hi", stream: false, permission_mode: "autonomous" } });
+    expect(started.status).toBe(200);
+    expect((await platform.call("/settings", { key: own.key, method: "PATCH", body: { per_end_user_cost_limit_cents: null } })).status).toBe(200);
+  });
+
+  it("with a balance, still holds nothing and settles own_sub (not the fast path's wallet hold)", async () => {
+    await setBalance(1_000_000);
+    const agent = await newAgent("u3", "gpt-4.1-mini");
+    const started = await platform.call("/runs", { key: own.key, query: { user_id: "u3" }, body: { teammate_id: agent, message: "hi", stream: false, permission_mode: "autonomous" } });
+    expect(started.status).toBe(200);
+    expect((await platform.database.prisma.platformRun.findUniqueOrThrow({ where: { id: started.body.id } })).holdMicros).toBe(0n);
+    expect(await meterOf(started.body.id)).toBe("own_sub");
+    for (let i = 0; i < 400 && (await platform.call(`/runs/${started.body.id}`, { key: own.key, query: { user_id: "u3" } })).body.status === "running"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect((await balanceOf(own.key)).balance_micros).toBe(1_000_000);
+    await setBalance(0);
+  });
+
+  it("a reply to an own_sub run after the connection is removed fails clearly, and the balance pays nothing", async () => {
+    const target = { id: firstRunId };
+    const userId = "u1";
+    expect((await platform.call("/model-connections/openai", { key: own.key, method: "DELETE" })).status).toBe(204);
+    const replied = await platform.call(`/runs/${target.id}/reply`, { key: own.key, query: { user_id: userId }, body: { message: "again", stream: false } });
+    expect(replied.status, JSON.stringify(replied.body)).toBe(200);
+    let run = replied.body;
+    for (let i = 0; i < 400 && run.status === "running"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      run = (await platform.call(`/runs/${target.id}`, { key: own.key, query: { user_id: userId } })).body;
+    }
+    expect(run.status).toBe("failed");
+    expect(JSON.stringify(run)).toContain("MODEL_CONNECTION_UNUSABLE");
+    expect(ownFake.requests).toHaveLength(3);
+    expect(await balanceOf(own.key)).toMatchObject({ balance_micros: 0, held_micros: 0 });
+  });
+});
+
+describe("provA token refresh across concurrent runs", () => {
+  let refresher: Account;
+  let accountId: number;
+  const prisma = () => platform.database.prisma;
+  const storedTokens = async () => {
+    const row = await prisma().platformModelProviderAccount.findUniqueOrThrow({ where: { id: accountId } });
+    return { row, tokens: JSON.parse(openSecret(platform.config, row.secretSealed).value) as { access_token: string; refresh_token: string } };
+  };
+  const resolve = () => resolveOwnModelConnection(prisma(), platform.config, refresher.id, "haiku");
+
+  beforeAll(async () => {
+    refresher = await platform.signup();
+    const started = await platform.call("/model-connections/provA/authorizations", { key: refresher.key, method: "POST" });
+    const code = (await oauthServer.authorize(started.body.authorization_url, REDIRECT_URI)).searchParams.get("code")!;
+    const completed = await platform.call(`/model-connections/provA/authorizations/${encodeURIComponent(started.body.state)}`, {
+      key: refresher.key,
+      method: "POST",
+      body: { code },
+    });
+    expect(completed.status).toBe(200);
+    accountId = completed.body.account_id;
+  });
+
+  it("refreshes a token about to expire once; concurrent callers all get the new token", async () => {
+    const before = await storedTokens();
+    await prisma().platformModelProviderAccount.update({ where: { id: accountId }, data: { expiresAt: new Date(Date.now() + 5_000) } });
+    const refreshes = oauthServer.grants.refresh_token ?? 0;
+    const errors = oauthServer.grantErrors.length;
+    const resolved = await Promise.all([resolve(), resolve(), resolve(), resolve()]);
+    expect(oauthServer.grants.refresh_token).toBe(refreshes + 1);
+    expect(oauthServer.grantErrors).toHaveLength(errors);
+    const after = await storedTokens();
+    expect(after.tokens.access_token).not.toBe(before.tokens.access_token);
+    expect(after.tokens.refresh_token).not.toBe(before.tokens.refresh_token);
+    for (const own of resolved) expect(own).toMatchObject({ provider: "provA", authToken: after.tokens.access_token });
+    expect(after.row).toMatchObject({ status: "connected", lastError: null, refreshingUntil: null });
+    expect(after.row.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 60_000);
+    // Fresh now: no refresh at all.
+    await resolve();
+    expect(oauthServer.grants.refresh_token).toBe(refreshes + 1);
+  });
+
+  it("a refused refresh is tried once: every concurrent caller fails clearly and the account is marked failed", async () => {
+    const { tokens } = await storedTokens();
+    await oauthServer.revokeGrantOf(tokens.refresh_token);
+    await prisma().platformModelProviderAccount.update({ where: { id: accountId }, data: { expiresAt: new Date(Date.now() - 1_000) } });
+    const errors = oauthServer.grantErrors.length;
+    const results = await Promise.allSettled([resolve(), resolve(), resolve()]);
+    expect(oauthServer.grantErrors).toHaveLength(errors + 1);
+    for (const result of results) {
+      expect(result.status).toBe("rejected");
+      expect(String((result as PromiseRejectedResult).reason)).toContain("MODEL_CONNECTION_UNUSABLE");
+    }
+    expect((await storedTokens()).row).toMatchObject({ status: "failed", refreshingUntil: null });
+  });
+});
+
+describe("own_sub runs of an account on a plan", () => {
+  let planFake: ProviderServer;
+  beforeAll(async () => {
+    planFake = await startProviderServer({ wire: "openai-chat", basePath: "/v1", turns: [{ kind: "text", text: "On the plan, on your key.", usage: { input: 12, output: 3 } }] });
+  });
+  afterAll(() => planFake?.close());
+
+  it("are metered own_sub, not counted against the plan's included runs; a platform-funded run is", async () => {
+    const planned = await platform.signup();
+    await activatePlan(platform.database.prisma, planned.id, { slug: "free", billingPeriod: "monthly" });
+    expect((await putKey("openai", { api_key: OPENAI_KEY, base_url: planFake.baseUrl }, planned.key)).status).toBe(200);
+    const agent = (await platform.call("/agents", { key: planned.key, body: { user_id: "u1", name: "Planned", model: "gpt-4.1-mini" } })).body;
+    const balance = await balanceOf(planned.key);
+
+    const run = await runToEnd(planned.key, { teammate_id: agent.id, message: "hello" });
+    expect(run.status).toBe("completed");
+    expect((await platform.database.prisma.platformRunFunding.findUnique({ where: { runId: run.id } }))?.meter).toBe("own_sub");
+    expect((await platform.call("/usage", { key: planned.key })).body).toMatchObject({ plan: "free", runs_used: 0 });
+    expect(await balanceOf(planned.key)).toMatchObject({ balance_micros: balance.balance_micros, held_micros: 0 });
+
+    const sim = (await platform.call("/agents", { key: planned.key, body: { user_id: "u1", name: "Sim", model: "inlay/sim" } })).body;
+    expect((await runToEnd(planned.key, { teammate_id: sim.id, message: "hello" })).status).toBe("completed");
+    expect((await platform.call("/usage", { key: planned.key })).body).toMatchObject({ plan: "free", runs_used: 1 });
   });
 });

@@ -1,9 +1,9 @@
-// POST /agents/{agent_id}/repos/{repo_id}/approve-commands: not built (the platform runs no
-// repository commands): 404 as usual, else 422 feature_not_available.
-import { AgentRepoParams, ApproveCommands } from "@/lib/schemas/agent-repos";
+// POST /agents/{agent_id}/repos/{repo_id}/approve-commands: record the digest of the repository's
+// commands a person approved (account-scoped, like every repository route).
+import { AgentRepo, AgentRepoParams, ApproveCommands } from "@/lib/schemas/agent-repos";
 import type { PlatformApp } from "../../context";
-import { repoCommandsNotAvailable } from "../../services/agent-repos";
-import { defineRoute, errorResponse, jsonBody } from "../define";
+import { approveRepoCommands } from "../../services/agent-repos";
+import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
@@ -11,14 +11,14 @@ export const route = defineRoute({
   method: "post",
   path: "/agents/{agent_id}/repos/{repo_id}/approve-commands",
   tags: ["agents"],
-  summary: "Approve a repository's commands (not available: 422 feature_not_available)",
+  summary: "Approve a repository's commands by their digest (account-scoped)",
   request: { params: AgentRepoParams, body: jsonBody(ApproveCommands) },
-  responses: { 422: errorResponse("feature_not_available: the platform does not run repositories' commands") },
+  responses: { 200: json(AgentRepo, "The binding, with the approved digest") },
 });
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const { agent_id, repo_id } = c.req.valid("param");
-    return repoCommandsNotAvailable(servicesOf(c), authOf(c), agent_id, repo_id);
+    return c.json(await approveRepoCommands(servicesOf(c), authOf(c), agent_id, repo_id, c.req.valid("json")), 200);
   });
 }

@@ -1,9 +1,8 @@
-// DELETE /agents/{agent_id}/repos/{repo_id}/commands: not built (the platform runs no repository
-// commands): 404 as usual, else 422 feature_not_available.
+// DELETE /agents/{agent_id}/repos/{repo_id}/commands: forget the repository's approved commands.
 import { AgentRepoParams } from "@/lib/schemas/agent-repos";
 import type { PlatformApp } from "../../context";
-import { repoCommandsNotAvailable } from "../../services/agent-repos";
-import { defineRoute, errorResponse } from "../define";
+import { clearRepoCommands } from "../../services/agent-repos";
+import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
@@ -11,14 +10,15 @@ export const route = defineRoute({
   method: "delete",
   path: "/agents/{agent_id}/repos/{repo_id}/commands",
   tags: ["agents"],
-  summary: "Clear a repository's approved commands (not available: 422 feature_not_available)",
+  summary: "Clear a repository's approved commands (account-scoped)",
   request: { params: AgentRepoParams },
-  responses: { 422: errorResponse("feature_not_available: the platform does not run repositories' commands") },
+  responses: { 204: noContent },
 });
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const { agent_id, repo_id } = c.req.valid("param");
-    return repoCommandsNotAvailable(servicesOf(c), authOf(c), agent_id, repo_id);
+    await clearRepoCommands(servicesOf(c), authOf(c), agent_id, repo_id);
+    return c.body(null, 204);
   });
 }
