@@ -12,9 +12,9 @@ import { InlayProvider } from "./provider";
  * Where the surface is. Every phase but "ready" is a message saying what is wrong and what to do,
  * never a blank panel: "refused" (not framed by the host it was opened for), "token-refused" (a token
  * minted for another site or agent, or one the server refuses), "unavailable" (the host page's token endpoint failed), "agent-missing"
- * (the workspace has no such agent), "checking" (a token arrived; the agent is being looked up).
+ * (the workspace has no such agent, found out once the first token is here).
  */
-type Phase = "waiting" | "checking" | "ready" | "refused" | "token-refused" | "unavailable" | "agent-missing";
+type Phase = "waiting" | "ready" | "refused" | "token-refused" | "unavailable" | "agent-missing";
 
 /** Seconds before expiry to ask for a new token. */
 const REFRESH_MARGIN_S = 60;
@@ -58,7 +58,7 @@ export function EmbedSurface({ agent, host, title, accent }: { agent: string; ho
       const data = event.data as { type?: unknown; token?: unknown; reason?: unknown } | null;
       if (data?.type === "inlay:token-error") {
         setFailure(typeof data.reason === "string" ? data.reason.slice(0, 300) : "");
-        setPhase((current) => (current === "ready" || current === "checking" ? current : "unavailable"));
+        setPhase((current) => (current === "ready" || current === "agent-missing" ? current : "unavailable"));
         return;
       }
       if (data?.type !== "inlay:token" || typeof data.token !== "string") return;
@@ -71,7 +71,7 @@ export function EmbedSurface({ agent, host, title, accent }: { agent: string; ho
       }
       token.current = data.token;
       for (const resolve of waiting.current.splice(0)) resolve();
-      setPhase((current) => (current === "ready" ? current : "checking"));
+      setPhase((current) => (current === "agent-missing" ? current : "ready"));
       clearTimeout(refresh.current);
       const wait = Math.max(5, claims.exp - Date.now() / 1000 - REFRESH_MARGIN_S) * 1000;
       refresh.current = setTimeout(() => ask("inlay:token-request"), wait);
@@ -106,26 +106,24 @@ export function EmbedSurface({ agent, host, title, accent }: { agent: string; ho
   const theme = useMemo(() => ({ accent }), [accent]);
 
   // With the first token, look the agent up (the `/` picker's list, which names a missing agent with
-  // 404), so a wrong data-agent is said at once rather than on the first message.
+  // 404), so a wrong data-agent is said at once rather than on the first message. The chat shows
+  // meanwhile: the lookup provisions the member on first use, which may take a moment.
+  const looked = useRef(false);
   useEffect(() => {
-    if (phase !== "checking") return;
-    let live = true;
+    if (phase !== "ready" || looked.current) return;
+    looked.current = true;
     void fetch(`/api/chat/commands?agent=${encodeURIComponent(agent)}`, { headers: headers() })
       .then((response) => {
-        if (!live) return;
         if (response.status === 404) setPhase("agent-missing");
-        else if (response.status === 401 || response.status === 403) setPhase("token-refused");
-        else setPhase("ready");
       })
-      .catch(() => live && setPhase("ready"));
-    return () => {
-      live = false;
-    };
+      .catch(() => {
+        // Unreachable now: the chat says so itself on the next message.
+      });
   }, [phase, agent, headers]);
 
   if (phase !== "ready") {
     const [headline, advice] =
-      phase === "waiting" || phase === "checking"
+      phase === "waiting"
         ? ["Connecting…", ""]
         : phase === "refused"
           ? ["This chat is not available on this site.", `It opens only inside a page of ${host}, through Inlay's embed script.`]

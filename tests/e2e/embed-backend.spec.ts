@@ -114,7 +114,8 @@ test.describe("embed from the vendor's backend", () => {
     const chat = new ChatPage(frame);
     await expect(chat.input()).toBeEnabled();
     await chat.send("Where is my parcel?");
-    await expect(chat.lastAnswer()).toContainText("Where is my parcel?");
+    // The first message provisions the shopper's platform user and their copy of the agent.
+    await expect(chat.lastAnswer()).toContainText("Where is my parcel?", { timeout: 20_000 });
     await page.screenshot({ path: shot("chat") });
     expect(await visitor.cookies(baseURL)).toEqual([]);
     await visitor.close();
