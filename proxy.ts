@@ -1,21 +1,31 @@
 // Next.js proxy (Node.js runtime), for the embed surface only: its CSP frame-ancestors comes from the
-// tenant's allowed embed origins (server/embed/origins.ts), so only those sites can frame the chat.
+// tenant's allowed embed origins (server/embed/origins.ts), so only those sites can frame the chat
+// (a host it does not allow gets a scriptless page saying so, which anyone may frame).
 // The page has no inline script (server/embed/page.ts), so scripts are held to its own origin: an
 // injection could not run code beside the embed token the page keeps in memory.
 import { NextResponse, type NextRequest } from "next/server";
 import { getDb } from "@/server/db";
-import { frameAncestorsFor } from "@/server/embed/origins";
+import { frameAncestorsFor, isEmbedHostAllowed } from "@/server/embed/origins";
+import { normalizeOrigin } from "@/server/embed/tokens";
 
 export async function proxy(request: NextRequest) {
-  let ancestors = "'self'";
+  let csp = "frame-ancestors 'self'; script-src 'self'; object-src 'none'; base-uri 'none'";
   try {
     const { prisma } = await getDb();
-    ancestors = await frameAncestorsFor(prisma, request.nextUrl.searchParams.get("tenant") ?? undefined);
+    const tenant = request.nextUrl.searchParams.get("tenant") ?? undefined;
+    const host = request.nextUrl.searchParams.get("host");
+    if (host && normalizeOrigin(host) && !(await isEmbedHostAllowed(prisma, tenant, host))) {
+      // A host the tenant does not allow gets a page that only says so (app/embed/[agent]/route.ts):
+      // any site may frame it, so the visitor reads why instead of a blank frame, and no script runs.
+      csp = "frame-ancestors *; script-src 'none'; object-src 'none'; base-uri 'none'";
+    } else {
+      csp = `frame-ancestors ${await frameAncestorsFor(prisma, tenant)}; script-src 'self'; object-src 'none'; base-uri 'none'`;
+    }
   } catch {
     // No database: nobody else may frame the page.
   }
   const response = NextResponse.next();
-  response.headers.set("content-security-policy", `frame-ancestors ${ancestors}; script-src 'self'; object-src 'none'; base-uri 'none'`);
+  response.headers.set("content-security-policy", csp);
   response.headers.set("referrer-policy", "strict-origin-when-cross-origin");
   return response;
 }

@@ -7,25 +7,39 @@
   window.__inlayEmbed = true;
   var d = script.dataset;
   var base = new URL(script.src).origin;
-  var agent = d.agent || "Assistant";
+  var agent = d.agent || "";
   var color = d.color || "#4f46e5";
   var label = d.label || "Chat with us";
   var side = d.position === "left" ? "left" : "right";
   var config = window.InlayEmbed || {};
   var frame, button, open = false;
 
+  // Each failure says what went wrong; the chat frame shows it, the console tells the developer.
   function getToken() {
-    if (typeof config.getToken === "function") return Promise.resolve(config.getToken());
-    if (!d.tokenUrl) return Promise.reject(new Error("inlay: set data-token-url or InlayEmbed.getToken"));
-    return fetch(d.tokenUrl, {
-      method: "POST",
-      credentials: "include",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ origin: location.origin, agent: agent, tenant: d.tenant })
-    }).then(function (r) {
-      if (!r.ok) throw new Error("inlay: token " + r.status);
-      return r.json();
-    }).then(function (j) { return j.token; });
+    var got;
+    if (typeof config.getToken === "function") {
+      got = Promise.resolve().then(function () { return config.getToken(); }).catch(function (e) {
+        throw new Error("InlayEmbed.getToken() failed: " + ((e && e.message) || e));
+      });
+    } else if (!d.tokenUrl) {
+      return Promise.reject(new Error("the page sets neither data-token-url nor InlayEmbed.getToken"));
+    } else {
+      got = fetch(d.tokenUrl, {
+        method: "POST",
+        credentials: "include",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ origin: location.origin, agent: agent, tenant: d.tenant })
+      }).then(function (r) {
+        if (!r.ok) throw new Error("the token endpoint " + d.tokenUrl + " answered " + r.status);
+        return r.json().catch(function () { throw new Error("the token endpoint " + d.tokenUrl + " did not answer JSON"); });
+      }).then(function (j) { return j && j.token; }, function (e) {
+        throw e instanceof TypeError ? new Error("the token endpoint " + d.tokenUrl + " could not be reached") : e;
+      });
+    }
+    return got.then(function (token) {
+      if (typeof token !== "string" || !token) throw new Error("the token endpoint gave no token (expected {\"token\": \"…\"})");
+      return token;
+    });
   }
 
   function send(message) {
@@ -39,7 +53,12 @@
     if (open && !frame) {
       frame = document.createElement("iframe");
       var q = "?host=" + encodeURIComponent(location.origin) + (d.tenant ? "&tenant=" + encodeURIComponent(d.tenant) : "") + (d.title ? "&title=" + encodeURIComponent(d.title) : "") + "&accent=" + encodeURIComponent(color);
-      frame.src = base + "/embed/" + encodeURIComponent(agent) + q;
+      if (agent) frame.src = base + "/embed/" + encodeURIComponent(agent) + q;
+      else {
+        // Nothing to open: say so in the panel rather than leave it blank.
+        if (window.console) console.error("inlay: the embed script has no data-agent");
+        frame.srcdoc = '<p style="font:14px system-ui;padding:24px;text-align:center;color:#374151">This chat has no agent to open. If this is your site, add data-agent="&lt;agent name&gt;" to the embed script (Admin → Embed shows the snippet).</p>';
+      }
       frame.title = d.title || label;
       frame.allow = "clipboard-write";
       style(frame, { position: "fixed", bottom: "88px", width: "min(400px, calc(100vw - 32px))", height: "min(640px, calc(100vh - 112px))", border: "0", borderRadius: "16px", boxShadow: "0 12px 40px rgba(0,0,0,.18)", background: "#fff", zIndex: "2147483646", colorScheme: "normal" });
@@ -63,7 +82,11 @@
     if (!frame || e.source !== frame.contentWindow || e.origin !== base) return;
     var type = e.data && e.data.type;
     if (type === "inlay:ready" || type === "inlay:token-request") {
-      getToken().then(function (token) { send({ type: "inlay:token", token: token }); }, function () { send({ type: "inlay:token-error" }); });
+      getToken().then(function (token) { send({ type: "inlay:token", token: token }); }, function (e) {
+        var reason = String((e && e.message) || e).slice(0, 300);
+        if (window.console) console.error("inlay: " + reason);
+        send({ type: "inlay:token-error", reason: reason });
+      });
     } else if (type === "inlay:close") toggle(false);
   });
 

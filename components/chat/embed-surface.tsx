@@ -8,7 +8,13 @@ import { EMBED_TOKEN_HEADER_NAME, renewingFetch } from "@/lib/chat/renewing-fetc
 import { InlayChat } from "./inlay-chat";
 import { InlayProvider } from "./provider";
 
-type Phase = "waiting" | "ready" | "refused" | "unavailable";
+/**
+ * Where the surface is. Every phase but "ready" is a message saying what is wrong and what to do,
+ * never a blank panel: "refused" (not framed by the host it was opened for), "token-refused" (a token
+ * minted for another site or agent, or one the server refuses), "unavailable" (the host page's token endpoint failed), "agent-missing"
+ * (the workspace has no such agent, found out once the first token is here).
+ */
+type Phase = "waiting" | "ready" | "refused" | "token-refused" | "unavailable" | "agent-missing";
 
 /** Seconds before expiry to ask for a new token. */
 const REFRESH_MARGIN_S = 60;
@@ -27,6 +33,8 @@ function claimsOf(token: string): { org?: unknown; exp?: unknown; agt?: unknown 
 export function EmbedSurface({ agent, host, title, accent }: { agent: string; host: string; title?: string; accent?: string }) {
   const token = useRef<string>("");
   const [phase, setPhase] = useState<Phase>("waiting");
+  // Why the token endpoint failed, as the host page's embed.js reported it.
+  const [failure, setFailure] = useState("");
   const refresh = useRef<ReturnType<typeof setTimeout>>(undefined);
   // Renewals waiting for the host page's next token (a request refused as token_expired).
   const waiting = useRef<(() => void)[]>([]);
@@ -47,9 +55,10 @@ export function EmbedSurface({ agent, host, title, accent }: { agent: string; ho
     }
     const onMessage = (event: MessageEvent) => {
       if (event.source !== window.parent || event.origin !== host) return;
-      const data = event.data as { type?: unknown; token?: unknown } | null;
+      const data = event.data as { type?: unknown; token?: unknown; reason?: unknown } | null;
       if (data?.type === "inlay:token-error") {
-        setPhase((current) => (current === "ready" ? current : "unavailable"));
+        setFailure(typeof data.reason === "string" ? data.reason.slice(0, 300) : "");
+        setPhase((current) => (current === "ready" || current === "agent-missing" ? current : "unavailable"));
         return;
       }
       if (data?.type !== "inlay:token" || typeof data.token !== "string") return;
@@ -57,12 +66,12 @@ export function EmbedSurface({ agent, host, title, accent }: { agent: string; ho
       // A token minted for another site or another agent is refused here as well as on the server.
       if (!claims || claims.org !== host || (typeof claims.agt === "string" && claims.agt !== agent) || typeof claims.exp !== "number") {
         token.current = "";
-        setPhase("refused");
+        setPhase("token-refused");
         return;
       }
       token.current = data.token;
       for (const resolve of waiting.current.splice(0)) resolve();
-      setPhase("ready");
+      setPhase((current) => (current === "agent-missing" ? current : "ready"));
       clearTimeout(refresh.current);
       const wait = Math.max(5, claims.exp - Date.now() / 1000 - REFRESH_MARGIN_S) * 1000;
       refresh.current = setTimeout(() => ask("inlay:token-request"), wait);
@@ -96,14 +105,46 @@ export function EmbedSurface({ agent, host, title, accent }: { agent: string; ho
   );
   const theme = useMemo(() => ({ accent }), [accent]);
 
+  // With the first token, look the agent up (the `/` picker's list, which names a missing agent with
+  // 404), so a wrong data-agent is said at once rather than on the first message. The chat shows
+  // meanwhile: the lookup provisions the member on first use, which may take a moment.
+  const looked = useRef(false);
+  useEffect(() => {
+    if (phase !== "ready" || looked.current) return;
+    looked.current = true;
+    void fetch(`/api/chat/commands?agent=${encodeURIComponent(agent)}`, { headers: headers() })
+      .then((response) => {
+        if (response.status === 404) setPhase("agent-missing");
+      })
+      .catch(() => {
+        // Unreachable now: the chat says so itself on the next message.
+      });
+  }, [phase, agent, headers]);
+
   if (phase !== "ready") {
+    const [headline, advice] =
+      phase === "waiting"
+        ? ["Connecting…", ""]
+        : phase === "refused"
+          ? ["This chat is not available on this site.", `It opens only inside a page of ${host}, through Inlay's embed script.`]
+          : phase === "token-refused"
+          ? [
+              "This chat is not available on this site.",
+              `The sign-in this page sent is for another site or agent. If this is your site, mint the token for ${host} and the agent "${agent}".`,
+            ]
+          : phase === "agent-missing"
+            ? [
+                `There is no agent "${agent}" in this workspace.`,
+                "If this is your site, set data-agent to one of the workspace's agents (Admin → Embed lists them).",
+              ]
+            : [
+                "The chat could not sign you in.",
+                `${failure ? `This site's token endpoint failed: ${failure}. ` : "This site's token endpoint failed. "}Reload the page to try again; if it keeps failing, the site's owner should check its token endpoint.`,
+              ];
     return (
-      <div className="flex h-screen items-center justify-center p-6 text-center text-sm text-muted" role="status">
-        {phase === "waiting"
-          ? "Connecting…"
-          : phase === "refused"
-            ? "This chat is not available on this site."
-            : "The chat could not sign you in. Reload the page to try again."}
+      <div className="flex h-screen flex-col items-center justify-center gap-2 p-6 text-center text-sm" role={advice ? "alert" : "status"}>
+        <p className={advice ? "font-medium" : "text-muted"}>{headline}</p>
+        {advice && <p className="text-muted">{advice}</p>}
       </div>
     );
   }

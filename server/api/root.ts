@@ -2,6 +2,7 @@ import { accountsRouter } from "./routers/accounts";
 import { agentsRouter } from "./routers/agents";
 import { billingRouter } from "./routers/billing";
 import { connectionsRouter } from "./routers/connections";
+import { embedSecretsRouter } from "./routers/embed-secrets";
 import { invitesRouter } from "./routers/invites";
 import { limitsRouter } from "./routers/limits";
 import { meRouter } from "./routers/me";
@@ -33,6 +34,7 @@ export const appRouter = router({
   connections: connectionsRouter,
   tools: toolsRouter,
   billing: billingRouter,
+  embedSecrets: embedSecretsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -27,6 +27,18 @@ export async function isAllowedOrigin(prisma: PrismaClient, tenantId: string, or
   return value !== undefined && (await findAllowedOrigins(prisma, tenantId)).includes(value);
 }
 
+/**
+ * Whether the embed page may show the chat for `host` (the host page's origin it was opened for):
+ * only when the tenant allows it. When it may not, the page says so and what to do, with no script,
+ * and any site may frame that message (proxy.ts), so the visitor sees it instead of a browser's
+ * blank refusal.
+ */
+export async function isEmbedHostAllowed(prisma: PrismaClient, tenantSlug: string | undefined, host: string): Promise<boolean> {
+  const found = tenantSlug ? await findAllowedOriginsBySlug(prisma, tenantSlug) : null;
+  const origin = normalizeOrigin(host);
+  return origin !== undefined && (found?.origins ?? []).includes(origin);
+}
+
 /** The CSP frame-ancestors value for a tenant's embed page: its own origin and the allowed ones. */
 export async function frameAncestorsFor(prisma: PrismaClient, tenantSlug: string | undefined): Promise<string> {
   const found = tenantSlug ? await findAllowedOriginsBySlug(prisma, tenantSlug) : null;

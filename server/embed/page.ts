@@ -3,7 +3,7 @@
 // (components/chat/embed-main.tsx on Preact), not React and Next's client runtime. The page holds
 // nothing secret: the agent, host, title and accent from its own URL, checked here; the token arrives
 // later by postMessage (components/chat/embed-surface.tsx).
-import { attribute, pageHead, scriptTags, stylesheetTag } from "./html";
+import { attribute, escapeHtml, pageHead, scriptTags, stylesheetTag } from "./html";
 import { normalizeOrigin } from "./tokens";
 import type { WidgetAssets } from "./widget-assets";
 
@@ -40,12 +40,25 @@ export function embedQuery(agentSegment: string, search: URLSearchParams): Embed
   };
 }
 
-/** The page, or (assets missing: the widget was not built) undefined. */
-export function embedPageHtml(query: EmbedQuery, assets: WidgetAssets | undefined): string | undefined {
+/**
+ * The page, or (assets missing: the widget was not built) undefined. `hostAllowed` false: the tenant
+ * does not allow the host, and the page only says so and what to do (no script: proxy.ts lets any
+ * site frame it, so the visitor sees the reason rather than a blank frame).
+ */
+export function embedPageHtml(query: EmbedQuery, assets: WidgetAssets | undefined, hostAllowed = true): string | undefined {
   const head = (extra: string) => pageHead("Chat · Inlay", extra);
   const stylesheet = assets ? stylesheetTag(assets) : "";
   if (!query.host) {
     return `${head(stylesheet)}<body class="min-h-screen antialiased"><p class="p-6 text-sm text-muted">This page is opened by the embed script (public/embed.js).</p></body></html>`;
+  }
+  if (!hostAllowed) {
+    const host = escapeHtml(query.host);
+    return (
+      `${head(stylesheet)}<body class="min-h-screen antialiased"><div class="flex h-screen flex-col items-center justify-center gap-2 p-6 text-center text-sm" role="alert">` +
+      `<p class="font-medium">This chat is not available on this site.</p>` +
+      `<p class="text-muted">${host} is not one of the workspace's allowed sites. If this is your site, add ${host} under Allowed sites on Inlay's Embed page (Admin → Embed).</p>` +
+      `</div></body></html>`
+    );
   }
   if (!assets) return undefined;
   const scripts = scriptTags(assets);

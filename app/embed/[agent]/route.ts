@@ -1,9 +1,12 @@
 // /embed/<agent>?tenant=<slug>&host=<origin>: the chat surface public/embed.js frames, as a page of
 // our own HTML and the widget bundle (server/embed/page.ts), outside Next's client runtime. No session
 // cookie is needed: the token arrives from the host page (components/chat/embed-surface.tsx). Its CSP
-// (frame-ancestors: the tenant's allowed embed origins) is set by proxy.ts.
+// (frame-ancestors: the tenant's allowed embed origins) is set by proxy.ts; for a host the tenant does
+// not allow, the page only says so.
 import type { NextRequest } from "next/server";
+import { getDb } from "@/server/db";
 import { widgetPageResponse } from "@/server/embed/html";
+import { isEmbedHostAllowed } from "@/server/embed/origins";
 import { embedPageHtml, embedQuery } from "@/server/embed/page";
 import { widgetAssets } from "@/server/embed/widget-assets";
 
@@ -11,5 +14,8 @@ export const dynamic = "force-dynamic";
 
 export async function GET(request: NextRequest, { params }: { params: Promise<{ agent: string }> }) {
   const query = embedQuery((await params).agent, request.nextUrl.searchParams);
-  return widgetPageResponse(embedPageHtml(query, await widgetAssets("embed")), "embed page");
+  const { prisma } = await getDb();
+  const tenant = request.nextUrl.searchParams.get("tenant") ?? undefined;
+  const allowed = query.host === undefined || (await isEmbedHostAllowed(prisma, tenant, query.host));
+  return widgetPageResponse(embedPageHtml(query, await widgetAssets("embed"), allowed), "embed page");
 }

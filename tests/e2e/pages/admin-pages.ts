@@ -59,3 +59,39 @@ export class CapsPage {
     await form.getByRole("button", { name: "Save" }).click();
   }
 }
+
+/** Admin → Embed: allowed sites, embed secrets and the snippets. */
+export class EmbedAdminPage {
+  constructor(private readonly page: Page) {}
+
+  async goto() {
+    await this.page.goto("/admin/embed");
+    await expect(this.page.getByRole("heading", { name: "Embed", level: 1 })).toBeVisible();
+  }
+
+  async allowOrigins(origins: string[]) {
+    const field = this.page.getByLabel("Origins");
+    await expect(field).toBeEnabled();
+    await field.fill(origins.join("\n"));
+    await this.page.getByRole("button", { name: "Save", exact: true }).click();
+    await expect(this.page.getByText("Saved.")).toBeVisible();
+  }
+
+  /** Creates a secret and reads its full value, shown this once. */
+  async createSecret(name: string) {
+    const form = this.page.getByRole("form", { name: "Create an embed secret" });
+    await form.getByLabel("Name").fill(name);
+    await form.getByRole("button", { name: "Create secret" }).click();
+    const value = this.page.getByLabel("New embed secret");
+    await expect(value).toBeVisible();
+    return value.inputValue();
+  }
+
+  secretRow(name: string) {
+    return this.page.getByRole("table", { name: "Embed secrets" }).getByRole("row").filter({ hasText: name });
+  }
+
+  snippet(kind: "script" | "express" | "next" | "curl") {
+    return this.page.getByTestId(`snippet-${kind}`);
+  }
+}

@@ -55,6 +55,15 @@ describe("the embed page's HTML", () => {
     expect(html).not.toContain("inlay-embed");
   });
 
+  it("for a host the tenant does not allow, says so and what to do, escaped and with no script", () => {
+    const html = embedPageHtml(query(`host=${encodeURIComponent("https://evil.test")}`), assets, false)!;
+    expect(html).toContain("This chat is not available on this site.");
+    expect(html).toContain("https://evil.test is not one of the workspace's allowed sites");
+    expect(html).toContain("Admin → Embed");
+    expect(html).not.toContain("<script");
+    expect(html).not.toContain("inlay-embed");
+  });
+
   it("is not written when the widget has not been built", () => {
     expect(embedPageHtml(query("host=https%3A%2F%2Fshop.acme.test"), undefined)).toBeUndefined();
   });
