@@ -71,7 +71,7 @@ function Section({ id, title, intro, children }: { id: string; title: string; in
 }
 
 function Loading() {
-  return <div className="h-24 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" />;
+  return <div className="h-24 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading" />;
 }
 
 function FormFooter({ pending, label, status, error }: { pending: boolean; label: string; status?: string; error?: string }) {

@@ -133,7 +133,7 @@ function ServerRow({ server }: { server: Server }) {
         </div>
       </td>
       <td className={td}>
-        <span className={`rounded-full px-2 py-0.5 text-xs ${status === "approved" ? "bg-black/5" : "bg-danger/10 text-danger"}`} data-testid="tool-server-status">
+        <span className={`rounded-full px-2 py-0.5 text-xs ${status === "approved" ? "bg-fg/5" : "bg-danger/10 text-danger"}`} data-testid="tool-server-status">
           {status === "approved" ? "Ready" : status === "pending" ? "Not reachable yet" : status}
         </span>
       </td>
