@@ -8,7 +8,7 @@ import { FormError, SelectField, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
 import { createInviteInput } from "@/lib/schemas/tenancy";
 import { useTRPC } from "@/lib/trpc/react";
-import { card, table, td, th } from "./admin-page";
+import { card, table, tableScroll, td, th } from "./admin-page";
 
 export function InvitesPanel() {
   const trpc = useTRPC();
@@ -92,7 +92,7 @@ export function InvitesPanel() {
         ) : invites.data.length === 0 ? (
           <p className="mt-2 text-sm text-muted">No open invites.</p>
         ) : (
-          <div className="mt-4 overflow-x-auto">
+          <div className={`mt-4 ${tableScroll}`}>
             <table className={table}>
               <thead>
                 <tr>

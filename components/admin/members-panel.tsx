@@ -6,7 +6,7 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { FormError } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/react";
-import { card, table, td, th } from "./admin-page";
+import { card, table, tableScroll, td, th } from "./admin-page";
 
 export function MembersPanel() {
   const trpc = useTRPC();
@@ -23,7 +23,7 @@ export function MembersPanel() {
   return (
     <div className={card}>
       <FormError message={error} />
-      <div className="overflow-x-auto">
+      <div className={tableScroll}>
         <table className={table}>
           <thead>
             <tr>

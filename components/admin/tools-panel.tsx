@@ -11,7 +11,7 @@ import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-e
 import { tenantSkillInput, tenantToolServerInput } from "@/lib/schemas/tenant-tools";
 import { useTRPC } from "@/lib/trpc/react";
 import type { AppRouter } from "@/server/api/root";
-import { card, table, td, th } from "./admin-page";
+import { card, table, tableScroll, td, th } from "./admin-page";
 
 type Outputs = inferRouterOutputs<AppRouter>["tools"];
 type Server = Outputs["servers"][number];
@@ -258,7 +258,7 @@ function ListSection({
       {error ? <FormError message={error} /> : null}
       {rows?.length === 0 ? <p className="text-sm text-muted">{empty}</p> : null}
       {rows?.length ? (
-        <div className={`${card} overflow-x-auto`}>
+        <div className={`${card} ${tableScroll}`}>
           <table className={table}>
             <thead>
               <tr>

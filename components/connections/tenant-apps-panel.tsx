@@ -2,7 +2,7 @@
 // Tenant admins: which apps the workspace offers its members (toggles over the platform's catalogue),
 // and which member is connected to which offered app (statuses only).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { card, table, td, th } from "@/components/admin/admin-page";
+import { card, table, tableScroll, td, th } from "@/components/admin/admin-page";
 import { FormError } from "@/components/ui/field";
 import type { MemberAppStatus } from "@/lib/schemas/connections";
 import { useTRPC } from "@/lib/trpc/react";
@@ -68,7 +68,7 @@ export function TenantAppsPanel() {
         {members.isError ? <FormError message={`Could not load members' connections: ${members.error.message}`} /> : null}
         {members.data && members.data.length === 0 ? <p className="text-sm text-muted">No member has used the agents yet.</p> : null}
         {members.data && members.data.length > 0 ? (
-          <div className="overflow-x-auto">
+          <div className={tableScroll}>
             <table className={table} aria-label="Members' connections">
               <thead>
                 <tr>

@@ -1,7 +1,7 @@
 "use client";
-// The console's pages. From 640 px up they are one row (scrolling sideways if an admin's list is
-// longer than the window); below, a "Menu" button discloses them as a column, so every page is a tap
-// away on a phone. The current page's link carries aria-current="page"; on a page under one (an
+// The console's pages. From 640 px up they are a row (wrapping when an admin's list is longer than
+// the window, so none hides off to the side); below, a "Menu" button discloses them, so every page
+// is a tap away on a phone. The current page's link carries aria-current="page"; on a page under one (an
 // agent's chat under Agents) that link carries aria-current="true".
 import Link from "next/link";
 import { usePathname } from "next/navigation";
@@ -57,12 +57,12 @@ export function ConsoleNav({ links }: { links: ConsoleLink[] }) {
       </button>
       <ul
         id={listId}
-        className={`${open ? "grid" : "hidden"} grid-cols-2 gap-1 pb-2 text-sm sm:flex sm:items-center sm:overflow-x-auto`}
+        className={`${open ? "grid" : "hidden"} grid-cols-2 gap-1 pb-2 text-sm sm:flex sm:flex-wrap sm:items-center`}
       >
         {links.map((link) => {
           const state = currentness(link.href, pathname, hrefs);
           return (
-            <li key={link.href} className="sm:shrink-0">
+            <li key={link.href}>
               <Link
                 href={link.href}
                 aria-current={state}

@@ -3,7 +3,7 @@
 // metered) and tokens per day over the last 30 days, per member, as a stacked bar chart.
 import { useQuery } from "@tanstack/react-query";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { card, table, td, th } from "@/components/admin/admin-page";
+import { card, table, tableScroll, td, th } from "@/components/admin/admin-page";
 import { EmptyState } from "@/components/ui/empty-state";
 import { formatCents } from "@/lib/money";
 import { useTRPC } from "@/lib/trpc/react";
@@ -23,7 +23,7 @@ export function TenantUsage() {
     <>
       <div className={card}>
         <h2 className="text-lg font-semibold">Members ({period})</h2>
-        <div className="mt-4 overflow-x-auto">
+        <div className={`mt-4 ${tableScroll}`}>
           <table className={table} data-testid="usage-table">
             <thead>
               <tr>
@@ -70,7 +70,8 @@ export function TenantUsage() {
                   cursor={{ fill: "currentColor", fillOpacity: 0.08 }}
                   contentStyle={{ background: "var(--inlay-surface)", borderColor: "var(--inlay-border)", color: "var(--inlay-text)" }}
                 />
-                <Legend />
+                {/* The members' names in the text colour: the series colours are for bars, not text. */}
+                <Legend formatter={(value: string) => <span className="text-fg">{value}</span>} />
                 {emails.map((email, index) => (
                   <Bar key={email} dataKey={email} stackId="tokens" fill={COLOURS[index % COLOURS.length]} />
                 ))}

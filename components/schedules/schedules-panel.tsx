@@ -2,7 +2,7 @@
 // The member's schedules: what runs when (in the schedule's own time zone), the next fire, the last
 // runs with their status, and pause/resume, run now and delete; the form to add one below.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { card } from "@/components/admin/admin-page";
+import { card, tableScroll } from "@/components/admin/admin-page";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { FormError } from "@/components/ui/field";
@@ -122,7 +122,7 @@ export function TenantSchedulesPanel() {
       {schedules.data.length === 0 ? (
         <EmptyState title="No member has a schedule.">Members add schedules on their Schedules page.</EmptyState>
       ) : null}
-      <div className={schedules.data.length === 0 ? "hidden" : "overflow-x-auto"}>
+      <div className={schedules.data.length === 0 ? "hidden" : tableScroll}>
         <table className="w-full text-left text-sm" aria-label="Members' schedules">
           <thead>
             <tr>

@@ -30,7 +30,7 @@ async function settled(page: Page) {
 /** Nothing wider than the window: wide tables scroll inside their cards, not the page. */
 async function expectNoSidewaysScroll(page: Page) {
   const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
-  expect(scrollWidth, `${page.url()} is wider than the window`).toBeLessThanOrEqual(innerWidth);
+  expect.soft(scrollWidth, `${page.url()} is wider than the window`).toBeLessThanOrEqual(innerWidth);
 }
 
 // WCAG contrast of two computed colours ("rgb(r, g, b)").
@@ -73,9 +73,11 @@ test("at 390 px every console page is in the menu, the current one is marked, an
     await link.click();
     await expect(page).toHaveURL(href!);
     await settled(page);
-    // The menu folds again once a page is chosen; the chosen one is the only current page.
+    // The menu folds again once a page is chosen and names it; reopened, the chosen page is the only
+    // current one.
     await expect(nav.menuButton()).toHaveAttribute("aria-expanded", "false");
     await expect(nav.menuButton()).toContainText(label);
+    await nav.openMenu();
     await expect(nav.link(label)).toHaveAttribute("aria-current", "page");
     await expect(nav.links().and(page.locator('[aria-current="page"]'))).toHaveCount(1);
     await expectNoSidewaysScroll(page);
@@ -95,7 +97,7 @@ test("at 390 px every console page is in the menu, the current one is marked, an
   await page.context().close();
 });
 
-test("at 1280 px the pages are one row, always shown, with the current one marked", async ({ page }) => {
+test("at 1280 px the pages are always shown, with the current one marked", async ({ page }) => {
   const signIn = new SignInPage(page);
   await signIn.goto();
   await signIn.signIn("member@acme.test", DEMO_PASSWORD);
@@ -198,6 +200,7 @@ test("every page has the favicon", async ({ page, request }) => {
 });
 
 test("empty lists and the empty usage chart say what would fill them", async ({ browser }) => {
+  test.setTimeout(120_000);
   // Globex's admin: no spec runs globex's agents, so nothing is remembered, allowed or metered there.
   const page = await signedInWith(browser, "admin@globex.test");
   for (const [path, title] of [
@@ -232,8 +235,6 @@ test("the chat's history lists each conversation by the person's first message",
   const item = page.getByRole("region", { name: "Past conversations" }).getByRole("listitem");
   await expect(item).toHaveCount(1);
   // Not the agent's last answer, nor the latest message: the person's first one.
-  await expect(item).toContainText("what the conversation is about");
-  await expect(item).not.toContainText("a later reply");
-  await expect(item).not.toContainText("Agent:");
+  await expect(item.locator(".ic-history-preview")).toHaveText("what the conversation is about");
   await page.screenshot({ path: shot("chat-history") });
 });

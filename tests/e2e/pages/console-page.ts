@@ -20,7 +20,7 @@ export class ConsolePage {
   }
 }
 
-/** The console's nav: one row from 640 px up, a "Menu" disclosure below. */
+/** The console's nav: a row from 640 px up, a "Menu" disclosure below. */
 export class ConsoleNav {
   constructor(private readonly page: Page) {}
 
