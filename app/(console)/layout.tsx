@@ -1,5 +1,5 @@
-import Link from "next/link";
 import type { ReactNode } from "react";
+import { ConsoleNav } from "@/components/console/console-nav";
 import { SignOutButton } from "@/components/console/sign-out-button";
 import { TenantSwitcher } from "@/components/console/tenant-switcher";
 import { Logo } from "@/components/ui/logo";
@@ -34,9 +34,10 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   return (
     <div className="min-h-screen">
       {/* Two rows: who and where on top, the pages below. One row overflowed at 1280 px once an admin
-          with several workspaces had every link and the switcher in it. */}
+          with several workspaces had every link and the switcher in it. On a phone the pages fold
+          into a menu (ConsoleNav). */}
       <header className="border-b border-line bg-surface">
-        <div className="mx-auto flex h-14 max-w-6xl items-center justify-between gap-6 px-6">
+        <div className="mx-auto flex h-14 max-w-6xl items-center justify-between gap-3 px-4 sm:gap-6 sm:px-6">
           <Logo />
           <div className="flex min-w-0 items-center gap-3 text-sm">
             <TenantSwitcher
@@ -49,19 +50,9 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
             <SignOutButton />
           </div>
         </div>
-        <nav aria-label="Console" className="mx-auto max-w-6xl overflow-x-auto px-3">
-          <ul className="flex items-center gap-1 pb-2 text-sm">
-            {links.map((link) => (
-              <li key={link.href} className="shrink-0">
-                <Link href={link.href} className="block rounded-lg px-3 py-2 text-muted hover:bg-black/5 hover:text-fg">
-                  {link.label}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
+        <ConsoleNav links={links} />
       </header>
-      <main className="mx-auto max-w-6xl px-6 py-10">{children}</main>
+      <main className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-10">{children}</main>
     </div>
   );
 }

@@ -22,5 +22,10 @@ export function Refused({ message }: { message: string }) {
 
 export const card = "rounded-card border border-line bg-surface p-6 shadow-sm";
 export const table = "w-full text-left text-sm";
+/**
+ * Around a table: a table wider than its card scrolls inside it, not the page. `relative` keeps the
+ * absolutely positioned bits inside (a header's sr-only label), which would otherwise widen the page.
+ */
+export const tableScroll = "relative overflow-x-auto";
 export const th = "border-b border-line py-2 pr-4 font-medium text-muted";
 export const td = "border-b border-line py-3 pr-4 align-middle";

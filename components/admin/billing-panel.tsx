@@ -18,7 +18,7 @@ import {
 } from "@/lib/schemas/owner-billing";
 import { useTRPC } from "@/lib/trpc/react";
 import type { ZodType } from "zod";
-import { card, table, td, th } from "./admin-page";
+import { card, table, tableScroll, td, th } from "./admin-page";
 
 const AMOUNT_FORMAT = "Enter an amount in dollars, e.g. 25.00.";
 const dateTime = (iso: string) => new Date(iso).toLocaleString("en", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
@@ -71,7 +71,7 @@ function Section({ id, title, intro, children }: { id: string; title: string; in
 }
 
 function Loading() {
-  return <div className="h-24 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" />;
+  return <div className="h-24 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading" />;
 }
 
 function FormFooter({ pending, label, status, error }: { pending: boolean; label: string; status?: string; error?: string }) {
@@ -119,7 +119,7 @@ function BalanceSection() {
         {balance.transactions.length === 0 ? (
           <p className="text-sm text-muted">No entries yet.</p>
         ) : (
-          <div className="overflow-x-auto">
+          <div className={tableScroll}>
             <table className={table} data-testid="ledger">
               <thead>
                 <tr>
@@ -150,7 +150,7 @@ function BalanceSection() {
         title="Tenants' spend this month"
         intro={`${formatCents(tenantsCostCents)} spent by all tenants this month, against a balance of ${formatMicros(balance.balance_micros)}.`}
       >
-        <div className="overflow-x-auto">
+        <div className={tableScroll}>
           <table className={table} data-testid="tenant-spend">
             <thead>
               <tr>
@@ -381,7 +381,7 @@ function PlanSection() {
           <dd className="mt-1 text-lg font-medium">{formatMicros(usage.cost_used_micros)}</dd>
         </div>
       </dl>
-      <div className="overflow-x-auto">
+      <div className={tableScroll}>
         <table className={table} data-testid="plans">
           <thead>
             <tr>
@@ -464,7 +464,7 @@ function ReceiptsSection() {
   if (receipts.isError) return <FormError message={`Could not load receipts: ${receipts.error.message}`} />;
   if (receipts.data.receipts.length === 0) return <p className="text-sm text-muted">No receipts yet.</p>;
   return (
-    <div className="overflow-x-auto">
+    <div className={tableScroll}>
       <table className={table} data-testid="receipts">
         <thead>
           <tr>

@@ -19,7 +19,7 @@ export function CapsPanel() {
   const setMember = useMutation(trpc.limits.setMemberCap.mutationOptions({ onSuccess: refresh }));
   const setSchedules = useMutation(trpc.limits.setScheduleCap.mutationOptions({ onSuccess: refresh }));
 
-  if (caps.isPending) return <div className="h-40 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" />;
+  if (caps.isPending) return <div className="h-40 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading" />;
   if (caps.isError) return <FormError message={`Could not load caps: ${caps.error.message}`} />;
   const { limits, defaultCap, members, period, schedules } = caps.data;
   return (

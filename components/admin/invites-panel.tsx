@@ -8,7 +8,7 @@ import { FormError, SelectField, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
 import { createInviteInput } from "@/lib/schemas/tenancy";
 import { useTRPC } from "@/lib/trpc/react";
-import { card, table, td, th } from "./admin-page";
+import { card, table, tableScroll, td, th } from "./admin-page";
 
 export function InvitesPanel() {
   const trpc = useTRPC();
@@ -86,46 +86,48 @@ export function InvitesPanel() {
       <div className={card}>
         <h2 className="text-lg font-semibold">Open invites</h2>
         {invites.isPending ? (
-          <div className="mt-4 h-20 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" />
+          <div className="mt-4 h-20 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading" />
         ) : invites.isError ? (
           <FormError message={`Could not load invites: ${invites.error.message}`} />
         ) : invites.data.length === 0 ? (
           <p className="mt-2 text-sm text-muted">No open invites.</p>
         ) : (
-          <table className={`${table} mt-4`}>
-            <thead>
-              <tr>
-                <th className={th}>Email</th>
-                <th className={th}>Role</th>
-                <th className={th}>Status</th>
-                <th className={th}>Expires</th>
-                <th className={th}>
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {invites.data.map((invite) => (
-                <tr key={invite.id} data-testid="invite-row">
-                  <td className={td}>{invite.email}</td>
-                  <td className={td}>{invite.role}</td>
-                  <td className={td}>{invite.status}</td>
-                  <td className={`${td} text-muted`}>{new Date(invite.expiresAt).toLocaleDateString("en")}</td>
-                  <td className={`${td} text-right`}>
-                    <Button
-                      variant="ghost"
-                      className="text-danger"
-                      aria-label={`Revoke the invite for ${invite.email}`}
-                      disabled={revoke.isPending}
-                      onClick={() => revoke.mutate({ id: invite.id })}
-                    >
-                      Revoke
-                    </Button>
-                  </td>
+          <div className={`mt-4 ${tableScroll}`}>
+            <table className={table}>
+              <thead>
+                <tr>
+                  <th className={th}>Email</th>
+                  <th className={th}>Role</th>
+                  <th className={th}>Status</th>
+                  <th className={th}>Expires</th>
+                  <th className={th}>
+                    <span className="sr-only">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {invites.data.map((invite) => (
+                  <tr key={invite.id} data-testid="invite-row">
+                    <td className={td}>{invite.email}</td>
+                    <td className={td}>{invite.role}</td>
+                    <td className={td}>{invite.status}</td>
+                    <td className={`${td} text-muted`}>{new Date(invite.expiresAt).toLocaleDateString("en")}</td>
+                    <td className={`${td} text-right`}>
+                      <Button
+                        variant="ghost"
+                        className="text-danger"
+                        aria-label={`Revoke the invite for ${invite.email}`}
+                        disabled={revoke.isPending}
+                        onClick={() => revoke.mutate({ id: invite.id })}
+                      >
+                        Revoke
+                      </Button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </div>
     </>

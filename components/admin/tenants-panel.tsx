@@ -136,7 +136,7 @@ export function TenantsPanel() {
     <>
       <CreateTenantForm />
       {tenants.isPending ? (
-        <div className="h-40 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" />
+        <div className="h-40 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading" />
       ) : tenants.isError ? (
         <FormError message={`Could not load tenants: ${tenants.error.message}`} />
       ) : (

@@ -11,7 +11,7 @@ import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-e
 import { tenantSkillInput, tenantToolServerInput } from "@/lib/schemas/tenant-tools";
 import { useTRPC } from "@/lib/trpc/react";
 import type { AppRouter } from "@/server/api/root";
-import { card, table, td, th } from "./admin-page";
+import { card, table, tableScroll, td, th } from "./admin-page";
 
 type Outputs = inferRouterOutputs<AppRouter>["tools"];
 type Server = Outputs["servers"][number];
@@ -133,7 +133,7 @@ function ServerRow({ server }: { server: Server }) {
         </div>
       </td>
       <td className={td}>
-        <span className={`rounded-full px-2 py-0.5 text-xs ${status === "approved" ? "bg-black/5" : "bg-danger/10 text-danger"}`} data-testid="tool-server-status">
+        <span className={`rounded-full px-2 py-0.5 text-xs ${status === "approved" ? "bg-fg/5" : "bg-danger/10 text-danger"}`} data-testid="tool-server-status">
           {status === "approved" ? "Ready" : status === "pending" ? "Not reachable yet" : status}
         </span>
       </td>
@@ -258,7 +258,7 @@ function ListSection({
       {error ? <FormError message={error} /> : null}
       {rows?.length === 0 ? <p className="text-sm text-muted">{empty}</p> : null}
       {rows?.length ? (
-        <div className={`${card} overflow-x-auto`}>
+        <div className={`${card} ${tableScroll}`}>
           <table className={table}>
             <thead>
               <tr>

@@ -118,11 +118,11 @@ function RegisterForm() {
 }
 
 function StatusBadge({ webhook }: { webhook: Webhook }) {
-  if (webhook.active) return <span className="rounded-full bg-black/5 px-2 py-0.5 text-xs">Active</span>;
+  if (webhook.active) return <span className="rounded-full bg-fg/5 px-2 py-0.5 text-xs">Active</span>;
   if (webhook.disabled_reason) {
     return <span className="rounded-full bg-danger/10 px-2 py-0.5 text-xs text-danger">Disabled: {webhook.disabled_reason}</span>;
   }
-  return <span className="rounded-full bg-black/5 px-2 py-0.5 text-xs text-muted">Paused</span>;
+  return <span className="rounded-full bg-fg/5 px-2 py-0.5 text-xs text-muted">Paused</span>;
 }
 
 function Attempts({ delivery }: { delivery: Delivery }) {
@@ -130,7 +130,7 @@ function Attempts({ delivery }: { delivery: Delivery }) {
   return (
     <ol className="mt-2 space-y-1" aria-label={`Attempts of delivery ${delivery.id}`}>
       {delivery.attempts.map((attempt) => (
-        <li key={attempt.number} data-testid="attempt" className="rounded bg-black/[0.03] px-2 py-1 font-mono text-xs">
+        <li key={attempt.number} data-testid="attempt" className="rounded bg-fg/[0.03] px-2 py-1 font-mono text-xs">
           <span>#{attempt.number}</span> · <span>{time(attempt.attempted_at)}</span> ·{" "}
           <span data-testid="attempt-status">{attempt.response_status === null ? "no response" : `HTTP ${attempt.response_status}`}</span> ·{" "}
           <span>{attempt.duration_ms} ms</span>
@@ -229,7 +229,7 @@ function Deliveries({ webhookId }: { webhookId: number }) {
       <h3 className="text-sm font-semibold">Deliveries</h3>
       <ReplayForm webhookId={webhookId} refresh={refresh} />
       {deliveries.isPending ? (
-        <div className="mt-3 h-16 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" />
+        <div className="mt-3 h-16 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading" />
       ) : deliveries.isError ? (
         <FormError message={`Could not load deliveries: ${deliveries.error.message}`} />
       ) : items.length === 0 ? (
@@ -325,7 +325,7 @@ export function WebhooksPanel() {
     <>
       <RegisterForm />
       {webhooks.isPending ? (
-        <div className="h-40 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" />
+        <div className="h-40 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading" />
       ) : webhooks.isError ? (
         <FormError message={`Could not load endpoints: ${webhooks.error.message}`} />
       ) : webhooks.data.length === 0 ? (

@@ -15,7 +15,7 @@ export function AgentEditor({ id }: { id: string }) {
   const update = useMutation(
     trpc.agents.update.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.agents.pathKey() }) }),
   );
-  if (agent.isPending) return <div className="h-40 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" />;
+  if (agent.isPending) return <div className="h-40 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading" />;
   if (agent.isError) return <FormError message={agent.error.message === "no such agent" ? "No such agent." : agent.error.message} />;
   const { name, instructions, model, permissionMode, tools, canEdit, version } = agent.data;
   if (!canEdit) return <FormError message="Only the workspace's admins change this agent." />;

@@ -4,6 +4,7 @@
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { card } from "@/components/admin/admin-page";
+import { EmptyState } from "@/components/ui/empty-state";
 import { FormError } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/react";
 import { AgentForm, emptyAgent } from "./agent-form";
@@ -16,15 +17,19 @@ export function AgentsPanel() {
   const create = useMutation(trpc.agents.create.mutationOptions({ onSuccess: refresh }));
   const allow = useMutation(trpc.agents.setPersonalAllowed.mutationOptions({ onSuccess: refresh }));
 
-  if (agents.isPending) return <div className="h-40 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" />;
+  if (agents.isPending) return <div className="h-40 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading" />;
   if (agents.isError) return <FormError message={`Could not load agents: ${agents.error.message}`} />;
   const { agents: list, canCreateTenant, canCreatePersonal, allowPersonalAgents } = agents.data;
   return (
     <>
       <div className={card}>
         <h2 className="text-lg font-semibold">Agents</h2>
-        {list.length === 0 ? <p className="mt-2 text-sm text-muted">No agents yet.</p> : null}
-        <ul className="mt-4 divide-y divide-line" aria-label="Agents">
+        {list.length === 0 ? (
+          <EmptyState title="No agents yet." className="mt-4">
+            {canCreateTenant || canCreatePersonal ? "Define one below: a name and what it should do." : "An admin of your workspace defines them."}
+          </EmptyState>
+        ) : null}
+        <ul className="mt-4 divide-y divide-line empty:hidden" aria-label="Agents">
           {list.map((agent) => (
             <li key={agent.id} className="flex flex-wrap items-center justify-between gap-3 py-3" data-testid="agent-row">
               <div>
@@ -36,7 +41,7 @@ export function AgentsPanel() {
                   Chat with {agent.name}
                 </Link>
                 {agent.canEdit ? (
-                  <Link href={`/agents/${agent.id}`} className="rounded-lg px-3 py-2 hover:bg-black/5">
+                  <Link href={`/agents/${agent.id}`} className="rounded-lg px-3 py-2 hover:bg-fg/5">
                     Edit {agent.name}
                   </Link>
                 ) : null}

@@ -1,7 +1,8 @@
 "use client";
 // The chat header's History: the member's past conversations with the agent (GET /api/chat/history),
-// newest first; choosing one loads it (GET /api/chat/conversation) so the composer continues it. A
-// disclosure button and a list of buttons: Tab and the arrow keys move, Escape closes and returns focus.
+// newest first, each by the person's first message; choosing one loads it (GET /api/chat/conversation)
+// so the composer continues it. A disclosure button and a list of buttons: Tab and the arrow keys
+// move, Escape closes and returns focus.
 import { useCallback, useEffect, useId, useRef, useState } from "react";
 import type { ChatHistoryItem } from "@/lib/chat/contract";
 import type { ChatError, ChatMessage } from "@/lib/chat/types";
@@ -144,7 +145,11 @@ export function ChatHistory({
               {items.map((item) => (
                 <div key={item.runId} role="listitem">
                   <button type="button" className="ic-history-item" aria-busy={loading === item.runId} onClick={() => void choose(item.runId)}>
-                    <span className="ic-history-preview">{item.preview?.trim() || "(no text)"}</span>
+                    {/* The person's first message; the agent's answer only stands in when there is none, and says so. */}
+                    <span className="ic-history-preview">
+                      {item.previewFrom === "agent" ? <span className="ic-history-from">Agent: </span> : null}
+                      {item.preview?.trim() || "(no text)"}
+                    </span>
                     <span className="ic-history-meta">
                       {relativeTime(item.createdAt)} · {statusLabel[item.status] ?? item.status}
                     </span>

@@ -44,12 +44,30 @@ export function useInlay(): InlayConfig {
   return useContext(InlayContext);
 }
 
+/**
+ * White or near-black, whichever reads better on a hex colour (WCAG relative luminance); undefined for
+ * any other CSS colour. A vendor's accent (the embed's `data-accent`) then stays legible whether the
+ * default accent text is light or, in dark mode, dark.
+ */
+export function readableTextOn(colour: string): string | undefined {
+  const hex = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(colour.trim())?.[1];
+  if (!hex) return undefined;
+  const full = hex.length === 3 ? [...hex].map((digit) => digit + digit).join("") : hex;
+  const linear = [0, 2, 4].map((at) => {
+    const value = parseInt(full.slice(at, at + 2), 16) / 255;
+    return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
+  });
+  const luminance = 0.2126 * linear[0]! + 0.7152 * linear[1]! + 0.0722 * linear[2]!;
+  // About where white and #0e0e13 give the same contrast.
+  return luminance > 0.19 ? "#0e0e13" : "#ffffff";
+}
+
 /** The theme as the CSS variables chat.css reads. */
 export function themeStyle(theme: InlayTheme | undefined): CSSProperties {
   if (!theme) return {};
   const vars: Record<string, string | undefined> = {
     "--inlay-chat-accent": theme.accent,
-    "--inlay-chat-accent-text": theme.accentText,
+    "--inlay-chat-accent-text": theme.accentText ?? (theme.accent ? readableTextOn(theme.accent) : undefined),
     "--inlay-chat-bg": theme.background,
     "--inlay-chat-surface": theme.surface,
     "--inlay-chat-text": theme.text,

@@ -7,6 +7,7 @@ import { useSearchParams } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
 import { card } from "@/components/admin/admin-page";
 import { Button } from "@/components/ui/button";
+import { EmptyState } from "@/components/ui/empty-state";
 import { FormError, TextField } from "@/components/ui/field";
 import { CONNECTIONS_PATH } from "@/lib/connections/flow";
 import { goToAuthorization, onConnectionOutcome, openConnectPopup } from "@/lib/connections/popup";
@@ -86,15 +87,15 @@ export function ConnectionsPanel() {
   const returnedName = returned && (apps.data?.find((app) => app.slug === returned.app)?.name ?? returned.app);
   const returnedNotice = returned && (returned.connected ? `${returnedName} is connected.` : `${returnedName} was not connected.`);
 
-  if (apps.isPending) return <div className="h-40 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" />;
+  if (apps.isPending) return <div className="h-40 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading" />;
   if (apps.isError) return <FormError message={`Could not load your connections: ${apps.error.message}`} />;
   return (
     <div className={card}>
       <p role="status" className="mb-4 text-sm empty:hidden" data-testid="connections-notice">
         {notice ?? returnedNotice ?? ""}
       </p>
-      {apps.data.length === 0 ? <p className="text-sm text-muted">Your workspace offers no apps yet. An admin can turn them on.</p> : null}
-      <ul className="divide-y divide-line" aria-label="Apps">
+      {apps.data.length === 0 ? <EmptyState title="Your workspace offers no apps yet.">An admin can turn them on.</EmptyState> : null}
+      <ul className="divide-y divide-line empty:hidden" aria-label="Apps">
         {apps.data.map((app) => (
           <li key={app.slug} className="py-4" data-testid="connection-app" data-app={app.slug} aria-label={app.name}>
             <div className="flex flex-wrap items-start justify-between gap-4">

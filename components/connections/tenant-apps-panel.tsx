@@ -2,7 +2,7 @@
 // Tenant admins: which apps the workspace offers its members (toggles over the platform's catalogue),
 // and which member is connected to which offered app (statuses only).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { card, table, td, th } from "@/components/admin/admin-page";
+import { card, table, tableScroll, td, th } from "@/components/admin/admin-page";
 import { FormError } from "@/components/ui/field";
 import type { MemberAppStatus } from "@/lib/schemas/connections";
 import { useTRPC } from "@/lib/trpc/react";
@@ -34,7 +34,7 @@ export function TenantAppsPanel() {
     <>
       <div className={card}>
         <h2 className="mb-4 text-lg font-semibold">Apps your members may connect</h2>
-        {apps.isPending ? <div className="h-24 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" /> : null}
+        {apps.isPending ? <div className="h-24 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading" /> : null}
         {apps.isError ? <FormError message={`Could not load the apps: ${apps.error.message}`} /> : null}
         <ul className="divide-y divide-line" aria-label="Offered apps">
           {apps.data?.map((app) => (
@@ -64,34 +64,36 @@ export function TenantAppsPanel() {
 
       <div className={card}>
         <h2 className="mb-4 text-lg font-semibold">Members&apos; connections</h2>
-        {members.isPending ? <div className="h-24 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" /> : null}
+        {members.isPending ? <div className="h-24 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading" /> : null}
         {members.isError ? <FormError message={`Could not load members' connections: ${members.error.message}`} /> : null}
         {members.data && members.data.length === 0 ? <p className="text-sm text-muted">No member has used the agents yet.</p> : null}
         {members.data && members.data.length > 0 ? (
-          <table className={table} aria-label="Members' connections">
-            <thead>
-              <tr>
-                <th className={th}>Member</th>
-                {members.data[0]!.apps.map((app) => (
-                  <th key={app.app} className={th}>
-                    {apps.data?.find((each) => each.slug === app.app)?.name ?? app.app}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.map((member) => (
-                <tr key={member.userId} data-testid="member-connections">
-                  <td className={td}>{member.name ?? member.email}</td>
-                  {member.apps.map((app) => (
-                    <td key={app.app} className={td} data-status={app.status}>
-                      {statusLabels[app.status]}
-                    </td>
+          <div className={tableScroll}>
+            <table className={table} aria-label="Members' connections">
+              <thead>
+                <tr>
+                  <th className={th}>Member</th>
+                  {members.data[0]!.apps.map((app) => (
+                    <th key={app.app} className={th}>
+                      {apps.data?.find((each) => each.slug === app.app)?.name ?? app.app}
+                    </th>
                   ))}
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {members.data.map((member) => (
+                  <tr key={member.userId} data-testid="member-connections">
+                    <td className={td}>{member.name ?? member.email}</td>
+                    {member.apps.map((app) => (
+                      <td key={app.app} className={td} data-status={app.status}>
+                        {statusLabels[app.status]}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         ) : null}
       </div>
     </>

@@ -21,7 +21,7 @@ export function AgentChat({ agentId, storageScope }: { agentId: string; storageS
         {agent.data ? `Chat with ${agent.data.name}` : "Chat"}
       </h1>
       {agent.isError ? <FormError message="No such agent." /> : null}
-      {agent.isPending ? <div className="h-[36rem] animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading the chat" /> : null}
+      {agent.isPending ? <div className="h-[36rem] animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading the chat" /> : null}
       {agent.data ? (
         <div className="h-[36rem]">
           <InlayProvider storageScope={storageScope}>

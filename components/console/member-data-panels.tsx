@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { card } from "@/components/admin/admin-page";
 import { Button } from "@/components/ui/button";
+import { EmptyState } from "@/components/ui/empty-state";
 import { FormError } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/react";
 
@@ -13,12 +14,16 @@ export function MemoriesPanel() {
   const remove = useMutation(
     trpc.memories.delete.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.memories.list.queryKey() }) }),
   );
-  if (memories.isPending) return <div className="h-40 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" />;
+  if (memories.isPending) return <div className="h-40 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading" />;
   if (memories.isError) return <FormError message={`Could not load memories: ${memories.error.message}`} />;
   return (
     <div className={card}>
-      {memories.data.length === 0 ? <p className="text-sm text-muted">Your agents remember nothing about you yet.</p> : null}
-      <ul className="divide-y divide-line" aria-label="Memories">
+      {memories.data.length === 0 ? (
+        <EmptyState title="Your agents remember nothing about you yet.">
+          Tell an agent to remember something in a chat (your time zone, how you like answers) and it shows up here.
+        </EmptyState>
+      ) : null}
+      <ul className="divide-y divide-line empty:hidden" aria-label="Memories">
         {memories.data.map((memory) => (
           <li key={memory.id} className="flex items-center justify-between gap-4 py-3 text-sm">
             <span>{memory.content}</span>
@@ -40,12 +45,16 @@ export function GrantsPanel() {
   const revoke = useMutation(
     trpc.permissions.revoke.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.permissions.list.queryKey() }) }),
   );
-  if (grants.isPending) return <div className="h-40 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" />;
+  if (grants.isPending) return <div className="h-40 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading" />;
   if (grants.isError) return <FormError message={`Could not load permissions: ${grants.error.message}`} />;
   return (
     <div className={card}>
-      {grants.data.length === 0 ? <p className="text-sm text-muted">You have not always-allowed any tool.</p> : null}
-      <ul className="divide-y divide-line" aria-label="Always allowed tools">
+      {grants.data.length === 0 ? (
+        <EmptyState title="You have not always-allowed any tool.">
+          When an agent asks before using a tool, choose “Always allow” and the tool is listed here, where you can revoke it.
+        </EmptyState>
+      ) : null}
+      <ul className="divide-y divide-line empty:hidden" aria-label="Always allowed tools">
         {grants.data.map((grant) => (
           <li key={grant.id} className="flex items-center justify-between gap-4 py-3 text-sm">
             <span className="font-mono">{grant.tool}</span>

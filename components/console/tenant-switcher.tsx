@@ -36,10 +36,11 @@ export function TenantSwitcher({
   };
 
   if (tenants.length === 0) return null;
-  if (tenants.length === 1) return <span className="text-sm font-medium">{tenants[0]!.name}</span>;
+  if (tenants.length === 1) return <span className="truncate text-sm font-medium">{tenants[0]!.name}</span>;
   return (
     <div className="flex items-center gap-2 text-sm">
-      <label htmlFor={id} className="text-muted">
+      {/* On a phone the select speaks for itself; the label stays for screen readers. */}
+      <label htmlFor={id} className="sr-only text-muted sm:not-sr-only">
         Workspace
       </label>
       <select
@@ -48,7 +49,7 @@ export function TenantSwitcher({
         disabled={switching || refreshing}
         onChange={(event) => void switchTo(event.target.value)}
         aria-describedby={problem ? `${id}-problem` : undefined}
-        className="h-9 rounded-lg border border-line bg-surface px-2 text-sm outline-none focus:border-accent focus:ring-2 focus:ring-accent/20"
+        className="h-9 min-w-0 max-w-40 rounded-lg border border-line bg-surface px-2 text-sm outline-none focus:border-accent focus:ring-2 focus:ring-accent/20"
       >
         {tenants.map((tenant) => (
           <option key={tenant.slug} value={tenant.slug}>

@@ -30,7 +30,7 @@ function Bar({ label, meter, show, unit = "", testId }: { label: string; meter: 
           aria-valuemax={meter.max}
           aria-valuenow={meter.used}
           aria-valuetext={text}
-          className="mt-1 h-2 overflow-hidden rounded-full bg-black/10"
+          className="mt-1 h-2 overflow-hidden rounded-full bg-fg/10"
         >
           <div className={`h-full ${share >= 1 ? "bg-danger" : "bg-accent"}`} style={{ width: `${share * 100}%` }} />
         </div>
@@ -42,7 +42,7 @@ function Bar({ label, meter, show, unit = "", testId }: { label: string; meter: 
 export function QuotaMeter() {
   const trpc = useTRPC();
   const usage = useQuery(trpc.usage.mine.queryOptions());
-  if (usage.isPending) return <div className="h-32 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading your quota" />;
+  if (usage.isPending) return <div className="h-32 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading your quota" />;
   if (usage.isError) return <p role="alert" className="text-sm text-danger">Could not load your quota: {usage.error.message}</p>;
   const { member, tenant, resetsAt } = usage.data;
   return (

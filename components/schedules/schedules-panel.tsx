@@ -2,8 +2,9 @@
 // The member's schedules: what runs when (in the schedule's own time zone), the next fire, the last
 // runs with their status, and pause/resume, run now and delete; the form to add one below.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { card } from "@/components/admin/admin-page";
+import { card, tableScroll } from "@/components/admin/admin-page";
 import { Button } from "@/components/ui/button";
+import { EmptyState } from "@/components/ui/empty-state";
 import { FormError } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/react";
 import { ScheduleForm } from "./schedule-form";
@@ -37,10 +38,12 @@ export function SchedulesPanel() {
   return (
     <>
       <div className={card}>
-        {schedules.isPending ? <div className="h-24 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" /> : null}
+        {schedules.isPending ? <div className="h-24 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading" /> : null}
         {schedules.isError ? <FormError message={`Could not load schedules: ${schedules.error.message}`} /> : null}
-        {schedules.data?.length === 0 ? <p className="text-sm text-muted">No schedules yet: add one below.</p> : null}
-        <ul className="divide-y divide-line" aria-label="Schedules">
+        {schedules.data?.length === 0 ? (
+          <EmptyState title="No schedules yet.">Add one below: an agent, what to do, and when.</EmptyState>
+        ) : null}
+        <ul className="divide-y divide-line empty:hidden" aria-label="Schedules">
           {schedules.data?.map((schedule) => (
             <li key={schedule.taskId} className="py-4" data-testid="schedule" aria-label={schedule.name}>
               <div className="flex flex-wrap items-start justify-between gap-4">
@@ -102,7 +105,7 @@ export function SchedulesPanel() {
         {agents.data ? (
           <ScheduleForm agents={agents.data.agents} pending={create.isPending} onCreate={(input) => create.mutateAsync(input)} />
         ) : (
-          <div className="h-24 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" />
+          <div className="h-24 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading" />
         )}
       </div>
     </>
@@ -112,43 +115,47 @@ export function SchedulesPanel() {
 export function TenantSchedulesPanel() {
   const trpc = useTRPC();
   const schedules = useQuery(trpc.tasks.tenantSchedules.queryOptions());
-  if (schedules.isPending) return <div className="h-40 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" />;
+  if (schedules.isPending) return <div className="h-40 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading" />;
   if (schedules.isError) return <FormError message={`Could not load schedules: ${schedules.error.message}`} />;
   return (
     <div className={card}>
-      {schedules.data.length === 0 ? <p className="text-sm text-muted">No member has a schedule.</p> : null}
-      <table className="w-full text-left text-sm" aria-label="Members' schedules">
-        <thead>
-          <tr>
-            {["Member", "Schedule", "Agent", "When", "Next"].map((label) => (
-              <th key={label} className="border-b border-line py-2 pr-4 font-medium text-muted">
-                {label}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {schedules.data.map((schedule) => (
-            <tr key={schedule.taskId} data-testid="tenant-schedule">
-              <td className="border-b border-line py-3 pr-4">{schedule.member.name ?? schedule.member.email}</td>
-              <td className="border-b border-line py-3 pr-4">{schedule.name}</td>
-              <td className="border-b border-line py-3 pr-4">{schedule.agentName ?? "—"}</td>
-              <td className="border-b border-line py-3 pr-4">
-                {schedule.description} ({schedule.timezone})
-              </td>
-              <td className="border-b border-line py-3 pr-4">
-                {schedule.active
-                  ? schedule.nextRunAt
-                    ? inZone(schedule.nextRunAt, schedule.timezone)
-                    : "—"
-                  : schedule.pausedReason === "caps"
-                    ? "Paused (cap reached)"
-                    : "Paused"}
-              </td>
+      {schedules.data.length === 0 ? (
+        <EmptyState title="No member has a schedule.">Members add schedules on their Schedules page.</EmptyState>
+      ) : null}
+      <div className={schedules.data.length === 0 ? "hidden" : tableScroll}>
+        <table className="w-full text-left text-sm" aria-label="Members' schedules">
+          <thead>
+            <tr>
+              {["Member", "Schedule", "Agent", "When", "Next"].map((label) => (
+                <th key={label} className="border-b border-line py-2 pr-4 font-medium text-muted">
+                  {label}
+                </th>
+              ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {schedules.data.map((schedule) => (
+              <tr key={schedule.taskId} data-testid="tenant-schedule">
+                <td className="border-b border-line py-3 pr-4">{schedule.member.name ?? schedule.member.email}</td>
+                <td className="border-b border-line py-3 pr-4">{schedule.name}</td>
+                <td className="border-b border-line py-3 pr-4">{schedule.agentName ?? "—"}</td>
+                <td className="border-b border-line py-3 pr-4">
+                  {schedule.description} ({schedule.timezone})
+                </td>
+                <td className="border-b border-line py-3 pr-4">
+                  {schedule.active
+                    ? schedule.nextRunAt
+                      ? inZone(schedule.nextRunAt, schedule.timezone)
+                      : "—"
+                    : schedule.pausedReason === "caps"
+                      ? "Paused (cap reached)"
+                      : "Paused"}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </div>
   );
 }

@@ -4,7 +4,7 @@ type Variant = "primary" | "ghost";
 
 const variants: Record<Variant, string> = {
   primary: "bg-accent text-accent-fg hover:opacity-90 shadow-sm",
-  ghost: "bg-transparent text-fg hover:bg-black/5",
+  ghost: "bg-transparent text-fg hover:bg-fg/5",
 };
 
 /** The button's classes, also for the pages written as HTML outside React (server/chat/page.ts). */

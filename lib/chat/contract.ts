@@ -108,8 +108,13 @@ export interface ChatHistoryItem {
   runId: number;
   status: string;
   createdAt: string;
-  /** The run's latest message (usually the agent's last answer), at most 200 characters. */
+  /**
+   * Always the same thing (lib/chat/history.ts conversationPreview): the person's first message of the
+   * conversation, or only when it has none (a scheduled run's, a run that kept no content) the agent's
+   * final answer; at most 200 characters. `previewFrom` says whose it is.
+   */
   preview: string | null;
+  previewFrom: "person" | "agent" | null;
 }
 
 /** How many past conversations the history lists. */

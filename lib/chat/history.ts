@@ -1,9 +1,22 @@
 // A past conversation, put back together for the chat: the person's turns (the platform's
 // GET /runs/{run_id}/messages) each placed before the agent's message of the same request (rebuilt
 // from the run's event log). Pure, so it is tested alone; server/chat/bridge.ts does the reading.
-import type { RunMessage, RunStatus } from "@/lib/platform-client";
+import type { RunListItem, RunMessage, RunStatus } from "@/lib/platform-client";
 import { chatMessageId, FILES_ONLY_MESSAGE } from "./contract";
 import type { ChatMessage, ChatPart } from "./types";
+
+/**
+ * What a past conversation is listed by, the same for every run: the person's first message (what the
+ * conversation is about), else the agent's final answer; null when the run has neither (yet).
+ */
+export function conversationPreview(
+  run: Pick<RunListItem, "first_message_preview" | "closing_preview">,
+): { text: string; from: "person" | "agent" } | null {
+  const person = run.first_message_preview?.trim();
+  if (person) return { text: person, from: "person" };
+  const agent = run.closing_preview?.trim();
+  return agent ? { text: agent, from: "agent" } : null;
+}
 
 /** The id of the person's message that started request `index` (0 = the run's start) of a run. */
 export const userTurnId = (runId: number, index: number) => `run-${runId}-user-${index}`;

@@ -205,9 +205,12 @@ export const RunListItem = Run.extend({
     .string()
     .nullable()
     .meta({ description: `The last message's text, at most ${PREVIEW_MAX_CHARS} characters` }),
+  first_message_preview: z.string().nullable().meta({
+    description: `An Inlay extension: the text of the message that started the run, at most ${PREVIEW_MAX_CHARS} characters; null when it had none or the run kept no content`,
+  }),
 }).meta({ id: "RunListItem" });
 
-/** The `fields=summary` projection: no latest_message_preview, and none of the open-ended payloads. */
+/** The `fields=summary` projection: no message previews, and none of the open-ended payloads. */
 export const RunSummary = Run.omit({ output: true, output_data: true, metadata: true })
   .extend(previews)
   .meta({ id: "RunSummary" });

@@ -20,7 +20,7 @@ import {
 } from "@/lib/chat/contract";
 import { chatErrorFrom } from "@/lib/chat/errors";
 import { isSettledStatus } from "@/lib/schemas/runs";
-import { interleaveTurns, unfinishedRequestMessage } from "@/lib/chat/history";
+import { conversationPreview, interleaveTurns, unfinishedRequestMessage } from "@/lib/chat/history";
 import { createRunTranslator, type RunTranslator } from "@/lib/chat/run-frames";
 import type { ChatChunk, ChatError, ChatMessage } from "@/lib/chat/types";
 import { isRefusal, PlatformApiError, type Run, type RunFrame, type RunMessages, type RunStream } from "@/lib/platform-client";
@@ -361,7 +361,10 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
         const teammateId = await context.agentId(parsed.data.agent);
         const page = await context.client.runs.list({ teammate_id: teammateId, limit: CHAT_HISTORY_LIMIT });
         const conversations = page.data.map(
-          (run): ChatHistoryItem => ({ runId: run.id, status: run.status, createdAt: run.created_at, preview: run.latest_message_preview }),
+          (run): ChatHistoryItem => {
+            const preview = conversationPreview(run);
+            return { runId: run.id, status: run.status, createdAt: run.created_at, preview: preview?.text ?? null, previewFrom: preview?.from ?? null };
+          },
         );
         return json(200, { conversations });
       } catch (error) {

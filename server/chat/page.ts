@@ -42,7 +42,7 @@ export function chatPageHtml(agent: string, mode: ChatMode | undefined, viewer: 
   const header =
     `<header class="border-b border-line bg-surface"><div class="mx-auto flex h-14 max-w-6xl items-center justify-between gap-6 px-6">` +
     `<div class="flex min-w-0 items-center gap-4">${logo}` +
-    `<nav aria-label="Console"><a href="/agents" class="block rounded-lg px-3 py-2 text-sm text-muted hover:bg-black/5 hover:text-fg">← Agents</a></nav></div>` +
+    `<nav aria-label="Console"><a href="/agents" class="block rounded-lg px-3 py-2 text-sm text-muted hover:bg-fg/5 hover:text-fg">← Agents</a></nav></div>` +
     `<div class="flex min-w-0 items-center gap-3 text-sm">` +
     `<span class="hidden font-medium sm:inline">${escapeHtml(viewer.workspace)}</span>` +
     `<span class="truncate text-muted" data-testid="signed-in-as">${escapeHtml(viewer.email)}</span>` +

@@ -10,10 +10,10 @@ export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => e
 /** ` name="value"`, escaped, or nothing when the value is undefined. */
 export const attribute = (name: string, value: string | undefined) => (value === undefined ? "" : ` ${name}="${escapeHtml(value)}"`);
 
-/** The document's start, through </head>; `extra` is trusted markup (the tags below). */
+/** The document's start, through </head>, with the app's favicon (app/icon.svg); `extra` is trusted markup (the tags below). */
 export const pageHead = (title: string, extra: string) =>
   `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
-  `<title>${escapeHtml(title)}</title><meta name="robots" content="noindex">${extra}</head>`;
+  `<title>${escapeHtml(title)}</title><meta name="robots" content="noindex"><link rel="icon" href="/icon.svg" type="image/svg+xml">${extra}</head>`;
 
 export const stylesheetTag = (assets: WidgetAssets) => `<link rel="stylesheet" href="${escapeHtml(assets.stylesheet)}">`;
 

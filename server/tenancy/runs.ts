@@ -10,6 +10,7 @@ import { isRefusal, NotFoundError, type PlatformClient, type Run, type RunListIt
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { ensureAgentCopy, getVisibleAgent, type Caller } from "./agents";
 import { isSettledStatus } from "@/lib/schemas/runs";
+import { conversationPreview } from "@/lib/chat/history";
 import { TenancyError } from "./errors";
 import { syncMemberTools } from "./tenant-tools";
 import { admitRun, recordRunCost, releaseRun, withdrawRun } from "./limits";
@@ -79,7 +80,8 @@ export function toView(run: Run | RunListItem, record: TenantRunRecord): RunView
     agentId: record.tenantAgentId,
     status: run.status,
     output: outputText(run.output),
-    preview: "latest_message_preview" in run ? run.latest_message_preview : null,
+    // The same preview the chat's history shows (the person's first message, else the agent's answer).
+    preview: "first_message_preview" in run ? (conversationPreview(run)?.text ?? null) : null,
     error: run.error,
     usage: { inputTokens: run.usage.input_tokens, outputTokens: run.usage.output_tokens, costUsd: run.usage.cost_usd },
     createdAt: run.created_at,

@@ -86,6 +86,13 @@ export function conversationTurns(messages: unknown): Turn[] {
   return turns;
 }
 
+/** The text of the run's first user message (the one that started it), or "" when it had none. */
+export function firstUserText(messages: unknown): string {
+  if (!Array.isArray(messages)) return "";
+  const first = (messages as { role?: unknown; content?: unknown }[]).find((message) => message?.role === "user");
+  return first ? userTurn(first.content).text.trim() : "";
+}
+
 /**
  * The run's turns, in the caller's scope (another end-user's or account's run is 404). A metadata_only
  * run stored no content: an empty list that says so. A run that is executing answers its conversation

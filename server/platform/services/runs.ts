@@ -48,6 +48,7 @@ import type { LiveContent } from "../runtime/live-content";
 import { METADATA_ONLY, redactMessages } from "../runtime/redact";
 import type { NewRunFile } from "../repositories/run-files";
 import { inlineUserMessage, storedUserMessage } from "./run-files";
+import { firstUserText } from "./run-messages";
 import { isOrphanKeyClaim } from "../repositories/run-start";
 import { isWriteConflict } from "../repositories/db-errors";
 import { bindClaimedKey, claimKeyIn, IdempotencyKeyTaken, type KeyClaim } from "./idempotency";
@@ -468,6 +469,12 @@ export function latestMessagePreview(messages: unknown): string | null {
   return null;
 }
 
+/** The message that started the run (GET /runs' first_message_preview, an Inlay extension), truncated. */
+export function firstMessagePreview(messages: unknown): string | null {
+  const text = firstUserText(messages);
+  return text ? truncate(text) : null;
+}
+
 /** The start of the final output once the run is terminal (completed, failed, cancelled), else null. */
 export function closingPreview(row: { status: string; output: unknown }): string | null {
   if (!isTerminal(row.status) || row.output === null || row.output === undefined) return null;
@@ -519,6 +526,7 @@ export async function listRunsPage(
       ...toRun(row, row.endUser?.externalId ?? null),
       closing_preview: closingPreview(row),
       latest_message_preview: latestMessagePreview(row.messages),
+      first_message_preview: firstMessagePreview(row.messages),
     })),
     has_more,
   };

@@ -1,4 +1,4 @@
-import type { Page } from "@playwright/test";
+import { expect, type Page } from "@playwright/test";
 
 export class ConsolePage {
   constructor(private readonly page: Page) {}
@@ -17,5 +17,39 @@ export class ConsolePage {
 
   async signOut() {
     await this.page.getByRole("button", { name: "Sign out" }).click();
+  }
+}
+
+/** The console's nav: a row from 640 px up, a "Menu" disclosure below. */
+export class ConsoleNav {
+  constructor(private readonly page: Page) {}
+
+  private nav() {
+    return this.page.getByRole("navigation", { name: "Console" });
+  }
+
+  menuButton() {
+    return this.nav().getByRole("button", { name: /^Menu/ });
+  }
+
+  links() {
+    return this.nav().getByRole("link");
+  }
+
+  link(label: string) {
+    return this.nav().getByRole("link", { name: label, exact: true });
+  }
+
+  async labels(): Promise<string[]> {
+    return (await this.links().allTextContents()).map((text) => text.trim());
+  }
+
+  async isMenuOpen() {
+    return (await this.menuButton().getAttribute("aria-expanded")) === "true";
+  }
+
+  async openMenu() {
+    await this.menuButton().click();
+    await expect(this.menuButton()).toHaveAttribute("aria-expanded", "true");
   }
 }

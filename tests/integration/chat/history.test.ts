@@ -71,7 +71,9 @@ describe("chat history", () => {
     expect(listed.status).toBe(200);
     const { conversations } = (await listed.json()) as { conversations: ChatHistoryItem[] };
     expect(conversations.map((each) => each.runId)).toEqual([second.metadata!.runId, runId]);
-    expect(conversations[1]).toMatchObject({ status: "completed", preview: "Echo: alpha two", createdAt: expect.any(String) });
+    // Each is listed by the person's first message, however far the conversation went on.
+    expect(conversations[1]).toMatchObject({ status: "completed", preview: "alpha one", previewFrom: "person", createdAt: expect.any(String) });
+    expect(conversations[0]).toMatchObject({ preview: "beta", previewFrom: "person" });
 
     const opened = await conversation("member-1", "Support", runId);
     expect(opened.status).toBe(200);

@@ -401,7 +401,7 @@ describe("metadata_only retention", () => {
     // Nothing of it is stored: the run, its list entry, its requests, its events' rows, the outbox.
     expect(JSON.stringify(done)).not.toContain(secret);
     const list = await platform.call("/runs", { key: zdr.key, query: { user_id: "z1" } });
-    expect(list.body.data[0]).toMatchObject({ id: runId, latest_message_preview: null, closing_preview: null });
+    expect(list.body.data[0]).toMatchObject({ id: runId, latest_message_preview: null, first_message_preview: null, closing_preview: null });
     expect(JSON.stringify(list.body)).not.toContain(secret);
     const requests = await platform.call(`/runs/${runId}/permissions`, { key: zdr.key, query: { user_id: "z1" } });
     expect(JSON.stringify(requests.body)).not.toContain(secret);

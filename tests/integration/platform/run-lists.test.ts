@@ -146,7 +146,7 @@ describe("GET /runs", () => {
     expect((await list({ limit: 101 })).status).toBe(422);
   });
 
-  it("carries the previews: the last message and the start of a finished run's output", async () => {
+  it("carries the previews: the first and the last message, and the start of a finished run's output", async () => {
     const { body } = await list({ limit: 100 });
     const byId = new Map(body.data.map((run: { id: number }) => [run.id, run]));
     expect(byId.get(runs.hello!.id)).toMatchObject({
@@ -154,12 +154,18 @@ describe("GET /runs", () => {
       output: "Echo: hello",
       closing_preview: "Echo: hello",
       latest_message_preview: "Echo: hello",
+      first_message_preview: "hello",
       teammate_id: agentA,
     });
     // Waiting and running runs have no closing preview; the question run's last text is the user's.
-    expect(byId.get(runs.ask1!.id)).toMatchObject({ closing_preview: null, latest_message_preview: "::ask Which colour? | Red | Blue" });
+    expect(byId.get(runs.ask1!.id)).toMatchObject({
+      closing_preview: null,
+      latest_message_preview: "::ask Which colour? | Red | Blue",
+      first_message_preview: "::ask Which colour? | Red | Blue",
+    });
     expect(byId.get(runs.slow!.id)).toMatchObject({ closing_preview: null });
     const long = byId.get(runs.long!.id) as { output: string; closing_preview: string; latest_message_preview: string };
+    expect(long).toMatchObject({ first_message_preview: "::words 100" });
     expect(long.output.length).toBeGreaterThan(200);
     for (const preview of [long.closing_preview, long.latest_message_preview]) {
       expect(preview.length).toBeLessThanOrEqual(200);
@@ -173,7 +179,7 @@ describe("GET /runs", () => {
     expect(status).toBe(200);
     expect(ids(body)).toEqual(newestFirst(accountLevel()));
     for (const run of body.data) {
-      for (const field of ["latest_message_preview", "output", "output_data", "metadata"]) expect(run).not.toHaveProperty(field);
+      for (const field of ["latest_message_preview", "first_message_preview", "output", "output_data", "metadata"]) expect(run).not.toHaveProperty(field);
       expect(run).toHaveProperty("closing_preview");
       expect(run).toHaveProperty("status");
     }

@@ -1,7 +1,7 @@
 // A past conversation's messages: the person's turns placed before the agent's message of each request.
 import { describe, expect, it } from "vitest";
 import { resumeQuery, sendBody } from "@/lib/chat/conversation";
-import { interleaveTurns, unfinishedRequestMessage, userTurnMessage } from "@/lib/chat/history";
+import { conversationPreview, interleaveTurns, unfinishedRequestMessage, userTurnMessage } from "@/lib/chat/history";
 import type { ChatMessage } from "@/lib/chat/types";
 
 const agent = (id: string, metadata: ChatMessage["metadata"], text: string): ChatMessage => ({ id, role: "assistant", parts: [{ type: "text", text }], metadata });
@@ -59,5 +59,18 @@ describe("userTurnMessage", () => {
     });
     // Typed by the person without files, it is their text.
     expect(userTurnMessage(3, 0, { role: "user", text: "(see the attached files)" }).parts).toEqual([{ type: "text", text: "(see the attached files)" }]);
+  });
+});
+
+describe("conversationPreview", () => {
+  it("is the person's first message whenever there is one, whatever the agent said last", () => {
+    expect(conversationPreview({ first_message_preview: "plan my week", closing_preview: "Here is your week." })).toEqual({ text: "plan my week", from: "person" });
+    expect(conversationPreview({ first_message_preview: "  still running  ", closing_preview: null })).toEqual({ text: "still running", from: "person" });
+  });
+
+  it("falls back to the agent's answer only when the person's message has no text", () => {
+    expect(conversationPreview({ first_message_preview: null, closing_preview: "Daily report: all green." })).toEqual({ text: "Daily report: all green.", from: "agent" });
+    expect(conversationPreview({ first_message_preview: "   ", closing_preview: "Done." })).toEqual({ text: "Done.", from: "agent" });
+    expect(conversationPreview({ first_message_preview: null, closing_preview: null })).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 // conversationTurns: AI SDK model messages (as a run stores them) → GET /runs/{run_id}/messages turns.
 import { describe, expect, it } from "vitest";
 import { conversationTurns } from "@/server/platform/services/run-messages";
+import { firstMessagePreview } from "@/server/platform/services/runs";
 
 describe("conversationTurns", () => {
   it("makes each user message a turn and joins the agent's text until the next one, skipping tool plumbing", () => {
@@ -88,5 +89,25 @@ describe("conversationTurns", () => {
     expect(conversationTurns(null)).toEqual([]);
     expect(conversationTurns({ role: "user" })).toEqual([]);
     expect(conversationTurns([null, 3, { role: "system", content: "be nice" }])).toEqual([]);
+  });
+});
+
+describe("firstMessagePreview", () => {
+  it("is the text of the run's first user message, not a later reply nor the agent's answer", () => {
+    const preview = firstMessagePreview([
+      { role: "user", content: [{ type: "text", text: " read these " }, { type: "file", data: "inlay-file:0", mediaType: "text/plain", filename: "notes.txt" }] },
+      { role: "assistant", content: "Done." },
+      { role: "user", content: "and now this" },
+    ]);
+    expect(preview).toBe("read these");
+  });
+
+  it("is null when the first message has no text or nothing was kept, and is cut to 200 characters", () => {
+    expect(firstMessagePreview([{ role: "user", content: [{ type: "file", data: "inlay-file:0", mediaType: "image/png" }] }])).toBeNull();
+    expect(firstMessagePreview(null)).toBeNull();
+    expect(firstMessagePreview([{ role: "assistant", content: "hello" }])).toBeNull();
+    const long = firstMessagePreview([{ role: "user", content: "word ".repeat(100) }])!;
+    expect(long).toHaveLength(200);
+    expect(long.endsWith("…")).toBe(true);
   });
 });

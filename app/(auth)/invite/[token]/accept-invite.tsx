@@ -31,7 +31,7 @@ export function AcceptInvite({
   const [errors, setErrors] = useState<FormErrors>(noErrors);
   const here = `/invite/${token}`;
 
-  if (invite.isPending) return <div className="h-40 animate-pulse rounded-card bg-black/5" aria-busy="true" aria-label="Loading" />;
+  if (invite.isPending) return <div className="h-40 animate-pulse rounded-card bg-fg/5" aria-busy="true" aria-label="Loading" />;
   if (invite.isError) {
     return (
       <>
