@@ -57,6 +57,7 @@ export function AgentsPanel() {
             initial={emptyAgent}
             submitLabel="Create agent"
             pending={create.isPending}
+            resetOnSave
             onSave={(agent) => create.mutateAsync({ scope: canCreateTenant ? "tenant" : "personal", agent })}
           />
         </div>
