@@ -82,8 +82,9 @@ export const envSchema = z
     DATABASE_POOL_MAX: z.coerce.number().int().positive().default(20),
     DATABASE_TRANSACTION_WAIT_MS: z.coerce.number().int().positive().default(30_000),
 
-    // Framework sign-in. NEXTAUTH_URL is also the app's public origin (server/public-origin.ts); unset,
-    // http://localhost:<PORT>, PORT being the port Next listens on (it sets it; 3000 by default).
+    // Framework sign-in. NEXTAUTH_URL is the app's one public origin (server/public-origin.ts): links,
+    // next-auth's redirects and OAuth callbacks. Unset, http://localhost:<PORT>, PORT being the port
+    // Next listens on (it sets it; 3000 by default), never the request's Host; production should set it.
     NEXTAUTH_URL: httpUrl,
     PORT: optionalInt(1).pipe(z.number().max(65_535).optional()),
     NEXTAUTH_SECRET: optionalString,
@@ -324,3 +325,13 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 }
 
 export const env: Env = parseEnv(process.env);
+
+/**
+ * next-auth reads NEXTAUTH_URL from process.env itself (where it sends the browser after sign-in and
+ * sign-out, its OAuth callback URLs) and, without it, assumes http://localhost:3000. When it is not
+ * set, the framework hands next-auth the origin it derived (server/public-origin.ts), so next-auth and
+ * every other link agree on the one public URL.
+ */
+export function shareNextAuthUrl(origin: string): void {
+  if (!process.env.NEXTAUTH_URL?.trim()) process.env.NEXTAUTH_URL = origin;
+}

@@ -6,10 +6,15 @@ import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
 import GoogleProvider from "next-auth/providers/google";
-import { env } from "@/lib/env";
+import { env, shareNextAuthUrl } from "@/lib/env";
 import { getDb } from "@/server/db";
+import { publicOrigin } from "@/server/public-origin";
 import { verifyCredentials } from "./credentials";
 import { provisionOAuthUser } from "./oauth";
+
+// next-auth's redirects (sign-out, sign-in callbacks) and OAuth callback URLs follow the app's one
+// public origin, on whatever port it is served, not next-auth's own default of localhost:3000.
+shareNextAuthUrl(publicOrigin());
 
 const oauthProviders = [
   ...(env.GITHUB_CLIENT_ID && env.GITHUB_CLIENT_SECRET

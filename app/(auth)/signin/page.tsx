@@ -14,8 +14,9 @@ export default async function SignInPage({
   searchParams: Promise<{ callbackUrl?: string; error?: string }>;
 }) {
   const { callbackUrl, error } = await searchParams;
-  // Only same-site paths: a callback URL to another origin would be an open redirect.
-  const target = callbackUrl?.startsWith("/") && !callbackUrl.startsWith("//") ? callbackUrl : "/";
+  // Only same-site paths: a callback URL to another origin would be an open redirect (browsers read
+  // "/\host" as "//host").
+  const target = callbackUrl && /^\/(?![/\\])/.test(callbackUrl) ? callbackUrl : "/";
   if (await getSession()) redirect(target);
   return (
     <main className="grid min-h-screen place-items-center px-4">
