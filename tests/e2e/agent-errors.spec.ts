@@ -28,6 +28,7 @@ async function call(page: Page, path: string, init: { method?: string; body?: un
 }
 
 test("the agent form saves once when submitted twice at once, and refuses a name the workspace uses", async ({ browser }) => {
+  test.setTimeout(90_000);
   const admin = await signedIn(browser, "admin@acme.test");
   const agents = new AgentsPage(admin);
   await agents.goto();
@@ -56,6 +57,7 @@ test("the agent form saves once when submitted twice at once, and refuses a name
 });
 
 test("the chat routes answer 404 for a missing run and an unknown agent, and create no agent", async ({ browser }) => {
+  test.setTimeout(90_000);
   const member = await signedIn(browser, "member@acme.test");
   const agents = new AgentsPage(member);
   await agents.goto();
