@@ -78,7 +78,7 @@ test("open sign-up gets small default limits; approval holds a sign-up until the
     await chooseMode(owner, /^Closed/);
     const visitor = await (await browser.newContext()).newPage();
     await visitor.goto("/signup");
-    await expect(visitor.getByRole("alert")).toHaveText("Sign-up is closed on this installation: ask its owner or a workspace admin for an invite.");
+    await expect(visitor.getByRole("main").getByRole("alert")).toHaveText("Sign-up is closed on this installation: ask its owner or a workspace admin for an invite.");
     await expect(visitor.getByLabel("Work email")).toHaveCount(0);
     await visitor.goto("/signin");
     await expect(visitor.getByRole("link", { name: "Create a workspace" })).toHaveCount(0);
