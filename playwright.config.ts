@@ -94,7 +94,11 @@ export default defineConfig({
   forbidOnly: Boolean(process.env.CI),
   retries: 0,
   reporter: [["list"], ["json", { outputFile: process.env.E2E_REPORT ?? "test-results/e2e-report.json" }]],
-  metadata: remotePlatform ? { remotePlatform: { baseUrl: platformUrl, keyFile: platformKeyFile } } : {},
+  metadata: {
+    ...(remotePlatform ? { remotePlatform: { baseUrl: platformUrl, keyFile: platformKeyFile } } : {}),
+    // A port for a spec that starts a server of its own from the same build (public-origin.spec.ts).
+    sparePort: Number(process.env.E2E_SPARE_PORT ?? port + 1),
+  },
   // Webhook deliveries, the code host's OAuth server and API and the tool servers' MCP server (loopback
   // fakes) need a platform that
   // may call loopback, which only the separate platform of the remote pass is (the embedded one runs

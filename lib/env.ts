@@ -27,6 +27,20 @@ const optionalInt = (min: number) =>
     z.coerce.number().int().min(min).optional(),
   );
 
+/** A limit: a whole number (0 allowed), "none" for no limit (null), blank for the default. */
+const limitSetting = (fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const text = value?.trim().toLowerCase();
+      if (text === undefined || text === "") return fallback;
+      if (text === "none") return null;
+      if (/^\d{1,9}$/.test(text)) return Number(text);
+      ctx.addIssue({ code: "custom", message: `expected a whole number or "none", got "${value}"` });
+      return z.NEVER;
+    });
+
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** "0", "250ms", "5s", "5m", "2h", "5d" in milliseconds, or undefined. */
@@ -82,8 +96,9 @@ export const envSchema = z
     DATABASE_POOL_MAX: z.coerce.number().int().positive().default(20),
     DATABASE_TRANSACTION_WAIT_MS: z.coerce.number().int().positive().default(30_000),
 
-    // Framework sign-in. NEXTAUTH_URL is also the app's public origin (server/public-origin.ts); unset,
-    // http://localhost:<PORT>, PORT being the port Next listens on (it sets it; 3000 by default).
+    // Framework sign-in. NEXTAUTH_URL is the app's one public origin (server/public-origin.ts): links,
+    // next-auth's redirects and OAuth callbacks. Unset, http://localhost:<PORT>, PORT being the port
+    // Next listens on (it sets it; 3000 by default), never the request's Host; production should set it.
     NEXTAUTH_URL: httpUrl,
     PORT: optionalInt(1).pipe(z.number().max(65_535).optional()),
     NEXTAUTH_SECRET: optionalString,
@@ -92,6 +107,15 @@ export const envSchema = z
     GITHUB_CLIENT_SECRET: optionalString,
     GOOGLE_CLIENT_ID: optionalString,
     GOOGLE_CLIENT_SECRET: optionalString,
+
+    // The limits of a workspace made by open sign-up (the sign-up page, or a first OAuth sign-in with
+    // no invite), so a stranger cannot spend without bound: runs and cost (cents) a month, runs at once,
+    // turns a minute per member. "none" leaves one unlimited. The owner changes any of them later on
+    // /admin/tenants; workspaces the owner creates start without limits.
+    SIGNUP_WORKSPACE_RUNS_PER_MONTH: limitSetting(100),
+    SIGNUP_WORKSPACE_COST_PER_MONTH_CENTS: limitSetting(500),
+    SIGNUP_WORKSPACE_CONCURRENT_RUNS: limitSetting(2),
+    SIGNUP_WORKSPACE_TURNS_PER_MINUTE: limitSetting(10),
 
     // Where the framework finds the platform (unset: the embedded one at /api/v2)
     PLATFORM_BASE_URL: httpUrl,
@@ -324,3 +348,13 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 }
 
 export const env: Env = parseEnv(process.env);
+
+/**
+ * next-auth reads NEXTAUTH_URL from process.env itself (where it sends the browser after sign-in and
+ * sign-out, its OAuth callback URLs) and, without it, assumes http://localhost:3000. When it is not
+ * set, the framework hands next-auth the origin it derived (server/public-origin.ts), so next-auth and
+ * every other link agree on the one public URL.
+ */
+export function shareNextAuthUrl(origin: string): void {
+  if (!process.env.NEXTAUTH_URL?.trim()) process.env.NEXTAUTH_URL = origin;
+}

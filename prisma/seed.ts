@@ -2,6 +2,7 @@
 // SEED_DEMO_DATA is on, the default), never again. The README lists these accounts.
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { hashPassword } from "@/server/auth/password";
+import { agentNameKey } from "@/server/tenancy/platform-repository";
 
 export const DEMO_PASSWORD = "inlay-demo";
 
@@ -59,7 +60,7 @@ export async function seedDemoData(prisma: PrismaClient): Promise<SeedResult> {
           slug: tenant.slug,
           name: tenant.name,
           limits: { create: tenant.limits },
-          agents: { create: tenant.agents.map((agent) => ({ ...agent, tools: [...agent.tools] })) },
+          agents: { create: tenant.agents.map((agent) => ({ ...agent, nameKey: agentNameKey(agent.name), tools: [...agent.tools] })) },
           memberships: {
             create: tenant.members.map((member) => ({
               role: member.role,

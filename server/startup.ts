@@ -4,12 +4,19 @@ import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { seedDemoData } from "@/prisma/seed";
 import { getDb, type Database } from "./db";
+import { publicOrigin } from "./public-origin";
 import type { JobQueue } from "./platform/jobs/queue";
 import { registerFrameworkJobs } from "./tenancy/framework-jobs";
 import { getPlatformConnection } from "./tenancy/platform-connection";
 
 export async function startFramework(): Promise<void> {
   const database = await getDb();
+  if (env.NODE_ENV === "production" && !env.NEXTAUTH_URL) {
+    logger.warn(
+      { publicOrigin: publicOrigin() },
+      "NEXTAUTH_URL is not set: links and sign-in redirects use this local address; set it to the URL people reach the app at",
+    );
+  }
   if (env.usingDevAuthSecret) {
     logger.warn("NEXTAUTH_SECRET is not set: using the development secret (never do this in production)");
   }

@@ -1,7 +1,9 @@
 "use client";
 // Define or edit an agent: name, instructions, model, permission mode and tools. Validated in the
-// browser with the procedure's own contract; server errors appear next to their field.
-import { useState, type FormEvent } from "react";
+// browser with the procedure's own contract; server errors appear next to their field (a name the
+// workspace already uses is a conflict on the name). One save at a time: a second click or Enter
+// while one is on its way does nothing.
+import { useRef, useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { FormError, SelectField, TextField, fieldClass } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
@@ -14,29 +16,43 @@ export function AgentForm({
   submitLabel,
   onSave,
   pending,
+  resetOnSave = false,
 }: {
   initial: TenantAgentInput;
   submitLabel: string;
   onSave: (agent: TenantAgentInput) => Promise<unknown>;
   pending: boolean;
+  /** Start again from `initial` after a save (a form that creates agents). */
+  resetOnSave?: boolean;
 }) {
   const [agent, setAgent] = useState<TenantAgentInput>(initial);
   const [errors, setErrors] = useState<FormErrors>(noErrors);
   const [saved, setSaved] = useState(false);
+  // A ref, not state: it is set before the next event can be handled, where a re-render may not be.
+  const inFlight = useRef(false);
+  const [saving, setSaving] = useState(false);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
+    if (inFlight.current) return;
     setSaved(false);
     const checked = validate(tenantAgentInput, agent);
     if (checked.errors) return setErrors(checked.errors);
     setErrors(noErrors);
+    inFlight.current = true;
+    setSaving(true);
     try {
       await onSave(agent);
+      if (resetOnSave) setAgent(initial);
       setSaved(true);
     } catch (error) {
       setErrors(fromTrpcError(error));
+    } finally {
+      inFlight.current = false;
+      setSaving(false);
     }
   }
+  const busy = pending || saving;
 
   const instructionsError = errors.fields.instructions;
   return (
@@ -104,8 +120,8 @@ export function AgentForm({
       </fieldset>
       <FormError message={errors.form} />
       <div className="flex items-center gap-3">
-        <Button type="submit" disabled={pending}>
-          {pending ? "Saving…" : submitLabel}
+        <Button type="submit" disabled={busy} aria-busy={busy || undefined}>
+          {busy ? "Saving…" : submitLabel}
         </Button>
         {saved ? (
           <span role="status" className="text-sm text-muted">

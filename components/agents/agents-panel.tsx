@@ -62,6 +62,7 @@ export function AgentsPanel() {
             initial={emptyAgent}
             submitLabel="Create agent"
             pending={create.isPending}
+            resetOnSave
             onSave={(agent) => create.mutateAsync({ scope: canCreateTenant ? "tenant" : "personal", agent })}
           />
         </div>

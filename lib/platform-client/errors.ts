@@ -16,7 +16,26 @@ export interface PlatformApiErrorInit {
   cause?: unknown;
 }
 
+/** Marks an error made by any copy of this module (a registered symbol is the same in every copy). */
+const BRAND = Symbol.for("inlay.platform-client.error");
+
 export class PlatformApiError extends Error {
+  /**
+   * A bundle may hold two copies of this module (Next.js gave server chunks one each), and an error
+   * made by one copy fails the other's prototype check: a platform 404 then read as an unknown error
+   * (a 500). So `instanceof` also accepts a branded error whose class, by name, is this one or below it.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    if (typeof value !== "object" || value === null || !(BRAND in value)) return false;
+    const wanted = CLASS_NAMES.get(this);
+    const own = (value as { name?: unknown }).name;
+    for (let name = typeof own === "string" ? own : undefined; name !== undefined; name = PARENT_NAMES[name]) {
+      if (name === wanted) return true;
+    }
+    return false;
+  }
+
   override name = "PlatformApiError";
   /** The HTTP status; undefined when no answer arrived (connection, timeout, abort). */
   readonly status: number | undefined;
@@ -39,6 +58,7 @@ export class PlatformApiError extends Error {
     this.details = init.details;
     this.docUrl = init.docUrl;
     this.headers = init.headers;
+    Object.defineProperty(this, BRAND, { value: true });
   }
 }
 
@@ -186,3 +206,35 @@ export function errorFromResponse(status: number, headers: Headers, text: string
     headers,
   });
 }
+
+// Each class by the name its instances carry (string literals, which minifiers keep), and the name of
+// the class above it: what PlatformApiError[Symbol.hasInstance] walks.
+const CLASS_NAMES = new Map<unknown, string>([
+  [PlatformApiError, "PlatformApiError"],
+  [ValidationError, "ValidationError"],
+  [AuthenticationError, "AuthenticationError"],
+  [BillingError, "BillingError"],
+  [PermissionDeniedError, "PermissionDeniedError"],
+  [NotFoundError, "NotFoundError"],
+  [ConflictError, "ConflictError"],
+  [RateLimitError, "RateLimitError"],
+  [InternalServerError, "InternalServerError"],
+  [ConnectionError, "ConnectionError"],
+  [ConnectionTimeoutError, "ConnectionTimeoutError"],
+  [UserAbortError, "UserAbortError"],
+  [IdempotentReplayTerminalError, "IdempotentReplayTerminalError"],
+]);
+const PARENT_NAMES: Record<string, string | undefined> = {
+  ValidationError: "PlatformApiError",
+  AuthenticationError: "PlatformApiError",
+  BillingError: "PlatformApiError",
+  PermissionDeniedError: "PlatformApiError",
+  NotFoundError: "PlatformApiError",
+  ConflictError: "PlatformApiError",
+  RateLimitError: "PlatformApiError",
+  InternalServerError: "PlatformApiError",
+  ConnectionError: "PlatformApiError",
+  ConnectionTimeoutError: "ConnectionError",
+  UserAbortError: "PlatformApiError",
+  IdempotentReplayTerminalError: "PlatformApiError",
+};

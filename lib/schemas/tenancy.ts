@@ -29,6 +29,11 @@ export const tenantNameSchema = z
   .min(2, { message: "Use at least 2 characters." })
   .max(80, { message: "Use at most 80 characters." });
 
+/** Who may create a workspace by signing up: anyone, anyone once the owner approves, or no one. */
+export const signUpModes = ["open", "approval", "closed"] as const;
+export const signUpModeSchema = z.enum(signUpModes, { message: "Choose open, approval or closed." });
+export type SignUpMode = z.infer<typeof signUpModeSchema>;
+
 export const signUpInput = z.object({
   name: personNameSchema,
   email: emailSchema,

@@ -10,6 +10,7 @@ import { memoriesRouter } from "./routers/memories";
 import { membersRouter } from "./routers/members";
 import { permissionsRouter } from "./routers/permissions";
 import { runsRouter } from "./routers/runs";
+import { signUpsRouter } from "./routers/sign-ups";
 import { tasksRouter } from "./routers/tasks";
 import { tenantsRouter } from "./routers/tenants";
 import { toolsRouter } from "./routers/tools";
@@ -21,6 +22,7 @@ export const appRouter = router({
   me: meRouter,
   accounts: accountsRouter,
   tenants: tenantsRouter,
+  signUps: signUpsRouter,
   members: membersRouter,
   invites: invitesRouter,
   limits: limitsRouter,

@@ -1,11 +1,13 @@
 // OAuth sign-in (GitHub, Google): next-auth verifies the provider; this maps the provider's verified
 // email to an Inlay user. A new user gets an account without a password. If no open invite awaits
-// their email, they also get a personal tenant (they are its admin), so they land somewhere useful;
-// with an invite pending, they accept it on the invite page instead.
+// their email, they also get a personal tenant (they are its admin, with the sign-up limits), so they
+// land somewhere useful; with an invite pending, they accept it on the invite page instead. Whether a
+// new user may sign in at all is the owner's sign-up setting (oauthSignUpDecision, in next-auth's
+// signIn callback).
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { hasOpenInviteFor } from "@/server/tenancy/invites-repository";
 import { countMemberships, createUser, findUserByEmail, type UserRecord } from "@/server/tenancy/repository";
-import { createTenantWithAdmin } from "@/server/tenancy/tenants";
+import { createSignUpWorkspace } from "@/server/tenancy/sign-ups";
 
 export async function provisionOAuthUser(
   prisma: PrismaClient,
@@ -22,7 +24,7 @@ export async function provisionOAuthUser(
     if (again) return again;
     const user = await createUser(tx, { email, name: profile.name, passwordHash: null });
     if (!invited && (await countMemberships(tx, user.id)) === 0) {
-      await createTenantWithAdmin(tx, `${profile.name ?? email.split("@")[0]}'s workspace`, user.id);
+      await createSignUpWorkspace(tx, `${profile.name ?? email.split("@")[0]}'s workspace`, user.id);
     }
     return user;
   });

@@ -6,10 +6,16 @@ import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
 import GoogleProvider from "next-auth/providers/google";
-import { env } from "@/lib/env";
+import { env, shareNextAuthUrl } from "@/lib/env";
 import { getDb } from "@/server/db";
+import { publicOrigin } from "@/server/public-origin";
 import { verifyCredentials } from "./credentials";
+import { oauthSignUpDecision } from "@/server/tenancy/sign-ups";
 import { provisionOAuthUser } from "./oauth";
+
+// next-auth's redirects (sign-out, sign-in callbacks) and OAuth callback URLs follow the app's one
+// public origin, on whatever port it is served, not next-auth's own default of localhost:3000.
+shareNextAuthUrl(publicOrigin());
 
 const oauthProviders = [
   ...(env.GITHUB_CLIENT_ID && env.GITHUB_CLIENT_SECRET
@@ -44,14 +50,17 @@ export const authOptions: NextAuthOptions = {
     ...oauthProviders,
   ],
   callbacks: {
-    signIn({ account, user, profile }) {
+    async signIn({ account, user, profile }) {
       if (account?.type !== "oauth") return true;
       // Accounts are matched by email, so only an address the provider has verified may sign in.
       if (!user.email) return false;
       if (account.provider === "google" && (profile as { email_verified?: boolean } | undefined)?.email_verified !== true) {
         return false;
       }
-      return true;
+      // A first sign-in is a sign-up: the owner's setting says whether it may, or waits for approval.
+      const { prisma } = await getDb();
+      const decision = await oauthSignUpDecision(prisma, { email: user.email, name: user.name ?? null });
+      return decision === "allow" ? true : `${publicOrigin()}/signup?status=${decision === "held" ? "pending" : "closed"}`;
     },
     async jwt({ token, user, account }) {
       if (account?.type === "oauth" && user?.email) {

@@ -1,24 +1,32 @@
-// Sign-up with email and password: creates the user and a new tenant with them as its first admin.
-// (Joining an existing tenant goes through an invite: server/tenancy/invites.ts.)
+// Sign-up with email and password, as the installation owner's setting allows (server/tenancy/sign-ups.ts):
+// open creates the user and a new tenant (with the sign-up limits) with them as its first admin;
+// approval holds the sign-up until the owner approves it; closed refuses. (Joining an existing tenant
+// goes through an invite: server/tenancy/invites.ts.)
 import type { SignUpInput } from "@/lib/schemas/tenancy";
 import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
 import { TenancyError } from "@/server/tenancy/errors";
 import { createUser, findUserByEmail, type TenantRecord, type UserRecord } from "@/server/tenancy/repository";
-import { createTenantWithAdmin } from "@/server/tenancy/tenants";
+import { EMAIL_TAKEN, SIGN_UP_CLOSED, createSignUpWorkspace, getSignUpMode, holdSignUp } from "@/server/tenancy/sign-ups";
 import { hashPassword } from "./password";
 
-const EMAIL_TAKEN = "An account with this email exists: sign in instead.";
+export type SignUpResult = { status: "created"; user: UserRecord; tenant: TenantRecord } | { status: "pending" };
 
-export async function signUp(prisma: PrismaClient, input: SignUpInput): Promise<{ user: UserRecord; tenant: TenantRecord }> {
+export async function signUp(prisma: PrismaClient, input: SignUpInput): Promise<SignUpResult> {
+  const mode = await getSignUpMode(prisma);
+  if (mode === "closed") throw new TenancyError("FORBIDDEN", SIGN_UP_CLOSED);
   if (await findUserByEmail(prisma, input.email)) throw new TenancyError("CONFLICT", EMAIL_TAKEN, "email");
   // scrypt runs on libuv's thread pool (server/auth/password.ts) and before the transaction opens:
   // neither the event loop nor PGlite's single connection waits for it.
   const passwordHash = await hashPassword(input.password);
+  if (mode === "approval") {
+    await holdSignUp(prisma, { email: input.email, name: input.name, passwordHash, tenantName: input.tenantName });
+    return { status: "pending" };
+  }
   try {
     return await prisma.$transaction(async (tx) => {
       const user = await createUser(tx, { email: input.email, name: input.name, passwordHash });
-      const tenant = await createTenantWithAdmin(tx, input.tenantName, user.id);
-      return { user, tenant };
+      const tenant = await createSignUpWorkspace(tx, input.tenantName, user.id);
+      return { status: "created" as const, user, tenant };
     });
   } catch (error) {
     // Two sign-ups with one email at once: the unique index decides.

@@ -247,6 +247,18 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
       if (!text && fileParts.length === 0) return unprocessable("message: must not be empty");
       const messageText = text || FILES_ONLY_MESSAGE;
 
+      // Before any admission: the run a reply continues is the caller's, and a new run's agent exists
+      // (another member's or a missing run, an unknown agent: 404, and nothing is counted or made).
+      let target: { runId: number; prior: Run } | { runId?: undefined; teammateId: number };
+      try {
+        target =
+          runId !== undefined
+            ? { runId, prior: await context.client.runs.get(runId) }
+            : { teammateId: await context.agentId(agent, { create: true }) };
+      } catch (error) {
+        return failure(error);
+      }
+
       let admission: ChatAdmission | undefined;
       try {
         admission = await context.admit?.();
@@ -257,20 +269,20 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
       // The run's stream is not tied to this request: when the browser goes away, messageStream
       // decides whether to keep following the run (an admission to release) or to stop.
       let stream: RunStream;
-      let priorCostUsd: string | undefined;
+      // A reply's cost is what the run costs beyond this point (it waited for the person, so its cost
+      // has not moved since it was read above).
+      const priorCostUsd = admission && target.runId !== undefined ? target.prior.usage.cost_usd : undefined;
       try {
         const files = await Promise.all(fileParts.map(fileFrom));
-        if (runId !== undefined) {
-          // A reply's cost is what the run costs beyond this point.
-          if (admission) priorCostUsd = (await context.client.runs.get(runId)).usage.cost_usd;
+        if (target.runId !== undefined) {
           stream = files.length
-            ? await context.client.runs.replyWithFiles(runId, { message: messageText, files })
-            : await context.client.runs.reply(runId, { message: messageText });
+            ? await context.client.runs.replyWithFiles(target.runId, { message: messageText, files })
+            : await context.client.runs.reply(target.runId, { message: messageText });
         } else {
           await context.prepare?.();
           const apps = (await context.appTools?.()) ?? [];
           const params = {
-            teammate_id: await context.agentId(agent),
+            teammate_id: target.teammateId,
             message: messageText,
             ...(permissionMode ? { permission_mode: permissionMode } : {}),
             ...(apps.length ? { tools: apps } : {}),
@@ -285,7 +297,10 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
         const refused = isRefusal(error) || error instanceof ChatRefusal;
         await (refused ? admission?.withdraw() : admission?.end(undefined))?.catch(() => {});
         if (!(error instanceof PlatformApiError) && !(error instanceof ChatRefusal)) logger.error({ err: error }, "chat send failed");
-        return refusalStream(toChatError(error), `failed-${message.id}`);
+        const chatError = toChatError(error);
+        // What the message names is not there (a run or agent gone meanwhile): 404, as above.
+        if (chatError.kind === "not_found") return json(404, { error: chatError });
+        return refusalStream(chatError, `failed-${message.id}`);
       }
       const id = stream.runId ?? runId;
       if (id === undefined) {

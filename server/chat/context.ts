@@ -19,8 +19,12 @@ export interface ChatAdmission {
 export interface ChatContext {
   /** A client bound with forUser() to the caller's platform end-user. */
   client: PlatformClient;
-  /** The agent's platform id (teammate_id) for the name the page asked for. */
-  agentId(agent: string): Promise<number>;
+  /**
+   * The agent's platform id (teammate_id) for the name the page asked for; an unknown one is a
+   * not_found ChatRefusal. `create`: the chat is sending a message, and may make the agent where the
+   * context allows that (never when only reading).
+   */
+  agentId(agent: string, options?: { create?: boolean }): Promise<number>;
   /** The framework's limits, before a run starts or a reply is sent; throws ChatRefusal when refused. */
   admit?(): Promise<ChatAdmission>;
   /**

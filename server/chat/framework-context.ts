@@ -14,7 +14,7 @@ import { publicOrigin } from "@/server/public-origin";
 import { completeConnection, startConnection } from "@/server/tenancy/connections";
 import { LimitExceededError, TenancyError } from "@/server/tenancy/errors";
 import { admitTurn } from "@/server/tenancy/runs";
-import { createAgent, ensureAgentCopy, getVisibleAgent, listAgents, type Caller } from "@/server/tenancy/agents";
+import { agentNameKey, createAgent, ensureAgentCopy, getVisibleAgent, listAgents, type Caller } from "@/server/tenancy/agents";
 import { getPlatformConnection } from "@/server/tenancy/platform-connection";
 import { syncMemberTools } from "@/server/tenancy/tenant-tools";
 import { lazyPlatformClient } from "@/server/tenancy/platform-users";
@@ -40,22 +40,34 @@ export let bindPlatformClient: (prisma: PrismaClient, member: MemberRef) => Prom
   lazyPlatformClient(prisma, () => getPlatformConnection(prisma), member.tenant, member.userId)();
 
 /**
- * The platform agent a chat's `agent` names: a tenant agent the member can see (by id or name), as the
- * member's own copy; otherwise, where the member may create personal agents, a personal agent of that
- * name (made on first use, in approval mode with the calculator, memory and questions).
+ * The platform agent a chat's `agent` names: a tenant agent the member can see (by id, or by name
+ * case-insensitively, as names are unique in a tenant), as the member's own copy. Otherwise, only
+ * when a message is sent (`create`) and the workspace allows personal agents, a personal agent of
+ * that name (made on first use, in approval mode with the calculator, memory and questions); reading
+ * (history, a conversation, commands) never creates one. Else 404.
  */
-async function chatAgent(prisma: PrismaClient, client: PlatformClient, caller: Caller, agent: string): Promise<number> {
+async function chatAgent(prisma: PrismaClient, client: PlatformClient, caller: Caller, agent: string, create: boolean): Promise<number> {
   const visible = await listAgents(prisma, caller);
-  const match = visible.agents.find((each) => each.id === agent) ?? visible.agents.find((each) => each.name === agent);
+  const key = agentNameKey(agent);
+  const match = visible.agents.find((each) => each.id === agent) ?? visible.agents.find((each) => agentNameKey(each.name) === key);
   if (match) return ensureAgentCopy(prisma, client, caller, await getVisibleAgent(prisma, caller, match.id));
-  if (!visible.canCreatePersonal) throw new ChatRefusal({ kind: "not_found", message: "There is no agent by that name here." });
-  const created = await createAgent(prisma, caller, "personal", {
-    name: agent,
-    instructions: "",
-    model: null,
-    permissionMode: "approval",
-    tools: ["calculator", "memory", ASK_USER_QUESTION],
-  });
+  // The workspace's setting, not the admin's own right to define agents: a chat never makes one
+  // where the workspace has personal agents off.
+  if (!create || !visible.allowPersonalAgents) throw new ChatRefusal({ kind: "not_found", message: "There is no agent by that name here." });
+  let created;
+  try {
+    created = await createAgent(prisma, caller, "personal", {
+      name: agent,
+      instructions: "",
+      model: null,
+      permissionMode: "approval",
+      tools: ["calculator", "memory", ASK_USER_QUESTION],
+    });
+  } catch (error) {
+    // Another member's personal agent has the name: this member cannot see it.
+    if (error instanceof TenancyError && error.code === "CONFLICT") throw new ChatRefusal({ kind: "conflict", message: error.message });
+    throw error;
+  }
   return ensureAgentCopy(prisma, client, caller, await getVisibleAgent(prisma, caller, created.id));
 }
 
@@ -113,12 +125,12 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
   const tenantId = caller.tenant.id;
   const context: ChatContext = {
     client,
-    agentId: async (agent) => {
+    agentId: async (agent, options) => {
       // A token minted for one agent opens only that one.
       if (caller.agent !== undefined && caller.agent !== agent) {
         throw new ChatRefusal({ kind: "unauthorized", message: "This chat is not available here." });
       }
-      return chatAgent(prisma, client, { tenantId, userId: caller.userId, role: caller.role }, agent);
+      return chatAgent(prisma, client, { tenantId, userId: caller.userId, role: caller.role }, agent, options?.create === true);
     },
     async admit() {
       try {

@@ -8,6 +8,7 @@ import type { Agent, AgentCreateParams, PlatformClient } from "@/lib/platform-cl
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { TenancyError } from "./errors";
 import {
+  AgentNameTaken,
   archiveTenantAgent,
   createTenantAgent,
   findAgentCopy,
@@ -21,6 +22,8 @@ import {
   type TenantAgentFields,
   type TenantAgentRecord,
 } from "./platform-repository";
+
+export { agentNameKey } from "./platform-repository";
 
 export interface Caller {
   tenantId: string;
@@ -93,8 +96,19 @@ export async function createAgent(
   if (scope === "personal" && caller.role !== "admin" && !(await findAllowPersonalAgents(prisma, caller.tenantId))) {
     throw new TenancyError("FORBIDDEN", "this workspace does not allow personal agents");
   }
-  const agent = await createTenantAgent(prisma, caller.tenantId, scope === "personal" ? caller.userId : null, fieldsOf(input));
+  const fields = fieldsOf(input);
+  const agent = await createTenantAgent(prisma, caller.tenantId, scope === "personal" ? caller.userId : null, fields).catch(conflictOnName(fields.name));
   return toView(agent, caller);
+}
+
+/** A taken name as the form's error on its field (tRPC CONFLICT, 409). */
+function conflictOnName(name: string) {
+  return (error: unknown): never => {
+    if (error instanceof AgentNameTaken) {
+      throw new TenancyError("CONFLICT", `An agent named “${name}” already exists in this workspace: choose another name.`, "name");
+    }
+    throw error;
+  };
 }
 
 function assertCanEdit(agent: TenantAgentRecord, caller: Caller) {
@@ -104,7 +118,10 @@ function assertCanEdit(agent: TenantAgentRecord, caller: Caller) {
 
 export async function updateAgent(prisma: PrismaClient, caller: Caller, id: string, input: TenantAgentInput) {
   assertCanEdit(await getVisibleAgent(prisma, caller, id), caller);
-  if (!(await updateTenantAgent(prisma, caller.tenantId, id, fieldsOf(input)))) throw new TenancyError("NOT_FOUND", "no such agent");
+  const fields = fieldsOf(input);
+  if (!(await updateTenantAgent(prisma, caller.tenantId, id, fields).catch(conflictOnName(fields.name)))) {
+    throw new TenancyError("NOT_FOUND", "no such agent");
+  }
   return getAgent(prisma, caller, id);
 }
 

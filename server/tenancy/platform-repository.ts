@@ -1,7 +1,7 @@
 // Prisma access for the framework's side of the platform: the provisioned account, the (tenant,
 // user) → platform user_id mapping, tenant agents and their per-member copies, and framework runs.
 // Every read and write names the tenant (and the user where one owns the row): no query without a scope.
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
 
 // --- The framework's own platform account (embedded mode) ----------------------------------------
 
@@ -132,24 +132,49 @@ export async function findVisibleAgent(prisma: PrismaClient, tenantId: string, u
   });
 }
 
-export const createTenantAgent = (
+/** The key a live agent's name is unique by in its tenant (the unique index on tenant_id, name_key). */
+export const agentNameKey = (name: string) => name.trim().toLowerCase();
+
+/** Thrown when a live agent of the tenant already has the name (case-insensitively). */
+export class AgentNameTaken extends Error {
+  override name = "AgentNameTaken";
+}
+
+const nameTaken = (error: unknown) =>
+  error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002" ? new AgentNameTaken() : error;
+
+export async function createTenantAgent(
   prisma: PrismaClient,
   tenantId: string,
   ownerUserId: string | null,
   fields: TenantAgentFields,
-): Promise<TenantAgentRecord> => prisma.tenantAgent.create({ data: { tenantId, ownerUserId, ...fields } });
+): Promise<TenantAgentRecord> {
+  try {
+    return await prisma.tenantAgent.create({ data: { tenantId, ownerUserId, ...fields, nameKey: agentNameKey(fields.name) } });
+  } catch (error) {
+    throw nameTaken(error);
+  }
+}
 
 /** Bumps the version so every copy catches up on its next use. */
 export async function updateTenantAgent(prisma: PrismaClient, tenantId: string, id: string, fields: TenantAgentFields) {
-  const { count } = await prisma.tenantAgent.updateMany({
-    where: { id, tenantId, archivedAt: null },
-    data: { ...fields, version: { increment: 1 } },
-  });
-  return count === 1;
+  try {
+    const { count } = await prisma.tenantAgent.updateMany({
+      where: { id, tenantId, archivedAt: null },
+      data: { ...fields, nameKey: agentNameKey(fields.name), version: { increment: 1 } },
+    });
+    return count === 1;
+  } catch (error) {
+    throw nameTaken(error);
+  }
 }
 
+/** Archived agents give their name back (name_key null), so a new agent may take it. */
 export async function archiveTenantAgent(prisma: PrismaClient, tenantId: string, id: string) {
-  const { count } = await prisma.tenantAgent.updateMany({ where: { id, tenantId, archivedAt: null }, data: { archivedAt: new Date() } });
+  const { count } = await prisma.tenantAgent.updateMany({
+    where: { id, tenantId, archivedAt: null },
+    data: { archivedAt: new Date(), nameKey: null },
+  });
   return count === 1;
 }
 

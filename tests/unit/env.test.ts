@@ -72,4 +72,17 @@ describe("parseEnv", () => {
     expect(parseEnv({ FRAMEWORK_OPERATOR_CREDIT_MICROS: "0" }).FRAMEWORK_OPERATOR_CREDIT_MICROS).toBe(0);
     expect(() => parseEnv({ FRAMEWORK_OPERATOR_CREDIT_MICROS: "-1" })).toThrow(/FRAMEWORK_OPERATOR_CREDIT_MICROS/);
   });
+
+  it("gives sign-up workspaces small limits by default, a number or none when set, and refuses anything else", () => {
+    const defaults = parseEnv({});
+    expect([
+      defaults.SIGNUP_WORKSPACE_RUNS_PER_MONTH,
+      defaults.SIGNUP_WORKSPACE_COST_PER_MONTH_CENTS,
+      defaults.SIGNUP_WORKSPACE_CONCURRENT_RUNS,
+      defaults.SIGNUP_WORKSPACE_TURNS_PER_MINUTE,
+    ]).toEqual([100, 500, 2, 10]);
+    const set = parseEnv({ SIGNUP_WORKSPACE_RUNS_PER_MONTH: "0", SIGNUP_WORKSPACE_COST_PER_MONTH_CENTS: " None ", SIGNUP_WORKSPACE_CONCURRENT_RUNS: "" });
+    expect([set.SIGNUP_WORKSPACE_RUNS_PER_MONTH, set.SIGNUP_WORKSPACE_COST_PER_MONTH_CENTS, set.SIGNUP_WORKSPACE_CONCURRENT_RUNS]).toEqual([0, null, 2]);
+    expect(() => parseEnv({ SIGNUP_WORKSPACE_TURNS_PER_MINUTE: "-3" })).toThrow(/SIGNUP_WORKSPACE_TURNS_PER_MINUTE: expected a whole number or "none"/);
+  });
 });

@@ -4,6 +4,8 @@ import { redirect } from "next/navigation";
 import { Logo } from "@/components/ui/logo";
 import { enabledOAuthProviders } from "@/server/auth/options";
 import { getSession } from "@/server/auth/session";
+import { getDb } from "@/server/db";
+import { getSignUpMode } from "@/server/tenancy/sign-ups";
 import { SignInForm } from "./sign-in-form";
 
 export const metadata: Metadata = { title: "Sign in" };
@@ -14,9 +16,11 @@ export default async function SignInPage({
   searchParams: Promise<{ callbackUrl?: string; error?: string }>;
 }) {
   const { callbackUrl, error } = await searchParams;
-  // Only same-site paths: a callback URL to another origin would be an open redirect.
-  const target = callbackUrl?.startsWith("/") && !callbackUrl.startsWith("//") ? callbackUrl : "/";
+  // Only same-site paths: a callback URL to another origin would be an open redirect (browsers read
+  // "/\host" as "//host").
+  const target = callbackUrl && /^\/(?![/\\])/.test(callbackUrl) ? callbackUrl : "/";
   if (await getSession()) redirect(target);
+  const signUpMode = await getSignUpMode((await getDb()).prisma);
   return (
     <main className="grid min-h-screen place-items-center px-4">
       <div className="w-full max-w-sm">
@@ -30,12 +34,14 @@ export default async function SignInPage({
             oauthProviders={enabledOAuthProviders}
           />
         </div>
-        <p className="mt-6 text-center text-sm text-muted">
-          New here?{" "}
-          <Link href="/signup" className="font-medium text-accent hover:underline">
-            Create a workspace
-          </Link>
-        </p>
+        {signUpMode === "closed" ? null : (
+          <p className="mt-6 text-center text-sm text-muted">
+            New here?{" "}
+            <Link href="/signup" className="font-medium text-accent hover:underline">
+              Create a workspace
+            </Link>
+          </p>
+        )}
       </div>
     </main>
   );

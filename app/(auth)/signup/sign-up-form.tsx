@@ -13,6 +13,7 @@ export function SignUpForm() {
   const trpc = useTRPC();
   const router = useRouter();
   const [errors, setErrors] = useState<FormErrors>(noErrors);
+  const [pendingApproval, setPendingApproval] = useState(false);
   const signUp = useMutation(trpc.accounts.create.mutationOptions());
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
@@ -27,7 +28,8 @@ export function SignUpForm() {
     if (checked.errors) return setErrors(checked.errors);
     setErrors(noErrors);
     try {
-      await signUp.mutateAsync(checked.data);
+      // Held for the owner's approval: nothing to sign in to yet.
+      if ((await signUp.mutateAsync(checked.data)).status === "pending") return setPendingApproval(true);
     } catch (error) {
       return setErrors(fromTrpcError(error));
     }
@@ -35,6 +37,14 @@ export function SignUpForm() {
     if (!result || result.error) return setErrors({ fields: {}, form: "Your account was created, but signing in failed. Sign in again." });
     router.replace("/");
     router.refresh();
+  }
+
+  if (pendingApproval) {
+    return (
+      <p role="status" className="mt-6 text-sm">
+        Thanks! Your sign-up is waiting for the owner&apos;s approval. You can sign in once it is approved.
+      </p>
+    );
   }
 
   return (

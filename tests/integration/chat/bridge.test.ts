@@ -197,11 +197,17 @@ describe("POST /api/chat", () => {
     }
   });
 
-  it("shows a platform refusal (unknown agent) as an error part, gives its admission back, and refuses bad bodies and strangers", async () => {
+  it("answers 404 for an agent the platform does not know, giving its admission back, and refuses bad bodies and strangers", async () => {
     const [endedBefore, withdrawnBefore] = [ended.length, withdrawn];
-    const message = await messageOf(await all(chunks(await send("hello", { agent: "999999" }))));
-    expect(dataOf(message, "error")[0]).toMatchObject({ kind: "not_found" });
+    // A numeric name is taken as the platform's id, which only runs.create can refuse.
+    const response = await send("hello", { agent: "999999" });
+    expect(response.status).toBe(404);
+    expect((await response.json()).error).toMatchObject({ kind: "not_found" });
     // No run started: the admission is withdrawn (the member keeps the run), not ended.
+    expect([ended.length - endedBefore, withdrawn - withdrawnBefore]).toEqual([0, 1]);
+    // A reply on a run that is not the member's: 404 before any admission.
+    const reply = await send("hello", { runId: 987_654 });
+    expect(reply.status).toBe(404);
     expect([ended.length - endedBefore, withdrawn - withdrawnBefore]).toEqual([0, 1]);
     const invalid = await handlers.send(new Request("http://127.0.0.1/api/chat", { method: "POST", headers, body: JSON.stringify({ agent: "x" }) }));
     expect(invalid.status).toBe(422);
