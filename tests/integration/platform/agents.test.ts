@@ -152,9 +152,8 @@ describe("POST /agents", () => {
   });
 
   it("says plainly what this platform does not offer yet", async () => {
-    // (webhook: true works: agents-more.test.ts.)
+    // (webhook: true and mate groups work: agents-more.test.ts.)
     expect((await create(lax, { bridge_id: 7 })).body.error.message).toMatch(/^bridge_id: no bridge 7/);
-    expect((await create(lax, { group_id: 3 })).body.error.message).toMatch(/^group_id: no agent group 3/);
   });
 
   it("requires user_id in strict mode and scopes the agent to it", async () => {
