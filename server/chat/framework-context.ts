@@ -42,7 +42,7 @@ export let bindPlatformClient: (prisma: PrismaClient, member: MemberRef) => Prom
 /**
  * The platform agent a chat's `agent` names: a tenant agent the member can see (by id, or by name
  * case-insensitively, as names are unique in a tenant), as the member's own copy. Otherwise, only
- * when a message is sent (`create`) and the workspace allows personal agents, a personal agent of
+ * when a message is sent (`create`) by someone who may define their own agents, a personal agent of
  * that name (made on first use, in approval mode with the calculator, memory and questions); reading
  * (history, a conversation, commands) never creates one. Else 404.
  */
@@ -51,9 +51,9 @@ async function chatAgent(prisma: PrismaClient, client: PlatformClient, caller: C
   const key = agentNameKey(agent);
   const match = visible.agents.find((each) => each.id === agent) ?? visible.agents.find((each) => agentNameKey(each.name) === key);
   if (match) return ensureAgentCopy(prisma, client, caller, await getVisibleAgent(prisma, caller, match.id));
-  // The workspace's setting, not the admin's own right to define agents: a chat never makes one
-  // where the workspace has personal agents off.
-  if (!create || !visible.allowPersonalAgents) throw new ChatRefusal({ kind: "not_found", message: "There is no agent by that name here." });
+  // Who may define an agent of their own (the workspace's setting; its admins always may, as on the
+  // Agents page): a member's chat never makes one where the workspace has personal agents off.
+  if (!create || !visible.canCreatePersonal) throw new ChatRefusal({ kind: "not_found", message: "There is no agent by that name here." });
   let created;
   try {
     created = await createAgent(prisma, caller, "personal", {

@@ -77,18 +77,23 @@ describe("another member's run, or a missing one", () => {
 });
 
 describe("an agent name the member cannot see", () => {
-  it("is 404 and creates nothing while the workspace has personal agents off (for its admins too)", async () => {
+  it("is 404 and creates nothing for a member while the workspace has personal agents off; its admins always may", async () => {
     await setPersonalAgentsAllowed(fw.database.prisma, acmeId, false);
     const [before, admitted] = [await personalAgents(), await admissions()];
-    for (const email of ["member@acme.test", "admin@acme.test"]) {
-      const headers = await headersFor(email);
-      expect(await errorOf(await chatHandlers.send(post("/api/chat", headers, { agent: "Nobody", message: message("hi") })))).toEqual({
-        status: 404,
-        kind: "not_found",
-      });
-      expect(await errorOf(await chatHandlers.history(get("/api/chat/history?agent=Nobody", headers)))).toEqual({ status: 404, kind: "not_found" });
-    }
+    const member = await headersFor("member@acme.test");
+    expect(await errorOf(await chatHandlers.send(post("/api/chat", member, { agent: "Nobody", message: message("hi") })))).toEqual({
+      status: 404,
+      kind: "not_found",
+    });
+    expect(await errorOf(await chatHandlers.history(get("/api/chat/history?agent=Nobody", member)))).toEqual({ status: 404, kind: "not_found" });
     expect([await personalAgents(), await admissions()]).toEqual([before, admitted]);
+    // As on the Agents page, the workspace's setting is for its members: an admin defines their own.
+    const admin = await headersFor("admin@acme.test");
+    expect(await errorOf(await chatHandlers.history(get("/api/chat/history?agent=Nobody", admin)))).toEqual({ status: 404, kind: "not_found" });
+    const sent = await chatHandlers.send(post("/api/chat", admin, { agent: "Nobody", message: message("hi") }));
+    expect(sent.status).toBe(200);
+    await sent.text();
+    expect(await personalAgents()).toBe(before + 1);
   });
 
   it("is 404 when only read (history, conversation, commands) even with personal agents on; a sent message makes it", async () => {
