@@ -9,7 +9,7 @@ import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
 import { createEmbedSecretInput } from "@/lib/schemas/embed";
 import { useTRPC } from "@/lib/trpc/react";
-import { card, table, td, th } from "./admin-page";
+import { card, table, tableScroll, td, th } from "./admin-page";
 
 const when = (value: Date | string | null) => (value ? new Date(value).toLocaleString() : "never");
 
@@ -104,43 +104,45 @@ export function EmbedSecretsPanel() {
       ) : live.length === 0 ? (
         <p className="mt-4 text-sm text-muted">No live secret: your backend cannot mint tokens yet.</p>
       ) : (
-        <table className={`${table} mt-4`} aria-label="Embed secrets">
-          <thead>
-            <tr>
-              <th className={th}>Name</th>
-              <th className={th}>Secret</th>
-              <th className={th}>Created</th>
-              <th className={th}>Last used</th>
-              <th className={th}>
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {live.map((secret) => (
-              <tr key={secret.id}>
-                <td className={td}>{secret.name}</td>
-                <td className={`${td} font-mono text-xs`}>{secret.prefix}…</td>
-                <td className={td}>{when(secret.createdAt)}</td>
-                <td className={td}>{when(secret.lastUsedAt)}</td>
-                <td className={`${td} whitespace-nowrap text-right`}>
-                  <Button type="button" variant="ghost" disabled={rotate.isPending} onClick={() => void onRotate(secret.id)} aria-label={`Rotate ${secret.name}`}>
-                    Rotate
-                  </Button>
-                  <Button
-                    type="button"
-                    variant="ghost"
-                    disabled={revoke.isPending}
-                    onClick={() => revoke.mutate({ id: secret.id }, { onError: (error) => setErrors(fromTrpcError(error)) })}
-                    aria-label={`Revoke ${secret.name}`}
-                  >
-                    Revoke
-                  </Button>
-                </td>
+        <div className={`mt-4 ${tableScroll}`}>
+          <table className={table} aria-label="Embed secrets">
+            <thead>
+              <tr>
+                <th className={th}>Name</th>
+                <th className={th}>Secret</th>
+                <th className={th}>Created</th>
+                <th className={th}>Last used</th>
+                <th className={th}>
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {live.map((secret) => (
+                <tr key={secret.id}>
+                  <td className={td}>{secret.name}</td>
+                  <td className={`${td} font-mono text-xs`}>{secret.prefix}…</td>
+                  <td className={td}>{when(secret.createdAt)}</td>
+                  <td className={td}>{when(secret.lastUsedAt)}</td>
+                  <td className={`${td} whitespace-nowrap text-right`}>
+                    <Button type="button" variant="ghost" disabled={rotate.isPending} onClick={() => void onRotate(secret.id)} aria-label={`Rotate ${secret.name}`}>
+                      Rotate
+                    </Button>
+                    <Button
+                      type="button"
+                      variant="ghost"
+                      disabled={revoke.isPending}
+                      onClick={() => revoke.mutate({ id: secret.id }, { onError: (error) => setErrors(fromTrpcError(error)) })}
+                      aria-label={`Revoke ${secret.name}`}
+                    >
+                      Revoke
+                    </Button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {revoked.length > 0 && (
         <p className="mt-3 text-xs text-muted">
