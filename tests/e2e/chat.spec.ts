@@ -241,7 +241,7 @@ test.describe("embed", () => {
     admin = context.request;
     host = http.createServer(async (request, response) => {
       if (request.url === "/token") {
-        const minted = await admin.post("/api/embed/token", { data: { origin: tokenOrigin, agent: "Support", tenant: "acme" } });
+        const minted = await admin.post("/api/embed/token", { data: { origin: tokenOrigin, agent: "Acme assistant", tenant: "acme" } });
         response.writeHead(minted.status(), { "content-type": "application/json" });
         response.end(await minted.text());
         return;
@@ -250,7 +250,7 @@ test.describe("embed", () => {
       response.end(`<!doctype html><html><head><title>Acme Store</title></head><body style="margin:0;font-family:system-ui;background:#f3f4f6">
 <header style="background:#0f766e;color:#fff;padding:18px 32px;font-weight:600">Acme Store</header><main style="padding:32px"><h1>Spring sale</h1></main>
 <script>window.InlayEmbed = { getToken: () => fetch("/token", { method: "POST" }).then((r) => r.json()).then((j) => j.token) };</script>
-<script src="${baseURL}/embed.js" data-agent="Support" data-tenant="acme" data-title="Acme help" data-color="#0f766e" async></script></body></html>`);
+<script src="${baseURL}/embed.js" data-agent="Acme assistant" data-tenant="acme" data-title="Acme help" data-color="#0f766e" async></script></body></html>`);
     });
     await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
     hostOrigin = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
@@ -291,7 +291,7 @@ test.describe("embed", () => {
     expect(panelBox!.x + panelBox!.width).toBeLessThanOrEqual(frameBox!.x + frameBox!.width);
     await page.screenshot({ path: shot("embed-history") });
     expect(await visitor.cookies(baseURL)).toEqual([]);
-    const embedPage = await visitor.request.get(`/embed/Support?tenant=acme&host=${encodeURIComponent(hostOrigin)}`);
+    const embedPage = await visitor.request.get(`/embed/Acme%20assistant?tenant=acme&host=${encodeURIComponent(hostOrigin)}`);
     expect(embedPage.headers()["content-security-policy"]).toBe(
       `frame-ancestors 'self' ${hostOrigin} http://127.0.0.1:1; script-src 'self'; object-src 'none'; base-uri 'none'`,
     );

@@ -105,7 +105,7 @@ test("inside the cross-origin embed, the popup hands the grant back and the run 
   let hostOrigin = "";
   const host = http.createServer(async (request, response) => {
     if (request.url === "/token") {
-      const minted = await admin.post("/api/embed/token", { data: { origin: hostOrigin, agent: "Support", tenant: "acme" } });
+      const minted = await admin.post("/api/embed/token", { data: { origin: hostOrigin, agent: "Acme assistant", tenant: "acme" } });
       response.writeHead(minted.status(), { "content-type": "application/json" });
       response.end(await minted.text());
       return;
@@ -113,7 +113,7 @@ test("inside the cross-origin embed, the popup hands the grant back and the run 
     response.writeHead(200, { "content-type": "text/html" });
     response.end(`<!doctype html><html><head><title>Acme Store</title></head><body><h1>Store</h1>
 <script>window.InlayEmbed = { getToken: () => fetch("/token", { method: "POST" }).then((r) => r.json()).then((j) => j.token) };</script>
-<script src="${baseURL}/embed.js" data-agent="Support" data-tenant="acme" data-title="Acme help" async></script></body></html>`);
+<script src="${baseURL}/embed.js" data-agent="Acme assistant" data-tenant="acme" data-title="Acme help" async></script></body></html>`);
   });
   await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
   hostOrigin = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
