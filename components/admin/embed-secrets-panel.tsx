@@ -5,6 +5,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
+import { CopyOnceField } from "@/components/ui/copy-once-field";
 import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
 import { createEmbedSecretInput } from "@/lib/schemas/embed";
@@ -23,7 +24,6 @@ export function EmbedSecretsPanel() {
   const revoke = useMutation(trpc.embedSecrets.revoke.mutationOptions({ onSuccess: refresh }));
   const [errors, setErrors] = useState<FormErrors>(noErrors);
   const [shown, setShown] = useState<{ name: string; secret: string }>();
-  const [copied, setCopied] = useState(false);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -34,7 +34,6 @@ export function EmbedSecretsPanel() {
     try {
       const created = await create.mutateAsync(checked.data);
       setShown({ name: created.name, secret: created.secret });
-      setCopied(false);
       formElement.reset();
     } catch (error) {
       setErrors(fromTrpcError(error));
@@ -45,7 +44,6 @@ export function EmbedSecretsPanel() {
     try {
       const { created } = await rotate.mutateAsync({ id });
       setShown({ name: created.name, secret: created.secret });
-      setCopied(false);
     } catch (error) {
       setErrors(fromTrpcError(error));
     }
@@ -76,26 +74,7 @@ export function EmbedSecretsPanel() {
           <p className="text-sm">
             The secret <strong>{shown.name}</strong>, shown only now (Inlay keeps only its hash):
           </p>
-          <div className="mt-2 flex gap-2">
-            <input
-              readOnly
-              aria-label="New embed secret"
-              value={shown.secret}
-              className="h-10 flex-1 rounded-lg border border-line bg-surface px-3 font-mono text-xs"
-              onFocus={(event) => event.currentTarget.select()}
-            />
-            <Button
-              type="button"
-              variant="ghost"
-              className="border border-line"
-              onClick={async () => {
-                await navigator.clipboard?.writeText(shown.secret).catch(() => {});
-                setCopied(true);
-              }}
-            >
-              {copied ? "Copied" : "Copy"}
-            </Button>
-          </div>
+          <CopyOnceField value={shown.secret} label="New embed secret" />
         </div>
       )}
 

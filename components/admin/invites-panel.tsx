@@ -4,6 +4,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
+import { CopyOnceField } from "@/components/ui/copy-once-field";
 import { FormError, SelectField, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
 import { createInviteInput } from "@/lib/schemas/tenancy";
@@ -19,7 +20,6 @@ export function InvitesPanel() {
   const revoke = useMutation(trpc.invites.revoke.mutationOptions({ onSuccess: refresh }));
   const [errors, setErrors] = useState<FormErrors>(noErrors);
   const [created, setCreated] = useState<{ email: string; link: string }>();
-  const [copied, setCopied] = useState(false);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -28,7 +28,6 @@ export function InvitesPanel() {
     const checked = validate(createInviteInput, { email: String(form.get("email") ?? ""), role: String(form.get("role") ?? "member") });
     if (checked.errors) return setErrors(checked.errors);
     setErrors(noErrors);
-    setCopied(false);
     try {
       const result = await create.mutateAsync(checked.data);
       setCreated({ email: result.invite.email, link: result.link });
@@ -59,27 +58,7 @@ export function InvitesPanel() {
           <p className="text-sm">
             Invite sent to <strong>{created.email}</strong>. The link works once and is shown only now:
           </p>
-          <div className="mt-3 flex gap-2">
-            <input
-              readOnly
-              aria-label="Invite link"
-              value={created.link}
-              data-testid="invite-link"
-              className="h-10 flex-1 rounded-lg border border-line bg-bg px-3 font-mono text-xs"
-              onFocus={(event) => event.currentTarget.select()}
-            />
-            <Button
-              type="button"
-              variant="ghost"
-              className="border border-line"
-              onClick={async () => {
-                await navigator.clipboard?.writeText(created.link).catch(() => {});
-                setCopied(true);
-              }}
-            >
-              {copied ? "Copied" : "Copy link"}
-            </Button>
-          </div>
+          <CopyOnceField value={created.link} label="Invite link" copyLabel="Copy link" testId="invite-link" />
         </div>
       ) : null}
 

@@ -6,6 +6,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tansta
 import type { inferRouterOutputs } from "@trpc/server";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
+import { CopyOnceField } from "@/components/ui/copy-once-field";
 import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
 import { CreateWebhookRequest, WEBHOOK_EVENT_TYPES } from "@/lib/schemas/webhooks";
@@ -24,31 +25,10 @@ const smallButton = "h-8 border border-line px-3";
 const DELIVERIES_REFRESH_MS = 2_000;
 
 function SecretOnce({ secret, label }: { secret: string; label: string }) {
-  const [copied, setCopied] = useState(false);
   return (
     <div role="status" className="mt-4 rounded-lg border border-line bg-bg p-4">
       <p className="text-sm">{label} Copy it now: it is not shown again. Receivers verify deliveries with it.</p>
-      <div className="mt-3 flex gap-2">
-        <input
-          readOnly
-          aria-label="Signing secret"
-          value={secret}
-          data-testid="webhook-secret"
-          className="h-10 flex-1 rounded-lg border border-line bg-surface px-3 font-mono text-xs"
-          onFocus={(event) => event.currentTarget.select()}
-        />
-        <Button
-          type="button"
-          variant="ghost"
-          className="border border-line"
-          onClick={async () => {
-            await navigator.clipboard?.writeText(secret).catch(() => {});
-            setCopied(true);
-          }}
-        >
-          {copied ? "Copied" : "Copy secret"}
-        </Button>
-      </div>
+      <CopyOnceField value={secret} label="Signing secret" copyLabel="Copy secret" testId="webhook-secret" />
     </div>
   );
 }
