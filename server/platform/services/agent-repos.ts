@@ -7,6 +7,7 @@
 // the digest of its commands a person approved (approve-commands), for the same future runtime. No HTTP here.
 import type { z } from "zod";
 import type { AgentRepo, AgentRepoCreate, AgentRepoEnv, AgentRepoEnvPut, ApproveCommands } from "@/lib/schemas/agent-repos";
+import type { PrismaClient } from "@/server/generated/prisma/client";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import * as repos from "../repositories/agent-repos";
@@ -114,6 +115,15 @@ const sealEnv = (config: PlatformConfig, env: Record<string, string>) => {
 
 const openEnv = (config: PlatformConfig, sealed: string | null): Record<string, string> =>
   sealed === null ? {} : (JSON.parse(openSecret(config, sealed).value) as Record<string, string>);
+
+/**
+ * Every env value of the repositories bound to the agent: what its runs must never output. Read when
+ * a pass starts (runtime/executor.ts), so a value put or deleted counts from the next pass on.
+ */
+export async function agentEnvValues(prisma: PrismaClient, config: PlatformConfig, accountId: number, agentId: number): Promise<string[]> {
+  const rows = await repos.sealedEnvOfAgent(prisma, accountId, agentId);
+  return rows.flatMap((row) => Object.values(openEnv(config, row.envSealed)));
+}
 
 /** PUT …/env: replaces the set (keys left out are removed). Limits are the contract's (lib/schemas/agent-repos.ts). */
 export async function putRepoEnv(ctx: AgentRepoContext, auth: AuthContext, agentId: number, repoId: number, input: z.infer<typeof AgentRepoEnvPut>) {
