@@ -17,6 +17,10 @@ export const listAgentRepos = (
     take: options.take,
   });
 
+/** The sealed env sets of the agent's bindings that have one: one query on the agent's index. */
+export const sealedEnvOfAgent = (prisma: PrismaClient, accountId: number, agentId: number): Promise<{ envSealed: string | null }[]> =>
+  prisma.platformAgentRepo.findMany({ where: { agentId, accountId, envSealed: { not: null } }, select: { envSealed: true } });
+
 export const findAgentRepo = (prisma: PrismaClient, accountId: number, agentId: number, id: number): Promise<AgentRepoRow | null> =>
   prisma.platformAgentRepo.findFirst({ where: { id, accountId, agentId } });
 

@@ -31,6 +31,7 @@ import {
   transitionRun,
   type RunRow,
 } from "../repositories/runs";
+import { agentEnvValues } from "../services/agent-repos";
 import { lessonsForPrompt } from "../services/lessons";
 import { meterModelCall, settleRun, settleRunIn } from "../services/billing";
 import { resolveOwnModelConnection } from "../services/model-connections";
@@ -50,6 +51,7 @@ import { METADATA_ONLY, redactMessages } from "./redact";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "./system-prompt";
 import { feedBackDecisions } from "./resume-decisions";
 import { runTools } from "./run-tools";
+import { SecretRedactor } from "./secret-redactor";
 import { StreamFrames } from "./stream-frames";
 import type { ScriptSandbox } from "../tool-servers/script-sandbox";
 
@@ -301,6 +303,8 @@ async function execute(
     const run = abandoned ? await findRunById(prisma, runId) : claimed;
     if (!run || run.status !== "running") return;
     sink.metadataOnly = run.retention === METADATA_ONLY;
+    // The agent's repository env values leave the run only as the marker, from the first frame on.
+    sink.redactor = new SecretRedactor(await agentEnvValues(prisma, deps.config, run.accountId, run.agentId));
     // A checkpoint holds the conversation, which a metadata_only run never writes: such a run has
     // none, and one resumed elsewhere ends conversation_not_retained.
     const hooks = sink.metadataOnly ? {} : checkpointer.hooks;
@@ -313,8 +317,9 @@ async function execute(
       return;
     }
     await sink.flush().catch(() => {});
-    const message = error instanceof Error ? error.message : String(error);
-    logger.warn({ runId, err: error }, "run failed");
+    // A tool's or the model's error may quote what it was given.
+    const message = sink.redactor.text(error instanceof Error ? error.message : String(error));
+    logger.warn({ runId, err: sink.redactor.active ? message : error }, "run failed");
     // The outbox row commits with the status, so whoever sees the run failed also finds run.failed.
     const failed = await end.transaction(async (tx) => {
       const row = await transitionRun(tx, runId, ["running"], {
@@ -462,7 +467,8 @@ async function loop(
     ...(run.outputSchema ? { output: Output.object({ schema: jsonSchema(run.outputSchema as Record<string, unknown>) }) } : {}),
   });
 
-  const reader = new StreamFrames({ tools, approvedCallIds: decisions.approvedCallIds, connectionNeeded, replay: resumed?.replay });
+  const { redactor } = frames;
+  const reader = new StreamFrames({ tools, approvedCallIds: decisions.approvedCallIds, connectionNeeded, replay: resumed?.replay, redactor });
   for await (const part of result.fullStream) {
     frames.push(...reader.read(part));
     if (reader.failure) throw reader.failure;
@@ -482,6 +488,9 @@ async function loop(
     );
   }
 
+  // Text a redactor still held back (the stream ends with a finish part, which releases it already).
+  frames.push(...reader.end());
+
   // The SDK calls onEnd before it closes the stream, unless the stream failed (thrown above).
   const ended = finished.event;
   if (!ended) throw new Error("the model's stream ended without a result");
@@ -500,14 +509,16 @@ async function loop(
   // Tokens and cost were added to the run step by step (finish-step above).
   if (metadataOnly) deps.live.setMessages(run.id, messages);
   const common: Prisma.PlatformRunUncheckedUpdateInput = {
-    messages: (metadataOnly ? redactMessages(messages) : messages) as unknown as Prisma.InputJsonArray,
+    // The stored conversation is what readers see: redacted of the secret values (the model's input,
+    // kept in memory for this pass, keeps them).
+    messages: (metadataOnly ? redactMessages(messages) : redactor.messages(messages)) as unknown as Prisma.InputJsonArray,
     turnsUsed: { increment: steps },
   };
 
   const requests = reader.requests;
   if (requests.length > 0) {
     // One transaction: whoever sees awaiting_approval also finds the pending requests.
-    const stored = metadataOnly ? requests.map((request) => ({ ...request, input: {} })) : requests;
+    const stored = requests.map((request) => ({ ...request, input: metadataOnly ? {} : redactor.json(request.input) }));
     const paused = await end.transaction(async (tx) => {
       const row = await transitionRun(tx, run.id, ["running"], { ...common, ...end.data({ keepLease: true }), status: "awaiting_approval" });
       if (row) {
@@ -531,14 +542,14 @@ async function loop(
   const { text, finishReason } = ended;
   // The model produced no valid object: output_data stays null (the SDK leaves output undefined).
   const outputData =
-    run.outputSchema && ended.output !== undefined ? (ended.output as Prisma.InputJsonObject) : Prisma.DbNull;
+    run.outputSchema && ended.output !== undefined ? redactor.json(ended.output as Prisma.InputJsonObject) : Prisma.DbNull;
   const completed = await end.transaction(async (tx) => {
     const row = await transitionRun(tx, run.id, ["running"], {
       ...common,
       ...end.data(),
       status: "completed",
       // metadata_only: the answer went out on the live stream only.
-      output: metadataOnly ? Prisma.DbNull : text,
+      output: metadataOnly ? Prisma.DbNull : redactor.text(text),
       outputData: metadataOnly ? Prisma.DbNull : outputData,
       stopReason: finishReason,
       finishedAt: new Date(),

@@ -2,13 +2,16 @@
 // the writer at once when none is in flight, and whatever arrives during a write goes with the next
 // one; the writer puts every run's frames of a turn in one statement (event-writer.ts): low latency
 // for the first token, batches under load. A write that fails stops the run: the next push throws,
-// rather than the run go on with a hole in its log.
+// rather than the run go on with a hole in its log. Every frame is redacted of the run's secret values
+// as it comes in (secret-redactor.ts), so the log, this process's readers and the live content all
+// get the redacted form; text deltas come redacted already (stream-frames.ts redacts them as a stream).
 import { logger } from "@/lib/logger";
 import type { RunFrame } from "@/lib/schemas/runs";
 import { type EventBatch, eventBatch } from "./event-bus";
 import type { RunEventWriter } from "./event-writer";
 import type { LiveContent } from "./live-content";
 import { redactFrame } from "./redact";
+import { SecretRedactor } from "./secret-redactor";
 
 const isSaying = (frame: RunFrame) => frame.type === "content_block_delta" || frame.type === "tool_use";
 
@@ -17,6 +20,8 @@ export class FrameSink {
   readonly writtenResults = new Set<string>();
   /** metadata_only: the log gets redacted frames; the full ones stay in this process (live-content.ts). */
   metadataOnly = false;
+  /** The values that must not leave the run (set once the pass has loaded them). */
+  redactor = SecretRedactor.none;
   private pending: RunFrame[] = [];
   private flushing: Promise<void> = Promise.resolve();
   private draining = false;
@@ -37,7 +42,8 @@ export class FrameSink {
   push(...frames: RunFrame[]): void {
     // The loop stops at the next frame after a failed write (execute() then fails the run).
     if (this.writeError) throw this.writeError.error;
-    this.pending.push(...frames);
+    const redactor = this.redactor;
+    this.pending.push(...(redactor.active ? frames.map((frame) => (frame.type === "content_block_delta" ? frame : redactor.frame(frame))) : frames));
     // A write in flight takes these with its next statement.
     if (!this.draining) this.flush().catch((error: unknown) => logger.warn({ runId: this.runId, err: error }, "writing run frames failed"));
   }

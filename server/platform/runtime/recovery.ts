@@ -29,6 +29,7 @@ import {
 } from "../repositories/runs";
 import { recordRunWebhook } from "../services/run-webhooks";
 import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
+import type { SecretRedactor } from "./secret-redactor";
 
 export const INTERRUPTED_MESSAGE = "the process executing this run stopped before it finished";
 
@@ -98,6 +99,11 @@ export interface WrittenFrames {
   readonly writtenResults: Set<string>;
   /** Writes what is pending to the log; resolves once it is committed. */
   flush(): Promise<void>;
+  /**
+   * The run's secret values: a checkpoint's conversation becomes the stored one on a resume, so it is
+   * kept redacted like the log (the resumed model then reads the marker, as a later pass would).
+   */
+  readonly redactor?: SecretRedactor;
 }
 
 // A step's last frames reach the sink a moment after the step ends (the loop reads the stream behind
@@ -141,8 +147,9 @@ export function createCheckpointer(prisma: PrismaClient, runId: number, owner: s
           logger.warn({ runId, step: steps }, "no checkpoint: the step's frames did not arrive in time");
           return;
         }
+        const conversation = [...stepInput, ...step.response.messages];
         const checkpoint: Checkpoint = {
-          messages_json: JSON.stringify([...stepInput, ...step.response.messages]),
+          messages_json: JSON.stringify(sink.redactor?.messages(conversation) ?? conversation),
           steps,
           event_id: String(await lastEventId(prisma, runId)),
         };

@@ -1,12 +1,15 @@
 // The model's stream, one part at a time, as the run's frames: text deltas, tool calls and results.
 // It also collects what the pass ends on (the questions and approvals to ask) and the results of calls
-// a person approved before the pass, which the SDK leaves out of its response messages. No I/O: the
-// executor writes the frames and meters each finished step.
+// a person approved before the pass, which the SDK leaves out of its response messages. Text is
+// redacted here as it streams (secret-redactor.ts), before a resumed pass compares it with the log's,
+// which holds redacted text; the sink redacts every other frame. No I/O: the executor writes the
+// frames and meters each finished step.
 import type { TextStreamPart, ToolResultPart, ToolSet } from "ai";
 import { ASK_USER_QUESTION, PLAN_APPROVAL, type RunFrame } from "@/lib/schemas/runs";
 import { type NewRequest, newRequestId } from "../repositories/permission-requests";
 import type { ConnectionNeeded } from "./app-tools";
 import { type Replay, replayFilter } from "./recovery";
+import { SecretRedactor, type TextRedactor } from "./secret-redactor";
 
 // Stream parts that neither say nor do anything a reader sees: text may go on after them.
 const QUIET_PARTS = new Set(["start", "start-step", "text-start", "text-delta", "text-end", "reasoning-start", "reasoning-delta", "reasoning-end", "raw"]);
@@ -20,6 +23,8 @@ export interface StreamFramesOptions {
   connectionNeeded: ReadonlyMap<string, ConnectionNeeded>;
   /** A resumed pass leaves out the text readers already have (runtime/recovery.ts). */
   replay?: Replay;
+  /** Values that must not leave the run: text is redacted as it streams. */
+  redactor?: SecretRedactor;
   newId?: () => string;
 }
 
@@ -37,10 +42,14 @@ export class StreamFrames {
   private readonly calls = new Map<string, { toolName: string; input: unknown }>();
   private readonly replayed;
   private readonly newId: () => string;
+  private readonly redactor: SecretRedactor;
+  /** Text blocks whose redactor may hold back a tail, by block id. */
+  private readonly texts = new Map<string, TextRedactor>();
 
   constructor(private readonly options: StreamFramesOptions) {
     this.replayed = options.replay && replayFilter(options.replay);
     this.newId = options.newId ?? newRequestId;
+    this.redactor = options.redactor ?? SecretRedactor.none;
   }
 
   /** The requests the pass pauses for, approvals first. */
@@ -51,12 +60,28 @@ export class StreamFrames {
   /** The frames one part adds (none for what readers do not see). An error part sets `failure`. */
   read(part: TextStreamPart<ToolSet>): RunFrame[] {
     const frames: RunFrame[] = [];
-    if (this.replayed && !QUIET_PARTS.has(part.type)) frames.push(...this.replayed.other());
+    if (!QUIET_PARTS.has(part.type)) {
+      // Something else is said: the text held back goes first, then the replay must have ended.
+      frames.push(...this.end());
+      if (this.replayed) frames.push(...this.replayed.other());
+    }
     switch (part.type) {
-      case "text-delta":
-        if (this.replayed) frames.push(...this.replayed.delta(part.id, part.text));
-        else frames.push({ type: "content_block_delta", id: part.id, delta: { type: "text_delta", text: part.text } });
+      case "text-delta": {
+        let text = part.text;
+        if (this.redactor.active) {
+          let stream = this.texts.get(part.id);
+          if (!stream) this.texts.set(part.id, (stream = this.redactor.stream()));
+          text = stream.push(text);
+        }
+        frames.push(...this.text(part.id, text));
         break;
+      }
+      case "text-end": {
+        const stream = this.texts.get(part.id);
+        this.texts.delete(part.id);
+        if (stream) frames.push(...this.text(part.id, stream.end()));
+        break;
+      }
       case "tool-call":
         this.calls.set(part.toolCallId, { toolName: part.toolName, input: part.input });
         frames.push({ type: "tool_use", id: part.toolCallId, name: part.toolName, input: part.input });
@@ -108,6 +133,20 @@ export class StreamFrames {
         break;
     }
     return frames;
+  }
+
+  /** The text every block still holds back (the stream ended or something else is said). */
+  end(): RunFrame[] {
+    const frames = [...this.texts].flatMap(([id, stream]) => this.text(id, stream.end()));
+    this.texts.clear();
+    return frames;
+  }
+
+  private text(id: string, text: string): RunFrame[] {
+    // A redactor holding the whole delta back leaves nothing to say yet.
+    if (text === "" && this.redactor.active) return [];
+    if (this.replayed) return this.replayed.delta(id, text);
+    return [{ type: "content_block_delta", id, delta: { type: "text_delta", text } }];
   }
 
   /** The frames that pause the run: one permission_request per request, then the status. */

@@ -2,11 +2,13 @@
 // the account level have them (an end-user's agent is 404 here, as another account's is). Binding needs
 // an active account-level connection of the code-host app (services/apps.ts); the env's values are
 // sealed with the platform's secret box and never returned. No run is given them (the platform makes no
-// checkout and has no shell), so no run output can show them; whatever hands them to a run one day must
-// redact them from its output, which the 8-character minimum keeps possible. A binding also records
-// the digest of its commands a person approved (approve-commands), for the same future runtime. No HTTP here.
+// checkout and has no shell), but a run can still meet one (pasted, read by a tool), so every run of
+// the agent redacts them from all it outputs (agentEnvValues, read once a pass by runtime/executor.ts;
+// runtime/secret-redactor.ts). A binding also records the digest of its commands a person approved
+// (approve-commands), for a future runtime that checks repositories out. No HTTP here.
 import type { z } from "zod";
 import type { AgentRepo, AgentRepoCreate, AgentRepoEnv, AgentRepoEnvPut, ApproveCommands } from "@/lib/schemas/agent-repos";
+import type { PrismaClient } from "@/server/generated/prisma/client";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import * as repos from "../repositories/agent-repos";
@@ -114,6 +116,15 @@ const sealEnv = (config: PlatformConfig, env: Record<string, string>) => {
 
 const openEnv = (config: PlatformConfig, sealed: string | null): Record<string, string> =>
   sealed === null ? {} : (JSON.parse(openSecret(config, sealed).value) as Record<string, string>);
+
+/**
+ * Every env value of the repositories bound to the agent: what its runs must never output. Read when
+ * a pass starts (runtime/executor.ts), so a value put or deleted counts from the next pass on.
+ */
+export async function agentEnvValues(prisma: PrismaClient, config: PlatformConfig, accountId: number, agentId: number): Promise<string[]> {
+  const rows = await repos.sealedEnvOfAgent(prisma, accountId, agentId);
+  return rows.flatMap((row) => Object.values(openEnv(config, row.envSealed)));
+}
 
 /** PUT …/env: replaces the set (keys left out are removed). Limits are the contract's (lib/schemas/agent-repos.ts). */
 export async function putRepoEnv(ctx: AgentRepoContext, auth: AuthContext, agentId: number, repoId: number, input: z.infer<typeof AgentRepoEnvPut>) {

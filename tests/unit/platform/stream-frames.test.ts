@@ -2,8 +2,9 @@
 // and people's decisions as the model's next tool message (runtime/resume-decisions.ts).
 import type { ModelMessage, TextStreamPart, ToolSet } from "ai";
 import { describe, expect, it } from "vitest";
-import { ASK_USER_QUESTION, PLAN_APPROVAL } from "@/lib/schemas/runs";
+import { ASK_USER_QUESTION, PLAN_APPROVAL, type RunFrame } from "@/lib/schemas/runs";
 import { decisionsFor, outstandingCalls } from "@/server/platform/runtime/resume-decisions";
+import { SecretRedactor } from "@/server/platform/runtime/secret-redactor";
 import { StreamFrames } from "@/server/platform/runtime/stream-frames";
 
 type Part = TextStreamPart<ToolSet>;
@@ -94,6 +95,46 @@ describe("StreamFrames", () => {
     expect(reader.read(part({ type: "error", error: "model overloaded" }))).toEqual([]);
     expect(reader.failure?.message).toBe("model overloaded");
   });
+
+  describe("with secret values", () => {
+    const redactor = new SecretRedactor(["open sesame 42"]);
+    const texts = (frames: RunFrame[]) => frames.map((frame) => (frame.type === "content_block_delta" ? frame.delta.text : `<${frame.type}>`));
+    const words = (text: string) => text.split(/(?<= )/).map((word) => part({ type: "text-delta", id: "t1", text: word }));
+
+    it("redacts a value split across deltas, holding back only what could start it, released at the block's end", () => {
+      const reader = new StreamFrames({ tools: {}, approvedCallIds: new Set(), connectionNeeded: new Map(), redactor });
+      const perPart = [...words("Echo: open sesame 42 and open"), part({ type: "text-end", id: "t1" })].map((p) => texts(reader.read(p)));
+      expect(perPart).toEqual([["Echo: "], [], [], ["[REDACTED] "], ["and "], [], ["open"]]);
+    });
+
+    it("releases held text before a tool call, and redacts the call's input and result", () => {
+      const reader = new StreamFrames({ tools: {}, approvedCallIds: new Set(), connectionNeeded: new Map(), redactor });
+      const frames = [
+        ...words("try open "),
+        part({ type: "tool-call", toolCallId: "c1", toolName: "read", input: { path: "x" } }),
+        part({ type: "tool-result", toolCallId: "c1", toolName: "read", output: { text: "open sesame 42" } }),
+      ].flatMap((p) => reader.read(p));
+      expect(texts(frames)).toEqual(["try ", "open ", "<tool_use>", "<tool_result>"]);
+      // The sink redacts structured frames (frame-sink.ts): here the reader leaves them as they are.
+      expect(redactor.frame(frames.at(-1)!)).toMatchObject({ content: '{"text":"[REDACTED]"}', result: { text: "[REDACTED]" } });
+    });
+
+    it("lets a resumed pass compare its redacted text with the log's: nothing repeated, nothing lost", () => {
+      // The interrupted pass wrote "Echo: [REDACTED] " and held "and op" back when it died.
+      const replay = { text: "Echo: [REDACTED] ", discardAfter: 7n, attempt: 1 };
+      const reader = new StreamFrames({ tools: {}, approvedCallIds: new Set(), connectionNeeded: new Map(), redactor, replay });
+      const frames = [...words("Echo: open sesame 42 and open"), part({ type: "text-end", id: "t1" }), part({ type: "finish-step" })].flatMap((p) => reader.read(p));
+      expect(texts(frames)).toEqual(["and ", "open"]);
+    });
+
+    it("releases what a block still holds when the stream ends", () => {
+      const reader = new StreamFrames({ tools: {}, approvedCallIds: new Set(), connectionNeeded: new Map(), redactor });
+      expect(words("ok open sesame").flatMap((p) => texts(reader.read(p)))).toEqual(["ok "]);
+      expect(texts(reader.end())).toEqual(["open sesame"]);
+      expect(reader.end()).toEqual([]);
+    });
+  });
+
 });
 
 describe("decisionsFor", () => {
