@@ -68,8 +68,11 @@ export interface AdmissionAccount {
   perEndUserRatePerMinute: number | null;
   /** The account's retention_mode: what a run started now stores (read here, not in a separate query). */
   retentionMode: string;
-  /** The account is on a plan (services/run-funding.ts then locks the plan row). */
-  hasPlan: boolean;
+  /**
+   * The anchor of the account's plan windows; null when it has no plan. On a plan, admission reads the
+   * plan's figures for that window without a lock first (refusePlanOnRead), then locks the plan row.
+   */
+  planAnchor: Date | null;
 }
 
 const readAdmissionAccount = async (tx: Tx, accountId: number, lock: boolean): Promise<AdmissionAccount> => {
@@ -80,7 +83,7 @@ const readAdmissionAccount = async (tx: Tx, accountId: number, lock: boolean): P
     SELECT balance_micros AS "balanceMicros", held_micros AS "heldMicros", email_verified_at AS "emailVerifiedAt",
            per_end_user_run_limit AS "perEndUserRunLimit", per_end_user_cost_limit_cents AS "perEndUserCostLimitCents",
            per_end_user_rate_per_minute AS "perEndUserRatePerMinute", retention_mode AS "retentionMode",
-           EXISTS (SELECT 1 FROM platform_account_plans WHERE account_id = ${accountId}) AS "hasPlan"
+           (SELECT period_anchor FROM platform_account_plans WHERE account_id = ${accountId}) AS "planAnchor"
     FROM platform_accounts WHERE id = ${accountId} ${forUpdate}`;
   const account = rows[0];
   if (!account) throw new Error(`account ${accountId} is gone`);

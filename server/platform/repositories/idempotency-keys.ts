@@ -4,6 +4,13 @@ import type { PlatformIdempotencyKey, PrismaClient } from "@/server/generated/pr
 
 export type IdempotencyKeyRow = PlatformIdempotencyKey;
 
+/** A request's key as the write that creates its run claims it (services/idempotency.ts, run-start.ts). */
+export interface KeyClaim {
+  key: string;
+  requestHash: string;
+  expiresAt: Date;
+}
+
 /**
  * Inserts the pending row unless one exists for (account, key). Returns the new row's id, or null
  * when another request holds the key (or an expired row still sits there).

@@ -1,6 +1,8 @@
 // Plans: the plan row of an account and the funding rows of its runs (services/plans.ts and
 // services/run-funding.ts). Admissions of an account on a plan lock the plan row (lockAccountPlan), so
 // the counts they then read (runs in the window, overage, runs in progress) are decided one at a time.
+// Before that lock, readPlanAdmission reads the same figures unlocked, so that a refusal they already
+// prove does not wait for it.
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { ACTIVE } from "./billing";
 
@@ -126,6 +128,44 @@ export async function planUseIn(prisma: PrismaClient, accountId: number, since: 
     WHERE account_id = ${accountId} AND meter = 'plan' AND created_at >= ${since} AND created_at < ${until}`;
   const row = rows[0];
   return { includedRuns: Number(row?.included ?? 0), overageRuns: Number(row?.overage ?? 0), overageCents: Number(row?.cents ?? 0) };
+}
+
+export interface PlanAdmissionRead {
+  row: AccountPlanRow;
+  /** The account's runs in progress (countActiveRuns). */
+  activeRuns: number;
+  /** What the plan covered in the window asked for (planUseIn). */
+  use: PlanWindowUse;
+}
+
+/**
+ * The plan row, the runs in progress and the use in [since, until), without a lock, in one statement:
+ * one snapshot, so the figures are all true at one moment. Null when the account has no plan.
+ */
+export async function readPlanAdmission(prisma: PrismaClient, accountId: number, since: Date, until: Date): Promise<PlanAdmissionRead | null> {
+  const rows = await prisma.$queryRaw<(AccountPlanRow & { active: bigint; included: bigint; overage: bigint; cents: bigint })[]>`
+    SELECT account_id AS "accountId", slug, billing_period AS "billingPeriod", period_anchor AS "periodAnchor",
+           current_period_end AS "currentPeriodEnd", trial_ends_at AS "trialEndsAt",
+           provider_subscription_id AS "providerSubscriptionId", overage_enabled AS "overageEnabled",
+           overage_cap_cents AS "overageCapCents",
+           (SELECT COUNT(*) FROM platform_runs WHERE account_id = ${accountId} AND status = ANY(${ACTIVE}::text[]))::bigint AS active,
+           fundings.included, fundings.overage, fundings.cents
+    FROM platform_account_plans,
+      LATERAL (
+        SELECT COUNT(*) FILTER (WHERE overage_cents = 0)::bigint AS included, COUNT(*) FILTER (WHERE overage_cents > 0)::bigint AS overage,
+               COALESCE(SUM(overage_cents), 0)::bigint AS cents
+        FROM platform_run_fundings
+        WHERE account_id = ${accountId} AND meter = 'plan' AND created_at >= ${since} AND created_at < ${until}
+      ) AS fundings
+    WHERE account_id = ${accountId}`;
+  const found = rows[0];
+  if (!found) return null;
+  const { active, included, overage, cents, ...row } = found;
+  return {
+    row,
+    activeRuns: Number(active),
+    use: { includedRuns: Number(included), overageRuns: Number(overage), overageCents: Number(cents) },
+  };
 }
 
 /** The account's runs in progress (what a plan's max_concurrent_runs bounds). */

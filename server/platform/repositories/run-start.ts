@@ -16,6 +16,7 @@
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
 import type { RunFrame } from "@/lib/schemas/runs";
+import type { KeyClaim } from "./idempotency-keys";
 import { fromColumns } from "./raw-rows";
 import type { RunRow } from "./runs";
 import { queryRows } from "./direct";
@@ -54,7 +55,7 @@ export interface FastRunStart {
   /** The executor that will run it, which then needs no claim of its own. */
   lease?: { owner: string; ms: number };
   /** An Idempotency-Key to claim for this run. */
-  key?: { key: string; requestHash: string; expiresAt: Date };
+  key?: KeyClaim;
   /** When the end-user's turn is recorded and before when its older turns are forgotten. */
   turn?: { at: Date; forgetBefore: Date };
 }

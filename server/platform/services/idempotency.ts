@@ -17,7 +17,10 @@ import {
   deletePendingKey,
   findKey,
   insertPendingKey,
+  type KeyClaim,
 } from "../repositories/idempotency-keys";
+
+export type { KeyClaim };
 
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
@@ -86,13 +89,6 @@ export interface IdempotentCall {
   accountId: number;
   key: string;
   hash: string;
-}
-
-/** The key as the creating write stores it, bound to the run it creates. */
-export interface KeyClaim {
-  key: string;
-  requestHash: string;
-  expiresAt: Date;
 }
 
 /** Thrown by the creating write when another request holds the key; nothing was written. */

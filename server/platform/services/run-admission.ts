@@ -8,9 +8,9 @@
 // Before them, on a plan (services/run-funding.ts, which also decides the meter that pays the run, and
 // locks the plan row before the account's): max_concurrent_runs → 429 CONCURRENT_RUN_LIMIT_REACHED, then
 // included runs and overage → 402 RUN_LIMIT_REACHED. A run the balance does not pay skips step 2 and
-// reserves no hold.
-// lets the caller write its run in the same transaction, records the turn, and reserves the run's hold
-// last, with a conditional UPDATE (held never exceeds the balance). A refusal rolls all of it back.
+// reserves no hold. It then lets the caller write its run in the same transaction, records the turn,
+// and reserves the run's hold last, with a conditional UPDATE (held never exceeds the balance). A
+// refusal rolls all of it back.
 //
 // Every tenant and end-user of a vendor shares one platform account, so admissions must not queue
 // behind one lock on the account: the account is read without a lock, and only what has to be decided
@@ -20,7 +20,9 @@
 // other. An unverified account (at most UNVERIFIED_RUN_LIMIT runs, counted) locks the account's row.
 // A balance already used up on the unlocked read is refused on that read (refuseOnRead): a refusal
 // must not wait behind the admissions it refuses, and the read is exact as of its moment (holds only
-// grow until runs settle, which a retry then sees).
+// grow until runs settle, which a retry then sees). On a plan, likewise, the plan's figures are read
+// without a lock first, and a 429/402 they prove is answered before the plan row's lock
+// (refusePlanOnRead, run-funding.ts); the locked count still decides everything else.
 //
 // The fast path (startAdmittedRunFast, repositories/run-start.ts) does a new run's admission and writes
 // in one statement when the answer needs no count: a verified account whose unreserved balance covers
@@ -49,7 +51,7 @@ import {
   turnsSince,
 } from "../repositories/billing";
 import { billingPeriod, billingSettings, usdExact } from "./billing";
-import { decideFunding, type Meter, paysFromBalance, recordFunding } from "./run-funding";
+import { decideFunding, type Meter, paysFromBalance, recordFunding, refusePlanOnRead } from "./run-funding";
 import { UNVERIFIED_RUN_LIMIT } from "./verification";
 
 export interface AdmissionContext {
@@ -179,7 +181,7 @@ async function checkCaps(tx: PrismaClient, request: AdmissionRequest, account: A
 
 /**
  * The refusal of a run the balance would pay when the unlocked read shows it used up: no lock taken,
- * nothing written. Accounts on a plan are decided under the plan's lock (run-funding.ts) instead.
+ * nothing written. A plan's refusals have their own (refusePlanOnRead, run-funding.ts).
  */
 async function refuseOnRead(ctx: AdmissionContext, tx: PrismaClient, request: AdmissionRequest, account: AdmissionAccount) {
   if (account.balanceMicros - account.heldMicros > 0n) return;
@@ -223,9 +225,11 @@ export async function admitRun<T>(
       return await inAdmissionTransaction(ctx.prisma, request.accountId, options.first, async (tx, read) => {
         let account = read;
         const now = new Date();
-        // Without a plan, deciding who pays takes no lock, so a used-up balance is refused before any.
-        let funding = account.hasPlan ? undefined : await decideFunding(tx, ctx.config, { ...request, hasPlan: false }, now);
+        // Without a plan, deciding who pays takes no lock, so a used-up balance is refused before any;
+        // on a plan, so is a refusal the plan's unlocked read proves (run-funding.ts).
+        let funding = account.planAnchor !== null ? undefined : await decideFunding(tx, ctx.config, { ...request, hasPlan: false }, now);
         if (funding && paysFromBalance(funding.meter)) await refuseOnRead(ctx, tx, request, account);
+        if (account.planAnchor !== null) await refusePlanOnRead(tx, ctx.config, request, account.planAnchor, now);
         // Lock order: end-user, then the plan (run-funding.ts), then account (the hold's UPDATE takes the
         // account's row last).
         if (request.endUserId !== null && hasEndUserCaps(account)) await lockEndUser(tx, request.endUserId);

@@ -10,11 +10,22 @@
 //             the balance pays nothing. ownModelConnection() below is the one place that decides it.
 // A reply keeps its run's meter (a turn is not a new run). On a plan, every admission (starts and
 // replies) locks the plan row first, then counts: max_concurrent_runs (429 CONCURRENT_RUN_LIMIT_REACHED)
-// and, for a start, included runs then overage (402 RUN_LIMIT_REACHED).
+// and, for a start, included runs then overage (402 RUN_LIMIT_REACHED). Before that lock, the same
+// counts are read without one (refusePlanOnRead): a refusal they already prove is answered there, so
+// it does not wait behind the admissions it refuses; everything else is decided under the lock.
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
-import { countActiveRuns, lockAccountPlan, planUseIn, recordRunFunding, runMeter } from "../repositories/plans";
+import {
+  type AccountPlanRow,
+  countActiveRuns,
+  lockAccountPlan,
+  type PlanWindowUse,
+  planUseIn,
+  readPlanAdmission,
+  recordRunFunding,
+  runMeter,
+} from "../repositories/plans";
 import { hasOwnModelConnection } from "./model-connections";
 import { findPlan, type Plan, planWindow, UNLIMITED_RUNS } from "./plans";
 
@@ -69,7 +80,44 @@ export async function decideFunding(tx: PrismaClient, config: PlatformConfig, re
   if (!gate) return wallet;
   const { plan, row } = gate;
   const window = planWindow(row.periodAnchor, now);
-  const use = await planUseIn(tx, request.accountId, window.start, window.end);
+  const funding = planStart(plan, row, await planUseIn(tx, request.accountId, window.start, window.end), window);
+  if (funding instanceof PlatformError) throw funding;
+  return funding;
+}
+
+/**
+ * Refuses the turn when the plan's figures, read without a lock, already prove the refusal; returns
+ * having taken no lock and written nothing otherwise, and decideFunding then decides under the lock.
+ * The read is one statement, so its figures are exact as of one moment, and the locked path deciding
+ * at that moment would refuse alike (admissions in flight, which it does not see, only add runs).
+ * Included runs and overage used in a window only grow (funding rows are only ever added), so such a
+ * 402 stays true until the plan or its overage settings change, which a retry sees. Runs in progress
+ * can shrink as runs end: the 429 was true when read, and a run that ends after it frees a place for
+ * a retry (Retry-After), as a run ending just after the locked count would. `anchor` is the plan's
+ * period_anchor as the admission read it; a plan changed since has another, and is left to the lock.
+ */
+export async function refusePlanOnRead(
+  tx: PrismaClient,
+  config: PlatformConfig,
+  request: Omit<FundingRequest, "hasPlan">,
+  anchor: Date,
+  now: Date,
+): Promise<void> {
+  const window = planWindow(anchor, now);
+  const read = await readPlanAdmission(tx, request.accountId, window.start, window.end);
+  if (!read || read.row.periodAnchor.getTime() !== anchor.getTime()) return;
+  const plan = findPlan(read.row.slug);
+  if (!plan) return;
+  // The spec's order, as planGate and decideFunding check: runs at once, then the window's runs.
+  if (read.activeRuns >= plan.max_concurrent_runs) throw concurrentRunLimitReached(plan, read.activeRuns);
+  if (request.kind === "reply" && request.runId !== undefined) return;
+  const refusal = planStart(plan, read.row, read.use, window);
+  // Asked only of a refusal, as it costs a read: the plan does not count runs on the account's own connection.
+  if (refusal instanceof PlatformError && !(await ownModelConnection(tx, config, { ...request, hasPlan: true }))) throw refusal;
+}
+
+/** A start the plan covers, by what the plan covered in the window: included, overage, or the 402. */
+function planStart(plan: Plan, row: AccountPlanRow, use: PlanWindowUse, window: { start: Date; end: Date }): Funding | PlatformError {
   if (plan.included_runs === UNLIMITED_RUNS || use.includedRuns < plan.included_runs) {
     return { meter: "plan", planSlug: plan.slug, overageCents: 0 };
   }
@@ -77,7 +125,7 @@ export async function decideFunding(tx: PrismaClient, config: PlatformConfig, re
   if (overageOn && use.overageCents + plan.overage_rate_cents <= row.overageCapCents) {
     return { meter: "plan", planSlug: plan.slug, overageCents: plan.overage_rate_cents };
   }
-  throw runLimitReached(plan, use.includedRuns + use.overageRuns, window, overageOn ? { used: use.overageCents, cap: row.overageCapCents } : null);
+  return runLimitReached(plan, use.includedRuns + use.overageRuns, window, overageOn ? { used: use.overageCents, cap: row.overageCapCents } : null);
 }
 
 /** Records a start's funding (none for wallet: no row is wallet). */
@@ -93,16 +141,18 @@ async function planGate(tx: PrismaClient, accountId: number) {
   const plan = row ? findPlan(row.slug) : undefined;
   if (!row || !plan) return null;
   const running = await countActiveRuns(tx, accountId);
-  if (running >= plan.max_concurrent_runs) {
-    throw new PlatformError({
-      type: "rate_limit_error",
-      errorCode: "CONCURRENT_RUN_LIMIT_REACHED",
-      message: `CONCURRENT_RUN_LIMIT_REACHED: the ${plan.slug} plan runs ${plan.max_concurrent_runs} runs at once and ${running} are in progress; retry when one has finished`,
-      details: { plan: plan.slug, concurrent_runs: running, concurrent_runs_limit: plan.max_concurrent_runs, retry_after: CONCURRENCY_RETRY_AFTER_S },
-      headers: { "Retry-After": String(CONCURRENCY_RETRY_AFTER_S) },
-    });
-  }
+  if (running >= plan.max_concurrent_runs) throw concurrentRunLimitReached(plan, running);
   return { row, plan };
+}
+
+function concurrentRunLimitReached(plan: Plan, running: number) {
+  return new PlatformError({
+    type: "rate_limit_error",
+    errorCode: "CONCURRENT_RUN_LIMIT_REACHED",
+    message: `CONCURRENT_RUN_LIMIT_REACHED: the ${plan.slug} plan runs ${plan.max_concurrent_runs} runs at once and ${running} are in progress; retry when one has finished`,
+    details: { plan: plan.slug, concurrent_runs: running, concurrent_runs_limit: plan.max_concurrent_runs, retry_after: CONCURRENCY_RETRY_AFTER_S },
+    headers: { "Retry-After": String(CONCURRENCY_RETRY_AFTER_S) },
+  });
 }
 
 /** A guess, not a promise: runs usually finish within seconds. */

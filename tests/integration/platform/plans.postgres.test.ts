@@ -1,6 +1,9 @@
 // A plan's limits under a race only PostgreSQL's concurrent connections can stage: many simultaneous
 // run creations of one account, each admitted or refused under the plan row's lock, so exactly the
-// plan's figure gets through (included runs, overage up to its cap, runs at once).
+// plan's figure gets through (included runs, overage up to its cap, runs at once). And a refusal the
+// unlocked read proves is answered while another transaction holds the plan row, which an admission
+// waits for.
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activatePlan, type Plan } from "@/server/platform/services/plans";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
@@ -77,5 +80,90 @@ describe("plan limits under simultaneous run creation", () => {
     const { admitted, codes } = await race("max_5x", 12);
     expect(admitted).toBe(3);
     expect(new Set(codes)).toEqual(new Set(["CONCURRENT_RUN_LIMIT_REACHED"]));
+  });
+});
+
+const pool = () => (platform.database.driver as { kind: "postgres"; pool: pg.Pool }).pool;
+
+/** Resolves once some session of the test database waits for a lock (or, with `stop`, once it is set). */
+async function someoneWaitsForALock(stop: { done?: boolean } = {}): Promise<void> {
+  while (!stop.done) {
+    // Outside any locking transaction, whose view of pg_stat_activity would not change.
+    const { rows } = await pool().query<{ count: string }>(
+      "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+    );
+    if (Number(rows[0]!.count) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** An account on `slug` with `runs` runs started (all still in progress: the harness executes nothing). */
+async function onPlanWithRuns(slug: Plan["slug"], runs: number) {
+  const account = await platform.signup();
+  await activatePlan(platform.database.prisma, account.id, { slug, billingPeriod: "monthly" });
+  const agentId = (await platform.call("/agents", { key: account.key, body: { name: "Held", user_id: "u1" } })).body.id as number;
+  const post = (headers: Record<string, string> = {}) =>
+    platform.call("/runs", { key: account.key, query: { user_id: "u1" }, body: { teammate_id: agentId, message: "held", stream: false }, headers });
+  for (let i = 0; i < runs; i++) expect((await post()).status).toBe(200);
+  return { account, post };
+}
+
+/** Runs `work` while another transaction holds the account's plan row, as an admission in flight does. */
+async function whilePlanRowHeld(accountId: number, work: (release: () => Promise<void>) => Promise<void>) {
+  const locker = await pool().connect();
+  try {
+    await locker.query("BEGIN");
+    await locker.query("SELECT account_id FROM platform_account_plans WHERE account_id = $1 FOR UPDATE", [accountId]);
+    await work(async () => {
+      await locker.query("COMMIT");
+    });
+  } finally {
+    // A request left waiting must not outlive the test: its lock goes with the rollback.
+    await locker.query("ROLLBACK").catch(() => undefined);
+    locker.release();
+  }
+}
+
+describe("a plan's refusal while the plan row is held", () => {
+  it.each<{ name: string; slug: Plan["slug"]; runs: number; status: number; code: string; headers: Record<string, string> }>([
+    { name: "429 at max_concurrent_runs", slug: "max_5x", runs: 3, status: 429, code: "CONCURRENT_RUN_LIMIT_REACHED", headers: {} },
+    { name: "402 past the included runs", slug: "individual", runs: 5, status: 402, code: "RUN_LIMIT_REACHED", headers: {} },
+    {
+      name: "402 past the included runs, with an Idempotency-Key",
+      slug: "individual",
+      runs: 5,
+      status: 402,
+      code: "RUN_LIMIT_REACHED",
+      headers: { "idempotency-key": "refused-1" },
+    },
+  ])("is answered without waiting for the lock ($name)", async ({ slug, runs, status, code, headers }) => {
+    const { account, post } = await onPlanWithRuns(slug, runs);
+    await whilePlanRowHeld(account.id, async (release) => {
+      const posting = post(headers);
+      const watching: { done?: boolean } = {};
+      const first = await Promise.race([posting, someoneWaitsForALock(watching).then(() => "waited" as const)]);
+      watching.done = true;
+      if (first === "waited") throw new Error("the refusal waited for the plan row's lock");
+      expect(first.status).toBe(status);
+      expect(first.body.error.error_code).toBe(code);
+      await release();
+    });
+    expect(await platform.database.prisma.platformRun.count({ where: { accountId: account.id } })).toBe(runs);
+    expect(await platform.database.prisma.platformIdempotencyKey.count({ where: { accountId: account.id } })).toBe(0);
+  });
+
+  it("leaves an admission it would admit to the lock: it waits until the row is released", async () => {
+    const { account, post } = await onPlanWithRuns("individual", 4);
+    await whilePlanRowHeld(account.id, async (release) => {
+      const posting = post();
+      const watching: { done?: boolean } = {};
+      const first = await Promise.race([posting.then(() => "answered" as const), someoneWaitsForALock(watching).then(() => "waits" as const)]);
+      watching.done = true;
+      expect(first).toBe("waits");
+      await release();
+      expect((await posting).status).toBe(200);
+    });
+    // The one place left is taken; the next is refused as before.
+    expect((await post()).status).toBe(402);
   });
 });

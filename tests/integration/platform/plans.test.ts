@@ -5,7 +5,10 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import { PlatformError } from "@/server/platform/errors";
 import { addBalanceEntry } from "@/server/platform/services/billing";
+import { decideFunding, type FundingRequest, refusePlanOnRead } from "@/server/platform/services/run-funding";
 import {
   activatePlan,
   DEFAULT_PLANS,
@@ -327,6 +330,88 @@ describe("limits at admission", () => {
     const prepaid = await idle.signup();
     const theirs = await agentOf(idle, prepaid);
     for (let i = 0; i < 4; i++) expect((await startRun(idle, prepaid, theirs)).status).toBe(200);
+  });
+});
+
+describe("a plan's refusal on the unlocked read (refusePlanOnRead, before the plan row's lock)", () => {
+  type Request = Omit<FundingRequest, "hasPlan">;
+  const inTransaction = <T>(work: (tx: PrismaClient) => Promise<T>) =>
+    idle.database.prisma.$transaction((tx) => work(tx as unknown as PrismaClient));
+  // An error as the envelope shows it: everything the client sees of it.
+  const shown = (error: unknown) =>
+    error instanceof PlatformError
+      ? { status: error.status, type: error.type, errorCode: error.errorCode, message: error.message, details: error.details, headers: error.headers }
+      : error;
+  const anchorOf = async (account: Account) =>
+    (await idle.database.prisma.platformAccountPlan.findUniqueOrThrow({ where: { accountId: account.id } })).periodAnchor;
+  /** The refusal the read proves, or "left to the lock". */
+  const onRead = async (account: Account, request: Request, anchor?: Date, config = idle.config) => {
+    const planAnchor = anchor ?? (await anchorOf(account));
+    return inTransaction((tx) => refusePlanOnRead(tx, config, request, planAnchor, new Date())).then(
+      () => "left to the lock",
+      (error: unknown) => shown(error),
+    );
+  };
+  /** What the locked path decides: the funding, or its refusal. */
+  const underLock = (request: Request, config = idle.config) =>
+    inTransaction((tx) => decideFunding(tx, config, { ...request, hasPlan: true }, new Date())).then(
+      (funding) => funding,
+      (error: unknown) => shown(error),
+    );
+  const start = (account: Account): Request => ({ accountId: account.id, kind: "start", model: "inlay/sim" });
+
+  it("refuses with the locked path's error, body for body: included runs, the overage cap, runs at once", async () => {
+    const account = await idle.signup();
+    const agentId = await agentOf(idle, account);
+    await activatePlan(idle.database.prisma, account.id, { slug: "individual", billingPeriod: "monthly" });
+    for (let i = 0; i < 2; i++) expect((await startRun(idle, account, agentId)).status).toBe(200);
+    const included = await onRead(account, start(account));
+    expect(included).toMatchObject({ status: 402, errorCode: "RUN_LIMIT_REACHED", details: { runs_used: 2, overage_cap_cents: 0 } });
+    expect(included).toEqual(await underLock(start(account)));
+
+    await idle.call("/billing/overage", { key: account.key, method: "PATCH", body: { enabled: true, monthly_cap_cents: 15 } });
+    expect(await onRead(account, start(account))).toBe("left to the lock");
+    expect((await startRun(idle, account, agentId)).status).toBe(200);
+    const capped = await onRead(account, start(account));
+    expect(capped).toMatchObject({ status: 402, details: { runs_used: 3, overage_used_cents: 10, overage_cap_cents: 15 } });
+    expect(capped).toEqual(await underLock(start(account)));
+
+    const free = await idle.signup();
+    await idle.call("/billing/activate-free", { key: free.key, method: "POST" });
+    const running = await startRun(idle, free, await agentOf(idle, free));
+    expect(running.status).toBe(200);
+    const reply: Request = { accountId: free.id, kind: "reply", runId: running.body.id };
+    for (const request of [start(free), reply]) {
+      const atOnce = await onRead(free, request);
+      expect(atOnce).toMatchObject({ status: 429, errorCode: "CONCURRENT_RUN_LIMIT_REACHED", headers: { "Retry-After": "5" } });
+      expect(atOnce).toEqual(await underLock(request));
+    }
+  });
+
+  it("leaves to the lock what the read does not prove", async () => {
+    const account = await idle.signup();
+    const agentId = await agentOf(idle, account);
+    await activatePlan(idle.database.prisma, account.id, { slug: "individual", billingPeriod: "monthly" });
+    const first = await startRun(idle, account, agentId);
+    expect(await onRead(account, start(account))).toBe("left to the lock");
+    expect(await underLock(start(account))).toMatchObject({ meter: "plan", overageCents: 0 });
+    expect((await startRun(idle, account, agentId)).status).toBe(200);
+    expect(await onRead(account, start(account))).toMatchObject({ errorCode: "RUN_LIMIT_REACHED" });
+
+    // A reply counts no new run.
+    const reply: Request = { accountId: account.id, kind: "reply", runId: first.body.id };
+    expect(await onRead(account, reply)).toBe("left to the lock");
+    expect(await underLock(reply)).toMatchObject({ meter: "plan" });
+    // A plan changed since the admission's read (another anchor): its window may be another.
+    expect(await onRead(account, start(account), new Date(Date.now() - 3_600_000))).toBe("left to the lock");
+    // A start on the account's own model connection is not the plan's to count (with OpenAI's models listed).
+    const openai = { ...idle.config, models: { ...idle.config.models, openaiConfigured: true } };
+    const connected = await idle.call("/model-connections/openai", { key: account.key, method: "PUT", body: { api_key: "sk-own-openai-key-0123456789" } });
+    expect(connected.status).toBe(200);
+    const own: Request = { accountId: account.id, kind: "start", model: "gpt-4.1-mini" };
+    expect(await onRead(account, own, undefined, openai)).toBe("left to the lock");
+    expect(await underLock(own, openai)).toMatchObject({ meter: "own_sub" });
+    expect(await onRead(account, start(account))).toMatchObject({ errorCode: "RUN_LIMIT_REACHED" });
   });
 });
 
