@@ -2,9 +2,8 @@
 // services/run-funding.ts). Admissions of an account on a plan lock the plan row (lockAccountPlan), so
 // the counts they then read (runs in the window, overage, runs in progress) are decided one at a time.
 import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Tx } from "./db";
 import { ACTIVE } from "./billing";
-
-type Tx = PrismaClient;
 
 export interface AccountPlanRow {
   accountId: number;

@@ -15,7 +15,7 @@ import {
 } from "ai";
 import { logger } from "@/lib/logger";
 import { isTerminalStatus, type RunFrame } from "@/lib/schemas/runs";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import { Prisma } from "@/server/generated/prisma/client";
 import type { PlatformConfig } from "../platform-config";
 import type { JobQueue } from "../jobs/queue";
@@ -30,6 +30,7 @@ import {
   renewLeases,
   transitionRun,
   type RunRow,
+  type RunUpdate,
 } from "../repositories/runs";
 import { lessonsForPrompt } from "../services/lessons";
 import { meterModelCall, settleRun, settleRunIn } from "../services/billing";
@@ -54,12 +55,12 @@ import { StreamFrames } from "./stream-frames";
 import type { ScriptSandbox } from "../tool-servers/script-sandbox";
 
 export interface ExecutorDeps {
-  prisma: PrismaClient;
+  prisma: Db;
   /**
    * Renews leases: a client whose statements do not queue behind the pool's (the event writer's
    * connection), so a busy pool cannot delay a renewal past the lease and lose the worker its runs.
    */
-  leases?: PrismaClient;
+  leases?: Db;
   config: PlatformConfig;
   bus: RunEventBus;
   /** Wake-ups between instances: "a run is ready to be claimed" (RUN_READY). */
@@ -280,9 +281,9 @@ async function execute(
     },
     async transaction(work) {
       const row = await prisma.$transaction(async (tx) => {
-        const moved = await work(tx as PrismaClient);
+        const moved = await work(tx as Db);
         // Last, as it locks the account's row until the commit.
-        if (moved) await settleRunIn(tx as PrismaClient, moved);
+        if (moved) await settleRunIn(tx as Db, moved);
         return moved;
       });
       if (row) passEnded = true;
@@ -378,12 +379,12 @@ export const NOT_RETAINED_MESSAGE =
 /** What the transaction that takes a run out of running adds to end the pass (see execute()). */
 interface PassEnd {
   /** Written with the run's new status: no checkpoint, and no lease unless kept until the pass's last frames. */
-  data(options?: { keepLease?: boolean }): Prisma.PlatformRunUncheckedUpdateInput;
+  data(options?: { keepLease?: boolean }): RunUpdate;
   /**
    * Runs `work`, which moves the run out of running and returns it (null when it was not running any
    * more), in a transaction that then settles what the pass cost.
    */
-  transaction(work: (tx: PrismaClient) => Promise<RunRow | null>): Promise<RunRow | null>;
+  transaction(work: (tx: Db) => Promise<RunRow | null>): Promise<RunRow | null>;
 }
 
 /** What a pass that resumes a run whose worker died starts from (runtime/recovery.ts). */
@@ -499,8 +500,8 @@ async function loop(
   const steps = ended.steps.length;
   // Tokens and cost were added to the run step by step (finish-step above).
   if (metadataOnly) deps.live.setMessages(run.id, messages);
-  const common: Prisma.PlatformRunUncheckedUpdateInput = {
-    messages: (metadataOnly ? redactMessages(messages) : messages) as unknown as Prisma.InputJsonArray,
+  const common: RunUpdate = {
+    messages: (metadataOnly ? redactMessages(messages) : messages) as unknown as JsonArray,
     turnsUsed: { increment: steps },
   };
 
@@ -531,7 +532,7 @@ async function loop(
   const { text, finishReason } = ended;
   // The model produced no valid object: output_data stays null (the SDK leaves output undefined).
   const outputData =
-    run.outputSchema && ended.output !== undefined ? (ended.output as Prisma.InputJsonObject) : Prisma.DbNull;
+    run.outputSchema && ended.output !== undefined ? (ended.output as JsonObject) : Prisma.DbNull;
   const completed = await end.transaction(async (tx) => {
     const row = await transitionRun(tx, run.id, ["running"], {
       ...common,

@@ -11,7 +11,7 @@
 // A reply keeps its run's meter (a turn is not a new run). On a plan, every admission (starts and
 // replies) locks the plan row first, then counts: max_concurrent_runs (429 CONCURRENT_RUN_LIMIT_REACHED)
 // and, for a start, included runs then overage (402 RUN_LIMIT_REACHED).
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import { countActiveRuns, lockAccountPlan, planUseIn, recordRunFunding, runMeter } from "../repositories/plans";
@@ -47,13 +47,13 @@ export interface FundingRequest {
  * a start whose model a connection of the account serves (services/model-connections.ts; the runtime
  * then calls the provider with it, or fails the run, never charges the balance instead).
  */
-export async function ownModelConnection(tx: PrismaClient, config: PlatformConfig, request: FundingRequest): Promise<boolean> {
+export async function ownModelConnection(tx: Db, config: PlatformConfig, request: FundingRequest): Promise<boolean> {
   if (request.kind !== "start" || request.model === undefined) return false;
   return hasOwnModelConnection(tx, config, request.accountId, request.model);
 }
 
 /** Decides who pays the turn, inside the admission's transaction, or throws the plan's 402/429. */
-export async function decideFunding(tx: PrismaClient, config: PlatformConfig, request: FundingRequest, now: Date): Promise<Funding> {
+export async function decideFunding(tx: Db, config: PlatformConfig, request: FundingRequest, now: Date): Promise<Funding> {
   const wallet: Funding = { meter: "wallet", planSlug: null, overageCents: 0 };
   if (request.kind === "reply" && request.runId !== undefined) {
     const meter = (await runMeter(tx, request.runId)) as Meter;
@@ -81,13 +81,13 @@ export async function decideFunding(tx: PrismaClient, config: PlatformConfig, re
 }
 
 /** Records a start's funding (none for wallet: no row is wallet). */
-export async function recordFunding(tx: PrismaClient, accountId: number, runId: number, funding: Funding, now: Date) {
+export async function recordFunding(tx: Db, accountId: number, runId: number, funding: Funding, now: Date) {
   if (funding.meter === "wallet") return;
   await recordRunFunding(tx, { runId, accountId, meter: funding.meter, planSlug: funding.planSlug, overageCents: funding.overageCents, at: now });
 }
 
 /** Locks the plan row and enforces max_concurrent_runs; null when the account is prepaid after all. */
-async function planGate(tx: PrismaClient, accountId: number) {
+async function planGate(tx: Db, accountId: number) {
   const row = await lockAccountPlan(tx, accountId);
   // A slug the operator has since taken out of the catalogue covers nothing: the account pays as prepaid.
   const plan = row ? findPlan(row.slug) : undefined;
