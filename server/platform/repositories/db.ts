@@ -1,9 +1,10 @@
 // What the layers above the repositories know of the database: a handle to pass around and plain
 // JSON values. Prisma's own types (JSON inputs, DbNull, model inputs) stay inside repositories.
-import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
+import { Prisma } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 
-/** The database handle: the client, or the client of an open transaction. */
-export type Db = PrismaClient;
+/** The database handle (server/db.ts): the client, or the client of an open transaction. */
+export type { Db };
 
 /**
  * A handle that must belong to an open transaction (the function locks rows or needs several writes
