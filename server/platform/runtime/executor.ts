@@ -16,6 +16,8 @@ import {
 import { logger } from "@/lib/logger";
 import { isTerminalStatus, type RunFrame } from "@/lib/schemas/runs";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
+// The run updates here still write Prisma.DbNull themselves (RunUpdate would take null instead).
+// eslint-disable-next-line no-restricted-imports
 import { Prisma } from "@/server/generated/prisma/client";
 import type { PlatformConfig } from "../platform-config";
 import type { JobQueue } from "../jobs/queue";
