@@ -18,6 +18,32 @@ export default defineConfig([
     },
   },
   {
+    // Prisma stays behind the repositories: everything else gets a Db handle, plain JSON and mapped rows
+    // from them. The framework's own repositories are the *repository.ts files of server/tenancy and
+    // server/embed; server/db.ts creates the client; prisma/ holds the schema's tools and the seed.
+    ignores: [
+      "server/platform/repositories/**",
+      "server/tenancy/*repository.ts",
+      "server/embed/*repository.ts",
+      "server/db.ts",
+      "prisma/**",
+      "tests/**",
+    ],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["@/server/generated/prisma", "@/server/generated/prisma/*", "**/generated/prisma", "**/generated/prisma/*"],
+              message: "Only repositories use Prisma: take Db and the JSON types from server/platform/repositories/db.ts (or server/db.ts).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests poke at JSON the way any client would; typing every response body adds nothing there.
     files: ["tests/**"],
     rules: { "@typescript-eslint/no-explicit-any": "off" },

@@ -17,7 +17,8 @@ import {
   type MigrationSession,
 } from "@/server/migrate";
 
-export type { PrismaClient };
+/** The database handle the rest of the code passes around (Prisma stays behind the repositories). */
+export type Db = PrismaClient;
 
 export type Driver = { kind: "pglite"; pglite: PGlite } | { kind: "postgres"; pool: pg.Pool };
 

@@ -3,7 +3,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { Session } from "next-auth";
 import { ZodError, z } from "zod";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { getSession } from "@/server/auth/session";
 import { getDb } from "@/server/db";
 import { publicOrigin } from "@/server/public-origin";
@@ -20,7 +20,7 @@ export const ACTIVE_TENANT_COOKIE = "inlay_tenant";
 
 export interface InnerContext {
   session: Session | null;
-  prisma: PrismaClient;
+  prisma: Db;
   /** The tenant slug the browser last switched to; the first membership when absent. */
   activeTenantSlug?: string;
   /** Response headers (Set-Cookie of tenants.switch); absent where no response is sent. */

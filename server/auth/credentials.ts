@@ -1,5 +1,5 @@
 // Email and password sign-in, apart from next-auth so it can be tested on its own.
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { findUserWithPasswordByEmail, type UserRecord } from "@/server/tenancy/repository";
 import { hashPassword, verifyPassword } from "./password";
 
@@ -7,7 +7,7 @@ import { hashPassword, verifyPassword } from "./password";
 let decoyHash: Promise<string> | undefined;
 
 export async function verifyCredentials(
-  prisma: PrismaClient,
+  prisma: Db,
   email: string,
   password: string,
 ): Promise<UserRecord | null> {

@@ -3,7 +3,8 @@
 // approval holds the sign-up until the owner approves it; closed refuses. (Joining an existing tenant
 // goes through an invite: server/tenancy/invites.ts.)
 import type { SignUpInput } from "@/lib/schemas/tenancy";
-import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
+import { isUniqueViolation } from "@/server/platform/repositories/db-errors";
 import { TenancyError } from "@/server/tenancy/errors";
 import { createUser, findUserByEmail, type TenantRecord, type UserRecord } from "@/server/tenancy/repository";
 import { EMAIL_TAKEN, SIGN_UP_CLOSED, createSignUpWorkspace, getSignUpMode, holdSignUp } from "@/server/tenancy/sign-ups";
@@ -11,7 +12,7 @@ import { hashPassword } from "./password";
 
 export type SignUpResult = { status: "created"; user: UserRecord; tenant: TenantRecord } | { status: "pending" };
 
-export async function signUp(prisma: PrismaClient, input: SignUpInput): Promise<SignUpResult> {
+export async function signUp(prisma: Db, input: SignUpInput): Promise<SignUpResult> {
   const mode = await getSignUpMode(prisma);
   if (mode === "closed") throw new TenancyError("FORBIDDEN", SIGN_UP_CLOSED);
   if (await findUserByEmail(prisma, input.email)) throw new TenancyError("CONFLICT", EMAIL_TAKEN, "email");
@@ -30,7 +31,7 @@ export async function signUp(prisma: PrismaClient, input: SignUpInput): Promise<
     });
   } catch (error) {
     // Two sign-ups with one email at once: the unique index decides.
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+    if (isUniqueViolation(error)) {
       throw new TenancyError("CONFLICT", EMAIL_TAKEN, "email");
     }
     throw error;

@@ -5,7 +5,7 @@
 import { listOfferedApps } from "@/server/tenancy/apps-repository";
 import type { PlatformClient } from "@/lib/platform-client";
 import { admissionError } from "@/lib/chat/errors";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { getSession } from "@/server/auth/session";
 import { getDb } from "@/server/db";
 import { isAllowedOrigin } from "@/server/embed/origins";
@@ -36,7 +36,7 @@ export interface MemberRef {
 }
 
 /** (tenant, user) → a platform client bound to that member's platform user_id (as tRPC's ctx.platform). */
-export let bindPlatformClient: (prisma: PrismaClient, member: MemberRef) => Promise<PlatformClient> = (prisma, member) =>
+export let bindPlatformClient: (prisma: Db, member: MemberRef) => Promise<PlatformClient> = (prisma, member) =>
   lazyPlatformClient(prisma, () => getPlatformConnection(prisma), member.tenant, member.userId)();
 
 /**
@@ -46,7 +46,7 @@ export let bindPlatformClient: (prisma: PrismaClient, member: MemberRef) => Prom
  * that name (made on first use, in approval mode with the calculator, memory and questions); reading
  * (history, a conversation, commands) never creates one. Else 404.
  */
-async function chatAgent(prisma: PrismaClient, client: PlatformClient, caller: Caller, agent: string, create: boolean): Promise<number> {
+async function chatAgent(prisma: Db, client: PlatformClient, caller: Caller, agent: string, create: boolean): Promise<number> {
   const visible = await listAgents(prisma, caller);
   const key = agentNameKey(agent);
   const match = visible.agents.find((each) => each.id === agent) ?? visible.agents.find((each) => agentNameKey(each.name) === key);
@@ -85,7 +85,7 @@ function cookie(request: Request, name: string): string | undefined {
 }
 
 async function member(
-  prisma: PrismaClient,
+  prisma: Db,
   request: Request,
 ): Promise<(MemberRef & { via: "session" | "embed"; agent?: string }) | null> {
   const token = request.headers.get(EMBED_TOKEN_HEADER);

@@ -14,7 +14,7 @@
 // BroadcastChannel, for an opener an OAuth page's COOP cut off) and closes; in the redirect fallback
 // it goes back to the validated return path.
 import { randomBytes } from "node:crypto";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { CONNECTION_MESSAGE_TYPE, CONNECTIONS_PATH, returnUrlWithOutcome, safeReturnTo, type ConnectionMessage } from "@/lib/connections/flow";
 import { PlatformApiError } from "@/lib/platform-client";
 import { logger } from "@/lib/logger";
@@ -27,7 +27,7 @@ import { listMemberships } from "@/server/tenancy/repository";
 import { TenancyError } from "@/server/tenancy/errors";
 
 export interface CallbackDeps {
-  prisma: PrismaClient;
+  prisma: Db;
   connect: () => Promise<PlatformConnection>;
   /** The user id of this browser's next-auth session, if any. */
   sessionUserId: () => Promise<string | undefined>;

@@ -1,6 +1,6 @@
 // Minting an embed token for a member: only for an origin the tenant allows, never for longer than
 // the token maximum. The signed-in route (app/api/embed/token) and a vendor's own server code call it.
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { isAllowedOrigin } from "./origins";
 import { normalizeOrigin, signEmbedToken } from "./tokens";
 
@@ -12,7 +12,7 @@ export class EmbedMintRefused extends Error {
 }
 
 export async function mintEmbedToken(
-  prisma: PrismaClient,
+  prisma: Db,
   request: { tenantId: string; userId: string; origin: string; agent?: string; ttlSeconds?: number },
 ): Promise<{ token: string; expiresAt: Date }> {
   const origin = normalizeOrigin(request.origin);

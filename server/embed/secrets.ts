@@ -4,7 +4,7 @@
 // value is shown once, at creation.
 import { createHash, randomBytes } from "node:crypto";
 import type { EmbedSecretView } from "@/lib/schemas/embed";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { TenancyError } from "@/server/tenancy/errors";
 import {
   findEmbedSecret,
@@ -31,13 +31,13 @@ const toView = (row: EmbedSecretRecord): EmbedSecretView => ({
   revokedAt: row.revokedAt,
 });
 
-export async function listEmbedSecrets(prisma: PrismaClient, tenantId: string): Promise<EmbedSecretView[]> {
+export async function listEmbedSecrets(prisma: Db, tenantId: string): Promise<EmbedSecretView[]> {
   return (await listEmbedSecretRows(prisma, tenantId)).map(toView);
 }
 
 /** A new secret; `secret` is its full value, which is never readable again. */
 export async function createEmbedSecret(
-  prisma: PrismaClient,
+  prisma: Db,
   tenantId: string,
   input: { name: string; createdById: string | null },
 ): Promise<EmbedSecretView & { secret: string }> {
@@ -53,7 +53,7 @@ export async function createEmbedSecret(
 }
 
 /** Revokes a live secret: its next use is refused. NOT_FOUND for another tenant's or a revoked one. */
-export async function revokeEmbedSecret(prisma: PrismaClient, tenantId: string, id: string, now = new Date()): Promise<EmbedSecretView> {
+export async function revokeEmbedSecret(prisma: Db, tenantId: string, id: string, now = new Date()): Promise<EmbedSecretView> {
   if (!(await revokeEmbedSecretRow(prisma, tenantId, id, now))) throw new TenancyError("NOT_FOUND", "no such live embed secret");
   return toView((await findEmbedSecret(prisma, tenantId, id))!);
 }
@@ -64,7 +64,7 @@ export async function revokeEmbedSecret(prisma: PrismaClient, tenantId: string, 
  * (or create a new secret, deploy it, then revoke the old one, for an overlap).
  */
 export async function rotateEmbedSecret(
-  prisma: PrismaClient,
+  prisma: Db,
   tenantId: string,
   input: { id: string; name?: string; createdById: string | null },
 ): Promise<{ created: EmbedSecretView & { secret: string }; revoked: EmbedSecretView }> {
@@ -76,7 +76,7 @@ export async function rotateEmbedSecret(
 }
 
 /** The tenant a presented secret belongs to, or null (unknown, malformed or revoked). */
-export async function authenticateEmbedSecret(prisma: PrismaClient, presented: string, now = new Date()): Promise<{ tenantId: string; secretId: string } | null> {
+export async function authenticateEmbedSecret(prisma: Db, presented: string, now = new Date()): Promise<{ tenantId: string; secretId: string } | null> {
   if (!presented.startsWith(SECRET_PREFIX) || presented.length > 200) return null;
   const row = await findEmbedSecretByHash(prisma, hashSecret(presented));
   if (!row || row.revokedAt) return null;

@@ -4,7 +4,8 @@
 // caps like any member; the token is bound to one of the tenant's allowed origins as any embed token.
 import { randomBytes } from "node:crypto";
 import type { EmbedSessionInput } from "@/lib/schemas/embed";
-import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
+import { isUniqueViolation } from "@/server/platform/repositories/db-errors";
 import { findTenantById } from "@/server/tenancy/repository";
 import { mintEmbedToken } from "./mint";
 import { getAllowedOrigins, isAllowedOrigin } from "./origins";
@@ -49,7 +50,7 @@ export interface EmbedSession {
  * user signs in through embed tokens only.
  */
 async function provisionEmbedUser(
-  prisma: PrismaClient,
+  prisma: Db,
   tenantId: string,
   input: { externalId: string; email: string; name: string | null },
 ): Promise<string> {
@@ -69,7 +70,7 @@ async function provisionEmbedUser(
     return (await insertEmbedUser(prisma, { tenantId, ...input, userEmail })).userId;
   } catch (error) {
     // Two first mints for one user at once: the link's primary key picks one, the other reads it.
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+    if (isUniqueViolation(error)) {
       const again = await findEmbedUser(prisma, tenantId, input.externalId);
       if (again) return again.userId;
     }
@@ -78,7 +79,7 @@ async function provisionEmbedUser(
 }
 
 /** A short-lived embed token for the vendor's user, or EmbedSessionError saying what is wrong. */
-export async function mintEmbedSession(prisma: PrismaClient, presentedSecret: string, input: EmbedSessionInput): Promise<EmbedSession> {
+export async function mintEmbedSession(prisma: Db, presentedSecret: string, input: EmbedSessionInput): Promise<EmbedSession> {
   const secret = await authenticateEmbedSecret(prisma, presentedSecret);
   if (!secret) throw new EmbedSessionError("invalid_secret", "the embed secret is unknown or revoked");
   const tenant = await findTenantById(prisma, secret.tenantId);

@@ -4,7 +4,7 @@ import type { z } from "zod";
 import { prettifyError } from "zod";
 import { getSession } from "@/server/auth/session";
 import { getDb } from "@/server/db";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { resolveActiveMembership } from "@/server/tenancy/tenants";
 
 const noStore = { "cache-control": "no-store" };
@@ -39,7 +39,7 @@ export async function handleRoute(handler: () => Promise<Response>): Promise<Res
 }
 
 export interface RouteMember {
-  prisma: PrismaClient;
+  prisma: Db;
   userId: string;
   tenant: { id: string; slug: string; name: string };
   role: string;

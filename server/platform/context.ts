@@ -2,7 +2,7 @@
 // middleware. Kept apart from app.ts so route files can import the types without a cycle.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "./repositories/db";
 import type { Database } from "@/server/db";
 import type { Limiters } from "./middleware/rate-limit";
 import type { AuthContext } from "./services/auth";
@@ -70,7 +70,7 @@ export interface PlatformEnv {
   Variables: {
     requestId: string;
     deps: PlatformDeps;
-    prisma: PrismaClient;
+    prisma: Db;
     /** Set when the request presented a valid key; null for an invalid one; undefined for none. */
     auth: AuthContext | null | undefined;
     runtime: PlatformRuntime;

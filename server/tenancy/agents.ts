@@ -5,7 +5,7 @@
 // (PATCH /agents/{id}) the next time its member uses it.
 import { AGENT_TOOLS, tenantAgentInput, type TenantAgentInput } from "@/lib/schemas/console";
 import type { Agent, AgentCreateParams, PlatformClient } from "@/lib/platform-client";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { TenancyError } from "./errors";
 import {
   AgentNameTaken,
@@ -62,7 +62,7 @@ const fieldsOf = (input: TenantAgentInput): TenantAgentFields => {
   return { ...parsed, tools: [...new Set(parsed.tools)] };
 };
 
-export async function listAgents(prisma: PrismaClient, caller: Caller) {
+export async function listAgents(prisma: Db, caller: Caller) {
   const [agents, allowPersonal] = await Promise.all([
     listVisibleAgents(prisma, caller.tenantId, caller.userId),
     findAllowPersonalAgents(prisma, caller.tenantId),
@@ -76,18 +76,18 @@ export async function listAgents(prisma: PrismaClient, caller: Caller) {
 }
 
 /** An agent the caller can see; NOT_FOUND for another tenant's or another member's personal one. */
-export async function getVisibleAgent(prisma: PrismaClient, caller: Caller, id: string): Promise<TenantAgentRecord> {
+export async function getVisibleAgent(prisma: Db, caller: Caller, id: string): Promise<TenantAgentRecord> {
   const agent = await findVisibleAgent(prisma, caller.tenantId, caller.userId, id);
   if (!agent) throw new TenancyError("NOT_FOUND", "no such agent");
   return agent;
 }
 
-export async function getAgent(prisma: PrismaClient, caller: Caller, id: string): Promise<TenantAgentView> {
+export async function getAgent(prisma: Db, caller: Caller, id: string): Promise<TenantAgentView> {
   return toView(await getVisibleAgent(prisma, caller, id), caller);
 }
 
 export async function createAgent(
-  prisma: PrismaClient,
+  prisma: Db,
   caller: Caller,
   scope: "tenant" | "personal",
   input: TenantAgentInput,
@@ -116,7 +116,7 @@ function assertCanEdit(agent: TenantAgentRecord, caller: Caller) {
   if (!allowed) throw new TenancyError("FORBIDDEN", "only the workspace's admins change its agents");
 }
 
-export async function updateAgent(prisma: PrismaClient, caller: Caller, id: string, input: TenantAgentInput) {
+export async function updateAgent(prisma: Db, caller: Caller, id: string, input: TenantAgentInput) {
   assertCanEdit(await getVisibleAgent(prisma, caller, id), caller);
   const fields = fieldsOf(input);
   if (!(await updateTenantAgent(prisma, caller.tenantId, id, fields).catch(conflictOnName(fields.name)))) {
@@ -126,12 +126,12 @@ export async function updateAgent(prisma: PrismaClient, caller: Caller, id: stri
 }
 
 /** Archived in the framework: no new runs. Members' copies stay on the platform with their history. */
-export async function archiveAgent(prisma: PrismaClient, caller: Caller, id: string) {
+export async function archiveAgent(prisma: Db, caller: Caller, id: string) {
   assertCanEdit(await getVisibleAgent(prisma, caller, id), caller);
   await archiveTenantAgent(prisma, caller.tenantId, id);
 }
 
-export async function setPersonalAgentsAllowed(prisma: PrismaClient, tenantId: string, allow: boolean) {
+export async function setPersonalAgentsAllowed(prisma: Db, tenantId: string, allow: boolean) {
   await setAllowPersonalAgents(prisma, tenantId, allow);
 }
 
@@ -156,7 +156,7 @@ const SYNC_ATTEMPTS = 3;
  * CONFLICT DO NOTHING), the loser archives its own and uses the winner's.
  */
 export async function ensureAgentCopy(
-  prisma: PrismaClient,
+  prisma: Db,
   platform: PlatformClient,
   caller: Caller,
   agent: TenantAgentRecord,

@@ -9,7 +9,7 @@
 // and null (no cap) as soon as one tenant has no such limit. The framework's counters stay the real
 // enforcement; the backstop catches a framework bug or a leaked key used outside the framework.
 import type { SettingsUpdateParams } from "@/lib/platform-client";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { logger } from "@/lib/logger";
 import type { PlatformConnection } from "./platform-connection";
 import { listAllTenantLimits } from "./platform-repository";
@@ -17,7 +17,7 @@ import { listAllTenantLimits } from "./platform-repository";
 const loosest = (values: (number | null)[]): number | null =>
   values.length === 0 || values.some((value) => value === null) ? null : Math.max(...(values as number[]));
 
-export async function computeBackstops(prisma: PrismaClient): Promise<SettingsUpdateParams> {
+export async function computeBackstops(prisma: Db): Promise<SettingsUpdateParams> {
   const limits = await listAllTenantLimits(prisma);
   const rate = loosest(limits.map((each) => each.turnsPerMinutePerMember));
   return {
@@ -32,7 +32,7 @@ export async function computeBackstops(prisma: PrismaClient): Promise<SettingsUp
  * Pushes the backstops with PATCH /settings. A failure is logged, not thrown: the owner's change to
  * the tenant's limits is already saved and enforced by the framework.
  */
-export async function pushPlatformBackstops(prisma: PrismaClient, connection: () => Promise<PlatformConnection>): Promise<boolean> {
+export async function pushPlatformBackstops(prisma: Db, connection: () => Promise<PlatformConnection>): Promise<boolean> {
   try {
     const settings = await computeBackstops(prisma);
     await (await connection()).client.settings.update(settings);

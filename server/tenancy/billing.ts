@@ -10,7 +10,7 @@ import type {
   OverageInput,
   TopUpInput,
 } from "@/lib/schemas/owner-billing";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { TenancyError } from "./errors";
 import type { PlatformConnection } from "./platform-connection";
 import { findFrameworkAccount } from "./platform-repository";
@@ -27,7 +27,7 @@ export interface TenantSpend {
 }
 
 /** The balance with its ledger (newest first) and each tenant's spend this month, largest first. */
-export async function getBillingOverview(prisma: PrismaClient, connection: PlatformConnection, now = new Date()) {
+export async function getBillingOverview(prisma: Db, connection: PlatformConnection, now = new Date()) {
   const [balance, tenants] = await Promise.all([connection.client.billing.balance(), listTenantsForOwner(prisma, now)]);
   const spend: TenantSpend[] = tenants
     .map((tenant) => ({
@@ -105,7 +105,7 @@ export async function getReceiptInvoice(client: PlatformClient, receiptId: numbe
  * who (the owner's email, from the session, never the form) and why.
  */
 export async function creditBalance(
-  prisma: PrismaClient,
+  prisma: Db,
   connection: PlatformConnection,
   operatorKey: string | undefined,
   input: CreditBalanceInput & { actor: string },
@@ -125,7 +125,7 @@ export async function creditBalance(
 }
 
 /** The vendor's platform account: the embedded one is on record; a remote one says in its export. */
-async function frameworkAccountId(prisma: PrismaClient, connection: PlatformConnection): Promise<number> {
+async function frameworkAccountId(prisma: Db, connection: PlatformConnection): Promise<number> {
   if (connection.mode === "embedded") {
     const row = await findFrameworkAccount(prisma);
     if (row?.accountId) return row.accountId;

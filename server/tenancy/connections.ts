@@ -2,7 +2,7 @@
 // with them, and the connect flows through the member's own platform client. A member connects only
 // apps their tenant offers; disconnecting and relabelling stay open (taking access away is always
 // allowed). Tokens never reach the framework: the platform keeps them and answers only statuses.
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import type { App, AppConnection, PlatformClient } from "@/lib/platform-client";
 import { safeReturnTo } from "@/lib/connections/flow";
 import type {
@@ -66,14 +66,14 @@ const catalogueRow = (app: App) => ({
   configured: app.configured,
 });
 
-export async function assertAppOffered(prisma: PrismaClient, tenantId: string, app: string): Promise<void> {
+export async function assertAppOffered(prisma: Db, tenantId: string, app: string): Promise<void> {
   if (!(await isAppOffered(prisma, tenantId, app))) {
     throw new TenancyError("FORBIDDEN", `Your workspace does not offer the app "${app}". Ask an admin to turn it on.`, "app");
   }
 }
 
 /** The apps the tenant offers, each with this member's status and connections. */
-export async function listMemberApps(prisma: PrismaClient, client: PlatformClient, tenantId: string): Promise<MemberApp[]> {
+export async function listMemberApps(prisma: Db, client: PlatformClient, tenantId: string): Promise<MemberApp[]> {
   const offered = new Set(await listOfferedApps(prisma, tenantId));
   if (offered.size === 0) return [];
   const [catalogue, connections] = await Promise.all([client.apps.list(), client.apps.connections()]);
@@ -91,7 +91,7 @@ export async function listMemberApps(prisma: PrismaClient, client: PlatformClien
  * (carrying the signed state: who, which app, where back to) as its redirect_uri.
  */
 export async function startConnection(
-  prisma: PrismaClient,
+  prisma: Db,
   client: PlatformClient,
   member: Member,
   input: { app: string; returnTo?: string; mode?: "popup" | "redirect" },
@@ -112,7 +112,7 @@ export const callbackUrl = (origin: string, state: string) => `${origin.replace(
 
 /** After the platform's callback: activates the connection (runs waiting for it resume). */
 export async function completeConnection(
-  prisma: PrismaClient,
+  prisma: Db,
   client: PlatformClient,
   tenantId: string,
   input: { app: string; connectionId: string },
@@ -123,7 +123,7 @@ export async function completeConnection(
 }
 
 export async function connectWithApiKey(
-  prisma: PrismaClient,
+  prisma: Db,
   client: PlatformClient,
   tenantId: string,
   input: { app: string; apiKey: string },
@@ -157,7 +157,7 @@ async function ownConnection(client: PlatformClient, connectionId: string): Prom
 // --- Tenant admins -------------------------------------------------------------------------------
 
 /** The platform's catalogue, each app marked offered or not by this tenant. */
-export async function listTenantApps(prisma: PrismaClient, connection: PlatformConnection, tenantId: string): Promise<TenantAppRow[]> {
+export async function listTenantApps(prisma: Db, connection: PlatformConnection, tenantId: string): Promise<TenantAppRow[]> {
   const [catalogue, offered] = await Promise.all([connection.client.apps.list(), listOfferedApps(prisma, tenantId)]);
   const on = new Set(offered);
   return catalogue.data.map((app) => ({ ...catalogueRow(app), offered: on.has(app.slug) }));
@@ -165,7 +165,7 @@ export async function listTenantApps(prisma: PrismaClient, connection: PlatformC
 
 /** Turns an app on or off for the tenant's members; an app the catalogue lacks cannot be turned on. */
 export async function setTenantAppOffered(
-  prisma: PrismaClient,
+  prisma: Db,
   connection: PlatformConnection,
   tenantId: string,
   input: { app: string; enabled: boolean },
@@ -180,7 +180,7 @@ export async function setTenantAppOffered(
 
 /** Per member (who has used the platform), their status with each offered app: statuses only. */
 export async function listMemberConnections(
-  prisma: PrismaClient,
+  prisma: Db,
   connection: PlatformConnection,
   tenantId: string,
 ): Promise<MemberConnectionsRow[]> {

@@ -1,7 +1,7 @@
 // The framework's recurring work, on the platform's job queue: the admission sweep
 // (sweepRunAdmissions in runs.ts, then sweepSchedules in schedules.ts, which counts schedules' runs)
 // every minute, by one instance per minute however many run.
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import type { JobQueue } from "@/server/platform/jobs/queue";
 import type { PlatformConnection } from "./platform-connection";
 import { sweepRunAdmissions } from "./runs";
@@ -11,7 +11,7 @@ export const ADMISSION_SWEEP_JOB = "admission-sweep";
 
 export async function registerFrameworkJobs(
   jobs: JobQueue,
-  prisma: PrismaClient,
+  prisma: Db,
   connection: () => Promise<PlatformConnection>,
 ): Promise<void> {
   // Not retried: the next minute's sweep looks again. Run by the framework's processes whatever their

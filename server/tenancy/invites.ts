@@ -4,7 +4,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { TenantRole } from "@/lib/schemas/tenancy";
 import { hashPassword } from "@/server/auth/password";
-import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
+import { isUniqueViolation } from "@/server/platform/repositories/db-errors";
 import { TenancyError } from "./errors";
 import {
   consumeInvite,
@@ -71,7 +72,7 @@ export interface CreateInviteOptions {
 
 /** Creates the invite and mails the link; the link is also returned once, for "copy link". */
 export async function createInvite(
-  prisma: PrismaClient,
+  prisma: Db,
   { tenant, invitedById, email, role, baseUrl, mailer = recordingMailer, now = new Date() }: CreateInviteOptions,
 ): Promise<{ invite: InviteView; link: string }> {
   const existing = await findUserByEmail(prisma, email);
@@ -102,11 +103,11 @@ export async function createInvite(
   return { invite: toView(invite, now), link };
 }
 
-export async function listInvites(prisma: PrismaClient, tenantId: string, now = new Date()): Promise<InviteView[]> {
+export async function listInvites(prisma: Db, tenantId: string, now = new Date()): Promise<InviteView[]> {
   return (await listOpenInvites(prisma, tenantId)).map((invite) => toView(invite, now));
 }
 
-export async function revokeInvite(prisma: PrismaClient, tenantId: string, inviteId: string, now = new Date()) {
+export async function revokeInvite(prisma: Db, tenantId: string, inviteId: string, now = new Date()) {
   if (!(await revokeOpenInvite(prisma, tenantId, inviteId, now))) throw new TenancyError("NOT_FOUND", "no such invite");
 }
 
@@ -120,7 +121,7 @@ export interface InviteDescription {
 }
 
 /** What the invite page shows to whoever holds the link. */
-export async function describeInvite(prisma: PrismaClient, token: string, now = new Date()): Promise<InviteDescription> {
+export async function describeInvite(prisma: Db, token: string, now = new Date()): Promise<InviteDescription> {
   const invite = await findInviteByTokenHash(prisma, hashToken(token));
   if (!invite) throw new TenancyError("NOT_FOUND", "This invite link is not valid.");
   return {
@@ -155,7 +156,7 @@ export interface AcceptedInvite {
 }
 
 export async function acceptInvite(
-  prisma: PrismaClient,
+  prisma: Db,
   { token, userId, account, now = new Date() }: AcceptInviteOptions,
 ): Promise<AcceptedInvite> {
   const invite = await findInviteByTokenHash(prisma, hashToken(token));
@@ -193,7 +194,7 @@ export async function acceptInvite(
       await addMembership(tx, invite.tenantId, user.id, invite.role);
     });
   } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+    if (isUniqueViolation(error)) {
       throw new TenancyError("CONFLICT", `An account for ${invite.email} exists: sign in to accept.`);
     }
     throw error;

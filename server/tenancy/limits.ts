@@ -5,7 +5,7 @@
 // lives in the database, so several app instances agree.
 import { formatCents } from "@/lib/money";
 import type { MemberCapInput, TenantLimitsInput } from "@/lib/schemas/tenancy";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { LimitExceededError, TenancyError } from "./errors";
 import {
   addAdmissionCost,
@@ -69,7 +69,7 @@ function effectiveCap(limits: TenantLimitsRecord, override: CapRecord | null): C
  * rolls every reservation back. Throws TenancyError NOT_FOUND when the user is not a member.
  */
 export async function admitRun(
-  prisma: PrismaClient,
+  prisma: Db,
   { tenantId, userId }: { tenantId: string; userId: string },
   now: Date = new Date(),
 ): Promise<RunAdmissionTicket> {
@@ -132,7 +132,7 @@ export async function admitRun(
  * first call counts); false when the admission is unknown, another tenant's or already released.
  */
 export async function releaseRun(
-  prisma: PrismaClient,
+  prisma: Db,
   { tenantId, admissionId }: { tenantId: string; admissionId: string },
 ): Promise<boolean> {
   return prisma.$transaction(async (tx) => {
@@ -149,7 +149,7 @@ export async function releaseRun(
  * than once; false when the admission is unknown, another tenant's or already released.
  */
 export async function withdrawRun(
-  prisma: PrismaClient,
+  prisma: Db,
   { tenantId, admissionId }: { tenantId: string; admissionId: string },
 ): Promise<boolean> {
   return prisma.$transaction(async (tx) => {
@@ -167,7 +167,7 @@ export async function withdrawRun(
  * next admitRun sees the new total. Throws TenancyError NOT_FOUND for an unknown admission.
  */
 export async function recordRunCost(
-  prisma: PrismaClient,
+  prisma: Db,
   { tenantId, admissionId, costCents }: { tenantId: string; admissionId: string; costCents: number },
 ): Promise<void> {
   if (!Number.isInteger(costCents) || costCents < 0) {
@@ -185,7 +185,7 @@ export async function recordRunCost(
  * the schedules behind it (server/tenancy/schedules.ts).
  */
 export async function admitStartedRun(
-  prisma: PrismaClient,
+  prisma: Db,
   { tenantId, userId }: { tenantId: string; userId: string },
   now: Date = new Date(),
 ): Promise<RunAdmissionTicket> {
@@ -207,7 +207,7 @@ export async function admitStartedRun(
  * when they are resumed and after their runs are counted.
  */
 export async function monthlyCapReached(
-  prisma: PrismaClient,
+  prisma: Db,
   { tenantId, userId }: { tenantId: string; userId: string },
   now: Date = new Date(),
 ): Promise<LimitExceededError | null> {
@@ -241,7 +241,7 @@ export interface MyUsage {
 }
 
 /** A member's usage against their caps and the tenant's limits, this month. */
-export async function getMyUsage(prisma: PrismaClient, tenantId: string, userId: string, now = new Date()): Promise<MyUsage> {
+export async function getMyUsage(prisma: Db, tenantId: string, userId: string, now = new Date()): Promise<MyUsage> {
   const period = periodOf(now);
   const membership = await findMembershipForAdmission(prisma, tenantId, userId);
   if (!membership) throw new TenancyError("NOT_FOUND", "not a member of this tenant");
@@ -303,7 +303,7 @@ const limitsView = (limits: TenantLimitsRecord): TenantLimitsView => ({
 });
 
 /** For tenant admins: the tenant's limits (read-only to them), the default cap and each member's. */
-export async function getTenantCaps(prisma: PrismaClient, tenantId: string, now = new Date()): Promise<TenantCaps> {
+export async function getTenantCaps(prisma: Db, tenantId: string, now = new Date()): Promise<TenantCaps> {
   const period = periodOf(now);
   const [limits, members, overrides, usage, activeSchedules] = await Promise.all([
     findTenantLimits(prisma, tenantId),
@@ -354,7 +354,7 @@ function assertWithinTenant(cap: MemberCapInput, limits: TenantLimitsRecord) {
   }
 }
 
-export async function setDefaultMemberCap(prisma: PrismaClient, tenantId: string, cap: MemberCapInput) {
+export async function setDefaultMemberCap(prisma: Db, tenantId: string, cap: MemberCapInput) {
   assertWithinTenant(cap, await findTenantLimits(prisma, tenantId));
   await upsertTenantLimits(prisma, tenantId, {
     memberRunsPerMonth: cap.runsPerMonth,
@@ -366,13 +366,13 @@ export async function setDefaultMemberCap(prisma: PrismaClient, tenantId: string
  * The tenant admins' cap on active schedules (null: none). Lowering it below the schedules already
  * active pauses none of them; it refuses new ones and resumes until the count is under it.
  */
-export async function setScheduleCap(prisma: PrismaClient, tenantId: string, maxActiveSchedules: number | null) {
+export async function setScheduleCap(prisma: Db, tenantId: string, maxActiveSchedules: number | null) {
   await upsertTenantLimits(prisma, tenantId, { maxActiveSchedules });
 }
 
 /** Sets a member's override, or with `cap` null returns them to the tenant default. */
 export async function setMemberCap(
-  prisma: PrismaClient,
+  prisma: Db,
   tenantId: string,
   membershipId: string,
   cap: MemberCapInput | null,
@@ -391,7 +391,7 @@ export async function setMemberCap(
  * For the vendor owner. Lowering a limit below existing member caps is allowed: admission checks the
  * tenant limit as well as the cap, so the lower one wins; the caps page shows the effective values.
  */
-export async function setTenantLimits(prisma: PrismaClient, tenantId: string, limits: TenantLimitsInput) {
+export async function setTenantLimits(prisma: Db, tenantId: string, limits: TenantLimitsInput) {
   if (!(await findTenantById(prisma, tenantId))) throw new TenancyError("NOT_FOUND", "no such tenant");
   await upsertTenantLimits(prisma, tenantId, limits);
 }

@@ -2,7 +2,7 @@
 // and logs its links, so a self-hosted install works without a mail server; a real transport
 // implements the same interface.
 import { logger } from "@/lib/logger";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { insertMail } from "./mail-repository";
 
 export interface FrameworkMailMessage {
@@ -16,7 +16,7 @@ export interface FrameworkMailMessage {
 }
 
 export interface FrameworkMailer {
-  send(prisma: PrismaClient, mail: FrameworkMailMessage): Promise<void>;
+  send(prisma: Db, mail: FrameworkMailMessage): Promise<void>;
 }
 
 export const recordingMailer: FrameworkMailer = {

@@ -1,7 +1,7 @@
 // A tenant's members, as its admins manage them. Every change is scoped to the tenant (another
 // tenant's membership id is NOT_FOUND), and a tenant always keeps at least one admin.
 import type { TenantRole } from "@/lib/schemas/tenancy";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { TenancyError } from "./errors";
 import {
   countAdmins,
@@ -13,13 +13,13 @@ import {
   type MemberRecord,
 } from "./repository";
 
-export const listMembers = (prisma: PrismaClient, tenantId: string): Promise<MemberRecord[]> =>
+export const listMembers = (prisma: Db, tenantId: string): Promise<MemberRecord[]> =>
   listTenantMembers(prisma, tenantId);
 
 const LAST_ADMIN = "A workspace needs at least one admin: make someone else admin first.";
 
 export async function changeMemberRole(
-  prisma: PrismaClient,
+  prisma: Db,
   tenantId: string,
   membershipId: string,
   role: TenantRole,
@@ -38,7 +38,7 @@ export async function changeMemberRole(
 }
 
 /** Removes a member. Their next request already fails: every tenant procedure re-reads memberships. */
-export async function removeMember(prisma: PrismaClient, tenantId: string, membershipId: string): Promise<void> {
+export async function removeMember(prisma: Db, tenantId: string, membershipId: string): Promise<void> {
   await withTenantLocked(prisma, tenantId, async (tx) => {
     const member = await findTenantMember(tx, tenantId, membershipId);
     if (!member) throw new TenancyError("NOT_FOUND", "no such member");

@@ -15,7 +15,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { createPlatformClient, signup, type ClientOptions, type PlatformClient } from "@/lib/platform-client";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import {
   completeFrameworkAccount,
   findFrameworkAccount,
@@ -38,7 +38,7 @@ const CLAIM_STALE_MS = 60_000;
 const WAIT_STEP_MS = 200;
 
 export interface EmbeddedOptions {
-  prisma: PrismaClient;
+  prisma: Db;
   /** The platform app's fetch (Hono's app.fetch). */
   appFetch: (request: Request) => Response | Promise<Response>;
   /** Key material for the sealed API key. */
@@ -104,7 +104,7 @@ export function connectRemote(baseUrl: string, apiKey: string): PlatformConnecti
 const globalForConnection = globalThis as unknown as { inlayPlatformConnection?: Promise<PlatformConnection> };
 
 /** This process's connection, from the environment; made once (and again after a failure). */
-export function getPlatformConnection(prisma: PrismaClient): Promise<PlatformConnection> {
+export function getPlatformConnection(prisma: Db): Promise<PlatformConnection> {
   if (!globalForConnection.inlayPlatformConnection) {
     const pending = connectFromEnv(prisma);
     globalForConnection.inlayPlatformConnection = pending;
@@ -115,7 +115,7 @@ export function getPlatformConnection(prisma: PrismaClient): Promise<PlatformCon
   return globalForConnection.inlayPlatformConnection;
 }
 
-async function connectFromEnv(prisma: PrismaClient): Promise<PlatformConnection> {
+async function connectFromEnv(prisma: Db): Promise<PlatformConnection> {
   if (env.PLATFORM_BASE_URL && env.PLATFORM_API_KEY) return connectRemote(env.PLATFORM_BASE_URL, env.PLATFORM_API_KEY);
   // Imported here so that remote mode never loads the platform.
   const [{ getEmbeddedPlatformApp }, { prepareOperatorAccount }] = await Promise.all([

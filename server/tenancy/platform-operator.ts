@@ -3,7 +3,7 @@
 // verified (nobody reads mail sent to it) and it gets an operating balance (FRAMEWORK_OPERATOR_CREDIT_MICROS).
 // A remote platform's account is the vendor's business with that platform and is never touched.
 import { env } from "@/lib/env";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { addBalanceEntry } from "@/server/platform/services/billing";
 import { markOperatorAccountVerified } from "@/server/platform/services/verification";
 
@@ -12,7 +12,7 @@ import { markOperatorAccountVerified } from "@/server/platform/services/verifica
  * keep spending in check. 0 writes no ledger entry: the owner tops up from /admin/billing.
  */
 export async function prepareOperatorAccount(
-  prisma: PrismaClient,
+  prisma: Db,
   accountId: number,
   creditMicros: bigint = BigInt(env.FRAMEWORK_OPERATOR_CREDIT_MICROS),
 ): Promise<void> {

@@ -5,7 +5,7 @@
 // platform's reports.
 import { randomBytes } from "node:crypto";
 import { ConflictError, type PlatformClient } from "@/lib/platform-client";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import type { PlatformConnection } from "./platform-connection";
 import { findPlatformUser, insertPlatformUser, markProfileCreated } from "./platform-repository";
 import { findUserById } from "./repository";
@@ -17,7 +17,7 @@ export const newPlatformUserId = () => `eu_${randomBytes(16).toString("base64url
  * the insert is ON CONFLICT DO NOTHING and everyone reads back the row that won.
  */
 export async function ensurePlatformUser(
-  prisma: PrismaClient,
+  prisma: Db,
   connection: PlatformConnection,
   tenant: { id: string; name: string },
   userId: string,
@@ -44,7 +44,7 @@ export async function ensurePlatformUser(
 
 /** A client bound to the caller's end-user, made on first use per request. */
 export function lazyPlatformClient(
-  prisma: PrismaClient,
+  prisma: Db,
   connect: () => Promise<PlatformConnection>,
   tenant: { id: string; name: string },
   userId: string,

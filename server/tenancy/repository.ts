@@ -46,7 +46,9 @@ export async function listMemberships(prisma: PrismaClient | Prisma.TransactionC
   }));
 }
 
-export type Db = PrismaClient | Prisma.TransactionClient;
+/** The client of an open transaction. */
+export type Tx = Prisma.TransactionClient;
+export type Db = PrismaClient | Tx;
 
 export interface TenantRecord {
   id: string;

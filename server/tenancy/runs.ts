@@ -7,7 +7,7 @@
 // total so two pollers never charge twice.
 import { listOfferedApps } from "./apps-repository";
 import { isRefusal, NotFoundError, type PlatformClient, type Run, type RunListItem } from "@/lib/platform-client";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { ensureAgentCopy, getVisibleAgent, type Caller } from "./agents";
 import { isSettledStatus } from "@/lib/schemas/runs";
 import { conversationPreview } from "@/lib/chat/history";
@@ -42,7 +42,7 @@ export function costCentsOf(costUsd: string): number {
  * rounding (costCentsOf, on the run's total before and after the turn), then released; given back whole
  * when the platform refused the turn.
  */
-export async function admitTurn(prisma: PrismaClient, member: { tenantId: string; userId: string }) {
+export async function admitTurn(prisma: Db, member: { tenantId: string; userId: string }) {
   const { tenantId } = member;
   const { admissionId } = await admitRun(prisma, member);
   return {
@@ -90,7 +90,7 @@ export function toView(run: Run | RunListItem, record: TenantRunRecord): RunView
 }
 
 /** Charges new cost to the run's admission and, once the run has ended, releases it. */
-export async function settleRun(prisma: PrismaClient, tenantId: string, record: TenantRunRecord, run: Pick<Run, "status" | "usage">) {
+export async function settleRun(prisma: Db, tenantId: string, record: TenantRunRecord, run: Pick<Run, "status" | "usage">) {
   if (!record.admissionId) return;
   const cost = costCentsOf(run.usage.cost_usd);
   if (cost > record.costCents && (await advanceRunCost(prisma, tenantId, record.platformRunId, record.costCents, cost))) {
@@ -101,14 +101,14 @@ export async function settleRun(prisma: PrismaClient, tenantId: string, record: 
   }
 }
 
-async function ownRun(prisma: PrismaClient, caller: Caller, runId: number): Promise<TenantRunRecord> {
+async function ownRun(prisma: Db, caller: Caller, runId: number): Promise<TenantRunRecord> {
   const record = await findTenantRun(prisma, caller.tenantId, caller.userId, runId);
   if (!record) throw new TenancyError("NOT_FOUND", "no such run");
   return record;
 }
 
 export async function createRun(
-  prisma: PrismaClient,
+  prisma: Db,
   platform: PlatformClient,
   caller: Caller,
   input: { agentId: string; message: string },
@@ -131,7 +131,7 @@ export async function createRun(
  * this admission is withdrawn instead, so the run is counted once.
  */
 export async function startAdmittedRun(
-  prisma: PrismaClient,
+  prisma: Db,
   caller: Caller,
   tenantAgentId: string | null,
   start: () => Promise<Run>,
@@ -154,7 +154,7 @@ export async function startAdmittedRun(
   return toView(run, record);
 }
 
-export async function getRun(prisma: PrismaClient, platform: PlatformClient, caller: Caller, runId: number): Promise<RunView> {
+export async function getRun(prisma: Db, platform: PlatformClient, caller: Caller, runId: number): Promise<RunView> {
   const record = await ownRun(prisma, caller, runId);
   const run = await platform.runs.get(runId);
   await settleRun(prisma, caller.tenantId, record, run);
@@ -162,7 +162,7 @@ export async function getRun(prisma: PrismaClient, platform: PlatformClient, cal
 }
 
 export async function listRuns(
-  prisma: PrismaClient,
+  prisma: Db,
   platform: PlatformClient,
   caller: Caller,
   input: { agentId?: string; limit: number; startingAfter?: number },
@@ -188,7 +188,7 @@ export async function listRuns(
   return { runs, hasMore: page.has_more };
 }
 
-export async function cancelRun(prisma: PrismaClient, platform: PlatformClient, caller: Caller, runId: number): Promise<RunView> {
+export async function cancelRun(prisma: Db, platform: PlatformClient, caller: Caller, runId: number): Promise<RunView> {
   const record = await ownRun(prisma, caller, runId);
   const run = await platform.runs.cancel(runId);
   await settleRun(prisma, caller.tenantId, record, run);
@@ -197,7 +197,7 @@ export async function cancelRun(prisma: PrismaClient, platform: PlatformClient, 
 
 /** A reply reopens the run: it needs an admission of its own, like a new run. */
 export async function replyRun(
-  prisma: PrismaClient,
+  prisma: Db,
   platform: PlatformClient,
   caller: Caller,
   input: { runId: number; message: string },
@@ -225,7 +225,7 @@ export async function replyRun(
 }
 
 export async function answerRun(
-  prisma: PrismaClient,
+  prisma: Db,
   platform: PlatformClient,
   caller: Caller,
   input: { runId: number; answers: Record<string, string> },
@@ -235,7 +235,7 @@ export async function answerRun(
 }
 
 export async function approveRun(
-  prisma: PrismaClient,
+  prisma: Db,
   platform: PlatformClient,
   caller: Caller,
   input: { runId: number; requestId: string; decision: "allow" | "deny"; remember?: boolean },
@@ -244,7 +244,7 @@ export async function approveRun(
   return platform.runs.approve(input.runId, { request_id: input.requestId, decision: input.decision, remember: input.remember });
 }
 
-export async function listPermissionRequests(prisma: PrismaClient, platform: PlatformClient, caller: Caller, runId: number) {
+export async function listPermissionRequests(prisma: Db, platform: PlatformClient, caller: Caller, runId: number) {
   await ownRun(prisma, caller, runId);
   return (await platform.runs.permissions.list(runId)).data;
 }
@@ -256,7 +256,7 @@ export async function listPermissionRequests(prisma: PrismaClient, platform: Pla
  * answer; after `orphanMs`). Safe to run on every instance at once: each release is conditional.
  */
 export async function sweepRunAdmissions(
-  prisma: PrismaClient,
+  prisma: Db,
   connection: PlatformConnection,
   { staleMs = 60_000, orphanMs = 10 * 60_000, now = new Date(), batch = 100 } = {},
 ): Promise<{ settled: number; orphans: number }> {

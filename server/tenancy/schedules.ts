@@ -23,7 +23,7 @@ import {
   type Trigger,
 } from "@/lib/platform-client";
 import { cronOf, describeCron, nameFromInstructions, type ScheduleCreateInput } from "@/lib/schemas/schedules";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { ensureAgentCopy, getVisibleAgent, type Caller } from "./agents";
 import { LimitExceededError, TenancyError } from "./errors";
 import { admitStartedRun, monthlyCapReached, withdrawRun } from "./limits";
@@ -77,7 +77,7 @@ export interface ScheduleView {
 const refusal = (slots: SlotRefusal) =>
   new LimitExceededError({ limit: "active_schedules", used: slots.active, max: slots.max, resetsAt: null });
 
-async function ownSchedule(prisma: PrismaClient, caller: Caller, taskId: number): Promise<ScheduleRecord & { platformTaskId: number }> {
+async function ownSchedule(prisma: Db, caller: Caller, taskId: number): Promise<ScheduleRecord & { platformTaskId: number }> {
   const row = await findMemberSchedule(prisma, caller.tenantId, caller.userId, taskId);
   if (!row?.platformTaskId) throw new TenancyError("NOT_FOUND", "no such schedule");
   return { ...row, platformTaskId: row.platformTaskId };
@@ -110,13 +110,13 @@ function toView(row: ScheduleRecord, task: Task, trigger: Trigger | undefined, r
 }
 
 /** Refuses while a monthly limit of the tenant or the member is used up (a fire would go past it). */
-async function assertMonthlyRoom(prisma: PrismaClient, caller: Caller) {
+async function assertMonthlyRoom(prisma: Db, caller: Caller) {
   const reached = await monthlyCapReached(prisma, { tenantId: caller.tenantId, userId: caller.userId });
   if (reached) throw reached;
 }
 
 export async function listSchedules(
-  prisma: PrismaClient,
+  prisma: Db,
   platform: PlatformClient,
   connection: PlatformConnection,
   caller: Caller,
@@ -143,7 +143,7 @@ export async function listSchedules(
 }
 
 export async function createSchedule(
-  prisma: PrismaClient,
+  prisma: Db,
   platform: PlatformClient,
   caller: Caller,
   input: ScheduleCreateInput,
@@ -182,7 +182,7 @@ export async function createSchedule(
   return toView({ ...row, triggerId: trigger.id }, task, trigger, []);
 }
 
-export async function pauseSchedule(prisma: PrismaClient, platform: PlatformClient, caller: Caller, taskId: number) {
+export async function pauseSchedule(prisma: Db, platform: PlatformClient, caller: Caller, taskId: number) {
   const row = await ownSchedule(prisma, caller, taskId);
   const trigger = await scheduleTrigger(platform, row);
   await platform.tasks.triggers.update(taskId, trigger.id, { enabled: false });
@@ -191,7 +191,7 @@ export async function pauseSchedule(prisma: PrismaClient, platform: PlatformClie
 }
 
 /** Resuming takes an active slot again (the tenant's cap) and needs room in the month's limits. */
-export async function resumeSchedule(prisma: PrismaClient, platform: PlatformClient, caller: Caller, taskId: number) {
+export async function resumeSchedule(prisma: Db, platform: PlatformClient, caller: Caller, taskId: number) {
   const row = await ownSchedule(prisma, caller, taskId);
   if (row.active) return { taskId, active: true };
   await assertMonthlyRoom(prisma, caller);
@@ -207,7 +207,7 @@ export async function resumeSchedule(prisma: PrismaClient, platform: PlatformCli
   return { taskId, active: true };
 }
 
-export async function deleteSchedule(prisma: PrismaClient, platform: PlatformClient, caller: Caller, taskId: number) {
+export async function deleteSchedule(prisma: Db, platform: PlatformClient, caller: Caller, taskId: number) {
   const row = await ownSchedule(prisma, caller, taskId);
   try {
     await platform.tasks.delete(taskId);
@@ -219,7 +219,7 @@ export async function deleteSchedule(prisma: PrismaClient, platform: PlatformCli
 }
 
 /** A run of the schedule's task now, admitted like any run the member starts. */
-export async function runScheduleNow(prisma: PrismaClient, platform: PlatformClient, caller: Caller, taskId: number): Promise<RunView> {
+export async function runScheduleNow(prisma: Db, platform: PlatformClient, caller: Caller, taskId: number): Promise<RunView> {
   const row = await ownSchedule(prisma, caller, taskId);
   return startAdmittedRun(prisma, caller, row.tenantAgentId, () => platform.tasks.run(taskId, { stream: false }));
 }
@@ -239,7 +239,7 @@ export interface TenantScheduleView {
 
 /** For tenant admins, read-only: every member's schedules, with the next fire from the platform. */
 export async function listTenantMemberSchedules(
-  prisma: PrismaClient,
+  prisma: Db,
   connection: PlatformConnection,
   tenantId: string,
 ): Promise<TenantScheduleView[]> {
@@ -276,7 +276,7 @@ export async function listTenantMemberSchedules(
  * at once: the tenant_runs row is the claim, and a loser withdraws the admission it opened.
  */
 export async function adoptScheduledRuns(
-  prisma: PrismaClient,
+  prisma: Db,
   connection: PlatformConnection,
   row: ScheduleRecord,
   runs: RunListItem[],
@@ -304,7 +304,7 @@ export async function adoptScheduledRuns(
 }
 
 /** Pauses the member's active schedules (userId) or the whole tenant's (null) because a limit is used up. */
-async function pauseForCaps(prisma: PrismaClient, connection: PlatformConnection, tenantId: string, userId: string | null) {
+async function pauseForCaps(prisma: Db, connection: PlatformConnection, tenantId: string, userId: string | null) {
   const rows = await listTenantSchedules(prisma, { tenantId, active: true });
   for (const row of rows) {
     if ((userId && row.userId !== userId) || !row.platformUserId) continue;
@@ -324,7 +324,7 @@ async function pauseForCaps(prisma: PrismaClient, connection: PlatformConnection
  * schedule and frees reservations whose platform task never came.
  */
 export async function sweepSchedules(
-  prisma: PrismaClient,
+  prisma: Db,
   connection: PlatformConnection,
   { now = new Date(), batch = 500 } = {},
 ): Promise<{ adopted: number; staleReservations: number }> {

@@ -4,12 +4,12 @@
 // (server/auth/oauth.ts) and the owner's console (router signUps).
 import { env } from "@/lib/env";
 import type { SignUpMode } from "@/lib/schemas/tenancy";
-import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { TenancyError } from "./errors";
 import { hasOpenInviteFor } from "./invites-repository";
 import { upsertTenantLimits, type TenantLimitsRecord } from "./limits-repository";
 import { recordingMailer, type FrameworkMailer } from "./mailer";
-import { createUser, findUserByEmail, type TenantRecord, type UserRecord } from "./repository";
+import { createUser, findUserByEmail, type TenantRecord, type Tx, type UserRecord } from "./repository";
 import {
   findSignUpMode,
   findSignUpRequestByEmail,
@@ -35,22 +35,22 @@ export function signUpWorkspaceLimits(): Pick<TenantLimitsRecord, "runsPerMonth"
 }
 
 /** A workspace for a signed-up user (its first admin), with the sign-up limits, in the caller's transaction. */
-export async function createSignUpWorkspace(tx: Prisma.TransactionClient, name: string, userId: string): Promise<TenantRecord> {
+export async function createSignUpWorkspace(tx: Tx, name: string, userId: string): Promise<TenantRecord> {
   const tenant = await createTenantWithAdmin(tx, name, userId);
   await upsertTenantLimits(tx, tenant.id, signUpWorkspaceLimits());
   return tenant;
 }
 
-export const getSignUpMode = (prisma: PrismaClient): Promise<SignUpMode> => findSignUpMode(prisma);
+export const getSignUpMode = (prisma: Db): Promise<SignUpMode> => findSignUpMode(prisma);
 
-export async function setSignUpMode(prisma: PrismaClient, mode: SignUpMode): Promise<SignUpMode> {
+export async function setSignUpMode(prisma: Db, mode: SignUpMode): Promise<SignUpMode> {
   await saveSignUpMode(prisma, mode);
   return mode;
 }
 
 /** Holds a sign-up for the owner (mode approval). CONFLICT when the email has an account or a held sign-up. */
 export async function holdSignUp(
-  prisma: PrismaClient,
+  prisma: Db,
   request: { email: string; name: string | null; passwordHash: string | null; tenantName: string },
 ): Promise<void> {
   if (await findUserByEmail(prisma, request.email)) throw new TenancyError("CONFLICT", EMAIL_TAKEN, "email");
@@ -65,7 +65,7 @@ export interface SignUpRequestView {
   createdAt: string;
 }
 
-export async function listSignUpRequests(prisma: PrismaClient): Promise<SignUpRequestView[]> {
+export async function listSignUpRequests(prisma: Db): Promise<SignUpRequestView[]> {
   return (await listSignUpRequestRows(prisma)).map(({ id, email, name, tenantName, createdAt }) => ({
     id,
     email,
@@ -81,7 +81,7 @@ export async function listSignUpRequests(prisma: PrismaClient): Promise<SignUpRe
  * was decided already; CONFLICT when the email got an account meanwhile (through an invite).
  */
 export async function approveSignUp(
-  prisma: PrismaClient,
+  prisma: Db,
   id: string,
   options: { signInUrl: string; mailer?: FrameworkMailer },
 ): Promise<{ user: UserRecord; tenant: TenantRecord }> {
@@ -104,7 +104,7 @@ export async function approveSignUp(
   return created;
 }
 
-export async function rejectSignUp(prisma: PrismaClient, id: string): Promise<void> {
+export async function rejectSignUp(prisma: Db, id: string): Promise<void> {
   if (!(await takeSignUpRequest(prisma, id))) throw new TenancyError("NOT_FOUND", "no such sign-up request");
 }
 
@@ -113,7 +113,7 @@ export async function rejectSignUp(prisma: PrismaClient, id: string): Promise<vo
  * it) or sign-up is open; held for the owner under approval; refused when closed.
  */
 export async function oauthSignUpDecision(
-  prisma: PrismaClient,
+  prisma: Db,
   profile: { email: string; name: string | null },
   now = new Date(),
 ): Promise<"allow" | "held" | "closed"> {

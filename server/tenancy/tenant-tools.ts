@@ -16,7 +16,7 @@ import {
   type TenantSkillInput,
   type TenantToolServerInput,
 } from "@/lib/schemas/tenant-tools";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { deriveKey, open, seal } from "@/server/secret-box";
 import type { Caller } from "./agents";
 import { TenancyError } from "./errors";
@@ -114,10 +114,10 @@ const skillParams = (record: repo.TenantSkillRecord) => ({ name: record.name, de
  */
 interface CopyKind<R extends { id: string; version: number }> {
   label: string;
-  copies(prisma: PrismaClient, tenantId: string, userId: string): Promise<Map<string, repo.CopyRecord>>;
-  insert(prisma: PrismaClient, definitionId: string, userId: string, platformId: number): Promise<boolean>;
-  markSynced(prisma: PrismaClient, definitionId: string, userId: string, version: number): Promise<void>;
-  remove(prisma: PrismaClient, definitionId: string, userId: string): Promise<void>;
+  copies(prisma: Db, tenantId: string, userId: string): Promise<Map<string, repo.CopyRecord>>;
+  insert(prisma: Db, definitionId: string, userId: string, platformId: number): Promise<boolean>;
+  markSynced(prisma: Db, definitionId: string, userId: string, version: number): Promise<void>;
+  remove(prisma: Db, definitionId: string, userId: string): Promise<void>;
   write(client: PlatformClient, record: R, platformId: number | undefined): Promise<number>;
   discard(client: PlatformClient, platformId: number): Promise<void>;
   activate?(client: PlatformClient, platformId: number): Promise<void>;
@@ -171,7 +171,7 @@ class ActivationError extends Error {
  * Two first uses at once: both create, one copy row wins, the loser discards its own.
  */
 async function syncCopy<R extends { id: string; version: number }>(
-  prisma: PrismaClient,
+  prisma: Db,
   client: PlatformClient,
   kind: CopyKind<R>,
   record: R,
@@ -205,7 +205,7 @@ async function syncCopy<R extends { id: string; version: number }>(
 }
 
 async function syncAll<R extends { id: string; version: number }>(
-  prisma: PrismaClient,
+  prisma: Db,
   client: PlatformClient,
   kind: CopyKind<R>,
   records: R[],
@@ -228,7 +228,7 @@ async function syncAll<R extends { id: string; version: number }>(
  * Before a member's run: their copies of the tenant's tool servers and skills, made or brought up to
  * date. `client` is bound to the member's platform user_id.
  */
-export async function syncMemberTools(prisma: PrismaClient, client: PlatformClient, caller: Pick<Caller, "tenantId" | "userId">): Promise<void> {
+export async function syncMemberTools(prisma: Db, client: PlatformClient, caller: Pick<Caller, "tenantId" | "userId">): Promise<void> {
   const [servers, skills] = await Promise.all([repo.listTenantToolServers(prisma, caller.tenantId), repo.listTenantSkills(prisma, caller.tenantId)]);
   await syncAll(prisma, client, serverCopies, servers, caller);
   await syncAll(prisma, client, skillCopiesKind, skills, caller);
@@ -267,7 +267,7 @@ function serverFields(input: TenantToolServerInput, previous?: repo.TenantToolSe
   };
 }
 
-async function adminServerView(prisma: PrismaClient, client: PlatformClient, caller: Caller, record: repo.TenantToolServerRecord) {
+async function adminServerView(prisma: Db, client: PlatformClient, caller: Caller, record: repo.TenantToolServerRecord) {
   const copy = (await repo.toolServerCopies(prisma, caller.tenantId, caller.userId)).get(record.id);
   if (!copy) return serverView(record, null);
   try {
@@ -279,14 +279,14 @@ async function adminServerView(prisma: PrismaClient, client: PlatformClient, cal
   }
 }
 
-export async function listToolServers(prisma: PrismaClient, client: PlatformClient, caller: Caller): Promise<TenantToolServerView[]> {
+export async function listToolServers(prisma: Db, client: PlatformClient, caller: Caller): Promise<TenantToolServerView[]> {
   requireAdmin(caller);
   const records = await repo.listTenantToolServers(prisma, caller.tenantId);
   return Promise.all(records.map((record) => adminServerView(prisma, client, caller, record)));
 }
 
 /** Saves the admin's own copy first, so what the platform refuses is the form's error and nothing is kept. */
-async function saveWithAdminCopy(prisma: PrismaClient, client: PlatformClient, caller: Caller, record: repo.TenantToolServerRecord) {
+async function saveWithAdminCopy(prisma: Db, client: PlatformClient, caller: Caller, record: repo.TenantToolServerRecord) {
   const copy = (await repo.toolServerCopies(prisma, caller.tenantId, caller.userId)).get(record.id);
   try {
     await syncCopy(prisma, client, serverCopies, record, caller.userId, copy);
@@ -296,7 +296,7 @@ async function saveWithAdminCopy(prisma: PrismaClient, client: PlatformClient, c
   }
 }
 
-export async function createToolServer(prisma: PrismaClient, client: PlatformClient, caller: Caller, input: TenantToolServerInput) {
+export async function createToolServer(prisma: Db, client: PlatformClient, caller: Caller, input: TenantToolServerInput) {
   requireAdmin(caller);
   const fields = serverFields(input);
   const existing = await repo.listTenantToolServers(prisma, caller.tenantId);
@@ -311,7 +311,7 @@ export async function createToolServer(prisma: PrismaClient, client: PlatformCli
   return adminServerView(prisma, client, caller, (await repo.findTenantToolServer(prisma, caller.tenantId, record.id)) ?? record);
 }
 
-export async function updateToolServer(prisma: PrismaClient, client: PlatformClient, caller: Caller, id: string, input: TenantToolServerInput) {
+export async function updateToolServer(prisma: Db, client: PlatformClient, caller: Caller, id: string, input: TenantToolServerInput) {
   requireAdmin(caller);
   const previous = await repo.findTenantToolServer(prisma, caller.tenantId, id);
   if (!previous) throw new TenancyError("NOT_FOUND", "no such tool server");
@@ -345,7 +345,7 @@ async function removeCopies(connection: PlatformConnection, owners: repo.CopyOwn
   }
 }
 
-export async function deleteToolServer(prisma: PrismaClient, connection: PlatformConnection, caller: Caller, id: string) {
+export async function deleteToolServer(prisma: Db, connection: PlatformConnection, caller: Caller, id: string) {
   requireAdmin(caller);
   if (!(await repo.findTenantToolServer(prisma, caller.tenantId, id))) throw new TenancyError("NOT_FOUND", "no such tool server");
   await removeCopies(connection, await repo.toolServerCopyOwners(prisma, caller.tenantId, id), serverCopies.discard);
@@ -354,18 +354,18 @@ export async function deleteToolServer(prisma: PrismaClient, connection: Platfor
 
 // --- Admins: skills ------------------------------------------------------------------------------------------
 
-export async function listSkills(prisma: PrismaClient, caller: Caller): Promise<TenantSkillView[]> {
+export async function listSkills(prisma: Db, caller: Caller): Promise<TenantSkillView[]> {
   requireAdmin(caller);
   return (await repo.listTenantSkills(prisma, caller.tenantId)).map(skillView);
 }
 
-async function checkSkillName(prisma: PrismaClient, tenantId: string, name: string, exceptId?: string) {
+async function checkSkillName(prisma: Db, tenantId: string, name: string, exceptId?: string) {
   const slug = skillSlug(name);
   const taken = (await repo.listTenantSkills(prisma, tenantId)).find((skill) => skill.id !== exceptId && skillSlug(skill.name) === slug);
   if (taken) throw new TenancyError("CONFLICT", `"${taken.name}" already answers to /${slug}.`, "name");
 }
 
-export async function createSkill(prisma: PrismaClient, client: PlatformClient, caller: Caller, input: TenantSkillInput) {
+export async function createSkill(prisma: Db, client: PlatformClient, caller: Caller, input: TenantSkillInput) {
   requireAdmin(caller);
   const fields = tenantSkillInput.parse(input);
   await checkSkillName(prisma, caller.tenantId, fields.name);
@@ -381,7 +381,7 @@ export async function createSkill(prisma: PrismaClient, client: PlatformClient, 
   return skillView(record);
 }
 
-export async function updateSkill(prisma: PrismaClient, client: PlatformClient, caller: Caller, id: string, input: TenantSkillInput) {
+export async function updateSkill(prisma: Db, client: PlatformClient, caller: Caller, id: string, input: TenantSkillInput) {
   requireAdmin(caller);
   const previous = await repo.findTenantSkill(prisma, caller.tenantId, id);
   if (!previous) throw new TenancyError("NOT_FOUND", "no such skill");
@@ -401,7 +401,7 @@ export async function updateSkill(prisma: PrismaClient, client: PlatformClient, 
   return skillView(record);
 }
 
-export async function deleteSkill(prisma: PrismaClient, connection: PlatformConnection, caller: Caller, id: string) {
+export async function deleteSkill(prisma: Db, connection: PlatformConnection, caller: Caller, id: string) {
   requireAdmin(caller);
   if (!(await repo.findTenantSkill(prisma, caller.tenantId, id))) throw new TenancyError("NOT_FOUND", "no such skill");
   await removeCopies(connection, await repo.skillCopyOwners(prisma, caller.tenantId, id), skillCopiesKind.discard);

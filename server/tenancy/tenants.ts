@@ -2,7 +2,7 @@
 // user works in, and the owner's overview of every tenant with its limits and usage this month.
 import { randomBytes } from "node:crypto";
 import type { TenantLimitsInput } from "@/lib/schemas/tenancy";
-import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { TenancyError } from "./errors";
 import { NO_LIMITS, listTenantLimits, listTenantUsage, type UsageRecord } from "./limits-repository";
 import { periodOf } from "./limits";
@@ -13,9 +13,9 @@ import {
   listAllTenants,
   listMemberships,
   slugTaken,
-  type Db,
   type MembershipRecord,
   type TenantRecord,
+  type Tx,
 } from "./repository";
 
 function slugify(name: string): string {
@@ -30,7 +30,7 @@ function slugify(name: string): string {
 }
 
 /** A free slug for the name: the name itself, else with a short random suffix. */
-export async function freeSlug(prisma: Db, name: string): Promise<string> {
+export async function freeSlug(prisma: Db | Tx, name: string): Promise<string> {
   const base = slugify(name);
   if (!(await slugTaken(prisma, base))) return base;
   for (;;) {
@@ -41,7 +41,7 @@ export async function freeSlug(prisma: Db, name: string): Promise<string> {
 
 /** Creates a tenant whose first admin is `userId` (inside the caller's transaction). */
 export async function createTenantWithAdmin(
-  tx: Prisma.TransactionClient,
+  tx: Tx,
   name: string,
   userId: string,
 ): Promise<TenantRecord> {
@@ -62,20 +62,20 @@ export function pickActiveMembership(
   return memberships.find((membership) => membership.tenant.slug === activeSlug) ?? memberships[0];
 }
 
-export async function resolveActiveMembership(prisma: PrismaClient, userId: string, activeSlug: string | undefined) {
+export async function resolveActiveMembership(prisma: Db, userId: string, activeSlug: string | undefined) {
   const memberships = await listMemberships(prisma, userId);
   return { memberships, active: pickActiveMembership(memberships, activeSlug) ?? null };
 }
 
 /** The tenant to switch to, if the user belongs to it; NOT_FOUND otherwise (never says it exists). */
-export async function findSwitchTarget(prisma: PrismaClient, userId: string, slug: string): Promise<MembershipRecord> {
+export async function findSwitchTarget(prisma: Db, userId: string, slug: string): Promise<MembershipRecord> {
   const membership = (await listMemberships(prisma, userId)).find((entry) => entry.tenant.slug === slug);
   if (!membership) throw new TenancyError("NOT_FOUND", "no such tenant");
   return membership;
 }
 
 /** The owner flag from the database, not the session: revoking ownership takes effect at once. */
-export async function isOwner(prisma: PrismaClient, userId: string): Promise<boolean> {
+export async function isOwner(prisma: Db, userId: string): Promise<boolean> {
   return (await findUserById(prisma, userId))?.isOwner ?? false;
 }
 
@@ -86,7 +86,7 @@ export interface TenantOverview extends TenantRecord {
   usage: UsageRecord;
 }
 
-export async function listTenantsForOwner(prisma: PrismaClient, now = new Date()): Promise<TenantOverview[]> {
+export async function listTenantsForOwner(prisma: Db, now = new Date()): Promise<TenantOverview[]> {
   const [tenants, limits, usage] = await Promise.all([
     listAllTenants(prisma),
     listTenantLimits(prisma),
@@ -107,6 +107,6 @@ export async function listTenantsForOwner(prisma: PrismaClient, now = new Date()
   });
 }
 
-export async function createTenantForOwner(prisma: PrismaClient, name: string): Promise<TenantRecord> {
+export async function createTenantForOwner(prisma: Db, name: string): Promise<TenantRecord> {
   return prisma.$transaction(async (tx) => createTenant(tx, { slug: await freeSlug(tx, name), name }));
 }

@@ -2,7 +2,7 @@
 // their caps) beside what the platform metered for their end-user (tokens, cost), and tokens and cost
 // per day. The platform account is shared by every tenant, so the platform is only ever asked about
 // this tenant's own user_ids, one at a time, and any answer about another id is dropped.
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "@/server/db";
 import { getTenantCaps } from "./limits";
 import type { PlatformConnection } from "./platform-connection";
 import { listTenantPlatformUsers } from "./platform-repository";
@@ -29,7 +29,7 @@ export interface UsageDay {
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
 
 export async function getTenantUsage(
-  prisma: PrismaClient,
+  prisma: Db,
   connection: PlatformConnection,
   tenantId: string,
   { days = 30, now = new Date() }: { days?: number; now?: Date } = {},

@@ -12,7 +12,7 @@
 // The events a poll found belong to the poll that moves the trigger's cursor from the version it
 // read, so two instances polling one trigger never start one event's run twice.
 import { logger } from "@/lib/logger";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { appCatalogOf } from "../apps/catalog";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
@@ -71,7 +71,7 @@ export function appEventText(event: AppEvent): string {
 export type StartAppEventRun = (trigger: PollTrigger, event: AppEvent) => Promise<number>;
 
 export interface AppTriggerPollDeps {
-  prisma: PrismaClient;
+  prisma: Db;
   config: PlatformConfig;
   jobs: JobQueue;
   startRun: StartAppEventRun;

@@ -3,7 +3,7 @@
 // runs at a time, so the log keeps about one row per text block of old runs however busy the
 // deployment is. A pass that runs out of time queues the next one at once.
 import { logger } from "@/lib/logger";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { compactRunEvents, findRunsToCompact } from "../repositories/run-event-retention";
 
 export interface RetentionOptions {
@@ -17,7 +17,7 @@ export interface RetentionOptions {
 
 /** Returns the runs compacted, the rows removed, and whether runs were left for another pass. */
 export async function compactOldRunEvents(
-  prisma: PrismaClient,
+  prisma: Db,
   options: RetentionOptions,
 ): Promise<{ runs: number; removed: number; more: boolean }> {
   const now = options.now ?? new Date();

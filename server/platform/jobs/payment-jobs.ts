@@ -1,6 +1,6 @@
 // The jobs of payments (services/payments.ts): the auto-reload charge and the low-balance alert, one
 // per crossing of a threshold (the enqueue's key is the crossing, so instances and retries make one).
-import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
+import type { Db, JsonObject } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { findAccountContact, findBillingSettings } from "../repositories/payments";
 import { insertWebhookEvent } from "../repositories/webhook-events";
@@ -16,7 +16,7 @@ interface CrossingData {
   crossing: number;
 }
 
-export async function registerPaymentJobs(deps: { prisma: PrismaClient; config: PlatformConfig; jobs: JobQueue; mailer: Mailer }) {
+export async function registerPaymentJobs(deps: { prisma: Db; config: PlatformConfig; jobs: JobQueue; mailer: Mailer }) {
   const { prisma, config, jobs, mailer } = deps;
   await jobs.register<CrossingData>(AUTO_RELOAD_JOB, (job) => runAutoReload({ prisma, config, jobs }, job.data.accountId, job.data.crossing), {
     retryLimit: 3,
@@ -31,7 +31,7 @@ export async function registerPaymentJobs(deps: { prisma: PrismaClient; config: 
 }
 
 /** Mails the account's owner and writes a billing.low_balance webhook event (account level). */
-export async function sendLowBalanceAlert(deps: { prisma: PrismaClient; config: PlatformConfig; mailer: Mailer }, data: CrossingData) {
+export async function sendLowBalanceAlert(deps: { prisma: Db; config: PlatformConfig; mailer: Mailer }, data: CrossingData) {
   const [account, settings] = await Promise.all([findAccountContact(deps.prisma, data.accountId), findBillingSettings(deps.prisma, data.accountId)]);
   if (!account || settings?.lowBalanceThresholdCents == null) return "gone";
   const threshold = `$${usdDisplay(BigInt(settings.lowBalanceThresholdCents) * 10_000n)}`;
@@ -45,7 +45,7 @@ export async function sendLowBalanceAlert(deps: { prisma: PrismaClient; config: 
     low_balance_threshold_cents: settings.lowBalanceThresholdCents,
     crossing: data.crossing,
     user_id: null,
-  } satisfies Prisma.InputJsonObject;
+  } satisfies JsonObject;
   await insertWebhookEvent(deps.prisma, { accountId: account.id, endUserId: null, runId: null, type: LOW_BALANCE_EVENT, payload });
   await deps.mailer.send(deps.prisma, {
     accountId: account.id,

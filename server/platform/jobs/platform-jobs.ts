@@ -1,6 +1,6 @@
 // The platform's own recurring jobs, registered on every runtime's queue and scheduled once per slot
 // across the deployment.
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { deleteExpiredKeys } from "../repositories/idempotency-keys";
 import { deleteExpiredJudgments } from "../repositories/judgments";
@@ -14,7 +14,7 @@ export const EXPIRED_JUDGMENTS_JOB = "judgment-expiry";
 // Rows one statement deletes: short statements, however large the backlog.
 const EXPIRED_KEYS_BATCH = 1_000;
 
-export async function registerPlatformJobs(jobs: JobQueue, { prisma, config }: { prisma: PrismaClient; config: PlatformConfig }) {
+export async function registerPlatformJobs(jobs: JobQueue, { prisma, config }: { prisma: Db; config: PlatformConfig }) {
   await jobs.register(
     EVENT_RETENTION_JOB,
     async () => {
@@ -35,11 +35,11 @@ export async function registerPlatformJobs(jobs: JobQueue, { prisma, config }: {
 }
 
 /** Expired idempotency keys of every account, a batch per statement; returns how many went. */
-export const deleteAllExpiredKeys = (prisma: PrismaClient, now = new Date()) =>
+export const deleteAllExpiredKeys = (prisma: Db, now = new Date()) =>
   inBatches((limit) => deleteExpiredKeys(prisma, now, limit));
 
 /** Judgments past their 90 days, of every account, a batch per statement; returns how many went. */
-export const deleteAllExpiredJudgments = (prisma: PrismaClient, now = new Date()) =>
+export const deleteAllExpiredJudgments = (prisma: Db, now = new Date()) =>
   inBatches((limit) => deleteExpiredJudgments(prisma, now, limit));
 
 async function inBatches(deleteBatch: (limit: number) => Promise<number>): Promise<number> {

@@ -12,7 +12,7 @@
 // process killed between the two leaves the fire "starting" with no run rather than risk a second.
 import { logger } from "@/lib/logger";
 import { MAX_CATCH_UP_RUNS } from "@/lib/schemas/triggers";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import {
   advanceTrigger,
@@ -52,7 +52,7 @@ type FireTrigger = NonNullable<Awaited<ReturnType<typeof findTriggerForFire>>>;
 export type StartTriggeredRun = (trigger: FireTrigger, dueAt: Date) => Promise<number>;
 
 export interface TriggerFiringDeps {
-  prisma: PrismaClient;
+  prisma: Db;
   jobs: JobQueue;
   startRun: StartTriggeredRun;
 }

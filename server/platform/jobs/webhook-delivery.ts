@@ -15,7 +15,7 @@
 // once each (unique per delivery and number). Deliveries are not ordered.
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { logger } from "@/lib/logger";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { deriveKey, open } from "@/server/secret-box";
 import type { PlatformConfig, WebhookSettings } from "../platform-config";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
@@ -94,7 +94,7 @@ export function signatureHeaders(messageId: string, body: string, secrets: strin
 export const messageIdOf = (eventId: bigint) => `msg_${eventId}`;
 
 export interface WebhookDeliveryDeps {
-  prisma: PrismaClient;
+  prisma: Db;
   config: PlatformConfig;
   jobs: JobQueue;
   signals: Signals;

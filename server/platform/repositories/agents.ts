@@ -4,10 +4,16 @@ import type { PlatformAgent, PlatformAgentDocument, PrismaClient } from "@/serve
 import { Prisma } from "@/server/generated/prisma/client";
 import { fromColumns } from "./raw-rows";
 import { queryRows } from "./direct";
+import { type PlainJson, toDbJson } from "./db";
 
+/** An agent's own columns, without its end-user. */
+export type AgentColumns = PlatformAgent;
 export type AgentRow = PlatformAgent & { endUser: { externalId: string } | null };
 export type AgentDocumentRow = PlatformAgentDocument;
-export type AgentData = Omit<Prisma.PlatformAgentUncheckedCreateInput, "accountId" | "endUserId">;
+const AGENT_JSON = ["metadata", "chatChannels"] as const;
+type AgentJson = (typeof AGENT_JSON)[number];
+export type AgentData = PlainJson<Omit<Prisma.PlatformAgentUncheckedCreateInput, "accountId" | "endUserId">, AgentJson>;
+export type AgentRowUpdate = PlainJson<Prisma.PlatformAgentUncheckedUpdateInput, AgentJson>;
 
 interface ScopeKey {
   accountId: number;
@@ -30,7 +36,10 @@ const include = { endUser: { select: { externalId: true } } } as const;
 const scopeWhere = (scope: ScopeKey) => ({ accountId: scope.accountId, endUserId: scope.endUserId });
 
 export const createAgent = (prisma: PrismaClient, scope: ScopeKey, data: AgentData): Promise<AgentRow> =>
-  prisma.platformAgent.create({ data: { ...data, ...scopeWhere(scope) }, include });
+  prisma.platformAgent.create({
+    data: { ...toDbJson<Prisma.PlatformAgentUncheckedCreateInput>(data, AGENT_JSON), ...scopeWhere(scope) },
+    include,
+  });
 
 // Agents are read on every run start: raw SQL, which skips Prisma's query compiler (raw-rows.ts).
 /** The account's agent `id` in any scope and status (the row services/agents.ts caches); null when none. */
@@ -62,8 +71,8 @@ export async function findAgent(
   return agentInScope(await findAgentRow(prisma, scope.accountId, id), scope, options);
 }
 
-export const updateAgent = (prisma: PrismaClient, id: number, data: Prisma.PlatformAgentUncheckedUpdateInput) =>
-  prisma.platformAgent.update({ where: { id }, data, include });
+export const updateAgent = (prisma: PrismaClient, id: number, data: AgentRowUpdate) =>
+  prisma.platformAgent.update({ where: { id }, data: toDbJson<Prisma.PlatformAgentUncheckedUpdateInput>(data, AGENT_JSON), include });
 
 /** Does the agent `id` exist in this scope (in any status)? For list cursors. */
 export async function agentExistsInScope(prisma: PrismaClient, scope: ScopeKey, id: number): Promise<boolean> {

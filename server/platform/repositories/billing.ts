@@ -2,11 +2,10 @@
 // end-user turns the rate cap counts, and the aggregates /usage reports. The design (hold at
 // admission, settle as the run goes, never below zero) is in docs/platform-api.md, "Money".
 import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Tx } from "./db";
 import { Prisma } from "@/server/generated/prisma/client";
 import type { RunRow } from "./runs";
 import { execute } from "./direct";
-
-type Tx = PrismaClient;
 
 // ---------------------------------------------------------------------------------------------
 // Ledger

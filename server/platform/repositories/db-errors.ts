@@ -1,6 +1,7 @@
 // What a database error means for the caller, read from Prisma's driver-adapter errors (and from pg's
 // own, for the statements repositories/direct.ts sends straight to it).
 import pg from "pg";
+import { Prisma } from "@/server/generated/prisma/client";
 
 type DbError = { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } } } | null;
 
@@ -30,3 +31,7 @@ export function isWriteConflict(error: unknown): boolean {
  * did not commit, so writing its rows again cannot double them. A lost connection has no SQLSTATE.
  */
 export const rejectedByDatabase = (error: unknown): boolean => sqlState(error) !== undefined;
+
+/** True for an insert or update that a unique constraint refused (Prisma's P2002). */
+export const isUniqueViolation = (error: unknown): boolean =>
+  error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";

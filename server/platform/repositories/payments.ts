@@ -1,8 +1,6 @@
 // Payments (services/payments.ts): payment rows and their exactly-once completion, processed provider
 // events, receipts, and each account's billing settings with the armed flags of the balance crossings.
-import type { PrismaClient } from "@/server/generated/prisma/client";
-
-type Tx = PrismaClient;
+import type { Tx } from "./db";
 
 export interface NewPayment {
   accountId: number;

@@ -4,9 +4,8 @@
 // Before that lock, readPlanAdmission reads the same figures unlocked, so that a refusal they already
 // prove does not wait for it.
 import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Tx } from "./db";
 import { ACTIVE } from "./billing";
-
-type Tx = PrismaClient;
 
 export interface AccountPlanRow {
   accountId: number;

@@ -5,10 +5,15 @@ import type { RunFrame } from "@/lib/schemas/runs";
 import { fromColumns } from "./raw-rows";
 import { insertRunFiles, type NewRunFile } from "./run-files";
 import { queryRows } from "./direct";
+import { type JsonObject, type PlainJson, toDbJson } from "./db";
 import { frameAfter } from "../runtime/compaction";
 
 export type RunRow = PlatformRun;
-export type RunData = Omit<Prisma.PlatformRunUncheckedCreateInput, "accountId" | "endUserId">;
+const RUN_JSON = ["skillPlaybook", "outputSchema", "outputData", "output", "metadata", "messages", "checkpoint"] as const;
+type RunJson = (typeof RUN_JSON)[number];
+export type RunData = PlainJson<Omit<Prisma.PlatformRunUncheckedCreateInput, "accountId" | "endUserId">, RunJson>;
+export type RunUpdate = PlainJson<Prisma.PlatformRunUncheckedUpdateInput, RunJson>;
+const runUpdate = (data: RunUpdate) => toDbJson<Prisma.PlatformRunUncheckedUpdateInput>(data, RUN_JSON);
 
 interface ScopeKey {
   accountId: number;
@@ -28,7 +33,7 @@ export async function insertRunIn(
   first: RunFrame,
   files: NewRunFile[] = [],
 ): Promise<RunRow> {
-  const run = await tx.platformRun.create({ data: { ...data, accountId: scope.accountId, endUserId: scope.endUserId } });
+  const run = await tx.platformRun.create({ data: { ...toDbJson<Prisma.PlatformRunUncheckedCreateInput>(data, RUN_JSON), accountId: scope.accountId, endUserId: scope.endUserId } });
   await tx.platformRunEvent.create({ data: { runId: run.id, type: first.type, data: first as Prisma.InputJsonObject } });
   if (files.length > 0) await insertRunFiles(tx, run.id, files);
   return run;
@@ -44,11 +49,11 @@ export async function reopenRunIn(
   tx: PrismaClient,
   id: number,
   from: readonly string[],
-  data: Prisma.PlatformRunUncheckedUpdateInput,
+  data: RunUpdate,
   first: RunFrame,
   files: NewRunFile[] = [],
 ): Promise<{ run: RunRow; after: bigint } | null> {
-  const { count } = await tx.platformRun.updateMany({ where: { id, status: { in: [...from] } }, data });
+  const { count } = await tx.platformRun.updateMany({ where: { id, status: { in: [...from] } }, data: runUpdate(data) });
   if (count === 0) return null;
   const last = await tx.platformRunEvent.findFirst({ where: { runId: id }, orderBy: { id: "desc" }, select: { id: true } });
   await tx.platformRunEvent.create({ data: { runId: id, type: first.type, data: first as Prisma.InputJsonObject } });
@@ -68,6 +73,16 @@ export const findRunInAccount = (prisma: PrismaClient, accountId: number, id: nu
   prisma.platformRun.findFirst({ where: { id, accountId }, include: { endUser: { select: { externalId: true } } } });
 
 export const findRunById = (prisma: PrismaClient, id: number) => prisma.platformRun.findUnique({ where: { id } });
+
+/** The run's end-user as the API names it (null for an account-level run); undefined when there is no such run. */
+export async function findRunUserId(prisma: PrismaClient, id: number): Promise<string | null | undefined> {
+  const run = await prisma.platformRun.findUnique({ where: { id }, select: { endUser: { select: { externalId: true } } } });
+  return run ? (run.endUser?.externalId ?? null) : undefined;
+}
+
+/** What a finished run answered, for the replies sent on its behalf. */
+export const findRunOutcome = (prisma: PrismaClient, id: number) =>
+  prisma.platformRun.findUnique({ where: { id }, select: { status: true, output: true, error: true, retention: true } });
 
 export async function listRuns(
   prisma: PrismaClient,
@@ -93,14 +108,14 @@ export async function transitionRun(
   prisma: PrismaClient,
   id: number,
   from: readonly string[],
-  data: Prisma.PlatformRunUncheckedUpdateInput,
+  data: RunUpdate,
 ): Promise<RunRow | null> {
-  const rows = await prisma.platformRun.updateManyAndReturn({ where: { id, status: { in: [...from] } }, data });
+  const rows = await prisma.platformRun.updateManyAndReturn({ where: { id, status: { in: [...from] } }, data: runUpdate(data) });
   return rows[0] ?? null;
 }
 
-export const updateRun = (prisma: PrismaClient, id: number, data: Prisma.PlatformRunUncheckedUpdateInput) =>
-  prisma.platformRun.update({ where: { id }, data });
+export const updateRun = (prisma: PrismaClient, id: number, data: RunUpdate) =>
+  prisma.platformRun.update({ where: { id }, data: runUpdate(data) });
 
 export async function appendEvents(prisma: PrismaClient, runId: number, frames: RunFrame[]): Promise<void> {
   if (frames.length === 0) return;
@@ -266,8 +281,11 @@ export async function hasDoneEvent(prisma: PrismaClient, runId: number): Promise
 }
 
 /** Stores the run's checkpoint while `owner` still holds it. */
-export async function saveCheckpoint(prisma: PrismaClient, runId: number, owner: string, checkpoint: Prisma.InputJsonObject) {
-  await prisma.platformRun.updateMany({ where: { id: runId, leaseOwner: owner, status: "running" }, data: { checkpoint } });
+export async function saveCheckpoint(prisma: PrismaClient, runId: number, owner: string, checkpoint: JsonObject) {
+  await prisma.platformRun.updateMany({
+    where: { id: runId, leaseOwner: owner, status: "running" },
+    data: { checkpoint: checkpoint as Prisma.InputJsonObject },
+  });
 }
 
 /**

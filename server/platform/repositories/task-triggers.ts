@@ -1,18 +1,24 @@
 // Task triggers (platform_task_triggers) and their fires (platform_trigger_fires). The only module that
 // touches those tables. Queries by API name the account and the task's scope; the fire job reads by id.
 import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
+import { type PlainJson, toDbJson } from "./db";
 
 export interface TriggerScope {
   accountId: number;
   endUserId: number | null;
 }
 
+const TRIGGER_JSON = ["triggerConfig", "pollCursor"] as const;
+type TriggerJson = (typeof TRIGGER_JSON)[number];
+export type TriggerData = PlainJson<Prisma.PlatformTaskTriggerUncheckedCreateInput, TriggerJson>;
+export type TriggerRowUpdate = PlainJson<Prisma.PlatformTaskTriggerUncheckedUpdateInput, TriggerJson>;
+
 const withUserId = { task: { select: { endUser: { select: { externalId: true } } } } } as const;
 
 export type TriggerRow = Awaited<ReturnType<typeof insertTrigger>>;
 
-export const insertTrigger = (prisma: PrismaClient, data: Prisma.PlatformTaskTriggerUncheckedCreateInput) =>
-  prisma.platformTaskTrigger.create({ data, include: withUserId });
+export const insertTrigger = (prisma: PrismaClient, data: TriggerData) =>
+  prisma.platformTaskTrigger.create({ data: toDbJson<Prisma.PlatformTaskTriggerUncheckedCreateInput>(data, TRIGGER_JSON), include: withUserId });
 
 /** The task's triggers, oldest first. */
 export const listTaskTriggers = (prisma: PrismaClient, taskId: number) =>
@@ -21,8 +27,8 @@ export const listTaskTriggers = (prisma: PrismaClient, taskId: number) =>
 export const findTrigger = (prisma: PrismaClient, taskId: number, id: number) =>
   prisma.platformTaskTrigger.findFirst({ where: { taskId, id }, include: withUserId });
 
-export const updateTrigger = (prisma: PrismaClient, id: number, data: Prisma.PlatformTaskTriggerUncheckedUpdateInput) =>
-  prisma.platformTaskTrigger.update({ where: { id }, data, include: withUserId });
+export const updateTrigger = (prisma: PrismaClient, id: number, data: TriggerRowUpdate) =>
+  prisma.platformTaskTrigger.update({ where: { id }, data: toDbJson<Prisma.PlatformTaskTriggerUncheckedUpdateInput>(data, TRIGGER_JSON), include: withUserId });
 
 export async function deleteTrigger(prisma: PrismaClient, taskId: number, id: number): Promise<boolean> {
   const { count } = await prisma.platformTaskTrigger.deleteMany({ where: { taskId, id } });

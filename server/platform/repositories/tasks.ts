@@ -4,6 +4,7 @@ import type { PlatformTask, Prisma, PrismaClient } from "@/server/generated/pris
 
 export type TaskRow = PlatformTask & { endUser: { externalId: string } | null };
 export type TaskData = Omit<Prisma.PlatformTaskUncheckedCreateInput, "accountId" | "endUserId">;
+export type TaskRowUpdate = Prisma.PlatformTaskUncheckedUpdateInput;
 
 interface ScopeKey {
   accountId: number;
@@ -49,7 +50,7 @@ export const listTasks = (
     include,
   });
 
-export const updateTask = (prisma: PrismaClient, id: number, data: Prisma.PlatformTaskUncheckedUpdateInput): Promise<TaskRow> =>
+export const updateTask = (prisma: PrismaClient, id: number, data: TaskRowUpdate): Promise<TaskRow> =>
   prisma.platformTask.update({ where: { id }, data, include });
 
 /** Deletes the task; its triggers, their fires and its lessons go with it (foreign keys), its runs stay. */

@@ -1,19 +1,28 @@
 // Custom tool servers (platform_tool_servers), end-users' OAuth grants for them and OAuth flows in
 // progress. Every server query names the account and the end-user scope, so a foreign id is not found.
 import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
+import { type PlainJson, toDbJson } from "./db";
 
 export interface ToolServerScope {
   accountId: number;
   endUserId: number | null;
 }
 
+const SERVER_JSON = ["authConfig", "toolDefs", "discoveredTools"] as const;
+type ServerJson = (typeof SERVER_JSON)[number];
+export type ToolServerData = PlainJson<Omit<Prisma.PlatformToolServerUncheckedCreateInput, "accountId" | "endUserId">, ServerJson>;
+export type ToolServerUpdate = PlainJson<Prisma.PlatformToolServerUncheckedUpdateInput, ServerJson>;
+
 const withUserId = { endUser: { select: { externalId: true } } } as const;
 const scoped = (scope: ToolServerScope) => ({ accountId: scope.accountId, endUserId: scope.endUserId });
 
 export type ToolServerRow = Awaited<ReturnType<typeof insertToolServer>>;
 
-export const insertToolServer = (prisma: PrismaClient, scope: ToolServerScope, data: Omit<Prisma.PlatformToolServerUncheckedCreateInput, "accountId" | "endUserId">) =>
-  prisma.platformToolServer.create({ data: { ...data, ...scoped(scope) }, include: withUserId });
+export const insertToolServer = (prisma: PrismaClient, scope: ToolServerScope, data: ToolServerData) =>
+  prisma.platformToolServer.create({
+    data: { ...toDbJson<Prisma.PlatformToolServerUncheckedCreateInput>(data, SERVER_JSON), ...scoped(scope) },
+    include: withUserId,
+  });
 
 /** The scope's own server (exactly this scope: an end-user's, or account-level). */
 export const findToolServer = (prisma: PrismaClient, scope: ToolServerScope, id: number) =>
@@ -39,8 +48,8 @@ export const approvedServersForRun = (prisma: PrismaClient, scope: ToolServerSco
     include: withUserId,
   });
 
-export const updateToolServer = (prisma: PrismaClient, id: number, data: Prisma.PlatformToolServerUncheckedUpdateInput) =>
-  prisma.platformToolServer.update({ where: { id }, data, include: withUserId });
+export const updateToolServer = (prisma: PrismaClient, id: number, data: ToolServerUpdate) =>
+  prisma.platformToolServer.update({ where: { id }, data: toDbJson<Prisma.PlatformToolServerUncheckedUpdateInput>(data, SERVER_JSON), include: withUserId });
 
 /** False when the scope holds no server with this id. Its grants and flows go with it. */
 export async function deleteToolServer(prisma: PrismaClient, scope: ToolServerScope, id: number): Promise<boolean> {
@@ -76,6 +85,10 @@ export const deleteGrantsOfServer = (prisma: PrismaClient, serverId: number) =>
 
 export const insertFlow = (prisma: PrismaClient, data: Prisma.PlatformToolServerOAuthFlowUncheckedCreateInput) =>
   prisma.platformToolServerOAuthFlow.create({ data });
+
+/** The pending flow of this state, whoever started it (the caller checks it is theirs before taking it). */
+export const findFlowByState = (prisma: PrismaClient, stateHash: string) =>
+  prisma.platformToolServerOAuthFlow.findUnique({ where: { stateHash } });
 
 export type ToolServerFlowRow = NonNullable<Awaited<ReturnType<typeof consumeFlow>>>;
 

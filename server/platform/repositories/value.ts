@@ -2,6 +2,7 @@
 // _run_links. Every query names the account and the owner scope (the account level or one end-user);
 // observations and links are reached through their use case, so another scope's are simply not found.
 import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
+import { type JsonValue, json, toDbJson } from "./db";
 
 export interface ValueScope {
   accountId: number;
@@ -26,7 +27,7 @@ export type ObservationRow = Prisma.PlatformValueObservationGetPayload<{ include
 export interface NewUseCase {
   name: string;
   goal: string;
-  measurementModel?: Prisma.InputJsonValue;
+  measurementModel?: JsonValue;
   responsibleUserId?: number | null;
   sourceRunId?: number | null;
 }
@@ -34,13 +35,14 @@ export interface NewUseCase {
 export interface UseCaseChanges {
   name?: string;
   goal?: string;
-  measurementModel?: Prisma.InputJsonValue | typeof Prisma.DbNull;
+  /** null clears it. */
+  measurementModel?: JsonValue;
   responsibleUserId?: number | null;
   status?: string;
 }
 
 export const insertUseCase = (prisma: PrismaClient, scope: ValueScope, data: NewUseCase) =>
-  prisma.platformValueUseCase.create({ data: { ...scoped(scope), ...data }, include: useCaseInclude });
+  prisma.platformValueUseCase.create({ data: { ...scoped(scope), ...toDbJson<Prisma.PlatformValueUseCaseUncheckedCreateInput>(data, ["measurementModel"]) }, include: useCaseInclude });
 
 export const findUseCase = (prisma: PrismaClient, scope: ValueScope, id: number) =>
   prisma.platformValueUseCase.findFirst({ where: { ...scoped(scope), id }, include: useCaseInclude });
@@ -61,7 +63,10 @@ export const listUseCases = (prisma: PrismaClient, scope: ValueScope, page: { li
 /** Null when the scope holds no use case with this id. */
 export async function updateUseCase(prisma: PrismaClient, scope: ValueScope, id: number, data: UseCaseChanges): Promise<UseCaseRow | null> {
   if (Object.keys(data).length > 0) {
-    const { count } = await prisma.platformValueUseCase.updateMany({ where: { ...scoped(scope), id }, data });
+    const { count } = await prisma.platformValueUseCase.updateMany({
+      where: { ...scoped(scope), id },
+      data: toDbJson<Prisma.PlatformValueUseCaseUncheckedUpdateManyInput>(data, ["measurementModel"]),
+    });
     if (count === 0) return null;
   }
   return findUseCase(prisma, scope, id);
@@ -75,13 +80,13 @@ export interface NewObservation {
   metricName: string | null;
   metricValue: number | null;
   metricUnit: string | null;
-  evidence: Prisma.InputJsonValue;
+  evidence: JsonValue;
   sourceRunId: number | null;
   observedAt: Date;
 }
 
 export const insertObservation = (prisma: PrismaClient, useCaseId: number, data: NewObservation) =>
-  prisma.platformValueObservation.create({ data: { useCaseId, ...data }, include: observationInclude });
+  prisma.platformValueObservation.create({ data: { useCaseId, ...data, evidence: json(data.evidence) }, include: observationInclude });
 
 /** The use case's observations, newest first, after the cursor; limit + 1 rows. */
 export const listObservations = (prisma: PrismaClient, useCaseId: number, page: { limit: number; startingAfter?: number }) =>

@@ -3,6 +3,7 @@
 // paused one can replay it): an account without webhooks pays one index probe and writes nothing.
 // jobs/webhook-delivery.ts dispatches the rows.
 import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
+import type { JsonObject } from "./db";
 
 export interface NewWebhookEvent {
   accountId: number;
@@ -10,7 +11,7 @@ export interface NewWebhookEvent {
   /** null for an account-level event that is not a run's (billing.low_balance). */
   runId: number | null;
   type: string;
-  payload: Prisma.InputJsonObject;
+  payload: JsonObject;
 }
 
 /** The condition under which a scope's events are kept: a webhook of that scope, or one of all end-users, exists. */

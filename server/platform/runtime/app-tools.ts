@@ -6,7 +6,7 @@
 // the scope the run goes on by itself (services/app-run-pauses.ts), and a declined request fails the
 // call cleanly.
 import { jsonSchema, tool, type ToolSet } from "ai";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { appCatalogOf } from "../apps/catalog";
 import type { AppDefinition, AppToolDefinition } from "../apps/definition";
 import type { PlatformConfig } from "../platform-config";
@@ -25,7 +25,7 @@ export function parseAppToolName(name: string): { app: string; tool: string } | 
 }
 
 export interface AppToolContext {
-  prisma: PrismaClient;
+  prisma: Db;
   config: PlatformConfig;
   accountId: number;
   endUserId: number | null;

@@ -9,7 +9,7 @@
 // PGlite, database work chains through microtasks, so a turn of the loop can be seconds away while
 // runs start, and a first token must not wait for them.
 import type { RunFrame } from "@/lib/schemas/runs";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { type AppendedEvents, appendEventsOfRuns, type EventAppend } from "../repositories/runs";
 import { rejectedByDatabase } from "../repositories/db-errors";
 
@@ -26,7 +26,7 @@ interface Waiting extends EventAppend {
   reject(error: unknown): void;
 }
 
-export function createRunEventWriter(prisma: PrismaClient): RunEventWriter {
+export function createRunEventWriter(prisma: Db): RunEventWriter {
   let queue: Waiting[] = [];
   // A drain loop is writing (or about to): it takes whatever is queued.
   let writing = false;

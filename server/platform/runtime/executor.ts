@@ -15,8 +15,7 @@ import {
 } from "ai";
 import { logger } from "@/lib/logger";
 import { isTerminalStatus, type RunFrame } from "@/lib/schemas/runs";
-import type { PrismaClient } from "@/server/generated/prisma/client";
-import { Prisma } from "@/server/generated/prisma/client";
+import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import type { JobQueue } from "../jobs/queue";
 import { type AgentRow, findAgentAnyScope } from "../repositories/agents";
@@ -30,6 +29,7 @@ import {
   renewLeases,
   transitionRun,
   type RunRow,
+  type RunUpdate,
 } from "../repositories/runs";
 import { agentEnvValues } from "../services/agent-repos";
 import { lessonsForPrompt } from "../services/lessons";
@@ -56,12 +56,12 @@ import { StreamFrames } from "./stream-frames";
 import type { ScriptSandbox } from "../tool-servers/script-sandbox";
 
 export interface ExecutorDeps {
-  prisma: PrismaClient;
+  prisma: Db;
   /**
    * Renews leases: a client whose statements do not queue behind the pool's (the event writer's
    * connection), so a busy pool cannot delay a renewal past the lease and lose the worker its runs.
    */
-  leases?: PrismaClient;
+  leases?: Db;
   config: PlatformConfig;
   bus: RunEventBus;
   /** Wake-ups between instances: "a run is ready to be claimed" (RUN_READY). */
@@ -277,14 +277,14 @@ async function execute(
       keptLease = options?.keepLease === true;
       return {
         ...(keptLease ? {} : { leaseOwner: null, leaseExpiresAt: null }),
-        ...(checkpointer.state.saved ? { checkpoint: Prisma.DbNull } : {}),
+        ...(checkpointer.state.saved ? { checkpoint: null } : {}),
       };
     },
     async transaction(work) {
       const row = await prisma.$transaction(async (tx) => {
-        const moved = await work(tx as PrismaClient);
+        const moved = await work(tx as Db);
         // Last, as it locks the account's row until the commit.
-        if (moved) await settleRunIn(tx as PrismaClient, moved);
+        if (moved) await settleRunIn(tx as Db, moved);
         return moved;
       });
       if (row) passEnded = true;
@@ -383,12 +383,12 @@ export const NOT_RETAINED_MESSAGE =
 /** What the transaction that takes a run out of running adds to end the pass (see execute()). */
 interface PassEnd {
   /** Written with the run's new status: no checkpoint, and no lease unless kept until the pass's last frames. */
-  data(options?: { keepLease?: boolean }): Prisma.PlatformRunUncheckedUpdateInput;
+  data(options?: { keepLease?: boolean }): RunUpdate;
   /**
    * Runs `work`, which moves the run out of running and returns it (null when it was not running any
    * more), in a transaction that then settles what the pass cost.
    */
-  transaction(work: (tx: PrismaClient) => Promise<RunRow | null>): Promise<RunRow | null>;
+  transaction(work: (tx: Db) => Promise<RunRow | null>): Promise<RunRow | null>;
 }
 
 /** What a pass that resumes a run whose worker died starts from (runtime/recovery.ts). */
@@ -508,10 +508,10 @@ async function loop(
   const steps = ended.steps.length;
   // Tokens and cost were added to the run step by step (finish-step above).
   if (metadataOnly) deps.live.setMessages(run.id, messages);
-  const common: Prisma.PlatformRunUncheckedUpdateInput = {
+  const common: RunUpdate = {
     // The stored conversation is what readers see: redacted of the secret values (the model's input,
     // kept in memory for this pass, keeps them).
-    messages: (metadataOnly ? redactMessages(messages) : redactor.messages(messages)) as unknown as Prisma.InputJsonArray,
+    messages: (metadataOnly ? redactMessages(messages) : redactor.messages(messages)) as unknown as JsonArray,
     turnsUsed: { increment: steps },
   };
 
@@ -542,15 +542,15 @@ async function loop(
   const { text, finishReason } = ended;
   // The model produced no valid object: output_data stays null (the SDK leaves output undefined).
   const outputData =
-    run.outputSchema && ended.output !== undefined ? redactor.json(ended.output as Prisma.InputJsonObject) : Prisma.DbNull;
+    run.outputSchema && ended.output !== undefined ? redactor.json(ended.output as JsonObject) : null;
   const completed = await end.transaction(async (tx) => {
     const row = await transitionRun(tx, run.id, ["running"], {
       ...common,
       ...end.data(),
       status: "completed",
       // metadata_only: the answer went out on the live stream only.
-      output: metadataOnly ? Prisma.DbNull : redactor.text(text),
-      outputData: metadataOnly ? Prisma.DbNull : outputData,
+      output: metadataOnly ? null : redactor.text(text),
+      outputData: metadataOnly ? null : outputData,
       stopReason: finishReason,
       finishedAt: new Date(),
     });
@@ -565,7 +565,7 @@ async function loop(
       completion_state: "completed",
       stop_reason: finishReason,
       message_count: messages.length,
-      ...(run.outputSchema ? { output_data: outputData === Prisma.DbNull ? null : (outputData as Record<string, unknown>) } : {}),
+      ...(run.outputSchema ? { output_data: outputData } : {}),
     },
   );
   await notifyTaskRun(deps, completed);

@@ -6,7 +6,7 @@
 // instance, or a writer that sent no events), when a batch does not join the cursor, and after an idle
 // wait (a NOTIFY from another instance can be lost). routes/runs/stream.ts only formats what this yields.
 import type { RunFrame } from "@/lib/schemas/runs";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { eventsAfter, hasDoneEvent } from "../repositories/runs";
 import type { EventBatch, RunEventBus } from "./event-bus";
 import type { LiveContent } from "./live-content";
@@ -22,7 +22,7 @@ export interface RunLogEvent {
 export type RunLogItem = { events: RunLogEvent[] } | { idle: true };
 
 export interface FollowDeps {
-  prisma: PrismaClient;
+  prisma: Db;
   bus: RunEventBus;
   live: LiveContent;
   keepAliveMs: number;

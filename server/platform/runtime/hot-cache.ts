@@ -4,7 +4,8 @@
 // milliseconds later; a dropped LISTEN connection clears everything. Entries also lapse after
 // HOT_CACHE_TTL_MS, so a lost message (an instance that died between its commit and its NOTIFY)
 // leaves a stale entry for that long at most. Money (balance, holds) is never cached here.
-import type { PlatformAgent, PrismaClient } from "@/server/generated/prisma/client";
+import type { AgentColumns } from "@/server/platform/repositories/agents";
+import type { Db } from "../repositories/db";
 import type { KeyForAuth } from "../repositories/accounts";
 import type { SessionForAuth } from "../repositories/sessions";
 import type { Signals } from "./signals";
@@ -89,7 +90,7 @@ export interface HotCache {
   /** By endUserCacheKey: the end-user's row id. */
   endUsers: HotTable<CachedEndUser>;
   /** By agentCacheKey: the agent's row, whatever its scope and status (callers check both). */
-  agents: HotTable<PlatformAgent>;
+  agents: HotTable<AgentColumns>;
   /**
    * These keys were revoked or deleted. Resolves once the other instances have been told, so the
    * revoking response cannot reach the client before the signal reaches them.
@@ -108,14 +109,14 @@ export interface HotCache {
 
 /** What services that read or write a cached row get: the database and this cache. */
 export interface DataContext {
-  prisma: PrismaClient;
+  prisma: Db;
   cache: HotCache;
 }
 
 export function createHotCache(signals: Signals): HotCache {
   const keys = new HotTable<KeyForAuth>((key) => key.accountId);
   const endUsers = new HotTable<CachedEndUser>((endUser) => endUser.accountId);
-  const agents = new HotTable<PlatformAgent>((agent) => agent.accountId);
+  const agents = new HotTable<AgentColumns>((agent) => agent.accountId);
   const sessions = new HotTable<SessionForAuth>((session) => session.accountId);
   const tables = [keys, endUsers, agents, sessions];
 

@@ -13,8 +13,7 @@
 import type { ModelMessage } from "ai";
 import { logger } from "@/lib/logger";
 import type { RunFrame } from "@/lib/schemas/runs";
-import type { PrismaClient } from "@/server/generated/prisma/client";
-import { Prisma } from "@/server/generated/prisma/client";
+import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { PlatformConfig, RunTimings } from "../platform-config";
 import {
   appendEvents,
@@ -26,6 +25,7 @@ import {
   saveCheckpoint,
   transitionRun,
   type RunRow,
+  type RunUpdate,
 } from "../repositories/runs";
 import { recordRunWebhook } from "../services/run-webhooks";
 import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
@@ -111,7 +111,7 @@ export interface WrittenFrames {
 const FRAMES_WAIT_MS = 1_000;
 
 /** The streamText callbacks that keep a run's checkpoint; `saved` tells whether any was written. */
-export function createCheckpointer(prisma: PrismaClient, runId: number, owner: string, sink: WrittenFrames) {
+export function createCheckpointer(prisma: Db, runId: number, owner: string, sink: WrittenFrames) {
   let stepInput: ModelMessage[] = [];
   let steps = 0;
   const state = { saved: false };
@@ -153,7 +153,7 @@ export function createCheckpointer(prisma: PrismaClient, runId: number, owner: s
           steps,
           event_id: String(await lastEventId(prisma, runId)),
         };
-        await saveCheckpoint(prisma, runId, owner, checkpoint as unknown as Prisma.InputJsonObject);
+        await saveCheckpoint(prisma, runId, owner, checkpoint as unknown as JsonObject);
         state.saved = true;
       } catch (error) {
         // Without this checkpoint a resume goes back to the previous one: slower, still correct.
@@ -190,7 +190,7 @@ const TAIL_MAX = 20_000;
  * execute again from its checkpoint, or ends it failed and interrupted.
  */
 export async function resumeOrFail(
-  prisma: PrismaClient,
+  prisma: Db,
   run: RunRow,
   maxResumes: number,
 ): Promise<{ resume: false } | { resume: true; replay?: Replay; messages?: ModelMessage[] }> {
@@ -203,9 +203,9 @@ export async function resumeOrFail(
   const usable = messages !== undefined && current(checkpoint.event_id);
   const unsafeTool = current(checkpoint.unsafe_at_event) ? checkpoint.unsafe_tool : undefined;
   // Tokens and cost are not restored here: metering wrote them to the run as each step finished.
-  const progress: Prisma.PlatformRunUncheckedUpdateInput = usable
+  const progress: RunUpdate = usable
     ? {
-        messages: messages as unknown as Prisma.InputJsonArray,
+        messages: messages as unknown as JsonArray,
         turnsUsed: { increment: checkpoint.steps ?? 0 },
       }
     : {};
@@ -220,7 +220,7 @@ export async function resumeOrFail(
   if (reason !== undefined) {
     // The outbox row commits with the status, as on every other failure.
     const failed = await prisma.$transaction(async (tx) => {
-      const row = await transitionRun(tx as PrismaClient, run.id, ["running"], {
+      const row = await transitionRun(tx as Db, run.id, ["running"], {
         ...progress,
         status: "failed",
         error: reason,
@@ -228,10 +228,10 @@ export async function resumeOrFail(
         finishedAt: new Date(),
         leaseOwner: null,
         leaseExpiresAt: null,
-        checkpoint: Prisma.DbNull,
-        metadata: { ...((run.metadata as Prisma.JsonObject | null) ?? {}), interrupted: true, auto_retryable: true },
+        checkpoint: null,
+        metadata: { ...((run.metadata as JsonObject | null) ?? {}), interrupted: true, auto_retryable: true },
       });
-      if (row) await recordRunWebhook(tx as PrismaClient, row, "run.failed");
+      if (row) await recordRunWebhook(tx as Db, row, "run.failed");
       return row;
     });
     if (failed) {
@@ -254,9 +254,9 @@ export async function resumeOrFail(
     : undefined;
   // One transaction: a reader sees either the interrupted frames or the resume frame after them gone.
   const resumed = await prisma.$transaction(async (tx) => {
-    const row = await transitionRun(tx as PrismaClient, run.id, ["running"], { ...progress, checkpoint: Prisma.DbNull });
+    const row = await transitionRun(tx as Db, run.id, ["running"], { ...progress, checkpoint: null });
     if (!row) return false;
-    await deleteEventsAfter(tx as PrismaClient, run.id, kept);
+    await deleteEventsAfter(tx as Db, run.id, kept);
     const frame: RunFrame = {
       type: "run_status",
       status: "running",
@@ -264,7 +264,7 @@ export async function resumeOrFail(
       attempt: run.resumeAttempts,
       discard_after: kept.toString(),
     };
-    await appendEvents(tx as PrismaClient, run.id, [frame]);
+    await appendEvents(tx as Db, run.id, [frame]);
     return true;
   });
   if (!resumed) return { resume: false };

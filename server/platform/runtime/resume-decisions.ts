@@ -3,7 +3,7 @@
 // (decisionsFor); feedBackDecisions reads the requests it needs.
 import type { JSONValue, ModelMessage } from "ai";
 import { ASK_USER_QUESTION, type RunFrame } from "@/lib/schemas/runs";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { clearAnswers, resolvedRequests } from "../repositories/permission-requests";
 
 type ToolMessage = Extract<ModelMessage, { role: "tool" }>;
@@ -63,7 +63,7 @@ export function decisionsFor(outstanding: ReturnType<typeof outstandingCalls>, d
 
 /** Reads the decisions on the run's outstanding requests (none when it waited for nothing). */
 export async function feedBackDecisions(
-  prisma: PrismaClient,
+  prisma: Db,
   runId: number,
   messages: ModelMessage[],
   options: { metadataOnly: boolean },

@@ -3,7 +3,7 @@
 // where the run's permission mode asks for one.
 import type { ToolSet } from "ai";
 import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import type { JobQueue } from "../jobs/queue";
 import type { PlatformConfig } from "../platform-config";
 import { findAccount } from "../repositories/accounts";
@@ -21,7 +21,7 @@ import { builtInToolSet } from "./tools";
 
 /** What the tools reach: the executor's dependencies (runtime/executor.ts ExecutorDeps) meet it. */
 export interface RunToolsDeps {
-  prisma: PrismaClient;
+  prisma: Db;
   config: PlatformConfig;
   mailer: Mailer;
   cache: HotCache;

@@ -4,7 +4,7 @@
 // except those of an auto_approve server. A call's failure (the server's error, a missing OAuth grant)
 // is the tool's error, which the model reads; it never fails the run.
 import { jsonSchema, tool, type ToolSet } from "ai";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { approvedServersForRun, type ToolServerRow } from "../repositories/tool-servers";
 import { openSecret } from "../services/app-credentials";
@@ -15,7 +15,7 @@ import type { ScriptSandbox } from "../tool-servers/script-sandbox";
 import type { ToolCallOutcome } from "../tool-servers/types";
 
 export interface ServerToolContext {
-  prisma: PrismaClient;
+  prisma: Db;
   config: PlatformConfig;
   accountId: number;
   endUserId: number | null;

@@ -8,7 +8,7 @@ import { ISSUE_DETAILS_MAX_CHARS, ISSUE_SUMMARY_MAX_CHARS } from "@/lib/schemas/
 import { LESSON_MAX_CHARS } from "@/lib/schemas/lessons";
 import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
 import { TaskCreate } from "@/lib/schemas/tasks";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
 import { insertMemory, listMemories } from "../repositories/memories";
@@ -22,7 +22,7 @@ import { CalculatorError, calculate } from "./calculator";
 import type { DataContext } from "./hot-cache";
 
 export interface ToolContext {
-  prisma: PrismaClient;
+  prisma: Db;
   mailer: Mailer;
   accountId: number;
   /** The account's email (where report_issue writes), read when asked. */

@@ -3,7 +3,7 @@
 // redacted (the verification link in a mail would otherwise still verify the email).
 import type { z } from "zod";
 import type { AccountExport } from "@/lib/schemas/accounts";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import { loadAccountData, type AccountData } from "../repositories/account-export";
 import { toAccount, toApiKeyInfo } from "./accounts";
@@ -20,7 +20,7 @@ const isoOrNull = (date: Date | null) => date?.toISOString() ?? null;
 /** Replaces the value of any `token` query parameter in the links of a message. */
 export const redactTokens = (text: string) => text.replace(/([?&]token=)[^&\s#]+/g, "$1[redacted]");
 
-export async function exportAccount(prisma: PrismaClient, accountId: number, now = new Date()): Promise<Export> {
+export async function exportAccount(prisma: Db, accountId: number, now = new Date()): Promise<Export> {
   const data = await loadAccountData(prisma, accountId);
   if (!data) throw new PlatformError({ type: "not_found", message: "account not found" });
   return toAccountExport(data, now);

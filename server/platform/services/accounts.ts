@@ -1,8 +1,8 @@
 // Accounts: signup, password checks, deletion, and the mapping of rows to the API's shapes.
 import type { z } from "zod";
 import type { Account, ApiKeyInfo } from "@/lib/schemas/accounts";
-import type { PrismaClient } from "@/server/generated/prisma/client";
-import { Prisma } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
+import { isUniqueViolation } from "../repositories/db-errors";
 import { hashPassword, verifyPassword } from "@/server/auth/password";
 import { PlatformError } from "../errors";
 import type { DataContext } from "../runtime/hot-cache";
@@ -55,7 +55,7 @@ export interface SignupInput {
 }
 
 export async function signup(
-  prisma: PrismaClient,
+  prisma: Db,
   deps: { mailer: Mailer; keyPrefix: string; baseUrl: string; signupCreditMicros?: number },
   input: SignupInput,
 ) {
@@ -77,7 +77,7 @@ export async function signup(
     await sendVerificationMail(prisma, deps.mailer, account, deps.baseUrl);
     return { account: toAccount(account), api_key: key.secret, key: toApiKeyInfo(keyRow) };
   } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+    if (isUniqueViolation(error)) {
       throw new PlatformError({
         type: "conflict_error",
         errorCode: "email_taken",
@@ -94,7 +94,7 @@ let decoyHash: Promise<string> | undefined;
 
 /** The account whose email and password these are; null otherwise, for whatever reason. */
 export async function verifyAccountPassword(
-  prisma: PrismaClient,
+  prisma: Db,
   email: string,
   password: string,
 ): Promise<AccountRow | null> {

@@ -8,7 +8,7 @@
 // (approve-commands), for a future runtime that checks repositories out. No HTTP here.
 import type { z } from "zod";
 import type { AgentRepo, AgentRepoCreate, AgentRepoEnv, AgentRepoEnvPut, ApproveCommands } from "@/lib/schemas/agent-repos";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import * as repos from "../repositories/agent-repos";
@@ -121,7 +121,7 @@ const openEnv = (config: PlatformConfig, sealed: string | null): Record<string, 
  * Every env value of the repositories bound to the agent: what its runs must never output. Read when
  * a pass starts (runtime/executor.ts), so a value put or deleted counts from the next pass on.
  */
-export async function agentEnvValues(prisma: PrismaClient, config: PlatformConfig, accountId: number, agentId: number): Promise<string[]> {
+export async function agentEnvValues(prisma: Db, config: PlatformConfig, accountId: number, agentId: number): Promise<string[]> {
   const rows = await repos.sealedEnvOfAgent(prisma, accountId, agentId);
   return rows.flatMap((row) => Object.values(openEnv(config, row.envSealed)));
 }

@@ -14,14 +14,14 @@ import {
   isReservedMetadataKey,
 } from "@/lib/schemas/agents";
 import type { Page } from "@/lib/schemas/common";
-import type { PrismaClient } from "@/server/generated/prisma/client";
-import { Prisma } from "@/server/generated/prisma/client";
+import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { agentCacheKey, type DataContext } from "../runtime/hot-cache";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
 import {
   type AgentData,
+  type AgentRowUpdate,
   type AgentDocumentRow,
   type AgentRow,
   agentExistsInScope,
@@ -134,8 +134,8 @@ const randomName = () => `${ADJECTIVES[randomInt(ADJECTIVES.length)]} ${NOUNS[ra
 
 function cleanMetadata(metadata: Record<string, unknown> | null | undefined) {
   if (metadata === undefined) return undefined;
-  if (metadata === null) return Prisma.DbNull;
-  return Object.fromEntries(Object.entries(metadata).filter(([key]) => !isReservedMetadataKey(key))) as Prisma.InputJsonObject;
+  if (metadata === null) return null;
+  return Object.fromEntries(Object.entries(metadata).filter(([key]) => !isReservedMetadataKey(key))) as JsonObject;
 }
 
 function resolveModel(config: PlatformConfig, model: string): string {
@@ -284,13 +284,13 @@ export async function createAgent(
     enableSelfImprovement: input.enable_self_improvement ?? null,
     promptProfile: input.prompt_profile ?? "platform",
     disabledBuiltinTools: input.disabled_builtin_tools ?? [],
-    metadata: cleanMetadata(input.metadata) ?? Prisma.DbNull,
+    metadata: cleanMetadata(input.metadata) ?? null,
     allowedSenders: input.allowed_senders ?? [],
     inboundImessageEnabled: input.inbound_imessage_enabled ?? false,
     imessageChatGuid: input.imessage_chat_guid ?? null,
     allowedImessageSenders: input.allowed_imessage_senders ?? [],
     chatSlug: input.chat_slug ?? null,
-    chatChannels: input.chat_channels && input.chat_channels.length > 0 ? (input.chat_channels as Prisma.InputJsonArray) : Prisma.DbNull,
+    chatChannels: input.chat_channels && input.chat_channels.length > 0 ? (input.chat_channels as JsonArray) : null,
     allowedChatSenders: input.allowed_chat_senders ?? [],
     template: input.from_template ?? null,
     groupId: input.group_id ?? null,
@@ -305,12 +305,12 @@ export async function createAgent(
     webhookUrl = issued.url;
   }
   const { row, triggers } = await ctx.prisma.$transaction(async (tx) => {
-    const created = await insertAgent(tx as PrismaClient, scope, data);
+    const created = await insertAgent(tx as Db, scope, data);
     if (!fromTemplate) return { row: created, triggers: [] };
     if (fromTemplate.memories.length > 0) {
-      await createOnboardingMemories(tx as PrismaClient, scope, created.id, fromTemplate.memories);
+      await createOnboardingMemories(tx as Db, scope, created.id, fromTemplate.memories);
     }
-    return { row: created, triggers: await seedTemplateTasks(tx as PrismaClient, created, fromTemplate.template, input) };
+    return { row: created, triggers: await seedTemplateTasks(tx as Db, created, fromTemplate.template, input) };
   });
   for (const trigger of triggers) await enqueueFire(withJobs(ctx).jobs, trigger);
   if (row.enableSelfImprovement === true) await ensureSelfReviewTask(withJobs(ctx), row);
@@ -345,7 +345,7 @@ export async function findAccountAgent(ctx: DataContext, accountId: number, id: 
 }
 
 /** Every change to an agent row goes through here, so every instance drops its copy once it is written. */
-export async function updateAgent(ctx: DataContext, agent: AgentRow, data: Prisma.PlatformAgentUncheckedUpdateInput) {
+export async function updateAgent(ctx: DataContext, agent: AgentRow, data: AgentRowUpdate) {
   try {
     return await updateAgentRow(ctx.prisma, agent.id, data);
   } finally {
@@ -394,9 +394,9 @@ export async function listAgents(
 
 export async function patchAgent(ctx: AgentWriteContext, scope: Scope, id: number, input: UpdateInput): Promise<AgentOut> {
   const current = await loadAgent(ctx, scope, id);
-  const data: Prisma.PlatformAgentUncheckedUpdateInput = {};
+  const data: AgentRowUpdate = {};
   const changed: string[] = [];
-  const set = <K extends keyof Prisma.PlatformAgentUncheckedUpdateInput>(field: string, key: K, value: Prisma.PlatformAgentUncheckedUpdateInput[K]) => {
+  const set = <K extends keyof AgentRowUpdate>(field: string, key: K, value: AgentRowUpdate[K]) => {
     data[key] = value;
     changed.push(field);
   };
@@ -428,7 +428,7 @@ export async function patchAgent(ctx: AgentWriteContext, scope: Scope, id: numbe
   if (input.chat_slug !== undefined) set("chat_slug", "chatSlug", input.chat_slug);
   if (input.chat_channels !== undefined) {
     await checkChannelsFree(ctx, scope.accountId, input.chat_channels, id);
-    set("chat_channels", "chatChannels", input.chat_channels.length > 0 ? (input.chat_channels as Prisma.InputJsonArray) : Prisma.DbNull);
+    set("chat_channels", "chatChannels", input.chat_channels.length > 0 ? (input.chat_channels as JsonArray) : null);
   }
   if (input.allowed_chat_senders !== undefined) set("allowed_chat_senders", "allowedChatSenders", input.allowed_chat_senders ?? []);
   // null or omitted leaves these unchanged (the spec's rule for them).
@@ -476,7 +476,7 @@ export async function createAgentChatChannel(ctx: AgentServiceContext, auth: Aut
   // Slack's channel names: lower case, letters, digits, - and _, at most 80 characters.
   const name = row.name.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 80) || `agent-${row.id}`;
   const channel = await createChatChannel(ctx, auth, CHAT_APP, name);
-  const current = Array.isArray(row.chatChannels) ? (row.chatChannels as Prisma.InputJsonArray) : [];
+  const current = Array.isArray(row.chatChannels) ? (row.chatChannels as JsonArray) : [];
   await checkChannelsFree(ctx, scope.accountId, [channel.id], row.id);
   const agent = toAgent(await updateAgent(ctx, row, { chatChannels: [...current, channel.id] }));
   return { channel, agent };
@@ -542,7 +542,7 @@ export async function resetAgent(
   const row = await loadAgent(ctx, scope, id);
   const template = row.template ? findTemplate(row.template) : undefined;
   const names = fields ?? RESETTABLE_FIELDS;
-  const defaults: Record<(typeof RESETTABLE_FIELDS)[number], Partial<Prisma.PlatformAgentUncheckedUpdateInput>> = {
+  const defaults: Record<(typeof RESETTABLE_FIELDS)[number], Partial<AgentRowUpdate>> = {
     // A name is only an override when a template gave the original.
     name: template ? { name: template.name } : {},
     instructions: { instructions: template?.instructions ?? "" },
@@ -560,7 +560,7 @@ export async function resetAgent(
     prompt_profile: { promptProfile: "platform" },
     disabled_builtin_tools: { disabledBuiltinTools: [] },
   };
-  const data: Prisma.PlatformAgentUncheckedUpdateInput = Object.assign({}, ...names.map((name) => defaults[name]));
+  const data: AgentRowUpdate = Object.assign({}, ...names.map((name) => defaults[name]));
   data.customizedFields = row.customizedFields.filter((field) => !names.includes(field as (typeof RESETTABLE_FIELDS)[number]));
   return toAgent(await updateAgent(ctx, row, data));
 }
@@ -620,7 +620,7 @@ const defaultSummary = (content: string) => (content.split("\n").find((line) => 
  * JSON content here.
  */
 export async function writeAgentDocument(
-  prisma: PrismaClient,
+  prisma: Db,
   owner: { accountId: number; agentId: number; runId: number | null },
   input: { name: string; content: string; summary?: string; mime_type?: string },
 ) {
@@ -656,12 +656,12 @@ export async function writeAgentDocument(
 }
 
 /** The documents tool's read and list: the run's agent's documents (the run's scope). */
-export async function readAgentDocument(prisma: PrismaClient, agentId: number, name: string) {
+export async function readAgentDocument(prisma: Db, agentId: number, name: string) {
   const row = await findAgentDocument(prisma, agentId, name);
   return row ? { ...toAgentDocument(row), content: row.content } : null;
 }
 
-export async function listAgentDocumentsForRun(prisma: PrismaClient, agentId: number) {
+export async function listAgentDocumentsForRun(prisma: Db, agentId: number) {
   return (await listAgentDocuments(prisma, agentId, { limit: DOCUMENTS_PER_AGENT })).slice(0, DOCUMENTS_PER_AGENT).map(toAgentDocument);
 }
 

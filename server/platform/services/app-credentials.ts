@@ -4,7 +4,7 @@
 // per connection across instances (services/refresh-claim.ts); revocation on disconnect. Tokens never enter a log line or an
 // error message: messages name the app and the OAuth error code only.
 import { logger } from "@/lib/logger";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { deriveKey, open, seal, SecretBoxError } from "@/server/secret-box";
 import { appCatalogOf } from "../apps/catalog";
 import type { AppDefinition } from "../apps/definition";
@@ -16,7 +16,7 @@ import type { ConnectionRow } from "../repositories/app-connections";
 import { REFRESH_CLAIM_MS, REFRESH_WAIT_MS, waitForRefreshClaim } from "./refresh-claim";
 
 export interface CredentialContext {
-  prisma: PrismaClient;
+  prisma: Db;
   config: PlatformConfig;
 }
 

@@ -5,7 +5,8 @@
 import { Ajv, type ValidateFunction } from "ajv";
 import type { z } from "zod";
 import type { TriggerCreate, TriggerUpdate } from "@/lib/schemas/triggers";
-import { Prisma } from "@/server/generated/prisma/client";
+import type { JsonObject } from "../repositories/db";
+import type { TriggerRowUpdate } from "../repositories/task-triggers";
 import { appCatalogOf } from "../apps/catalog";
 import type { AppDefinition, AppTriggerDefinition, JsonSchemaObject } from "../apps/definition";
 import type { PlatformConfig } from "../platform-config";
@@ -73,7 +74,7 @@ export function appTriggerUpdate(
   config: PlatformConfig,
   current: { app: string | null; triggerName: string | null; enabled: boolean },
   input: z.infer<typeof TriggerUpdate>,
-): Prisma.PlatformTaskTriggerUncheckedUpdateInput | null {
+): TriggerRowUpdate | null {
   const extra = (["cron", "interval_seconds", "run_at", "timezone", "allowed_senders", "missed_runs", "max_lateness_seconds"] as const).find(
     (field) => input[field] !== undefined,
   );
@@ -81,16 +82,16 @@ export function appTriggerUpdate(
   const trigger = appCatalogOf(config)
     .get(current.app ?? "")
     ?.triggers.find((candidate) => candidate.name === current.triggerName);
-  const data: Prisma.PlatformTaskTriggerUncheckedUpdateInput = {};
+  const data: TriggerRowUpdate = {};
   if (input.trigger_config !== undefined) {
     if (!trigger) throw invalid("trigger_config", `${current.app}'s ${current.triggerName} is no longer in the catalogue`);
     checkConfig(trigger, input.trigger_config);
     // Other things to watch: the next poll sees them as they are, and fires for nothing already there.
-    Object.assign(data, { triggerConfig: input.trigger_config as Prisma.InputJsonObject, pollCursor: Prisma.DbNull });
+    Object.assign(data, { triggerConfig: input.trigger_config as JsonObject, pollCursor: null });
   }
   if (input.enabled !== undefined) data.enabled = input.enabled;
   // Turned back on: what happened while it was off is not an event; the next poll records it first.
-  if (input.enabled === true && !current.enabled) data.pollCursor = Prisma.DbNull;
+  if (input.enabled === true && !current.enabled) data.pollCursor = null;
   if (Object.keys(data).length === 0) return null;
   return data;
 }

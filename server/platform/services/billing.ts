@@ -4,7 +4,7 @@
 import type { z } from "zod";
 import type { TokenBalance } from "@/lib/schemas/billing";
 import { isTerminalStatus } from "@/lib/schemas/runs";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import type { RunRow } from "../repositories/runs";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
@@ -66,7 +66,7 @@ export function billingPeriod(now: Date): { start: Date; end: Date } {
 const toInt = (value: bigint) => Number(value);
 
 /** A ledger entry on the account; 409 when it would take the balance below what runs in progress hold. */
-export async function addBalanceEntry(prisma: PrismaClient, accountId: number, entry: LedgerEntry): Promise<bigint> {
+export async function addBalanceEntry(prisma: Db, accountId: number, entry: LedgerEntry): Promise<bigint> {
   const balance = await addLedgerEntry(prisma, accountId, entry);
   if (balance === null) {
     throw new PlatformError({
@@ -77,7 +77,7 @@ export async function addBalanceEntry(prisma: PrismaClient, accountId: number, e
   return balance;
 }
 
-export async function getBalance(prisma: PrismaClient, accountId: number): Promise<z.infer<typeof TokenBalance>> {
+export async function getBalance(prisma: Db, accountId: number): Promise<z.infer<typeof TokenBalance>> {
   const [balance, entries] = await Promise.all([
     findBalance(prisma, accountId),
     listLedger(prisma, accountId, BALANCE_TRANSACTIONS_SHOWN),
@@ -119,7 +119,7 @@ export interface StepUsage extends CallTokens {
 
 /** Records one model call: its tokens and its cost at the catalogue's price for the run's model. */
 export async function meterModelCall(
-  prisma: PrismaClient,
+  prisma: Db,
   config: PlatformConfig,
   run: MeteredRun,
   usage: StepUsage,
@@ -157,10 +157,10 @@ function describeDebit(run: { id: number; model: string }, settlement: Omit<Sett
  * Charges the run's cost since its last settlement, and gives back its hold once it has ended.
  * Safe to call any number of times, from any process: each call settles only what is new.
  */
-export const settleRun = (prisma: PrismaClient, runId: number) => settleRunCharges(prisma, runId, ended, describeDebit);
+export const settleRun = (prisma: Db, runId: number) => settleRunCharges(prisma, runId, ended, describeDebit);
 
 /**
  * settleRun as the last statements of a transaction the caller holds (the one that ends the run's
  * pass), given the run's row as that transaction wrote it.
  */
-export const settleRunIn = (tx: PrismaClient, run: RunRow) => settleRunChargesIn(tx, run.id, ended, describeDebit, run);
+export const settleRunIn = (tx: Db, run: RunRow) => settleRunChargesIn(tx, run.id, ended, describeDebit, run);

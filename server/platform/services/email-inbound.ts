@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { logger } from "@/lib/logger";
 import { isTerminalStatus } from "@/lib/schemas/runs";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
 import {
@@ -23,6 +23,7 @@ import {
   ownerAddresses,
 } from "../repositories/email";
 import type { NewRunFile } from "../repositories/run-files";
+import { findRunOutcome, findRunUserId } from "../repositories/runs";
 import { recordEventFire } from "../repositories/task-triggers";
 import { findTaskInAccount } from "../repositories/tasks";
 import { METADATA_ONLY } from "../runtime/redact";
@@ -66,7 +67,7 @@ export interface InboundMail {
 const ownerIds = (owner: AddressOwner) =>
   owner.kind === "agent" ? { agentId: owner.agentId, triggerId: null } : { agentId: null, triggerId: owner.triggerId };
 
-async function refuse(prisma: PrismaClient, owner: AddressOwner, sender: string, reason: string, mail?: InboundMail) {
+async function refuse(prisma: Db, owner: AddressOwner, sender: string, reason: string, mail?: InboundMail) {
   await insertEmailMessage(prisma, {
     accountId: owner.accountId,
     direction: "inbound",
@@ -86,7 +87,7 @@ async function refuse(prisma: PrismaClient, owner: AddressOwner, sender: string,
  * RCPT TO: 550 for an address no inbox or trigger has (not logged: it names no account); for a known
  * one, 550 when it is disabled, when the sender is empty (a bounce) or not allowed, logged as refused.
  */
-export async function checkRecipient(prisma: PrismaClient, envelopeSender: string, recipient: string): Promise<RecipientDecision> {
+export async function checkRecipient(prisma: Db, envelopeSender: string, recipient: string): Promise<RecipientDecision> {
   const address = bareAddress(recipient);
   const owner = address ? await findAddressOwner(prisma, address) : null;
   if (!owner) return { ok: false, code: 550, message: `5.1.1 <${address}>: no such mailbox here` };
@@ -199,9 +200,9 @@ async function startOrContinue(ctx: InboundContext, owner: AddressOwner, text: s
   // a reply (finished, with its conversation kept); otherwise the answer starts a run of its own.
   const earlier = await findSentReply(ctx.prisma, owner.accountId, owner.address, thread);
   if (earlier?.runId) {
-    const run = await ctx.prisma.platformRun.findUnique({ where: { id: earlier.runId }, select: { endUser: { select: { externalId: true } } } });
-    if (run) {
-      const scope = { accountId: owner.accountId, endUserId: owner.endUserId, userId: run.endUser?.externalId ?? null };
+    const userId = await findRunUserId(ctx.prisma, earlier.runId);
+    if (userId !== undefined) {
+      const scope = { accountId: owner.accountId, endUserId: owner.endUserId, userId };
       try {
         await replyToRun(ctx, scope, earlier.runId, { message: text }, files);
         return { runId: earlier.runId, continued: true };
@@ -259,7 +260,7 @@ function replyText(run: { status: string; output: unknown; error: string | null;
 }
 
 export interface EmailReplyDeps {
-  prisma: PrismaClient;
+  prisma: Db;
   jobs: JobQueue;
   mailer: Mailer;
   /** The domain of the replies' Message-IDs. */
@@ -276,10 +277,7 @@ export async function registerEmailReplies(deps: EmailReplyDeps): Promise<void> 
   const reply = async ({ data }: { data: ReplyJob }) => {
     const inbound = await findEmailMessage(prisma, data.inboundId);
     if (!inbound?.runId) return { skipped: "no run" };
-    const run = await prisma.platformRun.findUnique({
-      where: { id: inbound.runId },
-      select: { status: true, output: true, error: true, retention: true },
-    });
+    const run = await findRunOutcome(prisma, inbound.runId);
     if (!run) return { skipped: "run gone" };
     if (!isTerminalStatus(run.status)) {
       if (Date.now() - inbound.createdAt.getTime() > REPLY_WAIT_MS) return { skipped: "run still going after 7 days" };

@@ -8,7 +8,7 @@
 // write, then replays its run.
 // No HTTP here: server/platform/middleware/idempotency.ts adapts this to Hono.
 import { createHash } from "node:crypto";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { logger } from "@/lib/logger";
 import { PlatformError } from "../errors";
 import {
@@ -124,7 +124,7 @@ const keyInProgress = (key: string) =>
  * for, and taken over once stale.
  */
 export async function consultIdempotencyKey(
-  prisma: PrismaClient,
+  prisma: Db,
   call: IdempotentCall,
   options: { waitMs?: number } = {},
 ): Promise<KeyVerdict> {
@@ -163,7 +163,7 @@ const CLAIM_ATTEMPTS = 10;
  * request's run is replayed, a different request is a 409, and a key that came free is claimed again.
  */
 export async function createIdempotently<T>(
-  prisma: PrismaClient,
+  prisma: Db,
   call: IdempotentCall | undefined,
   create: (claim: KeyClaim | undefined) => Promise<T>,
 ): Promise<{ kind: "created"; value: T } | { kind: "replay"; runId: number }> {
@@ -187,13 +187,13 @@ export async function createIdempotently<T>(
  * row's id, to bind once the run exists (bindClaimedKey), or IdempotencyKeyTaken. Pending only inside
  * the transaction, so nobody else ever sees it unbound.
  */
-export async function claimKeyIn(tx: PrismaClient, accountId: number, claim: KeyClaim): Promise<number> {
+export async function claimKeyIn(tx: Db, accountId: number, claim: KeyClaim): Promise<number> {
   const id = await insertPendingKey(tx, accountId, claim.key, claim.requestHash, claim.expiresAt);
   if (id === null) throw new IdempotencyKeyTaken();
   return id;
 }
 
 /** Binds the claim made by claimKeyIn, in the same transaction, to the run it created. */
-export async function bindClaimedKey(tx: PrismaClient, id: number, runId: number): Promise<void> {
+export async function bindClaimedKey(tx: Db, id: number, runId: number): Promise<void> {
   if (!(await bindKey(tx, id, runId))) throw new Error(`idempotency key ${id} changed inside its own transaction`);
 }

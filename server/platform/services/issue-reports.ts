@@ -4,7 +4,7 @@
 import type { z } from "zod";
 import type { Page } from "@/lib/schemas/common";
 import type { IssueReport, ListIssueReportsQuery, UpdateIssueReportRequest } from "@/lib/schemas/issue-reports";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import * as reports from "../repositories/issue-reports";
 import type { IssueReportRow } from "../repositories/issue-reports";
@@ -33,7 +33,7 @@ const toIssueReport = (row: IssueReportRow): IssueReportOut => ({
  * before. Stored first, so a mail that fails to queue does not lose it.
  */
 export async function fileIssueReport(
-  deps: { prisma: PrismaClient; mailer: Mailer; accountEmail: () => Promise<string> },
+  deps: { prisma: Db; mailer: Mailer; accountEmail: () => Promise<string> },
   run: { accountId: number; endUserId: number | null; agentId: number; runId: number },
   input: { summary: string; details?: string },
 ) {

@@ -2,7 +2,7 @@
 // never twice), and what the task's later runs read in their system prompt. No HTTP here.
 import type { z } from "zod";
 import { LESSON_CAPACITY, LessonContent, type TaskLessons } from "@/lib/schemas/lessons";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import { clearLessons, deleteLesson, type LessonRow, listLessons, saveLesson } from "../repositories/lessons";
 import { taskExistsInScope } from "../repositories/tasks";
@@ -51,7 +51,7 @@ export async function clearTaskLessons(ctx: DataContext, scope: ScopeKey, taskId
 }
 
 /** The lessons a run of the task reads in its system prompt: all it keeps, newest first. */
-export async function lessonsForPrompt(prisma: PrismaClient, scope: ScopeKey, taskId: number): Promise<string[]> {
+export async function lessonsForPrompt(prisma: Db, scope: ScopeKey, taskId: number): Promise<string[]> {
   return (await listLessons(prisma, scope, taskId)).slice(0, LESSON_CAPACITY).map((row) => row.content);
 }
 
@@ -67,7 +67,7 @@ const lessonKey = (content: string) =>
  * save_lesson: the tool's result for the model. Refusals (blank, too long, a duplicate, a full task)
  * are results the model reads and can act on, not errors that fail the run.
  */
-export async function saveLessonFromRun(prisma: PrismaClient, scope: ScopeKey, taskId: number, content: string, runId: number) {
+export async function saveLessonFromRun(prisma: Db, scope: ScopeKey, taskId: number, content: string, runId: number) {
   const parsed = LessonContent.safeParse(content);
   if (!parsed.success) return { saved: false, error: `content: ${parsed.error.issues[0]?.message ?? "is invalid"}` };
   const key = lessonKey(parsed.data);

@@ -3,7 +3,7 @@
 // (INLAY_MAIL_SMTP_URL), after recording it. A message's secrets (verification and invite tokens,
 // stored hashed) travel whole only to the recipient: the record and the log show their first characters.
 import nodemailer from "nodemailer";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { logger } from "@/lib/logger";
 import { insertMail } from "../repositories/mail";
 
@@ -26,7 +26,7 @@ export interface OutgoingMail {
 }
 
 export interface Mailer {
-  send(prisma: PrismaClient, mail: OutgoingMail): Promise<void>;
+  send(prisma: Db, mail: OutgoingMail): Promise<void>;
 }
 
 /** `text` with each secret cut to its first characters, as records and logs show it. */
@@ -34,7 +34,7 @@ export function maskSecrets(text: string, secrets: string[] = []): string {
   return secrets.reduce((masked, secret) => masked.replaceAll(secret, `${secret.slice(0, 6)}…`), text);
 }
 
-async function record(prisma: PrismaClient, mail: OutgoingMail) {
+async function record(prisma: Db, mail: OutgoingMail) {
   await insertMail(prisma, {
     accountId: mail.accountId,
     to: mail.to,

@@ -16,7 +16,7 @@ import {
   type ModelConnectionProvider,
   type PasteConnectionRequest,
 } from "@/lib/schemas/model-connections";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import { checkOutboundUrl, OutboundError, type OutboundOptions } from "../outbound/guarded-fetch";
@@ -53,7 +53,7 @@ import { REFRESH_CLAIM_MS, REFRESH_WAIT_MS, waitForRefreshClaim } from "./refres
 import { findModel, modelCatalog, type ModelSettings, type ProviderSlug } from "./models";
 
 export interface ModelConnectionContext {
-  prisma: PrismaClient;
+  prisma: Db;
   config: PlatformConfig;
 }
 
@@ -309,7 +309,7 @@ export async function setConnectionDefaultModel(
  * The model a run that names none uses: the preferred default connection's default model, when the
  * account chose one (POST …/apply-default) and it is usable; else null (the platform default).
  */
-export async function preferredDefaultModel(prisma: PrismaClient, config: PlatformConfig, accountId: number): Promise<string | null> {
+export async function preferredDefaultModel(prisma: Db, config: PlatformConfig, accountId: number): Promise<string | null> {
   const row = await findPreferredConnection(prisma, accountId);
   if (!row) return null;
   const provider = row.provider as ModelConnectionProvider;
@@ -552,7 +552,7 @@ function providersServing(config: PlatformConfig, modelId: string): ModelConnect
  * (services/run-funding.ts): resolveOwnModelConnection then either calls the provider with it or
  * fails the run, never falls back to platform funding, so the balance is never the run's payer.
  */
-export async function hasOwnModelConnection(prisma: PrismaClient, config: PlatformConfig, accountId: number, modelId: string): Promise<boolean> {
+export async function hasOwnModelConnection(prisma: Db, config: PlatformConfig, accountId: number, modelId: string): Promise<boolean> {
   const providers = providersServing(config, modelId);
   if (providers.length === 0) return false;
   return (await countConnectionsFor(prisma, accountId, providers)) > 0;
@@ -568,7 +568,7 @@ export async function hasOwnModelConnection(prisma: PrismaClient, config: Platfo
  * connection is gone throws too.
  */
 export async function resolveOwnModelConnection(
-  prisma: PrismaClient,
+  prisma: Db,
   config: PlatformConfig,
   accountId: number,
   modelId: string,
@@ -625,7 +625,7 @@ const refreshDue = (account: Pick<ProviderAccountRow, "method" | "expiresAt">, s
  * have just refreshed it), refreshes and stores; the others wait for it and use what it stored.
  */
 async function freshProviderSecret(
-  prisma: PrismaClient,
+  prisma: Db,
   config: PlatformConfig,
   provider: ModelConnectionProvider,
   account: ProviderAccountRow,
@@ -654,7 +654,7 @@ async function freshProviderSecret(
 
 /** Holds the refresh claim: refreshes and stores the new pair, and ends the claim either way. */
 async function refreshProviderAccount(
-  prisma: PrismaClient,
+  prisma: Db,
   config: PlatformConfig,
   provider: ModelConnectionProvider,
   account: Pick<ProviderAccountRow, "id" | "accountId">,

@@ -7,7 +7,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypt
 import type { z } from "zod";
 import { MAX_INT_ID } from "@/lib/schemas/common";
 import type { OperatorCreditRequest, Receipt } from "@/lib/schemas/payments";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { deriveKey } from "@/server/secret-box";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
@@ -48,7 +48,7 @@ import { toPage } from "./pagination";
 import { activatePlan, endPlan, findPlan, type BillingPeriod } from "./plans";
 
 export interface PaymentContext {
-  prisma: PrismaClient;
+  prisma: Db;
   config: PlatformConfig;
   /** Where auto-reload charges and alerts are enqueued; absent, crossings are not checked. */
   jobs?: JobQueue;
@@ -64,7 +64,7 @@ const newReference = () => `pay_${randomBytes(12).toString("hex")}`;
 // ---------------------------------------------------------------------------------------------
 // Checkout: top-ups and plans
 
-async function accountOf(prisma: PrismaClient, accountId: number) {
+async function accountOf(prisma: Db, accountId: number) {
   const account = await findAccountContact(prisma, accountId);
   if (!account) throw new PlatformError({ type: "not_found", message: "account not found" });
   return account;
@@ -112,7 +112,7 @@ async function openCheckout(
   return { checkout_url: created.url, reference: payment.reference };
 }
 
-async function rememberCustomer(prisma: PrismaClient, accountId: number, customerId: string | null, known: string | null) {
+async function rememberCustomer(prisma: Db, accountId: number, customerId: string | null, known: string | null) {
   if (customerId && customerId !== known) await saveBillingSettings(prisma, accountId, { providerCustomerId: customerId });
 }
 
@@ -196,7 +196,7 @@ function describe(payment: PaymentRow, amountCents: number): { ledger: string; r
  * In the caller's transaction: completes the payment if it is still pending, then credits the balance
  * (or activates the plan) and writes its receipt. False when another caller completed it first.
  */
-async function completeAndCredit(tx: PrismaClient, payment: PaymentRow, done: Completion): Promise<number | null> {
+async function completeAndCredit(tx: Db, payment: PaymentRow, done: Completion): Promise<number | null> {
   const moved = await completePaymentIn(tx, payment.id, {
     amountCents: done.amountCents,
     providerPaymentId: done.providerPaymentId,
@@ -237,10 +237,10 @@ async function completeAndCredit(tx: PrismaClient, payment: PaymentRow, done: Co
 }
 
 /** Runs `apply` in one transaction with the event's record: a redelivered event applies nothing. */
-async function applyOnce(ctx: PaymentContext, eventId: string | undefined, type: string, apply: (tx: PrismaClient) => Promise<number | null>) {
+async function applyOnce(ctx: PaymentContext, eventId: string | undefined, type: string, apply: (tx: Db) => Promise<number | null>) {
   const provider = paymentAdapterOf(ctx.config).name;
   const result = await ctx.prisma.$transaction(async (transaction) => {
-    const tx = transaction as unknown as PrismaClient;
+    const tx = transaction as unknown as Db;
     if (eventId !== undefined && !(await recordEventIn(tx, provider, eventId, type))) return { duplicate: true, accountId: null };
     return { duplicate: false, accountId: await apply(tx) };
   });
@@ -542,7 +542,7 @@ export async function setAlertSettings(ctx: PaymentContext, auth: AuthContext, t
  * After the balance moved: re-arms what is back at or above its threshold, and for each armed flag
  * the balance is now below, the one caller that clears it enqueues one job keyed by the crossing.
  */
-export async function checkBalanceCrossings(ctx: { prisma: PrismaClient; jobs?: JobQueue }, accountId: number): Promise<void> {
+export async function checkBalanceCrossings(ctx: { prisma: Db; jobs?: JobQueue }, accountId: number): Promise<void> {
   if (!ctx.jobs) return;
   // One primary-key read for the many accounts that set neither (this runs after every run's pass).
   const settings = await findBillingSettings(ctx.prisma, accountId);

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { PlanCatalogEntry } from "@/lib/schemas/billing";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import {
   type AccountPlanRow,
@@ -178,7 +178,7 @@ function knownPlan(slug: string): Plan {
 }
 
 /** Puts the account on a plan (a completed checkout, a renewal, activate-free). Idempotent. */
-export async function activatePlan(prisma: PrismaClient, accountId: number, activation: PlanActivation, now = new Date()): Promise<void> {
+export async function activatePlan(prisma: Db, accountId: number, activation: PlanActivation, now = new Date()): Promise<void> {
   knownPlan(activation.slug);
   await upsertAccountPlan(
     prisma,
@@ -195,7 +195,7 @@ export async function activatePlan(prisma: PrismaClient, accountId: number, acti
 }
 
 /** Ends a paid plan (the provider cancelled the subscription): the account falls back to prepaid. */
-export async function endPlan(prisma: PrismaClient, accountId: number, providerSubscriptionId: string): Promise<void> {
+export async function endPlan(prisma: Db, accountId: number, providerSubscriptionId: string): Promise<void> {
   // Idempotent: a repeated cancellation, or one of a subscription since replaced, ends nothing.
   await deletePlanOfSubscription(prisma, accountId, providerSubscriptionId);
 }
@@ -204,7 +204,7 @@ export async function endPlan(prisma: PrismaClient, accountId: number, providerS
 export const freePathAvailable = (plan: AccountPlanRow | null) => plan === null && findPlan("free") !== undefined;
 
 /** POST /billing/activate-free: prepaid → free. 409 from any plan (free included); 409 when not offered. */
-export async function activateFree(prisma: PrismaClient, accountId: number, now = new Date()): Promise<void> {
+export async function activateFree(prisma: Db, accountId: number, now = new Date()): Promise<void> {
   if (!findPlan("free")) {
     throw new PlatformError({ type: "conflict_error", message: "this deployment offers no free plan (GET /billing/plans?include_free=true)" });
   }
@@ -225,7 +225,7 @@ export async function activateFree(prisma: PrismaClient, accountId: number, now 
 }
 
 /** PATCH /billing/overage. 409 on no plan, or on a plan without overage. */
-export async function setOverage(prisma: PrismaClient, accountId: number, input: { enabled: boolean; monthly_cap_cents: number }) {
+export async function setOverage(prisma: Db, accountId: number, input: { enabled: boolean; monthly_cap_cents: number }) {
   const current = await findAccountPlan(prisma, accountId);
   const plan = current ? findPlan(current.slug) : undefined;
   if (!current || !plan) {

@@ -31,7 +31,7 @@
 // UPDATE is the same test as here; anything it does not admit comes here, which decides exactly and
 // answers the 402/429. An Idempotency-Key is claimed in the same statement (or as this transaction's
 // first write), so a key is only ever seen bound to its run.
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import { isWriteConflict } from "../repositories/db-errors";
@@ -55,7 +55,7 @@ import { decideFunding, type Meter, paysFromBalance, recordFunding, refusePlanOn
 import { UNVERIFIED_RUN_LIMIT } from "./verification";
 
 export interface AdmissionContext {
-  prisma: PrismaClient;
+  prisma: Db;
   config: PlatformConfig;
 }
 
@@ -89,7 +89,7 @@ export interface AdmissionOptions {
    * The transaction's first write (an Idempotency-Key claim): before the end-user's and the account's
    * locks, so every path takes them in one order.
    */
-  first?: (tx: PrismaClient) => Promise<void>;
+  first?: (tx: Db) => Promise<void>;
 }
 
 export const RATE_WINDOW_MS = 60_000;
@@ -118,7 +118,7 @@ export function balanceDepleted(ctx: AdmissionContext, account: { balanceMicros:
   });
 }
 
-async function checkCaps(tx: PrismaClient, request: AdmissionRequest, account: AdmissionAccount, now: Date, fromBalance: boolean) {
+async function checkCaps(tx: Db, request: AdmissionRequest, account: AdmissionAccount, now: Date, fromBalance: boolean) {
   if (account.emailVerifiedAt === null && (await countLiveOrCompletedRuns(tx, request.accountId)) >= UNVERIFIED_RUN_LIMIT) {
     throw verificationRequired();
   }
@@ -183,7 +183,7 @@ async function checkCaps(tx: PrismaClient, request: AdmissionRequest, account: A
  * The refusal of a run the balance would pay when the unlocked read shows it used up: no lock taken,
  * nothing written. A plan's refusals have their own (refusePlanOnRead, run-funding.ts).
  */
-async function refuseOnRead(ctx: AdmissionContext, tx: PrismaClient, request: AdmissionRequest, account: AdmissionAccount) {
+async function refuseOnRead(ctx: AdmissionContext, tx: Db, request: AdmissionRequest, account: AdmissionAccount) {
   if (account.balanceMicros - account.heldMicros > 0n) return;
   // The spec's order: the verification cap's error before the balance's.
   if (account.emailVerifiedAt === null && (await countLiveOrCompletedRuns(tx, request.accountId)) >= UNVERIFIED_RUN_LIMIT) {
@@ -216,7 +216,7 @@ const HOLD_ATTEMPTS = 3;
 export async function admitRun<T>(
   ctx: AdmissionContext,
   request: AdmissionRequest,
-  start: (tx: PrismaClient, admitted: Admitted) => Promise<T>,
+  start: (tx: Db, admitted: Admitted) => Promise<T>,
   options: AdmissionOptions = {},
 ): Promise<T> {
   const maxHold = BigInt(billingSettings(ctx.config).runHoldMicros);

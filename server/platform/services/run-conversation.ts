@@ -9,7 +9,7 @@
 import type { ModelMessage } from "ai";
 import type { z } from "zod";
 import { isSettledStatus, type FirstSessionCreate, type RunReply } from "@/lib/schemas/runs";
-import { Prisma } from "@/server/generated/prisma/client";
+import type { JsonArray } from "../repositories/db";
 import { PlatformError } from "../errors";
 import { findPendingRequests, resolveRequest } from "../repositories/permission-requests";
 import { countRunFiles, type NewRunFile } from "../repositories/run-files";
@@ -101,14 +101,14 @@ export async function replyToRun(
       {
         status: "running",
         interactive: false,
-        messages: messages as unknown as Prisma.InputJsonArray,
+        messages: messages as unknown as JsonArray,
         // max_turns is per request: a new caller message re-arms it.
         turnsUsed: 0,
         taskSetupTools: input.task_setup_tools ?? row.taskSetupTools,
         skill: skill?.slug ?? null,
-        skillPlaybook: skill ? { name: skill.name, body: skill.body } : Prisma.DbNull,
-        output: Prisma.DbNull,
-        outputData: Prisma.DbNull,
+        skillPlaybook: skill ? { name: skill.name, body: skill.body } : null,
+        output: null,
+        outputData: null,
         error: null,
         stopReason: null,
         finishedAt: null,

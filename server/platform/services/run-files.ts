@@ -4,7 +4,7 @@
 // conversation column never holds a file twice. Text files reach the model as text parts, images and
 // PDFs as file parts (docs/platform-api.md, "Attachments").
 import type { FilePart, ModelMessage, TextPart, UserContent } from "ai";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import { listRunFileContents } from "../repositories/run-files";
 import type { NewRunFile } from "../repositories/run-files";
@@ -120,7 +120,7 @@ const refOf = (part: unknown): number | undefined => {
 };
 
 /** The conversation with every file reference replaced by the file, for a model call. */
-export async function withAttachments(prisma: PrismaClient, runId: number, messages: ModelMessage[]): Promise<ModelMessage[]> {
+export async function withAttachments(prisma: Db, runId: number, messages: ModelMessage[]): Promise<ModelMessage[]> {
   const referenced = messages.some((message) => Array.isArray(message.content) && message.content.some((part) => refOf(part) !== undefined));
   if (!referenced) return messages;
   const files = await listRunFileContents(prisma, runId);

@@ -13,7 +13,7 @@
 // and, for a start, included runs then overage (402 RUN_LIMIT_REACHED). Before that lock, the same
 // counts are read without one (refusePlanOnRead): a refusal they already prove is answered there, so
 // it does not wait behind the admissions it refuses; everything else is decided under the lock.
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import {
@@ -58,13 +58,13 @@ export interface FundingRequest {
  * a start whose model a connection of the account serves (services/model-connections.ts; the runtime
  * then calls the provider with it, or fails the run, never charges the balance instead).
  */
-export async function ownModelConnection(tx: PrismaClient, config: PlatformConfig, request: FundingRequest): Promise<boolean> {
+export async function ownModelConnection(tx: Db, config: PlatformConfig, request: FundingRequest): Promise<boolean> {
   if (request.kind !== "start" || request.model === undefined) return false;
   return hasOwnModelConnection(tx, config, request.accountId, request.model);
 }
 
 /** Decides who pays the turn, inside the admission's transaction, or throws the plan's 402/429. */
-export async function decideFunding(tx: PrismaClient, config: PlatformConfig, request: FundingRequest, now: Date): Promise<Funding> {
+export async function decideFunding(tx: Db, config: PlatformConfig, request: FundingRequest, now: Date): Promise<Funding> {
   const wallet: Funding = { meter: "wallet", planSlug: null, overageCents: 0 };
   if (request.kind === "reply" && request.runId !== undefined) {
     const meter = (await runMeter(tx, request.runId)) as Meter;
@@ -97,7 +97,7 @@ export async function decideFunding(tx: PrismaClient, config: PlatformConfig, re
  * period_anchor as the admission read it; a plan changed since has another, and is left to the lock.
  */
 export async function refusePlanOnRead(
-  tx: PrismaClient,
+  tx: Db,
   config: PlatformConfig,
   request: Omit<FundingRequest, "hasPlan">,
   anchor: Date,
@@ -129,13 +129,13 @@ function planStart(plan: Plan, row: AccountPlanRow, use: PlanWindowUse, window: 
 }
 
 /** Records a start's funding (none for wallet: no row is wallet). */
-export async function recordFunding(tx: PrismaClient, accountId: number, runId: number, funding: Funding, now: Date) {
+export async function recordFunding(tx: Db, accountId: number, runId: number, funding: Funding, now: Date) {
   if (funding.meter === "wallet") return;
   await recordRunFunding(tx, { runId, accountId, meter: funding.meter, planSlug: funding.planSlug, overageCents: funding.overageCents, at: now });
 }
 
 /** Locks the plan row and enforces max_concurrent_runs; null when the account is prepaid after all. */
-async function planGate(tx: PrismaClient, accountId: number) {
+async function planGate(tx: Db, accountId: number) {
   const row = await lockAccountPlan(tx, accountId);
   // A slug the operator has since taken out of the catalogue covers nothing: the account pays as prepaid.
   const plan = row ? findPlan(row.slug) : undefined;

@@ -3,8 +3,7 @@
 // webhooks that subscribe. Each payload carries the run's status, and its delivery adds the event's
 // time (`timestamp`): deliveries are not ordered, so receivers order by those.
 import type { WebhookEventType } from "@/lib/schemas/webhooks";
-import type { PrismaClient } from "@/server/generated/prisma/client";
-import { type Prisma } from "@/server/generated/prisma/client";
+import type { Db, JsonObject } from "../repositories/db";
 import { findEndUserExternalId } from "../repositories/end-users";
 import { insertWebhookEvent } from "../repositories/webhook-events";
 import type { RunRow } from "../repositories/runs";
@@ -48,7 +47,7 @@ export function runWebhookPayload(run: WebhookRun, type: RunWebhookType, userId:
  * user_id, is read from the run's end-user when the caller does not know it.
  */
 export async function recordRunWebhook(
-  prisma: PrismaClient,
+  prisma: Db,
   run: RunRow,
   type: RunWebhookType,
   extra: RunWebhookExtra = {},
@@ -63,6 +62,6 @@ export async function recordRunWebhook(
     endUserId: run.endUserId,
     runId: run.id,
     type,
-    payload: runWebhookPayload(run, type, known, extra) as Prisma.InputJsonObject,
+    payload: runWebhookPayload(run, type, known, extra) as JsonObject,
   });
 }

@@ -18,8 +18,7 @@ import {
   type RunSummary,
   isTerminalStatus,
 } from "@/lib/schemas/runs";
-import type { PrismaClient } from "@/server/generated/prisma/client";
-import { Prisma } from "@/server/generated/prisma/client";
+import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import {
@@ -64,7 +63,7 @@ import { resolveScope, type Scope } from "./scope";
 import { resolveForcedSkill } from "./skills";
 
 export interface RunServiceContext {
-  prisma: PrismaClient;
+  prisma: Db;
   /** Keys, end-users and agents as last read (runtime/hot-cache.ts). */
   cache: HotCache;
   config: PlatformConfig;
@@ -199,8 +198,8 @@ export async function createRun(
 
   const metadata =
     input.metadata === undefined
-      ? Prisma.DbNull
-      : (Object.fromEntries(Object.entries(input.metadata).filter(([key]) => !isReservedMetadataKey(key))) as Prisma.InputJsonObject);
+      ? null
+      : (Object.fromEntries(Object.entries(input.metadata).filter(([key]) => !isReservedMetadataKey(key))) as JsonObject);
 
   const settings = {
     agentId: agent.id,
@@ -234,7 +233,7 @@ export async function createRun(
         ...settings,
         ...forced,
         outputSchema: input.output_schema ?? null,
-        metadata: metadata === Prisma.DbNull ? null : metadata,
+        metadata,
         messages: storedMessages,
         first,
         webhookPayload: runWebhookPayload(
@@ -267,12 +266,12 @@ export async function createRun(
         {
           ...settings,
           skill: forced.skill,
-          skillPlaybook: forced.skillPlaybook ?? Prisma.DbNull,
+          skillPlaybook: forced.skillPlaybook,
           status: "running",
-          outputSchema: (input.output_schema as Prisma.InputJsonObject | undefined) ?? Prisma.DbNull,
+          outputSchema: (input.output_schema as JsonObject | undefined) ?? null,
           metadata,
           retention: metadataOnly ? METADATA_ONLY : "standard",
-          messages: (metadataOnly ? storedMessages.metadataOnly : storedMessages.standard) as Prisma.InputJsonArray,
+          messages: (metadataOnly ? storedMessages.metadataOnly : storedMessages.standard) as unknown as JsonArray,
           holdMicros: admitted.holdMicros,
           ...(ctx.lease ? { leaseOwner: ctx.lease.owner, leaseExpiresAt: new Date(Date.now() + ctx.lease.ms) } : {}),
         },

@@ -1,7 +1,7 @@
 // enable_self_improvement: the agent's weekly review task. Turning the flag on (at creation or by PATCH)
 // gives the agent one review task, in the agent's scope, with a weekly schedule trigger; turning it off
 // removes that trigger and keeps the task and its lessons, so turning it on again reuses the task.
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import type { JobQueue } from "../jobs/queue";
 import { enqueueFire } from "../jobs/trigger-fires";
 import type { AgentRow } from "../repositories/agents";
@@ -26,7 +26,7 @@ export const SELF_REVIEW_INSTRUCTIONS = [
 
 type Context = DataContext & { jobs: JobQueue };
 
-const scheduleTriggers = async (prisma: PrismaClient, taskId: number) =>
+const scheduleTriggers = async (prisma: Db, taskId: number) =>
   (await listTaskTriggers(prisma, taskId)).filter((trigger) => trigger.type === "schedule");
 
 /** Gives the agent its review task and weekly trigger, unless it has them already. */
@@ -38,7 +38,7 @@ export async function ensureSelfReviewTask(ctx: Context, agent: AgentRow): Promi
   const trigger = await ctx.prisma.$transaction(async (tx) => {
     const task =
       existing ??
-      (await createTask(tx as PrismaClient, scope, {
+      (await createTask(tx as Db, scope, {
         agentId: agent.id,
         name: SELF_REVIEW_TASK_NAME,
         instructions: SELF_REVIEW_INSTRUCTIONS,
@@ -46,7 +46,7 @@ export async function ensureSelfReviewTask(ctx: Context, agent: AgentRow): Promi
         // It runs unattended: a run waiting for an approval nobody gives would learn nothing.
         permissionMode: "autonomous",
       }));
-    return insertTaskScheduleTrigger(tx as PrismaClient, task, schedule);
+    return insertTaskScheduleTrigger(tx as Db, task, schedule);
   });
   await enqueueFire(ctx.jobs, trigger);
 }

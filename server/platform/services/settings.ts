@@ -1,7 +1,7 @@
 // Account settings: retention, strict end-user scoping, per-end-user caps and approval notices.
 import type { z } from "zod";
 import type { Settings, UpdateSettingsRequest } from "@/lib/schemas/settings";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import type { DataContext } from "../runtime/hot-cache";
 import * as settings from "../repositories/settings";
@@ -21,7 +21,7 @@ export const toSettings = (row: SettingsRow): z.infer<typeof Settings> => ({
 // The key was valid a moment ago, so a missing account was deleted mid-request.
 const accountGone = () => new PlatformError({ type: "not_found", message: "account not found" });
 
-export async function getSettings(prisma: PrismaClient, accountId: number) {
+export async function getSettings(prisma: Db, accountId: number) {
   const row = await settings.findSettings(prisma, accountId);
   if (!row) throw accountGone();
   return toSettings(row);

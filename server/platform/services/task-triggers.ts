@@ -12,7 +12,7 @@ import {
   type TriggerFire,
   type TriggerUpdate,
 } from "@/lib/schemas/triggers";
-import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
+import type { Db, JsonObject } from "../repositories/db";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
 import { enqueuePoll } from "../jobs/app-trigger-polls";
@@ -20,7 +20,7 @@ import { enqueueFire } from "../jobs/trigger-fires";
 import { firstDue, isTimeZone, parseRunAt, type ScheduleShape } from "../jobs/trigger-schedule";
 import { checkSchedule } from "../jobs/schedule-slots";
 import * as triggers from "../repositories/task-triggers";
-import type { TriggerRow } from "../repositories/task-triggers";
+import type { TriggerRow, TriggerRowUpdate } from "../repositories/task-triggers";
 import type { PlatformConfig } from "../platform-config";
 import type { DataContext } from "../runtime/hot-cache";
 import type { AuthContext } from "./auth";
@@ -176,7 +176,7 @@ export async function createTrigger(
  * The caller enqueues its fire (enqueueFire) once that transaction has committed.
  */
 export async function insertTaskScheduleTrigger(
-  tx: PrismaClient,
+  tx: Db,
   task: { id: number; accountId: number; endUserId: number | null },
   schedule: { cron: string; timezone: string | undefined } | { run_at: string; timezone?: undefined },
 ): Promise<TriggerRow> {
@@ -216,7 +216,7 @@ export async function updateTrigger(
   if (current.type === APP_TRIGGER_TYPE) return updateAppTrigger(ctx, current, input);
   const now = new Date();
   const reshapes = input.cron !== undefined || input.interval_seconds !== undefined || input.run_at !== undefined || input.timezone !== undefined;
-  const data: Prisma.PlatformTaskTriggerUncheckedUpdateInput = {
+  const data: TriggerRowUpdate = {
     ...(input.missed_runs !== undefined ? { missedRuns: input.missed_runs } : {}),
     ...(input.max_lateness_seconds !== undefined ? { maxLatenessSeconds: input.max_lateness_seconds } : {}),
   };
@@ -282,7 +282,7 @@ async function createEmailTrigger(
 async function updateEmailTrigger(ctx: TriggerServiceContext, current: TriggerRow, input: z.infer<typeof TriggerUpdate>): Promise<TriggerOut> {
   const field = SCHEDULE_FIELDS.find((name) => input[name] !== undefined);
   if (field) throw invalid(field, "an email trigger has no schedule; only enabled and allowed_senders can change");
-  const data: Prisma.PlatformTaskTriggerUncheckedUpdateInput = {};
+  const data: TriggerRowUpdate = {};
   if (input.enabled !== undefined) data.enabled = input.enabled;
   if (input.allowed_senders !== undefined) data.allowedSenders = input.allowed_senders.map((entry) => entry.trim().toLowerCase());
   if (Object.keys(data).length === 0) return toTrigger(current);
@@ -363,7 +363,7 @@ async function createAppTrigger(ctx: TriggerServiceContext, scope: Scope, taskId
     type: APP_TRIGGER_TYPE,
     app: choice.app.slug,
     triggerName: choice.trigger.name,
-    triggerConfig: choice.config as Prisma.InputJsonObject,
+    triggerConfig: choice.config as JsonObject,
     // The first poll, at once, records what is already there.
     nextRunAt: new Date(),
   });

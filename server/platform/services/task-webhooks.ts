@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { z } from "zod";
 import type { TaskWebhook, TaskWebhookAccepted, Trigger } from "@/lib/schemas/triggers";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import * as triggers from "../repositories/task-triggers";
 import type { TriggerRow } from "../repositories/task-triggers";
@@ -66,7 +66,7 @@ async function scopedTask(ctx: DataContext, auth: AuthContext, userId: string | 
  * Issues a new token for the task (in `tx`, whose caller has the task in reach) and enables its
  * webhook, creating its trigger row the first time. The old token, if any, stops working.
  */
-export async function issueTaskWebhook(tx: PrismaClient, taskId: number, baseUrl: string) {
+export async function issueTaskWebhook(tx: Db, taskId: number, baseUrl: string) {
   const { token, hash } = newWebhookToken();
   // The task row first: it locks the task, so two calls at once never create two trigger rows.
   const task = await updateTask(tx, taskId, { webhookEnabled: true, webhookTokenHash: hash });
@@ -86,13 +86,13 @@ export async function enableTaskWebhook(
   baseUrl: string,
 ): Promise<TaskWebhookOut> {
   const id = await scopedTask(ctx, auth, userId, taskId);
-  const { task, trigger, url } = await ctx.prisma.$transaction((tx) => issueTaskWebhook(tx as PrismaClient, id, baseUrl));
+  const { task, trigger, url } = await ctx.prisma.$transaction((tx) => issueTaskWebhook(tx as Db, id, baseUrl));
   return toTaskWebhook(task, trigger, url);
 }
 
 /** POST /tasks/{task_id}/triggers with type webhook: the same as POST /tasks/{task_id}/webhook, as a trigger. */
 export async function createWebhookTrigger(ctx: DataContext, taskId: number, baseUrl: string): Promise<TriggerOut> {
-  const { trigger, url } = await ctx.prisma.$transaction((tx) => issueTaskWebhook(tx as PrismaClient, taskId, baseUrl));
+  const { trigger, url } = await ctx.prisma.$transaction((tx) => issueTaskWebhook(tx as Db, taskId, baseUrl));
   return { ...toTrigger(trigger), webhook_url: url };
 }
 
@@ -100,10 +100,10 @@ export async function createWebhookTrigger(ctx: DataContext, taskId: number, bas
 export async function setWebhookEnabled(ctx: DataContext, taskId: number, enabled: boolean) {
   return ctx.prisma.$transaction(async (tx) => {
     // Throwing rolls the update back: a task without a webhook stays as it was.
-    const task = await updateTask(tx as PrismaClient, taskId, { webhookEnabled: enabled });
+    const task = await updateTask(tx as Db, taskId, { webhookEnabled: enabled });
     if (task.webhookTokenHash === null) throw noWebhook(taskId);
-    await triggers.setWebhookTriggersEnabled(tx as PrismaClient, taskId, enabled);
-    const trigger = await triggers.findWebhookTrigger(tx as PrismaClient, taskId);
+    await triggers.setWebhookTriggersEnabled(tx as Db, taskId, enabled);
+    const trigger = await triggers.findWebhookTrigger(tx as Db, taskId);
     if (!trigger) throw noWebhook(taskId);
     return { task, trigger };
   });
@@ -124,9 +124,9 @@ export async function updateTaskWebhook(
 /** Removes the webhook, the task in reach already: its URL answers 404 from now on. */
 export async function removeWebhook(ctx: DataContext, taskId: number): Promise<void> {
   await ctx.prisma.$transaction(async (tx) => {
-    await updateTask(tx as PrismaClient, taskId, { webhookEnabled: false, webhookTokenHash: null });
+    await updateTask(tx as Db, taskId, { webhookEnabled: false, webhookTokenHash: null });
     // Its trigger row is there whenever it has a token: none, no webhook (and the update rolls back).
-    const { count } = await triggers.deleteWebhookTriggers(tx as PrismaClient, taskId);
+    const { count } = await triggers.deleteWebhookTriggers(tx as Db, taskId);
     if (count === 0) throw noWebhook(taskId);
   });
 }

@@ -5,13 +5,14 @@ import type { z } from "zod";
 import type { Page } from "@/lib/schemas/common";
 import type { PermissionMode } from "@/lib/schemas/agents";
 import type { Task, TaskCreate, TaskRunCreate, TaskUpdate } from "@/lib/schemas/tasks";
-import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import { findAccount } from "../repositories/accounts";
 import type { NewRunFile } from "../repositories/run-files";
 import type { RunRow } from "../repositories/runs";
 import {
   type TaskRow,
+  type TaskRowUpdate,
   createTask as insertTask,
   deleteTask as removeTask,
   findTask,
@@ -129,13 +130,13 @@ export async function createTask(
   const schedule = input.schedule;
   if (schedule === undefined && !input.webhook) return toTask(await insertTask(ctx.prisma, scope, data));
   const { row, trigger, webhookUrl } = await ctx.prisma.$transaction(async (tx) => {
-    let created = await insertTask(tx as PrismaClient, scope, data);
+    let created = await insertTask(tx as Db, scope, data);
     const scheduled =
-      schedule === undefined ? undefined : await insertTaskScheduleTrigger(tx as PrismaClient, created, { cron: schedule, timezone: input.schedule_timezone });
+      schedule === undefined ? undefined : await insertTaskScheduleTrigger(tx as Db, created, { cron: schedule, timezone: input.schedule_timezone });
     let url: string | undefined;
     if (input.webhook) {
       if (baseUrl === undefined) throw new Error("createTask: webhook: true needs the API's base URL");
-      ({ task: created, url } = await issueTaskWebhook(tx as PrismaClient, created.id, baseUrl));
+      ({ task: created, url } = await issueTaskWebhook(tx as Db, created.id, baseUrl));
     }
     return { row: created, trigger: scheduled, webhookUrl: url };
   });
@@ -169,7 +170,7 @@ export async function listTasks(
 
 export async function updateTask(ctx: DataContext, scope: Scope, id: number, input: z.infer<typeof TaskUpdate>): Promise<TaskOut> {
   const current = await loadTask(ctx, scope, id);
-  const data: Prisma.PlatformTaskUncheckedUpdateInput = {};
+  const data: TaskRowUpdate = {};
   if (input.name !== undefined) data.name = input.name.trim();
   if (input.instructions !== undefined) data.instructions = input.instructions;
   if (input.tools !== undefined) data.tools = input.tools;
@@ -256,7 +257,7 @@ const OUTPUT_IN_MAIL_CHARS = 2_000;
  * After a task's run committed completed or failed: mails the account owner when the task (as it is
  * now) has email_notifications on. Runs of no task, and of deleted tasks, send nothing.
  */
-export async function notifyTaskRunFinished(deps: { prisma: PrismaClient; mailer: Mailer }, run: RunRow): Promise<void> {
+export async function notifyTaskRunFinished(deps: { prisma: Db; mailer: Mailer }, run: RunRow): Promise<void> {
   if (run.taskId === null) return;
   const task = await findTaskInAccount(deps.prisma, run.accountId, run.taskId);
   if (!task?.emailNotifications) return;

@@ -6,7 +6,8 @@
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import type { InvitePreview, Team, TeamInvite, TeamMember, TeamRole } from "@/lib/schemas/teams";
-import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
+import { isUniqueViolation } from "../repositories/db-errors";
 import { PlatformError } from "../errors";
 import type { DataContext } from "../runtime/hot-cache";
 import { findAccount } from "../repositories/accounts";
@@ -79,7 +80,7 @@ const toTeam = (row: TeamRow, now: Date): z.infer<typeof Team> => {
 };
 
 /** The person's role in the org; 404 when the person is not a member (another account's org is not there). */
-async function roleIn(prisma: PrismaClient, personId: number, orgId: number): Promise<Role> {
+async function roleIn(prisma: Db, personId: number, orgId: number): Promise<Role> {
   if (personId === orgId) {
     await ensureHolderMembership(prisma, orgId);
     return "owner";
@@ -137,7 +138,7 @@ export async function createInvite(
 }
 
 /** A live invite by its token: 404 for an unknown token, 410 for a used, revoked or expired one. */
-async function liveInvite(prisma: PrismaClient, token: string, now: Date) {
+async function liveInvite(prisma: Db, token: string, now: Date) {
   const invite = await findInviteByTokenHash(prisma, hashToken(token));
   if (!invite) throw new PlatformError({ type: "not_found", errorCode: "invite_not_found", message: "no invite with this token" });
   const status = inviteStatus(invite, now);
@@ -178,7 +179,7 @@ export async function acceptInvite(ctx: DataContext, personId: number, token: st
   try {
     if (!(await acceptInviteRow(ctx.prisma, invite, personId, now))) await liveInvite(ctx.prisma, token, now);
   } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") throw alreadyMember();
+    if (isUniqueViolation(error)) throw alreadyMember();
     throw error;
   }
   const team = await findTeamOf(ctx.prisma, personId, invite.orgId, now);

@@ -2,7 +2,7 @@
 // with their schedule trigger) and its bootstrap tasks (a one-time trigger due at once, so each runs
 // once), the ones `enabled_task_slugs` / `enabled_bootstrap_slugs` pick (null or omitted: all). They
 // are written in the transaction that creates the agent, so they are seeded exactly once.
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import type { AgentRow } from "../repositories/agents";
 import type { TriggerRow } from "../repositories/task-triggers";
 import { createTask } from "../repositories/tasks";
@@ -14,7 +14,7 @@ const picked = (tasks: TemplateTask[], slugs: string[] | null | undefined) =>
 
 /** Inserts the picked tasks in `tx`; returns their triggers, whose fires the caller enqueues after commit. */
 export async function seedTemplateTasks(
-  tx: PrismaClient,
+  tx: Db,
   agent: AgentRow,
   template: AgentTemplate,
   choice: { enabled_task_slugs?: string[] | null; enabled_bootstrap_slugs?: string[] | null },

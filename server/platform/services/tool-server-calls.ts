@@ -2,7 +2,7 @@
 // (refreshed when due), a rest_api tool's HTTP request, and the endpoint an MCP call needs. Every
 // request goes through the outbound guard. Secrets and tokens never enter a log line or a result.
 import { logger } from "@/lib/logger";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { guardedFetch, OutboundError, type OutboundOptions } from "../outbound/guarded-fetch";
 import * as servers from "../repositories/tool-servers";
@@ -12,7 +12,7 @@ import { refreshServerOAuth, type OAuthClientState, type OAuthTokens } from "../
 import { openSecret, sealSecret } from "./app-credentials";
 
 export interface ToolServerCallContext {
-  prisma: PrismaClient;
+  prisma: Db;
   config: PlatformConfig;
 }
 

@@ -20,7 +20,7 @@ import {
   type ToolServerOAuthStartRequest,
   type UpdateToolServerRequest,
 } from "@/lib/schemas/tool-servers";
-import type { Prisma } from "@/server/generated/prisma/client";
+import type { JsonArray, JsonObject } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import { classifyAddress, isIpLiteral } from "../outbound/address-guard";
@@ -303,9 +303,9 @@ export async function createToolServer(
     url,
     kind,
     authType: input.auth_type,
-    authConfig: authConfig as Prisma.InputJsonObject,
+    authConfig: authConfig as JsonObject,
     secretSealed: input.secret === undefined ? null : sealSecret(ctx.config, input.secret),
-    toolDefs: toolDefs as Prisma.InputJsonArray,
+    toolDefs: toolDefs as JsonArray,
     description: input.description ?? null,
     autoApprove: input.auto_approve ?? false,
     ...(script
@@ -381,9 +381,9 @@ export async function updateToolServer(
     ...(input.description !== undefined ? { description: input.description } : {}),
     url,
     authType,
-    authConfig: authConfig as Prisma.InputJsonObject,
+    authConfig: authConfig as JsonObject,
     ...(input.secret !== undefined ? { secretSealed: input.secret === null ? null : sealSecret(ctx.config, input.secret) } : {}),
-    toolDefs: toolDefs as Prisma.InputJsonArray,
+    toolDefs: toolDefs as JsonArray,
     ...(input.script_source !== undefined ? { scriptSourceSealed: sealSecret(ctx.config, input.script_source), scriptSha256: scriptSha } : {}),
     scriptAllowlist: allowlist,
     status,
@@ -467,7 +467,7 @@ export async function approveToolServer(ctx: ToolServerServiceContext, auth: Aut
     status: "approved",
     approvedAt: new Date(),
     lastError: note,
-    ...(discovered ? { discoveredTools: discovered as unknown as Prisma.InputJsonArray } : {}),
+    ...(discovered ? { discoveredTools: discovered as unknown as JsonArray } : {}),
   });
   return toToolServer(approved);
 }
@@ -568,7 +568,7 @@ export async function completeToolServerOAuth(
   if (!row) throw notFound(id);
   const stateHash = sha256(input.state);
   // Checked before it is taken, so a caller of another scope cannot use up someone's flow.
-  const pending = await ctx.prisma.platformToolServerOAuthFlow.findUnique({ where: { stateHash } });
+  const pending = await servers.findFlowByState(ctx.prisma, stateHash);
   if (!pending || pending.serverId !== row.id || pending.accountId !== scope.accountId || pending.endUserId !== scope.endUserId) throw invalidState();
   const flow = await servers.consumeFlow(ctx.prisma, stateHash);
   if (!flow) throw invalidState();

@@ -5,7 +5,7 @@ import type { z } from "zod";
 import type { EndUserUsage, Usage, UsageTimeseries, UsageTimeseriesQuery } from "@/lib/schemas/billing";
 import { TIMESERIES_MAX_DAYS } from "@/lib/schemas/billing";
 import type { Page } from "@/lib/schemas/common";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import {
   accountRunCounts,
@@ -42,7 +42,7 @@ const planNote = (plan: Plan) =>
 
 const centsToUsd = (cents: number) => usdExact(BigInt(cents) * 10_000n);
 
-export async function getUsage(prisma: PrismaClient, accountId: number, now = new Date()): Promise<z.infer<typeof Usage>> {
+export async function getUsage(prisma: Db, accountId: number, now = new Date()): Promise<z.infer<typeof Usage>> {
   const [row, balance] = await Promise.all([findAccountPlan(prisma, accountId), findBalance(prisma, accountId)]);
   if (!balance) throw new PlatformError({ type: "not_found", message: "account not found" });
   const plan = row ? findPlan(row.slug) : undefined;
@@ -116,7 +116,7 @@ function addInto(target: UsageSums, row: UsageSums) {
 }
 
 export async function listEndUserUsage(
-  prisma: PrismaClient,
+  prisma: Db,
   accountId: number,
   query: { limit: number; starting_after?: number; user_id?: string },
   now = new Date(),
@@ -202,7 +202,7 @@ export function utcDayRange(query: { start_date?: string; end_date?: string }, n
 }
 
 export async function usageTimeseries(
-  prisma: PrismaClient,
+  prisma: Db,
   accountId: number,
   query: z.infer<typeof UsageTimeseriesQuery>,
   now = new Date(),

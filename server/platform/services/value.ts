@@ -14,7 +14,7 @@ import {
   type UseCase,
   type ValueReport,
 } from "@/lib/schemas/value";
-import { Prisma } from "@/server/generated/prisma/client";
+import type { JsonArray, JsonObject } from "../repositories/db";
 import { PlatformError } from "../errors";
 import { agentDocumentExistsInScope } from "../repositories/agents";
 import { costByRun } from "../repositories/billing";
@@ -115,7 +115,7 @@ export async function createUseCase(ctx: DataContext, auth: AuthContext, userId:
     await value.insertUseCase(ctx.prisma, scope, {
       name: input.name,
       goal: input.goal,
-      ...(input.measurement_model !== undefined ? { measurementModel: input.measurement_model as Prisma.InputJsonObject } : {}),
+      ...(input.measurement_model !== undefined ? { measurementModel: input.measurement_model as JsonObject } : {}),
       responsibleUserId: input.responsible_user_id ?? null,
       sourceRunId: input.source_run_id ?? null,
     }),
@@ -151,7 +151,7 @@ export async function updateUseCase(
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.goal !== undefined ? { goal: input.goal } : {}),
     ...(input.measurement_model !== undefined
-      ? { measurementModel: input.measurement_model === null ? Prisma.DbNull : (input.measurement_model as Prisma.InputJsonObject) }
+      ? { measurementModel: input.measurement_model as JsonObject | null }
       : {}),
     ...(input.responsible_user_id !== undefined ? { responsibleUserId: input.responsible_user_id } : {}),
     ...(input.status !== undefined ? { status: input.status } : {}),
@@ -201,7 +201,7 @@ export async function createObservation(
     evidence: input.evidence.map((entry) => ({
       ...entry,
       record_id: entry.source === "run" || entry.source === "document" ? Number(entry.record_id) : entry.record_id,
-    })) as Prisma.InputJsonArray,
+    })) as JsonArray,
     sourceRunId: input.source_run_id ?? null,
     observedAt,
   });

@@ -1,6 +1,6 @@
 // Email verification: a single-use token (stored hashed) mailed as a link to GET /verify/confirm.
 import { createHash, randomBytes } from "node:crypto";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import { createVerification, findVerification, markVerified, setAccountVerified } from "../repositories/verifications";
 import type { Mailer } from "./mailer";
 
@@ -9,7 +9,7 @@ const TOKEN_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 export async function sendVerificationMail(
-  prisma: PrismaClient,
+  prisma: Db,
   mailer: Mailer,
   account: { id: number; email: string; firstName: string },
   baseUrl: string,
@@ -29,7 +29,7 @@ export async function sendVerificationMail(
 }
 
 /** Marks the account verified if the token is live; false for an unknown, used or expired token. */
-export async function confirmVerification(prisma: PrismaClient, token: string, now = new Date()): Promise<boolean> {
+export async function confirmVerification(prisma: Db, token: string, now = new Date()): Promise<boolean> {
   const row = await findVerification(prisma, hashToken(token));
   if (!row || row.usedAt || row.expiresAt <= now) return false;
   await markVerified(prisma, row.id, row.accountId, now);
@@ -44,6 +44,6 @@ export const UNVERIFIED_RUN_LIMIT = 25;
  * provisions for its own framework (the vendor's own installation, whose operator is the vendor);
  * never reachable through the API.
  */
-export async function markOperatorAccountVerified(prisma: PrismaClient, accountId: number, now = new Date()): Promise<void> {
+export async function markOperatorAccountVerified(prisma: Db, accountId: number, now = new Date()): Promise<void> {
   await setAccountVerified(prisma, accountId, now);
 }
