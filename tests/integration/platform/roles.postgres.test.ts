@@ -54,5 +54,6 @@ describe("npm run platform -- --role web|worker", () => {
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
     }
-  });
+    // Two real processes, each started with tsx: the default 30 s is too short on a busy machine.
+  }, 90_000);
 });
