@@ -11,7 +11,7 @@ import type { PlatformConfig } from "@/server/platform/platform-config";
 import { createLimiters, type LimiterOptions } from "@/server/platform/middleware/rate-limit";
 import { recordingMailer, type Mailer, type OutgoingMail } from "@/server/platform/services/mailer";
 import { createTestDatabase, type TestDatabase } from "./database";
-import { pollUntil } from "./poll";
+import { waitForRun as waitForRunIn } from "./poll";
 
 export interface PlatformOptions {
   /** The public base URL links are built from (config.publicBaseUrl); default the harness's own address. */
@@ -106,7 +106,7 @@ export interface PlatformHarness {
    * returns the run. A condition, not a count of tries: it fails only at the test's own limit, showing
    * the last status seen.
    */
-  waitForRun<T = any>(key: string, runId: number, statuses: string[], query?: Record<string, string | undefined>): Promise<T>;
+  waitForRun<T = any>(key: string, runId: number, statuses: string[], query?: CallOptions["query"]): Promise<T>;
   /** POST /signup with a fresh email; returns the default key. */
   signup(overrides?: Record<string, unknown>): Promise<Account>;
   /**
@@ -203,12 +203,8 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     return { status: response.status, body: body as any, headers: response.headers };
   }
 
-  const waitForRun = (key: string, runId: number, statuses: string[], query: Record<string, string | undefined> = {}) =>
-    pollUntil(
-      async () => (await call(`/runs/${runId}`, { key, query })).body,
-      (run) => statuses.includes(run?.status),
-      `run ${runId} to reach ${statuses.join("/")}`,
-    );
+  const waitForRun = (key: string, runId: number, statuses: string[], query: CallOptions["query"] = {}) =>
+    waitForRunIn(async (id) => (await call(`/runs/${id}`, { key, query })).body, runId, statuses);
 
   async function signup(overrides: Record<string, unknown> = {}): Promise<Account> {
     const email = `owner${++accountCounter}-${Date.now()}@example.test`;

@@ -1,6 +1,7 @@
 // A webhook receiver on a loopback port: records every request and answers what the test tells it to.
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { pollUntil } from "./poll";
 
 export interface ReceivedRequest {
   path: string;
@@ -18,8 +19,8 @@ export interface WebhookReceiver {
   received: ReceivedRequest[];
   /** The status to answer a request with (default 200); may look at the requests so far. */
   respond(decide: (request: Omit<ReceivedRequest, "answered">, index: number) => number): void;
-  /** Resolves once `count` requests matching `match` have come (15 s at most). */
-  waitFor(count: number, match?: (request: ReceivedRequest) => boolean, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  /** Resolves once `count` requests matching `match` have come. */
+  waitFor(count: number, match?: (request: ReceivedRequest) => boolean): Promise<ReceivedRequest[]>;
   close(): Promise<void>;
 }
 
@@ -51,17 +52,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     respond(next) {
       decide = next;
     },
-    async waitFor(count, match = () => true, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const matching = received.filter(match);
-        if (matching.length >= count) return matching;
-        if (Date.now() > deadline) {
-          throw new Error(`waited for ${count} webhook requests, got ${matching.length}: ${received.map((r) => r.json?.type).join(", ")}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    },
+    waitFor: (count, match = () => true) =>
+      pollUntil(async () => received.filter(match), (matching) => matching.length >= count, `${count} matching webhook requests`),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -11,6 +11,7 @@ import type { ChatChunk, ChatMessage } from "@/lib/chat/types";
 import { createChatHandlers, type ChatHandlers } from "@/server/chat/bridge";
 import { agentByName, type ChatContext } from "@/server/chat/context";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
+import { waitForRun } from "../../helpers/poll";
 
 let platform: PlatformHarness;
 let clients: Record<string, PlatformClient>;
@@ -133,7 +134,7 @@ describe("chat history", () => {
     const waiting = await send("member-1", sendBody([userMessage("w1", '::tool calculator {"expression":"6*7"}')], { agent: "Waiter", permissionMode: "approval" }));
     const runId = Number(waiting.headers.get("x-run-id"));
     const client = clients["member-1"]!;
-    for (let i = 0; i < 200 && (await client.runs.get(runId)).status !== "awaiting_approval"; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    await waitForRun(client, runId, ["awaiting_approval"]);
     await waiting.body!.cancel();
 
     const opened = await conversation("member-1", "Waiter", runId);

@@ -1,6 +1,6 @@
 // The platform client against a real platform over HTTP: every namespace, forUser isolation, lists
 // and auto-pagination, and the error classes mapped from the platform's real answers.
-import { pollUntil } from "../../helpers/poll";
+import { waitForRun } from "../../helpers/poll";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AuthenticationError,
@@ -28,7 +28,7 @@ beforeAll(async () => {
 afterAll(() => platform.close());
 
 async function settle(scoped: PlatformClient, runId: number, statuses: Run["status"][]): Promise<Run> {
-  return pollUntil(() => scoped.runs.get(runId), (run) => statuses.includes(run.status), `run ${runId} to reach ${statuses.join("/")}`);
+  return waitForRun<Run>(scoped, runId, statuses);
 }
 
 /** Catches the rejection of `promise` as the error it is. */

@@ -1,7 +1,7 @@
 // The client's newer run calls against a real platform: replies (streamed, JSON, cut and resumed,
 // retried after a dropped connection), first sessions, attachments, the permission mode, and the
 // money namespaces (usage and billing) checked against runs that completed.
-import { pollUntil } from "../../helpers/poll";
+import { pollUntil, waitForRun } from "../../helpers/poll";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ConflictError,
@@ -27,11 +27,7 @@ beforeAll(async () => {
   agentId = (await clientWith(fetch).agents.create({ name: "Talker", default_permission_mode: "autonomous" })).id;
 });
 afterAll(async () => {
-  for (let i = 0; i < 200; i++) {
-    const running = await platform.database.prisma.platformRun.count({ where: { status: "running" } });
-    if (running === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await pollUntil(() => platform.database.prisma.platformRun.count({ where: { status: "running" } }), (running) => running === 0, "the runs to end");
   await platform.close();
 });
 
@@ -40,7 +36,7 @@ function clientWith(fetch: typeof globalThis.fetch, key = account.key, user = US
 }
 
 async function settle(client: PlatformClient, runId: number, statuses: Run["status"][] = ["completed", "failed", "cancelled"]) {
-  return pollUntil(() => client.runs.get(runId), (run) => statuses.includes(run.status), `run ${runId} to reach ${statuses.join("/")}`);
+  return waitForRun<Run>(client, runId, statuses);
 }
 
 /** The run's event log over plain HTTP (not through the client), from `after` to the next done. */
@@ -278,11 +274,7 @@ describe("client.usage and client.billing", () => {
     const micros = (usd: string) => Math.round(Number(usd) * 1_000_000);
 
     // Settlement gives back each run's hold once it has ended.
-    let balance = await account.billing.balance();
-    for (let i = 0; i < 200 && balance.held_micros !== 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      balance = await account.billing.balance();
-    }
+    const balance = await pollUntil(() => account.billing.balance(), (now) => now.held_micros === 0, "the holds to be given back");
     const debits = balance.transactions.filter((entry) => entry.type === "debit");
     expect(debits.map((entry) => entry.run_id).sort()).toEqual(all.map((run) => run.id).sort());
     const charged = -debits.reduce((total, entry) => total + entry.amount_micros, 0);

@@ -29,6 +29,7 @@ import usageExample from "@/docs/examples/client/usage";
 import usersExample from "@/docs/examples/client/users";
 import valueExample from "@/docs/examples/client/value";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { pollUntil } from "../../helpers/poll";
 
 const root = path.resolve(import.meta.dirname, "../../..");
 const examplesDir = path.join(root, "docs/examples/client");
@@ -162,11 +163,7 @@ describe("the examples, run", () => {
     expect((await scoped.runs.get(introId)).output).toMatch(/^Echo: This is our first session\./);
     expect(console.log).toHaveBeenCalledWith("completed");
     expect(answer).toBe("Echo: and now?");
-    let run = await scoped.runs.get(runId);
-    for (let i = 0; i < 400 && run.status === "running"; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      run = await scoped.runs.get(runId);
-    }
+    const run = await pollUntil(() => scoped.runs.get(runId), (now) => now.status !== "running", `run ${runId} to end`);
     expect(run).toMatchObject({ status: "completed", interactive: false });
     expect(run.output).toBe("Echo: one more\nAttachment notes.txt (text/plain): the secret word is plover");
     expect(await scoped.runs.get(guardedId)).toMatchObject({

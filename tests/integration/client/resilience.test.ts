@@ -13,6 +13,7 @@ import {
 } from "@/lib/platform-client";
 import { connectionFailure, cutAfterFrames, envelope, faultyFetch } from "../../helpers/faults";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { pollUntil } from "../../helpers/poll";
 import { readFrames } from "../../helpers/sse";
 
 let platform: PlatformHarness;
@@ -28,11 +29,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   // Let runs still executing (cut or aborted streams leave them going) end before the database closes.
-  for (let i = 0; i < 200; i++) {
-    const running = await platform.database.prisma.platformRun.count({ where: { accountId: account.id, status: "running" } });
-    if (running === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await pollUntil(
+    () => platform.database.prisma.platformRun.count({ where: { accountId: account.id, status: "running" } }),
+    (running) => running === 0,
+    "the runs to end",
+  );
   await platform.close();
 });
 

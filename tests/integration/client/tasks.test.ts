@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NotFoundError, createPlatformClient, type PlatformClient, type TriggerFire } from "@/lib/platform-client";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
+import { pollUntil } from "../../helpers/poll";
 
 let platform: PlatformHarness;
 let client: PlatformClient;
@@ -63,11 +64,11 @@ describe("client.tasks", () => {
     const agent = await scoped.agents.create({ name: "Once" });
     const task = await scoped.tasks.create({ teammate_id: agent.id, instructions: "Once" });
     const trigger = await scoped.tasks.triggers.create(task.id, { type: "schedule", run_at: new Date(Date.now() + 1000).toISOString() });
-    let fire: TriggerFire | undefined;
-    for (let i = 0; i < 300 && !fire?.run_id; i++) {
-      fire = (await scoped.tasks.triggers.fires(task.id, trigger.id)).data[0];
-      if (!fire?.run_id) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const fire = await pollUntil(
+      async (): Promise<TriggerFire | undefined> => (await scoped.tasks.triggers.fires(task.id, trigger.id)).data[0],
+      (first) => Boolean(first?.run_id),
+      "the trigger's fire",
+    );
     expect(fire).toMatchObject({ outcome: "started", trigger_id: trigger.id });
     expect((await scoped.runs.get(fire!.run_id!)).task_id).toBe(task.id);
     await scoped.tasks.triggers.delete(task.id, trigger.id);

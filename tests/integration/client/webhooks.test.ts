@@ -8,9 +8,11 @@ import {
   createPlatformClient,
   verifyWebhook,
   type PlatformClient,
+  type Run,
   type WebhookDelivery,
 } from "@/lib/platform-client";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
+import { pollFor, waitForRun } from "../../helpers/poll";
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from "../../helpers/webhook-receiver";
 
 let platform: PlatformHarness;
@@ -35,20 +37,14 @@ const at = (path: string) => (request: ReceivedRequest) => request.path === path
 async function runToEnd(scoped: PlatformClient, message = "hello") {
   const agent = await scoped.agents.create({ name: "Hooked" });
   const run = await scoped.runs.create({ teammate_id: agent.id, message, stream: false });
-  for (let i = 0; i < 400; i++) {
-    const current = await scoped.runs.get(run.id);
-    if (current.status === "completed" || current.status === "failed") return current;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`run ${run.id} did not finish`);
+  return waitForRun<Run>(scoped, run.id, ["completed", "failed"]);
 }
 
 async function waitForDelivery(scoped: PlatformClient, webhookId: number, match: (delivery: WebhookDelivery) => boolean) {
-  for (let i = 0; i < 600; i++) {
+  return pollFor(async () => {
     for await (const delivery of scoped.webhooks.deliveries(webhookId)) if (match(delivery)) return delivery;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error("no such delivery");
+    return undefined;
+  }, `a delivery of webhook ${webhookId}`);
 }
 
 describe("client.webhooks", () => {

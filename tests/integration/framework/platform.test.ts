@@ -5,6 +5,7 @@ import { connectEmbedded } from "@/server/tenancy/platform-connection";
 import { prepareOperatorAccount } from "@/server/tenancy/platform-operator";
 import { sweepRunAdmissions } from "@/server/tenancy/runs";
 import { TEST_SECRET, startFramework, type FrameworkHarness } from "../../helpers/framework";
+import { waitForRun } from "../../helpers/poll";
 
 let fw: FrameworkHarness;
 beforeAll(async () => {
@@ -20,14 +21,8 @@ const agentInput = (name: string, instructions = "Answer briefly.") => ({
   tools: ["calculator" as const],
 });
 
-async function untilDone(caller: Awaited<ReturnType<FrameworkHarness["callerFor"]>>, runId: number) {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const run = await caller.runs.get({ runId });
-    if (["completed", "failed", "cancelled"].includes(run.status)) return run;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`run ${runId} did not finish`);
-}
+const untilDone = (caller: Awaited<ReturnType<FrameworkHarness["callerFor"]>>, runId: number) =>
+  waitForRun<Awaited<ReturnType<typeof caller.runs.get>>>((id) => caller.runs.get({ runId: id }), runId, ["completed", "failed", "cancelled"]);
 
 describe("platform connection (embedded)", () => {
   it("concurrent first starts converge on one account; the key is sealed; the account is verified and funded", async () => {
@@ -177,9 +172,7 @@ describe("agents, runs and caps", () => {
     expect(record.admissionId).not.toBeNull();
     const runtime = await fw.connect();
     // Wait for the platform to finish it without asking through the framework.
-    for (let i = 0; i < 200 && (await prisma.platformRun.findUniqueOrThrow({ where: { id: run.id } })).status === "running"; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitForRun((id) => prisma.platformRun.findUnique({ where: { id } }), run.id, ["completed", "failed", "cancelled"]);
     const later = new Date(Date.now() + 60 * 60_000);
     const swept = await sweepRunAdmissions(prisma, runtime, { now: later });
     expect(swept.settled).toBeGreaterThanOrEqual(1);

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "@/lib/platform-client";
 import { startFramework, type FrameworkHarness } from "../../helpers/framework";
+import { pollFor, waitForRun } from "../../helpers/poll";
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from "../../helpers/webhook-receiver";
 
 let fw: FrameworkHarness;
@@ -26,20 +27,12 @@ async function accountRun() {
   const client = (await fw.connect()).client.forUser(`member-${Date.now()}`);
   const agent = await client.agents.create({ name: "Hooked" });
   const run = await client.runs.create({ teammate_id: agent.id, message: "hello", stream: false });
-  for (let i = 0; i < 400; i++) {
-    if ((await client.runs.get(run.id)).status === "completed") return run;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`run ${run.id} did not finish`);
+  await waitForRun(client, run.id, ["completed"]);
+  return run;
 }
 
 async function waitForDelivery(owner: Owner, webhookId: number, match: (delivery: any) => boolean) {
-  for (let i = 0; i < 600; i++) {
-    const found = (await owner.webhooks.deliveries({ webhookId })).data.find(match);
-    if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error("no such delivery");
+  return pollFor(async () => (await owner.webhooks.deliveries({ webhookId })).data.find(match), `a delivery of webhook ${webhookId}`);
 }
 
 describe("webhooks (owner)", () => {

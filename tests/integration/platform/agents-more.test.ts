@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sealCredentials } from "@/server/platform/services/app-credentials";
 import { startChatFake, type ChatFake } from "../../helpers/app-fakes";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { pollUntil, waitForRun } from "../../helpers/poll";
 
 let platform: PlatformHarness;
 let account: Account;
@@ -50,13 +51,9 @@ async function hook(url: string, body: BodyInit | undefined, headers: Record<str
 }
 
 const completedRun = async (runId: number) => {
-  for (let i = 0; i < 400; i++) {
-    const run = await prisma().platformRun.findUnique({ where: { id: runId }, include: { endUser: true } });
-    if (run?.status === "completed") return run;
-    if (run && ["failed", "cancelled"].includes(run.status)) throw new Error(`run ${runId} ${run.status}: ${run.error}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`run ${runId} never completed`);
+  const run = await waitForRun((id) => prisma().platformRun.findUnique({ where: { id }, include: { endUser: true } }), runId, ["completed", "failed", "cancelled"]);
+  if (run.status !== "completed") throw new Error(`run ${runId} ${run.status}: ${run.error}`);
+  return run;
 };
 
 const HOOK_URL = () => new RegExp(`^${platform.baseUrl}/hooks/agents/[A-Za-z0-9_-]{43}$`);
@@ -420,11 +417,7 @@ describe("from_template tasks and onboarding memories", () => {
       const runs = await prisma().platformRun.count({ where: { taskId: bootstrap!.id } });
       return { retired: trigger.nextRunAt === null, runs };
     };
-    let state = await fired();
-    for (let i = 0; i < 400 && !(state.retired && state.runs > 0); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      state = await fired();
-    }
+    const state = await pollUntil(fired, (now) => now.retired && now.runs > 0, "the bootstrap trigger to fire and retire");
     expect(state).toEqual({ retired: true, runs: 1 });
   });
 

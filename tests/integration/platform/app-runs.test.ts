@@ -145,7 +145,9 @@ describe("a run that needs an app the person has not connected", () => {
     const started = await platform.call("/apps/codehost/connect", { key: other.key, query: { user_id: "carol" }, body: { redirect_uri: REDIRECT } });
     await oauth.authorize(started.body.authorization_url, REDIRECT);
     expect((await platform.call("/apps/codehost/connect/complete", { key: other.key, body: { connection_id: started.body.connection_id, user_id: "carol" } })).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Completing a connection settles its scope's waiting requests before it answers: a wrongful
+    // resume would show already.
+    expect((await permissions(runId, "carol"))[0]).toMatchObject({ kind: "connection", status: "pending" });
     expect((await platform.call(`/runs/${runId}`, { key: account.key, query: { user_id: "carol" } })).body.status).toBe("awaiting_approval");
     await platform.call(`/runs/${runId}/cancel`, { key: account.key, query: { user_id: "carol" } });
   });

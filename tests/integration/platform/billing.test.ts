@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addLedgerEntry } from "@/server/platform/repositories/billing";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { pollUntil } from "../../helpers/poll";
 
 const HOLD = 5_000;
 let platform: PlatformHarness;
@@ -40,12 +41,14 @@ async function completedRun(account: Account, userId: string, body: Record<strin
   const done = await waitForStatus(account, userId, started.body.id, ["completed", "failed"]);
   expect(done.status).toBe("completed");
   // The executor settles just after the status changes: wait for the run's debit.
-  for (let i = 0; i < 200; i++) {
-    const ledger = await prisma().platformBalanceTransaction.count({ where: { runId: done.id } });
-    const run = await prisma().platformRun.findUniqueOrThrow({ where: { id: done.id } });
-    if (ledger > 0 && run.holdMicros === 0n) break;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await pollUntil(
+    async () => ({
+      ledger: await prisma().platformBalanceTransaction.count({ where: { runId: done.id } }),
+      held: (await prisma().platformRun.findUniqueOrThrow({ where: { id: done.id } })).holdMicros,
+    }),
+    ({ ledger, held }) => ledger > 0 && held === 0n,
+    `run ${done.id}'s debit`,
+  );
   return done;
 }
 
@@ -308,8 +311,7 @@ describe.each([
       Array.from({ length: 100 - admitted.length }, () => "402 TOKEN_BALANCE_DEPLETED"),
     );
     for (const answer of admitted) await waitForStatus(account, "sprinter", answer.body.id, ["completed"]);
-    for (let i = 0; i < 200 && (await balanceOf(account)).held_micros > 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
-    const balance = await balanceOf(account);
+    const balance = await pollUntil(() => balanceOf(account), (now) => now.held_micros === 0, "the holds to be released");
     expect(balance.held_micros).toBe(0);
     expect(balance.balance_micros).toBe(10 * cost - admitted.length * cost);
     expect(balance.balance_micros).toBeGreaterThanOrEqual(0);
@@ -430,12 +432,11 @@ describe("admission: replies", () => {
     const replied = await waitForStatus(account, "talker", first.id, ["completed", "failed"]);
     expect(replied.status).toBe("completed");
     // The reply's own cost is debited once the run settles again (it held money while running).
-    for (let i = 0; i < 200; i++) {
-      const run = await prisma().platformRun.findUniqueOrThrow({ where: { id: first.id } });
-      if (run.holdMicros === 0n && run.settledMicros === run.costMicros) break;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    const run = await prisma().platformRun.findUniqueOrThrow({ where: { id: first.id } });
+    const run = await pollUntil(
+      () => prisma().platformRun.findUniqueOrThrow({ where: { id: first.id } }),
+      (now) => now.holdMicros === 0n && now.settledMicros === now.costMicros,
+      "the reply's cost to be settled",
+    );
     expect(run.holdMicros).toBe(0n);
     expect(run.settledMicros).toBe(run.costMicros);
     expect(await prisma().platformBalanceTransaction.count({ where: { runId: first.id, type: "debit" } })).toBe(debitsBefore + 1);

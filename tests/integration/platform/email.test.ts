@@ -6,6 +6,7 @@
 import nodemailer from "nodemailer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { pollFor, waitForRun } from "../../helpers/poll";
 
 let platform: PlatformHarness;
 let account: Account;
@@ -58,15 +59,7 @@ async function send(mail: nodemailer.SendMailOptions) {
   }
 }
 
-async function waitFor<T>(what: string, read: () => Promise<T | null | undefined>, ms = 20_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const waitFor = <T>(what: string, read: () => Promise<T | null | undefined>) => pollFor(read, what);
 
 const inboundOf = (address: string, status?: string) =>
   prisma().platformEmailMessage.findMany({ where: { toAddress: address, direction: "inbound", ...(status ? { status } : {}) }, orderBy: { id: "asc" } });
@@ -77,11 +70,7 @@ const replyTo = (to: string, count = 1) =>
     return rows.length >= count ? rows[count - 1] : null;
   });
 
-const finished = (runId: number) =>
-  waitFor(`run ${runId} to finish`, async () => {
-    const run = await prisma().platformRun.findUnique({ where: { id: runId } });
-    return run && ["completed", "failed", "cancelled"].includes(run.status) ? run : null;
-  });
+const finished = (runId: number) => waitForRun((id) => prisma().platformRun.findUnique({ where: { id } }), runId, ["completed", "failed", "cancelled"]);
 
 describe("agent inboxes", () => {
   it("email_inbox: true on creation gives the agent an address on the configured domain", async () => {

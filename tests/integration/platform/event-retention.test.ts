@@ -6,6 +6,7 @@ import type { RunFrame } from "@/lib/schemas/runs";
 import { compactOldRunEvents } from "@/server/platform/jobs/event-retention";
 import { eventsAfter } from "@/server/platform/repositories/runs";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { pollUntil } from "../../helpers/poll";
 import { readFrames, textOf } from "../../helpers/sse";
 
 let platform: PlatformHarness;
@@ -138,15 +139,15 @@ describe("run event retention", () => {
     const agent = (await platform.call("/agents", { key: account.key, body: { name: "Talker", user_id: "u1" } })).body;
     // Completed, and the log holds the request's last frame: on PostgreSQL the frames are written on a
     // connection of their own, so they may commit just after the status.
-    const waitCompleted = async (runId: number, requests: number) => {
-      for (let i = 0; i < 400; i++) {
-        const { body } = await platform.call(`/runs/${runId}`, { key: account.key, query: { user_id: "u1" } });
-        const done = (await log(runId)).filter(({ frame }) => frame.type === "done").length;
-        if (body.status === "completed" && done >= requests) return;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      throw new Error(`run ${runId} never completed`);
-    };
+    const waitCompleted = (runId: number, requests: number) =>
+      pollUntil(
+        async () => ({
+          status: (await platform.call(`/runs/${runId}`, { key: account.key, query: { user_id: "u1" } })).body.status,
+          done: (await log(runId)).filter(({ frame }) => frame.type === "done").length,
+        }),
+        ({ status, done }) => status === "completed" && done >= requests,
+        `run ${runId} to complete with ${requests} done frames`,
+      );
     const age = (runId: number) => prisma.platformRun.update({ where: { id: runId }, data: { finishedAt: new Date(Date.now() - 40 * DAY) } });
     const deltas = async (runId: number) =>
       (await log(runId)).flatMap(({ frame }) => (frame.type === "content_block_delta" ? [frame.delta.text] : []));

@@ -7,6 +7,7 @@ import { JUDGMENT_SOURCE_MAX_CHARS } from "@/lib/schemas/judgments";
 import { deleteAllExpiredJudgments } from "@/server/platform/jobs/platform-jobs";
 import { createSimModel } from "@/server/platform/runtime/models/sim";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { pollUntil } from "../../helpers/poll";
 import { startProviderServer, type ProviderServer } from "../../helpers/provider-servers";
 
 const GOOD_KEY = "sk-customer-good";
@@ -84,11 +85,6 @@ const decideBody = (extra: Record<string, unknown> = {}) => ({
 
 const field = (body: any) => body.error.details?.fields?.[0]?.field;
 
-async function until(condition: () => boolean) {
-  for (let i = 0; i < 2_000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
-  if (!condition()) throw new Error("condition never held");
-}
-
 async function createAgent(key: string, userId?: string) {
   const response = await platform.call("/agents", { key, query: { user_id: userId }, body: { name: "Judged" } });
   if (response.status !== 201) throw new Error(`POST /agents: ${response.status} ${JSON.stringify(response.body)}`);
@@ -112,11 +108,7 @@ async function toolResultOf(key: string, userId: string) {
   });
   if (started.status !== 200) throw new Error(`POST /runs: ${started.status} ${JSON.stringify(started.body)}`);
   const runId = started.body.id as number;
-  let status = "";
-  for (let i = 0; i < 400 && !["completed", "failed"].includes(status); i++) {
-    status = (await platform.call(`/runs/${runId}`, { key, query: { user_id: userId } })).body.status;
-    if (!["completed", "failed"].includes(status)) await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  const { status } = await platform.waitForRun(key, runId, ["completed", "failed"], { user_id: userId });
   expect(status).toBe("completed");
   const event = await platform.database.prisma.platformRunEvent.findFirstOrThrow({ where: { runId, type: "tool_result" } });
   return { runId, eventId: Number(event.id) };
@@ -439,7 +431,7 @@ describe("Idempotency-Key on POST /judgments", () => {
     const before = simCalls;
     const first = judge(account.key, decideBody(), { idempotencyKey: key });
     try {
-      await until(() => simCalls > before);
+      await pollUntil(async () => simCalls, (calls) => calls > before, "the judge model to be called");
       const second = await judge(account.key, decideBody(), { idempotencyKey: key });
       expect(second.status).toBe(409);
       expect(second.body.error.error_code).toBe("idempotency_key_in_progress");

@@ -11,6 +11,7 @@ import { resolveOwnModelConnection } from "@/server/platform/services/model-conn
 import { activatePlan } from "@/server/platform/services/plans";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { pollUntil } from "../../helpers/poll";
 import { startProviderServer, type ProviderServer } from "../../helpers/provider-servers";
 
 let platform: PlatformHarness;
@@ -88,13 +89,12 @@ async function storedSecrets(): Promise<string> {
 async function runToEnd(key: string, body: Record<string, unknown>) {
   const started = await platform.call("/runs", { key, query: { user_id: "u1" }, body: { stream: false, permission_mode: "autonomous", ...body } });
   expect(started.status, JSON.stringify(started.body)).toBe(200);
-  for (let i = 0; i < 400; i++) {
-    const { body: run } = await platform.call(`/runs/${started.body.id}`, { key, query: { user_id: "u1" } });
-    if (run.status !== "running") return run;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error("the run did not end");
+  return ended(key, started.body.id, "u1");
 }
+
+/** The run once it is no longer running (finished, or paused for an answer). */
+const ended = (key: string, runId: number, userId: string) =>
+  pollUntil(async () => (await platform.call(`/runs/${runId}`, { key, query: { user_id: userId } })).body, (run) => run.status !== "running", `run ${runId} to end`);
 
 const fieldsOf = (body: any): string[] => body.error.details.fields.map((entry: { field: string }) => entry.field);
 const balanceOf = async (key: string) => (await platform.call("/billing/balance", { key })).body;
@@ -548,9 +548,7 @@ describe("admission of runs on the account's own connection", () => {
     expect(started.status).toBe(200);
     expect((await platform.database.prisma.platformRun.findUniqueOrThrow({ where: { id: started.body.id } })).holdMicros).toBe(0n);
     expect(await meterOf(started.body.id)).toBe("own_sub");
-    for (let i = 0; i < 400 && (await platform.call(`/runs/${started.body.id}`, { key: own.key, query: { user_id: "u3" } })).body.status === "running"; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await ended(own.key, started.body.id, "u3");
     expect((await balanceOf(own.key)).balance_micros).toBe(1_000_000);
     await setBalance(0);
   });
@@ -561,11 +559,7 @@ describe("admission of runs on the account's own connection", () => {
     expect((await platform.call("/model-connections/openai", { key: own.key, method: "DELETE" })).status).toBe(204);
     const replied = await platform.call(`/runs/${target.id}/reply`, { key: own.key, query: { user_id: userId }, body: { message: "again", stream: false } });
     expect(replied.status, JSON.stringify(replied.body)).toBe(200);
-    let run = replied.body;
-    for (let i = 0; i < 400 && run.status === "running"; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      run = (await platform.call(`/runs/${target.id}`, { key: own.key, query: { user_id: userId } })).body;
-    }
+    const run = await ended(own.key, target.id, userId);
     expect(run.status).toBe("failed");
     expect(JSON.stringify(run)).toContain("MODEL_CONNECTION_UNUSABLE");
     expect(ownFake.requests).toHaveLength(3);

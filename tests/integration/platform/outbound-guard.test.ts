@@ -4,7 +4,7 @@
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type LookupFunction, type AddressInfo, type Socket } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { closeOutboundAgents, guardedFetch, guardedStreamingFetch, OutboundError, type OutboundOptions } from "@/server/platform/outbound/guarded-fetch";
 
 type Seen = { method: string; url: string; body: string };
@@ -292,15 +292,21 @@ describe("guardedStreamingFetch", () => {
   });
 
   it("hands an event stream over as it comes, and the stream may outlive timeoutMs", async () => {
-    const response = await guardedStreamingFetch({ ...dev, timeoutMs: 200 })(`${base}/events`);
-    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-    expect((await reader.read()).value).toBe("data: one\n\n");
-    // Past the exchange's budget: an event stream is bounded by silence, not by timeoutMs.
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    releaseEvents!();
-    let rest = "";
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += chunk.value;
-    expect(rest).toBe("data: two\n\n");
+    // The exchange's budget is a timer: a fake clock carries the stream past it without waiting.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"], shouldAdvanceTime: true });
+    try {
+      const response = await guardedStreamingFetch({ ...dev, timeoutMs: 200 })(`${base}/events`);
+      const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+      expect((await reader.read()).value).toBe("data: one\n\n");
+      // Past the exchange's budget: an event stream is bounded by silence, not by timeoutMs.
+      vi.advanceTimersByTime(400);
+      releaseEvents!();
+      let rest = "";
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += chunk.value;
+      expect(rest).toBe("data: two\n\n");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("ends an event stream silent for idleTimeoutMs with a timeout", async () => {

@@ -71,13 +71,9 @@ const startRun = (platform: PlatformHarness, account: Account, agentId: number, 
 async function runToEnd(platform: PlatformHarness, account: Account, agentId: number) {
   const started = await startRun(platform, account, agentId, "::words 20");
   expect(started.status).toBe(200);
-  for (let i = 0; i < 400; i++) {
-    const { body } = await platform.call(`/runs/${started.body.id}`, { key: account.key, query: { user_id: USER } });
-    if (body.status === "completed") return body;
-    expect(body.status).toBe("running");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error("run did not complete");
+  const run = await platform.waitForRun(account.key, started.body.id, ["completed", "failed", "cancelled", "awaiting_approval"], { user_id: USER });
+  expect(run.status).toBe("completed");
+  return run;
 }
 
 const usage = async (platform: PlatformHarness, account: Account) => (await platform.call("/usage", { key: account.key })).body;
@@ -438,11 +434,7 @@ describe("meters in /usage/timeseries", () => {
       body: { message: "::words 5", stream: false },
     });
     expect(replied.status).toBe(200);
-    let after = replied.body;
-    for (let i = 0; i < 400 && after.status !== "completed"; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      after = (await executing.call(`/runs/${planRun.id}`, { key: onPlan.key, query: { user_id: USER } })).body;
-    }
+    const after = await executing.waitForRun(onPlan.key, planRun.id, ["completed", "failed", "cancelled", "awaiting_approval"], { user_id: USER });
     expect(after.status).toBe("completed");
     expect(Number(after.usage.cost_usd)).toBeGreaterThan(planCost);
     expect(await series(onPlan, "plan")).toBe(Number(after.usage.cost_usd));

@@ -1,7 +1,9 @@
 // A web process and a worker process on one PostgreSQL database (`npm run platform -- --role …`):
 // the web one admits and serves, the worker claims and executes.
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { createEmptyPostgresDatabase } from "../../helpers/database";
+import { waitForRun } from "../../helpers/poll";
 import { standaloneProcesses } from "../../helpers/standalone";
 
 const { startStandalone, stopAll } = standaloneProcesses();
@@ -31,22 +33,27 @@ describe("npm run platform -- --role web|worker", () => {
     const { api_key: key } = await json("/signup", null, { email: `split-${Date.now()}@example.test`, first_name: "Split", require_end_user_id: false });
     const agent = await json("/agents", key, { name: "Split" });
     const run = await json("/runs", key, { teammate_id: agent.id, message: "hello", stream: false, permission_mode: "autonomous" });
-    // No worker yet: the run waits.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // No worker yet: the run waits, handed to no process (a worker in the web process would have
+    // taken it leased as it was inserted).
     expect((await json(`/runs/${run.id}`, key)).status).toBe("running");
+    const database = new pg.Client({ connectionString: empty.url });
+    await database.connect();
+    try {
+      const { rows } = await database.query("SELECT lease_owner, turns_used FROM platform_runs WHERE id = $1", [run.id]);
+      expect(rows).toEqual([{ lease_owner: null, turns_used: 0 }]);
+    } finally {
+      await database.end();
+    }
 
     const worker = await startStandalone(["--role", "worker"], env);
     expect(worker.first).toBe("worker ready");
-    let status = "running";
-    for (let i = 0; i < 100 && status === "running"; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      status = (await json(`/runs/${run.id}`, key)).status;
-    }
+    await waitForRun((id) => json(`/runs/${id}`, key), run.id, ["completed", "failed", "cancelled"]);
     expect(await json(`/runs/${run.id}`, key)).toMatchObject({ status: "completed", output: "Echo: hello" });
     for (const child of [web.child, worker.child]) {
       const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
     }
-  });
+    // Two real processes, each started with tsx: the default 30 s is too short on a busy machine.
+  }, 90_000);
 });

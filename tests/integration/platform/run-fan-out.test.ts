@@ -3,6 +3,7 @@
 // the durable log: each frame once, ids strictly increasing and equal to the rows' ids.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { pollUntil } from "../../helpers/poll";
 import { type Frame, readFrames } from "../../helpers/sse";
 
 let platform: PlatformHarness;
@@ -37,6 +38,10 @@ async function durableLog(runId: number) {
   return rows.map((row) => ({ id: row.id.toString(), type: row.type }));
 }
 
+/** Resolves once the run's log holds at least `count` words. */
+const untilWords = (runId: number, count: number) =>
+  pollUntil(async () => (await durableLog(runId)).filter((row) => row.type === "content_block_delta").length, (words) => words >= count, `${count} words of run ${runId}`);
+
 function expectStrictlyIncreasing(frames: Frame[]) {
   const ids = frames.map((frame) => BigInt(frame.id!));
   for (let index = 1; index < ids.length; index++) expect(ids[index]! > ids[index - 1]!).toBe(true);
@@ -50,10 +55,7 @@ describe("in-process fan-out of run frames", () => {
     const ownFrames = readFrames(post, { until: isDone });
     // Attach once the run is well under way: part of what these readers see is in the log already,
     // the rest arrives while they are attached.
-    for (let i = 0; i < 200; i++) {
-      if ((await durableLog(runId)).filter((row) => row.type === "content_block_delta").length >= 10) break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await untilWords(runId, 10);
     const early = await durableLog(runId);
     expect(early.at(-1)!.type).not.toBe("done");
     const fromStart = readFrames(await events(runId), { until: isDone });
@@ -78,10 +80,7 @@ describe("in-process fan-out of run frames", () => {
     const post = await startRun({ message: "::delay 20\n::words 40", stream: false });
     const run = (await post.json()) as { id: number };
     const reading = readFrames(await events(run.id), { until: isDone });
-    for (let i = 0; i < 200; i++) {
-      if ((await durableLog(run.id)).filter((row) => row.type === "content_block_delta").length >= 3) break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await untilWords(run.id, 3);
     // A batch claiming to follow an event the reader never saw (as after a writer it did not hear
     // from): taking it would skip rows, and its frame is in no log.
     const far = 10n ** 15n;
@@ -95,10 +94,7 @@ describe("in-process fan-out of run frames", () => {
     const post = await startRun({ message: "::delay 50\n::words 200", stream: false });
     const run = (await post.json()) as { id: number };
     const reading = readFrames(await events(run.id), { until: isDone });
-    for (let i = 0; i < 200; i++) {
-      if ((await durableLog(run.id)).some((row) => row.type === "content_block_delta")) break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await untilWords(run.id, 1);
     const cancelled = await platform.call(`/runs/${run.id}/cancel`, { key: account.key, method: "POST", query: { user_id: "u1" } });
     expect(cancelled.status).toBe(200);
     const frames = await reading;
@@ -118,10 +114,7 @@ describe("in-process fan-out of run frames", () => {
     const post = await startRun({ message: "::delay 20\n::words 60", stream: false });
     const run = (await post.json()) as { id: number };
     const reading = readFrames(await events(run.id), { until: isDone });
-    for (let i = 0; i < 200; i++) {
-      if ((await durableLog(run.id)).filter((row) => row.type === "content_block_delta").length >= 3) break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await untilWords(run.id, 3);
     const { events: writer } = await platform.runtime();
     const append = writer.append;
     let refused = 0;
@@ -168,8 +161,14 @@ describe("a wake-up that never comes", () => {
       // Attached to a run waiting for its answer: the stream reads the log to its end, then idles.
       const stream = await quick.request(`/runs/${runId}/events?user_id=u1`, { headers });
       const lost = { type: "content_block_delta", id: "lost", delta: { type: "text_delta", text: "never announced" } } as const;
-      const received = readFrames(stream, { until: (frame) => frame.data.id === "lost" });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      let caughtUp = false;
+      const received = readFrames(stream, {
+        until: (frame) => {
+          if (frame.data.type === "run_status" && frame.data.status === "awaiting_approval") caughtUp = true;
+          return frame.data.id === "lost";
+        },
+      });
+      await pollUntil(async () => caughtUp, Boolean, "the stream to read the log to its end");
       // A frame committed with no wake-up, as when another instance's NOTIFY is lost.
       await (await quick.runtime()).events.append(runId, [lost]);
       const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("the frame did not arrive within 5 s")), 5_000));

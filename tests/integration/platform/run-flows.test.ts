@@ -2,6 +2,7 @@
 // sessions, attachments, permission-mode changes, metadata_only retention and the webhook outbox.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { pollUntil } from "../../helpers/poll";
 import { readFrames, textOf } from "../../helpers/sse";
 
 let platform: PlatformHarness;
@@ -220,11 +221,7 @@ describe("attachments", () => {
       const json = (checkpoint as { messages_json?: string } | null)?.messages_json;
       return json === undefined ? null : { messages: JSON.parse(json) };
     };
-    let checkpoint = await readCheckpoint();
-    for (let attempt = 0; attempt < 200 && !checkpoint?.messages; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      checkpoint = await readCheckpoint();
-    }
+    const checkpoint = await pollUntil(readCheckpoint, (now) => now?.messages !== undefined, "the run's checkpoint");
     expect(checkpoint?.messages?.[0]).toEqual({
       role: "user",
       content: [
@@ -379,14 +376,12 @@ describe("metadata_only retention", () => {
       body: { request_id: approval!.data.request_id, decision: "allow" },
     });
     expect(decided.status).toBe(200);
-    await waitFor(runId, ["awaiting_approval"], zdr.key, "z1").catch(() => undefined);
-    let pending: any[] = [];
-    for (let i = 0; i < 200 && pending.length === 0; i++) {
-      pending = (await platform.call(`/runs/${runId}/permissions`, { key: zdr.key, query: { user_id: "z1" } })).body.data.filter(
-        (request: any) => request.status === "pending",
-      );
-      if (pending.length === 0) await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    // The question is pending once the approved call has run and the run paused again.
+    const pending = await pollUntil(
+      async () => (await platform.call(`/runs/${runId}/permissions`, { key: zdr.key, query: { user_id: "z1" } })).body.data.filter((request: any) => request.status === "pending"),
+      (requests) => requests.length > 0,
+      "the run's question",
+    );
     expect(pending[0]).toMatchObject({ kind: "question", input: {} });
     await platform.call(`/runs/${runId}/answer`, { key: zdr.key, query: { user_id: "z1" }, body: { answers: { q: `${secret}-one` } } });
     const done = await waitFor(runId, ["completed", "failed"], zdr.key, "z1");

@@ -1,9 +1,9 @@
 // A worker executes at most its concurrency of runs at once (runtime/executor.ts, createRunWorker):
 // the rest wait in the database, `running` and unleased, and are claimed oldest first as places free
 // up, by this worker or by another with room. A run cancelled while it waits never executes.
-import { pollUntil } from "../../helpers/poll";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { pollUntil, waitForRun } from "../../helpers/poll";
 
 let platform: PlatformHarness;
 let account: Account;
@@ -18,7 +18,6 @@ beforeAll(async () => {
 afterAll(() => platform.close());
 
 const prisma = () => platform.database.prisma;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function post(message: string, harness = platform): Promise<number> {
   const { status, body } = await harness.call("/runs", {
@@ -33,13 +32,7 @@ async function post(message: string, harness = platform): Promise<number> {
 const cancel = async (runId: number) =>
   expect((await platform.call(`/runs/${runId}/cancel`, { key: account.key, query: { user_id: "q1" }, method: "POST" })).status).toBe(200);
 
-async function waitForStatus(runId: number, statuses: string[]) {
-  return pollUntil(
-    () => prisma().platformRun.findUniqueOrThrow({ where: { id: runId } }),
-    (row) => statuses.includes(row.status),
-    `run ${runId} to reach ${statuses.join("/")}`,
-  );
-}
+const waitForStatus = (runId: number, statuses: string[]) => waitForRun((id) => prisma().platformRun.findUnique({ where: { id } }), runId, statuses);
 
 describe("runs accepted while every worker is busy", () => {
   it("wait unleased in the database, run one at a time oldest first, and skip when cancelled meanwhile", async () => {
@@ -48,7 +41,8 @@ describe("runs accepted while every worker is busy", () => {
     const slow = await post("::delay 200\n::words 100");
     const waiting = [await post("first"), await post("second"), await post("third"), await post("never")];
 
-    await sleep(300);
+    // A claim now takes nothing: the one place is the slow run's.
+    expect(await worker!.claim()).toEqual([]);
     for (const runId of waiting) {
       const row = await prisma().platformRun.findUniqueOrThrow({ where: { id: runId } });
       expect(row).toMatchObject({ status: "running", leaseOwner: null, turnsUsed: 0 });
@@ -118,16 +112,16 @@ describe("roles and leases", () => {
     try {
       const runId = await post("::delay 60\n::words 200", first);
       // Wait for the first words.
-      for (let i = 0; i < 200 && (await prisma().platformRunEvent.count({ where: { runId, type: "content_block_delta" } })) === 0; i++) await sleep(20);
-      // Another owner holds the lease now: the first worker's next renewal (every 300 ms) finds it gone.
+      await pollUntil(() => prisma().platformRunEvent.count({ where: { runId, type: "content_block_delta" } }), (words) => words > 0, "the first words");
+      // Another owner holds the lease now: the first worker's next renewal (every 300 ms) finds it gone
+      // and stops executing the run, long before its 200 words (12 s) are out.
       await prisma().platformRun.update({ where: { id: runId }, data: { leaseOwner: "worker_elsewhere", leaseExpiresAt: new Date(Date.now() + 60_000) } });
-      await sleep(700);
-      const frozen = await prisma().platformRunEvent.count({ where: { runId } });
-      await sleep(600);
-      expect(await prisma().platformRunEvent.count({ where: { runId } })).toBe(frozen);
+      await (await first.runtime()).worker!.idle();
+      const frames = await prisma().platformRunEvent.findMany({ where: { runId }, select: { type: true } });
+      expect(frames.filter((frame) => frame.type === "content_block_delta").length).toBeLessThan(200);
+      expect(frames.map((frame) => frame.type)).not.toContain("done");
       const row = await prisma().platformRun.findUniqueOrThrow({ where: { id: runId } });
       expect(row).toMatchObject({ status: "running", leaseOwner: "worker_elsewhere" });
-      await (await first.runtime()).worker!.idle();
       await prisma().platformRun.update({ where: { id: runId }, data: { status: "cancelled", leaseOwner: null, leaseExpiresAt: null } });
     } finally {
       await first.close();

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SKILL_BODY_MAX_CHARS } from "@/lib/schemas/skills";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { pollFor } from "../../helpers/poll";
 
 let platform: PlatformHarness;
 let strict: Account;
@@ -47,15 +48,9 @@ async function runOutput(key: string, body: Record<string, unknown>, query: Quer
 }
 
 async function waitForOutput(key: string, runId: number, query: Query = {}) {
-  for (let i = 0; i < 400; i++) {
-    const { body } = await platform.call(`/runs/${runId}`, { key, query });
-    if (["completed", "failed"].includes(body.status)) {
-      if (body.status !== "completed") throw new Error(`run ${runId} failed: ${body.error}`);
-      return { id: runId, output: body.output as string };
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`run ${runId} never finished`);
+  const run = await platform.waitForRun(key, runId, ["completed", "failed"], query);
+  if (run.status !== "completed") throw new Error(`run ${runId} failed: ${run.error}`);
+  return { id: runId, output: run.output as string };
 }
 
 describe("POST /skills", () => {
@@ -415,13 +410,11 @@ describe("forcing a skill on a run", () => {
       body: { teammate_id: agentId, permission_mode: "approval", stream: false, message: '/weekly-report\n::tool calculator {"expression":"6*7"}\n::skill' },
     });
     expect(started.status).toBe(200);
-    let pending: { request_id: string } | undefined;
-    for (let i = 0; i < 400 && !pending; i++) {
-      pending = (await platform.call(`/runs/${started.body.id}/permissions`, { key: strict.key, query: { user_id: userId } })).body.data[0];
-      if (!pending) await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    expect(pending).toBeDefined();
-    await platform.call(`/runs/${started.body.id}/approve`, { key: strict.key, query: { user_id: userId }, body: { request_id: pending!.request_id, decision: "allow" } });
+    const pending = await pollFor<{ request_id: string }>(
+      async () => (await platform.call(`/runs/${started.body.id}/permissions`, { key: strict.key, query: { user_id: userId } })).body.data[0],
+      "the run's permission request",
+    );
+    await platform.call(`/runs/${started.body.id}/approve`, { key: strict.key, query: { user_id: userId }, body: { request_id: pending.request_id, decision: "allow" } });
     const { output } = await waitForOutput(strict.key, started.body.id, { user_id: userId });
     expect(output).toBe(`Tool calculator returned {"result":42}\n${weekly}`);
   });

@@ -51,12 +51,7 @@ async function newTask(instructions: string, userId = "u1", agentId = agentU1) {
 async function runToEnd(taskId: number, body: Record<string, unknown> = {}, userId = "u1") {
   const started = await platform.call(`/tasks/${taskId}/runs`, { key: account.key, query: { user_id: userId }, body: { stream: false, ...body } });
   expect(started.status).toBe(200);
-  for (let i = 0; i < 200; i++) {
-    const { body: run } = await platform.call(`/runs/${started.body.id}`, { key: account.key, query: { user_id: userId } });
-    if (["completed", "failed"].includes(run.status)) return run;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`run ${started.body.id} did not finish`);
+  return platform.waitForRun(account.key, started.body.id, ["completed", "failed"], { user_id: userId });
 }
 
 const lessons = (taskId: number, options: { key?: string | null; userId?: string } = {}) =>
@@ -111,14 +106,8 @@ describe("save_lesson and the lessons in later runs", () => {
       key: account.key,
       body: { teammate_id: agentU1, user_id: "u1", message: saveDirective("no task here"), permission_mode: "autonomous", stream: false },
     });
-    for (let i = 0; i < 200; i++) {
-      const { body: run } = await platform.call(`/runs/${started.body.id}`, { key: account.key, query: { user_id: "u1" } });
-      if (run.status === "completed") {
-        expect(run.output).toMatch(/^Tool save_lesson failed/);
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    const run = await platform.waitForRun(account.key, started.body.id, ["completed", "failed"], { user_id: "u1" });
+    expect(run).toMatchObject({ status: "completed", output: expect.stringMatching(/^Tool save_lesson failed/) });
     const prompt = await platform.call(`/agents/${agentU1}/system-prompt`, { key: account.key, query: { user_id: "u1" } });
     expect(prompt.body.prompt).not.toContain("save_lesson");
   });

@@ -2,8 +2,10 @@
 // one-time run_at within seconds, refusals recorded, downtime under each missed_runs policy, and two
 // instances through a burst of due times without a double fire.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jobIdForKey } from "@/server/platform/jobs/queue";
 import { FIRE_JOB } from "@/server/platform/jobs/trigger-fires";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { pollUntil } from "../../helpers/poll";
 
 let platform: PlatformHarness;
 let account: Account;
@@ -35,14 +37,12 @@ async function fires(taskId: number, triggerId: string, harness = platform, key 
   return response.body.data as { due_at: string; outcome: string; run_id: number | null; reason: string | null }[];
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+const until = <T>(read: () => Promise<T>, done: (value: T) => boolean) => pollUntil(read, done, "the trigger's fires");
+
+/** The fire job of `data` once it has run (completed, with the handler's result as output). */
+async function fireJobDone(data: { triggerId: number; revision: number; dueAt: string }, key = `${data.triggerId}:${data.revision}:${data.dueAt}`) {
+  const { jobs } = await platform.runtime();
+  return pollUntil(() => jobs.inspect(FIRE_JOB, jobIdForKey(FIRE_JOB, key)), (job) => job?.state === "completed", `the fire job ${key}`);
 }
 
 describe("POST /tasks/{task_id}/triggers", () => {
@@ -188,9 +188,13 @@ describe("schedules that fire", () => {
     const gap = Date.parse(after.body.data[0].next_run_at) - Date.parse(trigger.next_run_at);
     expect(gap).toBeGreaterThan(0);
     expect(gap % 5_000).toBe(0);
+    // The fire queued for the next due time, under the revision that disabling replaces.
+    const queued = await platform.database.prisma.platformTaskTrigger.findUniqueOrThrow({ where: { id: Number(trigger.id.split("_")[1]) } });
     await platform.call(`/tasks/${taskId}/triggers/${trigger.id}`, { key: account.key, method: "PATCH", body: { enabled: false } });
     const count = (await fires(taskId, trigger.id)).length;
-    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    // Its job runs at that due time and finds the trigger off: nothing fires, then or later.
+    const job = await fireJobDone({ triggerId: queued.id, revision: queued.revision, dueAt: queued.nextRunAt!.toISOString() });
+    expect(job!.output).toEqual({ stale: true });
     expect((await fires(taskId, trigger.id)).length).toBe(count);
   });
 
@@ -231,7 +235,7 @@ describe("downtime and duplicates", () => {
     await runtime.jobs.enqueue(FIRE_JOB, { triggerId: id, revision: row.revision, dueAt: dueAt.toISOString() }, { key: `downtime-${id}` });
     // Settled: each of the five missed due times is recorded, and none is still starting (fires are
     // claimed one after another, so a partial list can look settled).
-    const list = await until(() => fires(taskId, trigger.id), (fired) => fired.length === 5 && fired.every((fire) => fire.outcome !== "starting"), 20_000);
+    const list = await until(() => fires(taskId, trigger.id), (fired) => fired.length === 5 && fired.every((fire) => fire.outcome !== "starting"));
     return { list, taskId, triggerId: trigger.id };
   }
   const outcomes = (list: { outcome: string }[]) => list.map((fire) => fire.outcome).sort();
@@ -272,7 +276,8 @@ describe("downtime and duplicates", () => {
       // Disabled, so the interval's next due time cannot fire between the two reads below.
       const path = `/tasks/${taskId}/triggers/${trigger.id}`;
       expect((await platform.call(path, { key: account.key, method: "PATCH", body: { enabled: false } })).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Both instances' handlers have finished with the burst: no fire of it is still to come.
+      for (const key of [`burst-a-${id}`, `burst-b-${id}`]) await fireJobDone(data, key);
       const settled = await fires(taskId, trigger.id);
       const started = settled.filter((fire) => fire.outcome === "started");
       expect(new Set(started.map((fire) => fire.due_at)).size).toBe(started.length);

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addLedgerEntry } from "@/server/platform/repositories/billing";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { waitForRun } from "../../helpers/poll";
 
 let platform: PlatformHarness;
 let account: Account;
@@ -52,13 +53,9 @@ async function hook(url: string, body: BodyInit | undefined, headers: Record<str
 }
 
 const runOutput = async (runId: number) => {
-  for (let i = 0; i < 400; i++) {
-    const run = await prisma().platformRun.findUnique({ where: { id: runId } });
-    if (run?.status === "completed") return run;
-    if (run && ["failed", "cancelled"].includes(run.status)) throw new Error(`run ${runId} ${run.status}: ${run.error}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`run ${runId} never completed`);
+  const run = await waitForRun((id) => prisma().platformRun.findUnique({ where: { id } }), runId, ["completed", "failed", "cancelled"]);
+  if (run.status !== "completed") throw new Error(`run ${runId} ${run.status}: ${run.error}`);
+  return run;
 };
 
 describe("POST /tasks/{task_id}/webhook", () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addLedgerEntry } from "@/server/platform/repositories/billing";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { pollFor } from "../../helpers/poll";
 import { readFrames, textOf } from "../../helpers/sse";
 
 let platform: PlatformHarness;
@@ -40,14 +41,8 @@ async function waitForStatus(runId: number, statuses: string[], query: Record<st
   return platform.waitForRun(key, runId, statuses, query);
 }
 
-async function waitForMail(where: { accountId: number; subject?: { contains: string } }) {
-  for (let i = 0; i < 200; i++) {
-    const mail = await prisma().platformMail.findFirst({ where: { ...where, kind: "task_run_finished" }, orderBy: { id: "desc" } });
-    if (mail) return mail;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error("no task mail was recorded");
-}
+const waitForMail = (where: { accountId: number; subject?: { contains: string } }) =>
+  pollFor(() => prisma().platformMail.findFirst({ where: { ...where, kind: "task_run_finished" }, orderBy: { id: "desc" } }), "the task's mail");
 
 const expectField = (response: { status: number; body: any }, field: string) => {
   expect(response.status).toBe(422);

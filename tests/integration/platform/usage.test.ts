@@ -21,13 +21,9 @@ async function runToEnd(key: string, userId: string, agentId: number, message: s
     body: { teammate_id: agentId, message, stream: false, permission_mode: "autonomous" },
   });
   expect(started.status).toBe(200);
-  for (let i = 0; i < 400; i++) {
-    const { body } = await platform.call(`/runs/${started.body.id}`, { key, query: { user_id: userId } });
-    if (body.status === "completed") return body;
-    expect(body.status).toBe("running");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error("run did not complete");
+  const run = await platform.waitForRun(key, started.body.id, ["completed", "failed", "cancelled", "awaiting_approval"], { user_id: userId });
+  expect(run.status).toBe("completed");
+  return run;
 }
 
 beforeAll(async () => {

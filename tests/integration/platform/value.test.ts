@@ -35,13 +35,9 @@ async function runToEnd(key: string, userId: string | undefined, message: string
     body: { teammate_id: agent.body.id, message, stream: false, permission_mode: "autonomous" },
   });
   expect(started.status).toBe(200);
-  for (let i = 0; i < 400; i++) {
-    const { body } = await platform.call(`/runs/${started.body.id}`, { key, query });
-    if (body.status === "completed") return { id: body.id as number, cost: micros(body.usage.cost_usd) };
-    expect(body.status).toBe("running");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error("run did not complete");
+  const run = await platform.waitForRun(key, started.body.id, ["completed", "failed", "cancelled", "awaiting_approval"], query);
+  expect(run.status).toBe("completed");
+  return { id: run.id as number, cost: micros(run.usage.cost_usd) };
 }
 
 beforeAll(async () => {

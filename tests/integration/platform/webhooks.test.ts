@@ -4,6 +4,7 @@ import { Webhook as StandardWebhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "@/lib/platform-client";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { pollFor, pollUntil } from "../../helpers/poll";
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from "../../helpers/webhook-receiver";
 
 let platform: PlatformHarness;
@@ -40,12 +41,7 @@ async function runToEnd(key: string, userId: string | undefined, message = "hell
   const query = userId ? { user_id: userId } : {};
   const started = await platform.call("/runs", { key, query, body: { teammate_id: agent, message, stream: false } });
   expect(started.status).toBe(200);
-  for (let i = 0; i < 400; i++) {
-    const { body } = await platform.call(`/runs/${started.body.id}`, { key, query });
-    if (["completed", "failed", "awaiting_approval"].includes(body.status)) return body as { id: number; status: string };
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error("run did not finish");
+  return platform.waitForRun<{ id: number; status: string }>(key, started.body.id, ["completed", "failed", "awaiting_approval"], query);
 }
 
 /** Each request to `path` is a distinct receiver endpoint, so tests do not see each other's traffic. */
@@ -57,14 +53,25 @@ async function deliveries(key: string, webhookId: number, query: Record<string, 
   return response.body.data as any[];
 }
 
-async function waitForDelivery(key: string, webhookId: number, match: (delivery: any) => boolean, query: Record<string, string> = {}) {
-  for (let i = 0; i < 600; i++) {
-    const found = (await deliveries(key, webhookId, query)).find(match);
-    if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error("no such delivery");
-}
+const waitForDelivery = (key: string, webhookId: number, match: (delivery: any) => boolean, query: Record<string, string> = {}) =>
+  pollFor(async () => (await deliveries(key, webhookId, query)).find(match), `a delivery of webhook ${webhookId}`);
+
+/**
+ * Resolves once every outbox event of the account is dispatched and none of its deliveries has an
+ * attempt to come: the receiver has then had every request it will get, so "no stray delivery" can
+ * be asserted without waiting a while for one.
+ */
+const deliveriesSettled = (accountId: number) =>
+  pollUntil(
+    async () => {
+      const { prisma } = platform.database;
+      const undispatched = await prisma.platformWebhookEvent.count({ where: { accountId, dispatchedAt: null } });
+      const pending = await prisma.platformWebhookDelivery.count({ where: { event: { accountId }, status: "pending" } });
+      return { undispatched, pending };
+    },
+    ({ undispatched, pending }) => undispatched === 0 && pending === 0,
+    `account ${accountId}'s webhook deliveries to settle`,
+  );
 
 describe("POST /webhooks", () => {
   it("returns the whole secret once; lists and reads show it masked", async () => {
@@ -201,8 +208,7 @@ describe("scoping by user_id", () => {
     const accountRun = await runToEnd(tenant.key, undefined);
     const [toUser] = await receiver.waitFor(1, at("/scope-user"));
     const [toAccount] = await receiver.waitFor(1, at("/scope-account"));
-    // Give stray deliveries the time to arrive before asserting there are none.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await deliveriesSettled(tenant.id);
     expect(receiver.received.filter(at("/scope-user")).map((r) => r.json.run_id)).toEqual([userRun.id]);
     expect(receiver.received.filter(at("/scope-account")).map((r) => r.json.run_id)).toEqual([accountRun.id]);
     expect(toUser!.json).toMatchObject({ user_id: mine });
@@ -270,7 +276,7 @@ describe("delivery", () => {
     const ok = await runToEnd(tenant.key, undefined);
     const failed = await runToEnd(tenant.key, undefined, "::fail boom");
     const received = await receiver.waitFor(3, at("/kinds"));
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await deliveriesSettled(tenant.id);
     const kinds = receiver.received.filter(at("/kinds")).map((r) => `${r.json.type}:${r.json.run_id}`);
     expect(kinds.sort()).toEqual([`run.failed:${failed.id}`, `run.started:${failed.id}`, `run.started:${ok.id}`].sort());
     const failure = received.find((r) => r.json.type === "run.failed")!;
@@ -365,9 +371,7 @@ describe("the sweep and retention jobs", () => {
     await prisma.platformWebhookDelivery.create({ data: { webhookId: hook.id, eventId: old.id, status: "succeeded" } });
     const runtime = await platform.runtime();
     const jobId = await runtime.jobs.enqueue("webhook-event-retention", {});
-    for (let i = 0; i < 400 && (await runtime.jobs.inspect("webhook-event-retention", jobId!))?.state !== "completed"; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await pollUntil(async () => (await runtime.jobs.inspect("webhook-event-retention", jobId!))?.state, (state) => state === "completed", "the retention job");
     expect(await prisma.platformWebhookEvent.findUnique({ where: { id: old.id } })).toBeNull();
     expect(await prisma.platformWebhookDelivery.count({ where: { eventId: old.id } })).toBe(0);
     // The run's own events (run.started and run.completed) stay.
@@ -388,11 +392,11 @@ describe("outbound safety of deliveries", () => {
       expect(created.status).toBe(201);
       const agent = (await strict.call("/agents", { key: tenant.key, body: { name: "S" } })).body.id;
       await strict.call("/runs", { key: tenant.key, body: { teammate_id: agent, message: "hi", stream: false } });
-      let delivery: any;
-      for (let i = 0; i < 400 && delivery?.status !== "failed"; i++) {
-        delivery = (await strict.call(`/webhooks/${created.body.id}/deliveries`, { key: tenant.key })).body.data[0];
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      const delivery = await pollUntil(
+        async () => (await strict.call(`/webhooks/${created.body.id}/deliveries`, { key: tenant.key })).body.data[0],
+        (first) => first?.status === "failed",
+        "the delivery to fail",
+      );
       expect(delivery).toMatchObject({ status: "failed", attempt_count: 1 });
       expect(delivery.attempts[0]).toMatchObject({ response_status: null, succeeded: false });
       expect(delivery.attempts[0].error).toMatch(/localhost resolves to (127\.0\.0\.1|::1), a loopback address/);
@@ -420,12 +424,7 @@ describe("auto-disable, re-enable and replay", () => {
       const agent = (await strictPeriod.call("/agents", { key: tenant.key, body: { name: "D" } })).body.id;
       const run = await strictPeriod.call("/runs", { key: tenant.key, body: { teammate_id: agent, message: "hi", stream: false } });
       await receiver.waitFor(1, at("/disable"));
-      let hook: any;
-      for (let i = 0; i < 200; i++) {
-        hook = (await strictPeriod.call(`/webhooks/${hookId}`, { key: tenant.key })).body;
-        if (!hook.active) break;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      const hook = await pollUntil(async () => (await strictPeriod.call(`/webhooks/${hookId}`, { key: tenant.key })).body, (now) => !now.active, "the webhook to be disabled");
       expect(hook).toMatchObject({ active: false, disabled_reason: expect.stringContaining("every delivery attempt failed") });
       const list = await strictPeriod.call(`/webhooks/${hookId}/deliveries`, { key: tenant.key });
       expect(list.body.data[0]).toMatchObject({ status: "failed", attempt_count: 1, error: expect.stringContaining("disabled") });

@@ -74,7 +74,7 @@ describe("verifyWebhook", () => {
     expect(await rejection(verifyWebhook(body, old, secret, { now }))).toBe("timestamp_out_of_range");
     expect(await rejection(verifyWebhook(body, future, secret, { now }))).toBe("timestamp_out_of_range");
     // Within a wider tolerance they verify.
-    await expect(verifyWebhook(body, old, secret, { now, toleranceSeconds: 15 * 60 })).resolves.toBeDefined();
+    await expect(verifyWebhook(body, old, secret, { now, toleranceSeconds: 15 * 60 })).resolves.toMatchObject({ type: "run.completed", run_id: 42 });
   });
 
   it("rejects a delivery missing any of the three headers, or with a timestamp that is not a number", async () => {
@@ -120,6 +120,6 @@ describe("verifyWebhook", () => {
     // A view into a larger buffer signs only its own bytes.
     const padded = new Uint8Array(bytes.length + 8);
     padded.set(bytes, 4);
-    await expect(verifyWebhook(padded.subarray(4, 4 + bytes.length), signed({ payload: unicode }), secret, { now })).resolves.toBeDefined();
+    await expect(verifyWebhook(padded.subarray(4, 4 + bytes.length), signed({ payload: unicode }), secret, { now })).resolves.toMatchObject({ note: "café ✓" });
   });
 });
