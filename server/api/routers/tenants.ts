@@ -37,6 +37,8 @@ export const tenantsRouter = router({
   /** Creates a tenant; with adminEmail, invites its first admin. */
   create: ownerProcedure.input(createTenantInput).mutation(async ({ ctx, input }) => {
     const tenant = await createTenantForOwner(ctx.prisma, input.name);
+    // A tenant without limits lifts the platform's backstops (backstops.ts): they must follow at once.
+    await pushPlatformBackstops(ctx.prisma, ctx.connection);
     const invite = input.adminEmail
       ? await createInvite(ctx.prisma, {
           tenant,

@@ -238,5 +238,13 @@ describe("agents, runs and caps", () => {
     const settings = await (await fw.connect()).client.settings.get();
     // globex's seeded limits are 300 runs, 10,000 cents, 10 turns: acme's are the loosest.
     expect(settings).toMatchObject({ per_end_user_run_limit: 1500, per_end_user_cost_limit_cents: 60_000, per_end_user_rate_per_minute: 30 });
+
+    // A new tenant has no limits yet: the backstops are lifted as soon as it exists.
+    await owner.tenants.create({ name: "Initech" });
+    expect(await (await fw.connect()).client.settings.get()).toMatchObject({
+      per_end_user_run_limit: null,
+      per_end_user_cost_limit_cents: null,
+      per_end_user_rate_per_minute: null,
+    });
   });
 });
