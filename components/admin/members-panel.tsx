@@ -40,7 +40,10 @@ export function MembersPanel() {
               <tr key={member.id} data-testid="member-row">
                 <td className={td}>
                   <div className="font-medium">{member.name ?? member.email}</div>
-                  <div className="text-muted">{member.email}</div>
+                  <div className="text-muted">
+                    {member.email}
+                    {member.embedUserId !== null ? ` · via your site (user ${member.embedUserId})` : ""}
+                  </div>
                 </td>
                 <td className={td}>
                   <select

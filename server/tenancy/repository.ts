@@ -59,10 +59,13 @@ export interface TenantRecord {
 export interface MemberRecord {
   id: string;
   userId: string;
+  /** For a member the vendor's backend provisioned (server/embed/sessions.ts): the vendor's address. */
   email: string;
   name: string | null;
   role: TenantRole;
   joinedAt: Date;
+  /** The vendor's user id when the member came through an embed secret, else null. */
+  embedUserId: string | null;
 }
 
 export async function findUserByEmail(prisma: Db, email: string): Promise<UserRecord | null> {
@@ -99,24 +102,32 @@ export async function countMemberships(prisma: Db, userId: string): Promise<numb
   return prisma.membership.count({ where: { userId } });
 }
 
+// An embedded member's own user row holds a placeholder address; the tenant's link row holds the
+// vendor's address and name, which is what an admin knows the person by.
+const memberUser = (tenantId: string) => ({ include: { embedIdentities: { where: { tenantId } } } }) as const;
+
 const toMember = (row: {
   id: string;
   role: TenantRole;
   createdAt: Date;
-  user: { id: string; email: string; name: string | null };
-}): MemberRecord => ({
-  id: row.id,
-  userId: row.user.id,
-  email: row.user.email,
-  name: row.user.name,
-  role: row.role,
-  joinedAt: row.createdAt,
-});
+  user: { id: string; email: string; name: string | null; embedIdentities: { externalId: string; email: string; name: string | null }[] };
+}): MemberRecord => {
+  const embedded = row.user.embedIdentities[0];
+  return {
+    id: row.id,
+    userId: row.user.id,
+    email: embedded?.email ?? row.user.email,
+    name: embedded?.name ?? row.user.name,
+    role: row.role,
+    joinedAt: row.createdAt,
+    embedUserId: embedded?.externalId ?? null,
+  };
+};
 
 export async function listTenantMembers(prisma: Db, tenantId: string): Promise<MemberRecord[]> {
   const rows = await prisma.membership.findMany({
     where: { tenantId },
-    include: { user: true },
+    include: { user: memberUser(tenantId) },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
   return rows.map(toMember);
@@ -124,7 +135,7 @@ export async function listTenantMembers(prisma: Db, tenantId: string): Promise<M
 
 /** A membership of this tenant by id; null for an unknown id or another tenant's. */
 export async function findTenantMember(prisma: Db, tenantId: string, membershipId: string): Promise<MemberRecord | null> {
-  const row = await prisma.membership.findFirst({ where: { id: membershipId, tenantId }, include: { user: true } });
+  const row = await prisma.membership.findFirst({ where: { id: membershipId, tenantId }, include: { user: memberUser(tenantId) } });
   return row ? toMember(row) : null;
 }
 

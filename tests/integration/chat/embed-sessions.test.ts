@@ -191,6 +191,9 @@ describe("the vendor's users", () => {
     const again = await mint(acmeSecret, { user_id: "cust-42", email: "cass@shop.test", name: "Cass C." });
     expect((await verifyEmbedToken(((await again.json()) as { token: string }).token)).userId).toBe(linked.userId);
     expect((await userOf(acmeId, "cust-42")).user.name).toBe("Cass C.");
+    // Admins know the person by the vendor's address and name, not the placeholder.
+    const listed = (await (await adminOf("admin@acme.test")).members.list()).find((each) => each.userId === linked.userId);
+    expect(listed).toMatchObject({ email: "cass@shop.test", name: "Cass C.", embedUserId: "cust-42" });
     expect(await database.prisma.tenantEmbedUser.count({ where: { externalId: "cust-42" } })).toBe(1);
 
     // The same vendor id in another tenant is another person.
