@@ -8,7 +8,9 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { formatCents } from "@/lib/money";
 import { useTRPC } from "@/lib/trpc/react";
 
-const COLOURS = ["#4f46e5", "#0891b2", "#ea580c", "#16a34a", "#db2777", "#7c3aed", "#ca8a04"];
+// The series' colours are theme tokens (app/theme.css), so the bars stay bright in dark mode.
+const SERIES_COLOURS = 7;
+const seriesColour = (index: number) => `var(--inlay-chart-${(index % SERIES_COLOURS) + 1})`;
 
 export function TenantUsage() {
   const trpc = useTRPC();
@@ -73,7 +75,7 @@ export function TenantUsage() {
                 {/* The members' names in the text colour: the series colours are for bars, not text. */}
                 <Legend formatter={(value: string) => <span className="text-fg">{value}</span>} />
                 {emails.map((email, index) => (
-                  <Bar key={email} dataKey={email} stackId="tokens" fill={COLOURS[index % COLOURS.length]} />
+                  <Bar key={email} dataKey={email} stackId="tokens" fill={seriesColour(index)} />
                 ))}
               </BarChart>
             </ResponsiveContainer>
