@@ -54,7 +54,8 @@ const Password = z
 
 /** Bridges are account-scoped: a user_id in the body is refused rather than ignored. */
 const NoUserId = z
-  .never({ error: "is not accepted: bridges are account-scoped, so omit user_id" })
+  .unknown()
+  .refine((value) => value === undefined, "is not accepted: bridges are account-scoped, so omit user_id")
   .optional()
   .meta({ description: "Not accepted: bridges are account-scoped" });
 
