@@ -2,7 +2,7 @@
 // on loopback: CRUD and every field's limits, isolation between accounts, the password never returned,
 // the inbound secret shown once and the old one refused, link codes, inbound routing (allowed and refused
 // senders, linked handles, the owner's handle, the chat guid), runs started and continued and their
-// answers delivered through the bridge's send API, the connection test up and down, and the hosted-line
+// answers delivered through the bridge's send API (again after it failed), the connection test up and down, and the hosted-line
 // endpoints' 422s.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeBridgeServer, type FakeBridgeServer } from "../../helpers/bridge-server";
@@ -314,6 +314,26 @@ describe("inbound messages", () => {
     const again = await fake.waitForSent(sentBefore + 2);
     expect(again.at(-1)!.chatGuid).toBe(chat);
   });
+
+  it("sends the answer again after the bridge server failed, and answers a failed run with an apology", async () => {
+    const flaky = await startFakeBridgeServer("flaky-password");
+    try {
+      const bridge = await newBridge({ server_url: flaky.url, password: flaky.password });
+      const secret = await secretOf(bridge.id);
+      await newAgent({ bridge_id: bridge.id, inbound_imessage_enabled: true, allowed_imessage_senders: [ALLOWED] });
+      flaky.failWith(500);
+      await inbound(bridge.id, secret, { handle: ALLOWED, chat_guid: "chat-flaky", text: "::fail" });
+      await waitFor("a refused send", async () => flaky.received.find((each) => each.path === "/api/v1/message/text" && each.answered === 500));
+      // The claim is given back, so nothing counts as sent while the server fails.
+      expect((await messagesOf(bridge.id)).filter((each) => each.direction === "outbound")).toHaveLength(0);
+      flaky.failWith(null);
+      const sent = await flaky.waitForSent(1, 30_000);
+      expect(sent).toEqual([{ chatGuid: "chat-flaky", message: "Sorry, I could not finish this." }]);
+      await waitFor("the reply row", async () => (await messagesOf(bridge.id)).find((each) => each.direction === "outbound"));
+    } finally {
+      await flaky.close();
+    }
+  }, 60_000);
 
   it("refuses a sender no agent allows with the same answer, no run and a log line; a linked handle and the owner's handle for the lead agent are allowed", async () => {
     const lead = await platform.signup({ require_end_user_id: false });
