@@ -15,7 +15,7 @@ import type { PrismaClient } from "@/server/generated/prisma/client";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
-import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
+import { guardedFetch } from "../outbound/guarded-fetch";
 import { leadAgentId } from "../repositories/agents";
 import * as bridges from "../repositories/bridges";
 import type { BridgeRow } from "../repositories/bridges";
@@ -211,10 +211,10 @@ export async function registerBridgeReplies(deps: BridgeReplyDeps): Promise<void
       );
       if (response.status < 200 || response.status >= 300) throw new Error(`the bridge server answered ${response.status}`);
     } catch (error) {
-      // Not sent: give the claim back, so the job's retry sends it. The URL carries the password: log
-      // only the outbound guard's message (host and reason) or the status.
+      // Not sent: give the claim back, so the job's retry sends it. The URL carries the password, so only
+      // the message is logged: OutboundError's names the host and reason, ours the status.
       await bridges.deleteBridgeMessage(prisma, claimed);
-      const why = error instanceof OutboundError || error instanceof Error ? error.message : "unknown";
+      const why = error instanceof Error ? error.message : "unknown";
       logger.warn({ inboundId: inbound.id, bridgeId: bridge.id }, `bridge reply not sent: ${why}`);
       throw new Error(`bridge reply not sent: ${why}`);
     }

@@ -2,8 +2,8 @@
 // on loopback: CRUD and every field's limits, isolation between accounts, the password never returned,
 // the inbound secret shown once and the old one refused, link codes, inbound routing (allowed and refused
 // senders, linked handles, the owner's handle, the chat guid), runs started and continued and their
-// answers delivered through the bridge's send API (again after it failed), the connection test up and down, and the hosted-line
-// endpoints' 422s.
+// answers delivered through the bridge's send API (again after it failed), the connection test up and
+// down, and the hosted-line endpoints' 422s.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeBridgeServer, type FakeBridgeServer } from "../../helpers/bridge-server";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
