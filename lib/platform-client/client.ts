@@ -16,6 +16,7 @@ import { Tasks, TriggersResource } from "./resources/tasks";
 import { Value } from "./resources/value";
 import { Teams } from "./resources/teams";
 import { Webhooks } from "./resources/webhooks";
+import { Bridges } from "./resources/bridges";
 import { Transport, type ClientOptions, type RequestOptions } from "./transport";
 import type {
   SessionLoginParams,
@@ -55,6 +56,8 @@ export class PlatformClient {
   readonly mcpServers: McpServers;
   readonly value: Value;
   readonly teams: Teams;
+  /** The account's iMessage bridges (account-scoped). */
+  readonly bridges: Bridges;
 
   constructor(private readonly transport: Transport) {
     this.agents = new Agents(transport);
@@ -77,6 +80,7 @@ export class PlatformClient {
     this.billing = new Billing(transport);
     this.operator = new Operator(transport);
     this.webhooks = new Webhooks(transport);
+    this.bridges = new Bridges(transport);
     this.tasks = new Tasks(transport);
     this.triggers = new TriggersResource(transport);
     this.apps = new Apps(transport);

@@ -9,6 +9,7 @@ import type * as agentRepos from "../schemas/agent-repos";
 import type * as agents from "../schemas/agents";
 import type * as apps from "../schemas/apps";
 import type * as billing from "../schemas/billing";
+import type * as bridges from "../schemas/bridges";
 import type * as catalog from "../schemas/catalog";
 import type * as common from "../schemas/common";
 import type * as endUsers from "../schemas/end-users";
@@ -77,6 +78,16 @@ export type AgentRepo = z.infer<typeof agentRepos.AgentRepo>;
 export type AgentRepoEnv = z.infer<typeof agentRepos.AgentRepoEnv>;
 export type AgentRepoCreateParams = z.input<typeof agentRepos.AgentRepoCreate>;
 export type AgentRepoEnvParams = z.input<typeof agentRepos.AgentRepoEnvPut>;
+
+// iMessage bridges (account-scoped: never a user_id)
+export type Bridge = z.infer<typeof bridges.Bridge>;
+export type BridgeWithSecret = z.infer<typeof bridges.BridgeSecret>;
+export type BridgeCreateParams = Omit<z.input<typeof bridges.BridgeCreate>, "user_id">;
+export type BridgeUpdateParams = Omit<z.input<typeof bridges.BridgeUpdate>, "user_id">;
+export type BridgeListParams = Query<typeof bridges.BridgeListQuery>;
+export type BridgeLinkCode = z.infer<typeof bridges.BridgeLinkCode>;
+export type BridgeTestResult = z.infer<typeof bridges.BridgeTestResult>;
+export type BridgeHandle = z.infer<typeof bridges.BridgeHandle>;
 export type SystemPrompt = z.infer<typeof agents.SystemPrompt>;
 export type SystemPromptParams = Omit<Query<typeof agents.SystemPromptQuery>, "user_id">;
 export type AgentDocument = z.infer<typeof agents.AgentDocument>;

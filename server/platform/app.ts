@@ -61,6 +61,19 @@ import * as clearAgentRepoCommands from "./routes/agent-repos/clear-commands";
 import * as getAgentRepoEnv from "./routes/agent-repos/get-env";
 import * as putAgentRepoEnv from "./routes/agent-repos/put-env";
 import * as deleteAgentRepoEnvKey from "./routes/agent-repos/delete-env-key";
+import * as createBridge from "./routes/bridges/create";
+import * as listBridges from "./routes/bridges/list";
+import * as provisionBridge from "./routes/bridges/provision";
+import * as provisionAltBridge from "./routes/bridges/provision-alt";
+import * as getBridge from "./routes/bridges/get";
+import * as updateBridge from "./routes/bridges/update";
+import * as deleteBridge from "./routes/bridges/delete";
+import * as createBridgeLinkCode from "./routes/bridges/link-code";
+import * as rotateBridgeSecret from "./routes/bridges/rotate-secret";
+import * as testBridge from "./routes/bridges/test";
+import * as listBridgeHandles from "./routes/bridges/list-handles";
+import * as deleteBridgeHandle from "./routes/bridges/delete-handle";
+import * as receiveBridgeMessage from "./routes/bridges/inbound";
 import * as enableTeammateEmailInbox from "./routes/teammates/enable-email-inbox";
 import * as disableTeammateEmailInbox from "./routes/teammates/disable-email-inbox";
 import * as agentTemplates from "./routes/catalog/agent-templates";
@@ -303,6 +316,20 @@ const operations: { register(app: PlatformApp): void }[] = [
   getAgentRepoEnv,
   putAgentRepoEnv,
   deleteAgentRepoEnvKey,
+  // iMessage bridges
+  createBridge,
+  listBridges,
+  provisionBridge,
+  provisionAltBridge,
+  getBridge,
+  updateBridge,
+  deleteBridge,
+  createBridgeLinkCode,
+  rotateBridgeSecret,
+  testBridge,
+  listBridgeHandles,
+  deleteBridgeHandle,
+  receiveBridgeMessage,
   enableTeammateEmailInbox,
   disableTeammateEmailInbox,
   models,

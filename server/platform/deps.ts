@@ -23,6 +23,7 @@ import { createHotCache } from "./runtime/hot-cache";
 import { createSignals } from "./runtime/signals";
 import type { Mailer } from "./services/mailer";
 import { emailSettings } from "./services/email-addresses";
+import { registerBridgeReplies } from "./services/bridge-inbound";
 import { registerEmailReplies } from "./services/email-inbound";
 import { startSmtpServer } from "./inbound/smtp-server";
 import { sendStraightToPostgres } from "./repositories/direct";
@@ -164,6 +165,8 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         // server of agent inboxes and email triggers only where runs are executed, when configured.
         const email = emailSettings(parts.config);
         await registerEmailReplies({ prisma: database.prisma, jobs, mailer: parts.mailer, domain: email.domain });
+        // iMessage answers through the account's bridge server (docs/platform-api.md, "Bridges").
+        await registerBridgeReplies({ prisma: database.prisma, jobs, config: parts.config });
         if (email.smtp && role !== "web") {
           // Built per message: the lease is this worker's only while it has room.
           const inbound = () => ({

@@ -53,6 +53,7 @@ import { issueAgentWebhook } from "./agent-webhooks";
 import { seedTemplateTasks } from "./template-tasks";
 import { CHAT_APP, createChatChannel } from "./app-chat";
 import type { AuthContext } from "./auth";
+import { checkBridgeId } from "./bridges";
 import { enqueueFire } from "../jobs/trigger-fires";
 
 export interface AgentServiceContext extends DataContext {
@@ -156,11 +157,6 @@ function checkBuiltInTools(names: string[]) {
   }
 }
 
-// Bridges are not part of this platform yet, so no id can name one.
-function checkBridge(bridgeId: number | null | undefined) {
-  if (bridgeId !== undefined && bridgeId !== null) throw invalid("bridge_id", `no bridge ${bridgeId} in this account`);
-}
-
 const leadCannotJoin = (id: number) =>
   invalid("group_id", `agent ${id} is the lead agent of this scope (its oldest agent not archived), which cannot join a mate group`, "lead_agent_cannot_join");
 
@@ -261,7 +257,7 @@ export async function createAgent(
       if (input[field] !== undefined) throw invalid(field, "is only accepted with from_template");
     }
   }
-  checkBridge(input.bridge_id);
+  await checkBridgeId(ctx, scope.accountId, input.bridge_id);
   checkBuiltInTools(input.disabled_builtin_tools ?? []);
   checkImessage(input.inbound_imessage_enabled ?? false, input.allowed_imessage_senders ?? []);
   await checkChannelsFree(ctx, scope.accountId, input.chat_channels ?? [], null);
@@ -288,6 +284,7 @@ export async function createAgent(
     allowedSenders: input.allowed_senders ?? [],
     inboundImessageEnabled: input.inbound_imessage_enabled ?? false,
     imessageChatGuid: input.imessage_chat_guid ?? null,
+    bridgeId: input.bridge_id ?? null,
     allowedImessageSenders: input.allowed_imessage_senders ?? [],
     chatSlug: input.chat_slug ?? null,
     chatChannels: input.chat_channels && input.chat_channels.length > 0 ? (input.chat_channels as JsonArray) : null,
@@ -421,8 +418,8 @@ export async function patchAgent(ctx: AgentWriteContext, scope: Scope, id: numbe
   if (input.inbound_imessage_enabled !== undefined) set("inbound_imessage_enabled", "inboundImessageEnabled", input.inbound_imessage_enabled);
   if (input.imessage_chat_guid !== undefined) set("imessage_chat_guid", "imessageChatGuid", input.imessage_chat_guid);
   if (input.bridge_id !== undefined) {
-    checkBridge(input.bridge_id);
-    set("bridge_id", "bridgeId", null);
+    await checkBridgeId(ctx, current.accountId, input.bridge_id);
+    set("bridge_id", "bridgeId", input.bridge_id);
   }
   if (input.allowed_imessage_senders !== undefined) set("allowed_imessage_senders", "allowedImessageSenders", input.allowed_imessage_senders);
   if (input.chat_slug !== undefined) set("chat_slug", "chatSlug", input.chat_slug);

@@ -151,8 +151,8 @@ describe("POST /agents", () => {
     expect((await create(other, { chat_channels: ["C-unique"] })).status).toBe(201);
   });
 
-  it("says plainly what this platform does not offer yet", async () => {
-    // (webhook: true and mate groups work: agents-more.test.ts.)
+  it("refuses a bridge_id that names no bridge of the account", async () => {
+    // (A bridge of the account is accepted, another account's refused: bridges.test.ts.)
     expect((await create(lax, { bridge_id: 7 })).body.error.message).toMatch(/^bridge_id: no bridge 7/);
   });
 

@@ -175,6 +175,16 @@ const fixtures: Record<string, Fixture> = {
         ).id,
       ),
   },
+  bridge_id: {
+    accountOnly: true,
+    make: async (who) => String((await created("/bridges", who.key, { server_url: "https://bridge.example.test", password: "bridge-password" })).id),
+  },
+  handle_id: {
+    // Handles are linked by texting a link code to the bridge (bridges.test.ts); the row is what matters here.
+    needs: ["bridge_id"],
+    make: async (_who, _userId, ids) =>
+      String((await platform.database.prisma.platformBridgeHandle.create({ data: { bridgeId: Number(ids.bridge_id), handle: `+1555${++counter}0000` } })).id),
+  },
   // A team is its account: the org id is the account's own.
   org_id: { accountOnly: true, make: async (who) => String(who.id) },
   invite_id: {
@@ -220,7 +230,14 @@ const notScoped = new Set([
 ]);
 
 /** Public in the document because they take no bearer key; they check a credential of their own. */
-const ownCredential = new Set(["POST /token", "POST /account/sessions", "POST /account/sessions/refresh", "POST /operator/credits"]);
+const ownCredential = new Set([
+  "POST /token",
+  "POST /account/sessions",
+  "POST /account/sessions/refresh",
+  "POST /operator/credits",
+  // The bridge server's inbound deliveries carry the bridge's secret in X-Bridge-Secret.
+  "POST /bridges/{bridge_id}/inbound",
+]);
 
 /** Where the spec lets the account view reach an end-user's resource without user_id. */
 const accountViewReaches = new Set([

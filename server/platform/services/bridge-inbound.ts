@@ -1,0 +1,224 @@
+// Messages a bridge server delivers (POST /bridges/{id}/inbound, authenticated by the bridge's inbound
+// secret) and the answers sent back through its send API (docs/platform-api.md, "Bridges"). Modelled on
+// email-inbound.ts: a text equal to the bridge's live link code links the sender's handle; any other
+// message goes to the first agent bound to the bridge that takes it (iMessage on, the chat matching when
+// the agent names one, the sender allowed) and starts a run, or continues the chat's last run with that
+// agent; a durable job per message (BRIDGE_REPLY_JOB) sends the answer when the run ends. Every message
+// is logged in platform_bridge_messages, refusals included; the caller's answer is the same whatever
+// became of it, so it tells nothing of the agents.
+import { timingSafeEqual } from "node:crypto";
+import type { z } from "zod";
+import { logger } from "@/lib/logger";
+import { type BridgeInbound, normalizeHandle } from "@/lib/schemas/bridges";
+import { isTerminalStatus } from "@/lib/schemas/runs";
+import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { PlatformConfig } from "../platform-config";
+import { PlatformError } from "../errors";
+import type { JobQueue } from "../jobs/queue";
+import { guardedFetch } from "../outbound/guarded-fetch";
+import { leadAgentId } from "../repositories/agents";
+import * as bridges from "../repositories/bridges";
+import type { BridgeRow } from "../repositories/bridges";
+import { METADATA_ONLY } from "../runtime/redact";
+import { accountActing } from "./auth";
+import { bridgeApiUrl, bridgeOutboundOptions, linkCodeHashOf, sha256 } from "./bridges";
+import { replyToRun } from "./run-conversation";
+import { createRun, type RunServiceContext } from "./runs";
+
+export const BRIDGE_REPLY_JOB = "bridge-reply";
+/** A run still going this long after its message gets no answer by iMessage (it stays on the API). */
+const REPLY_WAIT_MS = 7 * 24 * 3600 * 1000;
+const SEND_TIMEOUT_MS = 15_000;
+
+export type BridgeInboundContext = RunServiceContext & { jobs: JobQueue };
+type Inbound = z.infer<typeof BridgeInbound>;
+
+const unauthenticated = () =>
+  new PlatformError({ type: "authentication_error", message: "missing or wrong bridge secret: send X-Bridge-Secret (POST /bridges/{id}/rotate-secret)" });
+
+/** The bridge whose inbound secret `secret` is; an unknown bridge and a wrong secret answer alike. */
+export async function authenticateBridge(prisma: PrismaClient, bridgeId: number, secret: string | undefined): Promise<BridgeRow> {
+  const row = await bridges.findBridgeById(prisma, bridgeId);
+  const expected = Buffer.from(row?.inboundSecretHash ?? sha256("no secret"), "hex");
+  const given = Buffer.from(sha256(secret ?? ""), "hex");
+  if (!row || !row.inboundSecretHash || !secret || !timingSafeEqual(expected, given)) throw unauthenticated();
+  return row;
+}
+
+type Target = Awaited<ReturnType<typeof bridges.inboundAgents>>[number];
+
+/**
+ * The agent the message goes to: of the bridge's agents taking iMessage, those whose chat is this one
+ * first, then those naming no chat, oldest first; the first that allows the sender (its
+ * allowed_imessage_senders, a handle linked to the bridge, or the bridge's owner_handle for the lead agent).
+ */
+async function routeMessage(prisma: PrismaClient, bridge: BridgeRow, handle: string, chatGuid: string): Promise<Target | null> {
+  const agents = await bridges.inboundAgents(prisma, bridge.accountId, bridge.id);
+  const candidates = [
+    ...agents.filter((agent) => agent.imessageChatGuid === chatGuid),
+    ...agents.filter((agent) => agent.imessageChatGuid === null || agent.imessageChatGuid === ""),
+  ];
+  if (candidates.length === 0) return null;
+  const linked = await bridges.isHandleLinked(prisma, bridge.id, handle);
+  const isOwner = bridge.ownerHandle !== null && bridge.ownerHandle === handle;
+  const lead = isOwner ? await leadAgentId(prisma, { accountId: bridge.accountId, endUserId: null }) : null;
+  return (
+    candidates.find(
+      (agent) => linked || agent.allowedImessageSenders.some((allowed) => normalizeHandle(allowed) === handle) || (isOwner && agent.id === lead),
+    ) ?? null
+  );
+}
+
+export async function receiveBridgeMessage(ctx: BridgeInboundContext, bridge: BridgeRow, input: Inbound): Promise<{ runId: number | null }> {
+  const handle = normalizeHandle(input.handle);
+  const logged = { accountId: bridge.accountId, bridgeId: bridge.id, direction: "inbound", handle, chatGuid: input.chat_guid, messageGuid: input.message_guid ?? null };
+  // A message delivered again (the bridge server's retry after a lost answer) starts nothing new.
+  if (input.message_guid) {
+    const delivered = await bridges.findDeliveredMessage(ctx.prisma, bridge.id, input.message_guid);
+    if (delivered) return { runId: delivered.runId };
+  }
+  if (bridge.status !== "active") {
+    await bridges.insertBridgeMessage(ctx.prisma, { ...logged, status: "ignored", reason: `the bridge is ${bridge.status}` });
+    return { runId: null };
+  }
+  if (bridge.linkCodeHash && (await bridges.consumeLinkCode(ctx.prisma, bridge.id, linkCodeHashOf(input.text), new Date()))) {
+    await bridges.linkHandle(ctx.prisma, bridge.id, handle);
+    await bridges.insertBridgeMessage(ctx.prisma, { ...logged, status: "linked" });
+    return { runId: null };
+  }
+  const agent = await routeMessage(ctx.prisma, bridge, handle, input.chat_guid);
+  if (!agent) {
+    const reason = "no agent on this bridge takes messages from this sender in this chat";
+    await bridges.insertBridgeMessage(ctx.prisma, { ...logged, status: "refused", reason });
+    logger.info({ accountId: bridge.accountId, bridgeId: bridge.id }, `bridge message refused: ${reason}`);
+    return { runId: null };
+  }
+  const text = `From: ${handle} (iMessage)\n\n${input.text.trim() || "(no text)"}`;
+  let started: { runId: number; continued: boolean };
+  try {
+    started = await startOrContinue(ctx, bridge, agent, input.chat_guid, text);
+  } catch (error) {
+    if (error instanceof PlatformError) {
+      await bridges.insertBridgeMessage(ctx.prisma, { ...logged, agentId: agent.id, status: "refused", reason: `${error.type}: ${error.message}` });
+      logger.info({ accountId: bridge.accountId, bridgeId: bridge.id, agentId: agent.id }, `bridge message refused: ${error.message}`);
+      return { runId: null };
+    }
+    throw error;
+  }
+  const row = await bridges.insertBridgeMessage(ctx.prisma, {
+    ...logged,
+    agentId: agent.id,
+    runId: started.runId,
+    status: started.continued ? "continued" : "started",
+  });
+  await enqueueReply(ctx.jobs, row.id, 0);
+  return { runId: started.runId };
+}
+
+async function startOrContinue(ctx: BridgeInboundContext, bridge: BridgeRow, agent: Target, chatGuid: string, text: string) {
+  const userId = agent.endUser?.externalId ?? null;
+  // The chat is the thread: its last run with this agent continues, as POST /runs/{id}/reply would,
+  // when it can take a reply (finished, with its conversation kept); otherwise a run of its own starts.
+  const earlier = await bridges.latestRunInChat(ctx.prisma, bridge.id, chatGuid, agent.id);
+  if (earlier?.runId) {
+    try {
+      await replyToRun(ctx, { accountId: bridge.accountId, endUserId: agent.endUserId, userId }, earlier.runId, { message: text });
+      return { runId: earlier.runId, continued: true };
+    } catch (error) {
+      if (!(error instanceof PlatformError && (error.type === "conflict_error" || error.type === "not_found"))) throw error;
+    }
+  }
+  const { run } = await createRun(ctx, accountActing(bridge.accountId), userId ?? undefined, {
+    message: text,
+    teammate_id: agent.id,
+    stream: false,
+    metadata: { source: "imessage", bridge_id: bridge.id },
+  });
+  return { runId: run.id, continued: false };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The answer by iMessage, once the run has ended
+
+interface ReplyJob {
+  inboundId: number;
+  attempt: number;
+}
+
+/** Each wait for the run doubles, from half a second to a minute. */
+const replyDelayMs = (attempt: number) => Math.min(60_000, 500 * 2 ** attempt);
+
+function enqueueReply(jobs: JobQueue, inboundId: number, attempt: number) {
+  const data: ReplyJob = { inboundId, attempt };
+  return jobs.enqueue(BRIDGE_REPLY_JOB, data, {
+    key: `${inboundId}:${attempt}`,
+    startAfter: attempt === 0 ? undefined : new Date(Date.now() + replyDelayMs(attempt - 1)),
+    retryLimit: 5,
+    retryDelaySeconds: 5,
+    retryBackoff: true,
+  });
+}
+
+function replyText(run: { status: string; output: unknown; error: string | null; retention: string }): string {
+  if (run.status === "failed") return "Sorry, I could not finish this.";
+  if (run.retention === METADATA_ONLY) return "Done. (This account keeps no run content, so the answer is not repeated here.)";
+  return typeof run.output === "string" && run.output.trim() !== "" ? run.output : "Done.";
+}
+
+export interface BridgeReplyDeps {
+  prisma: PrismaClient;
+  jobs: JobQueue;
+  config: PlatformConfig;
+}
+
+/**
+ * The reply job: when the message's run has ended (completed or failed; a cancelled run answers
+ * nothing), POSTs its answer to the bridge server's send API ({server_url}/api/v1/message/text, the
+ * chat's guid and the text), through the outbound guard, once (the reply row is claimed first); while
+ * the run goes on, looks again later. A paused or deleted bridge sends nothing.
+ */
+export async function registerBridgeReplies(deps: BridgeReplyDeps): Promise<void> {
+  const { prisma, jobs, config } = deps;
+  const reply = async ({ data }: { data: ReplyJob }) => {
+    const inbound = await bridges.findBridgeMessage(prisma, data.inboundId);
+    if (!inbound?.runId) return { skipped: "no run" };
+    const run = await prisma.platformRun.findUnique({ where: { id: inbound.runId }, select: { status: true, output: true, error: true, retention: true } });
+    if (!run) return { skipped: "run gone" };
+    if (!isTerminalStatus(run.status)) {
+      if (Date.now() - inbound.createdAt.getTime() > REPLY_WAIT_MS) return { skipped: "run still going after 7 days" };
+      await enqueueReply(jobs, inbound.id, data.attempt + 1);
+      return { waiting: run.status };
+    }
+    if (run.status === "cancelled") return { skipped: "run cancelled" };
+    const bridge = await bridges.findBridgeById(prisma, inbound.bridgeId);
+    if (!bridge) return { skipped: "bridge gone" };
+    if (bridge.status !== "active") return { skipped: `bridge ${bridge.status}` };
+    const claimed = await bridges.claimReply(prisma, {
+      accountId: inbound.accountId,
+      bridgeId: inbound.bridgeId,
+      agentId: inbound.agentId,
+      runId: inbound.runId,
+      handle: inbound.handle,
+      chatGuid: inbound.chatGuid,
+      answersId: inbound.id,
+    });
+    if (claimed === null) return { skipped: "replied already" };
+    try {
+      const response = await guardedFetch(
+        bridgeApiUrl(config, bridge, "/api/v1/message/text"),
+        { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ chatGuid: inbound.chatGuid, message: replyText(run) }) },
+        bridgeOutboundOptions(config, SEND_TIMEOUT_MS),
+      );
+      if (response.status < 200 || response.status >= 300) throw new Error(`the bridge server answered ${response.status}`);
+    } catch (error) {
+      // Not sent: give the claim back, so the job's retry sends it. The URL carries the password, so only
+      // the message is logged: OutboundError's names the host and reason, ours the status.
+      await bridges.deleteBridgeMessage(prisma, claimed);
+      const why = error instanceof Error ? error.message : "unknown";
+      logger.warn({ inboundId: inbound.id, bridgeId: bridge.id }, `bridge reply not sent: ${why}`);
+      throw new Error(`bridge reply not sent: ${why}`);
+    }
+    return { sent: claimed };
+  };
+  await jobs.register<ReplyJob>(BRIDGE_REPLY_JOB, reply, { concurrency: 2, expireInSeconds: 120 });
+}
