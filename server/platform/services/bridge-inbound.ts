@@ -11,13 +11,14 @@ import type { z } from "zod";
 import { logger } from "@/lib/logger";
 import { type BridgeInbound, normalizeHandle } from "@/lib/schemas/bridges";
 import { isTerminalStatus } from "@/lib/schemas/runs";
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import type { Db } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
 import { guardedFetch } from "../outbound/guarded-fetch";
 import { leadAgentId } from "../repositories/agents";
 import * as bridges from "../repositories/bridges";
+import { findRunOutcome } from "../repositories/runs";
 import type { BridgeRow } from "../repositories/bridges";
 import { METADATA_ONLY } from "../runtime/redact";
 import { accountActing } from "./auth";
@@ -37,7 +38,7 @@ const unauthenticated = () =>
   new PlatformError({ type: "authentication_error", message: "missing or wrong bridge secret: send X-Bridge-Secret (POST /bridges/{id}/rotate-secret)" });
 
 /** The bridge whose inbound secret `secret` is; an unknown bridge and a wrong secret answer alike. */
-export async function authenticateBridge(prisma: PrismaClient, bridgeId: number, secret: string | undefined): Promise<BridgeRow> {
+export async function authenticateBridge(prisma: Db, bridgeId: number, secret: string | undefined): Promise<BridgeRow> {
   const row = await bridges.findBridgeById(prisma, bridgeId);
   const expected = Buffer.from(row?.inboundSecretHash ?? sha256("no secret"), "hex");
   const given = Buffer.from(sha256(secret ?? ""), "hex");
@@ -52,7 +53,7 @@ type Target = Awaited<ReturnType<typeof bridges.inboundAgents>>[number];
  * first, then those naming no chat, oldest first; the first that allows the sender (its
  * allowed_imessage_senders, a handle linked to the bridge, or the bridge's owner_handle for the lead agent).
  */
-async function routeMessage(prisma: PrismaClient, bridge: BridgeRow, handle: string, chatGuid: string): Promise<Target | null> {
+async function routeMessage(prisma: Db, bridge: BridgeRow, handle: string, chatGuid: string): Promise<Target | null> {
   const agents = await bridges.inboundAgents(prisma, bridge.accountId, bridge.id);
   const candidates = [
     ...agents.filter((agent) => agent.imessageChatGuid === chatGuid),
@@ -166,7 +167,7 @@ function replyText(run: { status: string; output: unknown; error: string | null;
 }
 
 export interface BridgeReplyDeps {
-  prisma: PrismaClient;
+  prisma: Db;
   jobs: JobQueue;
   config: PlatformConfig;
 }
@@ -182,7 +183,7 @@ export async function registerBridgeReplies(deps: BridgeReplyDeps): Promise<void
   const reply = async ({ data }: { data: ReplyJob }) => {
     const inbound = await bridges.findBridgeMessage(prisma, data.inboundId);
     if (!inbound?.runId) return { skipped: "no run" };
-    const run = await prisma.platformRun.findUnique({ where: { id: inbound.runId }, select: { status: true, output: true, error: true, retention: true } });
+    const run = await findRunOutcome(prisma, inbound.runId);
     if (!run) return { skipped: "run gone" };
     if (!isTerminalStatus(run.status)) {
       if (Date.now() - inbound.createdAt.getTime() > REPLY_WAIT_MS) return { skipped: "run still going after 7 days" };
