@@ -82,15 +82,23 @@ const CHANNEL_APPS: ReadonlySet<string> = new Set(CHANNELS);
 /**
  * The app as `accountId` uses it: with the OAuth client of the account's channel identity (PUT
  * /channels/identities) when it stored one for this app, else the catalogue's, the operator's shared
- * app. Undefined for an app not in the catalogue. Throws SecretBoxError when the identity's secret
- * cannot be opened.
+ * app. Undefined for an app not in the catalogue. An identity whose secret cannot be opened (the
+ * secret key changed without INLAY_SECRET_KEY_PREVIOUS) leaves the app without a client secret: not
+ * usable, never the shared app in its place.
  */
 export async function appForAccount(ctx: CredentialContext, accountId: number, slug: string): Promise<AppDefinition | undefined> {
   const app = appCatalogOf(ctx.config).get(slug);
   if (!app?.oauth || !CHANNEL_APPS.has(slug)) return app;
   const identity = await identities.findIdentity(ctx.prisma, accountId, slug);
   if (!identity) return app;
-  return { ...app, oauth: { ...app.oauth, clientId: identity.clientId, clientSecret: openSecret(ctx.config, identity.clientSecretSealed).value } };
+  let clientSecret: string | undefined;
+  try {
+    clientSecret = openSecret(ctx.config, identity.clientSecretSealed).value;
+  } catch (error) {
+    if (!(error instanceof SecretBoxError)) throw error;
+    logger.warn({ accountId, app: slug }, "the account's own app identity cannot be decrypted (was INLAY_SECRET_KEY changed without INLAY_SECRET_KEY_PREVIOUS?)");
+  }
+  return { ...app, oauth: { ...app.oauth, clientId: identity.clientId, clientSecret } };
 }
 
 /** An OAuth app is usable when it has client credentials (its own or the shared app's); API-key apps always are. */
@@ -180,13 +188,7 @@ async function usable(
   if (!row || row.status === "pending" || !row.credentialsSealed) return { result: failure("missing", "no such connection, or it was never completed") };
   if (row.status === "expired") return { result: failure("expired", `${reconnect(row.app)}${row.lastError ? `: ${row.lastError}` : ""}`) };
   if (row.status === "revoked") return { result: failure("revoked", `the ${row.app} connection was revoked`) };
-  let app: AppDefinition | undefined;
-  try {
-    app = await appForAccount(ctx, row.accountId, row.app);
-  } catch (error) {
-    if (!(error instanceof SecretBoxError)) throw error;
-    return { result: failure("error", `the account's own ${row.app} identity cannot be decrypted (was INLAY_SECRET_KEY changed without INLAY_SECRET_KEY_PREVIOUS?)`) };
-  }
+  const app = await appForAccount(ctx, row.accountId, row.app);
   if (!app) return { result: failure("error", `the app ${row.app} is no longer in the catalogue`) };
   try {
     const { credentials, stale } = openCredentials(ctx.config, row.credentialsSealed);
