@@ -5,7 +5,7 @@
 // names a client the OAuth server does not know, so only the account's own client can succeed.
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { authorizationFor, openCredentials } from "@/server/platform/services/app-credentials";
+import { authorizationFor, connectionsForRun, openCredentials } from "@/server/platform/services/app-credentials";
 import { startChatFake, startCodehostFake, type ChatFake, type CodehostFake } from "../../helpers/app-fakes";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
@@ -214,6 +214,9 @@ describe("GET /channels/install-links", () => {
     // GET /apps sees the chat app configured for this account.
     const apps = await platform.call("/apps", { key: who.key });
     expect(apps.body.data.find((app: { slug: string }) => app.slug === "chat")).toMatchObject({ configured: true, connected: true });
+    // Runs are offered it, though the operator configured no chat app.
+    const offered = await connectionsForRun({ prisma: platform.database.prisma, config: platform.config }, { accountId: who.id, endUserId: null }, null);
+    expect(offered.map((row) => row.id)).toEqual([links.body.chat.connection_id]);
   });
 
   it("installs the code host for an end-user with the account's own client, and refreshes and revokes with it", async () => {
