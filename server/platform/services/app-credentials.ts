@@ -3,8 +3,8 @@
 // tool call sends (services of the run runtime call authorizationFor); OAuth refresh, single-flight
 // per connection across instances (services/refresh-claim.ts); revocation on disconnect. Tokens never enter a log line or an
 // error message: messages name the app and the OAuth error code only.
-import { CHANNELS } from "@/lib/schemas/channels";
 import { logger } from "@/lib/logger";
+import { CHANNELS } from "@/lib/schemas/channels";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { deriveKey, open, seal, SecretBoxError } from "@/server/secret-box";
 import { appCatalogOf } from "../apps/catalog";
@@ -77,7 +77,7 @@ export function openCredentials(config: PlatformConfig, sealed: string): { crede
 
 // --- The app an account uses ---------------------------------------------------------------------
 
-const CHANNEL_APPS: ReadonlySet<string> = new Set(CHANNELS);
+export const CHANNEL_APPS: ReadonlySet<string> = new Set(CHANNELS);
 
 /**
  * The app as `accountId` uses it: with the OAuth client of the account's channel identity (PUT

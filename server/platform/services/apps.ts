@@ -18,7 +18,7 @@ import { agentExistsInScope } from "../repositories/agents";
 import { listIdentities } from "../repositories/channel-identities";
 import type { DataContext } from "../runtime/hot-cache";
 import { resumeRunsAwaitingApp } from "./app-run-pauses";
-import { appForAccount, appUsable, credentialsOfTokens, openSecret, readIdentity, revokeAtApp, sealCredentials, sealSecret, type StoredCredentials } from "./app-credentials";
+import { appForAccount, appUsable, CHANNEL_APPS, credentialsOfTokens, openSecret, readIdentity, revokeAtApp, sealCredentials, sealSecret, type StoredCredentials } from "./app-credentials";
 import type { AuthContext } from "./auth";
 import type { RunServiceContext } from "./runs";
 import { resolveScope, type Scope } from "./scope";
@@ -86,7 +86,7 @@ async function oauthAppFor(ctx: AppServiceContext, accountId: number, slug: stri
     throw new PlatformError({
       type: "validation_error",
       errorCode: "app_not_configured",
-      message: `${slug} has no OAuth client credentials on this platform (set INLAY_APP_${slug.toUpperCase().replace(/-/g, "_")}_CLIENT_ID and _CLIENT_SECRET, or client_id and client_secret in INLAY_APPS_FILE${slug === "chat" || slug === "codehost" ? ", or store the account's own with PUT /channels/identities" : ""})`,
+      message: `${slug} has no OAuth client credentials on this platform (set INLAY_APP_${slug.toUpperCase().replace(/-/g, "_")}_CLIENT_ID and _CLIENT_SECRET, or client_id and client_secret in INLAY_APPS_FILE${CHANNEL_APPS.has(slug) ? ", or store the account's own with PUT /channels/identities" : ""})`,
     });
   }
   return app;
