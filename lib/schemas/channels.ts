@@ -40,21 +40,15 @@ export const PutChannelIdentityRequest = z
     client_id: Text(255).meta({ description: "The OAuth client id of the account's own app" }),
     client_secret: Text(1_000).meta({ description: "Write-only; stored encrypted" }),
     signing_secret: Text(1_000).meta({ description: "Write-only; stored encrypted" }),
+    // Kept as given: the spec types none of the three, and only the code host can say what is valid.
     codehost_app_id: z
-      .union([z.string().trim().regex(/^[1-9]\d{0,18}$/, "must be a positive integer"), z.number().int().positive().max(Number.MAX_SAFE_INTEGER)])
+      .union([Text(100), z.number().int().positive().max(Number.MAX_SAFE_INTEGER)])
       .optional()
-      .meta({ description: "codehost (required there): the app's numeric id" }),
-    codehost_app_slug: z
-      .string()
-      .trim()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,99}$/, "must be 1-100 letters, digits or -")
+      .meta({ description: "codehost (required there): the app's id" }),
+    codehost_app_slug: Text(100).optional().meta({ description: "codehost (required there): the app's slug" }),
+    codehost_private_key: Text(16_000)
       .optional()
-      .meta({ description: "codehost (required there): the app's slug" }),
-    codehost_private_key: z
-      .string()
-      .max(16_000, "must be at most 16000 characters")
-      .optional()
-      .meta({ description: "codehost (required there): the app's PEM private key; write-only, stored encrypted, never returned" }),
+      .meta({ description: "codehost (required there): the app's private key (PEM); write-only, stored encrypted, never returned" }),
   })
   .superRefine((value, context) => {
     for (const field of ["codehost_app_id", "codehost_app_slug", "codehost_private_key"] as const) {

@@ -3,7 +3,6 @@
 // code host its app id, slug and private key), sealed and never returned; app-credentials.ts'
 // appForAccount makes the account's connect flows, refreshes and revocations of that app use it
 // instead of the operator's shared app. Install links are the apps' own connect flow.
-import { createPrivateKey } from "node:crypto";
 import { CHANNELS, type Channel, type ChannelName, type PutChannelIdentityRequest } from "@/lib/schemas/channels";
 import { appCatalogOf } from "../apps/catalog";
 import { PlatformError } from "../errors";
@@ -37,20 +36,9 @@ export async function listChannels(ctx: AppServiceContext, accountId: number): P
   return { data: CHANNELS.map((channel) => toChannel(ctx, channel, rows.find((row) => row.channel === channel))), has_more: false };
 }
 
-const fieldError = (field: string, message: string) =>
-  new PlatformError({ type: "validation_error", message: `${field}: ${message}`, details: { fields: [{ field, message }] } });
-
 /** Replaces the account's identity of the channel: every secret sealed, none returned. */
 export async function putChannelIdentity(ctx: AppServiceContext, accountId: number, input: PutChannelIdentityRequest): Promise<Channel> {
-  let privateKey: string | null = null;
-  if (input.channel === "codehost" && input.codehost_private_key !== undefined) {
-    privateKey = input.codehost_private_key.trim();
-    try {
-      createPrivateKey(privateKey);
-    } catch {
-      throw fieldError("codehost_private_key", "must be a PEM private key (the one the code host generated for the app)");
-    }
-  }
+  const privateKey = input.channel === "codehost" ? (input.codehost_private_key ?? null) : null;
   const row = await identities.upsertIdentity(ctx.prisma, accountId, input.channel, {
     clientId: input.client_id,
     clientSecretSealed: sealSecret(ctx.config, input.client_secret),

@@ -125,8 +125,9 @@ describe("PUT /channels/identities", () => {
       expectFieldError(await putIdentity(who, codehostIdentity({ [field]: undefined })), field);
       expectFieldError(await putIdentity(who, chatIdentity({ [field]: codehostIdentity()[field as keyof ReturnType<typeof codehostIdentity>] })), field);
     }
-    expectFieldError(await putIdentity(who, codehostIdentity({ codehost_private_key: "not a key" })), "codehost_private_key");
-    expectFieldError(await putIdentity(who, codehostIdentity({ codehost_app_id: "12ab" })), "codehost_app_id");
+    expectFieldError(await putIdentity(who, codehostIdentity({ codehost_private_key: " " })), "codehost_private_key");
+    expectFieldError(await putIdentity(who, codehostIdentity({ codehost_app_id: -4 })), "codehost_app_id");
+    expectFieldError(await putIdentity(who, codehostIdentity({ codehost_app_slug: "x".repeat(101) })), "codehost_app_slug");
     // Nothing was stored by any of them.
     expect((await channelsOf(who)).chat.identity).toBe("unavailable");
     expect(await platform.database.prisma.platformChannelIdentity.count({ where: { accountId: who.id } })).toBe(0);
