@@ -4,6 +4,7 @@ import { AccountResource, Keys, SettingsResource, Verify } from "./resources/acc
 import { Agents } from "./resources/agents";
 import { Apps } from "./resources/apps";
 import { AgentTemplates, BuiltInTools, Models } from "./resources/catalog";
+import { Channels } from "./resources/channels";
 import { Memories, Permissions, Users } from "./resources/end-users";
 import { McpServers } from "./resources/mcp-servers";
 import { IssueReports } from "./resources/issue-reports";
@@ -53,6 +54,7 @@ export class PlatformClient {
   readonly tasks: Tasks;
   readonly triggers: TriggersResource;
   readonly apps: Apps;
+  readonly channels: Channels;
   readonly mcpServers: McpServers;
   readonly value: Value;
   readonly teams: Teams;
@@ -84,6 +86,7 @@ export class PlatformClient {
     this.tasks = new Tasks(transport);
     this.triggers = new TriggersResource(transport);
     this.apps = new Apps(transport);
+    this.channels = new Channels(transport);
     this.mcpServers = new McpServers(transport);
     this.value = new Value(transport);
     this.teams = new Teams(transport);

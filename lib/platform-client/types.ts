@@ -11,6 +11,7 @@ import type * as apps from "../schemas/apps";
 import type * as billing from "../schemas/billing";
 import type * as bridges from "../schemas/bridges";
 import type * as catalog from "../schemas/catalog";
+import type * as channels from "../schemas/channels";
 import type * as common from "../schemas/common";
 import type * as endUsers from "../schemas/end-users";
 import type * as issueReports from "../schemas/issue-reports";
@@ -253,6 +254,10 @@ export type Judgment = z.infer<typeof judgments.Judgment>;
 type EachWithoutUser<T> = T extends unknown ? WithoutUser<T> : never;
 export type JudgmentCreateParams = EachWithoutUser<z.input<typeof judgments.CreateJudgmentRequest>>;
 export type JudgmentConnection = z.infer<typeof judgments.JudgmentConnection>;
+// Channels
+export type Channel = z.infer<typeof channels.Channel>;
+export type ChannelIdentityParams = z.input<typeof channels.PutChannelIdentityRequest>;
+export type ChannelInstallLinks = z.infer<typeof channels.ChannelInstallLinks>;
 // Model connections
 export type ModelConnection = z.infer<typeof modelConnections.ModelConnection>;
 export type ModelConnectionList = z.infer<typeof modelConnections.ModelConnectionList>;

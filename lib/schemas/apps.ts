@@ -65,7 +65,7 @@ export const AppTrigger = z.object({ name: z.string(), description: z.string(), 
 export const AppParam = z.object({ app: z.string().min(1).max(64) });
 export const ConnectionIdParam = z.object({ connection_id: z.string().min(1).max(128) });
 
-const RedirectUri = z.url({ error: "must be an absolute URL" }).max(2_048).meta({
+export const RedirectUri = z.url({ error: "must be an absolute URL" }).max(2_048).meta({
   description: "Where the browser goes after the authorization; its origin must be on the allow-list (INLAY_APP_REDIRECT_ORIGINS) or the platform's own",
 });
 

@@ -232,6 +232,10 @@ import * as listAppCustomers from "./routes/apps/customers";
 import * as selectAppCustomer from "./routes/apps/select-customer";
 import * as listAppSites from "./routes/apps/sites";
 import * as selectAppSite from "./routes/apps/select-site";
+// channels
+import * as listChannels from "./routes/channels/list";
+import * as getChannelInstallLinks from "./routes/channels/install-links";
+import * as putChannelIdentity from "./routes/channels/put-identity";
 // usage and billing
 import * as getBalance from "./routes/billing/balance";
 import * as listEndUserUsage from "./routes/usage/end-users";
@@ -478,6 +482,10 @@ const operations: { register(app: PlatformApp): void }[] = [
   selectAppCustomer,
   listAppSites,
   selectAppSite,
+  // channels
+  listChannels,
+  getChannelInstallLinks,
+  putChannelIdentity,
   // usage and billing
   getUsage,
   listEndUserUsage,

@@ -18,7 +18,7 @@ import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import { advanceTrigger, findOverdueTriggers, findTriggerForFire, movePollCursor, recordEventFire, recordPollOutcome } from "../repositories/task-triggers";
 import { callAppTool } from "../services/app-calls";
-import { connectionsForRun } from "../services/app-credentials";
+import { appForAccount, appUsable, connectionsForRun } from "../services/app-credentials";
 import { APP_TRIGGER_TYPE } from "../services/app-triggers";
 import { type JobQueue, jobIdForKey } from "./queue";
 
@@ -93,10 +93,11 @@ export async function pollAppTrigger(deps: AppTriggerPollDeps, trigger: PollTrig
   const app = catalog.get(trigger.app ?? "");
   const type = app?.triggers.find((candidate) => candidate.name === trigger.triggerName);
   if (!app || !type?.poll) return fail(`${trigger.app}'s ${trigger.triggerName} is not in this platform's catalogue any more`);
-  if (!catalog.configured(app.slug)) return fail(`${app.slug} is not configured on this platform`);
+  const ctx = { prisma, config };
+  const forAccount = await appForAccount(ctx, trigger.accountId, app.slug);
+  if (!forAccount || !appUsable(forAccount)) return fail(`${app.slug} is not configured on this platform`);
   const tool = app.tools.find((candidate) => candidate.name === type.poll!.tool);
   if (!tool) return fail(`${app.slug} has no tool ${type.poll.tool} to poll with`);
-  const ctx = { prisma, config };
   const scope = { accountId: trigger.accountId, endUserId: trigger.endUserId };
   const connection = (await connectionsForRun(ctx, scope, trigger.task.agentId)).find((row) => row.app === app.slug && row.status === "active");
   if (!connection) return fail(`no active ${app.name} connection in this trigger's scope; connect ${app.slug} (POST /apps/${app.slug}/connect)`);

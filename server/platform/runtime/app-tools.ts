@@ -11,7 +11,7 @@ import { appCatalogOf } from "../apps/catalog";
 import type { AppDefinition, AppToolDefinition } from "../apps/definition";
 import type { PlatformConfig } from "../platform-config";
 import { callAppTool } from "../services/app-calls";
-import { connectionsForRun } from "../services/app-credentials";
+import { appForAccount, appUsable, connectionsForRun } from "../services/app-credentials";
 
 const SEPARATOR = "__";
 
@@ -61,10 +61,9 @@ async function appsForRun(ctx: AppToolContext): Promise<AppDefinition[]> {
   }
   const connections = await connectionsForRun(ctx, { accountId: ctx.accountId, endUserId: ctx.endUserId }, ctx.agentId);
   for (const connection of connections) slugs.add(connection.app);
-  return [...slugs].flatMap((slug) => {
-    const app = catalog.get(slug);
-    return app && catalog.configured(slug) ? [app] : [];
-  });
+  // Configured for this account: by the operator, or by the account's own identity of the app.
+  const usable = await Promise.all([...slugs].map(async (slug) => ((await appForAccount(ctx, ctx.accountId, slug)) ?? null)));
+  return usable.flatMap((app) => (app && appUsable(app) ? [catalog.get(app.slug)!] : []));
 }
 
 /** The connection a call uses: the newest active one of the app granted to the agent. */

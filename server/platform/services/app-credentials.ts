@@ -4,6 +4,7 @@
 // per connection across instances (services/refresh-claim.ts); revocation on disconnect. Tokens never enter a log line or an
 // error message: messages name the app and the OAuth error code only.
 import { logger } from "@/lib/logger";
+import { CHANNELS } from "@/lib/schemas/channels";
 import type { Db } from "../repositories/db";
 import { deriveKey, open, seal, SecretBoxError } from "@/server/secret-box";
 import { appCatalogOf } from "../apps/catalog";
@@ -13,6 +14,7 @@ import type { PlatformConfig } from "../platform-config";
 import { guardedFetch } from "../outbound/guarded-fetch";
 import * as connections from "../repositories/app-connections";
 import type { ConnectionRow } from "../repositories/app-connections";
+import * as identities from "../repositories/channel-identities";
 import { REFRESH_CLAIM_MS, REFRESH_WAIT_MS, waitForRefreshClaim } from "./refresh-claim";
 
 export interface CredentialContext {
@@ -73,6 +75,35 @@ export function openCredentials(config: PlatformConfig, sealed: string): { crede
   return { credentials: JSON.parse(value) as StoredCredentials, stale };
 }
 
+// --- The app an account uses ---------------------------------------------------------------------
+
+export const CHANNEL_APPS: ReadonlySet<string> = new Set(CHANNELS);
+
+/**
+ * The app as `accountId` uses it: with the OAuth client of the account's channel identity (PUT
+ * /channels/identities) when it stored one for this app, else the catalogue's, the operator's shared
+ * app. Undefined for an app not in the catalogue. An identity whose secret cannot be opened (the
+ * secret key changed without INLAY_SECRET_KEY_PREVIOUS) leaves the app without a client secret: not
+ * usable, never the shared app in its place.
+ */
+export async function appForAccount(ctx: CredentialContext, accountId: number, slug: string): Promise<AppDefinition | undefined> {
+  const app = appCatalogOf(ctx.config).get(slug);
+  if (!app?.oauth || !CHANNEL_APPS.has(slug)) return app;
+  const identity = await identities.findIdentity(ctx.prisma, accountId, slug);
+  if (!identity) return app;
+  let clientSecret: string | undefined;
+  try {
+    clientSecret = openSecret(ctx.config, identity.clientSecretSealed).value;
+  } catch (error) {
+    if (!(error instanceof SecretBoxError)) throw error;
+    logger.warn({ accountId, app: slug }, "the account's own app identity cannot be decrypted (was INLAY_SECRET_KEY changed without INLAY_SECRET_KEY_PREVIOUS?)");
+  }
+  return { ...app, oauth: { ...app.oauth, clientId: identity.clientId, clientSecret } };
+}
+
+/** An OAuth app is usable when it has client credentials (its own or the shared app's); API-key apps always are. */
+export const appUsable = (app: AppDefinition) => app.auth === "api_key" || (app.auth === "oauth2" && Boolean(app.oauth?.clientId && app.oauth.clientSecret));
+
 export const credentialsOfTokens = (tokens: TokenSet, previous?: StoredCredentials): StoredCredentials => ({
   kind: "oauth2",
   access_token: tokens.accessToken,
@@ -118,7 +149,7 @@ async function authorize(ctx: CredentialContext, connectionId: string, options: 
   const deadline = Date.now() + REFRESH_WAIT_MS;
   for (;;) {
     const row = await connections.findConnectionById(ctx.prisma, connectionId);
-    const verdict = usable(ctx, row);
+    const verdict = await usable(ctx, row);
     if ("result" in verdict) return verdict.result;
     const { app, credentials } = verdict;
     if (credentials.kind === "api_key") {
@@ -150,14 +181,14 @@ async function authorize(ctx: CredentialContext, connectionId: string, options: 
   }
 }
 
-function usable(
+async function usable(
   ctx: CredentialContext,
   row: ConnectionRow | null,
-): { result: AuthorizationResult } | { app: AppDefinition; credentials: StoredCredentials; stale: boolean } {
+): Promise<{ result: AuthorizationResult } | { app: AppDefinition; credentials: StoredCredentials; stale: boolean }> {
   if (!row || row.status === "pending" || !row.credentialsSealed) return { result: failure("missing", "no such connection, or it was never completed") };
   if (row.status === "expired") return { result: failure("expired", `${reconnect(row.app)}${row.lastError ? `: ${row.lastError}` : ""}`) };
   if (row.status === "revoked") return { result: failure("revoked", `the ${row.app} connection was revoked`) };
-  const app = appCatalogOf(ctx.config).get(row.app);
+  const app = await appForAccount(ctx, row.accountId, row.app);
   if (!app) return { result: failure("error", `the app ${row.app} is no longer in the catalogue`) };
   try {
     const { credentials, stale } = openCredentials(ctx.config, row.credentialsSealed);
@@ -182,7 +213,7 @@ async function markExpired(ctx: CredentialContext, row: Pick<ConnectionRow, "id"
 /** This caller holds the claim: read again (someone may have refreshed just before), refresh, store. */
 async function refreshClaimed(ctx: CredentialContext, connectionId: string, app: AppDefinition, options: { rejected: string | undefined }): Promise<AuthorizationResult> {
   const row = await connections.findConnectionById(ctx.prisma, connectionId);
-  const verdict = usable(ctx, row);
+  const verdict = await usable(ctx, row);
   if ("result" in verdict) {
     if (row) await connections.updateConnection(ctx.prisma, row.id, { refreshingUntil: null });
     return verdict.result;
@@ -226,11 +257,14 @@ async function refreshClaimed(ctx: CredentialContext, connectionId: string, app:
 
 /**
  * What a run of `agentId` may be offered: findUsableConnections without the connections of apps that
- * left the catalogue or are no longer configured (an OAuth app whose client credentials were removed).
+ * left the catalogue or are no longer configured (an OAuth app whose client credentials were removed,
+ * unless the account has its own identity of it).
  */
 export async function connectionsForRun(ctx: CredentialContext, scope: connections.ConnectionScope, agentId: number | null): Promise<ConnectionRow[]> {
   const catalog = appCatalogOf(ctx.config);
-  return (await connections.findUsableConnections(ctx.prisma, scope, agentId)).filter((row) => catalog.configured(row.app));
+  const rows = await connections.findUsableConnections(ctx.prisma, scope, agentId);
+  const own = rows.some((row) => CHANNEL_APPS.has(row.app)) ? new Set((await identities.listIdentities(ctx.prisma, scope.accountId)).map((identity) => identity.channel)) : new Set<string>();
+  return rows.filter((row) => catalog.configured(row.app) || (own.has(row.app) && catalog.get(row.app) !== undefined));
 }
 
 // --- Identity and revocation ----------------------------------------------------------------------
@@ -268,11 +302,12 @@ export async function readIdentity(
 }
 
 /** Revokes the connection's tokens at the app when it has an endpoint; failures are logged (without secrets) and ignored. */
-export async function revokeAtApp(config: PlatformConfig, row: Pick<ConnectionRow, "id" | "app" | "authKind" | "credentialsSealed">): Promise<void> {
+export async function revokeAtApp(ctx: CredentialContext, row: Pick<ConnectionRow, "id" | "accountId" | "app" | "authKind" | "credentialsSealed">): Promise<void> {
   if (row.authKind !== "oauth2" || !row.credentialsSealed) return;
-  const app = appCatalogOf(config).get(row.app);
-  if (!app?.oauth?.revocationUrl || !app.oauth.clientId) return;
+  const config = ctx.config;
   try {
+    const app = await appForAccount(ctx, row.accountId, row.app);
+    if (!app?.oauth?.revocationUrl || !app.oauth.clientId) return;
     const { credentials } = openCredentials(config, row.credentialsSealed);
     if (credentials.kind !== "oauth2") return;
     // Revoking the refresh token ends the grant (and with it the access tokens) where servers support it.

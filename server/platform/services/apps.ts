@@ -15,9 +15,10 @@ import { PlatformError } from "../errors";
 import * as connections from "../repositories/app-connections";
 import type { ConnectionRow, FlowRow } from "../repositories/app-connections";
 import { agentExistsInScope } from "../repositories/agents";
+import { listIdentities } from "../repositories/channel-identities";
 import type { DataContext } from "../runtime/hot-cache";
 import { resumeRunsAwaitingApp } from "./app-run-pauses";
-import { credentialsOfTokens, openSecret, readIdentity, revokeAtApp, sealCredentials, sealSecret, type StoredCredentials } from "./app-credentials";
+import { appForAccount, appUsable, CHANNEL_APPS, credentialsOfTokens, openSecret, readIdentity, revokeAtApp, sealCredentials, sealSecret, type StoredCredentials } from "./app-credentials";
 import type { AuthContext } from "./auth";
 import type { RunServiceContext } from "./runs";
 import { resolveScope, type Scope } from "./scope";
@@ -70,8 +71,10 @@ export function appOf(config: PlatformConfig, slug: string): AppDefinition {
   return app;
 }
 
-function oauthAppOf(config: PlatformConfig, slug: string): AppDefinition {
-  const app = appOf(config, slug);
+/** The OAuth app as the account uses it (its own channel identity, else the shared app), configured. */
+async function oauthAppFor(ctx: AppServiceContext, accountId: number, slug: string): Promise<AppDefinition> {
+  appOf(ctx.config, slug);
+  const app = (await appForAccount(ctx, accountId, slug))!;
   if (app.auth !== "oauth2") {
     throw new PlatformError({
       type: "validation_error",
@@ -79,11 +82,11 @@ function oauthAppOf(config: PlatformConfig, slug: string): AppDefinition {
       message: app.auth === "api_key" ? `${slug} is connected with an API key: use POST /apps/${slug}/connect/api-key` : `${slug} is not connected with OAuth`,
     });
   }
-  if (!appCatalogOf(config).configured(slug)) {
+  if (!appUsable(app)) {
     throw new PlatformError({
       type: "validation_error",
       errorCode: "app_not_configured",
-      message: `${slug} has no OAuth client credentials on this platform (set INLAY_APP_${slug.toUpperCase().replace(/-/g, "_")}_CLIENT_ID and _CLIENT_SECRET, or client_id and client_secret in INLAY_APPS_FILE)`,
+      message: `${slug} has no OAuth client credentials on this platform (set INLAY_APP_${slug.toUpperCase().replace(/-/g, "_")}_CLIENT_ID and _CLIENT_SECRET, or client_id and client_secret in INLAY_APPS_FILE${CHANNEL_APPS.has(slug) ? ", or store the account's own with PUT /channels/identities" : ""})`,
     });
   }
   return app;
@@ -97,6 +100,7 @@ export async function listApps(ctx: AppServiceContext, auth: AuthContext, userId
   const scope = await resolveScope(ctx, auth, userId);
   const rows = await connections.listConnections(ctx.prisma, scope);
   const catalog = appCatalogOf(ctx.config);
+  const ownIdentities = new Set((await listIdentities(ctx.prisma, scope.accountId)).map((identity) => identity.channel));
   return catalog.list().map((app) => {
     const own = rows.filter((row) => row.app === app.slug);
     const best = own.map((row) => row.status).sort((a, b) => (STATUS_RANK[b] ?? 0) - (STATUS_RANK[a] ?? 0))[0];
@@ -105,7 +109,7 @@ export async function listApps(ctx: AppServiceContext, auth: AuthContext, userId
       name: app.name,
       description: app.description,
       auth: app.auth,
-      configured: catalog.configured(app.slug),
+      configured: catalog.configured(app.slug) || ownIdentities.has(app.slug),
       source: app.source,
       tools_count: app.tools.length,
       connected: own.some((row) => row.status === "active"),
@@ -161,7 +165,7 @@ export async function startConnect(
   userId: string | undefined,
   input: z.infer<typeof ConnectRequest>,
 ) {
-  const app = oauthAppOf(ctx.config, slug);
+  const app = await oauthAppFor(ctx, auth.accountId, slug);
   const platformBase = ctx.config.publicBaseUrl;
   const redirectUri = checkRedirectUri(ctx.config, input.redirect_uri, platformBase);
   const scope = await resolveScope(ctx, auth, userId);
@@ -228,7 +232,7 @@ export async function handleOAuthCallback(ctx: AppServiceContext, query: { code?
     target.searchParams.set("error_description", message);
     return target.toString();
   };
-  const app = appCatalogOf(ctx.config).get(flow.app);
+  const app = await appForAccount(ctx, flow.accountId, flow.app);
   if (!app) return fail(`the app ${flow.app} is no longer in the catalogue`);
   if (query.error) return fail(`the authorization was refused: ${query.error}${query.error_description ? ` (${query.error_description})` : ""}`.slice(0, 500));
   if (!query.code) return fail("the authorization server sent no code");
@@ -265,7 +269,7 @@ async function activate(
   });
   if (!options.addAccount) {
     for (const other of await connections.otherConnections(ctx.prisma, scope, app, connectionId)) {
-      await revokeAtApp(ctx.config, other);
+      await revokeAtApp(ctx, other);
       await connections.deleteConnection(ctx.prisma, other.id);
     }
   }
@@ -280,7 +284,7 @@ async function checkAgent(ctx: AppServiceContext, scope: Scope, agentId: number 
 }
 
 export async function completeConnect(ctx: RunServiceContext, auth: AuthContext, slug: string, userId: string | undefined, input: z.infer<typeof CompleteRequest>) {
-  const app = oauthAppOf(ctx.config, slug);
+  const app = await oauthAppFor(ctx, auth.accountId, slug);
   const scope = await resolveScope(ctx, auth, userId);
   await checkAgent(ctx, scope, input.agent_id);
   const done = (row: ConnectionRow) => ({ status: row.status as ConnectionOut["status"], app: slug, connection_id: row.id });
@@ -392,7 +396,7 @@ export async function deleteAppConnection(ctx: AppServiceContext, auth: AuthCont
   const scope = await resolveScope(ctx, auth, userId);
   const row = await connections.findConnection(ctx.prisma, scope, id);
   if (!row) throw connectionNotFound(id);
-  await revokeAtApp(ctx.config, row);
+  await revokeAtApp(ctx, row);
   await connections.deleteConnection(ctx.prisma, row.id);
 }
 
@@ -402,7 +406,7 @@ export async function deleteAppConnections(ctx: AppServiceContext, auth: AuthCon
   const scope = await resolveScope(ctx, auth, userId);
   const rows = await connections.listConnections(ctx.prisma, scope, { app: slug, includePending: true });
   for (const row of rows) {
-    await revokeAtApp(ctx.config, row);
+    await revokeAtApp(ctx, row);
     await connections.deleteConnection(ctx.prisma, row.id);
   }
   return rows.length;
