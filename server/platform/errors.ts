@@ -13,8 +13,8 @@ export const errorTypeStatus = {
   payload_too_large: 413,
   validation_error: 422,
   rate_limit_error: 429,
+  // 500 and above, 503 included (the spec's table: "500+ | api_error"); a 503 sets `status`.
   api_error: 500,
-  service_unavailable: 503,
 } as const;
 
 export type ErrorType = keyof typeof errorTypeStatus;

@@ -68,7 +68,7 @@ const keyConflict = (errorCode: string, message: string, headers?: Record<string
 
 function checkEnabled(settings: JudgmentSettings) {
   if (!settings.enabled) {
-    throw new PlatformError({ type: "service_unavailable", errorCode: "judgments_disabled", message: "judgments are switched off on this deployment" });
+    throw new PlatformError({ type: "api_error", status: 503, errorCode: "judgments_disabled", message: "judgments are switched off on this deployment" });
   }
 }
 
@@ -166,7 +166,8 @@ function customerJudge(settings: JudgmentSettings, models: ModelSettings, apiKey
   const entry = findModel(customer, settings.customerModel);
   if (!entry || (entry.author !== "openai" && entry.author !== "anthropic")) {
     throw new PlatformError({
-      type: "service_unavailable",
+      type: "api_error",
+      status: 503,
       errorCode: "judge_unavailable",
       message: `customer-funded judgments are misconfigured on this deployment: JUDGMENT_CUSTOMER_MODEL "${settings.customerModel}" is not an OpenAI or Anthropic model`,
     });
@@ -191,7 +192,7 @@ async function judgeFor(services: JudgmentServices, accountId: number): Promise<
     return { modelId, model: services.languageModel(modelId), pricing: pricingOf(services.config.models, modelId), funding: "platform" };
   } catch (error) {
     if (!(error instanceof ModelUnavailableError)) throw error;
-    throw new PlatformError({ type: "service_unavailable", errorCode: "judge_unavailable", message: `the judge model is unavailable: ${error.message}` });
+    throw new PlatformError({ type: "api_error", status: 503, errorCode: "judge_unavailable", message: `the judge model is unavailable: ${error.message}` });
   }
 }
 
@@ -283,7 +284,8 @@ async function callJudge<T>(judge: Judge, schema: z.ZodType<T>, prompt: string):
     logger.warn({ err: error, model: judge.modelId, funding: judge.funding }, "judge model call failed");
     const detail = error instanceof Error ? error.message.slice(0, 300) : String(error);
     throw new PlatformError({
-      type: "service_unavailable",
+      type: "api_error",
+      status: 503,
       errorCode: "judge_failed",
       message: `the judge model (${judge.modelId}, ${judge.funding}-funded) failed: ${detail}`,
     });

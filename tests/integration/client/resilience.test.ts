@@ -89,7 +89,7 @@ describe("retries", () => {
 
   it("retries a GET after a 500 and a dropped connection", async () => {
     const faulty = faultyFetch(async (_request, real, _call, index) => {
-      if (index === 0) return envelope(503, "service_unavailable", "busy");
+      if (index === 0) return envelope(503, "api_error", "busy");
       if (index === 1) throw connectionFailure();
       return real();
     });

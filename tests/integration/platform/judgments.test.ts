@@ -536,7 +536,7 @@ describe("the kill switch", () => {
     try {
       const { status, body } = await judge(account.key, decideBody());
       expect(status).toBe(503);
-      expect(body.error.error_code).toBe("judgments_disabled");
+      expect(body.error).toMatchObject({ type: "api_error", error_code: "judgments_disabled" });
       expect((await platform.call("/judgments/connection", { key: account.key })).body.enabled).toBe(false);
     } finally {
       settings.enabled = true;
