@@ -10,7 +10,6 @@ import { timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
 import { logger } from "@/lib/logger";
 import { type BridgeInbound, normalizeHandle } from "@/lib/schemas/bridges";
-import { isTerminalStatus } from "@/lib/schemas/runs";
 import type { Db } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
@@ -18,17 +17,14 @@ import type { JobQueue } from "../jobs/queue";
 import { guardedFetch } from "../outbound/guarded-fetch";
 import { leadAgentId } from "../repositories/agents";
 import * as bridges from "../repositories/bridges";
-import { findRunOutcome } from "../repositories/runs";
 import type { BridgeRow } from "../repositories/bridges";
-import { METADATA_ONLY } from "../runtime/redact";
+import { type AnswerJob, answerText, endedRunFor, enqueueAnswer } from "./answer-when-ended";
 import { accountActing } from "./auth";
 import { bridgeApiUrl, bridgeOutboundOptions, linkCodeHashOf, sha256 } from "./bridges";
 import { replyToRun } from "./run-conversation";
 import { createRun, type RunServiceContext } from "./runs";
 
 export const BRIDGE_REPLY_JOB = "bridge-reply";
-/** A run still going this long after its message gets no answer by iMessage (it stays on the API). */
-const REPLY_WAIT_MS = 7 * 24 * 3600 * 1000;
 const SEND_TIMEOUT_MS = 15_000;
 
 export type BridgeInboundContext = RunServiceContext & { jobs: JobQueue };
@@ -112,7 +108,7 @@ export async function receiveBridgeMessage(ctx: BridgeInboundContext, bridge: Br
     runId: started.runId,
     status: started.continued ? "continued" : "started",
   });
-  await enqueueReply(ctx.jobs, row.id, 0);
+  await enqueueAnswer(ctx.jobs, BRIDGE_REPLY_JOB, row.id);
   return { runId: started.runId };
 }
 
@@ -141,31 +137,6 @@ async function startOrContinue(ctx: BridgeInboundContext, bridge: BridgeRow, age
 // ---------------------------------------------------------------------------------------------
 // The answer by iMessage, once the run has ended
 
-interface ReplyJob {
-  inboundId: number;
-  attempt: number;
-}
-
-/** Each wait for the run doubles, from half a second to a minute. */
-const replyDelayMs = (attempt: number) => Math.min(60_000, 500 * 2 ** attempt);
-
-function enqueueReply(jobs: JobQueue, inboundId: number, attempt: number) {
-  const data: ReplyJob = { inboundId, attempt };
-  return jobs.enqueue(BRIDGE_REPLY_JOB, data, {
-    key: `${inboundId}:${attempt}`,
-    startAfter: attempt === 0 ? undefined : new Date(Date.now() + replyDelayMs(attempt - 1)),
-    retryLimit: 5,
-    retryDelaySeconds: 5,
-    retryBackoff: true,
-  });
-}
-
-function replyText(run: { status: string; output: unknown; error: string | null; retention: string }): string {
-  if (run.status === "failed") return "Sorry, I could not finish this.";
-  if (run.retention === METADATA_ONLY) return "Done. (This account keeps no run content, so the answer is not repeated here.)";
-  return typeof run.output === "string" && run.output.trim() !== "" ? run.output : "Done.";
-}
-
 export interface BridgeReplyDeps {
   prisma: Db;
   jobs: JobQueue;
@@ -180,17 +151,12 @@ export interface BridgeReplyDeps {
  */
 export async function registerBridgeReplies(deps: BridgeReplyDeps): Promise<void> {
   const { prisma, jobs, config } = deps;
-  const reply = async ({ data }: { data: ReplyJob }) => {
+  const reply = async ({ data }: { data: AnswerJob }) => {
     const inbound = await bridges.findBridgeMessage(prisma, data.inboundId);
-    if (!inbound?.runId) return { skipped: "no run" };
-    const run = await findRunOutcome(prisma, inbound.runId);
-    if (!run) return { skipped: "run gone" };
-    if (!isTerminalStatus(run.status)) {
-      if (Date.now() - inbound.createdAt.getTime() > REPLY_WAIT_MS) return { skipped: "run still going after 7 days" };
-      await enqueueReply(jobs, inbound.id, data.attempt + 1);
-      return { waiting: run.status };
-    }
-    if (run.status === "cancelled") return { skipped: "run cancelled" };
+    if (!inbound) return { skipped: "no message" };
+    const ended = await endedRunFor(prisma, jobs, BRIDGE_REPLY_JOB, inbound, data.attempt);
+    if ("result" in ended) return ended.result;
+    const { run } = ended;
     const bridge = await bridges.findBridgeById(prisma, inbound.bridgeId);
     if (!bridge) return { skipped: "bridge gone" };
     if (bridge.status !== "active") return { skipped: `bridge ${bridge.status}` };
@@ -207,7 +173,7 @@ export async function registerBridgeReplies(deps: BridgeReplyDeps): Promise<void
     try {
       const response = await guardedFetch(
         bridgeApiUrl(config, bridge, "/api/v1/message/text"),
-        { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ chatGuid: inbound.chatGuid, message: replyText(run) }) },
+        { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ chatGuid: inbound.chatGuid, message: answerText(run, { withError: false }) }) },
         bridgeOutboundOptions(config, SEND_TIMEOUT_MS),
       );
       if (response.status < 200 || response.status >= 300) throw new Error(`the bridge server answered ${response.status}`);
@@ -221,5 +187,5 @@ export async function registerBridgeReplies(deps: BridgeReplyDeps): Promise<void
     }
     return { sent: claimed };
   };
-  await jobs.register<ReplyJob>(BRIDGE_REPLY_JOB, reply, { concurrency: 2, expireInSeconds: 120 });
+  await jobs.register<AnswerJob>(BRIDGE_REPLY_JOB, reply, { concurrency: 2, expireInSeconds: 120 });
 }

@@ -7,7 +7,6 @@
 // the run ends: a durable job per message (EMAIL_REPLY_JOB) waits for it. No SMTP or HTTP here.
 import { randomBytes } from "node:crypto";
 import { logger } from "@/lib/logger";
-import { isTerminalStatus } from "@/lib/schemas/runs";
 import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
@@ -23,11 +22,11 @@ import {
   ownerAddresses,
 } from "../repositories/email";
 import type { NewRunFile } from "../repositories/run-files";
-import { findRunOutcome, findRunUserId } from "../repositories/runs";
+import { findRunUserId } from "../repositories/runs";
 import { recordEventFire } from "../repositories/task-triggers";
 import { findTaskInAccount } from "../repositories/tasks";
-import { METADATA_ONLY } from "../runtime/redact";
 import { findAccountAgent } from "./agents";
+import { type AnswerJob, answerText, endedRunFor, enqueueAnswer } from "./answer-when-ended";
 import { accountActing } from "./auth";
 import { bareAddress, senderAllowed } from "./email-addresses";
 import type { Mailer } from "./mailer";
@@ -39,8 +38,6 @@ import { runTask } from "./tasks";
 export const EMAIL_REPLY_JOB = "email-reply";
 /** The most of a mail's text a run's message carries (as a webhook's payload); the rest is cut with a note. */
 export const EMAIL_TEXT_MAX_CHARS = 64_000;
-/** A run still going this long after its mail gets no reply by mail (its answer stays on the API). */
-const REPLY_WAIT_MS = 7 * 24 * 3600 * 1000;
 
 export type InboundContext = RunServiceContext & { jobs: JobQueue };
 
@@ -190,7 +187,7 @@ export async function receiveMail(ctx: InboundContext, envelopeSender: string, o
   }
   const row = await insertEmailMessage(ctx.prisma, { ...logged, status: started.continued ? "continued" : "started", runId: started.runId });
   if (owner.kind === "trigger") await recordEventFire(ctx.prisma, owner.triggerId, { outcome: "started", runId: started.runId });
-  await enqueueReply(ctx.jobs, row.id, 0);
+  await enqueueAnswer(ctx.jobs, EMAIL_REPLY_JOB, row.id);
   return { runId: started.runId };
 }
 
@@ -232,32 +229,7 @@ async function startOrContinue(ctx: InboundContext, owner: AddressOwner, text: s
 // ---------------------------------------------------------------------------------------------
 // The reply by mail, once the run has ended
 
-interface ReplyJob {
-  inboundId: number;
-  attempt: number;
-}
-
-/** Each wait for the run doubles, from half a second to a minute. */
-const replyDelayMs = (attempt: number) => Math.min(60_000, 500 * 2 ** attempt);
-
-function enqueueReply(jobs: JobQueue, inboundId: number, attempt: number) {
-  const data: ReplyJob = { inboundId, attempt };
-  return jobs.enqueue(EMAIL_REPLY_JOB, data, {
-    key: `${inboundId}:${attempt}`,
-    startAfter: attempt === 0 ? undefined : new Date(Date.now() + replyDelayMs(attempt - 1)),
-    retryLimit: 5,
-    retryDelaySeconds: 5,
-    retryBackoff: true,
-  });
-}
-
 const replySubject = (subject: string) => (/^re:/i.test(subject.trim()) ? subject.trim() : `Re: ${subject.trim() || "(no subject)"}`);
-
-function replyText(run: { status: string; output: unknown; error: string | null; retention: string }): string {
-  if (run.status === "failed") return `Sorry, I could not finish this.${run.error ? `\n\nError: ${run.error}` : ""}`;
-  if (run.retention === METADATA_ONLY) return "Done. (This account keeps no run content, so the answer is not repeated here.)";
-  return typeof run.output === "string" && run.output.trim() !== "" ? run.output : "Done.";
-}
 
 export interface EmailReplyDeps {
   prisma: Db;
@@ -274,17 +246,12 @@ export interface EmailReplyDeps {
  */
 export async function registerEmailReplies(deps: EmailReplyDeps): Promise<void> {
   const { prisma, jobs } = deps;
-  const reply = async ({ data }: { data: ReplyJob }) => {
+  const reply = async ({ data }: { data: AnswerJob }) => {
     const inbound = await findEmailMessage(prisma, data.inboundId);
-    if (!inbound?.runId) return { skipped: "no run" };
-    const run = await findRunOutcome(prisma, inbound.runId);
-    if (!run) return { skipped: "run gone" };
-    if (!isTerminalStatus(run.status)) {
-      if (Date.now() - inbound.createdAt.getTime() > REPLY_WAIT_MS) return { skipped: "run still going after 7 days" };
-      await enqueueReply(jobs, inbound.id, data.attempt + 1);
-      return { waiting: run.status };
-    }
-    if (run.status === "cancelled") return { skipped: "run cancelled" };
+    if (!inbound) return { skipped: "no message" };
+    const ended = await endedRunFor(prisma, jobs, EMAIL_REPLY_JOB, inbound, data.attempt);
+    if ("result" in ended) return ended.result;
+    const { run } = ended;
     const messageId = `<reply.${inbound.id}.${randomBytes(8).toString("hex")}@${deps.domain}>`;
     const references = [...inbound.references, ...(inbound.messageId ? [inbound.messageId] : [])];
     const subject = replySubject(inbound.subject);
@@ -310,7 +277,7 @@ export async function registerEmailReplies(deps: EmailReplyDeps): Promise<void> 
         from: inbound.toAddress,
         to: inbound.fromAddress,
         subject,
-        text: replyText(run),
+        text: answerText(run, { withError: true }),
         kind: "email_reply",
         messageId,
         inReplyTo: inbound.messageId ?? undefined,
@@ -324,5 +291,5 @@ export async function registerEmailReplies(deps: EmailReplyDeps): Promise<void> 
     }
     return { sent: messageId };
   };
-  await jobs.register<ReplyJob>(EMAIL_REPLY_JOB, reply, { concurrency: 2, expireInSeconds: 120 });
+  await jobs.register<AnswerJob>(EMAIL_REPLY_JOB, reply, { concurrency: 2, expireInSeconds: 120 });
 }
