@@ -1,9 +1,15 @@
 // Secrets the framework keeps in its database (the embedded platform account's API key) are sealed
 // with AES-256-GCM under a key derived from INLAY_SECRET_KEY (else NEXTAUTH_SECRET). A sealed value
 // is "v1.<iv>.<tag>.<ciphertext>" in base64url; the tag makes tampering or a wrong key fail loudly.
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
 
 const VERSION = "v1";
+
+/**
+ * SHA-256 in hex: what is stored of a secret that is never read back (API keys, session, invite and
+ * webhook tokens, link codes, OAuth states), looked up by equality. Secrets read back are sealed.
+ */
+export const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex");
 
 /** A 32-byte key from the configured secret; `purpose` keeps keys for different uses apart. */
 export function deriveKey(secret: string, purpose: string): Buffer {

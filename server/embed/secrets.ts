@@ -2,7 +2,7 @@
 // revoke them on the Embed page; the vendor's backend sends one as a bearer token to mint embed tokens
 // (POST /api/embed/sessions). A secret is 32 random bytes; only its SHA-256 is stored, so the full
 // value is shown once, at creation.
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { EmbedSecretView } from "@/lib/schemas/embed";
 import type { Db } from "@/server/db";
 import { TenancyError } from "@/server/tenancy/errors";
@@ -15,12 +15,12 @@ import {
   touchEmbedSecret,
   type EmbedSecretRecord,
 } from "./secrets-repository";
+import { sha256Hex } from "@/server/secret-box";
 
 const SECRET_PREFIX = "inlay_es_";
 /** How much of the secret the list shows: the fixed prefix and 6 random characters. */
 const SHOWN_CHARS = SECRET_PREFIX.length + 6;
 
-const hashSecret = (secret: string) => createHash("sha256").update(secret).digest("hex");
 
 const toView = (row: EmbedSecretRecord): EmbedSecretView => ({
   id: row.id,
@@ -46,7 +46,7 @@ export async function createEmbedSecret(
     tenantId,
     name: input.name,
     prefix: secret.slice(0, SHOWN_CHARS),
-    secretHash: hashSecret(secret),
+    secretHash: sha256Hex(secret),
     createdById: input.createdById,
   });
   return { ...toView(row), secret };
@@ -78,7 +78,7 @@ export async function rotateEmbedSecret(
 /** The tenant a presented secret belongs to, or null (unknown, malformed or revoked). */
 export async function authenticateEmbedSecret(prisma: Db, presented: string, now = new Date()): Promise<{ tenantId: string; secretId: string } | null> {
   if (!presented.startsWith(SECRET_PREFIX) || presented.length > 200) return null;
-  const row = await findEmbedSecretByHash(prisma, hashSecret(presented));
+  const row = await findEmbedSecretByHash(prisma, sha256Hex(presented));
   if (!row || row.revokedAt) return null;
   await touchEmbedSecret(prisma, row.id, now);
   return { tenantId: row.tenantId, secretId: row.id };

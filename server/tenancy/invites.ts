@@ -1,7 +1,7 @@
 // Invites: a tenant admin invites an email as member or admin; the link carries a random token whose
 // SHA-256 alone is stored, valid for INVITE_TTL and usable once. Accepting joins the signed-in user
 // (whose email must be the invited one) or creates the invitee's account with that email.
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { TenantRole } from "@/lib/schemas/tenancy";
 import { hashPassword } from "@/server/auth/password";
 import type { Db } from "@/server/db";
@@ -24,10 +24,10 @@ import {
   findUserById,
   type TenantRecord,
 } from "./repository";
+import { sha256Hex } from "@/server/secret-box";
 
 export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
-const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 export const inviteLink = (baseUrl: string, token: string) => `${baseUrl.replace(/\/+$/, "")}/invite/${token}`;
 
@@ -84,7 +84,7 @@ export async function createInvite(
     tenantId: tenant.id,
     email,
     role,
-    tokenHash: hashToken(token),
+    tokenHash: sha256Hex(token),
     invitedById,
     expiresAt: new Date(now.getTime() + INVITE_TTL_MS),
   });
@@ -122,7 +122,7 @@ export interface InviteDescription {
 
 /** What the invite page shows to whoever holds the link. */
 export async function describeInvite(prisma: Db, token: string, now = new Date()): Promise<InviteDescription> {
-  const invite = await findInviteByTokenHash(prisma, hashToken(token));
+  const invite = await findInviteByTokenHash(prisma, sha256Hex(token));
   if (!invite) throw new TenancyError("NOT_FOUND", "This invite link is not valid.");
   return {
     tenant: { name: invite.tenant.name, slug: invite.tenant.slug },
@@ -159,7 +159,7 @@ export async function acceptInvite(
   prisma: Db,
   { token, userId, account, now = new Date() }: AcceptInviteOptions,
 ): Promise<AcceptedInvite> {
-  const invite = await findInviteByTokenHash(prisma, hashToken(token));
+  const invite = await findInviteByTokenHash(prisma, sha256Hex(token));
   if (!invite) throw new TenancyError("NOT_FOUND", "This invite link is not valid.");
   const status = statusOf(invite, now);
   if (status !== "open") throw new TenancyError("CONFLICT", closedMessage[status]);

@@ -12,7 +12,8 @@ import { accountActing } from "./auth";
 import { createIdempotently, requestHash } from "./idempotency";
 import { createRun, getRunInAccount, type RunServiceContext } from "./runs";
 import type { Scope } from "./scope";
-import { hashWebhookToken, newWebhookToken, webhookPayloadText, type WebhookCall } from "./task-webhooks";
+import { newWebhookToken, webhookPayloadText, type WebhookCall } from "./task-webhooks";
+import { sha256Hex } from "@/server/secret-box";
 
 /** Where an agent's inbound calls go, under the platform's base URL (…/api/v2). */
 export const AGENT_HOOK_PATH = "/hooks/agents";
@@ -55,7 +56,7 @@ export async function receiveAgentWebhook(
   ctx: RunServiceContext,
   call: WebhookCall,
 ): Promise<{ accepted: z.infer<typeof TaskWebhookAccepted>; replay: boolean }> {
-  const found = await findAgentByWebhookHash(ctx.prisma, hashWebhookToken(call.token));
+  const found = await findAgentByWebhookHash(ctx.prisma, sha256Hex(call.token));
   const agent = found ? await findAccountAgent(ctx, found.accountId, found.id) : null;
   if (!agent) throw new PlatformError({ type: "not_found", message: "no webhook at this URL" });
   if (!agent.webhookEnabled) {

@@ -1,7 +1,8 @@
 // API keys: <prefix><32 random base62 chars><6-char checksum>. The checksum lets us turn away a
 // mistyped or made-up key without a database read; only the SHA-256 of a key is ever stored.
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { crc32 } from "node:zlib";
+import { sha256Hex } from "@/server/secret-box";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const RANDOM_LENGTH = 32;
@@ -45,9 +46,7 @@ export function generateApiKey(prefix: string): GeneratedKey {
   return { secret, hash: hashApiKey(secret), hint: keyHint(secret, prefix) };
 }
 
-export function hashApiKey(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
-}
+export const hashApiKey = sha256Hex;
 
 export function keyHint(secret: string, prefix: string): string {
   return `${secret.slice(0, prefix.length + 4)}…${secret.slice(-4)}`;

@@ -3,7 +3,7 @@
 // connections, and managing connections. A connection belongs to one scope (an end-user, or the account
 // level); any other scope's id is not found. Credentials are sealed by app-credentials.ts and never
 // returned. docs/platform-api.md, "Apps and connections", records the choices the spec left open.
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import type { AppConnection, AppConnectionUpdated, ApiKeyRequest, CompleteRequest, ConnectRequest, UpdateConnectionRequest } from "@/lib/schemas/apps";
 import { logger } from "@/lib/logger";
@@ -22,6 +22,7 @@ import { appForAccount, appUsable, CHANNEL_APPS, credentialsOfTokens, openSecret
 import type { AuthContext } from "./auth";
 import type { RunServiceContext } from "./runs";
 import { resolveScope, type Scope } from "./scope";
+import { sha256Hex } from "@/server/secret-box";
 
 export type AppServiceContext = DataContext & { config: PlatformConfig };
 
@@ -31,7 +32,6 @@ type ConnectionOut = z.infer<typeof AppConnection>;
 export const CONNECT_FLOW_TTL_MS = 10 * 60_000;
 export const OAUTH_CALLBACK_PATH = "/apps/oauth/callback";
 
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 const newConnectionId = () => `conn_${randomBytes(12).toString("hex")}`;
 const randomToken = () => randomBytes(32).toString("base64url");
 
@@ -180,7 +180,7 @@ export async function startConnect(
     scope,
     { id, app: slug, scopes: app.oauth!.scopes },
     {
-      stateHash: sha256(state),
+      stateHash: sha256Hex(state),
       codeVerifierSealed: sealSecret(ctx.config, pkce.verifier),
       redirectUri,
       oauthRedirectUri,
@@ -220,7 +220,7 @@ async function authorizeFlow(ctx: AppServiceContext, app: AppDefinition, flow: F
 export async function handleOAuthCallback(ctx: AppServiceContext, query: { code?: string; state?: string; error?: string; error_description?: string; iss?: string }): Promise<string> {
   const refused = (why: string) => new PlatformError({ type: "invalid_request_error", errorCode: "invalid_state", message: `state: ${why}; start again with POST /apps/<app>/connect` });
   if (!query.state) throw refused("is missing");
-  const flow = await connections.consumeFlow(ctx.prisma, sha256(query.state));
+  const flow = await connections.consumeFlow(ctx.prisma, sha256Hex(query.state));
   if (!flow) throw refused("is unknown, already used or expired");
   const target = new URL(flow.redirectUri);
   target.searchParams.set("connection_id", flow.connectionId);
@@ -249,7 +249,7 @@ export async function handleOAuthCallback(ctx: AppServiceContext, query: { code?
     ticket = randomToken();
     target.searchParams.set("connector_claim", ticket);
   }
-  await connections.updateFlow(ctx.prisma, flow.stateHash, { status: "authorized", ...(ticket ? { claimTicketHash: sha256(ticket) } : {}) });
+  await connections.updateFlow(ctx.prisma, flow.stateHash, { status: "authorized", ...(ticket ? { claimTicketHash: sha256Hex(ticket) } : {}) });
   target.searchParams.set("status", "authorized");
   return target.toString();
 }
@@ -327,7 +327,7 @@ export async function completeConnect(ctx: RunServiceContext, auth: AuthContext,
     }
   } else {
     if (!input.claim_ticket) throw fieldError("claim_ticket", "is required for account-level connections (the connector_claim parameter of the redirect)");
-    flow = await connections.completeAuthorizedFlow(ctx.prisma, { claimTicketHash: sha256(input.claim_ticket), accountId: scope.accountId, app: slug });
+    flow = await connections.completeAuthorizedFlow(ctx.prisma, { claimTicketHash: sha256Hex(input.claim_ticket), accountId: scope.accountId, app: slug });
     if (!flow) throw new PlatformError({ type: "not_found", message: "claim_ticket: unknown, already used, or of another app" });
   }
   return done(await activate(ctx, scope, flow.connectionId, slug, { agentId: input.agent_id, addAccount: input.add_account ?? flow.addAccount }));

@@ -20,9 +20,10 @@ import * as bridges from "../repositories/bridges";
 import type { BridgeRow } from "../repositories/bridges";
 import { type AnswerJob, answerText, endedRunFor, enqueueAnswer } from "./answer-when-ended";
 import { accountActing } from "./auth";
-import { bridgeApiUrl, bridgeOutboundOptions, linkCodeHashOf, sha256 } from "./bridges";
+import { bridgeApiUrl, bridgeOutboundOptions, linkCodeHashOf } from "./bridges";
 import { replyToRun } from "./run-conversation";
 import { createRun, type RunServiceContext } from "./runs";
+import { sha256Hex } from "@/server/secret-box";
 
 export const BRIDGE_REPLY_JOB = "bridge-reply";
 const SEND_TIMEOUT_MS = 15_000;
@@ -36,8 +37,8 @@ const unauthenticated = () =>
 /** The bridge whose inbound secret `secret` is; an unknown bridge and a wrong secret answer alike. */
 export async function authenticateBridge(prisma: Db, bridgeId: number, secret: string | undefined): Promise<BridgeRow> {
   const row = await bridges.findBridgeById(prisma, bridgeId);
-  const expected = Buffer.from(row?.inboundSecretHash ?? sha256("no secret"), "hex");
-  const given = Buffer.from(sha256(secret ?? ""), "hex");
+  const expected = Buffer.from(row?.inboundSecretHash ?? sha256Hex("no secret"), "hex");
+  const given = Buffer.from(sha256Hex(secret ?? ""), "hex");
   if (!row || !row.inboundSecretHash || !secret || !timingSafeEqual(expected, given)) throw unauthenticated();
   return row;
 }

@@ -2,7 +2,7 @@
 // bridge server (a BlueBubbles-style HTTP server on a Mac). Account-scoped. The password is sealed
 // with the platform's secret box and never returned; the inbound secret and link codes are shown once
 // and kept as hashes. Messages in and the answers out are services/bridge-inbound.ts.
-import { createHash, randomBytes, randomInt } from "node:crypto";
+import { randomBytes, randomInt } from "node:crypto";
 import type { z } from "zod";
 import type { Bridge, BridgeCreate, BridgeProvisionAlt, BridgeUpdate } from "@/lib/schemas/bridges";
 import type { Page } from "@/lib/schemas/common";
@@ -17,6 +17,7 @@ import { openSecret, sealSecret } from "./app-credentials";
 import { featureNotAvailable } from "./apps";
 import type { AuthContext } from "./auth";
 import { toPage } from "./pagination";
+import { sha256Hex } from "@/server/secret-box";
 
 export type BridgeServiceContext = DataContext & { config: PlatformConfig };
 type BridgeOut = z.infer<typeof Bridge>;
@@ -28,7 +29,6 @@ const LINK_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 const LINK_CODE_LENGTH = 8;
 const TEST_TIMEOUT_MS = 10_000;
 
-export const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 export const inboundUrlOf = (config: PlatformConfig, id: number) => `${config.publicBaseUrl}/bridges/${id}/inbound`;
 
@@ -136,7 +136,7 @@ export async function deleteBridge(ctx: BridgeServiceContext, auth: AuthContext,
 export async function rotateBridgeSecret(ctx: BridgeServiceContext, auth: AuthContext, id: number): Promise<BridgeOut & { inbound_secret: string }> {
   const current = await findAccountBridge(ctx, auth.accountId, id);
   const secret = `brsec_${randomBytes(24).toString("base64url")}`;
-  const row = await bridges.updateBridge(ctx.prisma, current.id, { inboundSecretHash: sha256(secret), secretRotatedAt: new Date() });
+  const row = await bridges.updateBridge(ctx.prisma, current.id, { inboundSecretHash: sha256Hex(secret), secretRotatedAt: new Date() });
   return { ...toBridge(ctx.config, row), inbound_secret: secret };
 }
 
@@ -145,12 +145,12 @@ export async function createLinkCode(ctx: BridgeServiceContext, auth: AuthContex
   const current = await findAccountBridge(ctx, auth.accountId, id);
   const code = Array.from({ length: LINK_CODE_LENGTH }, () => LINK_CODE_ALPHABET[randomInt(LINK_CODE_ALPHABET.length)]).join("");
   const expiresAt = new Date(Date.now() + LINK_CODE_TTL_MS);
-  await bridges.updateBridge(ctx.prisma, current.id, { linkCodeHash: sha256(code), linkCodeExpiresAt: expiresAt });
+  await bridges.updateBridge(ctx.prisma, current.id, { linkCodeHash: sha256Hex(code), linkCodeExpiresAt: expiresAt });
   return { bridge_id: current.id, code, expires_at: expiresAt.toISOString() };
 }
 
 /** A link code as a person may type it back: any case, spaces around. */
-export const linkCodeHashOf = (text: string) => sha256(text.trim().toUpperCase());
+export const linkCodeHashOf = (text: string) => sha256Hex(text.trim().toUpperCase());
 
 export async function listBridgeHandles(ctx: BridgeServiceContext, auth: AuthContext, id: number, query: { limit: number; starting_after?: number }) {
   const bridge = await findAccountBridge(ctx, auth.accountId, id);

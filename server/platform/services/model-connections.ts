@@ -2,7 +2,7 @@
 // connections"). API keys (openai, anthropic, openai-compatible), pasted tokens and an authorization
 // flow (provA) are sealed at rest and never returned. A run whose model's provider the account has
 // connected calls the provider with them and settles on the own_sub meter (resolveOwnModelConnection).
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import * as oauth from "oauth4webapi";
 import {
   AUTHORIZATION_TTL_MS,
@@ -51,6 +51,7 @@ import { ToolServerError } from "../tool-servers/types";
 import { openSecret, sealSecret } from "./app-credentials";
 import { REFRESH_CLAIM_MS, REFRESH_WAIT_MS, waitForRefreshClaim } from "./refresh-claim";
 import { findModel, modelCatalog, type ModelSettings, type ProviderSlug } from "./models";
+import { sha256Hex } from "@/server/secret-box";
 
 export interface ModelConnectionContext {
   prisma: Db;
@@ -320,7 +321,6 @@ export async function preferredDefaultModel(prisma: Db, config: PlatformConfig, 
 // The authorization flow (provA): authorization code with PKCE; the provider shows the person a code,
 // which they paste into POST …/authorizations/<state>.
 
-const hashState = (state: string) => createHash("sha256").update(state).digest("hex");
 /** Finished authorizations are kept this long for polls, then forgotten. */
 const AUTHORIZATION_KEPT_MS = 24 * 60 * 60_000;
 
@@ -406,7 +406,7 @@ export async function startAuthorization(ctx: ModelConnectionContext, auth: Auth
   const state = randomBytes(32).toString("base64url");
   const codeVerifier = oauth.generateRandomCodeVerifier();
   const row = await createAuthorization(ctx.prisma, {
-    stateHash: hashState(state),
+    stateHash: sha256Hex(state),
     accountId: auth.accountId,
     provider,
     codeVerifierSealed: sealSecret(ctx.config, codeVerifier),
@@ -418,7 +418,7 @@ export async function startAuthorization(ctx: ModelConnectionContext, auth: Auth
 
 async function requireAuthorization(ctx: ModelConnectionContext, auth: Auth, slug: string, state: string): Promise<AuthorizationRow> {
   const provider = providerOf(slug);
-  const row = await findAuthorization(ctx.prisma, auth.accountId, provider, hashState(state));
+  const row = await findAuthorization(ctx.prisma, auth.accountId, provider, sha256Hex(state));
   if (!row) throw notFound(`authorization not found for ${provider}`);
   return row;
 }

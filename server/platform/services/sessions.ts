@@ -24,7 +24,7 @@ import {
 import { findMembership } from "../repositories/teams";
 import { verifyAccountPassword } from "./accounts";
 import type { AuthContext } from "./auth";
-import { hashToken } from "./verification";
+import { sha256Hex } from "@/server/secret-box";
 
 /** Prefixes that tell session tokens from API keys (which start with INLAY_KEY_PREFIX, sk_inlay_ by default). */
 export const SESSION_ACCESS_PREFIX = "inlay_sa_";
@@ -73,8 +73,8 @@ function mint(settings: SessionSettings, now: Date) {
     access,
     refresh,
     row: {
-      accessHash: hashToken(access),
-      refreshHash: hashToken(refresh),
+      accessHash: sha256Hex(access),
+      refreshHash: sha256Hex(refresh),
       accessExpiresAt: new Date(now.getTime() + settings.accessTtlMs),
       refreshExpiresAt: new Date(now.getTime() + settings.refreshTtlMs),
     },
@@ -126,7 +126,7 @@ export async function login(
 /** POST /account/sessions/refresh: a new pair for a live refresh token, which is then used up. */
 export async function refresh(ctx: DataContext, settings: SessionSettings, refreshToken: string, now = new Date()): Promise<Pair> {
   if (!wellFormed(refreshToken, SESSION_REFRESH_PREFIX)) throw badRefresh();
-  const refreshHash = hashToken(refreshToken);
+  const refreshHash = sha256Hex(refreshToken);
   const session = await findSessionByRefreshHash(ctx.prisma, refreshHash);
   if (!session || session.revokedAt || session.refreshExpiresAt <= now) throw badRefresh();
   const role = await roleIn(ctx, session.personId, session.accountId);
@@ -143,7 +143,7 @@ export async function refresh(ctx: DataContext, settings: SessionSettings, refre
 /** A bearer token that is a live access token, as the request's auth context; null otherwise. */
 export async function authenticateSession(ctx: DataContext, token: string, now = new Date()): Promise<AuthContext | null> {
   if (!wellFormed(token, SESSION_ACCESS_PREFIX)) return null;
-  const hash = hashToken(token);
+  const hash = sha256Hex(token);
   const session = await ctx.cache.sessions.get(hash, async () => {
     const row = await findSessionForAuth(ctx.prisma, hash);
     return row && !row.revokedAt && row.role ? row : null;

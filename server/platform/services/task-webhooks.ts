@@ -3,7 +3,7 @@
 // that issues it; only its SHA-256 is kept (on the task). Each task has at most one, listed among its
 // triggers as webhook_<n>: the trigger row and the task's webhook fields change together, in one
 // transaction that locks the task row first. No HTTP here.
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import type { TaskWebhook, TaskWebhookAccepted, Trigger } from "@/lib/schemas/triggers";
 import type { Db } from "../repositories/db";
@@ -18,6 +18,7 @@ import { getRunInAccount, type RunServiceContext } from "./runs";
 import { resolveScope } from "./scope";
 import { toTrigger, triggerApiId } from "./task-triggers";
 import { runTask } from "./tasks";
+import { sha256Hex } from "@/server/secret-box";
 
 type TaskWebhookOut = z.infer<typeof TaskWebhook>;
 type TriggerOut = z.infer<typeof Trigger>;
@@ -29,12 +30,11 @@ const TOKEN_BYTES = 32;
 /** The most of a payload a run's message carries; the rest is cut with a note saying how much. */
 export const WEBHOOK_PAYLOAD_MAX_CHARS = 64_000;
 
-export const hashWebhookToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 /** A new inbound-webhook token (task or agent webhooks) and the hash that is all we keep of it. */
 export function newWebhookToken(): { token: string; hash: string } {
   const token = randomBytes(TOKEN_BYTES).toString("base64url");
-  return { token, hash: hashWebhookToken(token) };
+  return { token, hash: sha256Hex(token) };
 }
 
 const webhookUrl = (baseUrl: string, token: string) => `${baseUrl}${TASK_HOOK_PATH}/${token}`;
@@ -174,7 +174,7 @@ export async function receiveTaskWebhook(
   ctx: RunServiceContext,
   call: WebhookCall,
 ): Promise<{ accepted: z.infer<typeof TaskWebhookAccepted>; replay: boolean }> {
-  const task = await findTaskByWebhookHash(ctx.prisma, hashWebhookToken(call.token));
+  const task = await findTaskByWebhookHash(ctx.prisma, sha256Hex(call.token));
   if (!task) throw new PlatformError({ type: "not_found", message: "no webhook at this URL" });
   const trigger = await triggers.findWebhookTrigger(ctx.prisma, task.id);
   if (!task.webhookEnabled || !trigger?.enabled) {

@@ -27,7 +27,7 @@ import {
   revokeInvite as revokeInviteRow,
 } from "../repositories/teams";
 import type { Mailer } from "./mailer";
-import { hashToken } from "./verification";
+import { sha256Hex } from "@/server/secret-box";
 
 type Role = z.infer<typeof TeamRole>;
 const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 };
@@ -115,7 +115,7 @@ export async function createInvite(
   }
   const token = randomBytes(32).toString("base64url");
   const expiresAt = new Date(now.getTime() + INVITE_TTL_MS);
-  const invite = await replaceInvite(ctx.prisma, { orgId, email, role, tokenHash: hashToken(token), invitedById: personId, expiresAt }, now);
+  const invite = await replaceInvite(ctx.prisma, { orgId, email, role, tokenHash: sha256Hex(token), invitedById: personId, expiresAt }, now);
   const org = await findAccount(ctx.prisma, orgId);
   const inviter = invite.invitedBy;
   const preview = `${deps.baseUrl}/teams/invites/${token}`;
@@ -139,7 +139,7 @@ export async function createInvite(
 
 /** A live invite by its token: 404 for an unknown token, 410 for a used, revoked or expired one. */
 async function liveInvite(prisma: Db, token: string, now: Date) {
-  const invite = await findInviteByTokenHash(prisma, hashToken(token));
+  const invite = await findInviteByTokenHash(prisma, sha256Hex(token));
   if (!invite) throw new PlatformError({ type: "not_found", errorCode: "invite_not_found", message: "no invite with this token" });
   const status = inviteStatus(invite, now);
   if (status !== "pending") {

@@ -3,7 +3,7 @@
 // (an end-user's, or account-level); any other scope's id is not found, except that OAuth is started
 // by the end-users who use an account-level server. Secrets and script sources are sealed and never
 // returned. docs/platform-api.md, "Custom tool servers", records the choices the spec left open.
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import { logger } from "@/lib/logger";
 import type { Page } from "@/lib/schemas/common";
@@ -37,6 +37,7 @@ import { checkRedirectUri } from "./apps";
 import type { AuthContext } from "./auth";
 import { resolveScope, type Scope } from "./scope";
 import { mcpEndpointFor, openClient, sealClient, sealTokens, secretOf, toolServerOutbound } from "./tool-server-calls";
+import { sha256Hex } from "@/server/secret-box";
 
 export type ToolServerServiceContext = DataContext & { config: PlatformConfig; scriptSandbox(): ScriptSandbox };
 
@@ -50,7 +51,6 @@ const SEPARATOR = "__";
 /** The name a run's model calls a server's tool by; the prefix keeps it apart from built-ins and apps. */
 export const serverToolName = (serverId: number, tool: string) => `srv${serverId}${SEPARATOR}${tool}`;
 
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 // --- Errors ---------------------------------------------------------------------------------------
 
@@ -309,7 +309,7 @@ export async function createToolServer(
     description: input.description ?? null,
     autoApprove: input.auto_approve ?? false,
     ...(script
-      ? { scriptSourceSealed: sealSecret(ctx.config, input.script_source!), scriptSha256: sha256(input.script_source!), scriptAllowlist: allowlist }
+      ? { scriptSourceSealed: sealSecret(ctx.config, input.script_source!), scriptSha256: sha256Hex(input.script_source!), scriptAllowlist: allowlist }
       : {}),
   });
   return toToolServer(row);
@@ -359,7 +359,7 @@ export async function updateToolServer(
   const authConfig = checkAuth(ctx.config, kind, authType, givenConfig, hasSecret);
   const toolDefs = input.tool_defs === undefined ? ((current.toolDefs ?? []) as unknown[]) : checkToolDefs(kind, input.tool_defs);
   const allowlist = input.script_allowlist === undefined ? current.scriptAllowlist : checkAllowlist(ctx.config, input.script_allowlist);
-  const scriptSha = input.script_source === undefined ? current.scriptSha256 : sha256(input.script_source);
+  const scriptSha = input.script_source === undefined ? current.scriptSha256 : sha256Hex(input.script_source);
 
   // What the approval looked at changed: the server is checked again before runs see it.
   const reviewed =
@@ -516,7 +516,7 @@ export async function startToolServerOAuth(
   const expiresAt = new Date(Date.now() + TOOL_SERVER_OAUTH_TTL_MS);
   await servers.deleteExpiredFlows(ctx.prisma, row.id);
   await servers.insertFlow(ctx.prisma, {
-    stateHash: sha256(state),
+    stateHash: sha256Hex(state),
     serverId: row.id,
     accountId: scope.accountId,
     endUserId: scope.endUserId,
@@ -566,7 +566,7 @@ export async function completeToolServerOAuth(
   const scope = await resolveScope(ctx, auth, userId);
   const row = await servers.findUsableToolServer(ctx.prisma, scope, id);
   if (!row) throw notFound(id);
-  const stateHash = sha256(input.state);
+  const stateHash = sha256Hex(input.state);
   // Checked before it is taken, so a caller of another scope cannot use up someone's flow.
   const pending = await servers.findFlowByState(ctx.prisma, stateHash);
   if (!pending || pending.serverId !== row.id || pending.accountId !== scope.accountId || pending.endUserId !== scope.endUserId) throw invalidState();
@@ -585,7 +585,7 @@ export async function handleToolServerOAuthCallback(
   query: { code?: string; state?: string; error?: string; error_description?: string },
 ): Promise<{ ok: boolean; message: string }> {
   if (!query.state) return { ok: false, message: "The authorization came back without its state. Start again." };
-  const flow = await servers.consumeFlow(ctx.prisma, sha256(query.state));
+  const flow = await servers.consumeFlow(ctx.prisma, sha256Hex(query.state));
   if (!flow) return { ok: false, message: "This authorization is unknown, already used or expired. Start again." };
   if (query.error) return { ok: false, message: `The authorization was refused: ${query.error}${query.error_description ? ` (${query.error_description})` : ""}`.slice(0, 500) };
   if (!query.code) return { ok: false, message: "The authorization server sent no code. Start again." };

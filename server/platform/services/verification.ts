@@ -1,12 +1,12 @@
 // Email verification: a single-use token (stored hashed) mailed as a link to GET /verify/confirm.
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Db } from "../repositories/db";
 import { createVerification, findVerification, markVerified, setAccountVerified } from "../repositories/verifications";
 import type { Mailer } from "./mailer";
+import { sha256Hex } from "@/server/secret-box";
 
 const TOKEN_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
-export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 export async function sendVerificationMail(
   prisma: Db,
@@ -15,7 +15,7 @@ export async function sendVerificationMail(
   baseUrl: string,
 ): Promise<void> {
   const token = randomBytes(32).toString("base64url");
-  await createVerification(prisma, account.id, hashToken(token), new Date(Date.now() + TOKEN_TTL_MS));
+  await createVerification(prisma, account.id, sha256Hex(token), new Date(Date.now() + TOKEN_TTL_MS));
   const link = `${baseUrl}/verify/confirm?token=${token}`;
   await mailer.send(prisma, {
     accountId: account.id,
@@ -30,7 +30,7 @@ export async function sendVerificationMail(
 
 /** Marks the account verified if the token is live; false for an unknown, used or expired token. */
 export async function confirmVerification(prisma: Db, token: string, now = new Date()): Promise<boolean> {
-  const row = await findVerification(prisma, hashToken(token));
+  const row = await findVerification(prisma, sha256Hex(token));
   if (!row || row.usedAt || row.expiresAt <= now) return false;
   await markVerified(prisma, row.id, row.accountId, now);
   return true;
