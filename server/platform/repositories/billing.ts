@@ -244,7 +244,6 @@ export interface Settlement {
   writtenOffMicros: bigint;
   /** Hold given back to the balance (the run ended). */
   releasedMicros: bigint;
-  balanceAfterMicros: bigint;
 }
 
 /**
@@ -258,14 +257,15 @@ export function settleRunCharges(
   prisma: PrismaClient,
   runId: number,
   release: (status: string) => boolean,
-  describe: (run: { id: number; model: string }, settlement: Omit<Settlement, "balanceAfterMicros">) => string,
+  describe: (run: { id: number; model: string }, settlement: Settlement) => string,
 ): Promise<Settlement | null> {
   return prisma.$transaction((tx) => settleRunChargesIn(tx as unknown as Tx, runId, release, describe));
 }
 
 /**
- * settleRunCharges inside a transaction the caller holds, as its last statements: the account's row
- * stays locked from here to the commit.
+ * settleRunCharges inside a transaction the caller holds, as its last statements. Within the run's
+ * hold (the usual case) the account moves as the transaction commits (a pending settlement); past
+ * it, the account's row is locked and read here and stays locked to the commit.
  *
  * Both rows are locked FOR NO KEY UPDATE: exclusive against every other writer of the balance and of
  * the run (settlements, admissions' holds, ledger entries all take at least that), but not against the
@@ -278,7 +278,7 @@ export async function settleRunChargesIn(
   tx: Tx,
   runId: number,
   release: (status: string) => boolean,
-  describe: (run: { id: number; model: string }, settlement: Omit<Settlement, "balanceAfterMicros">) => string,
+  describe: (run: { id: number; model: string }, settlement: Settlement) => string,
   /** The run's row as this transaction last wrote it (so it holds the row's lock): not read again. */
   locked?: RunRow,
 ): Promise<Settlement | null> {
@@ -307,29 +307,18 @@ export async function settleRunChargesIn(
   const beyondHold = due - fromHold;
   if (beyondHold === 0n) {
     // The usual case: the cost is within the run's hold, which is the balance's already, so nothing
-    // needs the balance read first. One statement writes the run's side, the account's (a relative
-    // update, the ledger's balance from what it returns) and the ledger entry: the account's row,
-    // which every settlement and admission of the account meets, is locked from this statement to
-    // the commit, not across the round trips a read would add.
+    // needs the balance read. One statement writes the run's side and a pending settlement, which a
+    // deferred trigger applies to the account (a relative update) and the ledger as the transaction
+    // commits (migration deferred_settlements): the account's row, which every admission and
+    // settlement of the account meets, is not locked while this transaction waits for its client.
     const settlement = { chargedMicros: fromHold, writtenOffMicros: 0n, releasedMicros: released };
-    const rows = await tx.$queryRaw<{ balance: bigint }[]>`
-      WITH account AS (
-        UPDATE platform_accounts
-        SET balance_micros = balance_micros - ${fromHold}, held_micros = held_micros - ${fromHold + released}, updated_at = now()
-        WHERE id = ${run.accountId}
-        RETURNING balance_micros AS balance
-      ),
-      run AS (
+    await tx.$executeRaw`
+      WITH run AS (
         UPDATE platform_runs SET settled_micros = ${run.cost}, hold_micros = ${run.hold - fromHold - released} WHERE id = ${runId}
-      ),
-      ledger AS (
-        INSERT INTO platform_balance_transactions (account_id, type, amount_micros, balance_after_micros, run_id, description, created_at)
-        SELECT ${run.accountId}, 'debit', ${-fromHold}, account.balance, ${runId}, ${describe(run, settlement)}, now()
-        FROM account WHERE ${due > 0n}
       )
-      SELECT balance FROM account`;
-    const balance = rows[0]?.balance;
-    return balance === undefined ? null : { ...settlement, balanceAfterMicros: BigInt(balance) };
+      INSERT INTO platform_pending_settlements (account_id, run_id, charge_micros, release_micros, description)
+      VALUES (${run.accountId}, ${runId}, ${fromHold}, ${released}, ${describe(run, settlement)})`;
+    return settlement;
   }
   // The cost went past the hold: what else it may take depends on what nobody holds. Two statements,
   // the transaction's last: the account's row locked (NO KEY UPDATE) and read at its newest, then one
@@ -348,7 +337,7 @@ export async function settleRunChargesIn(
     if (released > 0n) {
       await tx.$executeRaw`UPDATE platform_accounts SET held_micros = held_micros - ${released}, updated_at = now() WHERE id = ${run.accountId}`;
     }
-    return { chargedMicros: 0n, writtenOffMicros: 0n, releasedMicros: released, balanceAfterMicros: account.balance };
+    return { chargedMicros: 0n, writtenOffMicros: 0n, releasedMicros: released };
   }
   const free = account.balance - account.held;
   const extra = beyondHold < free ? beyondHold : free > 0n ? free : 0n;
@@ -368,7 +357,7 @@ export async function settleRunChargesIn(
     SET balance_micros = ${balanceAfter}, held_micros = held_micros - ${fromHold + released}, updated_at = now()
     WHERE id = ${run.accountId}`;
   if (settlement.writtenOffMicros > 0n) await markReleased(tx, run.accountId, runId);
-  return { ...settlement, balanceAfterMicros: balanceAfter };
+  return settlement;
 }
 
 /**

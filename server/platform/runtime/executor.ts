@@ -37,6 +37,7 @@ import { meterModelCall, settleRun, settleRunIn } from "../services/billing";
 import { resolveOwnModelConnection } from "../services/model-connections";
 import { checkBalanceCrossings } from "../services/payments";
 import { withAttachments } from "../services/run-files";
+import { resolveBuiltInTools } from "../services/built-in-tools";
 import { recordRunWebhook } from "../services/run-webhooks";
 import type { Mailer } from "../services/mailer";
 import { notifyTaskRunFinished } from "../services/tasks";
@@ -283,7 +284,7 @@ async function execute(
     async transaction(work) {
       const row = await prisma.$transaction(async (tx) => {
         const moved = await work(tx as Db);
-        // Last, as it locks the account's row until the commit.
+        // Last: past the run's hold it locks the account's row until the commit.
         if (moved) await settleRunIn(tx as Db, moved);
         return moved;
       });
@@ -303,8 +304,6 @@ async function execute(
     const run = abandoned ? await findRunById(prisma, runId) : claimed;
     if (!run || run.status !== "running") return;
     sink.metadataOnly = run.retention === METADATA_ONLY;
-    // The agent's repository env values leave the run only as the marker, from the first frame on.
-    sink.redactor = new SecretRedactor(await agentEnvValues(prisma, deps.config, run.accountId, run.agentId));
     // A checkpoint holds the conversation, which a metadata_only run never writes: such a run has
     // none, and one resumed elsewhere ends conversation_not_retained.
     const hooks = sink.metadataOnly ? {} : checkpointer.hooks;
@@ -422,17 +421,29 @@ async function loop(
   // A reply is non-interactive: no questions, no approvals, no plan mode (endpoints-core.md).
   const interactive = run.interactive;
 
-  // Feed back what people decided while the run waited.
-  const decisions = await feedBackDecisions(prisma, run.id, messages, { metadataOnly });
+  // What the pass needs before the model's first call, read together: each is its own round trip,
+  // and under load every round trip waits its turn on the event loop, so reading them one after the
+  // other would put several turns between a run's start and its first token.
+  const scope = { accountId: run.accountId, endUserId: run.endUserId };
+  const envValues = agentEnvValues(prisma, deps.config, run.accountId, run.agentId);
+  const reads = Promise.all([
+    // What people decided while the run waited.
+    feedBackDecisions(prisma, run.id, messages, { metadataOnly }),
+    runTools(deps, run, agent),
+    resolveBuiltInTools(agent, run).includes("memory") ? recentMemoryContents(prisma, scope, PROMPT_MEMORY_LIMIT) : [],
+    // A task's runs read the lessons its earlier runs saved.
+    run.taskId === null ? [] : lessonsForPrompt(prisma, scope, run.taskId),
+    // An account's own model connection for this provider: its credentials, and the own_sub meter.
+    resolveOwnModelConnection(prisma, deps.config, run.accountId, run.model, run.id),
+  ]);
+  // Awaited below; a failure while the env values load must not go unhandled meanwhile.
+  reads.catch(() => {});
+  // The agent's repository env values leave the run only as the marker, from the first frame on
+  // (a failure of the other reads included).
+  frames.redactor = new SecretRedactor(await envValues);
+  const [decisions, { tools, enabled, connectionNeeded }, memories, lessons, own] = await reads;
   frames.push(...decisions.frames);
   if (decisions.message) messages.push(decisions.message);
-  const { tools, enabled, connectionNeeded } = await runTools(deps, run, agent);
-
-  const memories = enabled.has("memory")
-    ? await recentMemoryContents(prisma, { accountId: run.accountId, endUserId: run.endUserId }, PROMPT_MEMORY_LIMIT)
-    : [];
-  // A task's runs read the lessons its earlier runs saved.
-  const lessons = run.taskId === null ? [] : await lessonsForPrompt(prisma, { accountId: run.accountId, endUserId: run.endUserId }, run.taskId);
   const system = buildSystemPrompt(
     { name: agent.name, instructions: agent.instructions, role: agent.role, goals: agent.goals, promptProfile: agent.promptProfile === "bare" ? "bare" : "platform" },
     { memories, lessons, builtInTools: [...enabled], skill: forcedSkillOf(run) },
@@ -442,8 +453,6 @@ async function loop(
   // What the SDK hands onEnd once the stream is read: its result getters (response, steps, text…)
   // would each read the whole stream again from the SDK's buffer.
   const finished: { event?: StreamTextEndEvent<ToolSet> & { output?: unknown } } = {};
-  // An account's own model connection for this provider: its credentials, and the own_sub meter.
-  const own = await resolveOwnModelConnection(prisma, deps.config, run.accountId, run.model, run.id);
   const result = streamText({
     model: own ? ownLanguageModel(deps.config.models, run.model, own) : deps.languageModel(run.model),
     system,
@@ -469,9 +478,17 @@ async function loop(
 
   const { redactor } = frames;
   const reader = new StreamFrames({ tools, approvedCallIds: decisions.approvedCallIds, connectionNeeded, replay: resumed?.replay, redactor });
+  let firstWritten = false;
   for await (const part of result.fullStream) {
     frames.push(...reader.read(part));
     if (reader.failure) throw reader.failure;
+    // The stream is read on once the first token is in the log: a model that streams faster than the
+    // log is written would otherwise keep this process busy with what follows while the first
+    // token's write waits for it (in the SDK's buffer, the rest waits no longer than that write).
+    if (!firstWritten && frames.said) {
+      firstWritten = true;
+      await frames.flush();
+    }
     if (part.type !== "finish-step") continue;
     // Every model call is metered as it ends, so a run cancelled or failed later still pays for it.
     await meterModelCall(

@@ -146,7 +146,7 @@ export async function meterModelCall(
 
 const ended = isTerminalStatus;
 
-function describeDebit(run: { id: number; model: string }, settlement: Omit<Settlement, "balanceAfterMicros">) {
+function describeDebit(run: { id: number; model: string }, settlement: Settlement) {
   const base = `Run ${run.id} on ${run.model}`;
   return settlement.writtenOffMicros > 0n
     ? `${base} (${usdExact(settlement.writtenOffMicros)} USD not charged: the balance could not cover it)`
