@@ -1,6 +1,7 @@
 // Repositories bound to agents (platform_agent_repos). Every read names the account and the agent,
 // which its caller found in the account-level scope: another account's binding is never found.
-import type { PlatformAgentRepo, PrismaClient } from "@/server/generated/prisma/client";
+import { type PlatformAgentRepo, Prisma, type PrismaClient } from "@/server/generated/prisma/client";
+import { queryRows } from "./direct";
 
 export type AgentRepoRow = PlatformAgentRepo;
 
@@ -18,8 +19,13 @@ export const listAgentRepos = (
   });
 
 /** The sealed env sets of the agent's bindings that have one: one query on the agent's index. */
+/** Read before every run's first token (its secret values): one of the hot statements (direct.ts). */
 export const sealedEnvOfAgent = (prisma: PrismaClient, accountId: number, agentId: number): Promise<{ envSealed: string | null }[]> =>
-  prisma.platformAgentRepo.findMany({ where: { agentId, accountId, envSealed: { not: null } }, select: { envSealed: true } });
+  queryRows<{ envSealed: string | null }>(
+    prisma,
+    Prisma.sql`SELECT env_sealed AS "envSealed" FROM platform_agent_repos
+      WHERE agent_id = ${agentId} AND account_id = ${accountId} AND env_sealed IS NOT NULL`,
+  );
 
 export const findAgentRepo = (prisma: PrismaClient, accountId: number, agentId: number, id: number): Promise<AgentRepoRow | null> =>
   prisma.platformAgentRepo.findFirst({ where: { id, accountId, agentId } });

@@ -1,5 +1,6 @@
 // Model connections, their provider-side accounts and authorizations. Every query names the account.
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
+import { queryRows } from "./direct";
 
 export type ConnectionRow = NonNullable<Awaited<ReturnType<typeof findConnection>>>;
 export type ProviderAccountRow = ConnectionRow["accounts"][number];
@@ -20,8 +21,16 @@ export const findConnectionsFor = (prisma: PrismaClient, accountId: number, prov
 export const countConnectionsFor = (prisma: PrismaClient, accountId: number, providers: string[]) =>
   prisma.platformModelConnection.count({ where: { accountId, provider: { in: providers } } });
 
-export const findPreferredConnection = (prisma: PrismaClient, accountId: number) =>
-  prisma.platformModelConnection.findFirst({ where: { accountId, preferredDefault: true }, include: withAccounts });
+/** The account's preferred connection's provider and default model (a run start without a model reads it). */
+export const findPreferredConnection = async (prisma: PrismaClient, accountId: number) =>
+  // Read by every run start that names no model: one of the hot statements (direct.ts).
+  (
+    await queryRows<{ provider: string; defaultModel: string | null }>(
+      prisma,
+      Prisma.sql`SELECT provider, default_model AS "defaultModel" FROM platform_model_connections
+        WHERE account_id = ${accountId} AND preferred_default LIMIT 1`,
+    )
+  )[0] ?? null;
 
 export interface NewProviderAccount {
   method: string;

@@ -1,6 +1,8 @@
 // Payments (services/payments.ts): payment rows and their exactly-once completion, processed provider
 // events, receipts, and each account's billing settings with the armed flags of the balance crossings.
+import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
 import type { Tx } from "./db";
+import { queryRows } from "./direct";
 
 export interface NewPayment {
   accountId: number;
@@ -122,6 +124,16 @@ export const setReceiptInvoiceIn = (tx: Tx, paymentId: number, urls: { hostedInv
 // --- Billing settings and crossings ---------------------------------------------------------------
 
 export const findBillingSettings = (prisma: Tx, accountId: number) => prisma.platformBillingSettings.findUnique({ where: { accountId } });
+
+/** Whether the account watches its balance (auto-reload or a low-balance alert): read after every run's pass (direct.ts). */
+export async function watchesBalance(prisma: PrismaClient, accountId: number): Promise<boolean> {
+  const rows = await queryRows<{ watches: boolean }>(
+    prisma,
+    Prisma.sql`SELECT (auto_reload_enabled OR low_balance_threshold_cents IS NOT NULL) AS watches
+      FROM platform_billing_settings WHERE account_id = ${accountId}`,
+  );
+  return rows[0]?.watches ?? false;
+}
 
 export type BillingSettingsRow = NonNullable<Awaited<ReturnType<typeof findBillingSettings>>>;
 

@@ -36,6 +36,8 @@ export interface AppToolContext {
   interactive: boolean;
   /** Whether a call of this tool needs a person's approval besides a connection (approval mode). */
   needsApproval(name: string): boolean;
+  /** False when the scope is known to have no usable connection (runToolSources): none is read. */
+  connected?: boolean;
 }
 
 /** Why a call paused for a connection, by the call's id: the executor turns it into the request. */
@@ -59,7 +61,7 @@ async function appsForRun(ctx: AppToolContext): Promise<AppDefinition[]> {
     const slug = parseAppToolName(name)?.app ?? name;
     if (catalog.get(slug)) slugs.add(slug);
   }
-  const connections = await connectionsForRun(ctx, { accountId: ctx.accountId, endUserId: ctx.endUserId }, ctx.agentId);
+  const connections = ctx.connected === false ? [] : await connectionsForRun(ctx, { accountId: ctx.accountId, endUserId: ctx.endUserId }, ctx.agentId);
   for (const connection of connections) slugs.add(connection.app);
   // Configured for this account: by the operator, or by the account's own identity of the app.
   const usable = await Promise.all([...slugs].map(async (slug) => ((await appForAccount(ctx, ctx.accountId, slug)) ?? null)));

@@ -39,6 +39,11 @@ export class FrameSink {
     },
   ) {}
 
+  /** Whether the model's first words or tool call have gone to the writer. */
+  get said(): boolean {
+    return this.saidAnything;
+  }
+
   push(...frames: RunFrame[]): void {
     // The loop stops at the next frame after a failed write (execute() then fails the run).
     if (this.writeError) throw this.writeError.error;

@@ -9,6 +9,7 @@ import type { PlatformConfig } from "../platform-config";
 import { findAccount } from "../repositories/accounts";
 import type { AgentRow } from "../repositories/agents";
 import { rememberedTools } from "../repositories/permission-requests";
+import { runToolSources } from "../repositories/run-tool-sources";
 import { listPermissionsForEndUser } from "../repositories/permissions";
 import type { RunRow } from "../repositories/runs";
 import { resolveBuiltInTools } from "../services/built-in-tools";
@@ -66,28 +67,32 @@ export async function runTools(deps: RunToolsDeps, run: RunRow, agent: AgentRow)
     if (asksApproval(name)) tools[name] = { ...definition, needsApproval: true };
   }
   // Apps' tools decide for themselves: a call with no usable connection waits for one (interactive runs).
-  const apps = await appToolSet({
-    prisma,
-    config: deps.config,
-    accountId: run.accountId,
-    endUserId: run.endUserId,
-    agentId: agent.id,
-    named: [...agent.tools, ...run.tools],
-    interactive: run.interactive,
-    needsApproval: asksApproval,
-  });
-  Object.assign(tools, apps.tools);
-  // Custom tool servers' tools (srv<id>__<tool>): approved servers of the account level and the run's end-user.
-  Object.assign(
-    tools,
-    await serverToolSet({
+  // Custom tool servers' tools (srv<id>__<tool>): approved servers of the account level and the run's
+  // end-user. Read together: both come before the run's first token.
+  const sources = await runToolSources(prisma, run.accountId, run.endUserId);
+  const [apps, servers] = await Promise.all([
+    appToolSet({
+      connected: sources.connections,
       prisma,
       config: deps.config,
       accountId: run.accountId,
       endUserId: run.endUserId,
-      scriptSandbox: deps.scriptSandbox,
+      agentId: agent.id,
+      named: [...agent.tools, ...run.tools],
+      interactive: run.interactive,
       needsApproval: asksApproval,
     }),
-  );
+    sources.servers
+      ? serverToolSet({
+          prisma,
+          config: deps.config,
+          accountId: run.accountId,
+          endUserId: run.endUserId,
+          scriptSandbox: deps.scriptSandbox,
+          needsApproval: asksApproval,
+        })
+      : {},
+  ]);
+  Object.assign(tools, apps.tools, servers);
   return { tools, enabled, connectionNeeded: apps.connectionNeeded };
 }

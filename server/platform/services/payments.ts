@@ -23,6 +23,7 @@ import {
   failPendingPayment,
   findAccountContact,
   findBillingSettings,
+  watchesBalance,
   findFirstPaymentOfSubscription,
   findPaymentById,
   findPaymentByInvoice,
@@ -545,8 +546,7 @@ export async function setAlertSettings(ctx: PaymentContext, auth: AuthContext, t
 export async function checkBalanceCrossings(ctx: { prisma: Db; jobs?: JobQueue }, accountId: number): Promise<void> {
   if (!ctx.jobs) return;
   // One primary-key read for the many accounts that set neither (this runs after every run's pass).
-  const settings = await findBillingSettings(ctx.prisma, accountId);
-  if (!settings || (!settings.autoReloadEnabled && settings.lowBalanceThresholdCents === null)) return;
+  if (!(await watchesBalance(ctx.prisma, accountId))) return;
   await rearmCrossings(ctx.prisma, accountId);
   const reload = await takeAutoReloadCrossing(ctx.prisma, accountId);
   if (reload !== null) {
