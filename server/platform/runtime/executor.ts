@@ -45,6 +45,7 @@ import { type EventBatch, eventBatch, type RunEventBus } from "./event-bus";
 import type { RunEventWriter } from "./event-writer";
 import type { HotCache } from "./hot-cache";
 import { FrameSink } from "./frame-sink";
+import { fairShare } from "./fair-share";
 import type { LiveContent } from "./live-content";
 import { type CheckpointHooks, createCheckpointer, type Replay, resumeOrFail, runTimings } from "./recovery";
 import type { Signals } from "./signals";
@@ -479,9 +480,13 @@ async function loop(
   const { redactor } = frames;
   const reader = new StreamFrames({ tools, approvedCallIds: decisions.approvedCallIds, connectionNeeded, replay: resumed?.replay, redactor });
   let firstWritten = false;
+  const share = fairShare();
   for await (const part of result.fullStream) {
     frames.push(...reader.read(part));
     if (reader.failure) throw reader.failure;
+    // Hands the event loop to other runs when this one's slice is used up (runtime/fair-share.ts).
+    const turn = share.after(part);
+    if (turn) await turn;
     // The stream is read on once the first token is in the log: a model that streams faster than the
     // log is written would otherwise keep this process busy with what follows while the first
     // token's write waits for it (in the SDK's buffer, the rest waits no longer than that write).
