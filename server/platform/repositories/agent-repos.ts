@@ -18,8 +18,10 @@ export const listAgentRepos = (
     take: options.take,
   });
 
-/** The sealed env sets of the agent's bindings that have one: one query on the agent's index. */
-/** Read before every run's first token (its secret values): one of the hot statements (direct.ts). */
+/**
+ * The sealed env sets of the agent's bindings that have one: one query on the agent's index, read
+ * before every run's first token (its secret values), so one of the hot statements (direct.ts).
+ */
 export const sealedEnvOfAgent = (prisma: PrismaClient, accountId: number, agentId: number): Promise<{ envSealed: string | null }[]> =>
   queryRows<{ envSealed: string | null }>(
     prisma,

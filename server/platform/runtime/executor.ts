@@ -484,7 +484,8 @@ async function loop(
   for await (const part of result.fullStream) {
     frames.push(...reader.read(part));
     if (reader.failure) throw reader.failure;
-    // Hands the event loop to other runs when this one's slice is used up (runtime/fair-share.ts).
+    // Steps back after the first token and when parts have been read a while without the event loop
+    // turning (runtime/fair-share.ts), so requests and other runs' first tokens are not starved.
     const turn = share.after(part);
     if (turn) await turn;
     // The stream is read on once the first token is in the log: a model that streams faster than the
