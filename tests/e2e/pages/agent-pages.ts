@@ -6,6 +6,8 @@ export class AgentsPage {
   async goto() {
     await this.page.goto("/agents");
     await expect(this.page.getByRole("heading", { name: "Agents", level: 1 })).toBeVisible();
+    // The list loads after the heading: counting rows before it has would count none.
+    await expect(this.rows().first().or(this.page.getByText("No agents yet."))).toBeVisible();
   }
 
   async define(name: string, instructions: string) {
