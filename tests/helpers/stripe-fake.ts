@@ -48,6 +48,7 @@ export interface FakeEvent {
 export interface DeliveryResult {
   eventId: string;
   type: string;
+  /** The platform's HTTP status; 0 when it could not be reached. */
   status: number;
   body: string;
 }
@@ -172,6 +173,18 @@ export async function startStripeFake(options: StripeFakeOptions): Promise<Strip
         if (fake.delivery === "twice") await deliver(evt);
       }
     }
+  }
+
+  // Stripe sends this event after it has answered the API call. A platform that is already gone (the
+  // suite closing) is a failed delivery, recorded like Stripe's dashboard would, not an unhandled error.
+  const inFlight = new Set<Promise<void>>();
+  function emitLater(events: FakeEvent[]): void {
+    const sending = emit(events)
+      .catch((error: unknown) => {
+        for (const evt of events) fake.deliveries.push({ eventId: evt.id, type: evt.type, status: 0, body: String(error) });
+      })
+      .finally(() => inFlight.delete(sending));
+    inFlight.add(sending);
   }
 
   const paymentMethodFor = (customerId: string | null) => {
@@ -352,7 +365,7 @@ export async function startStripeFake(options: StripeFakeOptions): Promise<Strip
     }
     paymentIntents.set(intent.id, intent);
     sendJson(response, 200, intent);
-    void emit([event("payment_intent.succeeded", intent)]);
+    emitLater([event("payment_intent.succeeded", intent)]);
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse) {
@@ -491,7 +504,10 @@ export async function startStripeFake(options: StripeFakeOptions): Promise<Strip
     declineNextCharge() {
       declineNext = true;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    async close() {
+      await Promise.all(inFlight);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
   return fake;
 }
