@@ -87,6 +87,29 @@ export const findBridgeMessage = (prisma: PrismaClient, id: number) => prisma.pl
 export const findDeliveredMessage = (prisma: PrismaClient, bridgeId: number, messageGuid: string) =>
   prisma.platformBridgeMessage.findFirst({ where: { bridgeId, messageGuid, direction: "inbound" }, orderBy: { id: "asc" } });
 
+/**
+ * Inserts an inbound message's row before it is acted on; null when a row with its guid exists
+ * (another delivery of it got there first, even one still being acted on).
+ */
+export async function claimInboundMessage(
+  prisma: PrismaClient,
+  data: Prisma.PlatformBridgeMessageUncheckedCreateInput & { messageGuid: string },
+): Promise<BridgeMessageRow | null> {
+  const rows = await prisma.platformBridgeMessage.createManyAndReturn({ data: [data], skipDuplicates: true });
+  return rows[0] ?? null;
+}
+
+/** What acting on an inbound message came to: its status, and the agent and run when there are some. */
+export interface InboundOutcome {
+  status: string;
+  reason?: string;
+  agentId?: number;
+  runId?: number;
+}
+
+export const recordInboundOutcome = (prisma: PrismaClient, id: number, outcome: InboundOutcome) =>
+  prisma.platformBridgeMessage.update({ where: { id }, data: outcome });
+
 /** The chat's latest message that started or continued a run of this agent: the thread to continue. */
 export const latestRunInChat = (prisma: PrismaClient, bridgeId: number, chatGuid: string, agentId: number) =>
   prisma.platformBridgeMessage.findFirst({

@@ -70,47 +70,58 @@ async function routeMessage(prisma: Db, bridge: BridgeRow, handle: string, chatG
 export async function receiveBridgeMessage(ctx: BridgeInboundContext, bridge: BridgeRow, input: Inbound): Promise<{ runId: number | null }> {
   const handle = normalizeHandle(input.handle);
   const logged = { accountId: bridge.accountId, bridgeId: bridge.id, direction: "inbound", handle, chatGuid: input.chat_guid, messageGuid: input.message_guid ?? null };
-  // A message delivered again (the bridge server's retry after a lost answer) starts nothing new.
+  // A message delivered again (the bridge server's retry after a lost answer, even one racing the
+  // first delivery) starts nothing new: its row is claimed before it is acted on, and gets the outcome.
+  let claimed: number | undefined;
   if (input.message_guid) {
-    const delivered = await bridges.findDeliveredMessage(ctx.prisma, bridge.id, input.message_guid);
-    if (delivered) return { runId: delivered.runId };
+    const row = await bridges.claimInboundMessage(ctx.prisma, { ...logged, messageGuid: input.message_guid, status: "received" });
+    if (!row) {
+      const delivered = await bridges.findDeliveredMessage(ctx.prisma, bridge.id, input.message_guid);
+      return { runId: delivered?.runId ?? null };
+    }
+    claimed = row.id;
   }
-  if (bridge.status !== "active") {
-    await bridges.insertBridgeMessage(ctx.prisma, { ...logged, status: "ignored", reason: `the bridge is ${bridge.status}` });
-    return { runId: null };
-  }
-  if (bridge.linkCodeHash && (await bridges.consumeLinkCode(ctx.prisma, bridge.id, linkCodeHashOf(input.text), new Date()))) {
-    await bridges.linkHandle(ctx.prisma, bridge.id, handle);
-    await bridges.insertBridgeMessage(ctx.prisma, { ...logged, status: "linked" });
-    return { runId: null };
-  }
-  const agent = await routeMessage(ctx.prisma, bridge, handle, input.chat_guid);
-  if (!agent) {
-    const reason = "no agent on this bridge takes messages from this sender in this chat";
-    await bridges.insertBridgeMessage(ctx.prisma, { ...logged, status: "refused", reason });
-    logger.info({ accountId: bridge.accountId, bridgeId: bridge.id }, `bridge message refused: ${reason}`);
-    return { runId: null };
-  }
-  const text = `From: ${handle} (iMessage)\n\n${input.text.trim() || "(no text)"}`;
-  let started: { runId: number; continued: boolean };
+  const record = (outcome: bridges.InboundOutcome) =>
+    claimed === undefined
+      ? bridges.insertBridgeMessage(ctx.prisma, { ...logged, ...outcome })
+      : bridges.recordInboundOutcome(ctx.prisma, claimed, outcome);
+  let started: { runId: number; continued: boolean } | undefined;
   try {
-    started = await startOrContinue(ctx, bridge, agent, input.chat_guid, text);
-  } catch (error) {
-    if (error instanceof PlatformError) {
-      await bridges.insertBridgeMessage(ctx.prisma, { ...logged, agentId: agent.id, status: "refused", reason: `${error.type}: ${error.message}` });
-      logger.info({ accountId: bridge.accountId, bridgeId: bridge.id, agentId: agent.id }, `bridge message refused: ${error.message}`);
+    if (bridge.status !== "active") {
+      await record({ status: "ignored", reason: `the bridge is ${bridge.status}` });
       return { runId: null };
     }
+    if (bridge.linkCodeHash && (await bridges.consumeLinkCode(ctx.prisma, bridge.id, linkCodeHashOf(input.text), new Date()))) {
+      await bridges.linkHandle(ctx.prisma, bridge.id, handle);
+      await record({ status: "linked" });
+      return { runId: null };
+    }
+    const agent = await routeMessage(ctx.prisma, bridge, handle, input.chat_guid);
+    if (!agent) {
+      const reason = "no agent on this bridge takes messages from this sender in this chat";
+      await record({ status: "refused", reason });
+      logger.info({ accountId: bridge.accountId, bridgeId: bridge.id }, `bridge message refused: ${reason}`);
+      return { runId: null };
+    }
+    const text = `From: ${handle} (iMessage)\n\n${input.text.trim() || "(no text)"}`;
+    try {
+      started = await startOrContinue(ctx, bridge, agent, input.chat_guid, text);
+    } catch (error) {
+      if (error instanceof PlatformError) {
+        await record({ agentId: agent.id, status: "refused", reason: `${error.type}: ${error.message}` });
+        logger.info({ accountId: bridge.accountId, bridgeId: bridge.id, agentId: agent.id }, `bridge message refused: ${error.message}`);
+        return { runId: null };
+      }
+      throw error;
+    }
+    const row = await record({ agentId: agent.id, runId: started.runId, status: started.continued ? "continued" : "started" });
+    await enqueueAnswer(ctx.jobs, BRIDGE_REPLY_JOB, row.id);
+    return { runId: started.runId };
+  } catch (error) {
+    // Not acted on: the bridge server's next delivery of it may try again.
+    if (claimed !== undefined && !started) await bridges.deleteBridgeMessage(ctx.prisma, claimed).catch(() => {});
     throw error;
   }
-  const row = await bridges.insertBridgeMessage(ctx.prisma, {
-    ...logged,
-    agentId: agent.id,
-    runId: started.runId,
-    status: started.continued ? "continued" : "started",
-  });
-  await enqueueAnswer(ctx.jobs, BRIDGE_REPLY_JOB, row.id);
-  return { runId: started.runId };
 }
 
 async function startOrContinue(ctx: BridgeInboundContext, bridge: BridgeRow, agent: Target, chatGuid: string, text: string) {

@@ -315,6 +315,26 @@ describe("inbound messages", () => {
     expect(again.at(-1)!.chatGuid).toBe(chat);
   });
 
+  it("starts one run for a message delivered several times at once, and a refused message delivered again stays one row", async () => {
+    const bridge = await newBridge();
+    const secret = await secretOf(bridge.id);
+    const agent = await newAgent({ bridge_id: bridge.id, inbound_imessage_enabled: true, allowed_imessage_senders: [ALLOWED] });
+    const chat = `iMessage;-;race-${agent.id}`;
+    const body = { handle: ALLOWED, chat_guid: chat, text: "Once only", message_guid: `race-${agent.id}` };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => inbound(bridge.id, secret, body)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(6).fill(202));
+    const rows = await inboundOf(bridge.id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: "started", messageGuid: body.message_guid });
+    expect(await prisma().platformRun.count({ where: { agentId: agent.id } })).toBe(1);
+
+    const stranger = { handle: "+15550009999", chat_guid: chat, text: "Hi", message_guid: `race-${agent.id}-stranger` };
+    await inbound(bridge.id, secret, stranger);
+    await inbound(bridge.id, secret, stranger);
+    const refused = (await inboundOf(bridge.id)).filter((row) => row.messageGuid === stranger.message_guid);
+    expect(refused).toMatchObject([{ status: "refused" }]);
+  });
+
   it("sends the answer again after the bridge server failed, and answers a failed run with an apology", async () => {
     const flaky = await startFakeBridgeServer("flaky-password");
     try {
