@@ -103,26 +103,54 @@ async function serveBench() {
   // The floor under any platform on this machine: a bare node:http server that streams the sim model's
   // text deltas as SSE frames, with no auth, database or log. runs-ttft and runs-held measure it beside
   // the platform. On PostgreSQL, POST /insert is run creation's floor: one INSERT through a pg pool of
-  // the platform's size, answered with the row as JSON (runs-create).
+  // the platform's size, answered with the row as JSON (runs-create). POST /run is the floor of a
+  // durable run: the fewest writes that keep one (its row, then after answering the sim model's frames
+  // in one INSERT and the row completed), with no auth, admission, money or lease.
   if (url) {
     floorPool = new pg.Pool({ connectionString: url, max: env.DATABASE_POOL_MAX });
     await floorPool.query(
       "CREATE TABLE IF NOT EXISTS bench_floor (id serial PRIMARY KEY, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())",
     );
+    await floorPool.query(
+      "CREATE TABLE IF NOT EXISTS bench_floor_runs (id serial PRIMARY KEY, body jsonb NOT NULL, status text NOT NULL, output text, created_at timestamptz NOT NULL DEFAULT now())",
+    );
+    await floorPool.query("CREATE TABLE IF NOT EXISTS bench_floor_events (id bigserial PRIMARY KEY, run_id integer NOT NULL, data jsonb NOT NULL)");
   }
+  const executeFloorRun = async (pool: pg.Pool, runId: number, message: string) => {
+    const frames: object[] = [{ type: "run_status", status: "running" }];
+    let output = "";
+    const result = streamText({ model: createSimModel(), messages: [{ role: "user", content: message }] });
+    for await (const part of result.fullStream) {
+      if (part.type !== "text-delta") continue;
+      output += part.text;
+      frames.push({ type: "content_block_delta", id: part.id, delta: { type: "text_delta", text: part.text } });
+    }
+    frames.push({ type: "run_status", status: "completed" }, { type: "done", completion_state: "completed" });
+    await pool.query("INSERT INTO bench_floor_events (run_id, data) SELECT $1, unnest($2::jsonb[])", [runId, frames.map((f) => JSON.stringify(f))]);
+    await pool.query("UPDATE bench_floor_runs SET status = 'completed', output = $2 WHERE id = $1", [runId, output]);
+  };
   const bare = http.createServer((request, response) => {
     let body = "";
     request.setEncoding("utf8");
     request.on("data", (chunk: string) => (body += chunk));
     request.on("end", () => {
-      if (request.url === "/insert" && floorPool) {
-        floorPool
-          .query<{ id: number; created_at: Date }>("INSERT INTO bench_floor (body) VALUES ($1) RETURNING id, created_at", [
-          body,
-        ])
+      if ((request.url === "/insert" || request.url === "/run") && floorPool) {
+        const pool = floorPool;
+        const run = request.url === "/run";
+        pool
+          .query<{ id: number; created_at: Date }>(
+            run
+              ? "INSERT INTO bench_floor_runs (body, status) VALUES ($1, 'running') RETURNING id, created_at"
+              : "INSERT INTO bench_floor (body) VALUES ($1) RETURNING id, created_at",
+            [body],
+          )
           .then(({ rows }) => {
             response.writeHead(201, { "content-type": "application/json" });
-            response.end(JSON.stringify({ id: rows[0]!.id, status: "queued", created_at: rows[0]!.created_at }));
+            response.end(JSON.stringify({ id: rows[0]!.id, status: run ? "running" : "queued", created_at: rows[0]!.created_at }));
+            if (run) {
+              const { message } = JSON.parse(body) as { message: string };
+              executeFloorRun(pool, rows[0]!.id, message).catch((error: unknown) => console.error("floor run failed", error));
+            }
           })
           .catch(() => {
             response.writeHead(500);
