@@ -122,8 +122,8 @@ export const envSchema = z
     PLATFORM_API_KEY: optionalString,
     // Encrypts secrets stored to be read back (the framework's platform key, webhook signing secrets); NEXTAUTH_SECRET when unset.
     INLAY_SECRET_KEY: optionalString,
-    // Keys INLAY_SECRET_KEY replaced, comma-separated: app credentials sealed under them still open and
-    // are sealed again under the current key when next refreshed.
+    // Keys INLAY_SECRET_KEY replaced, comma-separated: what they sealed still opens until the reseal jobs
+    // (platform and framework, once per rotation) have sealed it again under the current key.
     INLAY_SECRET_KEY_PREVIOUS: optionalString,
     // Embedded mode only: the operating credit (micro-USD) the framework's own platform account gets
     // when it is first provisioned, so runs work before anyone tops up; 0 starts it empty. A remote

@@ -39,3 +39,21 @@ export function open(key: Buffer, sealed: string): string {
     throw new SecretBoxError("the stored secret cannot be decrypted (was INLAY_SECRET_KEY changed?)");
   }
 }
+
+/**
+ * Opens with the first of `keys` that fits: the current key first, then the keys it replaced.
+ * `stale` when a replaced key opened it (the caller seals it again under the current one).
+ */
+export function openWithKeys(keys: readonly Buffer[], sealed: string): { value: string; stale: boolean } {
+  let failure: unknown = new SecretBoxError("no key to open the stored secret with");
+  for (const [index, key] of keys.entries()) {
+    try {
+      return { value: open(key, sealed), stale: index > 0 };
+    } catch (error) {
+      if (!(error instanceof SecretBoxError)) throw error;
+      // The first key's failure is the one reported: it names the usual cause.
+      if (index === 0) failure = error;
+    }
+  }
+  throw failure;
+}

@@ -1,13 +1,17 @@
 // The framework's recurring work, on the platform's job queue: the admission sweep
 // (sweepRunAdmissions in runs.ts, then sweepSchedules in schedules.ts, which counts schedules' runs)
-// every minute, by one instance per minute however many run.
+// every minute, by one instance per minute however many run; and after a key rotation, the framework's
+// sealed values sealed again under the current key (sealing.ts).
 import type { Db } from "@/server/db";
 import type { JobQueue } from "@/server/platform/jobs/queue";
+import { registerReseal } from "@/server/platform/jobs/reseal-secrets";
 import type { PlatformConnection } from "./platform-connection";
 import { sweepRunAdmissions } from "./runs";
+import { frameworkSealedColumns, frameworkSecrets } from "./sealing";
 import { sweepSchedules } from "./schedules";
 
 export const ADMISSION_SWEEP_JOB = "admission-sweep";
+export const FRAMEWORK_RESEAL_JOB = "framework-reseal-secrets";
 
 export async function registerFrameworkJobs(
   jobs: JobQueue,
@@ -25,4 +29,7 @@ export async function registerFrameworkJobs(
     { retryLimit: 0, expireInSeconds: 300, everywhere: true },
   );
   await jobs.schedule(ADMISSION_SWEEP_JOB, "every-minute", { cron: "* * * * *", timezone: "UTC" });
+
+  const secrets = frameworkSecrets();
+  await registerReseal(jobs, prisma, { name: FRAMEWORK_RESEAL_JOB, secrets, columns: () => frameworkSealedColumns(secrets), everywhere: true });
 }

@@ -22,7 +22,8 @@ import {
   insertFrameworkAccountClaim,
   takeOverFrameworkAccountClaim,
 } from "./platform-repository";
-import { deriveKey, open, seal } from "@/server/secret-box";
+import { openWithKeys, seal } from "@/server/secret-box";
+import { frameworkSecrets, keysFor, PLATFORM_API_KEY } from "./sealing";
 
 export interface PlatformConnection {
   mode: "embedded" | "remote";
@@ -41,8 +42,8 @@ export interface EmbeddedOptions {
   prisma: Db;
   /** The platform app's fetch (Hono's app.fetch). */
   appFetch: (request: Request) => Response | Promise<Response>;
-  /** Key material for the sealed API key. */
-  secret: string;
+  /** Key material for the sealed API key: the current secret first, then the ones it replaced. */
+  secrets: readonly string[];
   /** Embedded only: make the provisioned account usable (verified, with a balance). */
   prepareAccount?: (accountId: number) => Promise<void>;
   now?: () => Date;
@@ -56,9 +57,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Connects to the embedded platform, provisioning the framework's account on first use. */
 export async function connectEmbedded(options: EmbeddedOptions): Promise<PlatformConnection> {
-  const { prisma, secret } = options;
+  const { prisma } = options;
   const now = options.now ?? (() => new Date());
-  const key = deriveKey(secret, "platform-api-key");
+  const keys = keysFor(PLATFORM_API_KEY, options.secrets);
   const base = { baseUrl: EMBEDDED_BASE_URL, fetch: inProcessFetch(options.appFetch) };
   const connect = (apiKey: string): PlatformConnection => {
     const clientOptions = { ...base, apiKey };
@@ -68,7 +69,7 @@ export async function connectEmbedded(options: EmbeddedOptions): Promise<Platfor
   const deadline = Date.now() + 2 * CLAIM_STALE_MS;
   for (;;) {
     const row = await findFrameworkAccount(prisma);
-    if (row?.apiKeyCipher) return connect(open(key, row.apiKeyCipher));
+    if (row?.apiKeyCipher) return connect(openWithKeys(keys, row.apiKeyCipher).value);
 
     const claimToken = randomUUID();
     const claimed = row
@@ -85,7 +86,7 @@ export async function connectEmbedded(options: EmbeddedOptions): Promise<Platfor
         product: "inlay-framework",
       });
       await options.prepareAccount?.(account.id);
-      if (await completeFrameworkAccount(prisma, claimToken, { accountId: account.id, email, apiKeyCipher: seal(key, api_key) })) {
+      if (await completeFrameworkAccount(prisma, claimToken, { accountId: account.id, email, apiKeyCipher: seal(keys[0]!, api_key) })) {
         logger.info({ accountId: account.id }, "provisioned the framework's platform account");
         return connect(api_key);
       }
@@ -126,7 +127,7 @@ async function connectFromEnv(prisma: Db): Promise<PlatformConnection> {
   return connectEmbedded({
     prisma,
     appFetch: (request) => app.fetch(request),
-    secret: env.INLAY_SECRET_KEY ?? env.NEXTAUTH_SECRET,
+    secrets: frameworkSecrets(),
     prepareAccount: (accountId) => prepareOperatorAccount(prisma, accountId),
   });
 }

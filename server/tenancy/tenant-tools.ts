@@ -6,7 +6,6 @@
 //
 // The admin's own copy is made while saving, so what the platform refuses (a URL it will not call, a
 // name whose skill slug is taken) is the form's error, and the page can show the tools a server lists.
-import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { NotFoundError, PlatformApiError, ValidationError, type PlatformClient } from "@/lib/platform-client";
 import { skillSlug } from "@/lib/schemas/skills";
@@ -17,13 +16,14 @@ import {
   type TenantToolServerInput,
 } from "@/lib/schemas/tenant-tools";
 import type { Db } from "@/server/db";
-import { deriveKey, open, seal } from "@/server/secret-box";
+import { openWithKeys, seal } from "@/server/secret-box";
 import type { Caller } from "./agents";
 import { TenancyError } from "./errors";
 import type { PlatformConnection } from "./platform-connection";
+import { keysFor, TOOL_SERVER_SECRET } from "./sealing";
 import * as repo from "./tenant-tools-repository";
 
-const secretKey = () => deriveKey(env.INLAY_SECRET_KEY ?? env.NEXTAUTH_SECRET, "tenant-tool-server-secret");
+const secretKeys = () => keysFor(TOOL_SERVER_SECRET);
 
 // --- Views ----------------------------------------------------------------------------------------------
 
@@ -99,7 +99,7 @@ function serverParams(record: repo.TenantToolServerRecord) {
     kind: record.kind as "rest_api" | "mcp_http" | "mcp_sse",
     auth_type: record.authType as "none" | "bearer" | "api_key" | "basic",
     auth_config: authConfig,
-    ...(record.secretSealed ? { secret: open(secretKey(), record.secretSealed) } : {}),
+    ...(record.secretSealed ? { secret: openWithKeys(secretKeys(), record.secretSealed).value } : {}),
     tool_defs: Array.isArray(record.toolDefs) ? record.toolDefs : [],
     description: record.description,
     auto_approve: record.autoApprove,
@@ -252,7 +252,7 @@ function serverFields(input: TenantToolServerInput, previous?: repo.TenantToolSe
   const parsed = tenantToolServerInput.parse(input);
   const authConfig = parsed.authType === "api_key" ? { header: parsed.header } : parsed.authType === "basic" ? { username: parsed.username } : {};
   const needsSecret = parsed.authType !== "none";
-  const secretSealed = !needsSecret ? null : parsed.secret ? seal(secretKey(), parsed.secret) : (previous?.secretSealed ?? null);
+  const secretSealed = !needsSecret ? null : parsed.secret ? seal(secretKeys()[0]!, parsed.secret) : (previous?.secretSealed ?? null);
   if (needsSecret && !secretSealed) throw new TenancyError("BAD_REQUEST", "Enter the secret (token, key or password).", "secret");
   return {
     name: parsed.name,

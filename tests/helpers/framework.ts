@@ -71,7 +71,7 @@ export async function startFramework(options: FrameworkOptions = {}): Promise<Fr
     connectEmbedded({
       prisma: database.prisma,
       appFetch,
-      secret: TEST_SECRET,
+      secrets: [TEST_SECRET],
       prepareAccount: (accountId) => prepareOperatorAccount(database.prisma, accountId),
     });
   let connection: Promise<PlatformConnection> | undefined;

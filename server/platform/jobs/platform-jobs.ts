@@ -6,6 +6,7 @@ import { deleteExpiredKeys } from "../repositories/idempotency-keys";
 import { deleteExpiredJudgments } from "../repositories/judgments";
 import { compactOldRunEvents } from "./event-retention";
 import type { JobQueue } from "./queue";
+import { registerResealSecrets } from "./reseal-secrets";
 
 export const EVENT_RETENTION_JOB = "run-event-retention";
 export const EXPIRED_KEYS_JOB = "idempotency-key-expiry";
@@ -32,6 +33,8 @@ export async function registerPlatformJobs(jobs: JobQueue, { prisma, config }: {
 
   await jobs.register(EXPIRED_JUDGMENTS_JOB, async () => deleteAllExpiredJudgments(prisma), { retryLimit: 0 });
   await jobs.schedule(EXPIRED_JUDGMENTS_JOB, "daily", { cron: "41 3 * * *", timezone: "UTC" });
+
+  await registerResealSecrets(jobs, { prisma, config });
 }
 
 /** Expired idempotency keys of every account, a batch per statement; returns how many went. */

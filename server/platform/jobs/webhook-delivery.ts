@@ -16,7 +16,8 @@
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { logger } from "@/lib/logger";
 import type { Db } from "../repositories/db";
-import { deriveKey, open } from "@/server/secret-box";
+import { SecretBoxError } from "@/server/secret-box";
+import { openSecret, SEALED_FOR } from "../services/sealed-secrets";
 import type { PlatformConfig, WebhookSettings } from "../platform-config";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
 import {
@@ -55,9 +56,6 @@ const DISPATCH_BATCH = 500;
 export const SECRET_OVERLAP_MS = 24 * 3_600_000;
 /** An attempt overdue by this much has lost its job (the sweep's threshold). */
 const OVERDUE_MS = 60_000;
-
-/** The key webhook signing secrets are sealed with. */
-export const webhookSecretKey = (config: PlatformConfig) => deriveKey(config.secretKey, "platform-webhook-secrets");
 
 interface AttemptData {
   deliveryId: string;
@@ -114,7 +112,6 @@ export interface WebhookDelivery {
 export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options: { work: boolean }): Promise<WebhookDelivery> {
   const { prisma, jobs } = deps;
   const settings = webhookSettings(deps.config);
-  const key = webhookSecretKey(deps.config);
 
   let running: Promise<void> | undefined;
   let again = false;
@@ -150,9 +147,17 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
       return { skipped: true };
     }
     const attemptedAt = new Date();
-    const secrets = [open(key, webhook.secretSealed)];
-    if (webhook.previousSecretSealed && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > attemptedAt) {
-      secrets.push(open(key, webhook.previousSecretSealed));
+    const secrets: string[] = [];
+    try {
+      secrets.push(openSecret(deps.config, webhook.secretSealed, SEALED_FOR.webhooks).value);
+      if (webhook.previousSecretSealed && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > attemptedAt) {
+        secrets.push(openSecret(deps.config, webhook.previousSecretSealed, SEALED_FOR.webhooks).value);
+      }
+    } catch (error) {
+      if (!(error instanceof SecretBoxError)) throw error;
+      // No retry can sign it: said on the delivery, where its owner looks.
+      await failDelivery(prisma, deliveryId, "the webhook's signing secret cannot be decrypted (INLAY_SECRET_KEY changed without INLAY_SECRET_KEY_PREVIOUS): rotate its secret");
+      return { skipped: true };
     }
     const body = webhookBody(event.payload as Record<string, unknown>, event.createdAt);
     const outcome = await send(webhook.url, body, signatureHeaders(messageIdOf(event.id), body, secrets, attemptedAt));

@@ -7,7 +7,7 @@ import { jsonSchema, tool, type ToolSet } from "ai";
 import type { Db } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { approvedServersForRun, type ToolServerRow } from "../repositories/tool-servers";
-import { openSecret } from "../services/app-credentials";
+import { openSecret } from "../services/sealed-secrets";
 import { callRestTool, mcpEndpointFor } from "../services/tool-server-calls";
 import { serverToolName, toolsOf } from "../services/tool-servers";
 import { callMcpTool } from "../tool-servers/mcp-client";

@@ -16,7 +16,7 @@ import type { AgentRepoRow } from "../repositories/agent-repos";
 import { listConnections } from "../repositories/app-connections";
 import type { DataContext } from "../runtime/hot-cache";
 import { loadAgent } from "./agents";
-import { openSecret, sealSecret } from "./app-credentials";
+import { openSecret, sealSecret } from "./sealed-secrets";
 import { toPage } from "./pagination";
 import type { AuthContext } from "./auth";
 import type { Scope } from "./scope";

@@ -6,7 +6,6 @@
 import { logger } from "@/lib/logger";
 import { CHANNELS } from "@/lib/schemas/channels";
 import type { Db } from "../repositories/db";
-import { deriveKey, open, seal, SecretBoxError } from "@/server/secret-box";
 import { appCatalogOf } from "../apps/catalog";
 import type { AppDefinition } from "../apps/definition";
 import { OAuthFlowError, refreshTokens, revokeToken, type TokenSet } from "../apps/oauth-client";
@@ -15,6 +14,8 @@ import { guardedFetch } from "../outbound/guarded-fetch";
 import * as connections from "../repositories/app-connections";
 import type { ConnectionRow } from "../repositories/app-connections";
 import * as identities from "../repositories/channel-identities";
+import { openSecret, sealSecret } from "./sealed-secrets";
+import { SecretBoxError } from "@/server/secret-box";
 import { REFRESH_CLAIM_MS, REFRESH_WAIT_MS, waitForRefreshClaim } from "./refresh-claim";
 
 export interface CredentialContext {
@@ -35,38 +36,6 @@ export type AuthorizationResult =
 export const REFRESH_MARGIN_MS = 60_000;
 
 // --- Sealing --------------------------------------------------------------------------------------
-
-const PURPOSE = "platform-app-credentials";
-const keyCache = new WeakMap<PlatformConfig, { current: Buffer; previous: Buffer[] }>();
-
-function keysOf(config: PlatformConfig) {
-  let keys = keyCache.get(config);
-  if (!keys) {
-    keys = { current: deriveKey(config.secretKey, PURPOSE), previous: (config.previousSecretKeys ?? []).map((secret) => deriveKey(secret, PURPOSE)) };
-    keyCache.set(config, keys);
-  }
-  return keys;
-}
-
-export const sealSecret = (config: PlatformConfig, plaintext: string) => seal(keysOf(config).current, plaintext);
-
-/** Opens a value sealed under the current key or a previous one; `stale` when it was a previous one. */
-export function openSecret(config: PlatformConfig, sealed: string): { value: string; stale: boolean } {
-  const { current, previous } = keysOf(config);
-  try {
-    return { value: open(current, sealed), stale: false };
-  } catch (error) {
-    if (!(error instanceof SecretBoxError)) throw error;
-    for (const key of previous) {
-      try {
-        return { value: open(key, sealed), stale: true };
-      } catch {
-        // the next key
-      }
-    }
-    throw error;
-  }
-}
 
 export const sealCredentials = (config: PlatformConfig, credentials: StoredCredentials) => sealSecret(config, JSON.stringify(credentials));
 

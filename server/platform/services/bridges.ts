@@ -13,7 +13,7 @@ import { checkOutboundUrl, guardedFetch, OutboundError } from "../outbound/guard
 import * as bridges from "../repositories/bridges";
 import type { BridgeRow } from "../repositories/bridges";
 import type { DataContext } from "../runtime/hot-cache";
-import { openSecret, sealSecret } from "./app-credentials";
+import { openSecret, sealSecret } from "./sealed-secrets";
 import { featureNotAvailable } from "./apps";
 import type { AuthContext } from "./auth";
 import { toPage } from "./pagination";

@@ -8,7 +8,8 @@ import { appCatalogOf } from "../apps/catalog";
 import { PlatformError } from "../errors";
 import * as identities from "../repositories/channel-identities";
 import type { ChannelIdentityRow } from "../repositories/channel-identities";
-import { appForAccount, appUsable, sealSecret } from "./app-credentials";
+import { appForAccount, appUsable } from "./app-credentials";
+import { sealSecret } from "./sealed-secrets";
 import { startConnect, type AppServiceContext } from "./apps";
 import type { AuthContext } from "./auth";
 

@@ -30,7 +30,7 @@ import type { JudgmentRow, JudgmentScope } from "../repositories/judgments";
 import { findSettings } from "../repositories/settings";
 import type { DataContext } from "../runtime/hot-cache";
 import { languageModelFor, ModelUnavailableError, type RuntimeModel } from "../runtime/models/providers";
-import { openSecret, sealSecret } from "./app-credentials";
+import { openSecret, sealSecret } from "./sealed-secrets";
 import type { AuthContext } from "./auth";
 import { usdExact } from "./billing";
 import { IDEMPOTENCY_KEY_TTL_MS, type IdempotentCall } from "./idempotency";

@@ -48,7 +48,7 @@ import {
 import { runMeter } from "../repositories/plans";
 import { completeServerOAuth, type OAuthClientState, refreshServerOAuth } from "../tool-servers/server-oauth";
 import { ToolServerError } from "../tool-servers/types";
-import { openSecret, sealSecret } from "./app-credentials";
+import { openSecret, sealSecret } from "./sealed-secrets";
 import { REFRESH_CLAIM_MS, REFRESH_WAIT_MS, waitForRefreshClaim } from "./refresh-claim";
 import { findModel, modelCatalog, type ModelSettings, type ProviderSlug } from "./models";
 import { sha256Hex } from "@/server/secret-box";

@@ -9,7 +9,7 @@ import * as servers from "../repositories/tool-servers";
 import type { ToolServerRow } from "../repositories/tool-servers";
 import type { McpEndpoint } from "../tool-servers/mcp-client";
 import { refreshServerOAuth, type OAuthClientState, type OAuthTokens } from "../tool-servers/server-oauth";
-import { openSecret, sealSecret } from "./app-credentials";
+import { openSecret, sealSecret } from "./sealed-secrets";
 
 export interface ToolServerCallContext {
   prisma: Db;

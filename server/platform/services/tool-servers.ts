@@ -32,7 +32,7 @@ import { listMcpTools } from "../tool-servers/mcp-client";
 import type { ScriptSandbox } from "../tool-servers/script-sandbox";
 import { completeServerOAuth, startServerOAuth } from "../tool-servers/server-oauth";
 import { type RemoteTool, ToolServerError } from "../tool-servers/types";
-import { openSecret, sealSecret } from "./app-credentials";
+import { openSecret, sealSecret } from "./sealed-secrets";
 import { checkRedirectUri } from "./apps";
 import type { AuthContext } from "./auth";
 import { resolveScope, type Scope } from "./scope";

@@ -16,11 +16,12 @@ import {
   type WebhookEventType,
   type WebhookReplay,
 } from "@/lib/schemas/webhooks";
-import { open, seal } from "@/server/secret-box";
+import { SecretBoxError } from "@/server/secret-box";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
-import { enqueueAttempt, messageIdOf, SECRET_OVERLAP_MS, webhookSecretKey } from "../jobs/webhook-delivery";
+import { enqueueAttempt, messageIdOf, SECRET_OVERLAP_MS } from "../jobs/webhook-delivery";
+import { openSecret, SEALED_FOR, sealSecret } from "./sealed-secrets";
 import { checkOutboundUrl, OutboundError } from "../outbound/guarded-fetch";
 import * as webhooks from "../repositories/webhooks";
 import type { DeliveryRow, WebhookRow } from "../repositories/webhooks";
@@ -57,7 +58,15 @@ function toWebhook(ctx: WebhookServiceContext, row: WebhookRow, secret?: { full:
 }
 
 /** The masked secret of a stored row: its last characters are read from the sealed value. */
-const maskedOf = (ctx: WebhookServiceContext, row: WebhookRow) => maskSecret(open(webhookSecretKey(ctx.config), row.secretSealed));
+function maskedOf(ctx: WebhookServiceContext, row: WebhookRow): string {
+  try {
+    return maskSecret(openSecret(ctx.config, row.secretSealed, SEALED_FOR.webhooks).value);
+  } catch (error) {
+    // Sealed under a key the platform no longer has: the endpoint is still listed, and a rotation mends it.
+    if (error instanceof SecretBoxError) return "whsec_**** (cannot be decrypted: rotate this secret)";
+    throw error;
+  }
+}
 
 /** A URL a webhook may have: HTTPS (plain http and loopback only under OUTBOUND_ALLOW_LOOPBACK), no blocked literal address. */
 function checkUrl(ctx: WebhookServiceContext, url: string): string {
@@ -103,7 +112,7 @@ export async function createWebhook(
   const row = await webhooks.insertWebhook(ctx.prisma, scope, {
     url,
     events: input.events ?? [...WEBHOOK_EVENT_TYPES],
-    secretSealed: seal(webhookSecretKey(ctx.config), secret),
+    secretSealed: sealSecret(ctx.config, secret, SEALED_FOR.webhooks),
     allEndUsers: input.all_end_users ?? false,
   });
   return toWebhook(ctx, row, { full: secret });
@@ -133,7 +142,6 @@ export async function updateWebhook(
   const current = await load(ctx, await resolveScope(ctx, auth, userId), id);
   if (input.all_end_users && current.endUserId !== null) throw allEndUsersNeedsAccountLevel();
   const url = input.url === undefined ? undefined : checkUrl(ctx, input.url);
-  const key = webhookSecretKey(ctx.config);
   const secret = input.rotate_secret ? newSecret() : undefined;
   const row = await webhooks.updateWebhook(ctx.prisma, current.id, {
     ...(url !== undefined ? { url } : {}),
@@ -144,7 +152,7 @@ export async function updateWebhook(
     ...(input.active === false ? { active: false } : {}),
     ...(secret
       ? {
-          secretSealed: seal(key, secret),
+          secretSealed: sealSecret(ctx.config, secret, SEALED_FOR.webhooks),
           previousSecretSealed: current.secretSealed,
           previousSecretExpiresAt: new Date(Date.now() + SECRET_OVERLAP_MS),
         }

@@ -1,7 +1,9 @@
 // The framework's side of the platform through tRPC (createCaller) over the embedded platform:
 // provisioning, the user mapping, agent copies, runs under caps, tenant isolation, usage.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resealSecrets } from "@/server/platform/jobs/reseal-secrets";
 import { connectEmbedded } from "@/server/tenancy/platform-connection";
+import { frameworkSealedColumns } from "@/server/tenancy/sealing";
 import { prepareOperatorAccount } from "@/server/tenancy/platform-operator";
 import { sweepRunAdmissions } from "@/server/tenancy/runs";
 import { TEST_SECRET, startFramework, type FrameworkHarness } from "../../helpers/framework";
@@ -30,7 +32,7 @@ describe("platform connection (embedded)", () => {
       connectEmbedded({
         prisma: fw.database.prisma,
         appFetch: (request) => fw.app.fetch(request),
-        secret: TEST_SECRET,
+        secrets: [TEST_SECRET],
         prepareAccount: (accountId) => prepareOperatorAccount(fw.database.prisma, accountId),
       });
     const connections = await Promise.all([connect(), connect(), connect(), fw.connect()]);
@@ -47,8 +49,21 @@ describe("platform connection (embedded)", () => {
     expect(account.balanceMicros).toBeGreaterThan(100_000_000n);
     // A wrong secret cannot read the key.
     await expect(
-      connectEmbedded({ prisma: fw.database.prisma, appFetch: (request) => fw.app.fetch(request), secret: "another" }),
+      connectEmbedded({ prisma: fw.database.prisma, appFetch: (request) => fw.app.fetch(request), secrets: ["another"] }),
     ).rejects.toThrow(/cannot be decrypted/);
+  });
+
+  it("after a key rotation, reads the key under the previous secret, and under the new one alone once re-sealed", async () => {
+    const connect = (secrets: string[]) => connectEmbedded({ prisma: fw.database.prisma, appFetch: (request) => fw.app.fetch(request), secrets });
+    const key = (await fw.connect()).options.apiKey;
+    expect((await connect(["rotated-secret", TEST_SECRET])).options.apiKey).toBe(key);
+    await expect(connect(["rotated-secret"])).rejects.toThrow(/cannot be decrypted/);
+    const result = await resealSecrets(fw.database.prisma, frameworkSealedColumns(["rotated-secret", TEST_SECRET]));
+    expect(result).toEqual({ resealed: 1, unreadable: [] });
+    expect((await connect(["rotated-secret"])).options.apiKey).toBe(key);
+    // And back, so the rest of the file reads it with the harness's secret.
+    await resealSecrets(fw.database.prisma, frameworkSealedColumns([TEST_SECRET, "rotated-secret"]));
+    expect((await connect([TEST_SECRET])).options.apiKey).toBe(key);
   });
 });
 

@@ -6,7 +6,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addLedgerEntry } from "@/server/platform/repositories/billing";
-import { openSecret } from "@/server/platform/services/app-credentials";
+import { openSecret } from "@/server/platform/services/sealed-secrets";
 import { resolveOwnModelConnection } from "@/server/platform/services/model-connections";
 import { activatePlan } from "@/server/platform/services/plans";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
