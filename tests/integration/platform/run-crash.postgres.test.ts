@@ -97,7 +97,8 @@ describe("a run whose process is killed", () => {
     ]);
     expect(textOf(log)).toBe(run.output);
     expect(log.at(-1)!.data).toMatchObject({ type: "done", completion_state: "completed" });
-  });
+    // Two processes start, each loading the platform with tsx: past 30 s on a busy machine.
+  }, 120_000);
 });
 
 describe("the runs of a killed process, at the shipped settings", () => {
@@ -117,7 +118,7 @@ describe("the runs of a killed process, at the shipped settings", () => {
     const agent = await call(first.baseUrl, "/agents", key, { name: "Survivor" });
 
     const RUNS = 50;
-    const WORDS = 60;
+    const WORDS = 100;
     const runIds: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       const created = await call(first.baseUrl, "/runs", key, { teammate_id: agent.body.id, message: `::delay 100\n::words ${WORDS}`, stream: false });
@@ -131,6 +132,12 @@ describe("the runs of a killed process, at the shipped settings", () => {
       });
     }
     await kill(first.child);
+    // A run the dead process finished before it died (a slow machine creates the fifty slowly) has
+    // nothing to resume: the ones cut off are those it left running.
+    const cutOff = new Set(
+      (await sql<{ id: number }>("SELECT id FROM platform_runs WHERE account_id = $1 AND status = 'running'", [accountId])).map((row) => Number(row.id)),
+    );
+    expect(cutOff.size).toBeGreaterThan(RUNS / 2);
 
     // The next process, with nothing set: it finds the lapsed leases on its own.
     const second = await startProcess({});
@@ -145,7 +152,7 @@ describe("the runs of a killed process, at the shipped settings", () => {
       const log = await readFrames(await fetch(`${second.baseUrl}/runs/${runId}/events`, { headers: { authorization: `Bearer ${key}` } }), {
         until: (frame) => frame.data.type === "done",
       });
-      expect(log.filter((frame) => frame.data.resumed)).toHaveLength(1);
+      expect(log.filter((frame) => frame.data.resumed)).toHaveLength(cutOff.has(runId) ? 1 : 0);
       expect(textOf(log)).toBe(run.output);
       expect(log.filter((frame) => frame.data.type === "done")).toHaveLength(1);
     }

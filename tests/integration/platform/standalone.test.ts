@@ -39,7 +39,8 @@ describe("npm run platform", () => {
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
-  });
+    // A process that loads the platform with tsx and migrates a fresh database: past 30 s on a busy machine.
+  }, 90_000);
 
   it("refuses a port that is not a number", async () => {
     await expect(startStandalone(["--port", "eighty"])).rejects.toThrow(/--port must be a number/);
