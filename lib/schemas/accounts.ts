@@ -5,6 +5,13 @@ import { Settings } from "./settings";
 import { Skill } from "./skills";
 import { Observation, UseCase } from "./value";
 import { ToolServer } from "./tool-servers";
+import { AppConnection } from "./apps";
+import { BalanceTransaction } from "./billing";
+import { Bridge } from "./bridges";
+import { Run } from "./runs";
+import { Task } from "./tasks";
+import { Trigger } from "./triggers";
+import { Webhook } from "./webhooks";
 
 export const Account = z
   .object({
@@ -218,6 +225,14 @@ export const AccountExport = z
     memories: z.array(ExportedMemory),
     permissions: z.array(ExportedPermission),
     mail: z.array(ExportedMail),
+    runs: z.array(Run.extend({ messages: z.array(z.unknown()).meta({ description: "The stored conversation (a skeleton under metadata_only)" }) })).meta({
+      description: "Every run, oldest first, as GET /runs/{id} shows it, with its conversation; the per-delta event log is not exported",
+    }),
+    tasks: z.array(Task.extend({ triggers: z.array(Trigger) })),
+    webhooks: z.array(Webhook).meta({ description: "Signing secrets masked, as GET /webhooks shows them" }),
+    app_connections: z.array(AppConnection).meta({ description: "Without credentials" }),
+    bridges: z.array(Bridge).meta({ description: "Without the password or the inbound secret" }),
+    balance_transactions: z.array(BalanceTransaction).meta({ description: "The whole ledger, oldest first" }),
     tool_servers: z.array(ToolServer).meta({ description: "As GET /mcp-servers shows them: no secret, no script source, no OAuth grant" }),
     skills: z.array(Skill),
     value_use_cases: z.array(UseCase.extend({ run_ids: z.array(z.number().int()).meta({ description: "The linked runs, ascending" }) })),

@@ -21,6 +21,19 @@ export const loadAccountData = (prisma: PrismaClient, accountId: number) =>
       // Sealed secrets, scripts' sources and OAuth grants stay out: the mappers below never read them.
       toolServers: byIdWithUserId,
       skills: byIdWithUserId,
+      runs: byIdWithUserId,
+      tasks: {
+        ...byIdWithUserId,
+        include: {
+          ...byIdWithUserId.include,
+          triggers: { ...byId, include: { task: { select: { endUser: { select: { externalId: true } } } } } },
+        },
+      },
+      webhooks: byIdWithUserId,
+      // Their credentials stay out: the mapper never reads them.
+      appConnections: { orderBy: { createdAt: "asc" }, include: byIdWithUserId.include },
+      bridges: byId,
+      transactions: byId,
       valueUseCases: {
         ...byIdWithUserId,
         include: {

@@ -53,6 +53,8 @@ export const findBalance = (prisma: PrismaClient, accountId: number) =>
 export const listLedger = (prisma: PrismaClient, accountId: number, take: number) =>
   prisma.platformBalanceTransaction.findMany({ where: { accountId }, orderBy: { id: "desc" }, take });
 
+export type LedgerRow = Awaited<ReturnType<typeof listLedger>>[number];
+
 // ---------------------------------------------------------------------------------------------
 // Admission: one transaction per run start. The hold is a conditional UPDATE of the account's row,
 // which serialises admissions only for the moment it takes; what must be decided one at a time beyond

@@ -6,7 +6,15 @@ import type { AccountExport } from "@/lib/schemas/accounts";
 import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import { loadAccountData, type AccountData } from "../repositories/account-export";
+import type { PlatformConfig } from "../platform-config";
 import { toAccount, toApiKeyInfo } from "./accounts";
+import { toConnection } from "./apps";
+import { toBalanceTransaction } from "./billing";
+import { toBridge } from "./bridges";
+import { toRun } from "./runs";
+import { toTrigger } from "./task-triggers";
+import { toTask } from "./tasks";
+import { toWebhook } from "./webhooks";
 import { toSettings } from "./settings";
 import { toSkill } from "./skills";
 import { toToolServer } from "./tool-servers";
@@ -20,13 +28,13 @@ const isoOrNull = (date: Date | null) => date?.toISOString() ?? null;
 /** Replaces the value of any `token` query parameter in the links of a message. */
 export const redactTokens = (text: string) => text.replace(/([?&]token=)[^&\s#]+/g, "$1[redacted]");
 
-export async function exportAccount(prisma: Db, accountId: number, now = new Date()): Promise<Export> {
-  const data = await loadAccountData(prisma, accountId);
+export async function exportAccount(ctx: { prisma: Db; config: PlatformConfig }, accountId: number, now = new Date()): Promise<Export> {
+  const data = await loadAccountData(ctx.prisma, accountId);
   if (!data) throw new PlatformError({ type: "not_found", message: "account not found" });
-  return toAccountExport(data, now);
+  return toAccountExport(ctx.config, data, now);
 }
 
-function toAccountExport(data: AccountData, now: Date): Export {
+function toAccountExport(config: PlatformConfig, data: AccountData, now: Date): Export {
   // Rows keep the end-user's row id; the API speaks of the caller's own user_id.
   const userIds = new Map(data.endUsers.map((endUser) => [endUser.id, endUser.externalId]));
   const userIdOf = (endUserId: number | null) => (endUserId === null ? null : (userIds.get(endUserId) ?? null));
@@ -136,6 +144,12 @@ function toAccountExport(data: AccountData, now: Date): Export {
       kind: mail.kind,
       created_at: iso(mail.createdAt),
     })),
+    runs: data.runs.map((run) => ({ ...toRun(run, run.endUser?.externalId ?? null), messages: run.messages as unknown[] })),
+    tasks: data.tasks.map((task) => ({ ...toTask(task), triggers: task.triggers.map(toTrigger) })),
+    webhooks: data.webhooks.map((webhook) => toWebhook({ config }, webhook)),
+    app_connections: data.appConnections.map(toConnection),
+    bridges: data.bridges.map((bridge) => toBridge(config, bridge)),
+    balance_transactions: data.transactions.map(toBalanceTransaction),
     tool_servers: data.toolServers.map(toToolServer),
     skills: data.skills.map(toSkill),
     value_use_cases: data.valueUseCases.map((useCase) => ({ ...toUseCase(useCase), run_ids: useCase.runLinks.map((link) => link.runId) })),

@@ -2,7 +2,7 @@
 // settlement of what runs cost. Holds are placed by run admission (services/run-admission.ts); the
 // whole design is in docs/platform-api.md, "Money".
 import type { z } from "zod";
-import type { TokenBalance } from "@/lib/schemas/billing";
+import type { BalanceTransaction, TokenBalance } from "@/lib/schemas/billing";
 import { isTerminalStatus } from "@/lib/schemas/runs";
 import type { Db } from "../repositories/db";
 import type { RunRow } from "../repositories/runs";
@@ -12,6 +12,7 @@ import {
   addLedgerEntry,
   findBalance,
   type LedgerEntry,
+  type LedgerRow,
   listLedger,
   recordModelCall,
   settleRunCharges,
@@ -89,17 +90,19 @@ export async function getBalance(prisma: Db, accountId: number): Promise<z.infer
     currency: CURRENCY,
     held_micros: toInt(balance.heldMicros),
     available_micros: toInt(balance.balanceMicros - balance.heldMicros),
-    transactions: entries.map((entry) => ({
-      id: entry.id,
-      type: entry.type as "topup" | "debit" | "refund" | "adjustment",
-      amount_micros: toInt(entry.amountMicros),
-      balance_after_micros: toInt(entry.balanceAfterMicros),
-      run_id: entry.runId,
-      description: entry.description,
-      created_at: entry.createdAt.toISOString(),
-    })),
+    transactions: entries.map(toBalanceTransaction),
   };
 }
+
+export const toBalanceTransaction = (entry: LedgerRow): z.infer<typeof BalanceTransaction> => ({
+  id: entry.id,
+  type: entry.type as "topup" | "debit" | "refund" | "adjustment",
+  amount_micros: toInt(entry.amountMicros),
+  balance_after_micros: toInt(entry.balanceAfterMicros),
+  run_id: entry.runId,
+  description: entry.description,
+  created_at: entry.createdAt.toISOString(),
+});
 
 // ---------------------------------------------------------------------------------------------
 // Metering and settlement (called by the run runtime)

@@ -32,7 +32,7 @@ const TEST_TIMEOUT_MS = 10_000;
 
 export const inboundUrlOf = (config: PlatformConfig, id: number) => `${config.publicBaseUrl}/bridges/${id}/inbound`;
 
-function toBridge(config: PlatformConfig, row: BridgeRow): BridgeOut {
+export function toBridge(config: PlatformConfig, row: BridgeRow): BridgeOut {
   return {
     id: row.id,
     name: row.name,

@@ -40,7 +40,7 @@ const newSecret = () => `whsec_${randomBytes(24).toString("base64")}`;
 /** Enough to tell secrets apart, not enough to use one. */
 const maskSecret = (secret: string) => `whsec_****${secret.slice(-4)}`;
 
-function toWebhook(ctx: WebhookServiceContext, row: WebhookRow, secret?: { full: string } | { masked: string }): WebhookOut {
+export function toWebhook(ctx: { config: PlatformConfig }, row: WebhookRow, secret?: { full: string } | { masked: string }): WebhookOut {
   const previousLive = row.previousSecretExpiresAt && row.previousSecretExpiresAt > new Date() ? row.previousSecretExpiresAt : null;
   return {
     id: row.id,
@@ -58,7 +58,7 @@ function toWebhook(ctx: WebhookServiceContext, row: WebhookRow, secret?: { full:
 }
 
 /** The masked secret of a stored row: its last characters are read from the sealed value. */
-function maskedOf(ctx: WebhookServiceContext, row: WebhookRow): string {
+function maskedOf(ctx: { config: PlatformConfig }, row: WebhookRow): string {
   try {
     return maskSecret(openSecret(ctx.config, row.secretSealed, SEALED_FOR.webhooks).value);
   } catch (error) {

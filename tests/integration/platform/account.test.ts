@@ -7,7 +7,7 @@ beforeAll(async () => {
 });
 afterAll(() => platform.close());
 
-/** Fills every table an account owns, straight through the database (their endpoints are elsewhere). */
+/** Fills every table an account owns, through the database or, where sealing is involved, the API. */
 async function seedData(account: Account, label: string) {
   const prisma = platform.database.prisma;
   const endUser = await prisma.platformEndUser.create({
@@ -71,7 +71,22 @@ async function seedData(account: Account, label: string) {
   const skill = await prisma.platformSkill.create({
     data: { accountId: account.id, endUserId: endUser.id, ownerKey: endUser.id, name: `${label} playbook`, slug: `${label}-playbook`, description: "d", body: `${label} playbook body` },
   });
-  return { endUser, agent, accountAgent, document, report, memory, permission, toolServer, script, skill };
+  const ok = async (path: string, body: Record<string, unknown>, query: Record<string, string> = {}) => {
+    const response = await platform.call(path, { key: account.key, body, query });
+    expect(response.status, JSON.stringify(response.body)).toBeLessThan(300);
+    return response.body;
+  };
+  const userQuery = { user_id: `${label}-user` };
+  const run = await ok("/runs", { teammate_id: agent.id, message: `${label} says hello`, stream: false }, userQuery);
+  await platform.waitForRun(account.key, run.id, ["completed"], userQuery);
+  const task = await ok("/tasks", { teammate_id: agent.id, instructions: `${label} weekly digest` }, userQuery);
+  const trigger = await ok(`/tasks/${task.id}/triggers`, { type: "schedule", cron: "0 9 * * 1", timezone: "Europe/Berlin" }, userQuery);
+  const webhook = await ok("/webhooks", { url: "http://127.0.0.1:9/hook", events: ["run.completed"] });
+  const bridge = await ok("/bridges", { server_url: "http://127.0.0.1:9", password: `${label}-bridge-password` });
+  const connection = await prisma.platformAppConnection.create({
+    data: { id: `conn_${label}_${account.id}`, accountId: account.id, endUserId: endUser.id, app: "codehost", authKind: "oauth2", status: "active", credentialsSealed: `${label}-sealed-credentials` },
+  });
+  return { endUser, agent, accountAgent, document, report, memory, permission, toolServer, script, skill, run, task, trigger, webhook, bridge, connection };
 }
 
 const tableCounts = async (accountId: number) => {
@@ -108,17 +123,23 @@ describe("GET /account/export", () => {
       "agent_documents",
       "agents",
       "api_keys",
+      "app_connections",
+      "balance_transactions",
+      "bridges",
       "end_users",
       "exported_at",
       "issue_reports",
       "mail",
       "memories",
       "permissions",
+      "runs",
       "settings",
       "skills",
+      "tasks",
       "tool_servers",
       "value_observations",
       "value_use_cases",
+      "webhooks",
     ]);
     expect(Date.parse(body.exported_at)).not.toBeNaN();
     expect(body.account).toMatchObject({
@@ -200,11 +221,23 @@ describe("GET /account/export", () => {
     ]);
     expect(body.mail).toEqual([expect.objectContaining({ to: account.email, kind: "verify_email" })]);
     expect(body.mail[0].text).toContain("/verify/confirm?token=[redacted]");
+
+    // As their own endpoints show them, with a run's conversation.
+    const run = await platform.call(`/runs/${seeded.run.id}`, { key: account.key, query: { user_id: "mine-user" } });
+    expect(body.runs).toEqual([{ ...run.body, messages: [expect.objectContaining({ role: "user" }), expect.objectContaining({ role: "assistant" })] }]);
+    expect(body.tasks).toEqual([{ ...seeded.task, updated_at: expect.any(String), triggers: [expect.objectContaining({ id: seeded.trigger.id, cron: "0 9 * * 1", timezone: "Europe/Berlin" })] }]);
+    expect(body.webhooks).toEqual([expect.objectContaining({ id: seeded.webhook.id, url: seeded.webhook.url, secret: expect.stringMatching(/^whsec_\*{4}/) })]);
+    expect(body.bridges).toEqual([expect.objectContaining({ id: seeded.bridge.id, has_password: true })]);
+    expect(body.app_connections).toEqual([expect.objectContaining({ connection_id: seeded.connection.id, app: "codehost", user_id: "mine-user", status: "active" })]);
+    // The signup's credit, then what the run cost.
+    const ledger = await platform.call("/billing/balance", { key: account.key });
+    expect(body.balance_transactions).toEqual([...ledger.body.transactions].reverse());
+    expect(body.balance_transactions.map((entry: { type: string }) => entry.type)).toEqual(["topup", "debit"]);
   });
 
   it("never includes a password hash, key hash, secret or token", async () => {
     const account = await platform.signup();
-    await seedData(account, "secretive");
+    const seeded = await seedData(account, "secretive");
     const named = await platform.call("/keys", { key: account.key, body: { name: "ci" } });
     const { body } = await platform.call("/account/export", { key: named.body.key });
     const text = JSON.stringify(body);
@@ -227,6 +260,9 @@ describe("GET /account/export", () => {
       "secretive-webhook-token-hash",
       "secretive-sealed-tool-secret",
       "secretive-sealed-script-source",
+      "secretive-bridge-password",
+      "secretive-sealed-credentials",
+      seeded.webhook.secret,
     ];
     for (const secret of secrets) expect(text).not.toContain(secret);
     // Nor a field that would hold one, even empty.

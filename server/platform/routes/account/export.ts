@@ -3,7 +3,7 @@ import { AccountExport } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { exportAccount } from "../../services/account-export";
 import { defineRoute, json } from "../define";
-import { authOf } from "../request";
+import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "exportAccount",
@@ -15,5 +15,5 @@ export const route = defineRoute({
 });
 
 export function register(app: PlatformApp) {
-  app.openapi(route, async (c) => c.json(await exportAccount(c.var.prisma, authOf(c).accountId), 200));
+  app.openapi(route, async (c) => c.json(await exportAccount({ prisma: c.var.prisma, config: servicesOf(c).config }, authOf(c).accountId), 200));
 }
