@@ -3,6 +3,8 @@
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "@/lib/platform-client";
+import { WEBHOOK_EVENTS_SIGNAL } from "@/server/platform/jobs/webhook-delivery";
+import { insertWebhookEvent } from "@/server/platform/repositories/webhook-events";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { pollFor, pollUntil } from "../../helpers/poll";
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from "../../helpers/webhook-receiver";
@@ -336,6 +338,27 @@ describe("delivery", () => {
       expect((await strict.call("/webhooks", { key: tenant.key, body: { url: "https://hooks.example.com/inlay" } })).status).toBe(201);
     } finally {
       await strict.close();
+    }
+  });
+});
+
+describe("the dispatcher's wake-up", () => {
+  it("comes only from a statement that wrote an event, not from a run no webhook receives", async () => {
+    const runtime = await platform.runtime();
+    let wakeUps = 0;
+    const unsubscribe = runtime.signals.subscribe(WEBHOOK_EVENTS_SIGNAL, () => wakeUps++);
+    try {
+      const quiet = await platform.signup({ require_end_user_id: false });
+      await runToEnd(quiet.key, undefined);
+      // One event, written where a webhook listens: its wake-up comes after any the run caused.
+      const listening = await platform.signup({ require_end_user_id: false });
+      await platform.keepWebhookEvents(listening.key);
+      const written = await insertWebhookEvent(platform.database.prisma, { accountId: listening.id, endUserId: null, runId: null, type: "run.completed", payload: {} });
+      expect(written).toBe(1);
+      await pollUntil(async () => wakeUps, (count) => count > 0, "the event's wake-up");
+      expect(wakeUps).toBe(1);
+    } finally {
+      unsubscribe();
     }
   });
 });
