@@ -5,9 +5,12 @@ import { Settings } from "./settings";
 import { Skill } from "./skills";
 import { Observation, UseCase } from "./value";
 import { ToolServer } from "./tool-servers";
+import { AgentRepo } from "./agent-repos";
 import { AppConnection } from "./apps";
 import { BalanceTransaction } from "./billing";
 import { Bridge } from "./bridges";
+import { Judgment } from "./judgments";
+import { Receipt } from "./payments";
 import { Run } from "./runs";
 import { Task } from "./tasks";
 import { Trigger } from "./triggers";
@@ -233,6 +236,9 @@ export const AccountExport = z
     app_connections: z.array(AppConnection).meta({ description: "Without credentials" }),
     bridges: z.array(Bridge).meta({ description: "Without the password or the inbound secret" }),
     balance_transactions: z.array(BalanceTransaction).meta({ description: "The whole ledger, oldest first" }),
+    receipts: z.array(Receipt),
+    judgments: z.array(Judgment).meta({ description: "Metadata always; the result while it is retained (as GET /judgments/{id})" }),
+    agent_repos: z.array(AgentRepo).meta({ description: "Repository bindings; env values stay out, their keys are shown" }),
     tool_servers: z.array(ToolServer).meta({ description: "As GET /mcp-servers shows them: no secret, no script source, no OAuth grant" }),
     skills: z.array(Skill),
     value_use_cases: z.array(UseCase.extend({ run_ids: z.array(z.number().int()).meta({ description: "The linked runs, ascending" }) })),

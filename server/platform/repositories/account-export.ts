@@ -2,6 +2,7 @@
 // platform table through the account's relations, so a new table that belongs to an account must
 // be added here too, or the export silently leaves it out.
 import type { PrismaClient } from "@/server/generated/prisma/client";
+import { withPayment } from "./payments";
 
 const byId = { orderBy: { id: "asc" } } as const;
 const byIdWithUserId = { ...byId, include: { endUser: { select: { externalId: true } } } } as const;
@@ -34,6 +35,10 @@ export const loadAccountData = (prisma: PrismaClient, accountId: number) =>
       appConnections: { orderBy: { createdAt: "asc" }, include: byIdWithUserId.include },
       bridges: byId,
       transactions: byId,
+      receipts: { ...byId, include: withPayment },
+      judgments: byIdWithUserId,
+      // Env values stay out (sealed): the mapper shows their keys.
+      agentRepos: byId,
       valueUseCases: {
         ...byIdWithUserId,
         include: {

@@ -101,7 +101,7 @@ export interface NewReceipt {
 
 export const createReceiptIn = (tx: Tx, receipt: NewReceipt) => tx.platformReceipt.create({ data: receipt });
 
-const withPayment = { payment: { select: { kind: true, reference: true, provider: true } } } as const;
+export const withPayment = { payment: { select: { kind: true, reference: true, provider: true } } } as const;
 
 export const listReceiptRows = (prisma: Tx, accountId: number, page: { limit: number; startingAfter?: number }) =>
   prisma.platformReceipt.findMany({

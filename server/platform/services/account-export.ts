@@ -8,9 +8,12 @@ import { PlatformError } from "../errors";
 import { loadAccountData, type AccountData } from "../repositories/account-export";
 import type { PlatformConfig } from "../platform-config";
 import { toAccount, toApiKeyInfo } from "./accounts";
+import { toAgentRepo } from "./agent-repos";
 import { toConnection } from "./apps";
 import { toBalanceTransaction } from "./billing";
 import { toBridge } from "./bridges";
+import { toJudgment } from "./judgments";
+import { toReceipt } from "./payments";
 import { toRun } from "./runs";
 import { toTrigger } from "./task-triggers";
 import { toTask } from "./tasks";
@@ -150,6 +153,12 @@ function toAccountExport(config: PlatformConfig, data: AccountData, now: Date): 
     app_connections: data.appConnections.map(toConnection),
     bridges: data.bridges.map((bridge) => toBridge(config, bridge)),
     balance_transactions: data.transactions.map(toBalanceTransaction),
+    receipts: data.receipts.map(toReceipt),
+    // A result is exported while GET /judgments/{id} would show it; the metadata always.
+    judgments: data.judgments.map((judgment) =>
+      toJudgment(judgment, judgment.result !== null && judgment.resultExpiresAt > now ? (judgment.result as Record<string, unknown>) : {}),
+    ),
+    agent_repos: data.agentRepos.map(toAgentRepo),
     tool_servers: data.toolServers.map(toToolServer),
     skills: data.skills.map(toSkill),
     value_use_cases: data.valueUseCases.map((useCase) => ({ ...toUseCase(useCase), run_ids: useCase.runLinks.map((link) => link.runId) })),

@@ -26,7 +26,7 @@ export type AgentRepoContext = DataContext & { config: PlatformConfig };
 /** The app whose account-level connection a binding needs (server/platform/apps/definitions/codehost.ts). */
 export const CODEHOST_APP = "codehost";
 
-const toAgentRepo = (row: AgentRepoRow): z.infer<typeof AgentRepo> => ({
+export const toAgentRepo = (row: AgentRepoRow): z.infer<typeof AgentRepo> => ({
   id: row.id,
   agent_id: row.agentId,
   repo_full_name: row.repoFullName,

@@ -86,7 +86,26 @@ async function seedData(account: Account, label: string) {
   const connection = await prisma.platformAppConnection.create({
     data: { id: `conn_${label}_${account.id}`, accountId: account.id, endUserId: endUser.id, app: "codehost", authKind: "oauth2", status: "active", credentialsSealed: `${label}-sealed-credentials` },
   });
-  return { endUser, agent, accountAgent, document, report, memory, permission, toolServer, script, skill, run, task, trigger, webhook, bridge, connection };
+  const repo = await prisma.platformAgentRepo.create({
+    data: { accountId: account.id, agentId: agent.id, repoFullName: `octo/${label}`, connectionId: connection.id, envKeys: ["TOKEN"], envSealed: `${label}-sealed-env` },
+  });
+  const judgment = await prisma.platformJudgment.create({
+    data: {
+      accountId: account.id,
+      mode: "decide",
+      model: "sim",
+      result: { answers: [{ question: `${label} question`, answer: "yes" }] },
+      resultExpiresAt: new Date(Date.now() + 86_400_000),
+      expiresAt: new Date(Date.now() + 90 * 86_400_000),
+    },
+  });
+  const payment = await prisma.platformPayment.create({
+    data: { accountId: account.id, kind: "topup", provider: "stripe", amountCents: 2_000, reference: `pi_${label}_${account.id}` },
+  });
+  const receipt = await prisma.platformReceipt.create({
+    data: { accountId: account.id, paymentId: payment.id, amountCents: 2_000, description: `${label} top-up`, pageSalt: `${label}-salt` },
+  });
+  return { endUser, agent, accountAgent, document, report, memory, permission, toolServer, script, skill, run, task, trigger, webhook, bridge, connection, repo, judgment, receipt };
 }
 
 const tableCounts = async (accountId: number) => {
@@ -121,6 +140,7 @@ describe("GET /account/export", () => {
     expect(Object.keys(body).sort()).toEqual([
       "account",
       "agent_documents",
+      "agent_repos",
       "agents",
       "api_keys",
       "app_connections",
@@ -129,9 +149,11 @@ describe("GET /account/export", () => {
       "end_users",
       "exported_at",
       "issue_reports",
+      "judgments",
       "mail",
       "memories",
       "permissions",
+      "receipts",
       "runs",
       "settings",
       "skills",
@@ -233,6 +255,9 @@ describe("GET /account/export", () => {
     const ledger = await platform.call("/billing/balance", { key: account.key });
     expect(body.balance_transactions).toEqual([...ledger.body.transactions].reverse());
     expect(body.balance_transactions.map((entry: { type: string }) => entry.type)).toEqual(["topup", "debit"]);
+    expect(body.receipts).toEqual([expect.objectContaining({ id: seeded.receipt.id, amount_cents: 2_000, kind: "topup", payment_reference: `pi_mine_${account.id}` })]);
+    expect(body.judgments).toEqual([expect.objectContaining({ id: seeded.judgment.id, mode: "decide", answers: [{ question: "mine question", answer: "yes" }] })]);
+    expect(body.agent_repos).toEqual([expect.objectContaining({ id: seeded.repo.id, agent_id: seeded.agent.id, repo_full_name: "octo/mine", env_keys: ["TOKEN"] })]);
   });
 
   it("never includes a password hash, key hash, secret or token", async () => {
@@ -262,6 +287,8 @@ describe("GET /account/export", () => {
       "secretive-sealed-script-source",
       "secretive-bridge-password",
       "secretive-sealed-credentials",
+      "secretive-sealed-env",
+      "secretive-salt",
       seeded.webhook.secret,
     ];
     for (const secret of secrets) expect(text).not.toContain(secret);
