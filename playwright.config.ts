@@ -85,6 +85,8 @@ const platformServer = {
   },
 };
 
+const remoteOnlySpecs = ["**/webhooks.spec.ts", "**/connections-flow.spec.ts", "**/tools.spec.ts"];
+
 export default defineConfig({
   testDir: "tests/e2e",
   outputDir: "test-results/e2e-artifacts",
@@ -100,14 +102,14 @@ export default defineConfig({
     sparePort: Number(process.env.E2E_SPARE_PORT ?? port + 1),
   },
   // Webhook deliveries, the code host's OAuth server and API and the tool servers' MCP server (loopback
-  // fakes) need a platform that
-  // may call loopback, which only the separate platform of the remote pass is (the embedded one runs
-  // under NODE_ENV=production, which refuses OUTBOUND_ALLOW_LOOPBACK).
-  // The remote pass is for what crosses the platform's HTTP boundary; specs about the framework's own
-  // state (sign-in and sign-up, its origin, console screens, embed secrets) run in the embedded pass only.
-  testIgnore: remotePlatform
-    ? ["**/sign-in.spec.ts", "**/sign-up-control.spec.ts", "**/public-origin.spec.ts", "**/console-screens.spec.ts", "**/embed-backend.spec.ts"]
-    : ["**/webhooks.spec.ts", "**/connections-flow.spec.ts", "**/tools.spec.ts"],
+  // fakes) need a platform that may call loopback, which only the separate platform of the remote pass
+  // is (the embedded one runs under NODE_ENV=production, which refuses OUTBOUND_ALLOW_LOOPBACK): those
+  // specs make the remote pass, and each of them streams a chat run across the platform's HTTP boundary.
+  // Every other spec runs once, in the embedded pass: the framework reaches either platform through the
+  // same typed client, whose HTTP behaviour (streams, resumption, cancel, approvals) tests/integration
+  // covers against a platform over HTTP.
+  testMatch: remotePlatform ? remoteOnlySpecs : "**/*.spec.ts",
+  testIgnore: remotePlatform ? [] : remoteOnlySpecs,
   use: {
     baseURL,
     browserName: "chromium",

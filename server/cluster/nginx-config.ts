@@ -35,9 +35,10 @@ http {
   upstream platform {
 ${servers}
     keepalive 32;
-    # Below Node's 5 s keep-alive timeout: otherwise a web instance may close an idle connection just
-    # as nginx reuses it, and a POST on it (never retried on another instance) answers 502.
-    keepalive_timeout 4s;
+    # Below the instances' 65 s keep-alive (server/platform/http/server-timeouts.ts): otherwise an
+    # instance may close an idle connection just as nginx reuses it, and a POST on it (never retried on
+    # another instance) answers 502.
+    keepalive_timeout 60s;
   }
 
   server {

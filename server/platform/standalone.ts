@@ -5,6 +5,7 @@
 // data directory (an empty or new one gives a fresh database) and is refused with DATABASE_URL; without
 // it, DATABASE_URL or PGLITE_DATA_DIR decide as in the app. Prints one line on stdout once ready ("listening on <url>",
 // or "worker ready" for a worker); logs go to stderr.
+import type { Server } from "node:http";
 import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
 import { env } from "@/lib/env";
@@ -13,6 +14,7 @@ import { getDb, openDatabase, setProcessDatabase } from "@/server/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformDepsFromEnv } from "@/server/platform/config";
 import type { PlatformRole } from "@/server/platform/context";
+import { applyServerTimeouts } from "@/server/platform/http/server-timeouts";
 
 const ROLES: readonly PlatformRole[] = ["web", "worker", "all"];
 
@@ -65,6 +67,7 @@ if (role === "worker") {
   server = serve({ fetch: app.fetch, port, hostname: values.host }, (info) => {
     console.log(`listening on http://${listenHost}:${info.port}/api/v2`);
   });
+  applyServerTimeouts(server as Server);
 }
 
 let stopping = false;

@@ -1,8 +1,10 @@
 // Starts the platform on a fresh database, served over real HTTP on a loopback port, for one test
 // file; signs up accounts and makes authenticated calls the way a client would.
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { createPlatformApp } from "@/server/platform/app";
+import { applyServerTimeouts } from "@/server/platform/http/server-timeouts";
 import { createPlatformDeps, type PlatformParts } from "@/server/platform/deps";
 import type { RuntimeModel } from "@/server/platform/runtime/models/providers";
 import { createSimModel, type SimModelOptions } from "@/server/platform/runtime/models/sim";
@@ -126,6 +128,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   const server: ServerType = await new Promise((resolve) => {
     const started = serve({ fetch: (request, env) => served.app!.fetch(request, env), port: 0, hostname: "127.0.0.1" }, () => resolve(started));
   });
+  applyServerTimeouts(server as Server);
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}/api/v2`;
   const config: PlatformConfig = {

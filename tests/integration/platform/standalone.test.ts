@@ -31,6 +31,9 @@ describe("npm run platform", () => {
     const openapi = await fetch(`http://127.0.0.1:${port}/api/v2/openapi.json`);
     expect(openapi.status).toBe(200);
     expect(((await openapi.json()) as { openapi: string }).openapi).toBe("3.1.0");
+    // Idle connections outlive a load balancer's or a client pool's idle timeout (commonly 60 s): the
+    // server never closes one a client may be reusing (Node's default is 5 s).
+    expect(openapi.headers.get("keep-alive")).toBe("timeout=65");
 
     const missing = await fetch(`http://127.0.0.1:${port}/api/v2/nope`);
     expect(missing.status).toBe(404);
