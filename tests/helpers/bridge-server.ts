@@ -22,6 +22,8 @@ export interface FakeBridgeServer {
   sent(): { chatGuid: string; message: string }[];
   /** A status to answer everything with instead of the normal answer (null: normal). */
   failWith(status: number | null): void;
+  /** Answers every request this many milliseconds late (0: at once). */
+  delayAnswers(ms: number): void;
   /** Resolves once `count` messages have been sent (15 s at most). */
   waitForSent(count: number, timeoutMs?: number): Promise<{ chatGuid: string; message: string }[]>;
   /** Stops listening: connections are refused until `up`. */
@@ -33,6 +35,7 @@ export interface FakeBridgeServer {
 export async function startFakeBridgeServer(password = "bridge-password"): Promise<FakeBridgeServer> {
   const received: BridgeRequest[] = [];
   let failure: number | null = null;
+  let answerDelayMs = 0;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -47,7 +50,7 @@ export async function startFakeBridgeServer(password = "bridge-password"): Promi
       const request = { method: req.method ?? "GET", path: url.pathname, password: url.searchParams.get("password"), json };
       const answer = (status: number, body: unknown) => {
         received.push({ ...request, answered: status });
-        res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+        setTimeout(() => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body)), answerDelayMs);
       };
       if (failure !== null) return answer(failure, { status: failure, message: "failing on purpose" });
       if (url.searchParams.get("password") !== password) return answer(401, { status: 401, message: "Unauthorized" });
@@ -69,6 +72,9 @@ export async function startFakeBridgeServer(password = "bridge-password"): Promi
     sent,
     failWith(status) {
       failure = status;
+    },
+    delayAnswers(ms) {
+      answerDelayMs = ms;
     },
     async waitForSent(count, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;

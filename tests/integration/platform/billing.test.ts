@@ -314,7 +314,10 @@ describe.each([
     const balance = await pollUntil(() => balanceOf(account), (now) => now.held_micros === 0, "the holds to be released");
     expect(balance.held_micros).toBe(0);
     expect(balance.balance_micros).toBe(10 * cost - admitted.length * cost);
-    expect(balance.balance_micros).toBeGreaterThanOrEqual(0);
+    // The ledger says the same: one debit of the run's cost for each admitted run, none for a refused one.
+    const debits = await prisma().platformBalanceTransaction.findMany({ where: { accountId: account.id, type: "debit" }, orderBy: { runId: "asc" } });
+    const runIds = [calibration.id, ...admitted.map((answer) => answer.body.id as number)].sort((a, b) => a - b);
+    expect(debits.map((debit) => [debit.runId, Number(debit.amountMicros)])).toEqual(runIds.map((id) => [id, -cost]));
   });
 });
 

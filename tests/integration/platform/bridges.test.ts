@@ -438,10 +438,17 @@ describe("POST /bridges/{id}/test", () => {
     const probe = await startFakeBridgeServer("probe-password");
     try {
       const bridge = await newBridge({ server_url: probe.url, password: probe.password });
+      // The latency is the bridge server's: at least its delay, at most the time around the whole call.
+      probe.delayAnswers(120);
+      const started = performance.now();
       const up = await platform.call(`/bridges/${bridge.id}/test`, { key: account.key, method: "POST" });
+      const elapsed = performance.now() - started;
+      probe.delayAnswers(0);
       expect(up.status).toBe(200);
       expect(up.body).toMatchObject({ ok: true, status: 200, error: null });
-      expect(up.body.latency_ms).toBeGreaterThanOrEqual(0);
+      expect(Number.isInteger(up.body.latency_ms)).toBe(true);
+      expect(up.body.latency_ms).toBeGreaterThanOrEqual(115);
+      expect(up.body.latency_ms).toBeLessThanOrEqual(Math.ceil(elapsed));
       expect(probe.received.at(-1)).toMatchObject({ method: "GET", path: "/api/v1/ping", password: probe.password });
 
       await platform.call(`/bridges/${bridge.id}`, { key: account.key, method: "PATCH", body: { password: "wrong" } });

@@ -29,6 +29,7 @@ function handle(req: IncomingMessage, res: ServerResponse, body: string) {
   if (path === "/to-echo") return res.writeHead(302, { location: "/echo" }).end();
   if (path === "/loop") return res.writeHead(302, { location: "/loop" }).end();
   if (path === "/hang") return; // never answers
+  if (path === "/slow") return void setTimeout(() => res.writeHead(200).end("late"), 150);
   if (path === "/stall-body") return res.writeHead(200).write("partial"); // headers, then nothing
   if (path === "/events") {
     // One event now, the second (and the end) when the test says so.
@@ -111,8 +112,16 @@ describe("guardedFetch to loopback", () => {
     const response = await guardedFetch(`${base}/echo`, { method: "POST", headers: { "content-type": "text/plain" }, body: "hello" }, dev);
     expect(response).toMatchObject({ status: 201, body: "got POST hello", truncated: false });
     expect(response.headers["x-seen"]).toBe("yes");
-    expect(response.durationMs).toBeGreaterThanOrEqual(0);
     expect(seen).toEqual([{ method: "POST", url: "/echo", body: "hello" }]);
+  });
+
+  it("measures the call's duration: at least the server's delay, at most the time around the call", async () => {
+    const started = performance.now();
+    const response = await guardedFetch(`${base}/slow`, { method: "GET", headers: {} }, dev);
+    const elapsed = performance.now() - started;
+    expect(response).toMatchObject({ status: 200, body: "late" });
+    expect(response.durationMs).toBeGreaterThanOrEqual(145);
+    expect(response.durationMs).toBeLessThanOrEqual(Math.ceil(elapsed));
   });
 
   it("takes a Uint8Array body", async () => {
