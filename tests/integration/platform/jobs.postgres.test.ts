@@ -1,11 +1,11 @@
 // Two job queues on one PostgreSQL database, standing for two instances of a deployment: a schedule
 // fires once per slot and a keyed job runs once, whichever instance takes it.
-import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "@/server/db";
 import { createJobQueue, type JobQueue } from "@/server/platform/jobs/queue";
 import { createEmptyPostgresDatabase } from "../../helpers/database";
 import { pollUntil } from "../../helpers/poll";
+import { unfinishedJobs } from "../../helpers/queue";
 
 let empty: Awaited<ReturnType<typeof createEmptyPostgresDatabase>>;
 const databases: Database[] = [];
@@ -29,6 +29,7 @@ afterAll(async () => {
 });
 
 const waitUntil = (check: () => boolean, what: string) => pollUntil(async () => check(), Boolean, what);
+const waitUntilAsync = (check: () => Promise<boolean>, what: string) => pollUntil(check, Boolean, what);
 
 describe("two instances", () => {
   it("fire a schedule once per slot", async () => {
@@ -40,7 +41,9 @@ describe("two instances", () => {
     await Promise.all(queues.map((queue) => queue.schedule("tick", "every-second", { cron: "* * * * * *", timezone: "Europe/Paris" })));
     await waitUntil(() => fires.length >= 6, "six fires");
     await queues[0]!.unschedule("tick", "every-second");
-    await delay(2_000);
+    // The fire queued for the next slot finds the schedule gone; then nothing can fire again.
+    await waitUntilAsync(async () => (await unfinishedJobs(databases[0]!.prisma, "schedule-fire")) === 0, "the queued fire to find the schedule gone");
+    await waitUntilAsync(async () => (await unfinishedJobs(databases[0]!.prisma, "tick")) === 0, "the fired jobs to run");
     const ids = fires.map((fire) => fire.id);
     expect(new Set(ids).size).toBe(ids.length);
     // One run per second-slot: twice as many (each instance firing each slot) cannot fit the span.

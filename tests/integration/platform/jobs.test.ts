@@ -6,6 +6,7 @@ import { createJobQueue, jobIdForKey, type JobQueue } from "@/server/platform/jo
 import { nextSlot } from "@/server/platform/jobs/schedule-slots";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
 import { pollUntil } from "../../helpers/poll";
+import { unfinishedJobs } from "../../helpers/queue";
 
 let database: TestDatabase;
 let jobs: JobQueue;
@@ -155,6 +156,7 @@ describe("schedule", () => {
     await jobs.schedule("test-zoned", "tick", { cron, timezone: zone }, { tick: true });
     await jobs.schedule("test-utc", "tick", { cron, timezone: "UTC" });
     await waitUntil(() => fires.length >= 3, "three fires");
+    const revision = await revisionOf("test-zoned", "tick");
     await jobs.unschedule("test-zoned", "tick");
     await jobs.unschedule("test-utc", "tick");
     expect(utcFires).toEqual([]);
@@ -167,12 +169,13 @@ describe("schedule", () => {
     }
     expect(new Set(fires.map((fire) => fire.id)).size).toBe(fires.length);
 
-    // Unscheduled: a job already enqueued may still run, then nothing more.
-    await delay(2_500);
-    const count = fires.length;
-    await delay(2_500);
-    expect(fires.length).toBe(count);
-    // Up to 30 s waiting for the next hour (in the last half-minute of one), then the fires and the quiet checks.
+    // Unscheduled: a job already enqueued may still run, and the fire queued for the next slot finds the
+    // schedule gone. Once neither is left, nothing can fire again: every fire ran exactly its one job.
+    await waitUntil(async () => (await unfinishedJobs(database.prisma, "schedule-fire", { revision })) === 0, "the queued fire to find the schedule gone");
+    await waitUntil(async () => (await unfinishedJobs(database.prisma, "test-zoned")) === 0, "the fired jobs to run");
+    const [ran] = await database.prisma.$queryRawUnsafe<{ count: number }[]>(`SELECT count(*)::int AS count FROM pgboss.job WHERE name = 'test-zoned'`);
+    expect(fires.length).toBe(ran?.count);
+    // Up to 30 s waiting for the next hour (in the last half-minute of one), then the fires.
   }, 60_000);
 
   it("fires at the wall-clock minute of its zone, keyed by the slot", async () => {

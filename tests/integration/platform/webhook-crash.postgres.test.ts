@@ -1,9 +1,9 @@
 // A webhook delivery survives `kill -9` between its attempts: `npm run platform` as a real child
 // process on PostgreSQL, killed while the next attempt waits on the queue; the next process makes it.
 import type { ChildProcess } from "node:child_process";
-import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmptyPostgresDatabase } from "../../helpers/database";
+import { pollUntil } from "../../helpers/poll";
 import { standaloneProcesses } from "../../helpers/standalone";
 import { startWebhookReceiver, type WebhookReceiver } from "../../helpers/webhook-receiver";
 
@@ -39,13 +39,12 @@ async function call(baseUrl: string, path: string, key: string | null, body?: un
   return { status: response.status, body: (await response.json()) as any };
 }
 
-async function deliveryOf(baseUrl: string, key: string, webhookId: number, done: (delivery: any) => boolean) {
-  for (let tries = 0; tries < 150; tries++) {
-    const [delivery] = (await call(baseUrl, `/webhooks/${webhookId}/deliveries`, key)).body.data;
-    if (delivery && done(delivery)) return delivery;
-    await delay(100);
-  }
-  throw new Error("the delivery never got there");
+function deliveryOf(baseUrl: string, key: string, webhookId: number, done: (delivery: any) => boolean) {
+  return pollUntil(
+    async () => (await call(baseUrl, `/webhooks/${webhookId}/deliveries`, key)).body.data[0],
+    (delivery) => Boolean(delivery && done(delivery)),
+    "the delivery",
+  );
 }
 
 describe("a webhook delivery whose process is killed between attempts", () => {
@@ -81,8 +80,7 @@ describe("a webhook delivery whose process is killed between attempts", () => {
     expect(delivered!.headers["webhook-id"]).toBe(receiver.received[0]!.headers["webhook-id"]);
     const done = await deliveryOf(second.baseUrl, key, hook.body.id, (delivery) => delivery.status === "succeeded");
     expect(done.attempts.map((attempt: any) => attempt.response_status)).toEqual([500, 200]);
-    // Exactly two requests: the kill lost nothing and doubled nothing.
-    await delay(500);
+    // Exactly two requests, as the delivery recorded them: the kill lost nothing and doubled nothing.
     expect(receiver.received).toHaveLength(2);
     // Two real processes, each started with tsx on the database: the default 30 s is too short on a busy machine.
   }, 90_000);
