@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeBridgeServer, type FakeBridgeServer } from "../../helpers/bridge-server";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { pollFor } from "../../helpers/poll";
 
 let platform: PlatformHarness;
 let account: Account;
@@ -56,15 +57,7 @@ const inbound = (bridgeId: number, secret: string | undefined, body: Record<stri
 const messagesOf = (bridgeId: number) => prisma().platformBridgeMessage.findMany({ where: { bridgeId }, orderBy: { id: "asc" } });
 const inboundOf = (bridgeId: number) => prisma().platformBridgeMessage.findMany({ where: { bridgeId, direction: "inbound" }, orderBy: { id: "asc" } });
 
-async function waitFor<T>(what: string, read: () => Promise<T | null | undefined>, ms = 20_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const waitFor = <T>(what: string, read: () => Promise<T | null | undefined>): Promise<T> => pollFor(read, what);
 
 const fieldOf = (response: { body: any }) => response.body.error.details?.fields?.[0]?.field;
 

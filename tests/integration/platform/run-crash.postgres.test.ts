@@ -2,7 +2,7 @@
 // PostgreSQL, killed mid-run; the next process re-claims the run and completes it from its checkpoint.
 // Short leases through the environment keep the first test quick; the second uses the shipped settings.
 import type { ChildProcess } from "node:child_process";
-import { setTimeout as delay } from "node:timers/promises";
+import { pollUntil } from "../../helpers/poll";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmptyPostgresDatabase } from "../../helpers/database";
@@ -77,12 +77,11 @@ describe("a run whose process is killed", () => {
     expect((await fetch(`${first.baseUrl}/openapi.json`).catch(() => null))?.status).toBeUndefined();
 
     const second = await startProcess();
-    let run: any;
-    for (let tries = 0; tries < 100; tries++) {
-      run = (await call(second.baseUrl, `/runs/${runId}`, key)).body;
-      if (run.status !== "running") break;
-      await delay(200);
-    }
+    const run = await pollUntil(
+      async () => (await call(second.baseUrl, `/runs/${runId}`, key)).body,
+      (read) => read.status !== "running",
+      `run ${runId} to end on the second process`,
+    );
     expect(run).toMatchObject({ status: "completed", turns_used: 2 });
     expect(run.output).toMatch(/^Tool calculator returned \{"result":42\}\nalpha bravo .* papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu alpha bravo$/);
     expect(run.metadata).toBeNull();
