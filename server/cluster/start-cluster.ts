@@ -1,12 +1,14 @@
 // N web instances and M workers of the platform on one machine, sharing PostgreSQL and Redis, behind
 // nginx: the scale-out deployment of DESIGN.md, as child processes of this one.
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as delay } from "node:timers/promises";
+import pg from "pg";
 import { nginxConfig } from "./nginx-config";
 
 export type InstanceRole = "web" | "worker";
@@ -77,7 +79,15 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const cwd = options.cwd ?? process.cwd();
   const log = options.onLog ?? ((line: string) => process.stderr.write(`${line}\n`));
   const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
+  const nginxBinary = options.nginxPath ?? "/usr/sbin/nginx";
+  // What the processes cannot start without, checked before any of them is: a missing piece fails at
+  // once and says which, instead of after the processes' own time-outs.
+  await preflight(nginxBinary, options.databaseUrl);
+  // nginx's port first: every instance hands out links to the address clients reach, nginx's.
+  const port = options.port === 0 ? await freePort() : options.port;
+  const baseUrl = `http://127.0.0.1:${port}/api/v2`;
   const childEnv: NodeJS.ProcessEnv = {
+    INLAY_PLATFORM_PUBLIC_URL: baseUrl,
     ...options.env,
     DATABASE_URL: options.databaseUrl,
     REDIS_URL: options.redisUrl,
@@ -155,9 +165,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     await chmod(nginxDir, 0o755);
     const config = nginxConfig({ dir: nginxDir, port, upstreamPorts: slots.filter((s) => s.role === "web").map((s) => s.port) });
     await writeFile(path.join(nginxDir, "nginx.conf"), config);
-    const binary = options.nginxPath ?? "/usr/sbin/nginx";
     // -e stderr: before it reads the config, nginx would open its compiled-in log path.
-    const child = spawn(binary, ["-p", nginxDir, "-c", path.join(nginxDir, "nginx.conf"), "-e", "stderr"], {
+    const child = spawn(nginxBinary, ["-p", nginxDir, "-c", path.join(nginxDir, "nginx.conf"), "-e", "stderr"], {
       cwd: nginxDir,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -167,7 +176,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       exit = signal ?? `code ${code}`;
       if (!stopping) log(`cluster: nginx exited unexpectedly (${exit})`);
     });
-    child.once("error", (error) => log(`cluster: nginx: ${error.message}`));
+    child.once("error", (error) => {
+      exit = error.message;
+      log(`cluster: nginx: ${error.message}`);
+    });
     for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on("line", (line) => log(`[nginx] ${line}`));
     // nginx prints nothing when it is up: wait until its port accepts connections.
     const deadline = Date.now() + readyTimeoutMs;
@@ -209,11 +221,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const [first, ...rest] = slots;
     await launch(first!);
     await Promise.all(rest.map((slot) => launch(slot)));
-    const port = options.port === 0 ? await freePort() : options.port;
     if (stopping) throw new Error("the cluster was stopped while it started");
     await startNginx(port);
     if (stopping) throw new Error("the cluster was stopped while it started");
-    const baseUrl = `http://127.0.0.1:${port}/api/v2`;
     const current = (role: InstanceRole) => slots.filter((slot) => slot.role === role).map((slot) => slot.current!);
     return {
       baseUrl,
@@ -240,6 +250,25 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     throw error;
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** Throws, naming what is missing, when nginx cannot be run or PostgreSQL does not answer. */
+async function preflight(nginxBinary: string, databaseUrl: string): Promise<void> {
+  try {
+    await access(nginxBinary, constants.X_OK);
+  } catch {
+    throw new Error(`nginx is not installed at ${nginxBinary} (Debian: apt-get install nginx); the cluster runs it in front of the web instances`);
+  }
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000 });
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+  } catch (error) {
+    const where = new URL(databaseUrl);
+    throw new Error(`PostgreSQL at ${where.hostname}:${where.port || 5432}${where.pathname} does not answer: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    await client.end().catch(() => {});
   }
 }
 

@@ -5,7 +5,9 @@
 // data directory (an empty or new one gives a fresh database) and is refused with DATABASE_URL; without
 // it, DATABASE_URL or PGLITE_DATA_DIR decide as in the app. Prints one line on stdout once ready ("listening on <url>",
 // or "worker ready" for a worker); logs go to stderr.
+import { once } from "node:events";
 import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
 import { env } from "@/lib/env";
@@ -13,7 +15,7 @@ import { logger } from "@/lib/logger";
 import { getDb, openDatabase, setProcessDatabase } from "@/server/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformDepsFromEnv } from "@/server/platform/config";
-import type { PlatformRole } from "@/server/platform/context";
+import type { PlatformApp, PlatformRole } from "@/server/platform/context";
 import { applyServerTimeouts } from "@/server/platform/http/server-timeouts";
 
 const ROLES: readonly PlatformRole[] = ["web", "worker", "all"];
@@ -55,19 +57,27 @@ const database = await openDatabase(
 setProcessDatabase(database);
 
 const listenHost = values.host.includes(":") ? `[${values.host}]` : values.host;
-// Links the platform hands out (INLAY_PLATFORM_PUBLIC_URL unset): this listening address.
-const deps = platformDepsFromEnv(getDb, role, { localBaseUrl: `http://${listenHost}:${port}/api/v2` });
+let server: ReturnType<typeof serve> | undefined;
+let boundPort = port;
+let answer: (app: PlatformApp) => void = () => {};
+if (role !== "worker") {
+  // Bound first, so that links (INLAY_PLATFORM_PUBLIC_URL unset) name the port this process listens on,
+  // the kernel's pick with --port 0. Requests that arrive before the app is built wait for it.
+  const app = new Promise<PlatformApp>((resolve) => (answer = resolve));
+  server = serve({ fetch: async (request, bindings) => (await app).fetch(request, bindings), port, hostname: values.host });
+  applyServerTimeouts(server as Server);
+  await once(server, "listening");
+  boundPort = (server.address() as AddressInfo).port;
+}
+const localBaseUrl = `http://${listenHost}:${boundPort}/api/v2`;
+const deps = platformDepsFromEnv(getDb, role, { localBaseUrl });
 // The runtime now, not on the first request: its worker claims runs this or another process left.
 await deps.runtime();
-let server: ReturnType<typeof serve> | undefined;
-if (role === "worker") {
-  console.log("worker ready");
+if (server) {
+  answer(createPlatformApp(deps));
+  console.log(`listening on ${localBaseUrl}`);
 } else {
-  const app = createPlatformApp(deps);
-  server = serve({ fetch: app.fetch, port, hostname: values.host }, (info) => {
-    console.log(`listening on http://${listenHost}:${info.port}/api/v2`);
-  });
-  applyServerTimeouts(server as Server);
+  console.log("worker ready");
 }
 
 let stopping = false;

@@ -3,6 +3,7 @@
 // at the shipped lease settings, so the worker-kill test measures the takeover a deployment gets.
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { createServer, type AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
 import { setTimeout as delay } from "node:timers/promises";
 import { EventSourceParserStream } from "eventsource-parser/stream";
@@ -308,12 +309,40 @@ describe("a cluster of 2 web instances and 2 workers behind nginx", () => {
     expect((await call(webB().baseUrl!, "/agents", { key: account.key })).status).toBe(200);
   });
 
+  it("hands out links to nginx's address from every instance, never an instance's own port", async () => {
+    for (const baseUrl of [nginx(), webA().baseUrl!, webB().baseUrl!]) {
+      const missing = await call(baseUrl, "/nope");
+      expect(missing.status).toBe(404);
+      expect(missing.body.error.doc_url).toBe(`${nginx()}/docs/errors#not_found`);
+    }
+  });
+
   it("reported no unexpected exit of any process", () => {
     expect(logs.filter((line) => line.includes("exited unexpectedly"))).toEqual([]);
   });
 });
 
 describe("npm run cluster", () => {
+  it("fails at once, naming it, when nginx is missing or PostgreSQL does not answer", async () => {
+    const base = { web: 1, workers: 1, port: 0, redisUrl, env: { NODE_ENV: "development" } as NodeJS.ProcessEnv, onLog: () => {} };
+    const started = Date.now();
+    await expect(startCluster({ ...base, databaseUrl: database.url, nginxPath: "/nonexistent/nginx" })).rejects.toThrow(
+      "nginx is not installed at /nonexistent/nginx",
+    );
+    // A port where nothing listens (the kernel's pick, closed again).
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    await expect(startCluster({ ...base, databaseUrl: `postgres://postgres@127.0.0.1:${closed}/inlay` })).rejects.toThrow(
+      `PostgreSQL at 127.0.0.1:${closed}/inlay does not answer`,
+    );
+    // Before any process was started: no instance's start-up or time-out was waited for.
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it("prints its ready line, serves through nginx, and stops every child on SIGTERM", async () => {
     const cli = spawn(process.execPath, ["--import", "tsx", "server/cluster/cli.ts", "--web", "1", "--workers", "1", "--port", "0"], {
       env: {

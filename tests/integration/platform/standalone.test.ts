@@ -14,9 +14,8 @@ afterAll(async () => {
 });
 
 describe("npm run platform", () => {
-  it("prints one listening line and serves /api/v2 on a fresh database", async () => {
-    const port = 4100 + Math.floor(Math.random() * 800);
-    let args = ["--port", String(port)];
+  it("prints one listening line and serves /api/v2 on a fresh database, its links naming the port it bound", async () => {
+    let args = ["--port", "0"];
     let extraEnv: Record<string, string> = {};
     if (testDatabaseKind === "postgres") {
       const empty = await createEmptyPostgresDatabase();
@@ -26,7 +25,9 @@ describe("npm run platform", () => {
       args = [...args, "--data-dir", path.join(await mkdtemp(path.join(tmpdir(), "inlay-platform-")), "db")];
     }
     const { child, first } = await startStandalone(args, extraEnv);
-    expect(first).toBe(`listening on http://127.0.0.1:${port}/api/v2`);
+    expect(first).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\/api\/v2$/);
+    const port = Number(new URL(first.slice("listening on ".length)).port);
+    expect(port).toBeGreaterThan(0);
 
     const openapi = await fetch(`http://127.0.0.1:${port}/api/v2/openapi.json`);
     expect(openapi.status).toBe(200);
@@ -37,7 +38,11 @@ describe("npm run platform", () => {
 
     const missing = await fetch(`http://127.0.0.1:${port}/api/v2/nope`);
     expect(missing.status).toBe(404);
-    expect(((await missing.json()) as { error: { type: string } }).error.type).toBe("not_found");
+    // Links the platform hands out (no INLAY_PLATFORM_PUBLIC_URL here) name where it listens, never port 0.
+    expect(((await missing.json()) as { error: { type: string; doc_url: string } }).error).toMatchObject({
+      type: "not_found",
+      doc_url: `http://127.0.0.1:${port}/api/v2/docs/errors#not_found`,
+    });
 
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
