@@ -184,6 +184,9 @@ export const envSchema = z
     // What this process does: web (HTTP, SSE, admission), worker (claims and executes runs and jobs,
     // no port) or all (both: the embedded default). `npm run platform -- --role` overrides it.
     INLAY_ROLE: z.enum(["web", "worker", "all"]).default("all"),
+    // A worker's probe port (/healthz, /readyz) for an orchestrator; unset: none. Web and all roles
+    // answer the probes on their own port. `npm run platform -- --probe-port` overrides it.
+    INLAY_PROBE_PORT: optionalInt(0),
     // Runs one worker executes at once; more wait in the database for this or another worker.
     RUN_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(200),
     // Run execution: the lease a worker holds on a run (renewed every third of it), how long after it

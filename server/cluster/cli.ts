@@ -64,6 +64,6 @@ try {
   process.exit(1);
 }
 for (const instance of [...cluster.web, ...cluster.workers]) {
-  console.error(`cluster: ${instance.name} pid ${instance.pid}${instance.baseUrl ? ` on ${instance.baseUrl}` : ""}`);
+  console.error(`cluster: ${instance.name} pid ${instance.pid}${instance.baseUrl ? ` on ${instance.baseUrl}` : ""}, probes on ${instance.probeUrl}`);
 }
 console.log(`cluster ready on ${cluster.baseUrl}`);

@@ -40,6 +40,8 @@ export interface Instance {
   readonly pid: number;
   /** The instance's own base URL (web only), e.g. http://127.0.0.1:41234/api/v2. */
   readonly baseUrl: string | undefined;
+  /** Where its /healthz and /readyz answer: a web instance's own origin, a worker's probe port. */
+  readonly probeUrl: string | undefined;
   /** Resolves when the process has exited. */
   readonly exited: Promise<void>;
 }
@@ -52,7 +54,7 @@ export interface Cluster {
   readonly workers: readonly Instance[];
   /** Sends `signal` to the instance and waits until it has exited. */
   kill(instance: Instance, signal?: NodeJS.Signals): Promise<void>;
-  /** Starts a new process in a stopped instance's place (a web one on the same port, so nginx finds it). */
+  /** Starts a new process in a stopped instance's place, on the same port (nginx finds a web one there). */
   replace(instance: Instance): Promise<Instance>;
   /** Stops every process (SIGTERM, SIGKILL after a while) and removes nginx's directory. */
   stop(): Promise<void>;
@@ -107,8 +109,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   let nginxDir: string | undefined;
 
   async function launch(slot: Slot): Promise<Running> {
-    const args = ["--import", "tsx", "server/platform/standalone.ts", "--role", slot.role];
-    if (slot.role === "web") args.push("--host", "127.0.0.1", "--port", String(slot.port));
+    const args = ["--import", "tsx", "server/platform/standalone.ts", "--role", slot.role, "--host", "127.0.0.1"];
+    // Web instances answer /healthz and /readyz on their own port, workers on a probe port of their own.
+    args.push(slot.role === "web" ? "--port" : "--probe-port", String(slot.port));
     const child = spawn(process.execPath, args, { cwd, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
     let ready = false;
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -118,7 +121,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       const timer = setTimeout(() => reject(new Error(`${slot.name} did not get ready within ${readyTimeoutMs} ms`)), readyTimeoutMs);
       lines.on("line", (line) => {
         if (ready) return log(`[${slot.name}] ${line}`);
-        const expected = slot.role === "web" ? line.startsWith("listening on ") : line === "worker ready";
+        const expected = line.startsWith(slot.role === "web" ? "listening on " : "worker ready, probes on ");
         if (!expected) return log(`[${slot.name}] ${line}`);
         ready = true;
         clearTimeout(timer);
@@ -134,6 +137,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       role: slot.role,
       pid: child.pid ?? -1,
       baseUrl: undefined,
+      probeUrl: undefined,
       exited,
       child,
       expectedExit: false,
@@ -149,9 +153,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       if (slot.role === "web") {
         const baseUrl = line.slice("listening on ".length);
         slot.port = Number(new URL(baseUrl).port);
-        return Object.assign(running, { baseUrl });
+        return Object.assign(running, { baseUrl, probeUrl: new URL(baseUrl).origin });
       }
-      return running;
+      const probeUrl = line.slice("worker ready, probes on ".length);
+      slot.port = Number(new URL(probeUrl).port);
+      return Object.assign(running, { probeUrl });
     } catch (error) {
       running.expectedExit = true;
       child.kill("SIGKILL");

@@ -1,10 +1,11 @@
 // Runs the platform alone, without Next.js:
 //   npm run platform -- [--role web|worker|all] [--port 4010] [--host 127.0.0.1] [--data-dir DIR]
+//                       [--probe-port N (worker: /healthz and /readyz; other roles answer them on --port)]
 // Roles (DESIGN.md): web serves HTTP and SSE and executes nothing; worker claims and executes runs
 // and jobs and opens no port; all (the default, or INLAY_ROLE) does both. --data-dir picks a PGlite
 // data directory (an empty or new one gives a fresh database) and is refused with DATABASE_URL; without
 // it, DATABASE_URL or PGLITE_DATA_DIR decide as in the app. Prints one line on stdout once ready ("listening on <url>",
-// or "worker ready" for a worker); logs go to stderr.
+// or "worker ready", with ", probes on <url>" when it has a probe port); logs go to stderr.
 import { once } from "node:events";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -16,6 +17,7 @@ import { getDb, openDatabase, setProcessDatabase } from "@/server/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformDepsFromEnv } from "@/server/platform/config";
 import type { PlatformApp, PlatformRole } from "@/server/platform/context";
+import { createHealth, type Health } from "@/server/platform/health";
 import { applyServerTimeouts } from "@/server/platform/http/server-timeouts";
 
 const ROLES: readonly PlatformRole[] = ["web", "worker", "all"];
@@ -26,6 +28,7 @@ const { values } = parseArgs({
     port: { type: "string", default: "4010" },
     host: { type: "string", default: "127.0.0.1" },
     "data-dir": { type: "string" },
+    "probe-port": { type: "string", default: env.INLAY_PROBE_PORT === undefined ? undefined : String(env.INLAY_PROBE_PORT) },
   },
 });
 
@@ -37,6 +40,17 @@ if (!ROLES.includes(role)) {
 const port = Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   console.error(`--port must be a number from 0 to 65535, got "${values.port}"`);
+  process.exit(2);
+}
+
+const probePort = values["probe-port"] === undefined ? undefined : Number(values["probe-port"]);
+if (probePort !== undefined && (!Number.isInteger(probePort) || probePort < 0 || probePort > 65_535)) {
+  console.error(`--probe-port must be a number from 0 to 65535, got "${values["probe-port"]}"`);
+  process.exit(2);
+}
+if (probePort !== undefined && role !== "worker") {
+  // Web and all roles answer the probes on their own port.
+  console.error(`--probe-port is for --role worker; --role ${role} answers /healthz and /readyz on --port`);
   process.exit(2);
 }
 
@@ -59,23 +73,36 @@ setProcessDatabase(database);
 const listenHost = values.host.includes(":") ? `[${values.host}]` : values.host;
 let server: ReturnType<typeof serve> | undefined;
 let boundPort = port;
-let answer: (app: PlatformApp) => void = () => {};
+let answer: (ready: { app: PlatformApp; health: Health }) => void = () => {};
 if (role !== "worker") {
   // Bound first, so that links (INLAY_PLATFORM_PUBLIC_URL unset) name the port this process listens on,
   // the kernel's pick with --port 0. Requests that arrive before the app is built wait for it.
-  const app = new Promise<PlatformApp>((resolve) => (answer = resolve));
-  server = serve({ fetch: async (request, bindings) => (await app).fetch(request, bindings), port, hostname: values.host });
+  const built = new Promise<{ app: PlatformApp; health: Health }>((resolve) => (answer = resolve));
+  server = serve({
+    fetch: async (request, bindings) => {
+      const { app, health } = await built;
+      return (await health.answer(request)) ?? app.fetch(request, bindings);
+    },
+    port,
+    hostname: values.host,
+  });
   applyServerTimeouts(server as Server);
   await once(server, "listening");
   boundPort = (server.address() as AddressInfo).port;
 }
 const localBaseUrl = `http://${listenHost}:${boundPort}/api/v2`;
 const deps = platformDepsFromEnv(getDb, role, { localBaseUrl });
+const health = createHealth(deps, role);
 // The runtime now, not on the first request: its worker claims runs this or another process left.
 await deps.runtime();
+let probes: ReturnType<typeof serve> | undefined;
 if (server) {
-  answer(createPlatformApp(deps));
+  answer({ app: createPlatformApp(deps), health });
   console.log(`listening on ${localBaseUrl}`);
+} else if (probePort !== undefined) {
+  probes = serve({ fetch: async (request) => (await health.answer(request)) ?? new Response(null, { status: 404 }), port: probePort, hostname: values.host });
+  await once(probes, "listening");
+  console.log(`worker ready, probes on http://${listenHost}:${(probes.address() as AddressInfo).port}`);
 } else {
   console.log("worker ready");
 }
@@ -87,6 +114,7 @@ async function stop(signal: string) {
   logger.info({ signal, role }, "stopping platform");
   server?.close();
   await deps.close();
+  probes?.close();
   await database.close();
   process.exit(0);
 }

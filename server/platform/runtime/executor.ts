@@ -95,6 +95,8 @@ export interface RunWorker {
   readonly lease: { owner: string; ms: number };
   /** Whether it executes fewer runs than its concurrency allows. */
   hasRoom(): boolean;
+  /** Told to stop: it claims no more runs. */
+  readonly stopped: boolean;
   /** Executes a run that was inserted already leased to this worker (no claim needed). */
   runLeased(known: KnownRun): void;
   /** Claims what waits, up to its free places, now; resolves with the ids it claimed. */
@@ -203,6 +205,9 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
   return {
     lease: { owner, ms: leaseMs },
     hasRoom: () => !stopped && active.size < options.concurrency,
+    get stopped() {
+      return stopped;
+    },
     runLeased(known) {
       if (active.has(known.run.id)) return;
       launch(known.run, false, known.agent);

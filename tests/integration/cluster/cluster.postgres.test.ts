@@ -317,6 +317,18 @@ describe("a cluster of 2 web instances and 2 workers behind nginx", () => {
     }
   });
 
+  it("answers /healthz and /readyz on every instance: web ones on their port, workers on their probe port", async () => {
+    for (const instance of [...cluster!.web, ...cluster!.workers]) {
+      const alive = await fetch(`${instance.probeUrl}/healthz`);
+      expect(alive.status).toBe(200);
+      expect(await alive.json()).toEqual({ status: "ok", role: instance.role });
+      const ready = await fetch(`${instance.probeUrl}/readyz`);
+      expect(ready.status).toBe(200);
+      const checks = { database: { ok: true }, migrations: { ok: true }, runtime: { ok: true } };
+      expect(await ready.json()).toEqual({ ready: true, role: instance.role, checks: instance.role === "worker" ? { ...checks, worker: { ok: true } } : checks });
+    }
+  });
+
   it("reported no unexpected exit of any process", () => {
     expect(logs.filter((line) => line.includes("exited unexpectedly"))).toEqual([]);
   });

@@ -44,6 +44,18 @@ describe("npm run platform", () => {
       doc_url: `http://127.0.0.1:${port}/api/v2/docs/errors#not_found`,
     });
 
+    // Probes for a load balancer or an orchestrator, outside /api/v2.
+    const alive = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(alive.status).toBe(200);
+    expect(await alive.json()).toEqual({ status: "ok", role: "all" });
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({
+      ready: true,
+      role: "all",
+      checks: { database: { ok: true }, migrations: { ok: true }, runtime: { ok: true }, worker: { ok: true } },
+    });
+
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
     expect(await exited).toBe(0);

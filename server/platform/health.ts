@@ -1,0 +1,90 @@
+// Liveness and readiness of a platform process, for load balancers and orchestrators. /healthz: the
+// process answers (its event loop turns). /readyz: it can do its work now: the database answers, every
+// migration this code knows is applied, the runtime (job queue, bus) has started, and for a process
+// with a worker, the worker claims runs (it has not been told to stop). Served by every role: web
+// processes on their own port, workers on a probe port of their own (standalone.ts).
+import { readMigrations } from "@/server/migrate";
+import type { PlatformDeps, PlatformRole } from "./context";
+import { appliedMigrationNames, pingDatabase } from "./repositories/health";
+
+export interface ReadinessCheck {
+  ok: boolean;
+  error?: string;
+}
+
+export interface Readiness {
+  ready: boolean;
+  role: PlatformRole;
+  checks: Record<string, ReadinessCheck>;
+}
+
+/** A check that does not answer within this is failed: a probe must not hang on a stuck database. */
+const CHECK_TIMEOUT_MS = 2_000;
+
+export interface Health {
+  readiness(): Promise<Readiness>;
+  /** Answers /healthz and /readyz; anything else is not its to answer (undefined). */
+  answer(request: Request): Promise<Response | undefined>;
+}
+
+export function createHealth(deps: Pick<PlatformDeps, "database" | "runtime">, role: PlatformRole): Health {
+  // The migrations this code ships, read once: a process of an older release is still ready on a
+  // database that has newer ones (forward-only migrations, a rolling upgrade).
+  let known: Promise<string[]> | undefined;
+  const knownMigrations = () => (known ??= readMigrations().then((migrations) => migrations.map((migration) => migration.name)));
+
+  const checks: Record<string, () => Promise<void>> = {
+    database: async () => pingDatabase((await deps.database()).prisma),
+    migrations: async () => {
+      const applied = await appliedMigrationNames((await deps.database()).prisma);
+      const missing = (await knownMigrations()).filter((name) => !applied.has(name));
+      if (missing.length > 0) throw new Error(`not applied: ${missing.join(", ")}`);
+    },
+    runtime: async () => {
+      await deps.runtime();
+    },
+    ...(role === "web"
+      ? {}
+      : {
+          worker: async () => {
+            const { worker } = await deps.runtime();
+            if (!worker) throw new Error("no worker in this process");
+            if (worker.stopped) throw new Error("stopping: it claims no more runs");
+          },
+        }),
+  };
+
+  async function run(check: () => Promise<void>): Promise<ReadinessCheck> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([check(), timeout]);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function readiness(): Promise<Readiness> {
+    const names = Object.keys(checks);
+    const results = await Promise.all(names.map((name) => run(checks[name]!)));
+    const byName = Object.fromEntries(names.map((name, index) => [name, results[index]!]));
+    return { ready: results.every((result) => result.ok), role, checks: byName };
+  }
+
+  async function answer(request: Request): Promise<Response | undefined> {
+    const { pathname } = new URL(request.url);
+    if (pathname === "/healthz") return Response.json({ status: "ok", role });
+    if (pathname === "/readyz") {
+      const state = await readiness();
+      return Response.json(state, { status: state.ready ? 200 : 503, headers: { "cache-control": "no-store" } });
+    }
+    return undefined;
+  }
+
+  return { readiness, answer };
+}
