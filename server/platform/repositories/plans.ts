@@ -3,7 +3,7 @@
 // the counts they then read (runs in the window, overage, runs in progress) are decided one at a time.
 // Before that lock, readPlanAdmission reads the same figures unlocked, so that a refusal they already
 // prove does not wait for it.
-import type { PrismaClient } from "@/server/generated/prisma/client";
+import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
 import type { Tx } from "./db";
 import { ACTIVE } from "./billing";
 
@@ -45,6 +45,16 @@ export async function lockAccountPlan(tx: Tx, accountId: number): Promise<Accoun
   return rows[0] ?? null;
 }
 
+/**
+ * The values (overage_enabled, overage_cap_cents) of a plan row the account starts now: its overage
+ * choice from its billing settings, off and 0 without one, read by the INSERT itself rather than by a
+ * query before it. Whether the plan offers overage is checked where the row is read (run-funding.ts,
+ * usage.ts).
+ */
+const overageChoice = (accountId: number) => Prisma.sql`
+  COALESCE((SELECT overage_enabled FROM platform_billing_settings WHERE account_id = ${accountId}), false),
+  COALESCE((SELECT overage_cap_cents FROM platform_billing_settings WHERE account_id = ${accountId}), 0)`;
+
 export interface PlanWrite {
   slug: string;
   billingPeriod: string;
@@ -54,9 +64,10 @@ export interface PlanWrite {
 }
 
 /**
- * Puts the account on a plan. A new row, or another slug than the row's, starts a new window at `now`
- * (and turns overage off: its cap was agreed for another plan); the same slug only moves the period
- * end (a renewal), so a repeated activation changes nothing else.
+ * Puts the account on a plan. A new row starts a new window at `now` with the account's overage choice
+ * (saveOverageChoice); another slug than the row's starts one with overage off (its cap was agreed for
+ * another plan); the same slug only moves the period end (a renewal), so a repeated activation changes
+ * nothing else.
  */
 export async function upsertAccountPlan(prisma: PrismaClient, accountId: number, plan: PlanWrite, now: Date): Promise<void> {
   // One statement, so it is atomic alone and inside a caller's transaction (a payment's completion)
@@ -66,7 +77,7 @@ export async function upsertAccountPlan(prisma: PrismaClient, accountId: number,
     INSERT INTO platform_account_plans (account_id, slug, billing_period, period_anchor, current_period_end, trial_ends_at,
       provider_subscription_id, overage_enabled, overage_cap_cents, created_at, updated_at)
     VALUES (${accountId}, ${plan.slug}, ${plan.billingPeriod}, ${now}, ${plan.currentPeriodEnd}, ${plan.trialEndsAt ?? null},
-      ${plan.providerSubscriptionId}, false, 0, now(), now())
+      ${plan.providerSubscriptionId}, ${overageChoice(accountId)}, now(), now())
     ON CONFLICT (account_id) DO UPDATE SET
       billing_period = EXCLUDED.billing_period,
       current_period_end = EXCLUDED.current_period_end,
@@ -86,9 +97,9 @@ export async function upsertAccountPlan(prisma: PrismaClient, accountId: number,
 export async function insertPlanIfNone(prisma: PrismaClient, accountId: number, plan: PlanWrite, now: Date): Promise<boolean> {
   const inserted = await prisma.$executeRaw`
     INSERT INTO platform_account_plans (account_id, slug, billing_period, period_anchor, current_period_end, trial_ends_at,
-      provider_subscription_id, created_at, updated_at)
+      provider_subscription_id, overage_enabled, overage_cap_cents, created_at, updated_at)
     VALUES (${accountId}, ${plan.slug}, ${plan.billingPeriod}, ${now}, ${plan.currentPeriodEnd}, ${plan.trialEndsAt},
-      ${plan.providerSubscriptionId}, now(), now())
+      ${plan.providerSubscriptionId}, ${overageChoice(accountId)}, now(), now())
     ON CONFLICT (account_id) DO NOTHING`;
   return inserted === 1;
 }
@@ -98,6 +109,24 @@ export async function deletePlanOfSubscription(prisma: PrismaClient, accountId: 
   const deleted = await prisma.platformAccountPlan.deleteMany({ where: { accountId, providerSubscriptionId } });
   return deleted.count > 0;
 }
+
+export interface OverageChoice {
+  enabled: boolean;
+  capCents: number;
+}
+
+/** The account's last PATCH /billing/overage (kept on no plan too); off and 0 when it never made one. */
+export async function findOverageChoice(prisma: PrismaClient, accountId: number): Promise<OverageChoice> {
+  const row = await prisma.platformBillingSettings.findUnique({ where: { accountId }, select: { overageEnabled: true, overageCapCents: true } });
+  return { enabled: row?.overageEnabled ?? false, capCents: row?.overageCapCents ?? 0 };
+}
+
+export const saveOverageChoice = (prisma: PrismaClient, accountId: number, choice: OverageChoice) =>
+  prisma.platformBillingSettings.upsert({
+    where: { accountId },
+    create: { accountId, overageEnabled: choice.enabled, overageCapCents: choice.capCents },
+    update: { overageEnabled: choice.enabled, overageCapCents: choice.capCents },
+  });
 
 export async function updateOverage(prisma: PrismaClient, accountId: number, enabled: boolean, capCents: number): Promise<boolean> {
   const updated = await prisma.platformAccountPlan.updateMany({

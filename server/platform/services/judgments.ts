@@ -87,8 +87,7 @@ interface ResolvedEvidence {
   id: string;
   kind: "text" | "document" | "tool_result";
   sourceId: number | null;
-  /** Null when a reference names nothing in the caller's scope. */
-  content: string | null;
+  content: string;
   runId: number | null;
   agentId: number | null;
 }
@@ -99,9 +98,9 @@ const toolResultText = (data: unknown): string => {
 };
 
 /**
- * Evidence references resolve in the caller's own scope; one that names nothing there (missing, or
- * another account's or end-user's) is unresolved rather than an error, so the answer is the same for
- * both and the claims citing it get insufficient_evidence.
+ * Evidence references resolve in the caller's own scope. One that names nothing there is 404 (spec:
+ * "foreign or missing ids give 404"), with the same message whether the record is missing or
+ * another account's or end-user's, so the answer never tells whether it exists elsewhere.
  */
 async function resolveEvidence(prisma: DataContext["prisma"], scope: JudgmentScope, evidence: Verify["evidence"]): Promise<ResolvedEvidence[]> {
   const resolved: ResolvedEvidence[] = [];
@@ -111,15 +110,17 @@ async function resolveEvidence(prisma: DataContext["prisma"], scope: JudgmentSco
       continue;
     }
     const source = item.source!;
-    let entry: ResolvedEvidence = { id: item.id, kind: source.type, sourceId: source.id, content: null, runId: null, agentId: null };
+    const base = { id: item.id, kind: source.type, sourceId: source.id, runId: null, agentId: null };
+    let entry: ResolvedEvidence | undefined;
     if (source.type === "document") {
       const document = await repo.findDocumentInScope(prisma, scope, source.id);
-      if (document) entry = { ...entry, content: document.content, agentId: document.agentId, runId: document.sourceRunId };
+      if (document) entry = { ...base, content: document.content, agentId: document.agentId, runId: document.sourceRunId };
     } else if (source.id <= Number.MAX_SAFE_INTEGER) {
       const event = await repo.findToolResultInScope(prisma, scope, source.id);
-      if (event) entry = { ...entry, content: toolResultText(event.data), runId: event.runId };
+      if (event) entry = { ...base, content: toolResultText(event.data), runId: event.runId };
     }
-    if (entry.content !== null && entry.content.length > JUDGMENT_SOURCE_MAX_CHARS) {
+    if (!entry) throw notFound(`evidence[${index}].source: ${source.type} ${source.id}`);
+    if (entry.content.length > JUDGMENT_SOURCE_MAX_CHARS) {
       throw invalid(`evidence[${index}].source`, `the ${source.type} is ${entry.content.length} characters; a source may have at most ${JUDGMENT_SOURCE_MAX_CHARS}`);
     }
     resolved.push(entry);
@@ -253,7 +254,7 @@ function verifyPrompt(claims: Verify["claims"], evidence: Map<string, ResolvedEv
     lines.push(`Claim ${claim.id}: ${claim.text}`);
     for (const id of claim.evidence_ids) {
       const item = evidence.get(id);
-      if (item?.content != null) lines.push(`  Evidence ${id}: ${item.content}`);
+      if (item) lines.push(`  Evidence ${id}: ${item.content}`);
     }
     lines.push("");
   }
@@ -321,8 +322,8 @@ async function decide(judge: () => Promise<Judge>, request: Decide): Promise<Out
 
 async function verify(judge: () => Promise<Judge>, request: Verify, evidence: ResolvedEvidence[]): Promise<Outcome & { called: boolean }> {
   const byId = new Map(evidence.map((item) => [item.id, item]));
-  const citedResolved = (claim: Verify["claims"][number]) => [...new Set(claim.evidence_ids)].filter((id) => byId.get(id)?.content != null);
-  const judged = request.claims.filter((claim) => citedResolved(claim).length > 0);
+  const citedSupplied = (claim: Verify["claims"][number]) => [...new Set(claim.evidence_ids)].filter((id) => byId.has(id));
+  const judged = request.claims.filter((claim) => citedSupplied(claim).length > 0);
   let verdicts: Record<string, { verdict: string; rationale: string }> = {};
   let usage: Omit<Outcome, "result"> | undefined;
   if (judged.length > 0) {
@@ -334,10 +335,10 @@ async function verify(judge: () => Promise<Judge>, request: Verify, evidence: Re
   const cited = new Set(request.claims.flatMap((claim) => claim.evidence_ids));
   const result = {
     claims: request.claims.map((claim) => {
-      const ids = citedResolved(claim);
+      const ids = citedSupplied(claim);
       const verdict = verdicts[claim.id];
       return ids.length === 0 || !verdict
-        ? { claim_id: claim.id, verdict: "insufficient_evidence", evidence_ids: [], rationale: "No cited evidence could be read in the caller's scope." }
+        ? { claim_id: claim.id, verdict: "insufficient_evidence", evidence_ids: [], rationale: "The claim cites none of the evidence supplied." }
         : { claim_id: claim.id, verdict: verdict.verdict, evidence_ids: ids, rationale: verdict.rationale };
     }),
     rubric_version: RUBRIC_VERSION,
@@ -345,16 +346,17 @@ async function verify(judge: () => Promise<Judge>, request: Verify, evidence: Re
       claims_total: request.claims.length,
       claims_with_evidence: judged.length,
       evidence_total: evidence.length,
-      evidence_resolved: evidence.filter((item) => item.content !== null).length,
+      evidence_resolved: evidence.length,
       evidence_cited: evidence.filter((item) => cited.has(item.id)).length,
     },
     provenance: evidence.map((item) => ({
       evidence_id: item.id,
       kind: item.kind,
       source_id: item.sourceId,
-      resolved: item.content !== null,
-      chars: item.content?.length ?? 0,
-      sha256: item.content === null ? null : createHash("sha256").update(item.content).digest("hex"),
+      // Kept in the shape for earlier results; every reference now resolves or the request is 404.
+      resolved: true,
+      chars: item.content.length,
+      sha256: createHash("sha256").update(item.content).digest("hex"),
       run_id: item.runId,
       agent_id: item.agentId,
     })),

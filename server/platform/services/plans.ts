@@ -13,6 +13,7 @@ import {
   deletePlanOfSubscription,
   findAccountPlan,
   insertPlanIfNone,
+  saveOverageChoice,
   updateOverage,
   upsertAccountPlan,
 } from "../repositories/plans";
@@ -224,23 +225,23 @@ export async function activateFree(prisma: Db, accountId: number, now = new Date
   }
 }
 
-/** PATCH /billing/overage. 409 on no plan, or on a plan without overage. */
+/**
+ * PATCH /billing/overage. The choice is the account's: kept with its billing settings, on no plan too
+ * (the spec answers the Usage resource either way), and taken by the plan it starts next
+ * (upsertAccountPlan). On a plan it applies at once; a plan without overage refuses it with 409.
+ */
 export async function setOverage(prisma: Db, accountId: number, input: { enabled: boolean; monthly_cap_cents: number }) {
   const current = await findAccountPlan(prisma, accountId);
   const plan = current ? findPlan(current.slug) : undefined;
-  if (!current || !plan) {
-    throw new PlatformError({ type: "conflict_error", message: "overage applies to a plan; the account is on none (prepaid)" });
-  }
-  if (!plan.overage_available && input.enabled) {
+  if (plan && !plan.overage_available && input.enabled) {
     throw new PlatformError({
       type: "conflict_error",
       message: `the ${plan.slug} plan has no overage (overage_available is false in GET /billing/plans)`,
       details: { plan: plan.slug },
     });
   }
-  if (!(await updateOverage(prisma, accountId, input.enabled, input.monthly_cap_cents))) {
-    throw new PlatformError({ type: "conflict_error", message: "the account's plan ended meanwhile; try again" });
-  }
+  await saveOverageChoice(prisma, accountId, { enabled: input.enabled, capCents: input.monthly_cap_cents });
+  if (current) await updateOverage(prisma, accountId, input.enabled, input.monthly_cap_cents);
 }
 
 // ---------------------------------------------------------------------------------------------

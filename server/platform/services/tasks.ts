@@ -192,12 +192,19 @@ export async function deleteTask(ctx: DataContext, scope: Scope, id: number): Pr
 /**
  * The task a POST /tasks/{task_id}/runs names: in the scope `userId` names, or, without one, wherever
  * it lives in the account (the run inherits its scope). Strict mode (require_end_user_id) refuses the
- * call without user_id, as it does POST /runs.
+ * call without user_id only for an account-level task.
  */
 export async function findTaskToRun(ctx: DataContext, auth: AuthContext, taskId: number, userId: string | undefined): Promise<TaskRow> {
-  const scope = await resolveScope(ctx, auth, userId, { strict: true });
-  const row = userId === undefined ? await findTaskInAccount(ctx.prisma, auth.accountId, taskId) : await findTask(ctx.prisma, scope, taskId);
+  if (userId !== undefined) {
+    const row = await findTask(ctx.prisma, await resolveScope(ctx, auth, userId), taskId);
+    if (!row) throw taskNotFound(taskId);
+    return row;
+  }
+  // An omitted user_id inherits the task's scope (spec: POST /tasks/<task_id>/runs), so strict mode
+  // only refuses the run of an account-level task: that one alone would land in the account scope.
+  const row = await findTaskInAccount(ctx.prisma, auth.accountId, taskId);
   if (!row) throw taskNotFound(taskId);
+  if (row.endUserId === null) await resolveScope(ctx, auth, undefined, { strict: true });
   return row;
 }
 

@@ -271,6 +271,19 @@ function checkAuth(
 
 const scriptFieldsOnly = (field: string) => fieldError(field, "is only for script servers");
 
+const invalidScript = (problem: string) => fieldError("script_source", problem, "tool_server_invalid_script");
+
+/**
+ * The sandbox's check that a script defines one function per tool name taking keyword arguments: what
+ * is wrong, or null. The spec makes it a condition of creating (and so of changing) a script server;
+ * approve runs it again for rows stored before that.
+ */
+async function scriptProblem(ctx: ToolServerServiceContext, source: string, toolDefs: unknown[]): Promise<string | null> {
+  const names = toolsOf({ kind: "script", toolDefs: toolDefs as JsonArray, discoveredTools: null }).map((tool) => tool.name);
+  const verdict = await ctx.scriptSandbox().check(source, names);
+  return verdict.ok ? null : verdict.error;
+}
+
 // --- CRUD -----------------------------------------------------------------------------------------
 
 async function load(ctx: ToolServerServiceContext, scope: Scope, id: number): Promise<ToolServerRow> {
@@ -296,6 +309,10 @@ export async function createToolServer(
   const authConfig = checkAuth(ctx.config, kind, input.auth_type, input.auth_config ?? {}, input.secret !== undefined);
   const toolDefs = checkToolDefs(kind, input.tool_defs ?? []);
   const allowlist = script ? checkAllowlist(ctx.config, input.script_allowlist ?? []) : [];
+  if (script) {
+    const problem = await scriptProblem(ctx, input.script_source!, toolDefs);
+    if (problem !== null) throw invalidScript(problem);
+  }
   // Strict mode covers tool servers, but scripts cannot have a user_id: they stay creatable.
   const scope = await resolveScope(ctx, auth, userId, { strict: !script });
   const row = await servers.insertToolServer(ctx.prisma, scope, {
@@ -360,6 +377,11 @@ export async function updateToolServer(
   const toolDefs = input.tool_defs === undefined ? ((current.toolDefs ?? []) as unknown[]) : checkToolDefs(kind, input.tool_defs);
   const allowlist = input.script_allowlist === undefined ? current.scriptAllowlist : checkAllowlist(ctx.config, input.script_allowlist);
   const scriptSha = input.script_source === undefined ? current.scriptSha256 : sha256Hex(input.script_source);
+  if (script && (input.script_source !== undefined || input.tool_defs !== undefined)) {
+    const source = input.script_source ?? openSecret(ctx.config, current.scriptSourceSealed!).value;
+    const problem = await scriptProblem(ctx, source, toolDefs);
+    if (problem !== null) throw invalidScript(problem);
+  }
 
   // What the approval looked at changed: the server is checked again before runs see it.
   const reviewed =
@@ -457,10 +479,10 @@ export async function approveToolServer(ctx: ToolServerServiceContext, auth: Aut
   } else if (names.length === 0) {
     throw fieldError("tool_defs", "names no tool: give the server's tools before approving it", "tool_server_no_tools");
   } else if (row.kind === "script") {
-    const verdict = await ctx.scriptSandbox().check(openSecret(ctx.config, row.scriptSourceSealed!).value, names);
-    if (!verdict.ok) {
-      await servers.updateToolServer(ctx.prisma, row.id, { lastError: verdict.error.slice(0, 2_000) });
-      throw fieldError("script_source", verdict.error, "tool_server_invalid_script");
+    const problem = await scriptProblem(ctx, openSecret(ctx.config, row.scriptSourceSealed!).value, (row.toolDefs ?? []) as unknown[]);
+    if (problem !== null) {
+      await servers.updateToolServer(ctx.prisma, row.id, { lastError: problem.slice(0, 2_000) });
+      throw invalidScript(problem);
     }
   }
   const approved = await servers.updateToolServer(ctx.prisma, row.id, {

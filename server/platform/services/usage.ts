@@ -18,7 +18,7 @@ import {
   type UsageRow,
   type UsageSums,
 } from "../repositories/billing";
-import { findAccountPlan, planUseIn } from "../repositories/plans";
+import { findAccountPlan, findOverageChoice, planUseIn } from "../repositories/plans";
 import { getSettings } from "./settings";
 import { findPlan, freePathAvailable, type Plan, planWindow, UNLIMITED_RUNS } from "./plans";
 import { billingPeriod, usdDisplay, usdExact } from "./billing";
@@ -31,7 +31,8 @@ const ZERO: UsageSums = { inputTokens: 0n, outputTokens: 0n, cacheCreationTokens
 export const USAGE_NOTE_PREPAID =
   "The account is on no plan (prepaid): runs are paid from the token balance (GET /billing/balance). runs_used " +
   "counts runs completed this period (the calendar month in UTC); cost_used is what they were metered at. " +
-  "free_path_available: POST /billing/activate-free puts the account on the free plan (GET /billing/plans?include_free=true).";
+  "free_path_available: POST /billing/activate-free puts the account on the free plan (GET /billing/plans?include_free=true). " +
+  "overage_enabled and overage_cap_cents are the choice (PATCH /billing/overage) a plan will start with.";
 
 const planNote = (plan: Plan) =>
   `The account is on the ${plan.slug} plan: runs_used counts the runs it covered since period_start (included ` +
@@ -65,6 +66,8 @@ export async function getUsage(prisma: Db, accountId: number, now = new Date()):
     balance_usd: usdDisplay(balance.balanceMicros),
   };
   if (!row || !plan || !planUse) {
+    // No plan to apply it to: the choice a plan will start with (PATCH /billing/overage).
+    const overage = await findOverageChoice(prisma, accountId);
     return {
       ...common,
       plan: "prepaid",
@@ -72,9 +75,9 @@ export async function getUsage(prisma: Db, accountId: number, now = new Date()):
       runs_limit: null,
       cost_limit: null,
       free_path_available: freePathAvailable(row),
-      overage_enabled: false,
+      overage_enabled: overage.enabled,
       overage_used_cents: 0,
-      overage_cap_cents: 0,
+      overage_cap_cents: overage.capCents,
       overage_rate_cents: 0,
       trial_ends_at: null,
       unlimited_runs: true,

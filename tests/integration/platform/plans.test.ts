@@ -238,9 +238,34 @@ describe("PATCH /billing/overage", () => {
     }
   });
 
-  it("is refused on no plan and on a plan without overage, and set on one with it", async () => {
+  it("on no plan, stores the choice and answers the Usage resource; a plan that starts takes it", async () => {
     const account = await executing.signup();
-    expect((await patch(account, { enabled: true, monthly_cap_cents: 500 })).status).toBe(409);
+    const stored = await patch(account, { enabled: true, monthly_cap_cents: 500 });
+    expect(stored.status, JSON.stringify(stored.body)).toBe(200);
+    expect(stored.body).toMatchObject({ plan: "prepaid", overage_enabled: true, overage_cap_cents: 500, overage_used_cents: 0 });
+    expect(await usage(executing, account)).toMatchObject({ plan: "prepaid", overage_enabled: true, overage_cap_cents: 500 });
+    await activatePlan(executing.database.prisma, account.id, { slug: "individual", billingPeriod: "monthly" });
+    expect(await usage(executing, account)).toMatchObject({ plan: "individual", overage_enabled: true, overage_cap_cents: 500, overage_rate_cents: 10 });
+    // What admission reads.
+    expect(await executing.database.prisma.platformAccountPlan.findUniqueOrThrow({ where: { accountId: account.id } })).toMatchObject({
+      overageEnabled: true,
+      overageCapCents: 500,
+    });
+
+    // Turned off again before a plan, the plan starts without it; the free plan has no overage at all.
+    const off = await executing.signup();
+    await patch(off, { enabled: true, monthly_cap_cents: 300 });
+    expect((await patch(off, { enabled: false, monthly_cap_cents: 0 })).body).toMatchObject({ plan: "prepaid", overage_enabled: false, overage_cap_cents: 0 });
+    await activatePlan(executing.database.prisma, off.id, { slug: "individual", billingPeriod: "monthly" });
+    expect(await usage(executing, off)).toMatchObject({ plan: "individual", overage_enabled: false, overage_cap_cents: 0 });
+    const free = await executing.signup();
+    await patch(free, { enabled: true, monthly_cap_cents: 300 });
+    expect((await executing.call("/billing/activate-free", { key: free.key, method: "POST" })).status).toBe(200);
+    expect(await usage(executing, free)).toMatchObject({ plan: "free", overage_enabled: false, overage_rate_cents: 0 });
+  });
+
+  it("is refused on a plan without overage, and set on one with it", async () => {
+    const account = await executing.signup();
     await executing.call("/billing/activate-free", { key: account.key, method: "POST" });
     const free = await patch(account, { enabled: true, monthly_cap_cents: 500 });
     expect(free.status).toBe(409);

@@ -302,15 +302,28 @@ describe("POST /tasks/{task_id}/runs", () => {
     expect(hitl.status).toBe(400);
   });
 
-  it("refuses without user_id on a strict account, as POST /runs does", async () => {
+  it("on a strict account, an omitted user_id inherits an end-user's task's scope; an account-level task still needs one", async () => {
     const agent = (await platform.call("/agents", { key: strict.key, body: { name: "S" }, query: { user_id: "s1" } })).body.id;
     const task = (await createTask({ teammate_id: agent, instructions: "Strict" }, { user_id: "s1" }, strict.key)).body.id;
-    const refused = await runTask(task, {}, { key: strict.key });
-    expect(refused.status).toBe(422);
-    expect(refused.body.error.error_code).toBe("end_user_id_required");
+    const inherited = await runTask(task, { permission_mode: "autonomous" }, { key: strict.key });
+    expect(inherited.status).toBe(200);
+    expect(inherited.body).toMatchObject({ task_id: task, user_id: "s1" });
     const ran = await runTask(task, { permission_mode: "autonomous" }, { key: strict.key, query: { user_id: "s1" } });
     expect(ran.status).toBe(200);
     expect(ran.body).toMatchObject({ task_id: task, user_id: "s1" });
+    expect((await runTask(task, {}, { key: strict.key, query: { user_id: "s2" } })).status).toBe(404);
+    await waitForStatus(inherited.body.id, ["completed"], { user_id: "s1" }, strict.key);
+    await waitForStatus(ran.body.id, ["completed"], { user_id: "s1" }, strict.key);
+
+    // An account-level task (made before strict mode was turned on) would run in the account scope.
+    const later = await platform.signup({ require_end_user_id: false });
+    const top = (await platform.call("/agents", { key: later.key, body: { name: "T", default_permission_mode: "autonomous" } })).body.id;
+    const topTask = (await createTask({ teammate_id: top, instructions: "Top" }, undefined, later.key)).body.id;
+    expect((await platform.call("/settings", { key: later.key, method: "PATCH", body: { require_end_user_id: true } })).status).toBe(200);
+    const refused = await runTask(topTask, {}, { key: later.key });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.error_code).toBe("end_user_id_required");
+    expect(await prisma().platformRun.count({ where: { taskId: topTask } })).toBe(0);
   });
 
   it("is admitted like POST /runs: 402 at a zero balance and at the end-user's run cap, creating no run", async () => {

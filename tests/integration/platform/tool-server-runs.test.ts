@@ -369,18 +369,20 @@ describe("script servers in the real sandbox", { timeout: 120_000 }, () => {
   const HOSTILE_TOOLS = ["spin", "bomb", "shell", "spawn", "passwd", "offsite", "private", "huge", "fine"];
 
   beforeAll(async () => {
-    tools = await create({ name: "Script tools", url: rest.url("/v1"), kind: "script", tool_defs: ["weather", "shout", "missing"], script_source: toolsScript() });
+    tools = await create({ name: "Script tools", url: rest.url("/v1"), kind: "script", tool_defs: ["weather", "shout"], script_source: toolsScript() });
     hostile = await create({ name: "Hostile", url: rest.url(), kind: "script", tool_defs: HOSTILE_TOOLS, script_source: HOSTILE, auto_approve: true });
     await approve(hostile.id);
   });
 
-  it("approve runs the real check: a tool the script does not define is refused with 422", async () => {
-    const refused = await approveCall(tools.id);
+  it("create and PATCH run the real check: a tool the script does not define is refused with 422", async () => {
+    const body = { name: "Half", url: rest.url("/v1"), kind: "script", tool_defs: ["weather", "shout", "missing"], script_source: toolsScript() };
+    const refused = await platform.call("/mcp-servers", { key: account.key, body });
     expect(refused.status, JSON.stringify(refused.body)).toBe(422);
     expect(refused.body.error.error_code).toBe("tool_server_invalid_script");
     expect(refused.body.error.message).toContain("missing");
-    const fixed = await platform.call(`/mcp-servers/${tools.id}`, { key: account.key, method: "PATCH", body: { tool_defs: ["weather", "shout"] } });
-    expect(fixed.status).toBe(200);
+    const widened = await platform.call(`/mcp-servers/${tools.id}`, { key: account.key, method: "PATCH", body: { tool_defs: ["weather", "shout", "missing"] } });
+    expect(widened.status, JSON.stringify(widened.body)).toBe(422);
+    expect(widened.body.error.error_code).toBe("tool_server_invalid_script");
     expect((await approve(tools.id)).status).toBe("approved");
   });
 

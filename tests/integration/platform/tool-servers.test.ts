@@ -200,6 +200,17 @@ describe("POST /mcp-servers", () => {
     expect(response.body.error.message).toContain(`${field}:`);
   });
 
+  it("refuses a script that defines no function for one of its tool names: 422 tool_server_invalid_script, nothing created", async () => {
+    const before = checked.length;
+    const response = await platform.call("/mcp-servers", { key: account.key, body: { ...script, name: "Half", tool_defs: ["shout", "whisper"] } });
+    expect(response.status, JSON.stringify(response.body)).toBe(422);
+    expect(response.body.error).toMatchObject({ type: "validation_error", error_code: "tool_server_invalid_script" });
+    expect(response.body.error.message).toContain("script_source:");
+    expect(response.body.error.message).toContain("whisper");
+    expect(checked.slice(before)).toEqual([{ source: SCRIPT, names: ["shout", "whisper"] }]);
+    expect(await platform.database.prisma.platformToolServer.count({ where: { accountId: account.id, name: "Half" } })).toBe(0);
+  });
+
   it("needs user_id on strict accounts, except for scripts", async () => {
     const refused = await platform.call("/mcp-servers", { key: strict.key, body: restServer() });
     expect(refused.status).toBe(422);
@@ -298,22 +309,42 @@ describe("status and approval", () => {
     expect(response.body.error.error_code).toBe("tool_server_no_tools");
   });
 
-  it("checks a script's functions in the sandbox, and replacing the script clears auto_approve", async () => {
+  it("checks a script's functions in the sandbox on PATCH and approve, and replacing the script clears auto_approve", async () => {
     const server = await create(account.key, { ...script, name: "Checked", tool_defs: ["shout", "count"], auto_approve: true });
     expect(server.auto_approve).toBe(true);
+    expect(checked.at(-1)).toEqual({ source: SCRIPT, names: ["shout", "count"] });
     await approve(account.key, server.id);
     expect(checked.at(-1)).toEqual({ source: SCRIPT, names: ["shout", "count"] });
 
-    const replaced = await patch(account.key, server.id, { script_source: "def shout(text):\n    return text\n" });
+    // A PATCH that would leave a tool without its function changes nothing.
+    const shoutOnly = "def shout(text):\n    return text\n";
+    for (const body of [{ script_source: shoutOnly }, { tool_defs: ["shout", "count", "whisper"] }]) {
+      const refused = await patch(account.key, server.id, body);
+      expect(refused.status, JSON.stringify(body)).toBe(422);
+      expect(refused.body.error).toMatchObject({ error_code: "tool_server_invalid_script" });
+      expect(refused.body.error.message).toMatch(/count|whisper/);
+    }
+    expect((await platform.call(`/mcp-servers/${server.id}`, { key: account.key })).body).toMatchObject({
+      status: "approved",
+      auto_approve: true,
+      script_sha256: server.script_sha256,
+      tool_defs: ["shout", "count"],
+    });
+
+    const replaced = await patch(account.key, server.id, { script_source: `${shoutOnly}\ndef count(items):\n    return 0\n` });
+    expect(replaced.status).toBe(200);
     expect(replaced.body).toMatchObject({ status: "pending", auto_approve: false });
     expect(replaced.body.script_sha256).not.toBe(server.script_sha256);
+
+    // A row stored before creation checked its script still meets the check at approve.
+    await platform.database.prisma.platformToolServer.update({ where: { id: server.id }, data: { toolDefs: ["shout", "count", "legacy"] } });
     const refused = await platform.call(`/mcp-servers/${server.id}/approve`, { key: account.key, method: "POST" });
     expect(refused.status).toBe(422);
     expect(refused.body.error).toMatchObject({ error_code: "tool_server_invalid_script" });
-    expect(refused.body.error.message).toContain("count");
-    expect((await platform.call(`/mcp-servers/${server.id}`, { key: account.key })).body).toMatchObject({ status: "pending", last_error: expect.stringContaining("count") });
+    expect(refused.body.error.message).toContain("legacy");
+    expect((await platform.call(`/mcp-servers/${server.id}`, { key: account.key })).body).toMatchObject({ status: "pending", last_error: expect.stringContaining("legacy") });
 
-    const allowAgain = await patch(account.key, server.id, { auto_approve: true });
+    const allowAgain = await patch(account.key, server.id, { auto_approve: true, tool_defs: ["shout", "count"] });
     expect(allowAgain.body.auto_approve).toBe(true);
     const newList = await patch(account.key, server.id, { script_allowlist: ["https://cdn.example.com"] });
     expect(newList.body).toMatchObject({ auto_approve: false, script_allowlist: ["https://cdn.example.com"] });

@@ -1,4 +1,5 @@
-// PATCH /billing/overage: turn opt-in overage on or off and set its monthly cap (accounts on a plan).
+// PATCH /billing/overage: turn opt-in overage on or off and set its monthly cap. On no plan the choice
+// is kept for the plan the account starts next (services/plans.ts, setOverage).
 import { UpdateOverageRequest, Usage } from "@/lib/schemas/billing";
 import type { PlatformApp } from "../../context";
 import { setOverage } from "../../services/plans";
@@ -15,7 +16,7 @@ export const route = defineRoute({
   request: { body: jsonBody(UpdateOverageRequest) },
   responses: {
     200: json(Usage, "The account's usage with the new overage settings"),
-    409: errorResponse("The account is on no plan, or its plan has no overage"),
+    409: errorResponse("The account's plan has no overage"),
   },
 });
 
