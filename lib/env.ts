@@ -187,6 +187,10 @@ export const envSchema = z
     // A worker's probe port (/healthz, /readyz) for an orchestrator; unset: none. Web and all roles
     // answer the probes on their own port. `npm run platform -- --probe-port` overrides it.
     INLAY_PROBE_PORT: optionalInt(0),
+    // How long a process told to stop (SIGTERM) drains: requests in flight may finish and runs whose
+    // tool with side effects is running may reach their checkpoint; past it, what is left is cut off.
+    // Keep it below the orchestrator's grace period (Kubernetes: 30 s).
+    INLAY_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(20_000),
     // Runs one worker executes at once; more wait in the database for this or another worker.
     RUN_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(200),
     // Run execution: the lease a worker holds on a run (renewed every third of it), how long after it

@@ -9,7 +9,8 @@ import type { AuthContext } from "./services/auth";
 import type { IdempotentCall } from "./services/idempotency";
 import type { RunEventBus } from "./runtime/event-bus";
 import type { RunEventWriter } from "./runtime/event-writer";
-import type { KnownRun, RunWorker } from "./runtime/executor";
+import type { KnownRun } from "./runtime/run-pass";
+import type { RunWorker } from "./runtime/run-worker";
 import type { LiveContent } from "./runtime/live-content";
 import type { HotCache } from "./runtime/hot-cache";
 import type { Signals } from "./runtime/signals";
@@ -45,7 +46,15 @@ export interface PlatformRuntime {
   smtp?: { port: number };
   /** The script tool servers' sandbox, started on first use (approvals and calls of scripts). */
   scriptSandbox(): ScriptSandbox;
-  /** Stops claiming, waits for the runs this process executes to stop, then closes the bus. */
+  /** Aborted once the process drains: its open run streams end (clients resume elsewhere, Last-Event-ID). */
+  readonly draining: AbortSignal;
+  /**
+   * Starts draining (DESIGN.md, Operations): open run streams end, the worker claims no more and hands
+   * its runs back, waiting up to `waitMs` for the passes that must reach a checkpoint first (default
+   * 30 s). Requests in flight are the HTTP server's to finish (standalone.ts).
+   */
+  drain(waitMs?: number): void;
+  /** Drains, waits for the worker's runs to be handed back, then stops the queue and closes the bus. */
   close(): Promise<void>;
 }
 

@@ -7,7 +7,8 @@ import type { PlatformConfig } from "./platform-config";
 import type { Limiters } from "./middleware/rate-limit";
 import { createRunEventBus } from "./runtime/event-bus";
 import { createRunEventWriter } from "./runtime/event-writer";
-import { createRunWorker, RUN_READY } from "./runtime/executor";
+import { RUN_READY } from "./runtime/run-pass";
+import { createRunWorker } from "./runtime/run-worker";
 import { registerPlatformJobs } from "./jobs/platform-jobs";
 import { registerPaymentJobs } from "./jobs/payment-jobs";
 import { createJobQueue } from "./jobs/queue";
@@ -107,6 +108,13 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         await registerPlatformJobs(jobs, { prisma: database.prisma, config: parts.config });
         await registerPaymentJobs({ prisma: database.prisma, config: parts.config, jobs, mailer: parts.mailer });
         const webhooks = await registerWebhookDelivery({ prisma: database.prisma, config: parts.config, jobs, signals }, { work });
+        const draining = new AbortController();
+        let workerStopped: Promise<void> | undefined;
+        const drain = (waitMs?: number) => {
+          if (draining.signal.aborted) return;
+          draining.abort();
+          workerStopped = worker?.stop(waitMs);
+        };
         const built: PlatformRuntime = {
           bus,
           signals,
@@ -122,10 +130,14 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
             else signals.publish(RUN_READY, String(runId));
           },
           localLease: () => (worker?.hasRoom() ? worker.lease : undefined),
+          draining: draining.signal,
+          drain,
           close: async () => {
+            // The worker first: its runs are handed back at once, while the queue's handlers may take seconds.
+            drain();
+            await workerStopped;
             await webhooks.stop();
             await jobs.stop();
-            await worker?.stop();
             await sandbox?.close();
             // The MCP sessions kept for successive calls are the process's; the worker that used them has stopped.
             await closeMcpClients();

@@ -41,7 +41,8 @@ export function createHealth(deps: Pick<PlatformDeps, "database" | "runtime">, r
       if (missing.length > 0) throw new Error(`not applied: ${missing.join(", ")}`);
     },
     runtime: async () => {
-      await deps.runtime();
+      // A draining process (SIGTERM) leaves the balancer's rotation while it finishes what it has.
+      if ((await deps.runtime()).draining.aborted) throw new Error("draining: the process is stopping");
     },
     ...(role === "web"
       ? {}

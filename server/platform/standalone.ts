@@ -107,15 +107,33 @@ if (server) {
   console.log("worker ready");
 }
 
+// Draining (DESIGN.md, Operations): no new connections, /readyz answers 503, open run streams end
+// (clients resume on another instance with Last-Event-ID), the worker hands its runs back; requests
+// in flight get INLAY_DRAIN_TIMEOUT_MS to finish, then what is left is cut off.
 let stopping = false;
 async function stop(signal: string) {
   if (stopping) return;
   stopping = true;
-  logger.info({ signal, role }, "stopping platform");
-  server?.close();
+  const started = Date.now();
+  logger.info({ signal, role }, "stopping platform: draining");
+  const runtime = await deps.runtime();
+  runtime.drain(env.INLAY_DRAIN_TIMEOUT_MS);
+  if (server) {
+    const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+    // Idle keep-alive connections close now; busy ones once their response is written.
+    (server as Server).closeIdleConnections();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), env.INLAY_DRAIN_TIMEOUT_MS)));
+    if ((await Promise.race([closed, deadline])) === "timeout") {
+      logger.warn({ timeoutMs: env.INLAY_DRAIN_TIMEOUT_MS }, "requests still in flight at the drain deadline: closing their connections");
+      (server as Server).closeAllConnections();
+    }
+    clearTimeout(timer);
+  }
   await deps.close();
   probes?.close();
   await database.close();
+  logger.info({ signal, role, ms: Date.now() - started }, "platform stopped");
   process.exit(0);
 }
 process.on("SIGINT", () => void stop("SIGINT"));

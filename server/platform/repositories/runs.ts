@@ -272,6 +272,23 @@ export async function releaseLease(prisma: PrismaClient, runId: number, owner: s
 }
 
 /**
+ * Hands a running run back (its worker drains): the lease lapses now, its owner kept, so the next
+ * claim resumes it from its checkpoint as it would a dead worker's, without waiting for the lease. A
+ * hand-back is not a failed attempt: the claim's count of it is taken back here in advance. False
+ * when `owner` no longer held it (cancelled, ended, taken over).
+ */
+export async function handBackLease(prisma: PrismaClient, runId: number, owner: string): Promise<boolean> {
+  const rows = await queryRows<{ id: number }>(
+    prisma,
+    Prisma.sql`
+    UPDATE platform_runs SET lease_expires_at = to_timestamp(0), resume_attempts = resume_attempts - 1
+    WHERE id = ${runId} AND lease_owner = ${owner} AND status = 'running'
+    RETURNING id`,
+  );
+  return rows.length > 0;
+}
+
+/**
  * True when the run's newest event is a `done` frame: the run is over and nothing follows. A reply
  * writes a `run_status` after the old `done`, so a replied run is not over until its next `done`.
  */

@@ -1,7 +1,7 @@
 // Small readers of the request that handlers share.
 import type { PlatformContext } from "../context";
 import type { AuthContext } from "../services/auth";
-import type { KnownRun } from "../runtime/executor";
+import type { KnownRun } from "../runtime/run-pass";
 
 /** The platform's public base URL ({base_url}, ending in /api/v2): configured, never the Host header. */
 export const baseUrlOf = (c: PlatformContext) => c.var.deps.config.publicBaseUrl;

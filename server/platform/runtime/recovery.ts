@@ -110,11 +110,15 @@ export interface WrittenFrames {
 // the SDK); past this, the checkpoint is skipped rather than taken at a wrong place in the log.
 const FRAMES_WAIT_MS = 1_000;
 
-/** The streamText callbacks that keep a run's checkpoint; `saved` tells whether any was written. */
-export function createCheckpointer(prisma: Db, runId: number, owner: string, sink: WrittenFrames) {
+/**
+ * The streamText callbacks that keep a run's checkpoint; `saved` tells whether any was written,
+ * `unsafe` whether a tool with side effects ran since the last one (a resume now would not go on).
+ * `onSafe` is called when a checkpoint ends such a stretch.
+ */
+export function createCheckpointer(prisma: Db, runId: number, owner: string, sink: WrittenFrames, options: { onSafe?: () => void } = {}) {
   let stepInput: ModelMessage[] = [];
   let steps = 0;
-  const state = { saved: false };
+  const state = { saved: false, unsafe: false };
 
   async function framesWritten(toolCallIds: string[]): Promise<boolean> {
     const deadline = Date.now() + FRAMES_WAIT_MS;
@@ -155,6 +159,10 @@ export function createCheckpointer(prisma: Db, runId: number, owner: string, sin
         };
         await saveCheckpoint(prisma, runId, owner, checkpoint as unknown as JsonObject);
         state.saved = true;
+        if (state.unsafe) {
+          state.unsafe = false;
+          options.onSafe?.();
+        }
       } catch (error) {
         // Without this checkpoint a resume goes back to the previous one: slower, still correct.
         logger.warn({ runId, err: error }, "could not save the run's checkpoint");
@@ -163,6 +171,7 @@ export function createCheckpointer(prisma: Db, runId: number, owner: string, sin
     // Written before the tool runs (the SDK awaits this), so a resume never repeats a side effect.
     onToolExecutionStart: async ({ toolCall }) => {
       if (!hasSideEffects(toolCall.toolName, toolCall.input)) return;
+      state.unsafe = true;
       try {
         await markCheckpointUnsafe(prisma, runId, owner, toolCall.toolName);
         state.saved = true;

@@ -20,7 +20,7 @@ import type { ScriptSandbox } from "../tool-servers/script-sandbox";
 import { serverToolSet } from "./server-tools";
 import { builtInToolSet } from "./tools";
 
-/** What the tools reach: the executor's dependencies (runtime/executor.ts ExecutorDeps) meet it. */
+/** What the tools reach: the executor's dependencies (runtime/run-pass.ts ExecutorDeps) meet it. */
 export interface RunToolsDeps {
   prisma: Db;
   config: PlatformConfig;

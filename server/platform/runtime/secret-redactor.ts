@@ -3,7 +3,7 @@
 // sharing characters, or one value inside another) become one marker, so no character of any of
 // them is left. Streamed text is redacted as it streams (TextRedactor): only a tail that could still
 // be the start of a value is held back, so what is streamed adds up to the redaction of the whole
-// text whatever the deltas' boundaries. Pure: the caller loads the values (executor.ts).
+// text whatever the deltas' boundaries. Pure: the caller loads the values (run-pass.ts).
 import type { ModelMessage } from "ai";
 import type { RunFrame } from "@/lib/schemas/runs";
 

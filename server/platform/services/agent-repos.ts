@@ -3,7 +3,7 @@
 // an active account-level connection of the code-host app (services/apps.ts); the env's values are
 // sealed with the platform's secret box and never returned. No run is given them (the platform makes no
 // checkout and has no shell), but a run can still meet one (pasted, read by a tool), so every run of
-// the agent redacts them from all it outputs (agentEnvValues, read once a pass by runtime/executor.ts;
+// the agent redacts them from all it outputs (agentEnvValues, read once a pass by runtime/run-pass.ts;
 // runtime/secret-redactor.ts). A binding also records the digest of its commands a person approved
 // (approve-commands), for a future runtime that checks repositories out. No HTTP here.
 import type { z } from "zod";
@@ -119,7 +119,7 @@ const openEnv = (config: PlatformConfig, sealed: string | null): Record<string, 
 
 /**
  * Every env value of the repositories bound to the agent: what its runs must never output. Read when
- * a pass starts (runtime/executor.ts), so a value put or deleted counts from the next pass on.
+ * a pass starts (runtime/run-pass.ts), so a value put or deleted counts from the next pass on.
  */
 export async function agentEnvValues(prisma: Db, config: PlatformConfig, accountId: number, agentId: number): Promise<string[]> {
   const rows = await repos.sealedEnvOfAgent(prisma, accountId, agentId);

@@ -1,6 +1,6 @@
 // Runs: creation with the spec's rules (agent scope, permission mode and human_in_the_loop, model and
 // effort precedence, max_turns), reads, and the transitions a person drives (cancel, approve, answer).
-// Execution itself is the runtime's (server/platform/runtime/executor.ts).
+// Execution itself is the runtime's (server/platform/runtime/run-pass.ts).
 import type { z } from "zod";
 import { isReservedMetadataKey } from "@/lib/schemas/agents";
 import type { Page } from "@/lib/schemas/common";
@@ -41,7 +41,7 @@ import {
 } from "../repositories/runs";
 import { eventBatch, type RunEventBus } from "../runtime/event-bus";
 import type { RunEventWriter } from "../runtime/event-writer";
-import type { KnownRun } from "../runtime/executor";
+import type { KnownRun } from "../runtime/run-pass";
 import type { HotCache } from "../runtime/hot-cache";
 import type { LiveContent } from "../runtime/live-content";
 import { METADATA_ONLY, redactMessages } from "../runtime/redact";

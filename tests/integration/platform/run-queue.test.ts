@@ -1,4 +1,4 @@
-// A worker executes at most its concurrency of runs at once (runtime/executor.ts, createRunWorker):
+// A worker executes at most its concurrency of runs at once (runtime/run-worker.ts, createRunWorker):
 // the rest wait in the database, `running` and unleased, and are claimed oldest first as places free
 // up, by this worker or by another with room. A run cancelled while it waits never executes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

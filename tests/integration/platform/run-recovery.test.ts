@@ -3,6 +3,7 @@
 // (tests/integration/platform/run-crash.postgres.test.ts and the cluster tests kill real processes.)
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHealth } from "@/server/platform/health";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { readFrames, textOf, type Frame } from "../../helpers/sse";
 
@@ -14,6 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => platform.close());
 
+const wordsOf = (text: string) => text.trim().split(/\s+/);
 const auth = () => ({ authorization: `Bearer ${account.key}` });
 
 async function runRow(overrides: { leaseExpiresAt: Date | null; updatedAt?: Date; resumeAttempts?: number; checkpoint?: object }) {
@@ -182,6 +184,88 @@ describe("resuming after a finished tool step", () => {
       release(new Error("test over"));
       await first.close();
       await second.close();
+    }
+  });
+});
+
+describe("a draining process (SIGTERM)", () => {
+  it("hands its worker's runs back at once: another worker resumes them without counting an attempt, every word once", async () => {
+    const first = await startPlatform({ database: platform.database });
+    const second = await startPlatform({ database: platform.database });
+    try {
+      const agent = (await first.call("/agents", { key: account.key, body: { name: "Drained" } })).body;
+      const created = await first.call("/runs", {
+        key: account.key,
+        body: { teammate_id: agent.id, message: "::delay 20\n::words 150", stream: false, permission_mode: "autonomous" },
+      });
+      const runId: number = created.body.id;
+      const seen = await readFrames(await first.request(`/runs/${runId}/events`, { headers: auth() }), {
+        until: (frame) => frame.data.type === "content_block_delta" && frame.data.delta.text.startsWith("echo"),
+      });
+
+      const drained = await first.runtime();
+      const owner = drained.worker!.lease.owner;
+      drained.drain();
+      // A stream opened now is refused with a retryable answer, not an empty 200 ("the run is over").
+      const refused = await first.request(`/runs/${runId}/events`, { headers: auth() });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("retry-after")).toBe("1");
+      expect((await refused.json()).error).toMatchObject({ type: "api_error", error_code: "instance_draining" });
+      await drained.worker!.idle();
+
+      // Handed back mid-run, not run to its end; the hand-back's wake-up had another worker (one of
+      // the other harnesses on this database) claim it at once, without waiting for a lease to lapse.
+      const { prisma } = platform.database;
+      const row = await prisma.platformRun.findUniqueOrThrow({ where: { id: runId } });
+      expect(row.status).toBe("running");
+      expect(row.leaseOwner).not.toBe(owner);
+
+      await expect.poll(async () => (await second.call(`/runs/${runId}`, { key: account.key })).body.status, { timeout: 20_000 }).toBe("completed");
+      const run = (await second.call(`/runs/${runId}`, { key: account.key })).body;
+      expect(wordsOf(run.output)).toHaveLength(150);
+      expect(run.metadata?.interrupted).toBeUndefined();
+      // A hand-back is not an attempt: the resume counted none.
+      expect((await prisma.platformRun.findUniqueOrThrow({ where: { id: runId } })).resumeAttempts).toBe(0);
+
+      const log = await eventLog(runId, second);
+      expect(textOf(log)).toBe(run.output);
+      const resumed = log.filter((frame) => frame.data.resumed);
+      expect(resumed).toHaveLength(1);
+      expect(resumed[0]!.data).toMatchObject({ type: "run_status", status: "running", attempt: 0 });
+      // The reader of the drained instance resumes where it was and gets only what is new.
+      const after = await eventLog(runId, second, seen.at(-1)!.id!);
+      expect(textOf(seen) + textOf(after)).toBe(run.output);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it("ends its open run streams and answers /readyz 503", async () => {
+    const harness = await startPlatform({ database: platform.database, role: "all" });
+    try {
+      const agent = (await harness.call("/agents", { key: account.key, body: { name: "Streams end" } })).body;
+      const created = await harness.call("/runs", {
+        key: account.key,
+        body: { teammate_id: agent.id, message: "::delay 50\n::words 200", stream: false, permission_mode: "autonomous" },
+      });
+      const stream = await harness.request(`/runs/${created.body.id}/events`, { headers: auth() });
+      const reading = readFrames(stream, { until: (frame) => frame.data.type === "done" });
+      await delay(200);
+      (await harness.runtime()).drain();
+      // The stream ended without its done frame: the client resumes elsewhere with Last-Event-ID.
+      const frames = await reading;
+      expect(frames.length).toBeGreaterThan(0);
+      expect(frames.some((frame) => frame.data.type === "done")).toBe(false);
+      const health = createHealth({ database: async () => harness.database, runtime: harness.runtime }, "all");
+      const ready = (await health.answer(new Request("http://platform.test/readyz")))!;
+      expect(ready.status).toBe(503);
+      expect((await ready.json()).checks).toMatchObject({
+        runtime: { ok: false, error: "draining: the process is stopping" },
+        worker: { ok: false, error: "stopping: it claims no more runs" },
+      });
+    } finally {
+      await harness.close();
     }
   });
 });

@@ -21,6 +21,11 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
+    // A draining instance opens no new stream (an empty one would read as "the run is over"): the
+    // client's retry reaches another instance.
+    if (c.var.runtime.draining.aborted) {
+      throw new PlatformError({ type: "api_error", status: 503, errorCode: "instance_draining", message: "this instance is stopping: retry, another one answers", headers: { "retry-after": "1" } });
+    }
     const query = c.req.valid("query");
     const scope = await resolveScope(servicesOf(c), authOf(c), query.user_id);
     const run = await getRun(runServicesOf(c), scope, c.req.valid("param").run_id);

@@ -1,8 +1,8 @@
-// Executes runs: a worker claims them from the database and runs the agent loop on the AI SDK
-// (streamText with tools, several steps), holding a lease on each. Every frame goes to the run's
-// event log; a pause (tool approval, question, plan approval) persists the conversation and ends the
-// loop, and /approve or /answer makes the run claimable again from the persisted messages.
-import { randomBytes } from "node:crypto";
+// One pass of a run, on the worker that holds its lease (run-worker.ts claims and leases): the agent
+// loop on the AI SDK (streamText with tools, several steps). Every frame goes to the run's event log;
+// a pause (tool approval, question, plan approval) persists the conversation and ends the pass, and
+// /approve or /answer makes the run claimable again from the persisted messages. A pass stopped by a
+// drain hands its run back: the lease lapses at once and another worker resumes it from its checkpoint.
 import { ownLanguageModel, type RuntimeModel } from "./models/providers";
 import {
   type ModelMessage,
@@ -22,11 +22,10 @@ import { type AgentRow, findAgentAnyScope } from "../repositories/agents";
 import { recentMemoryContents } from "../repositories/memories";
 import { createRequests } from "../repositories/permission-requests";
 import {
-  claimRuns,
   clearCheckpoint,
   findRunById,
+  handBackLease,
   releaseLease,
-  renewLeases,
   transitionRun,
   type RunRow,
   type RunUpdate,
@@ -90,163 +89,36 @@ export interface KnownRun {
 /** The signal that says a run waits to be claimed (a new run, or one a person let go on). */
 export const RUN_READY = "run-ready";
 
-export interface RunWorker {
-  /** This worker's lease owner and length; a run inserted with it is this worker's to execute (runLeased). */
-  readonly lease: { owner: string; ms: number };
-  /** Whether it executes fewer runs than its concurrency allows. */
-  hasRoom(): boolean;
-  /** Told to stop: it claims no more runs. */
-  readonly stopped: boolean;
-  /** Executes a run that was inserted already leased to this worker (no claim needed). */
-  runLeased(known: KnownRun): void;
-  /** Claims what waits, up to its free places, now; resolves with the ids it claimed. */
-  claim(): Promise<number[]>;
-  /** Resolves when no run executes here any more (tests, shutdown). */
-  idle(): Promise<void>;
-  /** Stops claiming, waits up to `waitMs` for the runs executing here, and stops renewing leases. */
-  stop(waitMs?: number): Promise<void>;
-}
+/** The reason a pass is aborted with when its worker drains: the run is handed back, not ended. */
+export const HAND_BACK = "hand-back";
 
-export interface WorkerOptions {
-  /** Runs executed at once at most; past it, runs wait in the database for this or another worker. */
-  concurrency: number;
-  /** Look for claimable runs on this period too (leases that lapsed, wake-ups that were lost); 0: never. */
-  pollMs: number;
+/** How the worker stops a pass from outside. */
+export interface PassControl {
+  /** Aborted when the run was cancelled or taken over elsewhere (the pass just stops), or with HAND_BACK. */
+  readonly abort: AbortController;
+  /**
+   * Set by the pass: hands the run back at its next safe point, at once unless a tool with side
+   * effects runs (then once its step is checkpointed, so the resume does not repeat it). A
+   * metadata_only run cannot be continued elsewhere (its conversation is this process's): it runs on.
+   */
+  handBack(): void;
 }
 
 /**
- * Claims runs from the database and executes them, at most `concurrency` at once. A worker wakes up
- * when a run becomes ready (RUN_READY, from any instance), when one of its runs ends, and every
- * `pollMs`, which is also how it finds the runs of a worker that died: their leases stop being renewed
- * (one statement per worker renews all of its leases every third of a lease) and lapse.
+ * One pass of a run this worker holds the lease of: from `running` to completed, failed, a pause, or
+ * handed back. `abandoned`: the worker that held it stopped; it resumes from its checkpoint or ends
+ * interrupted.
  */
-export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): RunWorker {
-  const owner = `worker_${process.pid}_${randomBytes(4).toString("hex")}`;
-  const { leaseMs, graceMs } = runTimings(deps.config);
-  const active = new Map<number, Execution>();
-  let stopped = false;
-  let claiming: Promise<number[]> | undefined;
-  let claimAgain = false;
-
-  const launch = (run: RunRow, abandoned: boolean, agent?: AgentRow) => {
-    const abort = new AbortController();
-    const execution: Execution = { abort, done: Promise.resolve() };
-    active.set(run.id, execution);
-    execution.done = execute(deps, owner, run, abort, abandoned, agent)
-      .catch((error: unknown) => logger.error({ err: error, runId: run.id }, "run executor crashed"))
-      .finally(() => {
-        active.delete(run.id);
-        // A place is free: whatever waits can have it.
-        void claim();
-      });
-  };
-
-  const claimWhileRoom = async (): Promise<number[]> => {
-    const ids: number[] = [];
-    try {
-      do {
-        claimAgain = false;
-        while (!stopped && active.size < options.concurrency) {
-          const limit = options.concurrency - active.size;
-          const runs = await claimRuns(deps.prisma, owner, { limit, leaseMs, graceMs });
-          for (const claimed of runs) {
-            ids.push(claimed.run.id);
-            launch(claimed.run, claimed.abandoned);
-          }
-          if (runs.length < limit) break;
-        }
-      } while (claimAgain && !stopped);
-    } catch (error) {
-      logger.warn({ err: error }, "claiming runs failed");
-    }
-    return ids;
-  };
-  // One claim at a time; a wake-up during it makes it look once more before it ends.
-  const claim = (): Promise<number[]> => {
-    if (claiming) {
-      claimAgain = true;
-      return claiming;
-    }
-    const current = claimWhileRoom().finally(() => {
-      if (claiming === current) claiming = undefined;
-    });
-    claiming = current;
-    return current;
-  };
-
-  // One statement renews every lease this worker holds; a run it no longer holds (another worker
-  // took it over after this one stalled past its lease) stops here, so two never execute it at once.
-  const renew = async () => {
-    const ids = [...active.keys()];
-    if (ids.length === 0) return;
-    try {
-      const lost = await renewLeases(deps.leases ?? deps.prisma, owner, ids, leaseMs);
-      for (const id of lost) {
-        logger.warn({ runId: id }, "another worker took over a run: stopping it here");
-        active.get(id)?.abort.abort();
-      }
-    } catch (error) {
-      logger.warn({ err: error }, "renewing leases failed");
-    }
-  };
-  const heartbeat = setInterval(() => void renew(), Math.max(100, Math.floor(leaseMs / 3)));
-  heartbeat.unref();
-  const poll = options.pollMs > 0 ? setInterval(() => void claim(), options.pollMs) : undefined;
-  poll?.unref();
-  const unsubscribe = deps.signals.subscribe(RUN_READY, () => void claim());
-  const unsubscribeGap = deps.signals.onGap(() => void claim());
-
-  const idle = async () => {
-    while (active.size > 0 || claiming) {
-      await claiming;
-      await Promise.all([...active.values()].map((execution) => execution.done));
-    }
-  };
-  return {
-    lease: { owner, ms: leaseMs },
-    hasRoom: () => !stopped && active.size < options.concurrency,
-    get stopped() {
-      return stopped;
-    },
-    runLeased(known) {
-      if (active.has(known.run.id)) return;
-      launch(known.run, false, known.agent);
-    },
-    claim,
-    idle,
-    async stop(waitMs = 30_000) {
-      stopped = true;
-      clearInterval(poll);
-      unsubscribe();
-      unsubscribeGap();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([idle(), new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
-      clearTimeout(timer);
-      // Runs still executing keep their leases until they lapse; another worker then takes them over.
-      clearInterval(heartbeat);
-    },
-  };
-}
-
-/** One run executing on a worker. */
-interface Execution {
-  abort: AbortController;
-  done: Promise<void>;
-}
-
-/**
- * One pass of a run this worker holds the lease of: from `running` to completed, failed or a pause.
- * `abandoned`: the worker that held it died; it resumes from its checkpoint or ends interrupted.
- */
-async function execute(
+export async function executePass(
   deps: ExecutorDeps,
   owner: string,
   claimed: RunRow,
-  abort: AbortController,
+  control: PassControl,
   abandoned: boolean,
   knownAgent?: AgentRow,
 ): Promise<void> {
   const { prisma, bus } = deps;
+  const { abort } = control;
   const runId = claimed.id;
   const { maxResumes } = runTimings(deps.config);
   // A cancel from any process lands in the database and wakes us through the bus. Our own publishes
@@ -270,7 +142,19 @@ async function execute(
       .catch((error: unknown) => logger.warn({ err: error, runId }, "reading a run after a wake-up failed"));
   });
   const sink = new FrameSink(runId, { events: deps.events, live: deps.live, publish: publishOwn });
-  const checkpointer = createCheckpointer(prisma, runId, owner, sink);
+  let handBackWanted = false;
+  const checkpointer = createCheckpointer(prisma, runId, owner, sink, {
+    // A step that ran a tool with side effects is checkpointed: handing back is safe again.
+    onSafe: () => {
+      if (handBackWanted) abort.abort(HAND_BACK);
+    },
+  });
+  control.handBack = () => {
+    if (claimed.retention === METADATA_ONLY) return;
+    handBackWanted = true;
+    if (!checkpointer.state.unsafe) abort.abort(HAND_BACK);
+  };
+  let handedBack = false;
   // The transaction that moves the run out of running (completed, paused, failed) also ends this
   // pass: it drops the checkpoint and settles what the pass cost, so the finally below has nothing
   // left to write; an ended run also gives up its lease there. A paused run keeps its lease until its
@@ -317,8 +201,10 @@ async function execute(
     await sink.flush();
   } catch (error) {
     // Cancelled: the cancel wrote the run's last frames; what the model was still saying is dropped.
+    // Handed back: what is not written yet is dropped too; the pass that resumes says it again.
     if (abort.signal.aborted) {
       sink.drop();
+      handedBack = abort.signal.reason === HAND_BACK;
       return;
     }
     await sink.flush().catch(() => {});
@@ -348,8 +234,9 @@ async function execute(
   } finally {
     unsubscribe();
     if (!passEnded) {
-      // Only an execution that ended keeps no checkpoint; a process that dies never gets here.
-      if (checkpointer.state.saved) await clearCheckpoint(prisma, runId).catch(() => {});
+      // Only an execution that ended keeps no checkpoint (a handed-back run resumes from it); a process
+      // that dies never gets here.
+      if (checkpointer.state.saved && !handedBack) await clearCheckpoint(prisma, runId).catch(() => {});
       // Charge what this pass cost; a run that ended (cancelled) also gives back its hold.
       await settleRun(prisma, runId).catch((error: unknown) => logger.error({ err: error, runId }, "settling a run failed"));
     }
@@ -357,7 +244,10 @@ async function execute(
     await checkBalanceCrossings({ prisma, jobs: deps.jobs }, claimed.accountId).catch((error: unknown) =>
       logger.warn({ err: error, runId }, "checking the balance thresholds failed"),
     );
-    if (!passEnded || keptLease) {
+    if (handedBack) {
+      // The lease lapses now instead of in leaseMs: any worker that is not stopping resumes the run.
+      if (await handBackLease(prisma, runId, owner).catch(() => false)) deps.signals.publish(RUN_READY, String(runId));
+    } else if (!passEnded || keptLease) {
       await sink.flush().catch(() => {});
       // Let go of the run; one that is running again (a person answered while this pass ended) waits
       // for a worker, this one or another.
@@ -385,7 +275,7 @@ const countMessages = (row: RunRow) => (Array.isArray(row.messages) ? row.messag
 export const NOT_RETAINED_MESSAGE =
   "conversation_not_retained: this metadata_only run's conversation was kept only by the process that paused it";
 
-/** What the transaction that takes a run out of running adds to end the pass (see execute()). */
+/** What the transaction that takes a run out of running adds to end the pass (see executePass()). */
 interface PassEnd {
   /** Written with the run's new status: no checkpoint, and no lease unless kept until the pass's last frames. */
   data(options?: { keepLease?: boolean }): RunUpdate;
@@ -404,7 +294,7 @@ interface Resumed {
   replay?: Replay;
 }
 
-/** streamText options execute() adds: checkpoints (recovery.ts; none under metadata_only). */
+/** streamText options executePass() adds: checkpoints (recovery.ts; none under metadata_only). */
 type StreamHooks = Partial<CheckpointHooks>;
 
 async function loop(
@@ -516,6 +406,8 @@ async function loop(
     );
   }
 
+  // A stream aborted (cancel, takeover, hand-back) may end without an error: it is not the run's end.
+  signal.throwIfAborted();
   // Text a redactor still held back (the stream ends with a finish part, which releases it already).
   frames.push(...reader.end());
 
