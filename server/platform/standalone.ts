@@ -119,16 +119,22 @@ async function stop(signal: string) {
   const runtime = await deps.runtime();
   runtime.drain(env.INLAY_DRAIN_TIMEOUT_MS);
   if (server) {
-    const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
-    // Idle keep-alive connections close now; busy ones once their response is written.
-    (server as Server).closeIdleConnections();
+    const http = server as Server;
+    const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+    // A balancer keeps idle connections open to send the next request on: each one's answer now says
+    // "Connection: close", and a connection that goes idle (a run stream that ended) is closed, so no
+    // request reaches this process once what it holds is answered.
+    http.on("request", (_request, response) => (response.shouldKeepAlive = false));
+    http.closeIdleConnections();
+    const sweep = setInterval(() => http.closeIdleConnections(), 100);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), env.INLAY_DRAIN_TIMEOUT_MS)));
     if ((await Promise.race([closed, deadline])) === "timeout") {
       logger.warn({ timeoutMs: env.INLAY_DRAIN_TIMEOUT_MS }, "requests still in flight at the drain deadline: closing their connections");
-      (server as Server).closeAllConnections();
+      http.closeAllConnections();
     }
     clearTimeout(timer);
+    clearInterval(sweep);
   }
   await deps.close();
   probes?.close();

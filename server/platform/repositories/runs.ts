@@ -327,11 +327,14 @@ export async function lastEventId(prisma: PrismaClient, runId: number): Promise<
   return row?.id ?? 0n;
 }
 
-/** The last `run_status: running` frame: where the current execution of the run began. */
+/**
+ * The last `run_status: running` frame: where the current execution of the run began. A resume's
+ * notice (`resumed`) goes on the same execution: its checkpoint and the text said before it still count.
+ */
 export async function executionStartEventId(prisma: PrismaClient, runId: number): Promise<bigint> {
   const rows = await prisma.$queryRaw<{ id: bigint | null }[]>`
     SELECT max(id) AS id FROM platform_run_events
-    WHERE run_id = ${runId} AND type = 'run_status' AND data->>'status' = 'running'`;
+    WHERE run_id = ${runId} AND type = 'run_status' AND data->>'status' = 'running' AND NOT (data ? 'resumed')`;
   return rows[0]?.id ?? 0n;
 }
 

@@ -255,8 +255,14 @@ export async function resumeOrFail(
   }
 
   // Only text after the resume point: it stays, and the new pass repeats none of it (replayFilter).
+  // An earlier resume's notice says nothing, so a run handed on twice (a rolling restart) still replays.
   const tail = await eventsAfter(prisma, run.id, keepUpTo, TAIL_MAX);
-  const onlyText = tail.length > 0 && tail.length < TAIL_MAX && tail.every((event) => event.frame.type === "content_block_delta");
+  const saysNothing = (frame: RunFrame) => frame.type === "run_status" && frame.resumed === true;
+  const onlyText =
+    tail.length > 0 &&
+    tail.length < TAIL_MAX &&
+    tail.some((event) => event.frame.type === "content_block_delta") &&
+    tail.every((event) => event.frame.type === "content_block_delta" || saysNothing(event.frame));
   const kept = onlyText ? tail.at(-1)!.id : keepUpTo;
   const replay: Replay | undefined = onlyText
     ? { text: tail.map((event) => (event.frame.type === "content_block_delta" ? event.frame.delta.text : "")).join(""), discardAfter: keepUpTo, attempt: run.resumeAttempts }

@@ -205,6 +205,9 @@ export async function executePass(
     if (abort.signal.aborted) {
       sink.drop();
       handedBack = abort.signal.reason === HAND_BACK;
+      // A write already under way commits before the run is handed on: the resuming pass reads the
+      // log's tail, and a frame of this pass landing after it would say the same words twice.
+      if (handedBack) await sink.flush().catch(() => {});
       return;
     }
     await sink.flush().catch(() => {});
@@ -377,6 +380,9 @@ async function loop(
   let firstWritten = false;
   const share = fairShare();
   for await (const part of result.fullStream) {
+    // Aborted: nothing more of this pass reaches the log (the SDK's `abort` part would read as the
+    // replay's end to a resumed pass, and a run handed back is resumed from what the log holds).
+    if (signal.aborted) break;
     frames.push(...reader.read(part));
     if (reader.failure) throw reader.failure;
     // Steps back after the first token and when parts have been read a while without the event loop

@@ -53,9 +53,9 @@ async function sweep(harness: PlatformHarness = platform): Promise<number[]> {
   return claimed;
 }
 
-async function eventLog(runId: number, harness: PlatformHarness = platform, lastEventId?: string, userId?: string): Promise<Frame[]> {
+async function eventLog(runId: number, harness: PlatformHarness = platform, lastEventId?: string, userId?: string, key = account.key): Promise<Frame[]> {
   const response = await harness.request(`/runs/${runId}/events${userId ? `?user_id=${userId}` : ""}`, {
-    headers: { ...auth(), ...(lastEventId ? { "last-event-id": lastEventId } : {}) },
+    headers: { authorization: `Bearer ${key}`, ...(lastEventId ? { "last-event-id": lastEventId } : {}) },
   });
   return readFrames(response, { until: (frame) => frame.data.type === "done" });
 }
@@ -189,55 +189,73 @@ describe("resuming after a finished tool step", () => {
 });
 
 describe("a draining process (SIGTERM)", () => {
-  it("hands its worker's runs back at once: another worker resumes them without counting an attempt, every word once", async () => {
-    const first = await startPlatform({ database: platform.database });
-    const second = await startPlatform({ database: platform.database });
+  it("hands its worker's runs back at once: other workers resume them, twice over, without counting an attempt, every word once", async () => {
+    // Three processes on one database of their own; each drain hands the run to one of the others.
+    const first = await startPlatform();
+    const others = [await startPlatform({ database: first.database }), await startPlatform({ database: first.database })];
+    const harnesses = [first, ...others];
     try {
-      const agent = (await first.call("/agents", { key: account.key, body: { name: "Drained" } })).body;
+      const own = await first.signup({ require_end_user_id: false });
+      const key = { authorization: `Bearer ${own.key}` };
+      const agent = (await first.call("/agents", { key: own.key, body: { name: "Drained" } })).body;
       const created = await first.call("/runs", {
-        key: account.key,
-        body: { teammate_id: agent.id, message: "::delay 20\n::words 150", stream: false, permission_mode: "autonomous" },
+        key: own.key,
+        body: { teammate_id: agent.id, message: "::delay 20\n::words 200", stream: false, permission_mode: "autonomous" },
       });
       const runId: number = created.body.id;
-      const seen = await readFrames(await first.request(`/runs/${runId}/events`, { headers: auth() }), {
+      const seen = await readFrames(await first.request(`/runs/${runId}/events`, { headers: key }), {
         until: (frame) => frame.data.type === "content_block_delta" && frame.data.delta.text.startsWith("echo"),
       });
+      const { prisma } = first.database;
+      const holder = async () => {
+        const { leaseOwner } = await prisma.platformRun.findUniqueOrThrow({ where: { id: runId } });
+        const owners = await Promise.all(harnesses.map(async (harness) => (await harness.runtime()).worker!.lease.owner));
+        return owners.indexOf(leaseOwner ?? "");
+      };
 
+      expect(await holder()).toBe(0);
       const drained = await first.runtime();
-      const owner = drained.worker!.lease.owner;
       drained.drain();
       // A stream opened now is refused with a retryable answer, not an empty 200 ("the run is over").
-      const refused = await first.request(`/runs/${runId}/events`, { headers: auth() });
+      const refused = await first.request(`/runs/${runId}/events`, { headers: key });
       expect(refused.status).toBe(503);
       expect(refused.headers.get("retry-after")).toBe("1");
       expect((await refused.json()).error).toMatchObject({ type: "api_error", error_code: "instance_draining" });
       await drained.worker!.idle();
+      // Handed back mid-run, not run to its end; its wake-up had another process claim it at once,
+      // without waiting for a lease to lapse.
+      expect((await prisma.platformRun.findUniqueOrThrow({ where: { id: runId } })).status).toBe("running");
+      const secondIndex = await holder();
+      expect([1, 2]).toContain(secondIndex);
+      const second = harnesses[secondIndex]!;
+      const third = harnesses[3 - secondIndex]!;
 
-      // Handed back mid-run, not run to its end; the hand-back's wake-up had another worker (one of
-      // the other harnesses on this database) claim it at once, without waiting for a lease to lapse.
-      const { prisma } = platform.database;
-      const row = await prisma.platformRun.findUniqueOrThrow({ where: { id: runId } });
-      expect(row.status).toBe("running");
-      expect(row.leaseOwner).not.toBe(owner);
+      // The second holder is drained in turn once it has said more: the third finishes the run.
+      await expect.poll(async () => (await prisma.platformRunEvent.count({ where: { runId } })) > seen.length + 20).toBe(true);
+      (await second.runtime()).drain();
+      await (await second.runtime()).worker!.idle();
 
-      await expect.poll(async () => (await second.call(`/runs/${runId}`, { key: account.key })).body.status, { timeout: 20_000 }).toBe("completed");
-      const run = (await second.call(`/runs/${runId}`, { key: account.key })).body;
-      expect(wordsOf(run.output)).toHaveLength(150);
+      await expect.poll(async () => (await prisma.platformRun.findUniqueOrThrow({ where: { id: runId } })).status, { timeout: 20_000 }).toBe("completed");
+      const run = (await third.call(`/runs/${runId}`, { key: own.key })).body;
+      expect(wordsOf(run.output)).toHaveLength(200);
       expect(run.metadata?.interrupted).toBeUndefined();
-      // A hand-back is not an attempt: the resume counted none.
+      // Hand-backs are not attempts: the resumes counted none.
       expect((await prisma.platformRun.findUniqueOrThrow({ where: { id: runId } })).resumeAttempts).toBe(0);
 
-      const log = await eventLog(runId, second);
-      expect(textOf(log)).toBe(run.output);
-      const resumed = log.filter((frame) => frame.data.resumed);
-      expect(resumed).toHaveLength(1);
-      expect(resumed[0]!.data).toMatchObject({ type: "run_status", status: "running", attempt: 0 });
-      // The reader of the drained instance resumes where it was and gets only what is new.
-      const after = await eventLog(runId, second, seen.at(-1)!.id!);
+      const frames = await eventLog(runId, third, undefined, undefined, own.key);
+      expect(textOf(frames)).toBe(run.output);
+      const resumed = frames.filter((frame) => frame.data.resumed);
+      expect(resumed).toHaveLength(2);
+      for (const notice of resumed) {
+        // Nothing dropped either time: the text already said stayed and was not said again.
+        expect(notice.data).toMatchObject({ type: "run_status", status: "running", attempt: 0 });
+        expect(notice.data.discard_after).toBe(frames[frames.indexOf(notice) - 1]!.id);
+      }
+      // The reader of the first instance resumes where it was and gets only what is new.
+      const after = await eventLog(runId, third, seen.at(-1)!.id!, undefined, own.key);
       expect(textOf(seen) + textOf(after)).toBe(run.output);
     } finally {
-      await first.close();
-      await second.close();
+      for (const harness of harnesses) await harness.close();
     }
   });
 
