@@ -9,6 +9,7 @@ import { chatBundleBrowser } from "./chat-bundle-browser";
 import { httpAgents } from "./http-agents";
 import { peerRuns } from "./peer-runs";
 import { platformOverhead } from "./platform-overhead";
+import { platformStartup } from "./platform-startup";
 import { recovery } from "./recovery";
 import { runsCreation, runsHeldStreams, runsTimeToFirstToken, scaleOut, withPostgresDatabase } from "./runs";
 
@@ -47,6 +48,8 @@ const scripted: Record<string, () => Promise<void>> = {
   "chat-bridge-ttft": () => chatBridgeTtft(),
   // Always on PostgreSQL: a killed process's runs taken over by a new one (bench/recovery.ts).
   recovery,
+  // Always on PostgreSQL: each role's start and idle memory, from the sources (tsx) and compiled.
+  "platform-startup": platformStartup,
 };
 
 const known = [...Object.keys(suites), ...Object.keys(scripted)];

@@ -3,6 +3,8 @@
 // N web instances (free loopback ports) and M workers on PostgreSQL (DATABASE_URL) and Redis
 // (REDIS_URL), behind nginx (/usr/sbin/nginx) on --port. Prints "cluster ready on <url>" once every
 // process is ready; SIGINT or SIGTERM stops them all. A child that dies is reported, not restarted.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { env } from "@/lib/env";
 import { startCluster, type Cluster } from "./start-cluster";
@@ -47,11 +49,17 @@ async function stop(signal: string) {
 process.on("SIGINT", () => void stop("SIGINT"));
 process.on("SIGTERM", () => void stop("SIGTERM"));
 
+// Compiled (dist/platform/cluster.js, `npm run build`), the children are the compiled platform beside
+// this file; from the sources (tsx), the sources.
+const here = fileURLToPath(import.meta.url);
+const entry = here.endsWith(".js") ? [path.join(path.dirname(here), "standalone.js")] : undefined;
+
 try {
   cluster = await startCluster({
     web,
     workers,
     port,
+    entry,
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
     // eslint-disable-next-line no-restricted-properties -- the children inherit this process's environment

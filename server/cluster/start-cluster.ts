@@ -24,6 +24,11 @@ export interface ClusterOptions {
   env: NodeJS.ProcessEnv;
   /** The repository root, where `server/platform/standalone.ts` is. */
   cwd?: string;
+  /**
+   * What node runs to start one platform process, before its --role and port arguments. Default: the
+   * sources through tsx; the compiled cluster (dist/platform/cluster.js) passes the compiled platform.
+   */
+  entry?: string[];
   nginxPath?: string;
   /** Each line a child writes on stderr, and the cluster's own reports. Default: this process's stderr. */
   onLog?: (line: string) => void;
@@ -79,6 +84,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   if (!Number.isInteger(options.web) || options.web < 1) throw new Error("a cluster needs at least one web instance");
   if (!Number.isInteger(options.workers) || options.workers < 1) throw new Error("a cluster needs at least one worker");
   const cwd = options.cwd ?? process.cwd();
+  const entry = options.entry ?? ["--import", "tsx", "server/platform/standalone.ts"];
   const log = options.onLog ?? ((line: string) => process.stderr.write(`${line}\n`));
   const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
   const nginxBinary = options.nginxPath ?? "/usr/sbin/nginx";
@@ -109,7 +115,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   let nginxDir: string | undefined;
 
   async function launch(slot: Slot): Promise<Running> {
-    const args = ["--import", "tsx", "server/platform/standalone.ts", "--role", slot.role, "--host", "127.0.0.1"];
+    const args = [...entry, "--role", slot.role, "--host", "127.0.0.1"];
     // Web instances answer /healthz and /readyz on their own port, workers on a probe port of their own.
     args.push(slot.role === "web" ? "--port" : "--probe-port", String(slot.port));
     const child = spawn(process.execPath, args, { cwd, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });

@@ -1,0 +1,42 @@
+# One image for every role of the platform (web, worker, all: INLAY_ROLE), DESIGN.md "Operations";
+# docs/deploy.md walks through using it. Its build steps are the commands CI runs (.ci/run, npm test):
+# `npm install` and `npm run build`. CI has no container daemon and no base image, so this file is not
+# built there; tests/unit/deploy-manifests.test.ts checks the compose and kustomize files that run it.
+#
+#   docker build -t inlay .
+#   docker run -e DATABASE_URL=… -e NEXTAUTH_SECRET=… -e INLAY_ROLE=web -p 4010:4010 inlay
+ARG NODE_VERSION=22
+
+FROM node:${NODE_VERSION}-bookworm-slim AS build
+WORKDIR /app
+ENV NEXT_TELEMETRY_DISABLED=1
+# The install's postinstall generates the Prisma client from the schema: copied first, so the install
+# layer is reused while only the sources change.
+COPY package.json package-lock.json prisma.config.ts ./
+COPY prisma ./prisma
+RUN npm install --no-audit --no-fund
+COPY . .
+# The Next app, the embed widget and the compiled platform (dist/platform/).
+RUN npm run build
+# Build-only packages go; no lifecycle script runs again (the Prisma client is already generated).
+RUN npm prune --omit=dev --ignore-scripts --no-audit --no-fund
+
+FROM node:${NODE_VERSION}-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production \
+    NEXT_TELEMETRY_DISABLED=1 \
+    INLAY_ROLE=all \
+    PGLITE_DATA_DIR=/data/pglite
+# Root owns the application (the process cannot change its own code); the node user (uid 1000) runs it.
+# The processes read prisma/migrations and docs/errors.md from the working directory at run time.
+COPY --from=build /app /app
+# Writable: PGlite's data (role all without DATABASE_URL, a trial) and Next's cache (npm start).
+RUN mkdir -p /data /app/.next/cache && chown -R node:node /data /app/.next/cache
+USER node
+# Web and all roles listen on 4010; a worker answers probes on INLAY_PROBE_PORT (set it, e.g. 4011).
+EXPOSE 4010
+HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.INLAY_PROBE_PORT || 4010) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# What `NODE_ENV=production npm run platform` runs (server/entry.sh), without npm in between, so SIGTERM
+# reaches the process and it drains. The same image runs the Next app (the framework) with `npm start`.
+CMD ["node", "dist/platform/standalone.js", "--host", "0.0.0.0", "--port", "4010"]

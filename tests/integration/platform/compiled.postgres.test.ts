@@ -1,0 +1,123 @@
+// The compiled platform (server/platform-build.ts, what `npm run build` writes and production runs):
+// plain node, no TypeScript loader, in production mode, as a deploy starts it: the migration step, then
+// a web and a worker on one PostgreSQL database. Built once for the file (under a second), into a
+// directory of its own under dist/ so a concurrent `npm run build` is not disturbed and node_modules
+// resolve as they do from dist/platform/.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildPlatform } from "@/server/platform-build";
+import { createEmptyPostgresDatabase } from "../../helpers/database";
+
+const root = path.resolve(import.meta.dirname, "../../..");
+let outdir: string;
+let database: { url: string; drop(): Promise<void> };
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  await mkdir(path.join(root, "dist"), { recursive: true });
+  outdir = await mkdtemp(path.join(root, "dist", ".test-"));
+  await buildPlatform(outdir);
+  database = await createEmptyPostgresDatabase();
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(
+    children.map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }),
+  );
+  await database?.drop();
+  if (outdir) await rm(outdir, { recursive: true, force: true });
+});
+
+/** Runs dist's <name>.js with plain node from the checkout's root; resolves with its first stdout line. */
+async function start(name: string, args: string[] = []): Promise<{ child: ChildProcess; first: string }> {
+  const child = spawn(process.execPath, [path.join(outdir, `${name}.js`), ...args], {
+    cwd: root,
+    env: {
+      // eslint-disable-next-line no-restricted-properties -- the child inherits the test's environment
+      ...process.env,
+      NODE_ENV: "production",
+      NEXTAUTH_SECRET: "compiled-test-secret-compiled-test-secret",
+      DATABASE_URL: database.url,
+      OUTBOUND_ALLOW_LOOPBACK: "",
+      LOG_LEVEL: "warn",
+      // No loader inherited from the test's own process.
+      NODE_OPTIONS: "",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const first = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`${name}.js exited with ${code}: ${stderr}`)));
+  });
+  return { child, first };
+}
+
+describe("the compiled platform", () => {
+  it("migrates once, then runs a web and a worker that answer their probes and check a script in the sandbox", async () => {
+    const migrate = await start("migrate");
+    expect(migrate.first).toBe("migrations applied");
+    const migrated = await new Promise<number | null>((resolve) => migrate.child.once("exit", resolve));
+    expect(migrated).toBe(0);
+
+    const web = await start("standalone", ["--role", "web", "--port", "0"]);
+    expect(web.first).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\/api\/v2$/);
+    const baseUrl = web.first.slice("listening on ".length);
+    const origin = new URL(baseUrl).origin;
+    const worker = await start("standalone", ["--role", "worker", "--probe-port", "0"]);
+    expect(worker.first).toMatch(/^worker ready, probes on http:\/\/127\.0\.0\.1:\d+$/);
+    const probes = worker.first.slice("worker ready, probes on ".length);
+
+    for (const [url, role] of [
+      [origin, "web"],
+      [probes, "worker"],
+    ] as const) {
+      const alive = await fetch(`${url}/healthz`);
+      expect(alive.status).toBe(200);
+      expect(await alive.json()).toEqual({ status: "ok", role });
+      const ready = await fetch(`${url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({ ready: true, role });
+    }
+
+    // docs/errors.md is read from the working directory at run time.
+    const errors = await fetch(`${baseUrl}/docs/errors`);
+    expect(errors.status).toBe(200);
+    expect(await errors.text()).toContain("# Errors");
+
+    // A script server is checked in the Pyodide sandbox at create: its worker thread (worker.mjs,
+    // copied beside the bundle) and pyodide from node_modules must load from the compiled process.
+    const signup = await fetch(`${baseUrl}/signup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "compiled@example.test", first_name: "C", require_end_user_id: false }),
+    });
+    expect(signup.status).toBe(201);
+    const { api_key: key } = (await signup.json()) as { api_key: string };
+    const create = (source: string) =>
+      fetch(`${baseUrl}/mcp-servers`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+        body: JSON.stringify({ name: "S", url: "https://api.example.com", kind: "script", tool_defs: ["shout"], script_source: source }),
+      });
+    const good = await create("def shout(text):\n    return text.upper()\n");
+    expect(good.status).toBe(201);
+    const bad = await create("def whisper(text):\n    return text.lower()\n");
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { error: { error_code: string } }).error.error_code).toBe("tool_server_invalid_script");
+
+    const exited = new Promise<number | null>((resolve) => web.child.once("exit", resolve));
+    web.child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  }, 120_000);
+});
