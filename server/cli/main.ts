@@ -4,7 +4,6 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { env } from "@/lib/env";
 import { openDatabase, type Database } from "@/server/db";
-import { PlatformError } from "@/server/platform/errors";
 import { platformConfigFromEnv } from "@/server/platform/config";
 import { createJobQueue, type JobQueue } from "@/server/platform/jobs/queue";
 import type { PlatformConfig } from "@/server/platform/platform-config";
@@ -169,10 +168,10 @@ export async function runCli(argv: readonly string[], options: CliOptions = {}):
       stderr(`inlay ${found.name}: ${error.message}`);
       return 2;
     }
-    // A service's refusal (not found, conflict, validation) is the operator's to read; anything else too,
-    // as one line: the stack is for a bug report, not for this terminal.
-    const message = error instanceof PlatformError || error instanceof Error ? error.message : String(error);
-    stderr(`inlay ${found.name}: ${message}`);
+    // A service's refusal (PlatformError: not found, conflict) is the operator's to read; anything else
+    // too, as one line: the stack is for a bug report, not for this terminal.
+    const message = error instanceof Error ? error.message : String(error);
+    stderr(`inlay ${found.name}: ${message.replace(/\s*\n\s*/g, " ")}`);
     return 1;
   } finally {
     await jobs?.stop();
