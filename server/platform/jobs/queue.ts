@@ -154,6 +154,49 @@ async function createQueue(db: PgBoss.Db, name: string): Promise<void> {
   );
 }
 
+export interface FailedJob {
+  id: string;
+  name: string;
+  data: unknown;
+  retryCount: number;
+  createdAt: Date;
+  /** When its last attempt failed. */
+  failedAt: Date | null;
+  /** The last error's message (the handler's, or pg-boss's when the job expired). */
+  error: string | null;
+}
+
+/**
+ * Jobs that failed for good (every retry spent), newest first: the operator's view (npm run inlay --
+ * jobs failed). pg-boss archives them after KEEP_FINISHED_SECONDS, so this reaches back that far. Read
+ * without starting pg-boss; a database it never ran on has none.
+ */
+export async function listFailedJobs(database: Database, options: { name?: string; limit: number }): Promise<FailedJob[]> {
+  const db = jobDatabase(database);
+  const { rows: installed } = await db.executeSql("SELECT to_regclass('pgboss.job') IS NOT NULL AS installed", []);
+  if (!(installed[0] as { installed: boolean }).installed) return [];
+  const { rows } = await db.executeSql(
+    `SELECT id::text AS id, name, data, retry_count AS "retryCount", created_on AS "createdAt", completed_on AS "failedAt", output
+     FROM pgboss.job WHERE state = 'failed' AND ($1::text IS NULL OR name = $1)
+     ORDER BY completed_on DESC NULLS LAST, id LIMIT $2`,
+    [options.name ?? null, options.limit],
+  );
+  return (rows as (Omit<FailedJob, "error" | "createdAt" | "failedAt"> & { createdAt: Date | string; failedAt: Date | string | null; output: unknown })[]).map(
+    ({ output, createdAt, failedAt, ...row }) => ({
+      ...row,
+      createdAt: new Date(createdAt),
+      failedAt: failedAt === null ? null : new Date(failedAt),
+      error: errorMessageOf(output),
+    }),
+  );
+}
+
+function errorMessageOf(output: unknown): string | null {
+  if (output === null || output === undefined) return null;
+  if (typeof output === "object" && typeof (output as { message?: unknown }).message === "string") return (output as { message: string }).message;
+  return typeof output === "string" ? output : JSON.stringify(output);
+}
+
 // pg-boss validates an option whenever its key is present, undefined or not.
 const defined = <T extends object>(options: T): T =>
   Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as T;

@@ -21,6 +21,8 @@ export interface SealedColumnKeys {
 }
 
 export interface ResealResult {
+  /** Values found sealed under a previous key (sealed again unless `write` is false). */
+  stale: number;
   /** Values that were sealed under a previous key and now are under the current one. */
   resealed: number;
   /** Values no configured key opens ("table.column" each): lost unless a key that sealed them comes back. */
@@ -31,9 +33,13 @@ export interface ResealResult {
 export const platformSealedColumns = (config: PlatformConfig): SealedColumnKeys[] =>
   SEALED_COLUMNS.map((at) => ({ at, keys: keyringOf(config, SEALED_FOR[at.purpose]) }));
 
-/** Seals every value still under a previous key again under the current one. */
-export async function resealSecrets(prisma: Db, columns: readonly SealedColumnKeys[]): Promise<ResealResult> {
-  const result: ResealResult = { resealed: 0, unreadable: [] };
+/**
+ * Seals every value still under a previous key again under the current one; with `write: false` only
+ * counts them (the operator's check before removing a previous key: npm run inlay -- secrets reseal --check).
+ */
+export async function resealSecrets(prisma: Db, columns: readonly SealedColumnKeys[], options: { write?: boolean } = {}): Promise<ResealResult> {
+  const write = options.write ?? true;
+  const result: ResealResult = { stale: 0, resealed: 0, unreadable: [] };
   for (const { at, keys } of columns) {
     for (let after = ""; ; ) {
       const batch = await sealedValuesAfter(prisma, at, after, BATCH);
@@ -46,8 +52,10 @@ export async function resealSecrets(prisma: Db, columns: readonly SealedColumnKe
           result.unreadable.push(`${at.table}.${at.column}`);
           continue;
         }
+        if (!opened.stale) continue;
+        result.stale++;
         // A value written since the batch was read is under the current key already: left as it is.
-        if (opened.stale && (await replaceSealedValue(prisma, at, key, sealed, seal(keys[0]!, opened.value)))) result.resealed++;
+        if (write && (await replaceSealedValue(prisma, at, key, sealed, seal(keys[0]!, opened.value)))) result.resealed++;
       }
       if (batch.length < BATCH) break;
       after = batch.at(-1)!.key;

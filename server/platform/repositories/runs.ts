@@ -513,3 +513,36 @@ export async function runIdsInScope(prisma: PrismaClient, scope: ScopeKey, ids: 
   });
   return new Set(rows.map((row) => row.id));
 }
+
+/**
+ * The operator's view (npm run inlay -- runs stuck), across every account: runs still `running` whose
+ * lease lapsed before `now` (no worker renews it), or that waited for a worker since before `cutoff`,
+ * or that started before `cutoff` and still run. Oldest first, at most `limit`.
+ */
+export const listStuckRuns = (prisma: PrismaClient, options: { now: Date; cutoff: Date; limit: number }) =>
+  prisma.platformRun.findMany({
+    where: {
+      status: "running",
+      OR: [
+        { leaseOwner: { not: null }, leaseExpiresAt: { lt: options.now } },
+        { leaseOwner: null, updatedAt: { lt: options.cutoff } },
+        { createdAt: { lt: options.cutoff } },
+      ],
+    },
+    select: {
+      id: true,
+      accountId: true,
+      endUserId: true,
+      agentId: true,
+      status: true,
+      leaseOwner: true,
+      leaseExpiresAt: true,
+      resumeAttempts: true,
+      createdAt: true,
+      updatedAt: true,
+    },
+    orderBy: { id: "asc" },
+    take: options.limit,
+  });
+
+export type StuckRunRow = Awaited<ReturnType<typeof listStuckRuns>>[number];

@@ -14,7 +14,8 @@ export async function markVerified(prisma: PrismaClient, verificationId: number,
   ]);
 }
 
-/** Verified without a token: for the installation's own operator account (see services/verification). */
-export async function setAccountVerified(prisma: PrismaClient, accountId: number, at: Date): Promise<void> {
-  await prisma.platformAccount.updateMany({ where: { id: accountId, emailVerifiedAt: null }, data: { emailVerifiedAt: at } });
+/** Verified without a token, by the installation's operator (see services/verification); false if it already was. */
+export async function setAccountVerified(prisma: PrismaClient, accountId: number, at: Date): Promise<boolean> {
+  const { count } = await prisma.platformAccount.updateMany({ where: { id: accountId, emailVerifiedAt: null }, data: { emailVerifiedAt: at } });
+  return count > 0;
 }

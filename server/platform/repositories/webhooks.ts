@@ -82,6 +82,38 @@ export async function rearmDelivery(prisma: PrismaClient, deliveryId: bigint) {
 }
 
 /**
+ * Deliveries that gave up (status failed), across accounts, oldest first after `afterId`: the operator's
+ * view (npm run inlay -- webhooks dead|retry), narrowed to an account, a webhook or some ids.
+ */
+export const listFailedDeliveries = (
+  prisma: PrismaClient,
+  filter: { accountId?: number; webhookId?: number; deliveryIds?: bigint[]; afterId?: bigint; limit: number },
+) =>
+  prisma.platformWebhookDelivery.findMany({
+    where: {
+      status: "failed",
+      ...(filter.webhookId !== undefined ? { webhookId: filter.webhookId } : {}),
+      ...(filter.accountId !== undefined ? { webhook: { accountId: filter.accountId } } : {}),
+      ...(filter.deliveryIds !== undefined || filter.afterId !== undefined
+        ? { id: { ...(filter.deliveryIds !== undefined ? { in: filter.deliveryIds } : {}), ...(filter.afterId !== undefined ? { gt: filter.afterId } : {}) } }
+        : {}),
+    },
+    select: {
+      id: true,
+      webhookId: true,
+      attempts: true,
+      error: true,
+      updatedAt: true,
+      event: { select: { id: true, type: true, runId: true } },
+      webhook: { select: { accountId: true, active: true, disabledReason: true } },
+    },
+    orderBy: { id: "asc" },
+    take: filter.limit,
+  });
+
+export type FailedDeliveryRow = Awaited<ReturnType<typeof listFailedDeliveries>>[number];
+
+/**
  * One new delivery (origin replay) per event of the webhook's scope and kinds in [since, until), oldest
  * first, at most `limit`; also says when the window held more, and where the next one starts.
  */

@@ -40,10 +40,11 @@ export async function confirmVerification(prisma: Db, token: string, now = new D
 export const UNVERIFIED_RUN_LIMIT = 25;
 
 /**
- * Marks an account verified without a mailed token. Only for the account an embedded installation
- * provisions for its own framework (the vendor's own installation, whose operator is the vendor);
- * never reachable through the API.
+ * Marks an account verified without a mailed token: the account an embedded installation provisions
+ * for its own framework, and any account the installation's operator vouches for (npm run inlay --
+ * accounts verify, the way on an installation without SMTP). Never reachable through the API. False
+ * when it was verified already.
  */
-export async function markOperatorAccountVerified(prisma: Db, accountId: number, now = new Date()): Promise<void> {
-  await setAccountVerified(prisma, accountId, now);
+export async function markOperatorAccountVerified(prisma: Db, accountId: number, now = new Date()): Promise<boolean> {
+  return setAccountVerified(prisma, accountId, now);
 }

@@ -18,6 +18,7 @@ import {
 } from "@/lib/schemas/webhooks";
 import { SecretBoxError } from "@/server/secret-box";
 import type { PlatformConfig } from "../platform-config";
+import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
 import { enqueueAttempt, messageIdOf, SECRET_OVERLAP_MS } from "../jobs/webhook-delivery";
@@ -218,14 +219,102 @@ export async function retryDelivery(
   const delivery = await webhooks.findDelivery(ctx.prisma, webhook.id, deliveryId);
   if (!delivery) throw new PlatformError({ type: "not_found", message: `delivery ${deliveryId} of webhook ${id} not found` });
   requireActive(webhook);
-  if (!(await webhooks.rearmDelivery(ctx.prisma, delivery.id))) {
+  if (!(await rearmAndEnqueue(ctx, delivery))) {
     throw new PlatformError({
       type: "conflict_error",
       message: `delivery ${deliveryId} is still pending; its next attempt is at ${delivery.nextAttemptAt?.toISOString() ?? "once its job runs"}`,
     });
   }
-  await enqueueAttempt(ctx.jobs, delivery.id, delivery.attempts + 1);
   return toDelivery((await webhooks.findDelivery(ctx.prisma, webhook.id, deliveryId))!);
+}
+
+/** A finished delivery made due now and its next attempt enqueued; false when it is still pending. */
+async function rearmAndEnqueue(ctx: { prisma: Db; jobs: JobQueue }, delivery: { id: bigint; attempts: number }): Promise<boolean> {
+  if (!(await webhooks.rearmDelivery(ctx.prisma, delivery.id))) return false;
+  await enqueueAttempt(ctx.jobs, delivery.id, delivery.attempts + 1);
+  return true;
+}
+
+/** A delivery that gave up, as the operator sees it (no URL: it may carry a token). */
+export interface FailedDelivery {
+  id: number;
+  webhook_id: number;
+  account_id: number;
+  event_id: number;
+  event_type: string;
+  run_id: number | null;
+  attempts: number;
+  error: string | null;
+  failed_at: string;
+}
+
+const toFailedDelivery = (row: webhooks.FailedDeliveryRow): FailedDelivery => ({
+  id: Number(row.id),
+  webhook_id: row.webhookId,
+  account_id: row.webhook.accountId,
+  event_id: Number(row.event.id),
+  event_type: row.event.type,
+  run_id: row.event.runId,
+  attempts: row.attempts,
+  error: row.error,
+  failed_at: row.updatedAt.toISOString(),
+});
+
+export interface FailedDeliveryFilter {
+  accountId?: number;
+  webhookId?: number;
+  deliveryIds?: number[];
+  limit: number;
+}
+
+const PAGE = 500;
+
+async function eachFailedDelivery(prisma: Db, filter: FailedDeliveryFilter, visit: (row: webhooks.FailedDeliveryRow) => Promise<void>) {
+  let seen = 0;
+  for (let afterId: bigint | undefined; seen < filter.limit; ) {
+    const rows = await webhooks.listFailedDeliveries(prisma, {
+      accountId: filter.accountId,
+      webhookId: filter.webhookId,
+      deliveryIds: filter.deliveryIds?.map(BigInt),
+      afterId,
+      limit: Math.min(PAGE, filter.limit - seen),
+    });
+    for (const row of rows) await visit(row);
+    seen += rows.length;
+    if (rows.length < PAGE) return;
+    afterId = rows.at(-1)!.id;
+  }
+}
+
+/** Deliveries that gave up, across accounts (npm run inlay -- webhooks dead). */
+export async function listFailedDeliveries(prisma: Db, filter: FailedDeliveryFilter): Promise<FailedDelivery[]> {
+  const found: FailedDelivery[] = [];
+  await eachFailedDelivery(prisma, filter, async (row) => void found.push(toFailedDelivery(row)));
+  return found;
+}
+
+/**
+ * The operator's retry of deliveries that gave up (npm run inlay -- webhooks retry): each one made due
+ * again as POST /webhooks/{id}/deliveries/{delivery_id}/retry does it. Those of a paused or disabled
+ * webhook are skipped with the reason (that call answers 409 webhook_inactive for them).
+ */
+export async function retryFailedDeliveries(
+  ctx: { prisma: Db; jobs: JobQueue },
+  filter: FailedDeliveryFilter,
+): Promise<{ retried: FailedDelivery[]; skipped: (FailedDelivery & { reason: string })[] }> {
+  const retried: FailedDelivery[] = [];
+  const skipped: (FailedDelivery & { reason: string })[] = [];
+  await eachFailedDelivery(ctx.prisma, filter, async (row) => {
+    const delivery = toFailedDelivery(row);
+    if (!row.webhook.active) {
+      const state = row.webhook.disabledReason ? `disabled (${row.webhook.disabledReason})` : "paused";
+      skipped.push({ ...delivery, reason: `webhook ${row.webhookId} is ${state}; PATCH it with active=true first` });
+    } else if (await rearmAndEnqueue(ctx, row)) {
+      retried.push(delivery);
+    }
+    // Otherwise another caller retried it since it was read: it is pending again either way.
+  });
+  return { retried, skipped };
 }
 
 /** POST /webhooks/{id}/replay: the scope's events since a time, queued again for this webhook. */

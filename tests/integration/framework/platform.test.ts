@@ -59,7 +59,7 @@ describe("platform connection (embedded)", () => {
     expect((await connect(["rotated-secret", TEST_SECRET])).options.apiKey).toBe(key);
     await expect(connect(["rotated-secret"])).rejects.toThrow(/cannot be decrypted/);
     const result = await resealSecrets(fw.database.prisma, frameworkSealedColumns(["rotated-secret", TEST_SECRET]));
-    expect(result).toEqual({ resealed: 1, unreadable: [] });
+    expect(result).toEqual({ stale: 1, resealed: 1, unreadable: [] });
     expect((await connect(["rotated-secret"])).options.apiKey).toBe(key);
     // And back, so the rest of the file reads it with the harness's secret.
     await resealSecrets(fw.database.prisma, frameworkSealedColumns([TEST_SECRET, "rotated-secret"]));
