@@ -1,6 +1,6 @@
 // GET /runs/{run_id}/events: the run's durable event log as SSE, from Last-Event-ID (or
 // ?starting_after=) to the end of the run. An Inlay extension; see docs/platform-api.md.
-import { RunEventsQuery, RunIdParam } from "@/lib/schemas/runs";
+import { RunEventsHeaders, RunEventsQuery, RunIdParam } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { PlatformError } from "../../errors";
 import { getRun } from "../../services/runs";
@@ -15,7 +15,7 @@ export const route = defineRoute({
   path: "/runs/{run_id}/events",
   tags: ["runs"],
   summary: "Stream a run's events from a cursor",
-  request: { params: RunIdParam, query: RunEventsQuery },
+  request: { params: RunIdParam, query: RunEventsQuery, headers: RunEventsHeaders },
   responses: { 200: { description: "text/event-stream of the run's frames", content: { "text/event-stream": { schema: { type: "string" } } } } },
 });
 
