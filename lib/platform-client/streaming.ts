@@ -164,8 +164,8 @@ export class RunStream implements AsyncIterable<RunFrame> {
           yield frame;
           if (frame.type === "done") return;
         }
-        // The event log ends a stream early only when the run is over and nothing follows the
-        // cursor (the done frame was delivered before): there is nothing left to wait for.
+        // The event log ends a stream early (or answers 204) only when the run is over and nothing
+        // follows the cursor (the done frame was delivered before): there is nothing left to wait for.
         if (fromLog && delivered === 0) return;
         dropped = new ConnectionError({ message: "the stream ended before the run's done frame" });
       } catch (error) {
@@ -242,6 +242,8 @@ export class RunStream implements AsyncIterable<RunFrame> {
 
   /** The SSE messages of one connection; a silent connection is cut after the idle timeout. */
   private async *messages(answer: Answer): AsyncGenerator<EventSourceMessage> {
+    // 204: the run is over and nothing follows the cursor, as an empty stream would say.
+    if (answer.response.status === 204) return;
     const body = answer.response.body;
     if (!body) throw new ConnectionError({ message: "the stream has no body" });
     const connection = answer.connection ?? new AbortController();

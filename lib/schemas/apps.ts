@@ -103,6 +103,11 @@ export const ConnectResult = z
   })
   .meta({ id: "AppConnectResult" });
 
+/** POST /apps/{app}/provision's success per the spec (this platform allocates nothing and answers 422). */
+export const AppProvisioned = z
+  .object({ status: ConnectionStatus, app: z.string(), phone_number: z.string().nullable() })
+  .meta({ id: "AppProvisioned" });
+
 export const ApiKeyRequest = z.object({
   api_key: z.string().trim().min(1, "must not be blank").max(4_096).meta({ description: "Write-only; sealed at rest and never returned" }),
   user_id: UserId.optional(),

@@ -105,6 +105,14 @@ export const RunEventsQuery = z.object({
   user_id: UserId.optional(),
 });
 
+/** The header an EventSource sends when it reconnects; the route checks it (422 when not an event id). */
+export const RunEventsHeaders = z.object({
+  "Last-Event-ID": z
+    .string()
+    .optional()
+    .meta({ description: "Resume after this event id (an EventSource sends it when it reconnects); wins over starting_after" }),
+});
+
 /** GET /runs/{run_id}/messages (an Inlay extension): the run's conversation as turns. */
 export const RunMessage = z
   .object({

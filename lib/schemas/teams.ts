@@ -64,6 +64,8 @@ export const InvitePreview = z
 export const AcceptInviteRequest = z.object({ token: z.string().min(1, "must not be blank").max(255) });
 
 export const OrgIdParam = z.object({ org_id: IntId });
-export const InviteIdParam = z.object({ invite_id: IntId });
-export const InviteTokenParam = z.object({ token: z.string().min(1).max(255) });
+// GET /teams/invites/<token> and DELETE /teams/invites/<invite_id> (spec) are one path template: one
+// parameter name, read as a token by the preview and as an id by the revoke.
+export const InviteIdParam = z.object({ invite: IntId.meta({ description: "The invite's id (the spec's invite_id)" }) });
+export const InviteTokenParam = z.object({ invite: z.string().min(1).max(255).meta({ description: "The invite's token (the spec's token)" }) });
 export const MemberParams = z.object({ org_id: IntId, member_id: IntId });

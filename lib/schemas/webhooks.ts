@@ -1,6 +1,8 @@
 // Webhooks (/webhooks): registrations, their deliveries and attempts, request and response contracts.
 import { z } from "zod";
+import { PermissionMode } from "./agents";
 import { IntId, PageQuery, Timestamp, UserId } from "./common";
+import { RunStatus } from "./runs";
 
 /** The event kinds a webhook subscribes to (concepts.md, "Webhook event kinds"). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -139,3 +141,65 @@ export const WebhookReplay = z
     next_since: Timestamp.nullable().meta({ description: "With has_more: call again with this since" }),
   })
   .meta({ id: "WebhookReplay" });
+
+// The bodies the platform POSTs to webhooks (docs/platform-api.md, "Webhooks": Payloads), one contract
+// per event kind: the OpenAPI document's `webhooks` section is generated from them.
+
+const deliveredAt = {
+  timestamp: Timestamp.meta({ description: "When the event happened (deliveries are not ordered: order by this)" }),
+  truncated: z.literal(true).optional().meta({ description: "The body was over 256 KB: output_data and pending_requests were left out" }),
+};
+
+const runEventFields = {
+  run_id: z.number().int(),
+  teammate_id: z.number().int().meta({ description: "The run's agent" }),
+  task_id: z.number().int().nullable(),
+  user_id: z.string().nullable().meta({ description: "The end-user's user_id; null for an account-level run" }),
+  status: RunStatus.meta({ description: "The run's status when the event happened" }),
+  permission_mode: PermissionMode,
+  ...deliveredAt,
+};
+
+const runEvent = <T extends (typeof WEBHOOK_EVENT_TYPES)[number], S extends z.ZodRawShape>(type: T, id: string, description: string, extra: S) =>
+  z.object({ type: z.literal(type), ...runEventFields, ...extra }).meta({ id, description });
+
+export const PendingRequestSummary = z
+  .object({
+    request_id: z.string(),
+    tool_name: z.string(),
+    kind: z.string().meta({ description: "tool, question, plan, or connection (an app to connect before the call goes on)" }),
+    app: z.string().optional().meta({ description: "kind connection: the app slug" }),
+  })
+  .meta({ id: "WebhookPendingRequest" });
+
+export const RUN_WEBHOOK_PAYLOADS = {
+  "run.started": runEvent("run.started", "RunStartedEvent", "A run was created (committed with it)", {}),
+  "run.completed": runEvent("run.completed", "RunCompletedEvent", "The run finished", {
+    output_data: z.unknown().optional().meta({ description: "The structured result, when the run had an output_schema (never under metadata_only)" }),
+  }),
+  "run.failed": runEvent("run.failed", "RunFailedEvent", "The run failed (also when a worker ends it after its previous worker died)", {
+    error: z.string().nullable().meta({ description: "Why it failed" }),
+  }),
+  "run.cancelled": runEvent("run.cancelled", "RunCancelledEvent", "The run was cancelled", {}),
+  "run.awaiting_input": runEvent("run.awaiting_input", "RunAwaitingInputEvent", "The run paused for a person", {
+    pending_requests: z.array(PendingRequestSummary).optional().meta({ description: "What it waits for" }),
+  }),
+  "run.message_received": runEvent("run.message_received", "RunMessageReceivedEvent", "A reply reopened the run", {}),
+  "run.message_cancelled": runEvent("run.message_cancelled", "RunMessageCancelledEvent", "The run was cancelled while it worked on a reply (sent before run.cancelled)", {}),
+} as const;
+
+export const LowBalanceEvent = z
+  .object({
+    type: z.literal("billing.low_balance"),
+    account_id: z.number().int(),
+    balance_micros: z.number().int().meta({ description: "The balance in micro-USD" }),
+    balance_usd: z.string().meta({ description: "The balance for display, in US dollars" }),
+    low_balance_threshold_cents: z.number().int(),
+    crossing: z.number().int().meta({ description: "Which crossing below the threshold this is (1 for the first)" }),
+    user_id: z.null(),
+    timestamp: deliveredAt.timestamp,
+  })
+  .meta({ id: "LowBalanceEvent", description: "Extension: the balance fell below the alert threshold (once per crossing)" });
+
+/** Every body a webhook receives, by event kind. */
+export const WEBHOOK_PAYLOADS: Record<WebhookEventType, z.ZodObject> = { ...RUN_WEBHOOK_PAYLOADS, "billing.low_balance": LowBalanceEvent };

@@ -8,6 +8,7 @@ import { SMTPServer, type SMTPServerSession } from "smtp-server";
 import { logger } from "@/lib/logger";
 import { PlatformError } from "../errors";
 import type { AddressOwner } from "../repositories/email";
+import { htmlToText } from "./html-text";
 import { checkRecipient, receiveMail, type InboundContext, type InboundMail } from "../services/email-inbound";
 
 export interface SmtpSettings {
@@ -38,7 +39,9 @@ export function toInboundMail(parsed: ParsedMail): InboundMail {
   const references = parsed.references === undefined ? [] : Array.isArray(parsed.references) ? parsed.references : [parsed.references];
   return {
     subject: parsed.subject ?? "",
-    text: parsed.text ?? "",
+    // mailparser gives the HTML's text only when the HTML is the whole message; beside an attachment,
+    // in multipart/related or a nested alternative there is HTML and no text.
+    text: parsed.text?.trim() ? parsed.text : typeof parsed.html === "string" ? htmlToText(parsed.html) : "",
     messageId: parsed.messageId ?? null,
     inReplyTo: parsed.inReplyTo ?? null,
     references,

@@ -30,6 +30,19 @@ export async function registerPaymentJobs(deps: { prisma: Db; config: PlatformCo
   });
 }
 
+/** The billing.low_balance webhook payload (lib/schemas/webhooks.ts LowBalanceEvent, less the delivery's timestamp). */
+export function lowBalancePayload(account: { id: number; balanceMicros: bigint }, thresholdCents: number, crossing: number) {
+  return {
+    type: LOW_BALANCE_EVENT,
+    account_id: account.id,
+    balance_micros: Number(account.balanceMicros),
+    balance_usd: usdDisplay(account.balanceMicros),
+    low_balance_threshold_cents: thresholdCents,
+    crossing,
+    user_id: null,
+  } satisfies JsonObject;
+}
+
 /** Mails the account's owner and writes a billing.low_balance webhook event (account level). */
 export async function sendLowBalanceAlert(deps: { prisma: Db; config: PlatformConfig; mailer: Mailer }, data: CrossingData) {
   const [account, settings] = await Promise.all([findAccountContact(deps.prisma, data.accountId), findBillingSettings(deps.prisma, data.accountId)]);
@@ -37,15 +50,7 @@ export async function sendLowBalanceAlert(deps: { prisma: Db; config: PlatformCo
   const threshold = `$${usdDisplay(BigInt(settings.lowBalanceThresholdCents) * 10_000n)}`;
   const balance = `$${usdDisplay(account.balanceMicros)}`;
   const topup = `${deps.config.publicBaseUrl}/billing/topup`;
-  const payload = {
-    type: LOW_BALANCE_EVENT,
-    account_id: account.id,
-    balance_micros: Number(account.balanceMicros),
-    balance_usd: usdDisplay(account.balanceMicros),
-    low_balance_threshold_cents: settings.lowBalanceThresholdCents,
-    crossing: data.crossing,
-    user_id: null,
-  } satisfies JsonObject;
+  const payload = lowBalancePayload({ id: account.id, balanceMicros: account.balanceMicros }, settings.lowBalanceThresholdCents, data.crossing);
   await insertWebhookEvent(deps.prisma, { accountId: account.id, endUserId: null, runId: null, type: LOW_BALANCE_EVENT, payload });
   await deps.mailer.send(deps.prisma, {
     accountId: account.id,

@@ -36,6 +36,15 @@ export const jsonBody = <T extends z.ZodType>(schema: T, options: { required?: b
 
 export const noContent = { description: "No content" };
 
+/**
+ * The success of an operation this platform does not offer (it answers 422 feature_not_available): what
+ * a platform offering it returns, per the spec, so the document still says what the operation is for.
+ */
+export const unofferedSuccess = <T extends z.ZodType>(description: string, schema?: T) => ({
+  description: `${description}. Not sent by this platform, which answers 422 feature_not_available instead.`,
+  ...(schema ? { content: { "application/json": { schema } } } : {}),
+});
+
 export type Access = "api-key" | "public";
 
 function declaredQueryKeys(query: unknown): Set<string> {

@@ -28,6 +28,14 @@ export interface FollowDeps {
   keepAliveMs: number;
 }
 
+/**
+ * Nothing is left to follow from the cursor: the log ends with a `done` at or before it. (A replied run
+ * writes past its `done`, so callers also check that the run is settled.)
+ */
+export async function runLogOver(prisma: Db, runId: number, after: bigint): Promise<boolean> {
+  return (await hasDoneEvent(prisma, runId)) && (await eventsAfter(prisma, runId, after, 1)).length === 0;
+}
+
 export async function* followRunLog(deps: FollowDeps, runId: number, after: bigint, signal: AbortSignal): AsyncGenerator<RunLogItem> {
   const { prisma, bus, live, keepAliveMs } = deps;
   let cursor = after;

@@ -187,7 +187,8 @@ const fixtures: Record<string, Fixture> = {
   },
   // A team is its account: the org id is the account's own.
   org_id: { accountOnly: true, make: async (who) => String(who.id) },
-  invite_id: {
+  // GET /teams/invites/{invite} reads it as a token (an id is an unknown token: 404), DELETE as the id.
+  invite: {
     accountOnly: true,
     make: async (who) => String((await created(`/teams/${who.id}/invites`, who.key, { email: `${unique("invitee")}@example.test` })).id),
   },

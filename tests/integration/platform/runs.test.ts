@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPlatformClient } from "@/lib/platform-client";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { readFrames, textOf } from "../../helpers/sse";
 
@@ -137,13 +138,46 @@ describe("POST /runs/{run_id}/cancel", () => {
 });
 
 describe("reconnecting after the end", () => {
-  it("ends at once when the cursor is already past the done frame", async () => {
+  const events = (runId: number, headers: Record<string, string> = {}, query = "") =>
+    platform.request(`/runs/${runId}/events?user_id=u1${query}`, { headers: { authorization: `Bearer ${account.key}`, ...headers } });
+
+  async function finishedRun() {
     const response = await startRun({ message: "short", permission_mode: "autonomous" });
     const frames = await readFrames(response, { until: (frame) => frame.data.type === "done" });
     const runId = (await platform.database.prisma.platformRun.findFirstOrThrow({ orderBy: { id: "desc" } })).id;
-    const after = await platform.request(`/runs/${runId}/events?user_id=u1`, {
-      headers: { authorization: `Bearer ${account.key}`, "last-event-id": frames.at(-1)!.id! },
-    });
-    expect(await readFrames(after)).toEqual([]);
+    await waitForStatus(runId, ["completed"]);
+    return { runId, frames };
+  }
+
+  it("answers 204 (an EventSource stops reconnecting) when the cursor is at or past the done frame", async () => {
+    const { runId, frames } = await finishedRun();
+    const last = frames.at(-1)!.id!;
+    for (const cursor of [{ "last-event-id": last }, { "last-event-id": String(BigInt(last) + 1000n) }]) {
+      const after = await events(runId, cursor);
+      expect(after.status, JSON.stringify(cursor)).toBe(204);
+      expect(await after.text()).toBe("");
+    }
+    const byQuery = await events(runId, {}, `&starting_after=${last}`);
+    expect(byQuery.status).toBe(204);
+  });
+
+  it("still replays a finished run to a client that has not seen it all, with 200", async () => {
+    const { runId, frames } = await finishedRun();
+    const first = await events(runId);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toContain("text/event-stream");
+    const replayed = await readFrames(first, { until: (frame) => frame.data.type === "done" });
+    expect(replayed.map((frame) => frame.id)).toEqual(frames.map((frame) => frame.id));
+    const rest = await events(runId, { "last-event-id": frames.at(-2)!.id! });
+    expect(rest.status).toBe(200);
+    expect((await readFrames(rest, { until: (frame) => frame.data.type === "done" })).map((frame) => frame.id)).toEqual([frames.at(-1)!.id]);
+  });
+
+  it("reads a 204 as the end through the client, without reconnecting", async () => {
+    const { runId, frames } = await finishedRun();
+    const client = createPlatformClient({ baseUrl: platform.baseUrl, apiKey: account.key }).forUser("u1");
+    const stream = client.runs.events(runId, { lastEventId: frames.at(-1)!.id! });
+    expect(await stream.toArray()).toEqual([]);
+    expect(stream.reconnects).toBe(0);
   });
 });

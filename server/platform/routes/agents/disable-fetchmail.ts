@@ -1,11 +1,11 @@
 // DELETE /agents/{agent_id}/fetchmail: not available (polling an outside IMAP/POP mailbox); 422
 // feature_not_available for an agent in reach, 404 otherwise (docs/platform-api.md, "Email").
-import { AgentIdParam, AgentScopeBody } from "@/lib/schemas/agents";
+import { Agent, AgentIdParam, AgentScopeBody } from "@/lib/schemas/agents";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
 import { fetchmailNotAvailable } from "../../services/agents";
 import { pickUserId, resolveScope } from "../../services/scope";
-import { defineRoute, errorResponse, jsonBody } from "../define";
+import { defineRoute, errorResponse, jsonBody, unofferedSuccess } from "../define";
 import { authOf, servicesOf } from "../request";
 
 export const route = defineRoute({
@@ -15,7 +15,10 @@ export const route = defineRoute({
   tags: ["agents"],
   summary: "Disable fetchmail (not available: answers 422 feature_not_available)",
   request: { params: AgentIdParam, query: UserScopeQuery, body: jsonBody(AgentScopeBody, { required: false }) },
-  responses: { 422: errorResponse("Always, for an agent in reach: feature_not_available (fetchmail is not built)") },
+  responses: {
+    200: unofferedSuccess("The agent with fetchmail disabled", Agent),
+    422: errorResponse("Always, for an agent in reach: feature_not_available (fetchmail is not built)"),
+  },
 });
 
 export function register(app: PlatformApp) {

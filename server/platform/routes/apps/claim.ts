@@ -3,7 +3,7 @@ import { z } from "zod";
 import { AppParam, ClaimRequest } from "@/lib/schemas/apps";
 import type { PlatformApp } from "../../context";
 import { refuseUnavailable } from "../../services/apps";
-import { defineRoute, jsonBody } from "../define";
+import { defineRoute, jsonBody, unofferedSuccess } from "../define";
 
 export const route = defineRoute({
   operationId: "claimChatInstall",
@@ -12,7 +12,7 @@ export const route = defineRoute({
   tags: ["apps"],
   summary: "Claim a chat app install (not available: 422)",
   request: { params: AppParam, query: z.object({}), body: jsonBody(ClaimRequest) },
-  responses: {},
+  responses: { 200: unofferedSuccess("The chat install claimed (its shape is not shown in the spec)") },
 });
 
 export function register(app: PlatformApp) {

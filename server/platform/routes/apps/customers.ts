@@ -2,7 +2,7 @@
 import { AppParam, RefreshListQuery } from "@/lib/schemas/apps";
 import type { PlatformApp } from "../../context";
 import { refuseUnavailable } from "../../services/apps";
-import { defineRoute } from "../define";
+import { defineRoute, unofferedSuccess } from "../define";
 
 export const route = defineRoute({
   operationId: "listAppCustomers",
@@ -11,7 +11,7 @@ export const route = defineRoute({
   tags: ["apps"],
   summary: "List ad-platform customer accounts (not available: 422)",
   request: { params: AppParam, query: RefreshListQuery },
-  responses: {},
+  responses: { 200: unofferedSuccess("The ad platform's customer accounts (their shape is not shown in the spec)") },
 });
 
 export function register(app: PlatformApp) {

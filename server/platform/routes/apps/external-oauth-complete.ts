@@ -1,9 +1,9 @@
 // POST /apps/{app}/connect/external-oauth/complete: answered 422 on a self-hosted platform (docs/platform-api.md, "Apps and connections": what is not offered).
-import { AppParam, ExternalOAuthCompleteRequest } from "@/lib/schemas/apps";
+import { AppParam, ConnectResult, ExternalOAuthCompleteRequest } from "@/lib/schemas/apps";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
 import { refuseUnavailable } from "../../services/apps";
-import { defineRoute, jsonBody } from "../define";
+import { defineRoute, jsonBody, unofferedSuccess } from "../define";
 
 export const route = defineRoute({
   operationId: "completeAppExternalOAuth",
@@ -12,7 +12,7 @@ export const route = defineRoute({
   tags: ["apps"],
   summary: "Complete a connection started on the hosted apps page (not available: 422)",
   request: { params: AppParam, query: UserScopeQuery, body: jsonBody(ExternalOAuthCompleteRequest) },
-  responses: {},
+  responses: { 200: unofferedSuccess("The connection made: {status, app}", ConnectResult) },
 });
 
 export function register(app: PlatformApp) {

@@ -3,7 +3,7 @@ import { AppParam, ExternalOAuthRequest } from "@/lib/schemas/apps";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
 import { refuseUnavailable } from "../../services/apps";
-import { defineRoute, jsonBody } from "../define";
+import { defineRoute, jsonBody, unofferedSuccess } from "../define";
 
 export const route = defineRoute({
   operationId: "connectAppExternalOAuth",
@@ -12,7 +12,7 @@ export const route = defineRoute({
   tags: ["apps"],
   summary: "Start a connection through the hosted apps page (not available: 422)",
   request: { params: AppParam, query: UserScopeQuery, body: jsonBody(ExternalOAuthRequest) },
-  responses: {},
+  responses: { 200: unofferedSuccess("The hosted apps page to open (its shape is not shown in the spec)") },
 });
 
 export function register(app: PlatformApp) {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { AppParam } from "@/lib/schemas/apps";
 import type { PlatformApp } from "../../context";
 import { refuseUnavailable } from "../../services/apps";
-import { defineRoute } from "../define";
+import { defineRoute, unofferedSuccess } from "../define";
 
 export const route = defineRoute({
   operationId: "installChatApp",
@@ -12,7 +12,7 @@ export const route = defineRoute({
   tags: ["apps"],
   summary: "Start the chat app install (not available: 422)",
   request: { params: AppParam, query: z.object({}) },
-  responses: {},
+  responses: { 200: unofferedSuccess("The chat app install started (its shape is not shown in the spec)") },
 });
 
 export function register(app: PlatformApp) {

@@ -1,9 +1,9 @@
 // POST /apps/{app}/provision: answered 422 on a self-hosted platform (docs/platform-api.md, "Apps and connections": what is not offered).
-import { AppParam, ProvisionRequest } from "@/lib/schemas/apps";
+import { AppParam, AppProvisioned, ProvisionRequest } from "@/lib/schemas/apps";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
 import { refuseUnavailable } from "../../services/apps";
-import { defineRoute, jsonBody } from "../define";
+import { defineRoute, jsonBody, unofferedSuccess } from "../define";
 
 export const route = defineRoute({
   operationId: "provisionApp",
@@ -12,7 +12,7 @@ export const route = defineRoute({
   tags: ["apps"],
   summary: "Provision a platform-allocated resource (not available: 422)",
   request: { params: AppParam, query: UserScopeQuery, body: jsonBody(ProvisionRequest) },
-  responses: {},
+  responses: { 200: unofferedSuccess("The resource allocated: {status, app, phone_number}", AppProvisioned) },
 });
 
 export function register(app: PlatformApp) {

@@ -3,7 +3,7 @@ import { AppParam, SelectAccountRequest } from "@/lib/schemas/apps";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
 import { refuseUnavailable } from "../../services/apps";
-import { defineRoute, jsonBody } from "../define";
+import { defineRoute, jsonBody, unofferedSuccess } from "../define";
 
 export const route = defineRoute({
   operationId: "selectAppCustomer",
@@ -12,7 +12,7 @@ export const route = defineRoute({
   tags: ["apps"],
   summary: "Select the ad-platform customer account (not available: 422)",
   request: { params: AppParam, query: UserScopeQuery, body: jsonBody(SelectAccountRequest) },
-  responses: {},
+  responses: { 200: unofferedSuccess("The customer account selected (its shape is not shown in the spec)") },
 });
 
 export function register(app: PlatformApp) {

@@ -3,7 +3,7 @@
 import { BridgeProvisionAlt } from "@/lib/schemas/bridges";
 import type { PlatformApp } from "../../context";
 import { provisionAltBridge } from "../../services/bridges";
-import { defineRoute, errorResponse, jsonBody } from "../define";
+import { defineRoute, errorResponse, jsonBody, unofferedSuccess } from "../define";
 
 export const route = defineRoute({
   operationId: "provisionAltBridge",
@@ -12,7 +12,10 @@ export const route = defineRoute({
   tags: ["bridges"],
   summary: "Provision a line of the second vendor (not available: 422 feature_not_available)",
   request: { body: jsonBody(BridgeProvisionAlt) },
-  responses: { 422: errorResponse("A field is invalid (named), or else feature_not_available (no hosted line provider)") },
+  responses: {
+    200: unofferedSuccess("The line provisioned (its shape is not shown in the spec)"),
+    422: errorResponse("A field is invalid (named), or else feature_not_available (no hosted line provider)"),
+  },
 });
 
 export function register(app: PlatformApp) {

@@ -2,7 +2,7 @@
 // feature_not_available (docs/platform-api.md, "Bridges").
 import type { PlatformApp } from "../../context";
 import { provisionBridge } from "../../services/bridges";
-import { defineRoute, errorResponse } from "../define";
+import { defineRoute, errorResponse, unofferedSuccess } from "../define";
 
 export const route = defineRoute({
   operationId: "provisionBridge",
@@ -10,7 +10,10 @@ export const route = defineRoute({
   path: "/bridges/provision",
   tags: ["bridges"],
   summary: "Provision a hosted iMessage line (not available: 422 feature_not_available)",
-  responses: { 422: errorResponse("Always: feature_not_available (no hosted line provider; register your own bridge with POST /bridges)") },
+  responses: {
+    200: unofferedSuccess("The hosted line provisioned (its shape is not shown in the spec)"),
+    422: errorResponse("Always: feature_not_available (no hosted line provider; register your own bridge with POST /bridges)"),
+  },
 });
 
 export function register(app: PlatformApp) {

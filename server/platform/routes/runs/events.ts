@@ -1,10 +1,13 @@
 // GET /runs/{run_id}/events: the run's durable event log as SSE, from Last-Event-ID (or
-// ?starting_after=) to the end of the run. An Inlay extension; see docs/platform-api.md.
-import { RunEventsQuery, RunIdParam } from "@/lib/schemas/runs";
+// ?starting_after=) to the end of the run. An Inlay extension; see docs/platform-api.md. A settled run
+// whose log the client has read to its end gets 204: the EventSource standard's "stop reconnecting"
+// (an empty 200 makes a browser reconnect every few seconds forever).
+import { isSettledStatus, RunEventsHeaders, RunEventsQuery, RunIdParam } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { PlatformError } from "../../errors";
 import { getRun } from "../../services/runs";
 import { resolveScope } from "../../services/scope";
+import { runLogOver } from "../../runtime/follow-run";
 import { defineRoute } from "../define";
 import { authOf, runServicesOf, servicesOf } from "../request";
 import { streamRun } from "./stream";
@@ -15,8 +18,13 @@ export const route = defineRoute({
   path: "/runs/{run_id}/events",
   tags: ["runs"],
   summary: "Stream a run's events from a cursor",
-  request: { params: RunIdParam, query: RunEventsQuery },
-  responses: { 200: { description: "text/event-stream of the run's frames", content: { "text/event-stream": { schema: { type: "string" } } } } },
+  request: { params: RunIdParam, query: RunEventsQuery, headers: RunEventsHeaders },
+  responses: {
+    200: { description: "text/event-stream of the run's frames", content: { "text/event-stream": { schema: { type: "string" } } } },
+    204: {
+      description: "The run is over and nothing follows the cursor (the client has every frame): an EventSource stops reconnecting",
+    },
+  },
 });
 
 export function register(app: PlatformApp) {
@@ -34,6 +42,7 @@ export function register(app: PlatformApp) {
       throw new PlatformError({ type: "validation_error", message: "Last-Event-ID: must be an event id" });
     }
     const after = BigInt(header ?? query.starting_after ?? 0);
+    if (isSettledStatus(run.status) && (await runLogOver(c.var.prisma, run.id, after))) return c.body(null, 204);
     return streamRun(c, run.id, after) as never;
   });
 }

@@ -1,4 +1,4 @@
-// GET /teams/invites/{token}: what an invite offers (any authenticated caller holding its token).
+// GET /teams/invites/{invite} (the spec's <token>): what an invite offers (any authenticated caller holding its token).
 import { InvitePreview, InviteTokenParam } from "@/lib/schemas/teams";
 import { ErrorEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
@@ -9,7 +9,7 @@ import { servicesOf } from "../request";
 export const route = defineRoute({
   operationId: "previewTeamInvite",
   method: "get",
-  path: "/teams/invites/{token}",
+  path: "/teams/invites/{invite}",
   tags: ["teams"],
   summary: "Preview an invite",
   description: "404 for an unknown token; 410 gone for a used, revoked or expired one (error_code invite_accepted, invite_revoked, invite_expired).",
@@ -21,5 +21,5 @@ export const route = defineRoute({
 });
 
 export function register(app: PlatformApp) {
-  app.openapi(route, async (c) => c.json(await previewInvite(servicesOf(c), c.req.valid("param").token), 200));
+  app.openapi(route, async (c) => c.json(await previewInvite(servicesOf(c), c.req.valid("param").invite), 200));
 }

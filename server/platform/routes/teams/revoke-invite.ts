@@ -1,4 +1,4 @@
-// DELETE /teams/invites/{invite_id}: revoke a pending invite (owners and admins of its team).
+// DELETE /teams/invites/{invite} (the spec's <invite_id>): revoke a pending invite (owners and admins of its team).
 import { InviteIdParam } from "@/lib/schemas/teams";
 import { ErrorEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
@@ -10,7 +10,7 @@ import { authOf, servicesOf } from "../request";
 export const route = defineRoute({
   operationId: "revokeTeamInvite",
   method: "delete",
-  path: "/teams/invites/{invite_id}",
+  path: "/teams/invites/{invite}",
   tags: ["teams"],
   summary: "Revoke an invite",
   request: { params: InviteIdParam },
@@ -22,7 +22,7 @@ export const route = defineRoute({
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    await revokeInvite(servicesOf(c), personOf(authOf(c)), c.req.valid("param").invite_id);
+    await revokeInvite(servicesOf(c), personOf(authOf(c)), c.req.valid("param").invite);
     return c.body(null, 204);
   });
 }

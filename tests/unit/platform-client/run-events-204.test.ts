@@ -1,0 +1,33 @@
+// GET /runs/{run_id}/events answers 204 when the run is over and nothing follows the cursor: the
+// client's run stream takes it as the end of the stream (no frames, no reconnect, no error).
+import { describe, expect, it } from "vitest";
+import { createPlatformClient } from "@/lib/platform-client";
+
+function platformAnswering(answer: () => Response) {
+  const calls: { path: string; lastEventId: string | null }[] = [];
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const request = new Request(input, init);
+    calls.push({ path: new URL(request.url).pathname.replace("/api/v2", ""), lastEventId: request.headers.get("last-event-id") });
+    return answer();
+  };
+  const client = createPlatformClient({ baseUrl: "http://platform.test/api/v2", apiKey: "sk_test", fetch, maxRetries: 2 }).forUser("eu_1");
+  return { calls, client };
+}
+
+describe("a run stream answered 204", () => {
+  it("ends with no frames, after one request", async () => {
+    const { calls, client } = platformAnswering(() => new Response(null, { status: 204 }));
+    const stream = client.runs.events(7, { lastEventId: "42" });
+    expect(await stream.toArray()).toEqual([]);
+    expect(calls).toEqual([{ path: "/runs/7/events", lastEventId: "42" }]);
+    expect(stream.reconnects).toBe(0);
+  });
+
+  it("still reads a 200 stream to its done frame", async () => {
+    const sse = 'id: 1\ndata: {"type":"content_block_delta","delta":{"text":"hi"}}\n\nid: 2\ndata: {"type":"done","stop_reason":"end_turn"}\n\n';
+    const { client } = platformAnswering(() => new Response(sse, { headers: { "content-type": "text/event-stream" } }));
+    const stream = client.runs.events(7);
+    expect((await stream.toArray()).map((frame) => frame.type)).toEqual(["content_block_delta", "done"]);
+    expect(stream.lastEventId).toBe("2");
+  });
+});
