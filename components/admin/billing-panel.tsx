@@ -95,7 +95,7 @@ function BalanceSection() {
   const overview = useQuery(trpc.billing.overview.queryOptions());
   if (overview.isPending) return <Loading />;
   if (overview.isError) return <FormError message={`Could not load the balance: ${overview.error.message}`} />;
-  const { balance, tenants, tenantsCostCents } = overview.data;
+  const { balance, tenants, tenantsCostMicros } = overview.data;
   return (
     <>
       <Section id="balance-title" title="Balance" intro="The platform account every tenant's runs are paid from.">
@@ -148,7 +148,7 @@ function BalanceSection() {
       <Section
         id="spend-title"
         title="Tenants' spend this month"
-        intro={`${formatCents(tenantsCostCents)} spent by all tenants this month, against a balance of ${formatMicros(balance.balance_micros)}.`}
+        intro={`${formatMicros(tenantsCostMicros)} spent by all tenants this month, against a balance of ${formatMicros(balance.balance_micros)}.`}
       >
         <div className={tableScroll}>
           <table className={table} data-testid="tenant-spend">
@@ -168,9 +168,9 @@ function BalanceSection() {
                     <span className="font-medium">{tenant.name}</span> <span className="text-muted">{tenant.slug}</span>
                   </td>
                   <td className={td}>{tenant.runs}</td>
-                  <td className={`${td} text-right tabular-nums`}>{formatCents(tenant.costCents)}</td>
+                  <td className={`${td} text-right tabular-nums`}>{formatMicros(tenant.costMicros)}</td>
                   <td className={`${td} text-right tabular-nums`}>{tenant.limitCents === null ? "no limit" : formatCents(tenant.limitCents)}</td>
-                  <td className={`${td} text-right tabular-nums`}>{shareOf(tenant.costCents * 10_000, balance.balance_micros)}</td>
+                  <td className={`${td} text-right tabular-nums`}>{shareOf(tenant.costMicros, balance.balance_micros)}</td>
                 </tr>
               ))}
             </tbody>

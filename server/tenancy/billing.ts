@@ -21,8 +21,9 @@ export interface TenantSpend {
   name: string;
   slug: string;
   runs: number;
-  costCents: number;
-  /** The tenant's monthly cost limit; null: none. */
+  /** This month's spend, micro-USD. */
+  costMicros: number;
+  /** The tenant's monthly cost limit, whole cents as set; null: none. */
   limitCents: number | null;
 }
 
@@ -35,15 +36,15 @@ export async function getBillingOverview(prisma: Db, connection: PlatformConnect
       name: tenant.name,
       slug: tenant.slug,
       runs: tenant.usage.runs,
-      costCents: tenant.usage.costCents,
+      costMicros: tenant.usage.costMicros,
       limitCents: tenant.limits.costPerMonthCents,
     }))
-    .sort((a, b) => b.costCents - a.costCents || a.name.localeCompare(b.name));
+    .sort((a, b) => b.costMicros - a.costMicros || a.name.localeCompare(b.name));
   return {
     mode: connection.mode,
     balance,
     tenants: spend,
-    tenantsCostCents: spend.reduce((sum, tenant) => sum + tenant.costCents, 0),
+    tenantsCostMicros: spend.reduce((sum, tenant) => sum + tenant.costMicros, 0),
   };
 }
 
