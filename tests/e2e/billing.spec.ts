@@ -63,3 +63,31 @@ test("the owner credits the balance by hand; the ledger names who and why", asyn
   await expect(billing.ledgerRows().first()).toContainText("Bank transfer e2e");
   await expect(billing.ledgerRows().first()).toContainText(OWNER);
 });
+
+test("a top-up's manual payment page is the console's, speaks to the owner who pays, and leads back to Billing", async ({ browser }) => {
+  const page = await signedIn(browser, OWNER);
+  // Where Top up sends the owner when the platform takes no card payments (server/tenancy/billing.ts).
+  await page.goto("/admin/billing/pay/pay_e2e0000?amount=2500");
+  await expect(page.getByRole("heading", { name: "Pay a top-up", level: 1 })).toBeVisible();
+  // Inside the console, with its navigation, not a bare page.
+  await expect(page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Billing" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Your top-up of $25.00" })).toBeVisible();
+  await expect(page.getByTestId("payment-reference")).toHaveText("pay_e2e0000");
+  // Embedded, the owner runs the platform and funds it; remote (E2E_REMOTE_PLATFORM=1), they pay its operator.
+  const addressed = test.info().config.metadata.remotePlatform ? "Pay its operator as you agreed" : "you are its operator, so you fund the balance yourself";
+  await expect(page.getByText(addressed)).toBeVisible();
+  await expect(page.getByText(/contact the owner/i)).toHaveCount(0);
+
+  // The operator key is configured here (playwright.config.ts), so the payment can be recorded on the
+  // page, the amount filled in; a reference the platform does not know is refused with its message.
+  const form = page.getByRole("form", { name: "Credit the balance" });
+  await expect(form.getByLabel("Amount ($)")).toHaveValue("25.00");
+  await expect(form.getByLabel("Reason")).toHaveValue("Top-up pay_e2e0000");
+  await expect(page.getByTestId("development-operator-key")).toHaveCount(0);
+  await form.getByRole("button", { name: "Credit" }).click();
+  await expect(form.getByRole("alert")).toContainText("no such payment");
+
+  await page.getByRole("link", { name: "Back to Billing" }).click();
+  await expect(page).toHaveURL(/\/admin\/billing$/);
+  await expect(page.getByRole("heading", { name: "Billing", level: 1 })).toBeVisible();
+});
