@@ -1,9 +1,11 @@
-// Money for people: every amount the console shows goes through here, so the balance (micro-USD), caps
-// and limits (cents) and the platform's decimal strings all read the same way: `$1,234.56`. Isomorphic
+// Money for people: every amount the console shows goes through here, so the balance and spend
+// (micro-USD), caps and limits (cents) and the platform's decimal strings all read the same way. Isomorphic
 // (no Node APIs): client components use it. Whole-number math on bigint, so no float rounding creeps in.
+// Amounts are stored and compared exactly (micro-USD); rounding happens here only.
 
 const MICROS_PER_CENT = 10_000n;
 const MICROS_PER_DOLLAR = 1_000_000n;
+const MICROS_PER_TEN_THOUSANDTH = 100n;
 
 function groupThousands(digits: string): string {
   return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
@@ -14,21 +16,34 @@ function toMicros(value: number | bigint): bigint {
 }
 
 /**
- * `$12.34` from micro-USD. An amount under a cent (one run's cost) keeps four decimals (`$0.0003`),
- * since `$0.00` would read as free; under $0.0001 it is `<$0.0001`.
+ * Micro-USD for people. A whole number of cents reads `$1,234.56` (and zero, only zero, `$0.00`); any
+ * other amount keeps four decimals, rounded half up (`$0.0004`, `$1,004.9996`), so spend under a cent
+ * does not read as free and a balance a few runs lower does not read as unchanged; a non-zero amount
+ * under $0.00005 is `<$0.0001`.
  */
 export function formatMicros(value: number | bigint): string {
   const micros = toMicros(value);
   const sign = micros < 0n ? "-" : "";
   const abs = micros < 0n ? -micros : micros;
-  if (abs > 0n && abs < MICROS_PER_CENT) {
-    const tenThousandths = (abs + 50n) / 100n; // round half up to $0.0001
-    if (tenThousandths === 0n) return `${sign}<$0.0001`;
-    return `${sign}$0.${String(tenThousandths).padStart(4, "0")}`;
+  if (abs % MICROS_PER_CENT === 0n) {
+    const cents = abs / MICROS_PER_CENT;
+    return `${sign}$${groupThousands(String(cents / 100n))}.${String(cents % 100n).padStart(2, "0")}`;
   }
-  const cents = (abs + MICROS_PER_CENT / 2n) / MICROS_PER_CENT;
-  const dollars = cents / 100n;
-  return `${sign}$${groupThousands(String(dollars))}.${String(cents % 100n).padStart(2, "0")}`;
+  const tenThousandths = (abs + MICROS_PER_TEN_THOUSANDTH / 2n) / MICROS_PER_TEN_THOUSANDTH;
+  if (tenThousandths === 0n) return `${sign}<$0.0001`;
+  return `${sign}$${groupThousands(String(tenThousandths / 10_000n))}.${String(tenThousandths % 10_000n).padStart(4, "0")}`;
+}
+
+/**
+ * A decimal USD string (the platform's `cost_usd`, six decimals) as exact micro-USD; null when it is not
+ * a non-negative decimal. Digits past the sixth round up, so a cost is never under-counted.
+ */
+export function usdToMicros(value: string): bigint | null {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(value.trim());
+  if (!match) return null;
+  const fraction = match[2] ?? "";
+  const micros = BigInt(match[1]!) * MICROS_PER_DOLLAR + BigInt(fraction.slice(0, 6).padEnd(6, "0"));
+  return /[1-9]/.test(fraction.slice(6)) ? micros + 1n : micros;
 }
 
 /** `$12.34` from whole cents (caps, limits, plan prices). */
@@ -36,12 +51,17 @@ export function formatCents(cents: number): string {
   return formatMicros(toMicros(cents) * MICROS_PER_CENT);
 }
 
-/** `$12.34` from the platform's decimal USD strings (`cost_usd`, `balance_usd`); undefined if not a number. */
+/** Whole cents (a cap, a limit) as micro-USD, to compare with spend exactly. */
+export function centsToMicros(cents: number): number {
+  return cents * Number(MICROS_PER_CENT);
+}
+
+/** The platform's decimal USD strings (`cost_usd`, `balance_usd`) as formatMicros does; undefined if not one. */
 export function formatUsd(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const amount = Number(value);
-  if (value.trim() === "" || !Number.isFinite(amount)) return undefined;
-  return formatMicros(Math.round(amount * Number(MICROS_PER_DOLLAR)));
+  const negative = value.trim().startsWith("-");
+  const micros = usdToMicros(negative ? value.trim().slice(1) : value);
+  return micros === null ? undefined : formatMicros(negative ? -micros : micros);
 }
 
 /**

@@ -5,12 +5,14 @@ import { getDb } from "@/server/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformDepsFromEnv } from "@/server/platform/config";
 import type { PlatformApp, PlatformDeps } from "@/server/platform/context";
+import { developmentOperatorKeySha256 } from "@/server/tenancy/operator-key";
 
 const globalForPlatform = globalThis as unknown as { inlayEmbeddedPlatform?: { app: PlatformApp; deps: PlatformDeps } };
 
 function embedded() {
   if (!globalForPlatform.inlayEmbeddedPlatform) {
-    const deps = platformDepsFromEnv(getDb);
+    // In development the owner's credit form works without INLAY_OPERATOR_KEY: see operator-key.ts.
+    const deps = platformDepsFromEnv(getDb, undefined, { operatorKeySha256: developmentOperatorKeySha256() });
     globalForPlatform.inlayEmbeddedPlatform = { app: createPlatformApp(deps), deps };
   }
   return globalForPlatform.inlayEmbeddedPlatform;

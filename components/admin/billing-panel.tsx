@@ -4,6 +4,7 @@
 // low-balance alert, the plan, receipts with their invoices, and what each tenant spent this month.
 // Every amount is shown as money (lib/money.ts); forms take dollars and send whole cents.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { FormError, TextField } from "@/components/ui/field";
@@ -95,7 +96,7 @@ function BalanceSection() {
   const overview = useQuery(trpc.billing.overview.queryOptions());
   if (overview.isPending) return <Loading />;
   if (overview.isError) return <FormError message={`Could not load the balance: ${overview.error.message}`} />;
-  const { balance, tenants, tenantsCostCents } = overview.data;
+  const { balance, tenants, tenantsCostMicros } = overview.data;
   return (
     <>
       <Section id="balance-title" title="Balance" intro="The platform account every tenant's runs are paid from.">
@@ -148,7 +149,7 @@ function BalanceSection() {
       <Section
         id="spend-title"
         title="Tenants' spend this month"
-        intro={`${formatCents(tenantsCostCents)} spent by all tenants this month, against a balance of ${formatMicros(balance.balance_micros)}.`}
+        intro={`${formatMicros(tenantsCostMicros)} spent by all tenants this month, against a balance of ${formatMicros(balance.balance_micros)}.`}
       >
         <div className={tableScroll}>
           <table className={table} data-testid="tenant-spend">
@@ -168,9 +169,9 @@ function BalanceSection() {
                     <span className="font-medium">{tenant.name}</span> <span className="text-muted">{tenant.slug}</span>
                   </td>
                   <td className={td}>{tenant.runs}</td>
-                  <td className={`${td} text-right tabular-nums`}>{formatCents(tenant.costCents)}</td>
+                  <td className={`${td} text-right tabular-nums`}>{formatMicros(tenant.costMicros)}</td>
                   <td className={`${td} text-right tabular-nums`}>{tenant.limitCents === null ? "no limit" : formatCents(tenant.limitCents)}</td>
-                  <td className={`${td} text-right tabular-nums`}>{shareOf(tenant.costCents * 10_000, balance.balance_micros)}</td>
+                  <td className={`${td} text-right tabular-nums`}>{shareOf(tenant.costMicros, balance.balance_micros)}</td>
                 </tr>
               ))}
             </tbody>
@@ -211,32 +212,69 @@ function TopUpForm() {
   );
 }
 
-function CreditForm() {
+/** With `payment`, the credit pays that pending top-up (its amount and a reason filled in): it completes, with a receipt. */
+function CreditForm({ payment }: { payment?: { reference: string; amountCents: number | null } }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const [paid, setPaid] = useState(false);
   const credit = useMutation(
     trpc.billing.credit.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.billing.overview.queryKey() }) }),
   );
   const form = useMoneyForm(creditBalanceInput, ["amountCents"], async (data) => {
     await credit.mutateAsync(data);
+    if (payment) setPaid(true);
     return `Credited ${formatCents(data.amountCents)}.`;
   });
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const formElement = event.currentTarget;
     const values = new FormData(formElement);
-    void form.run({ amountCents: readDollars(values, "amount"), reason: String(values.get("reason") ?? "") }).then((done) => {
-      if (done) formElement.reset();
-    });
+    void form
+      .run({
+        amountCents: readDollars(values, "amount"),
+        reason: String(values.get("reason") ?? ""),
+        ...(payment ? { paymentReference: payment.reference } : {}),
+      })
+      .then((done) => {
+        if (done && !payment) formElement.reset();
+      });
   }
   return (
     <form onSubmit={onSubmit} noValidate aria-label="Credit the balance" className="grid gap-4 sm:grid-cols-[16rem_1fr]">
-      <TextField label="Amount ($)" name="amount" inputMode="decimal" error={form.errors.fields.amountCents} />
-      <TextField label="Reason" name="reason" placeholder="Bank transfer of 3 March" error={form.errors.fields.reason} />
+      <TextField
+        label="Amount ($)"
+        name="amount"
+        inputMode="decimal"
+        defaultValue={payment?.amountCents ? centsToDollarsInput(payment.amountCents) : undefined}
+        error={form.errors.fields.amountCents}
+      />
+      <TextField
+        label="Reason"
+        name="reason"
+        placeholder="Bank transfer of 3 March"
+        defaultValue={payment ? `Top-up ${payment.reference}` : undefined}
+        error={form.errors.fields.reason}
+      />
       <div className="sm:col-span-2">
-        <FormFooter pending={form.pending} label="Credit" status={form.status} error={form.errors.form} />
+        {paid ? (
+          <p role="status" className="text-sm">
+            {form.status} The top-up is paid and its receipt is on <Link href="/admin/billing" className="text-accent underline">Billing</Link>.
+          </p>
+        ) : (
+          <FormFooter pending={form.pending} label="Credit" status={form.status} error={form.errors.form} />
+        )}
       </div>
     </form>
+  );
+}
+
+/** Development only: this process made its own operator key, so nothing needs setting to credit. */
+function DevelopmentKeyNote() {
+  return (
+    <p className="rounded-card border border-line bg-fg/5 p-3 text-sm text-muted" data-testid="development-operator-key">
+      Development: this server made its own operator key for the embedded platform (kept in memory, new on each start), so
+      you can credit the balance without setting <code>INLAY_OPERATOR_KEY</code>. Production needs one.
+    </p>
   );
 }
 
@@ -251,6 +289,7 @@ function CreditSection() {
       title="Credit the balance"
       intro="With manual payments (an invoice paid by transfer, a goodwill credit): the ledger records the amount, your email and the reason."
     >
+      {overview.data.creditDevelopmentKey ? <DevelopmentKeyNote /> : null}
       {overview.data.creditConfigured ? (
         <CreditForm />
       ) : (
@@ -497,7 +536,7 @@ export function BillingPanel() {
   return (
     <>
       <BalanceSection />
-      <Section id="topup-title" title="Top up" intro="Pay on the payment provider's checkout page; the balance is credited once the payment lands.">
+      <Section id="topup-title" title="Top up" intro="Pay on the payment provider's checkout page (without a card provider, the top-up's own page says how); the balance is credited once the payment lands.">
         <TopUpForm />
       </Section>
       <CreditSection />
@@ -513,6 +552,69 @@ export function BillingPanel() {
       <Section id="receipts-title" title="Receipts">
         <ReceiptsSection />
       </Section>
+    </>
+  );
+}
+
+/**
+ * A pending top-up on a platform that takes no card payments (startTopUp sends the owner here rather
+ * than to the platform's page for its customers). Addressed to the owner, who pays: on the embedded
+ * platform they run it, so they record the payment themselves; on a remote one they pay its operator.
+ */
+export function ManualPayment({ reference, amountCents }: { reference: string; amountCents: number | null }) {
+  const trpc = useTRPC();
+  const overview = useQuery(trpc.billing.overview.queryOptions());
+  const amount = amountCents ? formatCents(amountCents) : "the amount you chose";
+  return (
+    <>
+      <Section id="pay-title" title={`Your top-up of ${amount}`}>
+        <dl className="grid gap-4 text-sm sm:grid-cols-2">
+          <div>
+            <dt className="text-muted">Reference</dt>
+            <dd className="mt-1 font-mono" data-testid="payment-reference">
+              {reference}
+            </dd>
+          </div>
+          <div>
+            <dt className="text-muted">Amount</dt>
+            <dd className="mt-1 text-lg font-medium">{amount}</dd>
+          </div>
+        </dl>
+        {overview.isPending ? (
+          <Loading />
+        ) : overview.isError ? (
+          <FormError message={`Could not load the billing settings: ${overview.error.message}`} />
+        ) : overview.data.mode === "embedded" ? (
+          <p className="text-sm">
+            This installation takes no card payments, and its platform runs inside it: you are its operator, so you fund the
+            balance yourself. Once the money is where you keep it (or right away, in a demo), record the payment below; the
+            top-up is then paid, the balance credited and a receipt issued.
+          </p>
+        ) : (
+          <p className="text-sm">
+            The platform this installation uses takes no card payments. Pay its operator as you agreed, quoting the reference
+            and the amount above; they credit the balance, and it shows on Billing.
+          </p>
+        )}
+      </Section>
+      {overview.data?.creditConfigured ? (
+        <Section id="credit-title" title="Record the payment" intro="The ledger records the amount, your email and the reason.">
+          {overview.data.creditDevelopmentKey ? <DevelopmentKeyNote /> : null}
+          <CreditForm payment={{ reference, amountCents }} />
+        </Section>
+      ) : overview.data?.mode === "embedded" ? (
+        <Section id="credit-title" title="Record the payment">
+          <p className="text-sm text-muted">
+            Not set up yet: set <code>INLAY_OPERATOR_KEY</code> here and its SHA-256 as <code>INLAY_OPERATOR_KEY_SHA256</code>, then
+            come back to this page.
+          </p>
+        </Section>
+      ) : null}
+      <p>
+        <Link href="/admin/billing" className="text-sm font-medium text-accent underline">
+          ← Back to Billing
+        </Link>
+      </p>
     </>
   );
 }

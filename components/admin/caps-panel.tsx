@@ -6,7 +6,7 @@ import { FormError } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/react";
 import { card } from "./admin-page";
 import { CapForm } from "./cap-form";
-import { formatCents } from "@/lib/money";
+import { formatMicros } from "@/lib/money";
 import { describeCostLimit, describeLimit } from "./limit-input";
 import { ScheduleCapForm } from "./schedule-cap-form";
 
@@ -79,7 +79,7 @@ export function CapsPanel() {
                 </div>
                 <div className="text-sm text-muted" data-testid="effective-cap">
                   {member.usage.runs} / {describeLimit(member.effective.runsPerMonth)} runs ·{" "}
-                  {formatCents(member.usage.costCents)} / {describeCostLimit(member.effective.costPerMonthCents)}
+                  {formatMicros(member.usage.costMicros)} / {describeCostLimit(member.effective.costPerMonthCents)}
                   {member.override ? " · override" : " · default"}
                 </div>
               </div>

@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button";
 import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
 import { createTenantInput, tenantLimitsSchema, type TenantLimitsInput } from "@/lib/schemas/tenancy";
-import { formatCents } from "@/lib/money";
+import { formatMicros } from "@/lib/money";
 import { useTRPC } from "@/lib/trpc/react";
 import { card } from "./admin-page";
 import { costFormatErrors, readCostLimit, readLimit, showCostLimit, showLimit } from "./limit-input";
@@ -147,7 +147,7 @@ export function TenantsPanel() {
                 {tenant.name} <span className="text-sm font-normal text-muted">{tenant.slug}</span>
               </h2>
               <p className="text-sm text-muted">
-                {tenant.memberCount} members · this month {tenant.usage.runs} runs, {formatCents(tenant.usage.costCents)}
+                {tenant.memberCount} members · this month {tenant.usage.runs} runs, {formatMicros(tenant.usage.costMicros)}
               </p>
             </div>
             <LimitsForm tenantId={tenant.id} name={tenant.name} initial={tenant.limits} />

@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { card, table, tableScroll, td, th } from "@/components/admin/admin-page";
 import { EmptyState } from "@/components/ui/empty-state";
-import { formatCents } from "@/lib/money";
+import { formatCents, formatMicros } from "@/lib/money";
 import { useTRPC } from "@/lib/trpc/react";
 
 // The series' colours are theme tokens (app/theme.css), so the bars stay bright in dark mode.
@@ -45,7 +45,7 @@ export function TenantUsage() {
                     {member.runs} / {member.cap.runsPerMonth ?? "∞"}
                   </td>
                   <td className={td}>
-                    {formatCents(member.costCents)} / {member.cap.costPerMonthCents === null ? "∞" : formatCents(member.cap.costPerMonthCents)}
+                    {formatMicros(member.costMicros)} / {member.cap.costPerMonthCents === null ? "∞" : formatCents(member.cap.costPerMonthCents)}
                   </td>
                   <td className={td}>
                     {member.platform ? `${member.platform.inputTokens} / ${member.platform.outputTokens}` : "none yet"}

@@ -46,5 +46,7 @@ export const receiptIdInput = z.object({ receiptId: z.number().int().positive() 
 export const creditBalanceInput = z.object({
   amountCents: cents(1, TOPUP_MAX_CENTS),
   reason: z.string().trim().min(1, { message: "Say why (it goes in the ledger)." }).max(500, { message: "Use at most 500 characters." }),
+  /** A pending top-up this credit pays (its page, /admin/billing/pay/<reference>): it is completed, with a receipt. */
+  paymentReference: z.string().trim().min(1).max(64).optional(),
 });
 export type CreditBalanceInput = z.infer<typeof creditBalanceInput>;

@@ -147,9 +147,14 @@ const LOCAL_BASE_URL = "http://localhost:3000/api/v2";
 export function platformDepsFromEnv(
   database: () => Promise<Database>,
   role: PlatformRole = env.INLAY_ROLE,
-  options: { localBaseUrl?: string } = {},
+  options: { localBaseUrl?: string; operatorKeySha256?: string } = {},
 ): PlatformDeps {
   const config = platformConfigFromEnv(env, options.localBaseUrl ?? `${publicOrigin()}/api/v2`);
+  // The embedded platform in development: the framework's own operator key (server/tenancy/operator-key.ts),
+  // only where INLAY_OPERATOR_KEY_SHA256 names none.
+  if (options.operatorKeySha256 && !config.payments?.operatorKeySha256) {
+    config.payments = { ...config.payments, operatorKeySha256: options.operatorKeySha256 };
+  }
   // Read INLAY_APPS_FILE now: a mistake in it stops the process here, naming its place.
   appCatalogOf(config);
   const sim = createSimModel();

@@ -21,8 +21,9 @@ export interface TenantSpend {
   name: string;
   slug: string;
   runs: number;
-  costCents: number;
-  /** The tenant's monthly cost limit; null: none. */
+  /** This month's spend, micro-USD. */
+  costMicros: number;
+  /** The tenant's monthly cost limit, whole cents as set; null: none. */
   limitCents: number | null;
 }
 
@@ -35,22 +36,32 @@ export async function getBillingOverview(prisma: Db, connection: PlatformConnect
       name: tenant.name,
       slug: tenant.slug,
       runs: tenant.usage.runs,
-      costCents: tenant.usage.costCents,
+      costMicros: tenant.usage.costMicros,
       limitCents: tenant.limits.costPerMonthCents,
     }))
-    .sort((a, b) => b.costCents - a.costCents || a.name.localeCompare(b.name));
+    .sort((a, b) => b.costMicros - a.costMicros || a.name.localeCompare(b.name));
   return {
     mode: connection.mode,
     balance,
     tenants: spend,
-    tenantsCostCents: spend.reduce((sum, tenant) => sum + tenant.costCents, 0),
+    tenantsCostMicros: spend.reduce((sum, tenant) => sum + tenant.costMicros, 0),
   };
 }
 
-/** POST /billing/topup: where to send the owner to pay; the balance is credited when payment lands. */
+/** The console's own page for a pending top-up on a platform that takes no card payments. */
+export const manualPaymentPath = (reference: string, amountCents: number) =>
+  `/admin/billing/pay/${encodeURIComponent(reference)}?amount=${amountCents}`;
+
+/**
+ * POST /billing/topup: where to send the owner to pay; the balance is credited when payment lands. A
+ * platform without a card provider answers with its manual payment page (GET /billing/pay/<reference>),
+ * written for its customers; the owner is sent to the console's page for it instead, which says what
+ * they can do (credit it themselves when they run the platform) and leads back.
+ */
 export async function startTopUp(client: PlatformClient, input: TopUpInput): Promise<{ checkoutUrl: string }> {
-  const { checkout_url } = await client.billing.topup({ amount_cents: input.amountCents });
-  return { checkoutUrl: checkout_url };
+  const { checkout_url, reference } = await client.billing.topup({ amount_cents: input.amountCents });
+  const manual = new URL(checkout_url, "http://platform.invalid").pathname.endsWith(`/billing/pay/${encodeURIComponent(reference)}`);
+  return { checkoutUrl: manual ? manualPaymentPath(reference, input.amountCents) : checkout_url };
 }
 
 export async function setAutoReload(client: PlatformClient, input: AutoReloadInput) {
@@ -101,8 +112,9 @@ export async function getReceiptInvoice(client: PlatformClient, receiptId: numbe
 
 /**
  * The manual payments adapter: the owner credits the balance by hand through POST /operator/credits,
- * with the operator key (INLAY_OPERATOR_KEY), never the account's API key. The ledger entry records
- * who (the owner's email, from the session, never the form) and why.
+ * with the operator key (INLAY_OPERATOR_KEY, or development's own: operator-key.ts), never the account's
+ * API key. The ledger entry records who (the owner's email, from the session, never the form) and why;
+ * with a payment reference, the pending top-up it pays is completed.
  */
 export async function creditBalance(
   prisma: Db,
@@ -121,6 +133,7 @@ export async function creditBalance(
     amount_cents: input.amountCents,
     reason: input.reason,
     actor: input.actor,
+    ...(input.paymentReference ? { payment_reference: input.paymentReference } : {}),
   });
 }
 

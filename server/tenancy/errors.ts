@@ -1,5 +1,6 @@
 // The framework's domain errors. Services throw these (no tRPC types here); server/api/trpc.ts maps
 // them to TRPCError codes with the original kept as `cause`, so the UI can read the details.
+import { formatMicros } from "@/lib/money";
 
 export type TenancyErrorCode = "NOT_FOUND" | "FORBIDDEN" | "CONFLICT" | "BAD_REQUEST" | "TOO_MANY_REQUESTS";
 
@@ -31,6 +32,7 @@ export type LimitKind =
  */
 export interface LimitExceededDetails {
   limit: LimitKind;
+  /** For the cost limits, micro-USD (as are `max`'s); otherwise a count. */
   used: number;
   max: number;
   resetsAt: string | null;
@@ -46,9 +48,12 @@ const describe: Record<LimitKind, string> = {
   active_schedules: "your workspace's limit of active schedules",
 };
 
+const isCost = (limit: LimitKind) => limit === "tenant_cost" || limit === "member_cost";
+
 export class LimitExceededError extends TenancyError {
   override name = "LimitExceededError";
   constructor(readonly details: LimitExceededDetails) {
-    super("TOO_MANY_REQUESTS", `You have reached ${describe[details.limit]} (${details.used} of ${details.max}).`);
+    const show = (amount: number) => (isCost(details.limit) ? formatMicros(amount) : String(amount));
+    super("TOO_MANY_REQUESTS", `You have reached ${describe[details.limit]} (${show(details.used)} of ${show(details.max)}).`);
   }
 }

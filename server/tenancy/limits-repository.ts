@@ -35,8 +35,12 @@ export interface CapRecord {
 
 export interface UsageRecord {
   runs: number;
-  costCents: number;
+  /** Micro-USD, exact (a Number: exact up to about $9 billion). */
+  costMicros: number;
 }
+
+/** A BIGINT of micro-USD (Prisma's bigint, or a raw row's) as the Number the framework works in. */
+const micros = (value: bigint | number | null | undefined) => Number(value ?? 0);
 
 const pick = (row: TenantLimitsRecord): TenantLimitsRecord => ({
   runsPerMonth: row.runsPerMonth,
@@ -79,22 +83,22 @@ export async function deleteMemberCap(prisma: Db, membershipId: string) {
 
 export async function findTenantUsage(prisma: Db, tenantId: string, period: string): Promise<UsageRecord> {
   const row = await prisma.tenantUsage.findUnique({ where: { tenantId_period: { tenantId, period } } });
-  return { runs: row?.runs ?? 0, costCents: row?.costCents ?? 0 };
+  return { runs: row?.runs ?? 0, costMicros: micros(row?.costMicros) };
 }
 
 export async function listTenantUsage(prisma: Db, period: string): Promise<Map<string, UsageRecord>> {
   const rows = await prisma.tenantUsage.findMany({ where: { period } });
-  return new Map(rows.map((row) => [row.tenantId, { runs: row.runs, costCents: row.costCents }]));
+  return new Map(rows.map((row) => [row.tenantId, { runs: row.runs, costMicros: micros(row.costMicros) }]));
 }
 
 export async function findMemberUsage(prisma: Db, tenantId: string, userId: string, period: string): Promise<UsageRecord> {
   const row = await prisma.memberUsage.findUnique({ where: { tenantId_userId_period: { tenantId, userId, period } } });
-  return { runs: row?.runs ?? 0, costCents: row?.costCents ?? 0 };
+  return { runs: row?.runs ?? 0, costMicros: micros(row?.costMicros) };
 }
 
 export async function listMemberUsage(prisma: Db, tenantId: string, period: string): Promise<Map<string, UsageRecord>> {
   const rows = await prisma.memberUsage.findMany({ where: { tenantId, period } });
-  return new Map(rows.map((row) => [row.userId, { runs: row.runs, costCents: row.costCents }]));
+  return new Map(rows.map((row) => [row.userId, { runs: row.runs, costMicros: micros(row.costMicros) }]));
 }
 
 export async function findActiveRuns(prisma: Db, tenantId: string): Promise<number> {
@@ -117,18 +121,18 @@ export async function takeTenantRun(
   tx: Tx,
   tenantId: string,
   period: string,
-  limits: { runs: number | null; costCents: number | null },
+  limits: { runs: number | null; costMicros: number | null },
 ): Promise<UsageRecord | null> {
   await tx.$executeRaw`
     INSERT INTO tenant_usage (tenant_id, period) VALUES (${tenantId}::uuid, ${period}) ON CONFLICT DO NOTHING`;
-  const rows = await tx.$queryRaw<{ runs: number; cost_cents: number }[]>`
+  const rows = await tx.$queryRaw<{ runs: number; cost_micros: bigint }[]>`
     UPDATE tenant_usage SET runs = runs + 1
     WHERE tenant_id = ${tenantId}::uuid AND period = ${period}
       AND (${limits.runs}::int IS NULL OR runs < ${limits.runs}::int)
-      AND (${limits.costCents}::int IS NULL OR cost_cents < ${limits.costCents}::int)
-    RETURNING runs, cost_cents`;
+      AND (${limits.costMicros}::bigint IS NULL OR cost_micros < ${limits.costMicros}::bigint)
+    RETURNING runs, cost_micros`;
   const row = rows[0];
-  return row ? { runs: row.runs, costCents: row.cost_cents } : null;
+  return row ? { runs: row.runs, costMicros: micros(row.cost_micros) } : null;
 }
 
 /** The same for the member's own monthly counters. */
@@ -137,19 +141,19 @@ export async function takeMemberRun(
   tenantId: string,
   userId: string,
   period: string,
-  caps: { runs: number | null; costCents: number | null },
+  caps: { runs: number | null; costMicros: number | null },
 ): Promise<UsageRecord | null> {
   await tx.$executeRaw`
     INSERT INTO member_usage (tenant_id, user_id, period)
     VALUES (${tenantId}::uuid, ${userId}::uuid, ${period}) ON CONFLICT DO NOTHING`;
-  const rows = await tx.$queryRaw<{ runs: number; cost_cents: number }[]>`
+  const rows = await tx.$queryRaw<{ runs: number; cost_micros: bigint }[]>`
     UPDATE member_usage SET runs = runs + 1
     WHERE tenant_id = ${tenantId}::uuid AND user_id = ${userId}::uuid AND period = ${period}
       AND (${caps.runs}::int IS NULL OR runs < ${caps.runs}::int)
-      AND (${caps.costCents}::int IS NULL OR cost_cents < ${caps.costCents}::int)
-    RETURNING runs, cost_cents`;
+      AND (${caps.costMicros}::bigint IS NULL OR cost_micros < ${caps.costMicros}::bigint)
+    RETURNING runs, cost_micros`;
   const row = rows[0];
-  return row ? { runs: row.runs, costCents: row.cost_cents } : null;
+  return row ? { runs: row.runs, costMicros: micros(row.cost_micros) } : null;
 }
 
 /**
@@ -238,21 +242,21 @@ export async function addAdmissionCost(
   tx: Tx,
   tenantId: string,
   admissionId: string,
-  costCents: number,
+  costMicros: number,
 ): Promise<{ userId: string; period: string } | null> {
   const rows = await tx.$queryRaw<{ user_id: string; period: string }[]>`
-    UPDATE run_admissions SET cost_cents = cost_cents + ${costCents}::int
+    UPDATE run_admissions SET cost_micros = cost_micros + ${costMicros}::bigint
     WHERE id = ${admissionId}::uuid AND tenant_id = ${tenantId}::uuid
     RETURNING user_id::text, period`;
   const row = rows[0];
   if (!row) return null;
   await tx.$executeRaw`
-    INSERT INTO tenant_usage (tenant_id, period, cost_cents) VALUES (${tenantId}::uuid, ${row.period}, ${costCents}::int)
-    ON CONFLICT (tenant_id, period) DO UPDATE SET cost_cents = tenant_usage.cost_cents + EXCLUDED.cost_cents`;
+    INSERT INTO tenant_usage (tenant_id, period, cost_micros) VALUES (${tenantId}::uuid, ${row.period}, ${costMicros}::bigint)
+    ON CONFLICT (tenant_id, period) DO UPDATE SET cost_micros = tenant_usage.cost_micros + EXCLUDED.cost_micros`;
   await tx.$executeRaw`
-    INSERT INTO member_usage (tenant_id, user_id, period, cost_cents)
-    VALUES (${tenantId}::uuid, ${row.user_id}::uuid, ${row.period}, ${costCents}::int)
-    ON CONFLICT (tenant_id, user_id, period) DO UPDATE SET cost_cents = member_usage.cost_cents + EXCLUDED.cost_cents`;
+    INSERT INTO member_usage (tenant_id, user_id, period, cost_micros)
+    VALUES (${tenantId}::uuid, ${row.user_id}::uuid, ${row.period}, ${costMicros}::bigint)
+    ON CONFLICT (tenant_id, user_id, period) DO UPDATE SET cost_micros = member_usage.cost_micros + EXCLUDED.cost_micros`;
   return { userId: row.user_id, period: row.period };
 }
 

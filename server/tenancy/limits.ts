@@ -3,7 +3,7 @@
 // admitRun before starting a run, releaseRun when it ends (whatever the outcome), withdrawRun instead
 // when the platform refused to start it, and recordRunCost as cost becomes known. Every counter
 // lives in the database, so several app instances agree.
-import { formatCents } from "@/lib/money";
+import { centsToMicros, formatCents } from "@/lib/money";
 import type { MemberCapInput, TenantLimitsInput } from "@/lib/schemas/tenancy";
 import type { Db } from "@/server/db";
 import { LimitExceededError, TenancyError } from "./errors";
@@ -54,6 +54,9 @@ export interface RunAdmissionTicket {
   period: string;
 }
 
+/** A cost limit or cap (whole cents, as set) in micro-USD, the unit spend is counted and compared in. */
+const limitMicros = (cents: number | null) => (cents === null ? null : centsToMicros(cents));
+
 /** A member's effective cap: their override where set, else the tenant default. */
 function effectiveCap(limits: TenantLimitsRecord, override: CapRecord | null): CapRecord {
   return {
@@ -81,29 +84,25 @@ export async function admitRun(
     const limits = await findTenantLimits(tx, tenantId);
     const cap = effectiveCap(limits, membership.cap);
 
-    const tenantRun = await takeTenantRun(tx, tenantId, period, {
-      runs: limits.runsPerMonth,
-      costCents: limits.costPerMonthCents,
-    });
+    const tenantCostMicros = limitMicros(limits.costPerMonthCents);
+    const tenantRun = await takeTenantRun(tx, tenantId, period, { runs: limits.runsPerMonth, costMicros: tenantCostMicros });
     if (!tenantRun) {
       const used = await findTenantUsage(tx, tenantId, period);
       throw new LimitExceededError(
         limits.runsPerMonth !== null && used.runs >= limits.runsPerMonth
           ? { limit: "tenant_runs", used: used.runs, max: limits.runsPerMonth, resetsAt: monthEnds }
-          : { limit: "tenant_cost", used: used.costCents, max: limits.costPerMonthCents ?? 0, resetsAt: monthEnds },
+          : { limit: "tenant_cost", used: used.costMicros, max: tenantCostMicros ?? 0, resetsAt: monthEnds },
       );
     }
 
-    const memberRun = await takeMemberRun(tx, tenantId, userId, period, {
-      runs: cap.runsPerMonth,
-      costCents: cap.costPerMonthCents,
-    });
+    const memberCostMicros = limitMicros(cap.costPerMonthCents);
+    const memberRun = await takeMemberRun(tx, tenantId, userId, period, { runs: cap.runsPerMonth, costMicros: memberCostMicros });
     if (!memberRun) {
       const used = await findMemberUsage(tx, tenantId, userId, period);
       throw new LimitExceededError(
         cap.runsPerMonth !== null && used.runs >= cap.runsPerMonth
           ? { limit: "member_runs", used: used.runs, max: cap.runsPerMonth, resetsAt: monthEnds }
-          : { limit: "member_cost", used: used.costCents, max: cap.costPerMonthCents ?? 0, resetsAt: monthEnds },
+          : { limit: "member_cost", used: used.costMicros, max: memberCostMicros ?? 0, resetsAt: monthEnds },
       );
     }
 
@@ -162,19 +161,19 @@ export async function withdrawRun(
 }
 
 /**
- * Adds `costCents` (an increment, not a total) to an admitted run, charged to the tenant's and the
+ * Adds `costMicros` (micro-USD, an increment, not a total) to an admitted run, charged to the tenant's and the
  * member's usage for the month the run was admitted in. Cost does not refuse anything by itself: the
  * next admitRun sees the new total. Throws TenancyError NOT_FOUND for an unknown admission.
  */
 export async function recordRunCost(
   prisma: Db,
-  { tenantId, admissionId, costCents }: { tenantId: string; admissionId: string; costCents: number },
+  { tenantId, admissionId, costMicros }: { tenantId: string; admissionId: string; costMicros: number },
 ): Promise<void> {
-  if (!Number.isInteger(costCents) || costCents < 0) {
-    throw new TenancyError("BAD_REQUEST", "costCents must be a whole number of cents, 0 or more");
+  if (!Number.isSafeInteger(costMicros) || costMicros < 0) {
+    throw new TenancyError("BAD_REQUEST", "costMicros must be a whole number of micro-USD, 0 or more");
   }
-  if (costCents === 0) return;
-  const charged = await prisma.$transaction((tx) => addAdmissionCost(tx, tenantId, admissionId, costCents), ADMISSION_TX);
+  if (costMicros === 0) return;
+  const charged = await prisma.$transaction((tx) => addAdmissionCost(tx, tenantId, admissionId, costMicros), ADMISSION_TX);
   if (!charged) throw new TenancyError("NOT_FOUND", "no such run admission in this tenant");
 }
 
@@ -191,7 +190,7 @@ export async function admitStartedRun(
 ): Promise<RunAdmissionTicket> {
   const period = periodOf(now);
   return prisma.$transaction(async (tx) => {
-    const unlimited = { runs: null, costCents: null };
+    const unlimited = { runs: null, costMicros: null };
     // The same order as admitRun (tenant month, member month, concurrency, admission): no deadlock.
     await takeTenantRun(tx, tenantId, period, unlimited);
     await takeMemberRun(tx, tenantId, userId, period, unlimited);
@@ -215,9 +214,9 @@ export async function monthlyCapReached(
   const resetsAt = usage.resetsAt;
   const checks = [
     ["tenant_runs", usage.tenant.runs],
-    ["tenant_cost", usage.tenant.costCents],
+    ["tenant_cost", usage.tenant.costMicros],
     ["member_runs", usage.member.runs],
-    ["member_cost", usage.member.costCents],
+    ["member_cost", usage.member.costMicros],
   ] as const;
   for (const [limit, meter] of checks) {
     if (meter.max !== null && meter.used >= meter.max) return new LimitExceededError({ limit, used: meter.used, max: meter.max, resetsAt });
@@ -236,8 +235,9 @@ export interface Meter {
 export interface MyUsage {
   period: string;
   resetsAt: string;
-  member: { runs: Meter; costCents: Meter; turnsThisMinute: Meter };
-  tenant: { runs: Meter; costCents: Meter; concurrentRuns: Meter };
+  /** Cost meters are micro-USD, the cap or limit included. */
+  member: { runs: Meter; costMicros: Meter; turnsThisMinute: Meter };
+  tenant: { runs: Meter; costMicros: Meter; concurrentRuns: Meter };
 }
 
 /** A member's usage against their caps and the tenant's limits, this month. */
@@ -258,12 +258,12 @@ export async function getMyUsage(prisma: Db, tenantId: string, userId: string, n
     resetsAt: periodEnd(now).toISOString(),
     member: {
       runs: { used: memberUsage.runs, max: cap.runsPerMonth },
-      costCents: { used: memberUsage.costCents, max: cap.costPerMonthCents },
+      costMicros: { used: memberUsage.costMicros, max: limitMicros(cap.costPerMonthCents) },
       turnsThisMinute: { used: turns, max: limits.turnsPerMinutePerMember },
     },
     tenant: {
       runs: { used: tenantUsage.runs, max: limits.runsPerMonth },
-      costCents: { used: tenantUsage.costCents, max: limits.costPerMonthCents },
+      costMicros: { used: tenantUsage.costMicros, max: limitMicros(limits.costPerMonthCents) },
       concurrentRuns: { used: active, max: limits.concurrentRuns },
     },
   };
@@ -283,7 +283,8 @@ export interface MemberCapRow {
   role: "member" | "admin";
   override: CapRecord | null;
   effective: CapRecord;
-  usage: { runs: number; costCents: number };
+  /** This month's; cost in micro-USD. */
+  usage: { runs: number; costMicros: number };
 }
 
 export interface TenantCaps {
@@ -326,7 +327,7 @@ export async function getTenantCaps(prisma: Db, tenantId: string, now = new Date
         role: member.role,
         override,
         effective: effectiveCap(limits, override),
-        usage: usage.get(member.userId) ?? { runs: 0, costCents: 0 },
+        usage: usage.get(member.userId) ?? { runs: 0, costMicros: 0 },
       };
     }),
   };

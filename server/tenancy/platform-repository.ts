@@ -221,10 +221,17 @@ export interface TenantRunRecord {
   userId: string;
   tenantAgentId: string | null;
   admissionId: string | null;
-  costCents: number;
+  /** Micro-USD charged to the run's admissions so far. */
+  costMicros: number;
 }
 
-const runSelect = { platformRunId: true, userId: true, tenantAgentId: true, admissionId: true, costCents: true } as const;
+const runSelect = { platformRunId: true, userId: true, tenantAgentId: true, admissionId: true, costMicros: true } as const;
+
+/** A row's BIGINT cost as the Number the framework counts in (exact up to about $9 billion). */
+const withCostNumber = <Row extends { costMicros: bigint }>(row: Row): Omit<Row, "costMicros"> & { costMicros: number } => ({
+  ...row,
+  costMicros: Number(row.costMicros),
+});
 
 /** Records a run the tenant admitted (or adopted): true for the one caller whose row went in. */
 export async function insertTenantRunIfAbsent(
@@ -235,20 +242,25 @@ export async function insertTenantRunIfAbsent(
   return count === 1;
 }
 
-export const findTenantRun = (prisma: PrismaClient, tenantId: string, userId: string, platformRunId: number): Promise<TenantRunRecord | null> =>
-  prisma.tenantRun.findFirst({ where: { tenantId, userId, platformRunId }, select: runSelect });
+export async function findTenantRun(prisma: PrismaClient, tenantId: string, userId: string, platformRunId: number): Promise<TenantRunRecord | null> {
+  const row = await prisma.tenantRun.findFirst({ where: { tenantId, userId, platformRunId }, select: runSelect });
+  return row ? withCostNumber(row) : null;
+}
 
 export async function listTenantRunIds(prisma: PrismaClient, tenantId: string, userId: string, platformRunIds: number[]) {
   const rows = await prisma.tenantRun.findMany({
     where: { tenantId, userId, platformRunId: { in: platformRunIds } },
     select: runSelect,
   });
-  return new Map(rows.map((row) => [row.platformRunId, row]));
+  return new Map(rows.map((row) => [row.platformRunId, withCostNumber(row)]));
 }
 
 /** Compare-and-set on the charged total, so two pollers never charge the same cost twice. */
 export async function advanceRunCost(prisma: PrismaClient, tenantId: string, platformRunId: number, from: number, to: number) {
-  const { count } = await prisma.tenantRun.updateMany({ where: { tenantId, platformRunId, costCents: from }, data: { costCents: to } });
+  const { count } = await prisma.tenantRun.updateMany({
+    where: { tenantId, platformRunId, costMicros: BigInt(from) },
+    data: { costMicros: BigInt(to) },
+  });
   return count === 1;
 }
 
@@ -266,11 +278,12 @@ export async function attachRunAdmission(prisma: PrismaClient, tenantId: string,
 
 /** Runs holding an admission since before `before`: the sweep looks at them on the platform. */
 export async function listRunsHoldingAdmissions(prisma: PrismaClient, before: Date, take: number) {
-  return prisma.tenantRun.findMany({
+  const rows = await prisma.tenantRun.findMany({
     where: { admissionId: { not: null }, updatedAt: { lt: before } },
     select: { ...runSelect, tenantId: true, user: { select: { platformUsers: { select: { tenantId: true, platformUserId: true } } } } },
     take,
   });
+  return rows.map(withCostNumber);
 }
 
 /** Open admissions no run holds (the process died between admitRun and the platform's answer). */

@@ -3,12 +3,13 @@
 // (tenant_runs.admission_id) and released when the run is seen to have ended: by runs.get/list
 // polling, by cancel, or by sweepRunAdmissions (a periodic sweep for runs nobody polled and for
 // admissions whose process died before the platform answered). The run's cost (usage.cost_usd, in
-// whole cents rounded up) is charged to the admission as it grows, by compare-and-set on the charged
-// total so two pollers never charge twice.
+// exact micro-USD, as the platform's ledger debits it) is charged to the admission as it grows, by
+// compare-and-set on the charged total so two pollers never charge twice.
 import { listOfferedApps } from "./apps-repository";
 import { isRefusal, NotFoundError, type PlatformClient, type Run, type RunListItem } from "@/lib/platform-client";
 import type { Db } from "@/server/db";
 import { ensureAgentCopy, getVisibleAgent, type Caller } from "./agents";
+import { usdToMicros } from "@/lib/money";
 import { isSettledStatus } from "@/lib/schemas/runs";
 import { conversationPreview } from "@/lib/chat/history";
 import { TenancyError } from "./errors";
@@ -30,16 +31,15 @@ import {
 
 export const isTerminal = (status: Run["status"]) => isSettledStatus(status);
 
-/** "0.001234" USD → whole cents, rounded up (a run that cost anything costs at least a cent). */
-export function costCentsOf(costUsd: string): number {
-  const micros = Math.round(Number.parseFloat(costUsd) * 1_000_000);
-  return Number.isFinite(micros) && micros > 0 ? Math.ceil(micros / 10_000) : 0;
+/** "0.001234" USD → 1234 micro-USD, exactly (no float, no rounding); 0 for what is not an amount. */
+export function costMicrosOf(costUsd: string): number {
+  return Number(usdToMicros(costUsd) ?? 0n);
 }
 
 /**
  * The admission of one chat turn (a new run, or a reply to one) the chat bridge streams, for the chat
- * in the app and the embed alike: admitted as startAdmittedRun admits, its cost charged with the same
- * rounding (costCentsOf, on the run's total before and after the turn), then released; given back whole
+ * in the app and the embed alike: admitted as startAdmittedRun admits, its cost charged exactly as
+ * settleRun charges (costMicrosOf, the run's total after the turn less before it), then released; given back whole
  * when the platform refused the turn.
  */
 export async function admitTurn(prisma: Db, member: { tenantId: string; userId: string }) {
@@ -48,8 +48,8 @@ export async function admitTurn(prisma: Db, member: { tenantId: string; userId: 
   return {
     async end(run: Pick<Run, "usage"> | undefined, priorCostUsd = "0") {
       if (run) {
-        const costCents = Math.max(0, costCentsOf(run.usage.cost_usd) - costCentsOf(priorCostUsd));
-        await recordRunCost(prisma, { tenantId, admissionId, costCents });
+        const costMicros = Math.max(0, costMicrosOf(run.usage.cost_usd) - costMicrosOf(priorCostUsd));
+        await recordRunCost(prisma, { tenantId, admissionId, costMicros });
       }
       await releaseRun(prisma, { tenantId, admissionId });
     },
@@ -92,9 +92,9 @@ export function toView(run: Run | RunListItem, record: TenantRunRecord): RunView
 /** Charges new cost to the run's admission and, once the run has ended, releases it. */
 export async function settleRun(prisma: Db, tenantId: string, record: TenantRunRecord, run: Pick<Run, "status" | "usage">) {
   if (!record.admissionId) return;
-  const cost = costCentsOf(run.usage.cost_usd);
-  if (cost > record.costCents && (await advanceRunCost(prisma, tenantId, record.platformRunId, record.costCents, cost))) {
-    await recordRunCost(prisma, { tenantId, admissionId: record.admissionId, costCents: cost - record.costCents });
+  const cost = costMicrosOf(run.usage.cost_usd);
+  if (cost > record.costMicros && (await advanceRunCost(prisma, tenantId, record.platformRunId, record.costMicros, cost))) {
+    await recordRunCost(prisma, { tenantId, admissionId: record.admissionId, costMicros: cost - record.costMicros });
   }
   if (isTerminal(run.status) && (await detachRunAdmission(prisma, tenantId, record.platformRunId, record.admissionId))) {
     await releaseRun(prisma, { tenantId, admissionId: record.admissionId });
@@ -149,7 +149,7 @@ export async function startAdmittedRun(
     await withdrawRun(prisma, { tenantId: caller.tenantId, admissionId });
     return toView(run, await ownRun(prisma, caller, run.id));
   }
-  const record: TenantRunRecord = { platformRunId: run.id, userId: caller.userId, tenantAgentId, admissionId, costCents: 0 };
+  const record: TenantRunRecord = { platformRunId: run.id, userId: caller.userId, tenantAgentId, admissionId, costMicros: 0 };
   await settleRun(prisma, caller.tenantId, record, run);
   return toView(run, record);
 }

@@ -294,7 +294,7 @@ export async function adoptScheduledRuns(
       continue;
     }
     adopted++;
-    await settleRun(prisma, row.tenantId, { ...entry, costCents: 0 }, run);
+    await settleRun(prisma, row.tenantId, { ...entry, costMicros: 0 }, run);
   }
   if (adopted > 0) {
     const reached = await monthlyCapReached(prisma, owner);

@@ -102,7 +102,7 @@ export async function listTenantsForOwner(prisma: Db, now = new Date()): Promise
         concurrentRuns: tenantLimits.concurrentRuns,
         turnsPerMinutePerMember: tenantLimits.turnsPerMinutePerMember,
       },
-      usage: usage.get(tenant.id) ?? { runs: 0, costCents: 0 },
+      usage: usage.get(tenant.id) ?? { runs: 0, costMicros: 0 },
     };
   });
 }

@@ -2,6 +2,7 @@
 // their caps) beside what the platform metered for their end-user (tokens, cost), and tokens and cost
 // per day. The platform account is shared by every tenant, so the platform is only ever asked about
 // this tenant's own user_ids, one at a time, and any answer about another id is dropped.
+import { usdToMicros } from "@/lib/money";
 import type { Db } from "@/server/db";
 import { getTenantCaps } from "./limits";
 import type { PlatformConnection } from "./platform-connection";
@@ -13,7 +14,8 @@ export interface MemberUsageRow {
   name: string | null;
   role: "member" | "admin";
   runs: number;
-  costCents: number;
+  /** Micro-USD; the cap's cost is whole cents, as set. */
+  costMicros: number;
   cap: { runsPerMonth: number | null; costPerMonthCents: number | null };
   platform: { runs: number; inputTokens: number; outputTokens: number; costUsd: string } | null;
 }
@@ -21,7 +23,8 @@ export interface MemberUsageRow {
 export interface UsageDay {
   date: string;
   totalTokens: number;
-  costUsd: number;
+  /** Micro-USD, summed exactly. */
+  costMicros: number;
   /** Tokens per member (by email) that day. */
   members: Record<string, number>;
 }
@@ -50,7 +53,7 @@ export async function getTenantUsage(
   const byDay = new Map<string, UsageDay>();
   for (let day = 0; day < days; day++) {
     const date = isoDay(new Date(now.getTime() - (days - 1 - day) * 86_400_000));
-    byDay.set(date, { date, totalTokens: 0, costUsd: 0, members: {} });
+    byDay.set(date, { date, totalTokens: 0, costMicros: 0, members: {} });
   }
   const members: MemberUsageRow[] = caps.members.map((member) => {
     const userId = links.find((link) => link.email === member.email)?.userId;
@@ -59,7 +62,7 @@ export async function getTenantUsage(
       const day = byDay.get(bucket.date);
       if (!day) continue;
       day.totalTokens += bucket.total_tokens;
-      day.costUsd += Number.parseFloat(bucket.cost_usd);
+      day.costMicros += Number(usdToMicros(bucket.cost_usd) ?? 0n);
       day.members[member.email] = (day.members[member.email] ?? 0) + bucket.total_tokens;
     }
     const usage = fromPlatform?.usage;
@@ -69,7 +72,7 @@ export async function getTenantUsage(
       name: member.name,
       role: member.role,
       runs: member.usage.runs,
-      costCents: member.usage.costCents,
+      costMicros: member.usage.costMicros,
       cap: member.effective,
       platform: usage
         ? { runs: usage.runs_used, inputTokens: usage.input_tokens, outputTokens: usage.output_tokens, costUsd: usage.cost_used }

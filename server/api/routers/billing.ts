@@ -1,6 +1,5 @@
 // billing: the installation owner's view of the vendor's platform account (balance and ledger, top-up,
 // auto-reload, alerts, plan, receipts, manual credits) and each tenant's spend. Owner only.
-import { env } from "@/lib/env";
 import {
   alertSettingsInput,
   autoReloadInput,
@@ -24,6 +23,7 @@ import {
   setOverage,
   startTopUp,
 } from "@/server/tenancy/billing";
+import { operatorKeyFor } from "@/server/tenancy/operator-key";
 import type { PlatformConnection } from "@/server/tenancy/platform-connection";
 import { ownerProcedure, router } from "../trpc";
 
@@ -33,8 +33,10 @@ const client = async (ctx: { connection: () => Promise<PlatformConnection> }) =>
 export const billingRouter = router({
   overview: ownerProcedure.query(async ({ ctx }) => ({
     ...(await getBillingOverview(ctx.prisma, await ctx.connection())),
-    /** Whether the "credit the balance" form can work here (the operator key is configured). */
-    creditConfigured: Boolean(env.INLAY_OPERATOR_KEY),
+    /** Whether the "credit the balance" form can work here (an operator key is configured or made). */
+    creditConfigured: operatorKeyFor() !== null,
+    /** The key is this development process's own (operator-key.ts): the page says so. */
+    creditDevelopmentKey: operatorKeyFor()?.development ?? false,
   })),
   topUp: ownerProcedure.input(topUpInput).mutation(async ({ ctx, input }) => startTopUp(await client(ctx), input)),
   setAutoReload: ownerProcedure.input(autoReloadInput).mutation(async ({ ctx, input }) => setAutoReload(await client(ctx), input)),
@@ -52,6 +54,6 @@ export const billingRouter = router({
   credit: ownerProcedure
     .input(creditBalanceInput)
     .mutation(async ({ ctx, input }) =>
-      creditBalance(ctx.prisma, await ctx.connection(), env.INLAY_OPERATOR_KEY, { ...input, actor: ctx.session.user.email ?? ctx.userId }),
+      creditBalance(ctx.prisma, await ctx.connection(), operatorKeyFor()?.key, { ...input, actor: ctx.session.user.email ?? ctx.userId }),
     ),
 });

@@ -4,7 +4,7 @@ import { createCaller } from "@/server/api/root";
 import { createInnerContext } from "@/server/api/trpc";
 import { LimitExceededError } from "@/server/tenancy/errors";
 import { admitRun, recordRunCost, releaseRun, setTenantLimits, withdrawRun } from "@/server/tenancy/limits";
-import { admitTurn, costCentsOf } from "@/server/tenancy/runs";
+import { admitTurn, costMicrosOf } from "@/server/tenancy/runs";
 import { seedDemoData } from "@/prisma/seed";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
 
@@ -134,12 +134,15 @@ describe("admitRun", () => {
 
     // Cost: charged to the admission's month; the next admission sees it.
     await setTenantLimits(prisma, acmeId, { ...noLimits, costPerMonthCents: 100 });
-    await recordRunCost(prisma, { tenantId: acmeId, admissionId: first.admissionId, costCents: 100 });
-    expect(await refusal(admitRun(prisma, { tenantId: acmeId, userId: adminId }, now))).toMatchObject({
-      limit: "tenant_cost",
-      used: 100,
-      max: 100,
-    });
+    // Compared in exact micro-USD: one micro-USD under the $1.00 limit still admits; reaching it refuses.
+    await recordRunCost(prisma, { tenantId: acmeId, admissionId: first.admissionId, costMicros: 999_999 });
+    const under = await admitRun(prisma, { tenantId: acmeId, userId: adminId }, now);
+    await withdrawRun(prisma, { tenantId: acmeId, admissionId: under.admissionId });
+    await recordRunCost(prisma, { tenantId: acmeId, admissionId: first.admissionId, costMicros: 1 });
+    const tenantCost = await admitRun(prisma, { tenantId: acmeId, userId: adminId }, now).catch((error: unknown) => error);
+    expect(tenantCost).toBeInstanceOf(LimitExceededError);
+    expect((tenantCost as LimitExceededError).details).toMatchObject({ limit: "tenant_cost", used: 1_000_000, max: 1_000_000 });
+    expect((tenantCost as LimitExceededError).message).toContain("($1.00 of $1.00)");
     // The next month starts from zero.
     await admitRun(prisma, { tenantId: acmeId, userId: adminId }, new Date(Date.UTC(2026, 11, 1)));
 
@@ -147,15 +150,15 @@ describe("admitRun", () => {
     await prisma.tenantLimits.update({ where: { tenantId: acmeId }, data: { memberRunsPerMonth: null, memberCostPerMonthCents: 100 } });
     expect(await refusal(admitRun(prisma, { tenantId: acmeId, userId: memberId }, now))).toMatchObject({
       limit: "member_cost",
-      used: 100,
-      max: 100,
+      used: 1_000_000,
+      max: 1_000_000,
     });
     // Another tenant's counters are its own.
     await admitRun(prisma, {
       tenantId: globexId,
       userId: (await prisma.user.findUniqueOrThrow({ where: { email: "admin@globex.test" } })).id,
     }, now);
-    await expect(recordRunCost(prisma, { tenantId: globexId, admissionId: first.admissionId, costCents: 5 })).rejects.toMatchObject({
+    await expect(recordRunCost(prisma, { tenantId: globexId, admissionId: first.admissionId, costMicros: 5 })).rejects.toMatchObject({
       code: "NOT_FOUND",
     });
     await expect(admitRun(prisma, { tenantId: globexId, userId: memberId }, now)).rejects.toMatchObject({ code: "NOT_FOUND" });
@@ -257,22 +260,22 @@ describe("admitRun", () => {
 
 describe("a chat turn", () => {
   const ran = (costUsd: string) => ({ usage: { input_tokens: 1, output_tokens: 1, cost_usd: costUsd } });
-  const memberCents = async () =>
-    (await database.prisma.memberUsage.findFirstOrThrow({ where: { tenantId: acmeId, userId: memberId } })).costCents;
+  const memberMicros = async () =>
+    (await database.prisma.memberUsage.findFirstOrThrow({ where: { tenantId: acmeId, userId: memberId } })).costMicros;
 
-  it("is charged the whole cents a run polled through tRPC is: rounded up, on the run's total", async () => {
+  it("is charged the run's exact micro-USD, as a run polled through tRPC is: nothing rounded", async () => {
     await resetCounters();
     const { prisma } = database;
     await setTenantLimits(prisma, acmeId, noLimits);
-    // Under a cent: a run polled through tRPC counts 1 (costCentsOf); so does the chat's turn.
+    // Under a cent: counted as the platform debits it (costMicrosOf), not as a whole cent.
     const first = await admitTurn(prisma, { tenantId: acmeId, userId: memberId });
     await first.end(ran("0.000400"));
-    expect(await memberCents()).toBe(costCentsOf("0.000400"));
-    expect(await memberCents()).toBe(1);
-    // A reply to the same run adds what the run's rounded total grew by, as settleRun's running total does.
+    expect(costMicrosOf("0.000400")).toBe(400);
+    expect(await memberMicros()).toBe(400n);
+    // A reply to the same run adds what the run's total grew by, as settleRun's running total does.
     const reply = await admitTurn(prisma, { tenantId: acmeId, userId: memberId });
-    await reply.end(ran("0.015000"), "0.000400");
-    expect(await memberCents()).toBe(costCentsOf("0.015000"));
+    await reply.end(ran("0.015131"), "0.000400");
+    expect(await memberMicros()).toBe(15_131n);
     // Released both times: nothing running.
     expect((await prisma.tenantConcurrency.findFirst({ where: { tenantId: acmeId } }))?.activeRuns ?? 0).toBe(0);
   });

@@ -150,10 +150,10 @@ describe("agents, runs and caps", () => {
     for (const run of [first, second]) await untilDone(member, run.id);
     const held = await prisma.tenantRun.findMany({ where: { platformRunId: { in: [first.id, second.id] } } });
     expect(held.every((run) => run.admissionId === null)).toBe(true);
-    expect(held.every((run) => run.costCents >= 1)).toBe(true);
+    expect(held.every((run) => run.costMicros > 0n)).toBe(true);
     const mine = await member.usage.mine();
     expect(mine.member.runs).toEqual({ used: 2, max: 2 });
-    expect(mine.member.costCents.used).toBe(held.reduce((sum, run) => sum + run.costCents, 0));
+    expect(mine.member.costMicros.used).toBe(Number(held.reduce((sum, run) => sum + run.costMicros, 0n)));
     expect(mine.tenant.concurrentRuns.used).toBe(0);
     await admin.limits.setMemberCap({ membershipId: membership.id, cap: null });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { centsToDollarsInput, formatCents, formatMicros, formatUsd, parseDollars } from "@/lib/money";
+import { centsToDollarsInput, centsToMicros, formatCents, formatMicros, formatUsd, parseDollars, usdToMicros } from "@/lib/money";
 
 describe("formatMicros", () => {
   it("shows dollars and cents with thousands grouped", () => {
@@ -9,22 +9,56 @@ describe("formatMicros", () => {
     expect(formatMicros(0)).toBe("$0.00");
   });
 
-  it("rounds to the nearest cent, half up", () => {
-    expect(formatMicros(12_345_000)).toBe("$12.35");
-    expect(formatMicros(12_344_999)).toBe("$12.34");
+  it("shows a whole number of cents with two decimals, and $0.00 for zero only", () => {
     expect(formatMicros(10_000)).toBe("$0.01");
+    expect(formatMicros(0n)).toBe("$0.00");
+    expect(formatMicros(1)).not.toBe("$0.00");
   });
 
-  it("keeps four decimals under a cent, so a small cost does not read as free", () => {
-    expect(formatMicros(300)).toBe("$0.0003");
+  it("keeps four decimals, rounded half up, for any amount that is not whole cents", () => {
+    expect(formatMicros(400)).toBe("$0.0004");
     expect(formatMicros(131)).toBe("$0.0001");
+    expect(formatMicros(150)).toBe("$0.0002");
     expect(formatMicros(9_999)).toBe("$0.0100");
+    expect(formatMicros(12_345_000)).toBe("$12.3450");
+    expect(formatMicros(12_344_999)).toBe("$12.3450");
+    // A balance a few sub-cent debits below $1,005 no longer reads as $1,005.00.
+    expect(formatMicros(1_004_999_600n)).toBe("$1,004.9996");
+    expect(formatMicros(1_004_999_999n)).toBe("$1,005.0000");
+  });
+
+  it("shows a non-zero amount that rounds to nothing as <$0.0001", () => {
     expect(formatMicros(49)).toBe("<$0.0001");
+    expect(formatMicros(1)).toBe("<$0.0001");
+    expect(formatMicros(50)).toBe("$0.0001");
   });
 
   it("signs debits", () => {
     expect(formatMicros(-2_500_000n)).toBe("-$2.50");
     expect(formatMicros(-300)).toBe("-$0.0003");
+    expect(formatMicros(-7)).toBe("-<$0.0001");
+  });
+});
+
+describe("usdToMicros", () => {
+  it("reads the platform's six-decimal strings exactly, with no float in between", () => {
+    expect(usdToMicros("0.000131")).toBe(131n);
+    expect(usdToMicros("0.000400")).toBe(400n);
+    expect(usdToMicros("12")).toBe(12_000_000n);
+    expect(usdToMicros("1.5")).toBe(1_500_000n);
+    // Past Number's exact integers.
+    expect(usdToMicros("90071992547.409931")).toBe(90_071_992_547_409_931n);
+  });
+
+  it("rounds digits past the sixth up, and refuses what is not an amount", () => {
+    expect(usdToMicros("0.0000011")).toBe(2n);
+    expect(usdToMicros("0.0000010")).toBe(1n);
+    for (const bad of ["", "abc", "-1", "1e-6", ".5", "1."]) expect(usdToMicros(bad)).toBeNull();
+  });
+
+  it("centsToMicros scales a cap exactly", () => {
+    expect(centsToMicros(100)).toBe(1_000_000);
+    expect(centsToMicros(1_000_000_000)).toBe(10_000_000_000_000);
   });
 });
 
@@ -34,6 +68,8 @@ describe("formatCents and formatUsd", () => {
     expect(formatCents(500_000)).toBe("$5,000.00");
     expect(formatUsd("1.5")).toBe("$1.50");
     expect(formatUsd("0.000131")).toBe("$0.0001");
+    expect(formatUsd("0.000400")).toBe("$0.0004");
+    expect(formatUsd("-2.500000")).toBe("-$2.50");
     expect(formatUsd(undefined)).toBeUndefined();
     expect(formatUsd("")).toBeUndefined();
     expect(formatUsd("abc")).toBeUndefined();
