@@ -164,9 +164,10 @@ export class RunStream implements AsyncIterable<RunFrame> {
           yield frame;
           if (frame.type === "done") return;
         }
-        // The event log ends a stream early (or answers 204) only when the run is over and nothing
-        // follows the cursor (the done frame was delivered before): there is nothing left to wait for.
-        if (fromLog && delivered === 0) return;
+        // 204: the run is over and nothing follows the cursor (the done frame was delivered before).
+        // A stream that ends empty otherwise is a dropped one (an instance that drains ends its
+        // streams): it reconnects like any other.
+        if (fromLog && delivered === 0 && answer.response.status === 204) return;
         dropped = new ConnectionError({ message: "the stream ended before the run's done frame" });
       } catch (error) {
         if (controller.signal.aborted) return;

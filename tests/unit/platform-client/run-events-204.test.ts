@@ -1,5 +1,6 @@
 // GET /runs/{run_id}/events answers 204 when the run is over and nothing follows the cursor: the
-// client's run stream takes it as the end of the stream (no frames, no reconnect, no error).
+// client's run stream takes it as the end of the stream (no frames, no reconnect, no error); an empty
+// 200 is a dropped stream and reconnects.
 import { describe, expect, it } from "vitest";
 import { createPlatformClient } from "@/lib/platform-client";
 
@@ -29,5 +30,17 @@ describe("a run stream answered 204", () => {
     const stream = client.runs.events(7);
     expect((await stream.toArray()).map((frame) => frame.type)).toEqual(["content_block_delta", "done"]);
     expect(stream.lastEventId).toBe("2");
+  });
+
+  it("takes a 200 that ends empty for a dropped stream (an instance draining), and reconnects where it was", async () => {
+    let answers = 0;
+    const rest = 'id: 43\ndata: {"type":"content_block_delta","delta":{"text":"hi"}}\n\nid: 44\ndata: {"type":"done","stop_reason":"end_turn"}\n\n';
+    const { calls, client } = platformAnswering(() =>
+      ++answers === 1 ? new Response("", { headers: { "content-type": "text/event-stream" } }) : new Response(rest, { headers: { "content-type": "text/event-stream" } }),
+    );
+    const stream = client.runs.events(7, { lastEventId: "42" });
+    expect((await stream.toArray()).map((frame) => frame.type)).toEqual(["content_block_delta", "done"]);
+    expect(calls.map((call) => call.lastEventId)).toEqual(["42", "42"]);
+    expect(stream.reconnects).toBe(1);
   });
 });
