@@ -187,6 +187,9 @@ export const envSchema = z
     // A worker's probe port (/healthz, /readyz) for an orchestrator; unset: none. Web and all roles
     // answer the probes on their own port. `npm run platform -- --probe-port` overrides it.
     INLAY_PROBE_PORT: optionalInt(0),
+    // Prometheus scrapes /metrics with this bearer token, on every process (web ports included);
+    // unset: /metrics answers only on a worker's probe port.
+    INLAY_METRICS_TOKEN: z.string().min(16).optional(),
     // How long a process told to stop (SIGTERM) drains: requests in flight may finish and runs whose
     // tool with side effects is running may reach their checkpoint; past it, what is left is cut off.
     // Keep it below the orchestrator's grace period (Kubernetes: 30 s).

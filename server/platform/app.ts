@@ -17,6 +17,7 @@ import { PlatformError, errorEnvelope, errorTypeForStatus } from "./errors";
 import { authenticate } from "./middleware/authenticate";
 import { rateLimit } from "./middleware/rate-limit";
 import { closeOnUnreadBody } from "./middleware/unread-body";
+import { httpMetrics } from "./middleware/http-metrics";
 import { requestId } from "./middleware/request-id";
 // payments (docs/platform-api.md, "Payments")
 import * as topupBalance from "./routes/billing/topup";
@@ -584,6 +585,7 @@ export function createPlatformApp(deps: PlatformDeps): PlatformApp {
   // Order matters: the id first so every response has one; the key before the limiter so it can
   // charge the account (or the IP for a missing or invalid key).
   app.use("*", requestId());
+  app.use("*", httpMetrics);
   app.use("*", closeOnUnreadBody);
   const jsonBodyLimit = bodyLimit({
     maxSize: MAX_BODY_BYTES,

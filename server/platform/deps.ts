@@ -1,5 +1,6 @@
 // Assembles the platform's dependencies. Every entry point (Next.js, the standalone server, tests,
 // benchmarks) builds them here, so they differ only in configuration and role.
+import { addCollector, databasePool, setQueueStats } from "./observability/metrics";
 import type { RuntimeModel } from "./runtime/models/providers";
 import { type Database, openDedicatedClient } from "@/server/db";
 import type { PlatformDeps, PlatformRole, PlatformRuntime } from "./context";
@@ -11,7 +12,7 @@ import { RUN_READY } from "./runtime/run-pass";
 import { createRunWorker } from "./runtime/run-worker";
 import { registerPlatformJobs } from "./jobs/platform-jobs";
 import { registerPaymentJobs } from "./jobs/payment-jobs";
-import { createJobQueue } from "./jobs/queue";
+import { createJobQueue, queueStats } from "./jobs/queue";
 import { registerWebhookDelivery } from "./jobs/webhook-delivery";
 import { appEventText, registerAppTriggerPolls } from "./jobs/app-trigger-polls";
 import { registerTriggerFiring } from "./jobs/trigger-fires";
@@ -108,6 +109,16 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         await registerPlatformJobs(jobs, { prisma: database.prisma, config: parts.config });
         await registerPaymentJobs({ prisma: database.prisma, config: parts.config, jobs, mailer: parts.mailer });
         const webhooks = await registerWebhookDelivery({ prisma: database.prisma, config: parts.config, jobs, signals }, { work });
+        // What /metrics reads when scraped: the queue's depth and lag, the pool's use.
+        const removeCollector = addCollector(async () => {
+          setQueueStats(await queueStats(database));
+          if (database.driver.kind === "postgres") {
+            const { pool } = database.driver;
+            databasePool.set({ state: "total" }, pool.totalCount);
+            databasePool.set({ state: "idle" }, pool.idleCount);
+            databasePool.set({ state: "waiting" }, pool.waitingCount);
+          }
+        });
         const draining = new AbortController();
         let workerStopped: Promise<void> | undefined;
         const drain = (waitMs?: number) => {
@@ -136,6 +147,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
             // The worker first: its runs are handed back at once, while the queue's handlers may take seconds.
             drain();
             await workerStopped;
+            removeCollector();
             await webhooks.stop();
             await jobs.stop();
             await sandbox?.close();

@@ -2,8 +2,12 @@
 // process answers (its event loop turns). /readyz: it can do its work now: the database answers, every
 // migration this code knows is applied, the runtime (job queue, bus) has started, and for a process
 // with a worker, the worker claims runs (it has not been told to stop). Served by every role: web
-// processes on their own port, workers on a probe port of their own (standalone.ts).
+// processes on their own port, workers on a probe port of their own (standalone.ts). /metrics (the
+// Prometheus text format) answers beside them: behind INLAY_METRICS_TOKEN when set, else only on a
+// worker's probe port, which is private.
+import { createHash, timingSafeEqual } from "node:crypto";
 import { readMigrations } from "@/server/migrate";
+import { scrape } from "./observability/metrics";
 import type { PlatformDeps, PlatformRole } from "./context";
 import { appliedMigrationNames, pingDatabase } from "./repositories/health";
 
@@ -27,7 +31,19 @@ export interface Health {
   answer(request: Request): Promise<Response | undefined>;
 }
 
-export function createHealth(deps: Pick<PlatformDeps, "database" | "runtime">, role: PlatformRole): Health {
+export interface MetricsAccess {
+  /** Scrapers present it as a bearer token; set, it is required wherever /metrics answers. */
+  token?: string;
+  /** Without a token: whether /metrics answers here (a worker's private probe port) or is not found (a public port). */
+  open: boolean;
+}
+
+export function createHealth(
+  deps: Pick<PlatformDeps, "database" | "runtime">,
+  role: PlatformRole,
+  metrics: MetricsAccess = { open: false },
+): Health {
+  const tokenDigest = metrics.token === undefined ? undefined : createHash("sha256").update(metrics.token).digest();
   // The migrations this code ships, read once: a process of an older release is still ready on a
   // database that has newer ones (forward-only migrations, a rolling upgrade).
   let known: Promise<string[]> | undefined;
@@ -83,6 +99,19 @@ export function createHealth(deps: Pick<PlatformDeps, "database" | "runtime">, r
     if (pathname === "/readyz") {
       const state = await readiness();
       return Response.json(state, { status: state.ready ? 200 : 503, headers: { "cache-control": "no-store" } });
+    }
+    if (pathname === "/metrics") {
+      if (tokenDigest) {
+        const presented = /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
+        // Compared as digests of equal length, in constant time.
+        if (!timingSafeEqual(createHash("sha256").update(presented).digest(), tokenDigest)) {
+          return new Response("metrics need the bearer token INLAY_METRICS_TOKEN\n", { status: 401, headers: { "www-authenticate": "Bearer" } });
+        }
+      } else if (!metrics.open) {
+        return undefined;
+      }
+      const { contentType, body } = await scrape();
+      return new Response(body, { headers: { "content-type": contentType, "cache-control": "no-store" } });
     }
     return undefined;
   }

@@ -92,7 +92,7 @@ if (role !== "worker") {
 }
 const localBaseUrl = `http://${listenHost}:${boundPort}/api/v2`;
 const deps = platformDepsFromEnv(getDb, role, { localBaseUrl });
-const health = createHealth(deps, role);
+const health = createHealth(deps, role, { token: env.INLAY_METRICS_TOKEN, open: false });
 // The runtime now, not on the first request: its worker claims runs this or another process left.
 await deps.runtime();
 let probes: ReturnType<typeof serve> | undefined;
@@ -100,7 +100,9 @@ if (server) {
   answer({ app: createPlatformApp(deps), health });
   console.log(`listening on ${localBaseUrl}`);
 } else if (probePort !== undefined) {
-  probes = serve({ fetch: async (request) => (await health.answer(request)) ?? new Response(null, { status: 404 }), port: probePort, hostname: values.host });
+  // The probe port is private (no balancer routes to a worker): /metrics answers there without a token.
+  const probeHealth = createHealth(deps, role, { token: env.INLAY_METRICS_TOKEN, open: true });
+  probes = serve({ fetch: async (request) => (await probeHealth.answer(request)) ?? new Response(null, { status: 404 }), port: probePort, hostname: values.host });
   await once(probes, "listening");
   console.log(`worker ready, probes on http://${listenHost}:${(probes.address() as AddressInfo).port}`);
 } else {

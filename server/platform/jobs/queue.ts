@@ -191,6 +191,31 @@ export async function listFailedJobs(database: Database, options: { name?: strin
   );
 }
 
+export interface QueueStats {
+  name: string;
+  state: JobState;
+  count: number;
+  /** For jobs due (created or retry, start_after passed): how long the oldest has waited, in seconds. */
+  lagSeconds: number;
+}
+
+/**
+ * Jobs per queue and state, and how late the due ones are: the metrics' queue depth, lag and failures.
+ * One grouped read of pg-boss's table (finished jobs are kept KEEP_FINISHED_SECONDS, then archived).
+ */
+export async function queueStats(database: Database): Promise<QueueStats[]> {
+  const db = jobDatabase(database);
+  const { rows: installed } = await db.executeSql("SELECT to_regclass('pgboss.job') IS NOT NULL AS installed", []);
+  if (!(installed[0] as { installed: boolean }).installed) return [];
+  const { rows } = await db.executeSql(
+    `SELECT name, state::text AS state, count(*)::int AS count,
+       coalesce(extract(epoch FROM now() - min(start_after) FILTER (WHERE state IN ('created', 'retry') AND start_after <= now())), 0)::float8 AS "lagSeconds"
+     FROM pgboss.job GROUP BY name, state`,
+    [],
+  );
+  return rows as QueueStats[];
+}
+
 function errorMessageOf(output: unknown): string | null {
   if (output === null || output === undefined) return null;
   if (typeof output === "object" && typeof (output as { message?: unknown }).message === "string") return (output as { message: string }).message;

@@ -19,6 +19,7 @@ import type { Db } from "../repositories/db";
 import { SecretBoxError } from "@/server/secret-box";
 import { openSecret, SEALED_FOR } from "../services/sealed-secrets";
 import type { PlatformConfig, WebhookSettings } from "../platform-config";
+import { webhookAttempts, webhookDeliveryLag } from "../observability/metrics";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
 import {
   deleteDispatchedEventsBefore,
@@ -176,7 +177,9 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
       next,
     });
     if (!recorded) return { skipped: true };
+    webhookAttempts.inc({ outcome: outcome.succeeded ? "delivered" : outcome.responseStatus === null ? "unreachable" : "endpoint_error" });
     if (outcome.succeeded) {
+      webhookDeliveryLag.observe((Date.now() - event.createdAt.getTime()) / 1000);
       await markWebhookHealthy(prisma, webhook.id);
       return { succeeded: true };
     }

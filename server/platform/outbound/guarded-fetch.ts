@@ -4,6 +4,7 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { type LookupFunction } from "node:net";
 import { Agent, buildConnector, request, type Dispatcher } from "undici";
+import { outboundRefusals } from "../observability/metrics";
 import { bareHost, classifyAddress, isIpLiteral } from "./address-guard";
 
 export type OutboundErrorReason =
@@ -15,6 +16,9 @@ export type OutboundErrorReason =
   | "too_many_redirects"
   | "response_too_large";
 
+/** Reasons that are the guard's refusal, not the network's failure. */
+const REFUSALS = new Set<OutboundErrorReason>(["blocked_address", "invalid_url", "scheme_not_allowed", "too_many_redirects", "response_too_large"]);
+
 /** A refused or failed outbound request. `message` names the host and the reason and is safe to show users. */
 export class OutboundError extends Error {
   override name = "OutboundError";
@@ -23,6 +27,8 @@ export class OutboundError extends Error {
   constructor(reason: OutboundErrorReason, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.reason = reason;
+    // Every refusal is built here, in the one guard: counted once, whichever caller meets it.
+    if (REFUSALS.has(reason)) outboundRefusals.inc({ reason });
   }
 }
 

@@ -14,6 +14,7 @@ import {
   type ToolSet,
 } from "ai";
 import { logger } from "@/lib/logger";
+import { firstToken, modelCost, modelTokens, providerOf, runsEnded } from "../observability/metrics";
 import { isTerminalStatus, type RunFrame } from "@/lib/schemas/runs";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
@@ -205,6 +206,7 @@ export async function executePass(
     if (abort.signal.aborted) {
       sink.drop();
       handedBack = abort.signal.reason === HAND_BACK;
+      runsEnded.inc({ outcome: handedBack ? "handed_back" : "stopped" });
       // A write already under way commits before the run is handed on: the resuming pass reads the
       // log's tail, and a frame of this pass landing after it would say the same words twice.
       if (handedBack) await sink.flush().catch(() => {});
@@ -227,6 +229,7 @@ export async function executePass(
       return row;
     });
     if (failed) {
+      runsEnded.inc({ outcome: "failed" });
       const frames: RunFrame[] = [
         { type: "run_status", status: "failed", error: message },
         { type: "done", completion_state: "failed", stop_reason: "error", message_count: countMessages(failed) },
@@ -395,10 +398,17 @@ async function loop(
     if (!firstWritten && frames.said) {
       firstWritten = true;
       await frames.flush();
+      if (run.turnsUsed === 0 && !resumed) firstToken.observe((Date.now() - run.createdAt.getTime()) / 1000);
     }
     if (part.type !== "finish-step") continue;
     // Every model call is metered as it ends, so a run cancelled or failed later still pays for it.
-    await meterModelCall(
+    const usage = part.usage;
+    const model = { provider: providerOf(run.model), model: run.model };
+    modelTokens.inc({ ...model, kind: "input" }, usage.inputTokens ?? 0);
+    modelTokens.inc({ ...model, kind: "output" }, usage.outputTokens ?? 0);
+    modelTokens.inc({ ...model, kind: "cache_read" }, usage.inputTokenDetails?.cacheReadTokens ?? 0);
+    modelTokens.inc({ ...model, kind: "cache_write" }, usage.inputTokenDetails?.cacheWriteTokens ?? 0);
+    const cost = await meterModelCall(
       prisma,
       deps.config,
       run,
@@ -410,6 +420,7 @@ async function loop(
       },
       own ? "own_sub" : "wallet",
     );
+    modelCost.inc(model, Number(cost));
   }
 
   // A stream aborted (cancel, takeover, hand-back) may end without an error: it is not the run's end.
@@ -461,6 +472,7 @@ async function loop(
       return row;
     });
     if (!paused) return;
+    runsEnded.inc({ outcome: "paused" });
     frames.push(...reader.pauseFrames());
     return;
   }
@@ -484,6 +496,7 @@ async function loop(
     return row;
   });
   if (!completed) return;
+  runsEnded.inc({ outcome: "completed" });
   frames.push(
     { type: "run_status", status: "completed" },
     {

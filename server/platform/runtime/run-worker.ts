@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { logger } from "@/lib/logger";
 import type { AgentRow } from "../repositories/agents";
 import { claimRuns, renewLeases, type RunRow } from "../repositories/runs";
+import { claimLatency, runsClaimed } from "../observability/metrics";
 import { runTimings } from "./recovery";
 import { executePass, type ExecutorDeps, HAND_BACK, type KnownRun, type PassControl, RUN_READY } from "./run-pass";
 
@@ -55,6 +56,9 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
   let claimAgain = false;
 
   const launch = (run: RunRow, abandoned: boolean, agent?: AgentRow) => {
+    runsClaimed.inc({ how: abandoned ? "resumed" : agent ? "leased_at_admission" : "claimed" });
+    // A run's first pass: from its admission (a reply's or an approval's pass starts later on).
+    if (!abandoned && run.turnsUsed === 0) claimLatency.observe((Date.now() - run.createdAt.getTime()) / 1000);
     const abort = new AbortController();
     // executePass replaces handBack before its first await.
     const control: PassControl = { abort, handBack: () => abort.abort(HAND_BACK) };

@@ -6,6 +6,7 @@
 // a run", and "each run replies and resumes using the effort of the run". So a finished run (completed,
 // failed or cancelled) goes back to running with the new message appended; it is a new request on the
 // run, not a new run.
+import { runsAdmitted } from "../observability/metrics";
 import type { ModelMessage } from "ai";
 import type { z } from "zod";
 import { isSettledStatus, type FirstSessionCreate, type RunReply } from "@/lib/schemas/runs";
@@ -127,6 +128,7 @@ export async function replyToRun(
   await recordRunWebhook(ctx.prisma, reopened.run, "run.message_received");
   await ctx.bus.publish(runId);
   ctx.startRun(runId);
+  runsAdmitted.inc();
   return { run: toRun(reopened.run, scope.userId), after: reopened.after };
 }
 

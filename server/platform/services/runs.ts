@@ -41,6 +41,7 @@ import {
 } from "../repositories/runs";
 import { eventBatch, type RunEventBus } from "../runtime/event-bus";
 import type { RunEventWriter } from "../runtime/event-writer";
+import { runsAdmitted } from "../observability/metrics";
 import type { KnownRun } from "../runtime/run-pass";
 import type { HotCache } from "../runtime/hot-cache";
 import type { LiveContent } from "../runtime/live-content";
@@ -288,6 +289,7 @@ export async function createRun(
   if (row.retention === METADATA_ONLY) ctx.live.setMessages(row.id, [inlineMessage]);
   // Nobody can be reading the new run's log yet (the POST's own stream reads it from the start): no wake-up.
   ctx.startRun(row.id, { run: row, agent });
+  runsAdmitted.inc();
   return { run: toRun(row, scope.userId), scope };
 }
 

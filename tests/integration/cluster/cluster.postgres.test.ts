@@ -17,6 +17,7 @@ import { readFrames, textOf, type Frame } from "../../helpers/sse";
 // eslint-disable-next-line no-restricted-properties -- test infrastructure, not app configuration
 const redisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const ACCOUNT_PER_MINUTE = 30;
+const METRICS_TOKEN = `metrics-${randomUUID()}`;
 
 let database: Awaited<ReturnType<typeof createEmptyPostgresDatabase>>;
 let cluster: Cluster | undefined;
@@ -40,6 +41,7 @@ beforeAll(async () => {
       RATE_LIMIT_KEY_PREFIX: `cluster-test-${randomUUID()}`,
       PLATFORM_RATE_LIMIT_ACCOUNT_PER_MINUTE: String(ACCOUNT_PER_MINUTE),
       PLATFORM_RATE_LIMIT_SIGNUP_PER_MINUTE: "100",
+      INLAY_METRICS_TOKEN: METRICS_TOKEN,
     },
     onLog: (line) => logs.push(line),
   });
@@ -328,6 +330,33 @@ describe("a cluster of 2 web instances and 2 workers behind nginx", () => {
       const checks = { database: { ok: true }, migrations: { ok: true }, runtime: { ok: true } };
       expect(await ready.json()).toEqual({ ready: true, role: instance.role, checks: instance.role === "worker" ? { ...checks, worker: { ok: true } } : checks });
     }
+  });
+
+  it("serves Prometheus metrics from every process: requests on the web ones, runs, tokens, queue and pool on the workers", async () => {
+    const account = await newAccount();
+    const runId = await startRun(nginx(), account, "::words 12");
+    await readFrames(await events(nginx(), account.key, runId), { until: (frame) => frame.data.type === "done" });
+    const scrape = async (instance: Instance) => {
+      const answer = await fetch(`${instance.probeUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      expect(answer.status).toBe(200);
+      return answer.text();
+    };
+    const total = (texts: string[], series: RegExp) =>
+      texts.flatMap((text) => [...text.matchAll(new RegExp(`^${series.source} (\\S+)$`, "gm"))].map((match) => Number(match[1]))).reduce((a, b) => a + b, 0);
+    const web = await Promise.all(cluster!.web.map(scrape));
+    const workers = await Promise.all(cluster!.workers.map(scrape));
+    expect(total(web, /inlay_http_request_duration_seconds_count\{method="POST",route="\/api\/v2\/runs",status="200"\}/)).toBeGreaterThanOrEqual(1);
+    expect(total(web, /inlay_runs_admitted_total/)).toBeGreaterThanOrEqual(1);
+    expect(total(workers, /inlay_runs_ended_total\{outcome="completed"\}/)).toBeGreaterThanOrEqual(1);
+    expect(total(workers, /inlay_run_first_token_seconds_count/)).toBeGreaterThanOrEqual(1);
+    expect(total(workers, /inlay_model_tokens_total\{provider="inlay",model="inlay\/sim",kind="output"\}/)).toBeGreaterThanOrEqual(12);
+    for (const text of [...web, ...workers]) {
+      expect(text).toMatch(/^inlay_database_pool_connections\{state="total"\} \d+$/m);
+      expect(text).toMatch(/^inlay_queue_jobs\{queue="[^"]+",state="[a-z]+"\} \d+$/m);
+    }
+    // Without the token: refused, on a web port and on a worker's probe port alike.
+    expect((await fetch(`${cluster!.web[0]!.probeUrl}/metrics`)).status).toBe(401);
+    expect((await fetch(`${cluster!.workers[0]!.probeUrl}/metrics`)).status).toBe(401);
   });
 
   // DESIGN.md, Operations: stopping is a normal event. Each process in turn gets SIGTERM (a web one ends

@@ -12,6 +12,49 @@ afterAll(() => platform.close());
 
 const health = () => createHealth({ database: async () => platform.database, runtime: platform.runtime }, "all");
 
+describe("metrics", () => {
+  const scrapeWith = (access: { token?: string; open: boolean }, authorization?: string) =>
+    createHealth({ database: async () => platform.database, runtime: platform.runtime }, "all", access).answer(
+      new Request("http://platform.test/metrics", authorization ? { headers: { authorization } } : {}),
+    );
+
+  it("counts a run from its POST to its end, and answers only where it may", async () => {
+    const account = await platform.signup({ require_end_user_id: false });
+    const agent = (await platform.call("/agents", { key: account.key, body: { name: "Measured" } })).body;
+    const created = await platform.call("/runs", {
+      key: account.key,
+      body: { teammate_id: agent.id, message: "::words 5", stream: false, permission_mode: "autonomous" },
+    });
+    expect(created.status).toBe(200);
+    await expect.poll(async () => (await platform.call(`/runs/${created.body.id}`, { key: account.key })).body.status).toBe("completed");
+
+    const answer = (await scrapeWith({ open: true }))!;
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await answer.text();
+    const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}"/.]/g, "\\$&")} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
+    expect(value('inlay_http_request_duration_seconds_count{method="POST",route="/api/v2/runs",status="200"}')).toBe(1);
+    expect(value("inlay_runs_admitted_total")).toBe(1);
+    expect(value('inlay_runs_claimed_total{how="leased_at_admission"}')).toBe(1);
+    expect(value('inlay_runs_ended_total{outcome="completed"}')).toBe(1);
+    expect(value("inlay_run_claim_latency_seconds_count")).toBe(1);
+    expect(value("inlay_run_first_token_seconds_count")).toBe(1);
+    expect(value('inlay_model_tokens_total{provider="inlay",model="inlay/sim",kind="output"}')).toBeGreaterThan(0);
+    expect(value('inlay_model_cost_micro_usd_total{provider="inlay",model="inlay/sim"}')).toBeGreaterThan(0);
+    expect(value("inlay_sse_streams_open")).toBe(0);
+    // The queue's gauges are read when scraped.
+    expect(text).toMatch(/^inlay_queue_jobs\{queue="[^"]+",state="[a-z]+"\} \d+$/m);
+    expect(text).toMatch(/^inlay_process_resident_memory_bytes \d+/m);
+
+    // A public port without a token: not found; with one, only its bearer.
+    expect(await scrapeWith({ open: false })).toBeUndefined();
+    const token = "a-metrics-token-of-some-length";
+    expect((await scrapeWith({ token, open: false }))!.status).toBe(401);
+    expect((await scrapeWith({ token, open: true }, "Bearer wrong-token-of-some-length"))!.status).toBe(401);
+    expect((await scrapeWith({ token, open: false }, `Bearer ${token}`))!.status).toBe(200);
+  });
+});
+
 describe("readiness", () => {
   it("is ready when the database answers, every migration is applied, the runtime started and the worker claims", async () => {
     expect(await health().readiness()).toEqual({

@@ -6,6 +6,7 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { PlatformEnv } from "../../context";
 import type { RunFrame } from "@/lib/schemas/runs";
+import { openStreams } from "../../observability/metrics";
 import { followRunLog } from "../../runtime/follow-run";
 
 /** One frame as an SSE event. JSON.stringify never emits a raw newline, so a frame is one `data:` line. */
@@ -22,9 +23,14 @@ export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint)
     // A draining process ends the stream where it is: the client resumes on another instance with
     // Last-Event-ID, as after any dropped connection, and sees every frame once.
     const signal = AbortSignal.any([closed.signal, draining]);
-    for await (const item of followRunLog({ prisma: c.var.prisma, bus, live, keepAliveMs }, runId, after, signal)) {
-      // A batch at a time: one write through the stream's web streams, not one per frame.
-      await stream.write("idle" in item ? ": keep-alive\n\n" : item.events.map(({ id, frame }) => sseEvent(id, frame)).join(""));
+    openStreams.inc();
+    try {
+      for await (const item of followRunLog({ prisma: c.var.prisma, bus, live, keepAliveMs }, runId, after, signal)) {
+        // A batch at a time: one write through the stream's web streams, not one per frame.
+        await stream.write("idle" in item ? ": keep-alive\n\n" : item.events.map(({ id, frame }) => sseEvent(id, frame)).join(""));
+      }
+    } finally {
+      openStreams.dec();
     }
   });
 }

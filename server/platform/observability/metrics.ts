@@ -1,0 +1,162 @@
+// The process's Prometheus metrics (DESIGN.md, Operations), in one registry. Counters and histograms
+// are updated where things happen (HTTP middleware, the run worker and pass, webhook attempts, the
+// outbound guard); gauges that are a query (queue depth and lag, the database pool) are collected when
+// scraped, through collectors the runtime registers. Served as /metrics beside the probes (health.ts).
+// Labels are bounded: route templates, never paths; model ids from the catalogue; no account ids.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: "inlay_" });
+
+// Latency buckets from a few milliseconds (a cached read) to a minute (a slow model's first token).
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+export const httpDuration = new Histogram({
+  name: "inlay_http_request_duration_seconds",
+  help: "HTTP requests by route template, method and status, until the response's headers",
+  labelNames: ["method", "route", "status"] as const,
+  buckets: SECONDS,
+  registers: [registry],
+});
+
+export const runsAdmitted = new Counter({
+  name: "inlay_runs_admitted_total",
+  help: "Runs admitted (created, or replied to) by this process",
+  registers: [registry],
+});
+
+export const runsClaimed = new Counter({
+  name: "inlay_runs_claimed_total",
+  help: "Passes of runs this process's worker started, by how it got the run",
+  labelNames: ["how"] as const,
+  registers: [registry],
+});
+
+export const runsEnded = new Counter({
+  name: "inlay_runs_ended_total",
+  help: "Passes of runs that ended here, by outcome (completed, failed, paused, handed_back)",
+  labelNames: ["outcome"] as const,
+  registers: [registry],
+});
+
+export const claimLatency = new Histogram({
+  name: "inlay_run_claim_latency_seconds",
+  help: "From a run's admission to a worker starting its first pass",
+  buckets: SECONDS,
+  registers: [registry],
+});
+
+export const firstToken = new Histogram({
+  name: "inlay_run_first_token_seconds",
+  help: "From a run's admission to its first words or tool call in the log (first pass only)",
+  buckets: SECONDS,
+  registers: [registry],
+});
+
+export const openStreams = new Gauge({
+  name: "inlay_sse_streams_open",
+  help: "Run streams (SSE) this process is serving",
+  registers: [registry],
+});
+
+export const modelTokens = new Counter({
+  name: "inlay_model_tokens_total",
+  help: "Model tokens by provider, model and kind (input, output, cache_read, cache_write)",
+  labelNames: ["provider", "model", "kind"] as const,
+  registers: [registry],
+});
+
+export const modelCost = new Counter({
+  name: "inlay_model_cost_micro_usd_total",
+  help: "What model calls cost, in micro-USD, by provider and model",
+  labelNames: ["provider", "model"] as const,
+  registers: [registry],
+});
+
+export const webhookAttempts = new Counter({
+  name: "inlay_webhook_attempts_total",
+  help: "Webhook delivery attempts by outcome (delivered, endpoint_error: a non-2xx answer, unreachable: refused by the guard or a network failure)",
+  labelNames: ["outcome"] as const,
+  registers: [registry],
+});
+
+export const webhookDeliveryLag = new Histogram({
+  name: "inlay_webhook_delivery_lag_seconds",
+  help: "From an event's creation to its successful delivery",
+  buckets: [...SECONDS, 300, 1800, 3600],
+  registers: [registry],
+});
+
+export const outboundRefusals = new Counter({
+  name: "inlay_outbound_refusals_total",
+  help: "Outbound requests the guard refused, by reason",
+  labelNames: ["reason"] as const,
+  registers: [registry],
+});
+
+export const queueJobs = new Gauge({
+  name: "inlay_queue_jobs",
+  help: "Jobs in the job queue by queue and state (created and retry: waiting; failed: every retry spent)",
+  labelNames: ["queue", "state"] as const,
+  registers: [registry],
+});
+
+export const queueLag = new Gauge({
+  name: "inlay_queue_lag_seconds",
+  help: "How long the oldest due job of each queue has waited",
+  labelNames: ["queue"] as const,
+  registers: [registry],
+});
+
+export const databasePool = new Gauge({
+  name: "inlay_database_pool_connections",
+  help: "This process's PostgreSQL pool: total, idle, and queries waiting for a connection (waiting)",
+  labelNames: ["state"] as const,
+  registers: [registry],
+});
+
+/** Sets the queue gauges from one read of the queue (jobs/queue.ts queueStats). */
+export function setQueueStats(stats: { name: string; state: string; count: number; lagSeconds: number }[]): void {
+  queueJobs.reset();
+  queueLag.reset();
+  const lag = new Map<string, number>();
+  for (const row of stats) {
+    queueJobs.set({ queue: row.name, state: row.state }, row.count);
+    lag.set(row.name, Math.max(lag.get(row.name) ?? 0, row.lagSeconds));
+  }
+  for (const [queue, seconds] of lag) queueLag.set({ queue }, seconds);
+}
+
+/** A model id's provider: `openai/gpt-4o` → openai; an id without one is its own. */
+export function providerOf(modelId: string): string {
+  const slash = modelId.indexOf("/");
+  return slash > 0 ? modelId.slice(0, slash) : modelId;
+}
+
+/** Metrics that are a query: read when scraped. Each collector sets its gauges (and may fail alone). */
+export type Collector = () => Promise<void>;
+const collectors = new Set<Collector>();
+
+/** Registers a collector; returns its removal (a runtime that closes). */
+export function addCollector(collector: Collector): () => void {
+  collectors.add(collector);
+  return () => collectors.delete(collector);
+}
+
+const scrapeErrors = new Counter({
+  name: "inlay_metrics_collector_errors_total",
+  help: "Collectors that failed during a scrape (their gauges keep the last value)",
+  registers: [registry],
+});
+
+/** The registry in Prometheus's text format, collectors run first. */
+export async function scrape(): Promise<{ contentType: string; body: string }> {
+  await Promise.all(
+    [...collectors].map((collect) =>
+      collect().catch(() => {
+        scrapeErrors.inc();
+      }),
+    ),
+  );
+  return { contentType: registry.contentType, body: await registry.metrics() };
+}
