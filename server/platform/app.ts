@@ -18,6 +18,7 @@ import { authenticate } from "./middleware/authenticate";
 import { rateLimit } from "./middleware/rate-limit";
 import { closeOnUnreadBody } from "./middleware/unread-body";
 import { httpMetrics } from "./middleware/http-metrics";
+import { httpTracing } from "./middleware/http-tracing";
 import { requestId } from "./middleware/request-id";
 // payments (docs/platform-api.md, "Payments")
 import * as topupBalance from "./routes/billing/topup";
@@ -586,6 +587,7 @@ export function createPlatformApp(deps: PlatformDeps): PlatformApp {
   // charge the account (or the IP for a missing or invalid key).
   app.use("*", requestId());
   app.use("*", httpMetrics);
+  app.use("*", httpTracing);
   app.use("*", closeOnUnreadBody);
   const jsonBodyLimit = bodyLimit({
     maxSize: MAX_BODY_BYTES,

@@ -19,6 +19,7 @@ import { platformDepsFromEnv } from "@/server/platform/config";
 import type { PlatformApp, PlatformRole } from "@/server/platform/context";
 import { createHealth, type Health } from "@/server/platform/health";
 import { applyServerTimeouts } from "@/server/platform/http/server-timeouts";
+import { startTracingFromEnv, stopTracing } from "@/server/platform/observability/tracing";
 
 const ROLES: readonly PlatformRole[] = ["web", "worker", "all"];
 
@@ -53,6 +54,9 @@ if (probePort !== undefined && role !== "worker") {
   console.error(`--probe-port is for --role worker; --role ${role} answers /healthz and /readyz on --port`);
   process.exit(2);
 }
+
+// Before anything that may record a span (OTEL_EXPORTER_OTLP_ENDPOINT set; otherwise off).
+startTracingFromEnv(role);
 
 const dataDir = values["data-dir"];
 if (dataDir && env.DATABASE_URL) {
@@ -141,6 +145,8 @@ async function stop(signal: string) {
   await deps.close();
   probes?.close();
   await database.close();
+  // What was recorded goes out before the process ends.
+  await stopTracing().catch((error: unknown) => logger.warn({ err: error }, "flushing traces failed"));
   logger.info({ signal, role, ms: Date.now() - started }, "platform stopped");
   process.exit(0);
 }

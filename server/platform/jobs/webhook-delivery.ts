@@ -20,6 +20,8 @@ import { SecretBoxError } from "@/server/secret-box";
 import { openSecret, SEALED_FOR } from "../services/sealed-secrets";
 import type { PlatformConfig, WebhookSettings } from "../platform-config";
 import { webhookAttempts, webhookDeliveryLag } from "../observability/metrics";
+import { contextFromTraceparent, inSpan, SpanKind, tracingEnabled } from "../observability/tracing";
+import { findRunTraceContext } from "../repositories/runs";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
 import {
   deleteDispatchedEventsBefore,
@@ -161,7 +163,14 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
       return { skipped: true };
     }
     const body = webhookBody(event.payload as Record<string, unknown>, event.createdAt);
-    const outcome = await send(webhook.url, body, signatureHeaders(messageIdOf(event.id), body, secrets, attemptedAt));
+    // A run's deliveries join its trace (read only while tracing: off, it costs nothing).
+    const parent = tracingEnabled() && event.runId !== null ? contextFromTraceparent(await findRunTraceContext(prisma, event.runId)) : undefined;
+    const attributes = { "inlay.webhook.id": webhook.id, "inlay.webhook.event_type": event.type, "inlay.webhook.attempt": data.number };
+    const outcome = await inSpan("webhook.attempt", { kind: SpanKind.PRODUCER, parent, attributes }, async (span) => {
+      const sent = await send(webhook.url, body, signatureHeaders(messageIdOf(event.id), body, secrets, attemptedAt));
+      span?.setAttribute("inlay.webhook.delivered", sent.succeeded);
+      return sent;
+    });
     const more = data.number < settings.retryScheduleMs.length;
     const next = outcome.succeeded
       ? ({ status: "succeeded" } as const)

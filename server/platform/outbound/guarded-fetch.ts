@@ -5,6 +5,7 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { type LookupFunction } from "node:net";
 import { Agent, buildConnector, request, type Dispatcher } from "undici";
 import { outboundRefusals } from "../observability/metrics";
+import { inSpan, SpanKind } from "../observability/tracing";
 import { bareHost, classifyAddress, isIpLiteral } from "./address-guard";
 
 export type OutboundErrorReason =
@@ -172,15 +173,37 @@ export async function guardedFetch(url: string, init: OutboundRequest, options: 
   }
 }
 
+type Dispatch = {
+  signal: AbortSignal;
+  redirect: "follow" | "manual" | "error";
+  headersTimeout?: number;
+  bodyTimeout?: number;
+};
+
 /**
  * Sends one request through the guarded Agent, following up to maxRedirects hops (each checked like
  * the first URL) unless `redirect` says otherwise. Returns the final response with its body unread.
+ * While tracing is on, a client span covers it up to the response's headers; it names the host, never
+ * the URL (a path or query may carry a token).
  */
-async function dispatch(
+function dispatch(first: URL, init: OutboundRequest, options: OutboundOptions, how: Dispatch, onHop: (target: URL) => void) {
+  const method = init.method.toUpperCase();
+  return inSpan(
+    method,
+    { kind: SpanKind.CLIENT, attributes: { "http.request.method": method, "server.address": bareHost(first.hostname), "url.scheme": first.protocol.slice(0, -1) } },
+    async (span) => {
+      const sent = await dispatchHops(first, init, options, how, onHop);
+      span?.setAttribute("http.response.status_code", sent.response.statusCode);
+      return sent;
+    },
+  );
+}
+
+async function dispatchHops(
   first: URL,
   init: OutboundRequest,
   options: OutboundOptions,
-  how: { signal: AbortSignal; redirect: "follow" | "manual" | "error"; headersTimeout?: number; bodyTimeout?: number },
+  how: Dispatch,
   onHop: (target: URL) => void,
 ): Promise<{ response: Dispatcher.ResponseData; target: URL }> {
   const maxRedirects = how.redirect === "follow" ? (options.maxRedirects ?? outboundDefaults.maxRedirects) : 0;

@@ -54,6 +54,8 @@ export interface FastRunStart {
   webhookPayload: Record<string, unknown>;
   /** The executor that will run it, which then needs no claim of its own. */
   lease?: { owner: string; ms: number };
+  /** The admitting request's traceparent (tracing on). */
+  traceContext?: string | null;
   /** An Idempotency-Key to claim for this run. */
   key?: KeyClaim;
   /** When the end-user's turn is recorded and before when its older turns are forgotten. */
@@ -120,7 +122,7 @@ export async function startAdmittedRun(prisma: PrismaClient, start: FastRunStart
       INSERT INTO platform_runs (
         ${key ? Prisma.sql`id,` : Prisma.empty} account_id, end_user_id, agent_id, task_id, status, permission_mode, human_in_the_loop,
         model, effort, skill, skill_playbook, tools, memory, history, task_setup_tools, feedback, email_notifications, output_schema, metadata,
-        max_turns, retention, messages, hold_micros, lease_owner, lease_expires_at, created_at, updated_at)
+        max_turns, retention, messages, hold_micros, lease_owner, lease_expires_at, trace_context, created_at, updated_at)
       SELECT ${key ? Prisma.sql`rid.id,` : Prisma.empty} ${start.accountId}, ${start.endUserId}::int, ${start.agentId}, ${start.taskId}::int, 'running',
         ${start.permissionMode}, ${start.humanInTheLoop}, ${start.model}, ${start.effort}, ${start.skill ?? null}::text, ${json(start.skillPlaybook ?? null)}::jsonb, ${start.tools}::text[],
         ${start.memory}::boolean, ${start.history}::boolean, ${start.taskSetupTools}, ${start.feedback}::boolean,
@@ -130,6 +132,7 @@ export async function startAdmittedRun(prisma: PrismaClient, start: FastRunStart
         hold.micros,
         ${lease?.owner ?? null}::text,
         ${lease ? Prisma.sql`now() + make_interval(secs => ${lease.ms / 1000})` : Prisma.sql`NULL::timestamptz`},
+        ${start.traceContext ?? null}::text,
         now(), now()
       FROM hold ${key ? Prisma.sql`, rid` : Prisma.empty}
       RETURNING *

@@ -288,6 +288,12 @@ export async function handBackLease(prisma: PrismaClient, runId: number, owner: 
   return rows.length > 0;
 }
 
+/** The traceparent the run was admitted under (observability/tracing.ts); null when none was recorded. */
+export async function findRunTraceContext(prisma: PrismaClient, runId: number): Promise<string | null> {
+  const row = await prisma.platformRun.findUnique({ where: { id: runId }, select: { traceContext: true } });
+  return row?.traceContext ?? null;
+}
+
 /**
  * True when the run's newest event is a `done` frame: the run is over and nothing follows. A reply
  * writes a `run_status` after the old `done`, so a replied run is not over until its next `done`.

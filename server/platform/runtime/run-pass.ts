@@ -15,6 +15,7 @@ import {
 } from "ai";
 import { logger } from "@/lib/logger";
 import { firstToken, modelCost, modelTokens, providerOf, runsEnded } from "../observability/metrics";
+import { modelTelemetry } from "../observability/tracing";
 import { isTerminalStatus, type RunFrame } from "@/lib/schemas/runs";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
@@ -368,6 +369,8 @@ async function loop(
       finished.event = event;
     },
     providerOptions: { inlay: { planMode: interactive && run.permissionMode === "plan" } },
+    // Model and tool spans (GenAI semantic conventions) while tracing is on.
+    ...modelTelemetry("inlay.run"),
     // Checkpoints, so a run whose process dies resumes after its finished steps.
     ...hooks,
     // The SDK's step input holds the attachments inline (bytes); a checkpoint keeps the conversation

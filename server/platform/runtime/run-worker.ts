@@ -9,6 +9,7 @@ import { logger } from "@/lib/logger";
 import type { AgentRow } from "../repositories/agents";
 import { claimRuns, renewLeases, type RunRow } from "../repositories/runs";
 import { claimLatency, runsClaimed } from "../observability/metrics";
+import { contextFromTraceparent, inSpan, SpanKind } from "../observability/tracing";
 import { runTimings } from "./recovery";
 import { executePass, type ExecutorDeps, HAND_BACK, type KnownRun, type PassControl, RUN_READY } from "./run-pass";
 
@@ -64,7 +65,10 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
     const control: PassControl = { abort, handBack: () => abort.abort(HAND_BACK) };
     const execution: Execution = { control, done: Promise.resolve() };
     active.set(run.id, execution);
-    execution.done = executePass(deps, owner, run, control, abandoned, agent)
+    // One span per pass, in the trace of the request that admitted the run (observability/tracing.ts).
+    const pass = () => executePass(deps, owner, run, control, abandoned, agent);
+    const attributes = { "inlay.run.id": run.id, "inlay.account.id": run.accountId, "inlay.run.resumed": abandoned };
+    execution.done = inSpan("run.pass", { kind: SpanKind.CONSUMER, parent: contextFromTraceparent(run.traceContext), attributes }, pass)
       .catch((error: unknown) => logger.error({ err: error, runId: run.id }, "run executor crashed"))
       .finally(() => {
         active.delete(run.id);

@@ -42,6 +42,7 @@ import {
 import { eventBatch, type RunEventBus } from "../runtime/event-bus";
 import type { RunEventWriter } from "../runtime/event-writer";
 import { runsAdmitted } from "../observability/metrics";
+import { currentTraceContext } from "../observability/tracing";
 import type { KnownRun } from "../runtime/run-pass";
 import type { HotCache } from "../runtime/hot-cache";
 import type { LiveContent } from "../runtime/live-content";
@@ -224,6 +225,8 @@ export async function createRun(
   const first: RunFrame = { type: "run_status", status: "running" };
   const admission = { accountId: scope.accountId, endUserId: scope.endUserId, userId: scope.userId, model: model.id } as const;
 
+  // Its passes and webhook deliveries join the admitting request's trace (observability/tracing.ts).
+  const traceContext = currentTraceContext();
   let row: RunRow | undefined;
   // The fast path: one statement admits, inserts and leases the run (services/run-admission.ts). It
   // holds from the balance, so a run on the account's own model connection (own_sub) takes the
@@ -244,6 +247,7 @@ export async function createRun(
         ),
         lease: ctx.lease,
         key: claim,
+        traceContext,
       });
       if (fast.kind === "key_taken") throw new IdempotencyKeyTaken();
       if (fast.kind === "inserted") row = fast.run;
@@ -274,6 +278,7 @@ export async function createRun(
           retention: metadataOnly ? METADATA_ONLY : "standard",
           messages: (metadataOnly ? storedMessages.metadataOnly : storedMessages.standard) as unknown as JsonArray,
           holdMicros: admitted.holdMicros,
+          traceContext,
           ...(ctx.lease ? { leaseOwner: ctx.lease.owner, leaseExpiresAt: new Date(Date.now() + ctx.lease.ms) } : {}),
         },
         first,

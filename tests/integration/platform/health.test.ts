@@ -19,6 +19,12 @@ describe("metrics", () => {
     );
 
   it("counts a run from its POST to its end, and answers only where it may", async () => {
+    // The registry is the process's (test files share it): what this run adds is compared.
+    const read = async () => {
+      const text = await (await scrapeWith({ open: true }))!.text();
+      return (series: string) => Number(new RegExp(`^${series.replace(/[{}"/.]/g, "\\$&")} (\\S+)$`, "m").exec(text)?.[1] ?? 0);
+    };
+    const before = await read();
     const account = await platform.signup({ require_end_user_id: false });
     const agent = (await platform.call("/agents", { key: account.key, body: { name: "Measured" } })).body;
     const created = await platform.call("/runs", {
@@ -32,16 +38,17 @@ describe("metrics", () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await answer.text();
-    const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}"/.]/g, "\\$&")} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
-    expect(value('inlay_http_request_duration_seconds_count{method="POST",route="/api/v2/runs",status="200"}')).toBe(1);
-    expect(value("inlay_runs_admitted_total")).toBe(1);
-    expect(value('inlay_runs_claimed_total{how="leased_at_admission"}')).toBe(1);
-    expect(value('inlay_runs_ended_total{outcome="completed"}')).toBe(1);
-    expect(value("inlay_run_claim_latency_seconds_count")).toBe(1);
-    expect(value("inlay_run_first_token_seconds_count")).toBe(1);
-    expect(value('inlay_model_tokens_total{provider="inlay",model="inlay/sim",kind="output"}')).toBeGreaterThan(0);
-    expect(value('inlay_model_cost_micro_usd_total{provider="inlay",model="inlay/sim"}')).toBeGreaterThan(0);
-    expect(value("inlay_sse_streams_open")).toBe(0);
+    const after = await read();
+    const added = (series: string) => after(series) - before(series);
+    expect(added('inlay_http_request_duration_seconds_count{method="POST",route="/api/v2/runs",status="200"}')).toBe(1);
+    expect(added("inlay_runs_admitted_total")).toBe(1);
+    expect(added('inlay_runs_claimed_total{how="leased_at_admission"}')).toBe(1);
+    expect(added('inlay_runs_ended_total{outcome="completed"}')).toBe(1);
+    expect(added("inlay_run_claim_latency_seconds_count")).toBe(1);
+    expect(added("inlay_run_first_token_seconds_count")).toBe(1);
+    expect(added('inlay_model_tokens_total{provider="inlay",model="inlay/sim",kind="output"}')).toBeGreaterThan(0);
+    expect(added('inlay_model_cost_micro_usd_total{provider="inlay",model="inlay/sim"}')).toBeGreaterThan(0);
+    expect(after("inlay_sse_streams_open")).toBe(0);
     // The queue's gauges are read when scraped.
     expect(text).toMatch(/^inlay_queue_jobs\{queue="[^"]+",state="[a-z]+"\} \d+$/m);
     expect(text).toMatch(/^inlay_process_resident_memory_bytes \d+/m);

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "platform_runs" ADD COLUMN     "trace_context" TEXT;
