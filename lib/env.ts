@@ -298,6 +298,8 @@ export const envSchema = z
     EMBED_TOKEN_SECRET: optionalString.refine((value) => value === undefined || value.length >= 32, "must be at least 32 characters"),
 
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    // json: one JSON object per line (production's default); pretty: one readable line (development's).
+    LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
   })
   .superRefine((value, ctx) => {
     const building = value.NEXT_PHASE === "phase-production-build";

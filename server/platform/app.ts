@@ -17,6 +17,7 @@ import { PlatformError, errorEnvelope, errorTypeForStatus } from "./errors";
 import { authenticate } from "./middleware/authenticate";
 import { rateLimit } from "./middleware/rate-limit";
 import { closeOnUnreadBody } from "./middleware/unread-body";
+import { withLogContext } from "@/lib/log-context";
 import { httpMetrics } from "./middleware/http-metrics";
 import { httpTracing } from "./middleware/http-tracing";
 import { requestId } from "./middleware/request-id";
@@ -586,6 +587,8 @@ export function createPlatformApp(deps: PlatformDeps): PlatformApp {
   // Order matters: the id first so every response has one; the key before the limiter so it can
   // charge the account (or the IP for a missing or invalid key).
   app.use("*", requestId());
+  // Every line logged while the request is served carries its id (and, once known, account and run).
+  app.use("*", (c, next) => withLogContext({ requestId: c.get("requestId") }, next));
   app.use("*", httpMetrics);
   app.use("*", httpTracing);
   app.use("*", closeOnUnreadBody);

@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
 import { env } from "@/lib/env";
-import { logger } from "@/lib/logger";
+import { flushLogs, logger } from "@/lib/logger";
 import { getDb, openDatabase, setProcessDatabase } from "@/server/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformDepsFromEnv } from "@/server/platform/config";
@@ -148,6 +148,7 @@ async function stop(signal: string) {
   // What was recorded goes out before the process ends.
   await stopTracing().catch((error: unknown) => logger.warn({ err: error }, "flushing traces failed"));
   logger.info({ signal, role, ms: Date.now() - started }, "platform stopped");
+  flushLogs();
   process.exit(0);
 }
 process.on("SIGINT", () => void stop("SIGINT"));

@@ -19,7 +19,7 @@ export function standaloneProcesses() {
       lines.once("line", resolve);
       child.once("exit", (code) => reject(new Error(`platform exited with ${code}: ${stderr}`)));
     });
-    return { child, first };
+    return { child, first, stderr: () => stderr };
   }
   return {
     startStandalone,

@@ -13,6 +13,7 @@
 // At least once: a process killed during an attempt leaves its job active; pg-boss expires it and runs
 // it again, so a receiver may see an event twice (the same webhook-id each time). Attempts are recorded
 // once each (unique per delivery and number). Deliveries are not ordered.
+import { addLogContext, withLogContext } from "@/lib/log-context";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { logger } from "@/lib/logger";
 import type { Db } from "../repositories/db";
@@ -139,12 +140,14 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
     return running;
   };
 
-  const attempt = async ({ data }: { data: AttemptData }) => {
+  const attempt = ({ data }: { data: AttemptData }) => withLogContext({}, () => attemptDelivery(data));
+  const attemptDelivery = async (data: AttemptData) => {
     const deliveryId = BigInt(data.deliveryId);
     const target = await findDeliveryForAttempt(prisma, deliveryId);
     // Gone (its webhook deleted), finished, or this attempt made already (a job run again after a crash).
     if (!target || target.status !== "pending" || target.attempts >= data.number) return { skipped: true };
     const { webhook, event } = target;
+    addLogContext({ accountId: event.accountId, ...(event.runId !== null ? { runId: event.runId } : {}) });
     if (!webhook.active) {
       await failDelivery(prisma, deliveryId, webhook.disabledReason ? `the webhook was disabled: ${webhook.disabledReason}` : "the webhook is paused (active=false)");
       return { skipped: true };

@@ -2,6 +2,7 @@
 // routes that need a key refuse with requireApiKey. Deciding early lets the rate limiter charge the
 // right bucket (the account, or the IP for a missing or invalid key).
 import type { MiddlewareHandler } from "hono";
+import { addLogContext } from "@/lib/log-context";
 import type { PlatformEnv } from "../context";
 import { PlatformError } from "../errors";
 import { authenticateApiKey } from "../services/auth";
@@ -22,6 +23,9 @@ export const authenticate: MiddlewareHandler<PlatformEnv> = async (c, next) => {
           ? await authenticateSession(data, token)
           : await authenticateApiKey(data, token, c.var.deps.config.keyPrefix),
     );
+    // Every line this request logs from here on names the account it acts as.
+    const accountId = c.var.auth?.accountId;
+    if (accountId !== undefined) addLogContext({ accountId });
   }
   await next();
 };

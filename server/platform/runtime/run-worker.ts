@@ -5,6 +5,7 @@
 // its leases every third of a lease) and lapse. A worker that stops hands its runs back instead
 // (DESIGN.md, Operations): their leases lapse at once and another worker resumes them.
 import { randomBytes } from "node:crypto";
+import { withLogContext } from "@/lib/log-context";
 import { logger } from "@/lib/logger";
 import type { AgentRow } from "../repositories/agents";
 import { claimRuns, renewLeases, type RunRow } from "../repositories/runs";
@@ -66,7 +67,16 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
     const execution: Execution = { control, done: Promise.resolve() };
     active.set(run.id, execution);
     // One span per pass, in the trace of the request that admitted the run (observability/tracing.ts).
-    const pass = () => executePass(deps, owner, run, control, abandoned, agent);
+    // Every line the pass logs names its run and account.
+    const pass = () =>
+      withLogContext({ runId: run.id, accountId: run.accountId }, async () => {
+        const started = Date.now();
+        try {
+          await executePass(deps, owner, run, control, abandoned, agent);
+        } finally {
+          logger.info({ ms: Date.now() - started, resumed: abandoned, handedBack: control.abort.signal.reason === HAND_BACK }, "run pass ended");
+        }
+      });
     const attributes = { "inlay.run.id": run.id, "inlay.account.id": run.accountId, "inlay.run.resumed": abandoned };
     execution.done = inSpan("run.pass", { kind: SpanKind.CONSUMER, parent: contextFromTraceparent(run.traceContext), attributes }, pass)
       .catch((error: unknown) => logger.error({ err: error, runId: run.id }, "run executor crashed"))

@@ -41,6 +41,7 @@ import {
 } from "../repositories/runs";
 import { eventBatch, type RunEventBus } from "../runtime/event-bus";
 import type { RunEventWriter } from "../runtime/event-writer";
+import { addLogContext } from "@/lib/log-context";
 import { runsAdmitted } from "../observability/metrics";
 import { currentTraceContext } from "../observability/tracing";
 import type { KnownRun } from "../runtime/run-pass";
@@ -293,6 +294,7 @@ export async function createRun(
   );
   if (row.retention === METADATA_ONLY) ctx.live.setMessages(row.id, [inlineMessage]);
   // Nobody can be reading the new run's log yet (the POST's own stream reads it from the start): no wake-up.
+  addLogContext({ runId: row.id });
   ctx.startRun(row.id, { run: row, agent });
   runsAdmitted.inc();
   return { run: toRun(row, scope.userId), scope };

@@ -16,15 +16,16 @@ afterAll(async () => {
 describe("npm run platform", () => {
   it("prints one listening line and serves /api/v2 on a fresh database, its links naming the port it bound", async () => {
     let args = ["--port", "0"];
-    let extraEnv: Record<string, string> = {};
+    // JSON log lines at info: the run below must leave one that names its request, account and run.
+    let extraEnv: Record<string, string> = { LOG_FORMAT: "json", LOG_LEVEL: "info" };
     if (testDatabaseKind === "postgres") {
       const empty = await createEmptyPostgresDatabase();
       cleanups.push(empty.drop);
-      extraEnv = { DATABASE_URL: empty.url };
+      extraEnv = { ...extraEnv, DATABASE_URL: empty.url };
     } else {
       args = [...args, "--data-dir", path.join(await mkdtemp(path.join(tmpdir(), "inlay-platform-")), "db")];
     }
-    const { child, first } = await startStandalone(args, extraEnv);
+    const { child, first, stderr } = await startStandalone(args, extraEnv);
     expect(first).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\/api\/v2$/);
     const port = Number(new URL(first.slice("listening on ".length)).port);
     expect(port).toBeGreaterThan(0);
@@ -55,6 +56,30 @@ describe("npm run platform", () => {
       role: "all",
       checks: { database: { ok: true }, migrations: { ok: true }, runtime: { ok: true }, worker: { ok: true } },
     });
+
+    // A run's lines carry the ids of the request that admitted it, its account and itself.
+    const api = `http://127.0.0.1:${port}/api/v2`;
+    const post = async (path: string, body: object, key?: string) => {
+      const answer = await fetch(`${api}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
+        body: JSON.stringify(body),
+      });
+      return { status: answer.status, body: (await answer.json()) as Record<string, any> };
+    };
+    const signup = await post("/signup", { email: "logs@example.test", first_name: "Logs", password: "correct-horse", require_end_user_id: false });
+    expect(signup.status).toBe(201);
+    const agent = await post("/agents", { name: "Logged" }, signup.body.api_key);
+    const run = await post("/runs", { teammate_id: agent.body.id, message: "::words 3", stream: false }, signup.body.api_key);
+    expect(run.status).toBe(200);
+    const passEnded = () =>
+      stderr()
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((entry) => entry.msg === "run pass ended" && entry.runId === run.body.id);
+    await expect.poll(passEnded, { timeout: 20_000 }).toBeDefined();
+    expect(passEnded()).toMatchObject({ level: 30, runId: run.body.id, accountId: expect.any(Number), requestId: expect.stringMatching(/^req_/) });
 
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
