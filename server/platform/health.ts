@@ -18,7 +18,7 @@ export interface ReadinessCheck {
 
 export interface Readiness {
   ready: boolean;
-  role: PlatformRole;
+  role: PlatformRole | "framework";
   checks: Record<string, ReadinessCheck>;
 }
 
@@ -39,8 +39,9 @@ export interface MetricsAccess {
 }
 
 export function createHealth(
-  deps: Pick<PlatformDeps, "database" | "runtime">,
-  role: PlatformRole,
+  // Without a runtime (the framework's app on a remote platform): the database and migrations only.
+  deps: Pick<PlatformDeps, "database"> & Partial<Pick<PlatformDeps, "runtime">>,
+  role: PlatformRole | "framework",
   metrics: MetricsAccess = { open: false },
 ): Health {
   const tokenDigest = metrics.token === undefined ? undefined : createHash("sha256").update(metrics.token).digest();
@@ -56,20 +57,21 @@ export function createHealth(
       const missing = (await knownMigrations()).filter((name) => !applied.has(name));
       if (missing.length > 0) throw new Error(`not applied: ${missing.join(", ")}`);
     },
-    runtime: async () => {
-      // A draining process (SIGTERM) leaves the balancer's rotation while it finishes what it has.
-      if ((await deps.runtime()).draining.aborted) throw new Error("draining: the process is stopping");
-    },
-    ...(role === "web"
-      ? {}
-      : {
-          worker: async () => {
-            const { worker } = await deps.runtime();
-            if (!worker) throw new Error("no worker in this process");
-            if (worker.stopped) throw new Error("stopping: it claims no more runs");
-          },
-        }),
   };
+  const { runtime } = deps;
+  if (runtime) {
+    checks.runtime = async () => {
+      // A draining process (SIGTERM) leaves the balancer's rotation while it finishes what it has.
+      if ((await runtime()).draining.aborted) throw new Error("draining: the process is stopping");
+    };
+    if (role !== "web") {
+      checks.worker = async () => {
+        const { worker } = await runtime();
+        if (!worker) throw new Error("no worker in this process");
+        if (worker.stopped) throw new Error("stopping: it claims no more runs");
+      };
+    }
+  }
 
   async function run(check: () => Promise<void>): Promise<ReadinessCheck> {
     let timer: NodeJS.Timeout | undefined;

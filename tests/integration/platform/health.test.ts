@@ -88,6 +88,11 @@ describe("readiness", () => {
     }
   });
 
+  it("checks only the database and its migrations for a process without a runtime (the app on a remote platform)", async () => {
+    const framework = createHealth({ database: async () => platform.database }, "framework");
+    expect(await framework.readiness()).toEqual({ ready: true, role: "framework", checks: { database: { ok: true }, migrations: { ok: true } } });
+  });
+
   it("is not ready once its worker was told to stop, and still alive", async () => {
     const { worker } = await platform.runtime();
     await worker!.stop(0);
