@@ -9,6 +9,7 @@ import { chatBundleBrowser } from "./chat-bundle-browser";
 import { httpAgents } from "./http-agents";
 import { peerRuns } from "./peer-runs";
 import { platformOverhead } from "./platform-overhead";
+import { platformLoad } from "./platform-load";
 import { platformStartup } from "./platform-startup";
 import { recovery } from "./recovery";
 import { runsCreation, runsHeldStreams, runsTimeToFirstToken, scaleOut, withPostgresDatabase } from "./runs";
@@ -50,6 +51,8 @@ const scripted: Record<string, () => Promise<void>> = {
   recovery,
   // Always on PostgreSQL: each role's start and idle memory, from the sources (tsx) and compiled.
   "platform-startup": platformStartup,
+  // Always on PostgreSQL: 1 web + 1 worker's memory and CPU under 200 streams, tsx and compiled.
+  "platform-load": platformLoad,
 };
 
 const known = [...Object.keys(suites), ...Object.keys(scripted)];
