@@ -68,7 +68,7 @@ async function call(base: string, pathname: string, body: object, key?: string) 
     body: JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`POST ${pathname}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as Record<string, any>;
+  return (await response.json()) as { api_key: string; id: number };
 }
 
 /** One streamed run read to its done frame; resolves with the words it carried. */
