@@ -189,11 +189,11 @@ export const envSchema = z
     INLAY_PROBE_PORT: optionalInt(0),
     // Prometheus scrapes /metrics with this bearer token, on every process (web ports included);
     // unset: /metrics answers only on a worker's probe port.
-    INLAY_METRICS_TOKEN: z.string().min(16).optional(),
+    INLAY_METRICS_TOKEN: optionalString.refine((value) => value === undefined || value.length >= 16, "at least 16 characters"),
     // OpenTelemetry traces go out over OTLP/HTTP when this standard variable is set (the exporter reads
     // the other OTEL_EXPORTER_OTLP_* itself); unset, nothing is recorded.
-    OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
-    OTEL_SERVICE_NAME: z.string().min(1).optional(),
+    OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.refine((value) => value === undefined || URL.canParse(value), "a URL"),
+    OTEL_SERVICE_NAME: optionalString,
     // How long a process told to stop (SIGTERM) drains: requests in flight may finish and runs whose
     // tool with side effects is running may reach their checkpoint; past it, what is left is cut off.
     // Keep it below the orchestrator's grace period (Kubernetes: 30 s).
