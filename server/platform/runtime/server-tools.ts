@@ -11,7 +11,7 @@ import { openSecret } from "../services/sealed-secrets";
 import { callRestTool, mcpEndpointFor } from "../services/tool-server-calls";
 import { serverToolName, toolsOf } from "../services/tool-servers";
 import { callMcpTool } from "../tool-servers/mcp-client";
-import type { ScriptSandbox } from "../tool-servers/script-sandbox";
+import { sandboxScope, type ScriptSandbox } from "../tool-servers/script-sandbox";
 import type { ToolCallOutcome } from "../tool-servers/types";
 
 export interface ServerToolContext {
@@ -50,7 +50,7 @@ async function callServerTool(ctx: ServerToolContext, row: ToolServerRow, descri
   if (row.kind === "script") {
     const allowedOrigins = [new URL(row.url).origin, ...row.scriptAllowlist];
     const source = openSecret(ctx.config, row.scriptSourceSealed!).value;
-    outcome = await ctx.scriptSandbox().call({ source, tool: descriptor.name, args: input, allowedOrigins });
+    outcome = await ctx.scriptSandbox().call({ source, tool: descriptor.name, args: input, allowedOrigins, scope: sandboxScope(ctx.accountId, ctx.endUserId) });
   } else {
     const endpoint = await mcpEndpointFor(ctx, row, ctx.endUserId);
     if (!endpoint.ok) return failed(endpoint.error);

@@ -29,7 +29,7 @@ import * as servers from "../repositories/tool-servers";
 import type { ToolServerFlowRow, ToolServerRow } from "../repositories/tool-servers";
 import type { DataContext } from "../runtime/hot-cache";
 import { listMcpTools } from "../tool-servers/mcp-client";
-import type { ScriptSandbox } from "../tool-servers/script-sandbox";
+import { SANDBOX_BUSY, sandboxScope, type ScriptSandbox } from "../tool-servers/script-sandbox";
 import { completeServerOAuth, startServerOAuth } from "../tool-servers/server-oauth";
 import { type RemoteTool, ToolServerError } from "../tool-servers/types";
 import { openSecret, sealSecret } from "./sealed-secrets";
@@ -278,10 +278,15 @@ const invalidScript = (problem: string) => fieldError("script_source", problem, 
  * is wrong, or null. The spec makes it a condition of creating (and so of changing) a script server;
  * approve runs it again for rows stored before that.
  */
-async function scriptProblem(ctx: ToolServerServiceContext, source: string, toolDefs: unknown[]): Promise<string | null> {
+async function scriptProblem(ctx: ToolServerServiceContext, accountId: number, source: string, toolDefs: unknown[]): Promise<string | null> {
   const names = toolsOf({ kind: "script", toolDefs: toolDefs as JsonArray, discoveredTools: null }).map((tool) => tool.name);
-  const verdict = await ctx.scriptSandbox().check(source, names);
-  return verdict.ok ? null : verdict.error;
+  const verdict = await ctx.scriptSandbox().check(source, names, sandboxScope(accountId, null));
+  if (verdict.ok) return null;
+  // The account's share of the sandbox is in use (its own calls): a retry later, not a fault of the script.
+  if (verdict.error.startsWith(SANDBOX_BUSY)) {
+    throw new PlatformError({ type: "rate_limit_error", errorCode: "script_sandbox_busy", message: verdict.error, headers: { "retry-after": "5" } });
+  }
+  return verdict.error;
 }
 
 // --- CRUD -----------------------------------------------------------------------------------------
@@ -310,7 +315,7 @@ export async function createToolServer(
   const toolDefs = checkToolDefs(kind, input.tool_defs ?? []);
   const allowlist = script ? checkAllowlist(ctx.config, input.script_allowlist ?? []) : [];
   if (script) {
-    const problem = await scriptProblem(ctx, input.script_source!, toolDefs);
+    const problem = await scriptProblem(ctx, auth.accountId, input.script_source!, toolDefs);
     if (problem !== null) throw invalidScript(problem);
   }
   // Strict mode covers tool servers, but scripts cannot have a user_id: they stay creatable.
@@ -379,7 +384,7 @@ export async function updateToolServer(
   const scriptSha = input.script_source === undefined ? current.scriptSha256 : sha256Hex(input.script_source);
   if (script && (input.script_source !== undefined || input.tool_defs !== undefined)) {
     const source = input.script_source ?? openSecret(ctx.config, current.scriptSourceSealed!).value;
-    const problem = await scriptProblem(ctx, source, toolDefs);
+    const problem = await scriptProblem(ctx, current.accountId, source, toolDefs);
     if (problem !== null) throw invalidScript(problem);
   }
 
@@ -479,7 +484,7 @@ export async function approveToolServer(ctx: ToolServerServiceContext, auth: Aut
   } else if (names.length === 0) {
     throw fieldError("tool_defs", "names no tool: give the server's tools before approving it", "tool_server_no_tools");
   } else if (row.kind === "script") {
-    const problem = await scriptProblem(ctx, openSecret(ctx.config, row.scriptSourceSealed!).value, (row.toolDefs ?? []) as unknown[]);
+    const problem = await scriptProblem(ctx, row.accountId, openSecret(ctx.config, row.scriptSourceSealed!).value, (row.toolDefs ?? []) as unknown[]);
     if (problem !== null) {
       await servers.updateToolServer(ctx.prisma, row.id, { lastError: problem.slice(0, 2_000) });
       throw invalidScript(problem);

@@ -545,7 +545,14 @@ describe("tools of custom servers in runs", () => {
     const done = await settled(await run("dave", await agentFor("dave", "autonomous"), `::tool srv${server.id}__shout {"text":"hi"}`), "dave");
     expect(done.status).toBe("completed");
     expect(done.output).toContain(`Tool srv${server.id}__shout returned {"data":{"tool":"shout","args":{"text":"hi"}}}`);
-    expect(scriptCalls.at(-1)).toEqual({ source: SCRIPT, tool: "shout", args: { text: "hi" }, allowedOrigins: ["https://api.example.com", "https://cdn.example.com"] });
+    // The call names its scope, the run's account and end-user: the sandbox shares its interpreters by it.
+    expect(scriptCalls.at(-1)).toEqual({
+      source: SCRIPT,
+      tool: "shout",
+      args: { text: "hi" },
+      allowedOrigins: ["https://api.example.com", "https://cdn.example.com"],
+      scope: expect.stringMatching(new RegExp(`^${account.id}:\\d+$`)),
+    });
   });
 
   it("sends the end-user's own OAuth token, and tells the model to connect when there is none", async () => {

@@ -117,13 +117,16 @@ describe("script sandbox: calls", { timeout: 90_000 }, () => {
     expect(outcome.ok === false && outcome.error).toMatch(/^TypeError: the result is not JSON-serialisable/);
   });
 
-  it("runs calls beyond the pool from the queue and refuses them past the queue's cap", async () => {
+  it("runs one scope's calls beyond its share from its queue and refuses them past its cap", async () => {
     await vi.waitFor(() => expect(sandbox.stats().idle).toBe(2), { timeout: 60_000, interval: 100 });
     const slow = "import time\ndef tool(n):\n    time.sleep(0.3)\n    return n";
     const outcomes = await Promise.all([1, 2, 3, 4, 5].map((n) => call(slow, { n })));
-    // Two run at once, two wait in the queue (its cap is 2), the fifth is refused.
-    expect(outcomes.slice(0, 4)).toEqual([1, 2, 3, 4].map((n) => ({ ok: true, result: n })));
-    expect(outcomes[4]).toEqual({ ok: false, error: "RuntimeError: the script sandbox is busy; try again shortly" });
+    // One scope (these calls name none): one runs at once (the other interpreter stays for other
+    // scopes), one waits (a quarter of the queue's cap of 2, at least 1), the rest are refused.
+    expect(outcomes.slice(0, 2)).toEqual([1, 2].map((n) => ({ ok: true, result: n })));
+    for (const refused of outcomes.slice(2)) {
+      expect(refused).toEqual({ ok: false, error: "RuntimeError: the script sandbox is busy with this account's calls (1 running, 1 waiting); try again shortly" });
+    }
   });
 });
 
@@ -154,9 +157,17 @@ describe("script sandbox: check", { timeout: 90_000 }, () => {
 });
 
 describe("script sandbox: hostile scripts", { timeout: 120_000 }, () => {
-  it("stops an endless loop at the wall-clock limit and replaces the interpreter", async () => {
+  it("stops an endless loop at the wall-clock limit by interrupting it, the interpreter kept warm", async () => {
     const starts = sandbox.stats().interpreterStarts;
     expect(await call("def tool():\n    while True:\n        pass")).toEqual({ ok: false, error: "TimeoutError: the script ran longer than 3000 ms" });
+    expect(sandbox.stats().interpreterStarts).toBe(starts);
+    await answersNextCall();
+  });
+
+  it("replaces the interpreter of a script that swallows the interrupt", async () => {
+    const starts = sandbox.stats().interpreterStarts;
+    const stubborn = "def tool():\n    while True:\n        try:\n            while True:\n                pass\n        except BaseException:\n            pass";
+    expect(await call(stubborn)).toEqual({ ok: false, error: "TimeoutError: the script ran longer than 3000 ms" });
     expect(sandbox.stats().interpreterStarts).toBe(starts + 1);
     await answersNextCall();
   });

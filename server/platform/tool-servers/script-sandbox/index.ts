@@ -4,8 +4,12 @@
 // the top of worker.mjs and prelude.py.
 //
 // Pool: `poolSize` interpreters, started on first use and kept warm, each running one call at a time;
-// each call gets a fresh Python namespace. A worker that timed out, ran out of memory or broke is
-// terminated and replaced; calls beyond the pool wait in a bounded queue.
+// each call gets a fresh Python namespace. A call past its time is interrupted (KeyboardInterrupt in
+// Python, the interpreter stays warm); one that ignores the interrupt, ran out of memory or broke is
+// terminated and replaced. Shared fairly (DESIGN.md, Operations): each scope (an account, or one of its
+// end-users) runs at most `scopeConcurrency` calls at once (one interpreter always stays for the others)
+// and queues at most `scopeQueue`; past that its calls are refused as busy, other scopes unaffected.
+// Waiting calls are taken scope by scope in turn.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,6 +29,10 @@ export interface ScriptSandboxOptions {
   maxResultBytes?: number;
   /** Calls waiting for an interpreter beyond which calls are refused at once. */
   maxQueue?: number;
+  /** Calls of one scope running at once; default poolSize - 1 (at least 1). */
+  scopeConcurrency?: number;
+  /** Calls of one scope waiting; default a quarter of maxQueue (at least 1). */
+  scopeQueue?: number;
   /** `http` requests one call may make. */
   maxHttpRequests?: number;
   outbound: OutboundOptions;
@@ -36,11 +44,19 @@ export interface ScriptCall {
   args: Record<string, unknown>;
   /** Origins `http` may reach: the server's url origin and its script_allowlist. */
   allowedOrigins: string[];
+  /** Whose call it is (account and end-user): the unit of fair sharing. */
+  scope?: string;
 }
+
+/** The error of a call refused because its scope (or the whole sandbox) has too many calls in flight. */
+export const SANDBOX_BUSY = "RuntimeError: the script sandbox is busy";
+
+/** The unit of fair sharing: an account's own calls, or one of its end-users'. */
+export const sandboxScope = (accountId: number, endUserId: number | null) => `${accountId}:${endUserId ?? ""}`;
 
 export interface ScriptSandbox {
   /** Whether the script defines one function per tool name taking keyword arguments; error says what is wrong. */
-  check(source: string, toolNames: string[]): Promise<{ ok: true } | { ok: false; error: string }>;
+  check(source: string, toolNames: string[], scope?: string): Promise<{ ok: true } | { ok: false; error: string }>;
   call(input: ScriptCall): Promise<ToolCallOutcome>;
   close(): Promise<void>;
 }
@@ -72,6 +88,8 @@ export const scriptSandboxDefaults = {
   maxCallsPerWorker: 500,
   /** Pyodide starts in a few seconds; a slow machine under load gets generous room. */
   startTimeoutMs: 60_000,
+  /** How long an interrupted script has to stop before its interpreter is terminated and replaced. */
+  interruptGraceMs: 1_000,
 } as const;
 
 const WORKER_DIR = "server/platform/tool-servers/script-sandbox";
@@ -93,7 +111,7 @@ function workerPath(): string {
 type JobInput =
   | { op: "check"; source: string; toolNames: string[] }
   | { op: "call"; source: string; tool: string; args: Record<string, unknown>; allowedOrigins: Set<string> };
-type Job = JobInput & { resolve: (outcome: WorkerOutcome) => void };
+type Job = JobInput & { scope: string; resolve: (outcome: WorkerOutcome) => void };
 
 interface WorkerOutcome {
   ok: boolean;
@@ -107,11 +125,15 @@ interface Running {
   deadline: number;
   timer: NodeJS.Timeout;
   httpRequests: number;
+  /** Set once the call ran past its time and was interrupted. */
+  interrupted?: boolean;
 }
 
 interface Slot {
   worker: Worker;
   exchange: SharedArrayBuffer;
+  /** Pyodide's interrupt buffer: 2 (SIGINT) raises KeyboardInterrupt in the running script. */
+  interrupt: Uint8Array;
   ready: boolean;
   calls: number;
   running?: Running;
@@ -140,12 +162,17 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
   const maxResultBytes = options.maxResultBytes ?? scriptSandboxDefaults.maxResultBytes;
   const maxQueue = options.maxQueue ?? scriptSandboxDefaults.maxQueue;
   const maxHttpRequests = options.maxHttpRequests ?? scriptSandboxDefaults.maxHttpRequests;
+  const scopeConcurrency = Math.max(1, options.scopeConcurrency ?? poolSize - 1);
+  const scopeQueue = Math.max(1, options.scopeQueue ?? Math.ceil(maxQueue / 4));
   const outbound = options.outbound;
   // Worst case of the JSON of a response body: every byte escaped as \u00XX, plus room for headers.
   const exchangeBytes = 8 + 6 * (outbound.maxResponseBytes ?? outboundDefaults.maxResponseBytes) + 64 * 1024;
 
   const slots = new Set<Slot>();
-  const queue: Job[] = [];
+  // Waiting calls per scope, in the order scopes are served (round robin); running calls per scope.
+  const queues = new Map<string, Job[]>();
+  const runningPerScope = new Map<string, number>();
+  const queued = () => [...queues.values()].reduce((sum, jobs) => sum + jobs.length, 0);
   let nextId = 1;
   let interpreterStarts = 0;
   let closed = false;
@@ -153,8 +180,9 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
   function spawn(): void {
     interpreterStarts++;
     const exchange = new SharedArrayBuffer(exchangeBytes);
+    const interrupt = new SharedArrayBuffer(1);
     const worker = new Worker(workerPath(), {
-      workerData: { memoryMb, exchange },
+      workerData: { memoryMb, exchange, interrupt },
       // No secrets in the worker: an empty environment, and none of the parent's loader flags.
       env: {},
       execArgv: [],
@@ -165,7 +193,7 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
     // Pyodide reports fatal errors on stderr; a script's faults are answered as tool errors instead.
     worker.stdout.resume();
     worker.stderr.resume();
-    const slot: Slot = { worker, exchange, ready: false, calls: 0 };
+    const slot: Slot = { worker, exchange, interrupt: new Uint8Array(interrupt), ready: false, calls: 0 };
     slot.startTimer = setTimeout(() => retire(slot, "RuntimeError: the script interpreter did not start in time"), scriptSandboxDefaults.startTimeoutMs);
     slots.add(slot);
     worker.on("message", (raw: unknown) => onMessage(slot, raw));
@@ -198,10 +226,11 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
     }
     if (!running || message.id !== running.id) return;
     clearTimeout(running.timer);
-    slot.running = undefined;
+    finish(slot);
     slot.calls++;
     const { recycle, ...outcome } = message.outcome;
-    running.job.resolve(outcome);
+    // An interrupted call is answered as what it is, whatever the script made of the interrupt.
+    running.job.resolve(running.interrupted ? { ok: false, error: timeoutError() } : outcome);
     if (recycle || slot.calls >= scriptSandboxDefaults.maxCallsPerWorker) retire(slot);
     pump();
   }
@@ -257,6 +286,25 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
     }
   }
 
+  const timeoutError = () => `TimeoutError: the script ran longer than ${timeoutMs} ms`;
+
+  /** The slot's call is over: its scope has one running call less. */
+  function finish(slot: Slot): void {
+    const running = slot.running;
+    if (!running) return;
+    slot.running = undefined;
+    const left = (runningPerScope.get(running.job.scope) ?? 1) - 1;
+    if (left > 0) runningPerScope.set(running.job.scope, left);
+    else runningPerScope.delete(running.job.scope);
+  }
+
+  /** Past its time: raise KeyboardInterrupt in the script, and replace the interpreter if it does not stop. */
+  function interrupt(slot: Slot, running: Running): void {
+    running.interrupted = true;
+    Atomics.store(slot.interrupt, 0, 2);
+    running.timer = setTimeout(() => retire(slot, timeoutError()), scriptSandboxDefaults.interruptGraceMs);
+  }
+
   /** Terminates a worker; its call, if any, is answered with `reason`. Replaced while the pool is open. */
   function retire(slot: Slot, reason?: string): void {
     if (!slots.delete(slot)) return;
@@ -264,15 +312,28 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
     const running = slot.running;
     if (running) {
       clearTimeout(running.timer);
-      slot.running = undefined;
+      finish(slot);
       running.job.resolve({ ok: false, error: reason ?? "RuntimeError: the script's interpreter stopped" });
     } else if (!slot.ready && reason) {
       // It never started: the queue would wait for nothing, so fail it now (a later call tries again).
-      for (const job of queue.splice(0)) job.resolve({ ok: false, error: `RuntimeError: the script sandbox could not start` });
+      for (const jobs of queues.values()) for (const job of jobs.splice(0)) job.resolve({ ok: false, error: `RuntimeError: the script sandbox could not start` });
+      queues.clear();
     }
     void slot.worker.terminate();
-    if (!closed && (slot.ready || queue.length > 0)) fill();
+    if (!closed && (slot.ready || queued() > 0)) fill();
     pump();
+  }
+
+  /** The next waiting call of the first scope in turn that is under its concurrency; it moves to the back. */
+  function nextJob(): Job | undefined {
+    for (const [scope, jobs] of queues) {
+      if ((runningPerScope.get(scope) ?? 0) >= scopeConcurrency) continue;
+      const job = jobs.shift()!;
+      queues.delete(scope);
+      if (jobs.length > 0) queues.set(scope, jobs);
+      return job;
+    }
+    return undefined;
   }
 
   function fill(): void {
@@ -281,17 +342,14 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
 
   function pump(): void {
     for (const slot of slots) {
-      if (queue.length === 0) return;
       if (!slot.ready || slot.running) continue;
-      const job = queue.shift()!;
+      const job = nextJob();
+      if (!job) return;
       const id = nextId++;
-      const running: Running = {
-        id,
-        job,
-        deadline: Date.now() + timeoutMs,
-        httpRequests: 0,
-        timer: setTimeout(() => retire(slot, `TimeoutError: the script ran longer than ${timeoutMs} ms`), timeoutMs),
-      };
+      const running: Running = { id, job, deadline: Date.now() + timeoutMs, httpRequests: 0, timer: undefined as unknown as NodeJS.Timeout };
+      running.timer = setTimeout(() => interrupt(slot, running), timeoutMs);
+      Atomics.store(slot.interrupt, 0, 0);
+      runningPerScope.set(job.scope, (runningPerScope.get(job.scope) ?? 0) + 1);
       slot.running = running;
       slot.worker.postMessage(
         job.op === "check"
@@ -301,26 +359,32 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
     }
   }
 
-  function submit(job: JobInput): Promise<WorkerOutcome> {
+  function submit(job: JobInput, scope = ""): Promise<WorkerOutcome> {
     if (closed) return Promise.resolve({ ok: false, error: "RuntimeError: the script sandbox is closed" });
     if (Buffer.byteLength(job.source, "utf8") > scriptSandboxDefaults.maxSourceBytes) {
       return Promise.resolve({ ok: false, error: `ValueError: the script is over ${scriptSandboxDefaults.maxSourceBytes} bytes` });
     }
-    if (queue.length >= maxQueue) return Promise.resolve({ ok: false, error: "RuntimeError: the script sandbox is busy; try again shortly" });
+    const waiting = queues.get(scope) ?? [];
+    // A scope at its share waits no further than its own queue: the rest of the pool is the others'.
+    if (waiting.length >= scopeQueue) {
+      return Promise.resolve({ ok: false, error: `${SANDBOX_BUSY} with this account's calls (${scopeConcurrency} running, ${scopeQueue} waiting); try again shortly` });
+    }
+    if (queued() >= maxQueue) return Promise.resolve({ ok: false, error: `${SANDBOX_BUSY}; try again shortly` });
     return new Promise((resolve) => {
-      queue.push({ ...job, resolve });
+      waiting.push({ ...job, scope, resolve });
+      if (!queues.has(scope)) queues.set(scope, waiting);
       fill();
       pump();
     });
   }
 
   return {
-    async check(source, toolNames) {
-      const outcome = await submit({ op: "check", source, toolNames });
+    async check(source, toolNames, scope) {
+      const outcome = await submit({ op: "check", source, toolNames }, scope);
       return outcome.ok ? { ok: true } : { ok: false, error: outcome.error ?? "the script is not valid" };
     },
 
-    async call({ source, tool, args, allowedOrigins }) {
+    async call({ source, tool, args, allowedOrigins, scope }) {
       let cloned: Record<string, unknown>;
       try {
         cloned = JSON.parse(JSON.stringify(args ?? {})) as Record<string, unknown>;
@@ -338,13 +402,14 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
           // An invalid entry admits nothing.
         }
       }
-      const outcome = await submit({ op: "call", source, tool, args: cloned, allowedOrigins: origins });
+      const outcome = await submit({ op: "call", source, tool, args: cloned, allowedOrigins: origins }, scope);
       return outcome.ok ? { ok: true, result: outcome.result ?? null } : { ok: false, error: outcome.error ?? "the script failed" };
     },
 
     async close() {
       closed = true;
-      for (const job of queue.splice(0)) job.resolve({ ok: false, error: "RuntimeError: the script sandbox is closed" });
+      for (const jobs of queues.values()) for (const job of jobs.splice(0)) job.resolve({ ok: false, error: "RuntimeError: the script sandbox is closed" });
+      queues.clear();
       const workers = [...slots].map((slot) => slot.worker);
       for (const slot of [...slots]) retire(slot, "RuntimeError: the script sandbox is closed");
       await Promise.all(workers.map((worker) => worker.terminate()));
@@ -357,7 +422,7 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
         workers: all.length,
         idle: all.filter((slot) => slot.ready && !slot.running).length,
         busy: all.filter((slot) => slot.running).length,
-        queued: queue.length,
+        queued: queued(),
       };
     },
   };

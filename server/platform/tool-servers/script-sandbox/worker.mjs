@@ -20,7 +20,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { loadPyodide } from "pyodide";
 import { capMemory, lockDown } from "./lockdown.mjs";
 
-const { memoryMb, exchange } = workerData;
+const { memoryMb, exchange, interrupt } = workerData;
 // exchange: [0] 0 while a request is pending, 1 once answered; [1] answer length; answer bytes from 8.
 const signal = new Int32Array(exchange, 0, 2);
 const answerBytes = new Uint8Array(exchange, 8);
@@ -37,6 +37,9 @@ const pyodide = await loadPyodide({
   stdout: () => {},
   stderr: () => {},
 });
+// The pool's timeout raises KeyboardInterrupt in the running script (index.ts): the interpreter stays
+// warm for the next call instead of being reloaded.
+pyodide.setInterruptBuffer(new Uint8Array(interrupt));
 const prelude = pyodide.globals.get("dict")();
 pyodide.runPython(readFileSync(new URL("./prelude.py", import.meta.url), "utf8"), { globals: prelude, filename: "prelude.py" });
 const runCheck = prelude.get("check");
