@@ -112,6 +112,11 @@ describe("script sandbox: calls", { timeout: 90_000 }, () => {
     expect(missing.ok === false && missing.error).toBe("NameError: name 'undefined_name' is not defined (line 2)");
   });
 
+  it("formats strings with plain fields, positional, named and with specs", async () => {
+    const source = "def tool(name, n):\n    t = '{} has {n:>4} items'\n    return ['{0}-{1:.2f} {0!r}'.format(name, n), t.format(name, n=n), str.format('{x}', x=name)]";
+    expect(await call(source, { name: "ada", n: 3 })).toEqual({ ok: true, result: ["ada-3.00 'ada'", "ada has    3 items", "ada"] });
+  });
+
   it("refuses a result that is not JSON", async () => {
     const outcome = await call("def tool():\n    return {1, 2}");
     expect(outcome.ok === false && outcome.error).toMatch(/^TypeError: the result is not JSON-serialisable/);
@@ -204,6 +209,17 @@ describe("script sandbox: hostile scripts", { timeout: 120_000 }, () => {
       ["def tool():\n    return eval('1')", /^NameError: name 'eval' is not defined/],
       ["import operator\ndef tool():\n    return operator.attrgetter('__class__')(1)", /^AttributeError/],
       ["def tool():\n    return http._bridge", /^ScriptPolicyError: the attribute \._bridge/],
+      // str.format evaluates attribute and item access in its fields itself, past the AST policy.
+      ["def tool():\n    return '{0.__globals__}'.format(tool)", /^ScriptPolicyError: format fields may not read attributes or items: \{0\.__globals__\}/],
+      ["def tool():\n    return '{0.__class__.__mro__[1].__subclasses__}'.format(())", /^ScriptPolicyError: format fields may not read attributes or items/],
+      ["def tool():\n    return '{0[x]}'.format({'x': 1})", /^ScriptPolicyError: format fields may not read attributes or items: \{0\[x\]\}/],
+      ["def tool():\n    return str.format('{0.__class__}', 1)", /^ScriptPolicyError: format fields may not read attributes or items/],
+      ["def tool():\n    t = '{0.__cl' + 'ass__}'\n    return t.format(1)", /^ScriptPolicyError: format fields may not read attributes or items/],
+      ["def tool():\n    return '{0:{1.__class__}}'.format(1, 2)", /^ScriptPolicyError: format fields may not read attributes or items/],
+      ["def tool():\n    return '{a.real}'.format_map({'a': 1})", /^ScriptPolicyError: the attribute \.format_map/],
+      ["def tool():\n    f = '{0.__class__}'.format\n    return f(1)", /^ScriptPolicyError: the attribute \.format may only be called/],
+      ["def tool():\n    return list(map(str.format, ['{0.__class__}'], [1]))", /^ScriptPolicyError: the attribute \.format may only be called/],
+      ["def tool():\n    return getattr('{0.__class__}', 'format')(1)", /^AttributeError: the attribute format is not allowed/],
     ];
     for (const [source, error] of escapes) {
       const outcome = await call(source);

@@ -23,6 +23,7 @@ import decimal as _decimal
 import inspect as _inspect
 import json as _json
 import random as _random
+import string as _string
 import sys as _sys
 import types as _types
 
@@ -96,6 +97,18 @@ class _Checker(_ast.NodeVisitor):
     def visit_Attribute(self, node):
         if node.attr.startswith("_") or node.attr in _FORBIDDEN_ATTRS:
             self._refuse(node, f"the attribute .{node.attr} is not allowed")
+        if node.attr == "format" and isinstance(node.ctx, _ast.Load):
+            # Only called on the spot (visit_Call), where _GuardFormat checks the template's fields.
+            self._refuse(node, "the attribute .format may only be called: x.format(...)")
+        self.generic_visit(node)
+
+    def visit_Call(self, node):
+        func = node.func
+        if isinstance(func, _ast.Attribute) and func.attr == "format" and isinstance(func.ctx, _ast.Load):
+            self.visit(func.value)
+            for child in (*node.args, *node.keywords):
+                self.visit(child)
+            return
         self.generic_visit(node)
 
     def visit_MatchClass(self, node):
@@ -130,6 +143,45 @@ class _GuardWrites(_ast.NodeTransformer):
         return node
 
 
+class _GuardFormat(_ast.NodeTransformer):
+    """x.format(...) becomes __sbx_format__(x, ...): see _safe_format. `.format` read without a call
+    (str.format passed around) is refused by _Checker, so every format call goes through here."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, _ast.Attribute) and func.attr == "format" and isinstance(func.ctx, _ast.Load):
+            guarded = _ast.Call(func=_ast.Name(id="__sbx_format__", ctx=_ast.Load()), args=[func.value, *node.args], keywords=node.keywords)
+            return _ast.copy_location(guarded, node)
+        return node
+
+
+def _check_format_fields(template, depth=0):
+    # A replacement field may name an argument ({0}, {name}) but not reach into it ({0.attr}, {0[key]}):
+    # str.format evaluates those itself, past the AST policy ({0.__globals__}). Nested specs too.
+    if depth > 2:
+        raise ValueError("format specifications nest too deeply")
+    for _literal, field, spec, _conversion in _string.Formatter().parse(template):
+        if field is not None and ("." in field or "[" in field):
+            raise _ScriptViolation(f"format fields may not read attributes or items: {{{field}}}")
+        if spec:
+            _check_format_fields(spec, depth + 1)
+
+
+def _safe_format(receiver, *args, **kwargs):
+    if receiver is str:
+        # str.format(template, ...)
+        if not args or not isinstance(args[0], str):
+            raise TypeError("str.format needs a template string")
+        _check_format_fields(args[0])
+        return str.format(*args, **kwargs)
+    if isinstance(receiver, str):
+        _check_format_fields(receiver)
+        return receiver.format(*args, **kwargs)
+    # Not a string (a script's own class, a date…): its own format method, reached as any attribute.
+    return receiver.format(*args, **kwargs)
+
+
 def _defined_by_script(obj):
     cls = obj if isinstance(obj, type) else type(obj)
     return getattr(cls, "__module__", None) == _SCRIPT_MODULE and not isinstance(obj, _types.ModuleType)
@@ -144,7 +196,7 @@ def _guard_write(obj):
 def _safe_name(name):
     if not isinstance(name, str):
         raise TypeError("attribute name must be a string")
-    if name.startswith("_") or name in _FORBIDDEN_ATTRS:
+    if name.startswith("_") or name in _FORBIDDEN_ATTRS or name == "format":
         raise AttributeError(f"the attribute {name} is not allowed")
     return name
 
@@ -336,7 +388,7 @@ def _describe(error):
 def _load(source):
     tree = _ast.parse(source, filename=_SCRIPT_FILE)
     _Checker().visit(tree)
-    tree = _ast.fix_missing_locations(_GuardWrites().visit(tree))
+    tree = _ast.fix_missing_locations(_GuardFormat().visit(_GuardWrites().visit(tree)))
     code = compile(tree, _SCRIPT_FILE, "exec")
     fresh = {"json": _json_facade(), "random": _fresh_random()}
     _decimal.setcontext(_decimal.Context())
@@ -354,6 +406,7 @@ def _load(source):
         "__builtins__": script_builtins,
         "__name__": _SCRIPT_MODULE,
         "__sbx_write__": _guard_write,
+        "__sbx_format__": _safe_format,
         "http": Http(),
         "json": fresh["json"],
     }
