@@ -15,10 +15,12 @@ export type OutboundErrorReason =
   | "timeout"
   | "connection_failed"
   | "too_many_redirects"
-  | "response_too_large";
+  | "response_too_large"
+  /** A user-supplied URL names a port the platform does not call (outbound/user-url.ts). */
+  | "port_not_allowed";
 
 /** Reasons that are the guard's refusal, not the network's failure. */
-const REFUSALS = new Set<OutboundErrorReason>(["blocked_address", "invalid_url", "scheme_not_allowed", "too_many_redirects", "response_too_large"]);
+const REFUSALS = new Set<OutboundErrorReason>(["blocked_address", "invalid_url", "scheme_not_allowed", "too_many_redirects", "response_too_large", "port_not_allowed"]);
 
 /** A refused or failed outbound request. `message` names the host and the reason and is safe to show users. */
 export class OutboundError extends Error {

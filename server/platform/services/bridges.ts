@@ -8,8 +8,8 @@ import type { Bridge, BridgeCreate, BridgeProvisionAlt, BridgeUpdate } from "@/l
 import type { Page } from "@/lib/schemas/common";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
-import { classifyAddress, isIpLiteral } from "../outbound/address-guard";
-import { checkOutboundUrl, guardedFetch, OutboundError } from "../outbound/guarded-fetch";
+import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
+import { checkUserUrl } from "../outbound/user-url";
 import * as bridges from "../repositories/bridges";
 import type { BridgeRow } from "../repositories/bridges";
 import type { DataContext } from "../runtime/hot-cache";
@@ -55,21 +55,16 @@ export const bridgeNotFound = (id: number) => new PlatformError({ type: "not_fou
 
 const loopbackAllowed = (config: PlatformConfig) => config.outboundAllowLoopback === true;
 
-const isLoopbackHost = (hostname: string) =>
-  hostname === "localhost" || (isIpLiteral(hostname) && !classifyAddress(hostname).allowed && classifyAddress(hostname, { allowLoopback: true }).allowed);
 
 /** https, no blocked literal address; plain http only to loopback, and loopback only where OUTBOUND_ALLOW_LOOPBACK is on. */
 function checkServerUrl(config: PlatformConfig, url: string): string {
   let parsed: URL;
   try {
-    const allow = loopbackAllowed(config);
-    parsed = checkOutboundUrl(url, { allowHttp: allow, allowLoopback: allow });
+    parsed = checkUserUrl(url, { allowLoopback: loopbackAllowed(config) });
   } catch (error) {
     if (!(error instanceof OutboundError)) throw error;
     throw fieldError("server_url", error.message, "invalid_url");
   }
-  if (parsed.protocol === "http:" && !isLoopbackHost(parsed.hostname)) throw fieldError("server_url", "http URLs are not allowed; use https.", "invalid_url");
-  if (parsed.username || parsed.password) throw fieldError("server_url", "must not carry a user or password (use password)", "invalid_url");
   if (parsed.search || parsed.hash) throw fieldError("server_url", "must be the server's base URL, without a query or fragment", "invalid_url");
   return parsed.toString().replace(/\/+$/, "");
 }

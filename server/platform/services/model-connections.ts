@@ -19,7 +19,8 @@ import {
 import type { Db } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
-import { checkOutboundUrl, OutboundError, type OutboundOptions } from "../outbound/guarded-fetch";
+import { OutboundError, type OutboundOptions } from "../outbound/guarded-fetch";
+import { checkUserUrl } from "../outbound/user-url";
 import {
   addProviderAccount,
   claimProviderAccountRefresh,
@@ -227,7 +228,7 @@ export async function connectWithApiKey(
   let baseUrl: string | null = null;
   if (input.base_url !== undefined) {
     try {
-      baseUrl = checkOutboundUrl(input.base_url, outboundOf(ctx.config)).href.replace(/\/+$/, "");
+      baseUrl = checkUserUrl(input.base_url, { allowLoopback: ctx.config.outboundAllowLoopback === true }).href.replace(/\/+$/, "");
     } catch (error) {
       if (error instanceof OutboundError) throw invalid("base_url", error.message);
       throw error;

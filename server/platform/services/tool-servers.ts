@@ -23,8 +23,8 @@ import {
 import type { JsonArray, JsonObject } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
-import { classifyAddress, isIpLiteral } from "../outbound/address-guard";
-import { checkOutboundUrl, OutboundError } from "../outbound/guarded-fetch";
+import { OutboundError } from "../outbound/guarded-fetch";
+import { checkUserUrl } from "../outbound/user-url";
 import * as servers from "../repositories/tool-servers";
 import type { ToolServerFlowRow, ToolServerRow } from "../repositories/tool-servers";
 import type { DataContext } from "../runtime/hot-cache";
@@ -137,21 +137,15 @@ export function toToolServer(row: ToolServerRow): ToolServerOut {
 
 const loopbackAllowed = (config: PlatformConfig) => config.outboundAllowLoopback === true;
 
-const isLoopbackHost = (hostname: string) => hostname === "localhost" || (isIpLiteral(hostname) && classifyAddress(hostname).allowed === false && classifyAddress(hostname, { allowLoopback: true }).allowed);
 
-/** HTTPS, no blocked literal address; plain http only to loopback, and loopback only under OUTBOUND_ALLOW_LOOPBACK. */
+/** The one rule for URLs users supply (outbound/user-url.ts), as a field's 422. */
 function checkUrl(config: PlatformConfig, field: string, url: string): URL {
-  let parsed: URL;
   try {
-    const allow = loopbackAllowed(config);
-    parsed = checkOutboundUrl(url, { allowHttp: allow, allowLoopback: allow });
+    return checkUserUrl(url, { allowLoopback: loopbackAllowed(config) });
   } catch (error) {
     if (!(error instanceof OutboundError)) throw error;
     throw fieldError(field, error.message, "invalid_url");
   }
-  if (parsed.protocol === "http:" && !isLoopbackHost(parsed.hostname)) throw fieldError(field, "http URLs are not allowed; use https.", "invalid_url");
-  if (parsed.username || parsed.password) throw fieldError(field, "must not carry a user or password (use auth_type)", "invalid_url");
-  return parsed;
 }
 
 function checkAllowlist(config: PlatformConfig, origins: string[]): string[] {

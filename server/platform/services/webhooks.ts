@@ -23,7 +23,8 @@ import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
 import { enqueueAttempt, messageIdOf, SECRET_OVERLAP_MS } from "../jobs/webhook-delivery";
 import { openSecret, SEALED_FOR, sealSecret } from "./sealed-secrets";
-import { checkOutboundUrl, OutboundError } from "../outbound/guarded-fetch";
+import { OutboundError } from "../outbound/guarded-fetch";
+import { checkUserUrl } from "../outbound/user-url";
 import * as webhooks from "../repositories/webhooks";
 import type { DeliveryRow, WebhookRow } from "../repositories/webhooks";
 import type { DataContext } from "../runtime/hot-cache";
@@ -72,8 +73,7 @@ function maskedOf(ctx: { config: PlatformConfig }, row: WebhookRow): string {
 /** A URL a webhook may have: HTTPS (plain http and loopback only under OUTBOUND_ALLOW_LOOPBACK), no blocked literal address. */
 function checkUrl(ctx: WebhookServiceContext, url: string): string {
   try {
-    const allow = ctx.config.outboundAllowLoopback === true;
-    return checkOutboundUrl(url, { allowHttp: allow, allowLoopback: allow }).toString();
+    return checkUserUrl(url, { allowLoopback: ctx.config.outboundAllowLoopback === true }).toString();
   } catch (error) {
     if (!(error instanceof OutboundError)) throw error;
     throw new PlatformError({

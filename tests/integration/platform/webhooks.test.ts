@@ -410,9 +410,15 @@ describe("outbound safety of deliveries", () => {
     try {
       const tenant = await strict.signup({ require_end_user_id: false });
       const port = new URL(receiver.url()).port;
-      // localhost is a DNS name (resolved from /etc/hosts), so registration takes it; the dial refuses it.
-      const created = await strict.call("/webhooks", { key: tenant.key, body: { url: `https://localhost:${port}/ssrf`, events: ["run.completed"] } });
+      // Registration refuses a loopback name (outbound/user-url.ts) ...
+      const refused = await strict.call("/webhooks", { key: tenant.key, body: { url: `https://LOCALHOST.:${port}/ssrf`, events: ["run.completed"] } });
+      expect(refused.status).toBe(422);
+      expect(refused.body.error.message).toBe("url: localhost is a loopback address");
+      // ... and a name that resolves to loopback only later (DNS rebinding: here the row is pointed at
+      // localhost behind the API's back) is refused where it is dialled.
+      const created = await strict.call("/webhooks", { key: tenant.key, body: { url: `https://hooks.example.com:${port}/ssrf`, events: ["run.completed"] } });
       expect(created.status).toBe(201);
+      await strict.database.prisma.platformWebhook.update({ where: { id: created.body.id }, data: { url: `https://localhost:${port}/ssrf` } });
       const agent = (await strict.call("/agents", { key: tenant.key, body: { name: "S" } })).body.id;
       await strict.call("/runs", { key: tenant.key, body: { teammate_id: agent, message: "hi", stream: false } });
       const delivery = await pollUntil(
