@@ -98,6 +98,7 @@ export async function pollMailbox(deps: FetchmailPollDeps, box: PollMailbox, now
     return result;
   } catch (error) {
     if (!(error instanceof MailboxError)) throw error;
+    logger.warn({ agentId: box.agentId, reason: error.reason, error: error.message }, "fetchmail: the mailbox could not be read");
     await recordPoll(prisma, box.agentId, box.revision, now, error.message);
     return { error: error.message };
   }
