@@ -253,6 +253,8 @@ export const envSchema = z
     INLAY_SMTP_HOST: z.string().trim().min(1).default("127.0.0.1"),
     // The largest message the SMTP server accepts (SIZE; larger ones get 552).
     INLAY_SMTP_MAX_BYTES: z.coerce.number().int().min(1024).default(10 * 1024 * 1024),
+    // How often an agent's fetchmail polls its outside IMAP mailbox (POST /agents/{id}/fetchmail).
+    INLAY_FETCHMAIL_POLL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
     // Outgoing mail (verification links, notifications, inbox replies): recorded in platform_mail
     // always, and also sent through this SMTP relay when set (smtp:// or smtps://user:pass@host:port).
     INLAY_MAIL_SMTP_URL: optionalString.refine(

@@ -117,6 +117,9 @@ export const Agent = z
     email_address: z.string().nullable().meta({
       description: "The inbox's address while email_inbox is on (mail from allowed_senders starts a run); else null",
     }),
+    fetchmail: z.boolean().meta({
+      description: "Whether the agent polls an outside IMAP mailbox (POST /agents/{id}/fetchmail); each new message there starts a run",
+    }),
     webhook_enabled: z.boolean(),
     webhook_url: z.string().optional().meta({
       description:
@@ -263,3 +266,33 @@ export const TeammateUpdate = AgentUpdate.pick({
 
 /** POST /agents/{id}/email-inbox and /fetchmail: user_id may come in the body too, as the spec lists it there. */
 export const AgentScopeBody = z.object({ user_id: UserId.optional() });
+
+/** POST /agents/{id}/fetchmail: the outside IMAP mailbox to poll (Inlay's fields; the spec names none beside user_id). */
+export const FetchmailBody = AgentScopeBody.extend({
+  host: z
+    .string()
+    .trim()
+    .min(1)
+    .max(253)
+    .regex(/^[A-Za-z0-9.:[\]-]+$/, "a host name or an IP address")
+    .meta({ description: "The IMAP server's host name or IP address; it must resolve to public addresses only" }),
+  port: z.number().int().min(1).max(65_535).optional().meta({ description: "Default 993 with tls, 143 without" }),
+  tls: z.boolean().default(true).meta({ description: "Implicit TLS (IMAPS); false: plain IMAP, upgraded with STARTTLS when the server offers it" }),
+  username: z.string().min(1).max(320),
+  password: z.string().min(1).max(1024).meta({ description: "Sealed at rest and never returned" }),
+  mailbox: z.string().trim().min(1).max(200).default("INBOX"),
+});
+
+/** The mailbox fetchmail polls, as answers show it (never the password). */
+export const FetchmailMailbox = z.object({
+  host: z.string(),
+  port: z.number().int(),
+  tls: z.boolean(),
+  username: z.string(),
+  mailbox: z.string(),
+  last_polled_at: z.string().nullable(),
+  last_error: z.string().nullable().meta({ description: "Why the last poll could not read the mailbox (a refused login, an unreachable server); null when it could" }),
+});
+
+/** The answer of POST/DELETE /agents/{id}/fetchmail: the agent, with the mailbox it polls (null once off). */
+export const FetchmailAgent = Agent.extend({ fetchmail_mailbox: FetchmailMailbox.nullable() });

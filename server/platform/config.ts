@@ -78,6 +78,7 @@ export function platformConfigFromEnv(source: Env = env, localBaseUrl = LOCAL_BA
         source.INLAY_SMTP_PORT === undefined
           ? undefined
           : { port: source.INLAY_SMTP_PORT, host: source.INLAY_SMTP_HOST, maxBytes: source.INLAY_SMTP_MAX_BYTES },
+      fetchmailPollSeconds: source.INLAY_FETCHMAIL_POLL_SECONDS,
     },
     judgments: {
       enabled: source.JUDGMENTS_ENABLED,

@@ -16,6 +16,7 @@ import { createJobQueue, queueStats } from "./jobs/queue";
 import { registerWebhookDelivery } from "./jobs/webhook-delivery";
 import { appEventText, registerAppTriggerPolls } from "./jobs/app-trigger-polls";
 import { registerTriggerFiring } from "./jobs/trigger-fires";
+import { registerFetchmailPolls } from "./jobs/fetchmail-polls";
 import { findTaskInAccount } from "./repositories/tasks";
 import { accountActing } from "./services/auth";
 import { runTask } from "./services/tasks";
@@ -26,7 +27,7 @@ import { createSignals } from "./runtime/signals";
 import type { Mailer } from "./services/mailer";
 import { emailSettings } from "./services/email-addresses";
 import { registerBridgeReplies } from "./services/bridge-inbound";
-import { registerEmailReplies } from "./services/email-inbound";
+import { registerEmailReplies, startFetchedMailRun } from "./services/email-inbound";
 import { startSmtpServer } from "./inbound/smtp-server";
 import { sendStraightToPostgres } from "./repositories/direct";
 import { toolServerOutbound } from "./services/tool-server-calls";
@@ -183,6 +184,16 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
             const appEvent = appEventText(event);
             const metadata = { source: "app_event", app: event.app, event_id: event.id };
             return (await runTask(runs, accountActing(task.accountId), task, { stream: false, metadata }, undefined, { appEvent })).run.id;
+          },
+        });
+        // fetchmail: each new message of an agent's outside mailbox starts the agent's run, as an inbox's mail does.
+        await registerFetchmailPolls({
+          prisma: database.prisma,
+          config: parts.config,
+          jobs,
+          startRun: async (box, sender, mail) => {
+            const runs = { prisma: database.prisma, cache, config: parts.config, bus, events, live, startRun: built.startRun, lease: built.localLease() };
+            return startFetchedMailRun(runs, box.accountId, box.agentId, sender, mail);
           },
         });
         // --- Email (docs/platform-api.md, "Email"): replies by mail in every role; the inbound SMTP

@@ -69,6 +69,8 @@ export interface EmailSettings {
   domain: string;
   /** The inbound SMTP server (worker role); none when absent. */
   smtp?: { port: number; host: string; maxBytes: number };
+  /** How often an agent's fetchmail polls its outside mailbox (jobs/fetchmail-polls.ts); default 60. */
+  fetchmailPollSeconds?: number;
 }
 
 export interface WebhookSettings {

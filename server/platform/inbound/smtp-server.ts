@@ -3,13 +3,16 @@
 // unknown address or a sender not allowed gets 550 before any data. No AUTH and no STARTTLS: it is
 // meant to sit behind the deployment's MX (or be reached on a private network), which does TLS.
 import type { AddressInfo } from "node:net";
-import { simpleParser, type ParsedMail } from "mailparser";
+import { simpleParser } from "mailparser";
 import { SMTPServer, type SMTPServerSession } from "smtp-server";
 import { logger } from "@/lib/logger";
 import { PlatformError } from "../errors";
 import type { AddressOwner } from "../repositories/email";
-import { htmlToText } from "./html-text";
-import { checkRecipient, receiveMail, type InboundContext, type InboundMail } from "../services/email-inbound";
+import { toInboundMail } from "./mail-parse";
+import { checkRecipient, receiveMail, type InboundContext } from "../services/email-inbound";
+
+// Where the unit tests of HTML-only mail take it from.
+export { toInboundMail };
 
 export interface SmtpSettings {
   port: number;
@@ -27,32 +30,6 @@ export interface InboundSmtpServer {
 const MAX_RECIPIENTS = 100;
 
 const smtpError = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
-
-/** mailparser's message as the inbound service reads it. */
-export function toInboundMail(parsed: ParsedMail): InboundMail {
-  const header = (name: string) => {
-    const value = parsed.headers.get(name);
-    return typeof value === "string" ? value.trim().toLowerCase() : "";
-  };
-  const autoSubmitted = header("auto-submitted");
-  const precedence = header("precedence");
-  const references = parsed.references === undefined ? [] : Array.isArray(parsed.references) ? parsed.references : [parsed.references];
-  return {
-    subject: parsed.subject ?? "",
-    // mailparser gives the HTML's text only when the HTML is the whole message; beside an attachment,
-    // in multipart/related or a nested alternative there is HTML and no text.
-    text: parsed.text?.trim() ? parsed.text : typeof parsed.html === "string" ? htmlToText(parsed.html) : "",
-    messageId: parsed.messageId ?? null,
-    inReplyTo: parsed.inReplyTo ?? null,
-    references,
-    automatic: (autoSubmitted !== "" && autoSubmitted !== "no") || ["bulk", "junk", "list", "auto_reply"].includes(precedence),
-    attachments: parsed.attachments.map((attachment, index) => ({
-      name: attachment.filename ?? `attachment-${index + 1}`,
-      mimeType: attachment.contentType || "application/octet-stream",
-      content: new Uint8Array(attachment.content) as Uint8Array<ArrayBuffer>,
-    })),
-  };
-}
 
 /** Starts listening; `context()` gives the run services for each message (a fresh worker lease). */
 export async function startSmtpServer(settings: SmtpSettings, context: () => InboundContext): Promise<InboundSmtpServer> {

@@ -29,6 +29,7 @@ export const SEALED_COLUMNS: readonly (SealedColumn & { purpose: "credentials" |
   { table: "platform_channel_identities", key: "account_id::text || '/' || channel", column: "codehost_private_key_sealed", purpose: "credentials" },
   { table: "platform_agent_repos", key: "id::text", column: "env_sealed", purpose: "credentials" },
   { table: "platform_model_provider_accounts", key: "id::text", column: "secret_sealed", purpose: "credentials" },
+  { table: "platform_fetchmail_mailboxes", key: "agent_id::text", column: "password_sealed", purpose: "credentials" },
   { table: "platform_model_authorizations", key: "state_hash", column: "code_verifier_sealed", purpose: "credentials" },
 ];
 

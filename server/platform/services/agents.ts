@@ -112,6 +112,7 @@ export function toAgent(row: AgentRow): AgentOut {
     allowed_chat_senders: row.allowedChatSenders,
     email_inbox: row.emailInbox,
     email_address: row.emailInbox ? row.emailAddress : null,
+    fetchmail: row.fetchmail,
     webhook_enabled: row.webhookEnabled,
     template: row.template,
     template_linked: row.template !== null && row.customizedFields.length === 0,
@@ -510,23 +511,6 @@ export async function setAgentEmailInbox(ctx: AgentServiceContext, scope: Scope,
     ? { emailInbox: true, emailAddress: newInboxAddress(emailSettings(ctx.config).domain, row.name) }
     : { emailInbox: false, emailAddress: null };
   return toAgent(await updateAgent(ctx, row, data));
-}
-
-/**
- * POST/DELETE /agents/{id}/fetchmail: polling an outside IMAP or POP mailbox needs network access and
- * mailbox credentials this self-hosted platform does not assume, so it is not built: after the usual
- * 404 for an agent out of reach, a clear 422 that points at the inbox instead.
- */
-export async function fetchmailNotAvailable(ctx: AgentServiceContext, scope: Scope, id: number): Promise<never> {
-  await loadAgent(ctx, scope, id);
-  throw new PlatformError({
-    type: "validation_error",
-    errorCode: "feature_not_available",
-    message:
-      "fetchmail: polling an IMAP or POP mailbox is not available on this platform (it needs outside network access and mailbox credentials); " +
-      `use the agent's own inbox instead: POST /agents/${id}/email-inbox, and forward mail to its email_address`,
-    details: { field: "fetchmail" },
-  });
 }
 
 /** Resets the named fields (all resettable ones when none are named) to the template or defaults. */

@@ -226,6 +226,25 @@ async function startOrContinue(ctx: InboundContext, owner: AddressOwner, text: s
   return { runId: run.id, continued: false };
 }
 
+/**
+ * A message fetchmail took from an agent's outside mailbox (jobs/fetchmail-polls.ts): the agent's run,
+ * with the same text as an inbox's mail. No reply by mail: the mailbox is the user's, not an address
+ * this platform may send from; the answer is the run's. Throws PlatformError when admission refuses it.
+ */
+export async function startFetchedMailRun(ctx: RunServiceContext, accountId: number, agentId: number, sender: string, mail: InboundMail): Promise<number> {
+  const agent = await findAccountAgent(ctx, accountId, agentId);
+  if (!agent) throw new PlatformError({ type: "not_found", message: `agent ${agentId} not found` });
+  const { files, notes } = runFiles(mail);
+  const { run } = await createRun(
+    ctx,
+    accountActing(accountId),
+    agent.endUser?.externalId ?? undefined,
+    { message: emailMessageText(sender || "(unknown sender)", mail, files, notes), teammate_id: agent.id, stream: false, metadata: { source: "fetchmail" } },
+    files,
+  );
+  return run.id;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The reply by mail, once the run has ended
 

@@ -1,8 +1,9 @@
-// Email: agent inboxes (email_inbox on creation, POST/DELETE /agents|teammates/{id}/email-inbox), the
-// fetchmail endpoints (422), email triggers, and the inbound SMTP server on a loopback port: mail sent
-// with nodemailer starts a run (subject, text, attachments), an unknown recipient and a sender not
-// allowed get 550 (the latter logged), the answer goes back by mail with In-Reply-To and References, an
-// answer to that reply continues the run, and an email trigger starts its task's run.
+// Email: agent inboxes (email_inbox on creation, POST/DELETE /agents|teammates/{id}/email-inbox), email
+// triggers (fetchmail has its own file, against a real IMAP server), and the inbound SMTP server on a
+// loopback port: mail sent with nodemailer starts a run (subject, text, attachments), an unknown
+// recipient and a sender not allowed get 550 (the latter logged), the answer goes back by mail with
+// In-Reply-To and References, an answer to that reply continues the run, and an email trigger starts
+// its task's run.
 import nodemailer from "nodemailer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
@@ -107,7 +108,7 @@ describe("agent inboxes", () => {
   it("is 404 for another account's or end-user's agent, and 401 without a key", async () => {
     const owner = freshUser();
     const agent = await newAgent({ email_inbox: true }, { userId: owner });
-    for (const path of [`/agents/${agent.id}/email-inbox`, `/teammates/${agent.id}/email-inbox`, `/agents/${agent.id}/fetchmail`]) {
+    for (const path of [`/agents/${agent.id}/email-inbox`, `/teammates/${agent.id}/email-inbox`]) {
       for (const method of ["POST", "DELETE"]) {
         expect((await inbox(path, method, { key: other.key })).status).toBe(404);
         expect((await inbox(path, method, { key: other.key, userId: owner })).status).toBe(404);
@@ -117,16 +118,6 @@ describe("agent inboxes", () => {
     }
     const row = await prisma().platformAgent.findUniqueOrThrow({ where: { id: agent.id } });
     expect(row).toMatchObject({ emailInbox: true, emailAddress: agent.email_address });
-  });
-
-  it("answers fetchmail with 422 feature_not_available naming the field", async () => {
-    const agent = await newAgent();
-    for (const method of ["POST", "DELETE"]) {
-      const response = await inbox(`/agents/${agent.id}/fetchmail`, method);
-      expect(response.status).toBe(422);
-      expect(response.body.error).toMatchObject({ type: "validation_error", error_code: "feature_not_available" });
-      expect(response.body.error.message).toMatch(/^fetchmail: polling an IMAP or POP mailbox is not available/);
-    }
   });
 
   it("refuses allowed_senders entries that are neither addresses nor @domains, naming the field", async () => {

@@ -1,30 +1,26 @@
-// DELETE /agents/{agent_id}/fetchmail: not available (polling an outside IMAP/POP mailbox); 422
-// feature_not_available for an agent in reach, 404 otherwise (docs/platform-api.md, "Email").
-import { Agent, AgentIdParam, AgentScopeBody } from "@/lib/schemas/agents";
+// DELETE /agents/{agent_id}/fetchmail: stop polling the agent's outside mailbox; its settings and
+// sealed password are deleted (docs/platform-api.md, "Email").
+import { AgentIdParam, AgentScopeBody, FetchmailAgent } from "@/lib/schemas/agents";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { fetchmailNotAvailable } from "../../services/agents";
+import { disableFetchmail } from "../../services/fetchmail";
 import { pickUserId, resolveScope } from "../../services/scope";
-import { defineRoute, errorResponse, jsonBody, unofferedSuccess } from "../define";
-import { authOf, servicesOf } from "../request";
+import { defineRoute, json, jsonBody } from "../define";
+import { authOf, servicesWithJobsOf } from "../request";
 
 export const route = defineRoute({
   operationId: "disableAgentFetchmail",
   method: "delete",
   path: "/agents/{agent_id}/fetchmail",
   tags: ["agents"],
-  summary: "Disable fetchmail (not available: answers 422 feature_not_available)",
+  summary: "Disable fetchmail",
   request: { params: AgentIdParam, query: UserScopeQuery, body: jsonBody(AgentScopeBody, { required: false }) },
-  responses: {
-    200: unofferedSuccess("The agent with fetchmail disabled", Agent),
-    422: errorResponse("Always, for an agent in reach: feature_not_available (fetchmail is not built)"),
-  },
+  responses: { 200: json(FetchmailAgent, "The agent with fetchmail off (fetchmail_mailbox null)") },
 });
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    const userId = pickUserId(c.req.valid("query").user_id, c.req.valid("json").user_id);
-    const scope = await resolveScope(servicesOf(c), authOf(c), userId);
-    return fetchmailNotAvailable(servicesOf(c), scope, c.req.valid("param").agent_id);
+    const scope = await resolveScope(servicesWithJobsOf(c), authOf(c), pickUserId(c.req.valid("query").user_id, c.req.valid("json").user_id));
+    return c.json(await disableFetchmail(servicesWithJobsOf(c), scope, c.req.valid("param").agent_id), 200);
   });
 }

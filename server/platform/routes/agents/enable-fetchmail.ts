@@ -1,30 +1,30 @@
-// POST /agents/{agent_id}/fetchmail: not available (polling an outside IMAP/POP mailbox); 422
-// feature_not_available for an agent in reach, 404 otherwise (docs/platform-api.md, "Email").
-import { Agent, AgentIdParam, AgentScopeBody } from "@/lib/schemas/agents";
+// POST /agents/{agent_id}/fetchmail: the agent polls an outside IMAP mailbox; each new message there
+// starts its run (docs/platform-api.md, "Email"). Logs in once first: bad credentials answer 422.
+import { AgentIdParam, FetchmailAgent, FetchmailBody } from "@/lib/schemas/agents";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { fetchmailNotAvailable } from "../../services/agents";
+import { enableFetchmail } from "../../services/fetchmail";
 import { pickUserId, resolveScope } from "../../services/scope";
-import { defineRoute, errorResponse, jsonBody, unofferedSuccess } from "../define";
-import { authOf, servicesOf } from "../request";
+import { defineRoute, errorResponse, json, jsonBody } from "../define";
+import { authOf, servicesWithJobsOf } from "../request";
 
 export const route = defineRoute({
   operationId: "enableAgentFetchmail",
   method: "post",
   path: "/agents/{agent_id}/fetchmail",
   tags: ["agents"],
-  summary: "Enable fetchmail (not available: answers 422 feature_not_available)",
-  request: { params: AgentIdParam, query: UserScopeQuery, body: jsonBody(AgentScopeBody, { required: false }) },
+  summary: "Enable fetchmail: poll an outside IMAP mailbox",
+  request: { params: AgentIdParam, query: UserScopeQuery, body: jsonBody(FetchmailBody) },
   responses: {
-    200: unofferedSuccess("The agent with fetchmail enabled", Agent),
-    422: errorResponse("Always, for an agent in reach: feature_not_available (fetchmail is not built)"),
+    200: json(FetchmailAgent, "The agent with fetchmail on and the mailbox it polls (never the password)"),
+    422: errorResponse("A missing field, or a mailbox that could not be read: error_code fetchmail_login_failed, fetchmail_blocked_address, fetchmail_connection_failed, fetchmail_timeout, fetchmail_no_mailbox or fetchmail_server_error"),
   },
 });
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
-    const userId = pickUserId(c.req.valid("query").user_id, c.req.valid("json").user_id);
-    const scope = await resolveScope(servicesOf(c), authOf(c), userId);
-    return fetchmailNotAvailable(servicesOf(c), scope, c.req.valid("param").agent_id);
+    const body = c.req.valid("json");
+    const scope = await resolveScope(servicesWithJobsOf(c), authOf(c), pickUserId(c.req.valid("query").user_id, body.user_id));
+    return c.json(await enableFetchmail(servicesWithJobsOf(c), scope, c.req.valid("param").agent_id, body), 200);
   });
 }
