@@ -77,7 +77,8 @@ function page(title: string, body: string, formTarget?: string): Response {
       headers: {
         "content-type": "text/html; charset=utf-8",
         "cache-control": "no-store",
-        "referrer-policy": "no-referrer",
+        // Not no-referrer: under it the browser sends the form's POST with `Origin: null`.
+        "referrer-policy": "same-origin",
         // The form's redirect to the platform's callback counts as a form action too.
         "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
       },

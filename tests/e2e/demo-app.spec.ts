@@ -66,7 +66,7 @@ test("the demo member connects Demo notes from Connections with nothing configur
   await expect(popup.getByRole("heading", { name: "Allow access to your demo notes?" })).toBeVisible();
   await expect(popup.getByText("member@acme.test")).toBeVisible();
   await popup.getByRole("button", { name: "Allow" }).click();
-  await expect.poll(() => popup.isClosed()).toBe(true);
+  await expect.poll(() => popup.isClosed(), { timeout: 15_000 }).toBe(true);
   await expect(connections.notice()).toHaveText("Demo notes is connected.");
   await expect(connections.status("demo-notes")).toHaveAttribute("data-status", "connected");
   await expect(connections.status("demo-notes")).toContainText("Connected as member@acme.test");

@@ -155,6 +155,7 @@ describe("the demo app's OAuth provider", () => {
     const page = await fetch(url);
     expect(await page.text()).toContain("member@acme.test");
     expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(page.headers.get("referrer-policy")).toBe("same-origin");
     const fields = await consentForm(url);
 
     // The consent form is bound to its user: another person's session cannot send it.
