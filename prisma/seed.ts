@@ -73,3 +73,14 @@ export async function seedDemoData(prisma: PrismaClient): Promise<SeedResult> {
   });
   return { seeded: true };
 }
+
+/**
+ * Development: the demo tenants offer the development demo app (server/demo-app) to their members, so
+ * connections can be tried at once. Run at every development start, it only adds a missing row: an
+ * admin who turned the app off keeps it off. Never called in production.
+ */
+export async function offerDemoAppToDemoTenants(prisma: PrismaClient, app: string): Promise<number> {
+  const tenants = await prisma.tenant.findMany({ where: { slug: { in: demoTenants.map((tenant) => tenant.slug) } }, select: { id: true } });
+  const { count } = await prisma.tenantApp.createMany({ data: tenants.map((tenant) => ({ tenantId: tenant.id, app, enabled: true })), skipDuplicates: true });
+  return count;
+}

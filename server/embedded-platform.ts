@@ -2,6 +2,8 @@
 // in-process connection (server/tenancy/platform-connection.ts), so both use the same runtime
 // (worker, event bus, job queue) rather than two.
 import { getDb } from "@/server/db";
+import { demoAppPlatformSettings } from "@/server/demo-app/demo-app";
+import { publicOrigin } from "@/server/public-origin";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformDepsFromEnv } from "@/server/platform/config";
 import type { PlatformApp, PlatformDeps } from "@/server/platform/context";
@@ -12,7 +14,11 @@ const globalForPlatform = globalThis as unknown as { inlayEmbeddedPlatform?: { a
 function embedded() {
   if (!globalForPlatform.inlayEmbeddedPlatform) {
     // In development the owner's credit form works without INLAY_OPERATOR_KEY: see operator-key.ts.
-    const deps = platformDepsFromEnv(getDb, undefined, { operatorKeySha256: developmentOperatorKeySha256() });
+    // And connections have an app to connect: the demo app this process serves (server/demo-app).
+    const deps = platformDepsFromEnv(getDb, undefined, {
+      operatorKeySha256: developmentOperatorKeySha256(),
+      demoApp: demoAppPlatformSettings(publicOrigin()),
+    });
     globalForPlatform.inlayEmbeddedPlatform = { app: createPlatformApp(deps), deps };
   }
   return globalForPlatform.inlayEmbeddedPlatform;

@@ -2,7 +2,9 @@
 // the framework's jobs on the job queue.
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
-import { seedDemoData } from "@/prisma/seed";
+import { offerDemoAppToDemoTenants, seedDemoData } from "@/prisma/seed";
+import { demoAppPlatformSettings } from "./demo-app/demo-app";
+import { DEMO_APP_SLUG } from "./platform/apps/definitions/demo-notes";
 import { getDb, type Database } from "./db";
 import { publicOrigin } from "./public-origin";
 import type { JobQueue } from "./platform/jobs/queue";
@@ -23,6 +25,8 @@ export async function startFramework(): Promise<void> {
   if (env.SEED_DEMO_DATA) {
     const { seeded } = await seedDemoData(database.prisma);
     if (seeded) logger.info("seeded the demo tenants acme and globex (passwords in the README)");
+    // Development: the demo tenants offer the demo app this process serves (docs/connections.md).
+    if (demoAppPlatformSettings(publicOrigin())) await offerDemoAppToDemoTenants(database.prisma, DEMO_APP_SLUG);
   }
   // Connect (in embedded mode: provision the framework's platform account on the first start) now,
   // so the first member's request does not wait for it. A failure is retried on first use.

@@ -4,6 +4,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { card, table, tableScroll, td, th } from "@/components/admin/admin-page";
 import { FormError } from "@/components/ui/field";
+import { CONNECT_A_REAL_APP_DOC, setupHint, TRY_LOCALLY_DOC } from "@/lib/connections/app-setup";
 import type { MemberAppStatus } from "@/lib/schemas/connections";
 import { useTRPC } from "@/lib/trpc/react";
 
@@ -50,6 +51,11 @@ export function TenantAppsPanel() {
                 <span>
                   <span className="font-medium">{app.name}</span>
                   {app.description ? <span className="block text-sm text-muted">{app.description}</span> : null}
+                  {app.configured ? null : (
+                    <span className="block text-sm text-muted" data-testid="app-setup-hint">
+                      {setupHint(app.slug)} See {CONNECT_A_REAL_APP_DOC}.
+                    </span>
+                  )}
                 </span>
               </label>
               <span className="text-sm text-muted">
@@ -60,6 +66,11 @@ export function TenantAppsPanel() {
           ))}
         </ul>
         <FormError message={toggle.error?.message} />
+        {apps.data?.some((app) => !app.configured) ? (
+          <p className="mt-4 text-sm text-muted">
+            To try connections without registering anything: {TRY_LOCALLY_DOC} (in development, the Demo notes app works at once).
+          </p>
+        ) : null}
       </div>
 
       <div className={card}>

@@ -5,6 +5,7 @@ import type { Database } from "@/server/db";
 import type { PlatformDeps, PlatformRole } from "./context";
 import type { PlatformConfig } from "./platform-config";
 import { appCatalogOf } from "./apps/catalog";
+import type { DemoAppSettings } from "./apps/definitions/demo-notes";
 import { createPlatformDeps } from "./deps";
 import { createLimiters } from "./middleware/rate-limit";
 import { languageModelFor } from "./runtime/models/providers";
@@ -148,7 +149,7 @@ const LOCAL_BASE_URL = "http://localhost:3000/api/v2";
 export function platformDepsFromEnv(
   database: () => Promise<Database>,
   role: PlatformRole = env.INLAY_ROLE,
-  options: { localBaseUrl?: string; operatorKeySha256?: string } = {},
+  options: { localBaseUrl?: string; operatorKeySha256?: string; demoApp?: DemoAppSettings } = {},
 ): PlatformDeps {
   const config = platformConfigFromEnv(env, options.localBaseUrl ?? `${publicOrigin()}/api/v2`);
   // The embedded platform in development: the framework's own operator key (server/tenancy/operator-key.ts),
@@ -156,6 +157,8 @@ export function platformDepsFromEnv(
   if (options.operatorKeySha256 && !config.payments?.operatorKeySha256) {
     config.payments = { ...config.payments, operatorKeySha256: options.operatorKeySha256 };
   }
+  // The framework's development demo app (server/demo-app): only the embedding framework knows where it is.
+  if (options.demoApp) config.apps = { ...config.apps, demo: options.demoApp };
   // Read INLAY_APPS_FILE now: a mistake in it stops the process here, naming its place.
   appCatalogOf(config);
   const sim = createSimModel();

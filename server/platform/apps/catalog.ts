@@ -7,6 +7,7 @@ import { AppsFileError, parseAppsFile, vendorAppFromEntry, type AppFileEntry } f
 import type { AppDefinition } from "./definition";
 import { chat } from "./definitions/chat";
 import { codehost } from "./definitions/codehost";
+import { demoNotesApp, type DemoAppSettings } from "./definitions/demo-notes";
 import { mail } from "./definitions/mail";
 
 export const BUILTIN_APPS: readonly AppDefinition[] = [codehost, chat, mail];
@@ -38,6 +39,11 @@ export interface AppSettings {
    * reached it). The file's redirect_origins are added.
    */
   redirectOrigins?: string[];
+  /**
+   * The development demo app (definitions/demo-notes.ts), served by the embedding framework: set only
+   * by it in development (server/demo-app), never in production; absent, the catalogue lacks the app.
+   */
+  demo?: DemoAppSettings;
 }
 
 export interface AppCatalog {
@@ -115,6 +121,10 @@ export function createAppCatalog(settings: AppSettings = {}): AppCatalog {
   const builtinSlugs = new Set(BUILTIN_APPS.map((app) => app.slug));
   const apps = new Map<string, AppDefinition>();
   for (const app of BUILTIN_APPS) apps.set(app.slug, app);
+  if (settings.demo) {
+    const demo = demoNotesApp(settings.demo);
+    apps.set(demo.slug, demo);
+  }
   for (const entry of file.apps) {
     if (builtinSlugs.has(entry.slug)) {
       apps.set(entry.slug, applyOverride(apps.get(entry.slug)!, overrideFromEntry(entry)));

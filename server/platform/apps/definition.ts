@@ -110,4 +110,14 @@ export interface AppDefinition {
   triggers: AppTriggerDefinition[];
   /** Shipped with Inlay, or defined by the vendor in INLAY_APPS_FILE. */
   source: "builtin" | "vendor";
+  /**
+   * Served by this installation itself (the development demo app, definitions/demo-notes.ts): its
+   * fixed URLs may be on loopback over plain http even where outbound loopback is not allowed.
+   * Never set from INLAY_APPS_FILE.
+   */
+  local?: boolean;
 }
+
+/** Whether calls to this app may reach loopback over http: the platform allows it, or the app is the installation's own. */
+export const appMayUseLoopback = (config: { outboundAllowLoopback?: boolean }, app: AppDefinition): boolean =>
+  config.outboundAllowLoopback === true || app.local === true;

@@ -4,7 +4,7 @@
 import * as oauth from "oauth4webapi";
 import type { PlatformConfig } from "../platform-config";
 import { guardedFetch } from "../outbound/guarded-fetch";
-import type { AppDefinition, OAuthSettings } from "./definition";
+import { appMayUseLoopback, type AppDefinition, type OAuthSettings } from "./definition";
 
 export interface TokenSet {
   accessToken: string;
@@ -46,8 +46,8 @@ const clientAuthOf = (settings: OAuthSettings & { clientSecret: string }) =>
   settings.tokenAuthMethod === "client_secret_basic" ? oauth.ClientSecretBasic(settings.clientSecret) : oauth.ClientSecretPost(settings.clientSecret);
 
 /** oauth4webapi's fetch, through guardedFetch (loopback and plain http only when the config allows). */
-function requestOptions(config: PlatformConfig) {
-  const allow = config.outboundAllowLoopback === true;
+function requestOptions(config: PlatformConfig, app: AppDefinition) {
+  const allow = appMayUseLoopback(config, app);
   const fetcher = async (url: string, init: { body?: unknown; headers: Record<string, string>; method: string }) => {
     const body = init.body === undefined || init.body === null ? undefined : init.body instanceof URLSearchParams ? init.body.toString() : String(init.body);
     const response = await guardedFetch(url, { method: init.method, headers: init.headers, body }, { allowHttp: allow, allowLoopback: allow, timeoutMs: 15_000 });
@@ -126,7 +126,7 @@ export async function exchangeCode(
   if (!settings.issuer) parameters.delete("iss");
   try {
     const validated = oauth.validateAuthResponse(as, client, parameters, input.state ?? oauth.skipStateCheck);
-    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuthOf(settings), validated, input.redirectUri, input.codeVerifier, requestOptions(config));
+    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuthOf(settings), validated, input.redirectUri, input.codeVerifier, requestOptions(config, app));
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, { recognizedTokenTypes: tokenTypes(settings) });
     return toTokenSet(tokens, settings.scopes);
   } catch (error) {
@@ -139,7 +139,7 @@ export async function refreshTokens(config: PlatformConfig, app: AppDefinition, 
   const as = serverOf(settings);
   const client: oauth.Client = { client_id: settings.clientId };
   try {
-    const response = await oauth.refreshTokenGrantRequest(as, client, clientAuthOf(settings), refreshToken, requestOptions(config));
+    const response = await oauth.refreshTokenGrantRequest(as, client, clientAuthOf(settings), refreshToken, requestOptions(config, app));
     const tokens = await oauth.processRefreshTokenResponse(as, client, response, { recognizedTokenTypes: tokenTypes(settings) });
     return toTokenSet(tokens, currentScopes);
   } catch (error) {
@@ -154,7 +154,7 @@ export async function revokeToken(config: PlatformConfig, app: AppDefinition, to
   const as = serverOf(settings);
   const client: oauth.Client = { client_id: settings.clientId };
   try {
-    const response = await oauth.revocationRequest(as, client, clientAuthOf(settings), token, { ...requestOptions(config), additionalParameters: { token_type_hint: hint } });
+    const response = await oauth.revocationRequest(as, client, clientAuthOf(settings), token, { ...requestOptions(config, app), additionalParameters: { token_type_hint: hint } });
     await oauth.processRevocationResponse(response);
     return true;
   } catch (error) {

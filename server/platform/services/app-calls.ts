@@ -3,7 +3,7 @@
 // after a 401 with a refreshed token. Runs' tools and app-trigger polls both call apps through here.
 import { logger } from "@/lib/logger";
 import { AppToolInputError, buildAppRequest, OutboundError, sendAppRequest } from "../apps/app-http";
-import type { AppDefinition, AppToolDefinition } from "../apps/definition";
+import { appMayUseLoopback, type AppDefinition, type AppToolDefinition } from "../apps/definition";
 import { authorizationFor, type CredentialContext, refreshAfterUnauthorized } from "./app-credentials";
 
 export type AppCallOutcome =
@@ -24,7 +24,7 @@ export async function callAppTool(
 ): Promise<AppCallOutcome> {
   let auth = await authorizationFor(ctx, connectionId);
   if (!auth.ok) return { ok: false, error: `${app.name} connection is ${auth.status}: ${auth.message}` };
-  const options = { allowLoopback: ctx.config.outboundAllowLoopback === true };
+  const options = { allowLoopback: appMayUseLoopback(ctx.config, app) };
   try {
     const request = buildAppRequest(auth.baseUrl, tool, input);
     let result = await sendAppRequest(request, auth.headers, options);

@@ -7,7 +7,7 @@ import { logger } from "@/lib/logger";
 import { CHANNELS } from "@/lib/schemas/channels";
 import type { Db } from "../repositories/db";
 import { appCatalogOf } from "../apps/catalog";
-import type { AppDefinition } from "../apps/definition";
+import { appMayUseLoopback, type AppDefinition } from "../apps/definition";
 import { OAuthFlowError, refreshTokens, revokeToken, type TokenSet } from "../apps/oauth-client";
 import type { PlatformConfig } from "../platform-config";
 import { guardedFetch } from "../outbound/guarded-fetch";
@@ -248,7 +248,7 @@ export async function readIdentity(
   credentials: StoredCredentials,
 ): Promise<{ label: string | null; kept: Record<string, unknown> | null; refused: boolean }> {
   if (!app.identity) return { label: null, kept: null, refused: false };
-  const allow = config.outboundAllowLoopback === true;
+  const allow = appMayUseLoopback(config, app);
   try {
     const response = await guardedFetch(
       `${app.apiBaseUrl.replace(/\/+$/, "")}${app.identity.path}`,

@@ -1,0 +1,11 @@
+// The development demo app's account endpoint (server/demo-app/demo-app.ts); 404 outside development.
+import { demoAppEnabled, meEndpoint } from "@/server/demo-app/demo-app";
+import { demoAppDeps } from "@/server/demo-app/demo-app-deps";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export async function GET(request: Request) {
+  if (!demoAppEnabled()) return new Response("Not found", { status: 404 });
+  return meEndpoint(request, await demoAppDeps());
+}
