@@ -23,6 +23,7 @@ describe("platform jobs", () => {
     expect(after.map(({ name, key, cron, timezone }) => ({ name, key, cron, timezone }))).toEqual([
       { name: "admission-sweep", key: "every-minute", cron: "* * * * *", timezone: "UTC" },
       { name: "app-trigger-poll-sweep", key: "every-minute", cron: "* * * * *", timezone: "UTC" },
+      { name: "fetchmail-poll-sweep", key: "every-minute", cron: "* * * * *", timezone: "UTC" },
       { name: "idempotency-key-expiry", key: "every-5-minutes", cron: "*/5 * * * *", timezone: "UTC" },
       { name: "judgment-expiry", key: "daily", cron: "41 3 * * *", timezone: "UTC" },
       { name: "run-event-retention", key: "daily", cron: "17 3 * * *", timezone: "UTC" },

@@ -44,12 +44,12 @@ describe("senderAllowed", () => {
 describe("email settings", () => {
   it("default to agents.localhost with no SMTP server", () => {
     const config = platformConfigFromEnv(parseEnv({}));
-    expect(config.email).toEqual({ domain: "agents.localhost", smtp: undefined });
+    expect(config.email).toEqual({ domain: "agents.localhost", smtp: undefined, fetchmailPollSeconds: 60 });
   });
 
   it("turn the SMTP server on with a port (0 = any free one) and check the domain", () => {
     const config = platformConfigFromEnv(parseEnv({ INLAY_SMTP_PORT: "0", INLAY_EMAIL_DOMAIN: "Mail.Example.com" }));
-    expect(config.email).toEqual({ domain: "mail.example.com", smtp: { port: 0, host: "127.0.0.1", maxBytes: 10 * 1024 * 1024 } });
+    expect(config.email).toEqual({ domain: "mail.example.com", smtp: { port: 0, host: "127.0.0.1", maxBytes: 10 * 1024 * 1024 }, fetchmailPollSeconds: 60 });
     expect(() => parseEnv({ INLAY_EMAIL_DOMAIN: "not a domain" })).toThrow(/INLAY_EMAIL_DOMAIN/);
     expect(() => parseEnv({ INLAY_SMTP_PORT: "70000" })).toThrow(/INLAY_SMTP_PORT/);
     expect(() => parseEnv({ INLAY_MAIL_SMTP_URL: "http://relay" })).toThrow(/INLAY_MAIL_SMTP_URL/);
