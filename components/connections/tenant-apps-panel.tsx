@@ -40,7 +40,7 @@ export function TenantAppsPanel() {
         <ul className="divide-y divide-line" aria-label="Offered apps">
           {apps.data?.map((app) => (
             <li key={app.slug} className="flex items-center justify-between gap-4 py-3" data-testid="tenant-app" data-app={app.slug}>
-              <label className="flex items-center gap-3">
+              <label className="flex min-w-0 items-center gap-3">
                 <input
                   type="checkbox"
                   className="size-4 accent-accent"
@@ -48,11 +48,12 @@ export function TenantAppsPanel() {
                   disabled={toggle.isPending}
                   onChange={(event) => toggle.mutate({ app: app.slug, enabled: event.target.checked })}
                 />
-                <span>
+                <span className="min-w-0">
                   <span className="font-medium">{app.name}</span>
                   {app.description ? <span className="block text-sm text-muted">{app.description}</span> : null}
                   {app.configured ? null : (
-                    <span className="block text-sm text-muted" data-testid="app-setup-hint">
+                    // Variable names and doc paths are long unbroken words: they wrap anywhere on a phone.
+                    <span className="block text-sm text-muted [overflow-wrap:anywhere]" data-testid="app-setup-hint">
                       {setupHint(app.slug)} See {CONNECT_A_REAL_APP_DOC}.
                     </span>
                   )}
@@ -67,7 +68,7 @@ export function TenantAppsPanel() {
         </ul>
         <FormError message={toggle.error?.message} />
         {apps.data?.some((app) => !app.configured) ? (
-          <p className="mt-4 text-sm text-muted">
+          <p className="mt-4 text-sm text-muted [overflow-wrap:anywhere]">
             To try connections without registering anything: {TRY_LOCALLY_DOC} (in development, the Demo notes app works at once).
           </p>
         ) : null}
