@@ -229,6 +229,47 @@ describe("script sandbox: hostile scripts", { timeout: 120_000 }, () => {
     await answersNextCall();
   });
 
+  // Found by a helper's review (#35): library decorators write attributes onto what they are given.
+  it("keeps library decorators from rewriting classes and functions the script did not define", async () => {
+    const refusals: Array<[string, string]> = [
+      // updated=['__globals__'] would pour our globals into the script's namespace.
+      ["import functools\ndef tool():\n    functools.wraps(getattr, assigned=[], updated=['__globals__'])(tool)\n    return 1", "ValueError: functools.wraps takes only its default attribute names in script tools (line 3)"],
+      // Renaming a class every later call (another account's script) uses, and making it writable.
+      ["import functools\ndef tool():\n    functools.wraps(tool)(type(http))\n    return 1", "TypeError: functools.wraps only applies to functions and classes the script defines (line 3)"],
+      ["import functools\ndef tool():\n    functools.wraps(tool)(getattr)\n    return 1", "TypeError: functools.wraps only applies to functions and classes the script defines (line 3)"],
+      ["import dataclasses\ndef tool():\n    dataclasses.dataclass(frozen=True)(type(http))\n    return 1", "TypeError: dataclasses.dataclass only applies to functions and classes the script defines (line 3)"],
+      ["import functools\ndef tool():\n    functools.total_ordering(type(http))\n    return 1", "TypeError: functools.total_ordering only applies to functions and classes the script defines (line 3)"],
+      ["from enum import global_enum\ndef tool():\n    return 1", "ImportError: cannot import name 'global_enum' from 'enum' (unknown location) (line 1)"],
+    ];
+    for (const [source, error] of refusals) expect(await call(source), source).toEqual({ ok: false, error });
+    expect(await call("def tool():\n    return repr(http)")).toEqual({ ok: true, result: "<http>" });
+    const own = [
+      "import functools, dataclasses",
+      "@dataclasses.dataclass(frozen=True)",
+      "class P:",
+      "    x: int",
+      "@functools.total_ordering",
+      "class Q:",
+      "    def __init__(self, v):",
+      "        self.v = v",
+      "    def __eq__(self, o):",
+      "        return self.v == o.v",
+      "    def __lt__(self, o):",
+      "        return self.v < o.v",
+      "def deco(f):",
+      "    @functools.wraps(f)",
+      "    def inner(*a, **k):",
+      "        return f(*a, **k)",
+      "    return inner",
+      "@deco",
+      "def add(a, b):",
+      "    return a + b",
+      "def tool():",
+      "    return [P(1).x, Q(1) <= Q(2), add(1, 2)]",
+    ].join("\n");
+    expect(await call(own)).toEqual({ ok: true, result: [1, true, 3] });
+  });
+
   it("refuses a private address and a loopback origin not on the allow-list, sending nothing", async () => {
     const before = hits.length;
     const privateAddress = await call("def tool():\n    return http.get('http://10.0.0.1/latest').status", {}, ["http://10.0.0.1"]);

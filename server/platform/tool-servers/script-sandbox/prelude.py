@@ -19,7 +19,10 @@
 # sandbox plus the locked-down worker realm (worker.mjs).
 import ast as _ast
 import builtins as _builtins
+import dataclasses as _dataclasses
 import decimal as _decimal
+import enum as _enum
+import functools as _functools
 import inspect as _inspect
 import json as _json
 import random as _random
@@ -65,7 +68,8 @@ _ALLOWED_MODULES = {
     "operator": tuple(n for n in dir(__import__("operator")) if not n.startswith("_") and n not in ("attrgetter", "methodcaller")),
     "string": ("ascii_letters", "ascii_lowercase", "ascii_uppercase", "digits", "hexdigits", "octdigits", "punctuation", "printable", "whitespace", "capwords"),
     "base64": None, "binascii": None, "hashlib": None, "hmac": None, "secrets": None, "uuid": None,
-    "struct": None, "zlib": None, "ipaddress": None, "enum": None,
+    "struct": None, "zlib": None, "ipaddress": None,
+    "enum": tuple(n for n in _enum.__all__ if not n.startswith("global_")),  # global_enum rewrites a class it is given
     "dataclasses": ("dataclass", "field", "asdict", "astuple", "fields", "replace", "is_dataclass", "FrozenInstanceError"),
     "typing": ("Any", "Optional", "Union", "List", "Dict", "Tuple", "Set", "FrozenSet", "Iterable", "Iterator",
                "Mapping", "Sequence", "Callable", "Literal", "TypedDict", "NamedTuple", "cast"),
@@ -191,6 +195,45 @@ def _guard_write(obj):
     if _defined_by_script(obj):
         return obj
     raise AttributeError(f"cannot change attributes of {type(obj).__name__} objects: only of classes the script defines")
+
+
+def _defined_by_script_code(obj):
+    """A function or class the script wrote. A function's __module__ can be rewritten, its code's file cannot."""
+    if isinstance(obj, _types.FunctionType):
+        return obj.__code__.co_filename == _SCRIPT_FILE
+    return isinstance(obj, type) and _defined_by_script(obj)
+
+
+# Library functions that write attributes onto what they are given, limited as _guard_write limits the
+# script: functools.wraps(tool)(type(http)) would otherwise rename a class every later call uses (and with
+# updated=["__globals__"] pour our globals into the script's), dataclass(type(http), frozen=True) would
+# break it, enum.global_enum rewrites its __repr__.
+def _require_script_code(obj, what):
+    if not _defined_by_script_code(obj):
+        raise TypeError(f"{what} only applies to functions and classes the script defines")
+    return obj
+
+
+def _safe_wraps(wrapped, assigned=_functools.WRAPPER_ASSIGNMENTS, updated=_functools.WRAPPER_UPDATES):
+    assigned, updated = tuple(assigned), tuple(updated)
+    if not set(assigned) <= set(_functools.WRAPPER_ASSIGNMENTS) or not set(updated) <= set(_functools.WRAPPER_UPDATES):
+        raise ValueError("functools.wraps takes only its default attribute names in script tools")
+
+    def decorate(wrapper):
+        return _functools.update_wrapper(_require_script_code(wrapper, "functools.wraps"), wrapped, assigned, updated)
+
+    return decorate
+
+
+def _safe_total_ordering(cls):
+    return _functools.total_ordering(_require_script_code(cls, "functools.total_ordering"))
+
+
+def _safe_dataclass(cls=None, /, **options):
+    def decorate(target):
+        return _dataclasses.dataclass(_require_script_code(target, "dataclasses.dataclass"), **options)
+
+    return decorate if cls is None else decorate(cls)
 
 
 def _safe_name(name):
@@ -390,7 +433,12 @@ def _load(source):
     _Checker().visit(tree)
     tree = _ast.fix_missing_locations(_GuardFormat().visit(_GuardWrites().visit(tree)))
     code = compile(tree, _SCRIPT_FILE, "exec")
-    fresh = {"json": _json_facade(), "random": _fresh_random()}
+    fresh = {
+        "json": _json_facade(),
+        "random": _fresh_random(),
+        "functools": {"wraps": _safe_wraps, "total_ordering": _safe_total_ordering},
+        "dataclasses": {"dataclass": _safe_dataclass},
+    }
     _decimal.setcontext(_decimal.Context())
     script_builtins = {name: getattr(_builtins, name) for name in _SAFE_BUILTIN_NAMES if hasattr(_builtins, name)}
     script_builtins.update(
