@@ -8,7 +8,7 @@ let sandbox: PooledScriptSandbox;
 const TIMEOUT_MS = 1_500;
 
 beforeAll(async () => {
-  sandbox = createScriptSandbox({ poolSize: 2, timeoutMs: TIMEOUT_MS, memoryMb: 96, maxQueue: 16, outbound: { allowLoopback: true, allowHttp: true } });
+  sandbox = createScriptSandbox({ poolSize: 2, timeoutMs: TIMEOUT_MS, memoryMb: 96, maxQueue: 16, interruptGraceMs: 5_000, outbound: { allowLoopback: true, allowHttp: true } });
   // Both interpreters warm before the race below.
   await sandbox.check("def tool():\n    pass", ["tool"]);
   await vi.waitFor(() => expect(sandbox.stats().idle).toBe(2), { timeout: 60_000, interval: 100 });

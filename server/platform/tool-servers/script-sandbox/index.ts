@@ -33,6 +33,8 @@ export interface ScriptSandboxOptions {
   scopeConcurrency?: number;
   /** Calls of one scope waiting; default a quarter of maxQueue (at least 1). */
   scopeQueue?: number;
+  /** How long an interrupted script has to stop before its interpreter is replaced. */
+  interruptGraceMs?: number;
   /** `http` requests one call may make. */
   maxHttpRequests?: number;
   outbound: OutboundOptions;
@@ -89,7 +91,7 @@ export const scriptSandboxDefaults = {
   /** Pyodide starts in a few seconds; a slow machine under load gets generous room. */
   startTimeoutMs: 60_000,
   /** How long an interrupted script has to stop before its interpreter is terminated and replaced. */
-  interruptGraceMs: 1_000,
+  interruptGraceMs: 2_000,
 } as const;
 
 const WORKER_DIR = "server/platform/tool-servers/script-sandbox";
@@ -164,6 +166,7 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
   const maxHttpRequests = options.maxHttpRequests ?? scriptSandboxDefaults.maxHttpRequests;
   const scopeConcurrency = Math.max(1, options.scopeConcurrency ?? poolSize - 1);
   const scopeQueue = Math.max(1, options.scopeQueue ?? Math.ceil(maxQueue / 4));
+  const interruptGraceMs = options.interruptGraceMs ?? scriptSandboxDefaults.interruptGraceMs;
   const outbound = options.outbound;
   // Worst case of the JSON of a response body: every byte escaped as \u00XX, plus room for headers.
   const exchangeBytes = 8 + 6 * (outbound.maxResponseBytes ?? outboundDefaults.maxResponseBytes) + 64 * 1024;
@@ -302,7 +305,7 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
   function interrupt(slot: Slot, running: Running): void {
     running.interrupted = true;
     Atomics.store(slot.interrupt, 0, 2);
-    running.timer = setTimeout(() => retire(slot, timeoutError()), scriptSandboxDefaults.interruptGraceMs);
+    running.timer = setTimeout(() => retire(slot, timeoutError()), interruptGraceMs);
   }
 
   /** Terminates a worker; its call, if any, is answered with `reason`. Replaced while the pool is open. */
