@@ -150,9 +150,10 @@ describe("deploy/kubernetes (kubectl kustomize)", () => {
       const spec = object.spec.template.spec;
       expect(spec.securityContext?.runAsNonRoot, object.metadata.name).toBe(true);
       for (const container of spec.containers) {
-        expect(container.resources?.requests?.cpu, container.name).toBeTruthy();
-        expect(container.resources?.requests?.memory, container.name).toBeTruthy();
-        expect(container.resources?.limits?.memory, container.name).toBeTruthy();
+        // Kubernetes quantities: millicores, and memory in Mi or Gi.
+        expect(String(container.resources?.requests?.cpu), container.name).toMatch(/^\d+m$/);
+        expect(String(container.resources?.requests?.memory), container.name).toMatch(/^\d+(Mi|Gi)$/);
+        expect(String(container.resources?.limits?.memory), container.name).toMatch(/^\d+(Mi|Gi)$/);
       }
     }
     for (const object of byKind("Deployment")) expect(object.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(30);
@@ -240,7 +241,7 @@ describe("deploy/compose.yaml", () => {
 
   it("health-checks every long-running service (platform processes on /healthz at their probe port) and limits its resources", () => {
     for (const [name, service] of Object.entries(services)) {
-      expect(service.deploy?.resources?.limits?.memory, name).toBeTruthy();
+      expect(String(service.deploy?.resources?.limits?.memory), name).toMatch(/^\d+[MG]$/);
       if (name === "migrate") continue;
       expect(service.healthcheck?.test?.length, name).toBeGreaterThan(0);
     }
