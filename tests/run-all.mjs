@@ -181,6 +181,36 @@ function fileTimes(stage) {
   return [];
 }
 
+/** Each failed test of a stage with the first line of its error, so the end of the output names them. */
+function failures(stage) {
+  const first = (message) => String(message ?? "").replace(/\x1b\[[0-9;]*m/g, "").split("\n").find((line) => line.trim()) ?? "";
+  if (stage.reports?.vitest) {
+    return (readJson(stage.reports.vitest)?.testResults ?? []).flatMap((file) => {
+      const name = path.relative(process.cwd(), file.name);
+      const tests = (file.assertionResults ?? []).filter((test) => test.status === "failed");
+      // A file that failed outside its tests (a hook, an import) has no failed test to name.
+      if (tests.length === 0) return file.status === "failed" ? [`${name}: ${first(file.message)}`] : [];
+      return tests.map((test) => `${name} › ${test.fullName}: ${first(test.failureMessages?.[0])}`);
+    });
+  }
+  if (stage.reports?.playwright) {
+    const found = [];
+    const walk = (suite) => {
+      for (const spec of suite.specs ?? []) {
+        for (const test of spec.tests ?? []) {
+          if (test.status !== "unexpected") continue;
+          const error = test.results?.find((result) => result.error)?.error?.message;
+          found.push(`tests/e2e/${spec.file ?? suite.file} › ${spec.title}: ${first(error)}`);
+        }
+      }
+      for (const child of suite.suites ?? []) walk(child);
+    };
+    for (const suite of readJson(stage.reports.playwright)?.suites ?? []) walk(suite);
+    return found;
+  }
+  return [];
+}
+
 const results = [];
 // One row per step: its wall time, and for lanes run side by side, each stage's own time beneath it.
 const rows = [];
@@ -253,6 +283,8 @@ for (const { stage } of results) {
   const problems = stage.reports?.problems && existsSync(stage.reports.problems) ? readFileSync(stage.reports.problems, "utf8") : "";
   if (problems) console.log(`\nOutside any test (${stage.name}):\n${problems}`);
 }
+const failedTests = results.flatMap(({ stage }) => failures(stage).map((line) => `  ${line} (${stage.name})`));
+if (failedTests.length > 0) console.log(`\nFailed tests:\n${failedTests.join("\n")}`);
 const failedStages = results.filter((result) => !result.ok).map((result) => result.stage.name);
 if (failedStages.length > 0) console.log(`\nFailed: ${failedStages.join(", ")}`);
 console.log(`${passed} passed, ${failed} failed`);
