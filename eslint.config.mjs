@@ -2,6 +2,71 @@ import { defineConfig, globalIgnores } from "eslint/config";
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
+
+// The layers (DESIGN.md, Layers; docs/architecture.md): nothing imports upward, and the halves stay apart.
+// Paths are resolved, so relative and "@/" imports count alike; type-only imports count too. Import
+// cycles, which no per-file rule can see, are `npm run check:cycles`'s (.dependency-cruiser.cjs).
+const platform = (folder) => `./server/platform/${folder}`;
+const platformTop = ["routes", "middleware", "app.ts", "context.ts", "deps.ts", "config.ts", "standalone.ts", "health.ts", "http"].map(platform);
+const layerZones = [
+  // The platform is one half: it builds on the shared floor and lib's env, logger and contracts only.
+  {
+    target: "./server/platform",
+    from: "./server",
+    except: ["./platform", "./shared", "./generated"],
+    message: "The platform never imports the framework: move what both need to server/shared/.",
+  },
+  {
+    target: "./server/platform",
+    from: "./lib",
+    except: ["./env.ts", "./logger.ts", "./log-context.ts", "./schemas"],
+    message: "The platform never imports the framework: move what both need to server/shared/ or lib/schemas/.",
+  },
+  { target: "./server/platform", from: ["./app", "./components"], message: "The platform never imports the framework." },
+  // The shared floor imports neither half.
+  { target: "./server/shared", from: ["./server/platform", "./server/tenancy", "./server/auth", "./server/chat", "./server/api", "./server/embed", "./app", "./components"], message: "server/shared is below both halves." },
+  // Inside the platform: repositories < infrastructure < services (with models) < the run engine and the
+  // entry points that start runs < routes and the process's wiring.
+  {
+    target: platform("repositories"),
+    from: ["infrastructure", "services", "models", "runtime", "entry-points", "jobs", ...platformTop].map((folder) => (folder.startsWith("./") ? folder : platform(folder))),
+    message: "Repositories are the bottom of the platform: they import no layer above them.",
+  },
+  {
+    target: platform("infrastructure"),
+    from: ["services", "models", "runtime", "entry-points", "jobs"].map(platform).concat(platformTop),
+    message: "Infrastructure sits below services: pass what it needs in instead.",
+  },
+  {
+    target: [platform("services"), platform("models")],
+    from: [platform("runtime"), platform("entry-points"), ...platformTop],
+    message: "Services sit below the run engine and the entry points: the engine calls services, never the reverse (pass a port in, as deps.ts does).",
+  },
+  {
+    target: platform("runtime"),
+    from: [platform("entry-points"), ...platformTop],
+    message: "The run engine does not import entry points, routes or the process's wiring.",
+  },
+  {
+    target: platform("entry-points"),
+    from: [platform("runtime"), ...platformTop],
+    message: "Entry points start runs through services/runs.ts; they do not import the engine, routes or the process's wiring.",
+  },
+];
+// The framework reaches the platform through lib/platform-client/ only. The exceptions are where the
+// framework embeds the platform in its own process (the embedded default): starting it, its health, the
+// operator account it prepares, the shared job queue and re-sealing, the demo OAuth app's catalogue entry.
+const embeddingSeams = [
+  "server/embedded-platform.ts",
+  "server/startup.ts",
+  "server/framework-health.ts",
+  "server/tenancy/platform-operator.ts",
+  "server/tenancy/sealing.ts",
+  "server/tenancy/framework-jobs.ts",
+  "server/demo-app/demo-app.ts",
+  "app/api/v2/**",
+];
+
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
@@ -20,12 +85,15 @@ export default defineConfig([
   {
     // Prisma stays behind the repositories: everything else gets a Db handle, plain JSON and mapped rows
     // from them. The framework's own repositories are the *repository.ts files of server/tenancy and
-    // server/embed; server/db.ts creates the client; prisma/ holds the schema's tools and the seed.
+    // server/embed; server/shared/db.ts creates the client (db-errors.ts reads its errors); prisma/ holds
+    // the schema's tools and the seed.
     ignores: [
       "server/platform/repositories/**",
       "server/tenancy/*repository.ts",
       "server/embed/*repository.ts",
-      "server/db.ts",
+      "server/demo-app/*repository.ts",
+      "server/shared/db.ts",
+      "server/shared/db-errors.ts",
       "prisma/**",
       "tests/**",
     ],
@@ -36,7 +104,7 @@ export default defineConfig([
           patterns: [
             {
               group: ["@/server/generated/prisma", "@/server/generated/prisma/*", "**/generated/prisma", "**/generated/prisma/*"],
-              message: "Only repositories use Prisma: take Db and the JSON types from server/platform/repositories/db.ts (or server/db.ts).",
+              message: "Only repositories use Prisma: take Db and the JSON types from server/platform/repositories/db.ts (or server/shared/db.ts).",
             },
           ],
         },
@@ -81,6 +149,25 @@ export default defineConfig([
             { name: "@/lib/chat/contract", allowTypeImports: true, message: "Values the browser needs live in lib/chat/limits.ts (no zod)." },
           ],
           patterns: [{ group: ["@/lib/schemas/*"], allowTypeImports: true, message: "Keep zod out of the chat's browser bundle." }],
+        },
+      ],
+    },
+  },
+  {
+    files: ["server/**/*.ts", "lib/**/*.ts", "app/**/*.ts", "app/**/*.tsx", "components/**/*.tsx", "components/**/*.ts"],
+    rules: { "import/no-restricted-paths": ["error", { zones: layerZones }] },
+  },
+  {
+    files: ["server/**/*.ts", "lib/**/*.ts", "app/**/*.ts", "app/**/*.tsx", "components/**/*.tsx", "components/**/*.ts"],
+    ignores: ["server/platform/**", "server/cli/**", "server/cluster/**", "server/platform-build.ts", ...embeddingSeams],
+    rules: {
+      "import/no-restricted-paths": [
+        "error",
+        {
+          zones: [
+            ...layerZones,
+            { target: ".", from: "./server/platform", message: "The framework reaches the platform only through lib/platform-client/." },
+          ],
         },
       ],
     },

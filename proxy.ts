@@ -4,7 +4,7 @@
 // The page has no inline script (server/embed/page.ts), so scripts are held to its own origin: an
 // injection could not run code beside the embed token the page keeps in memory.
 import { NextResponse, type NextRequest } from "next/server";
-import { getDb } from "@/server/db";
+import { getDb } from "@/server/shared/db";
 import { frameAncestorsFor, isEmbedHostAllowed } from "@/server/embed/origins";
 import { normalizeOrigin } from "@/server/embed/tokens";
 

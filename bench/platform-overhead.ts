@@ -1,11 +1,11 @@
 // What the platform's shared layer (request id, body limit, key lookup, rate limit, routing, the
 // error envelope) costs per request, against a bare Hono app answering the same 404 in-process.
 import { Hono } from "hono";
-import { openDatabase, type Database } from "@/server/db";
+import { openDatabase, type Database } from "@/server/shared/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformConfigFromEnv } from "@/server/platform/config";
 import { createPlatformDeps } from "@/server/platform/deps";
-import { createSimModel } from "@/server/platform/runtime/models/sim";
+import { createSimModel } from "@/server/platform/models/sim";
 import { createLimiters } from "@/server/platform/middleware/rate-limit";
 import { recordingMailer } from "@/server/platform/services/mailer";
 import type { Suite } from "./run";

@@ -21,7 +21,7 @@ import { performance } from "node:perf_hooks";
 import { streamText } from "ai";
 import autocannon from "autocannon";
 import pg from "pg";
-import { createSimModel } from "@/server/platform/runtime/models/sim";
+import { createSimModel } from "@/server/platform/models/sim";
 
 export interface Target {
   /** How the platform runs: "all" (one process) or "1 web + N workers". */

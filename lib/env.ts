@@ -96,7 +96,7 @@ export const envSchema = z
     DATABASE_POOL_MAX: z.coerce.number().int().positive().default(20),
     DATABASE_TRANSACTION_WAIT_MS: z.coerce.number().int().positive().default(30_000),
 
-    // Framework sign-in. NEXTAUTH_URL is the app's one public origin (server/public-origin.ts): links,
+    // Framework sign-in. NEXTAUTH_URL is the app's one public origin (server/shared/public-origin.ts): links,
     // next-auth's redirects and OAuth callbacks. Unset, http://localhost:<PORT>, PORT being the port
     // Next listens on (it sets it; 3000 by default), never the request's Host; production should set it.
     NEXTAUTH_URL: httpUrl,
@@ -370,7 +370,7 @@ export const env: Env = parseEnv(process.env);
 /**
  * next-auth reads NEXTAUTH_URL from process.env itself (where it sends the browser after sign-in and
  * sign-out, its OAuth callback URLs) and, without it, assumes http://localhost:3000. When it is not
- * set, the framework hands next-auth the origin it derived (server/public-origin.ts), so next-auth and
+ * set, the framework hands next-auth the origin it derived (server/shared/public-origin.ts), so next-auth and
  * every other link agree on the one public URL.
  */
 export function shareNextAuthUrl(origin: string): void {

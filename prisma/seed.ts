@@ -1,7 +1,7 @@
 // Demo data for a fresh installation: created on the first start of an empty database (when
 // SEED_DEMO_DATA is on, the default), never again. The README lists these accounts.
 import type { PrismaClient } from "@/server/generated/prisma/client";
-import { hashPassword } from "@/server/auth/password";
+import { hashPassword } from "@/server/shared/passwords";
 import { agentNameKey } from "@/server/tenancy/platform-repository";
 
 export const DEMO_PASSWORD = "inlay-demo";

@@ -1,9 +1,9 @@
 // The embedded platform: one Hono app per process, shared by the /api/v2 route and the framework's
 // in-process connection (server/tenancy/platform-connection.ts), so both use the same runtime
 // (worker, event bus, job queue) rather than two.
-import { getDb } from "@/server/db";
+import { getDb } from "@/server/shared/db";
 import { demoAppPlatformSettings } from "@/server/demo-app/demo-app";
-import { publicOrigin } from "@/server/public-origin";
+import { publicOrigin } from "@/server/shared/public-origin";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformDepsFromEnv } from "@/server/platform/config";
 import type { PlatformApp, PlatformDeps } from "@/server/platform/context";

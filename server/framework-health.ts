@@ -3,7 +3,7 @@
 // app is that platform's process too (role all): its readiness is the platform's. On a remote platform
 // the app needs its own database (sessions, tenants) with every migration applied.
 import { env } from "@/lib/env";
-import { getDb } from "@/server/db";
+import { getDb } from "@/server/shared/db";
 import { getEmbeddedPlatformDeps } from "@/server/embedded-platform";
 import { createHealth, type Health } from "@/server/platform/health";
 

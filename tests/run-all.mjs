@@ -85,7 +85,10 @@ for (const report of [e2eReport, e2eRemoteReport]) rmSync(report, { force: true 
 const steps = [
   [
     [{ name: "typecheck", command: "npx", args: ["tsc", "--noEmit"] }],
-    [{ name: "lint", command: "npx", args: ["eslint", "--max-warnings", "0", "."] }],
+    [
+      { name: "lint", command: "npx", args: ["eslint", "--max-warnings", "0", "."] },
+      { name: "import cycles", command: "npm", args: ["run", "check:cycles", "--silent"] },
+    ],
   ],
   [[{ name: "schema and migrations agree", command: "npx", args: ["tsx", "prisma/tools/migration.ts", "check"] }]],
   [[vitestStage(`unit and integration tests (Node ${MAIN_RUNTIME})`, MAIN_RUNTIME, ["--reporter=default"])]],

@@ -5,7 +5,7 @@ import { redirect } from "next/navigation";
 import { cache } from "react";
 import { ACTIVE_TENANT_COOKIE } from "@/server/api/trpc";
 import { getSession } from "@/server/auth/session";
-import { getDb } from "@/server/db";
+import { getDb } from "@/server/shared/db";
 import { isOwner, resolveActiveMembership } from "@/server/tenancy/tenants";
 
 // Cached for the request: the console layouts and a page may each ask.

@@ -7,7 +7,7 @@ import { ACTIVE_TENANT_COOKIE } from "@/server/api/trpc";
 import { getSession } from "@/server/auth/session";
 import { chatPageHtml, chatPageQuery } from "@/server/chat/page";
 import { chatStorageScope } from "@/server/chat/storage-scope";
-import { getDb } from "@/server/db";
+import { getDb } from "@/server/shared/db";
 import { widgetPageResponse } from "@/server/embed/html";
 import { widgetAssets } from "@/server/embed/widget-assets";
 import { resolveActiveMembership } from "@/server/tenancy/tenants";

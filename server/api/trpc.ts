@@ -3,10 +3,10 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { Session } from "next-auth";
 import { ZodError, z } from "zod";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { getSession } from "@/server/auth/session";
-import { getDb } from "@/server/db";
-import { publicOrigin } from "@/server/public-origin";
+import { getDb } from "@/server/shared/db";
+import { publicOrigin } from "@/server/shared/public-origin";
 import { PlatformApiError } from "@/lib/platform-client";
 import { LimitExceededError, TenancyError } from "@/server/tenancy/errors";
 import { getPlatformConnection, type PlatformConnection } from "@/server/tenancy/platform-connection";

@@ -1,7 +1,7 @@
 // Email and password sign-in, apart from next-auth so it can be tested on its own.
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { findUserWithPasswordByEmail, type UserRecord } from "@/server/tenancy/repository";
-import { hashPassword, verifyPassword } from "./password";
+import { hashPassword, verifyPassword } from "../shared/passwords";
 
 // Compared against when the email is unknown, so a miss costs the same time as a wrong password.
 let decoyHash: Promise<string> | undefined;

@@ -4,7 +4,7 @@
 // land somewhere useful; with an invite pending, they accept it on the invite page instead. Whether a
 // new user may sign in at all is the owner's sign-up setting (oauthSignUpDecision, in next-auth's
 // signIn callback).
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { hasOpenInviteFor } from "@/server/tenancy/invites-repository";
 import { countMemberships, createUser, findUserByEmail, type UserRecord } from "@/server/tenancy/repository";
 import { createSignUpWorkspace } from "@/server/tenancy/sign-ups";

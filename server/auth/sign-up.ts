@@ -3,12 +3,12 @@
 // approval holds the sign-up until the owner approves it; closed refuses. (Joining an existing tenant
 // goes through an invite: server/tenancy/invites.ts.)
 import type { SignUpInput } from "@/lib/schemas/tenancy";
-import type { Db } from "@/server/db";
-import { isUniqueViolation } from "@/server/platform/repositories/db-errors";
+import type { Db } from "@/server/shared/db";
+import { isUniqueViolation } from "@/server/shared/db-errors";
 import { TenancyError } from "@/server/tenancy/errors";
 import { createUser, findUserByEmail, type TenantRecord, type UserRecord } from "@/server/tenancy/repository";
 import { EMAIL_TAKEN, SIGN_UP_CLOSED, createSignUpWorkspace, getSignUpMode, holdSignUp } from "@/server/tenancy/sign-ups";
-import { hashPassword } from "./password";
+import { hashPassword } from "../shared/passwords";
 
 export type SignUpResult = { status: "created"; user: UserRecord; tenant: TenantRecord } | { status: "pending" };
 
@@ -16,7 +16,7 @@ export async function signUp(prisma: Db, input: SignUpInput): Promise<SignUpResu
   const mode = await getSignUpMode(prisma);
   if (mode === "closed") throw new TenancyError("FORBIDDEN", SIGN_UP_CLOSED);
   if (await findUserByEmail(prisma, input.email)) throw new TenancyError("CONFLICT", EMAIL_TAKEN, "email");
-  // scrypt runs on libuv's thread pool (server/auth/password.ts) and before the transaction opens:
+  // scrypt runs on libuv's thread pool (server/shared/passwords.ts) and before the transaction opens:
   // neither the event loop nor PGlite's single connection waits for it.
   const passwordHash = await hashPassword(input.password);
   if (mode === "approval") {

@@ -5,12 +5,12 @@
 import { listOfferedApps } from "@/server/tenancy/apps-repository";
 import type { PlatformClient } from "@/lib/platform-client";
 import { admissionError } from "@/lib/chat/errors";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { getSession } from "@/server/auth/session";
-import { getDb } from "@/server/db";
+import { getDb } from "@/server/shared/db";
 import { isAllowedOrigin } from "@/server/embed/origins";
 import { EmbedTokenError, verifyEmbedToken } from "@/server/embed/tokens";
-import { publicOrigin } from "@/server/public-origin";
+import { publicOrigin } from "@/server/shared/public-origin";
 import { completeConnection, startConnection } from "@/server/tenancy/connections";
 import { LimitExceededError, TenancyError } from "@/server/tenancy/errors";
 import { admitTurn } from "@/server/tenancy/runs";

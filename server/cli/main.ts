@@ -3,7 +3,7 @@
 // the whole program but the process: tests call it in-process with their own database.
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { env } from "@/lib/env";
-import { openDatabase, type Database } from "@/server/db";
+import { openDatabase, type Database } from "@/server/shared/db";
 import { platformConfigFromEnv } from "@/server/platform/config";
 import { createJobQueue, type JobQueue } from "@/server/platform/jobs/queue";
 import type { PlatformConfig } from "@/server/platform/platform-config";

@@ -14,7 +14,7 @@
 // BroadcastChannel, for an opener an OAuth page's COOP cut off) and closes; in the redirect fallback
 // it goes back to the validated return path.
 import { randomBytes } from "node:crypto";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { CONNECTION_MESSAGE_TYPE, CONNECTIONS_PATH, returnUrlWithOutcome, safeReturnTo, type ConnectionMessage } from "@/lib/connections/flow";
 import { PlatformApiError } from "@/lib/platform-client";
 import { logger } from "@/lib/logger";

@@ -2,8 +2,8 @@
 // secret, and the next-auth session of the request.
 import { env } from "@/lib/env";
 import { getSession } from "@/server/auth/session";
-import { getDb } from "@/server/db";
-import { publicOrigin } from "@/server/public-origin";
+import { getDb } from "@/server/shared/db";
+import { publicOrigin } from "@/server/shared/public-origin";
 import { demoAppEnabled, type DemoAppDeps } from "./demo-app";
 
 export async function demoAppDeps(): Promise<DemoAppDeps> {

@@ -1,6 +1,6 @@
 // Storage of the development demo app (see demo-app.ts): authorization codes and tokens by their
 // SHA-256 hash only, and the notes of each framework user.
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 
 export async function saveCode(
   prisma: Db,

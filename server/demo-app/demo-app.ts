@@ -5,7 +5,7 @@
 // 404 otherwise, and the catalogue holds the app only then (demoAppPlatformSettings).
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { env, type Env } from "@/lib/env";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { DEMO_APP_CLIENT_ID, demoAppClientSecret, type DemoAppSettings } from "@/server/platform/apps/definitions/demo-notes";
 import * as repo from "./demo-app-repository";
 

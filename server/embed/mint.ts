@@ -1,6 +1,6 @@
 // Minting an embed token for a member: only for an origin the tenant allows, never for longer than
 // the token maximum. The signed-in route (app/api/embed/token) and a vendor's own server code call it.
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { isAllowedOrigin } from "./origins";
 import { normalizeOrigin, signEmbedToken } from "./tokens";
 

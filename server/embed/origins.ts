@@ -1,6 +1,6 @@
 // A tenant's allowed embed origins: the host pages its chat may be framed by. They feed the embed
 // page's CSP frame-ancestors (proxy.ts) and gate which origin an embed token may be minted for.
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { TenancyError } from "@/server/tenancy/errors";
 import { findAllowedOrigins, findAllowedOriginsBySlug, saveAllowedOrigins } from "./repository";
 import { normalizeOrigin } from "./tokens";

@@ -4,7 +4,7 @@
 // value is shown once, at creation.
 import { randomBytes } from "node:crypto";
 import type { EmbedSecretView } from "@/lib/schemas/embed";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { TenancyError } from "@/server/tenancy/errors";
 import {
   findEmbedSecret,
@@ -15,7 +15,7 @@ import {
   touchEmbedSecret,
   type EmbedSecretRecord,
 } from "./secrets-repository";
-import { sha256Hex } from "@/server/secret-box";
+import { sha256Hex } from "@/server/shared/secret-box";
 
 const SECRET_PREFIX = "inlay_es_";
 /** How much of the secret the list shows: the fixed prefix and 6 random characters. */

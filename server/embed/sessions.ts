@@ -4,8 +4,8 @@
 // caps like any member; the token is bound to one of the tenant's allowed origins as any embed token.
 import { randomBytes } from "node:crypto";
 import type { EmbedSessionInput } from "@/lib/schemas/embed";
-import type { Db } from "@/server/db";
-import { isUniqueViolation } from "@/server/platform/repositories/db-errors";
+import type { Db } from "@/server/shared/db";
+import { isUniqueViolation } from "@/server/shared/db-errors";
 import { findTenantById } from "@/server/tenancy/repository";
 import { mintEmbedToken } from "./mint";
 import { getAllowedOrigins, isAllowedOrigin } from "./origins";

@@ -3,8 +3,8 @@
 import type { z } from "zod";
 import { prettifyError } from "zod";
 import { getSession } from "@/server/auth/session";
-import { getDb } from "@/server/db";
-import type { Db } from "@/server/db";
+import { getDb } from "@/server/shared/db";
+import type { Db } from "@/server/shared/db";
 import { resolveActiveMembership } from "@/server/tenancy/tenants";
 
 const noStore = { "cache-control": "no-store" };

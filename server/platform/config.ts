@@ -1,15 +1,15 @@
 // The platform's dependencies as configured by the environment (lib/env.ts). Tests build their own.
 import { env, type Env } from "@/lib/env";
-import { publicOrigin } from "@/server/public-origin";
-import type { Database } from "@/server/db";
+import { publicOrigin } from "@/server/shared/public-origin";
+import type { Database } from "@/server/shared/db";
 import type { PlatformDeps, PlatformRole } from "./context";
 import type { PlatformConfig } from "./platform-config";
 import { appCatalogOf } from "./apps/catalog";
 import type { DemoAppSettings } from "./apps/definitions/demo-notes";
 import { createPlatformDeps } from "./deps";
 import { createLimiters } from "./middleware/rate-limit";
-import { languageModelFor } from "./runtime/models/providers";
-import { createSimModel } from "./runtime/models/sim";
+import { languageModelFor } from "./models/providers";
+import { createSimModel } from "./models/sim";
 import { createSmtpMailer, recordingMailer } from "./services/mailer";
 
 /**

@@ -3,32 +3,41 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Db } from "./repositories/db";
-import type { Database } from "@/server/db";
-import type { Limiters } from "./middleware/rate-limit";
+import type { Database } from "@/server/shared/db";
+import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { AuthContext } from "./services/auth";
 import type { IdempotentCall } from "./services/idempotency";
-import type { RunEventBus } from "./runtime/event-bus";
-import type { RunEventWriter } from "./runtime/event-writer";
-import type { KnownRun } from "./runtime/run-pass";
+import type { RunEventBus } from "./infrastructure/event-bus";
+import type { RunEventWriter } from "./infrastructure/event-writer";
+import type { KnownRun } from "./services/run-context";
 import type { RunWorker } from "./runtime/run-worker";
-import type { LiveContent } from "./runtime/live-content";
-import type { HotCache } from "./runtime/hot-cache";
-import type { Signals } from "./runtime/signals";
+import type { LiveContent } from "./infrastructure/live-content";
+import type { HotCache } from "./infrastructure/hot-cache";
+import type { Signals } from "./infrastructure/signals";
 import type { JobQueue } from "./jobs/queue";
 import type { Mailer } from "./services/mailer";
 import type { PlatformConfig } from "./platform-config";
 import type { ScriptSandbox } from "./tool-servers/script-sandbox";
-import type { RuntimeModel } from "./runtime/models/providers";
+import type { RuntimeModel } from "./models/providers";
 
+
+/** The request limiters (middleware/rate-limit.ts builds them): in this process's memory or in Redis. */
+export interface Limiters {
+  account: RateLimiterAbstract;
+  ip: RateLimiterAbstract;
+  signup: RateLimiterAbstract;
+  login: RateLimiterAbstract;
+  close(): Promise<void>;
+}
 
 /** What executes runs in this process: the event log's writer, the wake-up bus over it and the executor. */
 export interface PlatformRuntime {
   bus: RunEventBus;
-  /** Hints between the instances of a deployment (runtime/signals.ts). */
+  /** Hints between the instances of a deployment (infrastructure/signals.ts). */
   signals: Signals;
-  /** Keys, end-users and agents as last read, dropped on every instance when written (runtime/hot-cache.ts). */
+  /** Keys, end-users and agents as last read, dropped on every instance when written (infrastructure/hot-cache.ts). */
   cache: HotCache;
-  /** Appends run frames, every run's together (runtime/event-writer.ts). */
+  /** Appends run frames, every run's together (infrastructure/event-writer.ts). */
   events: RunEventWriter;
   /** This process's worker (roles worker and all); none in a web process. */
   worker?: RunWorker;
@@ -36,7 +45,7 @@ export interface PlatformRuntime {
   startRun(runId: number, known?: KnownRun): void;
   /** The lease a run inserted now gets so this process executes it at once (role all, with room). */
   localLease(): { owner: string; ms: number } | undefined;
-  /** What metadata_only runs say, held by this process only (runtime/live-content.ts). */
+  /** What metadata_only runs say, held by this process only (infrastructure/live-content.ts). */
   live: LiveContent;
   /** The durable queue for everything scheduled or retried (jobs/queue.ts). */
   jobs: JobQueue;

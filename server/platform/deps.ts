@@ -1,13 +1,12 @@
 // Assembles the platform's dependencies. Every entry point (Next.js, the standalone server, tests,
 // benchmarks) builds them here, so they differ only in configuration and role.
 import { addCollector, databasePool, setQueueStats } from "./observability/metrics";
-import type { RuntimeModel } from "./runtime/models/providers";
-import { type Database, openDedicatedClient } from "@/server/db";
-import type { PlatformDeps, PlatformRole, PlatformRuntime } from "./context";
+import type { RuntimeModel } from "./models/providers";
+import { type Database, openDedicatedClient } from "@/server/shared/db";
+import type { Limiters, PlatformDeps, PlatformRole, PlatformRuntime } from "./context";
 import type { PlatformConfig } from "./platform-config";
-import type { Limiters } from "./middleware/rate-limit";
-import { createRunEventBus } from "./runtime/event-bus";
-import { createRunEventWriter } from "./runtime/event-writer";
+import { createRunEventBus } from "./infrastructure/event-bus";
+import { createRunEventWriter } from "./infrastructure/event-writer";
 import { RUN_READY } from "./runtime/run-pass";
 import { createRunWorker } from "./runtime/run-worker";
 import { registerPlatformJobs } from "./jobs/platform-jobs";
@@ -20,14 +19,14 @@ import { registerFetchmailPolls } from "./jobs/fetchmail-polls";
 import { findTaskInAccount } from "./repositories/tasks";
 import { accountActing } from "./services/auth";
 import { runTask } from "./services/tasks";
-import { createLiveContent } from "./runtime/live-content";
+import { createLiveContent } from "./infrastructure/live-content";
 import { runTimings } from "./runtime/recovery";
-import { createHotCache } from "./runtime/hot-cache";
-import { createSignals } from "./runtime/signals";
+import { createHotCache } from "./infrastructure/hot-cache";
+import { createSignals } from "./infrastructure/signals";
 import type { Mailer } from "./services/mailer";
 import { emailSettings } from "./services/email-addresses";
-import { registerBridgeReplies } from "./services/bridge-inbound";
-import { registerEmailReplies, startFetchedMailRun } from "./services/email-inbound";
+import { registerBridgeReplies } from "./entry-points/bridge-inbound";
+import { registerEmailReplies, startFetchedMailRun } from "./entry-points/email-inbound";
 import { startSmtpServer } from "./inbound/smtp-server";
 import { sendStraightToPostgres } from "./repositories/direct";
 import { toolServerOutbound } from "./services/tool-server-calls";

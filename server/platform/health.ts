@@ -6,7 +6,7 @@
 // Prometheus text format) answers beside them: behind INLAY_METRICS_TOKEN when set, else only on a
 // worker's probe port, which is private.
 import { createHash, timingSafeEqual } from "node:crypto";
-import { readMigrations } from "@/server/migrate";
+import { readMigrations } from "@/server/shared/migrate";
 import { scrape } from "./observability/metrics";
 import type { PlatformDeps, PlatformRole } from "./context";
 import { appliedMigrationNames, pingDatabase } from "./repositories/health";

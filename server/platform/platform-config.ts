@@ -28,7 +28,7 @@ export interface PlatformConfig {
   runs?: Partial<RunTimings>;
   /** Days after a run finished before its text deltas are merged (jobs/event-retention.ts); default 30. */
   runEventRetentionDays?: number;
-  /** Seals the secrets the platform must read back, such as webhook signing secrets (server/secret-box.ts). */
+  /** Seals the secrets the platform must read back, such as webhook signing secrets (server/shared/secret-box.ts). */
   secretKey: string;
   /**
    * Secrets sealing used before (INLAY_SECRET_KEY_PREVIOUS): app credentials sealed under one of them

@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
 import { env } from "@/lib/env";
 import { flushLogs, logger } from "@/lib/logger";
-import { getDb, openDatabase, setProcessDatabase } from "@/server/db";
+import { getDb, openDatabase, setProcessDatabase } from "@/server/shared/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformDepsFromEnv } from "@/server/platform/config";
 import type { PlatformApp, PlatformRole } from "@/server/platform/context";

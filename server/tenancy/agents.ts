@@ -5,7 +5,7 @@
 // (PATCH /agents/{id}) the next time its member uses it.
 import { AGENT_TOOLS, tenantAgentInput, type TenantAgentInput } from "@/lib/schemas/console";
 import type { Agent, AgentCreateParams, PlatformClient } from "@/lib/platform-client";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { TenancyError } from "./errors";
 import {
   AgentNameTaken,

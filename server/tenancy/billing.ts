@@ -10,7 +10,7 @@ import type {
   OverageInput,
   TopUpInput,
 } from "@/lib/schemas/owner-billing";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { TenancyError } from "./errors";
 import type { PlatformConnection } from "./platform-connection";
 import { findFrameworkAccount } from "./platform-repository";

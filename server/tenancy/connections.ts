@@ -2,7 +2,7 @@
 // with them, and the connect flows through the member's own platform client. A member connects only
 // apps their tenant offers; disconnecting and relabelling stay open (taking access away is always
 // allowed). Tokens never reach the framework: the platform keeps them and answers only statuses.
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import type { App, AppConnection, PlatformClient } from "@/lib/platform-client";
 import { safeReturnTo } from "@/lib/connections/flow";
 import type {

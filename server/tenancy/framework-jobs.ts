@@ -2,7 +2,7 @@
 // (sweepRunAdmissions in runs.ts, then sweepSchedules in schedules.ts, which counts schedules' runs)
 // every minute, by one instance per minute however many run; and after a key rotation, the framework's
 // sealed values sealed again under the current key (sealing.ts).
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import type { JobQueue } from "@/server/platform/jobs/queue";
 import { registerReseal } from "@/server/platform/jobs/reseal-secrets";
 import type { PlatformConnection } from "./platform-connection";

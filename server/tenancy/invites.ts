@@ -3,9 +3,9 @@
 // (whose email must be the invited one) or creates the invitee's account with that email.
 import { randomBytes } from "node:crypto";
 import type { TenantRole } from "@/lib/schemas/tenancy";
-import { hashPassword } from "@/server/auth/password";
-import type { Db } from "@/server/db";
-import { isUniqueViolation } from "@/server/platform/repositories/db-errors";
+import { hashPassword } from "@/server/shared/passwords";
+import type { Db } from "@/server/shared/db";
+import { isUniqueViolation } from "@/server/shared/db-errors";
 import { TenancyError } from "./errors";
 import {
   consumeInvite,
@@ -24,7 +24,7 @@ import {
   findUserById,
   type TenantRecord,
 } from "./repository";
-import { sha256Hex } from "@/server/secret-box";
+import { sha256Hex } from "@/server/shared/secret-box";
 
 export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 

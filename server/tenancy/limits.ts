@@ -5,7 +5,7 @@
 // lives in the database, so several app instances agree.
 import { centsToMicros, formatCents } from "@/lib/money";
 import type { MemberCapInput, TenantLimitsInput } from "@/lib/schemas/tenancy";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { LimitExceededError, TenancyError } from "./errors";
 import {
   addAdmissionCost,

@@ -2,7 +2,7 @@
 // and logs its links, so a self-hosted install works without a mail server; a real transport
 // implements the same interface.
 import { logger } from "@/lib/logger";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { insertMail } from "./mail-repository";
 
 export interface FrameworkMailMessage {

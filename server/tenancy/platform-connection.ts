@@ -15,14 +15,14 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { createPlatformClient, signup, type ClientOptions, type PlatformClient } from "@/lib/platform-client";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import {
   completeFrameworkAccount,
   findFrameworkAccount,
   insertFrameworkAccountClaim,
   takeOverFrameworkAccountClaim,
 } from "./platform-repository";
-import { openWithKeys, seal } from "@/server/secret-box";
+import { openWithKeys, seal } from "@/server/shared/secret-box";
 import { frameworkSecrets, keysFor, PLATFORM_API_KEY } from "./sealing";
 
 export interface PlatformConnection {

@@ -3,7 +3,7 @@
 // verified (nobody reads mail sent to it) and it gets an operating balance (FRAMEWORK_OPERATOR_CREDIT_MICROS).
 // A remote platform's account is the vendor's business with that platform and is never touched.
 import { env } from "@/lib/env";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { addBalanceEntry } from "@/server/platform/services/billing";
 import { markOperatorAccountVerified } from "@/server/platform/services/verification";
 

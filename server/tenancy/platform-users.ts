@@ -5,7 +5,7 @@
 // platform's reports.
 import { randomBytes } from "node:crypto";
 import { ConflictError, type PlatformClient } from "@/lib/platform-client";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import type { PlatformConnection } from "./platform-connection";
 import { findPlatformUser, insertPlatformUser, markProfileCreated } from "./platform-repository";
 import { findUserById } from "./repository";

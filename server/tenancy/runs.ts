@@ -7,7 +7,7 @@
 // compare-and-set on the charged total so two pollers never charge twice.
 import { listOfferedApps } from "./apps-repository";
 import { isRefusal, NotFoundError, type PlatformClient, type Run, type RunListItem } from "@/lib/platform-client";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { ensureAgentCopy, getVisibleAgent, type Caller } from "./agents";
 import { usdToMicros } from "@/lib/money";
 import { isSettledStatus } from "@/lib/schemas/runs";

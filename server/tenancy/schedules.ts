@@ -23,7 +23,7 @@ import {
   type Trigger,
 } from "@/lib/platform-client";
 import { cronOf, describeCron, nameFromInstructions, type ScheduleCreateInput } from "@/lib/schemas/schedules";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { ensureAgentCopy, getVisibleAgent, type Caller } from "./agents";
 import { LimitExceededError, TenancyError } from "./errors";
 import { admitStartedRun, monthlyCapReached, withdrawRun } from "./limits";

@@ -3,7 +3,7 @@
 // (INLAY_SECRET_KEY_PREVIOUS) still open what they sealed until the framework's reseal job
 // (framework-jobs.ts) has sealed it again under the current key.
 import { env } from "@/lib/env";
-import { deriveKey } from "@/server/secret-box";
+import { deriveKey } from "@/server/shared/secret-box";
 import type { SealedColumnKeys } from "@/server/platform/jobs/reseal-secrets";
 
 export const TOOL_SERVER_SECRET = "tenant-tool-server-secret";

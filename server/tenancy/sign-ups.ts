@@ -4,7 +4,7 @@
 // (server/auth/oauth.ts) and the owner's console (router signUps).
 import { env } from "@/lib/env";
 import type { SignUpMode } from "@/lib/schemas/tenancy";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { TenancyError } from "./errors";
 import { hasOpenInviteFor } from "./invites-repository";
 import { upsertTenantLimits, type TenantLimitsRecord } from "./limits-repository";

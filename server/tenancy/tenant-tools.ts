@@ -15,8 +15,8 @@ import {
   type TenantSkillInput,
   type TenantToolServerInput,
 } from "@/lib/schemas/tenant-tools";
-import type { Db } from "@/server/db";
-import { openWithKeys, seal } from "@/server/secret-box";
+import type { Db } from "@/server/shared/db";
+import { openWithKeys, seal } from "@/server/shared/secret-box";
 import type { Caller } from "./agents";
 import { TenancyError } from "./errors";
 import type { PlatformConnection } from "./platform-connection";

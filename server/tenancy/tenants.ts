@@ -2,7 +2,7 @@
 // user works in, and the owner's overview of every tenant with its limits and usage this month.
 import { randomBytes } from "node:crypto";
 import type { TenantLimitsInput } from "@/lib/schemas/tenancy";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { TenancyError } from "./errors";
 import { NO_LIMITS, listTenantLimits, listTenantUsage, type UsageRecord } from "./limits-repository";
 import { periodOf } from "./limits";

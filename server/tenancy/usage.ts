@@ -3,7 +3,7 @@
 // per day. The platform account is shared by every tenant, so the platform is only ever asked about
 // this tenant's own user_ids, one at a time, and any answer about another id is dropped.
 import { usdToMicros } from "@/lib/money";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import { getTenantCaps } from "./limits";
 import type { PlatformConnection } from "./platform-connection";
 import { listTenantPlatformUsers } from "./platform-repository";

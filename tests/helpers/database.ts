@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import pg from "pg";
 import { inject } from "vitest";
-import { openDatabase, type Database, type OpenDatabaseOptions } from "@/server/db";
+import { openDatabase, type Database, type OpenDatabaseOptions } from "@/server/shared/db";
 
 export type TestDatabaseKind = "pglite" | "postgres";
 

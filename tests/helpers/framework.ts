@@ -8,7 +8,7 @@ import { createInnerContext } from "@/server/api/trpc";
 import { createPlatformApp } from "@/server/platform/app";
 import { createPlatformDeps } from "@/server/platform/deps";
 import { createLimiters } from "@/server/platform/middleware/rate-limit";
-import { createSimModel } from "@/server/platform/runtime/models/sim";
+import { createSimModel } from "@/server/platform/models/sim";
 import { recordingMailer } from "@/server/platform/services/mailer";
 import type { PlatformApp } from "@/server/platform/context";
 import type { PlatformConfig } from "@/server/platform/platform-config";

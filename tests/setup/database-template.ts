@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { openDatabase } from "@/server/db";
-import { readMigrations } from "@/server/migrate";
+import { openDatabase } from "@/server/shared/db";
+import { readMigrations } from "@/server/shared/migrate";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -36,7 +36,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
 async function pgliteTemplate(): Promise<string> {
   const hash = createHash("sha256");
   for (const migration of await readMigrations()) hash.update(`${migration.name}\0${migration.checksum}\0`);
-  hash.update(await readFile(path.join(process.cwd(), "server", "migrate.ts")));
+  hash.update(await readFile(path.join(process.cwd(), "server", "shared", "migrate.ts")));
   hash.update(await readFile(path.join(process.cwd(), "node_modules", "@electric-sql", "pglite", "package.json")));
   const dir = path.join(tmpdir(), "inlay-test-templates");
   const file = path.join(dir, `pglite-${hash.digest("hex").slice(0, 16)}.tar`);

@@ -4,7 +4,7 @@ import { redirect } from "next/navigation";
 import { Logo } from "@/components/ui/logo";
 import { enabledOAuthProviders } from "@/server/auth/options";
 import { getSession } from "@/server/auth/session";
-import { getDb } from "@/server/db";
+import { getDb } from "@/server/shared/db";
 import { getSignUpMode } from "@/server/tenancy/sign-ups";
 import { SignInForm } from "./sign-in-form";
 

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { redirect } from "next/navigation";
 import { Logo } from "@/components/ui/logo";
 import { getSession } from "@/server/auth/session";
-import { getDb } from "@/server/db";
+import { getDb } from "@/server/shared/db";
 import { SIGN_UP_CLOSED, getSignUpMode } from "@/server/tenancy/sign-ups";
 import { SignUpForm } from "./sign-up-form";
 

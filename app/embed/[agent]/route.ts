@@ -4,7 +4,7 @@
 // (frame-ancestors: the tenant's allowed embed origins) is set by proxy.ts; for a host the tenant does
 // not allow, the page only says so.
 import type { NextRequest } from "next/server";
-import { getDb } from "@/server/db";
+import { getDb } from "@/server/shared/db";
 import { widgetPageResponse } from "@/server/embed/html";
 import { isEmbedHostAllowed } from "@/server/embed/origins";
 import { embedPageHtml, embedQuery } from "@/server/embed/page";

@@ -2,7 +2,6 @@
 // overrides, plus the vendor's apps from INLAY_APPS_FILE. Built once per platform configuration.
 import { readFileSync } from "node:fs";
 import { dirname, resolve as resolvePath } from "node:path";
-import type { PlatformConfig } from "../platform-config";
 import { AppsFileError, parseAppsFile, vendorAppFromEntry, type AppFileEntry } from "./apps-file";
 import type { AppDefinition } from "./definition";
 import { chat } from "./definitions/chat";
@@ -151,10 +150,13 @@ export function createAppCatalog(settings: AppSettings = {}): AppCatalog {
   };
 }
 
-const catalogs = new WeakMap<PlatformConfig, AppCatalog>();
+/** The part of the platform configuration the catalogue is built from (platform-config.ts `apps`). */
+type WithApps = { apps?: AppSettings };
+
+const catalogs = new WeakMap<WithApps, AppCatalog>();
 
 /** The catalogue of a platform configuration, built on first use and kept for that config object. */
-export function appCatalogOf(config: PlatformConfig): AppCatalog {
+export function appCatalogOf(config: WithApps): AppCatalog {
   let catalog = catalogs.get(config);
   if (!catalog) catalogs.set(config, (catalog = createAppCatalog(config.apps)));
   return catalog;

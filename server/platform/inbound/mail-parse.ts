@@ -1,7 +1,7 @@
 // A parsed mail as the inbound service reads it: shared by the SMTP server and fetchmail, so mail that
 // arrives either way reaches the agent as the same text.
 import type { ParsedMail } from "mailparser";
-import type { InboundMail } from "../services/email-inbound";
+import type { InboundMail } from "../entry-points/email-inbound";
 import { htmlToText } from "./html-text";
 
 /** mailparser's message as the inbound service reads it. */

@@ -1,5 +1,5 @@
 // The SMTP server of agent inboxes and email triggers (worker role; docs/platform-api.md, "Email").
-// It accepts mail for known addresses only: RCPT TO asks services/email-inbound.ts checkRecipient, so an
+// It accepts mail for known addresses only: RCPT TO asks entry-points/email-inbound.ts checkRecipient, so an
 // unknown address or a sender not allowed gets 550 before any data. No AUTH and no STARTTLS: it is
 // meant to sit behind the deployment's MX (or be reached on a private network), which does TLS.
 import type { AddressInfo } from "node:net";
@@ -9,7 +9,7 @@ import { logger } from "@/lib/logger";
 import { PlatformError } from "../errors";
 import type { AddressOwner } from "../repositories/email";
 import { toInboundMail } from "./mail-parse";
-import { checkRecipient, receiveMail, type InboundContext } from "../services/email-inbound";
+import { checkRecipient, receiveMail, type InboundContext } from "../entry-points/email-inbound";
 
 // Where the unit tests of HTML-only mail take it from.
 export { toInboundMail };

@@ -1,5 +1,5 @@
 // Event-log retention: a daily job merges the text deltas of runs that finished more than
-// RUN_EVENT_RETENTION_DAYS ago (runtime/compaction.ts), a run per short transaction and a batch of
+// RUN_EVENT_RETENTION_DAYS ago (repositories/run-event-compaction.ts), a run per short transaction and a batch of
 // runs at a time, so the log keeps about one row per text block of old runs however busy the
 // deployment is. A pass that runs out of time queues the next one at once.
 import { logger } from "@/lib/logger";

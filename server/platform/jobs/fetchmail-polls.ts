@@ -17,7 +17,7 @@ import type { Db } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import { toInboundMail } from "../inbound/mail-parse";
-import type { InboundMail } from "../services/email-inbound";
+import type { InboundMail } from "../entry-points/email-inbound";
 import { bareAddress, senderAllowed } from "../services/email-addresses";
 import { openSecret } from "../services/sealed-secrets";
 import { type FetchedMessage, MailboxError, type MailboxOptions, withMailbox } from "../outbound/imap-mailbox";

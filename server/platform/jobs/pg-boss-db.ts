@@ -4,7 +4,7 @@
 // `query` takes one statement with parameters, while pg-boss's schema install and maintenance send
 // several statements (BEGIN ... COMMIT) without any, which only `exec` accepts.
 import type PgBoss from "pg-boss";
-import type { Database } from "@/server/db";
+import type { Database } from "@/server/shared/db";
 
 type Rows = { rows: unknown[] };
 // A statement list gives one result per statement; the caller wants the last.

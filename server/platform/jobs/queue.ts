@@ -14,7 +14,7 @@
 import { createHash } from "node:crypto";
 import PgBoss from "pg-boss";
 import { logger } from "@/lib/logger";
-import type { Database } from "@/server/db";
+import type { Database } from "@/server/shared/db";
 import { deleteSchedule, findSchedule, listSchedules, saveSchedule, type ScheduleRow } from "../repositories/job-schedules";
 import { checkSchedule, nextSlot, type ScheduleSpec } from "./schedule-slots";
 import { jobDatabase } from "./pg-boss-db";

@@ -4,7 +4,7 @@
 // with nothing unreadable, the previous keys can be removed. The platform's columns are
 // repositories/sealed-columns.ts; the framework registers its own (server/tenancy/framework-jobs.ts).
 import { logger } from "@/lib/logger";
-import { deriveKey, openWithKeys, seal, SecretBoxError } from "@/server/secret-box";
+import { deriveKey, openWithKeys, seal, SecretBoxError } from "@/server/shared/secret-box";
 import type { PlatformConfig } from "../platform-config";
 import type { Db } from "../repositories/db";
 import { replaceSealedValue, SEALED_COLUMNS, type SealedColumn, sealedValuesAfter } from "../repositories/sealed-columns";

@@ -17,7 +17,7 @@ import { addLogContext, withLogContext } from "@/lib/log-context";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { logger } from "@/lib/logger";
 import type { Db } from "../repositories/db";
-import { SecretBoxError } from "@/server/secret-box";
+import { SecretBoxError } from "@/server/shared/secret-box";
 import { openSecret, SEALED_FOR } from "../services/sealed-secrets";
 import type { PlatformConfig, WebhookSettings } from "../platform-config";
 import { webhookAttempts, webhookDeliveryLag } from "../observability/metrics";
@@ -34,7 +34,7 @@ import {
   markWebhookHealthy,
   recordAttempt,
 } from "../repositories/webhooks";
-import type { Signals } from "../runtime/signals";
+import type { Signals } from "../infrastructure/signals";
 import { type JobQueue, jobIdForKey } from "./queue";
 
 export const WEBHOOK_DEFAULTS: WebhookSettings = {

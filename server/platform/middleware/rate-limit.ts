@@ -10,17 +10,9 @@ import {
   type RateLimiterAbstract,
 } from "rate-limiter-flexible";
 import type { MiddlewareHandler } from "hono";
-import type { PlatformEnv } from "../context";
+import type { Limiters, PlatformEnv } from "../context";
 import { PlatformError } from "../errors";
 import { clientIp } from "./client-ip";
-
-export interface Limiters {
-  account: RateLimiterAbstract;
-  ip: RateLimiterAbstract;
-  signup: RateLimiterAbstract;
-  login: RateLimiterAbstract;
-  close(): Promise<void>;
-}
 
 export interface LimiterOptions {
   accountPerMinute: number;

@@ -1,12 +1,8 @@
 // The payment adapter: what the billing services ask of a payment provider. `stripe` is the official
 // SDK; `manual` takes no card payments (the installation's owner credits balances). Adapters do HTTP
-// only: whatever they answer is applied by services/payments.ts, exactly once.
-import type { PlatformConfig } from "../platform-config";
-import { createManualAdapter } from "./manual";
-import { paymentSettings, providerOf, type PaymentProviderName } from "./settings";
-
-export { noCardPayments } from "./settings";
-import { createStripeAdapter } from "./stripe";
+// only: whatever they answer is applied by services/payments.ts, exactly once. The configured one is
+// configured-adapter.ts's.
+import type { PaymentProviderName } from "./settings";
 
 export interface CheckoutRequest {
   kind: "topup" | "plan";
@@ -90,17 +86,4 @@ export interface PaymentAdapter {
   chargeOffSession(charge: OffSessionCharge): Promise<ChargeResult>;
   /** Verifies the signature and reads the event; throws PlatformError 400 when it does not verify. */
   parseWebhook(rawBody: string, signature: string | undefined): ProviderEvent;
-}
-
-const adapters = new WeakMap<PlatformConfig, PaymentAdapter>();
-
-/** The configured adapter, built once per configuration. */
-export function paymentAdapterOf(config: PlatformConfig): PaymentAdapter {
-  let adapter = adapters.get(config);
-  if (!adapter) {
-    const settings = paymentSettings(config);
-    adapter = providerOf(config) === "stripe" && settings.stripe ? createStripeAdapter(settings.stripe) : createManualAdapter();
-    adapters.set(config, adapter);
-  }
-  return adapter;
 }

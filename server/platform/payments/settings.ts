@@ -1,6 +1,5 @@
 // Payment settings (lib/env.ts → server/platform/config.ts): which adapter takes payments, its
 // credentials, the public base URL every link is built from, and the operator key's hash.
-import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 
 export type PaymentProviderName = "manual" | "stripe";
@@ -21,9 +20,12 @@ export interface PaymentSettings {
   manualInstructions?: string;
 }
 
-export const paymentSettings = (config: PlatformConfig): PaymentSettings => config.payments ?? {};
+/** The part of the platform configuration payments read (platform-config.ts `payments`). */
+type WithPayments = { payments?: PaymentSettings };
 
-export const providerOf = (config: PlatformConfig): PaymentProviderName => paymentSettings(config).provider ?? "manual";
+export const paymentSettings = (config: WithPayments): PaymentSettings => config.payments ?? {};
+
+export const providerOf = (config: WithPayments): PaymentProviderName => paymentSettings(config).provider ?? "manual";
 
 /** The error every card operation answers on an installation without a card provider. */
 export const noCardPayments = () =>

@@ -1,9 +1,9 @@
 // What the layers above the repositories know of the database: a handle to pass around and plain
 // JSON values. Prisma's own types (JSON inputs, DbNull, model inputs) stay inside repositories.
 import { Prisma } from "@/server/generated/prisma/client";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 
-/** The database handle (server/db.ts): the client, or the client of an open transaction. */
+/** The database handle (server/shared/db.ts): the client, or the client of an open transaction. */
 export type { Db };
 
 /**

@@ -1,7 +1,7 @@
-// Event-log retention: merges the text deltas of runs that finished long ago (runtime/compaction.ts).
+// Event-log retention: merges the text deltas of runs that finished long ago (repositories/run-event-compaction.ts).
 import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
 import type { RunFrame } from "@/lib/schemas/runs";
-import { planCompaction } from "../runtime/compaction";
+import { planCompaction } from "./run-event-compaction";
 
 /** Runs finished before `finishedBefore` whose log was not compacted since, oldest first. */
 export async function findRunsToCompact(prisma: PrismaClient, finishedBefore: Date, limit: number): Promise<number[]> {

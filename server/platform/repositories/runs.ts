@@ -6,7 +6,7 @@ import { fromColumns } from "./raw-rows";
 import { insertRunFiles, type NewRunFile } from "./run-files";
 import { queryRows } from "./direct";
 import { type JsonObject, type PlainJson, toDbJson } from "./db";
-import { frameAfter } from "../runtime/compaction";
+import { frameAfter } from "./run-event-compaction";
 
 export type RunRow = PlatformRun;
 const RUN_JSON = ["skillPlaybook", "outputSchema", "outputData", "output", "metadata", "messages", "checkpoint"] as const;
@@ -140,7 +140,7 @@ export interface AppendedEvents {
 /**
  * Appends the frames of several runs in one statement (one round trip, whatever the number of runs)
  * and returns, per append and in the same order, the ids of its frames and the id of its run's event
- * before them: what a local reader needs to take them without reading the log (runtime/event-bus.ts,
+ * before them: what a local reader needs to take them without reading the log (infrastructure/event-bus.ts,
  * EventBatch). Two appends of one run chain: the second one's `after` is the first one's last id.
  */
 export async function appendEventsOfRuns(prisma: PrismaClient, appends: EventAppend[]): Promise<AppendedEvents[]> {
@@ -193,7 +193,7 @@ export async function eventsAfter(prisma: PrismaClient, runId: number, afterId: 
     prisma,
     Prisma.sql`SELECT id, data FROM platform_run_events WHERE run_id = ${runId} AND id > ${afterId} ORDER BY id LIMIT ${take}`,
   );
-  // A merged delta (runtime/compaction.ts) that begins at or before afterId yields only its later text.
+  // A merged delta (repositories/run-event-compaction.ts) that begins at or before afterId yields only its later text.
   return rows.map((row) => ({ id: row.id, frame: frameAfter(row.data, afterId) }));
 }
 

@@ -1,7 +1,8 @@
 // Small readers of the request that handlers share.
 import type { PlatformContext } from "../context";
 import type { AuthContext } from "../services/auth";
-import type { KnownRun } from "../runtime/run-pass";
+import { resumeRunsAwaitingApp } from "../services/app-run-pauses";
+import type { KnownRun } from "../services/run-context";
 
 /** The platform's public base URL ({base_url}, ending in /api/v2): configured, never the Host header. */
 export const baseUrlOf = (c: PlatformContext) => c.var.deps.config.publicBaseUrl;
@@ -29,6 +30,12 @@ export const runServicesOf = (c: PlatformContext) => ({
   startRun: (runId: number, known?: KnownRun) => c.var.runtime.startRun(runId, known),
   lease: c.var.runtime.localLease(),
 });
+
+/** What completing a connection needs: the services above, and resuming the runs that waited for the app. */
+export function connectServicesOf(c: PlatformContext) {
+  const services = runServicesOf(c);
+  return { ...services, resumeRunsAwaitingApp: (scope: { accountId: number; endUserId: number | null }, app: string) => resumeRunsAwaitingApp(services, scope, app) };
+}
 
 /** The services above and the job queue: for services that enqueue (webhook retries, trigger fires). */
 export const servicesWithJobsOf = (c: PlatformContext) => ({ ...servicesOf(c), jobs: c.var.runtime.jobs });

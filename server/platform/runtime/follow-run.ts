@@ -8,8 +8,8 @@
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { Db } from "../repositories/db";
 import { eventsAfter, hasDoneEvent } from "../repositories/runs";
-import type { EventBatch, RunEventBus } from "./event-bus";
-import type { LiveContent } from "./live-content";
+import type { EventBatch, RunEventBus } from "../infrastructure/event-bus";
+import type { LiveContent } from "../infrastructure/live-content";
 
 const BATCH = 500;
 

@@ -7,11 +7,11 @@
 // get the redacted form; text deltas come redacted already (stream-frames.ts redacts them as a stream).
 import { logger } from "@/lib/logger";
 import type { RunFrame } from "@/lib/schemas/runs";
-import { type EventBatch, eventBatch } from "./event-bus";
-import type { RunEventWriter } from "./event-writer";
-import type { LiveContent } from "./live-content";
-import { redactFrame } from "./redact";
-import { SecretRedactor } from "./secret-redactor";
+import { type EventBatch, eventBatch } from "../infrastructure/event-bus";
+import type { RunEventWriter } from "../infrastructure/event-writer";
+import type { LiveContent } from "../infrastructure/live-content";
+import { redactFrame } from "../infrastructure/redact";
+import { SecretRedactor } from "../infrastructure/secret-redactor";
 
 const isSaying = (frame: RunFrame) => frame.type === "content_block_delta" || frame.type === "tool_use";
 

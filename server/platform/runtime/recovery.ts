@@ -29,7 +29,7 @@ import {
 } from "../repositories/runs";
 import { recordRunWebhook } from "../services/run-webhooks";
 import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
-import type { SecretRedactor } from "./secret-redactor";
+import type { SecretRedactor } from "../infrastructure/secret-redactor";
 
 export const INTERRUPTED_MESSAGE = "the process executing this run stopped before it finished";
 

@@ -3,7 +3,7 @@
 // a pause (tool approval, question, plan approval) persists the conversation and ends the pass, and
 // /approve or /answer makes the run claimable again from the persisted messages. A pass stopped by a
 // drain hands its run back: the lease lapses at once and another worker resumes it from its checkpoint.
-import { ownLanguageModel, type RuntimeModel } from "./models/providers";
+import { ownLanguageModel, type RuntimeModel } from "../models/providers";
 import {
   type ModelMessage,
   Output,
@@ -42,19 +42,19 @@ import { resolveBuiltInTools } from "../services/built-in-tools";
 import { recordRunWebhook } from "../services/run-webhooks";
 import type { Mailer } from "../services/mailer";
 import { notifyTaskRunFinished } from "../services/tasks";
-import { type EventBatch, eventBatch, type RunEventBus } from "./event-bus";
-import type { RunEventWriter } from "./event-writer";
-import type { HotCache } from "./hot-cache";
+import { type EventBatch, eventBatch, type RunEventBus } from "../infrastructure/event-bus";
+import type { RunEventWriter } from "../infrastructure/event-writer";
+import type { HotCache } from "../infrastructure/hot-cache";
 import { FrameSink } from "./frame-sink";
 import { fairShare } from "./fair-share";
-import type { LiveContent } from "./live-content";
+import type { LiveContent } from "../infrastructure/live-content";
 import { type CheckpointHooks, createCheckpointer, type Replay, resumeOrFail, runTimings } from "./recovery";
-import type { Signals } from "./signals";
-import { METADATA_ONLY, redactMessages } from "./redact";
-import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "./system-prompt";
+import type { Signals } from "../infrastructure/signals";
+import { METADATA_ONLY, redactMessages } from "../infrastructure/redact";
+import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "../services/system-prompt";
 import { feedBackDecisions } from "./resume-decisions";
 import { runTools } from "./run-tools";
-import { SecretRedactor } from "./secret-redactor";
+import { SecretRedactor } from "../infrastructure/secret-redactor";
 import { StreamFrames } from "./stream-frames";
 import type { ScriptSandbox } from "../tool-servers/script-sandbox";
 
@@ -83,11 +83,6 @@ export interface ExecutorDeps {
 }
 
 /** What the request that created a run already read: the worker does not read it again. */
-export interface KnownRun {
-  run: RunRow;
-  agent: AgentRow;
-}
-
 /** The signal that says a run waits to be claimed (a new run, or one a person let go on). */
 export const RUN_READY = "run-ready";
 

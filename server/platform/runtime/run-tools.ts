@@ -14,7 +14,7 @@ import { listPermissionsForEndUser } from "../repositories/permissions";
 import type { RunRow } from "../repositories/runs";
 import { resolveBuiltInTools } from "../services/built-in-tools";
 import { appToolSet, type ConnectionNeeded } from "./app-tools";
-import type { HotCache } from "./hot-cache";
+import type { HotCache } from "../infrastructure/hot-cache";
 import type { Mailer } from "../services/mailer";
 import type { ScriptSandbox } from "../tool-servers/script-sandbox";
 import { serverToolSet } from "./server-tools";

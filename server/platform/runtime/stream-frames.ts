@@ -9,7 +9,7 @@ import { ASK_USER_QUESTION, PLAN_APPROVAL, type RunFrame } from "@/lib/schemas/r
 import { type NewRequest, newRequestId } from "../repositories/permission-requests";
 import type { ConnectionNeeded } from "./app-tools";
 import { type Replay, replayFilter } from "./recovery";
-import { SecretRedactor, type TextRedactor } from "./secret-redactor";
+import { SecretRedactor, type TextRedactor } from "../infrastructure/secret-redactor";
 
 // Stream parts that neither say nor do anything a reader sees: text may go on after them.
 const QUIET_PARTS = new Set(["start", "start-step", "text-start", "text-delta", "text-end", "reasoning-start", "reasoning-delta", "reasoning-end", "raw"]);

@@ -19,7 +19,7 @@ import { saveLessonFromRun } from "../services/lessons";
 import type { Mailer } from "../services/mailer";
 import { createTask, getTask, listTasks, updateTask } from "../services/tasks";
 import { CalculatorError, calculate } from "./calculator";
-import type { DataContext } from "./hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 
 export interface ToolContext {
   prisma: Db;

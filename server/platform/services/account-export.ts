@@ -15,7 +15,7 @@ import { toBridge } from "./bridges";
 import { toJudgment } from "./judgments";
 import { toReceipt } from "./payments";
 import { toRun } from "./runs";
-import { toTrigger } from "./task-triggers";
+import { toTrigger } from "./trigger-shape";
 import { toTask } from "./tasks";
 import { toWebhook } from "./webhooks";
 import { toSettings } from "./settings";

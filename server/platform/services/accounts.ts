@@ -2,10 +2,10 @@
 import type { z } from "zod";
 import type { Account, ApiKeyInfo } from "@/lib/schemas/accounts";
 import type { Db } from "../repositories/db";
-import { isUniqueViolation } from "../repositories/db-errors";
-import { hashPassword, verifyPassword } from "@/server/auth/password";
+import { isUniqueViolation } from "../../shared/db-errors";
+import { hashPassword, verifyPassword } from "@/server/shared/passwords";
 import { PlatformError } from "../errors";
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import {
   createAccountWithKey,
   deleteAccount as deleteAccountRow,

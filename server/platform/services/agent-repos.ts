@@ -4,7 +4,7 @@
 // sealed with the platform's secret box and never returned. No run is given them (the platform makes no
 // checkout and has no shell), but a run can still meet one (pasted, read by a tool), so every run of
 // the agent redacts them from all it outputs (agentEnvValues, read once a pass by runtime/run-pass.ts;
-// runtime/secret-redactor.ts). A binding also records the digest of its commands a person approved
+// infrastructure/secret-redactor.ts). A binding also records the digest of its commands a person approved
 // (approve-commands), for a future runtime that checks repositories out. No HTTP here.
 import type { z } from "zod";
 import type { AgentRepo, AgentRepoCreate, AgentRepoEnv, AgentRepoEnvPut, ApproveCommands } from "@/lib/schemas/agent-repos";
@@ -14,7 +14,7 @@ import { PlatformError } from "../errors";
 import * as repos from "../repositories/agent-repos";
 import type { AgentRepoRow } from "../repositories/agent-repos";
 import { listConnections } from "../repositories/app-connections";
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import { loadAgent } from "./agents";
 import { openSecret, sealSecret } from "./sealed-secrets";
 import { toPage } from "./pagination";

@@ -16,7 +16,7 @@ import {
 import type { Page } from "@/lib/schemas/common";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
-import { agentCacheKey, type DataContext } from "../runtime/hot-cache";
+import { agentCacheKey, type DataContext } from "../infrastructure/hot-cache";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
 import {
@@ -40,7 +40,7 @@ import {
   withOwner,
 } from "../repositories/agents";
 import { createOnboardingMemories, recentMemoryContents } from "../repositories/memories";
-import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "../runtime/system-prompt";
+import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "./system-prompt";
 import { resolveForcedSkill } from "./skills";
 import { type AgentTemplate, findTemplate } from "./agent-templates";
 import { BUILT_IN_TOOLS, BUILT_IN_TOOL_NAMES, isBuiltInToolEnabled, resolveBuiltInTools } from "./built-in-tools";
@@ -49,7 +49,7 @@ import { toPage } from "./pagination";
 import type { Scope } from "./scope";
 import { emailSettings, newInboxAddress } from "./email-addresses";
 import { ensureSelfReviewTask, stopSelfReview } from "./self-improvement";
-import { issueAgentWebhook } from "./agent-webhooks";
+import { issueAgentWebhook } from "./webhook-tokens";
 import { seedTemplateTasks } from "./template-tasks";
 import { CHAT_APP, createChatChannel } from "./app-chat";
 import type { AuthContext } from "./auth";
@@ -322,7 +322,7 @@ function withJobs(ctx: AgentServiceContext & { jobs?: JobQueue }): AgentWriteCon
 }
 
 // ---------------------------------------------------------------------------------------------
-// Reads through this process's cache (runtime/hot-cache.ts), and the one write they must hear of
+// Reads through this process's cache (infrastructure/hot-cache.ts), and the one write they must hear of
 
 const cachedAgentRow = (ctx: DataContext, accountId: number, id: number) =>
   ctx.cache.agents.get(agentCacheKey(accountId, id), () => findAgentRow(ctx.prisma, accountId, id));

@@ -1,12 +1,12 @@
 // Answering an inbound message (a mail, an iMessage) on its own channel once the run it started has
 // ended: a durable job per message that looks at the run, waits again while it goes on (each wait
 // doubling, from half a second to a minute) and gives up after a week; the channel's job then sends
-// `answerText` once. Shared by services/email-inbound.ts and services/bridge-inbound.ts.
+// `answerText` once. Shared by entry-points/email-inbound.ts and entry-points/bridge-inbound.ts.
 import { isTerminalStatus } from "@/lib/schemas/runs";
 import type { Db } from "../repositories/db";
 import type { JobQueue } from "../jobs/queue";
 import { findRunOutcome } from "../repositories/runs";
-import { METADATA_ONLY } from "../runtime/redact";
+import { METADATA_ONLY } from "../infrastructure/redact";
 
 export interface AnswerJob {
   inboundId: number;

@@ -2,7 +2,7 @@
 // mistyped or made-up key without a database read; only the SHA-256 of a key is ever stored.
 import { randomBytes } from "node:crypto";
 import { crc32 } from "node:zlib";
-import { sha256Hex } from "@/server/secret-box";
+import { sha256Hex } from "@/server/shared/secret-box";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const RANDOM_LENGTH = 32;

@@ -1,4 +1,4 @@
-// Credentials of app connections: sealed at rest (AES-256-GCM, server/secret-box.ts) under a key
+// Credentials of app connections: sealed at rest (AES-256-GCM, server/shared/secret-box.ts) under a key
 // derived from the platform's secret key, opened with a previous key while keys rotate; the headers a
 // tool call sends (services of the run runtime call authorizationFor); OAuth refresh, single-flight
 // per connection across instances (services/refresh-claim.ts); revocation on disconnect. Tokens never enter a log line or an
@@ -15,7 +15,7 @@ import * as connections from "../repositories/app-connections";
 import type { ConnectionRow } from "../repositories/app-connections";
 import * as identities from "../repositories/channel-identities";
 import { openSecret, sealSecret } from "./sealed-secrets";
-import { SecretBoxError } from "@/server/secret-box";
+import { SecretBoxError } from "@/server/shared/secret-box";
 import { REFRESH_CLAIM_MS, REFRESH_WAIT_MS, waitForRefreshClaim } from "./refresh-claim";
 
 export interface CredentialContext {

@@ -16,16 +16,21 @@ import * as connections from "../repositories/app-connections";
 import type { ConnectionRow, FlowRow } from "../repositories/app-connections";
 import { agentExistsInScope } from "../repositories/agents";
 import { listIdentities } from "../repositories/channel-identities";
-import type { DataContext } from "../runtime/hot-cache";
-import { resumeRunsAwaitingApp } from "./app-run-pauses";
+import type { DataContext } from "../infrastructure/hot-cache";
 import { appForAccount, appUsable, CHANNEL_APPS, credentialsOfTokens, readIdentity, revokeAtApp, sealCredentials, type StoredCredentials } from "./app-credentials";
 import { openSecret, sealSecret } from "./sealed-secrets";
 import type { AuthContext } from "./auth";
-import type { RunServiceContext } from "./runs";
 import { resolveScope, type Scope } from "./scope";
-import { sha256Hex } from "@/server/secret-box";
+import { sha256Hex } from "@/server/shared/secret-box";
 
 export type AppServiceContext = DataContext & { config: PlatformConfig };
+/**
+ * Connecting also lets the runs that waited for the app go on. That is the runs' business
+ * (app-run-pauses.ts), and runs sit above apps, so the caller passes it in.
+ */
+export type ConnectContext = AppServiceContext & {
+  resumeRunsAwaitingApp(scope: Pick<Scope, "accountId" | "endUserId">, app: string): Promise<unknown>;
+};
 
 type ConnectionOut = z.infer<typeof AppConnection>;
 
@@ -257,7 +262,7 @@ export async function handleOAuthCallback(ctx: AppServiceContext, query: { code?
 
 /** Grants, replaces the scope's other connections unless add_account, and lets waiting runs go on. */
 async function activate(
-  ctx: RunServiceContext,
+  ctx: ConnectContext,
   scope: Scope,
   connectionId: string,
   app: string,
@@ -274,7 +279,7 @@ async function activate(
       await connections.deleteConnection(ctx.prisma, other.id);
     }
   }
-  await resumeRunsAwaitingApp(ctx, scope, app);
+  await ctx.resumeRunsAwaitingApp(scope, app);
   return row;
 }
 
@@ -284,7 +289,7 @@ async function checkAgent(ctx: AppServiceContext, scope: Scope, agentId: number 
   }
 }
 
-export async function completeConnect(ctx: RunServiceContext, auth: AuthContext, slug: string, userId: string | undefined, input: z.infer<typeof CompleteRequest>) {
+export async function completeConnect(ctx: ConnectContext, auth: AuthContext, slug: string, userId: string | undefined, input: z.infer<typeof CompleteRequest>) {
   const app = await oauthAppFor(ctx, auth.accountId, slug);
   const scope = await resolveScope(ctx, auth, userId);
   await checkAgent(ctx, scope, input.agent_id);
@@ -344,7 +349,7 @@ function safeUrl(text: string): string | undefined {
 
 // --- API keys -------------------------------------------------------------------------------------
 
-export async function connectApiKey(ctx: RunServiceContext, auth: AuthContext, slug: string, userId: string | undefined, input: z.infer<typeof ApiKeyRequest>) {
+export async function connectApiKey(ctx: ConnectContext, auth: AuthContext, slug: string, userId: string | undefined, input: z.infer<typeof ApiKeyRequest>) {
   const app = appOf(ctx.config, slug);
   if (app.auth !== "api_key") {
     throw new PlatformError({

@@ -1,7 +1,7 @@
 // Who is calling: a bearer key resolved to its account. The key comes from this process's cache
-// (runtime/hot-cache.ts) when it holds it: revoking, rotating or deleting a key, or deleting its
+// (infrastructure/hot-cache.ts) when it holds it: revoking, rotating or deleting a key, or deleting its
 // account, drops it there on every instance, and the expiry is checked on every request.
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import { findKeyForAuth, touchKey } from "../repositories/accounts";
 import { hashApiKey, isWellFormedApiKey } from "./api-keys";
 

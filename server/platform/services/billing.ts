@@ -6,7 +6,6 @@ import type { BalanceTransaction, TokenBalance } from "@/lib/schemas/billing";
 import { isTerminalStatus } from "@/lib/schemas/runs";
 import type { Db } from "../repositories/db";
 import type { RunRow } from "../repositories/runs";
-import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import {
   addLedgerEntry,
@@ -19,7 +18,7 @@ import {
   settleRunChargesIn,
   type Settlement,
 } from "../repositories/billing";
-import { callCostMicros, type CallTokens, pricingOf } from "./models";
+import { callCostMicros, type CallTokens, type ModelSettings, pricingOf } from "./models";
 
 export interface BillingSettings {
   /** The test credit a new account gets at signup. */
@@ -32,7 +31,7 @@ export interface BillingSettings {
 
 export const BILLING_DEFAULTS: BillingSettings = { signupCreditMicros: 5_000_000, runHoldMicros: 50_000 };
 
-export function billingSettings(config: PlatformConfig): BillingSettings {
+export function billingSettings(config: { billing?: Partial<BillingSettings> }): BillingSettings {
   const given = Object.fromEntries(Object.entries(config.billing ?? {}).filter(([, value]) => value !== undefined));
   return { ...BILLING_DEFAULTS, ...given };
 }
@@ -123,7 +122,7 @@ export interface StepUsage extends CallTokens {
 /** Records one model call: its tokens and its cost at the catalogue's price for the run's model. */
 export async function meterModelCall(
   prisma: Db,
-  config: PlatformConfig,
+  config: { models: ModelSettings },
   run: MeteredRun,
   usage: StepUsage,
   /** own_sub: the account's own model connection paid the provider; metered, never charged. */

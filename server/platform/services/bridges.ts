@@ -1,7 +1,7 @@
 // iMessage bridges (/bridges; docs/platform-api.md, "Bridges"): an account's connection to its own
 // bridge server (a BlueBubbles-style HTTP server on a Mac). Account-scoped. The password is sealed
 // with the platform's secret box and never returned; the inbound secret and link codes are shown once
-// and kept as hashes. Messages in and the answers out are services/bridge-inbound.ts.
+// and kept as hashes. Messages in and the answers out are entry-points/bridge-inbound.ts.
 import { randomBytes, randomInt } from "node:crypto";
 import type { z } from "zod";
 import type { Bridge, BridgeCreate, BridgeProvisionAlt, BridgeUpdate } from "@/lib/schemas/bridges";
@@ -12,12 +12,12 @@ import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
 import { checkUserUrl } from "../outbound/user-url";
 import * as bridges from "../repositories/bridges";
 import type { BridgeRow } from "../repositories/bridges";
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import { openSecret, sealSecret } from "./sealed-secrets";
 import { featureNotAvailable } from "./apps";
 import type { AuthContext } from "./auth";
 import { toPage } from "./pagination";
-import { sha256Hex } from "@/server/secret-box";
+import { sha256Hex } from "@/server/shared/secret-box";
 
 export type BridgeServiceContext = DataContext & { config: PlatformConfig };
 type BridgeOut = z.infer<typeof Bridge>;

@@ -1,11 +1,11 @@
 // End-user profiles: explicit creation and editing of the profiles that user_id also creates on
 // first use, and their deletion with everything scoped to them. Every write drops the profile (and,
-// for a deletion, its agents) from every instance's cache (runtime/hot-cache.ts).
+// for a deletion, its agents) from every instance's cache (infrastructure/hot-cache.ts).
 import type { z } from "zod";
 import type { EndUser } from "@/lib/schemas/end-users";
 import type { Page } from "@/lib/schemas/common";
 import { PlatformError } from "../errors";
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import * as endUsers from "../repositories/end-users";
 import type { EndUserRow, ProfileFields } from "../repositories/end-users";
 import { toPage } from "./pagination";

@@ -8,7 +8,7 @@ import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import * as reports from "../repositories/issue-reports";
 import type { IssueReportRow } from "../repositories/issue-reports";
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import { findScopedAgent } from "./agents";
 import type { Mailer } from "./mailer";
 import { toPage } from "./pagination";

@@ -2,12 +2,12 @@
 // (POST /keys, GET /keys/all, DELETE /keys/{id}, POST /keys/{id}/rotate). A rotation revokes the old
 // row and creates a new one, so the old secret stops working on its very next request and the key's
 // history stays on record. Every revocation drops the key from every instance's cache
-// (runtime/hot-cache.ts) once it is written; this instance's before the response.
+// (infrastructure/hot-cache.ts) once it is written; this instance's before the response.
 import type { z } from "zod";
 import type { ApiKeyInfo, ApiKeyWithSecret } from "@/lib/schemas/accounts";
 import type { Page } from "@/lib/schemas/common";
 import { PlatformError } from "../errors";
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import {
   createKey,
   findLiveDefaultKey,

@@ -6,7 +6,7 @@ import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import { clearLessons, deleteLesson, type LessonRow, listLessons, saveLesson } from "../repositories/lessons";
 import { taskExistsInScope } from "../repositories/tasks";
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import type { Scope } from "./scope";
 
 type LessonsOut = z.infer<typeof TaskLessons>;

@@ -7,7 +7,7 @@ import type { Memory } from "@/lib/schemas/memories";
 import { PlatformError } from "../errors";
 import * as memories from "../repositories/memories";
 import type { MemoryRow } from "../repositories/memories";
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import type { AuthContext } from "./auth";
 import { toPage } from "./pagination";
 import { resolveEndUserScope } from "./scope";

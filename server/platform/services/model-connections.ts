@@ -52,7 +52,7 @@ import { ToolServerError } from "../tool-servers/types";
 import { openSecret, sealSecret } from "./sealed-secrets";
 import { REFRESH_CLAIM_MS, REFRESH_WAIT_MS, waitForRefreshClaim } from "./refresh-claim";
 import { findModel, modelCatalog, type ModelSettings, type ProviderSlug } from "./models";
-import { sha256Hex } from "@/server/secret-box";
+import { sha256Hex } from "@/server/shared/secret-box";
 
 export interface ModelConnectionContext {
   prisma: Db;

@@ -30,7 +30,7 @@ export interface ModelSettings {
   anthropicConfigured: boolean;
   /** The model served by an OpenAI-compatible server (Ollama, vLLM), when one is configured. */
   compatibleModel?: string;
-  // What the run runtime needs to call each provider (server/platform/runtime/models/providers.ts).
+  // What the run runtime needs to call each provider (server/platform/models/providers.ts).
   // The flags above decide what GET /models lists; these decide whether a listed model can be called.
   // Kept apart so tests can list a provider without holding a key; from the environment, both come
   // from the same variables. An unset base URL means the provider's public endpoint.

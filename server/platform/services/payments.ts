@@ -8,11 +8,13 @@ import type { z } from "zod";
 import { MAX_INT_ID } from "@/lib/schemas/common";
 import type { OperatorCreditRequest, Receipt } from "@/lib/schemas/payments";
 import type { Db } from "../repositories/db";
-import { deriveKey } from "@/server/secret-box";
+import { deriveKey } from "@/server/shared/secret-box";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../jobs/queue";
-import { noCardPayments, paymentAdapterOf, type CheckoutState, type ProviderInvoice } from "../payments/adapter";
+import type { CheckoutState, ProviderInvoice } from "../payments/adapter";
+import { paymentAdapterOf } from "../payments/configured-adapter";
+import { noCardPayments } from "../payments/settings";
 import { paymentSettings } from "../payments/settings";
 import { addLedgerEntryIn } from "../repositories/billing";
 import {

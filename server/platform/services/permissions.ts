@@ -6,7 +6,7 @@ import type { Permission } from "@/lib/schemas/permissions";
 import { PlatformError } from "../errors";
 import * as permissions from "../repositories/permissions";
 import type { PermissionRow } from "../repositories/permissions";
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import type { AuthContext } from "./auth";
 import { toPage } from "./pagination";
 import { resolveEndUserScope, resolveScope } from "./scope";

@@ -34,7 +34,7 @@
 import type { Db } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
-import { isWriteConflict } from "../repositories/db-errors";
+import { isWriteConflict } from "../../shared/db-errors";
 import { type FastRunOutcome, type FastRunStart, startAdmittedRun } from "../repositories/run-start";
 import {
   type AdmissionAccount,

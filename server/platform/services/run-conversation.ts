@@ -16,13 +16,14 @@ import { findPendingRequests, resolveRequest } from "../repositories/permission-
 import { countRunFiles, type NewRunFile } from "../repositories/run-files";
 import { addRunHold } from "../repositories/billing";
 import { findRun, reopenRunIn, updateRun } from "../repositories/runs";
-import { METADATA_ONLY } from "../runtime/redact";
+import { METADATA_ONLY } from "../infrastructure/redact";
 import type { AuthContext } from "./auth";
 import { storedUserMessage } from "./run-files";
 import { recordRunWebhook } from "./run-webhooks";
 import { bindClaimedKey, claimKeyIn, type KeyClaim } from "./idempotency";
 import { admitRun } from "./run-admission";
-import { createRun, resumeIfSettled, type RunServiceContext, toRun } from "./runs";
+import { createRun, resumeIfSettled, toRun } from "./runs";
+import type { RunServiceContext } from "./run-context";
 import type { Scope } from "./scope";
 import { findAccountAgent } from "./agents";
 import { type ForcedSkill, resolveForcedSkill } from "./skills";

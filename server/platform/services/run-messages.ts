@@ -10,9 +10,9 @@ import type { z } from "zod";
 import type { RunMessage, RunMessages } from "@/lib/schemas/runs";
 import { PlatformError } from "../errors";
 import { findRun } from "../repositories/runs";
-import { METADATA_ONLY } from "../runtime/redact";
+import { METADATA_ONLY } from "../infrastructure/redact";
 import { ATTACHMENT_OPTION } from "./run-files";
-import type { RunServiceContext } from "./runs";
+import type { RunServiceContext } from "./run-context";
 import type { Scope } from "./scope";
 
 type Turn = z.infer<typeof RunMessage>;

@@ -7,7 +7,7 @@ import type { Db, JsonObject } from "../repositories/db";
 import { findEndUserExternalId } from "../repositories/end-users";
 import { insertWebhookEvent } from "../repositories/webhook-events";
 import type { RunRow } from "../repositories/runs";
-import { METADATA_ONLY } from "../runtime/redact";
+import { METADATA_ONLY } from "../infrastructure/redact";
 
 export type RunWebhookType = WebhookEventType;
 

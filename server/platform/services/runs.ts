@@ -19,7 +19,6 @@ import {
   isTerminalStatus,
 } from "@/lib/schemas/runs";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
-import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import {
   findPendingRequests,
@@ -39,23 +38,20 @@ import {
   type RunListScope,
   type RunRow,
 } from "../repositories/runs";
-import { eventBatch, type RunEventBus } from "../runtime/event-bus";
-import type { RunEventWriter } from "../runtime/event-writer";
+import { eventBatch } from "../infrastructure/event-bus";
 import { addLogContext } from "@/lib/log-context";
 import { runsAdmitted } from "../observability/metrics";
 import { currentTraceContext } from "../observability/tracing";
-import type { KnownRun } from "../runtime/run-pass";
-import type { HotCache } from "../runtime/hot-cache";
-import type { LiveContent } from "../runtime/live-content";
-import { METADATA_ONLY, redactMessages } from "../runtime/redact";
+import { METADATA_ONLY, redactMessages } from "../infrastructure/redact";
+import type { RunServiceContext } from "./run-context";
 import type { NewRunFile } from "../repositories/run-files";
 import { inlineUserMessage, storedUserMessage } from "./run-files";
 import { firstUserText } from "./run-messages";
 import { isOrphanKeyClaim } from "../repositories/run-start";
-import { isWriteConflict } from "../repositories/db-errors";
+import { isWriteConflict } from "../../shared/db-errors";
 import { bindClaimedKey, claimKeyIn, IdempotencyKeyTaken, type KeyClaim } from "./idempotency";
 import { recordRunWebhook, runWebhookPayload } from "./run-webhooks";
-import { hasActiveConnection } from "./app-run-pauses";
+import { findUsableConnections } from "../repositories/app-connections";
 import { createAgent, findAccountAgent, findScopedAgent } from "./agents";
 import { settleRun, usdExact } from "./billing";
 import type { AuthContext } from "./auth";
@@ -64,26 +60,6 @@ import { hasOwnModelConnection, preferredDefaultModel } from "./model-connection
 import { admitRun, startAdmittedRunFast } from "./run-admission";
 import { resolveScope, type Scope } from "./scope";
 import { resolveForcedSkill } from "./skills";
-
-export interface RunServiceContext {
-  prisma: Db;
-  /** Keys, end-users and agents as last read (runtime/hot-cache.ts). */
-  cache: HotCache;
-  config: PlatformConfig;
-  bus: RunEventBus;
-  /** Appends run frames (every run's of this process together). */
-  events: RunEventWriter;
-  /** Content of metadata_only runs, held by this process only. */
-  live: LiveContent;
-  /**
-   * A run is ready to execute (new, or let go on after a pause). One inserted with this process's
-   * worker's lease (`lease` below; `known` spares reading it again) executes here; any other waits to
-   * be claimed by a worker.
-   */
-  startRun(runId: number, known?: KnownRun): void;
-  /** This process's worker's lease while it has room (role all), given to a run at insert: no claim needed. */
-  lease?: { owner: string; ms: number };
-}
 
 type RunOut = z.infer<typeof Run>;
 
@@ -588,4 +564,14 @@ export async function listRunsNeedingYou(
     })),
     has_more: rows.length > page.limit,
   };
+}
+
+/** Whether the run's scope has an active connection of `app` granted to the run's agent. */
+async function hasActiveConnection(
+  prisma: Db,
+  run: { accountId: number; endUserId: number | null; agentId: number },
+  app: string,
+): Promise<boolean> {
+  const rows = await findUsableConnections(prisma, { accountId: run.accountId, endUserId: run.endUserId }, run.agentId);
+  return rows.some((row) => row.app === app && row.status === "active");
 }

@@ -1,10 +1,10 @@
 // The end-user scope of a call. `user_id` names one of the account's end-users (their profile is
 // created on first use); without it the call works in the account-level scope, which strict mode
 // (require_end_user_id) refuses for the operations its settings table lists. The profile's row id
-// comes from this process's cache when it holds it (runtime/hot-cache.ts).
+// comes from this process's cache when it holds it (infrastructure/hot-cache.ts).
 import { PlatformError } from "../errors";
 import { ensureEndUser } from "../repositories/end-users";
-import { type DataContext, endUserCacheKey } from "../runtime/hot-cache";
+import { type DataContext, endUserCacheKey } from "../infrastructure/hot-cache";
 import type { AuthContext } from "./auth";
 
 export interface Scope {

@@ -1,8 +1,8 @@
 // Secrets the platform reads back (credentials, passwords, webhook signing secrets, env values) are
-// sealed at rest (AES-256-GCM, server/secret-box.ts) under keys derived from INLAY_SECRET_KEY, one per
+// sealed at rest (AES-256-GCM, server/shared/secret-box.ts) under keys derived from INLAY_SECRET_KEY, one per
 // purpose. While keys rotate, a value sealed under a previous key (INLAY_SECRET_KEY_PREVIOUS) still
 // opens, marked stale; jobs/reseal-secrets.ts seals every stale value again under the current key.
-import { deriveKey, openWithKeys, seal } from "@/server/secret-box";
+import { deriveKey, openWithKeys, seal } from "@/server/shared/secret-box";
 import type { PlatformConfig } from "../platform-config";
 
 /** Key purposes: a value sealed for one does not open under another. */

@@ -7,7 +7,7 @@ import { enqueueFire } from "../jobs/trigger-fires";
 import type { AgentRow } from "../repositories/agents";
 import { deleteTrigger, listTaskTriggers } from "../repositories/task-triggers";
 import { createTask, findAgentTaskNamed } from "../repositories/tasks";
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import { insertTaskScheduleTrigger } from "./task-triggers";
 
 /** The review task is found by its agent and this name: renaming it makes it an ordinary task. */

@@ -8,9 +8,9 @@ import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import type { SessionPair } from "@/lib/schemas/sessions";
 import type { TeamRole } from "@/lib/schemas/teams";
-import { hashPassword, verifyPassword } from "@/server/auth/password";
+import { hashPassword, verifyPassword } from "@/server/shared/passwords";
 import { PlatformError } from "../errors";
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import { findAccount } from "../repositories/accounts";
 import {
   createSession,
@@ -24,7 +24,7 @@ import {
 import { findMembership } from "../repositories/teams";
 import { verifyAccountPassword } from "./accounts";
 import type { AuthContext } from "./auth";
-import { sha256Hex } from "@/server/secret-box";
+import { sha256Hex } from "@/server/shared/secret-box";
 
 /** Prefixes that tell session tokens from API keys (which start with INLAY_KEY_PREFIX, sk_inlay_ by default). */
 export const SESSION_ACCESS_PREFIX = "inlay_sa_";

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { Settings, UpdateSettingsRequest } from "@/lib/schemas/settings";
 import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import * as settings from "../repositories/settings";
 import type { SettingsRow } from "../repositories/settings";
 

@@ -19,7 +19,7 @@ import { PlatformError } from "../errors";
 import { findAgent, findAgentAnyScope } from "../repositories/agents";
 import * as skills from "../repositories/skills";
 import { SkillSlugTaken, type SkillRow } from "../repositories/skills";
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import type { AuthContext } from "./auth";
 import { toPage } from "./pagination";
 import { findPlatformCommand, PLATFORM_COMMANDS } from "./platform-commands";
@@ -137,7 +137,7 @@ export interface SkillAgent {
   promptProfile: string;
 }
 
-/** The skill a run forces, as its system prompt carries it (runtime/system-prompt.ts). */
+/** The skill a run forces, as its system prompt carries it (services/system-prompt.ts). */
 export interface ForcedSkill {
   slug: string;
   name: string;

@@ -22,45 +22,17 @@ import { checkSchedule } from "../jobs/schedule-slots";
 import * as triggers from "../repositories/task-triggers";
 import type { TriggerRow, TriggerRowUpdate } from "../repositories/task-triggers";
 import type { PlatformConfig } from "../platform-config";
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import type { AuthContext } from "./auth";
 import { toPage } from "./pagination";
 import { resolveScope, type Scope } from "./scope";
 import { APP_TRIGGER_TYPE, appTriggerUpdate, chooseAppTrigger, isAppTriggerType } from "./app-triggers";
 import { emailSettings, newInboxAddress } from "./email-addresses";
 import { createWebhookTrigger, removeWebhook, setWebhookEnabled } from "./task-webhooks";
+import { toTrigger, triggerApiId } from "./trigger-shape";
 
 export type TriggerServiceContext = DataContext & { jobs: JobQueue; config: PlatformConfig };
 type TriggerOut = z.infer<typeof Trigger>;
-
-export const triggerApiId = (row: { type: string; id: number }) => `${row.type}_${row.id}`;
-
-export function toTrigger(row: TriggerRow): TriggerOut {
-  return {
-    id: triggerApiId(row),
-    type: row.type,
-    task_id: row.taskId,
-    user_id: row.task.endUser?.externalId ?? null,
-    enabled: row.enabled,
-    cron: row.cron,
-    interval_seconds: row.intervalSeconds,
-    run_at: row.runAt?.toISOString() ?? null,
-    timezone: row.timezone,
-    app: row.app,
-    trigger_name: row.triggerName,
-    trigger_config: (row.triggerConfig as Record<string, unknown> | null) ?? null,
-    allowed_senders: row.allowedSenders,
-    email_address: row.type === "email" ? row.emailAddress : null,
-    missed_runs: row.missedRuns as TriggerOut["missed_runs"],
-    max_lateness_seconds: row.maxLatenessSeconds,
-    next_run_at: row.enabled && !row.retiredAt ? (row.nextRunAt?.toISOString() ?? null) : null,
-    retired: row.retiredAt !== null,
-    last_polled_at: row.lastPolledAt?.toISOString() ?? null,
-    poll_error: row.pollError,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
 
 const invalid = (field: string, message: string) =>
   new PlatformError({ type: "validation_error", message: `${field}: ${message}`, details: { fields: [{ field, message }] } });
@@ -255,7 +227,7 @@ export async function deleteTrigger(ctx: TriggerServiceContext, auth: AuthContex
 
 // ---------------------------------------------------------------------------------------------
 // Email triggers: an address of their own (services/email-addresses.ts); mail to it from
-// allowed_senders starts the task's run (services/email-inbound.ts).
+// allowed_senders starts the task's run (entry-points/email-inbound.ts).
 
 const SCHEDULE_FIELDS = ["cron", "interval_seconds", "run_at", "timezone", "missed_runs", "max_lateness_seconds"] as const;
 

@@ -21,14 +21,15 @@ import {
   taskExistsInScope,
   updateTask as updateTaskRow,
 } from "../repositories/tasks";
-import type { DataContext } from "../runtime/hot-cache";
-import { METADATA_ONLY } from "../runtime/redact";
+import type { DataContext } from "../infrastructure/hot-cache";
+import { METADATA_ONLY } from "../infrastructure/redact";
 import { findScopedAgent } from "./agents";
 import type { AuthContext } from "./auth";
 import type { KeyClaim } from "./idempotency";
 import type { Mailer } from "./mailer";
 import { toPage } from "./pagination";
-import { createRun, type RunServiceContext } from "./runs";
+import { createRun } from "./runs";
+import type { RunServiceContext } from "./run-context";
 import { resolveScope, type Scope } from "./scope";
 import { insertTaskScheduleTrigger } from "./task-triggers";
 import { issueTaskWebhook } from "./task-webhooks";
@@ -76,7 +77,7 @@ export function nameFromInstructions(instructions: string): string {
 /**
  * What the model is asked when the task runs: its instructions, then the expected output and the
  * goals under their own headings when the task has them, then the payload of the webhook call that
- * started it, if one did (already cut to size: task-webhooks.ts webhookPayloadText), or the mail.
+ * started it, if one did (already cut to size: entry-points/inbound-webhooks.ts webhookPayloadText), or the mail.
  */
 export function taskRunMessage(task: Pick<TaskRow, "instructions" | "expectedOutput" | "goals">, options: TaskRunOptions = {}): string {
   const parts = [task.instructions.trim()];
@@ -92,7 +93,7 @@ export function taskRunMessage(task: Pick<TaskRow, "instructions" | "expectedOut
 export interface TaskRunOptions {
   /** The body of the inbound webhook call that starts the run, as the message shows it. */
   webhookPayload?: string;
-  /** The mail that starts the run (an email trigger's), as the message shows it (services/email-inbound.ts). */
+  /** The mail that starts the run (an email trigger's), as the message shows it (entry-points/email-inbound.ts). */
   email?: string;
   /** The app event that starts the run (an app-event trigger's), as the message shows it (jobs/app-trigger-polls.ts). */
   appEvent?: string;

@@ -7,9 +7,9 @@ import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import type { InvitePreview, Team, TeamInvite, TeamMember, TeamRole } from "@/lib/schemas/teams";
 import type { Db } from "../repositories/db";
-import { isUniqueViolation } from "../repositories/db-errors";
+import { isUniqueViolation } from "../../shared/db-errors";
 import { PlatformError } from "../errors";
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import { findAccount } from "../repositories/accounts";
 import { revokePersonSessionsIn } from "../repositories/sessions";
 import {
@@ -27,7 +27,7 @@ import {
   revokeInvite as revokeInviteRow,
 } from "../repositories/teams";
 import type { Mailer } from "./mailer";
-import { sha256Hex } from "@/server/secret-box";
+import { sha256Hex } from "@/server/shared/secret-box";
 
 type Role = z.infer<typeof TeamRole>;
 const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 };

@@ -27,7 +27,7 @@ import { OutboundError } from "../outbound/guarded-fetch";
 import { checkUserUrl } from "../outbound/user-url";
 import * as servers from "../repositories/tool-servers";
 import type { ToolServerFlowRow, ToolServerRow } from "../repositories/tool-servers";
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import { listMcpTools } from "../tool-servers/mcp-client";
 import { SANDBOX_BUSY, sandboxScope, type ScriptSandbox } from "../tool-servers/script-sandbox";
 import { completeServerOAuth, startServerOAuth } from "../tool-servers/server-oauth";
@@ -37,7 +37,7 @@ import { checkRedirectUri } from "./apps";
 import type { AuthContext } from "./auth";
 import { resolveScope, type Scope } from "./scope";
 import { mcpEndpointFor, openClient, sealClient, sealTokens, secretOf, toolServerOutbound } from "./tool-server-calls";
-import { sha256Hex } from "@/server/secret-box";
+import { sha256Hex } from "@/server/shared/secret-box";
 
 export type ToolServerServiceContext = DataContext & { config: PlatformConfig; scriptSandbox(): ScriptSandbox };
 

@@ -22,7 +22,7 @@ import { endUserProfileExists } from "../repositories/end-users";
 import { runIdsInScope } from "../repositories/runs";
 import * as value from "../repositories/value";
 import type { ObservationRow, UseCaseRow } from "../repositories/value";
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import type { AuthContext } from "./auth";
 import { usdExact } from "./billing";
 import { toPage } from "./pagination";

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { Db } from "../repositories/db";
 import { createVerification, findVerification, markVerified, setAccountVerified } from "../repositories/verifications";
 import type { Mailer } from "./mailer";
-import { sha256Hex } from "@/server/secret-box";
+import { sha256Hex } from "@/server/shared/secret-box";
 
 const TOKEN_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 

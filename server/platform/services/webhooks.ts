@@ -16,7 +16,7 @@ import {
   type WebhookEventType,
   type WebhookReplay,
 } from "@/lib/schemas/webhooks";
-import { SecretBoxError } from "@/server/secret-box";
+import { SecretBoxError } from "@/server/shared/secret-box";
 import type { PlatformConfig } from "../platform-config";
 import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
@@ -27,7 +27,7 @@ import { OutboundError } from "../outbound/guarded-fetch";
 import { checkUserUrl } from "../outbound/user-url";
 import * as webhooks from "../repositories/webhooks";
 import type { DeliveryRow, WebhookRow } from "../repositories/webhooks";
-import type { DataContext } from "../runtime/hot-cache";
+import type { DataContext } from "../infrastructure/hot-cache";
 import type { AuthContext } from "./auth";
 import { toPage } from "./pagination";
 import { resolveScope, type Scope } from "./scope";

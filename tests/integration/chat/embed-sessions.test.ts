@@ -7,7 +7,7 @@ import { POST } from "@/app/api/embed/sessions/route";
 import { seedDemoData } from "@/prisma/seed";
 import { createCaller } from "@/server/api/root";
 import { createInnerContext } from "@/server/api/trpc";
-import { setProcessDatabase } from "@/server/db";
+import { setProcessDatabase } from "@/server/shared/db";
 import { setAllowedOrigins } from "@/server/embed/origins";
 import { verifyEmbedToken } from "@/server/embed/tokens";
 import { LimitExceededError } from "@/server/tenancy/errors";

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PlatformClient } from "@/lib/platform-client";
 import { seedDemoData } from "@/prisma/seed";
-import { setProcessDatabase } from "@/server/db";
+import { setProcessDatabase } from "@/server/shared/db";
 import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER, resolveFrameworkChatContext, setPlatformClientBinding } from "@/server/chat/framework-context";
 import { ChatRefusal } from "@/server/chat/context";
 import { chatHandlers } from "@/server/chat/handlers";

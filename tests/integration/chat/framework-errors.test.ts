@@ -2,7 +2,7 @@
 // platform): another member's or a missing run is 404 on every route, and an agent name the member
 // cannot see is 404 that creates nothing, unless a message is sent where personal agents are on.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setProcessDatabase } from "@/server/db";
+import { setProcessDatabase } from "@/server/shared/db";
 import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER, setPlatformClientBinding } from "@/server/chat/framework-context";
 import { chatHandlers } from "@/server/chat/handlers";
 import { setAllowedOrigins } from "@/server/embed/origins";

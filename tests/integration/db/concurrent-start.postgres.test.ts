@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Database } from "@/server/db";
+import { openDatabase, type Database } from "@/server/shared/db";
 import { createEmptyPostgresDatabase } from "../../helpers/database";
 
 describe("instances starting together on one PostgreSQL", () => {

@@ -4,8 +4,8 @@ import { cp, mkdtemp, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { migrate } from "@/server/db";
-import { readMigrations } from "@/server/migrate";
+import { migrate } from "@/server/shared/db";
+import { readMigrations } from "@/server/shared/migrate";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
 
 const MIGRATION = "framework_cost_micros";

@@ -2,8 +2,8 @@ import { mkdtemp, mkdir, readdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { migrate } from "@/server/db";
-import { readMigrations } from "@/server/migrate";
+import { migrate } from "@/server/shared/db";
+import { readMigrations } from "@/server/shared/migrate";
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from "../../helpers/database";
 
 const opened: TestDatabase[] = [];

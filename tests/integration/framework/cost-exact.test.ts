@@ -4,7 +4,7 @@
 // counted in the framework's spend to the micro-USD the platform's ledger debits: per tenant, per
 // member, per run, and on the owner's and the members' screens' data. Nothing is rounded per run.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setProcessDatabase } from "@/server/db";
+import { setProcessDatabase } from "@/server/shared/db";
 import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER, setPlatformClientBinding } from "@/server/chat/framework-context";
 import { chatHandlers } from "@/server/chat/handlers";
 import { setAllowedOrigins } from "@/server/embed/origins";

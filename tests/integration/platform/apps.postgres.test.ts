@@ -1,7 +1,7 @@
 // Two instances of one deployment, each with its own connection pool to one PostgreSQL database:
 // a due refresh of an app connection happens once between them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Database } from "@/server/db";
+import { openDatabase, type Database } from "@/server/shared/db";
 import { authorizationFor, openCredentials } from "@/server/platform/services/app-credentials";
 import { codehostSettings, startCodehostFake, type CodehostFake } from "../../helpers/app-fakes";
 import { createEmptyPostgresDatabase } from "../../helpers/database";

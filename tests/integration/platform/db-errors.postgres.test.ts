@@ -2,7 +2,7 @@
 // breaks (admissions run again on it) is told apart from a statement that is simply wrong.
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isWriteConflict } from "@/server/platform/repositories/db-errors";
+import { isWriteConflict } from "@/server/shared/db-errors";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;

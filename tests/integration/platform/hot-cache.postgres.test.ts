@@ -1,5 +1,5 @@
 // Two instances of one deployment on one PostgreSQL database, each with its own hot-row cache
-// (runtime/hot-cache.ts): a write through one is seen by the other within NOTIFY's delivery time.
+// (infrastructure/hot-cache.ts): a write through one is seen by the other within NOTIFY's delivery time.
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";

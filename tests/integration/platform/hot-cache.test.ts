@@ -1,4 +1,4 @@
-// Keys, end-users and agents read through this process's cache (runtime/hot-cache.ts): a warm read
+// Keys, end-users and agents read through this process's cache (infrastructure/hot-cache.ts): a warm read
 // answers as a cold one, and every write through the API is seen by the very next request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PlatformRuntime } from "@/server/platform/context";

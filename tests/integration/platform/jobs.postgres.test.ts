@@ -1,7 +1,7 @@
 // Two job queues on one PostgreSQL database, standing for two instances of a deployment: a schedule
 // fires once per slot and a keyed job runs once, whichever instance takes it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, type Database } from "@/server/db";
+import { openDatabase, type Database } from "@/server/shared/db";
 import { createJobQueue, type JobQueue } from "@/server/platform/jobs/queue";
 import { createEmptyPostgresDatabase } from "../../helpers/database";
 import { pollUntil } from "../../helpers/poll";

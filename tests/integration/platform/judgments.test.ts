@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { JUDGMENT_SOURCE_MAX_CHARS } from "@/lib/schemas/judgments";
 import { deleteAllExpiredJudgments } from "@/server/platform/jobs/platform-jobs";
-import { createSimModel } from "@/server/platform/runtime/models/sim";
+import { createSimModel } from "@/server/platform/models/sim";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { pollUntil } from "../../helpers/poll";
 import { startProviderServer, type ProviderServer } from "../../helpers/provider-servers";

@@ -1,4 +1,4 @@
-// A repository's env values never leave a run of its agent (runtime/secret-redactor.ts): whatever says
+// A repository's env values never leave a run of its agent (infrastructure/secret-redactor.ts): whatever says
 // one (the model echoing the person's message, split across deltas by `sim`; the code host's tool
 // reading an issue that holds one; a tool call's input), the stream, the run, its conversation, its
 // permission requests and its event log show the marker instead. Another agent is not redacted, and
@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunFrame } from "@/lib/schemas/runs";
 import { appendEvents } from "@/server/platform/repositories/runs";
-import { REDACTED_MARKER } from "@/server/platform/runtime/secret-redactor";
+import { REDACTED_MARKER } from "@/server/platform/infrastructure/secret-redactor";
 import { codehostSettings, startCodehostFake, type CodehostFake } from "../../helpers/app-fakes";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";

@@ -1,4 +1,4 @@
-// The executor hands its frames to SSE readers in its own process (runtime/event-bus.ts, EventBatch)
+// The executor hands its frames to SSE readers in its own process (infrastructure/event-bus.ts, EventBatch)
 // instead of each reader reading the log per frame. Whatever path a frame takes, every reader must see
 // the durable log: each frame once, ids strictly increasing and equal to the rows' ids.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -4,7 +4,7 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LESSON_CAPACITY } from "@/lib/schemas/lessons";
-import { createSimModel } from "@/server/platform/runtime/models/sim";
+import { createSimModel } from "@/server/platform/models/sim";
 import { SELF_REVIEW_CRON, SELF_REVIEW_TASK_NAME } from "@/server/platform/services/self-improvement";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
-import { createRunEventWriter } from "@/server/platform/runtime/event-writer";
+import { createRunEventWriter } from "@/server/platform/infrastructure/event-writer";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
 
 let database: TestDatabase;

@@ -1,7 +1,7 @@
-// Merging text deltas (runtime/compaction.ts): which rows merge, and what a resuming reader gets.
+// Merging text deltas (repositories/run-event-compaction.ts): which rows merge, and what a resuming reader gets.
 import { describe, expect, it } from "vitest";
 import type { RunFrame } from "@/lib/schemas/runs";
-import { frameAfter, planCompaction, type StoredFrame } from "@/server/platform/runtime/compaction";
+import { frameAfter, planCompaction, type StoredFrame } from "@/server/platform/repositories/run-event-compaction";
 
 const delta = (block: string, text: string): RunFrame => ({ type: "content_block_delta", id: block, delta: { type: "text_delta", text } });
 const log = (...frames: [number, RunFrame][]): StoredFrame[] => frames.map(([id, frame]) => ({ id: BigInt(id), frame }));

@@ -8,8 +8,8 @@ import {
   agentCacheKey,
   createHotCache,
   endUserCacheKey,
-} from "@/server/platform/runtime/hot-cache";
-import type { Signals } from "@/server/platform/runtime/signals";
+} from "@/server/platform/infrastructure/hot-cache";
+import type { Signals } from "@/server/platform/infrastructure/signals";
 
 /** In-process signals, as on PGlite, with a way to report a gap. */
 function fakeSignals() {

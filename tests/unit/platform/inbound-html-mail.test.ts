@@ -5,7 +5,7 @@ import MailComposer from "nodemailer/lib/mail-composer";
 import { describe, expect, it } from "vitest";
 import { htmlToText } from "@/server/platform/inbound/html-text";
 import { toInboundMail } from "@/server/platform/inbound/smtp-server";
-import { emailMessageText } from "@/server/platform/services/email-inbound";
+import { emailMessageText } from "@/server/platform/entry-points/email-inbound";
 
 const HTML = `<!DOCTYPE html><html><head><title>Ignored title</title><style>p { color: red }</style></head>
 <body><script>alert("no")</script><p>Hello&nbsp;Bob,</p><p>The total is &euro;12 &amp; due <b>Friday</b>.</p>

@@ -4,7 +4,7 @@ import type { ModelMessage, TextStreamPart, ToolSet } from "ai";
 import { describe, expect, it } from "vitest";
 import { ASK_USER_QUESTION, PLAN_APPROVAL, type RunFrame } from "@/lib/schemas/runs";
 import { decisionsFor, outstandingCalls } from "@/server/platform/runtime/resume-decisions";
-import { SecretRedactor } from "@/server/platform/runtime/secret-redactor";
+import { SecretRedactor } from "@/server/platform/infrastructure/secret-redactor";
 import { StreamFrames } from "@/server/platform/runtime/stream-frames";
 
 type Part = TextStreamPart<ToolSet>;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { zodSchema } from "ai";
 import { z } from "zod";
-import { exampleFromJsonSchema, JsonSchemaExampleError } from "@/server/platform/runtime/models/json-schema-example";
+import { exampleFromJsonSchema, JsonSchemaExampleError } from "@/server/platform/models/json-schema-example";
 
 const jsonSchemaOf = async (schema: z.ZodType) => await zodSchema(schema).jsonSchema;
 

@@ -1,8 +1,8 @@
-// A run's secret values never leave it (runtime/secret-redactor.ts): every occurrence becomes the
+// A run's secret values never leave it (infrastructure/secret-redactor.ts): every occurrence becomes the
 // marker, overlapping ones one marker, and streamed text adds up to the redaction of the whole text
 // whatever the deltas' boundaries, holding back only a tail that could still start a value.
 import { describe, expect, it } from "vitest";
-import { REDACTED_MARKER as R, SecretRedactor } from "@/server/platform/runtime/secret-redactor";
+import { REDACTED_MARKER as R, SecretRedactor } from "@/server/platform/infrastructure/secret-redactor";
 
 /** Streams `text` cut at `cuts` (ascending positions) and returns what went out, delta by delta. */
 function streamed(redactor: SecretRedactor, text: string, cuts: number[]): { outs: string[]; end: string } {

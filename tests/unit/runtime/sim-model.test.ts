@@ -14,7 +14,7 @@ import {
   simReply,
   type SimSleep,
   splitWords,
-} from "@/server/platform/runtime/models/sim";
+} from "@/server/platform/models/sim";
 
 const tokens = (text: string) => Math.ceil(text.length / 4);
 

@@ -3,7 +3,7 @@
 // user by the vendor's own id, email and name. 401 bad or revoked secret, 404 an agent the secret's
 // workspace does not have, 403 an origin it does not allow (or a member an admin removed), 422 a bad
 // body (naming the field). No CORS: the secret belongs on a server, never in a browser.
-import { getDb } from "@/server/db";
+import { getDb } from "@/server/shared/db";
 import { EmbedMintRefused } from "@/server/embed/mint";
 import { EmbedSessionError, mintEmbedSession, type EmbedSessionRefusal } from "@/server/embed/sessions";
 import { embedSessionInput } from "@/lib/schemas/embed";

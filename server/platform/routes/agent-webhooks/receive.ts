@@ -5,7 +5,7 @@ import { AgentWebhookTokenParam } from "@/lib/schemas/agents";
 import { IdempotencyKeyHeaders } from "@/lib/schemas/common";
 import { TaskWebhookAccepted } from "@/lib/schemas/triggers";
 import type { PlatformApp } from "../../context";
-import { receiveAgentWebhook } from "../../services/agent-webhooks";
+import { receiveAgentWebhook } from "../../entry-points/inbound-webhooks";
 import { defineRoute, errorResponse, json } from "../define";
 import { runServicesOf } from "../request";
 

@@ -5,7 +5,7 @@ import type { PlatformApp } from "../../context";
 import { connectApiKey } from "../../services/apps";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
-import { authOf, runServicesOf } from "../request";
+import { authOf, connectServicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "connectAppWithApiKey",
@@ -21,6 +21,6 @@ export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
-    return c.json(await connectApiKey(runServicesOf(c), authOf(c), c.req.valid("param").app, userId, body), 200);
+    return c.json(await connectApiKey(connectServicesOf(c), authOf(c), c.req.valid("param").app, userId, body), 200);
   });
 }

@@ -6,7 +6,7 @@ import type { PlatformApp } from "../../context";
 import { completeConnect } from "../../services/apps";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
-import { authOf, runServicesOf } from "../request";
+import { authOf, connectServicesOf } from "../request";
 
 export const route = defineRoute({
   operationId: "completeAppConnect",
@@ -25,6 +25,6 @@ export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
-    return c.json(await completeConnect(runServicesOf(c), authOf(c), c.req.valid("param").app, userId, body), 200);
+    return c.json(await completeConnect(connectServicesOf(c), authOf(c), c.req.valid("param").app, userId, body), 200);
   });
 }

@@ -4,7 +4,7 @@
 // the agents. Unauthenticated, so the IP rate limit (middleware/rate-limit.ts) applies.
 import { BridgeIdParam, BridgeInbound, BridgeInboundHeaders, BridgeInboundReceived } from "@/lib/schemas/bridges";
 import type { PlatformApp } from "../../context";
-import { authenticateBridge, receiveBridgeMessage } from "../../services/bridge-inbound";
+import { authenticateBridge, receiveBridgeMessage } from "../../entry-points/bridge-inbound";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
 import { runServicesOf } from "../request";
 

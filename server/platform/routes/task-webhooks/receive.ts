@@ -4,7 +4,7 @@
 import { IdempotencyKeyHeaders } from "@/lib/schemas/common";
 import { TaskWebhookAccepted, TaskWebhookTokenParam } from "@/lib/schemas/triggers";
 import type { PlatformApp } from "../../context";
-import { receiveTaskWebhook } from "../../services/task-webhooks";
+import { receiveTaskWebhook } from "../../entry-points/inbound-webhooks";
 import { defineRoute, errorResponse, json } from "../define";
 import { runServicesOf } from "../request";
 

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { AdminPage, Refused } from "@/components/admin/admin-page";
 import { EmbedSettings } from "@/components/chat/embed-settings";
-import { publicOrigin } from "@/server/public-origin";
+import { publicOrigin } from "@/server/shared/public-origin";
 import { getAdminViewer } from "../../../viewer";
 
 export const metadata: Metadata = { title: "Embed" };

@@ -1,7 +1,7 @@
 // GET /api/connections/callback/<state>: the platform's redirect after an app's OAuth consent.
 import { getSession } from "@/server/auth/session";
 import { handleConnectionCallback } from "@/server/connections/callback";
-import { getDb } from "@/server/db";
+import { getDb } from "@/server/shared/db";
 import { getPlatformConnection } from "@/server/tenancy/platform-connection";
 
 export const dynamic = "force-dynamic";

@@ -11,7 +11,7 @@
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { Db } from "../repositories/db";
 import { type AppendedEvents, appendEventsOfRuns, type EventAppend } from "../repositories/runs";
-import { rejectedByDatabase } from "../repositories/db-errors";
+import { rejectedByDatabase } from "../../shared/db-errors";
 
 export interface RunEventWriter {
   /**

@@ -1,12 +1,12 @@
 // Wakes whoever streams a run when its event log grows or its status changes. The log itself is the
 // truth (readers always re-read from their cursor); a wake-up only says "look again". Readers in this
-// process are woken at once; other instances through signals (runtime/signals.ts: NOTIFY, the wake-ups
+// process are woken at once; other instances through signals (infrastructure/signals.ts: NOTIFY, the wake-ups
 // of one tick in one statement, in the background on the LISTEN connection, so a writer's next frames
 // never wait for them nor for the pool). On PGlite every runtime of the process shares one emitter.
 // A writer that knows what it committed hands the events to this process's readers with the wake-up
 // (an EventBatch): a reader whose cursor is at the batch's `after` writes them without reading the log.
 import { EventEmitter } from "node:events";
-import type { Database } from "@/server/db";
+import type { Database } from "@/server/shared/db";
 import type { RunFrame } from "@/lib/schemas/runs";
 import { sharedEmitter, type Signals } from "./signals";
 

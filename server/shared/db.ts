@@ -15,7 +15,7 @@ import {
   type Migration,
   type MigrationReport,
   type MigrationSession,
-} from "@/server/migrate";
+} from "@/server/shared/migrate";
 
 /** The database handle the rest of the code passes around (Prisma stays behind the repositories). */
 export type Db = PrismaClient;

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type pg from "pg";
 import { logger } from "@/lib/logger";
-import type { Database } from "@/server/db";
+import type { Database } from "@/server/shared/db";
 
 const CHANNEL = "inlay_signals";
 // NOTIFY payloads must stay under 8,000 bytes.

@@ -8,8 +8,8 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3, LanguageModelV4 } from "@ai-sdk/provider";
-import { guardedStreamingFetch, type OutboundOptions } from "../../outbound/guarded-fetch";
-import { findModel, type ModelSettings } from "../../services/models";
+import { guardedStreamingFetch, type OutboundOptions } from "../outbound/guarded-fetch";
+import { findModel, type ModelSettings } from "../services/models";
 
 /** The providers' public endpoints, used when no base URL is configured. */
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -19,7 +19,7 @@ export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com/v1";
 export type RuntimeModel = LanguageModelV3 | LanguageModelV4;
 
 export interface LanguageModelSources {
-  /** Builds the model behind `inlay/sim` (server/platform/runtime/models/sim.ts). */
+  /** Builds the model behind `inlay/sim` (server/platform/models/sim.ts). */
   sim?: () => LanguageModelV3;
 }
 
