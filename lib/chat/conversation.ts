@@ -1,8 +1,8 @@
 // Reading a conversation's state from its messages: which run it is on, where its log was left, and
 // what the next request to the bridge is. Shared by the chat components; pure, so it is tested alone.
+import { isTerminalStatus } from "@/lib/schemas/run-constants";
 import type { ChatMessage } from "./types";
 
-const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 
 export interface RunPosition {
   runId: number;
@@ -23,7 +23,7 @@ export function runPosition(messages: readonly ChatMessage[]): RunPosition | und
       runId: meta.runId,
       cursor: meta.cursor,
       lastEventId: meta.lastEventId,
-      finished: meta.completionState !== undefined || (meta.status !== undefined && TERMINAL.has(meta.status)),
+      finished: meta.completionState !== undefined || (meta.status !== undefined && isTerminalStatus(meta.status)),
     };
   }
   return undefined;

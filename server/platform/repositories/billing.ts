@@ -4,6 +4,7 @@
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import type { Tx } from "./db";
 import { Prisma } from "@/server/generated/prisma/client";
+import { ACTIVE_STATUSES } from "@/lib/schemas/run-constants";
 import type { RunRow } from "./runs";
 import { execute } from "./direct";
 
@@ -147,11 +148,10 @@ export async function addRunHold(tx: Tx, runId: number, holdMicros: bigint): Pro
 }
 
 /** The statuses of a run in progress. */
-export const ACTIVE = ["running", "awaiting_approval", "paused"];
 
 /** Runs of the account that completed or are still in progress (what the unverified-email cap counts). */
 export const countLiveOrCompletedRuns = (tx: Tx, accountId: number) =>
-  tx.platformRun.count({ where: { accountId, status: { in: ["completed", ...ACTIVE] } } });
+  tx.platformRun.count({ where: { accountId, status: { in: ["completed", ...ACTIVE_STATUSES] } } });
 
 /** An end-user's runs that completed since `since`, plus those in progress (which count against its cap). */
 export const countEndUserRuns = (tx: Tx, accountId: number, endUserId: number, since: Date) =>
@@ -159,7 +159,7 @@ export const countEndUserRuns = (tx: Tx, accountId: number, endUserId: number, s
     where: {
       accountId,
       endUserId,
-      OR: [{ status: "completed", finishedAt: { gte: since } }, { status: { in: ACTIVE } }],
+      OR: [{ status: "completed", finishedAt: { gte: since } }, { status: { in: [...ACTIVE_STATUSES] } }],
     },
   });
 
@@ -481,7 +481,7 @@ export async function completedRunsByEndUser(
 export async function accountRunCounts(prisma: PrismaClient, accountId: number, since: Date, until: Date) {
   const [completed, active] = await Promise.all([
     prisma.platformRun.count({ where: { accountId, status: "completed", finishedAt: { gte: since, lt: until } } }),
-    prisma.platformRun.count({ where: { accountId, status: { in: ACTIVE } } }),
+    prisma.platformRun.count({ where: { accountId, status: { in: [...ACTIVE_STATUSES] } } }),
   ]);
   return { completed, active };
 }

@@ -5,7 +5,7 @@
 // prove does not wait for it.
 import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
 import type { Tx } from "./db";
-import { ACTIVE } from "./billing";
+import { ACTIVE_STATUSES } from "@/lib/schemas/run-constants";
 
 export interface AccountPlanRow {
   accountId: number;
@@ -176,7 +176,7 @@ export async function readPlanAdmission(prisma: PrismaClient, accountId: number,
            current_period_end AS "currentPeriodEnd", trial_ends_at AS "trialEndsAt",
            provider_subscription_id AS "providerSubscriptionId", overage_enabled AS "overageEnabled",
            overage_cap_cents AS "overageCapCents",
-           (SELECT COUNT(*) FROM platform_runs WHERE account_id = ${accountId} AND status = ANY(${ACTIVE}::text[]))::bigint AS active,
+           (SELECT COUNT(*) FROM platform_runs WHERE account_id = ${accountId} AND status = ANY(${ACTIVE_STATUSES}::text[]))::bigint AS active,
            fundings.included, fundings.overage, fundings.cents
     FROM platform_account_plans,
       LATERAL (
@@ -198,7 +198,7 @@ export async function readPlanAdmission(prisma: PrismaClient, accountId: number,
 
 /** The account's runs in progress (what a plan's max_concurrent_runs bounds). */
 export const countActiveRuns = (prisma: PrismaClient, accountId: number) =>
-  prisma.platformRun.count({ where: { accountId, status: { in: ACTIVE } } });
+  prisma.platformRun.count({ where: { accountId, status: { in: [...ACTIVE_STATUSES] } } });
 
 /** The meter of a run (wallet when it has no funding row). */
 export async function runMeter(prisma: PrismaClient, runId: number): Promise<string> {

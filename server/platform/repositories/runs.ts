@@ -1,6 +1,7 @@
 // Runs and their event log. Every read is bound to the account and end-user scope.
 import type { PlatformRun, PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
+import { ATTENTION_ORDER } from "@/lib/schemas/run-constants";
 import type { RunFrame } from "@/lib/schemas/runs";
 import { fromColumns } from "./raw-rows";
 import { insertRunFiles, type NewRunFile } from "./run-files";
@@ -371,7 +372,7 @@ export type RunListRow = Omit<RunRow, "messages"> & {
 };
 
 /** Priority sort: these groups first, in this order; every other status after them. */
-export const PRIORITY_GROUPS = ["awaiting_approval", "paused", "running"] as const;
+const PRIORITY_GROUPS = ATTENTION_ORDER;
 
 export const priorityRank = (status: string) => {
   const rank = (PRIORITY_GROUPS as readonly string[]).indexOf(status);
