@@ -345,7 +345,8 @@ function requireAuthorizationFlow(config: PlatformConfig, slug: string) {
 
 function targetOf(config: PlatformConfig, settings: NonNullable<ReturnType<typeof provAOAuth>>): OAuthTarget {
   return {
-    server: { authorizationEndpoint: settings.authorizationUrl, tokenEndpoint: settings.tokenUrl },
+    // No issuer is configured: an ID token's is checked against the token endpoint's origin.
+    server: { tokenEndpoint: settings.tokenUrl },
     clientId: settings.clientId,
     ...(settings.clientSecret ? { clientSecret: settings.clientSecret } : {}),
     authMethod: settings.clientSecret ? "client_secret_post" : "none",
