@@ -28,6 +28,12 @@ export interface OAuthServer {
   signInAs(accountId: string): void;
   /** Seconds new access tokens live (default 3600). */
   setAccessTokenTtl(seconds: number): void;
+  /**
+   * When refresh tokens are issued: "always" (default, to every client allowed them),
+   * "offline_access" (OpenID Connect's rule and oidc-provider's default: only when offline_access was
+   * granted, which takes prompt=consent) or "never".
+   */
+  setRefreshTokens(policy: RefreshTokenPolicy): void;
   /** Token requests that succeeded, by grant type. */
   grants: Record<string, number>;
   /** Token requests that failed, by grant type and error. */
@@ -46,6 +52,8 @@ export interface OAuthServer {
   close(): Promise<void>;
 }
 
+export type RefreshTokenPolicy = "always" | "offline_access" | "never";
+
 export const OAUTH_SCOPES = ["openid", "offline_access", "repo", "read:user", "channels:read", "chat:write", "users:read"];
 
 export interface OAuthServerOptions {
@@ -61,6 +69,7 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
   let provider: Provider | undefined;
   let accountId = "octocat";
   let accessTokenTtl = 3600;
+  let refreshTokens: RefreshTokenPolicy = "always";
   const grants: Record<string, number> = {};
   const grantErrors: { grantType: string; error: string }[] = [];
   const registrations: OAuthServer["registrations"] = [];
@@ -139,7 +148,8 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
             }
           : {}),
       },
-      issueRefreshToken: async (_ctx: unknown, c: { grantTypeAllowed(type: string): boolean }) => c.grantTypeAllowed("refresh_token"),
+      issueRefreshToken: async (_ctx: unknown, c: { grantTypeAllowed(type: string): boolean }, source: { scopes: Set<string> }) =>
+        c.grantTypeAllowed("refresh_token") && (refreshTokens === "always" || (refreshTokens === "offline_access" && source.scopes.has("offline_access"))),
       // Rotation on every refresh: the strictest case for the platform (it must keep the new one).
       rotateRefreshToken: () => true,
       ttl: {
@@ -209,6 +219,9 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     },
     setAccessTokenTtl: (seconds) => {
       accessTokenTtl = seconds;
+    },
+    setRefreshTokens: (policy) => {
+      refreshTokens = policy;
     },
     grants,
     grantErrors,

@@ -8,7 +8,8 @@ import { CHANNELS } from "@/lib/schemas/channels";
 import type { Db } from "../repositories/db";
 import { appCatalogOf } from "../apps/catalog";
 import { appMayUseLoopback, type AppDefinition } from "../apps/definition";
-import { OAuthFlowError, refreshTokens, revokeToken, type TokenSet } from "../apps/oauth-client";
+import { appOAuthTarget } from "../apps/oauth-client";
+import { OAuthError, REFRESH_MARGIN_MS, refreshTokens, revokeToken, type TokenSet } from "../outbound/oauth-client";
 import type { PlatformConfig } from "../platform-config";
 import { guardedFetch } from "../outbound/guarded-fetch";
 import * as connections from "../repositories/app-connections";
@@ -31,9 +32,6 @@ export type StoredCredentials =
 export type AuthorizationResult =
   | { ok: true; headers: Record<string, string>; baseUrl: string }
   | { ok: false; status: "expired" | "revoked" | "error" | "missing"; message: string };
-
-/** Refresh this long before the access token expires. */
-export const REFRESH_MARGIN_MS = 60_000;
 
 // --- Sealing --------------------------------------------------------------------------------------
 
@@ -196,12 +194,12 @@ async function refreshClaimed(ctx: CredentialContext, connectionId: string, app:
     return { ok: true, headers: headersOf(app, credentials), baseUrl: app.apiBaseUrl };
   }
   try {
-    const tokens = await refreshTokens(ctx.config, app, credentials.refresh_token, row!.scopes);
+    const tokens = await refreshTokens(appOAuthTarget(ctx.config, app), credentials.refresh_token);
     const fresh = credentialsOfTokens(tokens, credentials);
     await connections.updateConnection(ctx.prisma, connectionId, {
       credentialsSealed: sealCredentials(ctx.config, fresh),
       expiresAt: tokens.expiresAt,
-      ...(tokens.scopes ? { scopes: tokens.scopes } : {}),
+      ...(tokens.scope ? { scopes: tokens.scope } : {}),
       status: "active",
       lastError: null,
       lastUsedAt: new Date(),
@@ -209,7 +207,7 @@ async function refreshClaimed(ctx: CredentialContext, connectionId: string, app:
     });
     return { ok: true, headers: headersOf(app, fresh), baseUrl: app.apiBaseUrl };
   } catch (error) {
-    const flow = error instanceof OAuthFlowError ? error : new OAuthFlowError("error", "token refresh failed");
+    const flow = error instanceof OAuthError ? error : new OAuthError("error", "token refresh failed");
     logger.warn({ connectionId, app: app.slug, oauthError: flow.code }, "app token refresh failed");
     if (flow.code === "invalid_grant" || flow.code === "bad_refresh_token" || flow.code === "unauthorized_client") {
       await markExpired(ctx, { id: connectionId }, flow.message);
@@ -280,10 +278,10 @@ export async function revokeAtApp(ctx: CredentialContext, row: Pick<ConnectionRo
     const { credentials } = openCredentials(config, row.credentialsSealed);
     if (credentials.kind !== "oauth2") return;
     // Revoking the refresh token ends the grant (and with it the access tokens) where servers support it.
-    if (credentials.refresh_token) await revokeToken(config, app, credentials.refresh_token, "refresh_token");
-    else await revokeToken(config, app, credentials.access_token, "access_token");
+    if (credentials.refresh_token) await revokeToken(appOAuthTarget(config, app), credentials.refresh_token, "refresh_token");
+    else await revokeToken(appOAuthTarget(config, app), credentials.access_token, "access_token");
   } catch (error) {
-    const code = error instanceof OAuthFlowError ? error.code : error instanceof SecretBoxError ? "cannot_decrypt" : "error";
+    const code = error instanceof OAuthError ? error.code : error instanceof SecretBoxError ? "cannot_decrypt" : "error";
     logger.warn({ connectionId: row.id, app: row.app, oauthError: code }, "could not revoke an app connection's token; deleting it anyway");
   }
 }

@@ -9,7 +9,8 @@ import type { AppConnection, AppConnectionUpdated, ApiKeyRequest, CompleteReques
 import { logger } from "@/lib/logger";
 import { appCatalogOf } from "../apps/catalog";
 import type { AppDefinition } from "../apps/definition";
-import { authorizationUrlOf, createPkce, exchangeCode, OAuthFlowError } from "../apps/oauth-client";
+import { appAuthorizationUrl, appOAuthTarget } from "../apps/oauth-client";
+import { exchangeCode, newCodeVerifier, OAuthError } from "../outbound/oauth-client";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import * as connections from "../repositories/app-connections";
@@ -177,7 +178,7 @@ export async function startConnect(
   const scope = await resolveScope(ctx, auth, userId);
   const oauthRedirectUri = app.oauth!.nativeRedirect ? redirectUri : `${platformBase}${OAUTH_CALLBACK_PATH}`;
   const state = randomToken();
-  const pkce = await createPkce();
+  const codeVerifier = newCodeVerifier();
   const id = newConnectionId();
   const expiresAt = new Date(Date.now() + CONNECT_FLOW_TTL_MS);
   await connections.deleteAbandonedConnections(ctx.prisma, scope, slug, new Date(Date.now() - CONNECT_FLOW_TTL_MS));
@@ -187,7 +188,7 @@ export async function startConnect(
     { id, app: slug, scopes: app.oauth!.scopes },
     {
       stateHash: sha256Hex(state),
-      codeVerifierSealed: sealSecret(ctx.config, pkce.verifier),
+      codeVerifierSealed: sealSecret(ctx.config, codeVerifier),
       redirectUri,
       oauthRedirectUri,
       addAccount: input.add_account ?? false,
@@ -195,7 +196,7 @@ export async function startConnect(
     },
   );
   return {
-    authorization_url: authorizationUrlOf(app, { redirectUri: oauthRedirectUri, state, codeChallenge: pkce.challenge }),
+    authorization_url: await appAuthorizationUrl(app, { redirectUri: oauthRedirectUri, state, codeVerifier }),
     connection_id: id,
     expires_at: expiresAt.toISOString(),
   };
@@ -204,13 +205,13 @@ export async function startConnect(
 /** Exchanges the code of a flow and stores the tokens and the account label on its connection. */
 async function authorizeFlow(ctx: AppServiceContext, app: AppDefinition, flow: FlowRow, callback: URLSearchParams, state: string | null) {
   const verifier = openSecret(ctx.config, flow.codeVerifierSealed).value;
-  const tokens = await exchangeCode(ctx.config, app, { callback, state, redirectUri: flow.oauthRedirectUri, codeVerifier: verifier });
+  const tokens = await exchangeCode(appOAuthTarget(ctx.config, app), { callback, state, redirectUri: flow.oauthRedirectUri, codeVerifier: verifier });
   const credentials: StoredCredentials = credentialsOfTokens(tokens);
   const identity = await readIdentity(ctx.config, app, credentials);
   await connections.updateConnection(ctx.prisma, flow.connectionId, {
     credentialsSealed: sealCredentials(ctx.config, credentials),
     expiresAt: tokens.expiresAt,
-    scopes: tokens.scopes ?? app.oauth?.scopes ?? [],
+    scopes: tokens.scope ?? app.oauth?.scopes ?? [],
     accountLabel: identity.label,
     ...(identity.kept ? { options: identity.kept as object } : {}),
     lastError: null,
@@ -246,7 +247,7 @@ export async function handleOAuthCallback(ctx: AppServiceContext, query: { code?
   try {
     await authorizeFlow(ctx, app, flow, callback, query.state);
   } catch (error) {
-    if (!(error instanceof OAuthFlowError)) throw error;
+    if (!(error instanceof OAuthError)) throw error;
     logger.warn({ app: flow.app, connectionId: flow.connectionId, oauthError: error.code }, "app authorization failed at the code exchange");
     return fail(error.message);
   }
@@ -308,7 +309,7 @@ export async function completeConnect(ctx: ConnectContext, auth: AuthContext, sl
     try {
       await authorizeFlow(ctx, app, flow, new URLSearchParams({ code: input.code }), null);
     } catch (error) {
-      if (!(error instanceof OAuthFlowError)) throw error;
+      if (!(error instanceof OAuthError)) throw error;
       await connections.updateFlow(ctx.prisma, flow.stateHash, { status: "failed", error: error.message });
       await connections.updateConnection(ctx.prisma, row.id, { status: "error", lastError: error.message });
       throw new PlatformError({ type: "validation_error", errorCode: "authorization_failed", message: `code: ${error.message}` });

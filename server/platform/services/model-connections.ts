@@ -3,7 +3,6 @@
 // flow (provA) are sealed at rest and never returned. A run whose model's provider the account has
 // connected calls the provider with them and settles on the own_sub meter (resolveOwnModelConnection).
 import { randomBytes } from "node:crypto";
-import * as oauth from "oauth4webapi";
 import {
   AUTHORIZATION_TTL_MS,
   MAX_PENDING_AUTHORIZATIONS,
@@ -20,6 +19,7 @@ import type { Db } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import { OutboundError, type OutboundOptions } from "../outbound/guarded-fetch";
+import { accessTokenState, authorizationUrl, exchangeCode, newCodeVerifier, OAuthError, type OAuthTarget, refreshTokens } from "../outbound/oauth-client";
 import { checkUserUrl } from "../outbound/user-url";
 import {
   addProviderAccount,
@@ -47,8 +47,6 @@ import {
   updateProviderAccount,
 } from "../repositories/model-connections";
 import { runMeter } from "../repositories/plans";
-import { completeServerOAuth, type OAuthClientState, refreshServerOAuth } from "../tool-servers/server-oauth";
-import { ToolServerError } from "../tool-servers/types";
 import { openSecret, sealSecret } from "./sealed-secrets";
 import { REFRESH_CLAIM_MS, REFRESH_WAIT_MS, waitForRefreshClaim } from "./refresh-claim";
 import { findModel, modelCatalog, type ModelSettings, type ProviderSlug } from "./models";
@@ -345,27 +343,19 @@ function requireAuthorizationFlow(config: PlatformConfig, slug: string) {
   return { provider, settings };
 }
 
-function clientOf(settings: NonNullable<ReturnType<typeof provAOAuth>>): OAuthClientState {
+function targetOf(config: PlatformConfig, settings: NonNullable<ReturnType<typeof provAOAuth>>): OAuthTarget {
   return {
-    tokenEndpoint: settings.tokenUrl,
+    // No issuer is configured: an ID token's is checked against the token endpoint's origin.
+    server: { tokenEndpoint: settings.tokenUrl },
     clientId: settings.clientId,
     ...(settings.clientSecret ? { clientSecret: settings.clientSecret } : {}),
-    tokenEndpointAuthMethod: settings.clientSecret ? "client_secret_post" : "none",
-    scopes: settings.scopes,
+    authMethod: settings.clientSecret ? "client_secret_post" : "none",
+    outbound: outboundOf(config),
   };
 }
 
-async function authorizationUrlOf(settings: NonNullable<ReturnType<typeof provAOAuth>>, state: string, codeVerifier: string): Promise<string> {
-  const url = new URL(settings.authorizationUrl);
-  url.searchParams.set("response_type", "code");
-  url.searchParams.set("client_id", settings.clientId);
-  url.searchParams.set("redirect_uri", settings.redirectUri);
-  if (settings.scopes.length > 0) url.searchParams.set("scope", settings.scopes.join(" "));
-  url.searchParams.set("state", state);
-  url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(codeVerifier));
-  url.searchParams.set("code_challenge_method", "S256");
-  return url.toString();
-}
+const authorizationUrlOf = (settings: NonNullable<ReturnType<typeof provAOAuth>>, state: string, codeVerifier: string): Promise<string> =>
+  authorizationUrl({ authorizationEndpoint: settings.authorizationUrl, clientId: settings.clientId, redirectUri: settings.redirectUri, scopes: settings.scopes, state, codeVerifier });
 
 function statusOf(row: AuthorizationRow, now: Date): ModelAuthorization["status"] {
   if (row.status === "pending" && row.expiresAt <= now) return "expired";
@@ -405,7 +395,7 @@ export async function startAuthorization(ctx: ModelConnectionContext, auth: Auth
   }
   // The state names the authorization in later calls; only its hash is stored.
   const state = randomBytes(32).toString("base64url");
-  const codeVerifier = oauth.generateRandomCodeVerifier();
+  const codeVerifier = newCodeVerifier();
   const row = await createAuthorization(ctx.prisma, {
     stateHash: sha256Hex(state),
     accountId: auth.accountId,
@@ -464,15 +454,10 @@ export async function completeAuthorization(
   }
   let tokens;
   try {
-    tokens = await completeServerOAuth({
-      client: clientOf(settings),
-      code: input.code,
-      codeVerifier,
-      redirectUri: row.redirectUri,
-      outbound: outboundOf(ctx.config),
-    });
+    // The state named this authorization; the code is all the person brought back.
+    tokens = await exchangeCode(targetOf(ctx.config, settings), { callback: new URLSearchParams({ code: input.code }), state: null, redirectUri: row.redirectUri, codeVerifier });
   } catch (error) {
-    const message = error instanceof ToolServerError ? error.message : "the code exchange failed";
+    const message = error instanceof OAuthError ? error.message : "the code exchange failed";
     await updateAuthorization(ctx.prisma, row.stateHash, { status: "failed", error: message });
     throw new PlatformError({ type: "invalid_request_error", errorCode: "AUTHORIZATION_FAILED", message: `${provider} refused the code: ${message}` });
   }
@@ -492,7 +477,7 @@ export async function completeAuthorization(
         label: input.project_id ? `project ${input.project_id}` : "authorized",
         secretSealed: sealProviderSecret(ctx.config, secret),
         baseUrl: null,
-        expiresAt: tokens.expiresAt ? new Date(tokens.expiresAt) : null,
+        expiresAt: tokens.expiresAt,
       },
       false,
     );
@@ -617,7 +602,7 @@ export async function resolveOwnModelConnection(
 
 /** A token pair expiring within a minute, with a refresh token: refresh it before the call. */
 const refreshDue = (account: Pick<ProviderAccountRow, "method" | "expiresAt">, secret: ProviderSecret) =>
-  account.method !== "api_key" && account.expiresAt !== null && account.expiresAt.getTime() - Date.now() <= 60_000 && secret.refresh_token !== undefined;
+  account.method !== "api_key" && accessTokenState(account.expiresAt, secret.refresh_token !== undefined) === "refresh";
 
 /**
  * The account's token pair, refreshed once across concurrent runs and instances (services/refresh-claim.ts):
@@ -667,18 +652,18 @@ async function refreshProviderAccount(
     return secret;
   }
   try {
-    const tokens = await refreshServerOAuth({ client: clientOf(settings), refreshToken: secret.refresh_token!, outbound: outboundOf(config) });
+    const tokens = await refreshTokens(targetOf(config, settings), secret.refresh_token!);
     const next: ProviderSecret = { ...secret, access_token: tokens.accessToken, refresh_token: tokens.refreshToken ?? secret.refresh_token };
     await updateProviderAccount(prisma, account.accountId, account.id, {
       secretSealed: sealProviderSecret(config, next),
-      expiresAt: tokens.expiresAt ? new Date(tokens.expiresAt) : null,
+      expiresAt: tokens.expiresAt,
       status: "connected",
       lastError: null,
       refreshingUntil: null,
     });
     return next;
   } catch (error) {
-    const message = error instanceof ToolServerError ? error.message : "the token refresh failed";
+    const message = error instanceof OAuthError ? error.message : "the token refresh failed";
     await updateProviderAccount(prisma, account.accountId, account.id, { status: "failed", lastError: message, refreshingUntil: null });
     throw new OwnModelConnectionError(
       `MODEL_CONNECTION_UNUSABLE: the account's ${provider} model connection could not be renewed (${message}); connect it again`,

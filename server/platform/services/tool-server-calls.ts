@@ -8,6 +8,7 @@ import { guardedFetch, OutboundError, type OutboundOptions } from "../outbound/g
 import * as servers from "../repositories/tool-servers";
 import type { ToolServerRow } from "../repositories/tool-servers";
 import type { McpEndpoint } from "../tool-servers/mcp-client";
+import { accessTokenState } from "../outbound/oauth-client";
 import { refreshServerOAuth, type OAuthClientState, type OAuthTokens } from "../tool-servers/server-oauth";
 import { openSecret, sealSecret } from "./sealed-secrets";
 
@@ -15,9 +16,6 @@ export interface ToolServerCallContext {
   prisma: Db;
   config: PlatformConfig;
 }
-
-/** Refresh an access token this long before it expires. */
-const REFRESH_MARGIN_MS = 60_000;
 
 /** The outbound rules of every call to a tool server (and its OAuth endpoints). */
 export function toolServerOutbound(config: PlatformConfig): OutboundOptions {
@@ -53,16 +51,18 @@ export type AccessTokenResult = { ok: true; accessToken: string } | { ok: false;
 
 /**
  * The access token of the scope's grant on an oauth2 server (end-user id null: the account level's
- * grant), refreshed first when it expires within a minute. A refused refresh drops the grant, so the
- * person is asked to connect again rather than failing the same way on every call.
+ * grant), refreshed first when it expires within a minute and there is a refresh token; without one,
+ * used until it expires. A failed refresh leaves the current token in use until it expires; then the
+ * person is asked to connect again.
  */
 export async function accessTokenFor(ctx: ToolServerCallContext, row: ToolServerRow, endUserId: number | null): Promise<AccessTokenResult> {
   const connect = `connect it first: POST /mcp-servers/${row.id}/oauth/start${endUserId === null ? "" : " with this user_id"}, then oauth/complete`;
   const grant = await servers.findGrant(ctx.prisma, row.id, endUserId);
   if (!grant) return { ok: false, error: `${row.name} needs this person's authorization; ${connect}` };
   const tokens = openJson<OAuthTokens>(ctx.config, grant.tokensSealed);
-  if (tokens.expiresAt === undefined || tokens.expiresAt - REFRESH_MARGIN_MS > Date.now()) return { ok: true, accessToken: tokens.accessToken };
-  if (!tokens.refreshToken) return { ok: false, error: `${row.name}: the authorization expired; ${connect}` };
+  const state = accessTokenState(tokens.expiresAt, tokens.refreshToken !== undefined);
+  if (state === "valid") return { ok: true, accessToken: tokens.accessToken };
+  if (state === "expired" || !tokens.refreshToken) return { ok: false, error: `${row.name}: the authorization expired; ${connect}` };
   try {
     const fresh = await refreshServerOAuth({ client: openClient(ctx.config, grant.clientSealed), refreshToken: tokens.refreshToken, outbound: toolServerOutbound(ctx.config) });
     // A refresh answer without a new refresh token keeps the old one (RFC 6749 §6).
@@ -71,6 +71,8 @@ export async function accessTokenFor(ctx: ToolServerCallContext, row: ToolServer
     return { ok: true, accessToken: kept.accessToken };
   } catch (error) {
     logger.warn({ serverId: row.id, err: error instanceof Error ? error.message : String(error) }, "tool server token refresh failed");
+    // Refreshed early: the token it would have replaced still works until it expires.
+    if (tokens.expiresAt !== undefined && tokens.expiresAt > Date.now()) return { ok: true, accessToken: tokens.accessToken };
     return { ok: false, error: `${row.name}: the authorization could not be renewed; ${connect}` };
   }
 }

@@ -3,11 +3,24 @@
 // metadata (RFC 9728, from the 401's WWW-Authenticate or the well-known URLs), then the authorization
 // server's metadata (RFC 8414, else OpenID discovery), dynamic client registration (RFC 7591) when
 // auth_config has no client_id, and the resource indicator (RFC 8707) on every authorization and token
-// request. A rest_api server names its endpoints in auth_config. Every request leaves through the
-// outbound guard. The caller stores what this returns, sealed.
+// request. A rest_api server names its endpoints in auth_config. The authorization URL, the code
+// exchange and refresh are the platform's one OAuth client's (outbound/oauth-client.ts); every request
+// leaves through the outbound guard. The caller stores what this returns, sealed.
 import * as oauth from "oauth4webapi";
 import { bareHost } from "../outbound/address-guard";
-import { checkOutboundUrl, guardedStreamingFetch, OutboundError, type OutboundOptions } from "../outbound/guarded-fetch";
+import { checkOutboundUrl, OutboundError, type OutboundOptions } from "../outbound/guarded-fetch";
+import {
+  authorizationUrl,
+  type ClientAuthMethod,
+  exchangeCode,
+  newCodeVerifier,
+  OAuthError,
+  oauthHttpOptions,
+  type OAuthTarget,
+  refreshTokens,
+  type TokenSet,
+  toOAuthError,
+} from "../outbound/oauth-client";
 import { ToolServerError } from "./types";
 
 export interface OAuthServerInput {
@@ -51,23 +64,22 @@ export async function startServerOAuth(input: {
   outbound: OutboundOptions;
 }): Promise<{ authorizationUrl: string; client: OAuthClientState; codeVerifier: string }> {
   const { server, redirectUri, state, outbound } = input;
-  const http = httpOptions(outbound);
-  const what = "authorization";
+  const http = oauthHttpOptions(outbound);
   try {
     const setup = server.kind === "rest_api" ? restApiSetup(server, outbound) : await mcpSetup(server, redirectUri, http, outbound);
-    const codeVerifier = oauth.generateRandomCodeVerifier();
-    const url = new URL(setup.authorizationEndpoint);
-    url.searchParams.set("response_type", "code");
-    url.searchParams.set("client_id", setup.client.clientId);
-    url.searchParams.set("redirect_uri", redirectUri);
-    if (setup.client.scopes.length > 0) url.searchParams.set("scope", setup.client.scopes.join(" "));
-    url.searchParams.set("state", state);
-    url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(codeVerifier));
-    url.searchParams.set("code_challenge_method", "S256");
-    if (setup.client.resource) url.searchParams.set("resource", setup.client.resource);
-    return { authorizationUrl: url.toString(), client: setup.client, codeVerifier };
+    const codeVerifier = newCodeVerifier();
+    const url = await authorizationUrl({
+      authorizationEndpoint: setup.authorizationEndpoint,
+      clientId: setup.client.clientId,
+      redirectUri,
+      scopes: setup.client.scopes,
+      state,
+      codeVerifier,
+      ...(setup.client.resource ? { resource: setup.client.resource } : {}),
+    });
+    return { authorizationUrl: url, client: setup.client, codeVerifier };
   } catch (error) {
-    throw toToolServerError(error, what);
+    throw toToolServerError(error, "authorization");
   }
 }
 
@@ -79,17 +91,16 @@ export async function completeServerOAuth(input: {
   outbound: OutboundOptions;
 }): Promise<OAuthTokens> {
   const { client, outbound } = input;
-  const as = serverOf(client);
-  const oauthClient: oauth.Client = { client_id: client.clientId };
   try {
     checkOutboundUrl(client.tokenEndpoint, outbound);
     // The caller checked the state against its own; the code is all the callback brought here.
-    const callback = oauth.validateAuthResponse(as, oauthClient, new URLSearchParams({ code: input.code }), oauth.skipStateCheck);
-    const response = await oauth.authorizationCodeGrantRequest(as, oauthClient, clientAuthOf(client), callback, input.redirectUri, input.codeVerifier, {
-      ...httpOptions(outbound),
-      ...resourceParameter(client),
+    const tokens = await exchangeCode(targetOf(client, outbound), {
+      callback: new URLSearchParams({ code: input.code }),
+      state: null,
+      redirectUri: input.redirectUri,
+      codeVerifier: input.codeVerifier,
     });
-    return tokensOf(await oauth.processAuthorizationCodeResponse(as, oauthClient, response), client.scopes);
+    return tokensOf(tokens, client.scopes);
   } catch (error) {
     throw toToolServerError(error, "code exchange");
   }
@@ -101,15 +112,9 @@ export async function refreshServerOAuth(input: {
   outbound: OutboundOptions;
 }): Promise<OAuthTokens> {
   const { client, outbound } = input;
-  const as = serverOf(client);
-  const oauthClient: oauth.Client = { client_id: client.clientId };
   try {
     checkOutboundUrl(client.tokenEndpoint, outbound);
-    const response = await oauth.refreshTokenGrantRequest(as, oauthClient, clientAuthOf(client), input.refreshToken, {
-      ...httpOptions(outbound),
-      ...resourceParameter(client),
-    });
-    return tokensOf(await oauth.processRefreshTokenResponse(as, oauthClient, response), client.scopes);
+    return tokensOf(await refreshTokens(targetOf(client, outbound), input.refreshToken), client.scopes);
   } catch (error) {
     throw toToolServerError(error, "token refresh");
   }
@@ -123,14 +128,7 @@ interface Setup {
   client: OAuthClientState;
 }
 
-type HttpOptions = { [oauth.customFetch]: typeof fetch; [oauth.allowInsecureRequests]: boolean };
-
-/** oauth4webapi's requests through the guard; plain http only where the outbound rules allow it. */
-function httpOptions(outbound: OutboundOptions): HttpOptions {
-  return { [oauth.customFetch]: guardedStreamingFetch(outbound), [oauth.allowInsecureRequests]: outbound.allowHttp === true };
-}
-
-const resourceParameter = (client: OAuthClientState) => (client.resource ? { additionalParameters: { resource: client.resource } } : {});
+type HttpOptions = ReturnType<typeof oauthHttpOptions>;
 
 function stringOf(config: Record<string, unknown>, key: string): string | undefined {
   const value = config[key];
@@ -332,22 +330,24 @@ async function authorizationServerOf(issuer: URL, http: HttpOptions): Promise<oa
 // ---------------------------------------------------------------------------------------------------
 // Tokens and errors
 
-function serverOf(client: OAuthClientState): oauth.AuthorizationServer {
-  return { issuer: client.issuer ?? new URL(client.tokenEndpoint).origin, token_endpoint: client.tokenEndpoint };
-}
-
-function clientAuthOf(client: OAuthClientState): oauth.ClientAuth {
-  if (client.tokenEndpointAuthMethod === "none" || !client.clientSecret) return oauth.None();
-  return client.tokenEndpointAuthMethod === "client_secret_basic" ? oauth.ClientSecretBasic(client.clientSecret) : oauth.ClientSecretPost(client.clientSecret);
-}
-
-function tokensOf(response: oauth.TokenEndpointResponse, asked: string[]): OAuthTokens {
-  const granted = typeof response.scope === "string" ? response.scope.split(/[\s,]+/).filter(Boolean) : undefined;
+/** The stored client as the OAuth client takes it. */
+function targetOf(client: OAuthClientState, outbound: OutboundOptions): OAuthTarget {
   return {
-    accessToken: response.access_token,
-    ...(response.refresh_token ? { refreshToken: response.refresh_token } : {}),
-    ...(typeof response.expires_in === "number" ? { expiresAt: Date.now() + response.expires_in * 1000 } : {}),
-    scopes: granted ?? asked,
+    server: { ...(client.issuer ? { issuer: client.issuer } : {}), tokenEndpoint: client.tokenEndpoint },
+    clientId: client.clientId,
+    ...(client.clientSecret ? { clientSecret: client.clientSecret } : {}),
+    authMethod: client.tokenEndpointAuthMethod as ClientAuthMethod,
+    outbound,
+    ...(client.resource ? { resource: client.resource } : {}),
+  };
+}
+
+function tokensOf(tokens: TokenSet, asked: string[]): OAuthTokens {
+  return {
+    accessToken: tokens.accessToken,
+    ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}),
+    ...(tokens.expiresAt ? { expiresAt: tokens.expiresAt.getTime() } : {}),
+    scopes: tokens.scope ?? asked,
   };
 }
 
@@ -356,22 +356,13 @@ function causeOfType<T extends Error>(error: unknown, type: new (...args: never[
   return undefined;
 }
 
-/** What went wrong, in words safe to show the account: the OAuth error code and description, never a body. */
+/**
+ * The OAuth error as a tool server's: unreachable for the network or the guard, auth_required when the
+ * code or refresh token is spent, wrong or revoked (the person must authorize again), else protocol.
+ */
 function toToolServerError(error: unknown, what: string): ToolServerError {
   if (error instanceof ToolServerError) return error;
-  const outbound = causeOfType(error, OutboundError);
-  if (outbound) return new ToolServerError("unreachable", `${what}: ${outbound.message}`, { cause: error });
-  if (error instanceof oauth.ResponseBodyError) {
-    const description = error.error_description ? ` (${error.error_description})` : "";
-    // invalid_grant: the code or refresh token is spent, wrong or revoked; the person must authorize again.
-    const reason = error.error === "invalid_grant" ? "auth_required" : "protocol";
-    return new ToolServerError(reason, `${what}: the authorization server answered ${error.status} ${error.error}${description}`, { cause: error });
-  }
-  if (error instanceof oauth.AuthorizationResponseError) {
-    return new ToolServerError("auth_required", `${what}: ${error.error}${error.error_description ? ` (${error.error_description})` : ""}`, { cause: error });
-  }
-  if (error instanceof oauth.OperationProcessingError || error instanceof TypeError) {
-    return new ToolServerError("protocol", `${what}: ${error.message}`, { cause: error });
-  }
-  return new ToolServerError("protocol", `${what}: the authorization server's answer could not be used`, { cause: error });
+  const failure = error instanceof OAuthError ? error : toOAuthError(error, what);
+  const reason = failure.code === "network" ? "unreachable" : failure.code === "invalid_grant" || failure.cause instanceof oauth.AuthorizationResponseError ? "auth_required" : "protocol";
+  return new ToolServerError(reason, failure.message, { cause: error });
 }

@@ -205,6 +205,22 @@ describe("MCP servers: discovered", () => {
     expect((await listMcpTools({ url: mcp.sseUrl, kind: "mcp_sse", headers: {}, accessToken: tokens.accessToken, outbound })).length).toBe(MCP_TOOL_NAMES.length);
   });
 
+  it("asking for offline_access sends prompt=consent, so a provider that issues refresh tokens only for it issues one", async () => {
+    oauth.setRefreshTokens("offline_access");
+    try {
+      const flow = await authorizeThrough(mcpServer({ authConfig: { scopes: ["mcp:tools", "offline_access"] } }));
+      const url = new URL(flow.authorizationUrl);
+      expect(url.searchParams.get("scope")).toBe("mcp:tools offline_access");
+      expect(url.searchParams.get("prompt")).toBe("consent");
+      const tokens = await completeServerOAuth({ client: flow.client, code: flow.code, codeVerifier: flow.codeVerifier, redirectUri: REDIRECT, outbound });
+      expect(tokens.refreshToken).toMatch(/^[\w.~-]{16,}$/);
+      const refreshed = await refreshServerOAuth({ client: flow.client, refreshToken: tokens.refreshToken!, outbound });
+      expect(await oauth.validAccessToken(refreshed.accessToken)).toMatchObject({ audience: mcp.resource });
+    } finally {
+      oauth.setRefreshTokens("always");
+    }
+  });
+
   it("a server that publishes no OAuth metadata is a clear protocol error", async () => {
     const open = await startMcpServer();
     try {

@@ -3,7 +3,7 @@
 // real tool-server OAuth against a loopback authorization server (dynamic registration, resource
 // indicators), and the real Pyodide sandbox, all reached by `sim` runs (`::tool NAME {...}`).
 // One platform for the file: the sandbox's interpreter takes seconds to start.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { closeOutboundAgents } from "@/server/platform/outbound/guarded-fetch";
 import { startMcpServer, type McpTestServer } from "../../helpers/mcp-server";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
@@ -97,6 +97,20 @@ async function completed(userId: string, message: string, options: { key?: strin
   const run = await settled(await startRun(userId, message, { key: options.key }), userId, { key: options.key, timeout: options.timeout, statuses: ["completed", "failed"] });
   expect(run.status, JSON.stringify(run)).toBe("completed");
   return run.output as string;
+}
+
+/**
+ * Runs `fn` with the clock `ms` ahead (Date.now, as the platform and the authorization server read
+ * it), so a test of an expiry waits for nothing.
+ */
+async function later<T>(ms: number, fn: () => Promise<T>): Promise<T> {
+  const realNow = Date.now.bind(Date);
+  const clock = vi.spyOn(Date, "now").mockImplementation(() => realNow() + ms);
+  try {
+    return await fn();
+  } finally {
+    clock.mockRestore();
+  }
 }
 
 const tool = (server: { id: number }, name: string, args: Record<string, unknown> = {}) => `::tool srv${server.id}__${name} ${JSON.stringify(args)}`;
@@ -310,6 +324,30 @@ describe("an MCP server asking for OAuth", () => {
       expect(oauth.grantErrors.filter((error) => error.grantType === "refresh_token")).toEqual([]);
     } finally {
       oauth.setAccessTokenTtl(3600);
+    }
+  });
+
+  it("without a refresh token, a 60 s access token is used until it expires: a call 15 s after connecting works, one after its expiry asks to connect again", async () => {
+    oauth.setAccessTokenTtl(60);
+    oauth.setRefreshTokens("never");
+    try {
+      const landed = await authorize("ivy", "ivy-at-idp");
+      expect((await platform.request(`${landed.pathname.replace(/^\/api\/v2/, "")}${landed.search}`)).status).toBe(200);
+      const before = guarded.calls.echo ?? 0;
+      const refreshes = oauth.grants.refresh_token ?? 0;
+
+      const inTime = await later(15_000, () => completed("ivy", tool(server, "echo", { text: "15 s later" })));
+      expect(inTime).toContain(`Tool srv${server.id}__echo returned {"data":"15 s later"}`);
+      expect(guarded.calls.echo).toBe(before + 1);
+      expect(await lastCaller()).toBe("ivy-at-idp");
+
+      const tooLate = await later(61_000, () => completed("ivy", tool(server, "echo", { text: "too late" })));
+      expect(tooLate).toContain(`Tool srv${server.id}__echo failed: Guarded MCP: the authorization expired; connect it first: POST /mcp-servers/${server.id}/oauth/start`);
+      expect(guarded.calls.echo).toBe(before + 1);
+      expect(oauth.grants.refresh_token ?? 0).toBe(refreshes);
+    } finally {
+      oauth.setAccessTokenTtl(3600);
+      oauth.setRefreshTokens("always");
     }
   });
 });
