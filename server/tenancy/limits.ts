@@ -45,7 +45,7 @@ export const periodEnd = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), 
 
 // Short transactions, but admissions for one tenant queue on its counter rows (and PGlite has one
 // connection), so a burst may wait longer than Prisma's 2 s default before it starts.
-const ADMISSION_TX = { maxWait: 15_000, timeout: 15_000 };
+export const ADMISSION_TX = { maxWait: 15_000, timeout: 15_000 };
 
 export interface RunAdmissionTicket {
   /** Pass to releaseRun and recordRunCost. */
