@@ -1,5 +1,5 @@
-// The framework's recurring work, on the platform's job queue: the admission sweep
-// (sweepRunLedger in run-ledger.ts, then sweepSchedules in schedules.ts, which counts schedules' runs)
+// The framework's recurring work, on the platform's job queue: the run ledger's sweep (its webhook
+// registered first when it is not yet, run-ledger-webhook.ts; then sweepRunLedger in run-ledger.ts, then sweepSchedules in schedules.ts, which counts schedules' runs)
 // every minute, by one instance per minute however many run; and after a key rotation, the framework's
 // sealed values sealed again under the current key (sealing.ts).
 import type { Db } from "@/server/db";
@@ -7,6 +7,8 @@ import type { JobQueue } from "@/server/platform/jobs/queue";
 import { registerReseal } from "@/server/platform/jobs/reseal-secrets";
 import type { PlatformConnection } from "./platform-connection";
 import { sweepRunLedger } from "./run-ledger";
+import { ensureLedgerWebhook, LEDGER_WEBHOOK_PATH } from "./run-ledger-webhook";
+import { publicOrigin } from "@/server/public-origin";
 import { frameworkSealedColumns, frameworkSecrets } from "./sealing";
 import { sweepSchedules } from "./schedules";
 
@@ -24,6 +26,7 @@ export async function registerFrameworkJobs(
     ADMISSION_SWEEP_JOB,
     async () => {
       const platform = await connection();
+      await ensureLedgerWebhook(prisma, platform, `${publicOrigin()}${LEDGER_WEBHOOK_PATH}`);
       return { runs: await sweepRunLedger(prisma, platform), schedules: await sweepSchedules(prisma, platform) };
     },
     { retryLimit: 0, expireInSeconds: 300, everywhere: true },

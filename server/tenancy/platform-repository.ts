@@ -58,6 +58,24 @@ export async function completeFrameworkAccount(
 
 // --- (tenant, user) → platform user_id -------------------------------------------------------------
 
+/** The framework's run.* webhook on its embedded account (run-ledger-webhook.ts), its secret sealed. */
+export async function findFrameworkWebhook(prisma: PrismaClient): Promise<{ webhookId: number; secretCipher: string } | null> {
+  const row = await prisma.frameworkPlatformAccount.findUnique({
+    where: { id: ACCOUNT_ROW },
+    select: { webhookId: true, webhookSecretCipher: true },
+  });
+  return row?.webhookId && row.webhookSecretCipher ? { webhookId: row.webhookId, secretCipher: row.webhookSecretCipher } : null;
+}
+
+/** Records the webhook unless another instance recorded one first (false: drop ours). */
+export async function setFrameworkWebhookIfAbsent(prisma: PrismaClient, webhookId: number, secretCipher: string): Promise<boolean> {
+  const { count } = await prisma.frameworkPlatformAccount.updateMany({
+    where: { id: ACCOUNT_ROW, webhookId: null, apiKeyCipher: { not: null } },
+    data: { webhookId, webhookSecretCipher: secretCipher },
+  });
+  return count === 1;
+}
+
 export interface PlatformUserRecord {
   platformUserId: string;
   profileCreatedAt: Date | null;

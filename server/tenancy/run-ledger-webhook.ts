@@ -1,0 +1,87 @@
+// The platform → framework half of the run ledger: the framework's webhook on its platform account,
+// for every end-user's runs (all_end_users), of the kinds that end a run. Embedded, the framework
+// registers it itself (on the ledger sweep's first pass after start, then never again) at
+// <public origin>/api/platform-webhooks and keeps the secret the platform returns once sealed in
+// framework_platform_accounts. The embedded platform sends it through its outbound guard like any
+// webhook, so a loopback origin (http://localhost in `npm run dev`) is refused unless
+// OUTBOUND_ALLOW_LOOPBACK is on: the registration is then skipped with a warning and the sweep settles
+// runs instead (within a minute or so). Remote, the operator registers it and sets
+// PLATFORM_WEBHOOK_SECRET.
+import { env } from "@/lib/env";
+import { logger } from "@/lib/logger";
+import { isRefusal, verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookHeaders } from "@/lib/platform-client";
+import type { Db } from "@/server/db";
+import { openWithKeys, seal } from "@/server/secret-box";
+import type { PlatformConnection } from "./platform-connection";
+import { findFrameworkWebhook, setFrameworkWebhookIfAbsent } from "./platform-repository";
+import { settleRunFromPlatform } from "./run-ledger";
+import { keysFor, PLATFORM_WEBHOOK_SECRET } from "./sealing";
+
+/** The kinds that end a run's turn: the ones the ledger settles on. */
+export const LEDGER_EVENTS = ["run.completed", "run.failed", "run.cancelled"] as const;
+
+export const LEDGER_WEBHOOK_PATH = "/api/platform-webhooks";
+
+/**
+ * Registers the framework's webhook on its embedded account unless it has one. Several instances may
+ * race: the first to record its webhook wins and the others delete theirs. False when the platform
+ * refused the URL (logged; the sweep settles instead).
+ */
+export async function ensureLedgerWebhook(
+  prisma: Db,
+  connection: PlatformConnection,
+  url: string,
+  secrets?: readonly string[],
+): Promise<boolean> {
+  if (connection.mode !== "embedded") return env.PLATFORM_WEBHOOK_SECRET !== undefined;
+  if (await findFrameworkWebhook(prisma)) return true;
+  let created;
+  try {
+    created = await connection.client.webhooks.create({ url, events: [...LEDGER_EVENTS], all_end_users: true });
+  } catch (error) {
+    if (!isRefusal(error)) throw error;
+    logger.warn({ err: error, url }, "run ledger: the platform refused the framework's webhook; runs are settled by the sweep");
+    return false;
+  }
+  const [key] = keysFor(PLATFORM_WEBHOOK_SECRET, secrets);
+  if (!(await setFrameworkWebhookIfAbsent(prisma, created.id, seal(key!, created.secret)))) {
+    await connection.client.webhooks.delete(created.id);
+  }
+  return true;
+}
+
+async function webhookSecret(prisma: Db, connection: PlatformConnection, secrets?: readonly string[]): Promise<string | null> {
+  if (connection.mode === "remote") return env.PLATFORM_WEBHOOK_SECRET ?? null;
+  const row = await findFrameworkWebhook(prisma);
+  return row ? openWithKeys(keysFor(PLATFORM_WEBHOOK_SECRET, secrets), row.secretCipher).value : null;
+}
+
+export type LedgerDelivery =
+  | { outcome: "settled" | "ignored"; event: WebhookEvent; settled: number }
+  | { outcome: "rejected"; reason: string };
+
+/**
+ * One delivery: verified against the framework's secret (Standard Webhooks), then, for a kind that
+ * ends a run, the run settled from the platform (run-ledger.ts). `payload` is the raw body.
+ */
+export async function receiveLedgerWebhook(
+  prisma: Db,
+  connection: PlatformConnection,
+  payload: string,
+  headers: WebhookHeaders,
+  secrets?: readonly string[],
+): Promise<LedgerDelivery> {
+  const secret = await webhookSecret(prisma, connection, secrets);
+  if (!secret) return { outcome: "rejected", reason: "no webhook is registered" };
+  let event: WebhookEvent;
+  try {
+    event = await verifyWebhook(payload, headers, secret);
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return { outcome: "rejected", reason: error.message };
+    throw error;
+  }
+  if (!(LEDGER_EVENTS as readonly string[]).includes(event.type) || !Number.isSafeInteger(event.run_id)) {
+    return { outcome: "ignored", event, settled: 0 };
+  }
+  return { outcome: "settled", event, settled: await settleRunFromPlatform(prisma, connection, event.run_id) };
+}
