@@ -22,6 +22,9 @@ export const LEDGER_EVENTS = ["run.completed", "run.failed", "run.cancelled"] as
 
 export const LEDGER_WEBHOOK_PATH = "/api/platform-webhooks";
 
+// A URL the platform refused is not offered again by this process (it would be refused every minute).
+const refusedUrls = new Set<string>();
+
 /**
  * Registers the framework's webhook on its embedded account unless it has one. Several instances may
  * race: the first to record its webhook wins and the others delete theirs. False when the platform
@@ -35,11 +38,13 @@ export async function ensureLedgerWebhook(
 ): Promise<boolean> {
   if (connection.mode !== "embedded") return env.PLATFORM_WEBHOOK_SECRET !== undefined;
   if (await findFrameworkWebhook(prisma)) return true;
+  if (refusedUrls.has(url)) return false;
   let created;
   try {
     created = await connection.client.webhooks.create({ url, events: [...LEDGER_EVENTS], all_end_users: true });
   } catch (error) {
     if (!isRefusal(error)) throw error;
+    refusedUrls.add(url);
     logger.warn({ err: error, url }, "run ledger: the platform refused the framework's webhook; runs are settled by the sweep");
     return false;
   }

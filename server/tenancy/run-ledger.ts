@@ -14,7 +14,7 @@
 // run.completed arriving after a reply reopened the run) settles nothing, and the settlement itself is
 // a compare-and-set on the admission (run-ledger-repository.ts), so duplicates charge once. Reads
 // (runs.get, runs.list) never settle.
-import { NotFoundError, type Run, type RunListItem } from "@/lib/platform-client";
+import { NotFoundError } from "@/lib/platform-client";
 import { usdToMicros } from "@/lib/money";
 import { isSettledStatus } from "@/lib/schemas/runs";
 import { logger } from "@/lib/logger";
@@ -35,8 +35,12 @@ export function costMicrosOf(costUsd: string): number {
   return Number(usdToMicros(costUsd) ?? 0n);
 }
 
-/** A run's state as far as the ledger needs it. */
-export type LedgerRun = Pick<Run | RunListItem, "id" | "status" | "usage">;
+/** A run's state as far as the ledger needs it (a Run or a RunListItem). */
+export interface LedgerRun {
+  id: number;
+  status: string;
+  usage: { cost_usd: string };
+}
 
 export interface RunTicket {
   tenantId: string;

@@ -5,7 +5,7 @@ import { resealSecrets } from "@/server/platform/jobs/reseal-secrets";
 import { connectEmbedded } from "@/server/tenancy/platform-connection";
 import { frameworkSealedColumns } from "@/server/tenancy/sealing";
 import { prepareOperatorAccount } from "@/server/tenancy/platform-operator";
-import { sweepRunAdmissions } from "@/server/tenancy/runs";
+import { sweepRunLedger } from "@/server/tenancy/run-ledger";
 import { TEST_SECRET, startFramework, type FrameworkHarness } from "../../helpers/framework";
 import { waitForRun } from "../../helpers/poll";
 
@@ -189,7 +189,7 @@ describe("agents, runs and caps", () => {
     // Wait for the platform to finish it without asking through the framework.
     await waitForRun((id) => prisma.platformRun.findUnique({ where: { id } }), run.id, ["completed", "failed", "cancelled"]);
     const later = new Date(Date.now() + 60 * 60_000);
-    const swept = await sweepRunAdmissions(prisma, runtime, { now: later });
+    const swept = await sweepRunLedger(prisma, runtime, { now: later });
     expect(swept.settled).toBeGreaterThanOrEqual(1);
     expect((await prisma.tenantRun.findFirstOrThrow({ where: { platformRunId: run.id } })).admissionId).toBeNull();
     expect((await prisma.runAdmission.findUniqueOrThrow({ where: { id: record.admissionId! } })).releasedAt).not.toBeNull();
