@@ -7,7 +7,9 @@ import { publicOrigin } from "@/server/public-origin";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformDepsFromEnv } from "@/server/platform/config";
 import type { PlatformApp, PlatformDeps } from "@/server/platform/context";
+import { handleRoute } from "@/server/http/route-member";
 import { developmentOperatorKeySha256 } from "@/server/tenancy/operator-key";
+import { ledgerWebhookResponse, ledgerWebhookUrl } from "@/server/tenancy/run-ledger-webhook";
 
 const globalForPlatform = globalThis as unknown as { inlayEmbeddedPlatform?: { app: PlatformApp; deps: PlatformDeps } };
 
@@ -15,9 +17,11 @@ function embedded() {
   if (!globalForPlatform.inlayEmbeddedPlatform) {
     // In development the owner's credit form works without INLAY_OPERATOR_KEY: see operator-key.ts.
     // And connections have an app to connect: the demo app this process serves (server/demo-app).
+    // The framework's run ledger gets its run webhooks in-process (run-ledger-webhook.ts).
     const deps = platformDepsFromEnv(getDb, undefined, {
       operatorKeySha256: developmentOperatorKeySha256(),
       demoApp: demoAppPlatformSettings(publicOrigin()),
+      inProcessWebhooks: [{ url: ledgerWebhookUrl(), receive: (request) => handleRoute(() => ledgerWebhookResponse(request)) }],
     });
     globalForPlatform.inlayEmbeddedPlatform = { app: createPlatformApp(deps), deps };
   }

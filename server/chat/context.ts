@@ -2,7 +2,7 @@
 // needs, per request, a platform client already bound to the caller's platform user_id, a way to
 // name the agent, and the framework's admission (per-tenant limits). It gets them from a
 // ChatContextResolver; it never sees a session, a tenant row or a platform key.
-import type { PlatformClient, Run } from "@/lib/platform-client";
+import type { PlatformClient } from "@/lib/platform-client";
 import type { ChatError } from "@/lib/chat/types";
 
 /**

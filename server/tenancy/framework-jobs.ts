@@ -7,8 +7,7 @@ import type { JobQueue } from "@/server/platform/jobs/queue";
 import { registerReseal } from "@/server/platform/jobs/reseal-secrets";
 import type { PlatformConnection } from "./platform-connection";
 import { sweepRunLedger } from "./run-ledger";
-import { ensureLedgerWebhook, LEDGER_WEBHOOK_PATH } from "./run-ledger-webhook";
-import { publicOrigin } from "@/server/public-origin";
+import { ensureLedgerWebhook, ledgerWebhookUrl } from "./run-ledger-webhook";
 import { frameworkSealedColumns, frameworkSecrets } from "./sealing";
 import { sweepSchedules } from "./schedules";
 
@@ -26,7 +25,7 @@ export async function registerFrameworkJobs(
     ADMISSION_SWEEP_JOB,
     async () => {
       const platform = await connection();
-      await ensureLedgerWebhook(prisma, platform, `${publicOrigin()}${LEDGER_WEBHOOK_PATH}`);
+      await ensureLedgerWebhook(prisma, platform, ledgerWebhookUrl());
       return { runs: await sweepRunLedger(prisma, platform), schedules: await sweepSchedules(prisma, platform) };
     },
     { retryLimit: 0, expireInSeconds: 300, everywhere: true },

@@ -2,17 +2,20 @@
 // for every end-user's runs (all_end_users), of the kinds that end a run. Embedded, the framework
 // registers it itself (on the ledger sweep's first pass after start, then never again) at
 // <public origin>/api/platform-webhooks and keeps the secret the platform returns once sealed in
-// framework_platform_accounts. The embedded platform sends it through its outbound guard like any
-// webhook, so a loopback origin (http://localhost in `npm run dev`) is refused unless
-// OUTBOUND_ALLOW_LOOPBACK is on: the registration is then skipped with a warning and the sweep settles
-// runs instead (within a minute or so). Remote, the operator registers it and sets
-// PLATFORM_WEBHOOK_SECRET.
+// framework_platform_accounts. The embedded platform is told that URL is the app's own
+// (server/embedded-platform.ts, PlatformConfig.inProcessWebhooks): it accepts it whatever the outbound
+// rules (http://localhost in `npm run dev` included) and hands each signed delivery to
+// ledgerWebhookResponse in-process, as the route would get it. Remote, the operator registers the
+// webhook on that platform and sets PLATFORM_WEBHOOK_SECRET. Should the platform refuse the URL, the
+// sweep settles runs instead (about a minute after they end).
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { isRefusal, verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookHeaders } from "@/lib/platform-client";
-import type { Db } from "@/server/db";
+import { getDb, type Db } from "@/server/db";
+import { RouteError, routeJson } from "@/server/http/route-member";
+import { publicOrigin } from "@/server/public-origin";
 import { openWithKeys, seal } from "@/server/secret-box";
-import type { PlatformConnection } from "./platform-connection";
+import { getPlatformConnection, type PlatformConnection } from "./platform-connection";
 import { findFrameworkWebhook, setFrameworkWebhookIfAbsent } from "./platform-repository";
 import { settleRunFromPlatform } from "./run-ledger";
 import { keysFor, PLATFORM_WEBHOOK_SECRET } from "./sealing";
@@ -21,6 +24,9 @@ import { keysFor, PLATFORM_WEBHOOK_SECRET } from "./sealing";
 export const LEDGER_EVENTS = ["run.completed", "run.failed", "run.cancelled"] as const;
 
 export const LEDGER_WEBHOOK_PATH = "/api/platform-webhooks";
+
+/** Where the platform delivers to the framework: this app's own endpoint. */
+export const ledgerWebhookUrl = () => `${publicOrigin()}${LEDGER_WEBHOOK_PATH}`;
 
 // A URL the platform refused is not offered again by this process (it would be refused every minute).
 const refusedUrls = new Set<string>();
@@ -89,4 +95,15 @@ export async function receiveLedgerWebhook(
     return { outcome: "ignored", event, settled: 0 };
   }
   return { outcome: "settled", event, settled: await settleRunFromPlatform(prisma, connection, event.run_id) };
+}
+
+/**
+ * POST /api/platform-webhooks (the route, and the embedded platform's in-process delivery): 401 for a
+ * delivery that does not verify, else 200 with what the ledger did. Run it inside handleRoute.
+ */
+export async function ledgerWebhookResponse(request: Request): Promise<Response> {
+  const { prisma } = await getDb();
+  const delivery = await receiveLedgerWebhook(prisma, await getPlatformConnection(prisma), await request.text(), request.headers);
+  if (delivery.outcome === "rejected") throw new RouteError(401, delivery.reason, { code: "webhook_not_verified" });
+  return routeJson({ received: delivery.outcome, settled: delivery.settled });
 }
