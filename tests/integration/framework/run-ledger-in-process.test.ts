@@ -52,5 +52,5 @@ describe("the run ledger's webhook on the embedded platform", () => {
     expect(settled.costMicros).toBe(debits.reduce((sum, debit) => sum - debit.amountMicros, 0n));
     expect(settled.costMicros).toBeGreaterThan(0n);
     expect(received.some((delivery) => delivery.outcome === "settled" && delivery.event.run_id === run.id && delivery.settled === 1)).toBe(true);
-  });
+  }, 90_000);
 });
