@@ -61,6 +61,11 @@ export async function ensureLedgerWebhook(
   return true;
 }
 
+/** The id of the framework's own webhook on its embedded account (null: none): not the owner's to edit. */
+export async function ledgerWebhookId(prisma: Db): Promise<number | null> {
+  return (await findFrameworkWebhook(prisma))?.webhookId ?? null;
+}
+
 async function webhookSecret(prisma: Db, connection: PlatformConnection, secrets?: readonly string[]): Promise<string | null> {
   if (connection.mode === "remote") return env.PLATFORM_WEBHOOK_SECRET ?? null;
   const row = await findFrameworkWebhook(prisma);
