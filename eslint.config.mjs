@@ -58,6 +58,7 @@ const layerZones = [
 // operator account it prepares, the shared job queue and re-sealing, the demo OAuth app's catalogue entry.
 const embeddingSeams = [
   "server/embedded-platform.ts",
+  "server/framework-platform.ts",
   "server/startup.ts",
   "server/framework-health.ts",
   "server/tenancy/platform-operator.ts",

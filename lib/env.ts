@@ -120,6 +120,10 @@ export const envSchema = z
     // Where the framework finds the platform (unset: the embedded one at /api/v2)
     PLATFORM_BASE_URL: httpUrl,
     PLATFORM_API_KEY: optionalString,
+    // Remote platform only: the signing secret (whsec_…) of the webhook the operator registered there for
+    // the framework's run ledger (<origin>/api/platform-webhooks, run.completed/failed/cancelled,
+    // all_end_users). Embedded, the framework registers its own and keeps the secret sealed.
+    PLATFORM_WEBHOOK_SECRET: optionalString,
     // Encrypts secrets stored to be read back (the framework's platform key, webhook signing secrets); NEXTAUTH_SECRET when unset.
     INLAY_SECRET_KEY: optionalString,
     // Keys INLAY_SECRET_KEY replaced, comma-separated: what they sealed still opens until the reseal jobs

@@ -8,8 +8,23 @@ import { createPlatformApp } from "@/server/platform/app";
 import { platformDepsFromEnv } from "@/server/platform/config";
 import type { PlatformApp, PlatformDeps } from "@/server/platform/context";
 import { developmentOperatorKeySha256 } from "@/server/tenancy/operator-key";
+import type { PlatformConfig } from "@/server/platform/platform-config";
 
 const globalForPlatform = globalThis as unknown as { inlayEmbeddedPlatform?: { app: PlatformApp; deps: PlatformDeps } };
+
+type InProcessWebhook = NonNullable<PlatformConfig["inProcessWebhooks"]>[number];
+/**
+ * Endpoints of this process the embedded platform hands webhooks to in-process, read at each delivery:
+ * the framework's run ledger adds its own when it connects (server/framework-platform.ts), so this file
+ * need not know the ledger, which itself needs the connection made over this platform.
+ */
+const inProcessWebhooks: InProcessWebhook[] = [];
+
+export function receiveWebhooksInProcess(target: InProcessWebhook): void {
+  const index = inProcessWebhooks.findIndex((each) => each.url === target.url);
+  if (index === -1) inProcessWebhooks.push(target);
+  else inProcessWebhooks[index] = target;
+}
 
 function embedded() {
   if (!globalForPlatform.inlayEmbeddedPlatform) {
@@ -18,6 +33,7 @@ function embedded() {
     const deps = platformDepsFromEnv(getDb, undefined, {
       operatorKeySha256: developmentOperatorKeySha256(),
       demoApp: demoAppPlatformSettings(publicOrigin()),
+      inProcessWebhooks,
     });
     globalForPlatform.inlayEmbeddedPlatform = { app: createPlatformApp(deps), deps };
   }

@@ -9,7 +9,8 @@ import { getDb, type Database } from "./shared/db";
 import { publicOrigin } from "./shared/public-origin";
 import type { JobQueue } from "./platform/jobs/queue";
 import { registerFrameworkJobs } from "./tenancy/framework-jobs";
-import { getPlatformConnection } from "./tenancy/platform-connection";
+import { getPlatformConnection } from "./framework-platform";
+import { ensureLedgerWebhook, ledgerWebhookUrl } from "./tenancy/run-ledger-webhook";
 
 export async function startFramework(): Promise<void> {
   const database = await getDb();
@@ -29,10 +30,13 @@ export async function startFramework(): Promise<void> {
     if (demoAppPlatformSettings(publicOrigin())) await offerDemoAppToDemoTenants(database.prisma, DEMO_APP_SLUG);
   }
   // Connect (in embedded mode: provision the framework's platform account on the first start) now,
-  // so the first member's request does not wait for it. A failure is retried on first use.
-  getPlatformConnection(database.prisma).catch((error: unknown) => {
-    logger.error({ err: error instanceof Error ? error.message : String(error) }, "could not connect to the platform");
-  });
+  // so the first member's request does not wait for it, and register the run ledger's webhook. A
+  // failure is retried on first use (and the registration by the ledger's sweep every minute).
+  getPlatformConnection(database.prisma)
+    .then((connection) => ensureLedgerWebhook(database.prisma, connection, ledgerWebhookUrl()))
+    .catch((error: unknown) => {
+      logger.error({ err: error instanceof Error ? error.message : String(error) }, "could not connect to the platform");
+    });
   const jobs = await frameworkJobQueue(database);
   await registerFrameworkJobs(jobs, database.prisma, () => getPlatformConnection(database.prisma));
 }

@@ -9,7 +9,8 @@ import { getDb } from "@/server/shared/db";
 import { publicOrigin } from "@/server/shared/public-origin";
 import { PlatformApiError } from "@/lib/platform-client";
 import { LimitExceededError, TenancyError } from "@/server/tenancy/errors";
-import { getPlatformConnection, type PlatformConnection } from "@/server/tenancy/platform-connection";
+import { getPlatformConnection } from "@/server/framework-platform";
+import type { PlatformConnection } from "@/server/tenancy/platform-connection";
 import { lazyPlatformClient } from "@/server/tenancy/platform-users";
 import { isOwner, resolveActiveMembership } from "@/server/tenancy/tenants";
 

@@ -85,13 +85,11 @@ interface Follow {
   iterator?: AsyncIterator<RunFrame>;
   /** A failure before any frame: shown as the message's only part. */
   error?: ChatError;
-  admission?: ChatAdmission;
-  priorCostUsd?: string;
   signal: AbortSignal;
 }
 
 /** The UI message stream of one request on a run, from its frames (or its failure). */
-function messageStream({ context, runId, cursor, head = [], frames, iterator, error, admission, priorCostUsd, signal }: Follow) {
+function messageStream({ context, runId, cursor, head = [], frames, iterator, error, signal }: Follow) {
   const translator = createRunTranslator({ messageId: chatMessageId(runId, cursor), runId, cursor });
   const stream = createUIMessageStream<ChatMessage>({
     async execute({ writer }) {
@@ -100,12 +98,9 @@ function messageStream({ context, runId, cursor, head = [], frames, iterator, er
       let run: Run | undefined;
       let sawDone = false;
       // The browser went away (a reload, a closed tab): the run goes on and a reload reattaches. Stop
-      // is an explicit cancel (POST /api/chat/actions), not a dropped request. An admitted request is
-      // still followed to its end (writes to the closed stream are dropped) so its admission is
-      // released and its cost recorded; anything else stops reading at once.
-      const stop = () => {
-        if (!admission) frames?.abort();
-      };
+      // is an explicit cancel (POST /api/chat/actions), not a dropped request. The turn's admission is
+      // settled by the run ledger from the platform's webhooks, so reading stops at once.
+      const stop = () => frames?.abort();
       signal.addEventListener("abort", stop, { once: true });
       try {
         if (error) write(translator.fail(error));
@@ -125,7 +120,6 @@ function messageStream({ context, runId, cursor, head = [], frames, iterator, er
         write(translator.fail(chatErrorFrom(failed)));
       } finally {
         signal.removeEventListener("abort", stop);
-        if (sawDone || error) await admission?.end(run, priorCostUsd).catch((failed) => logger.error({ err: failed }, "chat admission end failed"));
       }
       write(translator.finish(run));
     },
@@ -267,7 +261,7 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
         return failure(error);
       }
       // The run's stream is not tied to this request: when the browser goes away, messageStream
-      // decides whether to keep following the run (an admission to release) or to stop.
+      // stops reading it.
       let stream: RunStream;
       // A reply's cost is what the run costs beyond this point (it waited for the person, so its cost
       // has not moved since it was read above).
@@ -295,7 +289,7 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
         // A refusal (the platform's, or the framework's own) started no run: the member keeps the run
         // the admission counted. Anything else may have started one.
         const refused = isRefusal(error) || error instanceof ChatRefusal;
-        await (refused ? admission?.withdraw() : admission?.end(undefined))?.catch(() => {});
+        await (refused ? admission?.withdraw() : admission?.abandon())?.catch(() => {});
         if (!(error instanceof PlatformApiError) && !(error instanceof ChatRefusal)) logger.error({ err: error }, "chat send failed");
         const chatError = toChatError(error);
         // What the message names is not there (a run or agent gone meanwhile): 404, as above.
@@ -305,10 +299,13 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
       const id = stream.runId ?? runId;
       if (id === undefined) {
         stream.abort();
-        await admission?.end(undefined).catch(() => {});
+        await admission?.abandon().catch(() => {});
         return refusalStream({ kind: "unknown", message: "The platform did not name the run." }, `failed-${message.id}`);
       }
-      return messageStream({ context, runId: id, cursor: runId === undefined ? undefined : cursor, frames: stream, admission, priorCostUsd, signal: request.signal });
+      // Told before the stream is read, so a webhook of a run that ends at once finds its turn started.
+      // Should that fail, the ledger's sweep releases the admission as one that never named a run.
+      await admission?.started(id, priorCostUsd).catch((failed) => logger.error({ err: failed }, "chat admission start failed"));
+      return messageStream({ context, runId: id, cursor: runId === undefined ? undefined : cursor, frames: stream, signal: request.signal });
     },
 
     async resume(request) {

@@ -2,18 +2,20 @@
 // needs, per request, a platform client already bound to the caller's platform user_id, a way to
 // name the agent, and the framework's admission (per-tenant limits). It gets them from a
 // ChatContextResolver; it never sees a session, a tenant row or a platform key.
-import type { PlatformClient, Run } from "@/lib/platform-client";
+import type { PlatformClient } from "@/lib/platform-client";
 import type { ChatError } from "@/lib/chat/types";
 
-/** An admitted run: told when the request it was admitted for has ended (its done frame). */
+/**
+ * An admitted turn on the framework's run ledger (server/tenancy/run-ledger.ts): told how its start
+ * went. Once started it is settled from the platform's webhooks, not by the bridge.
+ */
 export interface ChatAdmission {
-  /**
-   * The request ended: `run` is the run after its done frame (undefined when no run started or the
-   * stream was cut), `priorCostUsd` what the run had cost before this request (a reply's run).
-   */
-  end(run: Run | undefined, priorCostUsd?: string): Promise<void>;
+  /** The platform accepted the turn on run `runId`, which had cost `priorCostUsd` before it (a reply's run). */
+  started(runId: number, priorCostUsd?: string): Promise<void>;
   /** The platform refused the request (a 4xx): no run started, so the admission is given back whole. */
   withdraw(): Promise<void>;
+  /** The start failed in a way that may have started a run nobody can name: released, nothing charged. */
+  abandon(): Promise<void>;
 }
 
 export interface ChatContext {

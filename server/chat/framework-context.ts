@@ -13,9 +13,9 @@ import { EmbedTokenError, verifyEmbedToken } from "@/server/embed/tokens";
 import { publicOrigin } from "@/server/shared/public-origin";
 import { completeConnection, startConnection } from "@/server/tenancy/connections";
 import { LimitExceededError, TenancyError } from "@/server/tenancy/errors";
-import { admitTurn } from "@/server/tenancy/runs";
+import { beginRun, runAbandoned, runRefused, runStarted } from "@/server/tenancy/run-ledger";
 import { agentNameKey, createAgent, ensureAgentCopy, getVisibleAgent, listAgents, type Caller } from "@/server/tenancy/agents";
-import { getPlatformConnection } from "@/server/tenancy/platform-connection";
+import { getPlatformConnection } from "@/server/framework-platform";
 import { syncMemberTools } from "@/server/tenancy/tenant-tools";
 import { lazyPlatformClient } from "@/server/tenancy/platform-users";
 import { resolveActiveMembership } from "@/server/tenancy/tenants";
@@ -134,7 +134,12 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
     },
     async admit() {
       try {
-        return await admitTurn(prisma, { tenantId, userId: caller.userId });
+        const ticket = await beginRun(prisma, { tenantId, userId: caller.userId });
+        return {
+          started: (runId, priorCostUsd) => runStarted(prisma, ticket, runId, { baseCostUsd: priorCostUsd }),
+          withdraw: () => runRefused(prisma, ticket),
+          abandon: () => runAbandoned(prisma, ticket),
+        };
       } catch (error) {
         if (error instanceof LimitExceededError) throw new ChatRefusal(admissionError({ ...error.details, message: error.message }));
         throw error;

@@ -149,7 +149,12 @@ const LOCAL_BASE_URL = "http://localhost:3000/api/v2";
 export function platformDepsFromEnv(
   database: () => Promise<Database>,
   role: PlatformRole = env.INLAY_ROLE,
-  options: { localBaseUrl?: string; operatorKeySha256?: string; demoApp?: DemoAppSettings } = {},
+  options: {
+    localBaseUrl?: string;
+    operatorKeySha256?: string;
+    demoApp?: DemoAppSettings;
+    inProcessWebhooks?: PlatformConfig["inProcessWebhooks"];
+  } = {},
 ): PlatformDeps {
   const config = platformConfigFromEnv(env, options.localBaseUrl ?? `${publicOrigin()}/api/v2`);
   // The embedded platform in development: the framework's own operator key (server/tenancy/operator-key.ts),
@@ -159,6 +164,8 @@ export function platformDepsFromEnv(
   }
   // The framework's development demo app (server/demo-app): only the embedding framework knows where it is.
   if (options.demoApp) config.apps = { ...config.apps, demo: options.demoApp };
+  // The framework's run-ledger endpoint (server/tenancy/run-ledger-webhook.ts), delivered in-process.
+  if (options.inProcessWebhooks) config.inProcessWebhooks = options.inProcessWebhooks;
   // Read INLAY_APPS_FILE now: a mistake in it stops the process here, naming its place.
   appCatalogOf(config);
   const sim = createSimModel();

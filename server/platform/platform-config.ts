@@ -41,6 +41,13 @@ export interface PlatformConfig {
   webhooks?: Partial<WebhookSettings>;
   /** Calls to URLs users supply may reach loopback over plain http (development and tests only). */
   outboundAllowLoopback?: boolean;
+  /**
+   * Embedded only: webhook URLs the embedding app itself receives (its run ledger's endpoint). A webhook
+   * with exactly such a URL is accepted whatever the outbound rules, and its deliveries are handed to
+   * `receive` in-process (signed as any other), never sent over the network. A foreign account could
+   * register the URL too, but its deliveries do not verify against the app's secret.
+   */
+  inProcessWebhooks?: { url: string; receive: (request: Request) => Promise<Response> }[];
   /** The script sandbox of script tool servers (tool-servers/script-sandbox.ts); unset fields take its defaults. */
   scripts?: { timeoutMs?: number; memoryMb?: number; poolSize?: number };
   /** Browser session lifetimes; unset fields take SESSION_DEFAULTS (services/sessions.ts). */

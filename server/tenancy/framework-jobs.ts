@@ -1,12 +1,13 @@
-// The framework's recurring work, on the platform's job queue: the admission sweep
-// (sweepRunAdmissions in runs.ts, then sweepSchedules in schedules.ts, which counts schedules' runs)
+// The framework's recurring work, on the platform's job queue: the run ledger's sweep (its webhook
+// registered first when it is not yet, run-ledger-webhook.ts; then sweepRunLedger in run-ledger.ts, then sweepSchedules in schedules.ts, which counts schedules' runs)
 // every minute, by one instance per minute however many run; and after a key rotation, the framework's
 // sealed values sealed again under the current key (sealing.ts).
 import type { Db } from "@/server/shared/db";
 import type { JobQueue } from "@/server/platform/jobs/queue";
 import { registerReseal } from "@/server/platform/jobs/reseal-secrets";
 import type { PlatformConnection } from "./platform-connection";
-import { sweepRunAdmissions } from "./runs";
+import { sweepRunLedger } from "./run-ledger";
+import { ensureLedgerWebhook, ledgerWebhookUrl } from "./run-ledger-webhook";
 import { frameworkSealedColumns, frameworkSecrets } from "./sealing";
 import { sweepSchedules } from "./schedules";
 
@@ -24,7 +25,8 @@ export async function registerFrameworkJobs(
     ADMISSION_SWEEP_JOB,
     async () => {
       const platform = await connection();
-      return { runs: await sweepRunAdmissions(prisma, platform), schedules: await sweepSchedules(prisma, platform) };
+      await ensureLedgerWebhook(prisma, platform, ledgerWebhookUrl());
+      return { runs: await sweepRunLedger(prisma, platform), schedules: await sweepSchedules(prisma, platform) };
     },
     { retryLimit: 0, expireInSeconds: 300, everywhere: true },
   );

@@ -237,29 +237,6 @@ export async function decrementConcurrentRuns(tx: Tx, tenantId: string) {
     UPDATE tenant_concurrency SET active_runs = GREATEST(active_runs - 1, 0) WHERE tenant_id = ${tenantId}::uuid`;
 }
 
-/** Adds cost to the admission and to the month it was admitted in; null when the admission is unknown. */
-export async function addAdmissionCost(
-  tx: Tx,
-  tenantId: string,
-  admissionId: string,
-  costMicros: number,
-): Promise<{ userId: string; period: string } | null> {
-  const rows = await tx.$queryRaw<{ user_id: string; period: string }[]>`
-    UPDATE run_admissions SET cost_micros = cost_micros + ${costMicros}::bigint
-    WHERE id = ${admissionId}::uuid AND tenant_id = ${tenantId}::uuid
-    RETURNING user_id::text, period`;
-  const row = rows[0];
-  if (!row) return null;
-  await tx.$executeRaw`
-    INSERT INTO tenant_usage (tenant_id, period, cost_micros) VALUES (${tenantId}::uuid, ${row.period}, ${costMicros}::bigint)
-    ON CONFLICT (tenant_id, period) DO UPDATE SET cost_micros = tenant_usage.cost_micros + EXCLUDED.cost_micros`;
-  await tx.$executeRaw`
-    INSERT INTO member_usage (tenant_id, user_id, period, cost_micros)
-    VALUES (${tenantId}::uuid, ${row.user_id}::uuid, ${row.period}, ${costMicros}::bigint)
-    ON CONFLICT (tenant_id, user_id, period) DO UPDATE SET cost_micros = member_usage.cost_micros + EXCLUDED.cost_micros`;
-  return { userId: row.user_id, period: row.period };
-}
-
 /** The membership and its override, read together at admission. */
 export async function findMembershipForAdmission(tx: Db, tenantId: string, userId: string) {
   const row = await tx.membership.findUnique({

@@ -1,14 +1,13 @@
 // Per-tenant limits (set by the vendor owner) and per-member caps (set by tenant admins within them),
-// enforced with database counters before a run reaches the platform. The runs router calls
-// admitRun before starting a run, releaseRun when it ends (whatever the outcome), withdrawRun instead
-// when the platform refused to start it, and recordRunCost as cost becomes known. Every counter
-// lives in the database, so several app instances agree.
+// enforced with database counters before a run reaches the platform. The run ledger (run-ledger.ts)
+// calls admitRun before a run or reply starts, withdrawRun when the platform refused it, releaseRun
+// when it failed unknowably, and settles ended runs itself (their cost and the release in one
+// compare-and-set). Every counter lives in the database, so several app instances agree.
 import { centsToMicros, formatCents } from "@/lib/money";
 import type { MemberCapInput, TenantLimitsInput } from "@/lib/schemas/tenancy";
 import type { Db } from "@/server/shared/db";
 import { LimitExceededError, TenancyError } from "./errors";
 import {
-  addAdmissionCost,
   decrementConcurrentRuns,
   deleteMemberCap,
   findActiveRuns,
@@ -45,10 +44,10 @@ export const periodEnd = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), 
 
 // Short transactions, but admissions for one tenant queue on its counter rows (and PGlite has one
 // connection), so a burst may wait longer than Prisma's 2 s default before it starts.
-const ADMISSION_TX = { maxWait: 15_000, timeout: 15_000 };
+export const ADMISSION_TX = { maxWait: 15_000, timeout: 15_000 };
 
 export interface RunAdmissionTicket {
-  /** Pass to releaseRun and recordRunCost. */
+  /** The admission the run ledger settles. */
   admissionId: string;
   /** The month the run counts in. */
   period: string;
@@ -158,23 +157,6 @@ export async function withdrawRun(
     await giveBackMonthlyRun(tx, tenantId, admission.userId, admission.period);
     return true;
   }, ADMISSION_TX);
-}
-
-/**
- * Adds `costMicros` (micro-USD, an increment, not a total) to an admitted run, charged to the tenant's and the
- * member's usage for the month the run was admitted in. Cost does not refuse anything by itself: the
- * next admitRun sees the new total. Throws TenancyError NOT_FOUND for an unknown admission.
- */
-export async function recordRunCost(
-  prisma: Db,
-  { tenantId, admissionId, costMicros }: { tenantId: string; admissionId: string; costMicros: number },
-): Promise<void> {
-  if (!Number.isSafeInteger(costMicros) || costMicros < 0) {
-    throw new TenancyError("BAD_REQUEST", "costMicros must be a whole number of micro-USD, 0 or more");
-  }
-  if (costMicros === 0) return;
-  const charged = await prisma.$transaction((tx) => addAdmissionCost(tx, tenantId, admissionId, costMicros), ADMISSION_TX);
-  if (!charged) throw new TenancyError("NOT_FOUND", "no such run admission in this tenant");
 }
 
 /**

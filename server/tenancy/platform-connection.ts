@@ -12,7 +12,6 @@
 //   vendor's own installation, the account is marked verified and credited through the platform's
 //   services (operator-only functions, not reachable through the API).
 import { randomBytes, randomUUID } from "node:crypto";
-import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { createPlatformClient, signup, type ClientOptions, type PlatformClient } from "@/lib/platform-client";
 import type { Db } from "@/server/shared/db";
@@ -23,7 +22,7 @@ import {
   takeOverFrameworkAccountClaim,
 } from "./platform-repository";
 import { openWithKeys, seal } from "@/server/shared/secret-box";
-import { frameworkSecrets, keysFor, PLATFORM_API_KEY } from "./sealing";
+import { keysFor, PLATFORM_API_KEY } from "./sealing";
 
 export interface PlatformConnection {
   mode: "embedded" | "remote";
@@ -102,32 +101,3 @@ export function connectRemote(baseUrl: string, apiKey: string): PlatformConnecti
   return { mode: "remote", client: createPlatformClient(options), options };
 }
 
-const globalForConnection = globalThis as unknown as { inlayPlatformConnection?: Promise<PlatformConnection> };
-
-/** This process's connection, from the environment; made once (and again after a failure). */
-export function getPlatformConnection(prisma: Db): Promise<PlatformConnection> {
-  if (!globalForConnection.inlayPlatformConnection) {
-    const pending = connectFromEnv(prisma);
-    globalForConnection.inlayPlatformConnection = pending;
-    pending.catch(() => {
-      if (globalForConnection.inlayPlatformConnection === pending) globalForConnection.inlayPlatformConnection = undefined;
-    });
-  }
-  return globalForConnection.inlayPlatformConnection;
-}
-
-async function connectFromEnv(prisma: Db): Promise<PlatformConnection> {
-  if (env.PLATFORM_BASE_URL && env.PLATFORM_API_KEY) return connectRemote(env.PLATFORM_BASE_URL, env.PLATFORM_API_KEY);
-  // Imported here so that remote mode never loads the platform.
-  const [{ getEmbeddedPlatformApp }, { prepareOperatorAccount }] = await Promise.all([
-    import("@/server/embedded-platform"),
-    import("./platform-operator"),
-  ]);
-  const app = getEmbeddedPlatformApp();
-  return connectEmbedded({
-    prisma,
-    appFetch: (request) => app.fetch(request),
-    secrets: frameworkSecrets(),
-    prepareAccount: (accountId) => prepareOperatorAccount(prisma, accountId),
-  });
-}

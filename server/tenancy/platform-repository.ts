@@ -58,6 +58,24 @@ export async function completeFrameworkAccount(
 
 // --- (tenant, user) → platform user_id -------------------------------------------------------------
 
+/** The framework's run.* webhook on its embedded account (run-ledger-webhook.ts), its secret sealed. */
+export async function findFrameworkWebhook(prisma: PrismaClient): Promise<{ webhookId: number; secretCipher: string } | null> {
+  const row = await prisma.frameworkPlatformAccount.findUnique({
+    where: { id: ACCOUNT_ROW },
+    select: { webhookId: true, webhookSecretCipher: true },
+  });
+  return row?.webhookId && row.webhookSecretCipher ? { webhookId: row.webhookId, secretCipher: row.webhookSecretCipher } : null;
+}
+
+/** Records the webhook unless another instance recorded one first (false: drop ours). */
+export async function setFrameworkWebhookIfAbsent(prisma: PrismaClient, webhookId: number, secretCipher: string): Promise<boolean> {
+  const { count } = await prisma.frameworkPlatformAccount.updateMany({
+    where: { id: ACCOUNT_ROW, webhookId: null, apiKeyCipher: { not: null } },
+    data: { webhookId, webhookSecretCipher: secretCipher },
+  });
+  return count === 1;
+}
+
 export interface PlatformUserRecord {
   platformUserId: string;
   profileCreatedAt: Date | null;
@@ -255,15 +273,6 @@ export async function listTenantRunIds(prisma: PrismaClient, tenantId: string, u
   return new Map(rows.map((row) => [row.platformRunId, withCostNumber(row)]));
 }
 
-/** Compare-and-set on the charged total, so two pollers never charge the same cost twice. */
-export async function advanceRunCost(prisma: PrismaClient, tenantId: string, platformRunId: number, from: number, to: number) {
-  const { count } = await prisma.tenantRun.updateMany({
-    where: { tenantId, platformRunId, costMicros: BigInt(from) },
-    data: { costMicros: BigInt(to) },
-  });
-  return count === 1;
-}
-
 /** Detaches the admission from the run; true for the one caller that did (and so releases it). */
 export async function detachRunAdmission(prisma: PrismaClient, tenantId: string, platformRunId: number, admissionId: string) {
   const { count } = await prisma.tenantRun.updateMany({ where: { tenantId, platformRunId, admissionId }, data: { admissionId: null } });
@@ -274,27 +283,6 @@ export async function detachRunAdmission(prisma: PrismaClient, tenantId: string,
 export async function attachRunAdmission(prisma: PrismaClient, tenantId: string, platformRunId: number, admissionId: string) {
   const { count } = await prisma.tenantRun.updateMany({ where: { tenantId, platformRunId, admissionId: null }, data: { admissionId } });
   return count === 1;
-}
-
-/** Runs holding an admission since before `before`: the sweep looks at them on the platform. */
-export async function listRunsHoldingAdmissions(prisma: PrismaClient, before: Date, take: number) {
-  const rows = await prisma.tenantRun.findMany({
-    where: { admissionId: { not: null }, updatedAt: { lt: before } },
-    select: { ...runSelect, tenantId: true, user: { select: { platformUsers: { select: { tenantId: true, platformUserId: true } } } } },
-    take,
-  });
-  return rows.map(withCostNumber);
-}
-
-/** Open admissions no run holds (the process died between admitRun and the platform's answer). */
-export async function listOrphanAdmissions(prisma: PrismaClient, before: Date, take: number) {
-  const held = await prisma.tenantRun.findMany({ where: { admissionId: { not: null } }, select: { admissionId: true } });
-  const heldIds = held.flatMap((row) => (row.admissionId ? [row.admissionId] : []));
-  return prisma.runAdmission.findMany({
-    where: { releasedAt: null, admittedAt: { lt: before }, id: { notIn: heldIds } },
-    select: { id: true, tenantId: true },
-    take,
-  });
 }
 
 /** Every tenant's limits (a tenant without a row has none), for the platform's account-wide backstops. */

@@ -1,63 +1,25 @@
-// Runs a member starts through the framework. Each start and each reply first passes admitRun (the
-// tenant's limits and the member's cap, database counters); the admission is recorded with the run
-// (tenant_runs.admission_id) and released when the run is seen to have ended: by runs.get/list
-// polling, by cancel, or by sweepRunAdmissions (a periodic sweep for runs nobody polled and for
-// admissions whose process died before the platform answered). The run's cost (usage.cost_usd, in
-// exact micro-USD, as the platform's ledger debits it) is charged to the admission as it grows, by
-// compare-and-set on the charged total so two pollers never charge twice.
+// Runs a member starts through the framework. Each start and each reply goes through the run ledger
+// (run-ledger.ts): admitted before it reaches the platform, and settled (its exact cost charged, its
+// admission released) from the platform's run.* webhooks or the ledger's sweep, never by reading it.
+// tenant_runs records whose run is whose (and which admission it holds while a turn is open, so a
+// reply waits for the run to finish).
 import { listOfferedApps } from "./apps-repository";
-import { isRefusal, NotFoundError, type PlatformClient, type Run, type RunListItem } from "@/lib/platform-client";
+import { isRefusal, type PlatformClient, type Run, type RunListItem } from "@/lib/platform-client";
 import type { Db } from "@/server/shared/db";
 import { ensureAgentCopy, getVisibleAgent, type Caller } from "./agents";
-import { usdToMicros } from "@/lib/money";
-import { isSettledStatus } from "@/lib/schemas/runs";
 import { conversationPreview } from "@/lib/chat/history";
 import { TenancyError } from "./errors";
 import { syncMemberTools } from "./tenant-tools";
-import { admitRun, recordRunCost, releaseRun, withdrawRun } from "./limits";
-import type { PlatformConnection } from "./platform-connection";
+import { beginRun, runAbandoned, runRefused, runStarted, settleRun } from "./run-ledger";
 import {
-  advanceRunCost,
   attachRunAdmission,
   detachRunAdmission,
   findAgentCopy,
   findTenantRun,
   insertTenantRunIfAbsent,
-  listOrphanAdmissions,
-  listRunsHoldingAdmissions,
   listTenantRunIds,
   type TenantRunRecord,
 } from "./platform-repository";
-
-export const isTerminal = (status: Run["status"]) => isSettledStatus(status);
-
-/** "0.001234" USD → 1234 micro-USD, exactly (no float, no rounding); 0 for what is not an amount. */
-export function costMicrosOf(costUsd: string): number {
-  return Number(usdToMicros(costUsd) ?? 0n);
-}
-
-/**
- * The admission of one chat turn (a new run, or a reply to one) the chat bridge streams, for the chat
- * in the app and the embed alike: admitted as startAdmittedRun admits, its cost charged exactly as
- * settleRun charges (costMicrosOf, the run's total after the turn less before it), then released; given back whole
- * when the platform refused the turn.
- */
-export async function admitTurn(prisma: Db, member: { tenantId: string; userId: string }) {
-  const { tenantId } = member;
-  const { admissionId } = await admitRun(prisma, member);
-  return {
-    async end(run: Pick<Run, "usage"> | undefined, priorCostUsd = "0") {
-      if (run) {
-        const costMicros = Math.max(0, costMicrosOf(run.usage.cost_usd) - costMicrosOf(priorCostUsd));
-        await recordRunCost(prisma, { tenantId, admissionId, costMicros });
-      }
-      await releaseRun(prisma, { tenantId, admissionId });
-    },
-    async withdraw() {
-      await withdrawRun(prisma, { tenantId, admissionId });
-    },
-  };
-}
 
 export interface RunView {
   id: number;
@@ -89,18 +51,6 @@ export function toView(run: Run | RunListItem, record: TenantRunRecord): RunView
   };
 }
 
-/** Charges new cost to the run's admission and, once the run has ended, releases it. */
-export async function settleRun(prisma: Db, tenantId: string, record: TenantRunRecord, run: Pick<Run, "status" | "usage">) {
-  if (!record.admissionId) return;
-  const cost = costMicrosOf(run.usage.cost_usd);
-  if (cost > record.costMicros && (await advanceRunCost(prisma, tenantId, record.platformRunId, record.costMicros, cost))) {
-    await recordRunCost(prisma, { tenantId, admissionId: record.admissionId, costMicros: cost - record.costMicros });
-  }
-  if (isTerminal(run.status) && (await detachRunAdmission(prisma, tenantId, record.platformRunId, record.admissionId))) {
-    await releaseRun(prisma, { tenantId, admissionId: record.admissionId });
-  }
-}
-
 async function ownRun(prisma: Db, caller: Caller, runId: number): Promise<TenantRunRecord> {
   const record = await findTenantRun(prisma, caller.tenantId, caller.userId, runId);
   if (!record) throw new TenancyError("NOT_FOUND", "no such run");
@@ -124,11 +74,11 @@ export async function createRun(
 }
 
 /**
- * The lifecycle of every run the framework starts (a run, a schedule's "run now"): admit, start it
- * with `start`, record it with its admission, settle. A refusal by the platform withdraws the
- * admission (no run, so the member keeps the run it was counted); any other failure releases it (one
- * may have started). Should the schedule sweep have adopted the run first (it counted it itself),
- * this admission is withdrawn instead, so the run is counted once.
+ * Every run the framework starts this way (a run, a schedule's "run now"): begun on the ledger,
+ * started with `start`, recorded with its admission. A refusal by the platform gives the admission
+ * back (no run, so the member keeps the run it was counted); any other failure abandons it (one may
+ * have started). Should the schedule sweep have adopted the run first (it counted it itself), this
+ * admission is given back instead, so the run is counted once.
  */
 export async function startAdmittedRun(
   prisma: Db,
@@ -136,29 +86,26 @@ export async function startAdmittedRun(
   tenantAgentId: string | null,
   start: () => Promise<Run>,
 ): Promise<RunView> {
-  const { admissionId } = await admitRun(prisma, { tenantId: caller.tenantId, userId: caller.userId });
+  const ticket = await beginRun(prisma, { tenantId: caller.tenantId, userId: caller.userId });
   let run: Run;
   try {
     run = await start();
   } catch (error) {
-    await (isRefusal(error) ? withdrawRun : releaseRun)(prisma, { tenantId: caller.tenantId, admissionId });
+    await (isRefusal(error) ? runRefused : runAbandoned)(prisma, ticket);
     throw error;
   }
-  const entry = { tenantId: caller.tenantId, userId: caller.userId, platformRunId: run.id, tenantAgentId, admissionId };
+  const entry = { tenantId: caller.tenantId, userId: caller.userId, platformRunId: run.id, tenantAgentId, admissionId: ticket.admissionId };
   if (!(await insertTenantRunIfAbsent(prisma, entry))) {
-    await withdrawRun(prisma, { tenantId: caller.tenantId, admissionId });
+    await runRefused(prisma, ticket);
     return toView(run, await ownRun(prisma, caller, run.id));
   }
-  const record: TenantRunRecord = { platformRunId: run.id, userId: caller.userId, tenantAgentId, admissionId, costMicros: 0 };
-  await settleRun(prisma, caller.tenantId, record, run);
-  return toView(run, record);
+  await runStarted(prisma, ticket, run.id, { run });
+  return toView(run, await ownRun(prisma, caller, run.id));
 }
 
 export async function getRun(prisma: Db, platform: PlatformClient, caller: Caller, runId: number): Promise<RunView> {
   const record = await ownRun(prisma, caller, runId);
-  const run = await platform.runs.get(runId);
-  await settleRun(prisma, caller.tenantId, record, run);
-  return toView(run, record);
+  return toView(await platform.runs.get(runId), record);
 }
 
 export async function listRuns(
@@ -182,7 +129,6 @@ export async function listRuns(
   for (const run of page.data) {
     const record = records.get(run.id);
     if (!record) continue;
-    await settleRun(prisma, caller.tenantId, record, run);
     runs.push(toView(run, record));
   }
   return { runs, hasMore: page.has_more };
@@ -190,9 +136,7 @@ export async function listRuns(
 
 export async function cancelRun(prisma: Db, platform: PlatformClient, caller: Caller, runId: number): Promise<RunView> {
   const record = await ownRun(prisma, caller, runId);
-  const run = await platform.runs.cancel(runId);
-  await settleRun(prisma, caller.tenantId, record, run);
-  return toView(run, record);
+  return toView(await platform.runs.cancel(runId), record);
 }
 
 /** A reply reopens the run: it needs an admission of its own, like a new run. */
@@ -202,26 +146,27 @@ export async function replyRun(
   caller: Caller,
   input: { runId: number; message: string },
 ): Promise<RunView> {
-  const record = await ownRun(prisma, caller, input.runId);
-  // A finished run nobody polled yet still holds its admission: settle it first.
-  await settleRun(prisma, caller.tenantId, record, await platform.runs.get(input.runId));
-  const { admissionId } = await admitRun(prisma, { tenantId: caller.tenantId, userId: caller.userId });
-  if (!(await attachRunAdmission(prisma, caller.tenantId, input.runId, admissionId))) {
-    await withdrawRun(prisma, { tenantId: caller.tenantId, admissionId });
+  await ownRun(prisma, caller, input.runId);
+  const prior = await platform.runs.get(input.runId);
+  // The previous turn ended and its webhook has not come yet: settle it from what the platform just
+  // said (the ledger's own settlement, idempotent), so the run no longer holds an admission.
+  await settleRun(prisma, prior);
+  const ticket = await beginRun(prisma, { tenantId: caller.tenantId, userId: caller.userId });
+  if (!(await attachRunAdmission(prisma, caller.tenantId, input.runId, ticket.admissionId))) {
+    await runRefused(prisma, ticket);
     throw new TenancyError("CONFLICT", "the run is still going: wait for it to finish before replying");
   }
   let run: Run;
   try {
     run = await platform.runs.reply(input.runId, { message: input.message, stream: false });
   } catch (error) {
-    if (await detachRunAdmission(prisma, caller.tenantId, input.runId, admissionId)) {
-      await (isRefusal(error) ? withdrawRun : releaseRun)(prisma, { tenantId: caller.tenantId, admissionId });
+    if (await detachRunAdmission(prisma, caller.tenantId, input.runId, ticket.admissionId)) {
+      await (isRefusal(error) ? runRefused : runAbandoned)(prisma, ticket);
     }
     throw error;
   }
-  const fresh = await ownRun(prisma, caller, input.runId);
-  await settleRun(prisma, caller.tenantId, fresh, run);
-  return toView(run, fresh);
+  await runStarted(prisma, ticket, input.runId, { baseCostUsd: prior.usage.cost_usd, run });
+  return toView(run, await ownRun(prisma, caller, input.runId));
 }
 
 export async function answerRun(
@@ -247,38 +192,4 @@ export async function approveRun(
 export async function listPermissionRequests(prisma: Db, platform: PlatformClient, caller: Caller, runId: number) {
   await ownRun(prisma, caller, runId);
   return (await platform.runs.permissions.list(runId)).data;
-}
-
-/**
- * Releases what nobody else will: admissions of runs that ended without anyone polling them (checked
- * on the platform once they have held an admission for `staleMs`), of runs the platform no longer
- * knows, and admissions no run ever got (the process died between admitRun and the platform's
- * answer; after `orphanMs`). Safe to run on every instance at once: each release is conditional.
- */
-export async function sweepRunAdmissions(
-  prisma: Db,
-  connection: PlatformConnection,
-  { staleMs = 60_000, orphanMs = 10 * 60_000, now = new Date(), batch = 100 } = {},
-): Promise<{ settled: number; orphans: number }> {
-  let settled = 0;
-  for (const run of await listRunsHoldingAdmissions(prisma, new Date(now.getTime() - staleMs), batch)) {
-    const platformUserId = run.user.platformUsers.find((link) => link.tenantId === run.tenantId)?.platformUserId;
-    if (!platformUserId || !run.admissionId) continue;
-    try {
-      const live = await connection.client.forUser(platformUserId).runs.get(run.platformRunId);
-      await settleRun(prisma, run.tenantId, run, live);
-      if (isTerminal(live.status)) settled++;
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-      if (await detachRunAdmission(prisma, run.tenantId, run.platformRunId, run.admissionId)) {
-        await releaseRun(prisma, { tenantId: run.tenantId, admissionId: run.admissionId });
-        settled++;
-      }
-    }
-  }
-  let orphans = 0;
-  for (const admission of await listOrphanAdmissions(prisma, new Date(now.getTime() - orphanMs), batch)) {
-    if (await releaseRun(prisma, { tenantId: admission.tenantId, admissionId: admission.id })) orphans++;
-  }
-  return { settled, orphans };
 }

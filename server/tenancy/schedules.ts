@@ -7,9 +7,9 @@
 // so its runs cannot be refused beforehand by the framework's counters. Instead:
 // - creating or resuming a schedule is refused while a monthly run or cost limit (tenant or member)
 //   is used up, and beyond the tenant's active-schedule cap;
-// - runs of schedules are adopted into the admission lifecycle after the fact (admitStartedRun: the
-//   month's counters, the running-runs gauge, cost charged as it grows, released when they end) by
-//   the member's schedules page and by the every-minute framework sweep;
+// - runs of schedules are adopted into the run ledger after the fact (beginStartedRun: the month's
+//   counters and the running-runs gauge; settled like any other run, run-ledger.ts) by the member's
+//   schedules page and by the every-minute framework sweep;
 // - when an adopted run uses up a monthly limit, the schedules behind it are paused (pausedReason
 //   "caps"): the member's for a member cap, every member's for a tenant limit.
 // So a schedule can overshoot a monthly limit by the runs it fires before the next sweep (about a
@@ -26,10 +26,11 @@ import { cronOf, describeCron, nameFromInstructions, type ScheduleCreateInput } 
 import type { Db } from "@/server/shared/db";
 import { ensureAgentCopy, getVisibleAgent, type Caller } from "./agents";
 import { LimitExceededError, TenancyError } from "./errors";
-import { admitStartedRun, monthlyCapReached, withdrawRun } from "./limits";
+import { monthlyCapReached } from "./limits";
 import type { PlatformConnection } from "./platform-connection";
 import { insertTenantRunIfAbsent, listTenantRunIds } from "./platform-repository";
-import { settleRun, startAdmittedRun, type RunView } from "./runs";
+import { beginStartedRun, runRefused, runStarted } from "./run-ledger";
+import { startAdmittedRun, type RunView } from "./runs";
 import {
   activateSchedule,
   completeSchedule,
@@ -287,14 +288,16 @@ export async function adoptScheduledRuns(
   let adopted = 0;
   for (const run of candidates) {
     if (known.has(run.id)) continue;
-    const { admissionId } = await admitStartedRun(prisma, owner);
-    const entry = { ...owner, platformRunId: run.id, tenantAgentId: row.tenantAgentId, admissionId };
+    const ticket = await beginStartedRun(prisma, owner);
+    const entry = { ...owner, platformRunId: run.id, tenantAgentId: row.tenantAgentId, admissionId: ticket.admissionId };
     if (!(await insertTenantRunIfAbsent(prisma, entry))) {
-      await withdrawRun(prisma, { tenantId: row.tenantId, admissionId });
+      await runRefused(prisma, ticket);
       continue;
     }
     adopted++;
-    await settleRun(prisma, row.tenantId, { ...entry, costMicros: 0 }, run);
+    // Its webhooks may have come before it was adopted (nothing to settle then): the listed state,
+    // the platform's, settles it now if it has ended.
+    await runStarted(prisma, ticket, run.id, { run });
   }
   if (adopted > 0) {
     const reached = await monthlyCapReached(prisma, owner);

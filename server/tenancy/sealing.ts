@@ -1,4 +1,4 @@
-// What the framework seals to read back (its platform API key, tenant tool servers' secrets), under
+// What the framework seals to read back (its platform API key and webhook secret, tenant tool servers' secrets), under
 // keys derived from INLAY_SECRET_KEY (NEXTAUTH_SECRET when unset). The keys it replaced
 // (INLAY_SECRET_KEY_PREVIOUS) still open what they sealed until the framework's reseal job
 // (framework-jobs.ts) has sealed it again under the current key.
@@ -8,6 +8,7 @@ import type { SealedColumnKeys } from "@/server/platform/jobs/reseal-secrets";
 
 export const TOOL_SERVER_SECRET = "tenant-tool-server-secret";
 export const PLATFORM_API_KEY = "platform-api-key";
+export const PLATFORM_WEBHOOK_SECRET = "platform-webhook-secret";
 
 /** The current secret first, then the ones it replaced. */
 export const frameworkSecrets = (): string[] => [
@@ -25,4 +26,5 @@ export const keysFor = (purpose: string, secrets: readonly string[] = frameworkS
 export const frameworkSealedColumns = (secrets: readonly string[] = frameworkSecrets()): SealedColumnKeys[] => [
   { at: { table: "tenant_tool_servers", key: "id::text", column: "secret_sealed" }, keys: keysFor(TOOL_SERVER_SECRET, secrets) },
   { at: { table: "framework_platform_accounts", key: "id", column: "api_key_cipher" }, keys: keysFor(PLATFORM_API_KEY, secrets) },
+  { at: { table: "framework_platform_accounts", key: "id", column: "webhook_secret_cipher" }, keys: keysFor(PLATFORM_WEBHOOK_SECRET, secrets) },
 ];

@@ -39,6 +39,8 @@ export interface FrameworkOptions {
   apps?: PlatformConfig["apps"];
   /** The platform's payment settings (manual, no operator key, otherwise). */
   payments?: PlatformConfig["payments"];
+  /** Webhook URLs delivered in-process, as the embedded platform delivers the framework's run ledger's. */
+  inProcessWebhooks?: PlatformConfig["inProcessWebhooks"];
 }
 
 export async function startFramework(options: FrameworkOptions = {}): Promise<FrameworkHarness> {
@@ -55,6 +57,7 @@ export async function startFramework(options: FrameworkOptions = {}): Promise<Fr
     outboundAllowLoopback: options.outboundAllowLoopback,
     apps: options.apps,
     payments: options.payments,
+    inProcessWebhooks: options.inProcessWebhooks,
   };
   const deps = createPlatformDeps({
     database: async () => database,

@@ -12,14 +12,18 @@ import {
   WebhookDelivery,
   WebhookReplay,
 } from "@/lib/schemas/webhooks";
+import { ledgerWebhookId } from "@/server/tenancy/run-ledger-webhook";
 import { ownerProcedure, router } from "../trpc";
 
 const webhookId = z.object({ webhookId: z.number().int().positive() });
 const page = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), has_more: z.boolean() });
 
 export const webhooksRouter = router({
-  /** Every endpoint, oldest first; secrets masked. */
-  list: ownerProcedure.output(z.array(Webhook)).query(async ({ ctx }) => (await ctx.connection()).client.webhooks.listAll()),
+  /** Every endpoint, oldest first; secrets masked. Not the framework's own (its run ledger's). */
+  list: ownerProcedure.output(z.array(Webhook)).query(async ({ ctx }) => {
+    const [hooks, own] = await Promise.all([(await ctx.connection()).client.webhooks.listAll(), ledgerWebhookId(ctx.prisma)]);
+    return hooks.filter((hook) => hook.id !== own);
+  }),
 
   /**
    * Registers an endpoint for every run of the installation (all_end_users: each member's runs are an

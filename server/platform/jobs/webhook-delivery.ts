@@ -202,6 +202,8 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
 
   const send = async (url: string, body: string, signature: Record<string, string>) => {
     const started = Date.now();
+    const inProcess = deps.config.inProcessWebhooks?.find((target) => target.url === url);
+    if (inProcess) return sendInProcess(inProcess.receive, url, body, signature);
     try {
       const response = await guardedFetch(
         url,
@@ -229,6 +231,38 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
       // Anything but a refusal or a network failure is ours: let the job fail and run again.
       if (!(error instanceof OutboundError)) throw error;
       return { succeeded: false, durationMs: Date.now() - started, responseStatus: null, responseExcerpt: null, error: error.message };
+    }
+  };
+
+  // The embedding app's own endpoint (PlatformConfig.inProcessWebhooks): the same request, handed over.
+  const sendInProcess = async (
+    receive: (request: Request) => Promise<Response>,
+    url: string,
+    body: string,
+    signature: Record<string, string>,
+  ) => {
+    const started = Date.now();
+    try {
+      const request = new Request(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "user-agent": "Inlay-Webhooks/1", ...signature },
+        body,
+        signal: AbortSignal.timeout(settings.timeoutMs),
+      });
+      const response = await receive(request);
+      const text = await response.text();
+      const succeeded = response.status >= 200 && response.status < 300;
+      return {
+        succeeded,
+        durationMs: Date.now() - started,
+        responseStatus: response.status,
+        responseExcerpt: text.slice(0, RESPONSE_EXCERPT_CHARS),
+        error: succeeded ? null : `the endpoint answered ${response.status}`,
+      };
+    } catch (error) {
+      // The app's handler failed: an endpoint error, retried on the schedule like any other.
+      logger.warn({ err: error }, "in-process webhook delivery failed");
+      return { succeeded: false, durationMs: Date.now() - started, responseStatus: null, responseExcerpt: null, error: "the in-process endpoint failed" };
     }
   };
 

@@ -13,8 +13,9 @@ let platform: PlatformHarness;
 let client: PlatformClient;
 let handlers: ChatHandlers;
 let refuse = false;
-const ended: { costUsd?: string; prior?: string }[] = [];
+const started: { runId: number; prior?: string }[] = [];
 let withdrawn = 0;
+let abandoned = 0;
 
 beforeAll(async () => {
   platform = await startPlatform();
@@ -28,8 +29,9 @@ beforeAll(async () => {
       async admit() {
         if (refuse) throw new ChatRefusal({ kind: "cap_reached", message: "You have reached your monthly run cap (3 of 3).", code: "member_runs" });
         return {
-          end: async (run, prior) => void ended.push({ costUsd: run?.usage.cost_usd, prior }),
+          started: async (runId, prior) => void started.push({ runId, prior }),
           withdraw: async () => void withdrawn++,
+          abandon: async () => void abandoned++,
         };
       },
       subject: { tenantId: "t", userId: "member-1", via: "session" },
@@ -106,7 +108,8 @@ describe("POST /api/chat", () => {
     expect(textOf(message)).toBe("Echo: hello there world");
     expect(message.metadata).toMatchObject({ runId, status: "completed" });
     expect(Number(message.metadata!.usage!.cost_usd)).toBeGreaterThan(0);
-    expect(ended.at(-1)).toEqual({ costUsd: message.metadata!.usage!.cost_usd, prior: undefined });
+    // The turn's admission is told which run it started (the run ledger settles it from webhooks).
+    expect(started.at(-1)).toEqual({ runId, prior: undefined });
   });
 
   it("shows an approval request while the run waits, and goes on in the same stream once approved", async () => {
@@ -156,7 +159,7 @@ describe("POST /api/chat", () => {
     const reply = await messageOf(await all(chunks(response)));
     expect(reply.id).toBe(`run-${runId}-${lastEventId}`);
     expect(textOf(reply)).toBe("Echo: second");
-    expect(ended.at(-1)!.prior).toBe(first.metadata!.usage!.cost_usd);
+    expect(started.at(-1)).toEqual({ runId, prior: first.metadata!.usage!.cost_usd });
     // Reattaching from the reply's cursor replays exactly the reply.
     const replayed = await messageOf(await all(chunks(await resume(`runId=${runId}&cursor=${lastEventId}`))));
     expect(replayed.id).toBe(reply.id);
@@ -198,17 +201,17 @@ describe("POST /api/chat", () => {
   });
 
   it("answers 404 for an agent the platform does not know, giving its admission back, and refuses bad bodies and strangers", async () => {
-    const [endedBefore, withdrawnBefore] = [ended.length, withdrawn];
+    const [startedBefore, withdrawnBefore, abandonedBefore] = [started.length, withdrawn, abandoned];
     // A numeric name is taken as the platform's id, which only runs.create can refuse.
     const response = await send("hello", { agent: "999999" });
     expect(response.status).toBe(404);
     expect((await response.json()).error).toMatchObject({ kind: "not_found" });
-    // No run started: the admission is withdrawn (the member keeps the run), not ended.
-    expect([ended.length - endedBefore, withdrawn - withdrawnBefore]).toEqual([0, 1]);
+    // No run started: the admission is withdrawn (the member keeps the run), not started or abandoned.
+    expect([started.length - startedBefore, withdrawn - withdrawnBefore, abandoned - abandonedBefore]).toEqual([0, 1, 0]);
     // A reply on a run that is not the member's: 404 before any admission.
     const reply = await send("hello", { runId: 987_654 });
     expect(reply.status).toBe(404);
-    expect([ended.length - endedBefore, withdrawn - withdrawnBefore]).toEqual([0, 1]);
+    expect([started.length - startedBefore, withdrawn - withdrawnBefore, abandoned - abandonedBefore]).toEqual([0, 1, 0]);
     const invalid = await handlers.send(new Request("http://127.0.0.1/api/chat", { method: "POST", headers, body: JSON.stringify({ agent: "x" }) }));
     expect(invalid.status).toBe(422);
     expect((await invalid.json()).error.message).toContain("message");
@@ -227,7 +230,6 @@ describe("GET /api/chat (reattach)", () => {
       before.push(chunk);
       if (before.filter((each) => each.type === "text-delta").length === 2) break;
     }
-    const endedBefore = ended.length;
     cut.abort(); // the browser reloads mid-run
     const partial = await messageOf(before);
     expect(textOf(partial)).toBe("Echo: one ");
@@ -241,9 +243,8 @@ describe("GET /api/chat (reattach)", () => {
 
     const nothing = await resume(`runId=${runId}&cursor=${replayed.metadata!.lastEventId}`);
     expect(nothing.status).toBe(204);
-    // The cut request still followed its run to the end, so its admission was ended with the run.
-    await expect.poll(() => ended.length, { timeout: 10_000 }).toBe(endedBefore + 1);
-    expect(ended.at(-1)!.costUsd).toBe(replayed.metadata!.usage!.cost_usd);
+    // The cut request's admission was told its run when it started; the cut changes nothing for it.
+    expect(started.at(-1)).toEqual({ runId, prior: undefined });
   });
 
   it("is 404-like for another member's run and 422 without a run id", async () => {

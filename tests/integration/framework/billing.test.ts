@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { env } from "@/lib/env";
 import { creditBalance } from "@/server/tenancy/billing";
-import { admitRun, recordRunCost } from "@/server/tenancy/limits";
+import { beginRun, runStarted } from "@/server/tenancy/run-ledger";
 import { startFramework, type FrameworkHarness } from "../../helpers/framework";
 
 const OPERATOR_KEY = "op_framework_billing_test";
@@ -25,8 +25,9 @@ describe("billing.overview", () => {
     const { prisma } = fw.database;
     const acme = await prisma.tenant.findUniqueOrThrow({ where: { slug: "acme" } });
     const member = await prisma.user.findUniqueOrThrow({ where: { email: "member@acme.test" } });
-    const ticket = await admitRun(prisma, { tenantId: acme.id, userId: member.id });
-    await recordRunCost(prisma, { tenantId: acme.id, admissionId: ticket.admissionId, costMicros: 1234 });
+    // A run the ledger settled at 1234 micro-USD (run 999_999: none of the platform's, no webhook for it).
+    const ticket = await beginRun(prisma, { tenantId: acme.id, userId: member.id });
+    await runStarted(prisma, ticket, 999_999, { run: { id: 999_999, status: "completed", usage: { cost_usd: "0.001234" } } });
 
     const owner = await fw.callerFor(OWNER);
     const overview = await owner.billing.overview();

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "@/server/api/root";
 import { createInnerContext } from "@/server/api/trpc";
 import { LimitExceededError } from "@/server/tenancy/errors";
-import { admitRun, recordRunCost, releaseRun, setTenantLimits, withdrawRun } from "@/server/tenancy/limits";
-import { admitTurn, costMicrosOf } from "@/server/tenancy/runs";
+import { admitRun, releaseRun, setTenantLimits, withdrawRun } from "@/server/tenancy/limits";
+import { beginRun, costMicrosOf, runRefused, runStarted, settleRun } from "@/server/tenancy/run-ledger";
 import { seedDemoData } from "@/prisma/seed";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
 
@@ -116,7 +116,7 @@ describe("admitRun", () => {
     const now = new Date(Date.UTC(2026, 10, 22, 12));
     const first = await admitRun(prisma, { tenantId: acmeId, userId: memberId }, now);
     expect(first.period).toBe("2026-11");
-    await admitRun(prisma, { tenantId: acmeId, userId: memberId }, now);
+    const second = await admitRun(prisma, { tenantId: acmeId, userId: memberId }, now);
     expect(await refusal(admitRun(prisma, { tenantId: acmeId, userId: memberId }, now))).toEqual({
       limit: "member_runs",
       used: 2,
@@ -135,10 +135,15 @@ describe("admitRun", () => {
     // Cost: charged to the admission's month; the next admission sees it.
     await setTenantLimits(prisma, acmeId, { ...noLimits, costPerMonthCents: 100 });
     // Compared in exact micro-USD: one micro-USD under the $1.00 limit still admits; reaching it refuses.
-    await recordRunCost(prisma, { tenantId: acmeId, admissionId: first.admissionId, costMicros: 999_999 });
+    // (Runs 900_001 and 900_002 are none of the platform's: the ledger is told they ended at that cost.)
+    const member = { tenantId: acmeId, userId: memberId };
+    const ended = (runId: number, costUsd: string) => ({ run: { id: runId, status: "completed", usage: { cost_usd: costUsd } } });
+    await runStarted(prisma, { ...member, admissionId: first.admissionId }, 900_001, ended(900_001, "0.999999"));
     const under = await admitRun(prisma, { tenantId: acmeId, userId: adminId }, now);
     await withdrawRun(prisma, { tenantId: acmeId, admissionId: under.admissionId });
-    await recordRunCost(prisma, { tenantId: acmeId, admissionId: first.admissionId, costMicros: 1 });
+    await runStarted(prisma, { ...member, admissionId: second.admissionId }, 900_002, ended(900_002, "0.000001"));
+    // Settled once: the same run ending again (a duplicate delivery) charges nothing more.
+    expect(await settleRun(prisma, ended(900_001, "0.999999").run)).toBe(0);
     const tenantCost = await admitRun(prisma, { tenantId: acmeId, userId: adminId }, now).catch((error: unknown) => error);
     expect(tenantCost).toBeInstanceOf(LimitExceededError);
     expect((tenantCost as LimitExceededError).details).toMatchObject({ limit: "tenant_cost", used: 1_000_000, max: 1_000_000 });
@@ -158,9 +163,6 @@ describe("admitRun", () => {
       tenantId: globexId,
       userId: (await prisma.user.findUniqueOrThrow({ where: { email: "admin@globex.test" } })).id,
     }, now);
-    await expect(recordRunCost(prisma, { tenantId: globexId, admissionId: first.admissionId, costMicros: 5 })).rejects.toMatchObject({
-      code: "NOT_FOUND",
-    });
     await expect(admitRun(prisma, { tenantId: globexId, userId: memberId }, now)).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
@@ -259,7 +261,7 @@ describe("admitRun", () => {
 });
 
 describe("a chat turn", () => {
-  const ran = (costUsd: string) => ({ usage: { input_tokens: 1, output_tokens: 1, cost_usd: costUsd } });
+  const ran = (costUsd: string) => ({ status: "completed", usage: { cost_usd: costUsd } });
   const memberMicros = async () =>
     (await database.prisma.memberUsage.findFirstOrThrow({ where: { tenantId: acmeId, userId: memberId } })).costMicros;
 
@@ -267,14 +269,17 @@ describe("a chat turn", () => {
     await resetCounters();
     const { prisma } = database;
     await setTenantLimits(prisma, acmeId, noLimits);
+    const member = { tenantId: acmeId, userId: memberId };
     // Under a cent: counted as the platform debits it (costMicrosOf), not as a whole cent.
-    const first = await admitTurn(prisma, { tenantId: acmeId, userId: memberId });
-    await first.end(ran("0.000400"));
+    const first = await beginRun(prisma, member);
+    await runStarted(prisma, first, 900_010);
+    expect(await settleRun(prisma, { id: 900_010, ...ran("0.000400") })).toBe(1);
     expect(costMicrosOf("0.000400")).toBe(400);
     expect(await memberMicros()).toBe(400n);
-    // A reply to the same run adds what the run's total grew by, as settleRun's running total does.
-    const reply = await admitTurn(prisma, { tenantId: acmeId, userId: memberId });
-    await reply.end(ran("0.015131"), "0.000400");
+    // A reply to the same run adds what the run's total grew by beyond what it cost when it began.
+    const reply = await beginRun(prisma, member);
+    await runStarted(prisma, reply, 900_010, { baseCostUsd: "0.000400" });
+    expect(await settleRun(prisma, { id: 900_010, ...ran("0.015131") })).toBe(1);
     expect(await memberMicros()).toBe(15_131n);
     // Released both times: nothing running.
     expect((await prisma.tenantConcurrency.findFirst({ where: { tenantId: acmeId } }))?.activeRuns ?? 0).toBe(0);
@@ -284,8 +289,8 @@ describe("a chat turn", () => {
     await resetCounters();
     const { prisma } = database;
     await setTenantLimits(prisma, acmeId, noLimits);
-    const turn = await admitTurn(prisma, { tenantId: acmeId, userId: memberId });
-    await turn.withdraw();
+    const turn = await beginRun(prisma, { tenantId: acmeId, userId: memberId });
+    await runRefused(prisma, turn);
     expect((await prisma.memberUsage.findFirstOrThrow({ where: { tenantId: acmeId, userId: memberId } })).runs).toBe(0);
   });
 });

@@ -5,15 +5,31 @@ import { resealSecrets } from "@/server/platform/jobs/reseal-secrets";
 import { connectEmbedded } from "@/server/tenancy/platform-connection";
 import { frameworkSealedColumns } from "@/server/tenancy/sealing";
 import { prepareOperatorAccount } from "@/server/tenancy/platform-operator";
-import { sweepRunAdmissions } from "@/server/tenancy/runs";
+import { admitRun } from "@/server/tenancy/limits";
+import { sweepRunLedger } from "@/server/tenancy/run-ledger";
 import { TEST_SECRET, startFramework, type FrameworkHarness } from "../../helpers/framework";
-import { waitForRun } from "../../helpers/poll";
+import { startLedgerEndpoint, type LedgerEndpoint } from "../../helpers/ledger-endpoint";
+import { pollUntil, waitForRun } from "../../helpers/poll";
 
 let fw: FrameworkHarness;
+let ledger: LedgerEndpoint;
 beforeAll(async () => {
-  fw = await startFramework();
+  // Runs are settled from the platform's webhooks (the run ledger), so deliveries reach a loopback endpoint.
+  fw = await startFramework({ outboundAllowLoopback: true, jobPollSeconds: 0.5 });
+  ledger = await startLedgerEndpoint(fw);
 });
-afterAll(() => fw?.close());
+afterAll(async () => {
+  await fw?.close();
+  await ledger?.close();
+});
+
+/** Every admission of the tenant settled or given back (the ledger's webhooks have come). */
+const allSettled = (tenantSlug = "acme") =>
+  pollUntil(
+    () => fw.database.prisma.runAdmission.count({ where: { tenant: { slug: tenantSlug }, releasedAt: null } }),
+    (open) => open === 0,
+    `every ${tenantSlug} admission settled`,
+  );
 
 const agentInput = (name: string, instructions = "Answer briefly.") => ({
   name,
@@ -59,7 +75,8 @@ describe("platform connection (embedded)", () => {
     expect((await connect(["rotated-secret", TEST_SECRET])).options.apiKey).toBe(key);
     await expect(connect(["rotated-secret"])).rejects.toThrow(/cannot be decrypted/);
     const result = await resealSecrets(fw.database.prisma, frameworkSealedColumns(["rotated-secret", TEST_SECRET]));
-    expect(result).toEqual({ stale: 1, resealed: 1, unreadable: [] });
+    // The platform key and the run ledger's webhook secret (run-ledger-webhook.ts).
+    expect(result).toEqual({ stale: 2, resealed: 2, unreadable: [] });
     expect((await connect(["rotated-secret"])).options.apiKey).toBe(key);
     // And back, so the rest of the file reads it with the harness's secret.
     await resealSecrets(fw.database.prisma, frameworkSealedColumns([TEST_SECRET, "rotated-secret"]));
@@ -122,6 +139,7 @@ describe("agents, runs and caps", () => {
     const liveCopies = await prisma.platformAgent.count({ where: { name: "Helper", status: { not: "archived" } } });
     expect(liveCopies).toBe(1);
     for (const run of runs) expect((await untilDone(member, run.id)).status).toBe("completed");
+    await allSettled();
 
     await admin.agents.update({ id: agentId, agent: agentInput("Helper", "Answer in French.") });
     const run = await member.runs.create({ agentId, message: "bonjour" });
@@ -131,6 +149,7 @@ describe("agents, runs and caps", () => {
     expect((await prisma.tenantAgentCopy.findFirstOrThrow({ where: { tenantAgentId: agentId } })).syncedVersion).toBe(2);
     const done = await untilDone(member, run.id);
     expect(done.output).toContain("bonjour");
+    await allSettled();
   });
 
   it("runs pass the member's cap: the third is refused naming it; admissions are released and cost recorded", async () => {
@@ -148,6 +167,7 @@ describe("agents, runs and caps", () => {
     expect((refused as Error).message).toMatch(/monthly run cap/);
 
     for (const run of [first, second]) await untilDone(member, run.id);
+    await allSettled();
     const held = await prisma.tenantRun.findMany({ where: { platformRunId: { in: [first.id, second.id] } } });
     expect(held.every((run) => run.admissionId === null)).toBe(true);
     expect(held.every((run) => run.costMicros > 0n)).toBe(true);
@@ -179,20 +199,17 @@ describe("agents, runs and caps", () => {
     expect((await member.usage.mine()).member.runs.used).toBe(1);
   });
 
-  it("the sweep releases admissions of runs nobody polled and orphan admissions", async () => {
+  it("the sweep releases admissions that never named a run (the process died before the platform answered)", async () => {
     const { prisma } = fw.database;
-    const member = await fw.callerFor("member@acme.test");
-    const run = await member.runs.create({ agentId, message: "unpolled" });
-    const record = await prisma.tenantRun.findFirstOrThrow({ where: { platformRunId: run.id } });
-    expect(record.admissionId).not.toBeNull();
+    const acme = await prisma.tenant.findUniqueOrThrow({ where: { slug: "acme" } });
+    const member = await prisma.user.findUniqueOrThrow({ where: { email: "member@acme.test" } });
+    const orphan = await admitRun(prisma, { tenantId: acme.id, userId: member.id });
     const runtime = await fw.connect();
-    // Wait for the platform to finish it without asking through the framework.
-    await waitForRun((id) => prisma.platformRun.findUnique({ where: { id } }), run.id, ["completed", "failed", "cancelled"]);
-    const later = new Date(Date.now() + 60 * 60_000);
-    const swept = await sweepRunAdmissions(prisma, runtime, { now: later });
-    expect(swept.settled).toBeGreaterThanOrEqual(1);
-    expect((await prisma.tenantRun.findFirstOrThrow({ where: { platformRunId: run.id } })).admissionId).toBeNull();
-    expect((await prisma.runAdmission.findUniqueOrThrow({ where: { id: record.admissionId! } })).releasedAt).not.toBeNull();
+    // Not yet: it may still be waiting for the platform's answer.
+    expect((await sweepRunLedger(prisma, runtime)).orphans).toBe(0);
+    const swept = await sweepRunLedger(prisma, runtime, { now: new Date(Date.now() + 60 * 60_000) });
+    expect(swept.orphans).toBe(1);
+    expect((await prisma.runAdmission.findUniqueOrThrow({ where: { id: orphan.admissionId } })).releasedAt).not.toBeNull();
   });
 
   it("isolation: globex gets NOT_FOUND for acme's runs; members cannot use admin procedures; usage is per tenant", async () => {

@@ -2,7 +2,7 @@
 import { getSession } from "@/server/auth/session";
 import { handleConnectionCallback } from "@/server/connections/callback";
 import { getDb } from "@/server/shared/db";
-import { getPlatformConnection } from "@/server/tenancy/platform-connection";
+import { getPlatformConnection } from "@/server/framework-platform";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -1,0 +1,160 @@
+// The framework's run ledger: every run or reply the framework starts for a member (tRPC runs and
+// replies, the chat and the embed, a schedule's "run now", a schedule's fire adopted by the sweep)
+// goes through it, so admission, refusal and settlement happen in one place:
+//
+//   begin        admitRun: the tenant's limits and the member's cap, reserved (limits.ts)
+//   started      the platform accepted the turn: the admission names its run and the run's cost so far
+//   refused      the platform refused it (no run): withdrawn, the month's run given back whole
+//   abandoned    it failed and may or may not have started: released, nothing known to charge
+//   settled      the run ended: its exact cost (usage.cost_usd, micro-USD) charged, the admission released
+//
+// Settlement comes from the platform's signed run.* webhooks (app/api/platform-webhooks, which calls
+// settleRunFromPlatform) and, for a delivery that never came, from sweepRunLedger. A webhook only says
+// "look at run N": the run's current state is read from the platform, so an out-of-order delivery (a
+// run.completed arriving after a reply reopened the run) settles nothing, and the settlement itself is
+// a compare-and-set on the admission (run-ledger-repository.ts), so duplicates charge once. Reads
+// (runs.get, runs.list) never settle.
+import { NotFoundError } from "@/lib/platform-client";
+import { usdToMicros } from "@/lib/money";
+import { isSettledStatus } from "@/lib/schemas/runs";
+import { logger } from "@/lib/logger";
+import type { Db } from "@/server/shared/db";
+import { ADMISSION_TX, admitRun, admitStartedRun, releaseRun, withdrawRun } from "./limits";
+import type { PlatformConnection } from "./platform-connection";
+import {
+  listOpenAdmissionsOfRun,
+  listStaleStartedAdmissions,
+  listUnstartedAdmissions,
+  markAdmissionStarted,
+  settleAdmissionIn,
+  type OpenAdmission,
+} from "./run-ledger-repository";
+
+/** "0.001234" USD → 1234 micro-USD, exactly (no float, no rounding); 0 for what is not an amount. */
+export function costMicrosOf(costUsd: string): number {
+  return Number(usdToMicros(costUsd) ?? 0n);
+}
+
+/** A run's state as far as the ledger needs it (a Run or a RunListItem). */
+export interface LedgerRun {
+  id: number;
+  status: string;
+  usage: { cost_usd: string };
+}
+
+export interface RunTicket {
+  tenantId: string;
+  userId: string;
+  admissionId: string;
+}
+
+/** Admits a run or a reply for the member (throws LimitExceededError when a limit refuses it). */
+export async function beginRun(prisma: Db, member: { tenantId: string; userId: string }, now?: Date): Promise<RunTicket> {
+  const { admissionId } = await admitRun(prisma, member, now);
+  return { ...member, admissionId };
+}
+
+/** Opens the admission of a run the platform started by itself (a schedule's fire): nothing refuses it. */
+export async function beginStartedRun(prisma: Db, member: { tenantId: string; userId: string }): Promise<RunTicket> {
+  const { admissionId } = await admitStartedRun(prisma, member);
+  return { ...member, admissionId };
+}
+
+/**
+ * The platform accepted the turn on run `runId`, which had cost `baseCostUsd` before it (a reply's
+ * run; "0" for a new one). An earlier turn of the same run still open ended when this one was
+ * accepted: it is settled at that cost, so the two never count the same micro-USD. When `run` (the
+ * platform's answer) has ended already, the turn is settled at once.
+ */
+export async function runStarted(
+  prisma: Db,
+  ticket: RunTicket,
+  runId: number,
+  { baseCostUsd = "0", run }: { baseCostUsd?: string; run?: LedgerRun } = {},
+): Promise<void> {
+  const baseCostMicros = costMicrosOf(baseCostUsd);
+  for (const earlier of await listOpenAdmissionsOfRun(prisma, runId)) {
+    if (earlier.id !== ticket.admissionId) await settleAdmission(prisma, earlier, baseCostMicros);
+  }
+  await markAdmissionStarted(prisma, { tenantId: ticket.tenantId, admissionId: ticket.admissionId, platformRunId: runId, baseCostMicros });
+  if (run && isSettledStatus(run.status)) await settleRun(prisma, run);
+}
+
+/** The platform refused the turn (no run): the admission is given back whole. */
+export async function runRefused(prisma: Db, ticket: RunTicket): Promise<void> {
+  await withdrawRun(prisma, { tenantId: ticket.tenantId, admissionId: ticket.admissionId });
+}
+
+/** The start failed in a way that may have started a run nobody can name: released, nothing charged. */
+export async function runAbandoned(prisma: Db, ticket: RunTicket): Promise<void> {
+  await releaseRun(prisma, { tenantId: ticket.tenantId, admissionId: ticket.admissionId });
+}
+
+async function settleAdmission(prisma: Db, admission: Pick<OpenAdmission, "id" | "tenantId">, runTotalMicros: number) {
+  return prisma.$transaction((tx) => settleAdmissionIn(tx, admission.tenantId, admission.id, runTotalMicros), ADMISSION_TX);
+}
+
+/**
+ * Settles the open turns of `run` when it has ended, at its total cost. Idempotent: a turn settled
+ * already is left alone. Returns how many turns this call settled.
+ */
+export async function settleRun(prisma: Db, run: LedgerRun): Promise<number> {
+  if (!isSettledStatus(run.status)) return 0;
+  const total = costMicrosOf(run.usage.cost_usd);
+  let settled = 0;
+  for (const admission of await listOpenAdmissionsOfRun(prisma, run.id)) {
+    if (await settleAdmission(prisma, admission, total)) settled++;
+  }
+  return settled;
+}
+
+/**
+ * What a run.* webhook (or the sweep) does: reads run `runId` on the platform, as the member whose turn
+ * it is, and settles its open turns if it has ended. A run the platform no longer knows releases its
+ * turns without a charge. Nothing happens for a run no open admission names (not the framework's,
+ * or settled already).
+ */
+export async function settleRunFromPlatform(prisma: Db, connection: PlatformConnection, runId: number): Promise<number> {
+  const open = await listOpenAdmissionsOfRun(prisma, runId);
+  const platformUserId = open.find((admission) => admission.platformUserId)?.platformUserId;
+  if (!platformUserId) return 0;
+  try {
+    return await settleRun(prisma, await connection.client.forUser(platformUserId).runs.get(runId));
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    let released = 0;
+    for (const admission of open) if (await settleAdmission(prisma, admission, admission.baseCostMicros)) released++;
+    return released;
+  }
+}
+
+/**
+ * The ledger's reconciliation, every minute (framework-jobs.ts): turns started more than `staleMs` ago
+ * and still open (their webhook was missed, or not registered) are settled from the platform as a
+ * webhook would; admissions that never named a run (the process died between admission and the
+ * platform's answer) are released after `orphanMs`. Safe on every instance at once: each settlement
+ * is a compare-and-set.
+ */
+export async function sweepRunLedger(
+  prisma: Db,
+  connection: PlatformConnection,
+  { staleMs = 60_000, orphanMs = 10 * 60_000, now = new Date(), batch = 100 } = {},
+): Promise<{ settled: number; orphans: number }> {
+  let settled = 0;
+  const seen = new Set<number>();
+  for (const admission of await listStaleStartedAdmissions(prisma, new Date(now.getTime() - staleMs), batch)) {
+    if (seen.has(admission.platformRunId)) continue;
+    seen.add(admission.platformRunId);
+    try {
+      settled += await settleRunFromPlatform(prisma, connection, admission.platformRunId);
+    } catch (error) {
+      // One run the platform cannot answer for now must not hold up the others.
+      logger.warn({ err: error, runId: admission.platformRunId }, "run ledger sweep: could not settle a run");
+    }
+  }
+  let orphans = 0;
+  for (const admission of await listUnstartedAdmissions(prisma, new Date(now.getTime() - orphanMs), batch)) {
+    if (await releaseRun(prisma, { tenantId: admission.tenantId, admissionId: admission.id })) orphans++;
+  }
+  return { settled, orphans };
+}

@@ -1,0 +1,56 @@
+// The embedded platform's delivery of the framework's run-ledger webhook as `npm run dev` has it: the
+// app's own URL (http://localhost, plain http, loopback) under the production outbound rules
+// (OUTBOUND_ALLOW_LOOPBACK off), accepted because the platform is told it is the app's own endpoint
+// (PlatformConfig.inProcessWebhooks, server/embedded-platform.ts) and delivered in-process, signed.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { receiveLedgerWebhook, ensureLedgerWebhook, type LedgerDelivery } from "@/server/tenancy/run-ledger-webhook";
+import { TEST_SECRET, startFramework, type FrameworkHarness } from "../../helpers/framework";
+import { pollUntil, waitForRun } from "../../helpers/poll";
+
+const URL = "http://localhost:3000/api/platform-webhooks";
+let fw: FrameworkHarness;
+const received: LedgerDelivery[] = [];
+
+beforeAll(async () => {
+  fw = await startFramework({
+    jobPollSeconds: 0.5,
+    inProcessWebhooks: [
+      {
+        url: URL,
+        async receive(request) {
+          const delivery = await receiveLedgerWebhook(fw.database.prisma, await fw.connect(), await request.text(), request.headers, [TEST_SECRET]);
+          received.push(delivery);
+          return new Response(null, { status: delivery.outcome === "rejected" ? 401 : 200 });
+        },
+      },
+    ],
+  });
+}, 120_000);
+afterAll(() => fw?.close());
+
+describe("the run ledger's webhook on the embedded platform", () => {
+  it("is accepted at the app's own http://localhost URL, delivered in-process, and settles runs; other loopback URLs stay refused", async () => {
+    const connection = await fw.connect();
+    const { prisma } = fw.database;
+    await expect(connection.client.webhooks.create({ url: "http://localhost:3000/elsewhere", events: ["run.completed"] })).rejects.toMatchObject({ status: 422 });
+    expect(await ensureLedgerWebhook(prisma, connection, URL, [TEST_SECRET])).toBe(true);
+
+    const member = await fw.callerFor("member@acme.test");
+    const admin = await fw.callerFor("admin@acme.test");
+    const agent = await admin.agents.create({
+      scope: "tenant",
+      agent: { name: "In-process", instructions: "Answer briefly.", model: null, permissionMode: "autonomous", tools: [] },
+    });
+    const run = await member.runs.create({ agentId: agent.id, message: "hello ::words 4" });
+    await waitForRun((id) => member.runs.get({ runId: id }), run.id, ["completed"]);
+    const settled = await pollUntil(
+      () => prisma.runAdmission.findFirstOrThrow({ where: { platformRunId: run.id } }),
+      (admission) => admission.releasedAt !== null,
+      "the run's admission settled",
+    );
+    const debits = await prisma.platformBalanceTransaction.findMany({ where: { runId: run.id, type: "debit" } });
+    expect(settled.costMicros).toBe(debits.reduce((sum, debit) => sum - debit.amountMicros, 0n));
+    expect(settled.costMicros).toBeGreaterThan(0n);
+    expect(received.some((delivery) => delivery.outcome === "settled" && delivery.event.run_id === run.id && delivery.settled === 1)).toBe(true);
+  }, 90_000);
+});
