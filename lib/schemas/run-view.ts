@@ -10,7 +10,8 @@ export const runViewInput = z.object({ runId: z.number().int().positive() });
 export const runViewListInput = z.object({
   memberId: z.uuid().optional(),
   limit: z.number().int().min(1).max(100).default(25),
-  startingAfter: z.number().int().positive().optional(),
+  /** The last run id of the page before (tRPC's infinite-query cursor). */
+  cursor: z.number().int().positive().optional(),
 });
 
 /** What started the run, as far as the platform and the framework record it. */

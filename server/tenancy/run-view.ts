@@ -211,7 +211,7 @@ export async function listMemberRuns(
   prisma: Db,
   connection: Pick<PlatformConnection, "client">,
   caller: Caller,
-  input: { memberId?: string; limit: number; startingAfter?: number },
+  input: { memberId?: string; limit: number; cursor?: number },
 ) {
   const memberId = input.memberId ?? caller.userId;
   if (memberId !== caller.userId && caller.role !== "admin") throw new TenancyError("NOT_FOUND", "no such member");
@@ -221,7 +221,7 @@ export async function listMemberRuns(
     if (memberId === caller.userId) return { owner: null, runs: [], hasMore: false };
     throw new TenancyError("NOT_FOUND", "no such member");
   }
-  const page = await connection.client.forUser(member.platformUserId).runs.list({ limit: input.limit, starting_after: input.startingAfter });
+  const page = await connection.client.forUser(member.platformUserId).runs.list({ limit: input.limit, starting_after: input.cursor });
   return {
     owner: ownerOf(member),
     runs: page.data.map((run) => ({
