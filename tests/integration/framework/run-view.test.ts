@@ -29,7 +29,9 @@ beforeAll(async () => {
   setPlatformClientBinding((prisma, who) => lazyPlatformClient(prisma, () => fw.connect(), who.tenant, who.userId)());
   acmeId = (await fw.database.prisma.tenant.findUniqueOrThrow({ where: { slug: "acme" } })).id;
   await setAllowedOrigins(fw.database.prisma, acmeId, [ORIGIN]);
-  [member, admin, globex] = await Promise.all(["member@acme.test", "admin@acme.test", "admin@globex.test"].map((email) => fw.callerFor(email)));
+  member = await fw.callerFor("member@acme.test");
+  admin = await fw.callerFor("admin@acme.test");
+  globex = await fw.callerFor("admin@globex.test");
   agentId = (await member.agents.list()).agents.find((agent) => agent.name === "Acme assistant")!.id;
 }, 120_000);
 afterAll(() => fw?.close());
