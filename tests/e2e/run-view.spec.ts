@@ -53,7 +53,8 @@ test("a member reads their run's timeline; the admin opens it from usage; anothe
   const timeline = member.getByRole("list", { name: "Timeline" });
   const entries = timeline.getByTestId("timeline-entry");
   await expect(entries.first()).toContainText(TOOL_MESSAGE);
-  const approval = entries.filter({ hasText: "Approval" });
+  const approval = entries.and(member.locator('[data-type="request"]'));
+  await expect(approval).toContainText("Approval");
   await expect(approval).toContainText("calculator");
   await expect(approval.getByTestId("request-status")).toHaveText("allowed");
   const call = entries.and(member.locator('[data-type="tool_call"]'));
@@ -108,6 +109,6 @@ test("a member reads their run's timeline; the admin opens it from usage; anothe
   // Another tenant's admin: the same id is not found, and nothing of the run shows.
   const globex = await signedIn(browser, "admin@globex.test");
   await globex.goto(runPath);
-  await expect(globex.getByRole("alert")).toHaveText("There is no such run here.");
+  await expect(globex.getByRole("alert").filter({ hasText: "no such run" })).toHaveText("There is no such run here.");
   await expect(globex.getByText(TOOL_MESSAGE)).toHaveCount(0);
 });
