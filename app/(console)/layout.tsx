@@ -10,7 +10,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const { session, memberships, active, isOwner } = await getViewer("/");
   const links = [
     { href: "/", label: "Overview" },
-    ...(active ? [{ href: "/agents", label: "Agents" }, { href: "/schedules", label: "Schedules" }, { href: "/connections", label: "Connections" }, { href: "/memories", label: "Memories" }, { href: "/permissions", label: "Permissions" }] : []),
+    ...(active ? [{ href: "/agents", label: "Agents" }, { href: "/schedules", label: "Schedules" }, { href: "/runs", label: "Runs" }, { href: "/connections", label: "Connections" }, { href: "/memories", label: "Memories" }, { href: "/permissions", label: "Permissions" }] : []),
     ...(active?.role === "admin"
       ? [
           { href: "/admin/members", label: "Members" },

@@ -4,6 +4,7 @@
 // attempt, a retry of a failed delivery and a replay of the events since a time.
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
+import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { CopyOnceField } from "@/components/ui/copy-once-field";
@@ -137,7 +138,13 @@ function DeliveryItem({ webhookId, delivery, refresh }: { webhookId: number; del
           {delivery.status}
         </span>
         <code>{delivery.event_type}</code>
-        <span>run {delivery.run_id ?? "–"}</span>
+        {delivery.run_id ? (
+          <Link href={`/runs/${delivery.run_id}`} className="text-accent underline-offset-4 hover:underline">
+            run {delivery.run_id}
+          </Link>
+        ) : (
+          <span>run –</span>
+        )}
         <span data-testid="attempt-count">
           {delivery.attempt_count} {delivery.attempt_count === 1 ? "attempt" : "attempts"}
         </span>

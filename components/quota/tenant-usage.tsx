@@ -2,6 +2,7 @@
 // Tenant admins: each member's usage this month (runs and cost against their cap, tokens the platform
 // metered) and tokens per day over the last 30 days, per member, as a stacked bar chart.
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { card, table, tableScroll, td, th } from "@/components/admin/admin-page";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -40,6 +41,15 @@ export function TenantUsage() {
                 <tr key={member.userId} data-testid="usage-row">
                   <td className={td}>
                     <span className="font-medium">{member.name ?? member.email}</span> <span className="text-muted">{member.email}</span>
+                    {/* A member with platform usage has a platform user, so runs to list. */}
+                    {member.platform ? (
+                      <>
+                        {" "}
+                        <Link href={`/runs?member=${encodeURIComponent(member.userId)}`} className="text-accent underline-offset-4 hover:underline">
+                          Runs
+                        </Link>
+                      </>
+                    ) : null}
                   </td>
                   <td className={td}>
                     {member.runs} / {member.cap.runsPerMonth ?? "∞"}

@@ -2,6 +2,7 @@
 // The member's schedules: what runs when (in the schedule's own time zone), the next fire, the last
 // runs with their status, and pause/resume, run now and delete; the form to add one below.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { card, tableScroll } from "@/components/admin/admin-page";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -86,7 +87,9 @@ export function SchedulesPanel() {
                   {schedule.runs.map((run) => (
                     <li key={run.id} data-testid="schedule-run" className="flex gap-3">
                       <span className="text-muted">{inZone(run.createdAt, schedule.timezone)}</span>
-                      <span>Run {run.id}</span>
+                      <Link href={`/runs/${run.id}`} className="font-medium text-accent underline-offset-4 hover:underline">
+                        Run {run.id}
+                      </Link>
                       <span data-testid="schedule-run-status" className="font-medium">
                         {run.status}
                       </span>

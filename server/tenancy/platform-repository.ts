@@ -265,6 +265,12 @@ export async function findTenantRun(prisma: PrismaClient, tenantId: string, user
   return row ? withCostNumber(row) : null;
 }
 
+/** Who a framework-recorded run belongs to in a tenant (any member): null when the framework did not record it. */
+export async function findTenantRunOwner(prisma: PrismaClient, tenantId: string, platformRunId: number): Promise<string | null> {
+  const row = await prisma.tenantRun.findUnique({ where: { tenantId_platformRunId: { tenantId, platformRunId } }, select: { userId: true } });
+  return row?.userId ?? null;
+}
+
 export async function listTenantRunIds(prisma: PrismaClient, tenantId: string, userId: string, platformRunIds: number[]) {
   const rows = await prisma.tenantRun.findMany({
     where: { tenantId, userId, platformRunId: { in: platformRunIds } },

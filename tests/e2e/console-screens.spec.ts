@@ -65,7 +65,7 @@ test("at 390 px every console page is in the menu, the current one is marked, an
 
   const labels = await nav.labels();
   // An admin's pages: their own and the workspace's.
-  expect(labels).toEqual(expect.arrayContaining(["Overview", "Agents", "Schedules", "Connections", "Memories", "Permissions", "Members", "Usage", "Schedules (all)"]));
+  expect(labels).toEqual(expect.arrayContaining(["Overview", "Agents", "Schedules", "Runs", "Connections", "Memories", "Permissions", "Members", "Usage", "Schedules (all)"]));
   for (const label of labels) {
     if (!(await nav.isMenuOpen())) await nav.openMenu();
     const link = nav.link(label);

@@ -2,6 +2,8 @@
 // the tenant's limits and the member's cap first; a refusal is TOO_MANY_REQUESTS naming the limit.
 import { runAnswerInput, runApproveInput, runCreateInput, runIdInput, runListInput, runReplyInput } from "@/lib/schemas/console";
 import { answerRun, approveRun, cancelRun, createRun, getRun, listPermissionRequests, listRuns, replyRun } from "@/server/tenancy/runs";
+import { RunDetail, RunRows, runViewInput, runViewListInput } from "@/lib/schemas/run-view";
+import { getRunDetail, listMemberRuns } from "@/server/tenancy/run-view";
 import { router, tenantProcedure } from "../trpc";
 import { callerOf } from "./agents";
 
@@ -31,6 +33,18 @@ export const runsRouter = router({
   approve: tenantProcedure
     .input(runApproveInput)
     .mutation(async ({ ctx, input }) => approveRun(ctx.prisma, await ctx.platform(), callerOf(ctx), input)),
+
+  /** One run as the run view shows it: its owner's, or any tenant member's for an admin. */
+  detail: tenantProcedure
+    .input(runViewInput)
+    .output(RunDetail)
+    .query(async ({ ctx, input }) => getRunDetail(ctx.prisma, await ctx.connection(), callerOf(ctx), input.runId)),
+
+  /** A member's runs however they started (chat, console, schedule), newest first. */
+  history: tenantProcedure
+    .input(runViewListInput)
+    .output(RunRows)
+    .query(async ({ ctx, input }) => listMemberRuns(ctx.prisma, await ctx.connection(), callerOf(ctx), input)),
 
   /** The run's permission requests (tool approvals and questions). */
   permissions: tenantProcedure

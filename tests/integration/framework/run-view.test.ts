@@ -1,0 +1,127 @@
+// The run view (runs.detail, runs.history): a run is read by its owner and by the admins of the
+// owner's tenant, with its timeline, model, tokens and exact cost; another member's run (for a
+// member), another tenant's, or an unknown id is NOT_FOUND, and so is another member's list.
+import { TRPCError } from "@trpc/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setProcessDatabase } from "@/server/db";
+import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER, setPlatformClientBinding } from "@/server/chat/framework-context";
+import { chatHandlers } from "@/server/chat/handlers";
+import { setAllowedOrigins } from "@/server/embed/origins";
+import { signEmbedToken } from "@/server/embed/tokens";
+import { costMicrosOf } from "@/server/tenancy/runs";
+import { lazyPlatformClient } from "@/server/tenancy/platform-users";
+import { startFramework, type FrameworkHarness } from "../../helpers/framework";
+import { waitForRun } from "../../helpers/poll";
+
+type Caller = Awaited<ReturnType<FrameworkHarness["callerFor"]>>;
+
+let fw: FrameworkHarness;
+let member: Caller;
+let admin: Caller;
+let globex: Caller;
+let agentId: string;
+let acmeId: string;
+const ORIGIN = "http://127.0.0.1:4100";
+
+beforeAll(async () => {
+  fw = await startFramework();
+  setProcessDatabase(fw.database);
+  setPlatformClientBinding((prisma, who) => lazyPlatformClient(prisma, () => fw.connect(), who.tenant, who.userId)());
+  acmeId = (await fw.database.prisma.tenant.findUniqueOrThrow({ where: { slug: "acme" } })).id;
+  await setAllowedOrigins(fw.database.prisma, acmeId, [ORIGIN]);
+  member = await fw.callerFor("member@acme.test");
+  admin = await fw.callerFor("admin@acme.test");
+  globex = await fw.callerFor("admin@globex.test");
+  agentId = (await member.agents.list()).agents.find((agent) => agent.name === "Acme assistant")!.id;
+}, 120_000);
+afterAll(() => fw?.close());
+
+const settled = ["completed", "failed", "cancelled"];
+
+async function finishedRun(caller: Caller, message: string) {
+  const run = await caller.runs.create({ agentId, message });
+  await waitForRun((id) => caller.runs.get({ runId: id }), run.id, settled);
+  return run.id;
+}
+
+async function notFound(read: Promise<unknown>) {
+  const error = await read.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(TRPCError);
+  expect((error as TRPCError).code).toBe("NOT_FOUND");
+}
+
+const userIdOf = async (email: string) => (await fw.database.prisma.user.findUniqueOrThrow({ where: { email } })).id;
+
+describe("runs.detail", () => {
+  it("shows the owner their run: the message, the tool call with its input and result, the answer, model, tokens and exact cost", async () => {
+    const runId = await finishedRun(member, '::tool calculator {"expression":"6*7"}');
+    const detail = await member.runs.detail({ runId });
+    const platformRun = await (await fw.connect()).client.forUser(
+      (await fw.database.prisma.tenantPlatformUser.findFirstOrThrow({ where: { tenantId: acmeId, userId: await userIdOf("member@acme.test") } })).platformUserId,
+    ).runs.get(runId);
+    expect(detail).toMatchObject({
+      id: runId,
+      status: "completed",
+      owner: { email: "member@acme.test" },
+      model: platformRun.model,
+      inputTokens: platformRun.usage.input_tokens,
+      outputTokens: platformRun.usage.output_tokens,
+      costMicros: costMicrosOf(platformRun.usage.cost_usd),
+      trigger: { kind: "console" },
+      complete: true,
+    });
+    expect(detail.costMicros).toBeGreaterThan(0);
+    expect(detail.durationMs).toBe(Date.parse(platformRun.finished_at!) - Date.parse(platformRun.created_at));
+    expect(detail.timeline.map((entry) => entry.type)).toEqual(["message", "tool_call", "message", "status"]);
+    expect(detail.timeline[0]).toEqual({ type: "message", role: "user", text: '::tool calculator {"expression":"6*7"}' });
+    expect(detail.timeline[1]).toMatchObject({ type: "tool_call", name: "calculator", input: { expression: "6*7" }, done: true });
+    expect(JSON.stringify((detail.timeline[1] as { result: unknown }).result)).toContain("42");
+    expect(detail.timeline[2]).toMatchObject({ type: "message", role: "assistant" });
+    expect(detail.timeline[3]).toEqual({ type: "status", status: "completed", error: null });
+  });
+
+  it("lets the tenant's admin read a member's run, and no one else", async () => {
+    const runId = await finishedRun(member, "for the admin to read");
+    expect((await admin.runs.detail({ runId })).owner.email).toBe("member@acme.test");
+    await notFound(globex.runs.detail({ runId }));
+    // A member does not read another member's run (here the admin's).
+    const adminRun = await finishedRun(admin, "the admin's own");
+    await notFound(member.runs.detail({ runId: adminRun }));
+    await notFound(member.runs.detail({ runId: 2_000_000_000 }));
+  });
+
+  it("finds a chat's run (which the framework does not record) for its owner and the admin", async () => {
+    const { token } = await signEmbedToken({ tenantId: acmeId, userId: await userIdOf("member@acme.test"), origin: ORIGIN });
+    const response = await chatHandlers.send(
+      new Request("http://127.0.0.1/api/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json", [EMBED_TOKEN_HEADER]: token, [EMBED_ORIGIN_HEADER]: ORIGIN },
+        body: JSON.stringify({ agent: "Acme assistant", message: { id: "m1", role: "user", parts: [{ type: "text", text: "hello from the chat" }] } }),
+      }),
+    );
+    expect(response.status).toBe(200);
+    const runId = Number(response.headers.get("x-run-id"));
+    await response.text();
+    const mine = await waitForRun((id) => member.runs.detail({ runId: id }), runId, settled);
+    expect(mine.trigger).toEqual({ kind: "chat" });
+    expect(mine.timeline[0]).toEqual({ type: "message", role: "user", text: "hello from the chat" });
+    expect((await admin.runs.detail({ runId })).owner.email).toBe("member@acme.test");
+    await notFound(globex.runs.detail({ runId }));
+  });
+});
+
+describe("runs.history", () => {
+  it("lists a member's runs for them and their tenant's admin; not another member's for a member, nor across tenants", async () => {
+    const runId = await finishedRun(member, "listed");
+    const memberId = await userIdOf("member@acme.test");
+    const own = await member.runs.history({});
+    expect(own.owner?.email).toBe("member@acme.test");
+    expect(own.runs.map((run) => run.id)).toContain(runId);
+    expect((await admin.runs.history({ memberId })).runs.map((run) => run.id)).toContain(runId);
+    await notFound(member.runs.history({ memberId: await userIdOf("admin@acme.test") }));
+    await notFound(globex.runs.history({ memberId }));
+  });
+});
