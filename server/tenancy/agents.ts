@@ -75,6 +75,11 @@ export async function listAgents(prisma: Db, caller: Caller) {
   };
 }
 
+/** The agent the console's Chat opens when the URL names none: the oldest one the member can see. */
+export async function defaultChatAgentId(prisma: Db, tenantId: string, userId: string): Promise<string | undefined> {
+  return (await listVisibleAgents(prisma, tenantId, userId))[0]?.id;
+}
+
 /** An agent the caller can see; NOT_FOUND for another tenant's or another member's personal one. */
 export async function getVisibleAgent(prisma: Db, caller: Caller, id: string): Promise<TenantAgentRecord> {
   const agent = await findVisibleAgent(prisma, caller.tenantId, caller.userId, id);
