@@ -10,7 +10,7 @@ import { chatStorageScope } from "@/server/chat/storage-scope";
 import { getDb } from "@/server/shared/db";
 import { widgetPageResponse } from "@/server/embed/html";
 import { widgetAssets } from "@/server/embed/widget-assets";
-import { defaultChatAgentId } from "@/server/tenancy/agents";
+import { defaultChatAgentName } from "@/server/tenancy/agents";
 import { resolveActiveMembership } from "@/server/tenancy/tenants";
 
 export const dynamic = "force-dynamic";
@@ -28,7 +28,7 @@ export async function GET(request: NextRequest) {
   if (!active) return NextResponse.redirect(new URL("/", url));
   // The nav's Chat names no agent: the member's first. With none there is nothing to chat with: the
   // agents page lists the member's and says how to make one.
-  const agent = named ?? (await defaultChatAgentId(prisma, active.tenant.id, session.user.id));
+  const agent = named ?? (await defaultChatAgentName(prisma, active.tenant.id, session.user.id));
   if (!agent) return NextResponse.redirect(new URL("/agents", url));
   const viewer = { email: session.user.email ?? "", workspace: active.tenant.name, storageScope: chatStorageScope(active.tenant.id, session.user.id) };
   return widgetPageResponse(chatPageHtml(agent, mode, viewer, await widgetAssets("chat")), "chat page");
