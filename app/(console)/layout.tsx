@@ -10,14 +10,14 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const { session, memberships, active, isOwner } = await getViewer("/");
   const links = [
     { href: "/", label: "Overview" },
-    ...(active ? [{ href: "/agents", label: "Agents" }, { href: "/schedules", label: "Schedules" }, { href: "/runs", label: "Runs" }, { href: "/connections", label: "Connections" }, { href: "/memories", label: "Memories" }, { href: "/permissions", label: "Permissions" }] : []),
+    // Chat opens the full chat page (app/chat/route.ts) with the member's first agent.
+    ...(active ? [{ href: "/chat", label: "Chat", document: true }, { href: "/agents", label: "Agents" }, { href: "/schedules", label: "Schedules" }, { href: "/runs", label: "Runs" }, { href: "/connections", label: "Connections" }, { href: "/memories", label: "Memories" }, { href: "/permissions", label: "Permissions" }] : []),
     ...(active?.role === "admin"
       ? [
           { href: "/admin/members", label: "Members" },
           { href: "/admin/invites", label: "Invites" },
           { href: "/admin/caps", label: "Caps" },
           { href: "/admin/usage", label: "Usage" },
-          { href: "/admin/schedules", label: "Schedules (all)" },
           { href: "/admin/apps", label: "Apps" },
           { href: "/admin/tools", label: "Tools" },
           { href: "/admin/embed", label: "Embed" },

@@ -1,7 +1,7 @@
-// /chat?agent=<tenant agent id or name>&mode=approval|plan|autonomous: the signed-in member's full chat,
-// as a page of our own HTML and the widget bundle (server/chat/page.ts), outside Next's client runtime.
-// The chat bridge (app/api/chat) checks the session and the tenant again on every request; this only
-// decides what to show.
+// /chat?agent=<tenant agent id or name>&mode=approval|plan|autonomous (no agent: their first): the
+// signed-in member's full chat, as a page of our own HTML and the widget bundle (server/chat/page.ts),
+// outside Next's client runtime. The chat bridge (app/api/chat) checks the session and the tenant again
+// on every request; this only decides what to show.
 import { NextResponse, type NextRequest } from "next/server";
 import { ACTIVE_TENANT_COOKIE } from "@/server/api/trpc";
 import { getSession } from "@/server/auth/session";
@@ -10,6 +10,7 @@ import { chatStorageScope } from "@/server/chat/storage-scope";
 import { getDb } from "@/server/shared/db";
 import { widgetPageResponse } from "@/server/embed/html";
 import { widgetAssets } from "@/server/embed/widget-assets";
+import { defaultChatAgentName } from "@/server/tenancy/agents";
 import { resolveActiveMembership } from "@/server/tenancy/tenants";
 
 export const dynamic = "force-dynamic";
@@ -20,13 +21,15 @@ export async function GET(request: NextRequest) {
   if (!session) {
     return NextResponse.redirect(new URL(`/signin?callbackUrl=${encodeURIComponent(url.pathname + url.search)}`, url));
   }
-  const { agent, mode } = chatPageQuery(url.searchParams);
-  // Without an agent there is nothing to chat with: the agents page lists the member's.
-  if (!agent) return NextResponse.redirect(new URL("/agents", url));
+  const { agent: named, mode } = chatPageQuery(url.searchParams);
   const { prisma } = await getDb();
   const { active } = await resolveActiveMembership(prisma, session.user.id, request.cookies.get(ACTIVE_TENANT_COOKIE)?.value);
   // In no workspace: the overview says how to get into one.
   if (!active) return NextResponse.redirect(new URL("/", url));
+  // The nav's Chat names no agent: the member's first. With none there is nothing to chat with: the
+  // agents page lists the member's and says how to make one.
+  const agent = named ?? (await defaultChatAgentName(prisma, active.tenant.id, session.user.id));
+  if (!agent) return NextResponse.redirect(new URL("/agents", url));
   const viewer = { email: session.user.email ?? "", workspace: active.tenant.name, storageScope: chatStorageScope(active.tenant.id, session.user.id) };
   return widgetPageResponse(chatPageHtml(agent, mode, viewer, await widgetAssets("chat")), "chat page");
 }

@@ -18,8 +18,12 @@ import {
   topUpInput,
 } from "@/lib/schemas/owner-billing";
 import { useTRPC } from "@/lib/trpc/react";
+import type { inferRouterOutputs } from "@trpc/server";
 import type { ZodType } from "zod";
+import type { AppRouter } from "@/server/api/root";
 import { card, table, tableScroll, td, th } from "./admin-page";
+
+type Overview = inferRouterOutputs<AppRouter>["billing"]["overview"];
 
 const AMOUNT_FORMAT = "Enter an amount in dollars, e.g. 25.00.";
 const dateTime = (iso: string) => new Date(iso).toLocaleString("en", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
@@ -94,63 +98,90 @@ function FormFooter({ pending, label, status, error }: { pending: boolean; label
 function BalanceSection() {
   const trpc = useTRPC();
   const overview = useQuery(trpc.billing.overview.queryOptions());
-  if (overview.isPending) return <Loading />;
-  if (overview.isError) return <FormError message={`Could not load the balance: ${overview.error.message}`} />;
-  const { balance, tenants, tenantsCostMicros } = overview.data;
+  return (
+    <Section id="balance-title" title="Balance" intro="The platform account every tenant's runs are paid from.">
+      {overview.isPending ? (
+        <Loading />
+      ) : overview.isError ? (
+        <FormError message={`Could not load the balance from the platform: ${overview.error.message}`} />
+      ) : (
+        <BalanceDetails balance={overview.data.balance} />
+      )}
+    </Section>
+  );
+}
+
+function BalanceDetails({ balance }: { balance: Overview["balance"] }) {
   return (
     <>
-      <Section id="balance-title" title="Balance" intro="The platform account every tenant's runs are paid from.">
-        <dl className="grid gap-4 text-sm sm:grid-cols-3">
-          <div>
-            <dt className="text-muted">Balance</dt>
-            <dd className="mt-1 text-2xl font-semibold" data-testid="billing-balance">
-              {formatMicros(balance.balance_micros)}
-            </dd>
-          </div>
-          <div>
-            <dt className="text-muted">Held by runs in progress</dt>
-            <dd className="mt-1 text-lg font-medium">{formatMicros(balance.held_micros)}</dd>
-          </div>
-          <div>
-            <dt className="text-muted">Available to new runs</dt>
-            <dd className="mt-1 text-lg font-medium">{formatMicros(balance.available_micros)}</dd>
-          </div>
-        </dl>
-        <h3 className="text-sm font-semibold">Ledger (newest first)</h3>
-        {balance.transactions.length === 0 ? (
-          <p className="text-sm text-muted">No entries yet.</p>
-        ) : (
-          <div className={tableScroll}>
-            <table className={table} data-testid="ledger">
-              <thead>
-                <tr>
-                  <th className={th}>When (UTC)</th>
-                  <th className={th}>Type</th>
-                  <th className={th}>Description</th>
-                  <th className={`${th} text-right`}>Amount</th>
-                  <th className={`${th} text-right`}>Balance after</th>
+      <dl className="grid gap-4 text-sm sm:grid-cols-3">
+        <div>
+          <dt className="text-muted">Balance</dt>
+          <dd className="mt-1 text-2xl font-semibold" data-testid="billing-balance">
+            {formatMicros(balance.balance_micros)}
+          </dd>
+        </div>
+        <div>
+          <dt className="text-muted">Held by runs in progress</dt>
+          <dd className="mt-1 text-lg font-medium">{formatMicros(balance.held_micros)}</dd>
+        </div>
+        <div>
+          <dt className="text-muted">Available to new runs</dt>
+          <dd className="mt-1 text-lg font-medium">{formatMicros(balance.available_micros)}</dd>
+        </div>
+      </dl>
+      <h3 className="text-sm font-semibold">Ledger (newest first)</h3>
+      {balance.transactions.length === 0 ? (
+        <p className="text-sm text-muted">No entries yet.</p>
+      ) : (
+        <div className={tableScroll}>
+          <table className={table} data-testid="ledger">
+            <thead>
+              <tr>
+                <th className={th}>When (UTC)</th>
+                <th className={th}>Type</th>
+                <th className={th}>Description</th>
+                <th className={`${th} text-right`}>Amount</th>
+                <th className={`${th} text-right`}>Balance after</th>
+              </tr>
+            </thead>
+            <tbody>
+              {balance.transactions.map((entry) => (
+                <tr key={entry.id} data-testid="ledger-row">
+                  <td className={`${td} whitespace-nowrap text-muted`}>{dateTime(entry.created_at)}</td>
+                  <td className={td}>{entry.type}</td>
+                  <td className={td}>{entry.description}</td>
+                  <td className={`${td} text-right tabular-nums`}>{formatMicros(entry.amount_micros)}</td>
+                  <td className={`${td} text-right tabular-nums`}>{formatMicros(entry.balance_after_micros)}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {balance.transactions.map((entry) => (
-                  <tr key={entry.id} data-testid="ledger-row">
-                    <td className={`${td} whitespace-nowrap text-muted`}>{dateTime(entry.created_at)}</td>
-                    <td className={td}>{entry.type}</td>
-                    <td className={td}>{entry.description}</td>
-                    <td className={`${td} text-right tabular-nums`}>{formatMicros(entry.amount_micros)}</td>
-                    <td className={`${td} text-right tabular-nums`}>{formatMicros(entry.balance_after_micros)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </Section>
-      <Section
-        id="spend-title"
-        title="Tenants' spend this month"
-        intro={`${formatMicros(tenantsCostMicros)} spent by all tenants this month, against a balance of ${formatMicros(balance.balance_micros)}.`}
-      >
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
+
+/**
+ * The tenants' spend comes from the framework's own records (billing.spend), so it shows at once and
+ * even when the platform does not answer; only the share of the balance waits for the balance.
+ */
+function SpendSection() {
+  const trpc = useTRPC();
+  const spend = useQuery(trpc.billing.spend.queryOptions());
+  const overview = useQuery(trpc.billing.overview.queryOptions());
+  const balanceMicros = overview.data?.balance.balance_micros;
+  const intro = spend.data
+    ? `${formatMicros(spend.data.tenantsCostMicros)} spent by all tenants this month${balanceMicros === undefined ? "." : `, against a balance of ${formatMicros(balanceMicros)}.`}`
+    : undefined;
+  return (
+    <Section id="spend-title" title="Tenants' spend this month" intro={intro}>
+      {spend.isPending ? (
+        <Loading />
+      ) : spend.isError ? (
+        <FormError message={`Could not load the tenants' spend: ${spend.error.message}`} />
+      ) : (
         <div className={tableScroll}>
           <table className={table} data-testid="tenant-spend">
             <thead>
@@ -163,7 +194,7 @@ function BalanceSection() {
               </tr>
             </thead>
             <tbody>
-              {tenants.map((tenant) => (
+              {spend.data.tenants.map((tenant) => (
                 <tr key={tenant.id} data-testid="tenant-spend-row">
                   <td className={td}>
                     <span className="font-medium">{tenant.name}</span> <span className="text-muted">{tenant.slug}</span>
@@ -171,14 +202,14 @@ function BalanceSection() {
                   <td className={td}>{tenant.runs}</td>
                   <td className={`${td} text-right tabular-nums`}>{formatMicros(tenant.costMicros)}</td>
                   <td className={`${td} text-right tabular-nums`}>{tenant.limitCents === null ? "no limit" : formatCents(tenant.limitCents)}</td>
-                  <td className={`${td} text-right tabular-nums`}>{shareOf(tenant.costMicros, balance.balance_micros)}</td>
+                  <td className={`${td} text-right tabular-nums`}>{balanceMicros === undefined ? "–" : shareOf(tenant.costMicros, balanceMicros)}</td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
-      </Section>
-    </>
+      )}
+    </Section>
   );
 }
 
@@ -281,16 +312,16 @@ function DevelopmentKeyNote() {
 /** Shown where the operator key is configured (INLAY_OPERATOR_KEY); otherwise a line says how to set it up. */
 function CreditSection() {
   const trpc = useTRPC();
-  const overview = useQuery(trpc.billing.overview.queryOptions());
-  if (!overview.data) return null;
+  const spend = useQuery(trpc.billing.spend.queryOptions());
+  if (!spend.data) return null;
   return (
     <Section
       id="credit-title"
       title="Credit the balance"
       intro="With manual payments (an invoice paid by transfer, a goodwill credit): the ledger records the amount, your email and the reason."
     >
-      {overview.data.creditDevelopmentKey ? <DevelopmentKeyNote /> : null}
-      {overview.data.creditConfigured ? (
+      {spend.data.creditDevelopmentKey ? <DevelopmentKeyNote /> : null}
+      {spend.data.creditConfigured ? (
         <CreditForm />
       ) : (
         <p className="text-sm text-muted">
@@ -536,6 +567,7 @@ export function BillingPanel() {
   return (
     <>
       <BalanceSection />
+      <SpendSection />
       <Section id="topup-title" title="Top up" intro="Pay on the payment provider's checkout page (without a card provider, the top-up's own page says how); the balance is credited once the payment lands.">
         <TopUpForm />
       </Section>

@@ -1,16 +1,18 @@
 "use client";
 // The installation owner's webhook endpoints: register one (its signing secret shown once), pause,
 // resume, rotate the secret (the new one shown once), delete; per endpoint its deliveries with every
-// attempt, a retry of a failed delivery and a replay of the events since a time.
+// attempt, one delivery sent again (a failed one retried, a delivered one replayed) and a replay of the
+// events since a time.
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
+import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { CopyOnceField } from "@/components/ui/copy-once-field";
 import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
-import { CreateWebhookRequest, WEBHOOK_EVENT_TYPES } from "@/lib/schemas/webhooks";
+import { CreateWebhookRequest, WEBHOOK_EVENT_TYPES, WebhookEventType } from "@/lib/schemas/webhooks";
 import { useTRPC } from "@/lib/trpc/react";
 import type { AppRouter } from "@/server/api/root";
 import { card } from "./admin-page";
@@ -19,7 +21,8 @@ type Outputs = inferRouterOutputs<AppRouter>["webhooks"];
 type Webhook = Outputs["list"][number];
 type Delivery = Outputs["deliveries"]["data"][number];
 
-const createInput = CreateWebhookRequest.omit({ user_id: true });
+// The form always names its kinds (the API's "every kind when omitted" is not what an empty form means).
+const createInput = CreateWebhookRequest.omit({ user_id: true }).extend({ events: z.array(WebhookEventType).min(1, "Tick at least one event.") });
 const time = (iso: string) => new Date(iso).toLocaleString("en");
 const smallButton = "h-8 border border-line px-3";
 /** While the list is open it is re-read this often, so new deliveries and attempts show up. */
@@ -89,7 +92,8 @@ function RegisterForm() {
       <Button type="submit" disabled={create.isPending} className="sm:mt-6">
         {create.isPending ? "Registering…" : "Register endpoint"}
       </Button>
-      <EventCheckboxes legend="Events" defaultChecked={WEBHOOK_EVENT_TYPES} error={errors.fields.events} />
+      {/* Nothing ticked to start: with every box ticked, ticking the one wanted subscribed to all of them. */}
+      <EventCheckboxes legend="Events" defaultChecked={[]} error={errors.fields.events} />
       <div className="sm:col-span-2">
         <FormError message={errors.form} />
         {created ? <SecretOnce secret={created.secret} label={`Registered ${created.url}.`} /> : null}
@@ -150,9 +154,11 @@ function DeliveryItem({ webhookId, delivery, refresh }: { webhookId: number; del
         </span>
         {delivery.origin === "replay" ? <span className="text-xs text-muted">replay</span> : null}
         <span className="text-xs text-muted">{time(delivery.created_at)}</span>
-        {delivery.status === "failed" ? (
+        {/* Any finished delivery can be sent again (the platform's retry): a failed one is retried,
+            a delivered one replayed, e.g. to a receiver that lost it. */}
+        {delivery.status !== "pending" ? (
           <Button type="button" variant="ghost" className={smallButton} disabled={retry.isPending} onClick={() => retry.mutate({ webhookId, deliveryId: delivery.id })}>
-            {retry.isPending ? "Retrying…" : "Retry"}
+            {delivery.status === "failed" ? (retry.isPending ? "Retrying…" : "Retry") : retry.isPending ? "Replaying…" : "Replay"}
           </Button>
         ) : null}
       </div>
@@ -254,7 +260,7 @@ function Endpoint({ webhook }: { webhook: Webhook }) {
           <h2 className="break-all font-mono text-sm font-semibold">{webhook.url}</h2>
           <p className="mt-1 flex flex-wrap items-center gap-2 text-xs text-muted">
             <StatusBadge webhook={webhook} />
-            <span>{webhook.events.join(", ")}</span>
+            <span data-testid="webhook-events">{webhook.events.join(", ")}</span>
           </p>
           <p className="mt-1 text-xs text-muted">
             Secret <code data-testid="masked-secret">{webhook.secret}</code>

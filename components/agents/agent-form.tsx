@@ -9,7 +9,7 @@ import { FormError, SelectField, TextField, fieldClass } from "@/components/ui/f
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
 import { AGENT_TOOLS, permissionModes, tenantAgentInput, type TenantAgentInput } from "@/lib/schemas/console";
 
-export const emptyAgent: TenantAgentInput = { name: "", instructions: "", model: null, permissionMode: "autonomous", tools: ["memory"] };
+export const emptyAgent: TenantAgentInput = { name: "", instructions: "", model: null, permissionMode: "approval", tools: ["memory"] };
 
 export function AgentForm({
   initial,

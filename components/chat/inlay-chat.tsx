@@ -289,7 +289,7 @@ function ChatSession({
       {header ?? (
         <header className="ic-header">
           {avatarNode}
-          <div>
+          <div className="ic-header-text">
             <div className="ic-header-title">{title ?? agent}</div>
             <div className="ic-header-sub">
               <span className="ic-status-dot" data-busy={busy} aria-hidden />

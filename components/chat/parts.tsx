@@ -130,6 +130,12 @@ export function ApprovalCard({ data, actions }: { data: ChatDataTypes["approval"
 
 const connectionLabels = { pending: "Waiting for you", connected: "Connected", declined: "Not connected", expired: "No longer needed" } as const;
 
+/** Once connected the card says so: "isn't connected" beside a Connected badge read as a failure. */
+function connectionHeadline(data: ChatDataTypes["connection"]): string {
+  if (data.state === "connected") return `${data.appName} is connected`;
+  return data.reason === "expired" ? `${data.appName}'s access has expired` : `${data.appName} isn't connected`;
+}
+
 export function ConnectionCard({ data, actions }: { data: ChatDataTypes["connection"]; actions: CardActions }) {
   const local = data.state === "pending" ? actions.local[data.requestId] : undefined;
   const pending = data.state === "pending" && !local;
@@ -138,7 +144,7 @@ export function ConnectionCard({ data, actions }: { data: ChatDataTypes["connect
     <section className="ic-card" data-tone={pending ? "attention" : undefined} aria-label={`Connect ${data.appName}`} data-testid="connection-card">
       <div className="ic-card-head">
         <Icon path={icons.plug} />
-        <span>{data.reason === "expired" ? `${data.appName}'s access has expired` : `${data.appName} isn't connected`}</span>
+        <span>{connectionHeadline(data)}</span>
         <span className="ic-badge" data-state={local ? "running" : state}>
           {local ?? connectionLabels[data.state]}
         </span>

@@ -1,12 +1,13 @@
 "use client";
 // The member's app connections: each app the workspace offers with their status (connected as
 // <account>, expired → Reconnect, error), Connect in a popup (the page itself when popups are
-// blocked), Disconnect, a label per connection, and a key form for API-key apps.
+// blocked), Disconnect (asked first), a label per connection, and a key form for API-key apps.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
 import { card } from "@/components/admin/admin-page";
 import { Button } from "@/components/ui/button";
+import { ConfirmButton } from "@/components/ui/confirm-button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { FormError, TextField } from "@/components/ui/field";
 import { CONNECTIONS_PATH } from "@/lib/connections/flow";
@@ -117,9 +118,13 @@ export function ConnectionsPanel() {
                   </Button>
                 ) : null}
                 {app.connections.length > 0 ? (
-                  <Button variant="ghost" disabled={disconnect.isPending} onClick={() => disconnect.mutate({ app: app.slug })}>
-                    Disconnect
-                  </Button>
+                  <ConfirmButton
+                    label={app.connections.length > 1 ? "Disconnect all" : "Disconnect"}
+                    question={app.connections.length > 1 ? `Disconnect all ${app.connections.length} ${app.name} connections?` : `Disconnect ${app.name}?`}
+                    confirmLabel="Yes, disconnect"
+                    disabled={disconnect.isPending}
+                    onConfirm={() => disconnect.mutate({ app: app.slug })}
+                  />
                 ) : null}
               </div>
             </div>
@@ -127,7 +132,7 @@ export function ConnectionsPanel() {
             {app.connections.length > 0 ? (
               <ul className="mt-3 space-y-2 text-sm" aria-label={`Connections of ${app.name}`}>
                 {app.connections.map((connection) => (
-                  <ConnectionRow key={connection.connectionId} app={app.slug} connection={connection} onDone={refresh} />
+                  <ConnectionRow key={connection.connectionId} app={app} connection={connection} onDone={refresh} />
                 ))}
               </ul>
             ) : null}
@@ -165,7 +170,7 @@ function ApiKeyForm({ app, onDone }: { app: MemberApp; onDone: () => Promise<unk
   );
 }
 
-function ConnectionRow({ app, connection, onDone }: { app: string; connection: MemberConnection; onDone: () => Promise<unknown> }) {
+function ConnectionRow({ app, connection, onDone }: { app: MemberApp; connection: MemberConnection; onDone: () => Promise<unknown> }) {
   const trpc = useTRPC();
   const [editing, setEditing] = useState(false);
   const [label, setLabel] = useState(connection.label ?? "");
@@ -200,9 +205,16 @@ function ConnectionRow({ app, connection, onDone }: { app: string; connection: M
           <Button variant="ghost" onClick={() => setEditing(true)}>
             Rename
           </Button>
-          <Button variant="ghost" disabled={remove.isPending} onClick={() => remove.mutate({ app, connectionId: connection.connectionId })}>
-            Remove
-          </Button>
+          {/* With one connection the app's Disconnect is this; a second button doing the same confused. */}
+          {app.connections.length > 1 ? (
+            <ConfirmButton
+              label="Remove"
+              question={`Remove ${title}?`}
+              confirmLabel="Yes, remove"
+              disabled={remove.isPending}
+              onConfirm={() => remove.mutate({ app: app.slug, connectionId: connection.connectionId })}
+            />
+          ) : null}
         </>
       )}
     </li>

@@ -10,6 +10,8 @@ import { useId, useState } from "react";
 export interface ConsoleLink {
   href: string;
   label: string;
+  /** A page outside the app router (the chat): a plain link, so the browser loads it whole. */
+  document?: boolean;
 }
 
 /** "page" for the link to this page, "true" for the section it is in, undefined otherwise. */
@@ -20,6 +22,9 @@ export function currentness(href: string, pathname: string, hrefs: readonly stri
   const longer = hrefs.some((other) => other.length > href.length && (pathname === other || pathname.startsWith(`${other}/`)));
   return longer ? undefined : "true";
 }
+
+const linkClass =
+  "block rounded-lg px-3 py-2 text-muted hover:bg-fg/5 hover:text-fg aria-[current]:bg-accent/10 aria-[current]:font-medium aria-[current]:text-fg";
 
 export function ConsoleNav({ links }: { links: ConsoleLink[] }) {
   const pathname = usePathname();
@@ -63,14 +68,15 @@ export function ConsoleNav({ links }: { links: ConsoleLink[] }) {
           const state = currentness(link.href, pathname, hrefs);
           return (
             <li key={link.href}>
-              <Link
-                href={link.href}
-                aria-current={state}
-                onClick={() => setOpenOn(null)}
-                className="block rounded-lg px-3 py-2 text-muted hover:bg-fg/5 hover:text-fg aria-[current]:bg-accent/10 aria-[current]:font-medium aria-[current]:text-fg"
-              >
-                {link.label}
-              </Link>
+              {link.document ? (
+                <a href={link.href} className={linkClass}>
+                  {link.label}
+                </a>
+              ) : (
+                <Link href={link.href} aria-current={state} onClick={() => setOpenOn(null)} className={linkClass}>
+                  {link.label}
+                </Link>
+              )}
             </li>
           );
         })}

@@ -75,6 +75,14 @@ export async function listAgents(prisma: Db, caller: Caller) {
   };
 }
 
+/**
+ * The agent the console's Chat opens when the URL names none: the oldest one the member can see, by
+ * name (unique in the tenant), which the chat's header shows.
+ */
+export async function defaultChatAgentName(prisma: Db, tenantId: string, userId: string): Promise<string | undefined> {
+  return (await listVisibleAgents(prisma, tenantId, userId))[0]?.name;
+}
+
 /** An agent the caller can see; NOT_FOUND for another tenant's or another member's personal one. */
 export async function getVisibleAgent(prisma: Db, caller: Caller, id: string): Promise<TenantAgentRecord> {
   const agent = await findVisibleAgent(prisma, caller.tenantId, caller.userId, id);

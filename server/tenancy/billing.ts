@@ -29,8 +29,16 @@ export interface TenantSpend {
 
 /** The balance with its ledger (newest first) and each tenant's spend this month, largest first. */
 export async function getBillingOverview(prisma: Db, connection: PlatformConnection, now = new Date()) {
-  const [balance, tenants] = await Promise.all([connection.client.billing.balance(), listTenantsForOwner(prisma, now)]);
-  const spend: TenantSpend[] = tenants
+  const [balance, spend] = await Promise.all([connection.client.billing.balance(), getTenantSpend(prisma, now)]);
+  return { mode: connection.mode, balance, ...spend };
+}
+
+/**
+ * Each tenant's spend this month, largest first, from the framework's own records: known even when
+ * the platform does not answer, so the billing page shows it without waiting for the balance.
+ */
+export async function getTenantSpend(prisma: Db, now = new Date()) {
+  const spend: TenantSpend[] = (await listTenantsForOwner(prisma, now))
     .map((tenant) => ({
       id: tenant.id,
       name: tenant.name,
@@ -40,12 +48,7 @@ export async function getBillingOverview(prisma: Db, connection: PlatformConnect
       limitCents: tenant.limits.costPerMonthCents,
     }))
     .sort((a, b) => b.costMicros - a.costMicros || a.name.localeCompare(b.name));
-  return {
-    mode: connection.mode,
-    balance,
-    tenants: spend,
-    tenantsCostMicros: spend.reduce((sum, tenant) => sum + tenant.costMicros, 0),
-  };
+  return { tenants: spend, tenantsCostMicros: spend.reduce((sum, tenant) => sum + tenant.costMicros, 0) };
 }
 
 /** The console's own page for a pending top-up on a platform that takes no card payments. */

@@ -6,13 +6,13 @@ import { NotFoundError, type PlatformClient, type Run, type RunFrame } from "@/l
 import { isSettledStatus } from "@/lib/schemas/runs";
 import type { RunDetail, RunTrigger } from "@/lib/schemas/run-view";
 import { conversationPreview } from "@/lib/chat/history";
-import type { Db } from "@/server/db";
+import type { Db } from "@/server/shared/db";
 import type { Caller } from "./agents";
 import { TenancyError } from "./errors";
 import type { PlatformConnection } from "./platform-connection";
 import { findTenantRunOwner, listTenantPlatformUsers } from "./platform-repository";
 import { findMemberSchedule } from "./schedules-repository";
-import { costMicrosOf } from "./runs";
+import { costMicrosOf } from "./run-ledger";
 import { buildTimeline } from "./run-timeline";
 
 /** A run's requests read at most: a longer conversation shows its first ones. */

@@ -75,9 +75,12 @@ test.describe("chat", () => {
     expect(await page.evaluate(() => JSON.stringify(sessionStorage))).not.toContain("the acme secret");
   });
 
-  test("the full chat page without an agent lists the agents", async ({ page }) => {
+  test("the full chat page without an agent opens the member's first agent", async ({ page }) => {
+    // The nav's Chat entry: no agent to pick first (with none at all, it sends the member to Agents).
     await page.goto("/chat");
-    await expect(page).toHaveURL("/agents");
+    await expect(page).toHaveURL("/chat");
+    await expect(new ChatPage(page).input()).toBeEnabled();
+    await expect(page.locator(".ic-header-title")).toHaveText("Acme assistant");
   });
 
   test("streams text before the run ends", async ({ page }) => {

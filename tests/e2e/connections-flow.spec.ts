@@ -43,11 +43,23 @@ test("an admin offers codehost; a member connects it in a popup, renames and dis
   await row.getByLabel("Label").fill("Work account");
   await row.getByRole("button", { name: "Save" }).click();
   await expect(row.getByTestId("connection-label")).toHaveText("Work account");
+  // One connection, one way to end it: the app's Disconnect, not a Remove beside it as well.
+  await expect(row.getByRole("button", { name: "Remove" })).toHaveCount(0);
+  await expect(connections.app("codehost").getByRole("button", { name: /disconnect|remove/i })).toHaveCount(1);
 
   await apps.goto();
   await expect(apps.memberRow("Max Member")).toContainText("Connected");
 
-  await connections.app("codehost").getByRole("button", { name: "Disconnect" }).click();
+  // Disconnect asks first; Cancel leaves the connection alone.
+  await connections.goto();
+  await connections.app("codehost").getByRole("button", { name: "Disconnect", exact: true }).click();
+  const question = connections.app("codehost").getByRole("group", { name: "Disconnect Code host?" });
+  await expect(question).toBeVisible();
+  await question.getByRole("button", { name: "Cancel" }).click();
+  await expect(question).toHaveCount(0);
+  await expect(connections.status("codehost")).toHaveAttribute("data-status", "connected");
+
+  await connections.disconnect("codehost");
   await expect(connections.status("codehost")).toHaveAttribute("data-status", "not_connected");
 });
 
@@ -63,7 +75,7 @@ test("with popups blocked, the page itself goes through the app's sign-in and co
   await expect(member).toHaveURL("/connections");
   await expect(connections.notice()).toHaveText("Code host is connected.");
   await expect(connections.status("codehost")).toHaveAttribute("data-status", "connected");
-  await connections.app("codehost").getByRole("button", { name: "Disconnect" }).click();
+  await connections.disconnect("codehost");
   await expect(connections.status("codehost")).toHaveAttribute("data-status", "not_connected");
 });
 
@@ -82,13 +94,16 @@ test("a run that needs codehost shows a connect card; connecting resumes it in t
   await card.getByRole("button", { name: "Connect" }).click();
   await popupOpened;
   await expect(card).toContainText("Connected", { timeout: 20_000 });
+  // The card's headline follows: it no longer says the app isn't connected.
+  await expect(card).toContainText("Code host is connected");
+  await expect(card).not.toContainText("isn't connected");
   await expect(chat.lastAnswer()).toContainText("codehost__list_repos returned", { timeout: 20_000 });
 
   // The tool acted with the member's connection, now listed as connected; disconnect it again.
   const connections = new ConnectionsPage(member);
   await connections.goto();
   await expect(connections.status("codehost")).toHaveAttribute("data-status", "connected");
-  await connections.app("codehost").getByRole("button", { name: "Disconnect" }).click();
+  await connections.disconnect("codehost");
   await expect(connections.status("codehost")).toHaveAttribute("data-status", "not_connected");
 });
 

@@ -1,7 +1,8 @@
 // Connections right after `npm run dev`: a second server from the same build, run with
 // NODE_ENV=development (lib/env.ts reads it at run time), serves the demo app and offers it to the demo
 // tenants; the demo member connects it from Connections (its consent page in the popup) and disconnects
-// it, with no app configured. The suite's own server (production) answers 404 on its routes.
+// it, with no app configured; its sign-in page names the demo accounts. The suite's own server
+// (production) answers 404 on its routes.
 import { spawn, type ChildProcess } from "node:child_process";
 import { expect, test } from "@playwright/test";
 import { ConnectionsPage } from "./pages/connections-page";
@@ -71,8 +72,23 @@ test("the demo member connects Demo notes from Connections with nothing configur
   await expect(connections.status("demo-notes")).toHaveAttribute("data-status", "connected");
   await expect(connections.status("demo-notes")).toContainText("Connected as member@acme.test");
 
-  await connections.app("demo-notes").getByRole("button", { name: "Disconnect" }).click();
+  await connections.disconnect("demo-notes");
   await expect(connections.status("demo-notes")).toHaveAttribute("data-status", "not_connected");
+});
+
+test("in development the sign-in page names the demo accounts and their password", async ({ browser }) => {
+  const page = await (await browser.newContext({ baseURL: origin })).newPage();
+  const signIn = new SignInPage(page);
+  await signIn.goto();
+  const demo = page.getByRole("region", { name: "Demo accounts (development)" });
+  await expect(demo).toContainText(DEMO_PASSWORD);
+  for (const email of ["owner@inlay.test", "admin@acme.test", "member@acme.test", "admin@globex.test"]) {
+    await expect(demo.getByText(email, { exact: true })).toBeVisible();
+  }
+  // What it names works.
+  await signIn.signIn("admin@globex.test", DEMO_PASSWORD);
+  await expect(page).toHaveURL(`${origin}/`);
+  await page.context().close();
 });
 
 test("in production the demo app is absent: its routes answer 404", async ({ request }) => {

@@ -51,7 +51,9 @@ test("an admin registers an MCP server and a skill; a member's chat calls the to
   await admin.screenshot({ path: "test-results/tools-admin.png", fullPage: true });
 
   const member = await signedIn(browser, "member@acme.test");
-  const chat = await ChatPage.open(member, { agent: agentName });
+  // Autonomous for this chat: the agent was defined in the spec's default (approval) mode, and this
+  // test is about the tool server, not approvals.
+  const chat = await ChatPage.open(member, { agent: agentName, mode: "autonomous" });
   const echoesBefore = mcp.calls.echo ?? 0;
   await chat.send('::tool *__echo {"text":"asked from the chat"}');
   await expect(chat.lastAnswer()).toContainText(/Tool srv\d+__echo returned .*asked from the chat/, { timeout: 20_000 });

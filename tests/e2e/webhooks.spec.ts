@@ -1,6 +1,7 @@
 // The owner's webhooks end to end: register an endpoint at a loopback receiver, see its secret once,
 // a run's delivery arrives (verified with that secret) and shows on the page with its attempt; the
-// receiver fails, a replay's delivery fails on the page and Retry delivers it; the secret is rotated.
+// receiver fails, a replay's delivery fails on the page and Retry delivers it; the secret is rotated;
+// a delivered delivery is replayed from its row. Only the event kinds ticked are subscribed.
 //
 // Remote pass only (E2E_REMOTE_PLATFORM=1): the embedded pass runs the app under `next start`, where
 // the platform refuses loopback endpoints (OUTBOUND_ALLOW_LOOPBACK is refused in production), and the
@@ -51,9 +52,16 @@ test("the owner registers an endpoint, watches deliveries and attempts, retries,
   // Registered: the secret is shown once, then only masked.
   const url = receiver.url(`/e2e-${Date.now()}`);
   const path = new URL(url).pathname;
+  // Nothing is ticked to start, and nothing ticked is refused: only the kinds ticked are subscribed.
+  const form = page.getByRole("form", { name: "Register an endpoint" });
+  await expect(form.getByRole("checkbox", { checked: true })).toHaveCount(0);
+  await form.getByLabel("Endpoint URL").fill(url);
+  await form.getByRole("button", { name: "Register endpoint" }).click();
+  await expect(form).toContainText("at least one event");
   const secret = await webhooks.register(url, ["run.completed"]);
   const endpoint = webhooks.endpoint(url);
   await expect(endpoint.root).toContainText("Active");
+  await expect(endpoint.events()).toHaveText("run.completed");
   await expect(endpoint.maskedSecret()).toHaveText(`whsec_****${secret.slice(-4)}`);
   await page.screenshot({ path: "test-results/webhooks-registered.png", fullPage: true });
   await page.reload();
@@ -95,10 +103,18 @@ test("the owner registers an endpoint, watches deliveries and attempts, retries,
   const rotated = await endpoint.rotateSecret();
   expect(rotated).not.toBe(secret);
   await expect(endpoint.maskedSecret()).toHaveText(`whsec_****${rotated.slice(-4)}`);
-  await accountRun();
+  const lastRun = await accountRun();
   await expect.poll(() => receiver.received.filter((request) => request.path === path && request.answered === 200).length, { timeout: 20_000 }).toBe(3);
   const afterRotation = receiver.received.filter((request) => request.path === path).at(-1)!;
   expect(await verifyWebhook(afterRotation.body, afterRotation.headers as Record<string, string>, rotated)).toMatchObject({ type: "run.completed" });
+
+  // One delivered delivery sent again from its row: the same event (same webhook-id) arrives once more.
+  const last = endpoint.deliveriesWithStatus("succeeded").filter({ hasText: `run ${lastRun.id}` });
+  await expect(last.getByTestId("attempt-count")).toHaveText("1 attempt", { timeout: 15_000 });
+  await last.getByRole("button", { name: "Replay" }).click();
+  await expect.poll(() => receiver.received.filter((request) => request.path === path && request.answered === 200).length, { timeout: 20_000 }).toBe(4);
+  expect(receiver.received.filter((request) => request.path === path).at(-1)!.headers["webhook-id"]).toBe(afterRotation.headers["webhook-id"]);
+  await expect(last.getByTestId("attempt-count")).toHaveText("2 attempts", { timeout: 15_000 });
 
   // Paused and deleted.
   await endpoint.root.getByRole("button", { name: "Pause" }).click();

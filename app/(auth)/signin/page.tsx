@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { Logo } from "@/components/ui/logo";
+import { demoAccountsToShow } from "@/server/auth/demo-accounts";
 import { enabledOAuthProviders } from "@/server/auth/options";
 import { getSession } from "@/server/auth/session";
 import { getDb } from "@/server/shared/db";
@@ -21,6 +22,7 @@ export default async function SignInPage({
   const target = callbackUrl && /^\/(?![/\\])/.test(callbackUrl) ? callbackUrl : "/";
   if (await getSession()) redirect(target);
   const signUpMode = await getSignUpMode((await getDb()).prisma);
+  const demo = demoAccountsToShow();
   return (
     <main className="grid min-h-screen place-items-center px-4">
       <div className="w-full max-w-sm">
@@ -34,6 +36,23 @@ export default async function SignInPage({
             oauthProviders={enabledOAuthProviders}
           />
         </div>
+        {demo ? (
+          <section aria-labelledby="demo-accounts" className="mt-6 rounded-card border border-dashed border-line p-4 text-sm" data-testid="demo-accounts">
+            <h2 id="demo-accounts" className="font-medium">
+              Demo accounts (development)
+            </h2>
+            <p className="mt-1 text-muted">
+              Each has the password <code>{demo.password}</code>.
+            </p>
+            <ul className="mt-2 space-y-1">
+              {demo.accounts.map((account) => (
+                <li key={account.email}>
+                  <code>{account.email}</code> <span className="text-muted">{account.role}</span>
+                </li>
+              ))}
+            </ul>
+          </section>
+        ) : null}
         {signUpMode === "closed" ? null : (
           <p className="mt-6 text-center text-sm text-muted">
             New here?{" "}

@@ -16,6 +16,7 @@ import {
   getBillingOverview,
   getPlan,
   getReceiptInvoice,
+  getTenantSpend,
   listReceipts,
   openBillingPortal,
   setAlertSettings,
@@ -30,14 +31,17 @@ import { ownerProcedure, router } from "../trpc";
 /** The vendor's platform account (no end-user scope): the owner acts for the whole installation. */
 const client = async (ctx: { connection: () => Promise<PlatformConnection> }) => (await ctx.connection()).client;
 
+const creditSettings = () => ({
+  /** Whether the "credit the balance" form can work here (an operator key is configured or made). */
+  creditConfigured: operatorKeyFor() !== null,
+  /** The key is this development process's own (operator-key.ts): the page says so. */
+  creditDevelopmentKey: operatorKeyFor()?.development ?? false,
+});
+
 export const billingRouter = router({
-  overview: ownerProcedure.query(async ({ ctx }) => ({
-    ...(await getBillingOverview(ctx.prisma, await ctx.connection())),
-    /** Whether the "credit the balance" form can work here (an operator key is configured or made). */
-    creditConfigured: operatorKeyFor() !== null,
-    /** The key is this development process's own (operator-key.ts): the page says so. */
-    creditDevelopmentKey: operatorKeyFor()?.development ?? false,
-  })),
+  overview: ownerProcedure.query(async ({ ctx }) => ({ ...(await getBillingOverview(ctx.prisma, await ctx.connection())), ...creditSettings() })),
+  /** What the framework knows without the platform: the tenants' spend and the credit settings. */
+  spend: ownerProcedure.query(async ({ ctx }) => ({ ...(await getTenantSpend(ctx.prisma)), ...creditSettings() })),
   topUp: ownerProcedure.input(topUpInput).mutation(async ({ ctx, input }) => startTopUp(await client(ctx), input)),
   setAutoReload: ownerProcedure.input(autoReloadInput).mutation(async ({ ctx, input }) => setAutoReload(await client(ctx), input)),
   setAlertSettings: ownerProcedure

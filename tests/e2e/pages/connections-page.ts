@@ -20,6 +20,13 @@ export class ConnectionsPage {
   notice() {
     return this.page.getByTestId("connections-notice");
   }
+
+  /** Disconnect asks first: the question, then its confirming button. */
+  async disconnect(slug: string) {
+    const app = this.app(slug);
+    await app.getByRole("button", { name: "Disconnect", exact: true }).click();
+    await app.getByRole("group", { name: /^Disconnect / }).getByRole("button", { name: "Yes, disconnect" }).click();
+  }
 }
 
 /** /admin/apps: the apps the workspace offers, and members' connection statuses. */

@@ -38,6 +38,11 @@ export class Endpoint {
     readonly root: Locator,
   ) {}
 
+  /** The event kinds the endpoint receives, as the page lists them. */
+  events() {
+    return this.root.getByTestId("webhook-events");
+  }
+
   maskedSecret() {
     return this.root.getByTestId("masked-secret");
   }

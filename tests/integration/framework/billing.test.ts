@@ -43,6 +43,11 @@ describe("billing.overview", () => {
     expect(acmeSpend).toMatchObject({ runs: 1, costMicros: 1234 });
     expect(overview.tenants[0]!.slug).toBe("acme");
     expect(overview.tenantsCostMicros).toBe(1234);
+    // The same spend without the platform (the page shows it while the balance loads, or fails).
+    const spend = await owner.billing.spend();
+    expect(spend.tenants).toEqual(overview.tenants);
+    expect(spend.tenantsCostMicros).toBe(1234);
+    expect(spend.creditConfigured).toBe(overview.creditConfigured);
     // The first platform call provisions the framework's account (sign-up, key, credit): slow on a busy machine.
   }, 120_000);
 });
@@ -50,6 +55,7 @@ describe("billing.overview", () => {
 describe("owner only", () => {
   const calls: [string, (caller: Awaited<ReturnType<FrameworkHarness["callerFor"]>>) => Promise<unknown>][] = [
     ["overview", (caller) => caller.billing.overview()],
+    ["spend", (caller) => caller.billing.spend()],
     ["topUp", (caller) => caller.billing.topUp({ amountCents: 2500 })],
     ["setAutoReload", (caller) => caller.billing.setAutoReload({ enabled: false })],
     ["setAlertSettings", (caller) => caller.billing.setAlertSettings({ lowBalanceThresholdCents: 1000 })],

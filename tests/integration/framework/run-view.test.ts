@@ -3,12 +3,12 @@
 // member), another tenant's, or an unknown id is NOT_FOUND, and so is another member's list.
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setProcessDatabase } from "@/server/db";
+import { setProcessDatabase } from "@/server/shared/db";
 import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER, setPlatformClientBinding } from "@/server/chat/framework-context";
 import { chatHandlers } from "@/server/chat/handlers";
 import { setAllowedOrigins } from "@/server/embed/origins";
 import { signEmbedToken } from "@/server/embed/tokens";
-import { costMicrosOf } from "@/server/tenancy/runs";
+import { costMicrosOf } from "@/server/tenancy/run-ledger";
 import { lazyPlatformClient } from "@/server/tenancy/platform-users";
 import { startFramework, type FrameworkHarness } from "../../helpers/framework";
 import { waitForRun } from "../../helpers/poll";
@@ -44,6 +44,16 @@ async function finishedRun(caller: Caller, message: string) {
   return run.id;
 }
 
+/** A run whose tool call the seeded agent (approval mode) asks about: allowed, then finished. */
+async function approvedRun(caller: Caller, message: string) {
+  const run = await caller.runs.create({ agentId, message });
+  await waitForRun((id) => caller.runs.get({ runId: id }), run.id, ["awaiting_approval"]);
+  const [request] = await caller.runs.permissions({ runId: run.id });
+  await caller.runs.approve({ runId: run.id, requestId: request!.request_id, decision: "allow" });
+  await waitForRun((id) => caller.runs.get({ runId: id }), run.id, settled);
+  return run.id;
+}
+
 async function notFound(read: Promise<unknown>) {
   const error = await read.then(
     () => null,
@@ -57,7 +67,7 @@ const userIdOf = async (email: string) => (await fw.database.prisma.user.findUni
 
 describe("runs.detail", () => {
   it("shows the owner their run: the message, the tool call with its input and result, the answer, model, tokens and exact cost", async () => {
-    const runId = await finishedRun(member, '::tool calculator {"expression":"6*7"}');
+    const runId = await approvedRun(member, '::tool calculator {"expression":"6*7"}');
     const detail = await member.runs.detail({ runId });
     const platformRun = await (await fw.connect()).client.forUser(
       (await fw.database.prisma.tenantPlatformUser.findFirstOrThrow({ where: { tenantId: acmeId, userId: await userIdOf("member@acme.test") } })).platformUserId,
@@ -75,12 +85,15 @@ describe("runs.detail", () => {
     });
     expect(detail.costMicros).toBeGreaterThan(0);
     expect(detail.durationMs).toBe(Date.parse(platformRun.finished_at!) - Date.parse(platformRun.created_at));
-    expect(detail.timeline.map((entry) => entry.type)).toEqual(["message", "tool_call", "message", "status"]);
+    expect(detail.timeline.map((entry) => entry.type)).toEqual(["message", "tool_call", "request", "status", "message", "status"]);
     expect(detail.timeline[0]).toEqual({ type: "message", role: "user", text: '::tool calculator {"expression":"6*7"}' });
     expect(detail.timeline[1]).toMatchObject({ type: "tool_call", name: "calculator", input: { expression: "6*7" }, done: true });
     expect(JSON.stringify((detail.timeline[1] as { result: unknown }).result)).toContain("42");
-    expect(detail.timeline[2]).toMatchObject({ type: "message", role: "assistant" });
-    expect(detail.timeline[3]).toEqual({ type: "status", status: "completed", error: null });
+    // The agent asks before its tool (approval mode), and the member allowed it.
+    expect(detail.timeline[2]).toMatchObject({ type: "request", kind: "tool", toolName: "calculator", status: "allowed" });
+    expect(detail.timeline[3]).toMatchObject({ type: "status", status: "awaiting_approval" });
+    expect(detail.timeline[4]).toMatchObject({ type: "message", role: "assistant" });
+    expect(detail.timeline[5]).toEqual({ type: "status", status: "completed", error: null });
   });
 
   it("lets the tenant's admin read a member's run, and no one else", async () => {

@@ -31,6 +31,10 @@ describe("seedDemoData", () => {
       ["globex", "admin"],
     ]);
 
+    // The workspace agent asks before it uses a tool: the spec's default permission mode at creation.
+    const assistant = await prisma.tenantAgent.findFirstOrThrow({ where: { tenant: { slug: "acme" }, name: "Acme assistant" } });
+    expect(assistant.permissionMode).toBe("approval");
+
     const acmeLimits = await prisma.tenantLimits.findFirstOrThrow({ where: { tenant: { slug: "acme" } } });
     expect(acmeLimits).toMatchObject({ runsPerMonth: 1000, concurrentRuns: 5, memberRunsPerMonth: 200 });
 
