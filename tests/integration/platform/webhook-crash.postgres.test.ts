@@ -23,8 +23,10 @@ afterAll(async () => {
 async function startProcess(): Promise<{ child: ChildProcess; baseUrl: string }> {
   const { child, first } = await startStandalone(["--port", "0"], {
     DATABASE_URL: database.url,
-    // The second attempt 3 s after the first: time to kill the process in between.
-    WEBHOOK_RETRY_SCHEDULE: "0,3s",
+    // The second attempt 10 s after the first: time to kill the process surely before it is due. (A
+    // process killed during an attempt leaves its job active until pg-boss expires it, about a minute:
+    // "late, not lost", and not what this test is about.)
+    WEBHOOK_RETRY_SCHEDULE: "0,10s",
     OUTBOUND_ALLOW_LOOPBACK: "true",
   });
   return { child, baseUrl: first.replace(/^listening on /, "") };
@@ -71,6 +73,8 @@ describe("a webhook delivery whose process is killed between attempts", () => {
     const exited = new Promise((resolve) => first.child.once("exit", resolve));
     first.child.kill("SIGKILL");
     await exited;
+    // Killed while the attempt still waited on the queue: the case this test is about.
+    expect(Date.now()).toBeLessThan(Date.parse(waiting.next_attempt_at));
     expect(receiver.received).toHaveLength(1);
 
     const second = await startProcess();
