@@ -12,7 +12,8 @@ beforeAll(async () => {
   // Both interpreters warm before the race below.
   await sandbox.check("def tool():\n    pass", ["tool"]);
   await vi.waitFor(() => expect(sandbox.stats().idle).toBe(2), { timeout: 60_000, interval: 100 });
-});
+  // Two Pyodide interpreters start beside CI's production build: past the default 10 s hook timeout.
+}, 90_000);
 afterAll(() => sandbox?.close());
 
 const runaway = "def tool():\n    while True:\n        pass";
