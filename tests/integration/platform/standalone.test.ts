@@ -94,7 +94,8 @@ describe("npm run platform", () => {
   it("refuses an unknown role, and web or worker roles on PGlite (one process owns it)", async () => {
     await expect(startStandalone(["--role", "janitor"])).rejects.toThrow(/--role must be one of web, worker, all/);
     await expect(startStandalone(["--role", "worker"], { DATABASE_URL: "" })).rejects.toThrow(/--role worker needs DATABASE_URL/);
-  });
+    // Two processes started through tsx, one after the other: past 30 s on a busy machine.
+  }, 90_000);
 
   it("refuses --data-dir together with DATABASE_URL instead of picking one", async () => {
     await expect(

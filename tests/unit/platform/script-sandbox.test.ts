@@ -43,7 +43,7 @@ beforeAll(async () => {
     maxResultBytes: 10_000,
     maxQueue: 2,
     // Room for an interrupted script to stop on a loaded machine: "kept warm" must not hang on the CPU.
-    interruptGraceMs: 5_000,
+    interruptGraceMs: 12_000,
     outbound: { allowLoopback: true, allowHttp: true, timeoutMs: 2_000 },
   });
 });
