@@ -371,16 +371,15 @@ export type RunListRow = Omit<RunRow, "messages"> & {
   endUser: { externalId: string } | null;
 };
 
-/** Priority sort: these groups first, in this order; every other status after them. */
-const PRIORITY_GROUPS = ATTENTION_ORDER;
+/** Priority sort: ATTENTION_ORDER's groups first, in that order; every other status after them. */
 
 export const priorityRank = (status: string) => {
-  const rank = (PRIORITY_GROUPS as readonly string[]).indexOf(status);
-  return rank === -1 ? PRIORITY_GROUPS.length : rank;
+  const rank = (ATTENTION_ORDER as readonly string[]).indexOf(status);
+  return rank === -1 ? ATTENTION_ORDER.length : rank;
 };
 
 const priorityGroupWhere = (rank: number): Prisma.PlatformRunWhereInput =>
-  rank < PRIORITY_GROUPS.length ? { status: PRIORITY_GROUPS[rank] } : { status: { notIn: [...PRIORITY_GROUPS] } };
+  rank < ATTENTION_ORDER.length ? { status: ATTENTION_ORDER[rank] } : { status: { notIn: [...ATTENTION_ORDER] } };
 
 const listScopeWhere = (scope: RunListScope): Prisma.PlatformRunWhereInput => ({
   accountId: scope.accountId,
@@ -436,7 +435,7 @@ export async function listRunPage(
     below = page.startingAfter;
   }
   const rows: RunListRow[] = [];
-  for (let rank = fromRank; rank <= PRIORITY_GROUPS.length && rows.length <= page.limit; rank++) {
+  for (let rank = fromRank; rank <= ATTENTION_ORDER.length && rows.length <= page.limit; rank++) {
     const idWhere = rank === fromRank && below !== undefined ? [{ id: { lt: below } }] : [];
     rows.push(
       ...(await prisma.platformRun.findMany({
@@ -463,7 +462,7 @@ const countsOf = (groups: { status: string; _count: { _all: number } }[]) =>
 export async function countRunActivity(prisma: PrismaClient, scope: ScopeKey, since: Date): Promise<RunCounts> {
   const where = { accountId: scope.accountId, endUserId: scope.endUserId };
   const [open, finished, startedToday, latest] = await Promise.all([
-    prisma.platformRun.groupBy({ by: ["status"], where: { ...where, status: { in: [...PRIORITY_GROUPS] } }, _count: { _all: true } }),
+    prisma.platformRun.groupBy({ by: ["status"], where: { ...where, status: { in: [...ATTENTION_ORDER] } }, _count: { _all: true } }),
     prisma.platformRun.groupBy({ by: ["status"], where: { ...where, finishedAt: { gte: since } }, _count: { _all: true } }),
     prisma.platformRun.count({ where: { ...where, createdAt: { gte: since } } }),
     prisma.platformRun.aggregate({ where, _max: { createdAt: true } }),
@@ -481,7 +480,7 @@ export async function runFreshness(prisma: PrismaClient, scope: ScopeKey) {
   const where = { accountId: scope.accountId, endUserId: scope.endUserId };
   const [latest, open] = await Promise.all([
     prisma.platformRun.aggregate({ where, _max: { id: true, updatedAt: true } }),
-    prisma.platformRun.groupBy({ by: ["status"], where: { ...where, status: { in: [...PRIORITY_GROUPS] } }, _count: { _all: true } }),
+    prisma.platformRun.groupBy({ by: ["status"], where: { ...where, status: { in: [...ATTENTION_ORDER] } }, _count: { _all: true } }),
   ]);
   return { latestId: latest._max.id, latestUpdatedAt: latest._max.updatedAt, byStatus: countsOf(open) };
 }
