@@ -1,5 +1,6 @@
 // webhooks: the installation owner's endpoints for the platform's run events, on the framework's own
-// platform account at the account level (no user_id); their deliveries, a manual retry and a replay.
+// platform account at the account level (no user_id); their deliveries, a manual retry, a replay and a
+// test event.
 // Thin: each procedure is one platform call; PlatformApiErrors become TRPCErrors in trpc.ts.
 import { z } from "zod";
 import { PageQuery } from "@/lib/schemas/common";
@@ -81,4 +82,10 @@ export const webhooksRouter = router({
     .input(webhookId.extend(ReplayWebhookRequest.shape))
     .output(WebhookReplay)
     .mutation(async ({ ctx, input: { webhookId, ...window } }) => (await ctx.connection()).client.webhooks.replay(webhookId, window)),
+
+  /** A webhook.test event to this endpoint now (one attempt): the answer is its pending delivery. */
+  sendTest: ownerProcedure
+    .input(webhookId)
+    .output(WebhookDelivery)
+    .mutation(async ({ ctx, input }) => (await ctx.connection()).client.webhooks.sendTest(input.webhookId)),
 });
