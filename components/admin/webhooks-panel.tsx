@@ -14,7 +14,7 @@ import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
 import { CreateWebhookRequest, WEBHOOK_EVENT_TYPES, WebhookEventType } from "@/lib/schemas/webhooks";
 import { useTRPC } from "@/lib/trpc/react";
-import type { AppRouter } from "@/server/api/root";
+import type { AppRouter } from "@/server/framework/api/root";
 import { card } from "./admin-page";
 
 type Outputs = inferRouterOutputs<AppRouter>["webhooks"];
