@@ -1,7 +1,8 @@
 // What a new run is for, decided before services/runs.ts createRun starts it: its scope, its agent (found,
 // or created when POST /runs names none), and what the agent decides of it (permission mode and
-// human_in_the_loop, forced skill, model and effort). Every check a request can fail runs before an
-// agent is created, so a refused request leaves no agent behind.
+// human_in_the_loop, forced skill, model and effort). Every check of the request runs before an agent is
+// created, so an invalid request leaves no agent behind; admission (in createRun) comes after, and a run
+// it refuses keeps its new agent.
 import type { z } from "zod";
 import type { RunCreate } from "@/lib/schemas/runs";
 import { PlatformError } from "../errors";
