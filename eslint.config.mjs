@@ -39,8 +39,13 @@ const layerZones = [
   },
   {
     target: [platform("services"), platform("models")],
-    from: [platform("runtime"), platform("entry-points"), ...platformTop],
-    message: "Services sit below the run engine and the entry points: the engine calls services, never the reverse (pass a port in, as deps.ts does).",
+    from: [platform("runtime"), platform("entry-points"), platform("jobs"), ...platformTop],
+    message: "Services sit below the run engine, the entry points and the job handlers: they call services, never the reverse (pass a port in, as deps.ts does).",
+  },
+  {
+    target: platform("jobs"),
+    from: platformTop,
+    message: "Job handlers do not import routes or the process's wiring: deps.ts registers them and passes what they need in.",
   },
   {
     target: platform("runtime"),

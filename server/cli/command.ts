@@ -1,7 +1,7 @@
 // What a command of the operator CLI is: its name, help, options, how it reads its arguments (before
 // the database is opened) and what it does with the services.
 import type { Database } from "@/server/shared/db";
-import type { JobQueue } from "@/server/platform/jobs/queue";
+import type { JobQueue } from "@/server/platform/infrastructure/job-queue";
 import type { PlatformConfig } from "@/server/platform/platform-config";
 import type { Db } from "@/server/platform/repositories/db";
 

@@ -5,7 +5,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { env } from "@/lib/env";
 import { openDatabase, type Database } from "@/server/shared/db";
 import { platformConfigFromEnv } from "@/server/platform/config";
-import { createJobQueue, type JobQueue } from "@/server/platform/jobs/queue";
+import { createJobQueue, type JobQueue } from "@/server/platform/infrastructure/job-queue";
 import type { PlatformConfig } from "@/server/platform/platform-config";
 import { UsageError } from "./args";
 import type { Command, CommandContext, OptionSpec, ParsedArgs } from "./command";

@@ -7,7 +7,7 @@ import { demoAppPlatformSettings } from "./demo-app/demo-app";
 import { DEMO_APP_SLUG } from "../platform/apps/definitions/demo-notes";
 import { getDb, type Database } from "../shared/db";
 import { publicOrigin } from "../shared/public-origin";
-import type { JobQueue } from "../platform/jobs/queue";
+import type { JobQueue } from "../platform/infrastructure/job-queue";
 import { registerFrameworkJobs } from "./tenancy/framework-jobs";
 import { getPlatformConnection } from "./platform";
 import { ensureLedgerWebhook, ledgerWebhookUrl } from "./tenancy/run-ledger-webhook";
@@ -47,7 +47,7 @@ export async function startFramework(): Promise<void> {
  */
 async function frameworkJobQueue(database: Database): Promise<JobQueue> {
   if (env.PLATFORM_BASE_URL && env.PLATFORM_API_KEY) {
-    const { createJobQueue } = await import("../platform/jobs/queue");
+    const { createJobQueue } = await import("../platform/infrastructure/job-queue");
     const jobs = createJobQueue({ database, work: true });
     await jobs.start();
     return jobs;

@@ -14,7 +14,7 @@ import type { RunWorker } from "./runtime/run-worker";
 import type { LiveContent } from "./infrastructure/live-content";
 import type { HotCache } from "./infrastructure/hot-cache";
 import type { Signals } from "./infrastructure/signals";
-import type { JobQueue } from "./jobs/queue";
+import type { JobQueue } from "./infrastructure/job-queue";
 import type { Mailer } from "./services/mailer";
 import type { PlatformConfig } from "./platform-config";
 import type { ScriptSandbox } from "./tool-servers/script-sandbox";
@@ -47,7 +47,7 @@ export interface PlatformRuntime {
   localLease(): { owner: string; ms: number } | undefined;
   /** What metadata_only runs say, held by this process only (infrastructure/live-content.ts). */
   live: LiveContent;
-  /** The durable queue for everything scheduled or retried (jobs/queue.ts). */
+  /** The durable queue for everything scheduled or retried (infrastructure/job-queue.ts). */
   jobs: JobQueue;
   /** RunTimings.keepAliveMs, for the run streams (routes/runs/stream.ts). */
   keepAliveMs: number;

@@ -1,5 +1,5 @@
 // jobs failed: jobs whose every retry failed, for the operator to look at.
-import { listFailedJobs } from "@/server/platform/jobs/queue";
+import { listFailedJobs } from "@/server/platform/infrastructure/job-queue";
 import { count } from "../args";
 import { command, str } from "../command";
 import { oneLine, table } from "../output";

@@ -3,7 +3,7 @@
 // every minute, by one instance per minute however many run; and after a key rotation, the framework's
 // sealed values sealed again under the current key (sealing.ts).
 import type { Db } from "@/server/shared/db";
-import type { JobQueue } from "@/server/platform/jobs/queue";
+import type { JobQueue } from "@/server/platform/infrastructure/job-queue";
 import { registerReseal } from "@/server/platform/jobs/reseal-secrets";
 import type { PlatformConnection } from "./platform-connection";
 import { sweepRunLedger } from "./run-ledger";

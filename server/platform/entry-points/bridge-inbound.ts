@@ -13,7 +13,7 @@ import { type BridgeInbound, normalizeHandle } from "@/lib/schemas/bridges";
 import type { Db } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
-import type { JobQueue } from "../jobs/queue";
+import type { JobQueue } from "../infrastructure/job-queue";
 import { guardedFetch } from "../outbound/guarded-fetch";
 import { leadAgentId } from "../repositories/agents";
 import * as bridges from "../repositories/bridges";

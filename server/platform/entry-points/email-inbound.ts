@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { logger } from "@/lib/logger";
 import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
-import type { JobQueue } from "../jobs/queue";
+import type { JobQueue } from "../infrastructure/job-queue";
 import {
   type AddressOwner,
   claimReply,

@@ -20,33 +20,19 @@ import { advanceTrigger, findOverdueTriggers, findTriggerForFire, movePollCursor
 import { callAppTool } from "../services/app-calls";
 import { appForAccount, appUsable, connectionsForRun } from "../services/app-credentials";
 import { APP_TRIGGER_TYPE } from "../services/app-triggers";
-import { type JobQueue, jobIdForKey } from "./queue";
+import { type JobQueue, jobIdForKey } from "../infrastructure/job-queue";
+import { APP_POLL_JOB, type AppPollData, appPollKey, appPollSeconds, enqueuePoll } from "../services/app-triggers";
 
-export const APP_POLL_JOB = "app-trigger-poll";
 export const APP_POLL_SWEEP_JOB = "app-trigger-poll-sweep";
 /** Poll interval when the configuration says none. */
-export const DEFAULT_APP_POLL_SECONDS = 60;
 /** Event ids a trigger remembers (the newest): enough for any page a poll reads. */
 const SEEN_MAX = 500;
 /** Runs one poll starts at most; the rest are recorded as skipped fires. */
 export const MAX_EVENTS_PER_POLL = 10;
 
-interface PollData {
-  triggerId: number;
-  revision: number;
-  at: string;
-}
 
-const pollKey = (data: PollData) => `${data.triggerId}:${data.revision}:${data.at}`;
 
-export const appPollSeconds = (config: PlatformConfig) => config.apps?.triggerPollSeconds ?? DEFAULT_APP_POLL_SECONDS;
 
-/** Enqueues the trigger's next poll, once whatever the callers. */
-export function enqueuePoll(jobs: JobQueue, trigger: { id: number; revision: number; nextRunAt: Date | null }) {
-  if (!trigger.nextRunAt) return Promise.resolve(null);
-  const data: PollData = { triggerId: trigger.id, revision: trigger.revision, at: trigger.nextRunAt.toISOString() };
-  return jobs.enqueue(APP_POLL_JOB, data, { key: pollKey(data), startAfter: trigger.nextRunAt, retryLimit: 3, retryDelaySeconds: 5, retryBackoff: true });
-}
 
 export type PollTrigger = NonNullable<Awaited<ReturnType<typeof findTriggerForFire>>>;
 
@@ -146,7 +132,7 @@ export async function registerAppTriggerPolls(deps: AppTriggerPollDeps): Promise
   const { prisma, jobs } = deps;
   const intervalMs = appPollSeconds(deps.config) * 1000;
 
-  const poll = async ({ data }: { data: PollData }) => {
+  const poll = async ({ data }: { data: AppPollData }) => {
     const trigger = await findTriggerForFire(prisma, data.triggerId);
     if (!trigger || trigger.type !== APP_TRIGGER_TYPE || trigger.revision !== data.revision || !trigger.enabled) return { stale: true };
     const result = await pollAppTrigger(deps, trigger);
@@ -161,17 +147,17 @@ export async function registerAppTriggerPolls(deps: AppTriggerPollDeps): Promise
     let requeued = 0;
     const overdue = new Date(Date.now() - 2 * intervalMs - 60_000);
     for (const trigger of await findOverdueTriggers(prisma, APP_TRIGGER_TYPE, overdue, 1_000)) {
-      const data: PollData = { triggerId: trigger.id, revision: trigger.revision, at: trigger.nextRunAt!.toISOString() };
-      const job = await jobs.inspect(APP_POLL_JOB, jobIdForKey(APP_POLL_JOB, pollKey(data)));
+      const data: AppPollData = { triggerId: trigger.id, revision: trigger.revision, at: trigger.nextRunAt!.toISOString() };
+      const job = await jobs.inspect(APP_POLL_JOB, jobIdForKey(APP_POLL_JOB, appPollKey(data)));
       if (job && ["created", "retry", "active"].includes(job.state)) continue;
-      await jobs.enqueue(APP_POLL_JOB, data, { key: `${pollKey(data)}:swept-${Date.now()}` });
+      await jobs.enqueue(APP_POLL_JOB, data, { key: `${appPollKey(data)}:swept-${Date.now()}` });
       requeued++;
     }
     if (requeued > 0) logger.warn({ requeued }, "app trigger polls re-enqueued by the sweep");
     return { requeued };
   };
 
-  await jobs.register<PollData>(APP_POLL_JOB, poll, { concurrency: 4, expireInSeconds: 300 });
+  await jobs.register<AppPollData>(APP_POLL_JOB, poll, { concurrency: 4, expireInSeconds: 300 });
   await jobs.register(APP_POLL_SWEEP_JOB, sweep, { retryLimit: 0 });
   await jobs.schedule(APP_POLL_SWEEP_JOB, "every-minute", { cron: "* * * * *", timezone: "UTC" });
 }

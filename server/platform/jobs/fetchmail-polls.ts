@@ -20,7 +20,7 @@ import { toInboundMail } from "../inbound/mail-parse";
 import type { InboundMail } from "../entry-points/email-inbound";
 import { bareAddress, senderAllowed } from "../services/email-addresses";
 import { openSecret } from "../services/sealed-secrets";
-import { type FetchedMessage, MailboxError, type MailboxOptions, withMailbox } from "../outbound/imap-mailbox";
+import { type FetchedMessage, MailboxError, withMailbox } from "../outbound/imap-mailbox";
 import {
   advanceMailbox,
   claimMessage,
@@ -33,33 +33,19 @@ import {
   resetCursor,
   settleMessage,
 } from "../repositories/fetchmail";
-import { type JobQueue, jobIdForKey } from "./queue";
+import { type JobQueue, jobIdForKey } from "../infrastructure/job-queue";
+import { FETCHMAIL_POLL_JOB, fetchmailPollSeconds, mailboxOptions, type MailboxPollData, mailboxPollKey, enqueueMailboxPoll } from "../services/fetchmail";
 
-export const FETCHMAIL_POLL_JOB = "fetchmail-poll";
 export const FETCHMAIL_SWEEP_JOB = "fetchmail-poll-sweep";
-export const DEFAULT_FETCHMAIL_POLL_SECONDS = 60;
 /** Messages one poll takes at most; the rest wait for the next poll (the cursor stops before them). */
 export const MAX_MESSAGES_PER_POLL = 10;
 /** A message larger than this is not downloaded (recorded as refused): an inbox's SMTP cap. */
 export const DEFAULT_FETCHMAIL_MAX_BYTES = 10 * 1024 * 1024;
 
-interface PollData {
-  agentId: number;
-  revision: number;
-  at: string;
-}
 
-const pollKey = (data: PollData) => `${data.agentId}:${data.revision}:${data.at}`;
 
-export const fetchmailPollSeconds = (config: PlatformConfig) => config.email?.fetchmailPollSeconds ?? DEFAULT_FETCHMAIL_POLL_SECONDS;
 export const fetchmailMaxBytes = (config: PlatformConfig) => config.email?.smtp?.maxBytes ?? DEFAULT_FETCHMAIL_MAX_BYTES;
-export const mailboxOptions = (config: PlatformConfig): MailboxOptions => ({ allowLoopback: config.outboundAllowLoopback ?? false });
 
-/** Enqueues the mailbox's next poll, once whatever the callers. */
-export function enqueueMailboxPoll(jobs: JobQueue, mailbox: { agentId: number; revision: number; nextPollAt: Date }) {
-  const data: PollData = { agentId: mailbox.agentId, revision: mailbox.revision, at: mailbox.nextPollAt.toISOString() };
-  return jobs.enqueue(FETCHMAIL_POLL_JOB, data, { key: pollKey(data), startAfter: mailbox.nextPollAt, retryLimit: 3, retryDelaySeconds: 5, retryBackoff: true });
-}
 
 /** Starts the agent's run for one message; the run's id. Throws PlatformError when admission refuses it. */
 export type StartFetchedRun = (mailbox: PollMailbox, sender: string, mail: InboundMail) => Promise<number>;
@@ -146,7 +132,7 @@ export async function registerFetchmailPolls(deps: FetchmailPollDeps): Promise<v
   const { prisma, jobs } = deps;
   const intervalMs = fetchmailPollSeconds(deps.config) * 1000;
 
-  const poll = async ({ data }: { data: PollData }) => {
+  const poll = async ({ data }: { data: MailboxPollData }) => {
     const box = await findMailboxForPoll(prisma, data.agentId);
     if (!box || box.revision !== data.revision || !box.agent.fetchmail || box.agent.status === "archived") return { stale: true };
     // A disabled agent's mailbox is left alone (the cursor stays): its mail is taken once it is enabled again.
@@ -162,17 +148,17 @@ export async function registerFetchmailPolls(deps: FetchmailPollDeps): Promise<v
     let requeued = 0;
     const overdue = new Date(Date.now() - 2 * intervalMs - 60_000);
     for (const box of await findOverdueMailboxes(prisma, overdue, 1_000)) {
-      const data: PollData = { agentId: box.agentId, revision: box.revision, at: box.nextPollAt.toISOString() };
-      const job = await jobs.inspect(FETCHMAIL_POLL_JOB, jobIdForKey(FETCHMAIL_POLL_JOB, pollKey(data)));
+      const data: MailboxPollData = { agentId: box.agentId, revision: box.revision, at: box.nextPollAt.toISOString() };
+      const job = await jobs.inspect(FETCHMAIL_POLL_JOB, jobIdForKey(FETCHMAIL_POLL_JOB, mailboxPollKey(data)));
       if (job && ["created", "retry", "active"].includes(job.state)) continue;
-      await jobs.enqueue(FETCHMAIL_POLL_JOB, data, { key: `${pollKey(data)}:swept-${Date.now()}` });
+      await jobs.enqueue(FETCHMAIL_POLL_JOB, data, { key: `${mailboxPollKey(data)}:swept-${Date.now()}` });
       requeued++;
     }
     if (requeued > 0) logger.warn({ requeued }, "fetchmail polls re-enqueued by the sweep");
     return { requeued };
   };
 
-  await jobs.register<PollData>(FETCHMAIL_POLL_JOB, poll, { concurrency: 4, expireInSeconds: 300 });
+  await jobs.register<MailboxPollData>(FETCHMAIL_POLL_JOB, poll, { concurrency: 4, expireInSeconds: 300 });
   await jobs.register(FETCHMAIL_SWEEP_JOB, sweep, { retryLimit: 0 });
   await jobs.schedule(FETCHMAIL_SWEEP_JOB, "every-minute", { cron: "* * * * *", timezone: "UTC" });
 }

@@ -7,7 +7,7 @@ import { insertWebhookEvent } from "../repositories/webhook-events";
 import { usdDisplay } from "../services/billing";
 import type { Mailer } from "../services/mailer";
 import { AUTO_RELOAD_JOB, LOW_BALANCE_JOB, runAutoReload } from "../services/payments";
-import type { JobQueue } from "./queue";
+import type { JobQueue } from "../infrastructure/job-queue";
 
 export const LOW_BALANCE_EVENT = "billing.low_balance";
 

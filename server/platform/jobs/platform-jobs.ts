@@ -5,7 +5,7 @@ import type { PlatformConfig } from "../platform-config";
 import { deleteExpiredKeys } from "../repositories/idempotency-keys";
 import { deleteExpiredJudgments } from "../repositories/judgments";
 import { compactOldRunEvents } from "./event-retention";
-import type { JobQueue } from "./queue";
+import type { JobQueue } from "../infrastructure/job-queue";
 import { registerResealSecrets } from "./reseal-secrets";
 
 export const EVENT_RETENTION_JOB = "run-event-retention";

@@ -9,7 +9,7 @@ import type { PlatformConfig } from "../platform-config";
 import type { Db } from "../repositories/db";
 import { replaceSealedValue, SEALED_COLUMNS, type SealedColumn, sealedValuesAfter } from "../repositories/sealed-columns";
 import { keyringOf, SEALED_FOR } from "../services/sealed-secrets";
-import type { JobQueue } from "./queue";
+import type { JobQueue } from "../infrastructure/job-queue";
 
 export const RESEAL_JOB = "reseal-secrets";
 const BATCH = 200;

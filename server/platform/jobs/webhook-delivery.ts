@@ -35,7 +35,8 @@ import {
   recordAttempt,
 } from "../repositories/webhooks";
 import type { Signals } from "../infrastructure/signals";
-import { type JobQueue, jobIdForKey } from "./queue";
+import { type JobQueue, jobIdForKey } from "../infrastructure/job-queue";
+import { ATTEMPT_JOB, type AttemptData, enqueueAttempt, messageIdOf } from "../services/webhook-attempts";
 
 export const WEBHOOK_DEFAULTS: WebhookSettings = {
   retryScheduleMs: [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
@@ -47,7 +48,6 @@ export const webhookSettings = (config: PlatformConfig): WebhookSettings => ({ .
 
 /** The signal the outbox's trigger sends when rows commit (see the webhooks migration). */
 export const WEBHOOK_EVENTS_SIGNAL = "webhook-events";
-export const ATTEMPT_JOB = "webhook-attempt";
 export const SWEEP_JOB = "webhook-sweep";
 export const RETENTION_JOB = "webhook-event-retention";
 const RETENTION_BATCH = 1_000;
@@ -56,21 +56,8 @@ const RETENTION_BATCH = 1_000;
 export const WEBHOOK_PAYLOAD_MAX_BYTES = 256 * 1024;
 const RESPONSE_EXCERPT_CHARS = 1_024;
 const DISPATCH_BATCH = 500;
-/** After a rotation, the previous secret keeps signing this long. */
-export const SECRET_OVERLAP_MS = 24 * 3_600_000;
 /** An attempt overdue by this much has lost its job (the sweep's threshold). */
 const OVERDUE_MS = 60_000;
-
-interface AttemptData {
-  deliveryId: string;
-  number: number;
-}
-
-/** Enqueues attempt `number` of a delivery, once whatever the callers. */
-export function enqueueAttempt(jobs: JobQueue, deliveryId: bigint, number: number, at?: Date) {
-  const data: AttemptData = { deliveryId: String(deliveryId), number };
-  return jobs.enqueue(ATTEMPT_JOB, data, { key: `${deliveryId}:${number}`, startAfter: at, retryLimit: 5, retryDelaySeconds: 10, retryBackoff: true });
-}
 
 /** The body sent for an event: its payload and its time; an over-cap output_data is left out. */
 export function webhookBody(payload: Record<string, unknown>, createdAt: Date): string {
@@ -91,9 +78,6 @@ export function signatureHeaders(messageId: string, body: string, secrets: strin
     "webhook-signature": signatures.join(" "),
   };
 }
-
-/** The webhook-id of an event: the same for every attempt and replay of it, to every endpoint. */
-export const messageIdOf = (eventId: bigint) => `msg_${eventId}`;
 
 export interface WebhookDeliveryDeps {
   prisma: Db;

@@ -115,7 +115,7 @@ export const databasePool = new Gauge({
   registers: [registry],
 });
 
-/** Sets the queue gauges from one read of the queue (jobs/queue.ts queueStats). */
+/** Sets the queue gauges from one read of the queue (infrastructure/job-queue.ts queueStats). */
 export function setQueueStats(stats: { name: string; state: string; count: number; lagSeconds: number }[]): void {
   queueJobs.reset();
   queueLag.reset();

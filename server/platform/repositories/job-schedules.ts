@@ -1,4 +1,4 @@
-// The queue's recurring jobs (server/platform/jobs/queue.ts): one row per (job name, key).
+// The queue's recurring jobs (server/platform/infrastructure/job-queue.ts): one row per (job name, key).
 import { randomUUID } from "node:crypto";
 import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
 

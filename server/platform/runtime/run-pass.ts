@@ -19,7 +19,7 @@ import { modelTelemetry } from "../observability/tracing";
 import { isTerminalStatus, type RunFrame } from "@/lib/schemas/runs";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
-import type { JobQueue } from "../jobs/queue";
+import type { JobQueue } from "../infrastructure/job-queue";
 import { type AgentRow, findAgentAnyScope } from "../repositories/agents";
 import { recentMemoryContents } from "../repositories/memories";
 import { createRequests } from "../repositories/permission-requests";

@@ -4,7 +4,7 @@
 import type { ToolSet } from "ai";
 import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
 import type { Db } from "../repositories/db";
-import type { JobQueue } from "../jobs/queue";
+import type { JobQueue } from "../infrastructure/job-queue";
 import type { PlatformConfig } from "../platform-config";
 import { findAccount } from "../repositories/accounts";
 import type { AgentRow } from "../repositories/agents";

@@ -10,7 +10,7 @@ import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
 import { TaskCreate } from "@/lib/schemas/tasks";
 import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
-import type { JobQueue } from "../jobs/queue";
+import type { JobQueue } from "../infrastructure/job-queue";
 import { insertMemory, listMemories } from "../repositories/memories";
 import { listRuns } from "../repositories/runs";
 import { listAgentDocumentsForRun, readAgentDocument, writeAgentDocument } from "../services/agents";

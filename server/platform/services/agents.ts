@@ -18,7 +18,7 @@ import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { agentCacheKey, type DataContext } from "../infrastructure/hot-cache";
 import { PlatformError } from "../errors";
-import type { JobQueue } from "../jobs/queue";
+import type { JobQueue } from "../infrastructure/job-queue";
 import {
   type AgentData,
   type AgentRowUpdate,
@@ -54,7 +54,7 @@ import { seedTemplateTasks } from "./template-tasks";
 import { CHAT_APP, createChatChannel } from "./app-chat";
 import type { AuthContext } from "./auth";
 import { checkBridgeId } from "./bridges";
-import { enqueueFire } from "../jobs/trigger-fires";
+import { enqueueFire } from "./trigger-fires";
 
 export interface AgentServiceContext extends DataContext {
   config: PlatformConfig;

@@ -4,7 +4,7 @@
 // `answerText` once. Shared by entry-points/email-inbound.ts and entry-points/bridge-inbound.ts.
 import { isTerminalStatus } from "@/lib/schemas/runs";
 import type { Db } from "../repositories/db";
-import type { JobQueue } from "../jobs/queue";
+import type { JobQueue } from "../infrastructure/job-queue";
 import { findRunOutcome } from "../repositories/runs";
 import { METADATA_ONLY } from "../infrastructure/redact";
 

@@ -11,6 +11,7 @@ import { appCatalogOf } from "../apps/catalog";
 import type { AppDefinition, AppTriggerDefinition, JsonSchemaObject } from "../apps/definition";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
+import type { JobQueue } from "../infrastructure/job-queue";
 
 /** The stored type of every app-event trigger (its id reads `app_<n>`). */
 export const APP_TRIGGER_TYPE = "app";
@@ -94,4 +95,20 @@ export function appTriggerUpdate(
   if (input.enabled === true && !current.enabled) data.pollCursor = null;
   if (Object.keys(data).length === 0) return null;
   return data;
+}
+
+export const APP_POLL_JOB = "app-trigger-poll";
+export const DEFAULT_APP_POLL_SECONDS = 60;
+export interface AppPollData {
+  triggerId: number;
+  revision: number;
+  at: string;
+}
+export const appPollKey = (data: AppPollData) => `${data.triggerId}:${data.revision}:${data.at}`;
+export const appPollSeconds = (config: PlatformConfig) => config.apps?.triggerPollSeconds ?? DEFAULT_APP_POLL_SECONDS;
+/** Enqueues the trigger's next poll, once whatever the callers. */
+export function enqueuePoll(jobs: JobQueue, trigger: { id: number; revision: number; nextRunAt: Date | null }) {
+  if (!trigger.nextRunAt) return Promise.resolve(null);
+  const data: AppPollData = { triggerId: trigger.id, revision: trigger.revision, at: trigger.nextRunAt.toISOString() };
+  return jobs.enqueue(APP_POLL_JOB, data, { key: appPollKey(data), startAfter: trigger.nextRunAt, retryLimit: 3, retryDelaySeconds: 5, retryBackoff: true });
 }

@@ -5,9 +5,8 @@
 import type { z } from "zod";
 import type { FetchmailAgent, FetchmailBody } from "@/lib/schemas/agents";
 import { PlatformError } from "../errors";
-import type { JobQueue } from "../jobs/queue";
-import { enqueueMailboxPoll, fetchmailPollSeconds, mailboxOptions } from "../jobs/fetchmail-polls";
-import { MailboxError, type MailboxErrorReason, withMailbox } from "../outbound/imap-mailbox";
+import type { JobQueue } from "../infrastructure/job-queue";
+import { MailboxError, type MailboxErrorReason, type MailboxOptions, withMailbox } from "../outbound/imap-mailbox";
 import { deleteMailbox, type findMailbox, saveMailbox } from "../repositories/fetchmail";
 import { type AgentServiceContext, loadAgent, toAgent, updateAgent } from "./agents";
 import type { Scope } from "./scope";
@@ -84,4 +83,20 @@ export async function disableFetchmail(ctx: FetchmailContext, scope: Scope, id: 
   await deleteMailbox(ctx.prisma, row.id);
   const agent = row.fetchmail ? await updateAgent(ctx, row, { fetchmail: false }) : row;
   return { ...toAgent(agent), fetchmail_mailbox: null };
+}
+
+export const FETCHMAIL_POLL_JOB = "fetchmail-poll";
+export const DEFAULT_FETCHMAIL_POLL_SECONDS = 60;
+export interface MailboxPollData {
+  agentId: number;
+  revision: number;
+  at: string;
+}
+export const mailboxPollKey = (data: MailboxPollData) => `${data.agentId}:${data.revision}:${data.at}`;
+export const fetchmailPollSeconds = (config: { email?: { fetchmailPollSeconds?: number } }) => config.email?.fetchmailPollSeconds ?? DEFAULT_FETCHMAIL_POLL_SECONDS;
+export const mailboxOptions = (config: { outboundAllowLoopback?: boolean }): MailboxOptions => ({ allowLoopback: config.outboundAllowLoopback ?? false });
+/** Enqueues the mailbox's next poll, once whatever the callers. */
+export function enqueueMailboxPoll(jobs: JobQueue, mailbox: { agentId: number; revision: number; nextPollAt: Date }) {
+  const data: MailboxPollData = { agentId: mailbox.agentId, revision: mailbox.revision, at: mailbox.nextPollAt.toISOString() };
+  return jobs.enqueue(FETCHMAIL_POLL_JOB, data, { key: mailboxPollKey(data), startAfter: mailbox.nextPollAt, retryLimit: 3, retryDelaySeconds: 5, retryBackoff: true });
 }

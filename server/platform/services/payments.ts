@@ -11,7 +11,7 @@ import type { Db } from "../repositories/db";
 import { deriveKey } from "@/server/shared/secret-box";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
-import type { JobQueue } from "../jobs/queue";
+import type { JobQueue } from "../infrastructure/job-queue";
 import type { CheckoutState, ProviderInvoice } from "../payments/adapter";
 import { paymentAdapterOf } from "../payments/configured-adapter";
 import { noCardPayments } from "../payments/settings";

@@ -2,8 +2,8 @@
 // gives the agent one review task, in the agent's scope, with a weekly schedule trigger; turning it off
 // removes that trigger and keeps the task and its lessons, so turning it on again reuses the task.
 import type { Db } from "../repositories/db";
-import type { JobQueue } from "../jobs/queue";
-import { enqueueFire } from "../jobs/trigger-fires";
+import type { JobQueue } from "../infrastructure/job-queue";
+import { enqueueFire } from "./trigger-fires";
 import type { AgentRow } from "../repositories/agents";
 import { deleteTrigger, listTaskTriggers } from "../repositories/task-triggers";
 import { createTask, findAgentTaskNamed } from "../repositories/tasks";

@@ -2,7 +2,7 @@
 // names it, and a task or trigger of another scope is not found. Schedule triggers (cron in a zone, an
 // interval, or a one-time run_at), the task's webhook (task-webhooks.ts: one per task, webhook_<n>),
 // email triggers (an address each) and app-event triggers (app-triggers.ts; polled). When a schedule
-// fires is jobs/trigger-fires.ts's; when an app is polled, jobs/app-trigger-polls.ts's.
+// fires is services/trigger-fires.ts's; when an app is polled, jobs/app-trigger-polls.ts's.
 import type { z } from "zod";
 import type { Page } from "@/lib/schemas/common";
 import {
@@ -14,11 +14,11 @@ import {
 } from "@/lib/schemas/triggers";
 import type { Db, JsonObject } from "../repositories/db";
 import { PlatformError } from "../errors";
-import type { JobQueue } from "../jobs/queue";
-import { enqueuePoll } from "../jobs/app-trigger-polls";
-import { enqueueFire } from "../jobs/trigger-fires";
-import { firstDue, isTimeZone, parseRunAt, type ScheduleShape } from "../jobs/trigger-schedule";
-import { checkSchedule } from "../jobs/schedule-slots";
+import type { JobQueue } from "../infrastructure/job-queue";
+import { enqueuePoll } from "./app-triggers";
+import { enqueueFire } from "./trigger-fires";
+import { firstDue, isTimeZone, parseRunAt, type ScheduleShape } from "./trigger-schedule";
+import { checkSchedule } from "../infrastructure/schedule-slots";
 import * as triggers from "../repositories/task-triggers";
 import type { TriggerRow, TriggerRowUpdate } from "../repositories/task-triggers";
 import type { PlatformConfig } from "../platform-config";

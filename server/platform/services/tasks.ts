@@ -33,8 +33,8 @@ import type { RunServiceContext } from "./run-context";
 import { resolveScope, type Scope } from "./scope";
 import { insertTaskScheduleTrigger } from "./task-triggers";
 import { issueTaskWebhook } from "./task-webhooks";
-import { enqueueFire } from "../jobs/trigger-fires";
-import type { JobQueue } from "../jobs/queue";
+import { enqueueFire } from "./trigger-fires";
+import type { JobQueue } from "../infrastructure/job-queue";
 
 export type { TaskRow };
 

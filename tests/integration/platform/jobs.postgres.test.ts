@@ -2,7 +2,7 @@
 // fires once per slot and a keyed job runs once, whichever instance takes it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "@/server/shared/db";
-import { createJobQueue, type JobQueue } from "@/server/platform/jobs/queue";
+import { createJobQueue, type JobQueue } from "@/server/platform/infrastructure/job-queue";
 import { createEmptyPostgresDatabase } from "../../helpers/database";
 import { pollUntil } from "../../helpers/poll";
 import { unfinishedJobs } from "../../helpers/queue";

@@ -1,9 +1,9 @@
-// The job queue (server/platform/jobs/queue.ts) on this project's database: delayed jobs, retries
+// The job queue (server/platform/infrastructure/job-queue.ts) on this project's database: delayed jobs, retries
 // with backoff, idempotency by key, schedules in a time zone, cancel and inspect.
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createJobQueue, jobIdForKey, type JobQueue } from "@/server/platform/jobs/queue";
-import { nextSlot } from "@/server/platform/jobs/schedule-slots";
+import { createJobQueue, jobIdForKey, type JobQueue } from "@/server/platform/infrastructure/job-queue";
+import { nextSlot } from "@/server/platform/infrastructure/schedule-slots";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
 import { pollUntil } from "../../helpers/poll";
 import { unfinishedJobs } from "../../helpers/queue";

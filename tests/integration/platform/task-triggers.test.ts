@@ -2,8 +2,8 @@
 // one-time run_at within seconds, refusals recorded, downtime under each missed_runs policy, and two
 // instances through a burst of due times without a double fire.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jobIdForKey } from "@/server/platform/jobs/queue";
-import { FIRE_JOB } from "@/server/platform/jobs/trigger-fires";
+import { jobIdForKey } from "@/server/platform/infrastructure/job-queue";
+import { FIRE_JOB } from "@/server/platform/services/trigger-fires";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { pollUntil } from "../../helpers/poll";
 

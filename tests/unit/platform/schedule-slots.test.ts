@@ -1,7 +1,7 @@
 // The next slot of a schedule in its time zone, across daylight-saving changes.
 import { describe, expect, it } from "vitest";
-import { checkSchedule, nextSlot } from "@/server/platform/jobs/schedule-slots";
-import { jobIdForKey } from "@/server/platform/jobs/queue";
+import { checkSchedule, nextSlot } from "@/server/platform/infrastructure/schedule-slots";
+import { jobIdForKey } from "@/server/platform/infrastructure/job-queue";
 
 const berlin = (cron: string) => ({ cron, timezone: "Europe/Berlin" });
 

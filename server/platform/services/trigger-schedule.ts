@@ -1,10 +1,10 @@
 // When a schedule trigger is due: its first due time, the due times it missed, and the next one. Pure
 // functions over a clock the caller passes, so DST cases are unit-tested with fixed times.
 //
-// Cron slots come from croner in the trigger's zone (jobs/schedule-slots.ts): a wall time the clocks
+// Cron slots come from croner in the trigger's zone (infrastructure/schedule-slots.ts): a wall time the clocks
 // skip (spring forward) fires at the first instant after the gap; a repeated one (fall back) fires once,
 // at its first occurrence. A naive run_at is read in the trigger's zone the same way.
-import { nextSlot } from "./schedule-slots";
+import { nextSlot } from "../infrastructure/schedule-slots";
 
 export interface ScheduleShape {
   cron: string | null;

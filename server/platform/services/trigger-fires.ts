@@ -23,7 +23,7 @@ import {
   releaseFire,
   settleFire,
 } from "../repositories/task-triggers";
-import { type JobQueue, jobIdForKey } from "./queue";
+import { type JobQueue, jobIdForKey } from "../infrastructure/job-queue";
 import { chooseDueTimes, dueTimesThrough, nextDueAfter, type ScheduleShape } from "./trigger-schedule";
 
 export const FIRE_JOB = "trigger-fire";
