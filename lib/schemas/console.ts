@@ -124,3 +124,5 @@ export const TenantUsage = z.object({
     z.object({ date: z.string(), totalTokens: z.number(), costMicros: z.number().int(), members: z.record(z.string(), z.number()) }),
   ),
 });
+
+export type TenantAgentView = z.infer<typeof TenantAgentView>;

@@ -125,3 +125,7 @@ export const TenantScheduleView = ScheduleView.pick({
   pausedReason: true,
   nextRunAt: true,
 }).extend({ member: z.object({ email: z.string(), name: z.string().nullable() }) });
+
+export type ScheduleRun = z.infer<typeof ScheduleRun>;
+export type ScheduleView = z.infer<typeof ScheduleView>;
+export type TenantScheduleView = z.infer<typeof TenantScheduleView>;

@@ -175,6 +175,7 @@ export const InviteDescription = z.object({
   email: z.string(),
   tenant: TenantRef.pick({ name: true, slug: true }),
   status: InviteStatus,
+  /** Whether the invited email already has an account (then the invitee signs in to accept). */
   accountExists: z.boolean(),
 });
 export const InviteAccepted = z.object({ role: tenantRoleSchema, email: z.string(), tenant: TenantRef, createdAccount: z.boolean() });
@@ -207,3 +208,9 @@ export const TenantCaps = z.object({
 });
 export const ScheduleCapView = z.object({ maxActiveSchedules: z.number().int().nullable() });
 export const MemberCapSet = z.object({ membershipId: z.string(), cap: MemberCapView.nullable() });
+
+export type MyUsage = z.infer<typeof MyUsage>;
+export type TenantLimitsView = z.infer<typeof TenantLimitsView>;
+export type TenantCaps = z.infer<typeof TenantCaps>;
+export type InviteView = z.infer<typeof InviteView>;
+export type InviteDescription = z.infer<typeof InviteDescription>;

@@ -93,3 +93,6 @@ export const TenantSkillView = z.object({
   enabled: z.boolean(),
   updatedAt: z.string(),
 });
+
+export type TenantToolServerView = z.infer<typeof TenantToolServerView>;
+export type TenantSkillView = z.infer<typeof TenantSkillView>;
