@@ -24,7 +24,7 @@ const layerZones = [
   },
   { target: "./server/platform", from: ["./app", "./components"], message: "The platform never imports the framework." },
   // The shared floor imports neither half.
-  { target: "./server/shared", from: ["./server/platform", "./server/tenancy", "./server/auth", "./server/chat", "./server/api", "./server/embed", "./app", "./components"], message: "server/shared is below both halves." },
+  { target: "./server/shared", from: ["./server/platform", "./server/framework", "./app", "./components"], message: "server/shared is below both halves." },
   // Inside the platform: repositories < infrastructure < services (with models) < the run engine and the
   // entry points that start runs < routes and the process's wiring.
   {
@@ -57,14 +57,14 @@ const layerZones = [
 // framework embeds the platform in its own process (the embedded default): starting it, its health, the
 // operator account it prepares, the shared job queue and re-sealing, the demo OAuth app's catalogue entry.
 const embeddingSeams = [
-  "server/embedded-platform.ts",
-  "server/framework-platform.ts",
-  "server/startup.ts",
-  "server/framework-health.ts",
-  "server/tenancy/platform-operator.ts",
-  "server/tenancy/sealing.ts",
-  "server/tenancy/framework-jobs.ts",
-  "server/demo-app/demo-app.ts",
+  "server/framework/embedded-platform.ts",
+  "server/framework/platform.ts",
+  "server/framework/startup.ts",
+  "server/framework/health.ts",
+  "server/framework/tenancy/platform-operator.ts",
+  "server/framework/tenancy/sealing.ts",
+  "server/framework/tenancy/framework-jobs.ts",
+  "server/framework/demo-app/demo-app.ts",
   "app/api/v2/**",
 ];
 
@@ -85,14 +85,14 @@ export default defineConfig([
   },
   {
     // Prisma stays behind the repositories: everything else gets a Db handle, plain JSON and mapped rows
-    // from them. The framework's own repositories are the *repository.ts files of server/tenancy and
-    // server/embed; server/shared/db.ts creates the client (db-errors.ts reads its errors); prisma/ holds
+    // from them. The framework's own repositories are the *repository.ts files of server/framework/tenancy and
+    // server/framework/embed; server/shared/db.ts creates the client (db-errors.ts reads its errors); prisma/ holds
     // the schema's tools and the seed.
     ignores: [
       "server/platform/repositories/**",
-      "server/tenancy/*repository.ts",
-      "server/embed/*repository.ts",
-      "server/demo-app/*repository.ts",
+      "server/framework/tenancy/*repository.ts",
+      "server/framework/embed/*repository.ts",
+      "server/framework/demo-app/*repository.ts",
       "server/shared/db.ts",
       "server/shared/db-errors.ts",
       "prisma/**",

@@ -5,6 +5,6 @@ export async function register() {
   // rather than through lib/env.ts: the Node-only modules below must stay out of the edge bundle.
   // eslint-disable-next-line no-restricted-properties
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { startFramework } = await import("./server/startup");
+  const { startFramework } = await import("./server/framework/startup");
   await startFramework();
 }

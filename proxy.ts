@@ -1,12 +1,12 @@
 // Next.js proxy (Node.js runtime), for the embed surface only: its CSP frame-ancestors comes from the
-// tenant's allowed embed origins (server/embed/origins.ts), so only those sites can frame the chat
+// tenant's allowed embed origins (server/framework/embed/origins.ts), so only those sites can frame the chat
 // (a host it does not allow gets a scriptless page saying so, which anyone may frame).
-// The page has no inline script (server/embed/page.ts), so scripts are held to its own origin: an
+// The page has no inline script (server/framework/embed/page.ts), so scripts are held to its own origin: an
 // injection could not run code beside the embed token the page keeps in memory.
 import { NextResponse, type NextRequest } from "next/server";
 import { getDb } from "@/server/shared/db";
-import { frameAncestorsFor, isEmbedHostAllowed } from "@/server/embed/origins";
-import { normalizeOrigin } from "@/server/embed/tokens";
+import { frameAncestorsFor, isEmbedHostAllowed } from "@/server/framework/embed/origins";
+import { normalizeOrigin } from "@/server/framework/embed/tokens";
 
 export async function proxy(request: NextRequest) {
   let csp = "frame-ancestors 'self'; script-src 'self'; object-src 'none'; base-uri 'none'";

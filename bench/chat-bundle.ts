@@ -1,13 +1,13 @@
 // chat-bundle (issue #7): the JavaScript a first load of the chat fetches, gzipped (level 9), from a
 // production build; target <= 120 KB. Inlay's two chat pages, /chat (the member's full chat) and the
 // embed page (/embed/[agent], the iframe of public/embed.js), are route handlers' HTML loading one
-// entry each of the widget bundle (server/chat/page.ts, server/embed/page.ts,
-// server/embed/widget-build.ts). Printed beside them, from the same build: <InlayChat> inside an
+// entry each of the widget bundle (server/framework/chat/page.ts, server/framework/embed/page.ts,
+// server/framework/embed/widget-build.ts). Printed beside them, from the same build: <InlayChat> inside an
 // app-router page on React (the console's agent page, as a vendor would embed it in their own Next
 // pages), and a floor, the first load of the smallest app-router page, which is what the fixed stack
 // (React, Next's app router, the bundler's runtime, the root layout) costs any app-router page.
 //
-// The build is `npm run build`'s: the widget (server/embed/widget-build.ts), then `next build --webpack`;
+// The build is `npm run build`'s: the widget (server/framework/embed/widget-build.ts), then `next build --webpack`;
 // BENCH_BUNDLER=turbopack measures a Turbopack build of the same sources instead (the comparison in
 // bench/results/2026-11-22-chat.md). The build is made when .next or the widget is missing, .next is
 // older than the sources, or made by the other bundler.
@@ -16,7 +16,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { runInNewContext } from "node:vm";
 import { gzipSync } from "node:zlib";
-import { widgetAssets, widgetManifestPath, type WidgetAssets, type WidgetEntry } from "../server/embed/widget-assets";
+import { widgetAssets, widgetManifestPath, type WidgetAssets, type WidgetEntry } from "../server/framework/embed/widget-assets";
 
 const root = path.resolve(import.meta.dirname, "..");
 const next = path.join(root, ".next");
@@ -29,7 +29,7 @@ export type Bundler = "turbopack" | "webpack";
 
 // What a change to the client bundle can come from. The build is reused only when its BUILD_ID is
 // newer than every one of these (a stale build would measure code that is gone).
-const BUILD_INPUTS = ["app", "components", "lib", "public", "server/embed", "next.config.mjs", "postcss.config.mjs", "package.json", "package-lock.json", "tsconfig.json", "proxy.ts"];
+const BUILD_INPUTS = ["app", "components", "lib", "public", "server/framework/embed", "next.config.mjs", "postcss.config.mjs", "package.json", "package-lock.json", "tsconfig.json", "proxy.ts"];
 /** The widget's output (public/embed-app): built from the inputs above, so not one of them (`npm run dev` rewrites it). */
 const widgetDir = path.dirname(widgetManifestPath(root));
 
@@ -51,7 +51,7 @@ export async function readWidget(entry: WidgetEntry): Promise<WidgetAssets> {
 
 /**
  * The JS files a first load of the embed page fetches: the module script and the chunks it imports
- * statically, which the page also preloads (server/embed/page.ts writes both from the widget's
+ * statically, which the page also preloads (server/framework/embed/page.ts writes both from the widget's
  * manifest). The markdown renderer's chunk (`lazy`) comes later, as on /chat.
  */
 export const widgetFirstLoad = (widget: WidgetAssets) => [widget.script, ...widget.preload];
@@ -67,7 +67,7 @@ export function ensureBuild(bundler: Bundler): string {
   console.log(`building (the widget, then next build, ${bundler}): .next or the widget is missing, older than the sources or made by the other bundler …`);
   // eslint-disable-next-line no-restricted-properties -- the build inherits the benchmark's environment
   const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
-  execFileSync(path.join(root, "node_modules/.bin/tsx"), ["server/embed/widget-build.ts", "build"], { cwd: root, stdio: ["ignore", "ignore", "inherit"], env });
+  execFileSync(path.join(root, "node_modules/.bin/tsx"), ["server/framework/embed/widget-build.ts", "build"], { cwd: root, stdio: ["ignore", "ignore", "inherit"], env });
   execFileSync(path.join(root, "node_modules/.bin/next"), ["build", ...(bundler === "webpack" ? ["--webpack"] : [])], {
     cwd: root,
     stdio: ["ignore", "ignore", "inherit"],

@@ -1,7 +1,7 @@
 // Chat and embed benchmarks (issue #7), each against a target or a baseline measured in the same run:
 // - embed-size: public/embed.js raw and gzipped (level 9), target <= 3 KB gzipped;
 // - chat-bundle: in bench/chat-bundle.ts;
-// - chat-bridge-ttft: time to first text through the chat bridge (server/chat/bridge.ts) against the
+// - chat-bridge-ttft: time to first text through the chat bridge (server/framework/chat/bridge.ts) against the
 //   platform's own POST /runs SSE (with and without the Idempotency-Key the platform client sends),
 //   same platform, same run; target: the bridge adds <= 3 ms at p50.
 import { randomUUID } from "node:crypto";
@@ -12,8 +12,8 @@ import { gzipSync } from "node:zlib";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { ChatChunk } from "@/lib/chat/types";
 import { createPlatformClient } from "@/lib/platform-client";
-import { createChatHandlers } from "@/server/chat/bridge";
-import { agentByName, type ChatContext } from "@/server/chat/context";
+import { createChatHandlers } from "@/server/framework/chat/bridge";
+import { agentByName, type ChatContext } from "@/server/framework/chat/context";
 import { percentile, startServer, stopServer, type Target } from "./runs";
 
 const root = path.resolve(import.meta.dirname, "..");

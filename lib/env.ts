@@ -300,7 +300,7 @@ export const envSchema = z
     JUDGMENT_CUSTOMER_MODEL: z.string().default("openai/gpt-4.1-mini"),
     JUDGMENT_CUSTOMER_BASE_URL: httpUrl,
 
-    // Signs embed tokens (HS256, server/embed/tokens.ts); derived from NEXTAUTH_SECRET when unset.
+    // Signs embed tokens (HS256, server/framework/embed/tokens.ts); derived from NEXTAUTH_SECRET when unset.
     EMBED_TOKEN_SECRET: optionalString.refine((value) => value === undefined || value.length >= 32, "must be at least 32 characters"),
 
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

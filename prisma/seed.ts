@@ -2,7 +2,7 @@
 // SEED_DEMO_DATA is on, the default), never again. The README lists these accounts.
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { hashPassword } from "@/server/shared/passwords";
-import { agentNameKey } from "@/server/tenancy/platform-repository";
+import { agentNameKey } from "@/server/framework/tenancy/platform-repository";
 
 export const DEMO_PASSWORD = "inlay-demo";
 
@@ -75,7 +75,7 @@ export async function seedDemoData(prisma: PrismaClient): Promise<SeedResult> {
 }
 
 /**
- * Development: the demo tenants offer the development demo app (server/demo-app) to their members, so
+ * Development: the demo tenants offer the development demo app (server/framework/demo-app) to their members, so
  * connections can be tried at once. Run at every development start, it only adds a missing row: an
  * admin who turned the app off keeps it off. Never called in production.
  */

@@ -3,10 +3,10 @@
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
-import { ACTIVE_TENANT_COOKIE } from "@/server/api/trpc";
-import { getSession } from "@/server/auth/session";
+import { ACTIVE_TENANT_COOKIE } from "@/server/framework/api/trpc";
+import { getSession } from "@/server/framework/auth/session";
 import { getDb } from "@/server/shared/db";
-import { isOwner, resolveActiveMembership } from "@/server/tenancy/tenants";
+import { isOwner, resolveActiveMembership } from "@/server/framework/tenancy/tenants";
 
 // Cached for the request: the console layouts and a page may each ask.
 export const getViewer = cache(async (callbackPath: string = "/") => {

@@ -1,17 +1,17 @@
 // /chat?agent=<tenant agent id or name>&mode=approval|plan|autonomous (no agent: their first): the
-// signed-in member's full chat, as a page of our own HTML and the widget bundle (server/chat/page.ts),
+// signed-in member's full chat, as a page of our own HTML and the widget bundle (server/framework/chat/page.ts),
 // outside Next's client runtime. The chat bridge (app/api/chat) checks the session and the tenant again
 // on every request; this only decides what to show.
 import { NextResponse, type NextRequest } from "next/server";
-import { ACTIVE_TENANT_COOKIE } from "@/server/api/trpc";
-import { getSession } from "@/server/auth/session";
-import { chatPageHtml, chatPageQuery } from "@/server/chat/page";
-import { chatStorageScope } from "@/server/chat/storage-scope";
+import { ACTIVE_TENANT_COOKIE } from "@/server/framework/api/trpc";
+import { getSession } from "@/server/framework/auth/session";
+import { chatPageHtml, chatPageQuery } from "@/server/framework/chat/page";
+import { chatStorageScope } from "@/server/framework/chat/storage-scope";
 import { getDb } from "@/server/shared/db";
-import { widgetPageResponse } from "@/server/embed/html";
-import { widgetAssets } from "@/server/embed/widget-assets";
-import { defaultChatAgentName } from "@/server/tenancy/agents";
-import { resolveActiveMembership } from "@/server/tenancy/tenants";
+import { widgetPageResponse } from "@/server/framework/embed/html";
+import { widgetAssets } from "@/server/framework/embed/widget-assets";
+import { defaultChatAgentName } from "@/server/framework/tenancy/agents";
+import { resolveActiveMembership } from "@/server/framework/tenancy/tenants";
 
 export const dynamic = "force-dynamic";
 

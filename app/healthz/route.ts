@@ -1,5 +1,5 @@
-// Liveness of the Next.js app (server/framework-health.ts).
-import { frameworkHealth } from "@/server/framework-health";
+// Liveness of the Next.js app (server/framework/health.ts).
+import { frameworkHealth } from "@/server/framework/health";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -20,7 +20,7 @@ import {
 import { useTRPC } from "@/lib/trpc/react";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { ZodType } from "zod";
-import type { AppRouter } from "@/server/api/root";
+import type { AppRouter } from "@/server/framework/api/root";
 import { card, table, tableScroll, td, th } from "./admin-page";
 
 type Overview = inferRouterOutputs<AppRouter>["billing"]["overview"];

@@ -10,7 +10,7 @@ import { FormError, SelectField, TextField, fieldClass } from "@/components/ui/f
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
 import { tenantSkillInput, tenantToolServerInput } from "@/lib/schemas/tenant-tools";
 import { useTRPC } from "@/lib/trpc/react";
-import type { AppRouter } from "@/server/api/root";
+import type { AppRouter } from "@/server/framework/api/root";
 import { card, table, tableScroll, td, th } from "./admin-page";
 
 type Outputs = inferRouterOutputs<AppRouter>["tools"];

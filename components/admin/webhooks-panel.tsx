@@ -1,8 +1,8 @@
 "use client";
 // The installation owner's webhook endpoints: register one (its signing secret shown once), pause,
 // resume, rotate the secret (the new one shown once), delete; per endpoint its deliveries with every
-// attempt, one delivery sent again (a failed one retried, a delivered one replayed) and a replay of the
-// events since a time.
+// attempt, one delivery sent again (a failed one retried, a delivered one replayed), a replay of the
+// events since a time, and a test event to check the endpoint without waiting for a run.
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
@@ -14,7 +14,7 @@ import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
 import { CreateWebhookRequest, WEBHOOK_EVENT_TYPES, WebhookEventType } from "@/lib/schemas/webhooks";
 import { useTRPC } from "@/lib/trpc/react";
-import type { AppRouter } from "@/server/api/root";
+import type { AppRouter } from "@/server/framework/api/root";
 import { card } from "./admin-page";
 
 type Outputs = inferRouterOutputs<AppRouter>["webhooks"];
@@ -152,7 +152,7 @@ function DeliveryItem({ webhookId, delivery, refresh }: { webhookId: number; del
         <span data-testid="attempt-count">
           {delivery.attempt_count} {delivery.attempt_count === 1 ? "attempt" : "attempts"}
         </span>
-        {delivery.origin === "replay" ? <span className="text-xs text-muted">replay</span> : null}
+        {delivery.origin !== "dispatch" ? <span className="text-xs text-muted">{delivery.origin}</span> : null}
         <span className="text-xs text-muted">{time(delivery.created_at)}</span>
         {/* Any finished delivery can be sent again (the platform's retry): a failed one is retried,
             a delivered one replayed, e.g. to a receiver that lost it. */}
@@ -251,7 +251,15 @@ function Endpoint({ webhook }: { webhook: Webhook }) {
   const rotate = useMutation(trpc.webhooks.rotateSecret.mutationOptions({ onSuccess: refresh }));
   const remove = useMutation(trpc.webhooks.delete.mutationOptions({ onSuccess: refresh }));
   const [open, setOpen] = useState(false);
-  const failure = update.error ?? rotate.error ?? remove.error;
+  const sendTest = useMutation(
+    trpc.webhooks.sendTest.mutationOptions({
+      onSuccess: async () => {
+        setOpen(true);
+        await queryClient.invalidateQueries({ queryKey: trpc.webhooks.deliveries.pathKey() });
+      },
+    }),
+  );
+  const failure = update.error ?? rotate.error ?? remove.error ?? sendTest.error;
 
   return (
     <article className={card} data-testid="webhook" aria-label={`Endpoint ${webhook.url}`}>
@@ -281,6 +289,16 @@ function Endpoint({ webhook }: { webhook: Webhook }) {
             type="button"
             variant="ghost"
             className={smallButton}
+            disabled={sendTest.isPending || !webhook.active}
+            title={webhook.active ? "Sends a signed webhook.test event to this endpoint now" : "Resume the endpoint to send a test event"}
+            onClick={() => sendTest.mutate({ webhookId: webhook.id })}
+          >
+            {sendTest.isPending ? "Sending…" : "Send test event"}
+          </Button>
+          <Button
+            type="button"
+            variant="ghost"
+            className={smallButton}
             disabled={rotate.isPending}
             onClick={() => {
               if (window.confirm("Rotate the signing secret? The current one keeps signing for 24 hours.")) rotate.mutate({ webhookId: webhook.id });
@@ -305,6 +323,11 @@ function Endpoint({ webhook }: { webhook: Webhook }) {
         </div>
       </div>
       <FormError message={failure?.message} />
+      {sendTest.data ? (
+        <p role="status" className="mt-2 text-sm text-muted">
+          Test event sent (delivery {sendTest.data.id}): its outcome shows in the deliveries below.
+        </p>
+      ) : null}
       {rotate.data ? <SecretOnce secret={rotate.data.secret} label="New signing secret." /> : null}
       {open ? <Deliveries webhookId={webhook.id} /> : null}
     </article>

@@ -1,5 +1,5 @@
-// The full chat page's script (/chat, written by server/chat/page.ts): an entry of the widget bundle
-// (server/embed/widget-build.ts), so <InlayChat> runs on Preact (react and react-dom are aliased to
+// The full chat page's script (/chat, written by server/framework/chat/page.ts): an entry of the widget bundle
+// (server/framework/embed/widget-build.ts), so <InlayChat> runs on Preact (react and react-dom are aliased to
 // preact/compat there), without React and Next's client runtime, as in the embed. The page is
 // same-origin with the bridge, so the session cookie authenticates the chat; the page writes the
 // checked agent and mode on the root element's data attributes.

@@ -1,6 +1,6 @@
-// The embed page's script: the entry of the widget bundle (server/embed/widget-build.ts), which runs
+// The embed page's script: the entry of the widget bundle (server/framework/embed/widget-build.ts), which runs
 // <EmbedSurface> on Preact (react and react-dom are aliased to preact/compat there) instead of React
-// and Next's client runtime, to keep the iframe's JavaScript small. The page (server/embed/page.ts)
+// and Next's client runtime, to keep the iframe's JavaScript small. The page (server/framework/embed/page.ts)
 // writes the checked query values on the root element's data attributes.
 import "./embed-page.css";
 import { createRoot } from "react-dom/client";

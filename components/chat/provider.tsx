@@ -32,7 +32,7 @@ export interface InlayConfig {
   credentials?: RequestCredentials;
   /**
    * Whose conversations the chats below keep in sessionStorage: an opaque id of the signed-in person
-   * in their workspace (server/chat/storage-scope.ts). Unset: conversations are not kept in the browser.
+   * in their workspace (server/framework/chat/storage-scope.ts). Unset: conversations are not kept in the browser.
    */
   storageScope?: string;
   theme?: InlayTheme;

@@ -1,5 +1,5 @@
 // Conversations the chat keeps in sessionStorage, each under the key of the person it belongs to: an
-// opaque scope the server derives from (tenant, user) (server/chat/storage-scope.ts), so one person's
+// opaque scope the server derives from (tenant, user) (server/framework/chat/storage-scope.ts), so one person's
 // conversation is never shown to the next one in the same tab. What another scope left behind is
 // removed when a chat mounts, and everything is removed on sign-out and on switching workspaces.
 import type { ChatMessage } from "@/lib/chat/types";

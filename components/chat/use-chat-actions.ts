@@ -1,5 +1,5 @@
 "use client";
-// The buttons of the chat's cards and Stop: POST /api/chat/actions (server/chat/bridge.ts). A card
+// The buttons of the chat's cards and Stop: POST /api/chat/actions (server/framework/chat/bridge.ts). A card
 // shows the person's choice at once ("Allowing…") until the run's stream confirms it.
 import { useCallback, useState } from "react";
 import type { ChatAction } from "@/lib/chat/contract";

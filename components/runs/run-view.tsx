@@ -10,7 +10,7 @@ import { formatMicros } from "@/lib/money";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { RunTrigger } from "@/lib/schemas/run-view";
 import { useTRPC } from "@/lib/trpc/react";
-import type { AppRouter } from "@/server/api/root";
+import type { AppRouter } from "@/server/framework/api/root";
 
 // As the client receives it (JSON: the unknown inputs and results may be absent).
 type RunDetail = inferRouterOutputs<AppRouter>["runs"]["detail"];

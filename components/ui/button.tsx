@@ -7,7 +7,7 @@ const variants: Record<Variant, string> = {
   ghost: "bg-transparent text-fg hover:bg-fg/5",
 };
 
-/** The button's classes, also for the pages written as HTML outside React (server/chat/page.ts). */
+/** The button's classes, also for the pages written as HTML outside React (server/framework/chat/page.ts). */
 export const buttonClass = (variant: Variant = "primary") =>
   `inline-flex h-10 items-center justify-center whitespace-nowrap rounded-lg px-4 text-sm font-medium transition focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent disabled:opacity-60 ${variants[variant]}`;
 

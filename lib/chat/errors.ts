@@ -14,7 +14,7 @@ import {
 } from "@/lib/platform-client";
 import type { ChatError } from "./types";
 
-/** The framework's refused admission (server/tenancy LimitExceededDetails), as plain data. */
+/** The framework's refused admission (server/framework/tenancy LimitExceededDetails), as plain data. */
 export interface AdmissionRefusal {
   limit: string;
   used: number;

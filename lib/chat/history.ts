@@ -1,6 +1,6 @@
 // A past conversation, put back together for the chat: the person's turns (the platform's
 // GET /runs/{run_id}/messages) each placed before the agent's message of the same request (rebuilt
-// from the run's event log). Pure, so it is tested alone; server/chat/bridge.ts does the reading.
+// from the run's event log). Pure, so it is tested alone; server/framework/chat/bridge.ts does the reading.
 import type { RunListItem, RunMessage, RunStatus } from "@/lib/platform-client";
 import { chatMessageId, FILES_ONLY_MESSAGE } from "./contract";
 import type { ChatMessage, ChatPart } from "./types";

@@ -2,7 +2,7 @@
 // token_expired: a laptop that slept past the refresh timer) gets a new token from the host page and
 // is sent once more with it. Any other answer, and the second one, goes back to the caller as is.
 
-/** The header the embed token rides in (server/chat/framework-context.ts reads it). */
+/** The header the embed token rides in (server/framework/chat/framework-context.ts reads it). */
 export const EMBED_TOKEN_HEADER_NAME = "x-inlay-embed-token";
 
 export function renewingFetch(options: {

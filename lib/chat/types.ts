@@ -1,5 +1,5 @@
 // The chat's one message type (STYLE 10): an AI SDK UIMessage with Inlay's metadata and data parts.
-// The bridge (server/chat) writes it, useChat and components/chat read it; nothing else redefines it.
+// The bridge (server/framework/chat) writes it, useChat and components/chat read it; nothing else redefines it.
 import type { InferUIMessageChunk, UIMessage } from "ai";
 import type { RunStatus } from "@/lib/platform-client";
 

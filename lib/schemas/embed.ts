@@ -25,7 +25,7 @@ export type EmbedSecretView = z.infer<typeof EmbedSecretView>;
 export const EmbedSecretCreated = EmbedSecretView.extend({ secret: z.string() });
 export const EmbedSecretRotated = z.object({ created: EmbedSecretCreated, revoked: EmbedSecretView });
 
-/** The seconds an embed token may live (server/embed/tokens.ts EMBED_TOKEN_MAX_SECONDS). */
+/** The seconds an embed token may live (server/framework/embed/tokens.ts EMBED_TOKEN_MAX_SECONDS). */
 export const EMBED_SESSION_TTL = { min: 30, max: 600 } as const;
 
 /** POST /api/embed/sessions: who the visitor is in the vendor's product, and what the token opens. */

@@ -1,5 +1,5 @@
 // Contracts of the console's tool servers and skills: what a tenant's admins define for their members
-// (server/tenancy/tool-servers.ts, skills.ts). The limits are the platform's (lib/schemas/tool-servers.ts,
+// (server/framework/tenancy/tool-servers.ts, skills.ts). The limits are the platform's (lib/schemas/tool-servers.ts,
 // skills.ts), so what the form accepts the platform takes.
 import { z } from "zod";
 import { SKILL_BODY_MAX_CHARS, SKILL_DESCRIPTION_MAX_CHARS, SKILL_NAME_MAX_CHARS, skillSlug } from "./skills";

@@ -24,6 +24,15 @@ export const INLAY_WEBHOOK_EVENT_TYPES = ["billing.low_balance"] as const;
 export const WebhookEventType = z.enum([...WEBHOOK_EVENT_TYPES, ...INLAY_WEBHOOK_EVENT_TYPES]);
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
 
+/**
+ * Extension: the kind POST /webhooks/{id}/test sends. Not subscribable: it goes only to the webhook it
+ * was asked for, whatever its `events`.
+ */
+export const WEBHOOK_TEST_EVENT = "webhook.test";
+
+/** What a delivery carries: a subscribable kind, or a test event. */
+export const DeliveredEventType = z.enum([...WebhookEventType.options, WEBHOOK_TEST_EVENT]);
+
 export const WEBHOOK_URL_MAX_CHARS = 2_048;
 
 export const Webhook = z
@@ -100,18 +109,21 @@ export const WebhookAttempt = z
   .meta({ id: "WebhookAttempt" });
 
 export const WEBHOOK_DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
+export const WEBHOOK_DELIVERY_ORIGINS = ["dispatch", "replay", "test"] as const;
 
 export const WebhookDelivery = z
   .object({
     id: z.number().int(),
     webhook_id: z.number().int(),
     message_id: z.string().meta({ description: "The webhook-id header: the same on every attempt and replay of the event" }),
-    event_type: WebhookEventType,
+    event_type: DeliveredEventType,
     run_id: z.number().int().nullable(),
     status: z.enum(WEBHOOK_DELIVERY_STATUSES).meta({
       description: "pending (another attempt is due), succeeded, or failed (gave up, or the webhook was turned off)",
     }),
-    origin: z.enum(["dispatch", "replay"]).meta({ description: "replay: queued by POST /webhooks/{id}/replay" }),
+    origin: z.enum(WEBHOOK_DELIVERY_ORIGINS).meta({
+      description: "dispatch: the event as it happened; replay: queued by POST /webhooks/{id}/replay; test: POST /webhooks/{id}/test (one attempt, no retries)",
+    }),
     attempt_count: z.number().int(),
     next_attempt_at: Timestamp.nullable(),
     error: z.string().nullable().meta({ description: "Why the delivery failed, once it has" }),
@@ -201,5 +213,19 @@ export const LowBalanceEvent = z
   })
   .meta({ id: "LowBalanceEvent", description: "Extension: the balance fell below the alert threshold (once per crossing)" });
 
+export const WebhookTestEvent = z
+  .object({
+    type: z.literal(WEBHOOK_TEST_EVENT),
+    webhook_id: z.number().int(),
+    user_id: z.string().nullable().meta({ description: "The webhook's end-user; null for an account-level webhook" }),
+    message: z.string(),
+    timestamp: deliveredAt.timestamp,
+  })
+  .meta({ id: "WebhookTestEvent", description: "Extension: sent by POST /webhooks/{id}/test to check an endpoint; not tied to a run" });
+
 /** Every body a webhook receives, by event kind. */
-export const WEBHOOK_PAYLOADS: Record<WebhookEventType, z.ZodObject> = { ...RUN_WEBHOOK_PAYLOADS, "billing.low_balance": LowBalanceEvent };
+export const WEBHOOK_PAYLOADS: Record<z.infer<typeof DeliveredEventType>, z.ZodObject> = {
+  ...RUN_WEBHOOK_PAYLOADS,
+  "billing.low_balance": LowBalanceEvent,
+  [WEBHOOK_TEST_EVENT]: WebhookTestEvent,
+};

@@ -6,7 +6,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { TRPCClientError } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
-import type { AppRouter } from "@/server/api/root";
+import type { AppRouter } from "@/server/framework/api/root";
 import { createTrpcClient } from "./client";
 
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();

@@ -131,6 +131,7 @@ import * as getWebhook from "./routes/webhooks/get";
 import * as listWebhooks from "./routes/webhooks/list";
 import * as replayWebhook from "./routes/webhooks/replay";
 import * as retryWebhookDelivery from "./routes/webhooks/retry-delivery";
+import * as sendWebhookTestEvent from "./routes/webhooks/test";
 import * as updateWebhook from "./routes/webhooks/update";
 import * as createToolServer from "./routes/mcp-servers/create";
 import * as listToolServers from "./routes/mcp-servers/list";
@@ -449,6 +450,7 @@ const operations: { register(app: PlatformApp): void }[] = [
   listWebhookDeliveries,
   retryWebhookDelivery,
   replayWebhook,
+  sendWebhookTestEvent,
   // custom tool servers (the public OAuth callback before /mcp-servers/{server_id})
   toolServerOAuthCallback,
   createToolServer,

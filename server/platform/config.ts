@@ -157,14 +157,14 @@ export function platformDepsFromEnv(
   } = {},
 ): PlatformDeps {
   const config = platformConfigFromEnv(env, options.localBaseUrl ?? `${publicOrigin()}/api/v2`);
-  // The embedded platform in development: the framework's own operator key (server/tenancy/operator-key.ts),
+  // The embedded platform in development: the framework's own operator key (server/framework/tenancy/operator-key.ts),
   // only where INLAY_OPERATOR_KEY_SHA256 names none.
   if (options.operatorKeySha256 && !config.payments?.operatorKeySha256) {
     config.payments = { ...config.payments, operatorKeySha256: options.operatorKeySha256 };
   }
-  // The framework's development demo app (server/demo-app): only the embedding framework knows where it is.
+  // The framework's development demo app (server/framework/demo-app): only the embedding framework knows where it is.
   if (options.demoApp) config.apps = { ...config.apps, demo: options.demoApp };
-  // The framework's run-ledger endpoint (server/tenancy/run-ledger-webhook.ts), delivered in-process.
+  // The framework's run-ledger endpoint (server/framework/tenancy/run-ledger-webhook.ts), delivered in-process.
   if (options.inProcessWebhooks) config.inProcessWebhooks = options.inProcessWebhooks;
   // Read INLAY_APPS_FILE now: a mistake in it stops the process here, naming its place.
   appCatalogOf(config);

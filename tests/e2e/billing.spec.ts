@@ -66,7 +66,7 @@ test("the owner credits the balance by hand; the ledger names who and why", asyn
 
 test("a top-up's manual payment page is the console's, speaks to the owner who pays, and leads back to Billing", async ({ browser }) => {
   const page = await signedIn(browser, OWNER);
-  // Where Top up sends the owner when the platform takes no card payments (server/tenancy/billing.ts).
+  // Where Top up sends the owner when the platform takes no card payments (server/framework/tenancy/billing.ts).
   await page.goto("/admin/billing/pay/pay_e2e0000?amount=2500");
   await expect(page.getByRole("heading", { name: "Pay a top-up", level: 1 })).toBeVisible();
   // Inside the console, with its navigation, not a bare page.

@@ -277,7 +277,7 @@ test.describe("embed", () => {
     await page.getByRole("button", { name: "Chat with us" }).click();
     const chat = new ChatPage(page.frameLocator("iframe"));
     await expect(chat.input()).toBeEnabled(); // the token handshake is done
-    // The widget bundle alone (server/embed/page.ts), not Next's client runtime, within the budget.
+    // The widget bundle alone (server/framework/embed/page.ts), not Next's client runtime, within the budget.
     const firstLoad = await Promise.all(frameScripts);
     expect(firstLoad.length).toBeGreaterThan(0);
     expect(firstLoad.filter((script) => !script.path.startsWith("/embed-app/"))).toEqual([]);

@@ -1,4 +1,4 @@
-// The Next.js app's probes (server/framework-health.ts): with the embedded platform the app is that
+// The Next.js app's probes (server/framework/health.ts): with the embedded platform the app is that
 // platform's process, so its readiness is the platform's (database, migrations, runtime, worker).
 import { expect, test } from "@playwright/test";
 

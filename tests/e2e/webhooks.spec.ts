@@ -1,7 +1,8 @@
 // The owner's webhooks end to end: register an endpoint at a loopback receiver, see its secret once,
 // a run's delivery arrives (verified with that secret) and shows on the page with its attempt; the
 // receiver fails, a replay's delivery fails on the page and Retry delivers it; the secret is rotated;
-// a delivered delivery is replayed from its row. Only the event kinds ticked are subscribed.
+// a delivered delivery is replayed from its row; a test event is sent, once to a working endpoint and
+// once to a failing one. Only the event kinds ticked are subscribed.
 //
 // Remote pass only (E2E_REMOTE_PLATFORM=1): the embedded pass runs the app under `next start`, where
 // the platform refuses loopback endpoints (OUTBOUND_ALLOW_LOOPBACK is refused in production), and the
@@ -115,6 +116,24 @@ test("the owner registers an endpoint, watches deliveries and attempts, retries,
   await expect.poll(() => receiver.received.filter((request) => request.path === path && request.answered === 200).length, { timeout: 20_000 }).toBe(4);
   expect(receiver.received.filter((request) => request.path === path).at(-1)!.headers["webhook-id"]).toBe(afterRotation.headers["webhook-id"]);
   await expect(last.getByTestId("attempt-count")).toHaveText("2 attempts", { timeout: 15_000 });
+
+  // A test event: signed like any other, to this endpoint only, shown among its deliveries as "test".
+  await endpoint.root.getByRole("button", { name: "Send test event" }).click();
+  await expect(endpoint.root.getByRole("status").filter({ hasText: "Test event sent" })).toBeVisible();
+  await expect.poll(() => receiver.received.filter((request) => request.path === path && request.answered === 200).length, { timeout: 20_000 }).toBe(5);
+  const tested = receiver.received.filter((request) => request.path === path).at(-1)!;
+  expect(await verifyWebhook(tested.body, tested.headers as Record<string, string>, rotated)).toMatchObject({ type: "webhook.test", user_id: null });
+  const testDelivery = endpoint.deliveriesWithStatus("succeeded").filter({ hasText: "webhook.test" });
+  await expect(testDelivery).toHaveCount(1, { timeout: 15_000 });
+  await expect(testDelivery).toContainText("test");
+  await expect(testDelivery.getByTestId("attempt-status")).toHaveText(["HTTP 200"]);
+  // Against a failing endpoint it is tried once: failed, with one attempt, and no retry scheduled.
+  receiver.respond((request) => (request.path === path ? 503 : 200));
+  await endpoint.root.getByRole("button", { name: "Send test event" }).click();
+  const failedTest = endpoint.deliveriesWithStatus("failed").filter({ hasText: "webhook.test" });
+  await expect(failedTest).toHaveCount(1, { timeout: 20_000 });
+  await expect(failedTest.getByTestId("attempt-status")).toHaveText(["HTTP 503"]);
+  receiver.respond(() => 200);
 
   // Paused and deleted.
   await endpoint.root.getByRole("button", { name: "Pause" }).click();

@@ -3,8 +3,8 @@
 // framework does in embedded mode), and tRPC callers for the seeded users.
 import type { Session } from "next-auth";
 import { seedDemoData } from "@/prisma/seed";
-import { createCaller } from "@/server/api/root";
-import { createInnerContext } from "@/server/api/trpc";
+import { createCaller } from "@/server/framework/api/root";
+import { createInnerContext } from "@/server/framework/api/trpc";
 import { createPlatformApp } from "@/server/platform/app";
 import { createPlatformDeps } from "@/server/platform/deps";
 import { createLimiters } from "@/server/platform/middleware/rate-limit";
@@ -12,8 +12,8 @@ import { createSimModel } from "@/server/platform/models/sim";
 import { recordingMailer } from "@/server/platform/services/mailer";
 import type { PlatformApp } from "@/server/platform/context";
 import type { PlatformConfig } from "@/server/platform/platform-config";
-import { connectEmbedded, type PlatformConnection } from "@/server/tenancy/platform-connection";
-import { prepareOperatorAccount } from "@/server/tenancy/platform-operator";
+import { connectEmbedded, type PlatformConnection } from "@/server/framework/tenancy/platform-connection";
+import { prepareOperatorAccount } from "@/server/framework/tenancy/platform-operator";
 import { createTestDatabase, type TestDatabase } from "./database";
 
 export const TEST_SECRET = "framework-test-secret";

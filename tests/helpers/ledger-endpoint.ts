@@ -3,7 +3,7 @@
 // embedded account as the framework registers it. Needs startFramework({ outboundAllowLoopback: true }).
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ensureLedgerWebhook, receiveLedgerWebhook, type LedgerDelivery } from "@/server/tenancy/run-ledger-webhook";
+import { ensureLedgerWebhook, receiveLedgerWebhook, type LedgerDelivery } from "@/server/framework/tenancy/run-ledger-webhook";
 import { TEST_SECRET, type FrameworkHarness } from "./framework";
 
 export interface LedgerDeliveryRecord {

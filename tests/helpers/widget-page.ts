@@ -1,7 +1,7 @@
 // The widget pages (/embed/<agent>, /chat) are plain HTML over the widget bundle: what their unit tests
 // check of every such page.
 import { expect } from "vitest";
-import type { WidgetAssets } from "@/server/embed/widget-assets";
+import type { WidgetAssets } from "@/server/framework/embed/widget-assets";
 
 /** The bundle's files for `entry` ("embed-main", "chat-page-main"), as a build would name them. */
 export const widgetAssetsOf = (entry: string): WidgetAssets => ({

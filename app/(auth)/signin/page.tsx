@@ -2,11 +2,11 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { Logo } from "@/components/ui/logo";
-import { demoAccountsToShow } from "@/server/auth/demo-accounts";
-import { enabledOAuthProviders } from "@/server/auth/options";
-import { getSession } from "@/server/auth/session";
+import { demoAccountsToShow } from "@/server/framework/auth/demo-accounts";
+import { enabledOAuthProviders } from "@/server/framework/auth/options";
+import { getSession } from "@/server/framework/auth/session";
 import { getDb } from "@/server/shared/db";
-import { getSignUpMode } from "@/server/tenancy/sign-ups";
+import { getSignUpMode } from "@/server/framework/tenancy/sign-ups";
 import { SignInForm } from "./sign-in-form";
 
 export const metadata: Metadata = { title: "Sign in" };

@@ -2,9 +2,9 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { Logo } from "@/components/ui/logo";
-import { getSession } from "@/server/auth/session";
+import { getSession } from "@/server/framework/auth/session";
 import { getDb } from "@/server/shared/db";
-import { SIGN_UP_CLOSED, getSignUpMode } from "@/server/tenancy/sign-ups";
+import { SIGN_UP_CLOSED, getSignUpMode } from "@/server/framework/tenancy/sign-ups";
 import { SignUpForm } from "./sign-up-form";
 
 export const metadata: Metadata = { title: "Create your workspace" };
@@ -20,7 +20,7 @@ export default async function SignUpPage({ searchParams }: { searchParams: Promi
         <div className="rounded-card border border-line bg-surface p-8 shadow-sm">
           <h1 className="text-xl font-semibold">Create your workspace</h1>
           {status === "pending" ? (
-            // A first OAuth sign-in held for approval lands here (server/auth/options.ts).
+            // A first OAuth sign-in held for approval lands here (server/framework/auth/options.ts).
             <p role="status" className="mt-4 text-sm">
               Your sign-up is waiting for the owner&apos;s approval. You can sign in once it is approved.
             </p>

@@ -1,7 +1,7 @@
 // POST /api/chat: send a message (starts a run, or replies on the chat's run) and stream the answer as
 // an AI SDK UI message stream. GET /api/chat?runId=&cursor=: reattach to the run's current request
-// (204 when there is nothing to resume). The bridge: server/chat/bridge.ts.
-import { chatHandlers } from "@/server/chat/handlers";
+// (204 when there is nothing to resume). The bridge: server/framework/chat/bridge.ts.
+import { chatHandlers } from "@/server/framework/chat/handlers";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -1,14 +1,14 @@
 // /embed/<agent>?tenant=<slug>&host=<origin>: the chat surface public/embed.js frames, as a page of
-// our own HTML and the widget bundle (server/embed/page.ts), outside Next's client runtime. No session
+// our own HTML and the widget bundle (server/framework/embed/page.ts), outside Next's client runtime. No session
 // cookie is needed: the token arrives from the host page (components/chat/embed-surface.tsx). Its CSP
 // (frame-ancestors: the tenant's allowed embed origins) is set by proxy.ts; for a host the tenant does
 // not allow, the page only says so.
 import type { NextRequest } from "next/server";
 import { getDb } from "@/server/shared/db";
-import { widgetPageResponse } from "@/server/embed/html";
-import { isEmbedHostAllowed } from "@/server/embed/origins";
-import { embedPageHtml, embedQuery } from "@/server/embed/page";
-import { widgetAssets } from "@/server/embed/widget-assets";
+import { widgetPageResponse } from "@/server/framework/embed/html";
+import { isEmbedHostAllowed } from "@/server/framework/embed/origins";
+import { embedPageHtml, embedQuery } from "@/server/framework/embed/page";
+import { widgetAssets } from "@/server/framework/embed/widget-assets";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
-// client.webhooks: /webhooks registrations, their deliveries (each with its attempts), a manual retry
-// and a replay. user_id goes in the query everywhere (POST /webhooks takes it there too), so a
-// forUser client manages that end-user's webhooks and the account view the account-level ones.
+// client.webhooks: /webhooks registrations, their deliveries (each with its attempts), a manual retry,
+// a replay and a test event. user_id goes in the query everywhere (POST /webhooks takes it there too),
+// so a forUser client manages that end-user's webhooks and the account view the account-level ones.
 import { collect, type PagePromise } from "../pagination";
 import type { RequestOptions } from "../transport";
 import type {
@@ -67,5 +67,10 @@ export class Webhooks extends Resource {
       { method: "POST", path: `/webhooks/${segment(webhookId)}/replay`, body: params, userId: "query" },
       options,
     );
+  }
+
+  /** POST /webhooks/{webhook_id}/test (extension): one webhook.test delivery to this webhook, one attempt. */
+  sendTest(webhookId: number, options?: RequestOptions): Promise<WebhookDelivery> {
+    return this.transport.json({ method: "POST", path: `/webhooks/${segment(webhookId)}/test`, userId: "query" }, options);
   }
 }

@@ -4,7 +4,7 @@
 // here and now (the platform's columns and the framework's), or with --check only counts, and says
 // whether INLAY_SECRET_KEY_PREVIOUS can be removed. Keys are never printed.
 import { platformSealedColumns, resealSecrets } from "@/server/platform/jobs/reseal-secrets";
-import { frameworkSealedColumns } from "@/server/tenancy/sealing";
+import { frameworkSealedColumns } from "@/server/framework/tenancy/sealing";
 import { command } from "../command";
 
 export const reseal = command({

@@ -40,7 +40,7 @@ export interface AppSettings {
   redirectOrigins?: string[];
   /**
    * The development demo app (definitions/demo-notes.ts), served by the embedding framework: set only
-   * by it in development (server/demo-app), never in production; absent, the catalogue lacks the app.
+   * by it in development (server/framework/demo-app), never in production; absent, the catalogue lacks the app.
    */
   demo?: DemoAppSettings;
 }

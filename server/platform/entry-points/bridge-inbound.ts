@@ -22,7 +22,7 @@ import { type AnswerJob, answerText, endedRunFor, enqueueAnswer } from "../servi
 import { accountActing } from "../services/auth";
 import { bridgeApiUrl, bridgeOutboundOptions, linkCodeHashOf } from "../services/bridges";
 import { replyToRun } from "../services/run-conversation";
-import { createRun } from "../services/runs";
+import { requestRun } from "../services/run-target";
 import type { RunServiceContext } from "../services/run-context";
 import { sha256Hex } from "@/server/shared/secret-box";
 
@@ -138,7 +138,7 @@ async function startOrContinue(ctx: BridgeInboundContext, bridge: BridgeRow, age
       if (!(error instanceof PlatformError && (error.type === "conflict_error" || error.type === "not_found"))) throw error;
     }
   }
-  const { run } = await createRun(ctx, accountActing(bridge.accountId), userId ?? undefined, {
+  const { run } = await requestRun(ctx, accountActing(bridge.accountId), userId ?? undefined, {
     message: text,
     teammate_id: agent.id,
     stream: false,

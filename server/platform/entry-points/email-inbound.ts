@@ -32,7 +32,7 @@ import { bareAddress, senderAllowed } from "../services/email-addresses";
 import type { Mailer } from "../services/mailer";
 import { replyToRun } from "../services/run-conversation";
 import { acceptFiles, MAX_FILES_TOTAL_BYTES, MAX_RUN_FILES } from "../services/run-files";
-import { createRun } from "../services/runs";
+import { requestRun } from "../services/run-target";
 import type { RunServiceContext } from "../services/run-context";
 import { runTask } from "../services/tasks";
 
@@ -212,7 +212,7 @@ async function startOrContinue(ctx: InboundContext, owner: AddressOwner, text: s
   if (owner.kind === "agent") {
     const agent = await findAccountAgent(ctx, owner.accountId, owner.agentId);
     if (!agent) throw new PlatformError({ type: "not_found", message: `agent ${owner.agentId} not found` });
-    const { run } = await createRun(
+    const { run } = await requestRun(
       ctx,
       auth,
       agent.endUser?.externalId ?? undefined,
@@ -236,7 +236,7 @@ export async function startFetchedMailRun(ctx: RunServiceContext, accountId: num
   const agent = await findAccountAgent(ctx, accountId, agentId);
   if (!agent) throw new PlatformError({ type: "not_found", message: `agent ${agentId} not found` });
   const { files, notes } = runFiles(mail);
-  const { run } = await createRun(
+  const { run } = await requestRun(
     ctx,
     accountActing(accountId),
     agent.endUser?.externalId ?? undefined,

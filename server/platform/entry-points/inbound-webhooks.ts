@@ -12,7 +12,8 @@ import { findTaskByWebhookHash } from "../repositories/tasks";
 import { findAccountAgent } from "../services/agents";
 import { accountActing } from "../services/auth";
 import { createIdempotently, requestHash } from "../services/idempotency";
-import { createRun, getRunInAccount } from "../services/runs";
+import { getRunInAccount } from "../services/runs";
+import { requestRun } from "../services/run-target";
 import type { RunServiceContext } from "../services/run-context";
 import { runTask } from "../services/tasks";
 import { AGENT_HOOK_PATH, TASK_HOOK_PATH } from "../services/webhook-tokens";
@@ -128,7 +129,7 @@ export async function receiveAgentWebhook(
         };
   const message = `Webhook payload:\n${webhookPayloadText(call.contentType, call.body)}`;
   const outcome = await createIdempotently(ctx.prisma, idempotent, (claim) =>
-    createRun(
+    requestRun(
       ctx,
       accountActing(agent.accountId),
       agent.endUser?.externalId ?? undefined,

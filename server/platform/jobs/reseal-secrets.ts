@@ -2,7 +2,7 @@
 // current key, once per rotation across the deployment (the job's key names the set of keys, never
 // the keys). Values open under any of the keys while this runs; once its "re-sealed" line is logged
 // with nothing unreadable, the previous keys can be removed. The platform's columns are
-// repositories/sealed-columns.ts; the framework registers its own (server/tenancy/framework-jobs.ts).
+// repositories/sealed-columns.ts; the framework registers its own (server/framework/tenancy/framework-jobs.ts).
 import { logger } from "@/lib/logger";
 import { deriveKey, openWithKeys, seal, SecretBoxError } from "@/server/shared/secret-box";
 import type { PlatformConfig } from "../platform-config";

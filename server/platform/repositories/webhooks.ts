@@ -142,6 +142,28 @@ export async function insertReplayDeliveries(
   });
 }
 
+/**
+ * A test event (POST /webhooks/{id}/test) and its one delivery, in one statement. The event is stored
+ * already dispatched, so the outbox never offers it to another webhook, and replays skip it (its kind is
+ * in no webhook's events).
+ */
+export async function insertTestDelivery(
+  prisma: PrismaClient,
+  webhook: { id: number; accountId: number; endUserId: number | null },
+  event: { type: string; payload: Prisma.InputJsonObject },
+): Promise<bigint> {
+  const rows = await prisma.$queryRaw<{ id: bigint }[]>`
+    WITH event AS (
+      INSERT INTO platform_webhook_events (account_id, end_user_id, type, payload, created_at, dispatched_at)
+      VALUES (${webhook.accountId}, ${webhook.endUserId}::int, ${event.type}, ${JSON.stringify(event.payload)}::jsonb, now(), now())
+      RETURNING id
+    )
+    INSERT INTO platform_webhook_deliveries (webhook_id, event_id, status, next_attempt_at, origin, created_at, updated_at)
+    SELECT ${webhook.id}, event.id, 'pending', now(), 'test', now(), now() FROM event
+    RETURNING id`;
+  return rows[0]!.id;
+}
+
 // --- Dispatch: outbox rows to deliveries -------------------------------------------------------------
 
 /**

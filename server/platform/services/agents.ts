@@ -242,6 +242,12 @@ function templateFields(template: AgentTemplate, input: CreateInput) {
  * POST /agents (and /teammates, and POST /runs creating its agent). With `webhook: true` the agent's
  * webhook URL (built on `baseUrl`) is in the answer, this once (services/agent-webhooks.ts).
  */
+/**
+ * What createAgent gives an agent whose input leaves these out. POST /runs decides the run of an agent
+ * it creates from them before it creates it (services/run-target.ts).
+ */
+export const NEW_AGENT_DEFAULTS = { defaultPermissionMode: "approval", promptProfile: "platform", model: null, effort: null } as const;
+
 export async function createAgent(
   ctx: AgentServiceContext & { jobs?: JobQueue },
   scope: Scope,
@@ -262,7 +268,7 @@ export async function createAgent(
   checkBuiltInTools(input.disabled_builtin_tools ?? []);
   checkImessage(input.inbound_imessage_enabled ?? false, input.allowed_imessage_senders ?? []);
   await checkChannelsFree(ctx, scope.accountId, input.chat_channels ?? [], null);
-  const model = input.model ? resolveModel(ctx.config, input.model) : null;
+  const model = input.model ? resolveModel(ctx.config, input.model) : NEW_AGENT_DEFAULTS.model;
   // Last of the checks: starting a group writes its first agent.
   if (input.group_id !== undefined && input.group_id !== null) await joinMateGroup(ctx, scope, input.group_id, null);
   const data: AgentData = {
@@ -272,14 +278,14 @@ export async function createAgent(
     role: fromTemplate?.role ?? input.role ?? null,
     goals: fromTemplate?.goals ?? input.goals ?? null,
     model,
-    effort: input.effort ? effectiveEffort(ctx.config, input.effort, model) : null,
-    defaultPermissionMode: input.default_permission_mode ?? "approval",
+    effort: input.effort ? effectiveEffort(ctx.config, input.effort, model) : NEW_AGENT_DEFAULTS.effort,
+    defaultPermissionMode: input.default_permission_mode ?? NEW_AGENT_DEFAULTS.defaultPermissionMode,
     enableMemory: input.enable_memory ?? null,
     enableHistory: input.enable_history ?? null,
     enableTaskSetupTools: input.enable_task_setup_tools ?? null,
     enableFeedback: input.enable_feedback ?? null,
     enableSelfImprovement: input.enable_self_improvement ?? null,
-    promptProfile: input.prompt_profile ?? "platform",
+    promptProfile: input.prompt_profile ?? NEW_AGENT_DEFAULTS.promptProfile,
     disabledBuiltinTools: input.disabled_builtin_tools ?? [],
     metadata: cleanMetadata(input.metadata) ?? null,
     allowedSenders: input.allowed_senders ?? [],

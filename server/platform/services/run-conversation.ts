@@ -22,7 +22,8 @@ import { storedUserMessage } from "./run-files";
 import { recordRunWebhook } from "./run-webhooks";
 import { bindClaimedKey, claimKeyIn, type KeyClaim } from "./idempotency";
 import { admitRun } from "./run-admission";
-import { createRun, resumeIfSettled, toRun } from "./runs";
+import { resumeIfSettled, toRun } from "./runs";
+import { requestRun } from "./run-target";
 import type { RunServiceContext } from "./run-context";
 import type { Scope } from "./scope";
 import { findAccountAgent } from "./agents";
@@ -146,7 +147,7 @@ export function startFirstSession(
   input: z.infer<typeof FirstSessionCreate>,
   claim?: KeyClaim,
 ) {
-  return createRun(ctx, auth, userId, {
+  return requestRun(ctx, auth, userId, {
     message: FIRST_SESSION_MESSAGE,
     teammate_id: input.teammate_id,
     permission_mode: input.permission_mode,

@@ -1,6 +1,6 @@
-// Runs: creation with the spec's rules (agent scope, permission mode and human_in_the_loop, model and
-// effort precedence, max_turns), reads, and the transitions a person drives (cancel, approve, answer).
-// Execution itself is the runtime's (server/platform/runtime/run-pass.ts).
+// Runs: creation of a resolved target (createRun; the spec's rules for scope, agent, permission mode,
+// model and effort decide the target in services/run-target.ts), reads, and the transitions a person
+// drives (cancel, approve, answer). Execution itself is the runtime's (server/platform/runtime/run-pass.ts).
 import type { z } from "zod";
 import { isReservedMetadataKey } from "@/lib/schemas/agents";
 import type { Page } from "@/lib/schemas/common";
@@ -20,6 +20,7 @@ import {
   isTerminalStatus,
 } from "@/lib/schemas/runs";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
+import type { AgentRow } from "../repositories/agents";
 import { PlatformError } from "../errors";
 import {
   findPendingRequests,
@@ -53,24 +54,13 @@ import { isWriteConflict } from "../../shared/db-errors";
 import { bindClaimedKey, claimKeyIn, IdempotencyKeyTaken, type KeyClaim } from "./idempotency";
 import { recordRunWebhook, runWebhookPayload } from "./run-webhooks";
 import { findUsableConnections } from "../repositories/app-connections";
-import { createAgent, findAccountAgent, findScopedAgent } from "./agents";
 import { settleRun, usdExact } from "./billing";
-import type { AuthContext } from "./auth";
-import { clampEffort, defaultEffort, defaultModel, findModel, type Effort } from "./models";
-import { hasOwnModelConnection, preferredDefaultModel } from "./model-connections";
+import type { Effort } from "./models";
+import { hasOwnModelConnection } from "./model-connections";
 import { admitRun, startAdmittedRunFast } from "./run-admission";
-import { resolveScope, type Scope } from "./scope";
-import { resolveForcedSkill } from "./skills";
+import type { Scope } from "./scope";
 
 type RunOut = z.infer<typeof Run>;
-
-/**
- * Where a run comes from when it is not a caller's own POST /runs (internal; no request body sets it).
- * A task's run (services/tasks.ts runTask) runs in the task's scope, taken as is, and carries its id.
- */
-export interface RunOrigin {
-  task: { id: number; scope: Scope };
-}
 
 const invalid = (field: string, message: string) =>
   new PlatformError({ type: "validation_error", message: `${field}: ${message}`, details: { field } });
@@ -109,70 +99,39 @@ export async function emit(ctx: RunServiceContext, runId: number, frames: RunFra
 }
 
 /**
- * Starts a run. With `claim` (an Idempotency-Key, services/idempotency.ts) the key is written with the
- * run, or IdempotencyKeyTaken is thrown and nothing is.
+ * What createRun starts, decided before it (services/run-target.ts resolveRunTarget): the scope, the
+ * agent (enabled, and created already when the request asked for a new one), the task it runs if any,
+ * and the settings the agent decided.
+ */
+export interface RunTarget {
+  scope: Scope;
+  agent: AgentRow;
+  taskId: number | null;
+  permissionMode: "autonomous" | "approval" | "plan";
+  humanInTheLoop: boolean;
+  /** The skill it forces (services/skills.ts ForcedSkill). */
+  skill: { slug: string; name: string; body: string } | null;
+  /** A catalogue id (services/models.ts), the effort already clamped to it. */
+  model: string;
+  effort: Effort;
+}
+
+/**
+ * Starts a run of a resolved target: admits it, inserts it with its first frame and its run.started
+ * webhook, and hands it to the executor. With `claim` (an Idempotency-Key, services/idempotency.ts) the
+ * key is written with the run, or IdempotencyKeyTaken is thrown and nothing is. A kernel: it calls only
+ * what starting the run needs (run-admission, the run and key repositories, the run.started outbox row,
+ * model-connections for the meter, metrics), never the agent, task or trigger services above it.
  */
 export async function createRun(
   ctx: RunServiceContext,
-  auth: AuthContext,
-  userId: string | undefined,
+  target: RunTarget,
   input: z.infer<typeof RunCreate>,
   attachments: NewRunFile[] = [],
   claim?: KeyClaim,
-  origin?: RunOrigin,
 ): Promise<{ run: RunOut; scope: Scope }> {
-  // Strict mode covers run creation; without user_id the run inherits the agent's scope. A task's
-  // run has the task's scope, which its caller checked.
-  let scope = origin?.task.scope ?? (await resolveScope(ctx, auth, userId, { strict: true }));
-  const scoped = origin !== undefined || userId !== undefined;
-  let agent;
-  if (input.teammate_id !== undefined) {
-    if (input.email_inbox !== undefined) throw invalid("email_inbox", "is only accepted when creating a new agent");
-    agent = scoped
-      ? await findScopedAgent(ctx, scope, input.teammate_id)
-      : await findAccountAgent(ctx, auth.accountId, input.teammate_id);
-    if (!agent) throw new PlatformError({ type: "not_found", message: `agent ${input.teammate_id} not found` });
-    if (!scoped && agent.endUser) {
-      scope = { accountId: auth.accountId, endUserId: agent.endUserId, userId: agent.endUser.externalId };
-    }
-  } else {
-    if (input.name === undefined) {
-      throw invalid("teammate_id", "is required unless name is given to create an agent");
-    }
-    // Checked before the agent exists, so a refused skill leaves no agent behind: a new agent has the
-    // platform profile and no skill of scope agent yet (id 0 names no agent).
-    if (input.skill !== undefined) await resolveForcedSkill(ctx, scope, { id: 0, promptProfile: "platform" }, input.skill);
-    const created = await createAgent(ctx, scope, {
-      name: input.name,
-      instructions: input.instructions,
-      email_inbox: input.email_inbox,
-    });
-    agent = await findScopedAgent(ctx, scope, created.id);
-    if (!agent) throw new Error("the agent just created is gone");
-  }
-  if (agent.status !== "enabled") {
-    throw new PlatformError({ type: "conflict_error", message: `agent ${agent.id} is ${agent.status}; enable it first` });
-  }
-
-  const permissionMode = input.permission_mode ?? (agent.defaultPermissionMode as "autonomous" | "approval" | "plan");
-  const humanInTheLoop = input.human_in_the_loop ?? permissionMode !== "autonomous";
-  if (!humanInTheLoop && permissionMode !== "autonomous") {
-    throw new PlatformError({
-      type: "invalid_request_error",
-      message: "human_in_the_loop: false is only valid with permission_mode autonomous",
-    });
-  }
-  // The caller's route already read a leading /slug of the message into `skill` (requestedSkill).
-  const skill = input.skill === undefined ? null : await resolveForcedSkill(ctx, scope, agent, input.skill);
+  const { scope, agent, skill } = target;
   const forced = { skill: skill?.slug ?? null, skillPlaybook: skill ? { name: skill.name, body: skill.body } : null };
-
-  // The account's preferred model connection (POST /model-connections/<provider>/apply-default) comes
-  // before the platform default.
-  const modelName =
-    input.model ?? agent.model ?? (await preferredDefaultModel(ctx.prisma, ctx.config, scope.accountId)) ?? defaultModel(ctx.config.models).id;
-  const model = findModel(ctx.config.models, modelName);
-  if (!model) throw invalid("model", `unknown model "${modelName}"; see GET /models`);
-  const requestedEffort = (input.effort ?? agent.effort ?? defaultEffort(model)) as Effort;
 
   const metadata =
     input.metadata === undefined
@@ -181,11 +140,11 @@ export async function createRun(
 
   const settings = {
     agentId: agent.id,
-    taskId: origin?.task.id ?? null,
-    permissionMode,
-    humanInTheLoop,
-    model: model.id,
-    effort: clampEffort(requestedEffort, model),
+    taskId: target.taskId,
+    permissionMode: target.permissionMode,
+    humanInTheLoop: target.humanInTheLoop,
+    model: target.model,
+    effort: target.effort,
     tools: input.tools ?? [],
     memory: input.memory ?? null,
     history: input.history ?? null,
@@ -199,7 +158,7 @@ export async function createRun(
   const inlineMessage = inlineUserMessage(input.message, attachments);
   const storedMessages = { standard: [storedUserMessage(input.message, attachments, 0)], metadataOnly: redactMessages([inlineMessage]) };
   const first: RunFrame = { type: "run_status", status: "running" };
-  const admission = { accountId: scope.accountId, endUserId: scope.endUserId, userId: scope.userId, model: model.id } as const;
+  const admission = { accountId: scope.accountId, endUserId: scope.endUserId, userId: scope.userId, model: target.model } as const;
 
   // Its passes and webhook deliveries join the admitting request's trace (observability/tracing.ts).
   const traceContext = currentTraceContext();
@@ -207,7 +166,7 @@ export async function createRun(
   // The fast path: one statement admits, inserts and leases the run (services/run-admission.ts). It
   // holds from the balance, so a run on the account's own model connection (own_sub) takes the
   // admission below, which decides the meter again in its transaction.
-  if (attachments.length === 0 && !(await hasOwnModelConnection(ctx.prisma, ctx.config, scope.accountId, model.id))) {
+  if (attachments.length === 0 && !(await hasOwnModelConnection(ctx.prisma, ctx.config, scope.accountId, target.model))) {
     try {
       const fast = await startAdmittedRunFast(ctx, admission, {
         ...settings,

@@ -28,7 +28,7 @@ import type { AuthContext } from "./auth";
 import type { KeyClaim } from "./idempotency";
 import type { Mailer } from "./mailer";
 import { toPage } from "./pagination";
-import { createRun } from "./runs";
+import { requestRun } from "./run-target";
 import type { RunServiceContext } from "./run-context";
 import { resolveScope, type Scope } from "./scope";
 import { insertTaskScheduleTrigger } from "./task-triggers";
@@ -210,7 +210,7 @@ export async function findTaskToRun(ctx: DataContext, auth: AuthContext, taskId:
 }
 
 /**
- * Starts a run of `task` (loaded already, and in the caller's reach) through createRun: the task's
+ * Starts a run of `task` (loaded already, and in the caller's reach) through requestRun: the task's
  * agent and scope, its instructions as the message (taskRunMessage), its tools, and its saved
  * permission mode unless the input names one. A user_id other than the task's is a 404 for the task.
  * Also called by the trigger jobs, with an AuthContext built for the account.
@@ -228,7 +228,7 @@ export async function runTask(
     throw taskNotFound(task.id);
   }
   const scope: Scope = { accountId: task.accountId, endUserId: task.endUserId, userId };
-  return createRun(
+  return requestRun(
     ctx,
     auth,
     userId ?? undefined,

@@ -11,6 +11,7 @@ import {
   type UpdateWebhookRequest,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_REPLAY_MAX,
+  WEBHOOK_TEST_EVENT,
   type Webhook,
   type WebhookDelivery,
   type WebhookEventType,
@@ -176,10 +177,10 @@ function toDelivery(row: DeliveryRow): z.infer<typeof WebhookDelivery> {
     id: Number(row.id),
     webhook_id: row.webhookId,
     message_id: messageIdOf(row.eventId),
-    event_type: row.event.type as WebhookEventType,
+    event_type: row.event.type as z.infer<typeof WebhookDelivery>["event_type"],
     run_id: row.event.runId,
     status: row.status as "pending" | "succeeded" | "failed",
-    origin: row.origin as "dispatch" | "replay",
+    origin: row.origin as z.infer<typeof WebhookDelivery>["origin"],
     attempt_count: row.attempts,
     next_attempt_at: row.status === "pending" ? (row.nextAttemptAt?.toISOString() ?? null) : null,
     error: row.error,
@@ -228,6 +229,25 @@ export async function retryDelivery(
   }
   return toDelivery((await webhooks.findDelivery(ctx.prisma, webhook.id, deliveryId))!);
 }
+
+/**
+ * POST /webhooks/{id}/test: a webhook.test event sent to this webhook only, signed like any other, in
+ * one attempt (the owner sees its answer and can send another). Answers the pending delivery.
+ */
+export async function sendTestEvent(ctx: WebhookServiceContext, auth: AuthContext, userId: string | undefined, id: number) {
+  const webhook = await load(ctx, await resolveScope(ctx, auth, userId), id);
+  requireActive(webhook);
+  const deliveryId = await webhooks.insertTestDelivery(ctx.prisma, webhook, { type: WEBHOOK_TEST_EVENT, payload: testEventPayload(webhook) });
+  await enqueueAttempt(ctx.jobs, deliveryId, 1);
+  return toDelivery((await webhooks.findDelivery(ctx.prisma, webhook.id, Number(deliveryId)))!);
+}
+
+export const testEventPayload = (webhook: { id: number; endUser: { externalId: string } | null }) => ({
+  type: WEBHOOK_TEST_EVENT,
+  webhook_id: webhook.id,
+  user_id: webhook.endUser?.externalId ?? null,
+  message: "A test event: this endpoint receives and verifies the platform's webhooks.",
+});
 
 /** A finished delivery made due now and its next attempt enqueued; false when it is still pending. */
 async function rearmAndEnqueue(ctx: { prisma: Db; jobs: JobQueue }, delivery: { id: bigint; attempts: number }): Promise<boolean> {

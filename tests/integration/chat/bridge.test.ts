@@ -5,8 +5,8 @@ import { EventSourceParserStream } from "eventsource-parser/stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPlatformClient, type PlatformClient } from "@/lib/platform-client";
 import type { ChatChunk, ChatDataTypes, ChatMessage } from "@/lib/chat/types";
-import { createChatHandlers, type ChatHandlers } from "@/server/chat/bridge";
-import { ChatRefusal, agentByName, type ChatContext } from "@/server/chat/context";
+import { createChatHandlers, type ChatHandlers } from "@/server/framework/chat/bridge";
+import { ChatRefusal, agentByName, type ChatContext } from "@/server/framework/chat/context";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;

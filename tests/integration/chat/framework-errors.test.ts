@@ -3,12 +3,12 @@
 // cannot see is 404 that creates nothing, unless a message is sent where personal agents are on.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setProcessDatabase } from "@/server/shared/db";
-import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER, setPlatformClientBinding } from "@/server/chat/framework-context";
-import { chatHandlers } from "@/server/chat/handlers";
-import { setAllowedOrigins } from "@/server/embed/origins";
-import { signEmbedToken } from "@/server/embed/tokens";
-import { setPersonalAgentsAllowed } from "@/server/tenancy/agents";
-import { lazyPlatformClient } from "@/server/tenancy/platform-users";
+import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER, setPlatformClientBinding } from "@/server/framework/chat/framework-context";
+import { chatHandlers } from "@/server/framework/chat/handlers";
+import { setAllowedOrigins } from "@/server/framework/embed/origins";
+import { signEmbedToken } from "@/server/framework/embed/tokens";
+import { setPersonalAgentsAllowed } from "@/server/framework/tenancy/agents";
+import { lazyPlatformClient } from "@/server/framework/tenancy/platform-users";
 import { startFramework, type FrameworkHarness } from "../../helpers/framework";
 
 let fw: FrameworkHarness;

@@ -8,8 +8,8 @@ import { createPlatformClient, type PlatformClient } from "@/lib/platform-client
 import { resumeQuery, sendBody } from "@/lib/chat/conversation";
 import type { ChatHistoryItem } from "@/lib/chat/contract";
 import type { ChatChunk, ChatMessage } from "@/lib/chat/types";
-import { createChatHandlers, type ChatHandlers } from "@/server/chat/bridge";
-import { agentByName, type ChatContext } from "@/server/chat/context";
+import { createChatHandlers, type ChatHandlers } from "@/server/framework/chat/bridge";
+import { agentByName, type ChatContext } from "@/server/framework/chat/context";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 import { waitForRun } from "../../helpers/poll";
 

@@ -5,8 +5,8 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "@/lib/env";
-import { creditBalance } from "@/server/tenancy/billing";
-import { developmentOperatorKeySha256, makesDevelopmentKey, operatorKeyFor } from "@/server/tenancy/operator-key";
+import { creditBalance } from "@/server/framework/tenancy/billing";
+import { developmentOperatorKeySha256, makesDevelopmentKey, operatorKeyFor } from "@/server/framework/tenancy/operator-key";
 import { startFramework, type FrameworkHarness } from "../../helpers/framework";
 
 const OWNER = "owner@inlay.test";
@@ -40,7 +40,7 @@ describe("the development operator key", () => {
 describe("funding the demo: top up, then credit the pending top-up", () => {
   let fw: FrameworkHarness;
   beforeAll(async () => {
-    // The embedded platform as server/embedded-platform.ts configures it in development: the manual
+    // The embedded platform as server/framework/embedded-platform.ts configures it in development: the manual
     // payments adapter and the development key's SHA-256.
     fw = await startFramework({ payments: { operatorKeySha256: developmentOperatorKeySha256(development) } });
   }, 120_000);

@@ -4,8 +4,8 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { env } from "@/lib/env";
-import { creditBalance } from "@/server/tenancy/billing";
-import { beginRun, runStarted } from "@/server/tenancy/run-ledger";
+import { creditBalance } from "@/server/framework/tenancy/billing";
+import { beginRun, runStarted } from "@/server/framework/tenancy/run-ledger";
 import { startFramework, type FrameworkHarness } from "../../helpers/framework";
 
 const OPERATOR_KEY = "op_framework_billing_test";

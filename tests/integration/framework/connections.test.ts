@@ -5,8 +5,8 @@
 // handling of its state and return path, and a member's run that waits for the code host.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
-import { handleConnectionCallback } from "@/server/connections/callback";
-import { signConnectionState } from "@/server/tenancy/connection-state";
+import { handleConnectionCallback } from "@/server/framework/connections/callback";
+import { signConnectionState } from "@/server/framework/tenancy/connection-state";
 import { startCodehostFake, type CodehostFake } from "../../helpers/app-fakes";
 import { startFramework, type FrameworkHarness } from "../../helpers/framework";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";

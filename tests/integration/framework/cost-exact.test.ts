@@ -6,13 +6,13 @@
 // framework's run ledger settles them from the platform's run.* webhooks (tests/helpers/ledger-endpoint.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setProcessDatabase } from "@/server/shared/db";
-import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER, setPlatformClientBinding } from "@/server/chat/framework-context";
-import { chatHandlers } from "@/server/chat/handlers";
-import { setAllowedOrigins } from "@/server/embed/origins";
-import { signEmbedToken } from "@/server/embed/tokens";
-import { setTenantLimits } from "@/server/tenancy/limits";
-import { lazyPlatformClient } from "@/server/tenancy/platform-users";
-import { sweepSchedules } from "@/server/tenancy/schedules";
+import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER, setPlatformClientBinding } from "@/server/framework/chat/framework-context";
+import { chatHandlers } from "@/server/framework/chat/handlers";
+import { setAllowedOrigins } from "@/server/framework/embed/origins";
+import { signEmbedToken } from "@/server/framework/embed/tokens";
+import { setTenantLimits } from "@/server/framework/tenancy/limits";
+import { lazyPlatformClient } from "@/server/framework/tenancy/platform-users";
+import { sweepSchedules } from "@/server/framework/tenancy/schedules";
 import { startFramework, type FrameworkHarness } from "../../helpers/framework";
 import { startLedgerEndpoint, type LedgerEndpoint } from "../../helpers/ledger-endpoint";
 import { pollUntil, waitForRun } from "../../helpers/poll";

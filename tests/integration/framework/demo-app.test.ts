@@ -1,4 +1,4 @@
-// The development demo app (server/demo-app): its OAuth provider on its own (consent with PKCE and
+// The development demo app (server/framework/demo-app): its OAuth provider on its own (consent with PKCE and
 // state, code exchange, refresh with rotation, the notes API, refusal of wrong, expired and revoked
 // tokens), then the whole connection through the embedded platform with outbound loopback NOT allowed
 // (only the installation's own demo app may use it): connect, a run's tool call on the member's notes,
@@ -10,8 +10,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "@/lib/env";
 import { offerDemoAppToDemoTenants } from "@/prisma/seed";
-import { handleConnectionCallback } from "@/server/connections/callback";
-import * as demo from "@/server/demo-app/demo-app";
+import { handleConnectionCallback } from "@/server/framework/connections/callback";
+import * as demo from "@/server/framework/demo-app/demo-app";
 import { createAppCatalog } from "@/server/platform/apps/catalog";
 import { DEMO_APP_CLIENT_ID, DEMO_APP_SLUG, demoAppClientSecret } from "@/server/platform/apps/definitions/demo-notes";
 import { startFramework, type FrameworkHarness } from "../../helpers/framework";

@@ -1,10 +1,10 @@
 import type { Session } from "next-auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api/root";
-import { createInnerContext } from "@/server/api/trpc";
-import { LimitExceededError } from "@/server/tenancy/errors";
-import { admitRun, releaseRun, setTenantLimits, withdrawRun } from "@/server/tenancy/limits";
-import { beginRun, costMicrosOf, runRefused, runStarted, settleRun } from "@/server/tenancy/run-ledger";
+import { createCaller } from "@/server/framework/api/root";
+import { createInnerContext } from "@/server/framework/api/trpc";
+import { LimitExceededError } from "@/server/framework/tenancy/errors";
+import { admitRun, releaseRun, setTenantLimits, withdrawRun } from "@/server/framework/tenancy/limits";
+import { beginRun, costMicrosOf, runRefused, runStarted, settleRun } from "@/server/framework/tenancy/run-ledger";
 import { seedDemoData } from "@/prisma/seed";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
 
@@ -304,7 +304,7 @@ describe("limits through tRPC", () => {
     const caller = await callerFor("member@acme.test");
     expect((await caller.limits.mine()).member.runs).toEqual({ used: 0, max: 0 });
     // The runs router will call admitRun inside a procedure; the trpc layer maps the domain error.
-    const { createCallerFactory, router, tenantProcedure } = await import("@/server/api/trpc");
+    const { createCallerFactory, router, tenantProcedure } = await import("@/server/framework/api/trpc");
     const probe = router({ start: tenantProcedure.mutation(({ ctx }) => admitRun(ctx.prisma, { tenantId: ctx.tenant.id, userId: ctx.userId })) });
     const user = await prisma.user.findUniqueOrThrow({ where: { email: "member@acme.test" } });
     const probeCaller = createCallerFactory(probe)(

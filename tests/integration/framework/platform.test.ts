@@ -2,11 +2,11 @@
 // provisioning, the user mapping, agent copies, runs under caps, tenant isolation, usage.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resealSecrets } from "@/server/platform/jobs/reseal-secrets";
-import { connectEmbedded } from "@/server/tenancy/platform-connection";
-import { frameworkSealedColumns } from "@/server/tenancy/sealing";
-import { prepareOperatorAccount } from "@/server/tenancy/platform-operator";
-import { admitRun } from "@/server/tenancy/limits";
-import { sweepRunLedger } from "@/server/tenancy/run-ledger";
+import { connectEmbedded } from "@/server/framework/tenancy/platform-connection";
+import { frameworkSealedColumns } from "@/server/framework/tenancy/sealing";
+import { prepareOperatorAccount } from "@/server/framework/tenancy/platform-operator";
+import { admitRun } from "@/server/framework/tenancy/limits";
+import { sweepRunLedger } from "@/server/framework/tenancy/run-ledger";
 import { TEST_SECRET, startFramework, type FrameworkHarness } from "../../helpers/framework";
 import { startLedgerEndpoint, type LedgerEndpoint } from "../../helpers/ledger-endpoint";
 import { pollUntil, waitForRun } from "../../helpers/poll";

@@ -1,9 +1,9 @@
 // The embedded platform's delivery of the framework's run-ledger webhook as `npm run dev` has it: the
 // app's own URL (http://localhost, plain http, loopback) under the production outbound rules
 // (OUTBOUND_ALLOW_LOOPBACK off), accepted because the platform is told it is the app's own endpoint
-// (PlatformConfig.inProcessWebhooks, server/embedded-platform.ts) and delivered in-process, signed.
+// (PlatformConfig.inProcessWebhooks, server/framework/embedded-platform.ts) and delivered in-process, signed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { receiveLedgerWebhook, ensureLedgerWebhook, type LedgerDelivery } from "@/server/tenancy/run-ledger-webhook";
+import { receiveLedgerWebhook, ensureLedgerWebhook, type LedgerDelivery } from "@/server/framework/tenancy/run-ledger-webhook";
 import { TEST_SECRET, startFramework, type FrameworkHarness } from "../../helpers/framework";
 import { pollUntil, waitForRun } from "../../helpers/poll";
 

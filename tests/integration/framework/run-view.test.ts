@@ -4,12 +4,12 @@
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setProcessDatabase } from "@/server/shared/db";
-import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER, setPlatformClientBinding } from "@/server/chat/framework-context";
-import { chatHandlers } from "@/server/chat/handlers";
-import { setAllowedOrigins } from "@/server/embed/origins";
-import { signEmbedToken } from "@/server/embed/tokens";
-import { costMicrosOf } from "@/server/tenancy/run-ledger";
-import { lazyPlatformClient } from "@/server/tenancy/platform-users";
+import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER, setPlatformClientBinding } from "@/server/framework/chat/framework-context";
+import { chatHandlers } from "@/server/framework/chat/handlers";
+import { setAllowedOrigins } from "@/server/framework/embed/origins";
+import { signEmbedToken } from "@/server/framework/embed/tokens";
+import { costMicrosOf } from "@/server/framework/tenancy/run-ledger";
+import { lazyPlatformClient } from "@/server/framework/tenancy/platform-users";
 import { startFramework, type FrameworkHarness } from "../../helpers/framework";
 import { waitForRun } from "../../helpers/poll";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyCredentials } from "@/server/auth/credentials";
-import { listMemberships } from "@/server/tenancy/repository";
+import { verifyCredentials } from "@/server/framework/auth/credentials";
+import { listMemberships } from "@/server/framework/tenancy/repository";
 import { DEMO_PASSWORD, seedDemoData } from "@/prisma/seed";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
 

@@ -3,7 +3,7 @@
 // read-only list, and scheduled runs counted into the caps by the sweep.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
-import { sweepSchedules } from "@/server/tenancy/schedules";
+import { sweepSchedules } from "@/server/framework/tenancy/schedules";
 import { startFramework, type FrameworkHarness } from "../../helpers/framework";
 
 let fw: FrameworkHarness;

@@ -1,10 +1,10 @@
 import type { Session } from "next-auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api/root";
-import { createInnerContext } from "@/server/api/trpc";
-import { verifyCredentials } from "@/server/auth/credentials";
-import { provisionOAuthUser } from "@/server/auth/oauth";
-import { listMailTo } from "@/server/tenancy/mail-repository";
+import { createCaller } from "@/server/framework/api/root";
+import { createInnerContext } from "@/server/framework/api/trpc";
+import { verifyCredentials } from "@/server/framework/auth/credentials";
+import { provisionOAuthUser } from "@/server/framework/auth/oauth";
+import { listMailTo } from "@/server/framework/tenancy/mail-repository";
 import { seedDemoData } from "@/prisma/seed";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
 

@@ -4,8 +4,8 @@
 // other tenants neither manage nor receive them; the chat's `/` picker lists the skill.
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createChatHandlers } from "@/server/chat/bridge";
-import type { ChatContext } from "@/server/chat/context";
+import { createChatHandlers } from "@/server/framework/chat/bridge";
+import type { ChatContext } from "@/server/framework/chat/context";
 import { closeMcpClients } from "@/server/platform/tool-servers/mcp-client";
 import { startFramework, type FrameworkHarness } from "../../helpers/framework";
 import { startMcpServer, type McpTestServer } from "../../helpers/mcp-server";
@@ -148,10 +148,10 @@ describe("tools: skills", () => {
     const connection = await fw.connect();
     const tenant = await fw.database.prisma.tenant.findUniqueOrThrow({ where: { slug: "acme" } });
     const user = await fw.database.prisma.user.findUniqueOrThrow({ where: { email: "member@acme.test" } });
-    const { syncMemberTools } = await import("@/server/tenancy/tenant-tools");
-    const { ensurePlatformUser } = await import("@/server/tenancy/platform-users");
+    const { syncMemberTools } = await import("@/server/framework/tenancy/tenant-tools");
+    const { ensurePlatformUser } = await import("@/server/framework/tenancy/platform-users");
     const client = connection.client.forUser(await ensurePlatformUser(fw.database.prisma, connection, tenant, user.id));
-    const { ensureAgentCopy, getVisibleAgent } = await import("@/server/tenancy/agents");
+    const { ensureAgentCopy, getVisibleAgent } = await import("@/server/framework/tenancy/agents");
     const caller = { tenantId: tenant.id, userId: user.id, role: "member" as const };
     const handlers = createChatHandlers(async () => ({
       client,

@@ -1,7 +1,7 @@
 import type { Session } from "next-auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "@/server/api/root";
-import { createInnerContext } from "@/server/api/trpc";
+import { createCaller } from "@/server/framework/api/root";
+import { createInnerContext } from "@/server/framework/api/trpc";
 import { seedDemoData } from "@/prisma/seed";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
 

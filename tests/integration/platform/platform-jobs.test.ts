@@ -2,7 +2,7 @@
 // admission sweep), and the expired idempotency keys job.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteAllExpiredKeys } from "@/server/platform/jobs/platform-jobs";
-import { registerFrameworkJobs } from "@/server/tenancy/framework-jobs";
+import { registerFrameworkJobs } from "@/server/framework/tenancy/framework-jobs";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;

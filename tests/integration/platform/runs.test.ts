@@ -61,6 +61,31 @@ describe("POST /runs", () => {
     const skill = await startRun({ message: "x", skill: "nope" });
     expect(skill.status).toBe(422);
   });
+
+  it("creates the agent a request names by name, deciding the run from its defaults, and none when the request is refused", async () => {
+    const agents = async () => (await platform.call("/agents", { key: account.key, query: { user_id: "u1", limit: 100 } })).body.data.length;
+    const before = await agents();
+    const errorOf = async (response: Response) => ({ status: response.status, ...((await response.json()) as { error: { type: string; message: string } }).error });
+    // A new agent's default mode is approval, so human_in_the_loop false is refused, as is a model nobody has.
+    expect(await errorOf(await startRun({ teammate_id: undefined, name: "Never", message: "x", human_in_the_loop: false }))).toMatchObject({
+      status: 400,
+      type: "invalid_request_error",
+      message: "human_in_the_loop: false is only valid with permission_mode autonomous",
+    });
+    expect(await errorOf(await startRun({ teammate_id: undefined, name: "Never", message: "x", model: "no-such-model" }))).toMatchObject({
+      type: "validation_error",
+      message: 'model: unknown model "no-such-model"; see GET /models',
+    });
+    expect(await agents()).toBe(before);
+
+    const response = await startRun({ teammate_id: undefined, name: "Inline", instructions: "Be brief.", message: "hi", stream: false });
+    expect(response.status).toBe(200);
+    const run = (await response.json()) as { teammate_id: number };
+    expect(run).toMatchObject({ permission_mode: "approval", human_in_the_loop: true, user_id: "u1" });
+    expect(await agents()).toBe(before + 1);
+    const agent = await platform.call(`/agents/${run.teammate_id}`, { key: account.key, query: { user_id: "u1" } });
+    expect(agent.body).toMatchObject({ name: "Inline", instructions: "Be brief.", default_permission_mode: "approval", user_id: "u1" });
+  });
 });
 
 describe("GET /runs/{run_id}/events", () => {

@@ -1,5 +1,5 @@
 // Webhooks: /webhooks registrations, and delivery of run events to a loopback receiver: signing,
-// retries, attempts logged, rotation, scoping, auto-disable, replay and manual retry.
+// retries, attempts logged, rotation, scoping, auto-disable, replay, manual retry and test events.
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "@/lib/platform-client";
@@ -481,5 +481,61 @@ describe("auto-disable, re-enable and replay", () => {
     } finally {
       await strictPeriod.close();
     }
+  });
+});
+
+describe("POST /webhooks/{id}/test (extension)", () => {
+  it("sends one signed webhook.test to that webhook only, whatever its events, and no other webhook or replay sees it", async () => {
+    const tenant = await platform.signup({ require_end_user_id: false });
+    const owner = freshUser();
+    const hook = await register(tenant.key, { url: receiver.url("/test-event"), events: ["run.failed"], user_id: owner });
+    const bystander = await register(tenant.key, { url: receiver.url("/test-bystander"), user_id: owner });
+    const since = new Date(Date.now() - 1_000).toISOString();
+
+    const sent = await platform.call(`/webhooks/${hook.id}/test`, { key: tenant.key, method: "POST", query: { user_id: owner } });
+    expect(sent.status).toBe(202);
+    expect(sent.body).toMatchObject({ webhook_id: hook.id, event_type: "webhook.test", origin: "test", status: "pending", run_id: null });
+    const [request] = await receiver.waitFor(1, at("/test-event"));
+    const event = await verifyWebhook(request!.body, request!.headers as Record<string, string>, hook.secret);
+    expect(event).toMatchObject({ type: "webhook.test", webhook_id: hook.id, user_id: owner });
+    expect(request!.headers["webhook-id"]).toBe(sent.body.message_id);
+    const done = await waitForDelivery(tenant.key, hook.id, (d) => d.id === sent.body.id && d.status === "succeeded", { user_id: owner });
+    expect(done.attempt_count).toBe(1);
+
+    // A replay covers the kinds a webhook subscribes to: the test event is not among them.
+    const replay = await platform.call(`/webhooks/${bystander.id}/replay`, { key: tenant.key, query: { user_id: owner }, body: { since } });
+    expect(replay.body).toMatchObject({ queued: 0 });
+    await deliveriesSettled(tenant.id);
+    expect(receiver.received.filter(at("/test-bystander"))).toHaveLength(0);
+  });
+
+  it("is tried once against a failing endpoint and leaves its health alone", async () => {
+    const tenant = await platform.signup({ require_end_user_id: false });
+    const hook = await register(tenant.key, { url: receiver.url("/test-down") });
+    receiver.respond((request) => (request.path === "/test-down" ? 500 : 200));
+    try {
+      const sent = await platform.call(`/webhooks/${hook.id}/test`, { key: tenant.key, method: "POST" });
+      const failed = await waitForDelivery(tenant.key, hook.id, (d) => d.id === sent.body.id && d.status === "failed");
+      expect(failed.attempt_count).toBe(1);
+      expect(failed.attempts.map((attempt: any) => attempt.response_status)).toEqual([500]);
+      const webhook = await platform.database.prisma.platformWebhook.findUniqueOrThrow({ where: { id: hook.id } });
+      expect(webhook.failingSince).toBeNull();
+    } finally {
+      receiver.respond(() => 200);
+    }
+  });
+
+  it("is refused while the webhook is off (409), and another scope's or account's webhook is not found", async () => {
+    const tenant = await platform.signup({ require_end_user_id: false });
+    const owner = freshUser();
+    const hook = await register(tenant.key, { url: receiver.url("/test-scope"), user_id: owner });
+    expect((await platform.call(`/webhooks/${hook.id}/test`, { key: tenant.key, method: "POST" })).status).toBe(404);
+    expect((await platform.call(`/webhooks/${hook.id}/test`, { key: tenant.key, method: "POST", query: { user_id: freshUser() } })).status).toBe(404);
+    const other = await platform.signup();
+    expect((await platform.call(`/webhooks/${hook.id}/test`, { key: other.key, method: "POST", query: { user_id: owner } })).status).toBe(404);
+    await platform.call(`/webhooks/${hook.id}`, { key: tenant.key, method: "PATCH", query: { user_id: owner }, body: { active: false } });
+    const paused = await platform.call(`/webhooks/${hook.id}/test`, { key: tenant.key, method: "POST", query: { user_id: owner } });
+    expect(paused.status).toBe(409);
+    expect(paused.body.error.error_code).toBe("webhook_inactive");
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEMO_PASSWORD, demoOwner, demoTenants } from "@/prisma/seed";
-import { demoAccountsToShow } from "@/server/auth/demo-accounts";
+import { demoAccountsToShow } from "@/server/framework/auth/demo-accounts";
 
 describe("demoAccountsToShow", () => {
   it("names every seeded account and the password in development with the demo data on", () => {

@@ -1,7 +1,7 @@
-// The full chat page's HTML (server/chat/page.ts): the query it keeps, that it loads the widget's chat
+// The full chat page's HTML (server/framework/chat/page.ts): the query it keeps, that it loads the widget's chat
 // entry alone (no Next runtime), and that nothing from the URL or the account breaks out of the markup.
 import { describe, expect, it } from "vitest";
-import { chatPageHtml, chatPageQuery } from "@/server/chat/page";
+import { chatPageHtml, chatPageQuery } from "@/server/framework/chat/page";
 import { expectWidgetPage, widgetAssetsOf } from "../../helpers/widget-page";
 
 const assets = widgetAssetsOf("chat-page-main");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chatStorageScope } from "@/server/chat/storage-scope";
+import { chatStorageScope } from "@/server/framework/chat/storage-scope";
 
 describe("the chat's storage scope", () => {
   it("is stable for one person in one workspace, different across people and workspaces, and opaque", () => {

@@ -2,7 +2,7 @@
 // a member's status from their connections.
 import { describe, expect, it } from "vitest";
 import { connectionMessageFrom, returnUrlWithOutcome, safeReturnTo } from "@/lib/connections/flow";
-import { statusOf } from "@/server/tenancy/connections";
+import { statusOf } from "@/server/framework/tenancy/connections";
 
 describe("safeReturnTo", () => {
   it("keeps same-origin paths with their query and hash", () => {

@@ -1,11 +1,11 @@
-// The embed page's HTML (server/embed/page.ts): the query values it keeps and how, and that it loads
+// The embed page's HTML (server/framework/embed/page.ts): the query values it keeps and how, and that it loads
 // the widget bundle alone (no Next runtime), with nothing from the URL able to break out of an attribute.
 import { mkdtemp, mkdir, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { embedPageHtml, embedQuery } from "@/server/embed/page";
-import { widgetAssets, widgetManifestPath } from "@/server/embed/widget-assets";
+import { embedPageHtml, embedQuery } from "@/server/framework/embed/page";
+import { widgetAssets, widgetManifestPath } from "@/server/framework/embed/widget-assets";
 import { expectWidgetPage, widgetAssetsOf } from "../../helpers/widget-page";
 
 const assets = widgetAssetsOf("embed-main");

@@ -2,7 +2,7 @@
 import { SignJWT } from "jose";
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { EMBED_TOKEN_MAX_SECONDS, EmbedTokenError, normalizeOrigin, signEmbedToken, verifyEmbedToken } from "@/server/embed/tokens";
+import { EMBED_TOKEN_MAX_SECONDS, EmbedTokenError, normalizeOrigin, signEmbedToken, verifyEmbedToken } from "@/server/framework/embed/tokens";
 
 const secret = "a-test-secret-that-is-long-enough-for-hs256";
 const claims = { tenantId: "tenant-1", userId: "user-1", origin: "https://shop.example.test" };

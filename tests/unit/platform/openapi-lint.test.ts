@@ -8,12 +8,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WebhookEventType, WEBHOOK_PAYLOADS } from "@/lib/schemas/webhooks";
+import { DeliveredEventType, WEBHOOK_PAYLOADS, WEBHOOK_TEST_EVENT } from "@/lib/schemas/webhooks";
 import { createPlatformApp, type PlatformDeps } from "@/server/platform/app";
 import { lowBalancePayload } from "@/server/platform/jobs/payment-jobs";
 import { webhookBody } from "@/server/platform/jobs/webhook-delivery";
 import { openApiDocument } from "@/server/platform/routes/meta/openapi";
 import { runWebhookPayload } from "@/server/platform/services/run-webhooks";
+import { testEventPayload } from "@/server/platform/services/webhooks";
 
 // Building the document needs no database: only the key prefix and base URL are read at construction.
 const deps = { config: { keyPrefix: "inlay_sk_", publicBaseUrl: "http://127.0.0.1:3000" } } as unknown as PlatformDeps;
@@ -89,7 +90,7 @@ describe("the document's webhooks", () => {
   } as Parameters<typeof runWebhookPayload>[0];
 
   it("describes every event kind the platform sends, signed, with its payload schema", () => {
-    expect(Object.keys(document.webhooks ?? {}).sort()).toEqual([...WebhookEventType.options].sort());
+    expect(Object.keys(document.webhooks ?? {}).sort()).toEqual([...DeliveredEventType.options].sort());
     for (const [type, item] of Object.entries(document.webhooks ?? {})) {
       const post = item.post;
       expect(post.requestBody.content["application/json"].schema.$ref, type).toMatch(/^#\/components\/schemas\//);
@@ -99,11 +100,13 @@ describe("the document's webhooks", () => {
 
   it("has schemas that the bodies the outbox sends satisfy, field for field", () => {
     const extra = { pending_requests: [{ request_id: "req_1", tool_name: "send_email", kind: "connection", app: "mailer" }] };
-    for (const type of WebhookEventType.options) {
+    for (const type of DeliveredEventType.options) {
       const payload =
         type === "billing.low_balance"
           ? lowBalancePayload({ id: 1, balanceMicros: 1_234_567n }, 500, 2)
-          : runWebhookPayload(run, type, "alice", type === "run.awaiting_input" ? extra : {});
+          : type === WEBHOOK_TEST_EVENT
+            ? testEventPayload({ id: 7, endUser: { externalId: "alice" } })
+            : runWebhookPayload(run, type, "alice", type === "run.awaiting_input" ? extra : {});
       const body = JSON.parse(webhookBody(payload, at)) as Record<string, unknown>;
       const parsed = WEBHOOK_PAYLOADS[type].strict().safeParse(body);
       expect(parsed.error?.issues ?? [], type).toEqual([]);

@@ -2,7 +2,7 @@
 // (with their outcome from the permission list) and pauses, in order.
 import { describe, expect, it } from "vitest";
 import type { PermissionRequest, RunFrame } from "@/lib/platform-client";
-import { buildTimeline } from "@/server/tenancy/run-timeline";
+import { buildTimeline } from "@/server/framework/tenancy/run-timeline";
 
 const permission = (fields: Partial<PermissionRequest> & Pick<PermissionRequest, "request_id" | "kind" | "tool_name">): PermissionRequest => ({
   app: null,

@@ -2,7 +2,7 @@
 // answer at run time (stripping what the schema does not name), and the page reads the same contract.
 import { describe, expect, it } from "vitest";
 import { ZodType } from "zod";
-import { appRouter } from "@/server/api/root";
+import { appRouter } from "@/server/framework/api/root";
 
 interface ProcedureDef {
   type: "query" | "mutation" | "subscription";

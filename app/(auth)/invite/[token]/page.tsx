@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { Logo } from "@/components/ui/logo";
-import { enabledOAuthProviders } from "@/server/auth/options";
-import { getSession } from "@/server/auth/session";
+import { enabledOAuthProviders } from "@/server/framework/auth/options";
+import { getSession } from "@/server/framework/auth/session";
 import { AcceptInvite } from "./accept-invite";
 
 export const metadata: Metadata = { title: "Join a workspace" };

@@ -1,5 +1,5 @@
 import NextAuth from "next-auth";
-import { authOptions } from "@/server/auth/options";
+import { authOptions } from "@/server/framework/auth/options";
 
 export const runtime = "nodejs";
 

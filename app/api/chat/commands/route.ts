@@ -1,5 +1,5 @@
-// GET /api/chat/commands?agent=: what the composer's `/` picker offers (the bridge: server/chat/bridge.ts).
-import { chatHandlers } from "@/server/chat/handlers";
+// GET /api/chat/commands?agent=: what the composer's `/` picker offers (the bridge: server/framework/chat/bridge.ts).
+import { chatHandlers } from "@/server/framework/chat/handlers";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

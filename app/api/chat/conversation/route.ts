@@ -1,6 +1,6 @@
 // GET /api/chat/conversation?agent=&runId=: one past conversation as chat messages, rebuilt from the
-// run's event log, for the chat to show and continue (the bridge: server/chat/bridge.ts).
-import { chatHandlers } from "@/server/chat/handlers";
+// run's event log, for the chat to show and continue (the bridge: server/framework/chat/bridge.ts).
+import { chatHandlers } from "@/server/framework/chat/handlers";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

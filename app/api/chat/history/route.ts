@@ -1,6 +1,6 @@
 // GET /api/chat/history?agent=: the member's past conversations with the chat's agent (the bridge:
-// server/chat/bridge.ts).
-import { chatHandlers } from "@/server/chat/handlers";
+// server/framework/chat/bridge.ts).
+import { chatHandlers } from "@/server/framework/chat/handlers";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -2,9 +2,9 @@
 // PUT /api/embed/origins {origins: string[]}: replaces them (tenant admins). They become the embed
 // page's CSP frame-ancestors and the only origins embed tokens are minted for.
 import { z } from "zod";
-import { getAllowedOrigins, setAllowedOrigins } from "@/server/embed/origins";
-import { handleRoute, parseBody, requireMember, RouteError, routeJson } from "@/server/http/route-member";
-import { TenancyError } from "@/server/tenancy/errors";
+import { getAllowedOrigins, setAllowedOrigins } from "@/server/framework/embed/origins";
+import { handleRoute, parseBody, requireMember, RouteError, routeJson } from "@/server/framework/http/route-member";
+import { TenancyError } from "@/server/framework/tenancy/errors";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

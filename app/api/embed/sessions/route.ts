@@ -4,10 +4,10 @@
 // workspace does not have, 403 an origin it does not allow (or a member an admin removed), 422 a bad
 // body (naming the field). No CORS: the secret belongs on a server, never in a browser.
 import { getDb } from "@/server/shared/db";
-import { EmbedMintRefused } from "@/server/embed/mint";
-import { EmbedSessionError, mintEmbedSession, type EmbedSessionRefusal } from "@/server/embed/sessions";
+import { EmbedMintRefused } from "@/server/framework/embed/mint";
+import { EmbedSessionError, mintEmbedSession, type EmbedSessionRefusal } from "@/server/framework/embed/sessions";
 import { embedSessionInput } from "@/lib/schemas/embed";
-import { handleRoute, RouteError, routeJson } from "@/server/http/route-member";
+import { handleRoute, RouteError, routeJson } from "@/server/framework/http/route-member";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

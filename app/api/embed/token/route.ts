@@ -2,8 +2,8 @@
 // for a host page origin their tenant allows (docs/embedding.md). 401 signed out, 404 for a tenant
 // they are not in, 403 for an origin the tenant does not allow (422 for one that is not an origin).
 import { z } from "zod";
-import { EmbedMintRefused, mintEmbedToken } from "@/server/embed/mint";
-import { handleRoute, parseBody, requireMember, requireSignedIn, RouteError, routeJson } from "@/server/http/route-member";
+import { EmbedMintRefused, mintEmbedToken } from "@/server/framework/embed/mint";
+import { handleRoute, parseBody, requireMember, requireSignedIn, RouteError, routeJson } from "@/server/framework/http/route-member";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

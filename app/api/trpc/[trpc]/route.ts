@@ -1,7 +1,7 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { logger } from "@/lib/logger";
-import { appRouter } from "@/server/api/root";
-import { createContext } from "@/server/api/trpc";
+import { appRouter } from "@/server/framework/api/root";
+import { createContext } from "@/server/framework/api/trpc";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 // Mounts the self-hosted Agent Platform API (server/platform) at /api/v2.
-import { getEmbeddedPlatformApp } from "@/server/embedded-platform";
+import { getEmbeddedPlatformApp } from "@/server/framework/embedded-platform";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

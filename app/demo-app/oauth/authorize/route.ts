@@ -1,6 +1,6 @@
-// The development demo app's consent page and its answer (server/demo-app/demo-app.ts); 404 outside development.
-import { authorizeDecision, authorizePage, demoAppEnabled } from "@/server/demo-app/demo-app";
-import { demoAppDeps } from "@/server/demo-app/demo-app-deps";
+// The development demo app's consent page and its answer (server/framework/demo-app/demo-app.ts); 404 outside development.
+import { authorizeDecision, authorizePage, demoAppEnabled } from "@/server/framework/demo-app/demo-app";
+import { demoAppDeps } from "@/server/framework/demo-app/demo-app-deps";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

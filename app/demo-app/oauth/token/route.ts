@@ -1,6 +1,6 @@
-// The development demo app's token endpoint (server/demo-app/demo-app.ts); 404 outside development.
-import { demoAppEnabled, tokenEndpoint } from "@/server/demo-app/demo-app";
-import { demoAppDeps } from "@/server/demo-app/demo-app-deps";
+// The development demo app's token endpoint (server/framework/demo-app/demo-app.ts); 404 outside development.
+import { demoAppEnabled, tokenEndpoint } from "@/server/framework/demo-app/demo-app";
+import { demoAppDeps } from "@/server/framework/demo-app/demo-app-deps";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

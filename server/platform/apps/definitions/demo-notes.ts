@@ -1,4 +1,4 @@
-// The development demo app: a notes service Inlay serves itself (server/demo-app, routes under
+// The development demo app: a notes service Inlay serves itself (server/framework/demo-app, routes under
 // /demo-app) so connections work right after `npm run dev`. The catalogue holds it only when the
 // embedding framework hands over its settings (development, embedded platform; never production).
 import { createHmac } from "node:crypto";

@@ -1,7 +1,7 @@
 // GET /openapi.json: the machine-readable description of the v2 routes (no auth), and of the bodies the
 // platform POSTs to webhooks (the document's `webhooks`).
 import { z } from "zod";
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_PAYLOADS } from "@/lib/schemas/webhooks";
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_PAYLOADS, WEBHOOK_TEST_EVENT } from "@/lib/schemas/webhooks";
 import type { PlatformApp } from "@/server/platform/context";
 import { PLATFORM_BASE_PATH } from "@/server/platform/context";
 
@@ -45,7 +45,11 @@ function registerWebhooks(app: PlatformApp) {
       tags: ["webhooks"],
       // Signed with the webhook's secret (the headers), not an API key.
       security: [],
-      summary: spec.has(type) ? `${type} event` : `${type} event (an extension: sent only to webhooks that name it)`,
+      summary: spec.has(type)
+        ? `${type} event`
+        : type === WEBHOOK_TEST_EVENT
+          ? `${type} event (an extension: sent by POST /webhooks/{webhook_id}/test)`
+          : `${type} event (an extension: sent only to webhooks that name it)`,
       description: schema.meta()?.description,
       request: { headers: SignatureHeaders, body: { required: true, content: { "application/json": { schema } } } },
       responses: {

@@ -6,7 +6,7 @@ import { RunCreate } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { idempotency, idempotently } from "../../middleware/idempotency";
 import { acceptFiles } from "../../services/run-files";
-import { createRun } from "../../services/runs";
+import { requestRun } from "../../services/run-target";
 import { pickUserId } from "../../services/scope";
 import { requestedSkill } from "../../services/skills";
 import { defineRoute, errorResponse } from "../define";
@@ -36,7 +36,7 @@ export function register(app: PlatformApp) {
     const { payload, files } = await readUpload(c, RunCreate);
     const attachments = acceptFiles(files);
     const userId = pickUserId(c.req.valid("query").user_id, payload.user_id);
-    const outcome = await idempotently(c, (claim) => createRun(runServicesOf(c), authOf(c), userId, { ...payload, skill: requestedSkill(payload) }, attachments, claim));
+    const outcome = await idempotently(c, (claim) => requestRun(runServicesOf(c), authOf(c), userId, { ...payload, skill: requestedSkill(payload) }, attachments, claim));
     if ("replay" in outcome) return outcome.replay as never;
     const { run } = outcome.created;
     if (payload.stream === false) return c.json(run, 200);

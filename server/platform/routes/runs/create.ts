@@ -5,7 +5,7 @@ import { IdempotencyKeyHeaders, UserScopeQuery } from "@/lib/schemas/common";
 import { Run, RunCreate } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { idempotency, idempotently } from "../../middleware/idempotency";
-import { createRun } from "../../services/runs";
+import { requestRun } from "../../services/run-target";
 import { pickUserId } from "../../services/scope";
 import { requestedSkill } from "../../services/skills";
 import { defineRoute, errorResponse, jsonBody } from "../define";
@@ -35,7 +35,7 @@ export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
     const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
-    const outcome = await idempotently(c, (claim) => createRun(runServicesOf(c), authOf(c), userId, { ...body, skill: requestedSkill(body) }, [], claim));
+    const outcome = await idempotently(c, (claim) => requestRun(runServicesOf(c), authOf(c), userId, { ...body, skill: requestedSkill(body) }, [], claim));
     if ("replay" in outcome) return outcome.replay as never;
     const { run } = outcome.created;
     if (body.stream === false) return c.json(run, 200);

@@ -1,8 +1,8 @@
 // GET /api/connections/callback/<state>: the platform's redirect after an app's OAuth consent.
-import { getSession } from "@/server/auth/session";
-import { handleConnectionCallback } from "@/server/connections/callback";
+import { getSession } from "@/server/framework/auth/session";
+import { handleConnectionCallback } from "@/server/framework/connections/callback";
 import { getDb } from "@/server/shared/db";
-import { getPlatformConnection } from "@/server/framework-platform";
+import { getPlatformConnection } from "@/server/framework/platform";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { AgentChat } from "@/components/console/agent-chat";
 import { QuotaMeter } from "@/components/quota/quota-meter";
-import { chatStorageScope } from "@/server/chat/storage-scope";
+import { chatStorageScope } from "@/server/framework/chat/storage-scope";
 import { getViewer } from "../../../../viewer";
 
 export const metadata: Metadata = { title: "Chat" };

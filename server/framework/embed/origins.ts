@@ -1,0 +1,48 @@
+// A tenant's allowed embed origins: the host pages its chat may be framed by. They feed the embed
+// page's CSP frame-ancestors (proxy.ts) and gate which origin an embed token may be minted for.
+import type { Db } from "@/server/shared/db";
+import { TenancyError } from "@/server/framework/tenancy/errors";
+import { findAllowedOrigins, findAllowedOriginsBySlug, saveAllowedOrigins } from "./repository";
+import { normalizeOrigin } from "./tokens";
+
+export const MAX_EMBED_ORIGINS = 20;
+
+export const getAllowedOrigins = (prisma: Db, tenantId: string) => findAllowedOrigins(prisma, tenantId);
+
+/** Replaces the list. Each entry must be an http(s) origin; paths are refused rather than dropped. */
+export async function setAllowedOrigins(prisma: Db, tenantId: string, origins: string[]): Promise<string[]> {
+  if (origins.length > MAX_EMBED_ORIGINS) throw new TenancyError("BAD_REQUEST", `at most ${MAX_EMBED_ORIGINS} origins`, "origins");
+  const normalized = origins.map((origin) => {
+    const value = normalizeOrigin(origin.trim());
+    if (!value || value !== origin.trim().replace(/\/$/, "")) {
+      throw new TenancyError("BAD_REQUEST", `${origin} is not an origin (scheme://host[:port], no path)`, "origins");
+    }
+    return value;
+  });
+  return saveAllowedOrigins(prisma, tenantId, [...new Set(normalized)]);
+}
+
+export async function isAllowedOrigin(prisma: Db, tenantId: string, origin: string): Promise<boolean> {
+  const value = normalizeOrigin(origin);
+  return value !== undefined && (await findAllowedOrigins(prisma, tenantId)).includes(value);
+}
+
+/**
+ * Whether the embed page may show the chat for `host` (the host page's origin it was opened for):
+ * only when the tenant allows it. When it may not, the page says so and what to do, with no script,
+ * and any site may frame that message (proxy.ts), so the visitor sees it instead of a browser's
+ * blank refusal.
+ */
+export async function isEmbedHostAllowed(prisma: Db, tenantSlug: string | undefined, host: string): Promise<boolean> {
+  const found = tenantSlug ? await findAllowedOriginsBySlug(prisma, tenantSlug) : null;
+  const origin = normalizeOrigin(host);
+  return origin !== undefined && (found?.origins ?? []).includes(origin);
+}
+
+/** The CSP frame-ancestors value for a tenant's embed page: its own origin and the allowed ones. */
+export async function frameAncestorsFor(prisma: Db, tenantSlug: string | undefined): Promise<string> {
+  const found = tenantSlug ? await findAllowedOriginsBySlug(prisma, tenantSlug) : null;
+  // Origins were validated on the way in; the check again keeps anything odd out of the header.
+  const origins = (found?.origins ?? []).filter((origin) => normalizeOrigin(origin) === origin);
+  return ["'self'", ...origins].join(" ");
+}

@@ -1,0 +1,57 @@
+// Start-up work of the Next.js server: database first, then demo data on an empty installation, then
+// the framework's jobs on the job queue.
+import { env } from "@/lib/env";
+import { logger } from "@/lib/logger";
+import { offerDemoAppToDemoTenants, seedDemoData } from "@/prisma/seed";
+import { demoAppPlatformSettings } from "./demo-app/demo-app";
+import { DEMO_APP_SLUG } from "../platform/apps/definitions/demo-notes";
+import { getDb, type Database } from "../shared/db";
+import { publicOrigin } from "../shared/public-origin";
+import type { JobQueue } from "../platform/jobs/queue";
+import { registerFrameworkJobs } from "./tenancy/framework-jobs";
+import { getPlatformConnection } from "./platform";
+import { ensureLedgerWebhook, ledgerWebhookUrl } from "./tenancy/run-ledger-webhook";
+
+export async function startFramework(): Promise<void> {
+  const database = await getDb();
+  if (env.NODE_ENV === "production" && !env.NEXTAUTH_URL) {
+    logger.warn(
+      { publicOrigin: publicOrigin() },
+      "NEXTAUTH_URL is not set: links and sign-in redirects use this local address; set it to the URL people reach the app at",
+    );
+  }
+  if (env.usingDevAuthSecret) {
+    logger.warn("NEXTAUTH_SECRET is not set: using the development secret (never do this in production)");
+  }
+  if (env.SEED_DEMO_DATA) {
+    const { seeded } = await seedDemoData(database.prisma);
+    if (seeded) logger.info("seeded the demo tenants acme and globex (passwords in the README)");
+    // Development: the demo tenants offer the demo app this process serves (docs/connections.md).
+    if (demoAppPlatformSettings(publicOrigin())) await offerDemoAppToDemoTenants(database.prisma, DEMO_APP_SLUG);
+  }
+  // Connect (in embedded mode: provision the framework's platform account on the first start) now,
+  // so the first member's request does not wait for it, and register the run ledger's webhook. A
+  // failure is retried on first use (and the registration by the ledger's sweep every minute).
+  getPlatformConnection(database.prisma)
+    .then((connection) => ensureLedgerWebhook(database.prisma, connection, ledgerWebhookUrl()))
+    .catch((error: unknown) => {
+      logger.error({ err: error instanceof Error ? error.message : String(error) }, "could not connect to the platform");
+    });
+  const jobs = await frameworkJobQueue(database);
+  await registerFrameworkJobs(jobs, database.prisma, () => getPlatformConnection(database.prisma));
+}
+
+/**
+ * The embedded platform's queue; with a remote platform, one of the framework's own over its
+ * database (it works in this process: nothing else runs the framework's jobs).
+ */
+async function frameworkJobQueue(database: Database): Promise<JobQueue> {
+  if (env.PLATFORM_BASE_URL && env.PLATFORM_API_KEY) {
+    const { createJobQueue } = await import("../platform/jobs/queue");
+    const jobs = createJobQueue({ database, work: true });
+    await jobs.start();
+    return jobs;
+  }
+  const { getEmbeddedPlatformDeps } = await import("./embedded-platform");
+  return (await getEmbeddedPlatformDeps().runtime()).jobs;
+}

@@ -1,0 +1,115 @@
+// The platform → framework half of the run ledger: the framework's webhook on its platform account,
+// for every end-user's runs (all_end_users), of the kinds that end a run. Embedded, the framework
+// registers it itself (on the ledger sweep's first pass after start, then never again) at
+// <public origin>/api/platform-webhooks and keeps the secret the platform returns once sealed in
+// framework_platform_accounts. The embedded platform is told that URL is the app's own
+// (server/framework/embedded-platform.ts, PlatformConfig.inProcessWebhooks): it accepts it whatever the outbound
+// rules (http://localhost in `npm run dev` included) and hands each signed delivery to
+// ledgerWebhookResponse in-process, as the route would get it. Remote, the operator registers the
+// webhook on that platform and sets PLATFORM_WEBHOOK_SECRET. Should the platform refuse the URL, the
+// sweep settles runs instead (about a minute after they end).
+import { env } from "@/lib/env";
+import { logger } from "@/lib/logger";
+import { isRefusal, verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookHeaders } from "@/lib/platform-client";
+import { getDb, type Db } from "@/server/shared/db";
+import { RouteError, routeJson } from "@/server/framework/http/route-member";
+import { publicOrigin } from "@/server/shared/public-origin";
+import { openWithKeys, seal } from "@/server/shared/secret-box";
+import type { PlatformConnection } from "./platform-connection";
+import { findFrameworkWebhook, setFrameworkWebhookIfAbsent } from "./platform-repository";
+import { settleRunFromPlatform } from "./run-ledger";
+import { keysFor, PLATFORM_WEBHOOK_SECRET } from "./sealing";
+
+/** The kinds that end a run's turn: the ones the ledger settles on. */
+export const LEDGER_EVENTS = ["run.completed", "run.failed", "run.cancelled"] as const;
+
+export const LEDGER_WEBHOOK_PATH = "/api/platform-webhooks";
+
+/** Where the platform delivers to the framework: this app's own endpoint. */
+export const ledgerWebhookUrl = () => `${publicOrigin()}${LEDGER_WEBHOOK_PATH}`;
+
+// A URL the platform refused is not offered again by this process (it would be refused every minute).
+const refusedUrls = new Set<string>();
+
+/**
+ * Registers the framework's webhook on its embedded account unless it has one. Several instances may
+ * race: the first to record its webhook wins and the others delete theirs. False when the platform
+ * refused the URL (logged; the sweep settles instead).
+ */
+export async function ensureLedgerWebhook(
+  prisma: Db,
+  connection: PlatformConnection,
+  url: string,
+  secrets?: readonly string[],
+): Promise<boolean> {
+  if (connection.mode !== "embedded") return env.PLATFORM_WEBHOOK_SECRET !== undefined;
+  if (await findFrameworkWebhook(prisma)) return true;
+  if (refusedUrls.has(url)) return false;
+  let created;
+  try {
+    created = await connection.client.webhooks.create({ url, events: [...LEDGER_EVENTS], all_end_users: true });
+  } catch (error) {
+    if (!isRefusal(error)) throw error;
+    refusedUrls.add(url);
+    logger.warn({ err: error, url }, "run ledger: the platform refused the framework's webhook; runs are settled by the sweep");
+    return false;
+  }
+  const [key] = keysFor(PLATFORM_WEBHOOK_SECRET, secrets);
+  if (!(await setFrameworkWebhookIfAbsent(prisma, created.id, seal(key!, created.secret)))) {
+    await connection.client.webhooks.delete(created.id);
+  }
+  return true;
+}
+
+/** The id of the framework's own webhook on its embedded account (null: none): not the owner's to edit. */
+export async function ledgerWebhookId(prisma: Db): Promise<number | null> {
+  return (await findFrameworkWebhook(prisma))?.webhookId ?? null;
+}
+
+async function webhookSecret(prisma: Db, connection: PlatformConnection, secrets?: readonly string[]): Promise<string | null> {
+  if (connection.mode === "remote") return env.PLATFORM_WEBHOOK_SECRET ?? null;
+  const row = await findFrameworkWebhook(prisma);
+  return row ? openWithKeys(keysFor(PLATFORM_WEBHOOK_SECRET, secrets), row.secretCipher).value : null;
+}
+
+export type LedgerDelivery =
+  | { outcome: "settled" | "ignored"; event: WebhookEvent; settled: number }
+  | { outcome: "rejected"; reason: string };
+
+/**
+ * One delivery: verified against the framework's secret (Standard Webhooks), then, for a kind that
+ * ends a run, the run settled from the platform (run-ledger.ts). `payload` is the raw body.
+ */
+export async function receiveLedgerWebhook(
+  prisma: Db,
+  connection: PlatformConnection,
+  payload: string,
+  headers: WebhookHeaders,
+  secrets?: readonly string[],
+): Promise<LedgerDelivery> {
+  const secret = await webhookSecret(prisma, connection, secrets);
+  if (!secret) return { outcome: "rejected", reason: "no webhook is registered" };
+  let event: WebhookEvent;
+  try {
+    event = await verifyWebhook(payload, headers, secret);
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return { outcome: "rejected", reason: error.message };
+    throw error;
+  }
+  if (!(LEDGER_EVENTS as readonly string[]).includes(event.type) || !Number.isSafeInteger(event.run_id)) {
+    return { outcome: "ignored", event, settled: 0 };
+  }
+  return { outcome: "settled", event, settled: await settleRunFromPlatform(prisma, connection, event.run_id) };
+}
+
+/**
+ * POST /api/platform-webhooks (the route, and the embedded platform's in-process delivery): 401 for a
+ * delivery that does not verify, else 200 with what the ledger did. Run it inside handleRoute. The
+ * connection is passed in: the embedded platform delivers here, and the connection is made over it.
+ */
+export async function ledgerWebhookResponse(request: Request, connection: (prisma: Db) => Promise<PlatformConnection>): Promise<Response> {
+  const { prisma } = await getDb();
+  const delivery = await receiveLedgerWebhook(prisma, await connection(prisma), await request.text(), request.headers);
+  if (delivery.outcome === "rejected") throw new RouteError(401, delivery.reason, { code: "webhook_not_verified" });
+  return routeJson({ received: delivery.outcome, settled: delivery.settled });
+}
