@@ -7,10 +7,9 @@ import { card, tableScroll } from "@/components/admin/admin-page";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { FormError } from "@/components/ui/field";
+import { isActiveStatus } from "@/lib/schemas/run-constants";
 import { useTRPC } from "@/lib/trpc/react";
 import { ScheduleForm } from "./schedule-form";
-
-const LIVE = new Set(["queued", "running", "pending", "awaiting_approval"]);
 
 /** A time as the schedule's zone reads it, e.g. "Mon 24 Nov, 09:00". */
 export const inZone = (iso: string, timeZone: string) =>
@@ -23,8 +22,9 @@ export function SchedulesPanel() {
   const queryClient = useQueryClient();
   const schedules = useQuery({
     ...trpc.tasks.list.queryOptions(),
-    // Poll fast while a run is going, slowly otherwise (a schedule may fire while the page is open).
-    refetchInterval: (query) => (query.state.data?.some((s) => s.runs.some((run) => LIVE.has(run.status))) ? 1500 : 30_000),
+    // Poll fast while a last run is under way (running, or waiting on an approval or answer the member
+    // may give elsewhere), slowly otherwise (a schedule may fire while the page is open).
+    refetchInterval: (query) => (query.state.data?.some((s) => s.runs.some((run) => isActiveStatus(run.status))) ? 1500 : 30_000),
   });
   const agents = useQuery(trpc.agents.list.queryOptions());
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.tasks.list.queryKey() });

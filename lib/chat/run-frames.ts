@@ -15,6 +15,7 @@
 // - done → metadata (completion, last event id), data-output when the frame carries output_data,
 //   then finish. Usage arrives with finish() from the run, since frames carry none.
 import type { RunFrame, Run } from "@/lib/platform-client";
+import { isTerminalStatus } from "@/lib/schemas/run-constants";
 import { ASK_USER_QUESTION, PLAN_APPROVAL, type ChatChunk, type ChatDataTypes, type ChatError, type ChatMetadata, type Question } from "./types";
 
 export interface TranslatorInit {
@@ -263,7 +264,7 @@ export function createRunTranslator(init: TranslatorInit): RunTranslator {
             completionState: frame.completion_state,
             stopReason: frame.stop_reason,
             lastEventId,
-            ...(["completed", "failed", "cancelled"].includes(frame.completion_state)
+            ...(isTerminalStatus(frame.completion_state)
               ? { status: frame.completion_state as ChatMetadata["status"] }
               : {}),
           }),

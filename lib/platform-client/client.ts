@@ -1,7 +1,7 @@
 // createPlatformClient(): the typed client of the Agent Platform API v2, one namespace per resource.
 // The framework talks to the platform only through it; vendors can use it alone. See docs/client.md.
 import { AccountResource, Keys, SettingsResource, Verify } from "./resources/account";
-import { Agents } from "./resources/agents";
+import { Agents, Teammates } from "./resources/agents";
 import { Apps } from "./resources/apps";
 import { AgentTemplates, BuiltInTools, Models } from "./resources/catalog";
 import { Channels } from "./resources/channels";
@@ -31,6 +31,7 @@ import type {
 
 export class PlatformClient {
   readonly agents: Agents;
+  readonly teammates: Teammates;
   readonly agentTemplates: AgentTemplates;
   readonly runs: Runs;
   readonly memories: Memories;
@@ -63,6 +64,7 @@ export class PlatformClient {
 
   constructor(private readonly transport: Transport) {
     this.agents = new Agents(transport);
+    this.teammates = new Teammates(transport);
     this.agentTemplates = new AgentTemplates(transport);
     this.runs = new Runs(transport);
     this.memories = new Memories(transport);

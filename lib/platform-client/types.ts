@@ -16,6 +16,7 @@ import type * as common from "../schemas/common";
 import type * as endUsers from "../schemas/end-users";
 import type * as issueReports from "../schemas/issue-reports";
 import type * as judgments from "../schemas/judgments";
+import type * as lessons from "../schemas/lessons";
 import type * as memories from "../schemas/memories";
 import type * as modelConnections from "../schemas/model-connections";
 import type * as payments from "../schemas/payments";
@@ -75,10 +76,18 @@ export type AgentListParams = Query<typeof agents.AgentListQuery>;
 export type AgentResetParams = z.input<typeof agents.AgentReset>;
 export type AgentWebhookUpdateParams = z.input<typeof agents.AgentWebhookUpdate>;
 export type AgentChatChannel = z.infer<typeof agents.AgentChatChannel>;
+export type ChatWorkspace = z.infer<typeof apps.ChatWorkspace>;
+export type ChatChannel = z.infer<typeof apps.ChatChannel>;
+export type ChatMember = z.infer<typeof apps.ChatMember>;
 export type AgentRepo = z.infer<typeof agentRepos.AgentRepo>;
 export type AgentRepoEnv = z.infer<typeof agentRepos.AgentRepoEnv>;
 export type AgentRepoCreateParams = z.input<typeof agentRepos.AgentRepoCreate>;
 export type AgentRepoEnvParams = z.input<typeof agentRepos.AgentRepoEnvPut>;
+export type ApproveCommandsParams = z.input<typeof agentRepos.ApproveCommands>;
+export type FetchmailParams = WithoutUser<z.input<typeof agents.FetchmailBody>>;
+export type FetchmailAgent = z.infer<typeof agents.FetchmailAgent>;
+export type TeammateCreateParams = WithoutUser<z.input<typeof agents.TeammateCreate>>;
+export type TeammateUpdateParams = z.input<typeof agents.TeammateUpdate>;
 
 // iMessage bridges (account-scoped: never a user_id)
 export type Bridge = z.infer<typeof bridges.Bridge>;
@@ -220,6 +229,9 @@ export type TriggerUpdateParams = z.input<typeof triggers.TriggerUpdate>;
 export type TriggerListParams = Query<typeof triggers.ListTriggersQuery>;
 export type TriggerFire = z.infer<typeof triggers.TriggerFire>;
 export type TriggerFireListParams = Query<typeof triggers.ListTriggerFiresQuery>;
+export type TaskWebhook = z.infer<typeof triggers.TaskWebhook>;
+export type TaskWebhookUpdateParams = z.input<typeof triggers.TaskWebhookUpdate>;
+export type TaskLessons = z.infer<typeof lessons.TaskLessons>;
 
 // Apps and connections (the client's own contracts until lib/schemas/apps.ts is shared)
 // Apps and connections

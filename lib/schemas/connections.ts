@@ -39,42 +39,57 @@ export const connectionRelabelInput = z.object({
 export const tenantAppInput = z.object({ app: appSlug, enabled: z.boolean() });
 
 /** A member's standing with one app, worst-case first: what the page and admins show. */
-export type MemberAppStatus = "connected" | "expired" | "error" | "pending" | "not_connected";
+export const MemberAppStatus = z.enum(["connected", "expired", "error", "pending", "not_connected"]);
+export type MemberAppStatus = z.infer<typeof MemberAppStatus>;
 
-export interface MemberConnection {
-  connectionId: string;
-  status: "pending" | "active" | "expired" | "revoked" | "error";
-  accountLabel: string | null;
-  label: string | null;
-  lastError: string | null;
-  updatedAt: string | null;
-}
+const AppAuth = z.enum(["oauth2", "api_key", "provisioned"]);
 
-export interface MemberApp {
-  slug: string;
-  name: string;
-  description: string | null;
-  auth: "oauth2" | "api_key" | "provisioned";
-  configured: boolean;
-  status: MemberAppStatus;
+export const MemberConnection = z.object({
+  connectionId: z.string(),
+  status: z.enum(["pending", "active", "expired", "revoked", "error"]),
+  accountLabel: z.string().nullable(),
+  label: z.string().nullable(),
+  lastError: z.string().nullable(),
+  updatedAt: z.string().nullable(),
+});
+export type MemberConnection = z.infer<typeof MemberConnection>;
+
+export const MemberApp = z.object({
+  slug: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  auth: AppAuth,
+  configured: z.boolean(),
+  status: MemberAppStatus,
   /** The account of the connection in use (connected) or to renew (expired). */
-  accountLabel: string | null;
-  connections: MemberConnection[];
-}
+  accountLabel: z.string().nullable(),
+  connections: z.array(MemberConnection),
+});
+export type MemberApp = z.infer<typeof MemberApp>;
 
-export interface TenantAppRow {
-  slug: string;
-  name: string;
-  description: string | null;
-  auth: "oauth2" | "api_key" | "provisioned";
-  configured: boolean;
-  offered: boolean;
-}
+export const TenantAppRow = z.object({
+  slug: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  auth: AppAuth,
+  configured: z.boolean(),
+  offered: z.boolean(),
+});
+export type TenantAppRow = z.infer<typeof TenantAppRow>;
 
-export interface MemberConnectionsRow {
-  userId: string;
-  email: string;
-  name: string | null;
+export const MemberConnectionsRow = z.object({
+  userId: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
   /** Statuses only: which account a member connected is theirs to know, not the admins'. */
-  apps: { app: string; status: MemberAppStatus }[];
-}
+  apps: z.array(z.object({ app: z.string(), status: MemberAppStatus })),
+});
+export type MemberConnectionsRow = z.infer<typeof MemberConnectionsRow>;
+
+// --- Answers of the other connections procedures (their tRPC .output) ---------------------------------
+
+export const ConnectionStarted = z.object({ authorizationUrl: z.string(), connectionId: z.string() });
+/** The platform's status of the connection just made (active, or pending while it is checked). */
+export const ConnectionMade = z.object({ app: z.string(), status: z.string() });
+export const ConnectionRemoved = z.object({ app: z.string() });
+export const TenantAppSet = z.object({ app: z.string(), enabled: z.boolean() });

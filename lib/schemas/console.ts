@@ -2,6 +2,7 @@
 // shared by the tRPC routers and the console forms.
 import { z } from "zod";
 import { ASK_USER_QUESTION } from "./run-constants";
+import { RunStatus } from "./runs";
 
 /** Built-in tools an agent can be given (GET /built-in-tools); the others are withheld from its copies. */
 export const AGENT_TOOLS = [
@@ -61,3 +62,67 @@ export const runApproveInput = z.object({
 });
 
 export const usageRangeInput = z.object({ days: z.number().int().min(1).max(366).default(30) });
+
+// --- Answers of the console procedures (their tRPC .output) --------------------------------------------
+
+export const TenantAgentView = z.object({
+  id: z.string(),
+  scope: agentScope,
+  name: z.string(),
+  instructions: z.string(),
+  model: z.string().nullable(),
+  permissionMode: z.enum(permissionModes),
+  tools: z.array(z.string()),
+  version: z.number().int(),
+  canEdit: z.boolean(),
+  updatedAt: z.string(),
+});
+export const TenantAgentList = z.object({
+  agents: z.array(TenantAgentView),
+  canCreateTenant: z.boolean(),
+  canCreatePersonal: z.boolean(),
+  allowPersonalAgents: z.boolean(),
+});
+export const PersonalAgentsSetting = z.object({ allow: z.boolean() });
+
+/** A member's run as the console lists it (the platform's run, with the framework's agent id). */
+export const ConsoleRun = z.object({
+  id: z.number().int(),
+  agentId: z.string().nullable(),
+  status: RunStatus,
+  output: z.string().nullable(),
+  preview: z.string().nullable(),
+  error: z.string().nullable(),
+  usage: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), costUsd: z.string() }),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+});
+export const ConsoleRunPage = z.object({ runs: z.array(ConsoleRun), hasMore: z.boolean() });
+
+/** Answers of deletes of the platform's integer-id objects (memories, grants). */
+export const IntIdOutput = z.object({ id: z.number().int() });
+export const MemoryView = z.object({ id: z.number().int(), content: z.string(), createdAt: z.string() });
+export const GrantView = z.object({ id: z.number().int(), tool: z.string(), createdAt: z.string() });
+
+export const TenantUsage = z.object({
+  period: z.string(),
+  members: z.array(
+    z.object({
+      userId: z.string(),
+      email: z.string(),
+      name: z.string().nullable(),
+      role: z.enum(["member", "admin"]),
+      runs: z.number().int(),
+      costMicros: z.number().int(),
+      cap: z.object({ runsPerMonth: z.number().int().nullable(), costPerMonthCents: z.number().int().nullable() }),
+      platform: z
+        .object({ runs: z.number().int(), inputTokens: z.number().int(), outputTokens: z.number().int(), costUsd: z.string() })
+        .nullable(),
+    }),
+  ),
+  days: z.array(
+    z.object({ date: z.string(), totalTokens: z.number(), costMicros: z.number().int(), members: z.record(z.string(), z.number()) }),
+  ),
+});
+
+export type TenantAgentView = z.infer<typeof TenantAgentView>;

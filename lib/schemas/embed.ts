@@ -11,15 +11,19 @@ export const embedSecretNameSchema = z
 export const createEmbedSecretInput = z.object({ name: embedSecretNameSchema });
 export const rotateEmbedSecretInput = z.object({ id: z.uuid(), name: embedSecretNameSchema.optional() });
 
-export interface EmbedSecretView {
-  id: string;
-  name: string;
+export const EmbedSecretView = z.object({
+  id: z.string(),
+  name: z.string(),
   /** The secret's first characters (inlay_es_…), to tell secrets apart. */
-  prefix: string;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-}
+  prefix: z.string(),
+  createdAt: z.date(),
+  lastUsedAt: z.date().nullable(),
+  revokedAt: z.date().nullable(),
+});
+export type EmbedSecretView = z.infer<typeof EmbedSecretView>;
+/** The full secret: in create's and rotate's answer only. */
+export const EmbedSecretCreated = EmbedSecretView.extend({ secret: z.string() });
+export const EmbedSecretRotated = z.object({ created: EmbedSecretCreated, revoked: EmbedSecretView });
 
 /** The seconds an embed token may live (server/framework/embed/tokens.ts EMBED_TOKEN_MAX_SECONDS). */
 export const EMBED_SESSION_TTL = { min: 30, max: 600 } as const;

@@ -4,8 +4,8 @@
 // the form refuses what the platform would, with the same bounds in the message.
 import { z } from "zod";
 import { formatCents } from "@/lib/money";
-import { OVERAGE_CAP_MAX_CENTS } from "./billing";
-import { AUTO_RELOAD_MAX_CENTS, AUTO_RELOAD_MIN_CENTS, LOW_BALANCE_MAX_CENTS, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "./payments";
+import { OVERAGE_CAP_MAX_CENTS, PlanCatalogEntry, TokenBalance, Usage } from "./billing";
+import { AUTO_RELOAD_MAX_CENTS, AUTO_RELOAD_MIN_CENTS, LOW_BALANCE_MAX_CENTS, Receipt, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "./payments";
 
 const cents = (min: number, max: number) =>
   z
@@ -50,3 +50,27 @@ export const creditBalanceInput = z.object({
   paymentReference: z.string().trim().min(1).max(64).optional(),
 });
 export type CreditBalanceInput = z.infer<typeof creditBalanceInput>;
+
+// --- Answers of the billing procedures (their tRPC .output); the platform's own objects where it answers
+
+/** Whether the "credit the balance" form can work here, and whether its key is development's own. */
+const CreditSettings = z.object({ creditConfigured: z.boolean(), creditDevelopmentKey: z.boolean() });
+
+export const TenantSpendRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  runs: z.number().int(),
+  /** This month's spend, micro-USD. */
+  costMicros: z.number().int(),
+  /** The tenant's monthly cost limit, whole cents as set; null: none. */
+  limitCents: z.number().int().nullable(),
+});
+export const TenantSpend = CreditSettings.extend({ tenants: z.array(TenantSpendRow), tenantsCostMicros: z.number().int() });
+export const BillingOverview = TenantSpend.extend({ mode: z.enum(["embedded", "remote"]), balance: TokenBalance });
+
+export const TopUpStarted = z.object({ checkoutUrl: z.string() });
+/** Where to send the owner: a plan's checkout or the billing portal. */
+export const BillingRedirect = z.object({ url: z.string() });
+export const PlanOverview = z.object({ usage: Usage, plans: z.array(PlanCatalogEntry) });
+export const ReceiptList = z.object({ receipts: z.array(Receipt), hasMore: z.boolean() });

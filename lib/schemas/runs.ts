@@ -4,16 +4,9 @@ import { AgentName, Effort, Instructions, PermissionMode, ToolNames } from "./ag
 import { BodyId, BoundedMetadata, IntId, Metadata, PageQuery, QueryBoolean, Timestamp, UserId } from "./common";
 import { RetentionMode } from "./settings";
 
-export const RunStatus = z.enum([
-  "running",
-  "paused",
-  "awaiting_approval",
-  "completed",
-  "failed",
-  "cancelled",
-  "closed",
-  "archived",
-]);
+import { RUN_STATUSES } from "./run-constants";
+
+export const RunStatus = z.enum(RUN_STATUSES);
 export * from "./run-constants";
 
 export const MAX_TURNS_CAP = 2000;

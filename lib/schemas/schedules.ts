@@ -1,6 +1,7 @@
 // Contracts of the console's schedules (tRPC `tasks`): what a member fills in, turned into the 5-field
 // cron the platform's schedule triggers take, and cron read back as a sentence for the page.
 import { z } from "zod";
+import { RunStatus } from "./runs";
 import { CronExpression, IanaTimezone } from "./tasks";
 
 export const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"] as const;
@@ -89,3 +90,42 @@ export function nameFromInstructions(instructions: string): string {
   const words = instructions.trim().split(/\s+/).slice(0, 8).join(" ");
   return words.length > 80 ? `${words.slice(0, 79)}…` : words;
 }
+
+// --- Answers of the tasks procedures (their tRPC .output) ----------------------------------------------
+
+export const ScheduleRun = z.object({ id: z.number().int(), status: RunStatus, createdAt: z.string(), finishedAt: z.string().nullable() });
+
+export const ScheduleView = z.object({
+  taskId: z.number().int(),
+  agentId: z.string().nullable(),
+  agentName: z.string().nullable(),
+  name: z.string(),
+  instructions: z.string(),
+  cron: z.string(),
+  timezone: z.string(),
+  description: z.string(),
+  active: z.boolean(),
+  /** "caps": paused by the framework when a monthly limit was used up. */
+  pausedReason: z.string().nullable(),
+  nextRunAt: z.string().nullable(),
+  runs: z.array(ScheduleRun),
+  createdAt: z.string(),
+});
+export const ScheduleState = z.object({ taskId: z.number().int(), active: z.boolean() });
+export const ScheduleDeleted = z.object({ taskId: z.number().int() });
+
+export const TenantScheduleView = ScheduleView.pick({
+  taskId: true,
+  agentName: true,
+  name: true,
+  cron: true,
+  timezone: true,
+  description: true,
+  active: true,
+  pausedReason: true,
+  nextRunAt: true,
+}).extend({ member: z.object({ email: z.string(), name: z.string().nullable() }) });
+
+export type ScheduleRun = z.infer<typeof ScheduleRun>;
+export type ScheduleView = z.infer<typeof ScheduleView>;
+export type TenantScheduleView = z.infer<typeof TenantScheduleView>;

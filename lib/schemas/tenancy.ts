@@ -94,3 +94,123 @@ export const createTenantInput = z.object({
 });
 
 export const idInput = z.object({ id: z.uuid() });
+
+// --- Answers of the tenancy procedures (their tRPC .output): what the console pages read ----------------
+
+/** Whole-id answers of deletes and revokes. */
+export const IdOutput = z.object({ id: z.string() });
+
+export const TenantRef = z.object({ id: z.string(), slug: z.string(), name: z.string() });
+export const MembershipRef = z.object({ role: tenantRoleSchema, tenant: TenantRef });
+
+export const MeOutput = z.object({
+  user: z.object({ id: z.string(), name: z.string().nullable(), email: z.string(), isOwner: z.boolean() }),
+  memberships: z.array(MembershipRef),
+  activeTenant: TenantRef.nullable(),
+  role: tenantRoleSchema.nullable(),
+});
+
+export const SignUpResult = z.discriminatedUnion("status", [
+  z.object({ status: z.literal("pending") }),
+  z.object({
+    status: z.literal("created"),
+    user: z.object({ id: z.string(), email: z.string(), name: z.string().nullable() }),
+    tenant: TenantRef,
+  }),
+]);
+
+export const TenantMemberships = z.object({ memberships: z.array(MembershipRef), activeTenant: TenantRef.nullable() });
+
+/** The limits as stored (no form bounds: an answer is not refused for a value the form would not take). */
+export const TenantLimitsView = z.object({
+  runsPerMonth: z.number().int().nullable(),
+  costPerMonthCents: z.number().int().nullable(),
+  concurrentRuns: z.number().int().nullable(),
+  turnsPerMinutePerMember: z.number().int().nullable(),
+});
+export const MemberCapView = z.object({ runsPerMonth: z.number().int().nullable(), costPerMonthCents: z.number().int().nullable() });
+
+export const OwnerTenantRow = TenantRef.extend({
+  limits: TenantLimitsView,
+  createdAt: z.date(),
+  usage: z.object({ costMicros: z.number().int(), runs: z.number().int() }),
+  memberCount: z.number().int(),
+});
+export const TenantCreated = z.object({ tenant: TenantRef, inviteLink: z.string().nullable() });
+export const TenantLimitsSet = z.object({ tenantId: z.string(), limits: TenantLimitsView });
+
+export const SignUpModeOutput = z.object({ mode: signUpModeSchema });
+export const SignUpRequestRow = z.object({
+  id: z.string(),
+  name: z.string().nullable(),
+  email: z.string(),
+  tenantName: z.string(),
+  createdAt: z.string(),
+});
+export const SignUpApproved = z.object({ email: z.string(), tenant: TenantRef });
+
+export const MemberRow = z.object({
+  id: z.string(),
+  userId: z.string(),
+  role: tenantRoleSchema,
+  name: z.string().nullable(),
+  email: z.string(),
+  joinedAt: z.date(),
+  embedUserId: z.string().nullable(),
+});
+
+export const InviteStatus = z.enum(["open", "accepted", "revoked", "expired"]);
+export const InviteView = z.object({
+  id: z.string(),
+  role: tenantRoleSchema,
+  email: z.string(),
+  status: InviteStatus,
+  createdAt: z.date(),
+  expiresAt: z.date(),
+  invitedBy: z.string().nullable(),
+});
+export const InviteCreated = z.object({ link: z.string(), invite: InviteView });
+export const InviteDescription = z.object({
+  role: tenantRoleSchema,
+  email: z.string(),
+  tenant: TenantRef.pick({ name: true, slug: true }),
+  status: InviteStatus,
+  /** Whether the invited email already has an account (then the invitee signs in to accept). */
+  accountExists: z.boolean(),
+});
+export const InviteAccepted = z.object({ role: tenantRoleSchema, email: z.string(), tenant: TenantRef, createdAccount: z.boolean() });
+
+/** null max: no limit. Cost meters are micro-USD. */
+const Meter = z.object({ used: z.number(), max: z.number().nullable() });
+export const MyUsage = z.object({
+  period: z.string(),
+  resetsAt: z.string(),
+  member: z.object({ runs: Meter, costMicros: Meter, turnsThisMinute: Meter }),
+  tenant: z.object({ runs: Meter, costMicros: Meter, concurrentRuns: Meter }),
+});
+
+export const TenantCaps = z.object({
+  period: z.string(),
+  limits: TenantLimitsView,
+  defaultCap: MemberCapView,
+  schedules: z.object({ maxActive: z.number().int().nullable(), active: z.number().int() }),
+  members: z.array(
+    z.object({
+      membershipId: z.string(),
+      email: z.string(),
+      name: z.string().nullable(),
+      role: tenantRoleSchema,
+      override: MemberCapView.nullable(),
+      effective: MemberCapView,
+      usage: z.object({ runs: z.number().int(), costMicros: z.number().int() }),
+    }),
+  ),
+});
+export const ScheduleCapView = z.object({ maxActiveSchedules: z.number().int().nullable() });
+export const MemberCapSet = z.object({ membershipId: z.string(), cap: MemberCapView.nullable() });
+
+export type MyUsage = z.infer<typeof MyUsage>;
+export type TenantLimitsView = z.infer<typeof TenantLimitsView>;
+export type TenantCaps = z.infer<typeof TenantCaps>;
+export type InviteView = z.infer<typeof InviteView>;
+export type InviteDescription = z.infer<typeof InviteDescription>;

@@ -63,3 +63,36 @@ export const tenantSkillInput = z.object({
 export type TenantSkillInput = z.input<typeof tenantSkillInput>;
 
 export const tenantSkillUpdateInput = z.object({ id: z.uuid(), skill: tenantSkillInput });
+
+// --- Answers of the tools procedures (their tRPC .output) ----------------------------------------------
+
+export const TenantToolServerView = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  url: z.string(),
+  kind: z.string(),
+  authType: z.string(),
+  header: z.string(),
+  username: z.string(),
+  hasSecret: z.boolean(),
+  toolDefs: z.array(z.unknown()),
+  autoApprove: z.boolean(),
+  version: z.number().int(),
+  updatedAt: z.string(),
+  /** As the platform has the admin's own copy: its status and the tools it offers runs. */
+  platform: z.object({ status: z.string(), tools: z.array(z.object({ name: z.string(), description: z.string() })) }).nullable(),
+});
+
+export const TenantSkillView = z.object({
+  id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  description: z.string(),
+  body: z.string(),
+  enabled: z.boolean(),
+  updatedAt: z.string(),
+});
+
+export type TenantToolServerView = z.infer<typeof TenantToolServerView>;
+export type TenantSkillView = z.infer<typeof TenantSkillView>;

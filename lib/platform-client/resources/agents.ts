@@ -18,9 +18,14 @@ import type {
   AgentSummary,
   AgentUpdateParams,
   AgentWebhookUpdateParams,
+  ApproveCommandsParams,
+  FetchmailAgent,
+  FetchmailParams,
   PageParams,
   SystemPrompt,
   SystemPromptParams,
+  TeammateCreateParams,
+  TeammateUpdateParams,
   UnarchivedAgent,
 } from "../types";
 import { Resource, segment } from "./resource";
@@ -85,6 +90,17 @@ export class AgentRepos extends Resource {
   /** DELETE /agents/{agent_id}/repos/{repo_id}/env/{key} */
   async deleteEnv(agentId: number, repoId: number, key: string, options?: RequestOptions): Promise<void> {
     await this.transport.json({ method: "DELETE", path: `/agents/${segment(agentId)}/repos/${segment(repoId)}/env/${segment(key)}` }, options);
+  }
+  /** POST /agents/{agent_id}/repos/{repo_id}/approve-commands: approves the repository's commands as they are now (their digest). */
+  approveCommands(agentId: number, repoId: number, params: ApproveCommandsParams, options?: RequestOptions): Promise<AgentRepo> {
+    return this.transport.json(
+      { method: "POST", path: `/agents/${segment(agentId)}/repos/${segment(repoId)}/approve-commands`, body: params },
+      options,
+    );
+  }
+  /** DELETE /agents/{agent_id}/repos/{repo_id}/commands: withdraws the approval. */
+  async clearCommands(agentId: number, repoId: number, options?: RequestOptions): Promise<void> {
+    await this.transport.json({ method: "DELETE", path: `/agents/${segment(agentId)}/repos/${segment(repoId)}/commands` }, options);
   }
 }
 
@@ -159,5 +175,66 @@ export class Agents extends Resource {
   /** POST /agents/{agent_id}/chat-channel: a new channel in the account's chat workspace, bound to the agent. */
   createChatChannel(agentId: number, options?: RequestOptions): Promise<AgentChatChannel> {
     return this.transport.json({ method: "POST", path: `/agents/${segment(agentId)}/chat-channel`, userId: "query" }, options);
+  }
+
+  /** POST /agents/{agent_id}/email-inbox: the agent gets an email address (email_address in the answer). */
+  enableEmailInbox(agentId: number, options?: RequestOptions): Promise<Agent> {
+    return this.transport.json({ method: "POST", path: `/agents/${segment(agentId)}/email-inbox`, userId: "query" }, options);
+  }
+
+  /** DELETE /agents/{agent_id}/email-inbox */
+  disableEmailInbox(agentId: number, options?: RequestOptions): Promise<Agent> {
+    return this.transport.json({ method: "DELETE", path: `/agents/${segment(agentId)}/email-inbox`, userId: "query" }, options);
+  }
+
+  /** POST /agents/{agent_id}/fetchmail: the agent polls a mailbox (the answer never holds the password). */
+  enableFetchmail(agentId: number, params: FetchmailParams, options?: RequestOptions): Promise<FetchmailAgent> {
+    return this.transport.json({ method: "POST", path: `/agents/${segment(agentId)}/fetchmail`, body: params, userId: "query" }, options);
+  }
+
+  /** DELETE /agents/{agent_id}/fetchmail */
+  disableFetchmail(agentId: number, options?: RequestOptions): Promise<FetchmailAgent> {
+    return this.transport.json({ method: "DELETE", path: `/agents/${segment(agentId)}/fetchmail`, userId: "query" }, options);
+  }
+}
+
+/** client.teammates: /teammates, agents by another name (the spec's teammate routes); answers are agents. */
+export class Teammates extends Resource {
+  /** POST /teammates */
+  create(params: TeammateCreateParams = {}, options?: RequestOptions): Promise<Agent> {
+    return this.transport.json({ method: "POST", path: "/teammates", body: params, userId: "query" }, options);
+  }
+
+  /** GET /teammates: one page, or every teammate when iterated. */
+  list(params?: PageParams, options?: RequestOptions): PagePromise<Agent> {
+    return this.paged({ path: "/teammates", userId: "query" }, params, options);
+  }
+  listAll(params?: PageParams, options?: RequestOptions): Promise<Agent[]> {
+    return collect(this.list(params, options));
+  }
+
+  /** GET /teammates/{teammate_id} */
+  get(teammateId: number, options?: RequestOptions): Promise<Agent> {
+    return this.transport.json({ method: "GET", path: `/teammates/${segment(teammateId)}`, userId: "query" }, options);
+  }
+
+  /** PATCH /teammates/{teammate_id} */
+  update(teammateId: number, params: TeammateUpdateParams, options?: RequestOptions): Promise<Agent> {
+    return this.transport.json({ method: "PATCH", path: `/teammates/${segment(teammateId)}`, body: params, userId: "query" }, options);
+  }
+
+  /** DELETE /teammates/{teammate_id}: archives, as DELETE /agents/{agent_id} does. */
+  async archive(teammateId: number, options?: RequestOptions): Promise<void> {
+    await this.transport.json({ method: "DELETE", path: `/teammates/${segment(teammateId)}`, userId: "query" }, options);
+  }
+
+  /** POST /teammates/{teammate_id}/email-inbox */
+  enableEmailInbox(teammateId: number, options?: RequestOptions): Promise<Agent> {
+    return this.transport.json({ method: "POST", path: `/teammates/${segment(teammateId)}/email-inbox`, userId: "query" }, options);
+  }
+
+  /** DELETE /teammates/{teammate_id}/email-inbox */
+  disableEmailInbox(teammateId: number, options?: RequestOptions): Promise<Agent> {
+    return this.transport.json({ method: "DELETE", path: `/teammates/${segment(teammateId)}/email-inbox`, userId: "query" }, options);
   }
 }

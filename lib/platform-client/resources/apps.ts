@@ -7,6 +7,9 @@ import type {
   AppConnection,
   AppTool,
   AppTriggerType,
+  ChatChannel,
+  ChatMember,
+  ChatWorkspace,
   ConnectApiKeyParams,
   ConnectCompleteParams,
   ConnectParams,
@@ -75,5 +78,27 @@ export class Apps extends Resource {
   /** DELETE /apps/{app}/connections: every connection of the app (also releases a provisioned resource). */
   async disconnectApp(app: string, options?: RequestOptions): Promise<void> {
     await this.transport.json({ method: "DELETE", path: `${appPath(app)}/connections`, userId: "query" }, options);
+  }
+
+  // The chat app's workspaces, through its account-level connections (no user_id).
+
+  /** GET /apps/{app}/workspaces: the connected chat workspaces. */
+  workspaces(app: string, options?: RequestOptions): Promise<Page<ChatWorkspace>> {
+    return this.transport.json({ method: "GET", path: `${appPath(app)}/workspaces` }, options);
+  }
+
+  /** DELETE /apps/{app}/workspaces/{team_id}: disconnects one workspace. */
+  async deleteWorkspace(app: string, teamId: string, options?: RequestOptions): Promise<void> {
+    await this.transport.json({ method: "DELETE", path: `${appPath(app)}/workspaces/${segment(teamId)}` }, options);
+  }
+
+  /** GET /apps/{app}/channels: the workspaces' channels. */
+  channels(app: string, options?: RequestOptions): Promise<Page<ChatChannel>> {
+    return this.transport.json({ method: "GET", path: `${appPath(app)}/channels` }, options);
+  }
+
+  /** GET /apps/{app}/members: the workspaces' members. */
+  members(app: string, options?: RequestOptions): Promise<Page<ChatMember>> {
+    return this.transport.json({ method: "GET", path: `${appPath(app)}/members` }, options);
   }
 }

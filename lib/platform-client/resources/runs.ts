@@ -41,7 +41,6 @@ import { Resource, segment } from "./resource";
  */
 export type CreatedRun = Run & { readonly idempotentReplay?: "idempotent_replay" | "idempotent_replay_terminal" };
 
-const isTerminal = (run: Run) => isTerminalStatus(run.status);
 
 type StreamingParams<P> = P & { stream?: true };
 type JsonParams<P> = P & { stream: false };
@@ -223,7 +222,7 @@ export class Runs extends Resource {
       const answer = await this.transport.send(base, options);
       const run = parseJson<Run>(answer);
       if (answer.replay) {
-        const kind = isTerminal(run) ? "idempotent_replay_terminal" : "idempotent_replay";
+        const kind = isTerminalStatus(run.status) ? "idempotent_replay_terminal" : "idempotent_replay";
         Object.defineProperty(run, "idempotentReplay", { value: kind, enumerable: false });
       }
       return run;
@@ -234,7 +233,7 @@ export class Runs extends Resource {
     const answer = await this.transport.send({ ...base, stream: true }, streaming);
     if (!answer.connection) {
       const run = parseJson<Run>(answer);
-      if (answer.attempts === 1 && isTerminal(run)) throw new IdempotentReplayTerminalError(run, answer.response.headers);
+      if (answer.attempts === 1 && isTerminalStatus(run.status)) throw new IdempotentReplayTerminalError(run, answer.response.headers);
       return new RunStream({
         transport: this.transport,
         runId: run.id,

@@ -8,9 +8,12 @@ import type {
   Page,
   Task,
   TaskCreateParams,
+  TaskLessons,
   TaskListParams,
   TaskRunCreateParams,
   TaskUpdateParams,
+  TaskWebhook,
+  TaskWebhookUpdateParams,
   Trigger,
   TriggerCreateParams,
   TriggerFire,
@@ -92,6 +95,36 @@ export class Tasks extends Resource {
   run(taskId: number, params?: TaskRunCreateParams & { stream?: true }, options?: RequestOptions): Promise<RunStream>;
   run(taskId: number, params: TaskRunCreateParams = {}, options?: RequestOptions): Promise<CreatedRun | RunStream> {
     return this.runs.startTaskRun(taskId, params, options);
+  }
+
+  /** GET /tasks/{task_id}/lessons: what the task's runs learned, carried into its next runs. */
+  lessons(taskId: number, options?: RequestOptions): Promise<TaskLessons> {
+    return this.transport.json({ method: "GET", path: `${taskPath(taskId)}/lessons`, userId: "query" }, options);
+  }
+
+  /** DELETE /tasks/{task_id}/lessons/{lesson_id}: the lessons left. */
+  deleteLesson(taskId: number, lessonId: number, options?: RequestOptions): Promise<TaskLessons> {
+    return this.transport.json({ method: "DELETE", path: `${taskPath(taskId)}/lessons/${segment(lessonId)}`, userId: "query" }, options);
+  }
+
+  /** POST /tasks/{task_id}/lessons:clear: every lesson goes (the platform asks for confirm=true). */
+  clearLessons(taskId: number, options?: RequestOptions): Promise<TaskLessons> {
+    return this.transport.json({ method: "POST", path: `${taskPath(taskId)}/lessons:clear`, query: { confirm: true }, userId: "query" }, options);
+  }
+
+  /** POST /tasks/{task_id}/webhook: a URL that runs the task; webhook_url is in this answer only. */
+  enableWebhook(taskId: number, options?: RequestOptions): Promise<TaskWebhook> {
+    return this.transport.json({ method: "POST", path: `${taskPath(taskId)}/webhook`, userId: "query" }, options);
+  }
+
+  /** PATCH /tasks/{task_id}/webhook: `enabled` false pauses, true resumes. */
+  updateWebhook(taskId: number, params: TaskWebhookUpdateParams, options?: RequestOptions): Promise<TaskWebhook> {
+    return this.transport.json({ method: "PATCH", path: `${taskPath(taskId)}/webhook`, body: params, userId: "query" }, options);
+  }
+
+  /** DELETE /tasks/{task_id}/webhook */
+  async deleteWebhook(taskId: number, options?: RequestOptions): Promise<void> {
+    await this.transport.json({ method: "DELETE", path: `${taskPath(taskId)}/webhook`, userId: "query" }, options);
   }
 }
 

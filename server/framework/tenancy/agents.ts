@@ -22,6 +22,7 @@ import {
   type TenantAgentFields,
   type TenantAgentRecord,
 } from "./platform-repository";
+import type { TenantAgentView } from "@/lib/schemas/console";
 
 export { agentNameKey } from "./platform-repository";
 
@@ -29,19 +30,6 @@ export interface Caller {
   tenantId: string;
   userId: string;
   role: "member" | "admin";
-}
-
-export interface TenantAgentView {
-  id: string;
-  scope: "tenant" | "personal";
-  name: string;
-  instructions: string;
-  model: string | null;
-  permissionMode: "autonomous" | "approval" | "plan";
-  tools: string[];
-  version: number;
-  canEdit: boolean;
-  updatedAt: string;
 }
 
 const toView = (agent: TenantAgentRecord, caller: Caller): TenantAgentView => ({

@@ -25,6 +25,7 @@ import {
   type TenantRecord,
 } from "./repository";
 import { sha256Hex } from "@/server/shared/secret-box";
+import type { InviteView, InviteDescription } from "@/lib/schemas/tenancy";
 
 export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -37,16 +38,6 @@ function statusOf(invite: InviteRecord, now: Date): InviteStatus {
   if (invite.acceptedAt) return "accepted";
   if (invite.revokedAt) return "revoked";
   return invite.expiresAt.getTime() <= now.getTime() ? "expired" : "open";
-}
-
-export interface InviteView {
-  id: string;
-  email: string;
-  role: TenantRole;
-  status: InviteStatus;
-  expiresAt: Date;
-  createdAt: Date;
-  invitedBy: string | null;
 }
 
 const toView = (invite: InviteRecord, now: Date): InviteView => ({
@@ -109,15 +100,6 @@ export async function listInvites(prisma: Db, tenantId: string, now = new Date()
 
 export async function revokeInvite(prisma: Db, tenantId: string, inviteId: string, now = new Date()) {
   if (!(await revokeOpenInvite(prisma, tenantId, inviteId, now))) throw new TenancyError("NOT_FOUND", "no such invite");
-}
-
-export interface InviteDescription {
-  tenant: { name: string; slug: string };
-  email: string;
-  role: TenantRole;
-  status: InviteStatus;
-  /** Whether the invited email already has an account (then the invitee signs in to accept). */
-  accountExists: boolean;
 }
 
 /** What the invite page shows to whoever holds the link. */

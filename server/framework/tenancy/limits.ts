@@ -35,6 +35,7 @@ import {
 } from "./limits-repository";
 import { findTenantById, findTenantMember, listTenantMembers } from "./repository";
 import { countActiveSchedules } from "./schedules-repository";
+import type { MyUsage, TenantLimitsView, TenantCaps } from "@/lib/schemas/tenancy";
 
 /** The calendar month (UTC) usage is counted in, e.g. "2026-11". */
 export const periodOf = (now: Date) => now.toISOString().slice(0, 7);
@@ -214,14 +215,6 @@ export interface Meter {
   max: number | null;
 }
 
-export interface MyUsage {
-  period: string;
-  resetsAt: string;
-  /** Cost meters are micro-USD, the cap or limit included. */
-  member: { runs: Meter; costMicros: Meter; turnsThisMinute: Meter };
-  tenant: { runs: Meter; costMicros: Meter; concurrentRuns: Meter };
-}
-
 /** A member's usage against their caps and the tenant's limits, this month. */
 export async function getMyUsage(prisma: Db, tenantId: string, userId: string, now = new Date()): Promise<MyUsage> {
   const period = periodOf(now);
@@ -251,13 +244,6 @@ export async function getMyUsage(prisma: Db, tenantId: string, userId: string, n
   };
 }
 
-export interface TenantLimitsView {
-  runsPerMonth: number | null;
-  costPerMonthCents: number | null;
-  concurrentRuns: number | null;
-  turnsPerMinutePerMember: number | null;
-}
-
 export interface MemberCapRow {
   membershipId: string;
   email: string;
@@ -267,15 +253,6 @@ export interface MemberCapRow {
   effective: CapRecord;
   /** This month's; cost in micro-USD. */
   usage: { runs: number; costMicros: number };
-}
-
-export interface TenantCaps {
-  period: string;
-  limits: TenantLimitsView;
-  defaultCap: CapRecord;
-  /** The tenant admins' cap on schedules enabled at once (null: none) and how many are. */
-  schedules: { maxActive: number | null; active: number };
-  members: MemberCapRow[];
 }
 
 const limitsView = (limits: TenantLimitsRecord): TenantLimitsView => ({

@@ -44,36 +44,13 @@ import {
   type ScheduleRecord,
   type SlotRefusal,
 } from "./schedules-repository";
+import type { ScheduleView, TenantScheduleView } from "@/lib/schemas/schedules";
 
 /** How many recent runs a schedule shows, and how many the sweep looks at per schedule and pass. */
 const RECENT_RUNS = 5;
 const SWEEP_RUNS = 20;
 /** A reservation older than this never got its platform task (the process died): its slot is freed. */
 const RESERVATION_TTL_MS = 10 * 60_000;
-
-export interface ScheduleRun {
-  id: number;
-  status: RunListItem["status"];
-  createdAt: string;
-  finishedAt: string | null;
-}
-
-export interface ScheduleView {
-  taskId: number;
-  agentId: string | null;
-  agentName: string | null;
-  name: string;
-  instructions: string;
-  cron: string;
-  timezone: string;
-  description: string;
-  active: boolean;
-  /** "caps": paused by the framework when a monthly limit was used up. */
-  pausedReason: string | null;
-  nextRunAt: string | null;
-  runs: ScheduleRun[];
-  createdAt: string;
-}
 
 const refusal = (slots: SlotRefusal) =>
   new LimitExceededError({ limit: "active_schedules", used: slots.active, max: slots.max, resetsAt: null });
@@ -223,19 +200,6 @@ export async function deleteSchedule(prisma: Db, platform: PlatformClient, calle
 export async function runScheduleNow(prisma: Db, platform: PlatformClient, caller: Caller, taskId: number): Promise<RunView> {
   const row = await ownSchedule(prisma, caller, taskId);
   return startAdmittedRun(prisma, caller, row.tenantAgentId, () => platform.tasks.run(taskId, { stream: false }));
-}
-
-export interface TenantScheduleView {
-  taskId: number;
-  member: { email: string; name: string | null };
-  agentName: string | null;
-  name: string;
-  cron: string;
-  timezone: string;
-  description: string;
-  active: boolean;
-  pausedReason: string | null;
-  nextRunAt: string | null;
 }
 
 /** For tenant admins, read-only: every member's schedules, with the next fire from the platform. */

@@ -22,38 +22,11 @@ import { TenancyError } from "./errors";
 import type { PlatformConnection } from "./platform-connection";
 import { keysFor, TOOL_SERVER_SECRET } from "./sealing";
 import * as repo from "./tenant-tools-repository";
+import type { TenantToolServerView, TenantSkillView } from "@/lib/schemas/tenant-tools";
 
 const secretKeys = () => keysFor(TOOL_SERVER_SECRET);
 
 // --- Views ----------------------------------------------------------------------------------------------
-
-export interface TenantToolServerView {
-  id: string;
-  name: string;
-  description: string;
-  url: string;
-  kind: string;
-  authType: string;
-  header: string;
-  username: string;
-  hasSecret: boolean;
-  toolDefs: unknown[];
-  autoApprove: boolean;
-  version: number;
-  updatedAt: string;
-  /** As the platform has the admin's own copy: its status and the tools it offers runs. */
-  platform: { status: string; tools: { name: string; description: string }[] } | null;
-}
-
-export interface TenantSkillView {
-  id: string;
-  name: string;
-  slug: string;
-  description: string;
-  body: string;
-  enabled: boolean;
-  updatedAt: string;
-}
 
 const configOf = (record: repo.TenantToolServerRecord) => (record.authConfig ?? {}) as { header?: string; username?: string };
 

@@ -147,8 +147,6 @@ export async function addRunHold(tx: Tx, runId: number, holdMicros: bigint): Pro
   await tx.$executeRaw`UPDATE platform_runs SET hold_micros = hold_micros + ${holdMicros} WHERE id = ${runId}`;
 }
 
-/** The statuses of a run in progress. */
-
 /** Runs of the account that completed or are still in progress (what the unverified-email cap counts). */
 export const countLiveOrCompletedRuns = (tx: Tx, accountId: number) =>
   tx.platformRun.count({ where: { accountId, status: { in: ["completed", ...ACTIVE_STATUSES] } } });

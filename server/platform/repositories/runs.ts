@@ -1,7 +1,7 @@
 // Runs and their event log. Every read is bound to the account and end-user scope.
 import type { PlatformRun, PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
-import { ATTENTION_ORDER } from "@/lib/schemas/run-constants";
+import { ATTENTION_ORDER, WAITING_STATUSES } from "@/lib/schemas/run-constants";
 import type { RunFrame } from "@/lib/schemas/runs";
 import { fromColumns } from "./raw-rows";
 import { insertRunFiles, type NewRunFile } from "./run-files";
@@ -495,7 +495,7 @@ export const listRunsNeedingPerson = (
     where: {
       accountId: scope.accountId,
       endUserId: scope.endUserId,
-      status: { in: ["awaiting_approval", "paused"] },
+      status: { in: [...WAITING_STATUSES] },
       ...(page.startingAfter !== undefined ? { id: { lt: page.startingAfter } } : {}),
     },
     omit: { messages: true },

@@ -102,14 +102,16 @@ export type KeyVerdict = { kind: "free" } | { kind: "replay"; runId: number };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const keyReuse = (key: string) =>
+/** 409: the key was used with a different request (judgments answer it too). */
+export const keyReuse = (key: string) =>
   new PlatformError({
     type: "conflict_error",
     errorCode: "idempotency_key_reuse",
     message: `Idempotency-Key "${key}" was already used with a different request; use a new key for a new request`,
   });
 
-const keyInProgress = (key: string) =>
+/** 409 with Retry-After: the request holding the key has not finished (judgments answer it too). */
+export const keyInProgress = (key: string) =>
   new PlatformError({
     type: "conflict_error",
     errorCode: "idempotency_key_in_progress",

@@ -5,6 +5,13 @@
 // reported and kept as metadata. With the account's own key stored (PUT /judgments/connection) the call
 // is customer-funded with that key, and a key the provider refuses fails the judgment: it never falls
 // back to platform funding.
+//
+// Idempotency-Key: the key's format, the request hash, the 24 hours and the 409s come from
+// services/idempotency.ts, but the protocol is the spec's own for judgments (docs/platform-api.md,
+// "Judgments"), not the runs' one: the key lives on the judgment row and is claimed (pending) before
+// the model call, outside any transaction, so a concurrent request sees it in progress; a failed
+// judgment keeps its key (409 idempotency_key_failed, where a failed run leaves nothing); and a replay
+// of a metadata-only or expired result is 410 result_not_retained.
 import { createHash } from "node:crypto";
 import { APICallError, generateText, Output } from "ai";
 import { z } from "zod";
@@ -33,7 +40,7 @@ import { languageModelFor, ModelUnavailableError, type RuntimeModel } from "../m
 import { openSecret, sealSecret } from "./sealed-secrets";
 import type { AuthContext } from "./auth";
 import { usdExact } from "./billing";
-import { IDEMPOTENCY_KEY_TTL_MS, type IdempotentCall } from "./idempotency";
+import { IDEMPOTENCY_KEY_TTL_MS, keyInProgress, keyReuse, type IdempotentCall } from "./idempotency";
 import { callCostMicros, defaultModel, findModel, type ModelSettings, pricingOf } from "./models";
 import { resolveScope, type Scope } from "./scope";
 
@@ -63,8 +70,12 @@ const notFound = (what: string) => new PlatformError({ type: "not_found", messag
 const notRetained = (why: string) =>
   new PlatformError({ type: "gone", errorCode: "result_not_retained", message: `the judgment's result is not retained: ${why}` });
 
-const keyConflict = (errorCode: string, message: string, headers?: Record<string, string>) =>
-  new PlatformError({ type: "conflict_error", errorCode, message, headers });
+const keyFailed = (key: string) =>
+  new PlatformError({
+    type: "conflict_error",
+    errorCode: "idempotency_key_failed",
+    message: `the judgment with Idempotency-Key "${key}" failed; send a new key to try again`,
+  });
 
 function checkEnabled(settings: JudgmentSettings) {
   if (!settings.enabled) {
@@ -409,15 +420,9 @@ export interface CreatedJudgment {
 
 /** What an Idempotency-Key already bound says: the judgment to replay, or a 409 / 410. */
 function consultKey(row: JudgmentRow, call: IdempotentCall, now: Date): Judgment {
-  if (row.requestHash !== call.hash) {
-    throw keyConflict("idempotency_key_reuse", `Idempotency-Key "${call.key}" was already used with a different request; use a new key for a new request`);
-  }
-  if (row.status === "pending") {
-    throw keyConflict("idempotency_key_in_progress", `a judgment with Idempotency-Key "${call.key}" is still in progress; retry shortly`, { "retry-after": "1" });
-  }
-  if (row.status === "failed") {
-    throw keyConflict("idempotency_key_failed", `the judgment with Idempotency-Key "${call.key}" failed; send a new key to try again`);
-  }
+  if (row.requestHash !== call.hash) throw keyReuse(call.key);
+  if (row.status === "pending") throw keyInProgress(call.key);
+  if (row.status === "failed") throw keyFailed(call.key);
   return savedResult(row, now);
 }
 
@@ -480,7 +485,7 @@ export async function createJudgment(
     const bound = await boundJudgment(services.prisma, call, now());
     if (bound) return { judgment: consultKey(bound, call, now()), replay: true };
     id = await repo.insertPendingJudgment(services.prisma, scope, pending);
-    if (id === null) throw keyConflict("idempotency_key_in_progress", `a judgment with Idempotency-Key "${call.key}" is still in progress; retry shortly`, { "retry-after": "1" });
+    if (id === null) throw keyInProgress(call.key);
   }
 
   // Chosen only when a call is needed: a verify whose claims all lack evidence reads no key.

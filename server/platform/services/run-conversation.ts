@@ -9,7 +9,7 @@
 import { runsAdmitted } from "../observability/metrics";
 import type { ModelMessage } from "ai";
 import type { z } from "zod";
-import { isSettledStatus, type FirstSessionCreate, type RunReply } from "@/lib/schemas/runs";
+import { TERMINAL_STATUSES, isActiveStatus, isSettledStatus, isTerminalStatus, type FirstSessionCreate, type RunReply } from "@/lib/schemas/runs";
 import type { JsonArray } from "../repositories/db";
 import { PlatformError } from "../errors";
 import { findPendingRequests, resolveRequest } from "../repositories/permission-requests";
@@ -28,9 +28,6 @@ import type { RunServiceContext } from "./run-context";
 import type { Scope } from "./scope";
 import { findAccountAgent } from "./agents";
 import { type ForcedSkill, resolveForcedSkill } from "./skills";
-
-/** Statuses a reply continues from: the run's last request is over. */
-const REPLYABLE = ["completed", "failed", "cancelled"] as const;
 
 const conflict = (message: string, errorCode?: string) =>
   new PlatformError({ type: "conflict_error", message, ...(errorCode ? { errorCode } : {}) });
@@ -68,9 +65,10 @@ export async function replyToRun(
 ): Promise<{ run: ReturnType<typeof toRun>; after: bigint }> {
   const row = await findRun(ctx.prisma, scope, runId);
   if (!row) throw new PlatformError({ type: "not_found", message: `run ${runId} not found` });
-  if (!(REPLYABLE as readonly string[]).includes(row.status)) {
+  // A reply continues from a terminal run: its last request is over.
+  if (!isTerminalStatus(row.status)) {
     throw conflict(
-      ["running", "awaiting_approval", "paused"].includes(row.status)
+      isActiveStatus(row.status)
         ? `run ${runId} is still ${row.status}; reply once it has finished, or cancel it first`
         : `run ${runId} is ${row.status} and takes no replies`,
     );
@@ -100,7 +98,7 @@ export async function replyToRun(
     const result = await reopenRunIn(
       tx,
       runId,
-      REPLYABLE,
+      TERMINAL_STATUSES,
       {
         status: "running",
         interactive: false,

@@ -16,6 +16,7 @@ import {
   type RunListFullQuery,
   type RunListItem,
   type RunSummary,
+  ACTIVE_STATUSES,
   isTerminalStatus,
 } from "@/lib/schemas/runs";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
@@ -65,8 +66,6 @@ const invalid = (field: string, message: string) =>
   new PlatformError({ type: "validation_error", message: `${field}: ${message}`, details: { field } });
 
 const runNotFound = (id: number) => new PlatformError({ type: "not_found", message: `run ${id} not found` });
-
-const isTerminal = isTerminalStatus;
 
 export function toRun(row: Omit<RunRow, "messages">, userId: string | null): RunOut {
   return {
@@ -254,10 +253,10 @@ export async function getRunInAccount(ctx: RunServiceContext, accountId: number,
 
 export async function cancelRun(ctx: RunServiceContext, scope: Scope, id: number): Promise<RunOut> {
   const row = await loadRun(ctx, scope, id);
-  if (isTerminal(row.status)) {
+  if (isTerminalStatus(row.status)) {
     throw new PlatformError({ type: "conflict_error", message: `run ${id} is already ${row.status}` });
   }
-  const cancelled = await transitionRun(ctx.prisma, id, ["running", "awaiting_approval", "paused"], {
+  const cancelled = await transitionRun(ctx.prisma, id, [...ACTIVE_STATUSES], {
     status: "cancelled",
     stopReason: "cancelled",
     finishedAt: new Date(),
@@ -298,7 +297,7 @@ export async function approveRequest(
   input: { request_id: string; decision: string; remember?: boolean },
 ) {
   const row = await loadRun(ctx, scope, runId);
-  if (isTerminal(row.status)) throw new PlatformError({ type: "conflict_error", message: `run ${runId} is already ${row.status}` });
+  if (isTerminalStatus(row.status)) throw new PlatformError({ type: "conflict_error", message: `run ${runId} is already ${row.status}` });
   const decision = input.decision.trim().toLowerCase();
   const allowed = ALLOW.has(decision);
   if (!allowed && !DENY.has(decision)) throw invalid("decision", 'must be "allow" or "deny"');
@@ -334,7 +333,7 @@ export async function answerRun(
   input: { answers: Record<string, string>; request_id?: string },
 ) {
   const row = await loadRun(ctx, scope, runId);
-  if (isTerminal(row.status)) throw new PlatformError({ type: "conflict_error", message: `run ${runId} is already ${row.status}` });
+  if (isTerminalStatus(row.status)) throw new PlatformError({ type: "conflict_error", message: `run ${runId} is already ${row.status}` });
   const pending = (await findPendingRequests(ctx.prisma, runId)).filter((request) => request.kind !== "tool");
   if (pending.length === 0) throw new PlatformError({ type: "conflict_error", message: `run ${runId} has no pending question` });
   if (pending.length > 1 && input.request_id === undefined) {
@@ -420,7 +419,7 @@ export function firstMessagePreview(messages: unknown): string | null {
 
 /** The start of the final output once the run is terminal (completed, failed, cancelled), else null. */
 export function closingPreview(row: { status: string; output: unknown }): string | null {
-  if (!isTerminal(row.status) || row.output === null || row.output === undefined) return null;
+  if (!isTerminalStatus(row.status) || row.output === null || row.output === undefined) return null;
   const text = typeof row.output === "string" ? row.output : JSON.stringify(row.output);
   return text.trim() ? truncate(text.trim()) : null;
 }

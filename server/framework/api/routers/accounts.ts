@@ -1,13 +1,13 @@
 // accounts.create: sign-up with email and password, as the owner's sign-up setting allows: open creates
 // a tenant with the new user as its first admin (the browser then signs in through next-auth's
 // credentials provider); approval holds it for the owner (status pending); closed is FORBIDDEN.
-import { signUpInput } from "@/lib/schemas/tenancy";
+import { SignUpResult, signUpInput } from "@/lib/schemas/tenancy";
 import { signUp } from "@/server/framework/auth/sign-up";
 import { pushPlatformBackstops } from "@/server/framework/tenancy/backstops";
 import { publicProcedure, router } from "../trpc";
 
 export const accountsRouter = router({
-  create: publicProcedure.input(signUpInput).mutation(async ({ ctx, input }) => {
+  create: publicProcedure.input(signUpInput).output(SignUpResult).mutation(async ({ ctx, input }) => {
     const result = await signUp(ctx.prisma, input);
     if (result.status === "pending") return { status: "pending" as const };
     const { user, tenant } = result;

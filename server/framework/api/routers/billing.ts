@@ -1,6 +1,13 @@
 // billing: the installation owner's view of the vendor's platform account (balance and ledger, top-up,
 // auto-reload, alerts, plan, receipts, manual credits) and each tenant's spend. Owner only.
+import { Usage } from "@/lib/schemas/billing";
 import {
+  BillingOverview,
+  BillingRedirect,
+  PlanOverview,
+  ReceiptList,
+  TenantSpend,
+  TopUpStarted,
   alertSettingsInput,
   autoReloadInput,
   creditBalanceInput,
@@ -9,6 +16,7 @@ import {
   receiptIdInput,
   topUpInput,
 } from "@/lib/schemas/owner-billing";
+import { AlertSettings, AutoReloadSettings, OperatorCredit, ReceiptInvoice } from "@/lib/schemas/payments";
 import {
   activateFreePlan,
   checkoutPlan,
@@ -39,24 +47,26 @@ const creditSettings = () => ({
 });
 
 export const billingRouter = router({
-  overview: ownerProcedure.query(async ({ ctx }) => ({ ...(await getBillingOverview(ctx.prisma, await ctx.connection())), ...creditSettings() })),
+  overview: ownerProcedure.output(BillingOverview).query(async ({ ctx }) => ({ ...(await getBillingOverview(ctx.prisma, await ctx.connection())), ...creditSettings() })),
   /** What the framework knows without the platform: the tenants' spend and the credit settings. */
-  spend: ownerProcedure.query(async ({ ctx }) => ({ ...(await getTenantSpend(ctx.prisma)), ...creditSettings() })),
-  topUp: ownerProcedure.input(topUpInput).mutation(async ({ ctx, input }) => startTopUp(await client(ctx), input)),
-  setAutoReload: ownerProcedure.input(autoReloadInput).mutation(async ({ ctx, input }) => setAutoReload(await client(ctx), input)),
+  spend: ownerProcedure.output(TenantSpend).query(async ({ ctx }) => ({ ...(await getTenantSpend(ctx.prisma)), ...creditSettings() })),
+  topUp: ownerProcedure.input(topUpInput).output(TopUpStarted).mutation(async ({ ctx, input }) => startTopUp(await client(ctx), input)),
+  setAutoReload: ownerProcedure.input(autoReloadInput).output(AutoReloadSettings).mutation(async ({ ctx, input }) => setAutoReload(await client(ctx), input)),
   setAlertSettings: ownerProcedure
     .input(alertSettingsInput)
+    .output(AlertSettings)
     .mutation(async ({ ctx, input }) => setAlertSettings(await client(ctx), input)),
-  plan: ownerProcedure.query(async ({ ctx }) => getPlan(await client(ctx))),
-  setOverage: ownerProcedure.input(overageInput).mutation(async ({ ctx, input }) => setOverage(await client(ctx), input)),
-  checkout: ownerProcedure.input(planCheckoutInput).mutation(async ({ ctx, input }) => checkoutPlan(await client(ctx), input)),
-  portal: ownerProcedure.mutation(async ({ ctx }) => openBillingPortal(await client(ctx))),
-  activateFree: ownerProcedure.mutation(async ({ ctx }) => activateFreePlan(await client(ctx))),
-  receipts: ownerProcedure.query(async ({ ctx }) => listReceipts(await client(ctx))),
-  invoice: ownerProcedure.input(receiptIdInput).mutation(async ({ ctx, input }) => getReceiptInvoice(await client(ctx), input.receiptId)),
+  plan: ownerProcedure.output(PlanOverview).query(async ({ ctx }) => getPlan(await client(ctx))),
+  setOverage: ownerProcedure.input(overageInput).output(Usage).mutation(async ({ ctx, input }) => setOverage(await client(ctx), input)),
+  checkout: ownerProcedure.input(planCheckoutInput).output(BillingRedirect).mutation(async ({ ctx, input }) => checkoutPlan(await client(ctx), input)),
+  portal: ownerProcedure.output(BillingRedirect).mutation(async ({ ctx }) => openBillingPortal(await client(ctx))),
+  activateFree: ownerProcedure.output(Usage).mutation(async ({ ctx }) => activateFreePlan(await client(ctx))),
+  receipts: ownerProcedure.output(ReceiptList).query(async ({ ctx }) => listReceipts(await client(ctx))),
+  invoice: ownerProcedure.input(receiptIdInput).output(ReceiptInvoice).mutation(async ({ ctx, input }) => getReceiptInvoice(await client(ctx), input.receiptId)),
   /** The actor is the signed-in owner's email: the form cannot name someone else. */
   credit: ownerProcedure
     .input(creditBalanceInput)
+    .output(OperatorCredit)
     .mutation(async ({ ctx, input }) =>
       creditBalance(ctx.prisma, await ctx.connection(), operatorKeyFor()?.key, { ...input, actor: ctx.session.user.email ?? ctx.userId }),
     ),

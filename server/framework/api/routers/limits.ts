@@ -2,22 +2,22 @@
 // default member cap and per-member overrides (never above the tenant's limits, which the owner sets
 // through tenants.setLimits).
 import { z } from "zod";
-import { memberCapSchema, scheduleCapSchema } from "@/lib/schemas/tenancy";
+import { MemberCapSet, MemberCapView, MyUsage, ScheduleCapView, TenantCaps, memberCapSchema, scheduleCapSchema } from "@/lib/schemas/tenancy";
 import { getMyUsage, getTenantCaps, setDefaultMemberCap, setMemberCap, setScheduleCap } from "@/server/framework/tenancy/limits";
 import { adminProcedure, router, tenantProcedure } from "../trpc";
 
 export const limitsRouter = router({
-  mine: tenantProcedure.query(({ ctx }) => getMyUsage(ctx.prisma, ctx.tenant.id, ctx.userId)),
+  mine: tenantProcedure.output(MyUsage).query(({ ctx }) => getMyUsage(ctx.prisma, ctx.tenant.id, ctx.userId)),
 
-  get: adminProcedure.query(({ ctx }) => getTenantCaps(ctx.prisma, ctx.tenant.id)),
+  get: adminProcedure.output(TenantCaps).query(({ ctx }) => getTenantCaps(ctx.prisma, ctx.tenant.id)),
 
-  setDefaultCap: adminProcedure.input(memberCapSchema).mutation(async ({ ctx, input }) => {
+  setDefaultCap: adminProcedure.input(memberCapSchema).output(MemberCapView).mutation(async ({ ctx, input }) => {
     await setDefaultMemberCap(ctx.prisma, ctx.tenant.id, input);
     return input;
   }),
 
   /** The cap on the tenant's active schedules (maxActiveSchedules null: no cap). */
-  setScheduleCap: adminProcedure.input(scheduleCapSchema).mutation(async ({ ctx, input }) => {
+  setScheduleCap: adminProcedure.input(scheduleCapSchema).output(ScheduleCapView).mutation(async ({ ctx, input }) => {
     await setScheduleCap(ctx.prisma, ctx.tenant.id, input.maxActiveSchedules);
     return input;
   }),
@@ -25,6 +25,7 @@ export const limitsRouter = router({
   /** cap null: the member follows the tenant default again. */
   setMemberCap: adminProcedure
     .input(z.object({ membershipId: z.uuid(), cap: memberCapSchema.nullable() }))
+    .output(MemberCapSet)
     .mutation(async ({ ctx, input }) => {
       await setMemberCap(ctx.prisma, ctx.tenant.id, input.membershipId, input.cap);
       return input;

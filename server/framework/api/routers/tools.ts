@@ -1,7 +1,16 @@
 // tools: the tool servers and skills a tenant's admins define for their members (server/framework/tenancy/
 // tenant-tools.ts). Members never call these: their copies are made when they next start a run.
+import { z } from "zod";
 import { idInput } from "@/lib/schemas/console";
-import { tenantSkillInput, tenantSkillUpdateInput, tenantToolServerInput, tenantToolServerUpdateInput } from "@/lib/schemas/tenant-tools";
+import { IdOutput } from "@/lib/schemas/tenancy";
+import {
+  TenantSkillView,
+  TenantToolServerView,
+  tenantSkillInput,
+  tenantSkillUpdateInput,
+  tenantToolServerInput,
+  tenantToolServerUpdateInput,
+} from "@/lib/schemas/tenant-tools";
 import {
   createSkill,
   createToolServer,
@@ -16,30 +25,33 @@ import { adminProcedure, router } from "../trpc";
 import { callerOf } from "./agents";
 
 export const toolsRouter = router({
-  servers: adminProcedure.query(async ({ ctx }) => listToolServers(ctx.prisma, await ctx.platform(), callerOf(ctx))),
+  servers: adminProcedure.output(z.array(TenantToolServerView)).query(async ({ ctx }) => listToolServers(ctx.prisma, await ctx.platform(), callerOf(ctx))),
 
   createServer: adminProcedure
     .input(tenantToolServerInput)
+    .output(TenantToolServerView)
     .mutation(async ({ ctx, input }) => createToolServer(ctx.prisma, await ctx.platform(), callerOf(ctx), input)),
 
   updateServer: adminProcedure
     .input(tenantToolServerUpdateInput)
+    .output(TenantToolServerView)
     .mutation(async ({ ctx, input }) => updateToolServer(ctx.prisma, await ctx.platform(), callerOf(ctx), input.id, input.server)),
 
-  deleteServer: adminProcedure.input(idInput).mutation(async ({ ctx, input }) => {
+  deleteServer: adminProcedure.input(idInput).output(IdOutput).mutation(async ({ ctx, input }) => {
     await deleteToolServer(ctx.prisma, await ctx.connection(), callerOf(ctx), input.id);
     return { id: input.id };
   }),
 
-  skills: adminProcedure.query(({ ctx }) => listSkills(ctx.prisma, callerOf(ctx))),
+  skills: adminProcedure.output(z.array(TenantSkillView)).query(({ ctx }) => listSkills(ctx.prisma, callerOf(ctx))),
 
-  createSkill: adminProcedure.input(tenantSkillInput).mutation(async ({ ctx, input }) => createSkill(ctx.prisma, await ctx.platform(), callerOf(ctx), input)),
+  createSkill: adminProcedure.input(tenantSkillInput).output(TenantSkillView).mutation(async ({ ctx, input }) => createSkill(ctx.prisma, await ctx.platform(), callerOf(ctx), input)),
 
   updateSkill: adminProcedure
     .input(tenantSkillUpdateInput)
+    .output(TenantSkillView)
     .mutation(async ({ ctx, input }) => updateSkill(ctx.prisma, await ctx.platform(), callerOf(ctx), input.id, input.skill)),
 
-  deleteSkill: adminProcedure.input(idInput).mutation(async ({ ctx, input }) => {
+  deleteSkill: adminProcedure.input(idInput).output(IdOutput).mutation(async ({ ctx, input }) => {
     await deleteSkill(ctx.prisma, await ctx.connection(), callerOf(ctx), input.id);
     return { id: input.id };
   }),

@@ -47,7 +47,7 @@ export const webhooksRouter = router({
     .output(Webhook)
     .mutation(async ({ ctx, input }) => (await ctx.connection()).client.webhooks.update(input.webhookId, { rotate_secret: true })),
 
-  delete: ownerProcedure.input(webhookId).mutation(async ({ ctx, input }) => {
+  delete: ownerProcedure.input(webhookId).output(webhookId).mutation(async ({ ctx, input }) => {
     await (await ctx.connection()).client.webhooks.delete(input.webhookId);
     return { webhookId: input.webhookId };
   }),

@@ -1,0 +1,26 @@
+// Every tRPC procedure declares what it answers with a zod schema from lib/schemas: tRPC validates the
+// answer at run time (stripping what the schema does not name), and the page reads the same contract.
+import { describe, expect, it } from "vitest";
+import { ZodType } from "zod";
+import { appRouter } from "@/server/framework/api/root";
+
+interface ProcedureDef {
+  type: "query" | "mutation" | "subscription";
+  output?: unknown;
+}
+
+// At run time _def.procedures is flat, keyed by the dotted path (its static type is the nested record).
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: ProcedureDef }>);
+
+describe("tRPC procedure outputs", () => {
+  it("walks the whole router", () => {
+    // A guard against a walk that finds nothing (and so passes whatever the procedures declare).
+    expect(procedures.length).toBeGreaterThan(80);
+    expect(procedures.map(([path]) => path)).toContain("runs.detail");
+  });
+
+  it("every procedure has a zod output schema", () => {
+    const missing = procedures.filter(([, procedure]) => !(procedure._def.output instanceof ZodType)).map(([path]) => path);
+    expect(missing).toEqual([]);
+  });
+});
