@@ -121,7 +121,8 @@ function countRole(calls: Call[], role: Role): RoleCount {
     queue: queue.length,
     queueStatements: tally(queue.map((call) => call.sql)),
     idleQueue: mine.filter((call) => isQueue(call.sql) && (call.rows ?? 0) === 0).length,
-  };
+    sequence: app.map((call) => `${normaliseSql(call.sql).slice(0, 90)} [${call.rows}]`),
+  } as RoleCount;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
