@@ -42,6 +42,8 @@ export interface RoleCount {
   queueStatements: [string, number][];
   /** pg-boss's round trips that touched nothing meanwhile: idle polling, not the run's cost. */
   idleQueue: number;
+  /** The app's statements in the order they were sent (the start of each, and the rows it touched). */
+  order: string[];
 }
 
 export type RunCount = Record<Role, RoleCount>;
@@ -121,8 +123,8 @@ function countRole(calls: Call[], role: Role): RoleCount {
     queue: queue.length,
     queueStatements: tally(queue.map((call) => call.sql)),
     idleQueue: mine.filter((call) => isQueue(call.sql) && (call.rows ?? 0) === 0).length,
-    sequence: app.map((call) => `${normaliseSql(call.sql).slice(0, 90)} [${call.rows}]`),
-  } as RoleCount;
+    order: app.map((call) => `${normaliseSql(call.sql).slice(0, 100)} (${call.rows ?? "?"} rows)`),
+  };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -265,6 +267,8 @@ export function formatReport(report: RoundTripReport): string {
       `| ${name} | ${run.web.roundTrips} | ${run.worker.roundTrips} | ${run.web.roundTrips + run.worker.roundTrips} | ${run.web.queue + run.worker.queue} | ${run.web.idleQueue + run.worker.idleQueue} |`,
     );
   }
+  lines.push("", "The worker's statements of the stream=false run, in the order sent:", "");
+  report.nonStreaming.worker.order.forEach((statement, index) => lines.push(`${index + 1}. \`${statement}\``));
   for (const [name, run] of runs) {
     for (const role of ["web", "worker"] as const) {
       lines.push("", `### ${name}, ${role}: ${run[role].roundTrips} round trips`, "");
