@@ -51,6 +51,8 @@ export type RunCount = Record<Role, RoleCount>;
 export interface RoundTripReport {
   streaming: RunCount;
   nonStreaming: RunCount;
+  /** pg-boss's statements per role while nothing happens, over `idleSeconds` (when asked for). */
+  idle?: { seconds: number; web: number; worker: number };
 }
 
 const APP_NAME = { web: "inlay-rt-web", worker: "inlay-rt-worker" } as const;
@@ -139,7 +141,7 @@ function withAppName(url: string, name: string): string {
  * Measures one streamed and one non-streamed run on the migrated (or empty: it is migrated) database
  * at `url`, after a warm-up run of each (caches, prepared plans, pg-boss's queues).
  */
-export async function measureRunRoundTrips(url: string): Promise<RoundTripReport> {
+export async function measureRunRoundTrips(url: string, options: { idleSeconds?: number } = {}): Promise<RoundTripReport> {
   patchClientQuery();
   const config: PlatformConfig = {
     keyPrefix: "sk_inlay_",
@@ -243,7 +245,13 @@ export async function measureRunRoundTrips(url: string): Promise<RoundTripReport
     };
     const streaming = await measure(true);
     const nonStreaming = await measure(false);
-    return { streaming, nonStreaming };
+    if (!options.idleSeconds) return { streaming, nonStreaming };
+    const calls: Call[] = [];
+    recording = calls;
+    await sleep(options.idleSeconds * 1000);
+    recording = undefined;
+    const idleOf = (role: Role) => calls.filter((call) => call.role === APP_NAME[role] && isQueue(call.sql)).length;
+    return { streaming, nonStreaming, idle: { seconds: options.idleSeconds, web: idleOf("web"), worker: idleOf("worker") } };
   } finally {
     recording = undefined;
     await probe.end().catch(() => {});
@@ -267,6 +275,9 @@ export function formatReport(report: RoundTripReport): string {
       `| ${name} | ${run.web.roundTrips} | ${run.worker.roundTrips} | ${run.web.roundTrips + run.worker.roundTrips} | ${run.web.queue + run.worker.queue} | ${run.web.idleQueue + run.worker.idleQueue} |`,
     );
   }
+  if (report.idle) {
+    lines.push("", `Idle, over ${report.idle.seconds} s: pg-boss sent ${report.idle.web} statements from the web instance, ${report.idle.worker} from the worker.`);
+  }
   lines.push("", "The worker's statements of the stream=false run, in the order sent:", "");
   report.nonStreaming.worker.order.forEach((statement, index) => lines.push(`${index + 1}. \`${statement}\``));
   for (const [name, run] of runs) {
@@ -281,7 +292,7 @@ export function formatReport(report: RoundTripReport): string {
 
 /** `npm run bench -- round-trips`: on a database made for it (bench/runs.ts's withPostgresDatabase). */
 export async function roundTrips(url: string): Promise<void> {
-  const report = await measureRunRoundTrips(url);
+  const report = await measureRunRoundTrips(url, { idleSeconds: 60 });
   const table = formatReport(report);
   console.log(`\nround trips to PostgreSQL of one simple run (sim model, no tools), per role\n\n${table}`);
   const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
