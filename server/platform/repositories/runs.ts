@@ -4,6 +4,7 @@ import { Prisma } from "@/server/generated/prisma/client";
 import { ATTENTION_ORDER } from "@/lib/schemas/run-constants";
 import type { RunFrame } from "@/lib/schemas/runs";
 import { fromColumns } from "./raw-rows";
+import { agentFromJson, agentJsonOfRun, type AgentRow } from "./agents";
 import { insertRunFiles, type NewRunFile } from "./run-files";
 import { queryRows } from "./direct";
 import { type JsonObject, type PlainJson, toDbJson } from "./db";
@@ -217,6 +218,8 @@ export async function eventsAfter(prisma: PrismaClient, runId: number, afterId: 
 export interface ClaimedRun {
   run: RunRow;
   abandoned: boolean;
+  /** The run's agent, read by the claim's statement (none when it is archived or gone). */
+  agent?: AgentRow;
 }
 
 /**
@@ -248,10 +251,14 @@ export async function claimRuns(
     SET lease_owner = ${owner}, lease_expires_at = now() + make_interval(secs => ${options.leaseMs / 1000}),
         resume_attempts = r.resume_attempts + CASE WHEN next.abandoned THEN 1 ELSE 0 END
     FROM next WHERE r.id = next.id
-    RETURNING r.*, next.abandoned AS "claimedAbandoned"`,
+    RETURNING r.*, next.abandoned AS "claimedAbandoned", ${agentJsonOfRun(Prisma.sql`r`)} AS "claimedAgent"`,
   );
   return rows
-    .map(({ claimedAbandoned, ...row }) => ({ run: fromColumns<RunRow>(row), abandoned: claimedAbandoned === true }))
+    .map(({ claimedAbandoned, claimedAgent, ...row }) => ({
+      run: fromColumns<RunRow>(row),
+      abandoned: claimedAbandoned === true,
+      ...(claimedAgent ? { agent: agentFromJson(claimedAgent as Record<string, unknown>) } : {}),
+    }))
     .sort((a, b) => a.run.id - b.run.id);
 }
 

@@ -62,8 +62,8 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
   // the poll would not bring, and a run's end costs no claim that finds nothing.
   let mayWait = false;
 
-  const launch = (run: RunRow, abandoned: boolean, agent?: AgentRow) => {
-    runsClaimed.inc({ how: abandoned ? "resumed" : agent ? "leased_at_admission" : "claimed" });
+  const launch = (run: RunRow, abandoned: boolean, agent?: AgentRow, leasedAtAdmission = false) => {
+    runsClaimed.inc({ how: abandoned ? "resumed" : leasedAtAdmission ? "leased_at_admission" : "claimed" });
     // A run's first pass: from its admission (a reply's or an approval's pass starts later on).
     if (!abandoned && run.turnsUsed === 0) claimLatency.observe((Date.now() - run.createdAt.getTime()) / 1000);
     const abort = new AbortController();
@@ -104,7 +104,8 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
           const runs = await claimRuns(deps.prisma, owner, { limit, leaseMs, graceMs });
           for (const claimed of runs) {
             ids.push(claimed.run.id);
-            launch(claimed.run, claimed.abandoned);
+            // The claim read the run's agent too: the pass does not read it again.
+            launch(claimed.run, claimed.abandoned, claimed.agent);
           }
           mayWait = runs.length === limit;
           if (runs.length < limit) break;
@@ -166,7 +167,7 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
     },
     runLeased(known) {
       if (active.has(known.run.id)) return;
-      launch(known.run, false, known.agent);
+      launch(known.run, false, known.agent, true);
     },
     claim,
     idle,
