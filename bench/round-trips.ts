@@ -100,6 +100,7 @@ function patchClientQuery() {
 /** A statement with its literals and lists folded, so the same statement counts as one. */
 export function normaliseSql(sql: string): string {
   return sql
+    .replace(/--[^\n]*/g, "")
     .replace(/\s+/g, " ")
     .replace(/'(?:[^']|'')*'/g, "?")
     .replace(/\b\d+\b/g, "?")
