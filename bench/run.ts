@@ -12,6 +12,7 @@ import { platformOverhead } from "./platform-overhead";
 import { platformLoad } from "./platform-load";
 import { platformStartup } from "./platform-startup";
 import { recovery } from "./recovery";
+import { roundTrips } from "./round-trips";
 import { runsCreation, runsHeldStreams, runsTimeToFirstToken, scaleOut, withPostgresDatabase } from "./runs";
 
 export interface Suite {
@@ -53,6 +54,8 @@ const scripted: Record<string, () => Promise<void>> = {
   "platform-startup": platformStartup,
   // Always on PostgreSQL: 1 web + 1 worker's memory and CPU under 200 streams, tsx and compiled.
   "platform-load": platformLoad,
+  // Always on PostgreSQL: the round trips of one run, per role (bench/round-trips.ts).
+  "round-trips": () => withPostgresDatabase(roundTrips),
 };
 
 const known = [...Object.keys(suites), ...Object.keys(scripted)];

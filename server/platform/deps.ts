@@ -5,7 +5,7 @@ import type { RuntimeModel } from "./models/providers";
 import { type Database, openDedicatedClient } from "@/server/shared/db";
 import type { Limiters, PlatformDeps, PlatformRole, PlatformRuntime } from "./context";
 import type { PlatformConfig } from "./platform-config";
-import { createRunEventBus } from "./infrastructure/event-bus";
+import { createRunEventBus, runEventsWakeUp } from "./infrastructure/event-bus";
 import { createRunEventWriter } from "./infrastructure/event-writer";
 import { RUN_READY } from "./runtime/run-pass";
 import { createRunWorker } from "./runtime/run-worker";
@@ -85,7 +85,8 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         // Frames are written on a connection of their own: they never wait behind other queries for the pool.
         const writerClient = openDedicatedClient(database);
         if (writerClient.pool) sendStraightToPostgres(writerClient.prisma, writerClient.pool);
-        const events = createRunEventWriter(writerClient.prisma);
+        // Its statement also wakes the other instances' readers of the runs it writes (no NOTIFY apart).
+        const events = createRunEventWriter(writerClient.prisma, runEventsWakeUp(signals));
         const live = createLiveContent();
         // Interpreters are costly to start: none until a script is approved or called, then one pool per process.
         let sandbox: ScriptSandbox | undefined;

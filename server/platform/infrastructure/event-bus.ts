@@ -18,18 +18,27 @@ import { sharedEmitter, type Signals } from "./signals";
 export interface EventBatch {
   after: bigint;
   events: { id: bigint; frame: RunFrame }[];
+  /** The statement that wrote them woke the other instances already (runEventsWakeUp). */
+  othersWoken?: boolean;
 }
 
 /** The batch to publish for frames just appended (their ids in order, and the run's event before them). */
-export const eventBatch = (appended: { after: bigint; ids: bigint[] }, frames: RunFrame[]): EventBatch => ({
+export const eventBatch = (appended: { after: bigint; ids: bigint[]; othersWoken?: boolean }, frames: RunFrame[]): EventBatch => ({
   after: appended.after,
   events: appended.ids.map((id, index) => ({ id, frame: frames[index]! })),
+  ...(appended.othersWoken ? { othersWoken: true } : {}),
 });
 
 export type RunEventListener = (batch?: EventBatch) => void;
 
 // The signal topic: "run <id>'s log grew".
 const RUN_EVENTS = "run-events";
+
+/**
+ * The wake-up the event writer's statement sends for every run it writes (PostgreSQL): the same
+ * signal publish() would send, without a round trip of its own. Undefined on PGlite.
+ */
+export const runEventsWakeUp = (signals: Signals) => signals.notice(RUN_EVENTS);
 
 export interface RunEventBus {
   /**
@@ -61,7 +70,7 @@ export function createRunEventBus(database: Database, signals: Signals): RunEven
   return {
     async publish(runId, batch) {
       local(runId, batch);
-      if (!inProcess) signals.publish(RUN_EVENTS, String(runId), { remoteOnly: true });
+      if (!inProcess && !batch?.othersWoken) signals.publish(RUN_EVENTS, String(runId), { remoteOnly: true });
     },
     subscribe(runId, listener) {
       emitter.on(name(runId), listener);

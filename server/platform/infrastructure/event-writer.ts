@@ -10,7 +10,7 @@
 // runs start, and a first token must not wait for them.
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { Db } from "../repositories/db";
-import { type AppendedEvents, appendEventsOfRuns, type EventAppend } from "../repositories/runs";
+import { type AppendedEvents, appendEventsOfRuns, type EventAppend, type WakeUp } from "../repositories/runs";
 import { rejectedByDatabase } from "../../shared/db-errors";
 
 export interface RunEventWriter {
@@ -26,7 +26,11 @@ interface Waiting extends EventAppend {
   reject(error: unknown): void;
 }
 
-export function createRunEventWriter(prisma: Db): RunEventWriter {
+/**
+ * `wake`: the statement that writes a run's frames also wakes the other instances' readers of it
+ * (PostgreSQL; event-bus.ts then sends no wake-up of its own for those frames).
+ */
+export function createRunEventWriter(prisma: Db, wake?: WakeUp): RunEventWriter {
   let queue: Waiting[] = [];
   // A drain loop is writing (or about to): it takes whatever is queued.
   let writing = false;
@@ -34,7 +38,7 @@ export function createRunEventWriter(prisma: Db): RunEventWriter {
 
   async function write(batch: Waiting[]) {
     try {
-      const results = await appendEventsOfRuns(prisma, batch);
+      const results = await appendEventsOfRuns(prisma, batch, wake);
       batch.forEach((waiting, index) => waiting.resolve(results[index]!));
     } catch (error) {
       // One run's frames must not fail every run that shared the statement (a run deleted meanwhile
@@ -46,7 +50,7 @@ export function createRunEventWriter(prisma: Db): RunEventWriter {
         return;
       }
       for (const waiting of batch) {
-        await appendEventsOfRuns(prisma, [waiting]).then((results) => waiting.resolve(results[0]!), waiting.reject);
+        await appendEventsOfRuns(prisma, [waiting], wake).then((results) => waiting.resolve(results[0]!), waiting.reject);
       }
     }
   }

@@ -102,6 +102,10 @@ const FIRE = "schedule-fire";
 const QUEUE_CREATION_LOCK = 7_301_885_002;
 // How long pg-boss keeps a finished job before archiving it: a key stays taken that long.
 const KEEP_FINISHED_SECONDS = 7 * 24 * 3600;
+// Each pg-boss worker's own poll, a fallback: one look per process for due jobs of every queue it works
+// (watchDueJobs) wakes the workers instead, so an idle process sends one statement a poll, not one
+// per worker (there are some forty).
+const WORKER_FALLBACK_POLL_SECONDS = 60;
 
 interface FireData {
   name: string;
@@ -247,6 +251,32 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   const queues = new Map<string, Promise<void>>();
   let started: Promise<void> | undefined;
   let stopped = false;
+  const pollSeconds = options.pollingIntervalSeconds ?? 2;
+
+  // One statement a poll for the whole process: the queues this process works that have a due job
+  // (what pg-boss's fetch would take: not yet active, start_after passed) get their workers woken.
+  let watcher: NodeJS.Timeout | undefined;
+  let watching: Promise<void> | undefined;
+  const watchDueJobs = async () => {
+    const names = [...workerIds.keys()];
+    try {
+      if (names.length > 0) {
+        const { rows } = await db.executeSql(
+          "SELECT DISTINCT name FROM pgboss.job WHERE name = ANY($1::text[]) AND state < 'active' AND start_after < now()",
+          [names],
+        );
+        for (const { name } of rows as { name: string }[]) {
+          for (const workerId of workerIds.get(name) ?? []) boss.notifyWorker(workerId);
+        }
+      }
+    } catch (error) {
+      logger.warn({ err: error }, "looking for due jobs failed");
+    }
+    if (!stopped) {
+      watcher = setTimeout(() => void (watching = watchDueJobs()), pollSeconds * 1000);
+      watcher.unref();
+    }
+  };
 
   const ready = () => {
     if (!started) throw new Error("the job queue is not started");
@@ -295,7 +325,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     // One worker per unit of concurrency, one job per fetch: each job completes or fails on its own.
     for (let i = 0; i < Math.max(1, registered.concurrency ?? 1); i++) {
       ids.push(
-        await boss.work(name, { batchSize: 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 }, run),
+        await boss.work(name, { batchSize: 1, pollingIntervalSeconds: Math.max(WORKER_FALLBACK_POLL_SECONDS, pollSeconds) }, run),
       );
     }
   };
@@ -402,6 +432,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
         await installSchema(db);
         await boss.start();
         for (const name of handlers.keys()) await startWorkers(name);
+        watching = watchDueJobs();
         // A schedule whose chain of fires broke (its fire failed for good, or was archived) resumes.
         if (!work) return;
         for (const schedule of await listSchedules(prisma)) {
@@ -417,8 +448,10 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     async stop() {
       if (stopped) return;
       stopped = true;
+      clearTimeout(watcher);
       if (!started) return;
       await started.catch(() => {});
+      await watching;
       await boss.stop({ graceful: true, close: false, wait: true, timeout: options.stopTimeoutMs ?? 10_000 });
     },
   };

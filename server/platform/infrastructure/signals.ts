@@ -30,6 +30,12 @@ export interface Signals {
    */
   onGap(listener: () => void): () => void;
   /**
+   * A NOTIFY a statement can send itself, with the payload `prefix` + the signal's payload: other
+   * instances hear a publish of `topic` when that statement commits (this one ignores it, as its own
+   * publishes). Undefined where signals are not NOTIFYs (PGlite).
+   */
+  notice(topic: string): { channel: string; prefix: string } | undefined;
+  /**
    * Resolves once everything published so far has been sent to the other instances (its NOTIFY
    * done): a response sent after it does not leave before its signal (a revoked key).
    */
@@ -99,6 +105,7 @@ export function createSignals(database: Database): Signals {
       publish: (topic, payload = "", options) => void (options?.remoteOnly ? undefined : local(topic, payload)),
       subscribe: (topic, listener) => track(subscribe(topic, listener)),
       onGap: (listener) => track(onGap(listener)),
+      notice: () => undefined,
       flushed: async () => {},
       // Only this runtime's listeners: the emitter is the database's.
       close: async () => {
@@ -178,6 +185,7 @@ export function createSignals(database: Database): Signals {
     },
     subscribe,
     onGap,
+    notice: (topic) => ({ channel: CHANNEL, prefix: `${instance}\n${topic}\t` }),
     flushed: () => sent,
     async close() {
       closed = true;

@@ -51,6 +51,22 @@ export async function findAgentRow(prisma: PrismaClient, accountId: number, id: 
   return rows[0] ? fromColumns<PlatformAgent>(rows[0]) : null;
 }
 
+/**
+ * The run's agent (not archived) with its end-user's user_id, as one jsonb value: what a statement that
+ * reads a run (the worker's claim) returns beside it, so the pass does not read it again. `run` names
+ * the run's row in that statement. agentFromJson() reads it back.
+ */
+export const agentJsonOfRun = (run: Prisma.Sql) => Prisma.sql`
+  (SELECT to_jsonb(a) || jsonb_build_object('end_user_external_id', (SELECT e.external_id FROM platform_end_users e WHERE e.id = a.end_user_id))
+   FROM platform_agents a WHERE a.id = ${run}.agent_id AND a.account_id = ${run}.account_id AND a.status <> 'archived')`;
+
+/** The row agentJsonOfRun() gave, as findAgentAnyScope() returns it (jsonb has no timestamps: its two are read back). */
+export function agentFromJson(json: Record<string, unknown>): AgentRow {
+  const { end_user_external_id: externalId, created_at: createdAt, updated_at: updatedAt, ...columns } = json;
+  const row = fromColumns<PlatformAgent>({ ...columns, created_at: new Date(createdAt as string), updated_at: new Date(updatedAt as string) });
+  return { ...row, endUser: row.endUserId === null ? null : { externalId: externalId as string } };
+}
+
 /** The row as the scope sees it: null when it belongs to another scope or (unless asked for) is archived. */
 export function agentInScope(
   row: PlatformAgent | null,

@@ -6,6 +6,7 @@ import type { Tx } from "./db";
 import { Prisma } from "@/server/generated/prisma/client";
 import { ACTIVE_STATUSES } from "@/lib/schemas/run-constants";
 import type { RunRow } from "./runs";
+import { type NewWebhookEvent, webhookEventInsert } from "./webhook-events";
 import { execute } from "./direct";
 
 // ---------------------------------------------------------------------------------------------
@@ -244,6 +245,21 @@ export interface Settlement {
   writtenOffMicros: bigint;
   /** Hold given back to the balance (the run ended). */
   releasedMicros: bigint;
+  /**
+   * Whether the account watches its balance (auto-reload or a low-balance alert), when the settlement's
+   * statement read it (services/payments.ts, checkBalanceCrossings); undefined otherwise.
+   */
+  watches?: boolean;
+}
+
+export interface SettleInOptions {
+  /** The run's row as this transaction last wrote it (so it holds the row's lock): not read again. */
+  locked?: RunRow;
+  /**
+   * A webhook event the transaction writes with the run's change: sent in the settlement's statement
+   * when it makes one, else alone; either way before the commit.
+   */
+  webhook?: NewWebhookEvent;
 }
 
 /**
@@ -279,9 +295,12 @@ export async function settleRunChargesIn(
   runId: number,
   release: (status: string) => boolean,
   describe: (run: { id: number; model: string }, settlement: Settlement) => string,
-  /** The run's row as this transaction last wrote it (so it holds the row's lock): not read again. */
-  locked?: RunRow,
+  options: SettleInOptions = {},
 ): Promise<Settlement | null> {
+  const { locked, webhook } = options;
+  const writeWebhook = async () => {
+    if (webhook) await tx.$executeRaw(webhookEventInsert(webhook));
+  };
   const runs: SettledRun[] = locked
     ? [
         {
@@ -298,10 +317,16 @@ export async function settleRunChargesIn(
         SELECT id, account_id AS "accountId", status, model, cost_micros AS cost, settled_micros AS settled, hold_micros AS hold
         FROM platform_runs WHERE id = ${runId} FOR NO KEY UPDATE`;
   const run = runs[0];
-  if (!run) return null;
+  if (!run) {
+    await writeWebhook();
+    return null;
+  }
   const due = run.cost - run.settled;
   const ending = release(run.status);
-  if (due === 0n && !(ending && run.hold > 0n)) return null;
+  if (due === 0n && !(ending && run.hold > 0n)) {
+    await writeWebhook();
+    return null;
+  }
   const fromHold = due < run.hold ? due : run.hold;
   const released = ending ? run.hold - fromHold : 0n;
   const beyondHold = due - fromHold;
@@ -311,15 +336,20 @@ export async function settleRunChargesIn(
     // deferred trigger applies to the account (a relative update) and the ledger as the transaction
     // commits (migration deferred_settlements): the account's row, which every admission and
     // settlement of the account meets, is not locked while this transaction waits for its client.
-    const settlement = { chargedMicros: fromHold, writtenOffMicros: 0n, releasedMicros: released };
-    await tx.$executeRaw`
+    // The webhook event the transaction writes goes in the same statement, and the statement reads
+    // whether the account watches its balance (what the pass's end asks next): no round trip apart.
+    const settlement: Settlement = { chargedMicros: fromHold, writtenOffMicros: 0n, releasedMicros: released };
+    const rows = await tx.$queryRaw<{ watches: boolean | null }[]>`
       WITH run AS (
         UPDATE platform_runs SET settled_micros = ${run.cost}, hold_micros = ${run.hold - fromHold - released} WHERE id = ${runId}
-      )
+      )${webhook ? Prisma.sql`, webhook AS (${webhookEventInsert(webhook)})` : Prisma.empty}
       INSERT INTO platform_pending_settlements (account_id, run_id, charge_micros, release_micros, description)
-      VALUES (${run.accountId}, ${runId}, ${fromHold}, ${released}, ${describe(run, settlement)})`;
-    return settlement;
+      VALUES (${run.accountId}, ${runId}, ${fromHold}, ${released}, ${describe(run, settlement)})
+      RETURNING (SELECT auto_reload_enabled OR low_balance_threshold_cents IS NOT NULL
+                 FROM platform_billing_settings WHERE account_id = ${run.accountId}) AS watches`;
+    return { ...settlement, watches: rows[0]?.watches ?? false };
   }
+  await writeWebhook();
   // The cost went past the hold: what else it may take depends on what nobody holds. Two statements,
   // the transaction's last: the account's row locked (NO KEY UPDATE) and read at its newest, then one
   // statement writes the run's side, the account's and the ledger entry.

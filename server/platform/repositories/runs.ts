@@ -4,6 +4,7 @@ import { Prisma } from "@/server/generated/prisma/client";
 import { ATTENTION_ORDER, WAITING_STATUSES } from "@/lib/schemas/run-constants";
 import type { RunFrame } from "@/lib/schemas/runs";
 import { fromColumns } from "./raw-rows";
+import { agentFromJson, agentJsonOfRun, type AgentRow } from "./agents";
 import { insertRunFiles, type NewRunFile } from "./run-files";
 import { queryRows } from "./direct";
 import { type JsonObject, type PlainJson, toDbJson } from "./db";
@@ -136,6 +137,18 @@ export interface AppendedEvents {
   after: bigint;
   /** The frames' ids, ascending, in the frames' order. */
   ids: bigint[];
+  /** The statement that wrote them also woke the other instances (a WakeUp was given). */
+  othersWoken?: boolean;
+}
+
+/**
+ * A NOTIFY the append sends for each run it writes, on `channel` with `prefix` and the run's id as its
+ * payload (infrastructure/signals.ts, Signals.notice): other instances learn of the frames as the
+ * statement commits, with no round trip of its own.
+ */
+export interface WakeUp {
+  channel: string;
+  prefix: string;
 }
 
 /**
@@ -144,11 +157,13 @@ export interface AppendedEvents {
  * before them: what a local reader needs to take them without reading the log (infrastructure/event-bus.ts,
  * EventBatch). Two appends of one run chain: the second one's `after` is the first one's last id.
  */
-export async function appendEventsOfRuns(prisma: PrismaClient, appends: EventAppend[]): Promise<AppendedEvents[]> {
+export async function appendEventsOfRuns(prisma: PrismaClient, appends: EventAppend[], wake?: WakeUp): Promise<AppendedEvents[]> {
   const rows = appends.flatMap(({ runId, frames }) => frames.map((frame) => [runId, frame]));
   if (rows.length === 0) return appends.map(() => ({ after: 0n, ids: [] }));
   // All parts of one statement share a snapshot, so `prev` does not see the rows `ins` adds; each
-  // run's previous id is one backward step on the (run_id, id) index.
+  // run's previous id is one backward step on the (run_id, id) index. `prev` also sends the wake-ups:
+  // a NOTIFY is delivered when its transaction commits, so no reader is woken before the frames are
+  // there (a CTE with a volatile function is computed whole, its unread column included).
   // Under load this is the busiest statement of all (one per round of the event writer): on the driver (direct.ts).
   const result = await queryRows<{ run_id: number; id: bigint; prev: boolean }>(
     prisma,
@@ -159,6 +174,7 @@ export async function appendEventsOfRuns(prisma: PrismaClient, appends: EventApp
     ),
     prev AS (
       SELECT r.run_id, (SELECT COALESCE(MAX(e.id), 0) FROM platform_run_events e WHERE e.run_id = r.run_id)::bigint AS id
+      ${wake ? Prisma.sql`, pg_notify(${wake.channel}, ${wake.prefix} || r.run_id::text) AS woken` : Prisma.empty}
       FROM (SELECT DISTINCT run_id FROM input) AS r
     ),
     ins AS (
@@ -184,7 +200,7 @@ export async function appendEventsOfRuns(prisma: PrismaClient, appends: EventApp
     const mine = ids.slice(next, next + frames.length);
     next += frames.length;
     if (mine.length > 0) last.set(runId, mine.at(-1)!);
-    return { after, ids: mine };
+    return { after, ids: mine, ...(wake ? { othersWoken: true } : {}) };
   });
 }
 
@@ -202,6 +218,8 @@ export async function eventsAfter(prisma: PrismaClient, runId: number, afterId: 
 export interface ClaimedRun {
   run: RunRow;
   abandoned: boolean;
+  /** The run's agent, read by the claim's statement (none when it is archived or gone). */
+  agent?: AgentRow;
 }
 
 /**
@@ -233,10 +251,14 @@ export async function claimRuns(
     SET lease_owner = ${owner}, lease_expires_at = now() + make_interval(secs => ${options.leaseMs / 1000}),
         resume_attempts = r.resume_attempts + CASE WHEN next.abandoned THEN 1 ELSE 0 END
     FROM next WHERE r.id = next.id
-    RETURNING r.*, next.abandoned AS "claimedAbandoned"`,
+    RETURNING r.*, next.abandoned AS "claimedAbandoned", ${agentJsonOfRun(Prisma.sql`r`)} AS "claimedAgent"`,
   );
   return rows
-    .map(({ claimedAbandoned, ...row }) => ({ run: fromColumns<RunRow>(row), abandoned: claimedAbandoned === true }))
+    .map(({ claimedAbandoned, claimedAgent, ...row }) => ({
+      run: fromColumns<RunRow>(row),
+      abandoned: claimedAbandoned === true,
+      ...(claimedAgent ? { agent: agentFromJson(claimedAgent as Record<string, unknown>) } : {}),
+    }))
     .sort((a, b) => a.run.id - b.run.id);
 }
 

@@ -18,6 +18,7 @@ import { firstToken, modelCost, modelTokens, providerOf, runsEnded } from "../ob
 import { modelTelemetry } from "../observability/tracing";
 import { isTerminalStatus, type RunFrame } from "@/lib/schemas/runs";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
+import type { NewWebhookEvent } from "../repositories/webhook-events";
 import type { PlatformConfig } from "../platform-config";
 import type { JobQueue } from "../infrastructure/job-queue";
 import { type AgentRow, findAgentAnyScope } from "../repositories/agents";
@@ -39,7 +40,7 @@ import { resolveOwnModelConnection } from "../services/model-connections";
 import { checkBalanceCrossings } from "../services/payments";
 import { withAttachments } from "../services/run-files";
 import { resolveBuiltInTools } from "../services/built-in-tools";
-import { recordRunWebhook } from "../services/run-webhooks";
+import { runWebhookEvent } from "../services/run-webhooks";
 import type { Mailer } from "../services/mailer";
 import { notifyTaskRunFinished } from "../services/tasks";
 import { type EventBatch, eventBatch, type RunEventBus } from "../infrastructure/event-bus";
@@ -160,6 +161,8 @@ export async function executePass(
   // (cancelled, nothing to do) does it all in the finally.
   let passEnded = false;
   let keptLease = false;
+  // Whether the account watches its balance, when the pass's settlement read it (checkBalanceCrossings).
+  let watches: boolean | undefined;
   const end: PassEnd = {
     data: (options) => {
       keptLease = options?.keepLease === true;
@@ -168,11 +171,14 @@ export async function executePass(
         ...(checkpointer.state.saved ? { checkpoint: null } : {}),
       };
     },
-    async transaction(work) {
+    async transaction(work, webhook) {
       const row = await prisma.$transaction(async (tx) => {
         const moved = await work(tx as Db);
-        // Last: past the run's hold it locks the account's row until the commit.
-        if (moved) await settleRunIn(tx as Db, moved);
+        if (!moved) return moved;
+        // Last: past the run's hold it locks the account's row until the commit. The webhook event
+        // goes in the settlement's statement (one round trip less).
+        const event = webhook ? await webhook(tx as Db, moved) : undefined;
+        watches = (await settleRunIn(tx as Db, moved, event))?.watches;
         return moved;
       });
       if (row) passEnded = true;
@@ -214,16 +220,14 @@ export async function executePass(
     logger.warn({ runId, err: sink.redactor.active ? message : error }, "run failed");
     // The outbox row commits with the status, so whoever sees the run failed also finds run.failed.
     const failed = await end.transaction(async (tx) => {
-      const row = await transitionRun(tx, runId, ["running"], {
+      return transitionRun(tx, runId, ["running"], {
         ...end.data(),
         status: "failed",
         error: message,
         stopReason: "error",
         finishedAt: new Date(),
       });
-      if (row) await recordRunWebhook(tx, row, "run.failed");
-      return row;
-    });
+    }, (tx, row) => runWebhookEvent(tx, row, "run.failed"));
     if (failed) {
       runsEnded.inc({ outcome: "failed" });
       const frames: RunFrame[] = [
@@ -243,7 +247,7 @@ export async function executePass(
       await settleRun(prisma, runId).catch((error: unknown) => logger.error({ err: error, runId }, "settling a run failed"));
     }
     // What the pass cost may have taken the balance below an auto-reload or alert threshold.
-    await checkBalanceCrossings({ prisma, jobs: deps.jobs }, claimed.accountId).catch((error: unknown) =>
+    await checkBalanceCrossings({ prisma, jobs: deps.jobs }, claimed.accountId, watches).catch((error: unknown) =>
       logger.warn({ err: error, runId }, "checking the balance thresholds failed"),
     );
     if (handedBack) {
@@ -283,9 +287,10 @@ interface PassEnd {
   data(options?: { keepLease?: boolean }): RunUpdate;
   /**
    * Runs `work`, which moves the run out of running and returns it (null when it was not running any
-   * more), in a transaction that then settles what the pass cost.
+   * more), in a transaction that then writes the run's `webhook` event, if any, and settles what the
+   * pass cost.
    */
-  transaction(work: (tx: Db) => Promise<RunRow | null>): Promise<RunRow | null>;
+  transaction(work: (tx: Db) => Promise<RunRow | null>, webhook?: (tx: Db, row: RunRow) => Promise<NewWebhookEvent>): Promise<RunRow | null>;
 }
 
 /** What a pass that resumes a run whose worker died starts from (runtime/recovery.ts). */
@@ -456,19 +461,18 @@ async function loop(
     const stored = requests.map((request) => ({ ...request, input: metadataOnly ? {} : redactor.json(request.input) }));
     const paused = await end.transaction(async (tx) => {
       const row = await transitionRun(tx, run.id, ["running"], { ...common, ...end.data({ keepLease: true }), status: "awaiting_approval" });
-      if (row) {
-        await createRequests(tx, run.id, stored);
-        await recordRunWebhook(tx, row, "run.awaiting_input", {
-          pending_requests: requests.map((request) => ({
-            request_id: request.id,
-            tool_name: request.toolName,
-            kind: request.kind,
-            ...(request.app ? { app: request.app } : {}),
-          })),
-        });
-      }
+      if (row) await createRequests(tx, run.id, stored);
       return row;
-    });
+    }, (tx, row) =>
+      runWebhookEvent(tx, row, "run.awaiting_input", {
+        pending_requests: requests.map((request) => ({
+          request_id: request.id,
+          tool_name: request.toolName,
+          kind: request.kind,
+          ...(request.app ? { app: request.app } : {}),
+        })),
+      }),
+    );
     if (!paused) return;
     runsEnded.inc({ outcome: "paused" });
     frames.push(...reader.pauseFrames());
@@ -480,7 +484,7 @@ async function loop(
   const outputData =
     run.outputSchema && ended.output !== undefined ? redactor.json(ended.output as JsonObject) : null;
   const completed = await end.transaction(async (tx) => {
-    const row = await transitionRun(tx, run.id, ["running"], {
+    return transitionRun(tx, run.id, ["running"], {
       ...common,
       ...end.data(),
       status: "completed",
@@ -490,9 +494,7 @@ async function loop(
       stopReason: finishReason,
       finishedAt: new Date(),
     });
-    if (row) await recordRunWebhook(tx, row, "run.completed");
-    return row;
-  });
+  }, (tx, row) => runWebhookEvent(tx, row, "run.completed"));
   if (!completed) return;
   runsEnded.inc({ outcome: "completed" });
   frames.push(

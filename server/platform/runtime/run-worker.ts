@@ -57,9 +57,13 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
   let stopped = false;
   let claiming: Promise<number[]> | undefined;
   let claimAgain = false;
+  // Runs may wait that this worker had no place for (a wake-up while it was full, or a claim that
+  // filled every place): a place that frees looks for them. Otherwise nothing waits that a wake-up or
+  // the poll would not bring, and a run's end costs no claim that finds nothing.
+  let mayWait = false;
 
-  const launch = (run: RunRow, abandoned: boolean, agent?: AgentRow) => {
-    runsClaimed.inc({ how: abandoned ? "resumed" : agent ? "leased_at_admission" : "claimed" });
+  const launch = (run: RunRow, abandoned: boolean, agent?: AgentRow, leasedAtAdmission = false) => {
+    runsClaimed.inc({ how: abandoned ? "resumed" : leasedAtAdmission ? "leased_at_admission" : "claimed" });
     // A run's first pass: from its admission (a reply's or an approval's pass starts later on).
     if (!abandoned && run.turnsUsed === 0) claimLatency.observe((Date.now() - run.createdAt.getTime()) / 1000);
     const abort = new AbortController();
@@ -83,8 +87,8 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
       .catch((error: unknown) => logger.error({ err: error, runId: run.id }, "run executor crashed"))
       .finally(() => {
         active.delete(run.id);
-        // A place is free: whatever waits can have it.
-        void claim();
+        // A place is free: whatever waited for one can have it.
+        if (mayWait) void claim();
       });
     // Leased to this worker while it was being told to stop (runLeased): handed back at once.
     if (stopped) control.handBack();
@@ -100,12 +104,16 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
           const runs = await claimRuns(deps.prisma, owner, { limit, leaseMs, graceMs });
           for (const claimed of runs) {
             ids.push(claimed.run.id);
-            launch(claimed.run, claimed.abandoned);
+            // The claim read the run's agent too: the pass does not read it again.
+            launch(claimed.run, claimed.abandoned, claimed.agent);
           }
+          mayWait = runs.length === limit;
           if (runs.length < limit) break;
         }
+        if (!stopped && active.size >= options.concurrency) mayWait = true;
       } while (claimAgain && !stopped);
     } catch (error) {
+      mayWait = true;
       logger.warn({ err: error }, "claiming runs failed");
     }
     return ids;
@@ -159,7 +167,7 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
     },
     runLeased(known) {
       if (active.has(known.run.id)) return;
-      launch(known.run, false, known.agent);
+      launch(known.run, false, known.agent, true);
     },
     claim,
     idle,

@@ -6,6 +6,7 @@ import type { BalanceTransaction, TokenBalance } from "@/lib/schemas/billing";
 import { isTerminalStatus } from "@/lib/schemas/runs";
 import type { Db } from "../repositories/db";
 import type { RunRow } from "../repositories/runs";
+import type { NewWebhookEvent } from "../repositories/webhook-events";
 import { PlatformError } from "../errors";
 import {
   addLedgerEntry,
@@ -163,6 +164,8 @@ export const settleRun = (prisma: Db, runId: number) => settleRunCharges(prisma,
 
 /**
  * settleRun as the last statements of a transaction the caller holds (the one that ends the run's
- * pass), given the run's row as that transaction wrote it.
+ * pass), given the run's row as that transaction wrote it, and the webhook event it writes with it
+ * (in the settlement's own statement when there is one).
  */
-export const settleRunIn = (tx: Db, run: RunRow) => settleRunChargesIn(tx, run.id, ended, describeDebit, run);
+export const settleRunIn = (tx: Db, run: RunRow, webhook?: NewWebhookEvent) =>
+  settleRunChargesIn(tx, run.id, ended, describeDebit, { locked: run, webhook });

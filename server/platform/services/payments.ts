@@ -545,10 +545,15 @@ export async function setAlertSettings(ctx: PaymentContext, auth: AuthContext, t
  * After the balance moved: re-arms what is back at or above its threshold, and for each armed flag
  * the balance is now below, the one caller that clears it enqueues one job keyed by the crossing.
  */
-export async function checkBalanceCrossings(ctx: { prisma: Db; jobs?: JobQueue }, accountId: number): Promise<void> {
+export async function checkBalanceCrossings(
+  ctx: { prisma: Db; jobs?: JobQueue },
+  accountId: number,
+  /** Whether the account watches its balance, when the caller read it already (a run's settlement). */
+  watches?: boolean,
+): Promise<void> {
   if (!ctx.jobs) return;
   // One primary-key read for the many accounts that set neither (this runs after every run's pass).
-  if (!(await watchesBalance(ctx.prisma, accountId))) return;
+  if (!(watches ?? (await watchesBalance(ctx.prisma, accountId)))) return;
   await rearmCrossings(ctx.prisma, accountId);
   const reload = await takeAutoReloadCrossing(ctx.prisma, accountId);
   if (reload !== null) {

@@ -5,7 +5,7 @@
 import type { WebhookEventType } from "@/lib/schemas/webhooks";
 import type { Db, JsonObject } from "../repositories/db";
 import { findEndUserExternalId } from "../repositories/end-users";
-import { insertWebhookEvent } from "../repositories/webhook-events";
+import { insertWebhookEvent, type NewWebhookEvent } from "../repositories/webhook-events";
 import type { RunRow } from "../repositories/runs";
 import { METADATA_ONLY } from "../infrastructure/redact";
 
@@ -53,15 +53,26 @@ export async function recordRunWebhook(
   extra: RunWebhookExtra = {},
   userId?: string | null,
 ): Promise<void> {
+  await insertWebhookEvent(prisma, await runWebhookEvent(prisma, run, type, extra, userId));
+}
+
+/** The event recordRunWebhook writes, for a caller that writes it with other changes in one statement. */
+export async function runWebhookEvent(
+  prisma: Db,
+  run: RunRow,
+  type: RunWebhookType,
+  extra: RunWebhookExtra = {},
+  userId?: string | null,
+): Promise<NewWebhookEvent> {
   const known =
     userId !== undefined || run.endUserId === null
       ? (userId ?? null)
       : await findEndUserExternalId(prisma, run.endUserId);
-  await insertWebhookEvent(prisma, {
+  return {
     accountId: run.accountId,
     endUserId: run.endUserId,
     runId: run.id,
     type,
     payload: runWebhookPayload(run, type, known, extra) as JsonObject,
-  });
+  };
 }

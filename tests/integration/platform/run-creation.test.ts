@@ -258,8 +258,22 @@ describe("the raw reads of run creation and start", () => {
     expect((await claimRuns(prisma(), "nobody", options)).map((claimed) => claimed.run.id)).not.toContain(started.body.id);
     await prisma().platformRun.update({ where: { id: started.body.id }, data: { status: "running", leaseOwner: null, leaseExpiresAt: null } });
     const taken = (await claimRuns(prisma(), "reader", options)).find((claimed) => claimed.run.id === started.body.id);
-    expect(taken).toEqual({ run: await prisma().platformRun.findUniqueOrThrow({ where: { id: started.body.id } }), abandoned: false });
+    // The claim reads the run's agent too, as the client reads it.
+    expect(taken).toEqual({ run: await prisma().platformRun.findUniqueOrThrow({ where: { id: started.body.id } }), abandoned: false, agent: await viaClient(unscoped) });
     expect(taken?.run.leaseOwner).toBe("reader");
     await prisma().platformRun.update({ where: { id: started.body.id }, data: { status: "completed", leaseOwner: null } });
+
+    // An end-user's agent comes with its user_id; an archived one does not come.
+    const scopedRun = await platform.call("/runs", { key: account.key, query: { user_id: "r1" }, body: { teammate_id: scoped, message: "hello", stream: false } });
+    await waitForStatus(account, scopedRun.body.id, ["completed"], "r1");
+    await prisma().platformRun.update({ where: { id: scopedRun.body.id }, data: { status: "running", leaseOwner: null, leaseExpiresAt: null } });
+    const takenScoped = (await claimRuns(prisma(), "reader", options)).find((claimed) => claimed.run.id === scopedRun.body.id);
+    expect(takenScoped?.agent).toEqual(await viaClient(scoped));
+    await prisma().platformRun.update({ where: { id: scopedRun.body.id }, data: { leaseOwner: null, leaseExpiresAt: null } });
+    await prisma().platformAgent.update({ where: { id: scoped }, data: { status: "archived" } });
+    const takenArchived = (await claimRuns(prisma(), "reader", options)).find((claimed) => claimed.run.id === scopedRun.body.id);
+    expect(takenArchived).toMatchObject({ abandoned: false });
+    expect(takenArchived?.agent).toBeUndefined();
+    await prisma().platformRun.update({ where: { id: scopedRun.body.id }, data: { status: "completed", leaseOwner: null } });
   });
 });

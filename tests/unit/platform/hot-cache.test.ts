@@ -26,6 +26,7 @@ function fakeSignals() {
       gaps.add(listener);
       return () => void gaps.delete(listener);
     },
+    notice: () => undefined,
     flushed: async () => {},
     close: async () => {},
   };
