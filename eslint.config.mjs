@@ -55,7 +55,7 @@ const layerZones = [
   {
     target: platform("entry-points"),
     from: [platform("runtime"), ...platformTop],
-    message: "Entry points start runs through services/runs.ts; they do not import the engine, routes or the process's wiring.",
+    message: "Entry points start runs through services/runs/; they do not import the engine, routes or the process's wiring.",
   },
 ];
 // The framework reaches the platform through lib/platform-client/ only. The exceptions are where the

@@ -11,7 +11,7 @@ import { platformConfigFromEnv } from "@/server/platform/config";
 import { createPlatformDeps } from "@/server/platform/deps";
 import { createSimModel } from "@/server/platform/models/sim";
 import { createLimiters } from "@/server/platform/middleware/rate-limit";
-import { recordingMailer } from "@/server/platform/services/mailer";
+import { recordingMailer } from "@/server/platform/services/messaging/mailer";
 
 // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
 const url = process.env.BENCH_DATABASE_URL;

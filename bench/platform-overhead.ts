@@ -7,7 +7,7 @@ import { platformConfigFromEnv } from "@/server/platform/config";
 import { createPlatformDeps } from "@/server/platform/deps";
 import { createSimModel } from "@/server/platform/models/sim";
 import { createLimiters } from "@/server/platform/middleware/rate-limit";
-import { recordingMailer } from "@/server/platform/services/mailer";
+import { recordingMailer } from "@/server/platform/services/messaging/mailer";
 import type { Suite } from "./run";
 
 const bare = new Hono();

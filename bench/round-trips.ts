@@ -18,8 +18,8 @@ import { createPlatformDeps } from "@/server/platform/deps";
 import { createSimModel } from "@/server/platform/models/sim";
 import type { PlatformConfig } from "@/server/platform/platform-config";
 import { createLimiters } from "@/server/platform/middleware/rate-limit";
-import { addBalanceEntry } from "@/server/platform/services/billing";
-import { recordingMailer } from "@/server/platform/services/mailer";
+import { addBalanceEntry } from "@/server/platform/services/billing/billing";
+import { recordingMailer } from "@/server/platform/services/messaging/mailer";
 
 export type Role = "web" | "worker";
 

@@ -19,8 +19,8 @@ import { createPlatformDeps } from "@/server/platform/deps";
 import { createSimModel } from "@/server/platform/models/sim";
 import { createLimiters } from "@/server/platform/middleware/rate-limit";
 import { sseEvent } from "@/server/platform/routes/runs/stream";
-import { addBalanceEntry } from "@/server/platform/services/billing";
-import { recordingMailer } from "@/server/platform/services/mailer";
+import { addBalanceEntry } from "@/server/platform/services/billing/billing";
+import { recordingMailer } from "@/server/platform/services/messaging/mailer";
 
 // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
 const url = process.env.BENCH_DATABASE_URL;

@@ -291,7 +291,7 @@ export const envSchema = z
     INLAY_PROVA_SCOPES: optionalString,
     INLAY_PROVA_API_BASE_URL: httpUrl,
 
-    // Judgments (services/judgments.ts): the kill switch, the catalogue model platform-funded judgments
+    // Judgments (services/models/judgments.ts): the kill switch, the catalogue model platform-funded judgments
     // use (unset: the deployment's default model), and the model and endpoint a customer's own key
     // (PUT /judgments/connection) is used with: an OpenAI or Anthropic catalogue id; an unset base URL
     // means the provider's public endpoint.

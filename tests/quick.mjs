@@ -2,7 +2,7 @@
 // twenty. Typecheck (incremental), lint of the changed files, every unit test, and the integration
 // files related to what changed since <ref> (default HEAD: what is not committed yet). Related means
 // what vitest's module graph ties to the change; when that is most of the suite (a change to a shared
-// module), only the files named after the changed modules run (services/billing.ts ->
+// module), only the files named after the changed modules run (services/billing/billing.ts ->
 // billing.test.ts, billing.postgres.test.ts). `npm test` stays the whole suite.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";

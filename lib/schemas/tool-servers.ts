@@ -1,6 +1,6 @@
 // Custom tool servers (/mcp-servers): a REST API, a remote MCP server (streamable HTTP or SSE) or a
 // Python script whose tools join runs once approved. Request and response contracts; which fields a
-// kind and an auth type need is checked by the service (services/tool-servers.ts), since PATCH
+// kind and an auth type need is checked by the service (services/tool-servers/tool-servers.ts), since PATCH
 // depends on the stored kind. docs/platform-api.md, "Custom tool servers", documents the choices.
 import { z } from "zod";
 import { IntId, Timestamp, UserId } from "./common";

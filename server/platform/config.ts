@@ -10,7 +10,7 @@ import { createPlatformDeps } from "./deps";
 import { createLimiters } from "./middleware/rate-limit";
 import { languageModelFor } from "./models/providers";
 import { createSimModel } from "./models/sim";
-import { createSmtpMailer, recordingMailer } from "./services/mailer";
+import { createSmtpMailer, recordingMailer } from "./services/messaging/mailer";
 
 /**
  * `source` is the parsed environment; tests pass their own (parseEnv) instead of this process's.

@@ -1,12 +1,12 @@
 // The platform's configuration: what lib/env.ts settles at start (server/platform/config.ts builds it)
 // or a test passes. Plain types, apart from the Hono context (context.ts), so services and the runtime
 // take their settings without importing the request's types.
-import type { BillingSettings } from "./services/billing";
-import type { Plan } from "./services/plans";
+import type { BillingSettings } from "./services/billing/billing";
+import type { Plan } from "./services/billing/plans";
 import type { PaymentSettings } from "./payments/settings";
-import type { ModelSettings } from "./services/models";
+import type { ModelSettings } from "./services/models/models";
 import type { AppSettings } from "./apps/catalog";
-import type { SessionSettings } from "./services/sessions";
+import type { SessionSettings } from "./services/account/sessions";
 
 export interface PlatformConfig {
   keyPrefix: string;
@@ -20,9 +20,9 @@ export interface PlatformConfig {
   /** Read the client IP from X-Forwarded-For (behind a trusted reverse proxy). */
   trustProxy: boolean;
   models: ModelSettings;
-  /** Money settings; omitted ones take BILLING_DEFAULTS (services/billing.ts). */
+  /** Money settings; omitted ones take BILLING_DEFAULTS (services/billing/billing.ts). */
   billing?: Partial<BillingSettings>;
-  /** The plan catalogue (services/plans.ts): the operator's file, or the catalogue itself; the defaults otherwise. */
+  /** The plan catalogue (services/billing/plans.ts): the operator's file, or the catalogue itself; the defaults otherwise. */
   plans?: { file?: string; catalogue?: Plan[] };
   /** Leases and resuming runs whose process died; unset fields take the defaults (runtime/recovery.ts). */
   runs?: Partial<RunTimings>;
@@ -50,13 +50,13 @@ export interface PlatformConfig {
   inProcessWebhooks?: { url: string; receive: (request: Request) => Promise<Response> }[];
   /** The script sandbox of script tool servers (tool-servers/script-sandbox.ts); unset fields take its defaults. */
   scripts?: { timeoutMs?: number; memoryMb?: number; poolSize?: number };
-  /** Browser session lifetimes; unset fields take SESSION_DEFAULTS (services/sessions.ts). */
+  /** Browser session lifetimes; unset fields take SESSION_DEFAULTS (services/account/sessions.ts). */
   sessions?: Partial<SessionSettings>;
   /** Payments: the adapter, its credentials, the operator key (payments/settings.ts). */
   payments?: PaymentSettings;
-  /** Agent inboxes and email triggers (docs/platform-api.md, "Email"); defaults in services/email-addresses.ts. */
+  /** Agent inboxes and email triggers (docs/platform-api.md, "Email"); defaults in services/messaging/email-addresses.ts. */
   email?: Partial<EmailSettings>;
-  /** POST /judgments: the kill switch and the judge models (services/judgments.ts); unset fields take its defaults. */
+  /** POST /judgments: the kill switch and the judge models (services/models/judgments.ts); unset fields take its defaults. */
   judgments?: Partial<JudgmentSettings>;
 }
 

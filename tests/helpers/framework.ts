@@ -9,7 +9,7 @@ import { createPlatformApp } from "@/server/platform/app";
 import { createPlatformDeps } from "@/server/platform/deps";
 import { createLimiters } from "@/server/platform/middleware/rate-limit";
 import { createSimModel } from "@/server/platform/models/sim";
-import { recordingMailer } from "@/server/platform/services/mailer";
+import { recordingMailer } from "@/server/platform/services/messaging/mailer";
 import type { PlatformApp } from "@/server/platform/context";
 import type { PlatformConfig } from "@/server/platform/platform-config";
 import { connectEmbedded, type PlatformConnection } from "@/server/framework/tenancy/platform-connection";

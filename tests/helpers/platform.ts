@@ -11,7 +11,7 @@ import { createSimModel, type SimModelOptions } from "@/server/platform/models/s
 import type { PlatformApp, PlatformRole, PlatformRuntime } from "@/server/platform/context";
 import type { PlatformConfig } from "@/server/platform/platform-config";
 import { createLimiters, type LimiterOptions } from "@/server/platform/middleware/rate-limit";
-import { recordingMailer, type Mailer, type OutgoingMail } from "@/server/platform/services/mailer";
+import { recordingMailer, type Mailer, type OutgoingMail } from "@/server/platform/services/messaging/mailer";
 import { createTestDatabase, type TestDatabase } from "./database";
 import { waitForRun as waitForRunIn } from "./poll";
 

@@ -1,6 +1,6 @@
 // planWindow: the monthly windows of a plan's included runs and overage cap, from its anchor.
 import { describe, expect, it } from "vitest";
-import { planWindow } from "@/server/platform/services/plans";
+import { planWindow } from "@/server/platform/services/billing/plans";
 
 const at = (iso: string) => new Date(iso);
 const window = (anchor: string, now: string) => {

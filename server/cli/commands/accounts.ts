@@ -1,9 +1,9 @@
 // accounts verify | accounts credit: an account's email and balance, as the operator vouches and pays.
 import { userInfo } from "node:os";
 import { OperatorCreditRequest } from "@/lib/schemas/payments";
-import { usdDisplay } from "@/server/platform/services/billing";
-import { findAccountByRef, verifyAccountEmail } from "@/server/platform/services/operator";
-import { operatorCredit } from "@/server/platform/services/payments";
+import { usdDisplay } from "@/server/platform/services/billing/billing";
+import { findAccountByRef, verifyAccountEmail } from "@/server/platform/services/account/operator";
+import { operatorCredit } from "@/server/platform/services/billing/payments";
 import { accountRef, centsOf, microsFromInteger, microsFromUsd, UsageError } from "../args";
 import { command, str } from "../command";
 

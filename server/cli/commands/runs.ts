@@ -1,5 +1,5 @@
 // runs stuck: runs that stopped moving, for the operator to look at.
-import { findStuckRuns, type StuckReason } from "@/server/platform/services/operator";
+import { findStuckRuns, type StuckReason } from "@/server/platform/services/account/operator";
 import { count, durationMs } from "../args";
 import { command, str } from "../command";
 import { table } from "../output";

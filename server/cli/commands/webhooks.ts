@@ -1,5 +1,5 @@
 // webhooks dead | webhooks retry: deliveries that gave up after the retry schedule, listed and sent again.
-import { listFailedDeliveries, retryFailedDeliveries, type FailedDelivery } from "@/server/platform/services/webhooks";
+import { listFailedDeliveries, retryFailedDeliveries, type FailedDelivery } from "@/server/platform/services/webhooks/webhooks";
 import { count, id, UsageError } from "../args";
 import { command, type ParsedArgs, str } from "../command";
 import { oneLine, table } from "../output";

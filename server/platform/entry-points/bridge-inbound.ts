@@ -18,12 +18,12 @@ import { guardedFetch } from "../outbound/guarded-fetch";
 import { leadAgentId } from "../repositories/agents";
 import * as bridges from "../repositories/bridges";
 import type { BridgeRow } from "../repositories/bridges";
-import { type AnswerJob, answerText, endedRunFor, enqueueAnswer } from "../services/answer-when-ended";
-import { accountActing } from "../services/auth";
-import { bridgeApiUrl, bridgeOutboundOptions, linkCodeHashOf } from "../services/bridges";
-import { replyToRun } from "../services/run-conversation";
-import { requestRun } from "../services/run-target";
-import type { RunServiceContext } from "../services/run-context";
+import { type AnswerJob, answerText, endedRunFor, enqueueAnswer } from "../services/messaging/answer-when-ended";
+import { accountActing } from "../services/account/auth";
+import { bridgeApiUrl, bridgeOutboundOptions, linkCodeHashOf } from "../services/messaging/bridges";
+import { replyToRun } from "../services/runs/run-conversation";
+import { requestRun } from "../services/runs/run-target";
+import type { RunServiceContext } from "../services/runs/run-context";
 import { sha256Hex } from "@/server/shared/secret-box";
 
 export const BRIDGE_REPLY_JOB = "bridge-reply";

@@ -25,16 +25,16 @@ import type { NewRunFile } from "../repositories/run-files";
 import { findRunUserId } from "../repositories/runs";
 import { recordEventFire } from "../repositories/task-triggers";
 import { findTaskInAccount } from "../repositories/tasks";
-import { findAccountAgent } from "../services/agents";
-import { type AnswerJob, answerText, endedRunFor, enqueueAnswer } from "../services/answer-when-ended";
-import { accountActing } from "../services/auth";
-import { bareAddress, senderAllowed } from "../services/email-addresses";
-import type { Mailer } from "../services/mailer";
-import { replyToRun } from "../services/run-conversation";
-import { acceptFiles, MAX_FILES_TOTAL_BYTES, MAX_RUN_FILES } from "../services/run-files";
-import { requestRun } from "../services/run-target";
-import type { RunServiceContext } from "../services/run-context";
-import { runTask } from "../services/tasks";
+import { findAccountAgent } from "../services/agents/agents";
+import { type AnswerJob, answerText, endedRunFor, enqueueAnswer } from "../services/messaging/answer-when-ended";
+import { accountActing } from "../services/account/auth";
+import { bareAddress, senderAllowed } from "../services/messaging/email-addresses";
+import type { Mailer } from "../services/messaging/mailer";
+import { replyToRun } from "../services/runs/run-conversation";
+import { acceptFiles, MAX_FILES_TOTAL_BYTES, MAX_RUN_FILES } from "../services/runs/run-files";
+import { requestRun } from "../services/runs/run-target";
+import type { RunServiceContext } from "../services/runs/run-context";
+import { runTask } from "../services/tasks/tasks";
 
 export const EMAIL_REPLY_JOB = "email-reply";
 /** The most of a mail's text a run's message carries (as a webhook's payload); the rest is cut with a note. */

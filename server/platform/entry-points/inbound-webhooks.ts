@@ -1,6 +1,6 @@
 // Inbound webhooks, the entry points that start runs from a secret URL (POST /hooks/tasks/{token},
 // POST /hooks/agents/{token}): the call's token finds its task or agent (only hashes are kept;
-// services/webhook-tokens.ts), a paused webhook is a 409, and otherwise a run starts as the matching
+// services/tasks/webhook-tokens.ts), a paused webhook is a 409, and otherwise a run starts as the matching
 // POST would start it, acting for the owner's account (admission, caps and billing included). The
 // payload is the run's message; an Idempotency-Key replays the first call's run. No HTTP here.
 import type { z } from "zod";
@@ -9,14 +9,14 @@ import { PlatformError } from "../errors";
 import { findAgentByWebhookHash } from "../repositories/agents";
 import * as triggers from "../repositories/task-triggers";
 import { findTaskByWebhookHash } from "../repositories/tasks";
-import { findAccountAgent } from "../services/agents";
-import { accountActing } from "../services/auth";
+import { findAccountAgent } from "../services/agents/agents";
+import { accountActing } from "../services/account/auth";
 import { createIdempotently, requestHash } from "../services/idempotency";
-import { getRunInAccount } from "../services/runs";
-import { requestRun } from "../services/run-target";
-import type { RunServiceContext } from "../services/run-context";
-import { runTask } from "../services/tasks";
-import { AGENT_HOOK_PATH, TASK_HOOK_PATH } from "../services/webhook-tokens";
+import { getRunInAccount } from "../services/runs/runs";
+import { requestRun } from "../services/runs/run-target";
+import type { RunServiceContext } from "../services/runs/run-context";
+import { runTask } from "../services/tasks/tasks";
+import { AGENT_HOOK_PATH, TASK_HOOK_PATH } from "../services/tasks/webhook-tokens";
 import { sha256Hex } from "@/server/shared/secret-box";
 
 /** The most of a payload a run's message carries; the rest is cut with a note saying how much. */

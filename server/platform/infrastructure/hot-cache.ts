@@ -85,7 +85,7 @@ export const agentCacheKey = (accountId: number, agentId: number) => `${accountI
 export interface HotCache {
   /** By key hash: the key and the account fields authentication reads. */
   keys: HotTable<KeyForAuth>;
-  /** By access-token hash: a browser session (services/sessions.ts). */
+  /** By access-token hash: a browser session (services/account/sessions.ts). */
   sessions: HotTable<SessionForAuth>;
   /** By endUserCacheKey: the end-user's row id. */
   endUsers: HotTable<CachedEndUser>;

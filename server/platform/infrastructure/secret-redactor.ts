@@ -1,4 +1,4 @@
-// Secret values that must never leave a run (an agent's repository env, services/agent-repos.ts): every
+// Secret values that must never leave a run (an agent's repository env, services/agents/agent-repos.ts): every
 // occurrence in what the run outputs becomes REDACTED_MARKER. Occurrences that overlap (two values
 // sharing characters, or one value inside another) become one marker, so no character of any of
 // them is left. Streamed text is redacted as it streams (TextRedactor): only a tail that could still

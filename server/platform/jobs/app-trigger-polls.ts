@@ -17,11 +17,11 @@ import { appCatalogOf } from "../apps/catalog";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import { advanceTrigger, findOverdueTriggers, findTriggerForFire, movePollCursor, recordEventFire, recordPollOutcome } from "../repositories/task-triggers";
-import { callAppTool } from "../services/app-calls";
-import { appForAccount, appUsable, connectionsForRun } from "../services/app-credentials";
-import { APP_TRIGGER_TYPE } from "../services/app-triggers";
+import { callAppTool } from "../services/apps/app-calls";
+import { appForAccount, appUsable, connectionsForRun } from "../services/apps/app-credentials";
+import { APP_TRIGGER_TYPE } from "../services/apps/app-triggers";
 import { type JobQueue, jobIdForKey } from "../infrastructure/job-queue";
-import { APP_POLL_JOB, type AppPollData, appPollKey, appPollSeconds, enqueuePoll } from "../services/app-triggers";
+import { APP_POLL_JOB, type AppPollData, appPollKey, appPollSeconds, enqueuePoll } from "../services/apps/app-triggers";
 
 export const APP_POLL_SWEEP_JOB = "app-trigger-poll-sweep";
 /** Poll interval when the configuration says none. */

@@ -18,7 +18,7 @@ import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";
 import { toInboundMail } from "../inbound/mail-parse";
 import type { InboundMail } from "../entry-points/email-inbound";
-import { bareAddress, senderAllowed } from "../services/email-addresses";
+import { bareAddress, senderAllowed } from "../services/messaging/email-addresses";
 import { openSecret } from "../services/sealed-secrets";
 import { type FetchedMessage, MailboxError, withMailbox } from "../outbound/imap-mailbox";
 import {
@@ -34,7 +34,7 @@ import {
   settleMessage,
 } from "../repositories/fetchmail";
 import { type JobQueue, jobIdForKey } from "../infrastructure/job-queue";
-import { FETCHMAIL_POLL_JOB, fetchmailPollSeconds, mailboxOptions, type MailboxPollData, mailboxPollKey, enqueueMailboxPoll } from "../services/fetchmail";
+import { FETCHMAIL_POLL_JOB, fetchmailPollSeconds, mailboxOptions, type MailboxPollData, mailboxPollKey, enqueueMailboxPoll } from "../services/messaging/fetchmail";
 
 export const FETCHMAIL_SWEEP_JOB = "fetchmail-poll-sweep";
 /** Messages one poll takes at most; the rest wait for the next poll (the cursor stops before them). */

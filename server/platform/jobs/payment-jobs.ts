@@ -1,12 +1,12 @@
-// The jobs of payments (services/payments.ts): the auto-reload charge and the low-balance alert, one
+// The jobs of payments (services/billing/payments.ts): the auto-reload charge and the low-balance alert, one
 // per crossing of a threshold (the enqueue's key is the crossing, so instances and retries make one).
 import type { Db, JsonObject } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { findAccountContact, findBillingSettings } from "../repositories/payments";
 import { insertWebhookEvent } from "../repositories/webhook-events";
-import { usdDisplay } from "../services/billing";
-import type { Mailer } from "../services/mailer";
-import { AUTO_RELOAD_JOB, LOW_BALANCE_JOB, runAutoReload } from "../services/payments";
+import { usdDisplay } from "../services/billing/billing";
+import type { Mailer } from "../services/messaging/mailer";
+import { AUTO_RELOAD_JOB, LOW_BALANCE_JOB, runAutoReload } from "../services/billing/payments";
 import type { JobQueue } from "../infrastructure/job-queue";
 
 export const LOW_BALANCE_EVENT = "billing.low_balance";

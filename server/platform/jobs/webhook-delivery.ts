@@ -36,7 +36,7 @@ import {
 } from "../repositories/webhooks";
 import type { Signals } from "../infrastructure/signals";
 import { type JobQueue, jobIdForKey } from "../infrastructure/job-queue";
-import { ATTEMPT_JOB, type AttemptData, enqueueAttempt, messageIdOf } from "../services/webhook-attempts";
+import { ATTEMPT_JOB, type AttemptData, enqueueAttempt, messageIdOf } from "../services/webhooks/webhook-attempts";
 
 export const WEBHOOK_DEFAULTS: WebhookSettings = {
   retryScheduleMs: [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],

@@ -5,8 +5,8 @@ import type { MiddlewareHandler } from "hono";
 import { addLogContext } from "@/lib/log-context";
 import type { PlatformEnv } from "../context";
 import { PlatformError } from "../errors";
-import { authenticateApiKey } from "../services/auth";
-import { authenticateSession, isSessionToken } from "../services/sessions";
+import { authenticateApiKey } from "../services/account/auth";
+import { authenticateSession, isSessionToken } from "../services/account/sessions";
 
 export const authenticate: MiddlewareHandler<PlatformEnv> = async (c, next) => {
   const header = c.req.header("authorization");

@@ -17,13 +17,13 @@ import {
   type KeyClaim,
   requestHash,
 } from "../services/idempotency";
-import { getRunInAccount } from "../services/runs";
+import { getRunInAccount } from "../services/runs/runs";
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 
 /**
  * The request's Idempotency-Key, checked, with the hash of the request; undefined without the header.
- * Judgments (services/judgments.ts) read it here too and apply their own rules.
+ * Judgments (services/models/judgments.ts) read it here too and apply their own rules.
  */
 export async function readIdempotentCall(c: PlatformContext): Promise<IdempotentCall | undefined> {
   const key = c.req.header(IDEMPOTENCY_KEY_HEADER);

@@ -1,6 +1,6 @@
 // The payment adapter: what the billing services ask of a payment provider. `stripe` is the official
 // SDK; `manual` takes no card payments (the installation's owner credits balances). Adapters do HTTP
-// only: whatever they answer is applied by services/payments.ts, exactly once. The configured one is
+// only: whatever they answer is applied by services/billing/payments.ts, exactly once. The configured one is
 // configured-adapter.ts's.
 import type { PaymentProviderName } from "./settings";
 

@@ -10,7 +10,7 @@ export function createManualAdapter(): PaymentAdapter {
   return {
     name: "manual",
     takesCards: false,
-    // The caller (services/payments.ts) builds the page's URL: the manual "checkout" is that page.
+    // The caller (services/billing/payments.ts) builds the page's URL: the manual "checkout" is that page.
     createCheckout: async (request) => ({ url: request.successUrl, sessionId: null, customerId: null }),
     retrieveCheckout: refuse,
     createPortal: refuse,

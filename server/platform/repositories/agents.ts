@@ -42,7 +42,7 @@ export const createAgent = (prisma: PrismaClient, scope: ScopeKey, data: AgentDa
   });
 
 // Agents are read on every run start: raw SQL, which skips Prisma's query compiler (raw-rows.ts).
-/** The account's agent `id` in any scope and status (the row services/agents.ts caches); null when none. */
+/** The account's agent `id` in any scope and status (the row services/agents/agents.ts caches); null when none. */
 export async function findAgentRow(prisma: PrismaClient, accountId: number, id: number): Promise<PlatformAgent | null> {
   const rows = await queryRows<Record<string, unknown>>(
     prisma,
@@ -95,7 +95,7 @@ export async function agentExistsInScope(prisma: PrismaClient, scope: ScopeKey, 
   return (await prisma.platformAgent.count({ where: { id, ...scopeWhere(scope) } })) > 0;
 }
 
-/** The scope's lead agent (services/agents.ts, mate groups): its oldest agent not archived; null when none. */
+/** The scope's lead agent (services/agents/agents.ts, mate groups): its oldest agent not archived; null when none. */
 export async function leadAgentId(prisma: PrismaClient, scope: ScopeKey): Promise<number | null> {
   const row = await prisma.platformAgent.findFirst({ where: { ...scopeWhere(scope), status: { not: "archived" } }, orderBy: { id: "asc" }, select: { id: true } });
   return row?.id ?? null;

@@ -60,7 +60,7 @@ export type LedgerRow = Awaited<ReturnType<typeof listLedger>>[number];
 // ---------------------------------------------------------------------------------------------
 // Admission: one transaction per run start. The hold is a conditional UPDATE of the account's row,
 // which serialises admissions only for the moment it takes; what must be decided one at a time beyond
-// it (an unverified account's run count, an end-user's caps) locks its own row (services/run-admission.ts).
+// it (an unverified account's run count, an end-user's caps) locks its own row (services/runs/run-admission.ts).
 
 export interface AdmissionAccount {
   balanceMicros: bigint;
@@ -208,7 +208,7 @@ export interface MeteredCall {
 /**
  * One model call: its usage row and the run's running totals, together (one statement, so atomic).
  * The row's settled_meter is own_sub for a call on the account's own model connection, else the run's
- * (services/run-funding.ts): wallet when it has no funding row.
+ * (services/runs/run-funding.ts): wallet when it has no funding row.
  */
 export async function recordModelCall(prisma: PrismaClient, call: MeteredCall): Promise<void> {
   // A call made on the account's own connection is own_sub whatever the run's funding row says.
@@ -247,7 +247,7 @@ export interface Settlement {
   releasedMicros: bigint;
   /**
    * Whether the account watches its balance (auto-reload or a low-balance alert), when the settlement's
-   * statement read it (services/payments.ts, checkBalanceCrossings); undefined otherwise.
+   * statement read it (services/billing/payments.ts, checkBalanceCrossings); undefined otherwise.
    */
   watches?: boolean;
 }
@@ -353,7 +353,7 @@ export async function settleRunChargesIn(
   // The cost went past the hold: what else it may take depends on what nobody holds. Two statements,
   // the transaction's last: the account's row locked (NO KEY UPDATE) and read at its newest, then one
   // statement writes the run's side, the account's and the ledger entry.
-  // A run the balance does not pay (a plan's, or on the account's own subscription: services/run-funding.ts)
+  // A run the balance does not pay (a plan's, or on the account's own subscription: services/runs/run-funding.ts)
   // holds nothing, so its cost always comes here: it is recorded as settled, and nothing is charged.
   const accounts = await tx.$queryRaw<{ balance: bigint; held: bigint; meter: string | null }[]>`
     SELECT balance_micros AS balance, held_micros AS held,
@@ -391,7 +391,7 @@ export async function settleRunChargesIn(
 }
 
 /**
- * A wallet run whose cost the balance could not cover settles as `released` (services/run-funding.ts):
+ * A wallet run whose cost the balance could not cover settles as `released` (services/runs/run-funding.ts):
  * its funding row says so, and its usage rows (so /usage/timeseries?settled_meter=released finds them).
  */
 async function markReleased(tx: Tx, accountId: number, runId: number): Promise<void> {

@@ -1,5 +1,5 @@
 // Channel identities: an account's own registration of the chat or code-host app, secrets sealed by
-// the caller (services/app-credentials.ts).
+// the caller (services/apps/app-credentials.ts).
 import type { PrismaClient } from "@/server/generated/prisma/client";
 
 export type ChannelIdentityRow = NonNullable<Awaited<ReturnType<typeof findIdentity>>>;

@@ -1,4 +1,4 @@
-// The recording mailer's store (services/mailer.ts): every outgoing message, kept for the developer.
+// The recording mailer's store (services/messaging/mailer.ts): every outgoing message, kept for the developer.
 import type { PrismaClient } from "@/server/generated/prisma/client";
 
 export interface MailRecord {

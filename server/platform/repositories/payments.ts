@@ -1,4 +1,4 @@
-// Payments (services/payments.ts): payment rows and their exactly-once completion, processed provider
+// Payments (services/billing/payments.ts): payment rows and their exactly-once completion, processed provider
 // events, receipts, and each account's billing settings with the armed flags of the balance crossings.
 import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
 import type { Tx } from "./db";

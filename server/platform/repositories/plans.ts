@@ -1,5 +1,5 @@
-// Plans: the plan row of an account and the funding rows of its runs (services/plans.ts and
-// services/run-funding.ts). Admissions of an account on a plan lock the plan row (lockAccountPlan), so
+// Plans: the plan row of an account and the funding rows of its runs (services/billing/plans.ts and
+// services/runs/run-funding.ts). Admissions of an account on a plan lock the plan row (lockAccountPlan), so
 // the counts they then read (runs in the window, overage, runs in progress) are decided one at a time.
 // Before that lock, readPlanAdmission reads the same figures unlocked, so that a refusal they already
 // prove does not wait for it.

@@ -1,4 +1,4 @@
-// The fast path of run creation (services/run-admission.ts): admission and the writes of a new run in
+// The fast path of run creation (services/runs/run-admission.ts): admission and the writes of a new run in
 // one SQL statement, one round trip, no transaction held open across the network. Data-modifying CTEs:
 //
 //   [key]   claim the Idempotency-Key, bound to the run's id (drawn first from the sequence)

@@ -14,7 +14,7 @@ export async function markVerified(prisma: PrismaClient, verificationId: number,
   ]);
 }
 
-/** Verified without a token, by the installation's operator (see services/verification); false if it already was. */
+/** Verified without a token, by the installation's operator (see services/account/verification.ts); false if it already was. */
 export async function setAccountVerified(prisma: PrismaClient, accountId: number, at: Date): Promise<boolean> {
   const { count } = await prisma.platformAccount.updateMany({ where: { id: accountId, emailVerifiedAt: null }, data: { emailVerifiedAt: at } });
   return count > 0;

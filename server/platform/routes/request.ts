@@ -1,8 +1,8 @@
 // Small readers of the request that handlers share.
 import type { PlatformContext } from "../context";
-import type { AuthContext } from "../services/auth";
-import { resumeRunsAwaitingApp } from "../services/app-run-pauses";
-import type { KnownRun } from "../services/run-context";
+import type { AuthContext } from "../services/account/auth";
+import { resumeRunsAwaitingApp } from "../services/apps/app-run-pauses";
+import type { KnownRun } from "../services/runs/run-context";
 
 /** The platform's public base URL ({base_url}, ending in /api/v2): configured, never the Host header. */
 export const baseUrlOf = (c: PlatformContext) => c.var.deps.config.publicBaseUrl;

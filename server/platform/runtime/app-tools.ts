@@ -3,15 +3,15 @@
 // connection is granted to the run's agent), or when the agent's or the run's `tools` name the app
 // or one of its tools. Calling a tool of an app with no usable connection pauses the run for a
 // person to connect it (a permission request of kind connection); once a connection completes in
-// the scope the run goes on by itself (services/app-run-pauses.ts), and a declined request fails the
+// the scope the run goes on by itself (services/apps/app-run-pauses.ts), and a declined request fails the
 // call cleanly.
 import { jsonSchema, tool, type ToolSet } from "ai";
 import type { Db } from "../repositories/db";
 import { appCatalogOf } from "../apps/catalog";
 import type { AppDefinition, AppToolDefinition } from "../apps/definition";
 import type { PlatformConfig } from "../platform-config";
-import { callAppTool } from "../services/app-calls";
-import { appForAccount, appUsable, connectionsForRun } from "../services/app-credentials";
+import { callAppTool } from "../services/apps/app-calls";
+import { appForAccount, appUsable, connectionsForRun } from "../services/apps/app-credentials";
 
 const SEPARATOR = "__";
 

@@ -27,7 +27,7 @@ import {
   type RunRow,
   type RunUpdate,
 } from "../repositories/runs";
-import { recordRunWebhook } from "../services/run-webhooks";
+import { recordRunWebhook } from "../services/runs/run-webhooks";
 import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
 import type { SecretRedactor } from "../infrastructure/secret-redactor";
 

@@ -33,16 +33,16 @@ import {
   type RunRow,
   type RunUpdate,
 } from "../repositories/runs";
-import { agentEnvValues } from "../services/agent-repos";
-import { lessonsForPrompt } from "../services/lessons";
-import { meterModelCall, settleRun, settleRunIn } from "../services/billing";
-import { resolveOwnModelConnection } from "../services/model-connections";
-import { checkBalanceCrossings } from "../services/payments";
-import { withAttachments } from "../services/run-files";
-import { resolveBuiltInTools } from "../services/built-in-tools";
-import { runWebhookEvent } from "../services/run-webhooks";
-import type { Mailer } from "../services/mailer";
-import { notifyTaskRunFinished } from "../services/tasks";
+import { agentEnvValues } from "../services/agents/agent-repos";
+import { lessonsForPrompt } from "../services/agents/lessons";
+import { meterModelCall, settleRun, settleRunIn } from "../services/billing/billing";
+import { resolveOwnModelConnection } from "../services/models/model-connections";
+import { checkBalanceCrossings } from "../services/billing/payments";
+import { withAttachments } from "../services/runs/run-files";
+import { resolveBuiltInTools } from "../services/agents/built-in-tools";
+import { runWebhookEvent } from "../services/runs/run-webhooks";
+import type { Mailer } from "../services/messaging/mailer";
+import { notifyTaskRunFinished } from "../services/tasks/tasks";
 import { type EventBatch, eventBatch, type RunEventBus } from "../infrastructure/event-bus";
 import type { RunEventWriter } from "../infrastructure/event-writer";
 import type { HotCache } from "../infrastructure/hot-cache";
@@ -52,7 +52,7 @@ import type { LiveContent } from "../infrastructure/live-content";
 import { type CheckpointHooks, createCheckpointer, type Replay, resumeOrFail, runTimings } from "./recovery";
 import type { Signals } from "../infrastructure/signals";
 import { METADATA_ONLY, redactMessages } from "../infrastructure/redact";
-import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "../services/system-prompt";
+import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "../services/runs/system-prompt";
 import { feedBackDecisions } from "./resume-decisions";
 import { runTools } from "./run-tools";
 import { SecretRedactor } from "../infrastructure/secret-redactor";
@@ -267,7 +267,7 @@ export async function executePass(
   }
 }
 
-/** The skill the run's current request forced: its slug and the playbook as it was then (services/runs.ts). */
+/** The skill the run's current request forced: its slug and the playbook as it was then (services/runs/runs.ts). */
 function forcedSkillOf(run: RunRow): { slug: string; name: string; body: string } | null {
   const playbook = run.skillPlaybook as { name?: unknown; body?: unknown } | null;
   if (run.skill === null || typeof playbook?.name !== "string" || typeof playbook.body !== "string") return null;

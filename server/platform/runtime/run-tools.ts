@@ -12,10 +12,10 @@ import { rememberedTools } from "../repositories/permission-requests";
 import { runToolSources } from "../repositories/run-tool-sources";
 import { listPermissionsForEndUser } from "../repositories/permissions";
 import type { RunRow } from "../repositories/runs";
-import { resolveBuiltInTools } from "../services/built-in-tools";
+import { resolveBuiltInTools } from "../services/agents/built-in-tools";
 import { appToolSet, type ConnectionNeeded } from "./app-tools";
 import type { HotCache } from "../infrastructure/hot-cache";
-import type { Mailer } from "../services/mailer";
+import type { Mailer } from "../services/messaging/mailer";
 import type { ScriptSandbox } from "../tool-servers/script-sandbox";
 import { serverToolSet } from "./server-tools";
 import { builtInToolSet } from "./tools";
@@ -40,7 +40,7 @@ export interface RunTools {
 
 export async function runTools(deps: RunToolsDeps, run: RunRow, agent: AgentRow): Promise<RunTools> {
   const { prisma } = deps;
-  // The agent's toggles and disabled_builtin_tools, then the run's (services/built-in-tools.ts).
+  // The agent's toggles and disabled_builtin_tools, then the run's (services/agents/built-in-tools.ts).
   const enabled = new Set(resolveBuiltInTools(agent, run));
   const tools: ToolSet = builtInToolSet(
     {

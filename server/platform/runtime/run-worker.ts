@@ -13,7 +13,7 @@ import { claimLatency, runsClaimed } from "../observability/metrics";
 import { contextFromTraceparent, inSpan, SpanKind } from "../observability/tracing";
 import { runTimings } from "./recovery";
 import { executePass, type ExecutorDeps, HAND_BACK, type PassControl, RUN_READY } from "./run-pass";
-import type { KnownRun } from "../services/run-context";
+import type { KnownRun } from "../services/runs/run-context";
 
 export interface RunWorker {
   /** This worker's lease owner and length; a run inserted with it is this worker's to execute (runLeased). */

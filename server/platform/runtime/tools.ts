@@ -13,11 +13,11 @@ import { PlatformError } from "../errors";
 import type { JobQueue } from "../infrastructure/job-queue";
 import { insertMemory, listMemories } from "../repositories/memories";
 import { listRuns } from "../repositories/runs";
-import { listAgentDocumentsForRun, readAgentDocument, writeAgentDocument } from "../services/agents";
-import { fileIssueReport } from "../services/issue-reports";
-import { saveLessonFromRun } from "../services/lessons";
-import type { Mailer } from "../services/mailer";
-import { createTask, getTask, listTasks, updateTask } from "../services/tasks";
+import { listAgentDocumentsForRun, readAgentDocument, writeAgentDocument } from "../services/agents/agents";
+import { fileIssueReport } from "../services/account/issue-reports";
+import { saveLessonFromRun } from "../services/agents/lessons";
+import type { Mailer } from "../services/messaging/mailer";
+import { createTask, getTask, listTasks, updateTask } from "../services/tasks/tasks";
 import { CalculatorError, calculate } from "./calculator";
 import type { DataContext } from "../infrastructure/hot-cache";
 
@@ -34,7 +34,7 @@ export interface ToolContext {
   userId: string | null;
   /** The run's task; null for a run of no task. */
   taskId: number | null;
-  /** What task_setup hands the task service (services/tasks.ts), as the API's routes do. */
+  /** What task_setup hands the task service (services/tasks/tasks.ts), as the API's routes do. */
   services: DataContext & { jobs: JobQueue };
 }
 

@@ -1,7 +1,7 @@
 // Idempotency-Key for the run-creating operations (concepts.md, "Idempotency"): a key is scoped to the
 // account and lasts 24 hours. The key is claimed by the write that creates the run, bound to it: in
 // the fast path's single statement (repositories/run-start.ts) or as the first write of the admission
-// transaction (services/run-admission.ts). So a key is never seen without its run, and a request that
+// transaction (services/runs/run-admission.ts). So a key is never seen without its run, and a request that
 // fails (any error: 402, 429, 500…) leaves nothing behind. A request whose claim finds the key taken
 // replays the bound run when it is the same request, and is a 409 idempotency_key_reuse otherwise. Two
 // identical requests at once: the second one's claim waits (in the database) for the first one's

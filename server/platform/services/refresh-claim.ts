@@ -1,6 +1,6 @@
 // Single-flight token refresh across instances, for every stored credential that rotates (app
-// connections, services/app-credentials.ts; model connections' provider accounts,
-// services/model-connections.ts). The row carries refreshing_until: a caller claims it with one
+// connections, services/apps/app-credentials.ts; model connections' provider accounts,
+// services/models/model-connections.ts). The row carries refreshing_until: a caller claims it with one
 // conditional UPDATE (its repository's claim function: set it when null or past), refreshes, and
 // clears it with the new tokens; every other caller, in this process or another, waits for the claim
 // to end and reads what was stored. A refresh token that rotates is thus spent once, never raced.

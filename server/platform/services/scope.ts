@@ -5,7 +5,7 @@
 import { PlatformError } from "../errors";
 import { ensureEndUser } from "../repositories/end-users";
 import { type DataContext, endUserCacheKey } from "../infrastructure/hot-cache";
-import type { AuthContext } from "./auth";
+import type { AuthContext } from "./account/auth";
 
 export interface Scope {
   accountId: number;

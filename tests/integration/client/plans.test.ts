@@ -2,7 +2,7 @@
 // and overage with its 422 (naming the field) and 409.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConflictError, createPlatformClient, listPlans, ValidationError } from "@/lib/platform-client";
-import { activatePlan } from "@/server/platform/services/plans";
+import { activatePlan } from "@/server/platform/services/billing/plans";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;

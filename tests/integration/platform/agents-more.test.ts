@@ -4,7 +4,7 @@
 // display_order, visibility, group_id, and from_template's tasks and onboarding memories; every limit
 // and isolation (another account, another end-user: 404).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sealCredentials } from "@/server/platform/services/app-credentials";
+import { sealCredentials } from "@/server/platform/services/apps/app-credentials";
 import { startChatFake, type ChatFake } from "../../helpers/app-fakes";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { pollUntil, waitForRun } from "../../helpers/poll";

@@ -2,7 +2,7 @@
 // fake of the code host's API; a call with no usable connection pauses the run until the person
 // connects (then it goes on by itself) or declines; a token the app refuses is refreshed once.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { openCredentials, sealCredentials } from "@/server/platform/services/app-credentials";
+import { openCredentials, sealCredentials } from "@/server/platform/services/apps/app-credentials";
 import { codehostSettings, startCodehostFake, type CodehostFake } from "../../helpers/app-fakes";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";

@@ -2,7 +2,7 @@
 // a due refresh of an app connection happens once between them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "@/server/shared/db";
-import { authorizationFor, openCredentials } from "@/server/platform/services/app-credentials";
+import { authorizationFor, openCredentials } from "@/server/platform/services/apps/app-credentials";
 import { codehostSettings, startCodehostFake, type CodehostFake } from "../../helpers/app-fakes";
 import { createEmptyPostgresDatabase } from "../../helpers/database";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { logger } from "@/lib/logger";
-import { authorizationFor, connectionsForRun, openCredentials, refreshAfterUnauthorized } from "@/server/platform/services/app-credentials";
+import { authorizationFor, connectionsForRun, openCredentials, refreshAfterUnauthorized } from "@/server/platform/services/apps/app-credentials";
 import { findUsableConnections } from "@/server/platform/repositories/app-connections";
 import { startChatFake, startCodehostFake, type ChatFake, type CodehostFake } from "../../helpers/app-fakes";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";

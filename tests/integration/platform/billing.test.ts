@@ -237,7 +237,7 @@ describe("metering", () => {
 });
 
 // A verified account is admitted by the one-statement fast path, an unverified one by the admission
-// transaction (services/run-admission.ts): both must hold the same line.
+// transaction (services/runs/run-admission.ts): both must hold the same line.
 describe.each([
   { path: "fast path, verified account", verified: true },
   { path: "transaction, unverified account", verified: false },

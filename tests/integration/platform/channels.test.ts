@@ -5,7 +5,7 @@
 // names a client the OAuth server does not know, so only the account's own client can succeed.
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { authorizationFor, connectionsForRun, openCredentials } from "@/server/platform/services/app-credentials";
+import { authorizationFor, connectionsForRun, openCredentials } from "@/server/platform/services/apps/app-credentials";
 import { startChatFake, startCodehostFake, type ChatFake, type CodehostFake } from "../../helpers/app-fakes";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";

@@ -4,7 +4,7 @@
 // job run twice, a copy with the same Message-ID and a claim left by a dead process start nothing
 // more; DELETE stops it; bad credentials and blocked hosts are a clear 422; a foreign agent is 404.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FETCHMAIL_POLL_JOB } from "@/server/platform/services/fetchmail";
+import { FETCHMAIL_POLL_JOB } from "@/server/platform/services/messaging/fetchmail";
 import { startDovecot, type Dovecot, type DovecotUser } from "../../helpers/dovecot";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { pollFor, pollUntil, waitForRun } from "../../helpers/poll";

@@ -99,7 +99,7 @@ describe("agents and end-users across instances", () => {
   });
 });
 
-// Sessions (services/sessions.ts) are cached like keys: revoking sessions, changing the password or
+// Sessions (services/account/sessions.ts) are cached like keys: revoking sessions, changing the password or
 // removing a team member through A is refused by B.
 async function signIn(account: Account, orgId?: number) {
   const { status, body } = await a.call("/account/sessions", {

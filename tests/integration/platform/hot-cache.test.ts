@@ -2,8 +2,8 @@
 // answers as a cold one, and every write through the API is seen by the very next request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PlatformRuntime } from "@/server/platform/context";
-import { authenticateApiKey } from "@/server/platform/services/auth";
-import { findAccountAgent } from "@/server/platform/services/agents";
+import { authenticateApiKey } from "@/server/platform/services/account/auth";
+import { findAccountAgent } from "@/server/platform/services/agents/agents";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;

@@ -3,8 +3,8 @@
 // executor makes after settling, charge the saved card once (the armed flag's conditional UPDATE).
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { addBalanceEntry } from "@/server/platform/services/billing";
-import { checkBalanceCrossings } from "@/server/platform/services/payments";
+import { addBalanceEntry } from "@/server/platform/services/billing/billing";
+import { checkBalanceCrossings } from "@/server/platform/services/billing/payments";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 import { startStripeFake, type StripeFake } from "../../helpers/stripe-fake";
 

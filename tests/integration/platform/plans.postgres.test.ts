@@ -5,7 +5,7 @@
 // waits for.
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activatePlan, type Plan } from "@/server/platform/services/plans";
+import { activatePlan, type Plan } from "@/server/platform/services/billing/plans";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
 const plan = (slug: Plan["slug"], fields: Partial<Plan>): Plan => ({

@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { PlatformError } from "@/server/platform/errors";
-import { addBalanceEntry } from "@/server/platform/services/billing";
-import { decideFunding, type FundingRequest, refusePlanOnRead } from "@/server/platform/services/run-funding";
+import { addBalanceEntry } from "@/server/platform/services/billing/billing";
+import { decideFunding, type FundingRequest, refusePlanOnRead } from "@/server/platform/services/runs/run-funding";
 import {
   activatePlan,
   DEFAULT_PLANS,
@@ -18,7 +18,7 @@ import {
   planCatalogue,
   planWindow,
   setPlanCatalogue,
-} from "@/server/platform/services/plans";
+} from "@/server/platform/services/billing/plans";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
 // Small figures, so limits are reached in a few runs. One catalogue per process: every harness here has it.

@@ -1,4 +1,4 @@
-// Run creation's two paths (services/run-admission.ts): the one-statement fast path
+// Run creation's two paths (services/runs/run-admission.ts): the one-statement fast path
 // (repositories/run-start.ts) for a verified, funded account without per-end-user caps, and the
 // admission transaction for every other. Both must store the same run, first event, outbox row and
 // turn; the statement itself must write everything or nothing.

@@ -5,7 +5,7 @@ import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provid
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LESSON_CAPACITY } from "@/lib/schemas/lessons";
 import { createSimModel } from "@/server/platform/models/sim";
-import { SELF_REVIEW_CRON, SELF_REVIEW_TASK_NAME } from "@/server/platform/services/self-improvement";
+import { SELF_REVIEW_CRON, SELF_REVIEW_TASK_NAME } from "@/server/platform/services/agents/self-improvement";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;

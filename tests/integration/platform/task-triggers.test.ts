@@ -3,7 +3,7 @@
 // instances through a burst of due times without a double fire.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jobIdForKey } from "@/server/platform/infrastructure/job-queue";
-import { FIRE_JOB } from "@/server/platform/services/trigger-fires";
+import { FIRE_JOB } from "@/server/platform/services/tasks/trigger-fires";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { pollUntil } from "../../helpers/poll";
 

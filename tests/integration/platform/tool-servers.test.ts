@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { saveGrant } from "@/server/platform/repositories/tool-servers";
-import { sealClient, sealTokens } from "@/server/platform/services/tool-server-calls";
+import { sealClient, sealTokens } from "@/server/platform/services/tool-servers/tool-server-calls";
 import type { ScriptCall } from "@/server/platform/tool-servers/script-sandbox";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { startRestFake, type RestFake } from "../../helpers/tool-server-fakes";

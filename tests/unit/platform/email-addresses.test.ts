@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseEnv } from "@/lib/env";
 import { platformConfigFromEnv } from "@/server/platform/config";
-import { bareAddress, newInboxAddress, senderAllowed, slugForAddress } from "@/server/platform/services/email-addresses";
+import { bareAddress, newInboxAddress, senderAllowed, slugForAddress } from "@/server/platform/services/messaging/email-addresses";
 
 describe("inbox addresses", () => {
   it("are <slug>.<10 random characters>@<domain>, in lower case", () => {

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { logger } from "@/lib/logger";
 import type { PrismaClient } from "@/server/generated/prisma/client";
-import { maskSecrets, recordingMailer } from "@/server/platform/services/mailer";
+import { maskSecrets, recordingMailer } from "@/server/platform/services/messaging/mailer";
 
 afterEach(() => vi.restoreAllMocks());
 

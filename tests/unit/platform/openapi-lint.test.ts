@@ -13,8 +13,8 @@ import { createPlatformApp, type PlatformDeps } from "@/server/platform/app";
 import { lowBalancePayload } from "@/server/platform/jobs/payment-jobs";
 import { webhookBody } from "@/server/platform/jobs/webhook-delivery";
 import { openApiDocument } from "@/server/platform/routes/meta/openapi";
-import { runWebhookPayload } from "@/server/platform/services/run-webhooks";
-import { testEventPayload } from "@/server/platform/services/webhooks";
+import { runWebhookPayload } from "@/server/platform/services/runs/run-webhooks";
+import { testEventPayload } from "@/server/platform/services/webhooks/webhooks";
 
 // Building the document needs no database: only the key prefix and base URL are read at construction.
 const deps = { config: { keyPrefix: "inlay_sk_", publicBaseUrl: "http://127.0.0.1:3000" } } as unknown as PlatformDeps;

@@ -1,7 +1,7 @@
 // Schedule triggers' due times with a fixed clock: intervals, cron in a zone across DST, naive run_at
 // in a zone (gaps and repeats), and the missed_runs policies.
 import { describe, expect, it } from "vitest";
-import { chooseDueTimes, dueTimesThrough, firstDue, nextDueAfter, parseRunAt } from "@/server/platform/services/trigger-schedule";
+import { chooseDueTimes, dueTimesThrough, firstDue, nextDueAfter, parseRunAt } from "@/server/platform/services/tasks/trigger-schedule";
 
 const at = (iso: string) => new Date(iso);
 const iso = (dates: Date[]) => dates.map((date) => date.toISOString());

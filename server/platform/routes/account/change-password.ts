@@ -3,7 +3,7 @@ import { PasswordChangeRequest, SessionPair } from "@/lib/schemas/sessions";
 import { ErrorEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
 import { loginRateLimit } from "../../middleware/rate-limit";
-import { changePassword, sessionSettings } from "../../services/sessions";
+import { changePassword, sessionSettings } from "../../services/account/sessions";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -3,7 +3,7 @@ import { SessionLoginRequest, SessionPair } from "@/lib/schemas/sessions";
 import { ErrorEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
 import { loginRateLimit } from "../../middleware/rate-limit";
-import { login, sessionSettings } from "../../services/sessions";
+import { login, sessionSettings } from "../../services/account/sessions";
 import { defineRoute, json, jsonBody } from "../define";
 import { servicesOf } from "../request";
 

@@ -1,7 +1,7 @@
 // DELETE /account: delete the account and all its data; its keys stop working with it.
 import type { PlatformApp } from "../../context";
 import { requireAccountOwner } from "../../middleware/authenticate";
-import { deleteAccount } from "../../services/accounts";
+import { deleteAccount } from "../../services/account/accounts";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

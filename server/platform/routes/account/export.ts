@@ -1,7 +1,7 @@
 // GET /account/export: everything the account owns, as one JSON document (no secrets).
 import { AccountExport } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
-import { exportAccount } from "../../services/account-export";
+import { exportAccount } from "../../services/account/account-export";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

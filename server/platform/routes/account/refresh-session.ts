@@ -2,7 +2,7 @@
 import { SessionPair, SessionRefreshRequest } from "@/lib/schemas/sessions";
 import { ErrorEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { refresh, sessionSettings } from "../../services/sessions";
+import { refresh, sessionSettings } from "../../services/account/sessions";
 import { defineRoute, json, jsonBody } from "../define";
 import { servicesOf } from "../request";
 

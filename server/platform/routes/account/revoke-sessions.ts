@@ -2,7 +2,7 @@
 import { SessionsRevoked } from "@/lib/schemas/sessions";
 import { ErrorEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { revokeAllSessions } from "../../services/sessions";
+import { revokeAllSessions } from "../../services/account/sessions";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

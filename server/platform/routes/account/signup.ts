@@ -2,8 +2,8 @@
 import { SignupRequest, SignupResponse } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { signupRateLimit } from "../../middleware/rate-limit";
-import { signup } from "../../services/accounts";
-import { billingSettings } from "../../services/billing";
+import { signup } from "../../services/account/accounts";
+import { billingSettings } from "../../services/billing/billing";
 import { baseUrlOf } from "../request";
 import { defineRoute, json, jsonBody } from "../define";
 

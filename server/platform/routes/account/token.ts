@@ -2,7 +2,7 @@
 import { TokenRequest, TokenResponse } from "@/lib/schemas/accounts";
 import { ErrorEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { issueTokenForPassword } from "../../services/keys";
+import { issueTokenForPassword } from "../../services/account/keys";
 import { defineRoute, json, jsonBody } from "../define";
 import { servicesOf } from "../request";
 

@@ -2,7 +2,7 @@
 // commands a person approved (account-scoped, like every repository route).
 import { AgentRepo, AgentRepoParams, ApproveCommands } from "@/lib/schemas/agent-repos";
 import type { PlatformApp } from "../../context";
-import { approveRepoCommands } from "../../services/agent-repos";
+import { approveRepoCommands } from "../../services/agents/agent-repos";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 

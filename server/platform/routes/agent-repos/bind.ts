@@ -3,7 +3,7 @@
 import { AgentRepo, AgentRepoCreate } from "@/lib/schemas/agent-repos";
 import { AgentIdParam } from "@/lib/schemas/agents";
 import type { PlatformApp } from "../../context";
-import { bindRepo } from "../../services/agent-repos";
+import { bindRepo } from "../../services/agents/agent-repos";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -1,7 +1,7 @@
 // DELETE /agents/{agent_id}/repos/{repo_id}/commands: forget the repository's approved commands.
 import { AgentRepoParams } from "@/lib/schemas/agent-repos";
 import type { PlatformApp } from "../../context";
-import { clearRepoCommands } from "../../services/agent-repos";
+import { clearRepoCommands } from "../../services/agents/agent-repos";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -1,7 +1,7 @@
 // DELETE /agents/{agent_id}/repos/{repo_id}/env/{key}: remove one env variable (404 when not set).
 import { AgentRepoEnvKeyParams } from "@/lib/schemas/agent-repos";
 import type { PlatformApp } from "../../context";
-import { deleteRepoEnvKey } from "../../services/agent-repos";
+import { deleteRepoEnvKey } from "../../services/agents/agent-repos";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

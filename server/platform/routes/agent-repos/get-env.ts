@@ -2,7 +2,7 @@
 // write-only).
 import { AgentRepoEnv, AgentRepoParams } from "@/lib/schemas/agent-repos";
 import type { PlatformApp } from "../../context";
-import { getRepoEnv } from "../../services/agent-repos";
+import { getRepoEnv } from "../../services/agents/agent-repos";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -3,7 +3,7 @@ import { AgentRepo } from "@/lib/schemas/agent-repos";
 import { AgentIdParam } from "@/lib/schemas/agents";
 import { PageQuery, listEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { listRepos } from "../../services/agent-repos";
+import { listRepos } from "../../services/agents/agent-repos";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -2,7 +2,7 @@
 // sealed, never returned, redacted from the agent's runs).
 import { AgentRepoEnv, AgentRepoEnvPut, AgentRepoParams } from "@/lib/schemas/agent-repos";
 import type { PlatformApp } from "../../context";
-import { putRepoEnv } from "../../services/agent-repos";
+import { putRepoEnv } from "../../services/agents/agent-repos";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 

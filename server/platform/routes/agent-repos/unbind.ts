@@ -1,7 +1,7 @@
 // DELETE /agents/{agent_id}/repos/{repo_id}: unbind the repository (its env goes with it).
 import { AgentRepoParams } from "@/lib/schemas/agent-repos";
 import type { PlatformApp } from "../../context";
-import { unbindRepo } from "../../services/agent-repos";
+import { unbindRepo } from "../../services/agents/agent-repos";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

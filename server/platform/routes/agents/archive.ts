@@ -2,7 +2,7 @@
 import { AgentIdParam } from "@/lib/schemas/agents";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { archiveAgent } from "../../services/agents";
+import { archiveAgent } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";

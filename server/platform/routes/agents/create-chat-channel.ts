@@ -3,7 +3,7 @@
 import { AgentChatChannel, AgentIdParam } from "@/lib/schemas/agents";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { createAgentChatChannel } from "../../services/agents";
+import { createAgentChatChannel } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, errorResponse, json } from "../define";
 import { authOf, servicesOf } from "../request";

@@ -3,7 +3,7 @@
 import { AgentIdParam, AgentScopeBody, FetchmailAgent } from "@/lib/schemas/agents";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { disableFetchmail } from "../../services/fetchmail";
+import { disableFetchmail } from "../../services/messaging/fetchmail";
 import { pickUserId, resolveScope } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";

@@ -2,7 +2,7 @@
 import { Agent, AgentIdParam } from "@/lib/schemas/agents";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { setAgentEnabled } from "../../services/agents";
+import { setAgentEnabled } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";

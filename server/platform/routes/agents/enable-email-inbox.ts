@@ -3,7 +3,7 @@ import { Agent, AgentScopeBody } from "@/lib/schemas/agents";
 import { IntId, UserScopeQuery } from "@/lib/schemas/common";
 import { z } from "zod";
 import type { PlatformApp } from "../../context";
-import { setAgentEmailInbox } from "../../services/agents";
+import { setAgentEmailInbox } from "../../services/agents/agents";
 import { pickUserId, resolveScope } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";

@@ -3,7 +3,7 @@
 import { AgentIdParam, FetchmailAgent, FetchmailBody } from "@/lib/schemas/agents";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { enableFetchmail } from "../../services/fetchmail";
+import { enableFetchmail } from "../../services/messaging/fetchmail";
 import { pickUserId, resolveScope } from "../../services/scope";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { AgentDocumentWithContent, AgentIdParam } from "@/lib/schemas/agents";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { getDocument } from "../../services/agents";
+import { getDocument } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";

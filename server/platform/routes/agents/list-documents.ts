@@ -2,7 +2,7 @@
 import { AgentDocument, AgentIdParam } from "@/lib/schemas/agents";
 import { PageQuery, UserScopeQuery, listEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { listDocuments } from "../../services/agents";
+import { listDocuments } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";

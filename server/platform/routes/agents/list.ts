@@ -3,7 +3,7 @@ import { Agent, AgentListQuery, AgentSummary } from "@/lib/schemas/agents";
 import { listEnvelope } from "@/lib/schemas/common";
 import { z } from "zod";
 import type { PlatformApp } from "../../context";
-import { listAgents } from "../../services/agents";
+import { listAgents } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";

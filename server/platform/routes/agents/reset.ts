@@ -2,7 +2,7 @@
 import { Agent, AgentIdParam, AgentReset } from "@/lib/schemas/agents";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { resetAgent } from "../../services/agents";
+import { resetAgent } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";

@@ -1,7 +1,7 @@
 // GET /agents/{agent_id}/system-prompt: the exact prompt the agent's model receives (?skill=: with that skill forced).
 import { AgentIdParam, SystemPrompt, SystemPromptQuery } from "@/lib/schemas/agents";
 import type { PlatformApp } from "../../context";
-import { agentSystemPrompt } from "../../services/agents";
+import { agentSystemPrompt } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";

@@ -2,7 +2,7 @@
 import { AgentIdParam, UnarchivedAgent } from "@/lib/schemas/agents";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { unarchiveAgent } from "../../services/agents";
+import { unarchiveAgent } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";

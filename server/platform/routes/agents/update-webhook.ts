@@ -3,7 +3,7 @@
 import { Agent, AgentIdParam, AgentWebhookUpdate } from "@/lib/schemas/agents";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { updateAgentWebhook } from "../../services/agent-webhooks";
+import { updateAgentWebhook } from "../../services/agents/agent-webhooks";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, baseUrlOf, servicesOf } from "../request";

@@ -2,7 +2,7 @@
 import { Agent, AgentIdParam, AgentUpdate } from "@/lib/schemas/agents";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { patchAgent } from "../../services/agents";
+import { patchAgent } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf, servicesWithJobsOf } from "../request";

@@ -2,7 +2,7 @@
 import { ApiKeyRequest, AppParam, ConnectResult } from "@/lib/schemas/apps";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { connectApiKey } from "../../services/apps";
+import { connectApiKey } from "../../services/apps/apps";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, connectServicesOf } from "../request";

@@ -3,7 +3,7 @@
 import { AppParam, CompleteRequest, ConnectResult } from "@/lib/schemas/apps";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { completeConnect } from "../../services/apps";
+import { completeConnect } from "../../services/apps/apps";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
 import { authOf, connectServicesOf } from "../request";

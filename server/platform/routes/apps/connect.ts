@@ -2,7 +2,7 @@
 import { AppParam, ConnectRequest, ConnectStarted } from "@/lib/schemas/apps";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { startConnect } from "../../services/apps";
+import { startConnect } from "../../services/apps/apps";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";

@@ -2,7 +2,7 @@
 import { AppParam } from "@/lib/schemas/apps";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { deleteAppConnections } from "../../services/apps";
+import { deleteAppConnections } from "../../services/apps/apps";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

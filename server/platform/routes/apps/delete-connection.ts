@@ -2,7 +2,7 @@
 import { ConnectionIdParam } from "@/lib/schemas/apps";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { deleteAppConnection } from "../../services/apps";
+import { deleteAppConnection } from "../../services/apps/apps";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

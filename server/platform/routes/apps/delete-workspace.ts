@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { TeamIdParam } from "@/lib/schemas/apps";
 import type { PlatformApp } from "../../context";
-import { deleteChatWorkspace } from "../../services/app-chat";
+import { deleteChatWorkspace } from "../../services/apps/app-chat";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -2,7 +2,7 @@
 import { AppParam, ConnectResult, ExternalOAuthCompleteRequest } from "@/lib/schemas/apps";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { refuseUnavailable } from "../../services/apps";
+import { refuseUnavailable } from "../../services/apps/apps";
 import { defineRoute, jsonBody, unofferedSuccess } from "../define";
 
 export const route = defineRoute({

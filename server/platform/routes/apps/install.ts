@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { AppParam } from "@/lib/schemas/apps";
 import type { PlatformApp } from "../../context";
-import { refuseUnavailable } from "../../services/apps";
+import { refuseUnavailable } from "../../services/apps/apps";
 import { defineRoute, unofferedSuccess } from "../define";
 
 export const route = defineRoute({

@@ -2,7 +2,7 @@
 import { AppConnection } from "@/lib/schemas/apps";
 import { listEnvelope, UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { listAppConnections } from "../../services/apps";
+import { listAppConnections } from "../../services/apps/apps";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -2,7 +2,7 @@
 import { App } from "@/lib/schemas/apps";
 import { listEnvelope, UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { listApps } from "../../services/apps";
+import { listApps } from "../../services/apps/apps";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

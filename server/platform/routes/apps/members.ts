@@ -3,7 +3,7 @@ import { z } from "zod";
 import { AppParam, ChatMember } from "@/lib/schemas/apps";
 import { listEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { chatMembers } from "../../services/app-chat";
+import { chatMembers } from "../../services/apps/app-chat";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

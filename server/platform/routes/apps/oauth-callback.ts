@@ -2,7 +2,7 @@
 // state finds the flow (once); the code is exchanged; the browser goes on to the caller's redirect_uri.
 import { OAuthCallbackQuery } from "@/lib/schemas/apps";
 import type { PlatformApp } from "../../context";
-import { handleOAuthCallback } from "../../services/apps";
+import { handleOAuthCallback } from "../../services/apps/apps";
 import { defineRoute, errorResponse } from "../define";
 import { servicesOf } from "../request";
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { AppParam, AppTool } from "@/lib/schemas/apps";
 import { listEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { appTools } from "../../services/apps";
+import { appTools } from "../../services/apps/apps";
 import { defineRoute, json } from "../define";
 
 export const route = defineRoute({

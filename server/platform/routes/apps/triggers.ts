@@ -3,7 +3,7 @@ import { z } from "zod";
 import { AppParam, AppTrigger } from "@/lib/schemas/apps";
 import { listEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { appTriggers } from "../../services/apps";
+import { appTriggers } from "../../services/apps/apps";
 import { defineRoute, json } from "../define";
 
 export const route = defineRoute({

@@ -2,7 +2,7 @@
 import { AppConnectionUpdated, ConnectionIdParam, UpdateConnectionRequest } from "@/lib/schemas/apps";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { updateAppConnection } from "../../services/apps";
+import { updateAppConnection } from "../../services/apps/apps";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { AppParam, ChatWorkspace } from "@/lib/schemas/apps";
 import { listEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { chatWorkspaces } from "../../services/app-chat";
+import { chatWorkspaces } from "../../services/apps/app-chat";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -1,8 +1,8 @@
 // POST /billing/activate-free: puts an account on no plan (prepaid) on the free plan; 409 otherwise.
 import { Usage } from "@/lib/schemas/billing";
 import type { PlatformApp } from "../../context";
-import { activateFree } from "../../services/plans";
-import { getUsage } from "../../services/usage";
+import { activateFree } from "../../services/billing/plans";
+import { getUsage } from "../../services/billing/usage";
 import { defineRoute, errorResponse, json } from "../define";
 import { authOf } from "../request";
 

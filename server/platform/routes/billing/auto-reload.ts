@@ -1,7 +1,7 @@
 // PATCH /billing/auto-reload: charge the saved card amount_cents when the balance falls below threshold_cents.
 import { AutoReloadRequest, AutoReloadSettings } from "@/lib/schemas/payments";
 import type { PlatformApp } from "../../context";
-import { setAutoReload } from "../../services/payments";
+import { setAutoReload } from "../../services/billing/payments";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 

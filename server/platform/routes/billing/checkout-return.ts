@@ -2,7 +2,7 @@
 // the provider about the session and applies a completed payment, exactly once with the webhook.
 import { z } from "zod";
 import type { PlatformApp } from "../../context";
-import { returnFromCheckout } from "../../services/payments";
+import { returnFromCheckout } from "../../services/billing/payments";
 import { defineRoute } from "../define";
 import { servicesWithJobsOf } from "../request";
 import { escapeHtml, htmlContent, htmlPage } from "./html-page";

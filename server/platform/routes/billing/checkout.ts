@@ -1,7 +1,7 @@
 // POST /billing/checkout: a subscription to a paid plan through the payment provider.
 import { CheckoutLink, PlanCheckoutRequest } from "@/lib/schemas/payments";
 import type { PlatformApp } from "../../context";
-import { startPlanCheckout } from "../../services/payments";
+import { startPlanCheckout } from "../../services/billing/payments";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 

@@ -2,7 +2,7 @@
 // payment, the amount and the reference its owner credits (POST /operator/credits).
 import { z } from "zod";
 import type { PlatformApp } from "../../context";
-import { manualPaymentPage } from "../../services/payments";
+import { manualPaymentPage } from "../../services/billing/payments";
 import { defineRoute } from "../define";
 import { servicesOf } from "../request";
 import { escapeHtml, htmlContent, htmlPage } from "./html-page";

@@ -1,7 +1,7 @@
 // GET /billing/plans: the plan catalogue (no auth; counts against the IP allowance like every public route).
 import { PlanList, PlanListQuery } from "@/lib/schemas/billing";
 import type { PlatformApp } from "../../context";
-import { listPlans } from "../../services/plans";
+import { listPlans } from "../../services/billing/plans";
 import { defineRoute, json } from "../define";
 
 export const route = defineRoute({

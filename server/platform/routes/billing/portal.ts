@@ -1,7 +1,7 @@
 // POST /billing/portal: the payment provider's customer portal (cards, invoices, the subscription).
 import { PortalLink } from "@/lib/schemas/payments";
 import type { PlatformApp } from "../../context";
-import { openPortal } from "../../services/payments";
+import { openPortal } from "../../services/billing/payments";
 import { defineRoute, errorResponse, json } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 

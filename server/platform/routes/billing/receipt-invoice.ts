@@ -1,7 +1,7 @@
 // GET /billing/receipts/{receipt_id}/invoice: the receipt's invoice URLs (the provider's, or our hosted receipt page).
 import { ReceiptIdParam, ReceiptInvoice } from "@/lib/schemas/payments";
 import type { PlatformApp } from "../../context";
-import { receiptInvoice } from "../../services/payments";
+import { receiptInvoice } from "../../services/billing/payments";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

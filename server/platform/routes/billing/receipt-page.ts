@@ -3,7 +3,7 @@
 // printable form invoice_pdf_url points to (no PDF is rendered).
 import { z } from "zod";
 import type { PlatformApp } from "../../context";
-import { receiptForPage } from "../../services/payments";
+import { receiptForPage } from "../../services/billing/payments";
 import { defineRoute } from "../define";
 import { servicesOf } from "../request";
 import { escapeHtml, htmlContent, htmlPage } from "./html-page";

@@ -1,7 +1,7 @@
 // GET /billing/receipts: one numbered receipt per completed payment, newest first.
 import { ReceiptListQuery, ReceiptPage } from "@/lib/schemas/payments";
 import type { PlatformApp } from "../../context";
-import { listReceipts } from "../../services/payments";
+import { listReceipts } from "../../services/billing/payments";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -2,7 +2,7 @@
 // endpoint's signing secret and applied once per event id.
 import { WebhookReceived } from "@/lib/schemas/payments";
 import type { PlatformApp } from "../../context";
-import { receiveProviderWebhook } from "../../services/payments";
+import { receiveProviderWebhook } from "../../services/billing/payments";
 import { defineRoute, errorResponse, json } from "../define";
 import { servicesWithJobsOf } from "../request";
 

@@ -1,7 +1,7 @@
 // POST /billing/topup: a payment of amount_cents to the balance, credited when the payment completes.
 import { CheckoutLink, TopupRequest } from "@/lib/schemas/payments";
 import type { PlatformApp } from "../../context";
-import { startTopup } from "../../services/payments";
+import { startTopup } from "../../services/billing/payments";
 import { defineRoute, jsonBody, json } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 

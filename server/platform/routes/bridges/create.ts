@@ -1,7 +1,7 @@
 // POST /bridges: register the account's iMessage bridge server (account-scoped; the password is never returned).
 import { Bridge, BridgeCreate } from "@/lib/schemas/bridges";
 import type { PlatformApp } from "../../context";
-import { createBridge } from "../../services/bridges";
+import { createBridge } from "../../services/messaging/bridges";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -2,7 +2,7 @@
 // agents unless an agent's allowed_imessage_senders names it.
 import { BridgeHandleParams } from "@/lib/schemas/bridges";
 import type { PlatformApp } from "../../context";
-import { unlinkBridgeHandle } from "../../services/bridges";
+import { unlinkBridgeHandle } from "../../services/messaging/bridges";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

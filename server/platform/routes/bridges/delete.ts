@@ -2,7 +2,7 @@
 // keep their iMessage settings with bridge_id null.
 import { BridgeIdParam } from "@/lib/schemas/bridges";
 import type { PlatformApp } from "../../context";
-import { deleteBridge } from "../../services/bridges";
+import { deleteBridge } from "../../services/messaging/bridges";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -1,7 +1,7 @@
 // GET /bridges/{bridge_id}: one bridge of the account.
 import { Bridge, BridgeIdParam } from "@/lib/schemas/bridges";
 import type { PlatformApp } from "../../context";
-import { getBridge } from "../../services/bridges";
+import { getBridge } from "../../services/messaging/bridges";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -2,7 +2,7 @@
 // is linked to it (and may then text its agents). A new code replaces the previous one.
 import { BridgeIdParam, BridgeLinkCode } from "@/lib/schemas/bridges";
 import type { PlatformApp } from "../../context";
-import { createLinkCode } from "../../services/bridges";
+import { createLinkCode } from "../../services/messaging/bridges";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

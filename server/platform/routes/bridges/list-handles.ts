@@ -2,7 +2,7 @@
 import { BridgeHandle, BridgeIdParam, BridgeListQuery } from "@/lib/schemas/bridges";
 import { listEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { listBridgeHandles } from "../../services/bridges";
+import { listBridgeHandles } from "../../services/messaging/bridges";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

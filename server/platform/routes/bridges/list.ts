@@ -2,7 +2,7 @@
 import { Bridge, BridgeListQuery } from "@/lib/schemas/bridges";
 import { listEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { listBridges } from "../../services/bridges";
+import { listBridges } from "../../services/messaging/bridges";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

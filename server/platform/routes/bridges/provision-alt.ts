@@ -2,7 +2,7 @@
 // api_key, user_id), then 422 feature_not_available: this self-hosted platform has no such provider.
 import { BridgeProvisionAlt } from "@/lib/schemas/bridges";
 import type { PlatformApp } from "../../context";
-import { provisionAltBridge } from "../../services/bridges";
+import { provisionAltBridge } from "../../services/messaging/bridges";
 import { defineRoute, errorResponse, jsonBody, unofferedSuccess } from "../define";
 
 export const route = defineRoute({

@@ -1,7 +1,7 @@
 // POST /bridges/provision: a hosted iMessage line; this self-hosted platform has no provider, so 422
 // feature_not_available (docs/platform-api.md, "Bridges").
 import type { PlatformApp } from "../../context";
-import { provisionBridge } from "../../services/bridges";
+import { provisionBridge } from "../../services/messaging/bridges";
 import { defineRoute, errorResponse, unofferedSuccess } from "../define";
 
 export const route = defineRoute({

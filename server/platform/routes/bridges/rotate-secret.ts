@@ -2,7 +2,7 @@
 // the previous one stops working at once.
 import { BridgeIdParam, BridgeSecret } from "@/lib/schemas/bridges";
 import type { PlatformApp } from "../../context";
-import { rotateBridgeSecret } from "../../services/bridges";
+import { rotateBridgeSecret } from "../../services/messaging/bridges";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

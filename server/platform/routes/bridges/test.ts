@@ -2,7 +2,7 @@
 // happened; a server that is down or refuses is a result, not an error.
 import { BridgeIdParam, BridgeTestResult } from "@/lib/schemas/bridges";
 import type { PlatformApp } from "../../context";
-import { testBridge } from "../../services/bridges";
+import { testBridge } from "../../services/messaging/bridges";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -1,7 +1,7 @@
 // PATCH /bridges/{bridge_id}: change name, server_url, password, status (active or paused) or owner_handle.
 import { Bridge, BridgeIdParam, BridgeUpdate } from "@/lib/schemas/bridges";
 import type { PlatformApp } from "../../context";
-import { updateBridge } from "../../services/bridges";
+import { updateBridge } from "../../services/messaging/bridges";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 

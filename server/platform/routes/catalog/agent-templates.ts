@@ -3,7 +3,7 @@ import { AgentTemplate, TemplateListQuery } from "@/lib/schemas/catalog";
 import { listEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
 import { PlatformError } from "../../errors";
-import { AGENT_TEMPLATES } from "../../services/agent-templates";
+import { AGENT_TEMPLATES } from "../../services/agents/agent-templates";
 import { defineRoute, json } from "../define";
 
 export const route = defineRoute({

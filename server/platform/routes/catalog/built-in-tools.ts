@@ -2,7 +2,7 @@
 import { BuiltInToolEntry, BuiltInToolQuery } from "@/lib/schemas/catalog";
 import { listEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { builtInToolsFor } from "../../services/agents";
+import { builtInToolsFor } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";

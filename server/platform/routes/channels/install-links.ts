@@ -2,7 +2,7 @@
 // flow of each); 503 when the chat app is unavailable.
 import { ChannelInstallLinks, InstallLinksQuery } from "@/lib/schemas/channels";
 import type { PlatformApp } from "../../context";
-import { channelInstallLinks } from "../../services/channels";
+import { channelInstallLinks } from "../../services/messaging/channels";
 import { defineRoute, errorResponse, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

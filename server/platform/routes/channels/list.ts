@@ -2,7 +2,7 @@
 import { Channel } from "@/lib/schemas/channels";
 import { listEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { listChannels } from "../../services/channels";
+import { listChannels } from "../../services/messaging/channels";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -3,7 +3,7 @@
 import { ErrorEnvelope } from "@/lib/schemas/common";
 import { CreateEndUserRequest, EndUser } from "@/lib/schemas/end-users";
 import type { PlatformApp } from "../../context";
-import { createEndUser } from "../../services/end-users";
+import { createEndUser } from "../../services/account/end-users";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 

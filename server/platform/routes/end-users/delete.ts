@@ -1,7 +1,7 @@
 // DELETE /users/{user_id}: delete an end-user profile and everything scoped to it.
 import { EndUserParam } from "@/lib/schemas/end-users";
 import type { PlatformApp } from "../../context";
-import { deleteEndUser } from "../../services/end-users";
+import { deleteEndUser } from "../../services/account/end-users";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -1,7 +1,7 @@
 // GET /users/{user_id}: one end-user profile.
 import { EndUser, EndUserParam } from "@/lib/schemas/end-users";
 import type { PlatformApp } from "../../context";
-import { getEndUser } from "../../services/end-users";
+import { getEndUser } from "../../services/account/end-users";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -2,7 +2,7 @@
 import { listEnvelope, PageQuery } from "@/lib/schemas/common";
 import { EndUser } from "@/lib/schemas/end-users";
 import type { PlatformApp } from "../../context";
-import { listEndUsers } from "../../services/end-users";
+import { listEndUsers } from "../../services/account/end-users";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

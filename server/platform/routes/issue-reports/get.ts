@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { IssueReport, IssueReportIdParam } from "@/lib/schemas/issue-reports";
 import type { PlatformApp } from "../../context";
-import { getIssueReport } from "../../services/issue-reports";
+import { getIssueReport } from "../../services/account/issue-reports";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";

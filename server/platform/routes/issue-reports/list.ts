@@ -2,7 +2,7 @@
 import { listEnvelope } from "@/lib/schemas/common";
 import { IssueReport, ListIssueReportsQuery } from "@/lib/schemas/issue-reports";
 import type { PlatformApp } from "../../context";
-import { listIssueReports } from "../../services/issue-reports";
+import { listIssueReports } from "../../services/account/issue-reports";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";

@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { IssueReport, IssueReportIdParam, UpdateIssueReportRequest } from "@/lib/schemas/issue-reports";
 import type { PlatformApp } from "../../context";
-import { updateIssueReport } from "../../services/issue-reports";
+import { updateIssueReport } from "../../services/account/issue-reports";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";

@@ -2,7 +2,7 @@
 // judgments (account-scoped: no user_id; the key is write-only).
 import { JudgmentConnection, PutJudgmentConnectionRequest } from "@/lib/schemas/judgments";
 import type { PlatformApp } from "../../context";
-import { deleteJudgmentConnection, getJudgmentConnection, putJudgmentConnection } from "../../services/judgments";
+import { deleteJudgmentConnection, getJudgmentConnection, putJudgmentConnection } from "../../services/models/judgments";
 import { defineRoute, json, jsonBody, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

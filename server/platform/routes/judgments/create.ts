@@ -3,7 +3,7 @@ import { UserScopeQuery } from "@/lib/schemas/common";
 import { CreateJudgmentRequest, Judgment } from "@/lib/schemas/judgments";
 import type { PlatformApp } from "../../context";
 import { readIdempotentCall } from "../../middleware/idempotency";
-import { createJudgment } from "../../services/judgments";
+import { createJudgment } from "../../services/models/judgments";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";

@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { Judgment, JudgmentIdParam } from "@/lib/schemas/judgments";
 import type { PlatformApp } from "../../context";
-import { getJudgment } from "../../services/judgments";
+import { getJudgment } from "../../services/models/judgments";
 import { defineRoute, errorResponse, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

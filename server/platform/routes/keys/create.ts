@@ -2,7 +2,7 @@
 import { ApiKeyWithSecret, CreateKeyRequest } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { requireAccountOwner } from "../../middleware/authenticate";
-import { createNamedKey } from "../../services/keys";
+import { createNamedKey } from "../../services/account/keys";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 

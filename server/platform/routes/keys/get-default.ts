@@ -2,7 +2,7 @@
 import { ApiKeyInfo } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { requireAccountOwner } from "../../middleware/authenticate";
-import { getDefaultKey } from "../../services/keys";
+import { getDefaultKey } from "../../services/account/keys";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -3,7 +3,7 @@ import { ApiKeyList } from "@/lib/schemas/accounts";
 import { PageQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
 import { requireAccountOwner } from "../../middleware/authenticate";
-import { listKeys } from "../../services/keys";
+import { listKeys } from "../../services/account/keys";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

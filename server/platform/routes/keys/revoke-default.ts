@@ -1,7 +1,7 @@
 // DELETE /keys: revoke the default key; it stops authenticating on its next request.
 import type { PlatformApp } from "../../context";
 import { requireAccountOwner } from "../../middleware/authenticate";
-import { deleteDefaultKey } from "../../services/keys";
+import { deleteDefaultKey } from "../../services/account/keys";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

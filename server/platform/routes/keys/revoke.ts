@@ -2,7 +2,7 @@
 import { KeyIdParam } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { requireAccountOwner } from "../../middleware/authenticate";
-import { deleteNamedKey } from "../../services/keys";
+import { deleteNamedKey } from "../../services/account/keys";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -2,7 +2,7 @@
 import { ApiKeyWithSecret } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { requireAccountOwner } from "../../middleware/authenticate";
-import { rotateDefaultKey } from "../../services/keys";
+import { rotateDefaultKey } from "../../services/account/keys";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

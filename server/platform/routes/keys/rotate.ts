@@ -3,7 +3,7 @@ import { ApiKeyWithSecret, KeyIdParam } from "@/lib/schemas/accounts";
 import { ErrorEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
 import { requireAccountOwner } from "../../middleware/authenticate";
-import { rotateNamedKey } from "../../services/keys";
+import { rotateNamedKey } from "../../services/account/keys";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

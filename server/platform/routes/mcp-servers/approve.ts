@@ -3,7 +3,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { ToolServer, ToolServerIdParam } from "@/lib/schemas/tool-servers";
 import type { PlatformApp } from "../../context";
-import { approveToolServer } from "../../services/tool-servers";
+import { approveToolServer } from "../../services/tool-servers/tool-servers";
 import { defineRoute, errorResponse, json } from "../define";
 import { authOf, toolServerServicesOf } from "../request";
 

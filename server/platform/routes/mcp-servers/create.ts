@@ -4,7 +4,7 @@ import { UserScopeQuery } from "@/lib/schemas/common";
 import { CreateToolServerRequest, ToolServer } from "@/lib/schemas/tool-servers";
 import type { PlatformApp } from "../../context";
 import { pickUserId } from "../../services/scope";
-import { createToolServer } from "../../services/tool-servers";
+import { createToolServer } from "../../services/tool-servers/tool-servers";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, toolServerServicesOf } from "../request";
 

@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { ToolServerIdParam } from "@/lib/schemas/tool-servers";
 import type { PlatformApp } from "../../context";
-import { deleteToolServer } from "../../services/tool-servers";
+import { deleteToolServer } from "../../services/tool-servers/tool-servers";
 import { defineRoute, noContent } from "../define";
 import { authOf, toolServerServicesOf } from "../request";
 

@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { ToolServer, ToolServerIdParam } from "@/lib/schemas/tool-servers";
 import type { PlatformApp } from "../../context";
-import { getToolServer } from "../../services/tool-servers";
+import { getToolServer } from "../../services/tool-servers/tool-servers";
 import { defineRoute, json } from "../define";
 import { authOf, toolServerServicesOf } from "../request";
 

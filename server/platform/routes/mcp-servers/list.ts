@@ -2,7 +2,7 @@
 import { listEnvelope } from "@/lib/schemas/common";
 import { ListToolServersQuery, ToolServer } from "@/lib/schemas/tool-servers";
 import type { PlatformApp } from "../../context";
-import { listToolServers } from "../../services/tool-servers";
+import { listToolServers } from "../../services/tool-servers/tool-servers";
 import { defineRoute, json } from "../define";
 import { authOf, toolServerServicesOf } from "../request";
 

@@ -2,7 +2,7 @@
 // state completes the flow by itself; the person sees a short page.
 import { ToolServerOAuthCallbackQuery } from "@/lib/schemas/tool-servers";
 import type { PlatformApp } from "../../context";
-import { handleToolServerOAuthCallback } from "../../services/tool-servers";
+import { handleToolServerOAuthCallback } from "../../services/tool-servers/tool-servers";
 import { defineRoute } from "../define";
 import { servicesOf } from "../request";
 

@@ -3,7 +3,7 @@ import { UserScopeQuery } from "@/lib/schemas/common";
 import { ToolServerIdParam, ToolServerOAuthStarted, ToolServerOAuthStartRequest } from "@/lib/schemas/tool-servers";
 import type { PlatformApp } from "../../context";
 import { pickUserId } from "../../services/scope";
-import { startToolServerOAuth } from "../../services/tool-servers";
+import { startToolServerOAuth } from "../../services/tool-servers/tool-servers";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
 import { authOf, toolServerServicesOf } from "../request";
 

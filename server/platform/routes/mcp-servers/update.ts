@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { ToolServer, ToolServerIdParam, UpdateToolServerRequest } from "@/lib/schemas/tool-servers";
 import type { PlatformApp } from "../../context";
-import { updateToolServer } from "../../services/tool-servers";
+import { updateToolServer } from "../../services/tool-servers/tool-servers";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, toolServerServicesOf } from "../request";
 

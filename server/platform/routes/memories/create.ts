@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { CreateMemoryRequest, Memory } from "@/lib/schemas/memories";
 import type { PlatformApp } from "../../context";
-import { createMemory } from "../../services/memories";
+import { createMemory } from "../../services/agents/memories";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";

@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { DeleteMemoryRequest, MemoryIdParam } from "@/lib/schemas/memories";
 import type { PlatformApp } from "../../context";
-import { deleteMemory } from "../../services/memories";
+import { deleteMemory } from "../../services/agents/memories";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, jsonBody, noContent } from "../define";
 import { authOf, servicesOf } from "../request";

@@ -2,7 +2,7 @@
 import { listEnvelope } from "@/lib/schemas/common";
 import { ListMemoriesQuery, Memory } from "@/lib/schemas/memories";
 import type { PlatformApp } from "../../context";
-import { listMemories } from "../../services/memories";
+import { listMemories } from "../../services/agents/memories";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

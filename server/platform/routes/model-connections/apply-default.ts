@@ -1,7 +1,7 @@
 // POST /model-connections/{provider}/apply-default: the account's preferred default connection.
 import { ModelConnection, ProviderParam } from "@/lib/schemas/model-connections";
 import type { PlatformApp } from "../../context";
-import { applyDefault } from "../../services/model-connections";
+import { applyDefault } from "../../services/models/model-connections";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

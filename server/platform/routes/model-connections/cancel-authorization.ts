@@ -1,7 +1,7 @@
 // DELETE /model-connections/{provider}/authorizations/{state}: abandons a pending authorization.
 import { AuthorizationParam } from "@/lib/schemas/model-connections";
 import type { PlatformApp } from "../../context";
-import { cancelAuthorization } from "../../services/model-connections";
+import { cancelAuthorization } from "../../services/models/model-connections";
 import { defineRoute, errorResponse, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -1,6 +1,6 @@
 // DELETE /model-connections/preferred-default: runs without a model use the platform default again.
 import type { PlatformApp } from "../../context";
-import { clearPreferredDefault } from "../../services/model-connections";
+import { clearPreferredDefault } from "../../services/models/model-connections";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

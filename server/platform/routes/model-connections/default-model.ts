@@ -1,7 +1,7 @@
 // PATCH /model-connections/{provider}/default-model: the model runs use when this connection is the preferred default.
 import { DefaultModelRequest, ModelConnection, ProviderParam } from "@/lib/schemas/model-connections";
 import type { PlatformApp } from "../../context";
-import { setConnectionDefaultModel } from "../../services/model-connections";
+import { setConnectionDefaultModel } from "../../services/models/model-connections";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -1,7 +1,7 @@
 // DELETE /model-connections/{provider}/accounts/{account_id}: forgets one provider-side account (the connection goes with its last).
 import { ProviderAccountParam } from "@/lib/schemas/model-connections";
 import type { PlatformApp } from "../../context";
-import { disconnectAccount } from "../../services/model-connections";
+import { disconnectAccount } from "../../services/models/model-connections";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

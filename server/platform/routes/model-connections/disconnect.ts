@@ -1,7 +1,7 @@
 // DELETE /model-connections/{provider}: forgets the connection and every credential it held.
 import { ProviderParam } from "@/lib/schemas/model-connections";
 import type { PlatformApp } from "../../context";
-import { disconnect } from "../../services/model-connections";
+import { disconnect } from "../../services/models/model-connections";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -1,7 +1,7 @@
 // GET /model-connections: every provider with the account's connection status on it.
 import { ModelConnectionList } from "@/lib/schemas/model-connections";
 import type { PlatformApp } from "../../context";
-import { listModelConnections } from "../../services/model-connections";
+import { listModelConnections } from "../../services/models/model-connections";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

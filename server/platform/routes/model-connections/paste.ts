@@ -1,7 +1,7 @@
 // POST /model-connections/provA/paste: a token pair copied from provA.
 import { ModelConnection, PasteConnectionRequest } from "@/lib/schemas/model-connections";
 import type { PlatformApp } from "../../context";
-import { pasteConnection } from "../../services/model-connections";
+import { pasteConnection } from "../../services/models/model-connections";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -1,7 +1,7 @@
 // GET /model-connections/{provider}/authorizations/{state}: where the authorization stands.
 import { AuthorizationParam, ModelAuthorization } from "@/lib/schemas/model-connections";
 import type { PlatformApp } from "../../context";
-import { pollAuthorization } from "../../services/model-connections";
+import { pollAuthorization } from "../../services/models/model-connections";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -1,7 +1,7 @@
 // POST /model-connections/{provider}/authorizations: starts an authorization (code with PKCE).
 import { ModelAuthorization, ProviderParam } from "@/lib/schemas/model-connections";
 import type { PlatformApp } from "../../context";
-import { startAuthorization } from "../../services/model-connections";
+import { startAuthorization } from "../../services/models/model-connections";
 import { defineRoute, errorResponse, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -3,7 +3,7 @@
 // API key; every credit is a ledger entry naming who and why, and gets a receipt.
 import { OperatorCredit, OperatorCreditRequest } from "@/lib/schemas/payments";
 import type { PlatformApp } from "../../context";
-import { authenticateOperator, operatorCredit } from "../../services/payments";
+import { authenticateOperator, operatorCredit } from "../../services/billing/payments";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
 import { servicesWithJobsOf } from "../request";
 

@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { CreatePermissionRequest, Permission } from "@/lib/schemas/permissions";
 import type { PlatformApp } from "../../context";
-import { allowTool } from "../../services/permissions";
+import { allowTool } from "../../services/agents/permissions";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";

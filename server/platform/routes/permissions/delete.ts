@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { DeletePermissionRequest, PermissionIdParam } from "@/lib/schemas/permissions";
 import type { PlatformApp } from "../../context";
-import { revokePermission } from "../../services/permissions";
+import { revokePermission } from "../../services/agents/permissions";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, jsonBody, noContent } from "../define";
 import { authOf, servicesOf } from "../request";

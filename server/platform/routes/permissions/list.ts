@@ -2,7 +2,7 @@
 import { listEnvelope } from "@/lib/schemas/common";
 import { ListPermissionsQuery, Permission } from "@/lib/schemas/permissions";
 import type { PlatformApp } from "../../context";
-import { listPermissions } from "../../services/permissions";
+import { listPermissions } from "../../services/agents/permissions";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { AnswerRequest as Answer, AnswerResult as Answered, RunIdParam } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
-import { answerRun } from "../../services/runs";
+import { answerRun } from "../../services/runs/runs";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, runServicesOf, servicesOf } from "../request";

@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { ApprovalResult as Approved, ApproveRequest as Approve, RunIdParam } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
-import { approveRequest } from "../../services/runs";
+import { approveRequest } from "../../services/runs/runs";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, runServicesOf, servicesOf } from "../request";

@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { Run, RunIdParam } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
-import { cancelRun } from "../../services/runs";
+import { cancelRun } from "../../services/runs/runs";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, runServicesOf, servicesOf } from "../request";

@@ -1,14 +1,14 @@
 // POST /runs/with-files: start a run with attachments. Multipart: `payload` holds the exact POST /runs
 // JSON (the same contract validates it), `files` (repeatable) the attachments, which reach the model
-// as text (text files) or file parts (images, PDF). Limits in services/run-files.ts.
+// as text (text files) or file parts (images, PDF). Limits in services/runs/run-files.ts.
 import { IdempotencyKeyHeaders, UserScopeQuery } from "@/lib/schemas/common";
 import { RunCreate } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { idempotency, idempotently } from "../../middleware/idempotency";
-import { acceptFiles } from "../../services/run-files";
-import { requestRun } from "../../services/run-target";
+import { acceptFiles } from "../../services/runs/run-files";
+import { requestRun } from "../../services/runs/run-target";
 import { pickUserId } from "../../services/scope";
-import { requestedSkill } from "../../services/skills";
+import { requestedSkill } from "../../services/agents/skills";
 import { defineRoute, errorResponse } from "../define";
 import { authOf, runServicesOf } from "../request";
 import { readUpload, uploadBody, uploadBodyLimit } from "./multipart";

@@ -5,7 +5,7 @@
 import { isSettledStatus, RunEventsHeaders, RunEventsQuery, RunIdParam } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { PlatformError } from "../../errors";
-import { getRun } from "../../services/runs";
+import { getRun } from "../../services/runs/runs";
 import { resolveScope } from "../../services/scope";
 import { runLogOver } from "../../runtime/follow-run";
 import { defineRoute } from "../define";

@@ -1,10 +1,10 @@
 // POST /runs/first-session: an agent's first session, in which it introduces itself from its
-// instructions (services/run-conversation.ts has the message). Streams like POST /runs.
+// instructions (services/runs/run-conversation.ts has the message). Streams like POST /runs.
 import { IdempotencyKeyHeaders, UserScopeQuery } from "@/lib/schemas/common";
 import { FirstSessionCreate } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { idempotency, idempotently } from "../../middleware/idempotency";
-import { startFirstSession } from "../../services/run-conversation";
+import { startFirstSession } from "../../services/runs/run-conversation";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, errorResponse, jsonBody } from "../define";
 import { authOf, runServicesOf } from "../request";

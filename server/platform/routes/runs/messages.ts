@@ -3,7 +3,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { RunIdParam, RunMessages } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
-import { listRunMessages } from "../../services/run-messages";
+import { listRunMessages } from "../../services/runs/run-messages";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, runServicesOf, servicesOf } from "../request";

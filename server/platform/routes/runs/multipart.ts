@@ -1,11 +1,11 @@
 // Reading the multipart form of the with-files operations: field `payload` holds the JSON the plain
 // operation takes (validated with the same zod contract), field `files` (repeatable) the attachments.
-// The form has its own body limit (services/run-files.ts); the app's 256 KB JSON limit skips it.
+// The form has its own body limit (services/runs/run-files.ts); the app's 256 KB JSON limit skips it.
 import { bodyLimit } from "hono/body-limit";
 import type { z } from "zod";
 import type { PlatformContext } from "../../context";
 import { PlatformError } from "../../errors";
-import { MAX_MULTIPART_BYTES, MAX_FILES_TOTAL_BYTES, type UploadedFile } from "../../services/run-files";
+import { MAX_MULTIPART_BYTES, MAX_FILES_TOTAL_BYTES, type UploadedFile } from "../../services/runs/run-files";
 
 export const uploadBodyLimit = bodyLimit({
   maxSize: MAX_MULTIPART_BYTES,

@@ -3,7 +3,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { PermissionModeChange, Run, RunIdParam } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
-import { changePermissionMode } from "../../services/run-conversation";
+import { changePermissionMode } from "../../services/runs/run-conversation";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
 import { authOf, runServicesOf, servicesOf } from "../request";

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { PermissionRequest, RunIdParam } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
-import { listPermissionRequests } from "../../services/runs";
+import { listPermissionRequests } from "../../services/runs/runs";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, runServicesOf, servicesOf } from "../request";

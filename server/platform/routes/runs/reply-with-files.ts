@@ -1,13 +1,13 @@
 // POST /runs/{run_id}/reply/with-files: a reply with attachments. Multipart: `payload` holds the exact
-// POST /runs/{run_id}/reply JSON, `files` (repeatable) the attachments (limits in services/run-files.ts).
+// POST /runs/{run_id}/reply JSON, `files` (repeatable) the attachments (limits in services/runs/run-files.ts).
 import { IdempotencyKeyHeaders, UserScopeQuery } from "@/lib/schemas/common";
 import { RunIdParam, RunReply } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { idempotency, idempotently } from "../../middleware/idempotency";
-import { acceptFiles } from "../../services/run-files";
-import { replyToRun } from "../../services/run-conversation";
+import { acceptFiles } from "../../services/runs/run-files";
+import { replyToRun } from "../../services/runs/run-conversation";
 import { pickUserId, resolveScope } from "../../services/scope";
-import { requestedSkill } from "../../services/skills";
+import { requestedSkill } from "../../services/agents/skills";
 import { defineRoute, errorResponse } from "../define";
 import { authOf, runServicesOf, servicesOf } from "../request";
 import { readUpload, uploadBody, uploadBodyLimit } from "./multipart";

@@ -1,7 +1,7 @@
 // GET /settings: the account's settings (account-scoped: no user_id).
 import { Settings } from "@/lib/schemas/settings";
 import type { PlatformApp } from "../../context";
-import { getSettings } from "../../services/settings";
+import { getSettings } from "../../services/account/settings";
 import { defineRoute, json } from "../define";
 import { authOf } from "../request";
 

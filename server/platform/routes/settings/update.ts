@@ -1,7 +1,7 @@
 // PATCH /settings: change the account's settings (omitted fields stay; account-scoped: no user_id).
 import { Settings, UpdateSettingsRequest } from "@/lib/schemas/settings";
 import type { PlatformApp } from "../../context";
-import { updateSettings } from "../../services/settings";
+import { updateSettings } from "../../services/account/settings";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 

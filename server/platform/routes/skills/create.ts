@@ -3,7 +3,7 @@ import { UserScopeQuery } from "@/lib/schemas/common";
 import { CreateSkillRequest, Skill } from "@/lib/schemas/skills";
 import type { PlatformApp } from "../../context";
 import { pickUserId } from "../../services/scope";
-import { createSkill } from "../../services/skills";
+import { createSkill } from "../../services/agents/skills";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 

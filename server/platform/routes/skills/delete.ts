@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { SkillIdParam } from "@/lib/schemas/skills";
 import type { PlatformApp } from "../../context";
-import { deleteSkill } from "../../services/skills";
+import { deleteSkill } from "../../services/agents/skills";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

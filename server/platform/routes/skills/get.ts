@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { Skill, SkillIdParam } from "@/lib/schemas/skills";
 import type { PlatformApp } from "../../context";
-import { getSkill } from "../../services/skills";
+import { getSkill } from "../../services/agents/skills";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -2,7 +2,7 @@
 import { listEnvelope } from "@/lib/schemas/common";
 import { InvokableSkill, InvokableSkillsQuery } from "@/lib/schemas/skills";
 import type { PlatformApp } from "../../context";
-import { listInvokableSkills } from "../../services/skills";
+import { listInvokableSkills } from "../../services/agents/skills";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

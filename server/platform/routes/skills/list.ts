@@ -2,7 +2,7 @@
 import { listEnvelope } from "@/lib/schemas/common";
 import { ListSkillsQuery, Skill } from "@/lib/schemas/skills";
 import type { PlatformApp } from "../../context";
-import { listSkills } from "../../services/skills";
+import { listSkills } from "../../services/agents/skills";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

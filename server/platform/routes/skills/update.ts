@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { Skill, SkillIdParam, UpdateSkillRequest } from "@/lib/schemas/skills";
 import type { PlatformApp } from "../../context";
-import { updateSkill } from "../../services/skills";
+import { updateSkill } from "../../services/agents/skills";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { TaskIdParam } from "@/lib/schemas/triggers";
 import type { PlatformApp } from "../../context";
-import { deleteTaskWebhook } from "../../services/task-webhooks";
+import { deleteTaskWebhook } from "../../services/tasks/task-webhooks";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

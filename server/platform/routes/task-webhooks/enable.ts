@@ -4,7 +4,7 @@ import { UserScopeQuery } from "@/lib/schemas/common";
 import { TaskIdParam, TaskWebhook, TaskWebhookEnable } from "@/lib/schemas/triggers";
 import type { PlatformApp } from "../../context";
 import { pickUserId } from "../../services/scope";
-import { enableTaskWebhook } from "../../services/task-webhooks";
+import { enableTaskWebhook } from "../../services/tasks/task-webhooks";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, baseUrlOf, servicesOf } from "../request";
 

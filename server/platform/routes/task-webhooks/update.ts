@@ -3,7 +3,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { TaskIdParam, TaskWebhook, TaskWebhookUpdate } from "@/lib/schemas/triggers";
 import type { PlatformApp } from "../../context";
-import { updateTaskWebhook } from "../../services/task-webhooks";
+import { updateTaskWebhook } from "../../services/tasks/task-webhooks";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 

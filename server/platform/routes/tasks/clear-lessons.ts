@@ -3,7 +3,7 @@
 import { ClearLessonsQuery, TaskLessons } from "@/lib/schemas/lessons";
 import { TaskIdParam } from "@/lib/schemas/tasks";
 import type { PlatformApp } from "../../context";
-import { clearTaskLessons } from "../../services/lessons";
+import { clearTaskLessons } from "../../services/agents/lessons";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";

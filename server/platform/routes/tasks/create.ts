@@ -3,7 +3,7 @@ import { UserScopeQuery } from "@/lib/schemas/common";
 import { Task, TaskCreate } from "@/lib/schemas/tasks";
 import type { PlatformApp } from "../../context";
 import { pickUserId, resolveScope } from "../../services/scope";
-import { createTask } from "../../services/tasks";
+import { createTask } from "../../services/tasks/tasks";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, baseUrlOf, servicesOf, servicesWithJobsOf } from "../request";
 

@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { LessonIdParams, TaskLessons } from "@/lib/schemas/lessons";
 import type { PlatformApp } from "../../context";
-import { deleteTaskLesson } from "../../services/lessons";
+import { deleteTaskLesson } from "../../services/agents/lessons";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";

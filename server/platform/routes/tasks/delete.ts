@@ -3,7 +3,7 @@ import { UserScopeQuery } from "@/lib/schemas/common";
 import { TaskIdParam } from "@/lib/schemas/tasks";
 import type { PlatformApp } from "../../context";
 import { resolveScope } from "../../services/scope";
-import { deleteTask } from "../../services/tasks";
+import { deleteTask } from "../../services/tasks/tasks";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -3,7 +3,7 @@ import { UserScopeQuery } from "@/lib/schemas/common";
 import { Task, TaskIdParam } from "@/lib/schemas/tasks";
 import type { PlatformApp } from "../../context";
 import { resolveScope } from "../../services/scope";
-import { getTask } from "../../services/tasks";
+import { getTask } from "../../services/tasks/tasks";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

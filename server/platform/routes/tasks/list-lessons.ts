@@ -3,7 +3,7 @@ import { UserScopeQuery } from "@/lib/schemas/common";
 import { TaskLessons } from "@/lib/schemas/lessons";
 import { TaskIdParam } from "@/lib/schemas/tasks";
 import type { PlatformApp } from "../../context";
-import { listTaskLessons } from "../../services/lessons";
+import { listTaskLessons } from "../../services/agents/lessons";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";

@@ -3,7 +3,7 @@ import { listEnvelope } from "@/lib/schemas/common";
 import { ListTasksQuery, Task } from "@/lib/schemas/tasks";
 import type { PlatformApp } from "../../context";
 import { resolveScope } from "../../services/scope";
-import { listTasks } from "../../services/tasks";
+import { listTasks } from "../../services/tasks/tasks";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

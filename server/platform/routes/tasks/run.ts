@@ -7,7 +7,7 @@ import { TaskIdParam, TaskRunCreate } from "@/lib/schemas/tasks";
 import type { PlatformApp } from "../../context";
 import { idempotency, idempotently } from "../../middleware/idempotency";
 import { pickUserId } from "../../services/scope";
-import { findTaskToRun, runTask } from "../../services/tasks";
+import { findTaskToRun, runTask } from "../../services/tasks/tasks";
 import { defineRoute, errorResponse, jsonBody } from "../define";
 import { authOf, runServicesOf } from "../request";
 import { streamRun } from "../runs/stream";

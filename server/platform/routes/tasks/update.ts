@@ -3,7 +3,7 @@ import { UserScopeQuery } from "@/lib/schemas/common";
 import { Task, TaskIdParam, TaskUpdate } from "@/lib/schemas/tasks";
 import type { PlatformApp } from "../../context";
 import { resolveScope } from "../../services/scope";
-import { updateTask } from "../../services/tasks";
+import { updateTask } from "../../services/tasks/tasks";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 

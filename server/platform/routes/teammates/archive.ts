@@ -2,7 +2,7 @@
 import { IntId, UserScopeQuery } from "@/lib/schemas/common";
 import { z } from "zod";
 import type { PlatformApp } from "../../context";
-import { archiveAgent } from "../../services/agents";
+import { archiveAgent } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesOf } from "../request";

@@ -2,7 +2,7 @@
 import { Agent, TeammateCreate } from "@/lib/schemas/agents";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { createAgent } from "../../services/agents";
+import { createAgent } from "../../services/agents/agents";
 import { pickUserId, resolveScope } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, baseUrlOf, servicesOf, servicesWithJobsOf } from "../request";

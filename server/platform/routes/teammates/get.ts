@@ -3,7 +3,7 @@ import { Agent } from "@/lib/schemas/agents";
 import { IntId, UserScopeQuery } from "@/lib/schemas/common";
 import { z } from "zod";
 import type { PlatformApp } from "../../context";
-import { getAgent } from "../../services/agents";
+import { getAgent } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";

@@ -3,7 +3,7 @@ import { Agent, TeammateUpdate } from "@/lib/schemas/agents";
 import { IntId, UserScopeQuery } from "@/lib/schemas/common";
 import { z } from "zod";
 import type { PlatformApp } from "../../context";
-import { patchAgent } from "../../services/agents";
+import { patchAgent } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf, servicesWithJobsOf } from "../request";

@@ -2,8 +2,8 @@
 import { AcceptInviteRequest, Team } from "@/lib/schemas/teams";
 import { ErrorEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { personOf } from "../../services/sessions";
-import { acceptInvite } from "../../services/teams";
+import { personOf } from "../../services/account/sessions";
+import { acceptInvite } from "../../services/account/teams";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -2,8 +2,8 @@
 import { CreateInviteRequest, OrgIdParam, TeamInvite } from "@/lib/schemas/teams";
 import { ErrorEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { personOf } from "../../services/sessions";
-import { createInvite } from "../../services/teams";
+import { personOf } from "../../services/account/sessions";
+import { createInvite } from "../../services/account/teams";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, baseUrlOf, servicesOf } from "../request";
 

@@ -1,8 +1,8 @@
 // GET /teams: the caller's teams, with their members and (for owners and admins) pending invites.
 import { TeamList } from "@/lib/schemas/teams";
 import type { PlatformApp } from "../../context";
-import { personOf } from "../../services/sessions";
-import { listTeams } from "../../services/teams";
+import { personOf } from "../../services/account/sessions";
+import { listTeams } from "../../services/account/teams";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

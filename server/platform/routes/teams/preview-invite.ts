@@ -2,7 +2,7 @@
 import { InvitePreview, InviteTokenParam } from "@/lib/schemas/teams";
 import { ErrorEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { previewInvite } from "../../services/teams";
+import { previewInvite } from "../../services/account/teams";
 import { defineRoute, json } from "../define";
 import { servicesOf } from "../request";
 

@@ -2,8 +2,8 @@
 import { MemberParams } from "@/lib/schemas/teams";
 import { ErrorEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { personOf } from "../../services/sessions";
-import { removeMember } from "../../services/teams";
+import { personOf } from "../../services/account/sessions";
+import { removeMember } from "../../services/account/teams";
 import { defineRoute, json, noContent } from "../define";
 import { authOf, servicesOf } from "../request";
 

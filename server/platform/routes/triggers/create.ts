@@ -4,7 +4,7 @@ import { UserScopeQuery } from "@/lib/schemas/common";
 import { TaskIdParam, Trigger, TriggerCreate } from "@/lib/schemas/triggers";
 import type { PlatformApp } from "../../context";
 import { pickUserId } from "../../services/scope";
-import { createTrigger } from "../../services/task-triggers";
+import { createTrigger } from "../../services/tasks/task-triggers";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, baseUrlOf, servicesWithJobsOf } from "../request";
 

@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { TaskTriggerParams } from "@/lib/schemas/triggers";
 import type { PlatformApp } from "../../context";
-import { deleteTrigger } from "../../services/task-triggers";
+import { deleteTrigger } from "../../services/tasks/task-triggers";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 

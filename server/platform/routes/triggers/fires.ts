@@ -3,7 +3,7 @@
 import { listEnvelope } from "@/lib/schemas/common";
 import { ListTriggerFiresQuery, TaskTriggerParams, TriggerFire } from "@/lib/schemas/triggers";
 import type { PlatformApp } from "../../context";
-import { listFires } from "../../services/task-triggers";
+import { listFires } from "../../services/tasks/task-triggers";
 import { defineRoute, json } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 

@@ -2,7 +2,7 @@
 import { listEnvelope, UserScopeQuery } from "@/lib/schemas/common";
 import { TaskIdParam, Trigger } from "@/lib/schemas/triggers";
 import type { PlatformApp } from "../../context";
-import { listTaskTriggers } from "../../services/task-triggers";
+import { listTaskTriggers } from "../../services/tasks/task-triggers";
 import { defineRoute, json } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 

@@ -3,7 +3,7 @@
 import { listEnvelope } from "@/lib/schemas/common";
 import { ListTriggersQuery, Trigger } from "@/lib/schemas/triggers";
 import type { PlatformApp } from "../../context";
-import { listAccountTriggers } from "../../services/task-triggers";
+import { listAccountTriggers } from "../../services/tasks/task-triggers";
 import { defineRoute, json } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 

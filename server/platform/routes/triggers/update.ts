@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { TaskTriggerParams, Trigger, TriggerUpdate } from "@/lib/schemas/triggers";
 import type { PlatformApp } from "../../context";
-import { updateTrigger } from "../../services/task-triggers";
+import { updateTrigger } from "../../services/tasks/task-triggers";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 

@@ -1,7 +1,7 @@
 // GET /usage/end-users: each end-user's runs, tokens and cost this billing period, beside its caps.
 import { EndUserUsagePage, EndUserUsageQuery } from "@/lib/schemas/billing";
 import type { PlatformApp } from "../../context";
-import { listEndUserUsage } from "../../services/usage";
+import { listEndUserUsage } from "../../services/billing/usage";
 import { defineRoute, json } from "../define";
 import { authOf } from "../request";
 

@@ -2,7 +2,7 @@
 // UTC when prepaid), its plan's limits, and its balance.
 import { Usage } from "@/lib/schemas/billing";
 import type { PlatformApp } from "../../context";
-import { getUsage } from "../../services/usage";
+import { getUsage } from "../../services/billing/usage";
 import { defineRoute, json } from "../define";
 import { authOf } from "../request";
 

@@ -1,7 +1,7 @@
 // GET /usage/timeseries: tokens and cost per UTC day over a date range, optionally per model.
 import { UsageTimeseries, UsageTimeseriesQuery } from "@/lib/schemas/billing";
 import type { PlatformApp } from "../../context";
-import { usageTimeseries } from "../../services/usage";
+import { usageTimeseries } from "../../services/billing/usage";
 import { defineRoute, json } from "../define";
 import { authOf } from "../request";
 

@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { ConfirmObservationRequest, Observation, ObservationIdParam } from "@/lib/schemas/value";
 import type { PlatformApp } from "../../context";
-import { confirmObservation } from "../../services/value";
+import { confirmObservation } from "../../services/agents/value";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";

@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { CreateObservationRequest, Observation, UseCaseIdParam } from "@/lib/schemas/value";
 import type { PlatformApp } from "../../context";
-import { createObservation } from "../../services/value";
+import { createObservation } from "../../services/agents/value";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";

@@ -3,7 +3,7 @@ import { UserScopeQuery } from "@/lib/schemas/common";
 import { CreateUseCaseRequest, UseCase } from "@/lib/schemas/value";
 import type { PlatformApp } from "../../context";
 import { pickUserId } from "../../services/scope";
-import { createUseCase } from "../../services/value";
+import { createUseCase } from "../../services/agents/value";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { UseCase, UseCaseIdParam } from "@/lib/schemas/value";
 import type { PlatformApp } from "../../context";
-import { getUseCase } from "../../services/value";
+import { getUseCase } from "../../services/agents/value";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

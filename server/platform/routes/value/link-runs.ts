@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { LinkedRuns, LinkRunsRequest, UseCaseIdParam } from "@/lib/schemas/value";
 import type { PlatformApp } from "../../context";
-import { linkRuns } from "../../services/value";
+import { linkRuns } from "../../services/agents/value";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";

@@ -2,7 +2,7 @@
 import { listEnvelope } from "@/lib/schemas/common";
 import { ListObservationsQuery, Observation, UseCaseIdParam } from "@/lib/schemas/value";
 import type { PlatformApp } from "../../context";
-import { listObservations } from "../../services/value";
+import { listObservations } from "../../services/agents/value";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -2,7 +2,7 @@
 import { listEnvelope } from "@/lib/schemas/common";
 import { ListUseCasesQuery, UseCase } from "@/lib/schemas/value";
 import type { PlatformApp } from "../../context";
-import { listUseCases } from "../../services/value";
+import { listUseCases } from "../../services/agents/value";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

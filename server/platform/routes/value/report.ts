@@ -1,7 +1,7 @@
 // GET /value/report: confirmed value against the linked runs' cost, per use case, over UTC days.
 import { ValueReport, ValueReportQuery } from "@/lib/schemas/value";
 import type { PlatformApp } from "../../context";
-import { valueReport } from "../../services/value";
+import { valueReport } from "../../services/agents/value";
 import { defineRoute, json } from "../define";
 import { authOf, servicesOf } from "../request";
 

@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { UpdateUseCaseRequest, UseCase, UseCaseIdParam } from "@/lib/schemas/value";
 import type { PlatformApp } from "../../context";
-import { updateUseCase } from "../../services/value";
+import { updateUseCase } from "../../services/agents/value";
 import { pickUserId } from "../../services/scope";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesOf } from "../request";

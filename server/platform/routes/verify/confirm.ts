@@ -4,7 +4,7 @@ import { z } from "zod";
 import { VerifyConfirmResult as Confirmed } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { PlatformError } from "../../errors";
-import { confirmVerification } from "../../services/verification";
+import { confirmVerification } from "../../services/account/verification";
 import { defineRoute, json } from "../define";
 
 export const route = defineRoute({

@@ -3,7 +3,7 @@ import { VerifyResendResult as ResendResult } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { PlatformError } from "../../errors";
 import { findAccount } from "../../repositories/accounts";
-import { sendVerificationMail } from "../../services/verification";
+import { sendVerificationMail } from "../../services/account/verification";
 import { defineRoute, json } from "../define";
 import { authOf, baseUrlOf } from "../request";
 

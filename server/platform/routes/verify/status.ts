@@ -3,7 +3,7 @@ import { VerifyStatus } from "@/lib/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { PlatformError } from "../../errors";
 import { findAccount } from "../../repositories/accounts";
-import { UNVERIFIED_RUN_LIMIT } from "../../services/verification";
+import { UNVERIFIED_RUN_LIMIT } from "../../services/account/verification";
 import { defineRoute, json } from "../define";
 import { authOf } from "../request";
 

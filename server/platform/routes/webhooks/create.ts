@@ -3,7 +3,7 @@ import { UserScopeQuery } from "@/lib/schemas/common";
 import { CreateWebhookRequest, Webhook } from "@/lib/schemas/webhooks";
 import type { PlatformApp } from "../../context";
 import { pickUserId } from "../../services/scope";
-import { createWebhook } from "../../services/webhooks";
+import { createWebhook } from "../../services/webhooks/webhooks";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 

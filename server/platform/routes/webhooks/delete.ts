@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { WebhookIdParam } from "@/lib/schemas/webhooks";
 import type { PlatformApp } from "../../context";
-import { deleteWebhook } from "../../services/webhooks";
+import { deleteWebhook } from "../../services/webhooks/webhooks";
 import { defineRoute, noContent } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 

@@ -2,7 +2,7 @@
 import { listEnvelope } from "@/lib/schemas/common";
 import { ListWebhookDeliveriesQuery, WebhookDelivery, WebhookIdParam } from "@/lib/schemas/webhooks";
 import type { PlatformApp } from "../../context";
-import { listDeliveries } from "../../services/webhooks";
+import { listDeliveries } from "../../services/webhooks/webhooks";
 import { defineRoute, json } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 

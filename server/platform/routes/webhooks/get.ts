@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { Webhook, WebhookIdParam } from "@/lib/schemas/webhooks";
 import type { PlatformApp } from "../../context";
-import { getWebhook } from "../../services/webhooks";
+import { getWebhook } from "../../services/webhooks/webhooks";
 import { defineRoute, json } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 

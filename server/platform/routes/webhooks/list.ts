@@ -2,7 +2,7 @@
 import { listEnvelope } from "@/lib/schemas/common";
 import { ListWebhooksQuery, Webhook } from "@/lib/schemas/webhooks";
 import type { PlatformApp } from "../../context";
-import { listWebhooks } from "../../services/webhooks";
+import { listWebhooks } from "../../services/webhooks/webhooks";
 import { defineRoute, json } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 

@@ -3,7 +3,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { ReplayWebhookRequest, WebhookIdParam, WebhookReplay } from "@/lib/schemas/webhooks";
 import type { PlatformApp } from "../../context";
-import { replayWebhook } from "../../services/webhooks";
+import { replayWebhook } from "../../services/webhooks/webhooks";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 

@@ -3,7 +3,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { WebhookDelivery, WebhookDeliveryParams } from "@/lib/schemas/webhooks";
 import type { PlatformApp } from "../../context";
-import { retryDelivery } from "../../services/webhooks";
+import { retryDelivery } from "../../services/webhooks/webhooks";
 import { defineRoute, errorResponse, json } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 

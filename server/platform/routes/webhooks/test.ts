@@ -3,7 +3,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { WebhookDelivery, WebhookIdParam } from "@/lib/schemas/webhooks";
 import type { PlatformApp } from "../../context";
-import { sendTestEvent } from "../../services/webhooks";
+import { sendTestEvent } from "../../services/webhooks/webhooks";
 import { defineRoute, errorResponse, json } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 

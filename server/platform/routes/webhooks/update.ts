@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { UpdateWebhookRequest, Webhook, WebhookIdParam } from "@/lib/schemas/webhooks";
 import type { PlatformApp } from "../../context";
-import { updateWebhook } from "../../services/webhooks";
+import { updateWebhook } from "../../services/webhooks/webhooks";
 import { defineRoute, json, jsonBody } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 
