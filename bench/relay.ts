@@ -70,7 +70,11 @@ function readStream(url: string, body: object, headers: Record<string, string>):
 async function backendCpu(admin: pg.Client, database: string): Promise<Map<number, number>> {
   const { rows } = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1", [database]);
   const cpu = new Map<number, number>();
-  for (const { pid } of rows) cpu.set(pid, await cpuSeconds(pid));
+  for (const { pid } of rows) {
+    // A backend that ended since the listing has no stat left: its last reading stands.
+    const seconds = await cpuSeconds(pid);
+    if (Number.isFinite(seconds)) cpu.set(pid, seconds);
+  }
   return cpu;
 }
 
