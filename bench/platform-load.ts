@@ -17,22 +17,22 @@ const WORDS = 50;
 const PACE_MS = 100;
 const SAMPLE_MS = 100;
 
-type Mode = "tsx" | "compiled";
+export type Mode = "tsx" | "compiled";
 
-interface Proc {
+export interface Proc {
   child: ChildProcess;
   /** The platform's own process: tsx's child, or the compiled process itself. */
   pid: number;
   line: string;
 }
 
-async function start(mode: Mode, role: "web" | "worker", databaseUrl: string): Promise<Proc> {
+export async function start(mode: Mode, role: "web" | "worker", databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<Proc> {
   const args =
     mode === "tsx" ? ["--import", "tsx", "server/platform/standalone.ts"] : [path.join(DEFAULT_PLATFORM_OUTDIR, "standalone.js")];
   const child = spawn(process.execPath, [...args, "--role", role, ...(role === "web" ? ["--port", "0"] : ["--probe-port", "0"])], {
     cwd: root,
     // eslint-disable-next-line no-restricted-properties -- the child inherits the benchmark's environment
-    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "production", NEXTAUTH_SECRET: "bench-secret-bench-secret-bench-secret", LOG_LEVEL: "warn", DATABASE_POOL_MAX: "10", PLATFORM_SIGNUP_CREDIT_MICROS: "1000000000" },
+    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "production", NEXTAUTH_SECRET: "bench-secret-bench-secret-bench-secret", LOG_LEVEL: "warn", DATABASE_POOL_MAX: "10", PLATFORM_SIGNUP_CREDIT_MICROS: "1000000000", ...extraEnv },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const line = await new Promise<string>((resolve, reject) => {
@@ -43,25 +43,25 @@ async function start(mode: Mode, role: "web" | "worker", databaseUrl: string): P
   return { child, pid: child.pid!, line };
 }
 
-async function stop(proc: Proc): Promise<void> {
+export async function stop(proc: Proc): Promise<void> {
   const exited = new Promise((resolve) => proc.child.once("exit", resolve));
   proc.child.kill("SIGTERM");
   await exited;
 }
 
-async function rssMb(pid: number): Promise<number> {
+export async function rssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) / 1024;
 }
 
 /** User + system CPU seconds the process has used (/proc/<pid>/stat fields 14 and 15, in clock ticks). */
-async function cpuSeconds(pid: number): Promise<number> {
+export async function cpuSeconds(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-async function call(base: string, pathname: string, body: object, key?: string) {
+export async function call(base: string, pathname: string, body: object, key?: string) {
   const response = await fetch(`${base}${pathname}`, {
     method: "POST",
     headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
@@ -84,7 +84,7 @@ async function streamRun(base: string, key: string, agentId: number): Promise<nu
   return (text.match(/"content_block_delta"/g) ?? []).length;
 }
 
-async function verifyAccount(email: string, databaseUrl: string): Promise<void> {
+export async function verifyAccount(email: string, databaseUrl: string): Promise<void> {
   const cli = spawn(process.execPath, ["--import", "tsx", "server/cli/inlay.ts", "accounts", "verify", email], {
     cwd: root,
     // eslint-disable-next-line no-restricted-properties -- the CLI inherits the benchmark's environment

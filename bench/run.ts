@@ -12,6 +12,7 @@ import { platformOverhead } from "./platform-overhead";
 import { platformLoad } from "./platform-load";
 import { platformStartup } from "./platform-startup";
 import { recovery } from "./recovery";
+import { relay } from "./relay";
 import { roundTrips } from "./round-trips";
 import { runsCreation, runsHeldStreams, runsTimeToFirstToken, scaleOut, withPostgresDatabase } from "./runs";
 
@@ -56,10 +57,13 @@ const scripted: Record<string, () => Promise<void>> = {
   "platform-load": platformLoad,
   // Always on PostgreSQL: the round trips of one run, per role (bench/round-trips.ts).
   "round-trips": () => withPostgresDatabase(roundTrips),
+  // Always on PostgreSQL: 1 web + 1 worker relaying 100, 500 and 1,000 paced conversations beside a floor (--streams N,M to choose).
+  relay,
 };
 
 const known = [...Object.keys(suites), ...Object.keys(scripted)];
-const asked = process.argv.slice(2);
+// Names; a benchmark's own options (--streams N) are left to it.
+const asked = process.argv.slice(2).filter((arg, index, args) => !arg.startsWith("--") && !(args[index - 1]?.startsWith("--") && !args[index - 1]!.includes("=")));
 const unknown = asked.filter((name) => !known.includes(name));
 if (unknown.length > 0) {
   console.error(`unknown benchmark ${unknown.join(", ")}; choose from: ${known.join(", ")}`);

@@ -8,6 +8,7 @@ import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { AuthContext } from "./services/account/auth";
 import type { IdempotentCall } from "./services/idempotency";
 import type { RunEventBus } from "./infrastructure/event-bus";
+import type { RunFollowers } from "./infrastructure/run-followers";
 import type { RunEventWriter } from "./infrastructure/event-writer";
 import type { KnownRun } from "./services/runs/run-context";
 import type { RunWorker } from "./runtime/run-worker";
@@ -33,6 +34,8 @@ export interface Limiters {
 /** What executes runs in this process: the event log's writer, the wake-up bus over it and the executor. */
 export interface PlatformRuntime {
   bus: RunEventBus;
+  /** The readers of run logs (the SSE streams): one read per run for all of them (infrastructure/run-followers.ts). */
+  followers: RunFollowers;
   /** Hints between the instances of a deployment (infrastructure/signals.ts). */
   signals: Signals;
   /** Keys, end-users and agents as last read, dropped on every instance when written (infrastructure/hot-cache.ts). */

@@ -6,6 +6,7 @@ import { type Database, openDedicatedClient } from "@/server/shared/db";
 import type { Limiters, PlatformDeps, PlatformRole, PlatformRuntime } from "./context";
 import type { PlatformConfig } from "./platform-config";
 import { createRunEventBus, runEventsWakeUp } from "./infrastructure/event-bus";
+import { createRunFollowers } from "./infrastructure/run-followers";
 import { createRunEventWriter } from "./infrastructure/event-writer";
 import { RUN_READY } from "./runtime/run-pass";
 import { createRunWorker } from "./runtime/run-worker";
@@ -88,6 +89,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         // Its statement also wakes the other instances' readers of the runs it writes (no NOTIFY apart).
         const events = createRunEventWriter(writerClient.prisma, runEventsWakeUp(signals));
         const live = createLiveContent();
+        const followers = createRunFollowers({ prisma: database.prisma, bus, live });
         // Interpreters are costly to start: none until a script is approved or called, then one pool per process.
         let sandbox: ScriptSandbox | undefined;
         const scriptSandbox = () =>
@@ -129,6 +131,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         };
         const built: PlatformRuntime = {
           bus,
+          followers,
           signals,
           cache,
           events,
@@ -155,6 +158,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
             // The MCP sessions kept for successive calls are the process's; the worker that used them has stopped.
             await closeMcpClients();
             live.clear();
+            followers.close();
             await bus.close();
             cache.close();
             await signals.close();

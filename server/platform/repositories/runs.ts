@@ -214,6 +214,44 @@ export async function eventsAfter(prisma: PrismaClient, runId: number, afterId: 
   return rows.map((row) => ({ id: row.id, frame: frameAfter(row.data, afterId) }));
 }
 
+/** A run's events read past a cursor; `merged` when a row is a merged delta (its text depends on the cursor). */
+export interface StoredEventOf extends StoredEvent {
+  merged: boolean;
+}
+
+/**
+ * eventsAfter for many runs in one statement (each from its own cursor, up to `take` each): how one
+ * instance catches up with every run its readers follow after a wake-up (infrastructure/run-followers.ts).
+ */
+export async function eventsAfterEach(
+  prisma: PrismaClient,
+  cursors: { runId: number; after: bigint }[],
+  take: number,
+): Promise<Map<number, StoredEventOf[]>> {
+  const read = new Map<number, StoredEventOf[]>();
+  if (cursors.length === 0) return read;
+  const input = JSON.stringify(cursors.map(({ runId, after }) => [runId, after.toString()]));
+  const rows = await queryRows<{ run_id: number; id: bigint; data: RunFrame }>(
+    prisma,
+    Prisma.sql`
+    SELECT c.run_id, e.id, e.data
+    FROM (SELECT (f.value->>0)::int AS run_id, (f.value->>1)::bigint AS after FROM jsonb_array_elements(${input}::jsonb) AS f(value)) AS c
+    CROSS JOIN LATERAL (
+      SELECT id, data FROM platform_run_events WHERE run_id = c.run_id AND id > c.after ORDER BY id LIMIT ${take}
+    ) AS e
+    ORDER BY c.run_id, e.id`,
+  );
+  const after = new Map(cursors.map((cursor) => [cursor.runId, cursor.after]));
+  for (const row of rows) {
+    const runId = Number(row.run_id);
+    const frame = frameAfter(row.data, after.get(runId)!);
+    const events = read.get(runId) ?? [];
+    events.push({ id: BigInt(row.id), frame, merged: "compacted" in row.data });
+    read.set(runId, events);
+  }
+  return read;
+}
+
 /** A run a worker just claimed; `abandoned` when another worker held it and stopped renewing it. */
 export interface ClaimedRun {
   run: RunRow;

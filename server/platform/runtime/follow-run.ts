@@ -2,13 +2,16 @@
 // GET /runs/{id}/events send, so a reconnecting client (Last-Event-ID) sees every frame once. A
 // replied run's log holds one `done` per request: following ends at the first `done` after the cursor.
 // A writer in this process hands its committed frames over directly (event-bus.ts, EventBatch, ids
-// included: no read per frame); the log is read when following starts, on a plain wake-up (another
-// instance, or a writer that sent no events), when a batch does not join the cursor, and after an idle
-// wait (a NOTIFY from another instance can be lost). routes/runs/stream.ts only formats what this yields.
+// included: no read per frame); what another instance wrote is read once for all of this instance's
+// readers of the run (infrastructure/run-followers.ts) and handed over the same way. A reader reads the
+// log itself when following starts, when a batch does not join its cursor, on a plain wake-up (that
+// shared read failed), and after an idle wait (a NOTIFY from another instance can be lost).
+// routes/runs/stream.ts only formats what this yields.
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { Db } from "../repositories/db";
 import { eventsAfter, hasDoneEvent } from "../repositories/runs";
-import type { EventBatch, RunEventBus } from "../infrastructure/event-bus";
+import type { EventBatch } from "../infrastructure/event-bus";
+import type { RunFollowers } from "../infrastructure/run-followers";
 import type { LiveContent } from "../infrastructure/live-content";
 
 const BATCH = 500;
@@ -23,7 +26,7 @@ export type RunLogItem = { events: RunLogEvent[] } | { idle: true };
 
 export interface FollowDeps {
   prisma: Db;
-  bus: RunEventBus;
+  followers: RunFollowers;
   live: LiveContent;
   keepAliveMs: number;
 }
@@ -37,12 +40,12 @@ export async function runLogOver(prisma: Db, runId: number, after: bigint): Prom
 }
 
 export async function* followRunLog(deps: FollowDeps, runId: number, after: bigint, signal: AbortSignal): AsyncGenerator<RunLogItem> {
-  const { prisma, bus, live, keepAliveMs } = deps;
+  const { prisma, followers, live, keepAliveMs } = deps;
   let cursor = after;
   let mustRead = true;
   let pushed: EventBatch[] = [];
   let wake: (() => void) | undefined;
-  const unsubscribe = bus.subscribe(runId, (batch) => {
+  const unsubscribe = followers.subscribe(runId, after, (batch) => {
     if (batch) pushed.push(batch);
     else mustRead = true;
     wake?.();

@@ -13,7 +13,7 @@ import { followRunLog } from "../../runtime/follow-run";
 export const sseEvent = (id: bigint | number, frame: RunFrame) => `id: ${id}\ndata: ${JSON.stringify(frame)}\n\n`;
 
 export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint): Response {
-  const { bus, live, keepAliveMs, draining } = c.var.runtime;
+  const { followers, live, keepAliveMs, draining } = c.var.runtime;
   // The stream's frames do not name their run; a client that must resume through
   // GET /runs/{run_id}/events learns the id from this header (an Inlay extension).
   c.header("x-run-id", String(runId));
@@ -25,7 +25,7 @@ export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint)
     const signal = AbortSignal.any([closed.signal, draining]);
     openStreams.inc();
     try {
-      for await (const item of followRunLog({ prisma: c.var.prisma, bus, live, keepAliveMs }, runId, after, signal)) {
+      for await (const item of followRunLog({ prisma: c.var.prisma, followers, live, keepAliveMs }, runId, after, signal)) {
         // A batch at a time: one write through the stream's web streams, not one per frame.
         await stream.write("idle" in item ? ": keep-alive\n\n" : item.events.map(({ id, frame }) => sseEvent(id, frame)).join(""));
       }
