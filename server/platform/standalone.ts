@@ -23,15 +23,37 @@ import { startTracingFromEnv, stopTracing } from "@/server/platform/observabilit
 
 const ROLES: readonly PlatformRole[] = ["web", "worker", "all"];
 
-const { values } = parseArgs({
-  options: {
-    role: { type: "string", default: env.INLAY_ROLE },
-    port: { type: "string", default: "4010" },
-    host: { type: "string", default: "127.0.0.1" },
-    "data-dir": { type: "string" },
-    "probe-port": { type: "string", default: env.INLAY_PROBE_PORT === undefined ? undefined : String(env.INLAY_PROBE_PORT) },
-  },
-});
+const USAGE = `usage: npm run platform -- [--role web|worker|all] [--port N] [--host ADDRESS] [--data-dir DIR] [--probe-port N]
+  --role        web serves the API, worker executes runs and jobs, all does both (default: INLAY_ROLE or all)
+  --port        the API's port (default 4010; 0 picks a free one)
+  --host        the address to listen on (default 127.0.0.1)
+  --data-dir    PGlite's directory when DATABASE_URL is unset (memory:// keeps it in memory)
+  --probe-port  a worker's /healthz, /readyz and /metrics port (default: INLAY_PROBE_PORT)`;
+
+function parseCommandLine() {
+  try {
+    return parseArgs({
+      options: {
+        role: { type: "string", default: env.INLAY_ROLE },
+        port: { type: "string", default: "4010" },
+        host: { type: "string", default: "127.0.0.1" },
+        "data-dir": { type: "string" },
+        "probe-port": { type: "string", default: env.INLAY_PROBE_PORT === undefined ? undefined : String(env.INLAY_PROBE_PORT) },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    // An unknown or malformed option: say which, and how it is used, not a stack trace.
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const { values } = parseCommandLine();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 
 const role = values.role as PlatformRole;
 if (!ROLES.includes(role)) {

@@ -91,6 +91,10 @@ describe("npm run platform", () => {
     await expect(startStandalone(["--port", "eighty"])).rejects.toThrow(/--port must be a number/);
   });
 
+  it("names an unknown option with the usage instead of a stack trace", async () => {
+    await expect(startStandalone(["--prot", "80"])).rejects.toThrow(/Unknown option '--prot'[\s\S]*usage: npm run platform/);
+  });
+
   it("refuses an unknown role, and web or worker roles on PGlite (one process owns it)", async () => {
     await expect(startStandalone(["--role", "janitor"])).rejects.toThrow(/--role must be one of web, worker, all/);
     await expect(startStandalone(["--role", "worker"], { DATABASE_URL: "" })).rejects.toThrow(/--role worker needs DATABASE_URL/);
