@@ -233,16 +233,25 @@ export async function measureRunRoundTrips(url: string, options: { idleSeconds?:
       if (calls.every((call) => isQueue(call.sql) && call.rows === 0)) break;
       if (tries === 10) throw new Error("the instances did not go quiet after their start");
     }
+    // The queue's sweeps (every minute) run on the same pools and may fall inside a counted run: a run
+    // is counted three times and the smallest count kept. Background work only adds statements, and a
+    // statement the run itself sends is in every count.
     const measure = async (stream: boolean): Promise<RunCount> => {
       await oneRun(stream);
-      const calls: Call[] = [];
-      recording = calls;
-      try {
-        await oneRun(stream);
-      } finally {
-        recording = undefined;
+      let best: RunCount | undefined;
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const calls: Call[] = [];
+        recording = calls;
+        try {
+          await oneRun(stream);
+        } finally {
+          recording = undefined;
+        }
+        const count = { web: countRole(calls, "web"), worker: countRole(calls, "worker") };
+        const total = (run: RunCount) => run.web.roundTrips + run.worker.roundTrips;
+        if (!best || total(count) < total(best)) best = count;
       }
-      return { web: countRole(calls, "web"), worker: countRole(calls, "worker") };
+      return best!;
     };
     const streaming = await measure(true);
     const nonStreaming = await measure(false);

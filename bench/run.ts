@@ -3,6 +3,7 @@
 // `scripted`. `npm run bench -- NAME…` runs only those (names below); no name runs them all. CI never
 // runs benchmarks.
 import { Bench } from "tinybench";
+import { burstBench } from "./burst";
 import { chatBridgeTtft, embedSize } from "./chat";
 import { chatBundle } from "./chat-bundle";
 import { chatBundleBrowser } from "./chat-bundle-browser";
@@ -59,6 +60,8 @@ const scripted: Record<string, () => Promise<void>> = {
   "round-trips": () => withPostgresDatabase(roundTrips),
   // Always on PostgreSQL: 1 web + 1 worker relaying 100, 500 and 1,000 paced conversations beside a floor (--streams N,M to choose).
   relay,
+  // Always on PostgreSQL: a burst of 50 and 200 new streams, where a run waits before its first token (--streams N,M to choose).
+  burst: burstBench,
 };
 
 const known = [...Object.keys(suites), ...Object.keys(scripted)];

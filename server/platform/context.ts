@@ -3,6 +3,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Db } from "./repositories/db";
+import type { WakeUp } from "./repositories/runs";
 import type { Database } from "@/server/shared/db";
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { AuthContext } from "./services/account/auth";
@@ -48,6 +49,8 @@ export interface PlatformRuntime {
   startRun(runId: number, known?: KnownRun): void;
   /** The lease a run inserted now gets so this process executes it at once (role all, with room). */
   localLease(): { owner: string; ms: number } | undefined;
+  /** The run-ready NOTIFY a statement inserting a run can send itself (Signals.notice; none on PGlite). */
+  runReady: WakeUp | undefined;
   /** What metadata_only runs say, held by this process only (infrastructure/live-content.ts). */
   live: LiveContent;
   /** The durable queue for everything scheduled or retried (infrastructure/job-queue.ts). */

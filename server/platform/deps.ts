@@ -142,9 +142,11 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
           scriptSandbox,
           startRun(runId, known) {
             if (worker && known && known.run.leaseOwner === worker.lease.owner) worker.runLeased(known);
-            else signals.publish(RUN_READY, String(runId));
+            // This process's own workers hear it here; the others heard the statement's NOTIFY.
+            else signals.publish(RUN_READY, String(runId), known?.othersWoken ? { localOnly: true } : undefined);
           },
           localLease: () => (worker?.hasRoom() ? worker.lease : undefined),
+          runReady: signals.notice(RUN_READY),
           draining: draining.signal,
           drain,
           close: async () => {

@@ -21,7 +21,7 @@ export interface Signals {
    * Calls this process's listeners of `topic` now (unless `remoteOnly`: the caller told them itself)
    * and every other instance's soon after.
    */
-  publish(topic: string, payload?: string, options?: { remoteOnly?: boolean }): void;
+  publish(topic: string, payload?: string, options?: { remoteOnly?: boolean; localOnly?: boolean }): void;
   /** Calls `listener` on every publish of `topic`, from any instance; returns the unsubscribe. */
   subscribe(topic: string, listener: SignalListener): () => void;
   /**
@@ -179,6 +179,8 @@ export function createSignals(database: Database): Signals {
       // After close (work that outlived a stop): nobody here listens, and the pool may be gone.
       if (closed) return;
       if (!options?.remoteOnly) local(topic, payload);
+      // A statement sent it to the others itself (notice below).
+      if (options?.localOnly) return;
       queued.add(`${topic}\t${payload.replaceAll("\n", " ")}`);
       // One query at a time on the listener's connection; what is published meanwhile goes together.
       if (!sending) sent = sending = sent.then(send);

@@ -10,6 +10,8 @@ collectDefaultMetrics({ register: registry, prefix: "inlay_" });
 
 // Latency buckets from a few milliseconds (a cached read) to a minute (a slow model's first token).
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+// A run's wait for its worker and its first token: finer where a burst's figures fall (tenths of a second to seconds).
+const RUN_WAIT_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.35, 0.5, 0.75, 1, 1.5, 2, 2.5, 3.5, 5, 7.5, 10, 30, 60];
 
 export const httpDuration = new Histogram({
   name: "inlay_http_request_duration_seconds",
@@ -42,14 +44,14 @@ export const runsEnded = new Counter({
 export const claimLatency = new Histogram({
   name: "inlay_run_claim_latency_seconds",
   help: "From a run's admission to a worker starting its first pass",
-  buckets: SECONDS,
+  buckets: RUN_WAIT_SECONDS,
   registers: [registry],
 });
 
 export const firstToken = new Histogram({
   name: "inlay_run_first_token_seconds",
   help: "From a run's admission to its first words or tool call in the log (first pass only)",
-  buckets: SECONDS,
+  buckets: RUN_WAIT_SECONDS,
   registers: [registry],
 });
 

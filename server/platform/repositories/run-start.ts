@@ -18,7 +18,7 @@ import { Prisma } from "@/server/generated/prisma/client";
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { KeyClaim } from "./idempotency-keys";
 import { fromColumns } from "./raw-rows";
-import type { RunRow } from "./runs";
+import type { RunRow, WakeUp } from "./runs";
 import { queryRows } from "./direct";
 import { webhookInScope } from "./webhook-events";
 
@@ -58,6 +58,11 @@ export interface FastRunStart {
   traceContext?: string | null;
   /** An Idempotency-Key to claim for this run. */
   key?: KeyClaim;
+  /**
+   * The run-ready NOTIFY (infrastructure/signals.ts, Signals.notice) this statement sends with the run's
+   * id once it commits, so no round trip of its own wakes the workers; only for a run without a lease.
+   */
+  wake?: WakeUp;
   /** When the end-user's turn is recorded and before when its older turns are forgotten. */
   turn?: { at: Date; forgetBefore: Date };
 }
@@ -96,6 +101,7 @@ export async function startAdmittedRun(prisma: PrismaClient, start: FastRunStart
     ),`
     : Prisma.empty;
   const lease = start.lease;
+  const wake = lease ? undefined : start.wake;
   const turn = start.turn;
   const turnCtes =
     start.endUserId !== null && turn
@@ -151,9 +157,11 @@ export async function startAdmittedRun(prisma: PrismaClient, start: FastRunStart
       key
         ? Prisma.sql`EXISTS (SELECT 1 FROM admissible) AND NOT EXISTS (SELECT 1 FROM claim)`
         : Prisma.sql`false`
-    } AS "keyTaken", run.*
+    } AS "keyTaken"${
+      wake ? Prisma.sql`, CASE WHEN run.id IS NOT NULL THEN pg_notify(${wake.channel}, ${wake.prefix} || run.id::text) END AS "woken"` : Prisma.empty
+    }, run.*
     FROM (SELECT 1) AS one LEFT JOIN run ON true`);
-  const { keyTaken, ...row } = rows[0]!;
+  const { keyTaken, woken: _woken, ...row } = rows[0]!;
   if (row.id === null || row.id === undefined) return { kind: keyTaken === true ? "key_taken" : "not_admitted" };
   return { kind: "inserted", run: fromColumns<RunRow>(row) };
 }

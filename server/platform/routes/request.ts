@@ -29,6 +29,7 @@ export const runServicesOf = (c: PlatformContext) => ({
   live: c.var.runtime.live,
   startRun: (runId: number, known?: KnownRun) => c.var.runtime.startRun(runId, known),
   lease: c.var.runtime.localLease(),
+  runReady: c.var.runtime.runReady,
 });
 
 /** What completing a connection needs: the services above, and resuming the runs that waited for the app. */

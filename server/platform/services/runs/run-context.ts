@@ -2,7 +2,7 @@
 // how a ready run gets executed. Built once per process (server/platform/deps.ts).
 import type { Db } from "../../repositories/db";
 import type { AgentRow } from "../../repositories/agents";
-import type { RunRow } from "../../repositories/runs";
+import type { RunRow, WakeUp } from "../../repositories/runs";
 import type { HotCache } from "../../infrastructure/hot-cache";
 import type { RunEventBus } from "../../infrastructure/event-bus";
 import type { RunEventWriter } from "../../infrastructure/event-writer";
@@ -13,6 +13,8 @@ import type { PlatformConfig } from "../../platform-config";
 export interface KnownRun {
   run: RunRow;
   agent: AgentRow;
+  /** The statement that inserted it also woke the other instances' workers (`runReady`). */
+  othersWoken?: boolean;
 }
 
 export interface RunServiceContext {
@@ -33,4 +35,6 @@ export interface RunServiceContext {
   startRun(runId: number, known?: KnownRun): void;
   /** This process's worker's lease while it has room (role all), given to a run at insert: no claim needed. */
   lease?: { owner: string; ms: number };
+  /** The run-ready NOTIFY a statement that inserts a run can send itself (PostgreSQL; none on PGlite). */
+  runReady?: WakeUp;
 }

@@ -163,6 +163,10 @@ export async function createRun(
   // Its passes and webhook deliveries join the admitting request's trace (observability/tracing.ts).
   const traceContext = currentTraceContext();
   let row: RunRow | undefined;
+  // The fast path's statement wakes the workers itself when it can (one round trip less); a run this
+  // process's worker leases at insert needs no wake-up.
+  const wake = ctx.lease ? undefined : ctx.runReady;
+  let othersWoken = false;
   // The fast path: one statement admits, inserts and leases the run (services/runs/run-admission.ts). It
   // holds from the balance, so a run on the account's own model connection (own_sub) takes the
   // admission below, which decides the meter again in its transaction.
@@ -183,9 +187,13 @@ export async function createRun(
         lease: ctx.lease,
         key: claim,
         traceContext,
+        wake,
       });
       if (fast.kind === "key_taken") throw new IdempotencyKeyTaken();
-      if (fast.kind === "inserted") row = fast.run;
+      if (fast.kind === "inserted") {
+        row = fast.run;
+        othersWoken = wake !== undefined;
+      }
     } catch (error) {
       // The key was claimed but the hold refused after all, or PostgreSQL broke a deadlock: the
       // statement rolled back; decide below.
@@ -229,7 +237,7 @@ export async function createRun(
   if (row.retention === METADATA_ONLY) ctx.live.setMessages(row.id, [inlineMessage]);
   // Nobody can be reading the new run's log yet (the POST's own stream reads it from the start): no wake-up.
   addLogContext({ runId: row.id });
-  ctx.startRun(row.id, { run: row, agent });
+  ctx.startRun(row.id, { run: row, agent, ...(othersWoken ? { othersWoken } : {}) });
   runsAdmitted.inc();
   return { run: toRun(row, scope.userId), scope };
 }
