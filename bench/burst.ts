@@ -8,15 +8,12 @@
 // histogram_quantile does), the time from admission to the claim and from admission to the first token
 // in the log: client TTFT ≈ request→admission (web) + admission→claim (queue) + claim→first token
 // (the pass) + log→SSE (relay).
-import { spawn } from "node:child_process";
 import http from "node:http";
 import os from "node:os";
-import path from "node:path";
-import { createInterface } from "node:readline";
-import { call, start, stop, verifyAccount, type Proc } from "./platform-load";
+import { call, start, stop, verifyAccount } from "./platform-load";
+import { startFloor, streamCounts } from "./relay";
 import { percentile, withPostgresDatabase } from "./runs";
 
-const root = path.resolve(import.meta.dirname, "..");
 const DEFAULT_STREAMS = [50, 200];
 const MESSAGE = "::delay 20\n::words 20";
 
@@ -78,30 +75,6 @@ function quantileMs(before: Buckets, after: Buckets, q: number): number {
   return NaN;
 }
 
-async function startFloor(databaseUrl: string): Promise<Proc & { port: number }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/relay-floor.ts"], {
-    cwd: root,
-    // eslint-disable-next-line no-restricted-properties -- the child inherits the benchmark's environment
-    env: { ...process.env, BENCH_DATABASE_URL: databaseUrl, NODE_ENV: "production" },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`relay-floor exited with ${code}`)));
-  });
-  return { child, pid: child.pid!, line, port: (JSON.parse(line) as { port: number }).port };
-}
-
-/** `--streams 50,200` on the command line, or the defaults. */
-function streamCounts(): number[] {
-  const index = process.argv.indexOf("--streams");
-  const value = index >= 0 ? process.argv[index + 1] : process.argv.find((arg) => arg.startsWith("--streams="))?.slice(10);
-  if (!value) return DEFAULT_STREAMS;
-  const counts = value.split(",").map(Number);
-  if (counts.some((count) => !Number.isInteger(count) || count < 1)) throw new Error(`--streams: "${value}" is not a list of counts`);
-  return counts;
-}
-
 const ms = (value: number) => (Number.isFinite(value) ? Math.round(value) : "n/a");
 
 /** All settled; the failures counted and the first one told. */
@@ -113,7 +86,7 @@ async function burst(count: number, work: () => Promise<number>, label: string):
 }
 
 export async function burstBench(): Promise<void> {
-  const counts = streamCounts();
+  const counts = streamCounts(DEFAULT_STREAMS);
   await withPostgresDatabase(async (url) => {
     const roleEnv = {
       RUN_WORKER_CONCURRENCY: String(Math.max(...counts)),

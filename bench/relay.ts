@@ -143,7 +143,7 @@ async function hold(streams: number, procs: Record<string, number>, open: () => 
   };
 }
 
-async function startFloor(databaseUrl: string): Promise<Proc & { port: number }> {
+export async function startFloor(databaseUrl: string): Promise<Proc & { port: number }> {
   const child = spawn(process.execPath, ["--import", "tsx", "bench/relay-floor.ts"], {
     cwd: root,
     // eslint-disable-next-line no-restricted-properties -- the child inherits the benchmark's environment
@@ -161,10 +161,10 @@ const f1 = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : "n/a"
 const ratio = (value: number, floor: number) => (floor > 0 ? `${(value / floor).toFixed(2)}x` : "n/a");
 
 /** `--streams 100,500` on the command line, or the defaults. */
-function streamCounts(): number[] {
+export function streamCounts(defaults: number[] = DEFAULT_STREAMS): number[] {
   const index = process.argv.indexOf("--streams");
   const value = index >= 0 ? process.argv[index + 1] : process.argv.find((arg) => arg.startsWith("--streams="))?.slice(10);
-  if (!value) return DEFAULT_STREAMS;
+  if (!value) return defaults;
   const counts = value.split(",").map(Number);
   if (counts.some((count) => !Number.isInteger(count) || count < 1)) throw new Error(`--streams: "${value}" is not a list of counts`);
   return counts;
