@@ -10,8 +10,7 @@
 // (the pass) + log→SSE (relay).
 import http from "node:http";
 import os from "node:os";
-import { call, start, stop, verifyAccount } from "./platform-load";
-import { startFloor, streamCounts } from "./relay";
+import { streamCounts, withRelaySetup } from "./relay";
 import { percentile, withPostgresDatabase } from "./runs";
 
 const DEFAULT_STREAMS = [50, 200];
@@ -88,25 +87,11 @@ async function burst(count: number, work: () => Promise<number>, label: string):
 export async function burstBench(): Promise<void> {
   const counts = streamCounts(DEFAULT_STREAMS);
   await withPostgresDatabase(async (url) => {
-    const roleEnv = {
-      RUN_WORKER_CONCURRENCY: String(Math.max(...counts)),
-      PLATFORM_RATE_LIMIT_IP_PER_MINUTE: "1000000",
-      PLATFORM_RATE_LIMIT_ACCOUNT_PER_MINUTE: "1000000",
-    };
-    const web = await start("tsx", "web", url, roleEnv);
-    const worker = await start("tsx", "worker", url, roleEnv);
-    const floor = await startFloor(url);
-    try {
-      const base = web.line.slice("listening on ".length);
+    await withRelaySetup(url, "Burst", Math.max(...counts), async ({ worker, floor, base, auth, agentId }) => {
       const probes = worker.line.match(/probes on (\S+)/)?.[1];
       if (!probes) throw new Error(`the worker did not say where its probes are: "${worker.line}"`);
       const metrics = `${probes}/metrics`;
-      const email = `burst-${Date.now()}@example.test`;
-      const signup = await call(base, "/signup", { email, first_name: "Burst", password: "correct-horse", require_end_user_id: false });
-      await verifyAccount(email, url);
-      const agent = await call(base, "/agents", { name: "Burst", default_permission_mode: "autonomous" }, signup.api_key);
-      const body = { teammate_id: agent.id, message: MESSAGE, stream: true, permission_mode: "autonomous" };
-      const auth = { authorization: `Bearer ${signup.api_key}` };
+      const body = { teammate_id: agentId, message: MESSAGE, stream: true, permission_mode: "autonomous" };
       const platform = () => firstToken(`${base}/runs`, body, auth);
       const bare = () => firstToken(`http://127.0.0.1:${floor.port}/`, { message: MESSAGE }, {});
       // Warm: modules loaded, pools and caches filled.
@@ -138,10 +123,6 @@ export async function burstBench(): Promise<void> {
       console.log(`\nburst: streamed runs sent at once (${JSON.stringify(MESSAGE)}), 1 web + 1 worker (tsx) on PostgreSQL, the floor beside; ms`);
       console.log(`load average ${os.loadavg().map((load) => load.toFixed(1)).join(" ")}`);
       console.table(rows);
-    } finally {
-      await stop(floor);
-      await stop(worker);
-      await stop(web);
-    }
+    });
   });
 }

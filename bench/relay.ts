@@ -170,73 +170,92 @@ export function streamCounts(defaults: number[] = DEFAULT_STREAMS): number[] {
   return counts;
 }
 
+/** 1 web + 1 worker + the floor on `url`, an account (verified, funded) and an autonomous agent. */
+export interface RelaySetup {
+  web: Proc;
+  worker: Proc;
+  floor: Proc & { port: number };
+  base: string;
+  auth: Record<string, string>;
+  agentId: number;
+}
+
+/** Starts what a relay-style benchmark needs for `maxStreams` streams at once, runs `work`, and stops it all. */
+export async function withRelaySetup(url: string, name: string, maxStreams: number, work: (setup: RelaySetup) => Promise<void>): Promise<void> {
+  // Every conversation runs at once: the worker takes them all, the limits let them in.
+  const roleEnv = {
+    RUN_WORKER_CONCURRENCY: String(maxStreams),
+    PLATFORM_RATE_LIMIT_IP_PER_MINUTE: "1000000",
+    PLATFORM_RATE_LIMIT_ACCOUNT_PER_MINUTE: "1000000",
+  };
+  const web = await start("tsx", "web", url, roleEnv);
+  const worker = await start("tsx", "worker", url, roleEnv);
+  const floor = await startFloor(url);
+  try {
+    const base = web.line.slice("listening on ".length);
+    const email = `${name.toLowerCase()}-${Date.now()}@example.test`;
+    const signup = await call(base, "/signup", { email, first_name: name, password: "correct-horse", require_end_user_id: false });
+    await verifyAccount(email, url);
+    const agent = await call(base, "/agents", { name, default_permission_mode: "autonomous" }, signup.api_key);
+    await work({ web, worker, floor, base, auth: { authorization: `Bearer ${signup.api_key}` }, agentId: agent.id });
+  } finally {
+    await stop(floor);
+    await stop(worker);
+    await stop(web);
+  }
+}
+
 export async function relay(): Promise<void> {
   const counts = streamCounts();
   await withPostgresDatabase(async (url) => {
     const database = new URL(url).pathname.slice(1);
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
-    // Every conversation runs at once: the worker takes them all, the limits let them in.
-    const roleEnv = {
-      RUN_WORKER_CONCURRENCY: String(Math.max(...counts)),
-      PLATFORM_RATE_LIMIT_IP_PER_MINUTE: "1000000",
-      PLATFORM_RATE_LIMIT_ACCOUNT_PER_MINUTE: "1000000",
-    };
-    const web = await start("tsx", "web", url, roleEnv);
-    const worker = await start("tsx", "worker", url, roleEnv);
-    const floor = await startFloor(url);
     try {
-      const base = web.line.slice("listening on ".length);
-      const email = `relay-${Date.now()}@example.test`;
-      const signup = await call(base, "/signup", { email, first_name: "Relay", password: "correct-horse", require_end_user_id: false });
-      await verifyAccount(email, url);
-      const agent = await call(base, "/agents", { name: "Relay", default_permission_mode: "autonomous" }, signup.api_key);
-      const message = `::delay ${PACE_MS}\n::words ${WORDS}`;
-      const body = { teammate_id: agent.id, message, stream: true, permission_mode: "autonomous" };
-      const auth = { authorization: `Bearer ${signup.api_key}` };
-      const platform = () => readStream(`${base}/runs`, body, auth);
-      const bare = () => readStream(`http://127.0.0.1:${floor.port}/`, { message }, {});
-      // Warm: modules loaded, pools and caches filled, before any baseline.
-      const warm = { ...body, message: "::delay 10\n::words 20" };
-      await Promise.all(Array.from({ length: 10 }, () => readStream(`${base}/runs`, warm, auth)));
-      await Promise.all(Array.from({ length: 10 }, () => readStream(`http://127.0.0.1:${floor.port}/`, { message: warm.message }, {})));
-      const rows: Record<string, Record<string, string | number>> = {};
-      for (const streams of counts) {
-        const floorSide = await hold(streams, { floor: floor.pid }, bare, admin, database);
-        const side = await hold(streams, { web: web.pid, worker: worker.pid }, platform, admin, database);
-        const per1k = (seconds: number) => (seconds * 1000 * 1000) / (streams * WORDS);
-        const p = (values: number[], q: number) => percentile(values, q);
-        const platformCpu = side.cpu.web! + side.cpu.worker!;
-        rows[`${streams} floor`] = {
-          "delay p50 ms": f1(p(floorSide.lateness, 50)),
-          "delay p99 ms": f1(p(floorSide.lateness, 99)),
-          "complete": `${floorSide.complete}/${streams}`,
-          "CPU ms/1k words (server)": f1(per1k(floorSide.cpu.floor!)),
-          "CPU ms/1k words (postgres)": f1(per1k(floorSide.cpu.postgres!)),
-          "KB/stream": f1(floorSide.memory.floor!),
-          "wall s": f1(floorSide.wallSeconds),
-        };
-        rows[`${streams} inlay`] = {
-          "delay p50 ms": f1(p(side.lateness, 50)),
-          "delay p99 ms": f1(p(side.lateness, 99)),
-          "complete": `${side.complete}/${streams}`,
-          "CPU ms/1k words (server)": `${f1(per1k(platformCpu))} (web ${f1(per1k(side.cpu.web!))}, worker ${f1(per1k(side.cpu.worker!))})`,
-          "CPU ms/1k words (postgres)": f1(per1k(side.cpu.postgres!)),
-          "KB/stream": `web ${f1(side.memory.web!)}, worker ${f1(side.memory.worker!)}`,
-          "wall s": f1(side.wallSeconds),
-        };
-        console.log(
-          `relay ${streams} streams: delay p99 ${f1(p(side.lateness, 99))} ms (${ratio(p(side.lateness, 99), p(floorSide.lateness, 99))} the floor's), ` +
-            `CPU ${ratio(platformCpu, floorSide.cpu.floor!)} the floor's, postgres CPU ${ratio(side.cpu.postgres!, floorSide.cpu.postgres!)} the floor's, ` +
-            `load average ${os.loadavg().map((load) => load.toFixed(1)).join(" ")}`,
-        );
-      }
-      console.log(`\nrelay: ${WORDS} words ${PACE_MS} ms apart per stream, 1 web + 1 worker (tsx) on PostgreSQL, floor beside`);
-      console.table(rows);
+      await withRelaySetup(url, "Relay", Math.max(...counts), async ({ web, worker, floor, base, auth, agentId }) => {
+        const message = `::delay ${PACE_MS}\n::words ${WORDS}`;
+        const body = { teammate_id: agentId, message, stream: true, permission_mode: "autonomous" };
+        const platform = () => readStream(`${base}/runs`, body, auth);
+        const bare = () => readStream(`http://127.0.0.1:${floor.port}/`, { message }, {});
+        // Warm: modules loaded, pools and caches filled, before any baseline.
+        const warm = { ...body, message: "::delay 10\n::words 20" };
+        await Promise.all(Array.from({ length: 10 }, () => readStream(`${base}/runs`, warm, auth)));
+        await Promise.all(Array.from({ length: 10 }, () => readStream(`http://127.0.0.1:${floor.port}/`, { message: warm.message }, {})));
+        const rows: Record<string, Record<string, string | number>> = {};
+        for (const streams of counts) {
+          const floorSide = await hold(streams, { floor: floor.pid }, bare, admin, database);
+          const side = await hold(streams, { web: web.pid, worker: worker.pid }, platform, admin, database);
+          const per1k = (seconds: number) => (seconds * 1000 * 1000) / (streams * WORDS);
+          const p = (values: number[], q: number) => percentile(values, q);
+          const platformCpu = side.cpu.web! + side.cpu.worker!;
+          rows[`${streams} floor`] = {
+            "delay p50 ms": f1(p(floorSide.lateness, 50)),
+            "delay p99 ms": f1(p(floorSide.lateness, 99)),
+            "complete": `${floorSide.complete}/${streams}`,
+            "CPU ms/1k words (server)": f1(per1k(floorSide.cpu.floor!)),
+            "CPU ms/1k words (postgres)": f1(per1k(floorSide.cpu.postgres!)),
+            "KB/stream": f1(floorSide.memory.floor!),
+            "wall s": f1(floorSide.wallSeconds),
+          };
+          rows[`${streams} inlay`] = {
+            "delay p50 ms": f1(p(side.lateness, 50)),
+            "delay p99 ms": f1(p(side.lateness, 99)),
+            "complete": `${side.complete}/${streams}`,
+            "CPU ms/1k words (server)": `${f1(per1k(platformCpu))} (web ${f1(per1k(side.cpu.web!))}, worker ${f1(per1k(side.cpu.worker!))})`,
+            "CPU ms/1k words (postgres)": f1(per1k(side.cpu.postgres!)),
+            "KB/stream": `web ${f1(side.memory.web!)}, worker ${f1(side.memory.worker!)}`,
+            "wall s": f1(side.wallSeconds),
+          };
+          console.log(
+            `relay ${streams} streams: delay p99 ${f1(p(side.lateness, 99))} ms (${ratio(p(side.lateness, 99), p(floorSide.lateness, 99))} the floor's), ` +
+              `CPU ${ratio(platformCpu, floorSide.cpu.floor!)} the floor's, postgres CPU ${ratio(side.cpu.postgres!, floorSide.cpu.postgres!)} the floor's, ` +
+              `load average ${os.loadavg().map((load) => load.toFixed(1)).join(" ")}`,
+          );
+        }
+        console.log(`\nrelay: ${WORDS} words ${PACE_MS} ms apart per stream, 1 web + 1 worker (tsx) on PostgreSQL, floor beside`);
+        console.table(rows);
+      });
     } finally {
-      await stop(floor);
-      await stop(worker);
-      await stop(web);
       await admin.end();
     }
   });
