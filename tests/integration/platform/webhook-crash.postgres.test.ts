@@ -1,7 +1,9 @@
 // A webhook delivery survives `kill -9` between its attempts: `npm run platform` as a real child
 // process on PostgreSQL, killed while the next attempt waits on the queue; the next process makes it.
 import type { ChildProcess } from "node:child_process";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ATTEMPT_JOB } from "@/server/platform/services/webhooks/webhook-attempts";
 import { createEmptyPostgresDatabase } from "../../helpers/database";
 import { pollUntil } from "../../helpers/poll";
 import { standaloneProcesses } from "../../helpers/standalone";
@@ -41,6 +43,17 @@ async function call(baseUrl: string, path: string, key: string | null, body?: un
   return { status: response.status, body: (await response.json()) as any };
 }
 
+async function queuedAttempts(): Promise<number> {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    const { rows } = await client.query("SELECT count(*)::int AS count FROM pgboss.job WHERE name = $1 AND state = 'created'", [ATTEMPT_JOB]);
+    return rows[0].count as number;
+  } finally {
+    await client.end();
+  }
+}
+
 function deliveryOf(baseUrl: string, key: string, webhookId: number, done: (delivery: any) => boolean) {
   return pollUntil(
     async () => (await call(baseUrl, `/webhooks/${webhookId}/deliveries`, key)).body.data[0],
@@ -70,6 +83,13 @@ describe("a webhook delivery whose process is killed between attempts", () => {
     // The first attempt failed and is recorded; the second waits on the queue.
     const waiting = await deliveryOf(first.baseUrl, key, hook.body.id, (delivery) => delivery.attempt_count === 1);
     expect(waiting).toMatchObject({ status: "pending", attempts: [{ number: 1, response_status: 500 }] });
+    // The attempt is recorded before the next one is enqueued: wait for the queue to hold it. (Killed
+    // between the two, the delivery is the minute sweep's: late, not lost, and not this test's case.)
+    await pollUntil(
+      () => queuedAttempts(),
+      (count) => count === 1,
+      "the second attempt on the queue",
+    );
     const exited = new Promise((resolve) => first.child.once("exit", resolve));
     first.child.kill("SIGKILL");
     await exited;

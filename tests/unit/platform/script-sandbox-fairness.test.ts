@@ -25,7 +25,7 @@ const B = sandboxScope(2, null);
 
 describe("script sandbox: fair sharing", { timeout: 120_000 }, () => {
   it("leaves another account's calls unaffected by one account's runaway scripts", async () => {
-    const starts = sandbox.stats().interpreterStarts;
+    const { interpreterStarts, retired } = sandbox.stats();
     const order: string[] = [];
     const a = Array.from({ length: 8 }, (_, i) =>
       sandbox.call({ source: runaway, tool: "tool", args: {}, allowedOrigins: [], scope: A }).then((outcome) => {
@@ -48,7 +48,9 @@ describe("script sandbox: fair sharing", { timeout: 120_000 }, () => {
     expect(outcomes.slice(5)).toEqual([1, 2, 3].map(() => ({ ok: false, error: busy })));
     expect(outcomes.slice(0, 5)).toEqual(Array.from({ length: 5 }, () => ({ ok: false, error: `TimeoutError: the script ran longer than ${TIMEOUT_MS} ms` })));
     // Each was interrupted, none reloaded an interpreter.
-    expect(sandbox.stats().interpreterStarts).toBe(starts);
+    // The cause first: it names what replaced an interpreter when this fails.
+    expect(sandbox.stats().retired).toEqual(retired);
+    expect(sandbox.stats().interpreterStarts).toBe(interpreterStarts);
   });
 
   it("serves waiting scopes in turn, and an end-user of an account is a scope of its own", async () => {

@@ -165,17 +165,30 @@ describe("script sandbox: check", { timeout: 90_000 }, () => {
 
 describe("script sandbox: hostile scripts", { timeout: 120_000 }, () => {
   it("stops an endless loop at the wall-clock limit by interrupting it, the interpreter kept warm", async () => {
-    const starts = sandbox.stats().interpreterStarts;
+    await answersNextCall();
+    const { interpreterStarts, retired } = sandbox.stats();
     expect(await call("def tool():\n    while True:\n        pass")).toEqual({ ok: false, error: "TimeoutError: the script ran longer than 3000 ms" });
-    expect(sandbox.stats().interpreterStarts).toBe(starts);
+    // The cause first: it names what replaced an interpreter when this fails.
+    expect(sandbox.stats().retired).toEqual(retired);
+    expect(sandbox.stats().interpreterStarts).toBe(interpreterStarts);
+    await answersNextCall();
+  });
+
+  it("interrupts again a script that catches the first interrupt, the interpreter kept warm", async () => {
+    const { interpreterStarts, retired } = sandbox.stats();
+    const catchesOnce = "def tool():\n    try:\n        while True:\n            pass\n    except KeyboardInterrupt:\n        pass\n    while True:\n        pass";
+    expect(await call(catchesOnce)).toEqual({ ok: false, error: "TimeoutError: the script ran longer than 3000 ms" });
+    expect(sandbox.stats().retired).toEqual(retired);
+    expect(sandbox.stats().interpreterStarts).toBe(interpreterStarts);
     await answersNextCall();
   });
 
   it("replaces the interpreter of a script that swallows the interrupt", async () => {
-    const starts = sandbox.stats().interpreterStarts;
+    const { interpreterStarts, retired } = sandbox.stats();
     const stubborn = "def tool():\n    while True:\n        try:\n            while True:\n                pass\n        except BaseException:\n            pass";
     expect(await call(stubborn)).toEqual({ ok: false, error: "TimeoutError: the script ran longer than 3000 ms" });
-    expect(sandbox.stats().interpreterStarts).toBe(starts + 1);
+    expect(sandbox.stats().retired).toEqual({ ...retired, "ignored-interrupt": (retired["ignored-interrupt"] ?? 0) + 1 });
+    expect(sandbox.stats().interpreterStarts).toBe(interpreterStarts + 1);
     await answersNextCall();
   });
 

@@ -63,9 +63,21 @@ export interface ScriptSandbox {
   close(): Promise<void>;
 }
 
+/** Why an interpreter was let go: what an operator (and a test) reads to tell a script's fault from the pool's. */
+export type RetireCause =
+  | "recycled" // the script broke its interpreter (memory, a fatal error): replaced after answering
+  | "worn" // served maxCallsPerWorker calls
+  | "ignored-interrupt" // still running past the interrupt's grace
+  | "out-of-memory" // the worker's JavaScript heap hit its cap
+  | "stopped" // the worker thread exited or failed on its own
+  | "misbehaved" // sent a message that is not part of the protocol
+  | "start-timeout"; // did not load in time
+
 export interface ScriptSandboxStats {
   /** Interpreters started since creation: the pool's first fill plus every replacement. */
   interpreterStarts: number;
+  /** Interpreters let go since creation, by cause (closing the sandbox counts none). */
+  retired: Partial<Record<RetireCause, number>>;
   /** Interpreters alive (starting or ready). */
   workers: number;
   /** Ready and not running a call. */
@@ -93,6 +105,8 @@ export const scriptSandboxDefaults = {
   /** How long an interrupted script has to stop before its interpreter is terminated and replaced. */
   interruptGraceMs: 2_000,
 } as const;
+
+const interruptResendMs = 100;
 
 const WORKER_DIR = "server/platform/tool-servers/script-sandbox";
 let workerFile: string | undefined;
@@ -129,6 +143,8 @@ interface Running {
   httpRequests: number;
   /** Set once the call ran past its time and was interrupted. */
   interrupted?: boolean;
+  /** Re-sends the interrupt until the call answers (see interrupt()). */
+  resend?: NodeJS.Timeout;
 }
 
 interface Slot {
@@ -178,6 +194,7 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
   const queued = () => [...queues.values()].reduce((sum, jobs) => sum + jobs.length, 0);
   let nextId = 1;
   let interpreterStarts = 0;
+  const retired: Partial<Record<RetireCause, number>> = {};
   let closed = false;
 
   function spawn(): void {
@@ -197,20 +214,19 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
     worker.stdout.resume();
     worker.stderr.resume();
     const slot: Slot = { worker, exchange, interrupt: new Uint8Array(interrupt), ready: false, calls: 0 };
-    slot.startTimer = setTimeout(() => retire(slot, "RuntimeError: the script interpreter did not start in time"), scriptSandboxDefaults.startTimeoutMs);
+    slot.startTimer = setTimeout(() => retire(slot, "start-timeout", "RuntimeError: the script interpreter did not start in time"), scriptSandboxDefaults.startTimeoutMs);
     slots.add(slot);
     worker.on("message", (raw: unknown) => onMessage(slot, raw));
     worker.on("error", (err: Error & { code?: string }) => {
-      const reason =
-        err.code === "ERR_WORKER_OUT_OF_MEMORY" ? "MemoryError: the script exceeded its memory limit" : "RuntimeError: the script's interpreter stopped";
-      retire(slot, reason);
+      if (err.code === "ERR_WORKER_OUT_OF_MEMORY") retire(slot, "out-of-memory", "MemoryError: the script exceeded its memory limit");
+      else retire(slot, "stopped", "RuntimeError: the script's interpreter stopped");
     });
-    worker.on("exit", () => retire(slot, "RuntimeError: the script's interpreter stopped"));
+    worker.on("exit", () => retire(slot, "stopped", "RuntimeError: the script's interpreter stopped"));
   }
 
   function onMessage(slot: Slot, raw: unknown): void {
     const parsed = workerMessage.safeParse(raw);
-    if (!parsed.success) return retire(slot, "RuntimeError: the script's interpreter misbehaved");
+    if (!parsed.success) return retire(slot, "misbehaved", "RuntimeError: the script's interpreter misbehaved");
     const message = parsed.data;
     if (message.type === "ready") {
       clearTimeout(slot.startTimer);
@@ -234,7 +250,8 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
     const { recycle, ...outcome } = message.outcome;
     // An interrupted call is answered as what it is, whatever the script made of the interrupt.
     running.job.resolve(running.interrupted ? { ok: false, error: timeoutError() } : outcome);
-    if (recycle || slot.calls >= scriptSandboxDefaults.maxCallsPerWorker) retire(slot);
+    if (recycle) retire(slot, "recycled");
+    else if (slot.calls >= scriptSandboxDefaults.maxCallsPerWorker) retire(slot, "worn");
     pump();
   }
 
@@ -296,6 +313,7 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
     const running = slot.running;
     if (!running) return;
     slot.running = undefined;
+    clearInterval(running.resend);
     const left = (runningPerScope.get(running.job.scope) ?? 1) - 1;
     if (left > 0) runningPerScope.set(running.job.scope, left);
     else runningPerScope.delete(running.job.scope);
@@ -305,12 +323,17 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
   function interrupt(slot: Slot, running: Running): void {
     running.interrupted = true;
     Atomics.store(slot.interrupt, 0, 2);
-    running.timer = setTimeout(() => retire(slot, timeoutError()), interruptGraceMs);
+    // Pyodide takes an interrupt by reading the buffer and then zeroing it, not atomically: a store
+    // between the two is lost. Re-sent until the call answers (or the grace ends), a lost interrupt
+    // costs a few milliseconds instead of the interpreter, and a script that catches one gets another.
+    running.resend = setInterval(() => Atomics.store(slot.interrupt, 0, 2), interruptResendMs);
+    running.timer = setTimeout(() => retire(slot, "ignored-interrupt", timeoutError()), interruptGraceMs);
   }
 
   /** Terminates a worker; its call, if any, is answered with `reason`. Replaced while the pool is open. */
-  function retire(slot: Slot, reason?: string): void {
+  function retire(slot: Slot, cause: RetireCause | "closed", reason?: string): void {
     if (!slots.delete(slot)) return;
+    if (cause !== "closed") retired[cause] = (retired[cause] ?? 0) + 1;
     clearTimeout(slot.startTimer);
     const running = slot.running;
     if (running) {
@@ -414,7 +437,7 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
       for (const jobs of queues.values()) for (const job of jobs.splice(0)) job.resolve({ ok: false, error: "RuntimeError: the script sandbox is closed" });
       queues.clear();
       const workers = [...slots].map((slot) => slot.worker);
-      for (const slot of [...slots]) retire(slot, "RuntimeError: the script sandbox is closed");
+      for (const slot of [...slots]) retire(slot, "closed", "RuntimeError: the script sandbox is closed");
       await Promise.all(workers.map((worker) => worker.terminate()));
     },
 
@@ -422,6 +445,7 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
       const all = [...slots];
       return {
         interpreterStarts,
+        retired: { ...retired },
         workers: all.length,
         idle: all.filter((slot) => slot.ready && !slot.running).length,
         busy: all.filter((slot) => slot.running).length,

@@ -64,10 +64,21 @@ parentPort.on("message", (message) => {
         ? runCheck(message.source, JSON.stringify(message.toolNames))
         : runCall(message.source, message.tool, JSON.stringify(message.args ?? {}), message.maxResultBytes);
     answer = JSON.parse(text);
+  } catch (error) {
+    // Python answers every script error itself. A KeyboardInterrupt gets here when the pool's re-sent
+    // interrupt lands in the prelude's own code after the script's: the interpreter is sound. Anything
+    // else means it broke (a fatal error such as the JavaScript stack overflowing): answer, then let
+    // the pool replace this worker.
+    answer =
+      error?.type === "KeyboardInterrupt"
+        ? { ok: false, error: "KeyboardInterrupt" }
+        : { ok: false, error: "RuntimeError: the script crashed its interpreter", recycle: true };
+  }
+  // An interrupt Python took in but had not raised when the call returned would hit the next call.
+  try {
+    pyodide.checkInterrupt();
   } catch {
-    // Python answers every script error itself; reaching here means the interpreter broke (a fatal
-    // error such as the JavaScript stack overflowing): answer, then let the pool replace this worker.
-    answer = { ok: false, error: "RuntimeError: the script crashed its interpreter", recycle: true };
+    // It was this call's, now spent.
   }
   currentId = null;
   post({ type: "result", id: message.id, outcome: answer });
