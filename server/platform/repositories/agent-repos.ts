@@ -18,16 +18,21 @@ export const listAgentRepos = (
     take: options.take,
   });
 
+/** The sealed env sets of the agent's bindings that have one, as a jsonb array (agent and account as SQL). */
+const sealedEnvSql = (agentId: Prisma.Sql, accountId: Prisma.Sql) => Prisma.sql`
+  (SELECT COALESCE(jsonb_agg(env_sealed ORDER BY id), '[]'::jsonb) FROM platform_agent_repos
+   WHERE agent_id = ${agentId} AND account_id = ${accountId} AND env_sealed IS NOT NULL)`;
+
 /**
  * The sealed env sets of the agent's bindings that have one: one query on the agent's index, read
  * before every run's first token (its secret values), so one of the hot statements (direct.ts).
  */
-export const sealedEnvOfAgent = (prisma: PrismaClient, accountId: number, agentId: number): Promise<{ envSealed: string | null }[]> =>
-  queryRows<{ envSealed: string | null }>(
-    prisma,
-    Prisma.sql`SELECT env_sealed AS "envSealed" FROM platform_agent_repos
-      WHERE agent_id = ${agentId} AND account_id = ${accountId} AND env_sealed IS NOT NULL`,
-  );
+export const sealedEnvOfAgent = async (prisma: PrismaClient, accountId: number, agentId: number): Promise<string[]> =>
+  (await queryRows<{ sealed: string[] }>(prisma, Prisma.sql`SELECT ${sealedEnvSql(Prisma.sql`${agentId}::int`, Prisma.sql`${accountId}::int`)} AS sealed`))[0]
+    ?.sealed ?? [];
+
+/** The same, as a column of a statement reading a run (the worker's claim); `run` names the run's row. */
+export const sealedEnvOfRun = (run: Prisma.Sql) => sealedEnvSql(Prisma.sql`${run}.agent_id`, Prisma.sql`${run}.account_id`);
 
 export const findAgentRepo = (prisma: PrismaClient, accountId: number, agentId: number, id: number): Promise<AgentRepoRow | null> =>
   prisma.platformAgentRepo.findFirst({ where: { id, accountId, agentId } });

@@ -53,6 +53,17 @@ export const recentMemoryContents = async (
     )
   ).map((row) => row.content);
 
+/**
+ * The same, as a jsonb array in a column of a statement reading a run (the worker's claim); `run`
+ * names the run's row.
+ */
+export const recentMemoriesOfRun = (run: Prisma.Sql, take: number) => Prisma.sql`
+  (SELECT COALESCE(jsonb_agg(m.content ORDER BY m.id DESC), '[]'::jsonb) FROM (
+     SELECT id, content FROM platform_memories
+     WHERE account_id = ${run}.account_id
+       AND (end_user_id = ${run}.end_user_id OR (end_user_id IS NULL AND ${run}.end_user_id IS NULL))
+     ORDER BY id DESC LIMIT ${take}) m)`;
+
 /** Memories an agent's creation brings (template onboarding answers), in the agent's own scope. */
 export const createOnboardingMemories = (
   prisma: PrismaClient,

@@ -11,16 +11,19 @@ export interface RunToolSources {
   servers: boolean;
 }
 
+/** Both answers as one jsonb object; account and end-user as SQL (a value, or a column of a run's row). */
+const toolSourcesSql = (accountId: Prisma.Sql, endUserId: Prisma.Sql) => Prisma.sql`jsonb_build_object(
+  'connections', EXISTS (SELECT 1 FROM platform_app_connections
+                         WHERE account_id = ${accountId} AND end_user_id IS NOT DISTINCT FROM ${endUserId}
+                           AND status IN ('active', 'expired')),
+  'servers', EXISTS (SELECT 1 FROM platform_tool_servers
+                     WHERE account_id = ${accountId} AND (end_user_id IS NULL OR end_user_id = ${endUserId})
+                       AND status = 'approved'))`;
+
 export async function runToolSources(prisma: PrismaClient, accountId: number, endUserId: number | null): Promise<RunToolSources> {
-  const rows = await queryRows<RunToolSources>(
-    prisma,
-    Prisma.sql`SELECT
-      EXISTS (SELECT 1 FROM platform_app_connections
-              WHERE account_id = ${accountId} AND end_user_id IS NOT DISTINCT FROM ${endUserId}::int
-                AND status IN ('active', 'expired')) AS connections,
-      EXISTS (SELECT 1 FROM platform_tool_servers
-              WHERE account_id = ${accountId} AND (end_user_id IS NULL OR end_user_id = ${endUserId}::int)
-                AND status = 'approved') AS servers`,
-  );
-  return rows[0] ?? { connections: true, servers: true };
+  const rows = await queryRows<{ sources: RunToolSources }>(prisma, Prisma.sql`SELECT ${toolSourcesSql(Prisma.sql`${accountId}::int`, Prisma.sql`${endUserId}::int`)} AS sources`);
+  return rows[0]?.sources ?? { connections: true, servers: true };
 }
+
+/** The same, as a column of a statement reading a run (the worker's claim); `run` names the run's row. */
+export const runToolSourcesOfRun = (run: Prisma.Sql) => toolSourcesSql(Prisma.sql`${run}.account_id`, Prisma.sql`${run}.end_user_id`);

@@ -5,6 +5,9 @@ import { ATTENTION_ORDER, WAITING_STATUSES } from "@/lib/schemas/run-constants";
 import type { RunFrame } from "@/lib/schemas/runs";
 import { fromColumns } from "./raw-rows";
 import { agentFromJson, agentJsonOfRun, type AgentRow } from "./agents";
+import { sealedEnvOfRun } from "./agent-repos";
+import { recentMemoriesOfRun } from "./memories";
+import { type RunToolSources, runToolSourcesOfRun } from "./run-tool-sources";
 import { insertRunFiles, type NewRunFile } from "./run-files";
 import { queryRows } from "./direct";
 import { type JsonObject, type PlainJson, toDbJson } from "./db";
@@ -258,6 +261,22 @@ export interface ClaimedRun {
   abandoned: boolean;
   /** The run's agent, read by the claim's statement (none when it is archived or gone). */
   agent?: AgentRow;
+  /** What the pass reads before the model's first call, read by the claim's statement too. */
+  reads: PassReads;
+}
+
+/** What a pass reads before the model's first call besides the run and its agent. */
+export interface PassReads {
+  /** The sealed env sets of the agent's repositories: its runs never output their values. */
+  envSealed: string[];
+  /** Whether the run's scope has app connections or tool servers that bring tools. */
+  toolSources: RunToolSources;
+  /**
+   * The scope's newest memories, for the system prompt when the memory tool is on. Read whether it is
+   * or not (that is decided in code, from the agent and the run): a bounded read in the claim's
+   * statement costs less than a round trip of its own.
+   */
+  memories: string[];
 }
 
 /**
@@ -269,7 +288,7 @@ export interface ClaimedRun {
 export async function claimRuns(
   prisma: PrismaClient,
   owner: string,
-  options: { limit: number; leaseMs: number; graceMs: number },
+  options: { limit: number; leaseMs: number; graceMs: number; memories: number },
 ): Promise<ClaimedRun[]> {
   if (options.limit <= 0) return [];
   const rows = await queryRows<Record<string, unknown>>(
@@ -289,13 +308,20 @@ export async function claimRuns(
     SET lease_owner = ${owner}, lease_expires_at = now() + make_interval(secs => ${options.leaseMs / 1000}),
         resume_attempts = r.resume_attempts + CASE WHEN next.abandoned THEN 1 ELSE 0 END
     FROM next WHERE r.id = next.id
-    RETURNING r.*, next.abandoned AS "claimedAbandoned", ${agentJsonOfRun(Prisma.sql`r`)} AS "claimedAgent"`,
+    RETURNING r.*, next.abandoned AS "claimedAbandoned", ${agentJsonOfRun(Prisma.sql`r`)} AS "claimedAgent",
+      ${sealedEnvOfRun(Prisma.sql`r`)} AS "claimedEnvSealed", ${runToolSourcesOfRun(Prisma.sql`r`)} AS "claimedToolSources",
+      ${recentMemoriesOfRun(Prisma.sql`r`, options.memories)} AS "claimedMemories"`,
   );
   return rows
-    .map(({ claimedAbandoned, claimedAgent, ...row }) => ({
+    .map(({ claimedAbandoned, claimedAgent, claimedEnvSealed, claimedToolSources, claimedMemories, ...row }) => ({
       run: fromColumns<RunRow>(row),
       abandoned: claimedAbandoned === true,
       ...(claimedAgent ? { agent: agentFromJson(claimedAgent as Record<string, unknown>) } : {}),
+      reads: {
+        envSealed: claimedEnvSealed as string[],
+        toolSources: claimedToolSources as RunToolSources,
+        memories: claimedMemories as string[],
+      },
     }))
     .sort((a, b) => a.run.id - b.run.id);
 }

@@ -28,12 +28,13 @@ import {
   clearCheckpoint,
   findRunById,
   handBackLease,
+  type PassReads,
   releaseLease,
   transitionRun,
   type RunRow,
   type RunUpdate,
 } from "../repositories/runs";
-import { agentEnvValues } from "../services/agents/agent-repos";
+import { agentEnvValues, envValuesOf } from "../services/agents/agent-repos";
 import { lessonsForPrompt } from "../services/agents/lessons";
 import { meterModelCall, settleRun, settleRunIn } from "../services/billing/billing";
 import { resolveOwnModelConnection } from "../services/models/model-connections";
@@ -113,7 +114,7 @@ export async function executePass(
   claimed: RunRow,
   control: PassControl,
   abandoned: boolean,
-  knownAgent?: AgentRow,
+  known: KnownReads = {},
 ): Promise<void> {
   const { prisma, bus } = deps;
   const { abort } = control;
@@ -200,7 +201,7 @@ export async function executePass(
     // A checkpoint holds the conversation, which a metadata_only run never writes: such a run has
     // none, and one resumed elsewhere ends conversation_not_retained.
     const hooks = sink.metadataOnly ? {} : checkpointer.hooks;
-    await loop(deps, run, abort.signal, sink, hooks, end, knownAgent, resumed);
+    await loop(deps, run, abort.signal, sink, hooks, end, known, resumed);
     await sink.flush();
   } catch (error) {
     // Cancelled: the cancel wrote the run's last frames; what the model was still saying is dropped.
@@ -293,6 +294,12 @@ interface PassEnd {
   transaction(work: (tx: Db) => Promise<RunRow | null>, webhook?: (tx: Db, row: RunRow) => Promise<NewWebhookEvent>): Promise<RunRow | null>;
 }
 
+/** What the pass was handed, read before it started (by the worker's claim): not read again. */
+export interface KnownReads {
+  agent?: AgentRow;
+  reads?: PassReads;
+}
+
 /** What a pass that resumes a run whose worker died starts from (runtime/recovery.ts). */
 interface Resumed {
   /** The checkpoint's conversation, in its own key order. */
@@ -311,11 +318,11 @@ async function loop(
   frames: FrameSink,
   hooks: StreamHooks,
   end: PassEnd,
-  knownAgent?: AgentRow,
+  known: KnownReads,
   resumed?: Resumed,
 ) {
   const { prisma } = deps;
-  const agent = knownAgent ?? (await findAgentAnyScope(prisma, run.accountId, run.agentId));
+  const agent = known.agent ?? (await findAgentAnyScope(prisma, run.accountId, run.agentId));
   if (!agent) throw new Error(`agent ${run.agentId} no longer exists`);
   const metadataOnly = run.retention === METADATA_ONLY;
   const live = metadataOnly ? deps.live.messages(run.id) : undefined;
@@ -327,13 +334,16 @@ async function loop(
   // What the pass needs before the model's first call, read together: each is its own round trip,
   // and under load every round trip waits its turn on the event loop, so reading them one after the
   // other would put several turns between a run's start and its first token.
+  // The worker's claim read some of them with the run (known.reads).
   const scope = { accountId: run.accountId, endUserId: run.endUserId };
-  const envValues = agentEnvValues(prisma, deps.config, run.accountId, run.agentId);
+  const envValues = known.reads
+    ? Promise.resolve().then(() => envValuesOf(deps.config, known.reads!.envSealed))
+    : agentEnvValues(prisma, deps.config, run.accountId, run.agentId);
   const reads = Promise.all([
     // What people decided while the run waited.
     feedBackDecisions(prisma, run.id, messages, { metadataOnly }),
-    runTools(deps, run, agent),
-    resolveBuiltInTools(agent, run).includes("memory") ? recentMemoryContents(prisma, scope, PROMPT_MEMORY_LIMIT) : [],
+    runTools(deps, run, agent, known.reads?.toolSources),
+    resolveBuiltInTools(agent, run).includes("memory") ? (known.reads?.memories ?? recentMemoryContents(prisma, scope, PROMPT_MEMORY_LIMIT)) : [],
     // A task's runs read the lessons its earlier runs saved.
     run.taskId === null ? [] : lessonsForPrompt(prisma, scope, run.taskId),
     // An account's own model connection for this provider: its credentials, and the own_sub meter.

@@ -9,7 +9,7 @@ import type { PlatformConfig } from "../platform-config";
 import { findAccount } from "../repositories/accounts";
 import type { AgentRow } from "../repositories/agents";
 import { rememberedTools } from "../repositories/permission-requests";
-import { runToolSources } from "../repositories/run-tool-sources";
+import { runToolSources, type RunToolSources } from "../repositories/run-tool-sources";
 import { listPermissionsForEndUser } from "../repositories/permissions";
 import type { RunRow } from "../repositories/runs";
 import { resolveBuiltInTools } from "../services/agents/built-in-tools";
@@ -38,7 +38,7 @@ export interface RunTools {
   connectionNeeded: Map<string, ConnectionNeeded>;
 }
 
-export async function runTools(deps: RunToolsDeps, run: RunRow, agent: AgentRow): Promise<RunTools> {
+export async function runTools(deps: RunToolsDeps, run: RunRow, agent: AgentRow, knownSources?: RunToolSources): Promise<RunTools> {
   const { prisma } = deps;
   // The agent's toggles and disabled_builtin_tools, then the run's (services/agents/built-in-tools.ts).
   const enabled = new Set(resolveBuiltInTools(agent, run));
@@ -69,7 +69,7 @@ export async function runTools(deps: RunToolsDeps, run: RunRow, agent: AgentRow)
   // Apps' tools decide for themselves: a call with no usable connection waits for one (interactive runs).
   // Custom tool servers' tools (srv<id>__<tool>): approved servers of the account level and the run's
   // end-user. Read together: both come before the run's first token.
-  const sources = await runToolSources(prisma, run.accountId, run.endUserId);
+  const sources = knownSources ?? (await runToolSources(prisma, run.accountId, run.endUserId));
   const [apps, servers] = await Promise.all([
     appToolSet({
       connected: sources.connections,

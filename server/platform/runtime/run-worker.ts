@@ -7,12 +7,12 @@
 import { randomBytes } from "node:crypto";
 import { withLogContext } from "@/lib/log-context";
 import { logger } from "@/lib/logger";
-import type { AgentRow } from "../repositories/agents";
 import { claimRuns, renewLeases, type RunRow } from "../repositories/runs";
 import { claimLatency, runsClaimed } from "../observability/metrics";
 import { contextFromTraceparent, inSpan, SpanKind } from "../observability/tracing";
 import { runTimings } from "./recovery";
-import { executePass, type ExecutorDeps, HAND_BACK, type PassControl, RUN_READY } from "./run-pass";
+import { executePass, type ExecutorDeps, HAND_BACK, type KnownReads, type PassControl, RUN_READY } from "./run-pass";
+import { PROMPT_MEMORY_LIMIT } from "../services/runs/system-prompt";
 import type { KnownRun } from "../services/runs/run-context";
 
 export interface RunWorker {
@@ -62,7 +62,7 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
   // the poll would not bring, and a run's end costs no claim that finds nothing.
   let mayWait = false;
 
-  const launch = (run: RunRow, abandoned: boolean, agent?: AgentRow, leasedAtAdmission = false) => {
+  const launch = (run: RunRow, abandoned: boolean, known: KnownReads, leasedAtAdmission = false) => {
     runsClaimed.inc({ how: abandoned ? "resumed" : leasedAtAdmission ? "leased_at_admission" : "claimed" });
     // A run's first pass: from its admission (a reply's or an approval's pass starts later on).
     if (!abandoned && run.turnsUsed === 0) claimLatency.observe((Date.now() - run.createdAt.getTime()) / 1000);
@@ -77,7 +77,7 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
       withLogContext({ runId: run.id, accountId: run.accountId }, async () => {
         const started = Date.now();
         try {
-          await executePass(deps, owner, run, control, abandoned, agent);
+          await executePass(deps, owner, run, control, abandoned, known);
         } finally {
           logger.info({ ms: Date.now() - started, resumed: abandoned, handedBack: control.abort.signal.reason === HAND_BACK }, "run pass ended");
         }
@@ -101,11 +101,11 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
         claimAgain = false;
         while (!stopped && active.size < options.concurrency) {
           const limit = options.concurrency - active.size;
-          const runs = await claimRuns(deps.prisma, owner, { limit, leaseMs, graceMs });
+          const runs = await claimRuns(deps.prisma, owner, { limit, leaseMs, graceMs, memories: PROMPT_MEMORY_LIMIT });
           for (const claimed of runs) {
             ids.push(claimed.run.id);
-            // The claim read the run's agent too: the pass does not read it again.
-            launch(claimed.run, claimed.abandoned, claimed.agent);
+            // The claim read the run's agent and what the pass reads before the model: not read again.
+            launch(claimed.run, claimed.abandoned, { agent: claimed.agent, reads: claimed.reads });
           }
           mayWait = runs.length === limit;
           if (runs.length < limit) break;
@@ -167,7 +167,7 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
     },
     runLeased(known) {
       if (active.has(known.run.id)) return;
-      launch(known.run, false, known.agent, true);
+      launch(known.run, false, { agent: known.agent }, true);
     },
     claim,
     idle,

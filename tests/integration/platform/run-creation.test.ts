@@ -6,6 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findAgent, findAgentAnyScope } from "@/server/platform/repositories/agents";
 import { startAdmittedRun, type FastRunStart } from "@/server/platform/repositories/run-start";
 import { claimRuns } from "@/server/platform/repositories/runs";
+import { sealedEnvOfAgent } from "@/server/platform/repositories/agent-repos";
+import { recentMemoryContents } from "@/server/platform/repositories/memories";
+import { runToolSources } from "@/server/platform/repositories/run-tool-sources";
 import { readFrames, textOf } from "../../helpers/sse";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
@@ -253,13 +256,28 @@ describe("the raw reads of run creation and start", () => {
 
     const started = await platform.call("/runs", { key: account.key, body: { teammate_id: unscoped, message: "hello", stream: false, metadata: { a: 1 } } });
     await waitForStatus(account, started.body.id, ["completed"]);
-    const options = { limit: 1_000, leaseMs: 60_000, graceMs: 0 };
+    const options = { limit: 1_000, leaseMs: 60_000, graceMs: 0, memories: 2 };
+    // The scope's memories the claim reads for the pass: the newest `memories`, of exactly the run's scope.
+    for (const [content, owner] of [["a1", null], ["a2", null], ["u1", endUserId], ["a3", null]] as const) {
+      await prisma().platformMemory.create({ data: { accountId: account.id, endUserId: owner, content } });
+    }
     // Completed: not running, so not claimable.
     expect((await claimRuns(prisma(), "nobody", options)).map((claimed) => claimed.run.id)).not.toContain(started.body.id);
     await prisma().platformRun.update({ where: { id: started.body.id }, data: { status: "running", leaseOwner: null, leaseExpiresAt: null } });
     const taken = (await claimRuns(prisma(), "reader", options)).find((claimed) => claimed.run.id === started.body.id);
-    // The claim reads the run's agent too, as the client reads it.
-    expect(taken).toEqual({ run: await prisma().platformRun.findUniqueOrThrow({ where: { id: started.body.id } }), abandoned: false, agent: await viaClient(unscoped) });
+    // The claim reads the run's agent too, as the client reads it, and what the pass reads before the model.
+    expect(taken).toEqual({
+      run: await prisma().platformRun.findUniqueOrThrow({ where: { id: started.body.id } }),
+      abandoned: false,
+      agent: await viaClient(unscoped),
+      reads: { envSealed: [], toolSources: { connections: false, servers: false }, memories: ["a3", "a2"] },
+    });
+    // As the pass's own reads read them (a run leased at admission has no claim).
+    expect(taken?.reads).toEqual({
+      envSealed: await sealedEnvOfAgent(prisma(), account.id, unscoped),
+      toolSources: await runToolSources(prisma(), account.id, null),
+      memories: await recentMemoryContents(prisma(), { accountId: account.id, endUserId: null }, 2),
+    });
     expect(taken?.run.leaseOwner).toBe("reader");
     await prisma().platformRun.update({ where: { id: started.body.id }, data: { status: "completed", leaseOwner: null } });
 
@@ -267,8 +285,18 @@ describe("the raw reads of run creation and start", () => {
     const scopedRun = await platform.call("/runs", { key: account.key, query: { user_id: "r1" }, body: { teammate_id: scoped, message: "hello", stream: false } });
     await waitForStatus(account, scopedRun.body.id, ["completed"], "r1");
     await prisma().platformRun.update({ where: { id: scopedRun.body.id }, data: { status: "running", leaseOwner: null, leaseExpiresAt: null } });
+    // The end-user's approved tool server, and a sealed env set on one of the agent's repositories.
+    await prisma().platformToolServer.create({ data: { accountId: account.id, endUserId, name: "srv", url: "http://127.0.0.1:1/mcp", kind: "mcp", status: "approved" } });
+    const sealed = "sealed-env-as-stored";
+    await prisma().platformAgentRepo.create({ data: { accountId: account.id, agentId: scoped, repoFullName: "acme/app", connectionId: "conn", envSealed: sealed, envKeys: ["TOKEN"] } });
     const takenScoped = (await claimRuns(prisma(), "reader", options)).find((claimed) => claimed.run.id === scopedRun.body.id);
     expect(takenScoped?.agent).toEqual(await viaClient(scoped));
+    expect(takenScoped?.reads).toEqual({ envSealed: [sealed], toolSources: { connections: false, servers: true }, memories: ["u1"] });
+    expect(takenScoped?.reads).toEqual({
+      envSealed: await sealedEnvOfAgent(prisma(), account.id, scoped),
+      toolSources: await runToolSources(prisma(), account.id, endUserId),
+      memories: await recentMemoryContents(prisma(), { accountId: account.id, endUserId }, 2),
+    });
     await prisma().platformRun.update({ where: { id: scopedRun.body.id }, data: { leaseOwner: null, leaseExpiresAt: null } });
     await prisma().platformAgent.update({ where: { id: scoped }, data: { status: "archived" } });
     const takenArchived = (await claimRuns(prisma(), "reader", options)).find((claimed) => claimed.run.id === scopedRun.body.id);

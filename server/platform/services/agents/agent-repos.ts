@@ -122,9 +122,11 @@ const openEnv = (config: PlatformConfig, sealed: string | null): Record<string, 
  * a pass starts (runtime/run-pass.ts), so a value put or deleted counts from the next pass on.
  */
 export async function agentEnvValues(prisma: Db, config: PlatformConfig, accountId: number, agentId: number): Promise<string[]> {
-  const rows = await repos.sealedEnvOfAgent(prisma, accountId, agentId);
-  return rows.flatMap((row) => Object.values(openEnv(config, row.envSealed)));
+  return envValuesOf(config, await repos.sealedEnvOfAgent(prisma, accountId, agentId));
 }
+
+/** The values of sealed env sets read already (the worker's claim reads them with the run). */
+export const envValuesOf = (config: PlatformConfig, sealed: string[]): string[] => sealed.flatMap((one) => Object.values(openEnv(config, one)));
 
 /** PUT …/env: replaces the set (keys left out are removed). Limits are the contract's (lib/schemas/agent-repos.ts). */
 export async function putRepoEnv(ctx: AgentRepoContext, auth: AuthContext, agentId: number, repoId: number, input: z.infer<typeof AgentRepoEnvPut>) {
