@@ -3,7 +3,9 @@
 // them, and lib/platform-client and the UI type themselves from them.
 import { z } from "zod";
 
-export const Timestamp = z.iso.datetime().meta({ description: "ISO 8601 timestamp in UTC" });
+// Written with Z here; read with an offset too (UTC as "+00:00", as other implementations of the API
+// write it): a tRPC output or a replay window from another platform must not fail on its notation.
+export const Timestamp = z.iso.datetime({ offset: true }).meta({ description: "ISO 8601 timestamp in UTC" });
 
 /** The largest id an `integer` column holds; a larger one names nothing and must not reach SQL. */
 export const MAX_INT_ID = 2_147_483_647;

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ZodType } from "zod";
 import { appRouter } from "@/server/framework/api/root";
+import { Timestamp } from "@/lib/schemas/common";
 
 interface ProcedureDef {
   type: "query" | "mutation" | "subscription";
@@ -22,5 +23,14 @@ describe("tRPC procedure outputs", () => {
   it("every procedure has a zod output schema", () => {
     const missing = procedures.filter(([, procedure]) => !(procedure._def.output instanceof ZodType)).map(([path]) => path);
     expect(missing).toEqual([]);
+  });
+
+  it("reads a platform's timestamps in UTC however it writes them (Z or +00:00), and nothing that is not one", () => {
+    for (const written of ["2026-11-29T10:00:00Z", "2026-11-29T10:00:00.123Z", "2026-11-29T10:00:00+00:00", "2026-11-29T10:00:00.123456+00:00"]) {
+      expect(Timestamp.safeParse(written).success).toBe(true);
+    }
+    for (const wrong of ["2026-11-29", "yesterday", "2026-11-29 10:00:00", "1795945715"]) {
+      expect(Timestamp.safeParse(wrong).success).toBe(false);
+    }
   });
 });
