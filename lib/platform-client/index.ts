@@ -30,8 +30,10 @@ export {
   ValidationError,
 } from "./errors";
 export {
+  isRunWebhookEvent,
   verifyWebhook,
   WebhookVerificationError,
+  type RunWebhookEvent,
   type VerifyWebhookOptions,
   type WebhookEvent,
   type WebhookEventType,

@@ -1,25 +1,26 @@
 // Verifies the platform's webhook deliveries (Standard Webhooks: webhook-id, webhook-timestamp,
 // webhook-signature = "v1,<base64 HMAC-SHA256>" entries over `${id}.${timestamp}.${body}`).
 // Web Crypto only, so a vendor can verify in Node, an edge runtime or a worker alike.
+import type { z } from "zod";
+import type { DeliveredEventType, LowBalanceEvent, RUN_WEBHOOK_PAYLOADS, WebhookTestEvent } from "../schemas/webhooks";
 
-export type WebhookEventType =
-  | "run.started"
-  | "run.completed"
-  | "run.failed"
-  | "run.cancelled"
-  | "run.awaiting_input"
-  | "run.message_received"
-  | "run.message_cancelled";
+// The kinds and bodies are the contract's (lib/schemas/webhooks.ts), as types only: verifying needs no zod.
 
-/** A delivery's body. The fields beside these depend on the kind (`error`, `output_data`, `pending_requests`, …). */
-export interface WebhookEvent {
-  type: WebhookEventType;
-  run_id: number;
-  status: string;
-  timestamp: string;
-  user_id: string | null;
-  [key: string]: unknown;
-}
+/** Every kind a delivery carries: the subscribable ones and the test event. */
+export type WebhookEventType = z.infer<typeof DeliveredEventType>;
+
+type RunPayloads = typeof RUN_WEBHOOK_PAYLOADS;
+/** A run's event (run.started, run.completed, …): the run's id, status and scope. */
+export type RunWebhookEvent = { [K in keyof RunPayloads]: z.infer<RunPayloads[K]> }[keyof RunPayloads];
+
+/**
+ * A delivery's body: narrow it on `type`. Its fields as the contract lists them; a body is checked for
+ * its signature, not its shape, so a newer platform's additions come through unlisted.
+ */
+export type WebhookEvent = RunWebhookEvent | z.infer<typeof LowBalanceEvent> | z.infer<typeof WebhookTestEvent>;
+
+/** Whether the event is a run's (its `run_id`, `status` and `teammate_id` are there). */
+export const isRunWebhookEvent = (event: WebhookEvent): event is RunWebhookEvent => event.type.startsWith("run.");
 
 export type WebhookVerificationReason = "missing_headers" | "timestamp_out_of_range" | "bad_signature" | "bad_secret" | "bad_payload";
 

@@ -10,7 +10,7 @@
 // sweep settles runs instead (about a minute after they end).
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
-import { isRefusal, verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookHeaders } from "@/lib/platform-client";
+import { isRefusal, isRunWebhookEvent, verifyWebhook, WebhookVerificationError, type RunWebhookEvent, type WebhookEvent, type WebhookHeaders } from "@/lib/platform-client";
 import { getDb, type Db } from "@/server/shared/db";
 import { RouteError, routeJson } from "@/server/framework/http/route-member";
 import { publicOrigin } from "@/server/shared/public-origin";
@@ -73,7 +73,8 @@ async function webhookSecret(prisma: Db, connection: PlatformConnection, secrets
 }
 
 export type LedgerDelivery =
-  | { outcome: "settled" | "ignored"; event: WebhookEvent; settled: number }
+  | { outcome: "settled"; event: RunWebhookEvent; settled: number }
+  | { outcome: "ignored"; event: WebhookEvent; settled: 0 }
   | { outcome: "rejected"; reason: string };
 
 /**
@@ -96,7 +97,7 @@ export async function receiveLedgerWebhook(
     if (error instanceof WebhookVerificationError) return { outcome: "rejected", reason: error.message };
     throw error;
   }
-  if (!(LEDGER_EVENTS as readonly string[]).includes(event.type) || !Number.isSafeInteger(event.run_id)) {
+  if (!isRunWebhookEvent(event) || !(LEDGER_EVENTS as readonly string[]).includes(event.type) || !Number.isSafeInteger(event.run_id)) {
     return { outcome: "ignored", event, settled: 0 };
   }
   return { outcome: "settled", event, settled: await settleRunFromPlatform(prisma, connection, event.run_id) };

@@ -2,7 +2,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { verifyWebhook, WebhookVerificationError, type WebhookVerificationReason } from "@/lib/platform-client";
+import { isRunWebhookEvent, verifyWebhook, WebhookVerificationError, type WebhookVerificationReason } from "@/lib/platform-client";
 
 const secret = `whsec_${randomBytes(24).toString("base64")}`;
 const otherSecret = `whsec_${randomBytes(24).toString("base64")}`;
@@ -30,6 +30,16 @@ async function rejection(promise: Promise<unknown>): Promise<WebhookVerification
 describe("verifyWebhook", () => {
   it("accepts what the reference implementation signs, and returns the parsed body", async () => {
     await expect(verifyWebhook(body, signed(), secret, { now })).resolves.toEqual(JSON.parse(body));
+  });
+
+  it("tells a run's event from the account's and the test event, for narrowing on `type`", async () => {
+    const lowBalance = JSON.stringify({ type: "billing.low_balance", account_id: 1, balance_micros: 10, balance_usd: "0.00", low_balance_threshold_cents: 100, crossing: 1, user_id: null, timestamp: "2025-06-01T12:00:00.000Z" });
+    const test = JSON.stringify({ type: "webhook.test", webhook_id: 3, user_id: null, message: "hello", timestamp: "2025-06-01T12:00:00.000Z" });
+    const run = await verifyWebhook(body, signed(), secret, { now });
+    expect(isRunWebhookEvent(run) && run.run_id).toBe(42);
+    for (const payload of [lowBalance, test]) {
+      expect(isRunWebhookEvent(await verifyWebhook(payload, signed({ payload }), secret, { now }))).toBe(false);
+    }
   });
 
   it("signs content the reference implementation accepts where ours does", async () => {
