@@ -9,6 +9,7 @@ import { type RunRow, type RunUpdate, runMatchSql, runSetSql } from "./runs";
 import { type NewWebhookEvent, webhookEventInsert } from "./webhook-events";
 import { execute, queryRows } from "./direct";
 import { fromColumns } from "./raw-rows";
+import { type NewRequest, requestsInsert } from "./permission-requests";
 
 // ---------------------------------------------------------------------------------------------
 // Ledger
@@ -405,6 +406,8 @@ export interface RunEnd {
   webhook?: NewWebhookEvent;
   /** Values of the run's row the webhook event was built from: the statement changes nothing unless they hold. */
   expected?: Partial<RunRow>;
+  /** Requests for a person the run pauses on (createRequests), written with its change. */
+  requests?: NewRequest[];
 }
 
 export type RunEndResult =
@@ -421,7 +424,8 @@ export type RunEndResult =
  * Ends a run's pass in one statement (its own transaction: no BEGIN and COMMIT), in the usual case:
  * what the run cost since its last settlement is within its hold. The run's change, its settlement as
  * settleRunChargesIn writes it within the hold (the run's side and a pending settlement, applied at the
- * commit by the deferred trigger), its webhook event, and whether the account watches its balance.
+ * commit by the deferred trigger), its webhook event, the requests it pauses on, and whether the account
+ * watches its balance.
  *
  * `cur` locks the run's row (NO KEY UPDATE, as settleRunChargesIn) and reads its cost, settled and hold
  * as they are before the change: the UPDATE's RETURNING gives only the new ones, and the settlement's
@@ -454,7 +458,8 @@ export async function endRunWithinHold(prisma: PrismaClient, end: RunEnd): Promi
       SELECT account_id, id, "endCharge", "endRelease", ${end.description}::text FROM moved
       -- settleRunChargesIn settles nothing when nothing is due and no hold is given back.
       WHERE "endCharge" <> 0 OR (${end.ending}::boolean AND "endHold" > 0)
-    )${end.webhook ? Prisma.sql`, webhook AS (${webhookEventInsert(end.webhook, moved)})` : Prisma.empty}
+    )${end.webhook ? Prisma.sql`, webhook AS (${webhookEventInsert(end.webhook, moved)})` : Prisma.empty}${
+      end.requests?.length ? Prisma.sql`, requests AS (${requestsInsert(end.runId, end.requests, moved)})` : Prisma.empty}
     SELECT moved.*, (SELECT auto_reload_enabled OR low_balance_threshold_cents IS NOT NULL
                      FROM platform_billing_settings WHERE account_id = moved.account_id) AS "endWatches"
     FROM cur LEFT JOIN moved ON true`,

@@ -23,7 +23,7 @@ import type { PlatformConfig } from "../platform-config";
 import type { JobQueue } from "../infrastructure/job-queue";
 import { type AgentRow, findAgentAnyScope } from "../repositories/agents";
 import { recentMemoryContents } from "../repositories/memories";
-import { createRequests } from "../repositories/permission-requests";
+import { createRequests, type NewRequest } from "../repositories/permission-requests";
 import {
   clearCheckpoint,
   findRunById,
@@ -176,25 +176,22 @@ export async function executePass(
         ...(checkpointer.state.saved ? { checkpoint: null } : {}),
       };
     },
-    async transaction(data, webhook, also) {
-      // The usual case in one statement (its own transaction), unless the change writes more (`also`):
-      // the run's change, its settlement within its hold, its webhook event. Past its hold, or when a
-      // value the event was built from changed meanwhile, nothing was written and the transaction
-      // below does it all.
-      if (!also) {
-        const result = await endRunInOneStatement(prisma, latest, ["running"], data, webhook);
-        if (result.ended !== undefined) {
-          if (result.ended) {
-            passEnded = true;
-            watches = result.settlement.watches;
-          }
-          return result.ended;
+    async transaction(data, webhook, requests = []) {
+      // The usual case in one statement (its own transaction): the run's change, the requests it pauses
+      // on, its settlement within its hold, its webhook event. Past its hold, or when a value the event
+      // was built from changed meanwhile, nothing was written and the transaction below does it all.
+      const result = await endRunInOneStatement(prisma, latest, ["running"], data, webhook, requests);
+      if (result.ended !== undefined) {
+        if (result.ended) {
+          passEnded = true;
+          watches = result.settlement.watches;
         }
+        return result.ended;
       }
       const row = await prisma.$transaction(async (tx) => {
         const moved = await transitionRun(tx as Db, runId, ["running"], data);
         if (!moved) return moved;
-        await also?.(tx as Db, moved);
+        if (requests.length > 0) await createRequests(tx as Db, runId, requests);
         // Last: past the run's hold it locks the account's row until the commit. The webhook event
         // goes in the settlement's statement (one round trip less).
         const event = webhook ? await webhook(tx as Db, moved) : undefined;
@@ -303,13 +300,13 @@ interface PassEnd {
   data(options?: { keepLease?: boolean }): RunUpdate;
   /**
    * Moves the run out of running with `data` (transitionRun) and returns it (null when it was not running
-   * any more), with what `also` writes, the run's `webhook` event, if any, and the settlement of what the
-   * pass cost, all or nothing: one statement in the usual case, else one transaction.
+   * any more), with the `requests` it pauses on, its `webhook` event, if any, and the settlement of what
+   * the pass cost, all or nothing: one statement in the usual case, else one transaction.
    */
   transaction(
     data: RunUpdate & { status: string },
     webhook?: (db: Db, row: WebhookRun) => Promise<NewWebhookEvent>,
-    also?: (tx: Db, row: RunRow) => Promise<unknown>,
+    requests?: NewRequest[],
   ): Promise<RunRow | null>;
 }
 
@@ -497,7 +494,7 @@ async function loop(
           ...(request.app ? { app: request.app } : {}),
         })),
       }),
-    (tx) => createRequests(tx, run.id, stored),
+    stored,
     );
     if (!paused) return;
     runsEnded.inc({ outcome: "paused" });

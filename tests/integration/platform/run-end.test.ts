@@ -5,6 +5,7 @@
 // run is no longer running. Each case ends two twin runs, one each way, and compares what they left.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/server/platform/repositories/db";
+import { createRequests, type NewRequest } from "@/server/platform/repositories/permission-requests";
 import { findRunById, type RunRow, type RunUpdate, transitionRun } from "@/server/platform/repositories/runs";
 import { settleRunIn } from "@/server/platform/services/billing/billing";
 import { endRunInOneStatement } from "@/server/platform/services/runs/run-end";
@@ -61,6 +62,7 @@ async function leftBy({ accountId, runId }: Twin) {
   const ledger = await prisma().platformBalanceTransaction.findMany({ where: { accountId, type: "debit" }, orderBy: { id: "asc" } });
   const events = await prisma().platformWebhookEvent.findMany({ where: { runId }, orderBy: { id: "asc" } });
   const pending = await prisma().platformPendingSettlement.count({ where: { runId } });
+  const requests = await prisma().platformPermissionRequest.findMany({ where: { runId }, orderBy: { id: "asc" } });
   return {
     run: {
       status: run.status, error: run.error, stopReason: run.stopReason, output: run.output, outputData: run.outputData,
@@ -80,22 +82,30 @@ async function leftBy({ accountId, runId }: Twin) {
       return { type: event.type, endUser: event.endUserId !== null, user: typeof user === "string" ? user.slice(0, -2) : user, payload };
     }),
     pending,
+    requests: requests.map(({ id, runId: _run, createdAt: _at, ...request }) => ({ ...request, id: id.slice(0, -2) })),
   };
 }
 
 type Change = RunUpdate & { status: string };
 
 /** The transaction the pass ended a run with before (and still does when the statement leaves it). */
-const endInTransaction = (runId: number, data: Change, type: RunWebhookType) =>
+const endInTransaction = (runId: number, data: Change, type: RunWebhookType, requests: NewRequest[] = []) =>
   platform.database.prisma.$transaction(async (transaction) => {
     const tx = transaction as unknown as Db;
     const moved = await transitionRun(tx, runId, ["running"], data);
     if (!moved) return null;
+    if (requests.length > 0) await createRequests(tx, runId, requests);
     return { moved, settlement: await settleRunIn(tx, moved, await runWebhookEvent(tx, moved, type)) };
   });
 
-const endInOneStatement = async (runId: number, data: Change, type: RunWebhookType, latest?: RunRow) =>
-  endRunInOneStatement(prisma(), latest ?? (await findRunById(prisma(), runId))!, ["running"], data, (db, row) => runWebhookEvent(db, row, type));
+const endInOneStatement = async (runId: number, data: Change, type: RunWebhookType, latest?: RunRow, requests?: NewRequest[]) =>
+  endRunInOneStatement(prisma(), latest ?? (await findRunById(prisma(), runId))!, ["running"], data, (db, row) => runWebhookEvent(db, row, type), requests);
+
+/** The requests a run pauses on; ids end in `twin` (ids are unique across runs). */
+const requestsOf = (twin: string): NewRequest[] => [
+  { id: `perm_tool-${twin}`, kind: "tool", toolName: "web_fetch", toolCallId: "call_1", input: { url: "https://example.com", n: [1, null] } },
+  { id: `perm_conn-${twin}`, kind: "connection", app: "github", toolName: "github_issue", toolCallId: "call_2", input: {} },
+];
 
 const completed = (): Change => ({
   status: "completed", output: "done", outputData: null, stopReason: "stop", finishedAt: new Date(),
@@ -111,6 +121,8 @@ describe("ending a run's pass in one statement", () => {
     const ended = await endInOneStatement(one.runId, change, "run.completed");
     const old = await endInTransaction(other.runId, change, "run.completed");
     expect(ended.ended?.status).toBe("completed");
+    // The row it returns is the run as the database now has it, shaped as the client's reads shape it.
+    expect(ended.ended).toEqual(await findRunById(prisma(), one.runId));
     expect(ended.ended).toMatchObject({ settledMicros: 12_345n, holdMicros: 0n, turnsUsed: 2, leaseOwner: null });
     if (!ended.ended) return;
     expect(ended.settlement).toEqual({ chargedMicros: 12_345n, writtenOffMicros: 0n, releasedMicros: hold - 12_345n, watches: false });
@@ -127,12 +139,16 @@ describe("ending a run's pass in one statement", () => {
     const [one, other] = await twins({ cost: 20_000n, settled: 5_000n }, "paused-user");
     const hold = (await findRunById(prisma(), one.runId))!.holdMicros;
     const change: Change = { status: "awaiting_approval", messages: [], turnsUsed: { increment: 1 } };
-    const ended = await endInOneStatement(one.runId, change, "run.awaiting_input");
-    await endInTransaction(other.runId, change, "run.awaiting_input");
+    const ended = await endInOneStatement(one.runId, change, "run.awaiting_input", undefined, requestsOf("a"));
+    await endInTransaction(other.runId, change, "run.awaiting_input", requestsOf("b"));
     expect(ended.ended).toMatchObject({ status: "awaiting_approval", settledMicros: 20_000n, holdMicros: hold - 15_000n });
     const left = await leftBy(one);
     expect(left).toEqual(await leftBy(other));
     expect(left.run.leaseOwner).toBeNull(); // web: never leased; the change does not touch it
+    expect(left.requests).toEqual([
+      expect.objectContaining({ id: "perm_conn", kind: "connection", app: "github", status: "pending", input: {} }),
+      expect.objectContaining({ id: "perm_tool", kind: "tool", app: null, input: { url: "https://example.com", n: [1, null] } }),
+    ]);
     expect(left.account.heldMicros).toBe(hold - 15_000n);
     expect(left.events.at(-1)).toEqual({
       type: "run.awaiting_input",
@@ -160,7 +176,7 @@ describe("ending a run's pass in one statement", () => {
     expect((await findRunById(prisma(), one.runId))!.holdMicros).toBeLessThan(80_000n);
     const before = await leftBy(one);
     const change = completed();
-    expect(await endInOneStatement(one.runId, change, "run.completed")).toEqual({ ended: undefined });
+    expect(await endInOneStatement(one.runId, change, "run.completed", undefined, requestsOf("x"))).toEqual({ ended: undefined });
     expect(await leftBy(one)).toEqual(before);
     await endInTransaction(one.runId, change, "run.completed");
     await endInTransaction(other.runId, change, "run.completed");

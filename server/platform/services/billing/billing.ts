@@ -7,6 +7,7 @@ import { isTerminalStatus } from "@/lib/schemas/runs";
 import type { Db } from "../../repositories/db";
 import type { RunRow, RunUpdate } from "../../repositories/runs";
 import type { NewWebhookEvent } from "../../repositories/webhook-events";
+import type { NewRequest } from "../../repositories/permission-requests";
 import { PlatformError } from "../../errors";
 import {
   addLedgerEntry,
@@ -181,7 +182,13 @@ export const settleRunIn = (tx: Db, run: RunRow, webhook?: NewWebhookEvent) =>
 export const endRunSettled = (
   prisma: Db,
   run: { id: number; model: string },
-  change: { from: readonly string[]; data: RunUpdate & { status: string }; webhook?: NewWebhookEvent; expected?: Partial<RunRow> },
+  change: {
+    from: readonly string[];
+    data: RunUpdate & { status: string };
+    webhook?: NewWebhookEvent;
+    expected?: Partial<RunRow>;
+    requests?: NewRequest[];
+  },
 ): Promise<RunEndResult> =>
   endRunWithinHold(prisma, {
     runId: run.id,
@@ -191,4 +198,5 @@ export const endRunSettled = (
     description: describeDebit(run, { writtenOffMicros: 0n }),
     webhook: change.webhook,
     expected: change.expected,
+    requests: change.requests,
   });

@@ -6,6 +6,7 @@ import type { Db } from "../../repositories/db";
 import type { RunEndResult } from "../../repositories/billing";
 import type { RunRow, RunUpdate } from "../../repositories/runs";
 import type { NewWebhookEvent } from "../../repositories/webhook-events";
+import type { NewRequest } from "../../repositories/permission-requests";
 import { endRunSettled } from "../billing/billing";
 import { WEBHOOK_RUN_FIELDS, type WebhookRun } from "./run-webhooks";
 
@@ -13,7 +14,8 @@ import { WEBHOOK_RUN_FIELDS, type WebhookRun } from "./run-webhooks";
 const BUILT_FROM: readonly string[] = [...WEBHOOK_RUN_FIELDS, "model"];
 
 /**
- * Moves the run from one of `from` with `data`, settles it and writes its `webhook` event, in one
+ * Moves the run from one of `from` with `data`, settles it and writes its `webhook` event and the
+ * `requests` it pauses on, in one
  * statement when its cost is within its hold. `latest` is the run as last read; any of its values the
  * event is built from that changed since (a permission mode switched mid-run) only sends the caller
  * the long way (`ended` undefined, nothing written), as a cost past the hold does.
@@ -24,11 +26,12 @@ export async function endRunInOneStatement(
   from: readonly string[],
   data: RunUpdate & { status: string },
   webhook?: (db: Db, row: WebhookRun) => Promise<NewWebhookEvent>,
+  requests?: NewRequest[],
 ): Promise<RunEndResult> {
   const set = data as Record<string, unknown>;
   const changed = (field: string) => set[field] !== undefined;
   const expected = Object.fromEntries(BUILT_FROM.filter((field) => !changed(field)).map((field) => [field, latest[field as keyof RunRow]]));
   const predicted = { ...latest, ...Object.fromEntries(BUILT_FROM.filter(changed).map((field) => [field, set[field]])) } as WebhookRun;
   const event = webhook ? await webhook(prisma, predicted) : undefined;
-  return endRunSettled(prisma, latest, { from, data, webhook: event, expected: expected as Partial<RunRow> });
+  return endRunSettled(prisma, latest, { from, data, webhook: event, expected: expected as Partial<RunRow>, requests });
 }
