@@ -195,6 +195,14 @@ describe("ending a run's pass in one statement", () => {
     expect(await leftBy(one)).toEqual(before);
   });
 
+  it("a run that holds nothing (a plan's): left to the transaction, without a statement", async () => {
+    const [one] = await twins({ cost: 1_000n });
+    await prisma().platformRun.update({ where: { id: one.runId }, data: { holdMicros: 0n } });
+    const before = await leftBy(one);
+    expect(await endInOneStatement(one.runId, completed(), "run.completed")).toEqual({ ended: undefined });
+    expect(await leftBy(one)).toEqual(before);
+  });
+
   it("no longer running: null, and nothing written", async () => {
     const [one] = await twins({ cost: 1_000n });
     await prisma().platformRun.update({ where: { id: one.runId }, data: { status: "cancelled" } });

@@ -28,6 +28,9 @@ export async function endRunInOneStatement(
   webhook?: (db: Db, row: WebhookRun) => Promise<NewWebhookEvent>,
   requests?: NewRequest[],
 ): Promise<RunEndResult> {
+  // A run that holds nothing (a plan's, or on the account's own subscription: run-funding.ts) goes
+  // past its hold with any cost the balance has not settled: the statement would only add a round trip.
+  if (latest.holdMicros === 0n) return { ended: undefined };
   const set = data as Record<string, unknown>;
   const changed = (field: string) => set[field] !== undefined;
   const expected = Object.fromEntries(BUILT_FROM.filter((field) => !changed(field)).map((field) => [field, latest[field as keyof RunRow]]));
