@@ -5,9 +5,11 @@ import type { PrismaClient } from "@/server/generated/prisma/client";
 import type { Tx } from "./db";
 import { Prisma } from "@/server/generated/prisma/client";
 import { ACTIVE_STATUSES } from "@/lib/schemas/run-constants";
-import type { RunRow } from "./runs";
+import { type RunRow, type RunUpdate, runMatchSql, runSetSql } from "./runs";
 import { type NewWebhookEvent, webhookEventInsert } from "./webhook-events";
-import { execute } from "./direct";
+import { execute, queryRows } from "./direct";
+import { fromColumns } from "./raw-rows";
+import { type NewRequest, requestsInsert } from "./permission-requests";
 
 // ---------------------------------------------------------------------------------------------
 // Ledger
@@ -388,6 +390,93 @@ export async function settleRunChargesIn(
     WHERE id = ${run.accountId}`;
   if (settlement.writtenOffMicros > 0n) await markReleased(tx, run.accountId, runId);
   return settlement;
+}
+
+export interface RunEnd {
+  runId: number;
+  /** The statuses the run may be in (the pass's: running); in any other it is left alone. */
+  from: readonly string[];
+  /** The run's change (transitionRun's data); it sets neither settled_micros nor hold_micros. */
+  data: RunUpdate;
+  /** Whether the new status ends the run: what is left of its hold is given back. */
+  ending: boolean;
+  /** The ledger entry's description of a debit with nothing written off (the only kind made here). */
+  description: string;
+  /** The run's webhook event, built before the statement from `expected` and `data`. */
+  webhook?: NewWebhookEvent;
+  /** Values of the run's row the webhook event was built from: the statement changes nothing unless they hold. */
+  expected?: Partial<RunRow>;
+  /** Requests for a person the run pauses on (createRequests), written with its change. */
+  requests?: NewRequest[];
+}
+
+export type RunEndResult =
+  | { ended: RunRow; settlement: Settlement }
+  /** The run is not in `from` (any more): nothing was written. */
+  | { ended: null }
+  /**
+   * The run is in `from`, but its cost went past its hold or `expected` does not hold: nothing was
+   * written; the caller ends it the long way (transitionRun, then settleRunChargesIn, in a transaction).
+   */
+  | { ended: undefined };
+
+/**
+ * Ends a run's pass in one statement (its own transaction: no BEGIN and COMMIT), in the usual case:
+ * what the run cost since its last settlement is within its hold. The run's change, its settlement as
+ * settleRunChargesIn writes it within the hold (the run's side and a pending settlement, applied at the
+ * commit by the deferred trigger), its webhook event, the requests it pauses on, and whether the account
+ * watches its balance.
+ *
+ * `cur` locks the run's row (NO KEY UPDATE, as settleRunChargesIn) and reads its cost, settled and hold
+ * as they are before the change: the UPDATE's RETURNING gives only the new ones, and the settlement's
+ * amounts are the old ones'. Under READ COMMITTED the lock waits for a concurrent writer and reads its
+ * version, which the UPDATE then changes too. Nothing is written unless the UPDATE matched: the
+ * INSERTs select from it.
+ */
+export async function endRunWithinHold(prisma: PrismaClient, end: RunEnd): Promise<RunEndResult> {
+  const from = Prisma.join(end.from.map((status) => Prisma.sql`${status}`));
+  const moved = Prisma.sql`EXISTS (SELECT 1 FROM moved)`;
+  const rows = await queryRows<Record<string, unknown>>(
+    prisma,
+    Prisma.sql`
+    WITH cur AS (
+      SELECT id, cost_micros AS cost, settled_micros AS settled, hold_micros AS hold
+      FROM platform_runs WHERE id = ${end.runId} AND status IN (${from}) FOR NO KEY UPDATE
+    ),
+    moved AS (
+      UPDATE platform_runs AS r
+      SET ${runSetSql(end.data, "r")}, settled_micros = cur.cost,
+          hold_micros = CASE WHEN ${end.ending}::boolean THEN 0 ELSE cur.hold - (cur.cost - cur.settled) END
+      FROM cur
+      WHERE r.id = cur.id AND r.status IN (${from}) AND cur.cost - cur.settled <= cur.hold
+        AND ${runMatchSql(end.expected ?? {}, "r")}
+      RETURNING r.*, cur.cost - cur.settled AS "endCharge",
+        CASE WHEN ${end.ending}::boolean THEN cur.hold - (cur.cost - cur.settled) ELSE 0 END AS "endRelease", cur.hold AS "endHold"
+    ),
+    pending AS (
+      INSERT INTO platform_pending_settlements (account_id, run_id, charge_micros, release_micros, description)
+      SELECT account_id, id, "endCharge", "endRelease", ${end.description}::text FROM moved
+      -- settleRunChargesIn settles nothing when nothing is due and no hold is given back.
+      WHERE "endCharge" <> 0 OR (${end.ending}::boolean AND "endHold" > 0)
+    )${end.webhook ? Prisma.sql`, webhook AS (${webhookEventInsert(end.webhook, moved)})` : Prisma.empty}${
+      end.requests?.length ? Prisma.sql`, requests AS (${requestsInsert(end.runId, end.requests, moved)})` : Prisma.empty}
+    SELECT moved.*, (SELECT auto_reload_enabled OR low_balance_threshold_cents IS NOT NULL
+                     FROM platform_billing_settings WHERE account_id = moved.account_id) AS "endWatches"
+    FROM cur LEFT JOIN moved ON true`,
+  );
+  const row = rows[0];
+  if (!row) return { ended: null };
+  const { endCharge, endRelease, endHold: _hold, endWatches, ...columns } = row;
+  if (columns.id === null || columns.id === undefined) return { ended: undefined };
+  return {
+    ended: fromColumns<RunRow>(columns),
+    settlement: {
+      chargedMicros: BigInt(endCharge as bigint),
+      writtenOffMicros: 0n,
+      releasedMicros: BigInt(endRelease as bigint),
+      watches: endWatches === true,
+    },
+  };
 }
 
 /**

@@ -21,6 +21,17 @@ export const createRequests = (prisma: PrismaClient, runId: number, requests: Ne
     data: requests.map((request) => ({ ...request, runId, input: request.input as Prisma.InputJsonValue })),
   });
 
+/**
+ * createRequests as an INSERT for a statement that writes the requests with the run's change
+ * (repositories/billing.ts, endRunWithinHold); `when`, a condition of that statement, keeps them out
+ * when the change did not happen. status, remember and created_at take their defaults, as there.
+ */
+export const requestsInsert = (runId: number, requests: NewRequest[], when: Prisma.Sql) => Prisma.sql`
+    INSERT INTO platform_permission_requests (id, run_id, kind, app, tool_name, tool_call_id, input)
+    SELECT r->>'id', ${runId}::int, r->>'kind', r->>'app', r->>'toolName', r->>'toolCallId', r->'input'
+    FROM jsonb_array_elements(${JSON.stringify(requests)}::jsonb) AS r
+    WHERE ${when}`;
+
 export const findRequest = (prisma: PrismaClient, runId: number, id: string) =>
   prisma.platformPermissionRequest.findFirst({ where: { id, runId } });
 

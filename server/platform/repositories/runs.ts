@@ -119,6 +119,46 @@ export async function transitionRun(
   return rows[0] ?? null;
 }
 
+const columnOf = (field: string) => Prisma.raw(field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`));
+const isRunJson = (field: string) => (RUN_JSON as readonly string[]).includes(field);
+
+/**
+ * transitionRun's `data` as the SET list of a raw UPDATE of `alias` (a statement that writes the run's
+ * change with others: repositories/billing.ts, endRunWithinHold). Takes what the pass's end writes:
+ * plain values, JSON columns and `{ increment }`; anything else throws rather than be written wrong.
+ * updated_at is set as Prisma's @updatedAt would.
+ */
+export function runSetSql(data: RunUpdate, alias: string): Prisma.Sql {
+  const sets: Prisma.Sql[] = [];
+  for (const [field, value] of Object.entries(data)) {
+    if (value === undefined) continue;
+    const column = columnOf(field);
+    if (isRunJson(field)) {
+      sets.push(value === null ? Prisma.sql`${column} = NULL` : Prisma.sql`${column} = ${JSON.stringify(value)}::jsonb`);
+    } else if (value === null || value instanceof Date || typeof value !== "object") {
+      sets.push(Prisma.sql`${column} = ${value}`);
+    } else if (Object.keys(value).length === 1 && "increment" in value && typeof value.increment === "number") {
+      sets.push(Prisma.sql`${column} = ${Prisma.raw(alias)}.${column} + ${value.increment}`);
+    } else {
+      throw new Error(`runSetSql: ${field} is not a plain value`);
+    }
+  }
+  if (!("updatedAt" in data)) sets.push(Prisma.sql`updated_at = now()`);
+  return Prisma.join(sets, ", ");
+}
+
+/** A condition that `alias`'s columns hold the values `expected` gives (null included, JSON compared as jsonb). */
+export function runMatchSql(expected: Partial<RunRow>, alias: string): Prisma.Sql {
+  const parts = Object.entries(expected).flatMap(([field, value]) => {
+    if (value === undefined) return [];
+    const column = Prisma.sql`${Prisma.raw(alias)}.${columnOf(field)}`;
+    if (value === null) return [Prisma.sql`${column} IS NULL`];
+    if (isRunJson(field)) return [Prisma.sql`${column} = ${JSON.stringify(value)}::jsonb`];
+    return [Prisma.sql`${column} = ${value}`];
+  });
+  return parts.length > 0 ? Prisma.join(parts, " AND ") : Prisma.sql`true`;
+}
+
 export const updateRun = (prisma: PrismaClient, id: number, data: RunUpdate) =>
   prisma.platformRun.update({ where: { id }, data: runUpdate(data) });
 

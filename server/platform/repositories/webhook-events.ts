@@ -18,10 +18,13 @@ export interface NewWebhookEvent {
 export const webhookInScope = (accountId: Prisma.Sql, endUserId: Prisma.Sql) =>
   Prisma.sql`EXISTS (SELECT 1 FROM platform_webhooks w WHERE w.account_id = ${accountId} AND (w.end_user_id IS NOT DISTINCT FROM ${endUserId} OR w.all_end_users))`;
 
-/** The INSERT of one event, for a statement that writes it beside other changes (repositories/billing.ts). */
-export const webhookEventInsert = (event: NewWebhookEvent) => Prisma.sql`
+/**
+ * The INSERT of one event, for a statement that writes it beside other changes (repositories/billing.ts);
+ * `when`, a condition of that statement, keeps it out when the change it reports did not happen.
+ */
+export const webhookEventInsert = (event: NewWebhookEvent, when?: Prisma.Sql) => Prisma.sql`
     INSERT INTO platform_webhook_events (account_id, end_user_id, run_id, type, payload, created_at)
     SELECT ${event.accountId}, ${event.endUserId}::int, ${event.runId}::int, ${event.type}, ${JSON.stringify(event.payload)}::jsonb, now()
-    WHERE ${webhookInScope(Prisma.sql`${event.accountId}`, Prisma.sql`${event.endUserId}::int`)}`;
+    WHERE ${when ? Prisma.sql`(${when}) AND ` : Prisma.empty}${webhookInScope(Prisma.sql`${event.accountId}`, Prisma.sql`${event.endUserId}::int`)}`;
 
 export const insertWebhookEvent = (prisma: PrismaClient, event: NewWebhookEvent) => prisma.$executeRaw(webhookEventInsert(event));

@@ -23,7 +23,7 @@ import type { PlatformConfig } from "../platform-config";
 import type { JobQueue } from "../infrastructure/job-queue";
 import { type AgentRow, findAgentAnyScope } from "../repositories/agents";
 import { recentMemoryContents } from "../repositories/memories";
-import { createRequests } from "../repositories/permission-requests";
+import { createRequests, type NewRequest } from "../repositories/permission-requests";
 import {
   clearCheckpoint,
   findRunById,
@@ -41,7 +41,8 @@ import { resolveOwnModelConnection } from "../services/models/model-connections"
 import { checkBalanceCrossings } from "../services/billing/payments";
 import { withAttachments } from "../services/runs/run-files";
 import { resolveBuiltInTools } from "../services/agents/built-in-tools";
-import { runWebhookEvent } from "../services/runs/run-webhooks";
+import { runWebhookEvent, type WebhookRun } from "../services/runs/run-webhooks";
+import { endRunInOneStatement } from "../services/runs/run-end";
 import type { Mailer } from "../services/messaging/mailer";
 import { notifyTaskRunFinished } from "../services/tasks/tasks";
 import { type EventBatch, eventBatch, type RunEventBus } from "../infrastructure/event-bus";
@@ -164,6 +165,9 @@ export async function executePass(
   let keptLease = false;
   // Whether the account watches its balance, when the pass's settlement read it (checkBalanceCrossings).
   let watches: boolean | undefined;
+  // The run as this pass last read it: what the run's webhook event is built from before the statement
+  // that ends the run (the statement checks those of its values the event uses).
+  let latest = claimed;
   const end: PassEnd = {
     data: (options) => {
       keptLease = options?.keepLease === true;
@@ -172,10 +176,22 @@ export async function executePass(
         ...(checkpointer.state.saved ? { checkpoint: null } : {}),
       };
     },
-    async transaction(work, webhook) {
+    async transaction(data, webhook, requests = []) {
+      // The usual case in one statement (its own transaction): the run's change, the requests it pauses
+      // on, its settlement within its hold, its webhook event. Past its hold, or when a value the event
+      // was built from changed meanwhile, nothing was written and the transaction below does it all.
+      const result = await endRunInOneStatement(prisma, latest, ["running"], data, webhook, requests);
+      if (result.ended !== undefined) {
+        if (result.ended) {
+          passEnded = true;
+          watches = result.settlement.watches;
+        }
+        return result.ended;
+      }
       const row = await prisma.$transaction(async (tx) => {
-        const moved = await work(tx as Db);
+        const moved = await transitionRun(tx as Db, runId, ["running"], data);
         if (!moved) return moved;
+        if (requests.length > 0) await createRequests(tx as Db, runId, requests);
         // Last: past the run's hold it locks the account's row until the commit. The webhook event
         // goes in the settlement's statement (one round trip less).
         const event = webhook ? await webhook(tx as Db, moved) : undefined;
@@ -197,6 +213,7 @@ export async function executePass(
     // A run that was resumed changed (its conversation, turns) since the claim read it.
     const run = abandoned ? await findRunById(prisma, runId) : claimed;
     if (!run || run.status !== "running") return;
+    latest = run;
     sink.metadataOnly = run.retention === METADATA_ONLY;
     // A checkpoint holds the conversation, which a metadata_only run never writes: such a run has
     // none, and one resumed elsewhere ends conversation_not_retained.
@@ -220,15 +237,10 @@ export async function executePass(
     const message = sink.redactor.text(error instanceof Error ? error.message : String(error));
     logger.warn({ runId, err: sink.redactor.active ? message : error }, "run failed");
     // The outbox row commits with the status, so whoever sees the run failed also finds run.failed.
-    const failed = await end.transaction(async (tx) => {
-      return transitionRun(tx, runId, ["running"], {
-        ...end.data(),
-        status: "failed",
-        error: message,
-        stopReason: "error",
-        finishedAt: new Date(),
-      });
-    }, (tx, row) => runWebhookEvent(tx, row, "run.failed"));
+    const failed = await end.transaction(
+      { ...end.data(), status: "failed", error: message, stopReason: "error", finishedAt: new Date() },
+      (db, row) => runWebhookEvent(db, row, "run.failed"),
+    );
     if (failed) {
       runsEnded.inc({ outcome: "failed" });
       const frames: RunFrame[] = [
@@ -287,11 +299,15 @@ interface PassEnd {
   /** Written with the run's new status: no checkpoint, and no lease unless kept until the pass's last frames. */
   data(options?: { keepLease?: boolean }): RunUpdate;
   /**
-   * Runs `work`, which moves the run out of running and returns it (null when it was not running any
-   * more), in a transaction that then writes the run's `webhook` event, if any, and settles what the
-   * pass cost.
+   * Moves the run out of running with `data` (transitionRun) and returns it (null when it was not running
+   * any more), with the `requests` it pauses on, its `webhook` event, if any, and the settlement of what
+   * the pass cost, all or nothing: one statement in the usual case, else one transaction.
    */
-  transaction(work: (tx: Db) => Promise<RunRow | null>, webhook?: (tx: Db, row: RunRow) => Promise<NewWebhookEvent>): Promise<RunRow | null>;
+  transaction(
+    data: RunUpdate & { status: string },
+    webhook?: (db: Db, row: WebhookRun) => Promise<NewWebhookEvent>,
+    requests?: NewRequest[],
+  ): Promise<RunRow | null>;
 }
 
 /** What the pass was handed, read before it started (by the worker's claim): not read again. */
@@ -469,12 +485,8 @@ async function loop(
   if (requests.length > 0) {
     // One transaction: whoever sees awaiting_approval also finds the pending requests.
     const stored = requests.map((request) => ({ ...request, input: metadataOnly ? {} : redactor.json(request.input) }));
-    const paused = await end.transaction(async (tx) => {
-      const row = await transitionRun(tx, run.id, ["running"], { ...common, ...end.data({ keepLease: true }), status: "awaiting_approval" });
-      if (row) await createRequests(tx, run.id, stored);
-      return row;
-    }, (tx, row) =>
-      runWebhookEvent(tx, row, "run.awaiting_input", {
+    const paused = await end.transaction({ ...common, ...end.data({ keepLease: true }), status: "awaiting_approval" }, (db, row) =>
+      runWebhookEvent(db, row, "run.awaiting_input", {
         pending_requests: requests.map((request) => ({
           request_id: request.id,
           tool_name: request.toolName,
@@ -482,6 +494,7 @@ async function loop(
           ...(request.app ? { app: request.app } : {}),
         })),
       }),
+    stored,
     );
     if (!paused) return;
     runsEnded.inc({ outcome: "paused" });
@@ -493,8 +506,8 @@ async function loop(
   // The model produced no valid object: output_data stays null (the SDK leaves output undefined).
   const outputData =
     run.outputSchema && ended.output !== undefined ? redactor.json(ended.output as JsonObject) : null;
-  const completed = await end.transaction(async (tx) => {
-    return transitionRun(tx, run.id, ["running"], {
+  const completed = await end.transaction(
+    {
       ...common,
       ...end.data(),
       status: "completed",
@@ -503,8 +516,9 @@ async function loop(
       outputData: metadataOnly ? null : outputData,
       stopReason: finishReason,
       finishedAt: new Date(),
-    });
-  }, (tx, row) => runWebhookEvent(tx, row, "run.completed"));
+    },
+    (db, row) => runWebhookEvent(db, row, "run.completed"),
+  );
   if (!completed) return;
   runsEnded.inc({ outcome: "completed" });
   frames.push(

@@ -5,11 +5,13 @@ import type { z } from "zod";
 import type { BalanceTransaction, TokenBalance } from "@/lib/schemas/billing";
 import { isTerminalStatus } from "@/lib/schemas/runs";
 import type { Db } from "../../repositories/db";
-import type { RunRow } from "../../repositories/runs";
+import type { RunRow, RunUpdate } from "../../repositories/runs";
 import type { NewWebhookEvent } from "../../repositories/webhook-events";
+import type { NewRequest } from "../../repositories/permission-requests";
 import { PlatformError } from "../../errors";
 import {
   addLedgerEntry,
+  endRunWithinHold,
   findBalance,
   type LedgerEntry,
   type LedgerRow,
@@ -17,6 +19,7 @@ import {
   recordModelCall,
   settleRunCharges,
   settleRunChargesIn,
+  type RunEndResult,
   type Settlement,
 } from "../../repositories/billing";
 import { callCostMicros, type CallTokens, type ModelSettings, pricingOf } from "../models/models";
@@ -149,7 +152,7 @@ export async function meterModelCall(
 
 const ended = isTerminalStatus;
 
-function describeDebit(run: { id: number; model: string }, settlement: Settlement) {
+function describeDebit(run: { id: number; model: string }, settlement: Pick<Settlement, "writtenOffMicros">) {
   const base = `Run ${run.id} on ${run.model}`;
   return settlement.writtenOffMicros > 0n
     ? `${base} (${usdExact(settlement.writtenOffMicros)} USD not charged: the balance could not cover it)`
@@ -169,3 +172,31 @@ export const settleRun = (prisma: Db, runId: number) => settleRunCharges(prisma,
  */
 export const settleRunIn = (tx: Db, run: RunRow, webhook?: NewWebhookEvent) =>
   settleRunChargesIn(tx, run.id, ended, describeDebit, { locked: run, webhook });
+
+/**
+ * Moves the run out of running with `data` and settles it, in one statement, when what it cost is
+ * within its hold (repositories/billing.ts, endRunWithinHold): what settleRunIn would write after
+ * transitionRun in a transaction. `expected` are the row's values `webhook` was built from. When the
+ * result's `ended` is undefined nothing was written, and the caller takes the long way.
+ */
+export const endRunSettled = (
+  prisma: Db,
+  run: { id: number; model: string },
+  change: {
+    from: readonly string[];
+    data: RunUpdate & { status: string };
+    webhook?: NewWebhookEvent;
+    expected?: Partial<RunRow>;
+    requests?: NewRequest[];
+  },
+): Promise<RunEndResult> =>
+  endRunWithinHold(prisma, {
+    runId: run.id,
+    from: change.from,
+    data: change.data,
+    ending: ended(change.data.status),
+    description: describeDebit(run, { writtenOffMicros: 0n }),
+    webhook: change.webhook,
+    expected: change.expected,
+    requests: change.requests,
+  });

@@ -15,10 +15,12 @@ export interface RunWebhookExtra {
   pending_requests?: { request_id: string; tool_name: string; kind: string }[];
 }
 
-type WebhookRun = Pick<
-  RunRow,
-  "id" | "accountId" | "endUserId" | "agentId" | "taskId" | "status" | "permissionMode" | "outputSchema" | "outputData" | "retention" | "error"
->;
+/** The run's fields its events are built from (runWebhookPayload, runWebhookEvent). */
+export const WEBHOOK_RUN_FIELDS = [
+  "id", "accountId", "endUserId", "agentId", "taskId", "status", "permissionMode", "outputSchema", "outputData", "retention", "error",
+] as const satisfies readonly (keyof RunRow)[];
+
+export type WebhookRun = Pick<RunRow, (typeof WEBHOOK_RUN_FIELDS)[number]>;
 
 /**
  * The event's payload for the run in its current state: the run and what changed; run.completed
@@ -59,7 +61,7 @@ export async function recordRunWebhook(
 /** The event recordRunWebhook writes, for a caller that writes it with other changes in one statement. */
 export async function runWebhookEvent(
   prisma: Db,
-  run: RunRow,
+  run: WebhookRun,
   type: RunWebhookType,
   extra: RunWebhookExtra = {},
   userId?: string | null,
