@@ -3,11 +3,13 @@
 // process are woken at once; other instances through signals (infrastructure/signals.ts: NOTIFY, the wake-ups
 // of one tick in one statement, in the background on the LISTEN connection, so a writer's next frames
 // never wait for them nor for the pool). On PGlite every runtime of the process shares one emitter.
-// A writer that knows what it committed hands the events to this process's readers with the wake-up
-// (an EventBatch): a reader whose cursor is at the batch's `after` writes them without reading the log.
+// A writer that knows what it committed hands the events to the readers with the wake-up (an
+// EventBatch: in this process directly, in the others in the event writer's NOTIFY when they fit): a
+// reader whose cursor is at the batch's `after` writes them without reading the log.
 import { EventEmitter } from "node:events";
 import type { Database } from "@/server/shared/db";
 import type { RunFrame } from "@/lib/schemas/runs";
+import { parseRunNotice } from "../repositories/runs";
 import { sharedEmitter, type Signals } from "./signals";
 
 /**
@@ -35,8 +37,9 @@ export type RunEventListener = (batch?: EventBatch) => void;
 const RUN_EVENTS = "run-events";
 
 /**
- * The wake-up the event writer's statement sends for every run it writes (PostgreSQL): the same
- * signal publish() would send, without a round trip of its own. Undefined on PGlite.
+ * The wake-up the event writer's statement sends for every run it writes (PostgreSQL): the signal
+ * publish() would send, with the frames when they fit (repositories/runs.ts, parseRunNotice), and
+ * without a round trip of its own. Undefined on PGlite.
  */
 export const runEventsWakeUp = (signals: Signals) => signals.notice(RUN_EVENTS);
 
@@ -61,8 +64,16 @@ export function createRunEventBus(database: Database, signals: Signals): RunEven
   const name = (runId: number) => `run:${runId}`;
   const local = (runId: number, batch?: EventBatch) => emitter.emit(name(runId), batch);
   const mine = new Set<() => void>();
-  // Another instance's writes; on PGlite there is none (its emitter reaches every runtime).
-  const stopRemote = inProcess ? () => {} : signals.subscribe(RUN_EVENTS, (payload) => local(Number(payload)));
+  // Another instance's writes; on PGlite there is none (its emitter reaches every runtime). The event
+  // writer's NOTIFY carries the frames it committed when they fit (a batch: no read of the log); a
+  // bare one only names the run.
+  const stopRemote = inProcess
+    ? () => {}
+    : signals.subscribe(RUN_EVENTS, (payload) => {
+        const notice = parseRunNotice(payload);
+        if (!notice) return;
+        local(notice.runId, notice.events && notice.after !== undefined ? { after: notice.after, events: notice.events } : undefined);
+      });
   // Wake-ups may have been lost while the LISTEN connection was down: every reader looks again.
   const stopGap = signals.onGap(() => {
     for (const event of emitter.eventNames()) if (String(event).startsWith("run:")) emitter.emit(event);

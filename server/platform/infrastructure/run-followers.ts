@@ -1,6 +1,7 @@
 // One follower per run per instance for the readers of run logs (runtime/follow-run.ts, the SSE
-// streams). A writer in this process hands its frames over with the wake-up (event-bus.ts, EventBatch);
-// a bare wake-up (another instance's NOTIFY, a writer that sent no events, a LISTEN gap) used to make
+// streams). A writer hands its frames over with the wake-up (event-bus.ts, EventBatch: in this process
+// directly, from another in its NOTIFY); a bare wake-up (frames too large for a NOTIFY, a writer that
+// sent no events, a LISTEN gap) used to make
 // every reader of the run read the log from its own cursor: with many streams on a web instance, one
 // query per reader per frame batch, and the frames waited behind them. Here a bare wake-up is one read
 // for the run, handed to its readers as an EventBatch; the wake-ups of every run that arrive together

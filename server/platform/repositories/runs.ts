@@ -185,13 +185,40 @@ export interface AppendedEvents {
 }
 
 /**
- * A NOTIFY the append sends for each run it writes, on `channel` with `prefix` and the run's id as its
+ * A NOTIFY the append sends for each run it writes, on `channel` with `prefix` and a RunNotice as its
  * payload (infrastructure/signals.ts, Signals.notice): other instances learn of the frames as the
- * statement commits, with no round trip of its own.
+ * statement commits, with no round trip of its own, and take them from the payload without reading
+ * the log when they fit in it.
  */
 export interface WakeUp {
   channel: string;
   prefix: string;
+}
+
+/**
+ * The part of a RunNotice's payload that holds the frames: NOTIFY refuses payloads of 8,000 bytes or
+ * more, and the prefix and cursor take a few dozen; a run whose frames do not fit is named alone.
+ */
+export const NOTICE_EVENTS_MAX_BYTES = 7_600;
+
+/**
+ * What the append's NOTIFY says of one run: "<runId>" alone (its frames did not fit: read the log), or
+ * "<runId> <after> <events>" with the frames as stored, `events` a JSON array of [id as text, frame].
+ */
+export function parseRunNotice(payload: string): { runId: number; after?: bigint; events?: StoredEvent[] } | undefined {
+  const first = payload.indexOf(" ");
+  const runId = Number(first < 0 ? payload : payload.slice(0, first));
+  if (!Number.isSafeInteger(runId) || runId <= 0) return undefined;
+  if (first < 0) return { runId };
+  const second = payload.indexOf(" ", first + 1);
+  try {
+    const after = BigInt(payload.slice(first + 1, second));
+    const events = (JSON.parse(payload.slice(second + 1)) as [string, RunFrame][]).map(([id, frame]) => ({ id: BigInt(id), frame }));
+    return { runId, after, events };
+  } catch {
+    // Not ours to trust whole: a bare wake-up, the log has the frames.
+    return { runId };
+  }
 }
 
 /**
@@ -204,9 +231,10 @@ export async function appendEventsOfRuns(prisma: PrismaClient, appends: EventApp
   const rows = appends.flatMap(({ runId, frames }) => frames.map((frame) => [runId, frame]));
   if (rows.length === 0) return appends.map(() => ({ after: 0n, ids: [] }));
   // All parts of one statement share a snapshot, so `prev` does not see the rows `ins` adds; each
-  // run's previous id is one backward step on the (run_id, id) index. `prev` also sends the wake-ups:
-  // a NOTIFY is delivered when its transaction commits, so no reader is woken before the frames are
-  // there (a CTE with a volatile function is computed whole, its unread column included).
+  // run's previous id is one backward step on the (run_id, id) index. `woken` sends the wake-ups with
+  // the frames as stored (parseRunNotice): a NOTIFY is delivered when its transaction commits, so no
+  // reader is woken before the frames are there (a CTE with a volatile function is computed whole,
+  // its unread column included).
   // Under load this is the busiest statement of all (one per round of the event writer): on the driver (direct.ts).
   const result = await queryRows<{ run_id: number; id: bigint; prev: boolean }>(
     prisma,
@@ -217,15 +245,25 @@ export async function appendEventsOfRuns(prisma: PrismaClient, appends: EventApp
     ),
     prev AS (
       SELECT r.run_id, (SELECT COALESCE(MAX(e.id), 0) FROM platform_run_events e WHERE e.run_id = r.run_id)::bigint AS id
-      ${wake ? Prisma.sql`, pg_notify(${wake.channel}, ${wake.prefix} || r.run_id::text) AS woken` : Prisma.empty}
       FROM (SELECT DISTINCT run_id FROM input) AS r
     ),
     ins AS (
       INSERT INTO platform_run_events (run_id, type, data)
       SELECT run_id, frame->>'type', frame FROM input ORDER BY n
-      RETURNING run_id, id
-    )
-    SELECT run_id, id, true AS prev FROM prev
+      RETURNING run_id, id${wake ? Prisma.sql`, data` : Prisma.empty}
+    )${
+      wake
+        ? Prisma.sql`,
+    woken AS (
+      SELECT p.run_id, p.id, pg_notify(${wake.channel}, ${wake.prefix} || p.run_id::text ||
+        CASE WHEN octet_length(b.events) <= ${NOTICE_EVENTS_MAX_BYTES} THEN ' ' || p.id::text || ' ' || b.events ELSE '' END) AS sent
+      FROM prev AS p
+      JOIN (SELECT run_id, jsonb_agg(jsonb_build_array(id::text, data) ORDER BY id)::text AS events FROM ins GROUP BY run_id) AS b
+        ON b.run_id = p.run_id
+    )`
+        : Prisma.empty
+    }
+    SELECT run_id, id, true AS prev FROM ${wake ? Prisma.raw("woken") : Prisma.raw("prev")}
     UNION ALL
     SELECT run_id, id, false AS prev FROM ins
     ORDER BY prev DESC, id`,

@@ -1,0 +1,120 @@
+// Two instances on one PostgreSQL database: the frames one writes reach the other's readers in the
+// event writer's NOTIFY (repositories/runs.ts, parseRunNotice), so a reader on another instance is
+// served without reading the log; frames too large for a NOTIFY are named by run alone and read.
+import { setTimeout as delay } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunFrame } from "@/lib/schemas/runs";
+import type { EventBatch } from "@/server/platform/infrastructure/event-bus";
+import { followRunLog } from "@/server/platform/runtime/follow-run";
+import { startPlatform, type PlatformHarness } from "../../helpers/platform";
+import { pollUntil } from "../../helpers/poll";
+
+let writer: PlatformHarness;
+let reader: PlatformHarness;
+let accountId: number;
+let agentId: number;
+
+beforeAll(async () => {
+  writer = await startPlatform();
+  reader = await startPlatform({ database: writer.database, role: "web" });
+  // Both LISTEN before any test relies on hearing the other.
+  const [from, to] = [(await writer.runtime()).signals, (await reader.runtime()).signals];
+  let heard = false;
+  const stop = to.subscribe("test:probe", () => (heard = true));
+  for (let tries = 0; !heard && tries < 100; tries++) {
+    from.publish("test:probe");
+    await delay(50);
+  }
+  stop();
+  if (!heard) throw new Error("the reading instance never heard the writing one's signals");
+  const { prisma } = writer.database;
+  accountId = (await prisma.platformAccount.create({ data: { email: `notice-${Date.now()}@example.test`, firstName: "N" } })).id;
+  agentId = (await prisma.platformAgent.create({ data: { accountId, name: "Notice" } })).id;
+});
+afterAll(async () => {
+  await reader?.close();
+  await writer?.close();
+});
+
+async function newRun(): Promise<number> {
+  const run = await writer.database.prisma.platformRun.create({
+    data: { accountId, agentId, status: "running", permissionMode: "autonomous", humanInTheLoop: false, model: "inlay/sim", effort: "max", maxTurns: 10, messages: [] },
+  });
+  return run.id;
+}
+
+const word = (text: string): RunFrame => ({ type: "content_block_delta", id: "t", delta: { type: "text_delta", text } });
+const done: RunFrame = { type: "done", completion_state: "completed", stop_reason: "end_turn", message_count: 2 };
+
+async function log(runId: number) {
+  const rows = await writer.database.prisma.platformRunEvent.findMany({ where: { runId }, orderBy: { id: "asc" } });
+  return rows.map((row) => ({ id: row.id, frame: row.data as RunFrame }));
+}
+
+describe("frames in the event writer's NOTIFY", () => {
+  it("hands another instance the frames as stored, with the run's event before them", async () => {
+    const runId = await newRun();
+    const heard: (EventBatch | undefined)[] = [];
+    const stop = (await reader.runtime()).bus.subscribe(runId, (batch) => heard.push(batch));
+    const events = (await writer.runtime()).events;
+    await events.append(runId, [word("one "), word("two ")]);
+    await events.append(runId, [word("three ")]);
+    await pollUntil(async () => heard.length, (count) => count >= 2, "both NOTIFYs at the other instance");
+    stop();
+    const stored = await log(runId);
+    expect(heard).toEqual([
+      { after: 0n, events: stored.slice(0, 2) },
+      { after: stored[1]!.id, events: stored.slice(2) },
+    ]);
+  });
+
+  it("serves another instance's readers without reading the log, each frame once and in order", async () => {
+    const runId = await newRun();
+    const runtime = await reader.runtime();
+    const deps = { prisma: reader.database.prisma, followers: runtime.followers, live: runtime.live, keepAliveMs: 60_000 };
+    const readsBefore = runtime.followers.reads;
+    const abort = new AbortController();
+    const readers = Array.from({ length: 5 }, () => {
+      const ids: bigint[] = [];
+      const finished = (async () => {
+        for await (const item of followRunLog(deps, runId, 0n, abort.signal)) if ("events" in item) ids.push(...item.events.map((event) => event.id));
+      })();
+      return { ids, finished };
+    });
+    const events = (await writer.runtime()).events;
+    // The readers start on the empty log (their own first read), then take every batch from the NOTIFYs.
+    await delay(100);
+    for (let round = 0; round < 10; round++) await events.append(runId, [word(`a${round} `), word(`b${round} `)]);
+    await events.append(runId, [done]);
+    await Promise.all(readers.map((one) => one.finished));
+    const ids = (await log(runId)).map((event) => event.id);
+    expect(ids).toHaveLength(21);
+    for (const one of readers) expect(one.ids).toEqual(ids);
+    expect(runtime.followers.reads - readsBefore).toBe(0);
+  });
+
+  it("names a run alone when its frames do not fit in a NOTIFY, and its readers read them from the log", async () => {
+    const runId = await newRun();
+    const runtime = await reader.runtime();
+    const heard: (EventBatch | undefined)[] = [];
+    const stop = runtime.bus.subscribe(runId, (batch) => heard.push(batch));
+    const readsBefore = runtime.followers.reads;
+    const deps = { prisma: reader.database.prisma, followers: runtime.followers, live: runtime.live, keepAliveMs: 60_000 };
+    const abort = new AbortController();
+    const got: RunFrame[] = [];
+    const finished = (async () => {
+      for await (const item of followRunLog(deps, runId, 0n, abort.signal)) if ("events" in item) got.push(...item.events.map((event) => event.frame));
+    })();
+    await delay(100);
+    const long = word("x".repeat(9_000));
+    const events = (await writer.runtime()).events;
+    await events.append(runId, [long]);
+    await events.append(runId, [done]);
+    await finished;
+    stop();
+    expect(heard[0]).toBeUndefined();
+    expect(heard[1]).toMatchObject({ events: [{ frame: done }] });
+    expect(got).toEqual([long, done]);
+    expect(runtime.followers.reads - readsBefore).toBeGreaterThanOrEqual(1);
+  });
+});
