@@ -33,6 +33,13 @@ export const eventBatch = (appended: { after: bigint; ids: bigint[]; othersWoken
 
 export type RunEventListener = (batch?: EventBatch) => void;
 
+/** Runs whose last wake-up the bus remembers for a reader that subscribes after it (heardAfter). */
+const REMEMBERED_RUNS = 10_000;
+/** A wake-up without events: something was written, the log says what. */
+const BARE = -1n;
+/** After the LISTEN connection came back, how long a new reader reads the log rather than trust heardAfter. */
+const GAP_DOUBT_MS = 60_000;
+
 // The signal topic: "run <id>'s log grew".
 const RUN_EVENTS = "run-events";
 
@@ -54,7 +61,25 @@ export interface RunEventBus {
    * publish from this process may carry its events; one from another instance never does.
    */
   subscribe(runId: number, listener: RunEventListener): () => void;
+  /**
+   * Whether a wake-up for `runId` came that may hold events past `after` (a batch ending past it, or a
+   * bare one), among the last runs this process heard of: a reader that starts from events it was
+   * handed (not from a read of the log) subscribes, then asks, in the same tick, so nothing falls
+   * between the two.
+   */
+  heardAfter(runId: number, after: bigint): boolean;
   close(): Promise<void>;
+}
+
+// Per emitter, as the emitter itself: on PGlite every runtime of the process shares both.
+const heardOf = new WeakMap<EventEmitter, Map<number, bigint>>();
+
+function remember(heard: Map<number, bigint>, runId: number, batch?: EventBatch) {
+  const last = batch ? (batch.events.at(-1)?.id ?? BARE) : BARE;
+  const before = heard.get(runId);
+  heard.delete(runId);
+  heard.set(runId, before === BARE || last === BARE ? BARE : before !== undefined && before > last ? before : last);
+  if (heard.size > REMEMBERED_RUNS) heard.delete(heard.keys().next().value!);
 }
 
 export function createRunEventBus(database: Database, signals: Signals): RunEventBus {
@@ -62,7 +87,13 @@ export function createRunEventBus(database: Database, signals: Signals): RunEven
   const emitter = inProcess ? sharedEmitter(database) : new EventEmitter();
   emitter.setMaxListeners(0);
   const name = (runId: number) => `run:${runId}`;
-  const local = (runId: number, batch?: EventBatch) => emitter.emit(name(runId), batch);
+  let heard = heardOf.get(emitter);
+  if (!heard) heardOf.set(emitter, (heard = new Map()));
+  const remembered = heard;
+  const local = (runId: number, batch?: EventBatch) => {
+    remember(remembered, runId, batch);
+    emitter.emit(name(runId), batch);
+  };
   const mine = new Set<() => void>();
   // Another instance's writes; on PGlite there is none (its emitter reaches every runtime). The event
   // writer's NOTIFY carries the frames it committed when they fit (a batch: no read of the log); a
@@ -75,7 +106,10 @@ export function createRunEventBus(database: Database, signals: Signals): RunEven
         local(notice.runId, notice.events && notice.after !== undefined ? { after: notice.after, events: notice.events } : undefined);
       });
   // Wake-ups may have been lost while the LISTEN connection was down: every reader looks again.
+  // A reader that subscribes soon after cannot know what the gap lost either.
+  let lastGap = -Infinity;
   const stopGap = signals.onGap(() => {
+    lastGap = Date.now();
     for (const event of emitter.eventNames()) if (String(event).startsWith("run:")) emitter.emit(event);
   });
   return {
@@ -91,6 +125,11 @@ export function createRunEventBus(database: Database, signals: Signals): RunEven
       };
       mine.add(unsubscribe);
       return unsubscribe;
+    },
+    heardAfter(runId, after) {
+      if (Date.now() - lastGap < GAP_DOUBT_MS) return true;
+      const last = remembered.get(runId);
+      return last !== undefined && (last === BARE || last > after);
     },
     async close() {
       for (const unsubscribe of [...mine]) unsubscribe();

@@ -24,6 +24,8 @@ export interface RunFollowers {
    * the read failed or found merged rows: then the reader reads the log itself).
    */
   subscribe(runId: number, after: bigint, listener: RunEventListener): () => void;
+  /** The bus's heardAfter: a wake-up for the run came that may hold events past `after`. */
+  heardAfter(runId: number, after: bigint): boolean;
   /** Reads of the log done so far (one per statement, whatever the runs in it), for tests and metrics. */
   readonly reads: number;
   close(): void;
@@ -120,6 +122,7 @@ export function createRunFollowers(deps: { prisma: Db; bus: RunEventBus; live: L
         }
       };
     },
+    heardAfter: (runId, after) => bus.heardAfter(runId, after),
     get reads() {
       return reads;
     },

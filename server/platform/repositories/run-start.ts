@@ -5,8 +5,9 @@
 //   hold    the conditional UPDATE of the account that reserves the run's hold; its WHERE clause is the
 //           whole fast-path admission: verified email, no plan, an unreserved balance covering the hold, and
 //           no per-end-user caps when the run has an end-user (anything else: the full path decides)
-//   run     INSERT the run (lease already taken for this process), its first event, the webhook
-//           outbox row (run.started, when the scope has a webhook), and the end-user's turn
+//   run     INSERT the run (lease already taken for this process), its first event (its id returned: the
+//           POST's own stream starts from it), the webhook outbox row (run.started, when the scope has a
+//           webhook), and the end-user's turn
 //
 // Every write after `hold` reads its RETURNING rows, so a refused hold writes nothing. With a key, the
 // hold waits for the key (a duplicate request neither holds nor inserts anything), and the key is only
@@ -68,7 +69,8 @@ export interface FastRunStart {
 }
 
 export type FastRunOutcome =
-  | { kind: "inserted"; run: RunRow }
+  /** `firstEventId`: the id of the run's first event, the statement's. */
+  | { kind: "inserted"; run: RunRow; firstEventId: bigint }
   /** The account needs the full admission (or was refused): nothing was written. */
   | { kind: "not_admitted" }
   /** Another request holds the Idempotency-Key: nothing was written. */
@@ -146,6 +148,7 @@ export async function startAdmittedRun(prisma: PrismaClient, start: FastRunStart
     event AS (
       INSERT INTO platform_run_events (run_id, type, data, created_at)
       SELECT id, ${start.first.type}, ${json(start.first)}::jsonb, now() FROM run
+      RETURNING id
     ),
     outbox AS (
       INSERT INTO platform_webhook_events (account_id, end_user_id, run_id, type, payload, created_at)
@@ -159,11 +162,11 @@ export async function startAdmittedRun(prisma: PrismaClient, start: FastRunStart
         : Prisma.sql`false`
     } AS "keyTaken"${
       wake ? Prisma.sql`, CASE WHEN run.id IS NOT NULL THEN pg_notify(${wake.channel}, ${wake.prefix} || run.id::text) END AS "woken"` : Prisma.empty
-    }, run.*
+    }, (SELECT id FROM event) AS "firstEventId", run.*
     FROM (SELECT 1) AS one LEFT JOIN run ON true`);
-  const { keyTaken, woken: _woken, ...row } = rows[0]!;
+  const { keyTaken, woken: _woken, firstEventId, ...row } = rows[0]!;
   if (row.id === null || row.id === undefined) return { kind: keyTaken === true ? "key_taken" : "not_admitted" };
-  return { kind: "inserted", run: fromColumns<RunRow>(row) };
+  return { kind: "inserted", run: fromColumns<RunRow>(row), firstEventId: BigInt(firstEventId as bigint | number | string) };
 }
 
 /** True for the error of a statement whose Idempotency-Key claim outlived a refused hold (see above). */

@@ -39,7 +39,18 @@ export async function runLogOver(prisma: Db, runId: number, after: bigint): Prom
   return (await hasDoneEvent(prisma, runId)) && (await eventsAfter(prisma, runId, after, 1)).length === 0;
 }
 
-export async function* followRunLog(deps: FollowDeps, runId: number, after: bigint, signal: AbortSignal): AsyncGenerator<RunLogItem> {
+/**
+ * `known`: the log's events just after `after`, handed over by whoever wrote them (a new run's first
+ * event, from the statement that inserted it): sent first, and the log is read only if a wake-up for the
+ * run came before this reader subscribed (RunFollowers.heardAfter).
+ */
+export async function* followRunLog(
+  deps: FollowDeps,
+  runId: number,
+  after: bigint,
+  signal: AbortSignal,
+  known: RunLogEvent[] = [],
+): AsyncGenerator<RunLogItem> {
   const { prisma, followers, live, keepAliveMs } = deps;
   let cursor = after;
   let mustRead = true;
@@ -50,11 +61,14 @@ export async function* followRunLog(deps: FollowDeps, runId: number, after: bigi
     else mustRead = true;
     wake?.();
   });
+  const start = known.length > 0 ? take(known) : undefined;
+  // In the tick of the subscription: whatever came before it is remembered, whatever comes after is pushed.
+  if (start) mustRead = followers.heardAfter(runId, cursor);
   const onAbort = () => wake?.();
   signal.addEventListener("abort", onAbort);
 
   /** The events past the cursor, up to and including a `done`; moves the cursor. */
-  const take = (events: RunLogEvent[]) => {
+  function take(events: RunLogEvent[]) {
     const fresh: RunLogEvent[] = [];
     let done = false;
     for (const event of events) {
@@ -67,9 +81,11 @@ export async function* followRunLog(deps: FollowDeps, runId: number, after: bigi
       }
     }
     return { fresh, done };
-  };
+  }
 
   try {
+    if (start?.fresh.length) yield { events: start.fresh };
+    if (start?.done) return;
     while (!signal.aborted) {
       if (mustRead) {
         mustRead = false;

@@ -111,6 +111,8 @@ describe("frames in the event writer's NOTIFY", () => {
     await events.append(runId, [long]);
     await events.append(runId, [done]);
     await finished;
+    // The reader may have read both frames on the first wake-up, before the second NOTIFY came.
+    await pollUntil(async () => heard.length, (count) => count >= 2, "both NOTIFYs at the other instance");
     stop();
     expect(heard[0]).toBeUndefined();
     expect(heard[1]).toMatchObject({ events: [{ frame: done }] });

@@ -6,10 +6,11 @@ import { EventEmitter } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
-import type { EventBatch, RunEventBus } from "@/server/platform/infrastructure/event-bus";
+import { createRunEventBus, eventBatch, type EventBatch, type RunEventBus } from "@/server/platform/infrastructure/event-bus";
 import { createRunEventWriter } from "@/server/platform/infrastructure/event-writer";
 import { createLiveContent } from "@/server/platform/infrastructure/live-content";
 import { createRunFollowers } from "@/server/platform/infrastructure/run-followers";
+import { createSignals } from "@/server/platform/infrastructure/signals";
 import { followRunLog } from "@/server/platform/runtime/follow-run";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
 import { pollUntil } from "../../helpers/poll";
@@ -64,6 +65,7 @@ function remoteBus() {
       emitter.on(`run:${runId}`, listener);
       return () => void emitter.off(`run:${runId}`, listener);
     },
+    heardAfter: () => false,
     close: async () => void emitter.removeAllListeners(),
   };
   return { bus, wake: (runId: number) => emitter.emit(`run:${runId}`) };
@@ -178,5 +180,67 @@ describe("run followers", () => {
     const log = await logIds(runId);
     for (const reader of readers) expect(reader.ids).toEqual(log);
     followers.close();
+  });
+
+  describe("a reader handed the run's first events (a new run's POST)", () => {
+    /** This process's bus, and a writer that publishes what it commits on it, as the worker's frame sink does. */
+    async function localWriting() {
+      const signals = createSignals(database);
+      const bus = createRunEventBus(database, signals);
+      const events = createRunEventWriter(database.prisma);
+      const write = async (runId: number, frames: RunFrame[]) => {
+        const appended = await events.append(runId, frames);
+        await bus.publish(runId, eventBatch(appended, frames));
+        return appended;
+      };
+      return { bus, write, close: async () => (await bus.close(), await signals.close()) };
+    }
+
+    function handedReader(deps: Parameters<typeof followRunLog>[0], runId: number, known: { id: bigint; frame: RunFrame }[]) {
+      const abort = new AbortController();
+      const ids: bigint[] = [];
+      const finished = (async () => {
+        for await (const item of followRunLog(deps, runId, 0n, abort.signal, known)) if ("events" in item) ids.push(...item.events.map((event) => event.id));
+      })();
+      return { ids, finished };
+    }
+
+    it("starts from them without reading the log", async () => {
+      const runId = await newRun();
+      const { bus, write, close } = await localWriting();
+      const first = word("first ");
+      const [id] = (await write(runId, [first])).ids;
+      const { prisma, counter } = countingClient();
+      const live = createLiveContent();
+      const followers = createRunFollowers({ prisma, bus, live });
+      const reader = handedReader({ prisma, followers, live, keepAliveMs: 60_000 }, runId, [{ id: id!, frame: first }]);
+      await write(runId, [word("a "), word("b ")]);
+      await write(runId, [done]);
+      await reader.finished;
+      expect(reader.ids).toEqual(await logIds(runId));
+      expect(counter.reads).toBe(0);
+      followers.close();
+      await close();
+    });
+
+    it("reads the log when the run's frames came before it subscribed", async () => {
+      const runId = await newRun();
+      const { bus, write, close } = await localWriting();
+      const first = word("first ");
+      const [id] = (await write(runId, [first])).ids;
+      // Written and announced before the reader subscribes; nothing more comes until it has them.
+      await write(runId, [word("early ")]);
+      const { prisma, counter } = countingClient();
+      const live = createLiveContent();
+      const followers = createRunFollowers({ prisma, bus, live });
+      const reader = handedReader({ prisma, followers, live, keepAliveMs: 60_000 }, runId, [{ id: id!, frame: first }]);
+      await pollUntil(async () => reader.ids.length, (count) => count >= 2, "the early word, from the log");
+      expect(counter.reads).toBe(1);
+      await write(runId, [done]);
+      await reader.finished;
+      expect(reader.ids).toEqual(await logIds(runId));
+      followers.close();
+      await close();
+    });
   });
 });

@@ -38,8 +38,8 @@ export function register(app: PlatformApp) {
     const userId = pickUserId(c.req.valid("query").user_id, payload.user_id);
     const outcome = await idempotently(c, (claim) => requestRun(runServicesOf(c), authOf(c), userId, { ...payload, skill: requestedSkill(payload) }, attachments, claim));
     if ("replay" in outcome) return outcome.replay as never;
-    const { run } = outcome.created;
+    const { run, first } = outcome.created;
     if (payload.stream === false) return c.json(run, 200);
-    return streamRun(c, run.id, 0n) as never;
+    return streamRun(c, run.id, 0n, first && [first]) as never;
   });
 }

@@ -37,8 +37,8 @@ export function register(app: PlatformApp) {
     const userId = pickUserId(c.req.valid("query").user_id, body.user_id);
     const outcome = await idempotently(c, (claim) => requestRun(runServicesOf(c), authOf(c), userId, { ...body, skill: requestedSkill(body) }, [], claim));
     if ("replay" in outcome) return outcome.replay as never;
-    const { run } = outcome.created;
+    const { run, first } = outcome.created;
     if (body.stream === false) return c.json(run, 200);
-    return streamRun(c, run.id, 0n) as never;
+    return streamRun(c, run.id, 0n, first && [first]) as never;
   });
 }

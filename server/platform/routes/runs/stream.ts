@@ -7,12 +7,13 @@ import { streamSSE } from "hono/streaming";
 import type { PlatformEnv } from "../../context";
 import type { RunFrame } from "@/lib/schemas/runs";
 import { openStreams } from "../../observability/metrics";
-import { followRunLog } from "../../runtime/follow-run";
+import { followRunLog, type RunLogEvent } from "../../runtime/follow-run";
 
 /** One frame as an SSE event. JSON.stringify never emits a raw newline, so a frame is one `data:` line. */
 export const sseEvent = (id: bigint | number, frame: RunFrame) => `id: ${id}\ndata: ${JSON.stringify(frame)}\n\n`;
 
-export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint): Response {
+/** `known`: the log's events just after `after` that the caller already has (a new run's first event). */
+export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint, known?: RunLogEvent[]): Response {
   const { followers, live, keepAliveMs, draining } = c.var.runtime;
   // The stream's frames do not name their run; a client that must resume through
   // GET /runs/{run_id}/events learns the id from this header (an Inlay extension).
@@ -25,7 +26,7 @@ export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint)
     const signal = AbortSignal.any([closed.signal, draining]);
     openStreams.inc();
     try {
-      for await (const item of followRunLog({ prisma: c.var.prisma, followers, live, keepAliveMs }, runId, after, signal)) {
+      for await (const item of followRunLog({ prisma: c.var.prisma, followers, live, keepAliveMs }, runId, after, signal, known)) {
         // A batch at a time: one write through the stream's web streams, not one per frame.
         await stream.write("idle" in item ? ": keep-alive\n\n" : item.events.map(({ id, frame }) => sseEvent(id, frame)).join(""));
       }

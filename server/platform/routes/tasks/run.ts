@@ -44,8 +44,8 @@ export function register(app: PlatformApp) {
     const task = await findTaskToRun(services, authOf(c), c.req.valid("param").task_id, userId);
     const outcome = await idempotently(c, (claim) => runTask(services, authOf(c), task, { ...body, user_id: userId }, claim));
     if ("replay" in outcome) return outcome.replay as never;
-    const { run } = outcome.created;
+    const { run, first } = outcome.created;
     if (body.stream === false) return c.json(run, 200);
-    return streamRun(c, run.id, 0n) as never;
+    return streamRun(c, run.id, 0n, first && [first]) as never;
   });
 }

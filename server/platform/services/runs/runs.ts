@@ -39,6 +39,7 @@ import {
   transitionRun,
   type RunListScope,
   type RunRow,
+  type StoredEvent,
 } from "../../repositories/runs";
 import { eventBatch } from "../../infrastructure/event-bus";
 import { addLogContext } from "@/lib/log-context";
@@ -129,7 +130,7 @@ export async function createRun(
   input: z.infer<typeof RunCreate>,
   attachments: NewRunFile[] = [],
   claim?: KeyClaim,
-): Promise<{ run: RunOut; scope: Scope }> {
+): Promise<{ run: RunOut; scope: Scope; first?: StoredEvent }> {
   const { scope, agent, skill } = target;
   const forced = { skill: skill?.slug ?? null, skillPlaybook: skill ? { name: skill.name, body: skill.body } : null };
 
@@ -167,6 +168,9 @@ export async function createRun(
   // process's worker leases at insert needs no wake-up.
   const wake = ctx.lease ? undefined : ctx.runReady;
   let othersWoken = false;
+  // The run's first event with its id, when the statement that wrote it said (the fast path): the
+  // POST's own stream starts from it instead of reading the log.
+  let firstEvent: StoredEvent | undefined;
   // The fast path: one statement admits, inserts and leases the run (services/runs/run-admission.ts). It
   // holds from the balance, so a run on the account's own model connection (own_sub) takes the
   // admission below, which decides the meter again in its transaction.
@@ -193,6 +197,7 @@ export async function createRun(
       if (fast.kind === "inserted") {
         row = fast.run;
         othersWoken = wake !== undefined;
+        firstEvent = { id: fast.firstEventId, frame: first };
       }
     } catch (error) {
       // The key was claimed but the hold refused after all, or PostgreSQL broke a deadlock: the
@@ -239,7 +244,7 @@ export async function createRun(
   addLogContext({ runId: row.id });
   ctx.startRun(row.id, { run: row, agent, ...(othersWoken ? { othersWoken } : {}) });
   runsAdmitted.inc();
-  return { run: toRun(row, scope.userId), scope };
+  return { run: toRun(row, scope.userId), scope, ...(firstEvent ? { first: firstEvent } : {}) };
 }
 
 async function loadRun(ctx: RunServiceContext, scope: Scope, id: number): Promise<RunRow> {
