@@ -74,8 +74,7 @@ export interface RunEventBus {
 // Per emitter, as the emitter itself: on PGlite every runtime of the process shares both.
 const heardOf = new WeakMap<EventEmitter, Map<number, bigint>>();
 
-function remember(heard: Map<number, bigint>, runId: number, batch?: EventBatch) {
-  const last = batch ? (batch.events.at(-1)?.id ?? BARE) : BARE;
+function remember(heard: Map<number, bigint>, runId: number, last: bigint) {
   const before = heard.get(runId);
   heard.delete(runId);
   heard.set(runId, before === BARE || last === BARE ? BARE : before !== undefined && before > last ? before : last);
@@ -91,7 +90,7 @@ export function createRunEventBus(database: Database, signals: Signals): RunEven
   if (!heard) heardOf.set(emitter, (heard = new Map()));
   const remembered = heard;
   const local = (runId: number, batch?: EventBatch) => {
-    remember(remembered, runId, batch);
+    remember(remembered, runId, batch ? (batch.events.at(-1)?.id ?? BARE) : BARE);
     emitter.emit(name(runId), batch);
   };
   const mine = new Set<() => void>();
@@ -103,7 +102,18 @@ export function createRunEventBus(database: Database, signals: Signals): RunEven
     : signals.subscribe(RUN_EVENTS, (payload) => {
         const notice = parseRunNotice(payload);
         if (!notice) return;
-        local(notice.runId, notice.events && notice.after !== undefined ? { after: notice.after, events: notice.events } : undefined);
+        const { runId, batch } = notice;
+        if (!batch) return local(runId);
+        // A run nobody here follows: what a reader that comes later must know, without parsing frames.
+        if (emitter.listenerCount(name(runId)) === 0) return remember(remembered, runId, batch.last);
+        let events;
+        try {
+          events = batch.events();
+        } catch {
+          // Not ours to trust: a bare wake-up, the log has the frames.
+          return local(runId);
+        }
+        local(runId, { after: batch.after, events });
       });
   // Wake-ups may have been lost while the LISTEN connection was down: every reader looks again.
   // A reader that subscribes soon after cannot know what the gap lost either.

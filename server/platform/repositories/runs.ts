@@ -201,24 +201,26 @@ export interface WakeUp {
  */
 export const NOTICE_EVENTS_MAX_BYTES = 7_600;
 
+/** A RunNotice that carries its run's frames: `after` and `last` bound them; `events()` parses them. */
+export interface NoticeBatch {
+  after: bigint;
+  last: bigint;
+  events(): StoredEvent[];
+}
+
 /**
  * What the append's NOTIFY says of one run: "<runId>" alone (its frames did not fit: read the log), or
- * "<runId> <after> <events>" with the frames as stored, `events` a JSON array of [id as text, frame].
+ * "<runId> <after> <last> <events>" with the frames as stored, `events` a JSON array of [id as text,
+ * frame]. Every instance hears every run's NOTIFY: the frames are parsed only for one that follows it.
  */
-export function parseRunNotice(payload: string): { runId: number; after?: bigint; events?: StoredEvent[] } | undefined {
-  const first = payload.indexOf(" ");
-  const runId = Number(first < 0 ? payload : payload.slice(0, first));
+export function parseRunNotice(payload: string): { runId: number; batch?: NoticeBatch } | undefined {
+  const [id, after, last] = payload.split(" ", 3);
+  const runId = Number(id);
   if (!Number.isSafeInteger(runId) || runId <= 0) return undefined;
-  if (first < 0) return { runId };
-  const second = payload.indexOf(" ", first + 1);
-  try {
-    const after = BigInt(payload.slice(first + 1, second));
-    const events = (JSON.parse(payload.slice(second + 1)) as [string, RunFrame][]).map(([id, frame]) => ({ id: BigInt(id), frame }));
-    return { runId, after, events };
-  } catch {
-    // Not ours to trust whole: a bare wake-up, the log has the frames.
-    return { runId };
-  }
+  if (after === undefined || last === undefined || !/^\d+$/.test(after) || !/^\d+$/.test(last)) return { runId };
+  const body = payload.slice(id!.length + after.length + last.length + 3);
+  const events = () => (JSON.parse(body) as [string, RunFrame][]).map(([eventId, frame]) => ({ id: BigInt(eventId), frame }));
+  return { runId, batch: { after: BigInt(after), last: BigInt(last), events } };
 }
 
 /**
@@ -256,9 +258,9 @@ export async function appendEventsOfRuns(prisma: PrismaClient, appends: EventApp
         ? Prisma.sql`,
     woken AS (
       SELECT p.run_id, p.id, pg_notify(${wake.channel}, ${wake.prefix} || p.run_id::text ||
-        CASE WHEN octet_length(b.events) <= ${NOTICE_EVENTS_MAX_BYTES} THEN ' ' || p.id::text || ' ' || b.events ELSE '' END) AS sent
+        CASE WHEN octet_length(b.events) <= ${NOTICE_EVENTS_MAX_BYTES} THEN ' ' || p.id::text || ' ' || b.last::text || ' ' || b.events ELSE '' END) AS sent
       FROM prev AS p
-      JOIN (SELECT run_id, jsonb_agg(jsonb_build_array(id::text, data) ORDER BY id)::text AS events FROM ins GROUP BY run_id) AS b
+      JOIN (SELECT run_id, max(id) AS last, jsonb_agg(jsonb_build_array(id::text, data) ORDER BY id)::text AS events FROM ins GROUP BY run_id) AS b
         ON b.run_id = p.run_id
     )`
         : Prisma.empty

@@ -119,4 +119,26 @@ describe("frames in the event writer's NOTIFY", () => {
     expect(got).toEqual([long, done]);
     expect(runtime.followers.reads - readsBefore).toBeGreaterThanOrEqual(1);
   });
+
+  it("remembers the frames of a run nobody follows yet, so a reader handed its first event reads them", async () => {
+    const runId = await newRun();
+    const runtime = await reader.runtime();
+    const events = (await writer.runtime()).events;
+    const first = word("first ");
+    const [firstId] = (await events.append(runId, [first])).ids;
+    await events.append(runId, [word("early ")]);
+    await pollUntil(async () => runtime.bus.heardAfter(runId, firstId!), (heard) => heard, "the early word's NOTIFY at the other instance");
+    const deps = { prisma: reader.database.prisma, followers: runtime.followers, live: runtime.live, keepAliveMs: 60_000 };
+    const abort = new AbortController();
+    const got: bigint[] = [];
+    const finished = (async () => {
+      for await (const item of followRunLog(deps, runId, 0n, abort.signal, [{ id: firstId!, frame: first }])) {
+        if ("events" in item) got.push(...item.events.map((event) => event.id));
+      }
+    })();
+    await pollUntil(async () => got.length, (count) => count >= 2, "the early word at the late reader");
+    await events.append(runId, [done]);
+    await finished;
+    expect(got).toEqual((await log(runId)).map((event) => event.id));
+  });
 });
