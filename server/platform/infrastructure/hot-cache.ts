@@ -1,5 +1,5 @@
 // This process's copy of the rows nearly every request reads: a key (authentication), an end-user's
-// row id (scope) and an agent. A write to one of them publishes its cache key on `signals`, which
+// row id (scope), an agent and an account's preferred model connection (a run start that names no model). A write to one of them publishes its cache key on `signals`, which
 // drops it here at once (before the writer's response) and on every other instance a few
 // milliseconds later; a dropped LISTEN connection clears everything. Entries also lapse after
 // HOT_CACHE_TTL_MS, so a lost message (an instance that died between its commit and its NOTIFY)
@@ -72,12 +72,19 @@ export class HotTable<V> {
   }
 }
 
+/** The account's preferred model connection as a run start reads it; provider null: it has none. */
+export interface CachedPreferredConnection {
+  accountId: number;
+  provider: string | null;
+  defaultModel: string | null;
+}
+
 export interface CachedEndUser {
   accountId: number;
   id: number;
 }
 
-const TOPIC = { key: "cache:key", sessions: "cache:sessions", endUser: "cache:end-user", agent: "cache:agent", account: "cache:account" } as const;
+const TOPIC = { key: "cache:key", sessions: "cache:sessions", endUser: "cache:end-user", agent: "cache:agent", account: "cache:account", modelConnections: "cache:model-connections" } as const;
 
 export const endUserCacheKey = (accountId: number, userId: string) => `${accountId}:${userId}`;
 export const agentCacheKey = (accountId: number, agentId: number) => `${accountId}:${agentId}`;
@@ -91,6 +98,8 @@ export interface HotCache {
   endUsers: HotTable<CachedEndUser>;
   /** By agentCacheKey: the agent's row, whatever its scope and status (callers check both). */
   agents: HotTable<AgentColumns>;
+  /** By account id: its preferred model connection (none is kept too, so a run start reads it once). */
+  preferredConnections: HotTable<CachedPreferredConnection>;
   /**
    * These keys were revoked or deleted. Resolves once the other instances have been told, so the
    * revoking response cannot reach the client before the signal reaches them.
@@ -101,6 +110,12 @@ export interface HotCache {
   /** The end-user was written or deleted; with its row id, the agents scoped to it go too (a delete cascades). */
   endUserChanged(accountId: number, userId: string, rowId?: number): void;
   agentChanged(accountId: number, agentId: number): void;
+  /**
+   * The account's model connections were written (created, removed, default model or preferred default
+   * changed); resolves once the other instances have been told, so no run started after the response
+   * takes the old default.
+   */
+  modelConnectionsChanged(accountId: number): Promise<void>;
   /** The account was deleted or a field the auth context carries changed: drop all it owns. */
   accountChanged(accountId: number): void;
   /** Stops listening (the signals themselves are closed by their owner). */
@@ -118,10 +133,11 @@ export function createHotCache(signals: Signals): HotCache {
   const endUsers = new HotTable<CachedEndUser>((endUser) => endUser.accountId);
   const agents = new HotTable<AgentColumns>((agent) => agent.accountId);
   const sessions = new HotTable<SessionForAuth>((session) => session.accountId);
-  const tables = [keys, endUsers, agents, sessions];
+  const preferredConnections = new HotTable<CachedPreferredConnection>((row) => row.accountId);
+  const tables = [keys, endUsers, agents, sessions, preferredConnections];
 
   // Payloads: a key hash; "<account>:<row id or empty>:<user_id, URI-encoded since signals flatten
-  // newlines>"; "<account>:<agent id>"; "<account>"; a person's account id.
+  // newlines>"; "<account>:<agent id>"; "<account>" (account, model connections); a person's account id.
   const stops = [
     signals.subscribe(TOPIC.key, (hash) => keys.drop(hash)),
     signals.subscribe(TOPIC.endUser, (payload) => {
@@ -130,6 +146,7 @@ export function createHotCache(signals: Signals): HotCache {
       if (rowId !== "") agents.dropWhere((agent) => agent.endUserId === Number(rowId));
     }),
     signals.subscribe(TOPIC.agent, (payload) => agents.drop(payload)),
+    signals.subscribe(TOPIC.modelConnections, (payload) => preferredConnections.drop(payload)),
     signals.subscribe(TOPIC.sessions, (payload) => sessions.dropWhere((session) => session.personId === Number(payload))),
     signals.subscribe(TOPIC.account, (payload) => {
       tables.forEach((table) => table.dropAccount(Number(payload)));
@@ -144,6 +161,7 @@ export function createHotCache(signals: Signals): HotCache {
     endUsers,
     agents,
     sessions,
+    preferredConnections,
     sessionsChanged: (personIds) => {
       personIds.forEach((personId) => signals.publish(TOPIC.sessions, String(personId)));
       return signals.flushed();
@@ -155,6 +173,10 @@ export function createHotCache(signals: Signals): HotCache {
     endUserChanged: (accountId, userId, rowId) =>
       signals.publish(TOPIC.endUser, `${accountId}:${rowId ?? ""}:${encodeURIComponent(userId)}`),
     agentChanged: (accountId, agentId) => signals.publish(TOPIC.agent, agentCacheKey(accountId, agentId)),
+    modelConnectionsChanged: (accountId) => {
+      signals.publish(TOPIC.modelConnections, String(accountId));
+      return signals.flushed();
+    },
     accountChanged: (accountId) => signals.publish(TOPIC.account, String(accountId)),
     close: () => stops.forEach((stop) => stop()),
   };

@@ -216,19 +216,22 @@ export async function recordModelCall(prisma: PrismaClient, call: MeteredCall): 
   // A call made on the account's own connection is own_sub whatever the run's funding row says.
   const ownSub = call.settledMeter === "own_sub";
   await execute(prisma, Prisma.sql`
-    WITH usage AS (
-      INSERT INTO platform_usage_records (account_id, end_user_id, run_id, agent_id, model, surface, settled_meter,
-        input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, cost_micros)
-      VALUES (${call.accountId}, ${call.endUserId}, ${call.runId}, ${call.agentId}, ${call.model}, ${call.surface},
-        ${ownSub ? Prisma.sql`'own_sub'` : Prisma.sql`COALESCE((SELECT meter FROM platform_run_fundings WHERE run_id = ${call.runId}), 'wallet')`},
-        ${call.inputTokens}, ${call.outputTokens}, ${call.cacheCreationTokens}, ${call.cacheReadTokens}, ${call.costMicros})
-    )
+    WITH usage AS (${usageRecordInsert(call)})
     UPDATE platform_runs
     SET input_tokens = input_tokens + ${call.inputTokens}, output_tokens = output_tokens + ${call.outputTokens},
         cost_micros = cost_micros + ${call.costMicros}, settled_micros = settled_micros + ${ownSub ? call.costMicros : 0n},
         updated_at = now()
     WHERE id = ${call.runId}`);
 }
+
+/** The call's usage row (recordModelCall), written only `when` that holds. */
+const usageRecordInsert = (call: MeteredCall, when?: Prisma.Sql) => Prisma.sql`
+  INSERT INTO platform_usage_records (account_id, end_user_id, run_id, agent_id, model, surface, settled_meter,
+    input_tokens, output_tokens, cache_creation_tokens, cache_read_tokens, cost_micros)
+  SELECT ${call.accountId}::int, ${call.endUserId}::int, ${call.runId}::int, ${call.agentId}::int, ${call.model}::text, ${call.surface}::text,
+    ${call.settledMeter === "own_sub" ? Prisma.sql`'own_sub'` : Prisma.sql`COALESCE((SELECT meter FROM platform_run_fundings WHERE run_id = ${call.runId}::int), 'wallet')`},
+    ${call.inputTokens}::int, ${call.outputTokens}::int, ${call.cacheCreationTokens}::int, ${call.cacheReadTokens}::int, ${call.costMicros}::bigint
+  ${when ? Prisma.sql`WHERE ${when}` : Prisma.empty}`;
 
 interface SettledRun {
   id: number;
@@ -408,6 +411,12 @@ export interface RunEnd {
   expected?: Partial<RunRow>;
   /** Requests for a person the run pauses on (createRequests), written with its change. */
   requests?: NewRequest[];
+  /**
+   * The pass's last model call, not metered yet: metered first in the statement, as recordModelCall
+   * would (its usage row, the run's tokens and cost), and settled with the rest. Nothing is metered
+   * when nothing else is written: the caller then meters it with recordModelCall.
+   */
+  call?: MeteredCall;
 }
 
 export type RunEndResult =
@@ -424,8 +433,8 @@ export type RunEndResult =
  * Ends a run's pass in one statement (its own transaction: no BEGIN and COMMIT), in the usual case:
  * what the run cost since its last settlement is within its hold. The run's change, its settlement as
  * settleRunChargesIn writes it within the hold (the run's side and a pending settlement, applied at the
- * commit by the deferred trigger), its webhook event, the requests it pauses on, and whether the account
- * watches its balance.
+ * commit by the deferred trigger), its webhook event, the requests it pauses on, the metering of the
+ * pass's last model call, and whether the account watches its balance.
  *
  * `cur` locks the run's row (NO KEY UPDATE, as settleRunChargesIn) and reads its cost, settled and hold
  * as they are before the change: the UPDATE's RETURNING gives only the new ones, and the settlement's
@@ -434,18 +443,27 @@ export type RunEndResult =
  * INSERTs select from it.
  */
 export async function endRunWithinHold(prisma: PrismaClient, end: RunEnd): Promise<RunEndResult> {
+  const { call } = end;
+  if (call && call.runId !== end.runId) throw new Error("endRunWithinHold: the call is another run's");
+  // Metered as recordModelCall would before the statement: `cur` reads the cost (and settled) as they are after it.
+  const ownSub = call?.settledMeter === "own_sub";
   const from = Prisma.join(end.from.map((status) => Prisma.sql`${status}`));
   const moved = Prisma.sql`EXISTS (SELECT 1 FROM moved)`;
   const rows = await queryRows<Record<string, unknown>>(
     prisma,
     Prisma.sql`
     WITH cur AS (
-      SELECT id, cost_micros AS cost, settled_micros AS settled, hold_micros AS hold
+      SELECT id, cost_micros${call ? Prisma.sql` + ${call.costMicros}::bigint` : Prisma.empty} AS cost,
+        settled_micros${ownSub ? Prisma.sql` + ${call!.costMicros}::bigint` : Prisma.empty} AS settled, hold_micros AS hold
       FROM platform_runs WHERE id = ${end.runId} AND status IN (${from}) FOR NO KEY UPDATE
     ),
     moved AS (
       UPDATE platform_runs AS r
-      SET ${runSetSql(end.data, "r")}, settled_micros = cur.cost,
+      SET ${runSetSql(end.data, "r")}, settled_micros = cur.cost,${
+        call
+          ? Prisma.sql` cost_micros = cur.cost, input_tokens = r.input_tokens + ${call.inputTokens}::int,
+          output_tokens = r.output_tokens + ${call.outputTokens}::int,`
+          : Prisma.empty}
           hold_micros = CASE WHEN ${end.ending}::boolean THEN 0 ELSE cur.hold - (cur.cost - cur.settled) END
       FROM cur
       WHERE r.id = cur.id AND r.status IN (${from}) AND cur.cost - cur.settled <= cur.hold
@@ -459,7 +477,8 @@ export async function endRunWithinHold(prisma: PrismaClient, end: RunEnd): Promi
       -- settleRunChargesIn settles nothing when nothing is due and no hold is given back.
       WHERE "endCharge" <> 0 OR (${end.ending}::boolean AND "endHold" > 0)
     )${end.webhook ? Prisma.sql`, webhook AS (${webhookEventInsert(end.webhook, moved)})` : Prisma.empty}${
-      end.requests?.length ? Prisma.sql`, requests AS (${requestsInsert(end.runId, end.requests, moved)})` : Prisma.empty}
+      end.requests?.length ? Prisma.sql`, requests AS (${requestsInsert(end.runId, end.requests, moved)})` : Prisma.empty}${
+      call ? Prisma.sql`, usage AS (${usageRecordInsert(call, moved)})` : Prisma.empty}
     SELECT moved.*, (SELECT auto_reload_enabled OR low_balance_threshold_cents IS NOT NULL
                      FROM platform_billing_settings WHERE account_id = moved.account_id) AS "endWatches"
     FROM cur LEFT JOIN moved ON true`,

@@ -36,7 +36,7 @@ import {
 } from "../repositories/runs";
 import { agentEnvValues, envValuesOf } from "../services/agents/agent-repos";
 import { lessonsForPrompt } from "../services/agents/lessons";
-import { meterModelCall, settleRun, settleRunIn } from "../services/billing/billing";
+import { type MeteredCall, meterCall, modelCall, settleRun, settleRunIn } from "../services/billing/billing";
 import { resolveOwnModelConnection } from "../services/models/model-connections";
 import { checkBalanceCrossings } from "../services/billing/payments";
 import { withAttachments } from "../services/runs/run-files";
@@ -169,6 +169,12 @@ export async function executePass(
   // that ends the run (the statement checks those of its values the event uses).
   let latest = claimed;
   const end: PassEnd = {
+    unmetered: undefined,
+    async meter() {
+      const call = end.unmetered;
+      end.unmetered = undefined;
+      if (call) await meterCall(prisma, call);
+    },
     data: (options) => {
       keptLease = options?.keepLease === true;
       return {
@@ -180,14 +186,16 @@ export async function executePass(
       // The usual case in one statement (its own transaction): the run's change, the requests it pauses
       // on, its settlement within its hold, its webhook event. Past its hold, or when a value the event
       // was built from changed meanwhile, nothing was written and the transaction below does it all.
-      const result = await endRunInOneStatement(prisma, latest, ["running"], data, webhook, requests);
+      const result = await endRunInOneStatement(prisma, latest, ["running"], data, webhook, requests, end.unmetered);
       if (result.ended !== undefined) {
         if (result.ended) {
+          end.unmetered = undefined;
           passEnded = true;
           watches = result.settlement.watches;
         }
         return result.ended;
       }
+      await end.meter();
       const row = await prisma.$transaction(async (tx) => {
         const moved = await transitionRun(tx as Db, runId, ["running"], data);
         if (!moved) return moved;
@@ -252,6 +260,8 @@ export async function executePass(
     }
   } finally {
     unsubscribe();
+    // The last model call, when the pass's end did not meter it (the run was no longer running, or failed first).
+    await end.meter().catch((error: unknown) => logger.error({ err: error, runId }, "metering a model call failed"));
     if (!passEnded) {
       // Only an execution that ended keeps no checkpoint (a handed-back run resumes from it); a process
       // that dies never gets here.
@@ -308,6 +318,10 @@ interface PassEnd {
     webhook?: (db: Db, row: WebhookRun) => Promise<NewWebhookEvent>,
     requests?: NewRequest[],
   ): Promise<RunRow | null>;
+  /** The pass's last model call, not metered yet: `transaction` meters it with the run's change. */
+  unmetered: MeteredCall | undefined;
+  /** Meters `unmetered` on its own, if any. */
+  meter(): Promise<void>;
 }
 
 /** What the pass was handed, read before it started (by the worker's claim): not read again. */
@@ -415,6 +429,9 @@ async function loop(
     // Aborted: nothing more of this pass reaches the log (the SDK's `abort` part would read as the
     // replay's end to a resumed pass, and a run handed back is resumed from what the log holds).
     if (signal.aborted) break;
+    // A step whose metering was left to the pass's end, yet the stream goes on (a provider that reports
+    // no tool calls and makes another step): metered now after all.
+    if (end.unmetered && part.type !== "finish") await end.meter();
     frames.push(...reader.read(part));
     if (reader.failure) throw reader.failure;
     // Steps back after the first token and when parts have been read a while without the event loop
@@ -430,15 +447,15 @@ async function loop(
       if (run.turnsUsed === 0 && !resumed) firstToken.observe((Date.now() - run.createdAt.getTime()) / 1000);
     }
     if (part.type !== "finish-step") continue;
-    // Every model call is metered as it ends, so a run cancelled or failed later still pays for it.
+    // Every model call is metered as it ends (the last with the pass's end), so a run cancelled or
+    // failed later still pays for it.
     const usage = part.usage;
     const model = { provider: providerOf(run.model), model: run.model };
     modelTokens.inc({ ...model, kind: "input" }, usage.inputTokens ?? 0);
     modelTokens.inc({ ...model, kind: "output" }, usage.outputTokens ?? 0);
     modelTokens.inc({ ...model, kind: "cache_read" }, usage.inputTokenDetails?.cacheReadTokens ?? 0);
     modelTokens.inc({ ...model, kind: "cache_write" }, usage.inputTokenDetails?.cacheWriteTokens ?? 0);
-    const cost = await meterModelCall(
-      prisma,
+    const call = modelCall(
       deps.config,
       run,
       {
@@ -449,7 +466,11 @@ async function loop(
       },
       own ? "own_sub" : "wallet",
     );
-    modelCost.inc(model, Number(cost));
+    // A step that asked for no tool is the pass's last: metered by the statement that ends the pass
+    // (one round trip less), or on its own when the pass ends otherwise (executePass's finally).
+    if (part.finishReason === "tool-calls") await meterCall(prisma, call);
+    else end.unmetered = call;
+    modelCost.inc(model, Number(call.costMicros));
   }
 
   // A stream aborted (cancel, takeover, hand-back) may end without an error: it is not the run's end.

@@ -2,13 +2,15 @@
 // (infrastructure/hot-cache.ts): a write through one is seen by the other within NOTIFY's delivery time.
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { preferredDefaultModel } from "@/server/platform/services/models/model-connections";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
 let a: PlatformHarness;
 let b: PlatformHarness;
 beforeAll(async () => {
-  a = await startPlatform();
-  b = await startPlatform({ database: a.database });
+  // OpenAI's models in the catalogue: a model connection's default model is one of them.
+  a = await startPlatform({ models: { openaiConfigured: true } });
+  b = await startPlatform({ database: a.database, models: { openaiConfigured: true } });
   // Both LISTEN before any test relies on hearing the other.
   const [fromA, toB] = [(await a.runtime()).signals, (await b.runtime()).signals];
   let heard = false;
@@ -96,6 +98,24 @@ describe("agents and end-users across instances", () => {
     // B's next use of the user_id makes a new profile instead of writing to the deleted one's row id.
     const memory = await b.call("/memories", { key: account.key, query: { user_id: "shared-2" }, body: { content: "fresh" } });
     expect(memory.status).toBe(201);
+  });
+});
+
+describe("model connections across instances", () => {
+  it("the preferred default changed through A is what B's next run start takes", async () => {
+    const account = await a.signup();
+    const onB = async () => preferredDefaultModel({ prisma: b.database.prisma, cache: (await b.runtime()).cache, config: b.config }, account.id);
+    const call = (path: string, method: string, body?: unknown) => a.call(`/model-connections${path}`, { key: account.key, method, body });
+    expect((await call("/openai", "PUT", { api_key: "sk-shared-openai-key-0123456789" })).status).toBe(200);
+    expect((await call("/openai/default-model", "PATCH", { model: "gpt-4.1" })).status).toBe(200);
+    expect(await onB()).toBeNull();
+
+    expect((await call("/openai/apply-default", "POST")).status).toBe(200);
+    expect(await within(onB, (model) => model !== null)).toBe("openai/gpt-4.1");
+    expect((await call("/openai/default-model", "PATCH", { model: "gpt-4.1-mini" })).status).toBe(200);
+    expect(await within(onB, (model) => model !== "openai/gpt-4.1")).toBe("openai/gpt-4.1-mini");
+    expect((await call("/openai", "DELETE")).status).toBe(204);
+    expect(await within(onB, (model) => model === null)).toBeNull();
   });
 });
 

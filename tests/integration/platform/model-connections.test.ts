@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addLedgerEntry } from "@/server/platform/repositories/billing";
 import { openSecret } from "@/server/platform/services/sealed-secrets";
-import { resolveOwnModelConnection } from "@/server/platform/services/models/model-connections";
+import { preferredDefaultModel, resolveOwnModelConnection } from "@/server/platform/services/models/model-connections";
 import { activatePlan } from "@/server/platform/services/billing/plans";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
@@ -244,6 +244,32 @@ describe("preferred default", () => {
 
   it("answers 404 for a provider not connected", async () => {
     expect((await platform.call("/model-connections/anthropic/apply-default", { key: other.key, method: "POST" })).status).toBe(404);
+  });
+
+  it("a run start reads it from the process's cache, and every write through the API is seen by the next one", async () => {
+    const own = await platform.signup();
+    const ctx = { prisma: platform.database.prisma, cache: (await platform.runtime()).cache, config: platform.config };
+    const preferred = () => preferredDefaultModel(ctx, own.id);
+    const call = (path: string, method: string, body?: unknown) => platform.call(`/model-connections${path}`, { key: own.key, method, body });
+    expect(await preferred()).toBeNull();
+    expect((await call("/openai", "PUT", { api_key: OPENAI_KEY })).status).toBe(200);
+    expect(await preferred()).toBeNull();
+
+    expect((await call("/openai/default-model", "PATCH", { model: "gpt-4.1" })).status).toBe(200);
+    expect((await call("/openai/apply-default", "POST")).status).toBe(200);
+    expect(await preferred()).toBe("openai/gpt-4.1");
+    // Cached: a write behind the API's back (no signal) is not seen...
+    await platform.database.prisma.platformModelConnection.updateMany({ where: { accountId: own.id }, data: { defaultModel: "openai/gpt-4.1-nano" } });
+    expect(await preferred()).toBe("openai/gpt-4.1");
+    // ...one through it is, at once.
+    expect((await call("/openai/default-model", "PATCH", { model: "gpt-4.1-mini" })).status).toBe(200);
+    expect(await preferred()).toBe("openai/gpt-4.1-mini");
+    expect((await call("/preferred-default", "DELETE")).status).toBe(204);
+    expect(await preferred()).toBeNull();
+    expect((await call("/openai/apply-default", "POST")).status).toBe(200);
+    expect(await preferred()).toBe("openai/gpt-4.1-mini");
+    expect((await call("/openai", "DELETE")).status).toBe(204);
+    expect(await preferred()).toBeNull();
   });
 });
 

@@ -10,8 +10,8 @@ import { createMigratedPostgresDatabase } from "../../helpers/database";
 // that finds nothing yet, a check for `done`), then one per wake-up the worker's NOTIFYs give it, which
 // a timing can merge. Its ceiling is the most that can be: two at the start and one per wake-up.
 const CEILING = {
-  streaming: { web: 8, worker: 7 },
-  nonStreaming: { web: 2, worker: 7 },
+  streaming: { web: 7, worker: 6 },
+  nonStreaming: { web: 1, worker: 5 },
 };
 
 let report: RoundTripReport;

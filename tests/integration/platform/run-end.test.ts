@@ -3,7 +3,9 @@
 // same run row, account, ledger and webhook event; and writes nothing when it must leave the run to
 // that transaction (a cost past the hold, a value the event was built from that changed) or when the
 // run is no longer running. Each case ends two twin runs, one each way, and compares what they left.
+// With the pass's last model call, the statement meters it too: what recordModelCall wrote before it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type MeteredCall, recordModelCall } from "@/server/platform/repositories/billing";
 import type { Db } from "@/server/platform/repositories/db";
 import { createRequests, type NewRequest } from "@/server/platform/repositories/permission-requests";
 import { findRunById, type RunRow, type RunUpdate, transitionRun } from "@/server/platform/repositories/runs";
@@ -63,12 +65,13 @@ async function leftBy({ accountId, runId }: Twin) {
   const events = await prisma().platformWebhookEvent.findMany({ where: { runId }, orderBy: { id: "asc" } });
   const pending = await prisma().platformPendingSettlement.count({ where: { runId } });
   const requests = await prisma().platformPermissionRequest.findMany({ where: { runId }, orderBy: { id: "asc" } });
+  const usage = await prisma().platformUsageRecord.findMany({ where: { runId }, orderBy: { id: "asc" } });
   return {
     run: {
       status: run.status, error: run.error, stopReason: run.stopReason, output: run.output, outputData: run.outputData,
       messages: run.messages, turnsUsed: run.turnsUsed, leaseOwner: run.leaseOwner, leaseExpiresAt: run.leaseExpiresAt,
       checkpoint: run.checkpoint, costMicros: run.costMicros, settledMicros: run.settledMicros, holdMicros: run.holdMicros,
-      finished: run.finishedAt !== null,
+      inputTokens: run.inputTokens, outputTokens: run.outputTokens, finished: run.finishedAt !== null,
     },
     account: { balanceMicros: account.balanceMicros, heldMicros: account.heldMicros },
     ledger: ledger.map((entry) => ({
@@ -83,6 +86,10 @@ async function leftBy({ accountId, runId }: Twin) {
     }),
     pending,
     requests: requests.map(({ id, runId: _run, createdAt: _at, ...request }) => ({ ...request, id: id.slice(0, -2) })),
+    usage: usage.map(({ id: _id, runId: _run, accountId: account, agentId: _agent, endUserId, createdAt: _at, ...record }) => {
+      expect(account).toBe(accountId);
+      return { ...record, endUser: endUserId !== null };
+    }),
   };
 }
 
@@ -98,8 +105,23 @@ const endInTransaction = (runId: number, data: Change, type: RunWebhookType, req
     return { moved, settlement: await settleRunIn(tx, moved, await runWebhookEvent(tx, moved, type)) };
   });
 
-const endInOneStatement = async (runId: number, data: Change, type: RunWebhookType, latest?: RunRow, requests?: NewRequest[]) =>
-  endRunInOneStatement(prisma(), latest ?? (await findRunById(prisma(), runId))!, ["running"], data, (db, row) => runWebhookEvent(db, row, type), requests);
+const endInOneStatement = async (runId: number, data: Change, type: RunWebhookType, latest?: RunRow, requests?: NewRequest[], call?: MeteredCall) =>
+  endRunInOneStatement(prisma(), latest ?? (await findRunById(prisma(), runId))!, ["running"], data, (db, row) => runWebhookEvent(db, row, type), requests, call);
+
+/** The pass's last model call, as the pass meters it (services/billing/billing.ts modelCall). */
+async function callOf(runId: number, costMicros: bigint, settledMeter: "wallet" | "own_sub" = "wallet"): Promise<MeteredCall> {
+  const run = (await findRunById(prisma(), runId))!;
+  return {
+    accountId: run.accountId, endUserId: run.endUserId, runId, agentId: run.agentId, model: run.model, surface: run.surface,
+    inputTokens: 120, outputTokens: 34, cacheReadTokens: 5, cacheCreationTokens: 6, costMicros, settledMeter,
+  };
+}
+
+/** What the pass did before: the call metered on its own, then the transaction. */
+async function meterThenTransaction(runId: number, call: MeteredCall, data: Change, type: RunWebhookType, requests?: NewRequest[]) {
+  await recordModelCall(platform.database.prisma, call);
+  return endInTransaction(runId, data, type, requests);
+}
 
 /** The requests a run pauses on; ids end in `twin` (ids are unique across runs). */
 const requestsOf = (twin: string): NewRequest[] => [
@@ -200,6 +222,74 @@ describe("ending a run's pass in one statement", () => {
     await prisma().platformRun.update({ where: { id: one.runId }, data: { holdMicros: 0n } });
     const before = await leftBy(one);
     expect(await endInOneStatement(one.runId, completed(), "run.completed")).toEqual({ ended: undefined });
+    expect(await leftBy(one)).toEqual(before);
+  });
+
+  it("completed with its last call metered in the statement: the same usage row, run, ledger and balance as metering it first", async () => {
+    const [one, other] = await twins({ cost: 10_000n, settled: 4_000n }, "metered-user");
+    const hold = (await findRunById(prisma(), one.runId))!.holdMicros;
+    const change = completed();
+    const ended = await endInOneStatement(one.runId, change, "run.completed", undefined, undefined, await callOf(one.runId, 2_345n));
+    const old = await meterThenTransaction(other.runId, await callOf(other.runId, 2_345n), change, "run.completed");
+    expect(ended.ended).toEqual(await findRunById(prisma(), one.runId));
+    expect(ended.ended).toMatchObject({ costMicros: 12_345n, settledMicros: 12_345n, holdMicros: 0n, inputTokens: 120, outputTokens: 34 });
+    if (!ended.ended) return;
+    expect(ended.settlement).toEqual({ chargedMicros: 8_345n, writtenOffMicros: 0n, releasedMicros: hold - 8_345n, watches: false });
+    expect(old?.settlement).toEqual(ended.settlement);
+    const left = await leftBy(one);
+    expect(left).toEqual(await leftBy(other));
+    expect(left.usage).toEqual([
+      { model: "inlay/sim", surface: left.usage[0]!.surface, settledMeter: "wallet", inputTokens: 120, outputTokens: 34, cacheCreationTokens: 6, cacheReadTokens: 5, costMicros: 2_345n, endUser: true },
+    ]);
+    expect(left.ledger.map((entry) => entry.amountMicros)).toEqual([-8_345n]);
+    expect(left.account.heldMicros).toBe(0n);
+  });
+
+  it("paused with its last call metered: keeps the rest of its hold, as metering it first does", async () => {
+    const [one, other] = await twins({ cost: 3_000n });
+    const hold = (await findRunById(prisma(), one.runId))!.holdMicros;
+    const change: Change = { status: "awaiting_approval", messages: [], turnsUsed: { increment: 1 } };
+    const ended = await endInOneStatement(one.runId, change, "run.awaiting_input", undefined, requestsOf("c"), await callOf(one.runId, 1_000n));
+    await meterThenTransaction(other.runId, await callOf(other.runId, 1_000n), change, "run.awaiting_input", requestsOf("d"));
+    expect(ended.ended).toMatchObject({ status: "awaiting_approval", costMicros: 4_000n, settledMicros: 4_000n, holdMicros: hold - 4_000n });
+    const left = await leftBy(one);
+    expect(left).toEqual(await leftBy(other));
+    expect(left.usage.map((record) => record.costMicros)).toEqual([1_000n]);
+    expect(left.account.heldMicros).toBe(hold - 4_000n);
+  });
+
+  it("a call on the account's own connection: metered own_sub and settled as it is recorded, as metering it first does", async () => {
+    const [one, other] = await twins({ cost: 7_000n });
+    const change = completed();
+    const ended = await endInOneStatement(one.runId, change, "run.completed", undefined, undefined, await callOf(one.runId, 50_000n, "own_sub"));
+    await meterThenTransaction(other.runId, await callOf(other.runId, 50_000n, "own_sub"), change, "run.completed");
+    expect(ended.ended).toMatchObject({ costMicros: 57_000n, settledMicros: 57_000n });
+    const left = await leftBy(one);
+    expect(left).toEqual(await leftBy(other));
+    expect(left.usage.map((record) => [record.settledMeter, record.costMicros])).toEqual([["own_sub", 50_000n]]);
+    expect(left.ledger.map((entry) => entry.amountMicros)).toEqual([-7_000n]);
+  });
+
+  it("a last call that takes it past its hold: meters nothing, and metering then the transaction end it as before", async () => {
+    const [one, other] = await twins({ cost: 1_000n });
+    const hold = (await findRunById(prisma(), one.runId))!.holdMicros;
+    const call = await callOf(one.runId, hold);
+    const before = await leftBy(one);
+    expect(await endInOneStatement(one.runId, completed(), "run.completed", undefined, undefined, call)).toEqual({ ended: undefined });
+    expect(await leftBy(one)).toEqual(before);
+    await meterThenTransaction(one.runId, call, completed(), "run.completed");
+    await meterThenTransaction(other.runId, await callOf(other.runId, hold), completed(), "run.completed");
+    const left = await leftBy(one);
+    expect(left).toEqual(await leftBy(other));
+    expect(left.usage).toHaveLength(1);
+    expect(left.run.settledMicros).toBe(hold + 1_000n);
+  });
+
+  it("no longer running, with a last call: null, and the call not metered either", async () => {
+    const [one] = await twins({ cost: 1_000n });
+    await prisma().platformRun.update({ where: { id: one.runId }, data: { status: "cancelled" } });
+    const before = await leftBy(one);
+    expect(await endInOneStatement(one.runId, completed(), "run.completed", undefined, undefined, await callOf(one.runId, 500n))).toEqual({ ended: null });
     expect(await leftBy(one)).toEqual(before);
   });
 

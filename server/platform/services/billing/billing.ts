@@ -16,12 +16,15 @@ import {
   type LedgerEntry,
   type LedgerRow,
   listLedger,
+  type MeteredCall,
   recordModelCall,
   settleRunCharges,
   settleRunChargesIn,
   type RunEndResult,
   type Settlement,
 } from "../../repositories/billing";
+
+export type { MeteredCall } from "../../repositories/billing";
 import { callCostMicros, type CallTokens, type ModelSettings, pricingOf } from "../models/models";
 
 export interface BillingSettings {
@@ -123,17 +126,15 @@ export interface StepUsage extends CallTokens {
   cacheWriteTokens: number;
 }
 
-/** Records one model call: its tokens and its cost at the catalogue's price for the run's model. */
-export async function meterModelCall(
-  prisma: Db,
+/** One model call to meter: its tokens and its cost at the catalogue's price for the run's model. */
+export function modelCall(
   config: { models: ModelSettings },
   run: MeteredRun,
   usage: StepUsage,
   /** own_sub: the account's own model connection paid the provider; metered, never charged. */
   meter: "wallet" | "own_sub" = "wallet",
-): Promise<bigint> {
-  const costMicros = callCostMicros(pricingOf(config.models, run.model), usage);
-  await recordModelCall(prisma, {
+): MeteredCall {
+  return {
     accountId: run.accountId,
     endUserId: run.endUserId,
     runId: run.id,
@@ -144,11 +145,13 @@ export async function meterModelCall(
     outputTokens: usage.outputTokens,
     cacheReadTokens: usage.cacheReadTokens,
     cacheCreationTokens: usage.cacheWriteTokens,
-    costMicros,
+    costMicros: callCostMicros(pricingOf(config.models, run.model), usage),
     settledMeter: meter,
-  });
-  return costMicros;
+  };
 }
+
+/** Records one model call (modelCall): its usage row and the run's running totals. */
+export const meterCall = (prisma: Db, call: MeteredCall): Promise<void> => recordModelCall(prisma, call);
 
 const ended = isTerminalStatus;
 
@@ -176,8 +179,9 @@ export const settleRunIn = (tx: Db, run: RunRow, webhook?: NewWebhookEvent) =>
 /**
  * Moves the run out of running with `data` and settles it, in one statement, when what it cost is
  * within its hold (repositories/billing.ts, endRunWithinHold): what settleRunIn would write after
- * transitionRun in a transaction. `expected` are the row's values `webhook` was built from. When the
- * result's `ended` is undefined nothing was written, and the caller takes the long way.
+ * transitionRun in a transaction, metering the pass's last model `call` first when given. `expected`
+ * are the row's values `webhook` was built from. When the result's `ended` is undefined nothing was
+ * written (the call is not metered either), and the caller takes the long way.
  */
 export const endRunSettled = (
   prisma: Db,
@@ -188,6 +192,7 @@ export const endRunSettled = (
     webhook?: NewWebhookEvent;
     expected?: Partial<RunRow>;
     requests?: NewRequest[];
+    call?: MeteredCall;
   },
 ): Promise<RunEndResult> =>
   endRunWithinHold(prisma, {
@@ -199,4 +204,5 @@ export const endRunSettled = (
     webhook: change.webhook,
     expected: change.expected,
     requests: change.requests,
+    call: change.call,
   });

@@ -16,6 +16,7 @@ import {
   type PasteConnectionRequest,
 } from "@/lib/schemas/model-connections";
 import type { Db } from "../../repositories/db";
+import type { DataContext } from "../../infrastructure/hot-cache";
 import type { PlatformConfig } from "../../platform-config";
 import { PlatformError } from "../../errors";
 import { OutboundError, type OutboundOptions } from "../../outbound/guarded-fetch";
@@ -52,8 +53,7 @@ import { REFRESH_CLAIM_MS, REFRESH_WAIT_MS, waitForRefreshClaim } from "../refre
 import { findModel, modelCatalog, type ModelSettings, type ProviderSlug } from "./models";
 import { sha256Hex } from "@/server/shared/secret-box";
 
-export interface ModelConnectionContext {
-  prisma: Db;
+export interface ModelConnectionContext extends DataContext {
   config: PlatformConfig;
 }
 
@@ -178,6 +178,19 @@ async function connectionOut(ctx: ModelConnectionContext, auth: Auth, provider: 
   return toConnection(ctx.config, provider, row ?? undefined, new Date());
 }
 
+/**
+ * Every write to the account's connections goes through here, so every instance drops its copy of the
+ * preferred connection (infrastructure/hot-cache.ts) before the response: also when the write failed,
+ * since a row may have changed meanwhile.
+ */
+async function changingConnections<T>(ctx: ModelConnectionContext, auth: Auth, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } finally {
+    await ctx.cache.modelConnectionsChanged(auth.accountId);
+  }
+}
+
 async function requireConnection(ctx: ModelConnectionContext, auth: Auth, slug: string): Promise<ConnectionRow> {
   const provider = providerOf(slug);
   const row = await findConnection(ctx.prisma, auth.accountId, provider);
@@ -195,7 +208,9 @@ async function addAccount(
   account: NewProviderAccount,
   replaceLabel: boolean,
 ): Promise<ProviderAccountRow> {
-  const row = await addProviderAccount(ctx.prisma, auth.accountId, provider, account, { max: MAX_PROVIDER_ACCOUNTS, replaceLabel });
+  const row = await changingConnections(ctx, auth, () =>
+    addProviderAccount(ctx.prisma, auth.accountId, provider, account, { max: MAX_PROVIDER_ACCOUNTS, replaceLabel }),
+  );
   if (!row) {
     throw new PlatformError({
       type: "conflict_error",
@@ -262,12 +277,12 @@ export async function pasteConnection(ctx: ModelConnectionContext, auth: Auth, i
 
 export async function disconnect(ctx: ModelConnectionContext, auth: Auth, slug: string): Promise<void> {
   const provider = providerOf(slug);
-  if (!(await deleteConnection(ctx.prisma, auth.accountId, provider))) throw notFound(`no model connection for ${provider}`);
+  if (!(await changingConnections(ctx, auth, () => deleteConnection(ctx.prisma, auth.accountId, provider)))) throw notFound(`no model connection for ${provider}`);
 }
 
 export async function disconnectAccount(ctx: ModelConnectionContext, auth: Auth, slug: string, accountId: number): Promise<void> {
   const provider = providerOf(slug);
-  if (!(await deleteProviderAccount(ctx.prisma, auth.accountId, provider, accountId))) {
+  if (!(await changingConnections(ctx, auth, () => deleteProviderAccount(ctx.prisma, auth.accountId, provider, accountId)))) {
     throw notFound(`account ${accountId} of the ${provider} connection not found`);
   }
 }
@@ -277,12 +292,12 @@ export async function disconnectAccount(ctx: ModelConnectionContext, auth: Auth,
 
 export async function applyDefault(ctx: ModelConnectionContext, auth: Auth, slug: string): Promise<ModelConnection> {
   const provider = providerOf(slug);
-  if (!(await setPreferredDefault(ctx.prisma, auth.accountId, provider))) throw notFound(`no model connection for ${provider}`);
+  if (!(await changingConnections(ctx, auth, () => setPreferredDefault(ctx.prisma, auth.accountId, provider)))) throw notFound(`no model connection for ${provider}`);
   return connectionOut(ctx, auth, provider);
 }
 
 export async function clearPreferredDefault(ctx: ModelConnectionContext, auth: Auth): Promise<void> {
-  await setPreferredDefault(ctx.prisma, auth.accountId, null);
+  await changingConnections(ctx, auth, () => setPreferredDefault(ctx.prisma, auth.accountId, null));
 }
 
 export async function setConnectionDefaultModel(
@@ -301,7 +316,7 @@ export async function setConnectionDefaultModel(
     }
     id = entry.id;
   }
-  await setDefaultModel(ctx.prisma, auth.accountId, provider, id);
+  await changingConnections(ctx, auth, () => setDefaultModel(ctx.prisma, auth.accountId, provider, id));
   return connectionOut(ctx, auth, provider);
 }
 
@@ -309,11 +324,17 @@ export async function setConnectionDefaultModel(
  * The model a run that names none uses: the preferred default connection's default model, when the
  * account chose one (POST …/apply-default) and it is usable; else null (the platform default).
  */
-export async function preferredDefaultModel(prisma: Db, config: PlatformConfig, accountId: number): Promise<string | null> {
-  const row = await findPreferredConnection(prisma, accountId);
-  if (!row) return null;
+export async function preferredDefaultModel(ctx: ModelConnectionContext, accountId: number): Promise<string | null> {
+  // Read through this process's cache: every run start that names no model asks, writes are rare.
+  const row = await ctx.cache.preferredConnections.get(String(accountId), async () => ({
+    accountId,
+    provider: null,
+    defaultModel: null,
+    ...(await findPreferredConnection(ctx.prisma, accountId)),
+  }));
+  if (!row?.provider) return null;
   const provider = row.provider as ModelConnectionProvider;
-  return row.defaultModel ?? platformDefaultOf(config.models, PROVIDERS[provider].serves);
+  return row.defaultModel ?? platformDefaultOf(ctx.config.models, PROVIDERS[provider].serves);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 // The end of a run's pass in one statement, in the usual case (its cost within its hold): the run's
-// change, its settlement and its webhook event together (repositories/billing.ts, endRunWithinHold).
+// change, the metering of its last model call, its settlement and its webhook event together
+// (repositories/billing.ts, endRunWithinHold).
 // The event is built before the statement, from the run as the pass last read it and the change; the
 // statement writes nothing unless the row still has the values the event was built from.
 import type { Db } from "../../repositories/db";
-import type { RunEndResult } from "../../repositories/billing";
+import type { MeteredCall, RunEndResult } from "../../repositories/billing";
 import type { RunRow, RunUpdate } from "../../repositories/runs";
 import type { NewWebhookEvent } from "../../repositories/webhook-events";
 import type { NewRequest } from "../../repositories/permission-requests";
@@ -14,11 +15,11 @@ import { WEBHOOK_RUN_FIELDS, type WebhookRun } from "./run-webhooks";
 const BUILT_FROM: readonly string[] = [...WEBHOOK_RUN_FIELDS, "model"];
 
 /**
- * Moves the run from one of `from` with `data`, settles it and writes its `webhook` event and the
- * `requests` it pauses on, in one
- * statement when its cost is within its hold. `latest` is the run as last read; any of its values the
- * event is built from that changed since (a permission mode switched mid-run) only sends the caller
- * the long way (`ended` undefined, nothing written), as a cost past the hold does.
+ * Moves the run from one of `from` with `data`, meters its last model `call` (when given), settles it
+ * and writes its `webhook` event and the `requests` it pauses on, in one statement when its cost is
+ * within its hold. `latest` is the run as last read; any of its values the event is built from that
+ * changed since (a permission mode switched mid-run) only sends the caller the long way (`ended`
+ * undefined, nothing written, the call not metered), as a cost past the hold does.
  */
 export async function endRunInOneStatement(
   prisma: Db,
@@ -27,6 +28,7 @@ export async function endRunInOneStatement(
   data: RunUpdate & { status: string },
   webhook?: (db: Db, row: WebhookRun) => Promise<NewWebhookEvent>,
   requests?: NewRequest[],
+  call?: MeteredCall,
 ): Promise<RunEndResult> {
   // A run that holds nothing (a plan's, or on the account's own subscription: run-funding.ts) goes
   // past its hold with any cost the balance has not settled: the statement would only add a round trip.
@@ -36,5 +38,5 @@ export async function endRunInOneStatement(
   const expected = Object.fromEntries(BUILT_FROM.filter((field) => !changed(field)).map((field) => [field, latest[field as keyof RunRow]]));
   const predicted = { ...latest, ...Object.fromEntries(BUILT_FROM.filter(changed).map((field) => [field, set[field]])) } as WebhookRun;
   const event = webhook ? await webhook(prisma, predicted) : undefined;
-  return endRunSettled(prisma, latest, { from, data, webhook: event, expected: expected as Partial<RunRow>, requests });
+  return endRunSettled(prisma, latest, { from, data, webhook: event, expected: expected as Partial<RunRow>, requests, call });
 }

@@ -110,7 +110,7 @@ async function modelOf(ctx: RunServiceContext, scope: Scope, agent: DecidingAgen
   // The account's preferred model connection (POST /model-connections/<provider>/apply-default) comes
   // before the platform default.
   const modelName =
-    input.model ?? agent.model ?? (await preferredDefaultModel(ctx.prisma, ctx.config, scope.accountId)) ?? defaultModel(ctx.config.models).id;
+    input.model ?? agent.model ?? (await preferredDefaultModel(ctx, scope.accountId)) ?? defaultModel(ctx.config.models).id;
   const model = findModel(ctx.config.models, modelName);
   if (!model) throw invalid("model", `unknown model "${modelName}"; see GET /models`);
   const requestedEffort = (input.effort ?? agent.effort ?? defaultEffort(model)) as Effort;
