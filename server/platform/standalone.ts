@@ -78,7 +78,7 @@ if (probePort !== undefined && role !== "worker") {
 }
 
 // Before anything that may record a span (OTEL_EXPORTER_OTLP_ENDPOINT set; otherwise off).
-startTracingFromEnv(role);
+await startTracingFromEnv(role);
 
 const dataDir = values["data-dir"];
 if (dataDir && env.DATABASE_URL) {

@@ -2,10 +2,9 @@
 // memory with "memory://"). With DATABASE_URL: PostgreSQL through @prisma/adapter-pg. Either way the
 // migrations in prisma/migrations are applied before the client is handed out.
 import { mkdir } from "node:fs/promises";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { PrismaPGlite } from "pglite-prisma-adapter";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { PrismaClient } from "@/server/generated/prisma/client";
@@ -103,6 +102,8 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
 
   const dataDir = options.dataDir ?? "memory://";
   if (!dataDir.startsWith("memory://")) await mkdir(dataDir, { recursive: true });
+  // Loaded only without DATABASE_URL: a process on PostgreSQL never holds PGlite or its adapter.
+  const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import("@electric-sql/pglite"), import("pglite-prisma-adapter")]);
   const pglite = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir });
   try {
     await migrate({ kind: "pglite", pglite }, migrations);

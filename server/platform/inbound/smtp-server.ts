@@ -3,8 +3,7 @@
 // unknown address or a sender not allowed gets 550 before any data. No AUTH and no STARTTLS: it is
 // meant to sit behind the deployment's MX (or be reached on a private network), which does TLS.
 import type { AddressInfo } from "node:net";
-import { simpleParser } from "mailparser";
-import { SMTPServer, type SMTPServerSession } from "smtp-server";
+import type { SMTPServerSession } from "smtp-server";
 import { logger } from "@/lib/logger";
 import { PlatformError } from "../errors";
 import type { AddressOwner } from "../repositories/email";
@@ -35,6 +34,8 @@ const smtpError = (code: number, message: string) => Object.assign(new Error(mes
 export async function startSmtpServer(settings: SmtpSettings, context: () => InboundContext): Promise<InboundSmtpServer> {
   // The recipients RCPT TO accepted, per connection, for the message under way.
   const accepted = new WeakMap<SMTPServerSession, AddressOwner[]>();
+  // Loaded only by a process that runs the inbound server (email.smtp configured), when it starts.
+  const { SMTPServer } = await import("smtp-server");
   const senderOf = (session: SMTPServerSession) => (session.envelope.mailFrom ? session.envelope.mailFrom.address : "");
 
   const server = new SMTPServer({
@@ -106,6 +107,7 @@ export async function startSmtpServer(settings: SmtpSettings, context: () => Inb
  * reason, so the sender learns it was not taken.
  */
 async function deliver(ctx: InboundContext, sender: string, owners: AddressOwner[], raw: Buffer) {
+  const { simpleParser } = await import("mailparser");
   const mail = toInboundMail(await simpleParser(raw));
   const refusals: string[] = [];
   for (const owner of owners) {

@@ -11,7 +11,6 @@
 // A message is one run at most: it is claimed (unique by UIDVALIDITY+UID and by Message-ID) before
 // its run starts, as a schedule's fire is, so two polls at once, or a poll retried after its process
 // died, never start it twice; a process killed between the claim and the run leaves it claimed, not run.
-import { simpleParser } from "mailparser";
 import { logger } from "@/lib/logger";
 import type { Db } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
@@ -99,6 +98,8 @@ async function takeMessage(deps: FetchmailPollDeps, box: PollMailbox, uidValidit
     if (claim !== null) await settleMessage(prisma, claim, { status: "refused", reason: `larger than ${fetchmailMaxBytes(deps.config)} bytes (${message.size})` });
     return false;
   }
+  // mailparser is loaded at the first message fetched, not at start.
+  const { simpleParser } = await import("mailparser");
   const parsed = await simpleParser(message.source);
   const mail = toInboundMail(parsed);
   const sender = bareAddress(parsed.from?.value[0]?.address ?? "");

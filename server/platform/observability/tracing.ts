@@ -2,13 +2,12 @@
 // through the queue to every pass's model and tool calls, outbound calls and webhook deliveries. The
 // run carries the admitting request's context (platform_runs.trace_context, W3C traceparent), so a
 // pass on another process joins the same trace. Exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT
-// is set; otherwise nothing is started and every helper here costs one boolean test.
+// is set; otherwise nothing is started and every helper here costs one boolean test. The SDK, the
+// exporter and the ai SDK's integration are loaded only when tracing starts: a process that does not
+// trace does not hold them.
 import { context, propagation, type Context, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from "@opentelemetry/api";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, NodeTracerProvider, SimpleSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-node";
-import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
-import { OpenTelemetry } from "@ai-sdk/otel";
+import type { NodeTracerProvider, SpanExporter } from "@opentelemetry/sdk-trace-node";
+import type { OpenTelemetry } from "@ai-sdk/otel";
 import { env } from "@/lib/env";
 
 let provider: NodeTracerProvider | undefined;
@@ -23,7 +22,14 @@ export const tracer = (): Tracer => trace.getTracer("inlay-platform");
  * Starts recording spans into `exporter` (tests pass an in-memory one; `simple` exports each span as
  * it ends instead of in batches). Once per process; `stopTracing` flushes and ends it.
  */
-export function startTracing(options: { exporter: SpanExporter; serviceName: string; simple?: boolean }): void {
+export async function startTracing(options: { exporter: SpanExporter; serviceName: string; simple?: boolean }): Promise<void> {
+  if (provider) throw new Error("tracing is started already in this process");
+  const [{ resourceFromAttributes }, { BatchSpanProcessor, NodeTracerProvider, SimpleSpanProcessor }, { ATTR_SERVICE_NAME }, { OpenTelemetry }] = await Promise.all([
+    import("@opentelemetry/resources"),
+    import("@opentelemetry/sdk-trace-node"),
+    import("@opentelemetry/semantic-conventions"),
+    import("@ai-sdk/otel"),
+  ]);
   if (provider) throw new Error("tracing is started already in this process");
   provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName }),
@@ -37,9 +43,10 @@ export function startTracing(options: { exporter: SpanExporter; serviceName: str
 }
 
 /** Starts OTLP export when the standard OTEL_EXPORTER_OTLP_ENDPOINT is set (the exporter reads the rest of OTEL_*). */
-export function startTracingFromEnv(role: string): void {
+export async function startTracingFromEnv(role: string): Promise<void> {
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT || provider) return;
-  startTracing({ exporter: new OTLPTraceExporter(), serviceName: env.OTEL_SERVICE_NAME ?? `inlay-platform-${role}` });
+  const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
+  await startTracing({ exporter: new OTLPTraceExporter(), serviceName: env.OTEL_SERVICE_NAME ?? `inlay-platform-${role}` });
 }
 
 /** Flushes what is recorded and stops (process exit, tests). */

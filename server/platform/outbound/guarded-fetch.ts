@@ -3,7 +3,8 @@
 // (rebinding included) nor a redirect can steer a request into our own network.
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { type LookupFunction } from "node:net";
-import { Agent, buildConnector, request, type Dispatcher } from "undici";
+import type * as Undici from "undici";
+import type { Agent, buildConnector, Dispatcher } from "undici";
 import { outboundRefusals } from "../observability/metrics";
 import { inSpan, SpanKind } from "../observability/tracing";
 import { bareHost, classifyAddress, isIpLiteral } from "./address-guard";
@@ -113,8 +114,12 @@ function guardedLookup(resolve: LookupFunction, allowLoopback: boolean): LookupF
   };
 }
 
-function guardedConnector(resolve: LookupFunction, allowLoopback: boolean): buildConnector.connector {
-  const connect = buildConnector({ lookup: guardedLookup(resolve, allowLoopback) });
+// undici is loaded at the first outbound request: a process that sends none does not hold it.
+let undiciModule: Promise<typeof Undici> | undefined;
+const loadUndici = () => (undiciModule ??= import("undici"));
+
+function guardedConnector(undici: typeof Undici, resolve: LookupFunction, allowLoopback: boolean): buildConnector.connector {
+  const connect = undici.buildConnector({ lookup: guardedLookup(resolve, allowLoopback) });
   return (options, callback) => {
     // net.connect never calls lookup for an IP literal, so literals are judged here.
     if (isIpLiteral(options.hostname)) {
@@ -128,13 +133,13 @@ function guardedConnector(resolve: LookupFunction, allowLoopback: boolean): buil
 // One Agent per (resolver, allowLoopback), so keep-alive connections are shared but never across rules.
 const agents = new Map<LookupFunction, Map<boolean, Agent>>();
 
-function agentFor(options: OutboundOptions): Agent {
+function agentFor(undici: typeof Undici, options: OutboundOptions): Agent {
   const resolve = options.lookup ?? (dnsLookup as LookupFunction);
   const allowLoopback = options.allowLoopback ?? false;
   let byLoopback = agents.get(resolve);
   if (!byLoopback) agents.set(resolve, (byLoopback = new Map()));
   let agent = byLoopback.get(allowLoopback);
-  if (!agent) byLoopback.set(allowLoopback, (agent = new Agent({ connect: guardedConnector(resolve, allowLoopback) })));
+  if (!agent) byLoopback.set(allowLoopback, (agent = new undici.Agent({ connect: guardedConnector(undici, resolve, allowLoopback) })));
   return agent;
 }
 
@@ -213,12 +218,13 @@ async function dispatchHops(
   let method = init.method.toUpperCase();
   let headers = { ...init.headers };
   let body = init.body;
+  const undici = await loadUndici();
   for (let redirects = 0; ; redirects++) {
-    const response = await request(target, {
+    const response = await undici.request(target, {
       method: method as Dispatcher.HttpMethod,
       headers,
       body,
-      dispatcher: agentFor(options),
+      dispatcher: agentFor(undici, options),
       signal: how.signal,
       ...(how.headersTimeout !== undefined ? { headersTimeout: how.headersTimeout } : {}),
       ...(how.bodyTimeout !== undefined ? { bodyTimeout: how.bodyTimeout } : {}),

@@ -4,7 +4,6 @@
 // name). The mailbox is opened read-only: nothing in it is marked, moved or deleted.
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import { ImapFlow } from "imapflow";
 import { bareHost, classifyAddress } from "./address-guard";
 
 export interface MailboxSettings {
@@ -112,6 +111,8 @@ export async function withMailbox<T>(settings: MailboxSettings, options: Mailbox
   const address = await guardedMailboxAddress(settings.host, options);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const name = bareHost(settings.host);
+  // Loaded at the first poll: a process without fetchmail mailboxes never needs imapflow.
+  const { ImapFlow } = await import("imapflow");
   const client = new ImapFlow({
     host: address,
     port: settings.port,

@@ -85,5 +85,5 @@ export interface PaymentAdapter {
   createCustomer(accountId: number, email: string): Promise<string>;
   chargeOffSession(charge: OffSessionCharge): Promise<ChargeResult>;
   /** Verifies the signature and reads the event; throws PlatformError 400 when it does not verify. */
-  parseWebhook(rawBody: string, signature: string | undefined): ProviderEvent;
+  parseWebhook(rawBody: string, signature: string | undefined): Promise<ProviderEvent>;
 }

@@ -16,7 +16,7 @@ export function createManualAdapter(): PaymentAdapter {
     createPortal: refuse,
     createCustomer: refuse,
     chargeOffSession: async () => ({ status: "failed", reason: "this installation takes no card payments" }),
-    parseWebhook: () => {
+    parseWebhook: async () => {
       throw noCardPayments();
     },
   };

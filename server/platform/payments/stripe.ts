@@ -1,7 +1,7 @@
 // The stripe adapter, on the official SDK: Checkout sessions (top-ups save the card for auto-reload;
 // plans are subscriptions), the customer portal, off-session charges of the saved card, and webhook
 // events verified with constructEvent. STRIPE_API_BASE_URL points the SDK at another host (a fake).
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { PlatformError } from "../errors";
 import type { CheckoutState, PaymentAdapter, ProviderEvent, ProviderInvoice } from "./adapter";
 import type { PaymentSettings } from "./settings";
@@ -40,18 +40,26 @@ function invoiceOf(invoice: Stripe.Invoice): ProviderInvoice {
 }
 
 export function createStripeAdapter(settings: StripeSettings): PaymentAdapter {
-  const stripe = new Stripe(settings.secretKey, { ...apiHost(settings.apiBaseUrl), maxNetworkRetries: 2, timeout: 20_000 });
+  // The SDK is a large package: loaded at the first call to Stripe, not by every process at start.
+  let loaded: Promise<{ sdk: typeof Stripe; stripe: Stripe }> | undefined;
+  const client = () =>
+    (loaded ??= import("stripe").then(({ default: sdk }) => ({
+      sdk,
+      stripe: new sdk(settings.secretKey, { ...apiHost(settings.apiBaseUrl), maxNetworkRetries: 2, timeout: 20_000 }),
+    })));
 
   return {
     name: "stripe",
     takesCards: true,
 
     async createCustomer(accountId, email) {
+      const { stripe } = await client();
       const customer = await stripe.customers.create({ email, metadata: { account_id: String(accountId) } });
       return customer.id;
     },
 
     async createCheckout(request) {
+      const { stripe } = await client();
       const customerId = request.customerId ?? (await this.createCustomer(request.accountId, request.email));
       const metadata = { payment_id: String(request.paymentId), account_id: String(request.accountId), reference: request.reference };
       const common = {
@@ -92,6 +100,7 @@ export function createStripeAdapter(settings: StripeSettings): PaymentAdapter {
     },
 
     async retrieveCheckout(sessionId): Promise<CheckoutState> {
+      const { stripe } = await client();
       const session = await stripe.checkout.sessions.retrieve(sessionId, { expand: ["payment_intent", "invoice"] });
       const intent = session.payment_intent && typeof session.payment_intent === "object" ? session.payment_intent : null;
       const invoice = session.invoice && typeof session.invoice === "object" ? invoiceOf(session.invoice) : null;
@@ -108,11 +117,13 @@ export function createStripeAdapter(settings: StripeSettings): PaymentAdapter {
     },
 
     async createPortal(customerId, returnUrl) {
+      const { stripe } = await client();
       const portal = await stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl });
       return portal.url;
     },
 
     async chargeOffSession(charge) {
+      const { sdk, stripe } = await client();
       try {
         const intent = await stripe.paymentIntents.create(
           {
@@ -132,15 +143,16 @@ export function createStripeAdapter(settings: StripeSettings): PaymentAdapter {
           : { status: "failed", reason: `payment ${intent.status}` };
       } catch (error) {
         // A decline is an answer, not an outage: the caller records it; anything else is retried.
-        if (error instanceof Stripe.errors.StripeCardError) return { status: "failed", reason: error.message };
+        if (error instanceof sdk.errors.StripeCardError) return { status: "failed", reason: error.message };
         throw error;
       }
     },
 
-    parseWebhook(rawBody, signature): ProviderEvent {
+    async parseWebhook(rawBody, signature): Promise<ProviderEvent> {
       if (!settings.webhookSecret || !signature) {
         throw new PlatformError({ type: "invalid_request_error", errorCode: "invalid_signature", message: "missing or unverifiable Stripe-Signature" });
       }
+      const { stripe } = await client();
       let event: Stripe.Event;
       try {
         event = stripe.webhooks.constructEvent(rawBody, signature, settings.webhookSecret);

@@ -3,7 +3,8 @@
 // kept a minute per (url, kind, credentials, outbound rules) so a run's successive calls share one MCP
 // session; a client that failed is dropped, never reused.
 import { createHash } from "node:crypto";
-import { createMCPClient, MCPClientError, type MCPClient } from "@ai-sdk/mcp";
+import type * as McpSdk from "@ai-sdk/mcp";
+import type { MCPClient, MCPClientError } from "@ai-sdk/mcp";
 import { bareHost } from "../outbound/address-guard";
 import { checkOutboundUrl, guardedStreamingFetch, OutboundError, type OutboundOptions } from "../outbound/guarded-fetch";
 import { ToolServerError, type RemoteTool, type ToolCallOutcome } from "./types";
@@ -99,7 +100,14 @@ function keyOf(endpoint: McpEndpoint): string {
     .digest("hex");
 }
 
-function connect(endpoint: McpEndpoint, entry: Entry): Promise<MCPClient> {
+// @ai-sdk/mcp is loaded at the first connection: a process that never calls a tool server does not hold it.
+let mcpSdk: typeof McpSdk | undefined;
+
+/** An MCPClientError. None exists before the SDK is loaded, since only a client it made can throw one. */
+const isMcpClientError = (error: unknown): error is MCPClientError => mcpSdk?.MCPClientError.isInstance(error) ?? false;
+
+async function connect(endpoint: McpEndpoint, entry: Entry): Promise<MCPClient> {
+  const { createMCPClient } = (mcpSdk ??= await import("@ai-sdk/mcp"));
   const headers: Record<string, string> = { ...endpoint.headers };
   if (endpoint.accessToken) {
     for (const name of Object.keys(headers)) if (name.toLowerCase() === "authorization") delete headers[name];
@@ -150,7 +158,7 @@ async function withClient<T>(endpoint: McpEndpoint, work: (client: MCPClient, ti
     return await work(await entry.client, timeoutOf(endpoint));
   } catch (error) {
     // A JSON-RPC error means the session works; anything else and the client is not trusted again.
-    const sessionWorks = MCPClientError.isInstance(error) && error.code !== undefined && !entry.unauthorized;
+    const sessionWorks = isMcpClientError(error) && error.code !== undefined && !entry.unauthorized;
     if (!sessionWorks) drop(key, entry);
     if (reused && !retried && isStale(error)) return withClient(endpoint, work, true);
     throw toToolServerError(error, parsed.hostname, entry.unauthorized);
@@ -166,7 +174,7 @@ async function withClient<T>(endpoint: McpEndpoint, work: (client: MCPClient, ti
 // A kept client whose session ended on the server's side, or whose connection went away, failed before
 // the server ran anything: a fresh client may try once more.
 function isStale(error: unknown): boolean {
-  if (MCPClientError.isInstance(error)) {
+  if (isMcpClientError(error)) {
     if (error.statusCode === 404) return true;
     if (/^(Connection closed|Attempted to send a request from a closed client|MCP SSE Transport Error: Not connected)/.test(error.message)) return true;
   }
@@ -208,7 +216,7 @@ function toToolServerError(error: unknown, host: string, unauthorized: boolean):
   for (let e: unknown = error; e instanceof Error; e = e.cause) {
     if (e instanceof OutboundError) return new ToolServerError("unreachable", e.message, { cause: error });
   }
-  if (MCPClientError.isInstance(error)) {
+  if (isMcpClientError(error)) {
     if (error.statusCode === 401) return new ToolServerError("auth_required", `${name} asks for authorization (HTTP 401): connect the server again.`, { cause: error });
     // The server's body is not repeated: it may echo anything.
     if (error.statusCode !== undefined) return new ToolServerError("protocol", `${name} answered HTTP ${error.statusCode}.`, { cause: error });

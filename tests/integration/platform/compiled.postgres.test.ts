@@ -4,7 +4,7 @@
 // directory of its own under dist/ so a concurrent `npm run build` is not disturbed and node_modules
 // resolve as they do from dist/platform/.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -120,4 +120,30 @@ describe("the compiled platform", () => {
     web.child.kill("SIGTERM");
     expect(await exited).toBe(0);
   }, 120_000);
+
+  it("loads at start none of the packages only some requests use: each is imported where it is first used", async () => {
+    const bundle = await readFile(path.join(outdir, "standalone.js"), "utf8");
+    // esbuild writes the external imports it keeps static at the top of the file, one statement each.
+    const atStart = new Set([...bundle.matchAll(/^import\s(?:[^;]*?\sfrom\s)?"([^"]+)";$/gm)].map((match) => match[1]));
+    expect(atStart.size).toBeGreaterThan(10);
+    const lazy = [
+      "stripe",
+      "nodemailer",
+      "imapflow",
+      "mailparser",
+      "smtp-server",
+      "@electric-sql/pglite",
+      "pglite-prisma-adapter",
+      "@opentelemetry/sdk-trace-node",
+      "@opentelemetry/exporter-trace-otlp-http",
+      "@opentelemetry/resources",
+      "@ai-sdk/otel",
+      "@ai-sdk/mcp",
+      "undici",
+    ];
+    for (const name of lazy) {
+      expect(atStart.has(name), name).toBe(false);
+      expect(bundle, name).toContain(`import("${name}")`);
+    }
+  });
 });

@@ -14,7 +14,7 @@ let worker: PlatformHarness;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  startTracing({ exporter, serviceName: "inlay-test", simple: true });
+  await startTracing({ exporter, serviceName: "inlay-test", simple: true });
   // A web process admits, a worker on the same database executes: the context crosses in the run's
   // row. Jobs (the webhook attempt) looked for every 0.5 s.
   platform = await startPlatform({ role: "web", jobPollSeconds: 0.5 });

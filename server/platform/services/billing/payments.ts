@@ -293,7 +293,7 @@ export async function returnFromCheckout(ctx: PaymentContext, sessionId: string)
 export async function receiveProviderWebhook(ctx: PaymentContext, rawBody: string, signature: string | undefined) {
   const adapter = paymentAdapterOf(ctx.config);
   if (adapter.name !== "stripe") throw new PlatformError({ type: "not_found", message: "this installation takes no Stripe payments" });
-  const event = adapter.parseWebhook(rawBody, signature);
+  const event = await adapter.parseWebhook(rawBody, signature);
   if (await eventApplied(ctx.prisma, adapter.name, event.id)) return { received: true as const, duplicate: true };
   switch (event.kind) {
     case "checkout_completed": {

@@ -2,7 +2,7 @@
 // a self-hosted install works with no mail server; the SMTP mailer also sends each one through a relay
 // (INLAY_MAIL_SMTP_URL), after recording it. A message's secrets (verification and invite tokens,
 // stored hashed) travel whole only to the recipient: the record and the log show their first characters.
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Db } from "../../repositories/db";
 import { logger } from "@/lib/logger";
 import { insertMail } from "../../repositories/mail";
@@ -58,11 +58,13 @@ export const recordingMailer: Mailer = {
 
 /** Records each message, then sends it through the SMTP relay at `url` (smtp[s]://user:pass@host:port). */
 export function createSmtpMailer(url: string, defaultFrom: string): Mailer {
-  const transport = nodemailer.createTransport(url);
+  // nodemailer is loaded at the first message, not with every process that may never send one.
+  let transport: Promise<Transporter> | undefined;
   return {
     async send(prisma, mail) {
       await record(prisma, mail);
-      await transport.sendMail({
+      transport ??= import("nodemailer").then(({ default: nodemailer }) => nodemailer.createTransport(url));
+      await (await transport).sendMail({
         from: mail.from ?? defaultFrom,
         to: mail.to,
         subject: mail.subject,
