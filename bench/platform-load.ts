@@ -26,9 +26,17 @@ export interface Proc {
   line: string;
 }
 
-export async function start(mode: Mode, role: "web" | "worker", databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<Proc> {
-  const args =
-    mode === "tsx" ? ["--import", "tsx", "server/platform/standalone.ts"] : [path.join(DEFAULT_PLATFORM_OUTDIR, "standalone.js")];
+export async function start(
+  mode: Mode,
+  role: "web" | "worker",
+  databaseUrl: string,
+  extraEnv: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<Proc> {
+  const args = [
+    ...nodeArgs,
+    ...(mode === "tsx" ? ["--import", "tsx", "server/platform/standalone.ts"] : [path.join(DEFAULT_PLATFORM_OUTDIR, "standalone.js")]),
+  ];
   const child = spawn(process.execPath, [...args, "--role", role, ...(role === "web" ? ["--port", "0"] : ["--probe-port", "0"])], {
     cwd: root,
     // eslint-disable-next-line no-restricted-properties -- the child inherits the benchmark's environment

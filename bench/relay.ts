@@ -1,4 +1,4 @@
-// `npm run bench -- relay [--streams 100,500]`: the relay of streamed runs at realistic size. 1 web +
+// `npm run bench -- relay [--streams 100,500] [--cpu-prof DIR]`: the relay of streamed runs at realistic size. 1 web +
 // 1 worker (from the sources) on a fresh PostgreSQL database; N conversations at once (default 100,
 // 500 and 1,000), each a streamed POST /runs through the web of the sim model paced at 30 words/s for
 // 20 s, read as SSE by this process. Beside it, in the same run, the floor (bench/relay-floor.ts): a bare
@@ -144,7 +144,7 @@ async function hold(streams: number, procs: Record<string, number>, open: () => 
 }
 
 export async function startFloor(databaseUrl: string): Promise<Proc & { port: number }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/relay-floor.ts"], {
+  const child = spawn(process.execPath, [...profileArgs("floor"), "--import", "tsx", "bench/relay-floor.ts"], {
     cwd: root,
     // eslint-disable-next-line no-restricted-properties -- the child inherits the benchmark's environment
     env: { ...process.env, BENCH_DATABASE_URL: databaseUrl, NODE_ENV: "production" },
@@ -170,6 +170,13 @@ export function streamCounts(defaults: number[] = DEFAULT_STREAMS): number[] {
   return counts;
 }
 
+/** `--cpu-prof <dir>`: the worker and the floor write V8 CPU profiles to <dir>/worker and <dir>/floor when they stop. */
+function profileArgs(name: "worker" | "floor"): string[] {
+  const index = process.argv.indexOf("--cpu-prof");
+  const dir = index >= 0 ? process.argv[index + 1] : undefined;
+  return dir ? ["--cpu-prof", `--cpu-prof-dir=${path.join(dir, name)}`] : [];
+}
+
 /** 1 web + 1 worker + the floor on `url`, an account (verified, funded) and an autonomous agent. */
 export interface RelaySetup {
   web: Proc;
@@ -189,7 +196,7 @@ export async function withRelaySetup(url: string, name: string, maxStreams: numb
     PLATFORM_RATE_LIMIT_ACCOUNT_PER_MINUTE: "1000000",
   };
   const web = await start("tsx", "web", url, roleEnv);
-  const worker = await start("tsx", "worker", url, roleEnv);
+  const worker = await start("tsx", "worker", url, roleEnv, profileArgs("worker"));
   const floor = await startFloor(url);
   try {
     const base = web.line.slice("listening on ".length);
