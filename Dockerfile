@@ -5,7 +5,10 @@
 #
 #   docker build -t inlay .
 #   docker run -e DATABASE_URL=… -e NEXTAUTH_SECRET=… -e INLAY_ROLE=web -p 4010:4010 inlay
-ARG NODE_VERSION=22
+# Node 24: its AsyncLocalStorage (the log context every run pass and request runs in) costs no promise
+# hook; on Node 20 and 22 that hook took 30-45 % of a worker's CPU per streamed word
+# (bench/results/2026-11-29-worker-cpu.md). Node 22 works too: server/entry.sh gives it the flag.
+ARG NODE_VERSION=24
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
