@@ -28,7 +28,7 @@ export interface Proc {
 
 export async function start(
   mode: Mode,
-  role: "web" | "worker",
+  role: "web" | "worker" | "all",
   databaseUrl: string,
   extraEnv: Record<string, string> = {},
   nodeArgs: string[] = [],
@@ -37,7 +37,7 @@ export async function start(
     ...nodeArgs,
     ...(mode === "tsx" ? ["--import", "tsx", "server/platform/standalone.ts"] : [path.join(DEFAULT_PLATFORM_OUTDIR, "standalone.js")]),
   ];
-  const child = spawn(process.execPath, [...args, "--role", role, ...(role === "web" ? ["--port", "0"] : ["--probe-port", "0"])], {
+  const child = spawn(process.execPath, [...args, "--role", role, ...(role === "worker" ? ["--probe-port", "0"] : ["--port", "0"])], {
     cwd: root,
     // eslint-disable-next-line no-restricted-properties -- the child inherits the benchmark's environment
     env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "production", NEXTAUTH_SECRET: "bench-secret-bench-secret-bench-secret", LOG_LEVEL: "warn", DATABASE_POOL_MAX: "10", PLATFORM_SIGNUP_CREDIT_MICROS: "1000000000", ...extraEnv },

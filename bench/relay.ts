@@ -1,4 +1,4 @@
-// `npm run bench -- relay [--streams 100,500] [--cpu-prof DIR]`: the relay of streamed runs at realistic size. 1 web +
+// `npm run bench -- relay [--streams 100,500] [--roles all] [--cpu-prof DIR]`: the relay of streamed runs at realistic size. 1 web +
 // 1 worker (from the sources) on a fresh PostgreSQL database; N conversations at once (default 100,
 // 500 and 1,000), each a streamed POST /runs through the web of the sim model paced at 30 words/s for
 // 20 s, read as SSE by this process. Beside it, in the same run, the floor (bench/relay-floor.ts): a bare
@@ -170,17 +170,31 @@ export function streamCounts(defaults: number[] = DEFAULT_STREAMS): number[] {
   return counts;
 }
 
-/** `--cpu-prof <dir>`: the worker and the floor write V8 CPU profiles to <dir>/worker and <dir>/floor when they stop. */
-function profileArgs(name: "worker" | "floor"): string[] {
+/** `--cpu-prof <dir>`: the worker (or the one process) and the floor write V8 CPU profiles to <dir>/<role> and <dir>/floor when they stop. */
+function profileArgs(name: "worker" | "all" | "floor"): string[] {
   const index = process.argv.indexOf("--cpu-prof");
   const dir = index >= 0 ? process.argv[index + 1] : undefined;
   return dir ? ["--cpu-prof", `--cpu-prof-dir=${path.join(dir, name)}`] : [];
 }
 
-/** 1 web + 1 worker + the floor on `url`, an account (verified, funded) and an autonomous agent. */
+/** `--roles all`: the platform as one process (role all) instead of 1 web + 1 worker. */
+export function oneProcess(): boolean {
+  const index = process.argv.indexOf("--roles");
+  const value = index >= 0 ? process.argv[index + 1] : process.argv.find((arg) => arg.startsWith("--roles="))?.slice(8);
+  if (value === undefined || value === "split") return false;
+  if (value === "all") return true;
+  throw new Error(`--roles: "${value}" is neither all nor split`);
+}
+
+/**
+ * 1 web + 1 worker (or one process of role all: `web` and `worker` are then the same) + the floor on
+ * `url`, an account (verified, funded) and an autonomous agent.
+ */
 export interface RelaySetup {
   web: Proc;
   worker: Proc;
+  /** The platform's processes by role, as measured. */
+  procs: Record<string, Proc>;
   floor: Proc & { port: number };
   base: string;
   auth: Record<string, string>;
@@ -188,15 +202,22 @@ export interface RelaySetup {
 }
 
 /** Starts what a relay-style benchmark needs for `maxStreams` streams at once, runs `work`, and stops it all. */
-export async function withRelaySetup(url: string, name: string, maxStreams: number, work: (setup: RelaySetup) => Promise<void>): Promise<void> {
+export async function withRelaySetup(
+  url: string,
+  name: string,
+  maxStreams: number,
+  work: (setup: RelaySetup) => Promise<void>,
+  options: { all?: boolean } = {},
+): Promise<void> {
   // Every conversation runs at once: the worker takes them all, the limits let them in.
   const roleEnv = {
     RUN_WORKER_CONCURRENCY: String(maxStreams),
     PLATFORM_RATE_LIMIT_IP_PER_MINUTE: "1000000",
     PLATFORM_RATE_LIMIT_ACCOUNT_PER_MINUTE: "1000000",
   };
-  const web = await start("tsx", "web", url, roleEnv);
-  const worker = await start("tsx", "worker", url, roleEnv, profileArgs("worker"));
+  const web = options.all ? await start("tsx", "all", url, roleEnv, profileArgs("all")) : await start("tsx", "web", url, roleEnv);
+  const worker = options.all ? web : await start("tsx", "worker", url, roleEnv, profileArgs("worker"));
+  const procs: Record<string, Proc> = options.all ? { all: web } : { web, worker };
   const floor = await startFloor(url);
   try {
     const base = web.line.slice("listening on ".length);
@@ -204,22 +225,22 @@ export async function withRelaySetup(url: string, name: string, maxStreams: numb
     const signup = await call(base, "/signup", { email, first_name: name, password: "correct-horse", require_end_user_id: false });
     await verifyAccount(email, url);
     const agent = await call(base, "/agents", { name, default_permission_mode: "autonomous" }, signup.api_key);
-    await work({ web, worker, floor, base, auth: { authorization: `Bearer ${signup.api_key}` }, agentId: agent.id });
+    await work({ web, worker, procs, floor, base, auth: { authorization: `Bearer ${signup.api_key}` }, agentId: agent.id });
   } finally {
     await stop(floor);
-    await stop(worker);
-    await stop(web);
+    for (const proc of Object.values(procs)) await stop(proc);
   }
 }
 
 export async function relay(): Promise<void> {
   const counts = streamCounts();
+  const all = oneProcess();
   await withPostgresDatabase(async (url) => {
     const database = new URL(url).pathname.slice(1);
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
-      await withRelaySetup(url, "Relay", Math.max(...counts), async ({ web, worker, floor, base, auth, agentId }) => {
+      await withRelaySetup(url, "Relay", Math.max(...counts), async ({ procs, floor, base, auth, agentId }) => {
         const message = `::delay ${PACE_MS}\n::words ${WORDS}`;
         const body = { teammate_id: agentId, message, stream: true, permission_mode: "autonomous" };
         const platform = () => readStream(`${base}/runs`, body, auth);
@@ -231,10 +252,11 @@ export async function relay(): Promise<void> {
         const rows: Record<string, Record<string, string | number>> = {};
         for (const streams of counts) {
           const floorSide = await hold(streams, { floor: floor.pid }, bare, admin, database);
-          const side = await hold(streams, { web: web.pid, worker: worker.pid }, platform, admin, database);
+          const side = await hold(streams, Object.fromEntries(Object.entries(procs).map(([role, proc]) => [role, proc.pid])), platform, admin, database);
           const per1k = (seconds: number) => (seconds * 1000 * 1000) / (streams * WORDS);
           const p = (values: number[], q: number) => percentile(values, q);
-          const platformCpu = side.cpu.web! + side.cpu.worker!;
+          const roles = Object.keys(procs);
+          const platformCpu = roles.reduce((sum, role) => sum + side.cpu[role]!, 0);
           rows[`${streams} floor`] = {
             "delay p50 ms": f1(p(floorSide.lateness, 50)),
             "delay p99 ms": f1(p(floorSide.lateness, 99)),
@@ -248,9 +270,9 @@ export async function relay(): Promise<void> {
             "delay p50 ms": f1(p(side.lateness, 50)),
             "delay p99 ms": f1(p(side.lateness, 99)),
             "complete": `${side.complete}/${streams}`,
-            "CPU ms/1k words (server)": `${f1(per1k(platformCpu))} (web ${f1(per1k(side.cpu.web!))}, worker ${f1(per1k(side.cpu.worker!))})`,
+            "CPU ms/1k words (server)": `${f1(per1k(platformCpu))} (${roles.map((role) => `${role} ${f1(per1k(side.cpu[role]!))}`).join(", ")})`,
             "CPU ms/1k words (postgres)": f1(per1k(side.cpu.postgres!)),
-            "KB/stream": `web ${f1(side.memory.web!)}, worker ${f1(side.memory.worker!)}`,
+            "KB/stream": roles.map((role) => `${role} ${f1(side.memory[role]!)}`).join(", "),
             "wall s": f1(side.wallSeconds),
           };
           console.log(
@@ -259,9 +281,9 @@ export async function relay(): Promise<void> {
               `load average ${os.loadavg().map((load) => load.toFixed(1)).join(" ")}`,
           );
         }
-        console.log(`\nrelay: ${WORDS} words ${PACE_MS} ms apart per stream, 1 web + 1 worker (tsx) on PostgreSQL, floor beside`);
+        console.log(`\nrelay: ${WORDS} words ${PACE_MS} ms apart per stream, ${all ? "one process (role all)" : "1 web + 1 worker"} (tsx) on PostgreSQL, floor beside`);
         console.table(rows);
-      });
+      }, { all });
     } finally {
       await admin.end();
     }

@@ -41,8 +41,8 @@ describe("Dockerfile", () => {
   const dockerfile = read("Dockerfile");
   const instructions = dockerfile.replace(/\\\n\s*/g, " ").split("\n").filter((line) => line.trim() && !line.startsWith("#"));
 
-  it("builds with CI's commands on Node 22 and runs the compiled platform as a non-root user, with a health check", () => {
-    expect(instructions).toContain("ARG NODE_VERSION=22");
+  it("builds with CI's commands on Node 24 (one the suite runs on) and runs the compiled platform as a non-root user, with a health check", () => {
+    expect(instructions).toContain("ARG NODE_VERSION=24");
     expect(instructions.filter((line) => line.startsWith("FROM node:${NODE_VERSION}-"))).toHaveLength(2);
     expect(instructions).toContain("RUN npm install --no-audit --no-fund");
     expect(instructions).toContain("RUN npm run build");
