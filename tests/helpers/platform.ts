@@ -257,3 +257,19 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     },
   };
 }
+
+/**
+ * Resolves once `to` hears `from`'s signals (both LISTEN on PostgreSQL): a test that relies on one
+ * instance hearing another starts after this.
+ */
+export async function untilHeard(from: PlatformHarness, to: PlatformHarness): Promise<void> {
+  const [sender, receiver] = [(await from.runtime()).signals, (await to.runtime()).signals];
+  let heard = false;
+  const stop = receiver.subscribe("test:probe", () => (heard = true));
+  for (let tries = 0; !heard && tries < 100; tries++) {
+    sender.publish("test:probe");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  stop();
+  if (!heard) throw new Error("one instance never heard the other's signals");
+}

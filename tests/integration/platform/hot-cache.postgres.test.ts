@@ -3,7 +3,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { preferredDefaultModel } from "@/server/platform/services/models/model-connections";
-import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { startPlatform, untilHeard, type Account, type PlatformHarness } from "../../helpers/platform";
 
 let a: PlatformHarness;
 let b: PlatformHarness;
@@ -12,15 +12,7 @@ beforeAll(async () => {
   a = await startPlatform({ models: { openaiConfigured: true } });
   b = await startPlatform({ database: a.database, models: { openaiConfigured: true } });
   // Both LISTEN before any test relies on hearing the other.
-  const [fromA, toB] = [(await a.runtime()).signals, (await b.runtime()).signals];
-  let heard = false;
-  const stop = toB.subscribe("test:probe", () => (heard = true));
-  for (let tries = 0; !heard && tries < 100; tries++) {
-    fromA.publish("test:probe");
-    await delay(50);
-  }
-  stop();
-  if (!heard) throw new Error("instance B never heard instance A's signals");
+  await untilHeard(a, b);
 });
 afterAll(async () => {
   await b?.close();

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { EventBatch } from "@/server/platform/infrastructure/event-bus";
 import { followRunLog } from "@/server/platform/runtime/follow-run";
-import { startPlatform, type PlatformHarness } from "../../helpers/platform";
+import { startPlatform, untilHeard, type PlatformHarness } from "../../helpers/platform";
 import { pollUntil } from "../../helpers/poll";
 
 let writer: PlatformHarness;
@@ -18,15 +18,7 @@ beforeAll(async () => {
   writer = await startPlatform();
   reader = await startPlatform({ database: writer.database, role: "web" });
   // Both LISTEN before any test relies on hearing the other.
-  const [from, to] = [(await writer.runtime()).signals, (await reader.runtime()).signals];
-  let heard = false;
-  const stop = to.subscribe("test:probe", () => (heard = true));
-  for (let tries = 0; !heard && tries < 100; tries++) {
-    from.publish("test:probe");
-    await delay(50);
-  }
-  stop();
-  if (!heard) throw new Error("the reading instance never heard the writing one's signals");
+  await untilHeard(writer, reader);
   const { prisma } = writer.database;
   accountId = (await prisma.platformAccount.create({ data: { email: `notice-${Date.now()}@example.test`, firstName: "N" } })).id;
   agentId = (await prisma.platformAgent.create({ data: { accountId, name: "Notice" } })).id;
