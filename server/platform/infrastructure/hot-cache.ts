@@ -1,7 +1,8 @@
 // This process's copy of the rows nearly every request reads: a key (authentication), an end-user's
-// row id (scope), an agent and an account's preferred model connection (a run start that names no model). A write to one of them publishes its cache key on `signals`, which
-// drops it here at once (before the writer's response) and on every other instance a few
-// milliseconds later; a dropped LISTEN connection clears everything. Entries also lapse after
+// row id (scope), an agent and an account's preferred model connection (a run start that names no
+// model). A write to one of them publishes its cache key on `signals`, which drops it here at once
+// (before the writer's response) and on every other instance a few milliseconds later; a dropped
+// LISTEN connection clears everything. Entries also lapse after
 // HOT_CACHE_TTL_MS, so a lost message (an instance that died between its commit and its NOTIFY)
 // leaves a stale entry for that long at most. Money (balance, holds) is never cached here.
 import type { AgentColumns } from "@/server/platform/repositories/agents";

@@ -56,12 +56,13 @@ export async function* followRunLog(
   let mustRead = true;
   let pushed: EventBatch[] = [];
   let wake: (() => void) | undefined;
-  const unsubscribe = followers.subscribe(runId, after, (batch) => {
+  // Taken before subscribing, so the run's follower starts past them too.
+  const start = known.length > 0 ? take(known) : undefined;
+  const unsubscribe = followers.subscribe(runId, cursor, (batch) => {
     if (batch) pushed.push(batch);
     else mustRead = true;
     wake?.();
   });
-  const start = known.length > 0 ? take(known) : undefined;
   // In the tick of the subscription: whatever came before it is remembered, whatever comes after is pushed.
   if (start) mustRead = followers.heardAfter(runId, cursor);
   const onAbort = () => wake?.();
