@@ -5,7 +5,8 @@ import type { PrismaClient } from "@/server/generated/prisma/client";
 import type { Tx } from "./db";
 import { Prisma } from "@/server/generated/prisma/client";
 import { ACTIVE_STATUSES } from "@/lib/schemas/run-constants";
-import { type RunRow, type RunUpdate, runMatchSql, runSetSql } from "./runs";
+import type { RunFrame } from "@/lib/schemas/runs";
+import { type AppendedEvents, eventAppendCtes, type RunRow, type RunUpdate, runMatchSql, runSetSql, type WakeUp } from "./runs";
 import { type NewWebhookEvent, webhookEventInsert } from "./webhook-events";
 import { execute, queryRows } from "./direct";
 import { fromColumns } from "./raw-rows";
@@ -417,10 +418,16 @@ export interface RunEnd {
    * when nothing else is written: the caller then meters it with recordModelCall.
    */
   call?: MeteredCall;
+  /**
+   * The pass's last frames, appended to the run's log only if it ended here (`ended` set), after the
+   * frames already written (the caller waited for those), with their NOTIFY when `wake` is given.
+   */
+  events?: { frames: RunFrame[]; wake?: WakeUp };
 }
 
 export type RunEndResult =
-  | { ended: RunRow; settlement: Settlement }
+  /** `appended`: the ids of `events` (when given), as appendEventsOfRuns returns them. */
+  | { ended: RunRow; settlement: Settlement; appended?: AppendedEvents }
   /** The run is not in `from` (any more): nothing was written. */
   | { ended: null }
   /**
@@ -444,6 +451,8 @@ export type RunEndResult =
  */
 export async function endRunWithinHold(prisma: PrismaClient, end: RunEnd): Promise<RunEndResult> {
   const { call } = end;
+  // Frames are written only with the run's change: none when the statement writes nothing else.
+  const events = end.events?.frames.length ? end.events : undefined;
   if (call && call.runId !== end.runId) throw new Error("endRunWithinHold: the call is another run's");
   // Metered as recordModelCall would before the statement: `cur` reads the cost (and settled) as they are after it.
   const ownSub = call?.settledMeter === "own_sub";
@@ -478,16 +487,27 @@ export async function endRunWithinHold(prisma: PrismaClient, end: RunEnd): Promi
       WHERE "endCharge" <> 0 OR (${end.ending}::boolean AND "endHold" > 0)
     )${end.webhook ? Prisma.sql`, webhook AS (${webhookEventInsert(end.webhook, moved)})` : Prisma.empty}${
       end.requests?.length ? Prisma.sql`, requests AS (${requestsInsert(end.runId, end.requests, moved)})` : Prisma.empty}${
-      call ? Prisma.sql`, usage AS (${usageRecordInsert(call, moved)})` : Prisma.empty}
+      call ? Prisma.sql`, usage AS (${usageRecordInsert(call, moved)})` : Prisma.empty}${
+      events ? Prisma.sql`, ${eventAppendCtes(events.frames.map((frame) => [end.runId, frame] as const), events.wake, moved)}` : Prisma.empty}
     SELECT moved.*, (SELECT auto_reload_enabled OR low_balance_threshold_cents IS NOT NULL
-                     FROM platform_billing_settings WHERE account_id = moved.account_id) AS "endWatches"
+                     FROM platform_billing_settings WHERE account_id = moved.account_id) AS "endWatches"${
+      events
+        ? Prisma.sql`, (SELECT id FROM prev) AS "endEventsAfter", (SELECT array_agg(id ORDER BY id) FROM ins) AS "endEventIds"${
+            events.wake ? Prisma.sql`, (SELECT count(*) FROM woken) AS "endWoken"` : Prisma.empty}`
+        : Prisma.empty}
     FROM cur LEFT JOIN moved ON true`,
   );
   const row = rows[0];
   if (!row) return { ended: null };
-  const { endCharge, endRelease, endHold: _hold, endWatches, ...columns } = row;
+  const { endCharge, endRelease, endHold: _hold, endWatches, endEventsAfter, endEventIds, endWoken: _woken, ...columns } = row;
   if (columns.id === null || columns.id === undefined) return { ended: undefined };
+  const appended: AppendedEvents | undefined = events && {
+    after: BigInt((endEventsAfter ?? 0) as bigint),
+    ids: ((endEventIds ?? []) as (bigint | string | number)[]).map((id) => BigInt(id)),
+    ...(events.wake ? { othersWoken: true } : {}),
+  };
   return {
+    ...(appended ? { appended } : {}),
     ended: fromColumns<RunRow>(columns),
     settlement: {
       chargedMicros: BigInt(endCharge as bigint),

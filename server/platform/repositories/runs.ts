@@ -224,24 +224,19 @@ export function parseRunNotice(payload: string): { runId: number; batch?: Notice
 }
 
 /**
- * Appends the frames of several runs in one statement (one round trip, whatever the number of runs)
- * and returns, per append and in the same order, the ids of its frames and the id of its run's event
- * before them: what a local reader needs to take them without reading the log (infrastructure/event-bus.ts,
- * EventBatch). Two appends of one run chain: the second one's `after` is the first one's last id.
+ * The CTEs that append frames (`rows`: [runId, frame] in order) to their runs' logs: `input`, `prev`
+ * (each run's last event id before them), `ins` (the INSERT, RETURNING run_id and id) and, with `wake`,
+ * `woken` (the NOTIFY per run, with the frames as stored: parseRunNotice). `gate`: a condition the
+ * INSERT needs (the statement that ends a pass writes its last frames only if the run ended).
+ * A statement that has `woken` must read it: an unread CTE is not computed.
  */
-export async function appendEventsOfRuns(prisma: PrismaClient, appends: EventAppend[], wake?: WakeUp): Promise<AppendedEvents[]> {
-  const rows = appends.flatMap(({ runId, frames }) => frames.map((frame) => [runId, frame]));
-  if (rows.length === 0) return appends.map(() => ({ after: 0n, ids: [] }));
+export function eventAppendCtes(rows: readonly (readonly [number, RunFrame])[], wake?: WakeUp, gate?: Prisma.Sql): Prisma.Sql {
   // All parts of one statement share a snapshot, so `prev` does not see the rows `ins` adds; each
   // run's previous id is one backward step on the (run_id, id) index. `woken` sends the wake-ups with
-  // the frames as stored (parseRunNotice): a NOTIFY is delivered when its transaction commits, so no
-  // reader is woken before the frames are there (a CTE with a volatile function is computed whole,
-  // its unread column included).
-  // Under load this is the busiest statement of all (one per round of the event writer): on the driver (direct.ts).
-  const result = await queryRows<{ run_id: number; id: bigint; prev: boolean }>(
-    prisma,
-    Prisma.sql`
-    WITH input AS (
+  // the frames as stored: a NOTIFY is delivered when its transaction commits, so no reader is woken
+  // before the frames are there (a CTE with a volatile function is computed whole, its unread column
+  // included).
+  return Prisma.sql`input AS (
       SELECT (f.value->>0)::int AS run_id, f.value->1 AS frame, f.n
       FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS f(value, n)
     ),
@@ -251,7 +246,7 @@ export async function appendEventsOfRuns(prisma: PrismaClient, appends: EventApp
     ),
     ins AS (
       INSERT INTO platform_run_events (run_id, type, data)
-      SELECT run_id, frame->>'type', frame FROM input ORDER BY n
+      SELECT run_id, frame->>'type', frame FROM input ${gate ? Prisma.sql`WHERE ${gate}` : Prisma.empty} ORDER BY n
       RETURNING run_id, id${wake ? Prisma.sql`, data` : Prisma.empty}
     )${
       wake
@@ -264,7 +259,23 @@ export async function appendEventsOfRuns(prisma: PrismaClient, appends: EventApp
         ON b.run_id = p.run_id
     )`
         : Prisma.empty
-    }
+    }`;
+}
+
+/**
+ * Appends the frames of several runs in one statement (one round trip, whatever the number of runs)
+ * and returns, per append and in the same order, the ids of its frames and the id of its run's event
+ * before them: what a local reader needs to take them without reading the log (infrastructure/event-bus.ts,
+ * EventBatch). Two appends of one run chain: the second one's `after` is the first one's last id.
+ */
+export async function appendEventsOfRuns(prisma: PrismaClient, appends: EventAppend[], wake?: WakeUp): Promise<AppendedEvents[]> {
+  const rows = appends.flatMap(({ runId, frames }) => frames.map((frame) => [runId, frame] as const));
+  if (rows.length === 0) return appends.map(() => ({ after: 0n, ids: [] }));
+  // Under load this is the busiest statement of all (one per round of the event writer): on the driver (direct.ts).
+  const result = await queryRows<{ run_id: number; id: bigint; prev: boolean }>(
+    prisma,
+    Prisma.sql`
+    WITH ${eventAppendCtes(rows, wake)}
     SELECT run_id, id, true AS prev FROM ${wake ? Prisma.raw("woken") : Prisma.raw("prev")}
     UNION ALL
     SELECT run_id, id, false AS prev FROM ins

@@ -9,6 +9,7 @@ import { logger } from "@/lib/logger";
 import type { RunFrame } from "@/lib/schemas/runs";
 import { type EventBatch, eventBatch } from "../infrastructure/event-bus";
 import type { RunEventWriter } from "../infrastructure/event-writer";
+import type { AppendedEvents } from "../repositories/runs";
 import type { LiveContent } from "../infrastructure/live-content";
 import { redactFrame } from "../infrastructure/redact";
 import { SecretRedactor } from "../infrastructure/secret-redactor";
@@ -26,6 +27,8 @@ export class FrameSink {
   private flushing: Promise<void> = Promise.resolve();
   private draining = false;
   private writeError: { error: unknown } | undefined;
+  // The statement that ends the pass has the pending frames (hold()): no write starts meanwhile.
+  private holding = false;
   // The first thing the model says is written at once (event-writer.ts, urgent); the rest in batches.
   private saidAnything = false;
 
@@ -47,16 +50,57 @@ export class FrameSink {
   push(...frames: RunFrame[]): void {
     // The loop stops at the next frame after a failed write (execute() then fails the run).
     if (this.writeError) throw this.writeError.error;
-    const redactor = this.redactor;
-    this.pending.push(...(redactor.active ? frames.map((frame) => (frame.type === "content_block_delta" ? frame : redactor.frame(frame))) : frames));
+    this.pending.push(...this.prepare(frames));
     // A write in flight takes these with its next statement.
-    if (!this.draining) this.flush().catch((error: unknown) => logger.warn({ runId: this.runId, err: error }, "writing run frames failed"));
+    if (!this.draining && !this.holding) this.flush().catch((error: unknown) => logger.warn({ runId: this.runId, err: error }, "writing run frames failed"));
+  }
+
+  /** Frames as push() keeps them: redacted of the run's secret values (text deltas come redacted already). */
+  prepare(frames: RunFrame[]): RunFrame[] {
+    const redactor = this.redactor;
+    return redactor.active ? frames.map((frame) => (frame.type === "content_block_delta" ? frame : redactor.frame(frame))) : frames;
+  }
+
+  /** Frames as the log holds them: a metadata_only run's are redacted of their content. */
+  forLog(frames: RunFrame[]): RunFrame[] {
+    return this.metadataOnly ? frames.map(redactFrame) : frames;
+  }
+
+  /**
+   * For the statement that ends the pass (it writes them with the run's change, one round trip less):
+   * waits for the write in flight, then hands over the frames not written yet, and starts no write
+   * until written() or release().
+   */
+  async hold(): Promise<RunFrame[]> {
+    this.holding = true;
+    try {
+      await this.flushing;
+    } catch (error) {
+      this.holding = false;
+      throw error;
+    }
+    return this.pending.splice(0);
+  }
+
+  /** The held frames (and any added to them) were written with these ids. */
+  async written(frames: RunFrame[], appended: AppendedEvents): Promise<void> {
+    this.holding = false;
+    this.saidAnything ||= frames.some(isSaying);
+    await this.afterWrite(frames, appended);
+    if (this.pending.length > 0) await this.flush();
+  }
+
+  /** The held frames were not written: they go first, as they came. */
+  release(frames: RunFrame[]): void {
+    this.pending.unshift(...frames);
+    this.holding = false;
+    if (this.pending.length > 0) this.flush().catch((error: unknown) => logger.warn({ runId: this.runId, err: error }, "writing run frames failed"));
   }
 
   /** Writes what is pending; resolves once it is committed. */
   flush(): Promise<void> {
     if (this.writeError) return Promise.reject(this.writeError.error);
-    if (this.draining || this.pending.length === 0) return this.flushing;
+    if (this.draining || this.holding || this.pending.length === 0) return this.flushing;
     this.draining = true;
     this.flushing = this.drain();
     return this.flushing;
@@ -69,24 +113,28 @@ export class FrameSink {
 
   private async drain(): Promise<void> {
     try {
-      while (this.pending.length > 0) {
+      while (this.pending.length > 0 && !this.holding) {
         const frames = this.pending.splice(0);
         const urgent = !this.saidAnything && frames.some(isSaying);
         this.saidAnything ||= urgent;
         let written;
         try {
-          written = await this.out.events.append(this.runId, this.metadataOnly ? frames.map(redactFrame) : frames, { urgent });
+          written = await this.out.events.append(this.runId, this.forLog(frames), { urgent });
         } catch (error) {
           this.writeError = { error };
           this.pending.length = 0;
           throw error;
         }
-        if (this.metadataOnly) this.out.live.putFrames(this.runId, written.ids, frames);
-        for (const frame of frames) if (frame.type === "tool_result") this.writtenResults.add(frame.tool_use_id);
-        await this.out.publish(eventBatch(written, frames));
+        await this.afterWrite(frames, written);
       }
     } finally {
       this.draining = false;
     }
+  }
+
+  private async afterWrite(frames: RunFrame[], written: AppendedEvents): Promise<void> {
+    if (this.metadataOnly) this.out.live.putFrames(this.runId, written.ids, frames);
+    for (const frame of frames) if (frame.type === "tool_result") this.writtenResults.add(frame.tool_use_id);
+    await this.out.publish(eventBatch(written, frames));
   }
 }

@@ -45,7 +45,7 @@ import { runWebhookEvent, type WebhookRun } from "../services/runs/run-webhooks"
 import { endRunInOneStatement } from "../services/runs/run-end";
 import type { Mailer } from "../services/messaging/mailer";
 import { notifyTaskRunFinished } from "../services/tasks/tasks";
-import { type EventBatch, eventBatch, type RunEventBus } from "../infrastructure/event-bus";
+import { type EventBatch, eventBatch, type RunEventBus, runEventsWakeUp } from "../infrastructure/event-bus";
 import type { RunEventWriter } from "../infrastructure/event-writer";
 import type { HotCache } from "../infrastructure/hot-cache";
 import { FrameSink } from "./frame-sink";
@@ -182,11 +182,27 @@ export async function executePass(
         ...(checkpointer.state.saved ? { checkpoint: null } : {}),
       };
     },
-    async transaction(data, webhook, requests = []) {
+    async transaction(data, webhook, requests = [], last) {
       // The usual case in one statement (its own transaction): the run's change, the requests it pauses
-      // on, its settlement within its hold, its webhook event. Past its hold, or when a value the event
-      // was built from changed meanwhile, nothing was written and the transaction below does it all.
-      const result = await endRunInOneStatement(prisma, latest, ["running"], data, webhook, requests, end.unmetered);
+      // on, its settlement within its hold, its webhook event, and with `last` the frames not written
+      // yet. Past its hold, or when a value the event was built from changed meanwhile, nothing was
+      // written and the transaction below does it all.
+      const held = last ? await sink.hold() : undefined;
+      const frames = held && [...held, ...sink.prepare(last!)];
+      let result: Awaited<ReturnType<typeof endRunInOneStatement>>;
+      try {
+        result = await endRunInOneStatement(prisma, latest, ["running"], data, {
+          webhook,
+          requests,
+          call: end.unmetered,
+          ...(frames ? { events: { frames: sink.forLog(frames), wake: runEventsWakeUp(deps.signals) } } : {}),
+        });
+      } catch (error) {
+        if (held) sink.release(held);
+        throw error;
+      }
+      if (result.ended && frames) await sink.written(frames, result.appended!);
+      else if (held) sink.release(held);
       if (result.ended !== undefined) {
         if (result.ended) {
           end.unmetered = undefined;
@@ -206,7 +222,10 @@ export async function executePass(
         watches = (await settleRunIn(tx as Db, moved, event))?.watches;
         return moved;
       });
-      if (row) passEnded = true;
+      if (row) {
+        passEnded = true;
+        if (last) sink.push(...last);
+      }
       return row;
     },
   };
@@ -311,12 +330,14 @@ interface PassEnd {
   /**
    * Moves the run out of running with `data` (transitionRun) and returns it (null when it was not running
    * any more), with the `requests` it pauses on, its `webhook` event, if any, and the settlement of what
-   * the pass cost, all or nothing: one statement in the usual case, else one transaction.
+   * the pass cost, all or nothing: one statement in the usual case, else one transaction. `last`: the
+   * frames that say it ended, written only if it did; in one statement, with the frames not written yet.
    */
   transaction(
     data: RunUpdate & { status: string },
     webhook?: (db: Db, row: WebhookRun) => Promise<NewWebhookEvent>,
     requests?: NewRequest[],
+    last?: RunFrame[],
   ): Promise<RunRow | null>;
   /** The pass's last model call, not metered yet: `transaction` meters it with the run's change. */
   unmetered: MeteredCall | undefined;
@@ -527,6 +548,7 @@ async function loop(
   // The model produced no valid object: output_data stays null (the SDK leaves output undefined).
   const outputData =
     run.outputSchema && ended.output !== undefined ? redactor.json(ended.output as JsonObject) : null;
+  // The frames that say so go with the run's change (PassEnd.transaction).
   const completed = await end.transaction(
     {
       ...common,
@@ -539,19 +561,20 @@ async function loop(
       finishedAt: new Date(),
     },
     (db, row) => runWebhookEvent(db, row, "run.completed"),
+    undefined,
+    [
+      { type: "run_status", status: "completed" },
+      {
+        type: "done",
+        completion_state: "completed",
+        stop_reason: finishReason,
+        message_count: messages.length,
+        ...(run.outputSchema ? { output_data: outputData } : {}),
+      },
+    ],
   );
   if (!completed) return;
   runsEnded.inc({ outcome: "completed" });
-  frames.push(
-    { type: "run_status", status: "completed" },
-    {
-      type: "done",
-      completion_state: "completed",
-      stop_reason: finishReason,
-      message_count: messages.length,
-      ...(run.outputSchema ? { output_data: outputData } : {}),
-    },
-  );
   await notifyTaskRun(deps, completed);
 }
 

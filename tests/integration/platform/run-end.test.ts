@@ -5,6 +5,7 @@
 // run is no longer running. Each case ends two twin runs, one each way, and compares what they left.
 // With the pass's last model call, the statement meters it too: what recordModelCall wrote before it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunFrame } from "@/lib/schemas/runs";
 import { type MeteredCall, recordModelCall } from "@/server/platform/repositories/billing";
 import type { Db } from "@/server/platform/repositories/db";
 import { createRequests, type NewRequest } from "@/server/platform/repositories/permission-requests";
@@ -106,7 +107,7 @@ const endInTransaction = (runId: number, data: Change, type: RunWebhookType, req
   });
 
 const endInOneStatement = async (runId: number, data: Change, type: RunWebhookType, latest?: RunRow, requests?: NewRequest[], call?: MeteredCall) =>
-  endRunInOneStatement(prisma(), latest ?? (await findRunById(prisma(), runId))!, ["running"], data, (db, row) => runWebhookEvent(db, row, type), requests, call);
+  endRunInOneStatement(prisma(), latest ?? (await findRunById(prisma(), runId))!, ["running"], data, { webhook: (db, row) => runWebhookEvent(db, row, type), requests, call });
 
 /** The pass's last model call, as the pass meters it (services/billing/billing.ts modelCall). */
 async function callOf(runId: number, costMicros: bigint, settledMeter: "wallet" | "own_sub" = "wallet"): Promise<MeteredCall> {
@@ -291,6 +292,36 @@ describe("ending a run's pass in one statement", () => {
     const before = await leftBy(one);
     expect(await endInOneStatement(one.runId, completed(), "run.completed", undefined, undefined, await callOf(one.runId, 500n))).toEqual({ ended: null });
     expect(await leftBy(one)).toEqual(before);
+  });
+
+  it("with the pass's last frames: appends them after the log's last event when it ends, and none when it does not", async () => {
+    const [one, cancelled] = await twins({ cost: 1_000n });
+    const [past] = await twins({ cost: 80_000n });
+    await prisma().platformRun.update({ where: { id: cancelled.runId }, data: { status: "cancelled" } });
+    const frames: RunFrame[] = [
+      { type: "message_stop" },
+      { type: "run_status", status: "completed" },
+      { type: "done", completion_state: "completed", stop_reason: "stop", message_count: 2 },
+    ];
+    const logOf = async (runId: number) =>
+      (await prisma().platformRunEvent.findMany({ where: { runId }, orderBy: { id: "asc" } })).map((row) => ({ id: row.id, frame: row.data }));
+    const end = async (runId: number) =>
+      endRunInOneStatement(prisma(), (await findRunById(prisma(), runId))!, ["running"], completed(), { events: { frames } });
+
+    const before = await logOf(one.runId);
+    expect(before.length).toBeGreaterThan(0);
+    const ended = await end(one.runId);
+    const after = await logOf(one.runId);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after.slice(before.length).map((event) => event.frame)).toEqual(frames);
+    expect(ended.ended?.status).toBe("completed");
+    expect(ended).toMatchObject({ appended: { after: before.at(-1)!.id, ids: after.slice(before.length).map((event) => event.id) } });
+
+    for (const [twin, outcome] of [[cancelled, { ended: null }], [past, { ended: undefined }]] as const) {
+      const untouched = await logOf(twin.runId);
+      expect(await end(twin.runId)).toEqual(outcome);
+      expect(await logOf(twin.runId)).toEqual(untouched);
+    }
   });
 
   it("no longer running: null, and nothing written", async () => {

@@ -4,7 +4,10 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunFrame } from "@/lib/schemas/runs";
-import type { EventBatch } from "@/server/platform/infrastructure/event-bus";
+import { type EventBatch, runEventsWakeUp } from "@/server/platform/infrastructure/event-bus";
+import type { Db } from "@/server/platform/repositories/db";
+import { findRunById } from "@/server/platform/repositories/runs";
+import { endRunInOneStatement } from "@/server/platform/services/runs/run-end";
 import { followRunLog } from "@/server/platform/runtime/follow-run";
 import { startPlatform, untilHeard, type PlatformHarness } from "../../helpers/platform";
 import { pollUntil } from "../../helpers/poll";
@@ -28,9 +31,9 @@ afterAll(async () => {
   await writer?.close();
 });
 
-async function newRun(): Promise<number> {
+async function newRun(holdMicros = 0n): Promise<number> {
   const run = await writer.database.prisma.platformRun.create({
-    data: { accountId, agentId, status: "running", permissionMode: "autonomous", humanInTheLoop: false, model: "inlay/sim", effort: "max", maxTurns: 10, messages: [] },
+    data: { accountId, agentId, status: "running", permissionMode: "autonomous", humanInTheLoop: false, model: "inlay/sim", effort: "max", maxTurns: 10, messages: [], holdMicros },
   });
   return run.id;
 }
@@ -58,6 +61,39 @@ describe("frames in the event writer's NOTIFY", () => {
       { after: 0n, events: stored.slice(0, 2) },
       { after: stored[1]!.id, events: stored.slice(2) },
     ]);
+  });
+
+  it("the statement that ends a pass hands over its last frames the same way, only when it ends the run", async () => {
+    // The run holds part of a balance, as an admitted run does: its end gives the hold back.
+    const runId = await newRun(1_000n);
+    await writer.database.prisma.platformAccount.update({ where: { id: accountId }, data: { balanceMicros: { increment: 1_000n }, heldMicros: { increment: 1_000n } } });
+    const heard: (EventBatch | undefined)[] = [];
+    const stop = (await reader.runtime()).bus.subscribe(runId, (batch) => heard.push(batch));
+    const runtime = await writer.runtime();
+    const prisma = writer.database.prisma as unknown as Db;
+    await runtime.events.append(runId, [word("one ")]);
+    // Both ends start from the run as the pass read it (running).
+    const latest = (await findRunById(prisma, runId))!;
+    const end = (frames: RunFrame[]) =>
+      endRunInOneStatement(prisma, latest, ["running"], { status: "completed", finishedAt: new Date(), leaseOwner: null, leaseExpiresAt: null }, {
+        events: { frames, wake: runEventsWakeUp(runtime.signals) },
+      });
+    const ended = await end([word("two "), done]);
+    expect(ended.ended?.status).toBe("completed");
+    await pollUntil(async () => heard.length, (count) => count >= 2, "the append's and the end's NOTIFYs at the other instance");
+    const stored = await log(runId);
+    expect(stored.map((event) => event.frame)).toEqual([word("one "), word("two "), done]);
+    expect(ended).toMatchObject({ appended: { after: stored[0]!.id, ids: [stored[1]!.id, stored[2]!.id], othersWoken: true } });
+    expect(heard).toEqual([
+      { after: 0n, events: stored.slice(0, 1) },
+      { after: stored[0]!.id, events: stored.slice(1) },
+    ]);
+    // The run ended: another end writes and sends nothing.
+    expect(await end([word("late ")])).toEqual({ ended: null });
+    await delay(200);
+    stop();
+    expect(heard).toHaveLength(2);
+    expect(await log(runId)).toHaveLength(3);
   });
 
   it("serves another instance's readers without reading the log, each frame once and in order", async () => {

@@ -20,6 +20,7 @@ import {
   recordModelCall,
   settleRunCharges,
   settleRunChargesIn,
+  type RunEnd,
   type RunEndResult,
   type Settlement,
 } from "../../repositories/billing";
@@ -193,6 +194,7 @@ export const endRunSettled = (
     expected?: Partial<RunRow>;
     requests?: NewRequest[];
     call?: MeteredCall;
+    events?: RunEnd["events"];
   },
 ): Promise<RunEndResult> =>
   endRunWithinHold(prisma, {
@@ -205,4 +207,5 @@ export const endRunSettled = (
     expected: change.expected,
     requests: change.requests,
     call: change.call,
+    events: change.events,
   });
