@@ -132,15 +132,23 @@ export function openDedicatedClient(database: Database): { prisma: PrismaClient;
   if (database.driver.kind === "pglite") return { prisma: database.prisma, close: async () => {} };
   const pool = new pg.Pool({ ...database.driver.pool.options, max: 1 });
   pool.on("error", (error) => logger.warn({ err: error }, "idle PostgreSQL connection closed"));
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  return {
-    prisma,
-    pool,
-    close: async () => {
-      await prisma.$disconnect();
-      await pool.end();
+  return { prisma: directOnlyClient(), pool, close: () => pool.end() };
+}
+
+/**
+ * The dedicated connection's client: its statements all go straight to the driver (the caller
+ * registers `pool` for it: platform/repositories/direct.ts), so it is no PrismaClient, which would
+ * hold about 13 MB of heap per process for nothing. Anything that reaches for Prisma on it fails
+ * at once, saying so.
+ */
+function directOnlyClient(): PrismaClient {
+  return new Proxy(Object.create(null) as object, {
+    get(_target, property) {
+      // Inspection and promise checks look for these; they are simply absent.
+      if (typeof property === "symbol" || property === "then" || property === "toJSON") return undefined;
+      throw new Error(`the dedicated connection takes direct statements only, not prisma.${property}`);
     },
-  };
+  }) as PrismaClient;
 }
 
 // One database per process. Kept on globalThis because Next.js dev reloads modules, and a second

@@ -299,7 +299,7 @@ describe("ending a run's pass in one statement", () => {
     const [past] = await twins({ cost: 80_000n });
     await prisma().platformRun.update({ where: { id: cancelled.runId }, data: { status: "cancelled" } });
     const frames: RunFrame[] = [
-      { type: "message_stop" },
+      { type: "content_block_delta", id: "t", delta: { type: "text_delta", text: "last words" } },
       { type: "run_status", status: "completed" },
       { type: "done", completion_state: "completed", stop_reason: "stop", message_count: 2 },
     ];
