@@ -7,6 +7,7 @@ import { burstBench } from "./burst";
 import { chatBridgeTtft, embedSize } from "./chat";
 import { chatBundle } from "./chat-bundle";
 import { chatBundleBrowser } from "./chat-bundle-browser";
+import { heldMemory } from "./held-memory";
 import { httpAgents } from "./http-agents";
 import { peerRuns } from "./peer-runs";
 import { platformOverhead } from "./platform-overhead";
@@ -62,6 +63,8 @@ const scripted: Record<string, () => Promise<void>> = {
   relay,
   // Always on PostgreSQL: a burst of 50 and 200 new streams, where a run waits before its first token (--streams N,M to choose).
   burst: burstBench,
+  // Always on PostgreSQL: a compiled web process's heap and RSS per held stream, by heap snapshot (--streams N).
+  "held-memory": heldMemory,
 };
 
 const known = [...Object.keys(suites), ...Object.keys(scripted)];
