@@ -1,5 +1,5 @@
 // Counts the round trips to PostgreSQL of one simple run (POST /runs, the sim model, no tools), streamed
-// and not, per role: the platform runs as a web and a worker instance in this process, each on a pool
+// and not, and of a plan-mode run up to its pause, per role: the platform runs as a web and a worker instance in this process, each on a pool
 // of its own told apart by its connections' application_name. Every call of node-postgres's
 // Client.query is one round trip (a Prisma transaction's BEGIN and COMMIT included; a statement list
 // sent as one string is one). pg-boss shares each instance's pool: its statements are counted apart,
@@ -51,6 +51,8 @@ export type RunCount = Record<Role, RoleCount>;
 export interface RoundTripReport {
   streaming: RunCount;
   nonStreaming: RunCount;
+  /** A plan-mode run (stream=false) up to its pause for the plan's approval. */
+  paused: RunCount;
   /** pg-boss's statements per role while nothing happens, over `idleSeconds` (when asked for). */
   idle?: { seconds: number; web: number; worker: number };
 }
@@ -198,8 +200,15 @@ export async function measureRunRoundTrips(url: string, options: { idleSeconds?:
     const agentId = (JSON.parse(agent.text) as { id: number }).id;
     const workerRuntime = await worker.deps.runtime();
 
-    const oneRun = async (stream: boolean): Promise<void> => {
-      const created = await call("/runs", { teammate_id: agentId, message: "hello there", stream }, key);
+    type Kind = "streaming" | "nonStreaming" | "paused";
+    const oneRun = async (kind: Kind): Promise<void> => {
+      const stream = kind === "streaming";
+      const body =
+        kind === "paused"
+          ? { teammate_id: agentId, message: 'Work it out\n::tool calculator {"expression":"6*7"}', permission_mode: "plan", stream }
+          : { teammate_id: agentId, message: "hello there", stream };
+      const ends = kind === "paused" ? "awaiting_approval" : "completed";
+      const created = await call("/runs", body, key);
       if (created.status !== 200 && created.status !== 201 && created.status !== 202) {
         throw new Error(`POST /runs: ${created.status} ${created.text}`);
       }
@@ -214,7 +223,7 @@ export async function measureRunRoundTrips(url: string, options: { idleSeconds?:
       // Ended, and its pass over (settlement and lease release come after the status).
       for (;;) {
         const { rows } = await probe.query<{ status: string }>("SELECT status FROM platform_runs WHERE id = $1", [runId]);
-        if (rows[0]?.status === "completed") break;
+        if (rows[0]?.status === ends) break;
         if (rows[0] && rows[0].status !== "queued" && rows[0].status !== "running") throw new Error(`run ${runId} ended ${rows[0].status}`);
         await sleep(10);
       }
@@ -236,14 +245,14 @@ export async function measureRunRoundTrips(url: string, options: { idleSeconds?:
     // The queue's sweeps (every minute) run on the same pools and may fall inside a counted run: a run
     // is counted three times and the smallest count kept. Background work only adds statements, and a
     // statement the run itself sends is in every count.
-    const measure = async (stream: boolean): Promise<RunCount> => {
-      await oneRun(stream);
+    const measure = async (kind: Kind): Promise<RunCount> => {
+      await oneRun(kind);
       let best: RunCount | undefined;
       for (let attempt = 0; attempt < 3; attempt++) {
         const calls: Call[] = [];
         recording = calls;
         try {
-          await oneRun(stream);
+          await oneRun(kind);
         } finally {
           recording = undefined;
         }
@@ -253,15 +262,16 @@ export async function measureRunRoundTrips(url: string, options: { idleSeconds?:
       }
       return best!;
     };
-    const streaming = await measure(true);
-    const nonStreaming = await measure(false);
-    if (!options.idleSeconds) return { streaming, nonStreaming };
+    const streaming = await measure("streaming");
+    const nonStreaming = await measure("nonStreaming");
+    const paused = await measure("paused");
+    if (!options.idleSeconds) return { streaming, nonStreaming, paused };
     const calls: Call[] = [];
     recording = calls;
     await sleep(options.idleSeconds * 1000);
     recording = undefined;
     const idleOf = (role: Role) => calls.filter((call) => call.role === APP_NAME[role] && isQueue(call.sql)).length;
-    return { streaming, nonStreaming, idle: { seconds: options.idleSeconds, web: idleOf("web"), worker: idleOf("worker") } };
+    return { streaming, nonStreaming, paused, idle: { seconds: options.idleSeconds, web: idleOf("web"), worker: idleOf("worker") } };
   } finally {
     recording = undefined;
     await probe.end().catch(() => {});
@@ -279,6 +289,7 @@ export function formatReport(report: RoundTripReport): string {
   const runs = [
     ["stream=true", report.streaming],
     ["stream=false", report.nonStreaming],
+    ["plan mode, to its pause", report.paused],
   ] as const;
   for (const [name, run] of runs) {
     lines.push(
@@ -304,7 +315,7 @@ export function formatReport(report: RoundTripReport): string {
 export async function roundTrips(url: string): Promise<void> {
   const report = await measureRunRoundTrips(url, { idleSeconds: 60 });
   const table = formatReport(report);
-  console.log(`\nround trips to PostgreSQL of one simple run (sim model, no tools), per role\n\n${table}`);
+  console.log(`\nround trips to PostgreSQL of one run (sim model): a simple one, streamed and not, and one in plan mode to its pause, per role\n\n${table}`);
   const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
   const date = new Date().toISOString().slice(0, 10);
   const file = path.join(import.meta.dirname, "results", `${date}-round-trips.md`);

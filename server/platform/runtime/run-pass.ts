@@ -159,8 +159,9 @@ export async function executePass(
   // pass: it drops the checkpoint and settles what the pass cost, so the finally below has nothing
   // left to write; an ended run also gives up its lease there. A paused run keeps its lease until its
   // last frames are written, so a person who lets it go on meanwhile (its permission_request frames
-  // not yet in the log) cannot have another worker write after them. A pass that ends otherwise
-  // (cancelled, nothing to do) does it all in the finally.
+  // not yet in the log) cannot have another worker write after them: in the usual case the frames are
+  // written with the pause, and the lease goes with them. A pass that ends otherwise (cancelled,
+  // nothing to do) does it all in the finally.
   let passEnded = false;
   let keptLease = false;
   // Whether the account watches its balance, when the pass's settlement read it (checkBalanceCrossings).
@@ -189,9 +190,12 @@ export async function executePass(
       // written and the transaction below does it all.
       const held = last ? await sink.hold() : undefined;
       const frames = held && [...held, ...sink.prepare(last!)];
+      // A pause keeps its lease until its last frames are written (see above); written with the pause,
+      // the lease goes with it.
+      const folded = frames && keptLease ? { ...data, leaseOwner: null, leaseExpiresAt: null } : data;
       let result: Awaited<ReturnType<typeof endRunInOneStatement>>;
       try {
-        result = await endRunInOneStatement(prisma, latest, ["running"], data, {
+        result = await endRunInOneStatement(prisma, latest, ["running"], folded, {
           webhook,
           requests,
           call: end.unmetered,
@@ -201,8 +205,10 @@ export async function executePass(
         if (held) sink.release(held);
         throw error;
       }
-      if (result.ended && frames) await sink.written(frames, result.appended!);
-      else if (held) sink.release(held);
+      if (result.ended && frames) {
+        keptLease = false;
+        await sink.written(frames, result.appended!);
+      } else if (held) sink.release(held);
       if (result.ended !== undefined) {
         if (result.ended) {
           end.unmetered = undefined;
@@ -527,20 +533,22 @@ async function loop(
   if (requests.length > 0) {
     // One transaction: whoever sees awaiting_approval also finds the pending requests.
     const stored = requests.map((request) => ({ ...request, input: metadataOnly ? {} : redactor.json(request.input) }));
-    const paused = await end.transaction({ ...common, ...end.data({ keepLease: true }), status: "awaiting_approval" }, (db, row) =>
-      runWebhookEvent(db, row, "run.awaiting_input", {
-        pending_requests: requests.map((request) => ({
-          request_id: request.id,
-          tool_name: request.toolName,
-          kind: request.kind,
-          ...(request.app ? { app: request.app } : {}),
-        })),
-      }),
-    stored,
+    const paused = await end.transaction(
+      { ...common, ...end.data({ keepLease: true }), status: "awaiting_approval" },
+      (db, row) =>
+        runWebhookEvent(db, row, "run.awaiting_input", {
+          pending_requests: requests.map((request) => ({
+            request_id: request.id,
+            tool_name: request.toolName,
+            kind: request.kind,
+            ...(request.app ? { app: request.app } : {}),
+          })),
+        }),
+      stored,
+      reader.pauseFrames(),
     );
     if (!paused) return;
     runsEnded.inc({ outcome: "paused" });
-    frames.push(...reader.pauseFrames());
     return;
   }
 

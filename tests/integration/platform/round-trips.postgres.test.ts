@@ -13,6 +13,9 @@ import { createMigratedPostgresDatabase } from "../../helpers/database";
 const CEILING = {
   streaming: { web: { other: 1, logReads: 2 }, worker: { other: 2, appends: 3 } },
   nonStreaming: { web: { other: 1, logReads: 0 }, worker: { other: 2, appends: 3 } },
+  // A plan-mode run to its pause: its tool-call step is metered as it ends, and the pause's frames and
+  // the lease's release go with the pause's statement.
+  paused: { web: { other: 1, logReads: 0 }, worker: { other: 3, appends: 3 } },
 };
 
 /** The event writer's statement (repositories/runs.ts, appendEventsOfRuns). */
@@ -29,8 +32,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => drop?.());
 
-describe("round trips of one run (sim model, no tools)", () => {
-  for (const mode of ["streaming", "nonStreaming"] as const) {
+describe("round trips of one run (sim model)", () => {
+  for (const mode of ["streaming", "nonStreaming", "paused"] as const) {
     it(`${mode}: each role sends at most its ceiling`, () => {
       const statements = { web: report[mode].web.statements, worker: report[mode].worker.statements };
       const count = (role: "web" | "worker", which: (sql: string) => boolean) =>

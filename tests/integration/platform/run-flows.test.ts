@@ -61,6 +61,12 @@ describe("plan mode", () => {
     const run = await start({ message: 'Work out the product\n::tool calculator {"expression":"6*7"}', permission_mode: "plan" });
     const paused = await waitFor(run.id, ["awaiting_approval", "completed", "failed"]);
     expect(paused.status).toBe("awaiting_approval");
+    // The pause's frames and the lease's release are written with the pause (runtime/run-pass.ts):
+    // whoever sees awaiting_approval finds the request in the log and the run free to be claimed.
+    const { prisma } = platform.database;
+    expect((await prisma.platformRun.findUniqueOrThrow({ where: { id: run.id } })).leaseOwner).toBeNull();
+    const tail = await prisma.platformRunEvent.findMany({ where: { runId: run.id }, orderBy: { id: "desc" }, take: 2 });
+    expect(tail.reverse().map((event) => (event.data as { type: string }).type)).toEqual(["permission_request", "run_status"]);
     const [request] = await permissions(run.id);
     expect(request).toMatchObject({ kind: "plan", tool_name: "AskUserQuestion", status: "pending" });
     const events = await platform.request(`/runs/${run.id}/events?user_id=u1`, { headers: auth() });
