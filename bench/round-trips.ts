@@ -1,12 +1,12 @@
 // Counts the round trips to PostgreSQL of one simple run (POST /runs, the sim model, no tools), streamed
 // and not, and of a plan-mode run up to its pause, per role: the platform runs as a web and a worker
 // instance in this process, each on a pool of its own told apart by its connections' application_name.
-// Every call of node-postgres's Client.query is one round trip (a Prisma transaction's BEGIN and COMMIT included; a statement list
-// sent as one string is one). pg-boss shares each instance's pool: its statements are counted apart,
-// and those that touched no row (an idle worker's fetch, which pg-boss sends every pollingInterval)
-// are idle polling, not the run's cost. `npm run bench -- round-trips` prints the counts and writes
-// bench/results/<date>-round-trips.md; tests/integration/platform/round-trips.postgres.test.ts holds
-// the counts to a ceiling.
+// Every call of node-postgres's Client.query is one round trip (a Prisma transaction's BEGIN and
+// COMMIT included; a statement list sent as one string is one). pg-boss shares each instance's pool:
+// its statements are counted apart, and those that touched no row (an idle worker's fetch, which
+// pg-boss sends every pollingInterval) are idle polling, not the run's cost.
+// `npm run bench -- round-trips` prints the counts and writes bench/results/<date>-round-trips.md;
+// tests/integration/platform/round-trips.postgres.test.ts holds the counts to a ceiling.
 import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
