@@ -1,4 +1,4 @@
-// `npm run bench -- held-memory [--streams 1000]` (#33 item 5): what one held stream costs the web
+// `npm run bench -- held-memory [--streams 1000[,N…]]` (#33 item 5): what one held stream costs the web
 // process. A compiled web and worker on a fresh PostgreSQL database; the web writes a heap snapshot
 // on SIGUSR2 (a full GC first). One snapshot with nothing held (after a few warm-up runs), one with
 // N streamed runs held open (the sim model, a word a second), and the RSS beside each. Reported: heap
@@ -10,17 +10,11 @@ import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { buildPlatform } from "@/server/platform-build";
 import { call, rssMb, start, stop, verifyAccount } from "./platform-load";
+import { streamCounts } from "./relay";
 import { withPostgresDatabase } from "./runs";
 
 const DEFAULT_STREAMS = 1_000;
 const TOP = 15;
-
-function streamsOption(): number {
-  const index = process.argv.indexOf("--streams");
-  const value = index >= 0 ? Number(process.argv[index + 1]) : DEFAULT_STREAMS;
-  if (!Number.isSafeInteger(value) || value <= 0) throw new Error("--streams takes a positive number");
-  return value;
-}
 
 interface HeapSummary {
   bytes: number;
@@ -75,8 +69,11 @@ async function takeSnapshot(pid: number, dir: string): Promise<string> {
 }
 
 export async function heldMemory(): Promise<void> {
-  const streams = streamsOption();
   await buildPlatform();
+  for (const streams of streamCounts([DEFAULT_STREAMS])) await measureHeld(streams);
+}
+
+async function measureHeld(streams: number): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "inlay-held-memory-"));
   try {
     await withPostgresDatabase(async (url) => {

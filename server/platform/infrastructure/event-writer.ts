@@ -19,6 +19,8 @@ export interface RunEventWriter {
    * event before them (the EventBatch a local publish needs), or rejects when they were not written.
    */
   append(runId: number, frames: RunFrame[], options?: { urgent?: boolean }): Promise<AppendedEvents>;
+  /** The NOTIFY its statement sends with the frames (none on PGlite): a statement that appends frames itself sends the same. */
+  readonly wake?: WakeUp;
 }
 
 interface Waiting extends EventAppend {
@@ -74,6 +76,7 @@ export function createRunEventWriter(prisma: Db, wake?: WakeUp): RunEventWriter 
   };
 
   return {
+    wake,
     append(runId, frames, options) {
       if (frames.length === 0) return Promise.resolve({ after: 0n, ids: [] });
       return new Promise<AppendedEvents>((resolve, reject) => {

@@ -45,7 +45,7 @@ import { runWebhookEvent, type WebhookRun } from "../services/runs/run-webhooks"
 import { endRunInOneStatement } from "../services/runs/run-end";
 import type { Mailer } from "../services/messaging/mailer";
 import { notifyTaskRunFinished } from "../services/tasks/tasks";
-import { type EventBatch, eventBatch, type RunEventBus, runEventsWakeUp } from "../infrastructure/event-bus";
+import { type EventBatch, eventBatch, type RunEventBus } from "../infrastructure/event-bus";
 import type { RunEventWriter } from "../infrastructure/event-writer";
 import type { HotCache } from "../infrastructure/hot-cache";
 import { FrameSink } from "./frame-sink";
@@ -199,7 +199,7 @@ export async function executePass(
           webhook,
           requests,
           call: end.unmetered,
-          ...(frames ? { events: { frames: sink.forLog(frames), wake: runEventsWakeUp(deps.signals) } } : {}),
+          ...(frames ? { events: { frames: sink.forLog(frames), wake: deps.events.wake } } : {}),
         });
       } catch (error) {
         if (held) sink.release(held);

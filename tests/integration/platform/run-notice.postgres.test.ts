@@ -4,7 +4,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunFrame } from "@/lib/schemas/runs";
-import { type EventBatch, runEventsWakeUp } from "@/server/platform/infrastructure/event-bus";
+import type { EventBatch } from "@/server/platform/infrastructure/event-bus";
 import type { Db } from "@/server/platform/repositories/db";
 import { findRunById } from "@/server/platform/repositories/runs";
 import { endRunInOneStatement } from "@/server/platform/services/runs/run-end";
@@ -76,7 +76,7 @@ describe("frames in the event writer's NOTIFY", () => {
     const latest = (await findRunById(prisma, runId))!;
     const end = (frames: RunFrame[]) =>
       endRunInOneStatement(prisma, latest, ["running"], { status: "completed", finishedAt: new Date(), leaseOwner: null, leaseExpiresAt: null }, {
-        events: { frames, wake: runEventsWakeUp(runtime.signals) },
+        events: { frames, wake: runtime.events.wake },
       });
     const ended = await end([word("two "), done]);
     expect(ended.ended?.status).toBe("completed");

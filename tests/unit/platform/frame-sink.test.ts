@@ -21,8 +21,8 @@ function slowWriter() {
     /** Lets the oldest append in flight commit. */
     finishOne: () => waiting.shift()?.(),
     inFlight: () => waiting.length,
-    /** Ids another statement took meanwhile. */
-    skip: (count: number) => void (next += BigInt(count)),
+    /** Ids another statement (the pass's end) drew from the sequence meanwhile. */
+    takenElsewhere: (count: number) => void (next += BigInt(count)),
     events: {
       append(_runId: number, frames: RunFrame[]): Promise<AppendedEvents> {
         return new Promise((resolve) => {
@@ -61,7 +61,7 @@ describe("FrameSink.hold", () => {
     expect(writer.inFlight()).toBe(0);
     // The statement that ends the pass wrote them with one of its own (ids 2-4): they are published, then "d" is written.
     const ended = [...held!, { type: "done", completion_state: "completed", stop_reason: "stop", message_count: 1 } as RunFrame];
-    writer.skip(3);
+    writer.takenElsewhere(3);
     const afterEnd = sink.written(ended, { after: 1n, ids: [2n, 3n, 4n] });
     await turn();
     writer.finishOne();
