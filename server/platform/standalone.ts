@@ -19,6 +19,7 @@ import { platformDepsFromEnv } from "@/server/platform/config";
 import type { PlatformApp, PlatformRole } from "@/server/platform/context";
 import { createHealth, type Health } from "@/server/platform/health";
 import { applyServerTimeouts } from "@/server/platform/http/server-timeouts";
+import { compactHeapAfterStartup } from "@/server/platform/infrastructure/startup-heap";
 import { startTracingFromEnv, stopTracing } from "@/server/platform/observability/tracing";
 
 const ROLES: readonly PlatformRole[] = ["web", "worker", "all"];
@@ -121,9 +122,12 @@ const deps = platformDepsFromEnv(getDb, role, { localBaseUrl });
 const health = createHealth(deps, role, { token: env.INLAY_METRICS_TOKEN, open: false });
 // The runtime now, not on the first request: its worker claims runs this or another process left.
 await deps.runtime();
+const app = server ? createPlatformApp(deps) : undefined;
+// What startup allocated and no longer needs goes back to the system before the process idles.
+compactHeapAfterStartup();
 let probes: ReturnType<typeof serve> | undefined;
-if (server) {
-  answer({ app: createPlatformApp(deps), health });
+if (app) {
+  answer({ app, health });
   console.log(`listening on ${localBaseUrl}`);
 } else if (probePort !== undefined) {
   // The probe port is private (no balancer routes to a worker): /metrics answers there without a token.
