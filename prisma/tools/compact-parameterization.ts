@@ -1,5 +1,5 @@
 // Rewrites the generated client's parameterization graph so each process holds it in about 1 MB of heap
-// instead of about 16 (bench/results/2026-11-30-idle-memory.md). `npm run db:generate` runs it after
+// instead of about 16 (bench/results/2026-11-29-idle-memory.md). `npm run db:generate` runs it after
 // `prisma generate`:
 //
 //   tsx prisma/tools/compact-parameterization.ts [server/generated/prisma/internal/class.ts]

@@ -4,7 +4,7 @@
 // of the "last resort" kind once startup is done gives that back (about 30 MB per process on Node 22
 // and 24). Node 20's V8 has no such kind: a forced collection there keeps the young generation and
 // delays the reducer, which otherwise gives it back some 16 s after startup, so Node 20 is left to it.
-// bench/results/2026-11-30-idle-memory.md.
+// bench/results/2026-11-29-idle-memory.md.
 import v8 from "node:v8";
 import vm from "node:vm";
 
