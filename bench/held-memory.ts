@@ -1,8 +1,9 @@
 // `npm run bench -- held-memory [--streams 1000[,N…]]` (#33 item 5): what one held stream costs the web
 // process. A compiled web and worker on a fresh PostgreSQL database; the web writes a heap snapshot
 // on SIGUSR2 (a full GC first). One snapshot with nothing held (after a few warm-up runs), one with
-// N streamed runs held open (the sim model, a word a second), and the RSS beside each. Reported: heap
-// and RSS per held stream, and the kinds of object that grew the most per stream.
+// N streamed runs held open (the sim model, a word a second), and the RSS beside each and after the
+// first half of them. Reported: heap and RSS per held stream (RSS also over the second half alone), and
+// the kinds of object that grew the most per stream.
 import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
@@ -104,7 +105,13 @@ async function measureHeld(streams: number): Promise<void> {
         await delay(2_000);
         const idle = await summarize(await takeSnapshot(web.pid, dir));
         const idleRss = await rssMb(web.pid);
-        await Promise.all(Array.from({ length: streams }, () => open("::delay 1000\n::words 90")));
+        // In two halves: the RSS the second half adds is what a stream costs once the process is under
+        // load, without what any load grows once (V8's young generation, the allocator's arenas).
+        const half = Math.floor(streams / 2);
+        await Promise.all(Array.from({ length: half }, () => open("::delay 1000\n::words 90")));
+        await delay(5_000);
+        const halfRss = await rssMb(web.pid);
+        await Promise.all(Array.from({ length: streams - half }, () => open("::delay 1000\n::words 90")));
         await delay(5_000);
         const heldRss = await rssMb(web.pid);
         const held = await summarize(await takeSnapshot(web.pid, dir));
@@ -113,6 +120,11 @@ async function measureHeld(streams: number): Promise<void> {
         console.table({
           "heap (live, after a full GC)": { idle: `${(idle.bytes / 2 ** 20).toFixed(1)} MB`, held: `${(held.bytes / 2 ** 20).toFixed(1)} MB`, "KB per stream": perStream(held.bytes - idle.bytes).toFixed(1) },
           RSS: { idle: `${idleRss.toFixed(0)} MB`, held: `${heldRss.toFixed(0)} MB`, "KB per stream": perStream((heldRss - idleRss) * 2 ** 20).toFixed(1) },
+          [`RSS, the second ${streams - half}`]: {
+            idle: `${halfRss.toFixed(0)} MB (${half} held)`,
+            held: `${heldRss.toFixed(0)} MB`,
+            "KB per stream": (((heldRss - halfRss) * 1024) / (streams - half)).toFixed(1),
+          },
         });
         const grown = [...held.kinds]
           .map(([kind, now]) => {
