@@ -1,6 +1,7 @@
 // Counts the round trips to PostgreSQL of one simple run (POST /runs, the sim model, no tools), streamed
 // and not, and of a plan-mode run up to its pause, per role: the platform runs as a web and a worker
-// instance in this process, each on a pool of its own told apart by its connections' application_name.
+// instance in this process, each on a pool of its own told apart by its connections' application_name;
+// then the simple runs again on one instance of role all (its worker leases each run as it is admitted).
 // Every call of node-postgres's Client.query is one round trip (a Prisma transaction's BEGIN and
 // COMMIT included; a statement list sent as one string is one). pg-boss shares each instance's pool:
 // its statements are counted apart, and those that touched no row (an idle worker's fetch, which
@@ -22,6 +23,7 @@ import { addBalanceEntry } from "@/server/platform/services/billing/billing";
 import { recordingMailer } from "@/server/platform/services/messaging/mailer";
 
 export type Role = "web" | "worker";
+type InstanceRole = Role | "all";
 
 interface Call {
   /** The instance whose pool sent it (its connections' application_name). */
@@ -53,11 +55,13 @@ export interface RoundTripReport {
   nonStreaming: RunCount;
   /** A plan-mode run (stream=false) up to its pause for the plan's approval. */
   paused: RunCount;
+  /** The simple runs on one instance of role all. */
+  oneProcess: { streaming: RoleCount; nonStreaming: RoleCount };
   /** pg-boss's statements per role while nothing happens, over `idleSeconds` (when asked for). */
   idle?: { seconds: number; web: number; worker: number };
 }
 
-const APP_NAME = { web: "inlay-rt-web", worker: "inlay-rt-worker" } as const;
+const APP_NAME = { web: "inlay-rt-web", worker: "inlay-rt-worker", all: "inlay-rt-all" } as const;
 
 let recording: Call[] | undefined;
 let patched = false;
@@ -118,7 +122,7 @@ function tally(sqls: string[]): [string, number][] {
   return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
 }
 
-function countRole(calls: Call[], role: Role): RoleCount {
+function countRole(calls: Call[], role: InstanceRole): RoleCount {
   const mine = calls.filter((call) => call.role === APP_NAME[role]);
   const app = mine.filter((call) => !isQueue(call.sql));
   const queue = mine.filter((call) => isQueue(call.sql) && (call.rows ?? 0) > 0);
@@ -140,11 +144,32 @@ function withAppName(url: string, name: string): string {
   return parsed.toString();
 }
 
+type Kind = "streaming" | "nonStreaming" | "paused";
+
 /**
- * Measures one streamed and one non-streamed run on the migrated (or empty: it is migrated) database
- * at `url`, after a warm-up run of each (caches, prepared plans, pg-boss's queues).
+ * Measures one streamed and one non-streamed run (and a plan-mode run to its pause) on the migrated (or
+ * empty: it is migrated) database at `url`, after a warm-up run of each (caches, prepared plans,
+ * pg-boss's queues): with a web and a worker instance, then with one instance of role all.
  */
 export async function measureRunRoundTrips(url: string, options: { idleSeconds?: number } = {}): Promise<RoundTripReport> {
+  const split = await measureOn(url, ["web", "worker"], ["streaming", "nonStreaming", "paused"], options);
+  const one = await measureOn(url, ["all"], ["streaming", "nonStreaming"]);
+  const runCount = (kind: Kind): RunCount => ({ web: split.counts[kind]!.web!, worker: split.counts[kind]!.worker! });
+  return {
+    streaming: runCount("streaming"),
+    nonStreaming: runCount("nonStreaming"),
+    paused: runCount("paused"),
+    oneProcess: { streaming: one.counts.streaming!.all!, nonStreaming: one.counts.nonStreaming!.all! },
+    ...(split.idle ? { idle: split.idle } : {}),
+  };
+}
+
+async function measureOn(
+  url: string,
+  roles: InstanceRole[],
+  kinds: Kind[],
+  options: { idleSeconds?: number } = {},
+): Promise<{ counts: Partial<Record<Kind, Partial<Record<InstanceRole, RoleCount>>>>; idle?: { seconds: number; web: number; worker: number } }> {
   patchClientQuery();
   const config: PlatformConfig = {
     keyPrefix: "sk_inlay_",
@@ -158,10 +183,10 @@ export async function measureRunRoundTrips(url: string, options: { idleSeconds?:
     email: {},
   };
   const databases: Database[] = [];
-  const instances: { role: Role; deps: ReturnType<typeof createPlatformDeps> }[] = [];
+  const instances: { role: InstanceRole; deps: ReturnType<typeof createPlatformDeps> }[] = [];
   const probe = new pg.Client({ connectionString: url });
   try {
-    for (const role of ["web", "worker"] as const) {
+    for (const role of roles) {
       const database = await openDatabase({ url: withAppName(url, APP_NAME[role]) });
       databases.push(database);
       const deps = createPlatformDeps({
@@ -178,7 +203,9 @@ export async function measureRunRoundTrips(url: string, options: { idleSeconds?:
       instances.push({ role, deps });
     }
     await probe.connect();
-    const [web, worker] = instances as [(typeof instances)[0], (typeof instances)[0]];
+    // The first instance serves the API; the last executes runs (the same one in role all).
+    const web = instances[0]!;
+    const worker = instances[instances.length - 1]!;
     const app = createPlatformApp(web.deps);
     const call = async (route: string, body: unknown, key?: string) => {
       const response = await app.request(`http://127.0.0.1/api/v2${route}`, {
@@ -200,7 +227,6 @@ export async function measureRunRoundTrips(url: string, options: { idleSeconds?:
     const agentId = (JSON.parse(agent.text) as { id: number }).id;
     const workerRuntime = await worker.deps.runtime();
 
-    type Kind = "streaming" | "nonStreaming" | "paused";
     const oneRun = async (kind: Kind): Promise<void> => {
       const stream = kind === "streaming";
       const body =
@@ -245,9 +271,10 @@ export async function measureRunRoundTrips(url: string, options: { idleSeconds?:
     // The queue's sweeps (every minute) run on the same pools and may fall inside a counted run: a run
     // is counted three times and the smallest count kept. Background work only adds statements, and a
     // statement the run itself sends is in every count.
-    const measure = async (kind: Kind): Promise<RunCount> => {
+    const measure = async (kind: Kind): Promise<Partial<Record<InstanceRole, RoleCount>>> => {
       await oneRun(kind);
-      let best: RunCount | undefined;
+      let best: Partial<Record<InstanceRole, RoleCount>> | undefined;
+      const total = (run: Partial<Record<InstanceRole, RoleCount>>) => Object.values(run).reduce((sum, role) => sum + role.roundTrips, 0);
       for (let attempt = 0; attempt < 3; attempt++) {
         const calls: Call[] = [];
         recording = calls;
@@ -256,22 +283,20 @@ export async function measureRunRoundTrips(url: string, options: { idleSeconds?:
         } finally {
           recording = undefined;
         }
-        const count = { web: countRole(calls, "web"), worker: countRole(calls, "worker") };
-        const total = (run: RunCount) => run.web.roundTrips + run.worker.roundTrips;
+        const count = Object.fromEntries(roles.map((role) => [role, countRole(calls, role)]));
         if (!best || total(count) < total(best)) best = count;
       }
       return best!;
     };
-    const streaming = await measure("streaming");
-    const nonStreaming = await measure("nonStreaming");
-    const paused = await measure("paused");
-    if (!options.idleSeconds) return { streaming, nonStreaming, paused };
+    const counts: Partial<Record<Kind, Partial<Record<InstanceRole, RoleCount>>>> = {};
+    for (const kind of kinds) counts[kind] = await measure(kind);
+    if (!options.idleSeconds) return { counts };
     const calls: Call[] = [];
     recording = calls;
     await sleep(options.idleSeconds * 1000);
     recording = undefined;
     const idleOf = (role: Role) => calls.filter((call) => call.role === APP_NAME[role] && isQueue(call.sql)).length;
-    return { streaming, nonStreaming, paused, idle: { seconds: options.idleSeconds, web: idleOf("web"), worker: idleOf("worker") } };
+    return { counts, idle: { seconds: options.idleSeconds, web: idleOf("web"), worker: idleOf("worker") } };
   } finally {
     recording = undefined;
     await probe.end().catch(() => {});
@@ -296,18 +321,29 @@ export function formatReport(report: RoundTripReport): string {
       `| ${name} | ${run.web.roundTrips} | ${run.worker.roundTrips} | ${run.web.roundTrips + run.worker.roundTrips} | ${run.web.queue + run.worker.queue} | ${run.web.idleQueue + run.worker.idleQueue} |`,
     );
   }
+  const one = report.oneProcess;
+  lines.push(
+    "",
+    "One instance of role all (its worker leases each run as it is admitted: no claim):",
+    "",
+    "| run | round trips |",
+    "|---|---|",
+    `| stream=true | ${one.streaming.roundTrips} |`,
+    `| stream=false | ${one.nonStreaming.roundTrips} |`,
+  );
   if (report.idle) {
     lines.push("", `Idle, over ${report.idle.seconds} s: pg-boss sent ${report.idle.web} statements from the web instance, ${report.idle.worker} from the worker.`);
   }
   lines.push("", "The worker's statements of the stream=false run, in the order sent:", "");
   report.nonStreaming.worker.order.forEach((statement, index) => lines.push(`${index + 1}. \`${statement}\``));
-  for (const [name, run] of runs) {
-    for (const role of ["web", "worker"] as const) {
-      lines.push("", `### ${name}, ${role}: ${run[role].roundTrips} round trips`, "");
-      for (const [sql, count] of run[role].statements) lines.push(`- ${count}× \`${sql.slice(0, 220)}${sql.length > 220 ? "…" : ""}\``);
-      for (const [sql, count] of run[role].queueStatements) lines.push(`- (pg-boss) ${count}× \`${sql.slice(0, 160)}…\``);
-    }
-  }
+  const listed = (title: string, count: RoleCount) => {
+    lines.push("", `### ${title}: ${count.roundTrips} round trips`, "");
+    for (const [sql, times] of count.statements) lines.push(`- ${times}× \`${sql.slice(0, 220)}${sql.length > 220 ? "…" : ""}\``);
+    for (const [sql, times] of count.queueStatements) lines.push(`- (pg-boss) ${times}× \`${sql.slice(0, 160)}…\``);
+  };
+  for (const [name, run] of runs) for (const role of ["web", "worker"] as const) listed(`${name}, ${role}`, run[role]);
+  listed("stream=true, one instance of role all", one.streaming);
+  listed("stream=false, one instance of role all", one.nonStreaming);
   return lines.join("\n");
 }
 

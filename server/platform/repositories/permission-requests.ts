@@ -54,6 +54,11 @@ export async function rememberedTools(prisma: PrismaClient, runId: number): Prom
   return new Set(rows.map((row) => row.toolName));
 }
 
+/** The same, as a jsonb array in a column of a statement reading a run (the worker's claim); `run` names the run's row. */
+export const rememberedToolsOfRun = (run: Prisma.Sql) => Prisma.sql`
+  (SELECT COALESCE(jsonb_agg(DISTINCT tool_name), '[]'::jsonb) FROM platform_permission_requests
+   WHERE run_id = ${run}.id AND remember AND status = 'allowed' AND kind = 'tool')`;
+
 export const resolveRequest = (
   prisma: PrismaClient,
   id: string,

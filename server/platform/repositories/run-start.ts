@@ -7,7 +7,7 @@
 //           no per-end-user caps when the run has an end-user (anything else: the full path decides)
 //   run     INSERT the run (lease already taken for this process), its first event (its id returned: the
 //           POST's own stream starts from it), the webhook outbox row (run.started, when the scope has a
-//           webhook), and the end-user's turn
+//           webhook), and the end-user's turn; with the lease, what the pass reads before the model too
 //
 // Every write after `hold` reads its RETURNING rows, so a refused hold writes nothing. With a key, the
 // hold waits for the key (a duplicate request neither holds nor inserts anything), and the key is only
@@ -19,7 +19,10 @@ import { Prisma } from "@/server/generated/prisma/client";
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { KeyClaim } from "./idempotency-keys";
 import { fromColumns } from "./raw-rows";
-import type { RunRow, WakeUp } from "./runs";
+import { sealedEnvOfRun } from "./agent-repos";
+import { recentMemoriesOfRun } from "./memories";
+import type { PassReads, RunRow, WakeUp } from "./runs";
+import { type RunToolSources, runToolSourcesOfRun } from "./run-tool-sources";
 import { queryRows } from "./direct";
 import { webhookInScope } from "./webhook-events";
 
@@ -53,8 +56,12 @@ export interface FastRunStart {
   maxHoldMicros: bigint;
   /** The run.started outbox payload; the statement adds run_id. */
   webhookPayload: Record<string, unknown>;
-  /** The executor that will run it, which then needs no claim of its own. */
+  /**
+   * The executor that will run it, which then needs no claim of its own: the statement also reads what
+   * its pass reads before the model (PassReads, as the claim does), `passMemories` memories among them.
+   */
   lease?: { owner: string; ms: number };
+  passMemories: number;
   /** The admitting request's traceparent (tracing on). */
   traceContext?: string | null;
   /** An Idempotency-Key to claim for this run. */
@@ -69,8 +76,8 @@ export interface FastRunStart {
 }
 
 export type FastRunOutcome =
-  /** `firstEventId`: the id of the run's first event, the statement's. */
-  | { kind: "inserted"; run: RunRow; firstEventId: bigint }
+  /** `firstEventId`: the id of the run's first event, the statement's; `reads`: with a lease. */
+  | { kind: "inserted"; run: RunRow; firstEventId: bigint; reads?: PassReads }
   /** The account needs the full admission (or was refused): nothing was written. */
   | { kind: "not_admitted" }
   /** Another request holds the Idempotency-Key: nothing was written. */
@@ -162,11 +169,31 @@ export async function startAdmittedRun(prisma: PrismaClient, start: FastRunStart
         : Prisma.sql`false`
     } AS "keyTaken"${
       wake ? Prisma.sql`, CASE WHEN run.id IS NOT NULL THEN pg_notify(${wake.channel}, ${wake.prefix} || run.id::text) END AS "woken"` : Prisma.empty
+    }${
+      lease
+        ? Prisma.sql`, ${sealedEnvOfRun(Prisma.sql`run`)} AS "passEnvSealed", ${runToolSourcesOfRun(Prisma.sql`run`)} AS "passToolSources",
+      ${recentMemoriesOfRun(Prisma.sql`run`, start.passMemories)} AS "passMemories"`
+        : Prisma.empty
     }, (SELECT id FROM event) AS "firstEventId", run.*
     FROM (SELECT 1) AS one LEFT JOIN run ON true`);
-  const { keyTaken, woken: _woken, firstEventId, ...row } = rows[0]!;
+  const { keyTaken, woken: _woken, firstEventId, passEnvSealed, passToolSources, passMemories, ...row } = rows[0]!;
   if (row.id === null || row.id === undefined) return { kind: keyTaken === true ? "key_taken" : "not_admitted" };
-  return { kind: "inserted", run: fromColumns<RunRow>(row), firstEventId: BigInt(firstEventId as bigint | number | string) };
+  return {
+    kind: "inserted",
+    run: fromColumns<RunRow>(row),
+    firstEventId: BigInt(firstEventId as bigint | number | string),
+    ...(lease
+      ? {
+          reads: {
+            envSealed: passEnvSealed as string[],
+            toolSources: passToolSources as RunToolSources,
+            memories: passMemories as string[],
+            // Inserted by this statement: no person has answered anything of it yet.
+            rememberedTools: [],
+          },
+        }
+      : {}),
+  };
 }
 
 /** True for the error of a statement whose Idempotency-Key claim outlived a refused hold (see above). */

@@ -7,6 +7,7 @@ import { fromColumns } from "./raw-rows";
 import { agentFromJson, agentJsonOfRun, type AgentRow } from "./agents";
 import { sealedEnvOfRun } from "./agent-repos";
 import { recentMemoriesOfRun } from "./memories";
+import { rememberedToolsOfRun } from "./permission-requests";
 import { type RunToolSources, runToolSourcesOfRun } from "./run-tool-sources";
 import { insertRunFiles, type NewRunFile } from "./run-files";
 import { queryRows } from "./direct";
@@ -368,6 +369,8 @@ export interface PassReads {
    * statement costs less than a round trip of its own.
    */
   memories: string[];
+  /** Tools a person allowed with remember=true in this run (a resumed run's): they need no approval again. */
+  rememberedTools: string[];
 }
 
 /**
@@ -401,10 +404,10 @@ export async function claimRuns(
     FROM next WHERE r.id = next.id
     RETURNING r.*, next.abandoned AS "claimedAbandoned", ${agentJsonOfRun(Prisma.sql`r`)} AS "claimedAgent",
       ${sealedEnvOfRun(Prisma.sql`r`)} AS "claimedEnvSealed", ${runToolSourcesOfRun(Prisma.sql`r`)} AS "claimedToolSources",
-      ${recentMemoriesOfRun(Prisma.sql`r`, options.memories)} AS "claimedMemories"`,
+      ${recentMemoriesOfRun(Prisma.sql`r`, options.memories)} AS "claimedMemories", ${rememberedToolsOfRun(Prisma.sql`r`)} AS "claimedRemembered"`,
   );
   return rows
-    .map(({ claimedAbandoned, claimedAgent, claimedEnvSealed, claimedToolSources, claimedMemories, ...row }) => ({
+    .map(({ claimedAbandoned, claimedAgent, claimedEnvSealed, claimedToolSources, claimedMemories, claimedRemembered, ...row }) => ({
       run: fromColumns<RunRow>(row),
       abandoned: claimedAbandoned === true,
       ...(claimedAgent ? { agent: agentFromJson(claimedAgent as Record<string, unknown>) } : {}),
@@ -412,6 +415,7 @@ export async function claimRuns(
         envSealed: claimedEnvSealed as string[],
         toolSources: claimedToolSources as RunToolSources,
         memories: claimedMemories as string[],
+        rememberedTools: claimedRemembered as string[],
       },
     }))
     .sort((a, b) => a.run.id - b.run.id);

@@ -399,7 +399,7 @@ async function loop(
   const reads = Promise.all([
     // What people decided while the run waited.
     feedBackDecisions(prisma, run.id, messages, { metadataOnly }),
-    runTools(deps, run, agent, known.reads?.toolSources),
+    runTools(deps, run, agent, known.reads),
     resolveBuiltInTools(agent, run).includes("memory") ? (known.reads?.memories ?? recentMemoryContents(prisma, scope, PROMPT_MEMORY_LIMIT)) : [],
     // A task's runs read the lessons its earlier runs saved.
     run.taskId === null ? [] : lessonsForPrompt(prisma, scope, run.taskId),

@@ -9,9 +9,9 @@ import type { PlatformConfig } from "../platform-config";
 import { findAccount } from "../repositories/accounts";
 import type { AgentRow } from "../repositories/agents";
 import { rememberedTools } from "../repositories/permission-requests";
-import { runToolSources, type RunToolSources } from "../repositories/run-tool-sources";
+import { runToolSources } from "../repositories/run-tool-sources";
 import { listPermissionsForEndUser } from "../repositories/permissions";
-import type { RunRow } from "../repositories/runs";
+import type { PassReads, RunRow } from "../repositories/runs";
 import { resolveBuiltInTools } from "../services/agents/built-in-tools";
 import { appToolSet, type ConnectionNeeded } from "./app-tools";
 import type { HotCache } from "../infrastructure/hot-cache";
@@ -38,7 +38,8 @@ export interface RunTools {
   connectionNeeded: Map<string, ConnectionNeeded>;
 }
 
-export async function runTools(deps: RunToolsDeps, run: RunRow, agent: AgentRow, knownSources?: RunToolSources): Promise<RunTools> {
+/** `known`: what the claim (or the admission that leased the run here) read with the run; not read again. */
+export async function runTools(deps: RunToolsDeps, run: RunRow, agent: AgentRow, known?: Pick<PassReads, "toolSources" | "rememberedTools">): Promise<RunTools> {
   const { prisma } = deps;
   // The agent's toggles and disabled_builtin_tools, then the run's (services/agents/built-in-tools.ts).
   const enabled = new Set(resolveBuiltInTools(agent, run));
@@ -61,7 +62,7 @@ export async function runTools(deps: RunToolsDeps, run: RunRow, agent: AgentRow,
   // A reply is non-interactive: no questions, no approvals, no plan mode (endpoints-core.md).
   const approvalMode = run.interactive && run.permissionMode === "approval";
   const allowList = approvalMode && run.endUserId !== null ? await listPermissionsForEndUser(prisma, run.accountId, run.endUserId) : new Set<string>();
-  const remembered = approvalMode ? await rememberedTools(prisma, run.id) : new Set<string>();
+  const remembered = !approvalMode ? new Set<string>() : known ? new Set(known.rememberedTools) : await rememberedTools(prisma, run.id);
   const asksApproval = (name: string) => approvalMode && name !== ASK_USER_QUESTION && !allowList.has(name) && !remembered.has(name);
   for (const [name, definition] of Object.entries(tools)) {
     if (asksApproval(name)) tools[name] = { ...definition, needsApproval: true };
@@ -69,7 +70,7 @@ export async function runTools(deps: RunToolsDeps, run: RunRow, agent: AgentRow,
   // Apps' tools decide for themselves: a call with no usable connection waits for one (interactive runs).
   // Custom tool servers' tools (srv<id>__<tool>): approved servers of the account level and the run's
   // end-user. Read together: both come before the run's first token.
-  const sources = knownSources ?? (await runToolSources(prisma, run.accountId, run.endUserId));
+  const sources = known?.toolSources ?? (await runToolSources(prisma, run.accountId, run.endUserId));
   const [apps, servers] = await Promise.all([
     appToolSet({
       connected: sources.connections,

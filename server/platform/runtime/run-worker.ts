@@ -167,7 +167,7 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
     },
     runLeased(known) {
       if (active.has(known.run.id)) return;
-      launch(known.run, false, { agent: known.agent }, true);
+      launch(known.run, false, { agent: known.agent, ...(known.reads ? { reads: known.reads } : {}) }, true);
     },
     claim,
     idle,

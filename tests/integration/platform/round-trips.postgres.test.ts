@@ -17,6 +17,9 @@ const CEILING = {
   // the lease's release go with the pause's statement.
   paused: { web: { other: 1, logReads: 0 }, worker: { other: 3, appends: 3 } },
 };
+// One instance of role all: admission (which also reads what the pass reads, the run being leased to
+// this instance's worker) and the pass's end; the frames apart, as above.
+const ONE_PROCESS_CEILING = { other: 2, appends: 3 };
 
 /** The event writer's statement (repositories/runs.ts, appendEventsOfRuns). */
 const isAppend = (sql: string) => /^WITH input AS \( SELECT \(f\.value->>\?\)::int AS run_id, f\.value->\? AS frame/.test(sql);
@@ -51,6 +54,21 @@ describe("round trips of one run (sim model)", () => {
       // The counter sees the run: admission on the web, the pass and its settlement on the worker.
       expect(statements.web.some(([sql]) => sql.includes("platform_runs"))).toBe(true);
       expect(statements.worker.some(([sql]) => sql.includes("platform_usage_records"))).toBe(true);
+    });
+  }
+
+  for (const mode of ["streaming", "nonStreaming"] as const) {
+    it(`${mode}, one instance of role all: at most its ceiling`, () => {
+      const { statements, roundTrips } = report.oneProcess[mode];
+      const count = (which: (sql: string) => boolean) => statements.filter(([sql]) => which(sql)).reduce((sum, [, times]) => sum + times, 0);
+      const listed = statements.map(([sql, times]) => `${times}x ${sql.slice(0, 140)}`).join("\n");
+      expect(count((sql) => !isAppend(sql) && !isLogRead(sql)), listed).toBeLessThanOrEqual(ONE_PROCESS_CEILING.other);
+      expect(count(isAppend), listed).toBeLessThanOrEqual(ONE_PROCESS_CEILING.appends);
+      expect(count(isLogRead), listed).toBe(0);
+      expect(count(() => true)).toBe(roundTrips);
+      // The counter sees the run: its admission and its settlement.
+      expect(statements.some(([sql]) => sql.includes("platform_runs"))).toBe(true);
+      expect(statements.some(([sql]) => sql.includes("platform_usage_records"))).toBe(true);
     });
   }
 });

@@ -8,6 +8,7 @@ import { startAdmittedRun, type FastRunStart } from "@/server/platform/repositor
 import { claimRuns } from "@/server/platform/repositories/runs";
 import { sealedEnvOfAgent } from "@/server/platform/repositories/agent-repos";
 import { recentMemoryContents } from "@/server/platform/repositories/memories";
+import { rememberedTools } from "@/server/platform/repositories/permission-requests";
 import { runToolSources } from "@/server/platform/repositories/run-tool-sources";
 import { readFrames, textOf } from "../../helpers/sse";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
@@ -168,6 +169,7 @@ describe("the fast path's statement", () => {
     maxHoldMicros: BigInt(HOLD),
     webhookPayload: { type: "run.started", user_id: "s1" },
     lease: { owner: "test-owner", ms: 60_000 },
+    passMemories: 2,
     turn: { at: new Date(), forgetBefore: new Date(Date.now() - 120_000) },
     ...overrides,
   });
@@ -191,6 +193,25 @@ describe("the fast path's statement", () => {
     expect(outcome.run).toMatchObject({ leaseOwner: "test-owner", holdMicros: BigInt(HOLD), status: "running", messages: [{ role: "user", content: "kept" }] });
     expect(outcome.run.leaseExpiresAt!.getTime()).toBeGreaterThan(Date.now() + 30_000);
     expect(await footprint()).toEqual({ ...before, runs: before.runs + 1, events: before.events + 1, outbox: before.outbox + 1, turns: before.turns + 1, held: before.held + BigInt(HOLD) });
+  });
+
+  it("reads with a lease what the run's pass reads before the model, as the pass's own reads read them; nothing without", async () => {
+    for (const [content, owner] of [["s-old", endUserId], ["other", null], ["s-new", endUserId], ["s-newest", endUserId]] as const) {
+      await prisma().platformMemory.create({ data: { accountId, endUserId: owner, content } });
+    }
+    await prisma().platformToolServer.create({ data: { accountId, endUserId, name: "srv-s1", url: "http://127.0.0.1:1/mcp", kind: "mcp", status: "approved" } });
+    await prisma().platformAgentRepo.create({ data: { accountId, agentId, repoFullName: "acme/s1", connectionId: "conn", envSealed: "sealed-s1", envKeys: ["TOKEN"] } });
+    const leased = await startAdmittedRun(prisma(), start());
+    if (leased.kind !== "inserted") throw new Error(`not inserted: ${leased.kind}`);
+    expect(leased.reads).toEqual({ envSealed: ["sealed-s1"], toolSources: { connections: false, servers: true }, memories: ["s-newest", "s-new"], rememberedTools: [] });
+    expect(leased.reads).toEqual({
+      envSealed: await sealedEnvOfAgent(prisma(), accountId, agentId),
+      toolSources: await runToolSources(prisma(), accountId, endUserId),
+      memories: await recentMemoryContents(prisma(), { accountId, endUserId }, 2),
+      rememberedTools: [...(await rememberedTools(prisma(), leased.run.id))],
+    });
+    const unleased = await startAdmittedRun(prisma(), start({ lease: undefined }));
+    expect(unleased.kind === "inserted" && unleased.reads).toBeUndefined();
   });
 
   it("writes no outbox row in a scope without a webhook (here the account level)", async () => {
@@ -270,13 +291,14 @@ describe("the raw reads of run creation and start", () => {
       run: await prisma().platformRun.findUniqueOrThrow({ where: { id: started.body.id } }),
       abandoned: false,
       agent: await viaClient(unscoped),
-      reads: { envSealed: [], toolSources: { connections: false, servers: false }, memories: ["a3", "a2"] },
+      reads: { envSealed: [], toolSources: { connections: false, servers: false }, memories: ["a3", "a2"], rememberedTools: [] },
     });
     // As the pass's own reads read them (a run leased at admission has no claim).
     expect(taken?.reads).toEqual({
       envSealed: await sealedEnvOfAgent(prisma(), account.id, unscoped),
       toolSources: await runToolSources(prisma(), account.id, null),
       memories: await recentMemoryContents(prisma(), { accountId: account.id, endUserId: null }, 2),
+      rememberedTools: [],
     });
     expect(taken?.run.leaseOwner).toBe("reader");
     await prisma().platformRun.update({ where: { id: started.body.id }, data: { status: "completed", leaseOwner: null } });
@@ -289,13 +311,26 @@ describe("the raw reads of run creation and start", () => {
     await prisma().platformToolServer.create({ data: { accountId: account.id, endUserId, name: "srv", url: "http://127.0.0.1:1/mcp", kind: "mcp", status: "approved" } });
     const sealed = "sealed-env-as-stored";
     await prisma().platformAgentRepo.create({ data: { accountId: account.id, agentId: scoped, repoFullName: "acme/app", connectionId: "conn", envSealed: sealed, envKeys: ["TOKEN"] } });
+    // A tool the person allowed with remember=true in this run (twice), one allowed once, one denied.
+    const answered = [
+      ["always", true, "allowed"],
+      ["always", true, "allowed"],
+      ["once", false, "allowed"],
+      ["never", true, "denied"],
+    ] as const;
+    for (const [index, [toolName, remember, status]] of answered.entries()) {
+      await prisma().platformPermissionRequest.create({
+        data: { id: `req_claim_${scopedRun.body.id}_${index}`, runId: scopedRun.body.id, kind: "tool", toolName, toolCallId: `call_${index}`, input: {}, status, remember },
+      });
+    }
     const takenScoped = (await claimRuns(prisma(), "reader", options)).find((claimed) => claimed.run.id === scopedRun.body.id);
     expect(takenScoped?.agent).toEqual(await viaClient(scoped));
-    expect(takenScoped?.reads).toEqual({ envSealed: [sealed], toolSources: { connections: false, servers: true }, memories: ["u1"] });
+    expect(takenScoped?.reads).toEqual({ envSealed: [sealed], toolSources: { connections: false, servers: true }, memories: ["u1"], rememberedTools: ["always"] });
     expect(takenScoped?.reads).toEqual({
       envSealed: await sealedEnvOfAgent(prisma(), account.id, scoped),
       toolSources: await runToolSources(prisma(), account.id, endUserId),
       memories: await recentMemoryContents(prisma(), { accountId: account.id, endUserId }, 2),
+      rememberedTools: [...(await rememberedTools(prisma(), scopedRun.body.id))],
     });
     await prisma().platformRun.update({ where: { id: scopedRun.body.id }, data: { leaseOwner: null, leaseExpiresAt: null } });
     await prisma().platformAgent.update({ where: { id: scoped }, data: { status: "archived" } });

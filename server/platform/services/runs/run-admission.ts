@@ -53,6 +53,7 @@ import {
 import { billingPeriod, billingSettings, usdExact } from "../billing/billing";
 import { decideFunding, type Meter, paysFromBalance, recordFunding, refusePlanOnRead } from "./run-funding";
 import { UNVERIFIED_RUN_LIMIT } from "../account/verification";
+import { PROMPT_MEMORY_LIMIT } from "./system-prompt";
 
 export interface AdmissionContext {
   prisma: Db;
@@ -278,7 +279,7 @@ export async function admitRun<T>(
 export function startAdmittedRunFast(
   ctx: AdmissionContext,
   request: Omit<AdmissionRequest, "kind">,
-  run: Omit<FastRunStart, "accountId" | "endUserId" | "maxHoldMicros" | "turn">,
+  run: Omit<FastRunStart, "accountId" | "endUserId" | "maxHoldMicros" | "turn" | "passMemories">,
 ): Promise<FastRunOutcome> {
   const now = new Date();
   return startAdmittedRun(ctx.prisma, {
@@ -286,6 +287,7 @@ export function startAdmittedRunFast(
     accountId: request.accountId,
     endUserId: request.endUserId,
     maxHoldMicros: BigInt(billingSettings(ctx.config).runHoldMicros),
+    passMemories: PROMPT_MEMORY_LIMIT,
     // Like recordTurn: every turn of an end-user is recorded, caps or not, and old ones forgotten.
     turn: { at: now, forgetBefore: new Date(now.getTime() - 2 * RATE_WINDOW_MS) },
   });

@@ -2,7 +2,7 @@
 // how a ready run gets executed. Built once per process (server/platform/deps.ts).
 import type { Db } from "../../repositories/db";
 import type { AgentRow } from "../../repositories/agents";
-import type { RunRow, WakeUp } from "../../repositories/runs";
+import type { PassReads, RunRow, WakeUp } from "../../repositories/runs";
 import type { HotCache } from "../../infrastructure/hot-cache";
 import type { RunEventBus } from "../../infrastructure/event-bus";
 import type { RunEventWriter } from "../../infrastructure/event-writer";
@@ -15,6 +15,8 @@ export interface KnownRun {
   agent: AgentRow;
   /** The statement that inserted it also woke the other instances' workers (`runReady`). */
   othersWoken?: boolean;
+  /** What its pass reads before the model, read by the statement that inserted it with this process's lease. */
+  reads?: PassReads;
 }
 
 export interface RunServiceContext {

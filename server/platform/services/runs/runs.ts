@@ -35,6 +35,7 @@ import {
   insertRunIn,
   listRunPage,
   listRunsNeedingPerson,
+  type PassReads,
   runFreshness,
   transitionRun,
   type RunListScope,
@@ -168,6 +169,8 @@ export async function createRun(
   // process's worker leases at insert needs no wake-up.
   const wake = ctx.lease ? undefined : ctx.runReady;
   let othersWoken = false;
+  // With this process's lease, the fast path's statement read what the run's pass reads before the model.
+  let reads: PassReads | undefined;
   // The run's first event with its id, when the statement that wrote it said (the fast path): the
   // POST's own stream starts from it instead of reading the log.
   let firstEvent: StoredEvent | undefined;
@@ -196,6 +199,7 @@ export async function createRun(
       if (fast.kind === "key_taken") throw new IdempotencyKeyTaken();
       if (fast.kind === "inserted") {
         row = fast.run;
+        reads = fast.reads;
         othersWoken = wake !== undefined;
         firstEvent = { id: fast.firstEventId, frame: first };
       }
@@ -242,7 +246,7 @@ export async function createRun(
   if (row.retention === METADATA_ONLY) ctx.live.setMessages(row.id, [inlineMessage]);
   // Nobody can be reading the new run's log yet (the POST's own stream reads it from the start): no wake-up.
   addLogContext({ runId: row.id });
-  ctx.startRun(row.id, { run: row, agent, ...(othersWoken ? { othersWoken } : {}) });
+  ctx.startRun(row.id, { run: row, agent, ...(othersWoken ? { othersWoken } : {}), ...(reads ? { reads } : {}) });
   runsAdmitted.inc();
   return { run: toRun(row, scope.userId), scope, ...(firstEvent ? { first: firstEvent } : {}) };
 }
