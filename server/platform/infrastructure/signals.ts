@@ -47,8 +47,10 @@ export interface Signals {
 // A NOTIFY's payload: the sender's instance id, then one "<topic>\t<payload>" per line. The database
 // itself sends some (a trigger, as "database"): see the webhooks migration.
 function deliverNotification(text: string, instance: string | undefined, local: (topic: string, payload: string) => void) {
-  const [from, ...messages] = text.split("\n");
-  if (from === instance) return;
+  // This instance's own, told to its listeners as it published: dropped before its lines are split
+  // (every frame a worker writes comes back to it this way).
+  if (instance !== undefined && (text === instance || text.startsWith(`${instance}\n`))) return;
+  const [, ...messages] = text.split("\n");
   for (const entry of messages) {
     const tab = entry.indexOf("\t");
     if (tab > 0) local(entry.slice(0, tab), entry.slice(tab + 1));
