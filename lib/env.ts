@@ -95,6 +95,9 @@ export const envSchema = z
     // (and run) before it fails. Bursts of runs queue for connections rather than fail.
     DATABASE_POOL_MAX: z.coerce.number().int().positive().default(20),
     DATABASE_TRANSACTION_WAIT_MS: z.coerce.number().int().positive().default(30_000),
+    // The hot statements (platform/repositories/direct.ts) are prepared: parsed and planned once per
+    // connection. "false" behind a pooler in transaction mode that cannot carry prepared statements.
+    DATABASE_PREPARED_STATEMENTS: flag(true),
 
     // Framework sign-in. NEXTAUTH_URL is the app's one public origin (server/shared/public-origin.ts): links,
     // next-auth's redirects and OAuth callbacks. Unset, http://localhost:<PORT>, PORT being the port

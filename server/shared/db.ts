@@ -19,7 +19,10 @@ import {
 /** The database handle the rest of the code passes around (Prisma stays behind the repositories). */
 export type Db = PrismaClient;
 
-export type Driver = { kind: "pglite"; pglite: PGlite } | { kind: "postgres"; pool: pg.Pool };
+export type Driver =
+  | { kind: "pglite"; pglite: PGlite }
+  /** `preparedStatements`: the hot statements sent straight to the driver are prepared (DATABASE_PREPARED_STATEMENTS). */
+  | { kind: "postgres"; pool: pg.Pool; preparedStatements: boolean };
 
 export interface Database {
   prisma: PrismaClient;
@@ -45,6 +48,8 @@ export interface OpenDatabaseOptions {
   poolMax?: number;
   /** How long a transaction may wait for a connection, and run (DATABASE_TRANSACTION_WAIT_MS). */
   transactionWaitMs?: number;
+  /** PostgreSQL only: prepare the statements sent straight to the driver (DATABASE_PREPARED_STATEMENTS). */
+  preparedStatements?: boolean;
 }
 
 /** Applies migrations on one session of the driver (the advisory lock belongs to a session). */
@@ -83,7 +88,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     // process; the pool replaces it on the next checkout.
     pool.on("error", (error) => logger.warn({ err: error }, "idle PostgreSQL connection closed"));
     try {
-      await migrate({ kind: "postgres", pool }, migrations);
+      await migrate({ kind: "postgres", pool, preparedStatements: false }, migrations);
     } catch (error) {
       await pool.end();
       throw error;
@@ -92,7 +97,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     return {
       prisma,
       kind: "postgres",
-      driver: { kind: "postgres", pool },
+      driver: { kind: "postgres", pool, preparedStatements: options.preparedStatements ?? env.DATABASE_PREPARED_STATEMENTS },
       close: async () => {
         await prisma.$disconnect();
         await pool.end();
