@@ -8,7 +8,7 @@
 //
 // They are prepared statements: PostgreSQL parses and plans each once per connection instead of on
 // every call (the admission's and the pass end's are CTEs of 2-4 KB, sent for every run; one-process
-// run creation went from 164-170 to 213-219 runs/s, bench/results/2026-11-29-round-trips.md). A
+// run creation went from 164-170 to 213-219 runs/s, bench/results/2026-11-29-run-path-goals.md). A
 // statement's name is a hash of its text, the same on every connection. At most MAX_PREPARED texts get
 // a name; any further one is sent unnamed (a text built from a list of any length would otherwise
 // prepare without end). A migration that changes a table a prepared statement returns whole
