@@ -87,8 +87,9 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     // An idle connection the server closes (restart, failover, admin command) must not crash the
     // process; the pool replaces it on the next checkout.
     pool.on("error", (error) => logger.warn({ err: error }, "idle PostgreSQL connection closed"));
+    const driver: Driver = { kind: "postgres", pool, preparedStatements: options.preparedStatements ?? env.DATABASE_PREPARED_STATEMENTS };
     try {
-      await migrate({ kind: "postgres", pool, preparedStatements: false }, migrations);
+      await migrate(driver, migrations);
     } catch (error) {
       await pool.end();
       throw error;
@@ -97,7 +98,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     return {
       prisma,
       kind: "postgres",
-      driver: { kind: "postgres", pool, preparedStatements: options.preparedStatements ?? env.DATABASE_PREPARED_STATEMENTS },
+      driver,
       close: async () => {
         await prisma.$disconnect();
         await pool.end();
