@@ -19,10 +19,7 @@ import { Prisma } from "@/server/generated/prisma/client";
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { KeyClaim } from "./idempotency-keys";
 import { fromColumns } from "./raw-rows";
-import { sealedEnvOfRun } from "./agent-repos";
-import { recentMemoriesOfRun } from "./memories";
-import type { PassReads, RunRow, WakeUp } from "./runs";
-import { type RunToolSources, runToolSourcesOfRun } from "./run-tool-sources";
+import { passReadsColumns, type PassReads, type RunRow, takePassReads, type WakeUp } from "./runs";
 import { queryRows } from "./direct";
 import { webhookInScope } from "./webhook-events";
 
@@ -169,31 +166,12 @@ export async function startAdmittedRun(prisma: PrismaClient, start: FastRunStart
         : Prisma.sql`false`
     } AS "keyTaken"${
       wake ? Prisma.sql`, CASE WHEN run.id IS NOT NULL THEN pg_notify(${wake.channel}, ${wake.prefix} || run.id::text) END AS "woken"` : Prisma.empty
-    }${
-      lease
-        ? Prisma.sql`, ${sealedEnvOfRun(Prisma.sql`run`)} AS "passEnvSealed", ${runToolSourcesOfRun(Prisma.sql`run`)} AS "passToolSources",
-      ${recentMemoriesOfRun(Prisma.sql`run`, start.passMemories)} AS "passMemories"`
-        : Prisma.empty
-    }, (SELECT id FROM event) AS "firstEventId", run.*
+    }${lease ? Prisma.sql`, ${passReadsColumns(Prisma.sql`run`, start.passMemories)}` : Prisma.empty}, (SELECT id FROM event) AS "firstEventId", run.*
     FROM (SELECT 1) AS one LEFT JOIN run ON true`);
-  const { keyTaken, woken: _woken, firstEventId, passEnvSealed, passToolSources, passMemories, ...row } = rows[0]!;
+  const { reads, rest } = takePassReads(rows[0]!);
+  const { keyTaken, woken: _woken, firstEventId, ...row } = rest;
   if (row.id === null || row.id === undefined) return { kind: keyTaken === true ? "key_taken" : "not_admitted" };
-  return {
-    kind: "inserted",
-    run: fromColumns<RunRow>(row),
-    firstEventId: BigInt(firstEventId as bigint | number | string),
-    ...(lease
-      ? {
-          reads: {
-            envSealed: passEnvSealed as string[],
-            toolSources: passToolSources as RunToolSources,
-            memories: passMemories as string[],
-            // Inserted by this statement: no person has answered anything of it yet.
-            rememberedTools: [],
-          },
-        }
-      : {}),
-  };
+  return { kind: "inserted", run: fromColumns<RunRow>(row), firstEventId: BigInt(firstEventId as bigint | number | string), ...(lease ? { reads } : {}) };
 }
 
 /** True for the error of a statement whose Idempotency-Key claim outlived a refused hold (see above). */

@@ -374,6 +374,28 @@ export interface PassReads {
 }
 
 /**
+ * The columns a statement reading a run (`run` names its row: the claim's, or the admission's that
+ * leases it) adds for what its pass reads before the model; `takePassReads` reads them back.
+ */
+export const passReadsColumns = (run: Prisma.Sql, memories: number) => Prisma.sql`
+  ${sealedEnvOfRun(run)} AS "passEnvSealed", ${runToolSourcesOfRun(run)} AS "passToolSources",
+  ${recentMemoriesOfRun(run, memories)} AS "passMemories", ${rememberedToolsOfRun(run)} AS "passRemembered"`;
+
+/** Splits a row read with passReadsColumns into the pass's reads and the rest of the row. */
+export function takePassReads(row: Record<string, unknown>): { reads: PassReads; rest: Record<string, unknown> } {
+  const { passEnvSealed, passToolSources, passMemories, passRemembered, ...rest } = row;
+  return {
+    reads: {
+      envSealed: passEnvSealed as string[],
+      toolSources: passToolSources as RunToolSources,
+      memories: passMemories as string[],
+      rememberedTools: passRemembered as string[],
+    },
+    rest,
+  };
+}
+
+/**
  * Claims up to `limit` runs that wait for a worker, oldest first, for `owner`: `running` and either
  * never leased (just accepted, or resumed after a pause) or leased by a worker whose lease ran out
  * `graceMs` ago (it died; the attempt is counted). SKIP LOCKED lets workers claim side by side
@@ -403,21 +425,19 @@ export async function claimRuns(
         resume_attempts = r.resume_attempts + CASE WHEN next.abandoned THEN 1 ELSE 0 END
     FROM next WHERE r.id = next.id
     RETURNING r.*, next.abandoned AS "claimedAbandoned", ${agentJsonOfRun(Prisma.sql`r`)} AS "claimedAgent",
-      ${sealedEnvOfRun(Prisma.sql`r`)} AS "claimedEnvSealed", ${runToolSourcesOfRun(Prisma.sql`r`)} AS "claimedToolSources",
-      ${recentMemoriesOfRun(Prisma.sql`r`, options.memories)} AS "claimedMemories", ${rememberedToolsOfRun(Prisma.sql`r`)} AS "claimedRemembered"`,
+      ${passReadsColumns(Prisma.sql`r`, options.memories)}`,
   );
   return rows
-    .map(({ claimedAbandoned, claimedAgent, claimedEnvSealed, claimedToolSources, claimedMemories, claimedRemembered, ...row }) => ({
-      run: fromColumns<RunRow>(row),
-      abandoned: claimedAbandoned === true,
-      ...(claimedAgent ? { agent: agentFromJson(claimedAgent as Record<string, unknown>) } : {}),
-      reads: {
-        envSealed: claimedEnvSealed as string[],
-        toolSources: claimedToolSources as RunToolSources,
-        memories: claimedMemories as string[],
-        rememberedTools: claimedRemembered as string[],
-      },
-    }))
+    .map((columns) => {
+      const { reads, rest } = takePassReads(columns);
+      const { claimedAbandoned, claimedAgent, ...row } = rest;
+      return {
+        run: fromColumns<RunRow>(row),
+        abandoned: claimedAbandoned === true,
+        ...(claimedAgent ? { agent: agentFromJson(claimedAgent as Record<string, unknown>) } : {}),
+        reads,
+      };
+    })
     .sort((a, b) => a.run.id - b.run.id);
 }
 
