@@ -79,13 +79,14 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
     },
     runtime: () => {
       runtime ??= parts.database().then(async (database) => {
-        if (database.driver.kind === "postgres") sendStraightToPostgres(database.prisma, database.driver.pool, database.driver.preparedStatements);
+        const prepared = database.driver.kind === "postgres" && database.driver.preparedStatements;
+        if (database.driver.kind === "postgres") sendStraightToPostgres(database.prisma, database.driver.pool, prepared);
         const signals = createSignals(database);
         const bus = createRunEventBus(database, signals);
         const cache = createHotCache(signals);
         // Frames are written on a connection of their own: they never wait behind other queries for the pool.
         const writerClient = openDedicatedClient(database);
-        if (writerClient.pool && database.driver.kind === "postgres") sendStraightToPostgres(writerClient.prisma, writerClient.pool, database.driver.preparedStatements);
+        if (writerClient.pool) sendStraightToPostgres(writerClient.prisma, writerClient.pool, prepared);
         // Its statement also wakes the other instances' readers of the runs it writes (no NOTIFY apart).
         const events = createRunEventWriter(writerClient.prisma, runEventsWakeUp(signals));
         const live = createLiveContent();
