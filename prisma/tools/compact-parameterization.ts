@@ -147,19 +147,23 @@ export interface CompactResult {
   changed: boolean;
 }
 
-/** The generated client's source with its graph compacted; unchanged if it already is. */
-export function compactClientSource(source: string): CompactResult {
+/** The generated client's string table and graph (still encoded), and where they are in `source`. */
+export function readSchema(source: string): { strings: string[]; graph: string; at: number; length: number } {
   const match = SCHEMA.exec(source);
   if (!match) throw new Error("compact-parameterization: no `config.parameterizationSchema = { strings, graph }` in the generated client");
-  const strings = JSON.parse(JSON.parse(match[1]!) as string) as string[];
+  return { strings: JSON.parse(JSON.parse(match[1]!) as string) as string[], graph: match[2]!, at: match.index, length: match[0].length };
+}
+
+/** The generated client's source with its graph compacted; unchanged if it already is. */
+export function compactClientSource(source: string): CompactResult {
+  const { strings, graph: encodedGraph, at, length } = readSchema(source);
   if (strings.length >= STRING_INDEX_OFFSET && strings.slice(0, STRING_INDEX_OFFSET).every((s) => s === "")) return { source, changed: false };
   if (strings.includes("")) throw new Error("compact-parameterization: the string table already holds an empty string; padding would shadow it");
-  const graph = decodeGraph(match[2]!);
-  const encoded = encodeGraph(graph);
-  if (encoded !== match[2]) throw new Error("compact-parameterization: the graph does not re-encode to its own bytes; Prisma's format changed");
+  const graph = decodeGraph(encodedGraph);
+  if (encodeGraph(graph) !== encodedGraph) throw new Error("compact-parameterization: the graph does not re-encode to its own bytes; Prisma's format changed");
   const padded = [...Array<string>(STRING_INDEX_OFFSET).fill(""), ...strings];
   const replacement = `config.parameterizationSchema = {\n  strings: JSON.parse(${JSON.stringify(JSON.stringify(padded))}),\n  graph: "${encodeGraph(shiftStringIndices(graph, STRING_INDEX_OFFSET))}"\n}`;
-  return { source: source.slice(0, match.index) + replacement + source.slice(match.index + match[0].length), changed: true };
+  return { source: source.slice(0, at) + replacement + source.slice(at + length), changed: true };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

@@ -6,6 +6,7 @@ import {
   compactClientSource,
   decodeGraph,
   encodeGraph,
+  readSchema,
   shiftStringIndices,
   STRING_INDEX_OFFSET,
   type ParameterizationGraph,
@@ -14,8 +15,8 @@ import {
 const CLIENT = "server/generated/prisma/internal/class.ts";
 
 function schemaOf(source: string): { strings: string[]; graph: ParameterizationGraph } {
-  const match = /strings: JSON\.parse\(("(?:[^"\\]|\\.)*")\),\s*graph: "([A-Za-z0-9_-]*)"/.exec(source)!;
-  return { strings: JSON.parse(JSON.parse(match[1]!) as string) as string[], graph: decodeGraph(match[2]!) };
+  const { strings, graph } = readSchema(source);
+  return { strings, graph: decodeGraph(graph) };
 }
 
 /** Each edge as the names the runtime looks it up by. */
