@@ -2,7 +2,6 @@
 // (app/api/v2/[[...route]]/route.ts) and by the standalone server (server/platform/standalone.ts).
 // Errors of every kind leave through onError/notFound here, in the spec's envelope.
 import { OpenAPIHono, type Hook } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { ZodError } from "zod";
 import { logger } from "@/lib/logger";
@@ -17,6 +16,7 @@ import { PlatformError, errorEnvelope, errorTypeForStatus } from "./errors";
 import { authenticate } from "./middleware/authenticate";
 import { rateLimit } from "./middleware/rate-limit";
 import { closeOnUnreadBody } from "./middleware/unread-body";
+import { jsonBodyLimit } from "./middleware/body-limit";
 import { withLogContext } from "@/lib/log-context";
 import { httpMetrics } from "./middleware/http-metrics";
 import { httpTracing } from "./middleware/http-tracing";
@@ -594,17 +594,14 @@ export function createPlatformApp(deps: PlatformDeps): PlatformApp {
   app.use("*", httpMetrics);
   app.use("*", httpTracing);
   app.use("*", closeOnUnreadBody);
-  const jsonBodyLimit = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw new PlatformError({ type: "payload_too_large", message: "request body exceeds the 256 KB limit" });
-    },
+  const bodyWithinLimit = jsonBodyLimit(MAX_BODY_BYTES, () => {
+    throw new PlatformError({ type: "payload_too_large", message: "request body exceeds the 256 KB limit" });
   });
   // The with-files uploads have their own, larger limit (routes/runs/multipart.ts). A GET or HEAD
   // carries no body the platform reads; asking for one would make @hono/node-server build a full
   // Request for every read (a third of a warm GET's CPU).
   const bodiless = new Set(["GET", "HEAD"]);
-  app.use("*", (c, next) => (bodiless.has(c.req.method) || UPLOAD_PATH.test(c.req.path) ? next() : jsonBodyLimit(c, next)));
+  app.use("*", (c, next) => (bodiless.has(c.req.method) || UPLOAD_PATH.test(c.req.path) ? next() : bodyWithinLimit(c, next)));
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     c.set("prisma", (await deps.database()).prisma);

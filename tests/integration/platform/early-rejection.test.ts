@@ -48,6 +48,8 @@ const rejections: Rejection[] = [
     headers: { "content-type": "text/plain", authorization: "Bearer KEY" },
     size: 200 * KB,
   },
+  // No content-length: the limit counts the body as it is read.
+  { name: "413, a 400 KB body dribbled without a length", status: 413, method: "POST", path: "/agents", headers: json, size: 400 * KB, dribbleMs: 400 },
   {
     name: "401, a body dribbled over 1.5 s",
     status: 401,

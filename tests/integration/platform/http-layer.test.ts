@@ -32,6 +32,27 @@ describe("request bodies", () => {
     expect(body.error.request_id).toBe(response.headers.get("x-request-id"));
   });
 
+  it("reads a body sent in chunks without a length, within the limit", async () => {
+    const whole = new TextEncoder().encode(JSON.stringify({ email: "chunked@example.test", first_name: "C".repeat(40 * 1024) }));
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let at = 0; at < whole.length; at += 8 * 1024) controller.enqueue(whole.subarray(at, at + 8 * 1024));
+        controller.close();
+      },
+    });
+    const response = await platform.request("/signup", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    // Read whole and validated: the 40 KB first name is what the contract refuses, by name.
+    expect(response.status).toBe(422);
+    const error = ((await response.json()) as { error: { type: string; message: string } }).error;
+    expect(error).toMatchObject({ type: "validation_error" });
+    expect(error.message).toMatch(/^first_name: /);
+  });
+
   it("refuses a body that is not JSON", async () => {
     const response = await platform.request("/signup", {
       method: "POST",
