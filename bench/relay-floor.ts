@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { streamText } from "ai";
 import pg from "pg";
 import { createSimModel } from "@/server/platform/models/sim";
-import { sseEvent } from "@/server/platform/routes/runs/stream";
+import { sseEvent } from "@/server/platform/routes/runs/sse-event";
 import type { RunFrame } from "@/lib/schemas/runs";
 
 // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration

@@ -218,7 +218,11 @@ export async function withRelaySetup(
   const web = options.all ? await start("tsx", "all", url, roleEnv, profileArgs("all")) : await start("tsx", "web", url, roleEnv);
   const worker = options.all ? web : await start("tsx", "worker", url, roleEnv, profileArgs("worker"));
   const procs: Record<string, Proc> = options.all ? { all: web } : { web, worker };
-  const floor = await startFloor(url);
+  // A floor that fails to start must not leave the platform's processes behind.
+  const floor = await startFloor(url).catch(async (error: unknown) => {
+    for (const proc of Object.values(procs)) await stop(proc);
+    throw error;
+  });
   try {
     const base = web.line.slice("listening on ".length);
     const email = `${name.toLowerCase()}-${Date.now()}@example.test`;

@@ -18,7 +18,7 @@ import type { PlatformRole } from "@/server/platform/context";
 import { createPlatformDeps } from "@/server/platform/deps";
 import { createSimModel } from "@/server/platform/models/sim";
 import { createLimiters } from "@/server/platform/middleware/rate-limit";
-import { sseEvent } from "@/server/platform/routes/runs/stream";
+import { sseEvent } from "@/server/platform/routes/runs/sse-event";
 import { addBalanceEntry } from "@/server/platform/services/billing/billing";
 import { recordingMailer } from "@/server/platform/services/messaging/mailer";
 

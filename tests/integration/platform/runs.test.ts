@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { logger } from "@/lib/logger";
+import { openStreams } from "@/server/platform/observability/metrics";
 import { createPlatformClient } from "@/lib/platform-client";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { readFrames, textOf } from "../../helpers/sse";
@@ -99,6 +101,33 @@ describe("GET /runs/{run_id}/events", () => {
     });
     const rest = await readFrames(resumed, { until: (frame) => frame.data.type === "done" });
     expect(rest.map((frame) => frame.id)).toEqual(all.slice(11).map((frame) => frame.id));
+  });
+});
+
+describe("a client that leaves mid-stream", () => {
+  it("stops the stream's following at once, quietly, and the run goes on for a client that resumes", async () => {
+    const failures = vi.spyOn(logger, "error");
+    try {
+      const open = async () => (await openStreams.get()).values[0]?.value ?? 0;
+      const before = await open();
+      const response = await startRun({ message: "::delay 30\n::words 40", permission_mode: "autonomous" });
+      expect(response.headers.get("content-type")).toMatch(/text\/event-stream/);
+      expect(response.headers.get("cache-control")).toBe("no-cache");
+      const runId = Number(response.headers.get("x-run-id"));
+      // A few words in, the client goes away (readFrames cancels the body when it stops).
+      const seen = await readFrames(response, { until: (frame) => frame.data.type === "content_block_delta" && frame.data.delta.text.length > 0, limit: 5 });
+      await vi.waitFor(async () => expect(await open()).toBe(before), { timeout: 5_000 });
+      const run = await waitForStatus(runId, ["completed"]);
+      expect(run.status).toBe("completed");
+      expect(failures).not.toHaveBeenCalled();
+      const resumed = await platform.request(`/runs/${runId}/events?user_id=u1`, {
+        headers: { authorization: `Bearer ${account.key}`, "last-event-id": seen.at(-1)!.id! },
+      });
+      const rest = await readFrames(resumed, { until: (frame) => frame.data.type === "done" });
+      expect(textOf([...seen, ...rest]).split(" ")).toHaveLength(40);
+    } finally {
+      failures.mockRestore();
+    }
   });
 });
 

@@ -3,35 +3,75 @@
 // (runtime/follow-run.ts); this only formats it: one `data:` line per frame with its id, and a
 // keep-alive comment when the run is idle.
 import type { Context } from "hono";
-import { streamSSE } from "hono/streaming";
+import { logger } from "@/lib/logger";
 import type { PlatformEnv } from "../../context";
-import type { RunFrame } from "@/lib/schemas/runs";
 import { openStreams } from "../../observability/metrics";
-import { followRunLog, type RunLogEvent } from "../../runtime/follow-run";
+import { sseEvent } from "./sse-event";
+import { followRunLog } from "../../runtime/follow-run";
+import type { RunLogEvent, RunLogItem } from "../../runtime/follow-run";
 
-/** One frame as an SSE event. JSON.stringify never emits a raw newline, so a frame is one `data:` line. */
-export const sseEvent = (id: bigint | number, frame: RunFrame) => `id: ${id}\ndata: ${JSON.stringify(frame)}\n\n`;
+const encoder = new TextEncoder();
 
-/** `known`: the log's events just after `after` that the caller already has (a new run's first event). */
+/**
+ * `known`: the log's events just after `after` that the caller already has (a new run's first event).
+ *
+ * The body is one ReadableStream that reads the log when the server asks for more (hono's streamSSE puts
+ * a TransformStream and a second ReadableStream between them): a held stream keeps fewer objects, and a
+ * batch reaches the socket through fewer promises.
+ */
 export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint, known?: RunLogEvent[]): Response {
   const { followers, live, keepAliveMs, draining } = c.var.runtime;
+  const closed = new AbortController();
+  // A draining process ends the stream where it is: the client resumes on another instance with
+  // Last-Event-ID, as after any dropped connection, and sees every frame once.
+  const signal = AbortSignal.any([closed.signal, draining]);
+  const log = followRunLog({ prisma: c.var.prisma, followers, live, keepAliveMs }, runId, after, signal, known);
+  let open = true;
+  const end = () => {
+    if (!open) return;
+    open = false;
+    openStreams.dec();
+  };
+  // Set when the client went away: a read still pending then must not touch the closed stream.
+  let cancelled = false;
+  openStreams.inc();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let next: IteratorResult<RunLogItem>;
+      try {
+        next = await log.next();
+      } catch (error) {
+        // The stream ends as if the connection dropped: the client resumes with Last-Event-ID.
+        end();
+        if (cancelled) return;
+        logger.error({ err: error, runId }, "following the run's log failed: its stream ends");
+        controller.close();
+        return;
+      }
+      if (cancelled) return;
+      if (next.done) {
+        end();
+        controller.close();
+        return;
+      }
+      const item = next.value;
+      // A batch at a time: one chunk for the socket, not one per frame.
+      controller.enqueue(encoder.encode("idle" in item ? ": keep-alive\n\n" : item.events.map(({ id, frame }) => sseEvent(id, frame)).join("")));
+    },
+    // The client went away: following stops (the generator's wait ends on the signal).
+    async cancel() {
+      cancelled = true;
+      closed.abort();
+      end();
+      await log.return(undefined);
+    },
+  });
   // The stream's frames do not name their run; a client that must resume through
   // GET /runs/{run_id}/events learns the id from this header (an Inlay extension).
   c.header("x-run-id", String(runId));
-  return streamSSE(c, async (stream) => {
-    const closed = new AbortController();
-    stream.onAbort(() => closed.abort());
-    // A draining process ends the stream where it is: the client resumes on another instance with
-    // Last-Event-ID, as after any dropped connection, and sees every frame once.
-    const signal = AbortSignal.any([closed.signal, draining]);
-    openStreams.inc();
-    try {
-      for await (const item of followRunLog({ prisma: c.var.prisma, followers, live, keepAliveMs }, runId, after, signal, known)) {
-        // A batch at a time: one write through the stream's web streams, not one per frame.
-        await stream.write("idle" in item ? ": keep-alive\n\n" : item.events.map(({ id, frame }) => sseEvent(id, frame)).join(""));
-      }
-    } finally {
-      openStreams.dec();
-    }
-  });
+  c.header("Transfer-Encoding", "chunked");
+  c.header("Content-Type", "text/event-stream");
+  c.header("Cache-Control", "no-cache");
+  c.header("Connection", "keep-alive");
+  return c.body(body);
 }
