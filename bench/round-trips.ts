@@ -55,6 +55,8 @@ export interface RoundTripReport {
   nonStreaming: RunCount;
   /** A plan-mode run (stream=false) up to its pause for the plan's approval. */
   paused: RunCount;
+  /** A run of an end-user's agent (stream=false, user_id): its events carry the end-user's user_id. */
+  endUser: RunCount;
   /** The simple runs on one instance of role all. */
   oneProcess: { streaming: RoleCount; nonStreaming: RoleCount };
   /** pg-boss's statements per role while nothing happens, over `idleSeconds` (when asked for). */
@@ -144,7 +146,8 @@ function withAppName(url: string, name: string): string {
   return parsed.toString();
 }
 
-type Kind = "streaming" | "nonStreaming" | "paused";
+type Kind = "streaming" | "nonStreaming" | "paused" | "endUser";
+const END_USER = "round-trips-user";
 
 /**
  * Measures one streamed and one non-streamed run (and a plan-mode run to its pause) on the migrated (or
@@ -152,13 +155,14 @@ type Kind = "streaming" | "nonStreaming" | "paused";
  * pg-boss's queues): with a web and a worker instance, then with one instance of role all.
  */
 export async function measureRunRoundTrips(url: string, options: { idleSeconds?: number } = {}): Promise<RoundTripReport> {
-  const split = await measureOn(url, ["web", "worker"], ["streaming", "nonStreaming", "paused"], options);
+  const split = await measureOn(url, ["web", "worker"], ["streaming", "nonStreaming", "paused", "endUser"], options);
   const one = await measureOn(url, ["all"], ["streaming", "nonStreaming"]);
   const runCount = (kind: Kind): RunCount => ({ web: split.counts[kind]!.web!, worker: split.counts[kind]!.worker! });
   return {
     streaming: runCount("streaming"),
     nonStreaming: runCount("nonStreaming"),
     paused: runCount("paused"),
+    endUser: runCount("endUser"),
     oneProcess: { streaming: one.counts.streaming!.all!, nonStreaming: one.counts.nonStreaming!.all! },
     ...(split.idle ? { idle: split.idle } : {}),
   };
@@ -225,6 +229,9 @@ async function measureOn(
     const agent = await call("/agents", { name: "Round trips", default_permission_mode: "autonomous" }, key);
     if (agent.status !== 201) throw new Error(`agent: ${agent.status} ${agent.text}`);
     const agentId = (JSON.parse(agent.text) as { id: number }).id;
+    const endUserAgent = await call("/agents", { name: "Round trips", user_id: END_USER, default_permission_mode: "autonomous" }, key);
+    if (endUserAgent.status !== 201) throw new Error(`end-user agent: ${endUserAgent.status} ${endUserAgent.text}`);
+    const endUserAgentId = (JSON.parse(endUserAgent.text) as { id: number }).id;
     const workerRuntime = await worker.deps.runtime();
 
     const oneRun = async (kind: Kind): Promise<void> => {
@@ -232,7 +239,9 @@ async function measureOn(
       const body =
         kind === "paused"
           ? { teammate_id: agentId, message: 'Work it out\n::tool calculator {"expression":"6*7"}', permission_mode: "plan", stream }
-          : { teammate_id: agentId, message: "hello there", stream };
+          : kind === "endUser"
+            ? { teammate_id: endUserAgentId, user_id: END_USER, message: "hello there", stream }
+            : { teammate_id: agentId, message: "hello there", stream };
       const ends = kind === "paused" ? "awaiting_approval" : "completed";
       const created = await call("/runs", body, key);
       if (created.status !== 200 && created.status !== 201 && created.status !== 202) {
@@ -315,6 +324,7 @@ export function formatReport(report: RoundTripReport): string {
     ["stream=true", report.streaming],
     ["stream=false", report.nonStreaming],
     ["plan mode, to its pause", report.paused],
+    ["an end-user's run (user_id), stream=false", report.endUser],
   ] as const;
   for (const [name, run] of runs) {
     lines.push(

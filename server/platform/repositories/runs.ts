@@ -371,6 +371,8 @@ export interface PassReads {
   memories: string[];
   /** Tools a person allowed with remember=true in this run (a resumed run's): they need no approval again. */
   rememberedTools: string[];
+  /** The run's end-user's user_id (null at the account level): its webhook events carry it. */
+  userId: string | null;
 }
 
 /**
@@ -379,17 +381,19 @@ export interface PassReads {
  */
 export const passReadsColumns = (run: Prisma.Sql, memories: number) => Prisma.sql`
   ${sealedEnvOfRun(run)} AS "passEnvSealed", ${runToolSourcesOfRun(run)} AS "passToolSources",
-  ${recentMemoriesOfRun(run, memories)} AS "passMemories", ${rememberedToolsOfRun(run)} AS "passRemembered"`;
+  ${recentMemoriesOfRun(run, memories)} AS "passMemories", ${rememberedToolsOfRun(run)} AS "passRemembered",
+  (SELECT e.external_id FROM platform_end_users e WHERE e.id = ${run}.end_user_id) AS "passUserId"`;
 
 /** Splits a row read with passReadsColumns into the pass's reads and the rest of the row. */
 export function takePassReads(row: Record<string, unknown>): { reads: PassReads; rest: Record<string, unknown> } {
-  const { passEnvSealed, passToolSources, passMemories, passRemembered, ...rest } = row;
+  const { passEnvSealed, passToolSources, passMemories, passRemembered, passUserId, ...rest } = row;
   return {
     reads: {
       envSealed: passEnvSealed as string[],
       toolSources: passToolSources as RunToolSources,
       memories: passMemories as string[],
       rememberedTools: passRemembered as string[],
+      userId: (passUserId as string | null) ?? null,
     },
     rest,
   };

@@ -272,7 +272,7 @@ export async function executePass(
     // The outbox row commits with the status, so whoever sees the run failed also finds run.failed.
     const failed = await end.transaction(
       { ...end.data(), status: "failed", error: message, stopReason: "error", finishedAt: new Date() },
-      (db, row) => runWebhookEvent(db, row, "run.failed"),
+      (db, row) => runWebhookEvent(db, row, "run.failed", {}, known.reads?.userId),
     );
     if (failed) {
       runsEnded.inc({ outcome: "failed" });
@@ -543,7 +543,7 @@ async function loop(
             kind: request.kind,
             ...(request.app ? { app: request.app } : {}),
           })),
-        }),
+        }, known.reads?.userId),
       stored,
       reader.pauseFrames(),
     );
@@ -568,7 +568,7 @@ async function loop(
       stopReason: finishReason,
       finishedAt: new Date(),
     },
-    (db, row) => runWebhookEvent(db, row, "run.completed"),
+    (db, row) => runWebhookEvent(db, row, "run.completed", {}, known.reads?.userId),
     undefined,
     [
       { type: "run_status", status: "completed" },

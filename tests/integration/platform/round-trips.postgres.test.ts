@@ -16,6 +16,9 @@ const CEILING = {
   // A plan-mode run to its pause: its tool-call step is metered as it ends, and the pause's frames and
   // the lease's release go with the pause's statement.
   paused: { web: { other: 1, logReads: 0 }, worker: { other: 3, appends: 3 } },
+  // An end-user's run (user_id): the web also finds the end-user; the worker's claim reads the
+  // end-user's user_id that the run's webhook event carries.
+  endUser: { web: { other: 2, logReads: 0 }, worker: { other: 2, appends: 3 } },
 };
 // One instance of role all: admission (which also reads what the pass reads, the run being leased to
 // this instance's worker) and the pass's end; the frames apart, as above.
@@ -36,7 +39,7 @@ beforeAll(async () => {
 afterAll(() => drop?.());
 
 describe("round trips of one run (sim model)", () => {
-  for (const mode of ["streaming", "nonStreaming", "paused"] as const) {
+  for (const mode of ["streaming", "nonStreaming", "paused", "endUser"] as const) {
     it(`${mode}: each role sends at most its ceiling`, () => {
       const statements = { web: report[mode].web.statements, worker: report[mode].worker.statements };
       const count = (role: "web" | "worker", which: (sql: string) => boolean) =>

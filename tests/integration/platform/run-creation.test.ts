@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findAgent, findAgentAnyScope } from "@/server/platform/repositories/agents";
 import { startAdmittedRun, type FastRunStart } from "@/server/platform/repositories/run-start";
 import { claimRuns } from "@/server/platform/repositories/runs";
+import { findEndUserExternalId } from "@/server/platform/repositories/end-users";
 import { sealedEnvOfAgent } from "@/server/platform/repositories/agent-repos";
 import { recentMemoryContents } from "@/server/platform/repositories/memories";
 import { rememberedTools } from "@/server/platform/repositories/permission-requests";
@@ -203,12 +204,13 @@ describe("the fast path's statement", () => {
     await prisma().platformAgentRepo.create({ data: { accountId, agentId, repoFullName: "acme/s1", connectionId: "conn", envSealed: "sealed-s1", envKeys: ["TOKEN"] } });
     const leased = await startAdmittedRun(prisma(), start());
     if (leased.kind !== "inserted") throw new Error(`not inserted: ${leased.kind}`);
-    expect(leased.reads).toEqual({ envSealed: ["sealed-s1"], toolSources: { connections: false, servers: true }, memories: ["s-newest", "s-new"], rememberedTools: [] });
+    expect(leased.reads).toEqual({ envSealed: ["sealed-s1"], toolSources: { connections: false, servers: true }, memories: ["s-newest", "s-new"], rememberedTools: [], userId: "s1" });
     expect(leased.reads).toEqual({
       envSealed: await sealedEnvOfAgent(prisma(), accountId, agentId),
       toolSources: await runToolSources(prisma(), accountId, endUserId),
       memories: await recentMemoryContents(prisma(), { accountId, endUserId }, 2),
       rememberedTools: [...(await rememberedTools(prisma(), leased.run.id))],
+      userId: await findEndUserExternalId(prisma(), endUserId),
     });
     const unleased = await startAdmittedRun(prisma(), start({ lease: undefined }));
     expect(unleased.kind === "inserted" && unleased.reads).toBeUndefined();
@@ -291,7 +293,7 @@ describe("the raw reads of run creation and start", () => {
       run: await prisma().platformRun.findUniqueOrThrow({ where: { id: started.body.id } }),
       abandoned: false,
       agent: await viaClient(unscoped),
-      reads: { envSealed: [], toolSources: { connections: false, servers: false }, memories: ["a3", "a2"], rememberedTools: [] },
+      reads: { envSealed: [], toolSources: { connections: false, servers: false }, memories: ["a3", "a2"], rememberedTools: [], userId: null },
     });
     // As the pass's own reads read them (a run leased at admission has no claim).
     expect(taken?.reads).toEqual({
@@ -299,6 +301,7 @@ describe("the raw reads of run creation and start", () => {
       toolSources: await runToolSources(prisma(), account.id, null),
       memories: await recentMemoryContents(prisma(), { accountId: account.id, endUserId: null }, 2),
       rememberedTools: [],
+      userId: null,
     });
     expect(taken?.run.leaseOwner).toBe("reader");
     await prisma().platformRun.update({ where: { id: started.body.id }, data: { status: "completed", leaseOwner: null } });
@@ -325,12 +328,13 @@ describe("the raw reads of run creation and start", () => {
     }
     const takenScoped = (await claimRuns(prisma(), "reader", options)).find((claimed) => claimed.run.id === scopedRun.body.id);
     expect(takenScoped?.agent).toEqual(await viaClient(scoped));
-    expect(takenScoped?.reads).toEqual({ envSealed: [sealed], toolSources: { connections: false, servers: true }, memories: ["u1"], rememberedTools: ["always"] });
+    expect(takenScoped?.reads).toEqual({ envSealed: [sealed], toolSources: { connections: false, servers: true }, memories: ["u1"], rememberedTools: ["always"], userId: "r1" });
     expect(takenScoped?.reads).toEqual({
       envSealed: await sealedEnvOfAgent(prisma(), account.id, scoped),
       toolSources: await runToolSources(prisma(), account.id, endUserId),
       memories: await recentMemoryContents(prisma(), { accountId: account.id, endUserId }, 2),
       rememberedTools: [...(await rememberedTools(prisma(), scopedRun.body.id))],
+      userId: await findEndUserExternalId(prisma(), endUserId),
     });
     await prisma().platformRun.update({ where: { id: scopedRun.body.id }, data: { leaseOwner: null, leaseExpiresAt: null } });
     await prisma().platformAgent.update({ where: { id: scoped }, data: { status: "archived" } });
