@@ -45,15 +45,17 @@ const isStalePlan = (error: unknown) =>
   error instanceof Error && (error as { code?: string }).code === "0A000" && error.message.includes("cached plan must not change result type");
 
 async function send(target: { pool: pg.Pool; prepared: boolean }, sql: Prisma.Sql): Promise<pg.QueryResult> {
-  const name = target.prepared ? nameOf(sql.text) : undefined;
+  // Prisma.Sql builds its text anew on every read of `text`: read once.
+  const text = sql.text;
+  const name = target.prepared ? nameOf(text) : undefined;
   try {
-    return await target.pool.query({ name, text: sql.text, values: sql.values, types });
+    return await target.pool.query({ name, text, values: sql.values, types });
   } catch (error) {
     if (name === undefined || !isStalePlan(error)) throw error;
     // Refused before it ran: nothing it writes was written.
     const fresh = `${name.replace(/_r\d+$/, "")}_r${++renamed}`;
-    names.set(sql.text, fresh);
-    return await target.pool.query({ name: fresh, text: sql.text, values: sql.values, types });
+    names.set(text, fresh);
+    return await target.pool.query({ name: fresh, text, values: sql.values, types });
   }
 }
 

@@ -26,14 +26,13 @@ export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint,
   // Last-Event-ID, as after any dropped connection, and sees every frame once.
   const signal = AbortSignal.any([closed.signal, draining]);
   const log = followRunLog({ prisma: c.var.prisma, followers, live, keepAliveMs }, runId, after, signal, known);
+  // Open until the log is over, following it failed, or the client went away (cancel): a read still
+  // pending when the client went away must not touch the closed stream.
   let open = true;
   const end = () => {
-    if (!open) return;
     open = false;
     openStreams.dec();
   };
-  // Set when the client went away: a read still pending then must not touch the closed stream.
-  let cancelled = false;
   openStreams.inc();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -41,14 +40,14 @@ export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint,
       try {
         next = await log.next();
       } catch (error) {
+        if (!open) return;
         // The stream ends as if the connection dropped: the client resumes with Last-Event-ID.
         end();
-        if (cancelled) return;
         logger.error({ err: error, runId }, "following the run's log failed: its stream ends");
         controller.close();
         return;
       }
-      if (cancelled) return;
+      if (!open) return;
       if (next.done) {
         end();
         controller.close();
@@ -60,9 +59,10 @@ export function streamRun(c: Context<PlatformEnv>, runId: number, after: bigint,
     },
     // The client went away: following stops (the generator's wait ends on the signal).
     async cancel() {
-      cancelled = true;
-      closed.abort();
+      // Cancelled after the stream closed itself: nothing left to stop.
+      if (!open) return;
       end();
+      closed.abort();
       await log.return(undefined);
     },
   });
