@@ -19,6 +19,9 @@ beforeAll(async () => {
   database = await createEmptyPostgresDatabase();
   pool = new pg.Pool({ connectionString: database.url, max: 1 });
   unpreparedPool = new pg.Pool({ connectionString: database.url, max: 1 });
+  // pool.end() resolves before its connections have closed; dropping the database (WITH FORCE) then
+  // terminates them, which a pool reports as an error event (server/shared/db.ts logs the same).
+  for (const each of [pool, unpreparedPool]) each.on("error", () => {});
   sendStraightToPostgres(prepared, pool);
   sendStraightToPostgres(unprepared, unpreparedPool, false);
   await pool.query("CREATE TABLE items (id serial PRIMARY KEY, label text NOT NULL)");
