@@ -54,7 +54,8 @@ export const Run = z
     permission_mode: PermissionMode,
     human_in_the_loop: z.boolean(),
     interactive: z.boolean().meta({
-      description: "False once the run was replied to: replies run without questions, approvals or plan mode",
+      description:
+        "False while a non-interactive reply runs (no questions, approvals or plan mode; a tool that would need approval is refused); a reply with interactive=true keeps it true",
     }),
     model: z.string(),
     effort: Effort,
@@ -77,6 +78,10 @@ export const RunReply = z.object({
   stream: z.boolean().optional(),
   task_setup_tools: z.boolean().optional().meta({ description: "Omitted: the run's previous setting" }),
   user_id: UserId.optional(),
+  interactive: z.boolean().optional().meta({
+    description:
+      "Inlay extension. true: a person is at the conversation (a chat), so this request honours the run's permission mode like a new run (approvals, questions, plan mode). Omitted or false: non-interactive; a tool that would need approval is refused, never run",
+  }),
 });
 
 /** POST /runs/first-session. */

@@ -90,5 +90,9 @@ export const pendingConnectionRequests = (prisma: PrismaClient, scope: { account
       status: "pending",
       run: { accountId: scope.accountId, endUserId: scope.endUserId, status: "awaiting_approval" },
     },
-    select: { id: true, runId: true },
+    select: { id: true, runId: true, toolName: true, input: true, run: { select: { permissionMode: true, interactive: true } } },
   });
+
+/** A connection request whose app is now connected turns into the call's own approval, still pending. */
+export const askApprovalInstead = (prisma: PrismaClient, id: string) =>
+  prisma.platformPermissionRequest.update({ where: { id }, data: { kind: "tool" } });

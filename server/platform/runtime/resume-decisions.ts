@@ -11,6 +11,9 @@ type AssistantPart = Exclude<Extract<ModelMessage, { role: "assistant" }>["conte
 type ToolCallPart = Extract<AssistantPart, { type: "tool-call" }>;
 type ApprovalRequestPart = Extract<AssistantPart, { type: "tool-approval-request" }>;
 
+const toolNameOf = (outstanding: ReturnType<typeof outstandingCalls>, toolCallId: string) =>
+  outstanding.calls.find((call) => call.toolCallId === toolCallId)?.toolName ?? "";
+
 /** A person's decision on one request, as stored (repositories/permission-requests.ts). */
 export interface Decision {
   status: string;
@@ -49,6 +52,9 @@ export function decisionsFor(outstanding: ReturnType<typeof outstandingCalls>, d
     const approved = request.status === "allowed";
     content.push({ type: "tool-approval-response", approvalId: approval.approvalId, approved });
     if (approved) approvedCallIds.add(approval.toolCallId);
+    // A denied call's result is stored with the answer: the SDK gives the model one for this pass but
+    // keeps it out of the response messages, and a later request (a reply) needs every call answered.
+    else content.push({ type: "tool-result", toolCallId: approval.toolCallId, toolName: toolNameOf(outstanding, approval.toolCallId), output: { type: "execution-denied" } });
   }
   for (const call of outstanding.calls) {
     if (call.toolName !== ASK_USER_QUESTION) continue;

@@ -385,7 +385,8 @@ async function loop(
   const live = metadataOnly ? deps.live.messages(run.id) : undefined;
   if (metadataOnly && !live) throw new Error(NOT_RETAINED_MESSAGE);
   const messages = live ?? resumed?.messages ?? (run.messages as unknown as ModelMessage[]);
-  // A reply is non-interactive: no questions, no approvals, no plan mode (endpoints-core.md).
+  // A non-interactive request (a reply) has no questions and no plan mode; its tools that would need
+  // approval are refused (services/runs/tool-approval.ts).
   const interactive = run.interactive;
 
   // What the pass needs before the model's first call, read together: each is its own round trip,

@@ -1,8 +1,7 @@
 // The tools one pass of a run offers the model: the built-in ones the agent and run enable, the
 // connected apps' and the approved custom tool servers', each marked as needing a person's approval
-// where the run's permission mode asks for one.
+// where the run's permission mode asks for one (services/runs/tool-approval.ts).
 import type { ToolSet } from "ai";
-import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
 import type { Db } from "../repositories/db";
 import type { JobQueue } from "../infrastructure/job-queue";
 import type { PlatformConfig } from "../platform-config";
@@ -19,6 +18,7 @@ import type { Mailer } from "../services/messaging/mailer";
 import type { ScriptSandbox } from "../tool-servers/script-sandbox";
 import { serverToolSet } from "./server-tools";
 import { builtInToolSet } from "./tools";
+import { approvalsApply, needsApproval, refuseUnapproved } from "../services/runs/tool-approval";
 
 /** What the tools reach: the executor's dependencies (runtime/run-pass.ts ExecutorDeps) meet it. */
 export interface RunToolsDeps {
@@ -59,11 +59,11 @@ export async function runTools(deps: RunToolsDeps, run: RunRow, agent: AgentRow,
     },
     enabled,
   );
-  // A reply is non-interactive: no questions, no approvals, no plan mode (endpoints-core.md).
-  const approvalMode = run.interactive && run.permissionMode === "approval";
-  const allowList = approvalMode && run.endUserId !== null ? await listPermissionsForEndUser(prisma, run.accountId, run.endUserId) : new Set<string>();
-  const remembered = !approvalMode ? new Set<string>() : known ? new Set(known.rememberedTools) : await rememberedTools(prisma, run.id);
-  const asksApproval = (name: string) => approvalMode && name !== ASK_USER_QUESTION && !allowList.has(name) && !remembered.has(name);
+  // Which calls ask a person first, and what a request nobody can answer does with them (services/runs/tool-approval.ts).
+  const reads = approvalsApply(run);
+  const allowList = reads && run.endUserId !== null ? await listPermissionsForEndUser(prisma, run.accountId, run.endUserId) : new Set<string>();
+  const remembered = !reads ? new Set<string>() : known ? new Set(known.rememberedTools) : await rememberedTools(prisma, run.id);
+  const asksApproval = (name: string) => needsApproval(run, { allowList, remembered }, name);
   for (const [name, definition] of Object.entries(tools)) {
     if (asksApproval(name)) tools[name] = { ...definition, needsApproval: true };
   }
@@ -95,5 +95,6 @@ export async function runTools(deps: RunToolsDeps, run: RunRow, agent: AgentRow,
       : {},
   ]);
   Object.assign(tools, apps.tools, servers);
-  return { tools, enabled, connectionNeeded: apps.connectionNeeded };
+  // A reply cannot ask: what would need approval is refused, never run.
+  return { tools: run.interactive ? tools : refuseUnapproved(tools), enabled, connectionNeeded: apps.connectionNeeded };
 }

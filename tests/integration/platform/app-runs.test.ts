@@ -219,3 +219,73 @@ describe("a run of an end-user who connected the app", () => {
     expect((await waitFor(named, "carol", ["completed", "failed"])).output).toContain("carol-gh/hello-world");
   });
 });
+
+describe("approval mode: a write tool never runs unapproved", () => {
+  const createIssue = (login: string, title: string) => `::tool codehost__create_issue ${JSON.stringify({ owner: login, repo: "hello-world", title })}`;
+  const issuesCreated = (login: string) => codehost.calls.filter((call) => call.accountId === login && call.method === "POST" && call.path.endsWith("/issues"));
+  const approvalAgent = async (userId: string) =>
+    (await platform.call("/agents", { key: account.key, body: { name: "Careful", instructions: "Ask first.", user_id: userId, tools: ["codehost"], default_permission_mode: "approval" } })).body.id as number;
+  const reply = (runId: number, userId: string, body: Record<string, unknown>) =>
+    platform.call(`/runs/${runId}/reply`, { key: account.key, query: { user_id: userId }, body: { stream: false, ...body } });
+  const decide = (runId: number, userId: string, requestId: string, decision: "allow" | "deny") =>
+    platform.call(`/runs/${runId}/approve`, { key: account.key, query: { user_id: userId }, body: { request_id: requestId, decision } });
+
+  it("asks on the first turn, refuses on a plain reply, asks on an interactive reply, and runs only what a person allowed", async () => {
+    await connect("erin", "erin-gh");
+    const agentId = await approvalAgent("erin");
+
+    // First turn: the call waits for its approval; nothing reaches the app until it is allowed.
+    const runId = await start("erin", agentId, createIssue("erin-gh", "first"));
+    expect((await waitFor(runId, "erin", ["awaiting_approval", "completed", "failed"])).status).toBe("awaiting_approval");
+    const [first] = await permissions(runId, "erin");
+    expect(first).toMatchObject({ kind: "tool", tool_name: "codehost__create_issue", status: "pending" });
+    expect(issuesCreated("erin-gh")).toHaveLength(0);
+    await decide(runId, "erin", first!.request_id, "allow");
+    expect((await waitFor(runId, "erin", ["completed", "failed"])).status).toBe("completed");
+    expect(issuesCreated("erin-gh")).toHaveLength(1);
+
+    // A plain reply (the spec's, non-interactive) cannot ask: the call is refused, not run.
+    expect((await reply(runId, "erin", { message: createIssue("erin-gh", "follow-up") })).status).toBe(200);
+    const refused = await waitFor(runId, "erin", ["completed", "failed"]);
+    expect(refused).toMatchObject({ status: "completed", interactive: false });
+    expect(refused.output).toContain("approval_required");
+    expect(issuesCreated("erin-gh")).toHaveLength(1);
+
+    // An interactive reply (a chat's follow-up) asks again; denied, nothing runs.
+    expect((await reply(runId, "erin", { message: createIssue("erin-gh", "asked"), interactive: true })).status).toBe(200);
+    expect((await waitFor(runId, "erin", ["awaiting_approval", "completed", "failed"])).status).toBe("awaiting_approval");
+    const asked = (await permissions(runId, "erin")).find((request) => request.status === "pending");
+    expect(asked).toMatchObject({ kind: "tool", tool_name: "codehost__create_issue" });
+    await decide(runId, "erin", asked!.request_id, "deny");
+    expect((await waitFor(runId, "erin", ["completed", "failed"])).output).toContain("was denied");
+    expect(issuesCreated("erin-gh")).toHaveLength(1);
+
+    // What the person allowed for themselves runs in a plain reply too.
+    expect((await platform.call("/permissions", { key: account.key, body: { user_id: "erin", tool: "codehost__create_issue" } })).status).toBe(201);
+    const allowed = await reply(runId, "erin", { message: createIssue("erin-gh", "allowed") });
+    expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
+    const ran = await waitFor(runId, "erin", ["completed", "failed"]);
+    expect(ran.output, JSON.stringify(ran)).toContain("returned");
+    expect(issuesCreated("erin-gh").map((call) => (call.body as { title: string }).title)).toEqual(["first", "allowed"]);
+  });
+
+  it("after connecting from a connect card, the call asks for its own approval before it runs", async () => {
+    const agentId = await approvalAgent("frank");
+    const runId = await start("frank", agentId, createIssue("frank-gh", "from the card"));
+    await waitFor(runId, "frank", ["awaiting_approval"]);
+    const [request] = await permissions(runId, "frank");
+    expect(request).toMatchObject({ kind: "connection", status: "pending" });
+
+    await connect("frank", "frank-gh");
+    // Connecting answered the connection only: the same request now asks for the call's approval.
+    expect((await permissions(runId, "frank"))[0]).toMatchObject({ request_id: request!.request_id, kind: "tool", status: "pending" });
+    expect((await platform.call(`/runs/${runId}`, { key: account.key, query: { user_id: "frank" } })).body.status).toBe("awaiting_approval");
+    const asked = await frames(runId, "frank", (frame) => frame.data.type === "permission_request" && frame.data.kind === "tool");
+    expect(asked.at(-1)).toMatchObject({ type: "permission_request", kind: "tool", request_id: request!.request_id, tool_name: "codehost__create_issue" });
+    expect(issuesCreated("frank-gh")).toHaveLength(0);
+
+    await decide(runId, "frank", request!.request_id, "allow");
+    expect((await waitFor(runId, "frank", ["completed", "failed"])).status).toBe("completed");
+    expect(issuesCreated("frank-gh")).toHaveLength(1);
+  });
+});

@@ -212,6 +212,23 @@ describe("schedules that fire", () => {
     expect(again.status).toBe(422);
   });
 
+  it("a schedule in approval mode waits for a person before a tool runs", async () => {
+    const agent = await platform.call("/agents", { key: account.key, body: { name: "Careful scheduler", default_permission_mode: "approval" } });
+    const task = await platform.call("/tasks", {
+      key: account.key,
+      body: { teammate_id: agent.body.id, instructions: '::tool calculator {"expression":"1+1"}', permission_mode: "approval" },
+    });
+    const taskId = task.body.id as number;
+    const { body: trigger } = await addTrigger(taskId, { run_at: new Date(Date.now() + 1_000).toISOString() });
+    const [fire] = await until(() => fires(taskId, trigger.id), (fired) => fired.length > 0 && fired[0]!.outcome !== "starting");
+    expect(fire).toMatchObject({ outcome: "started", run_id: expect.any(Number) });
+    const run = await platform.waitForRun(account.key, fire!.run_id!, ["awaiting_approval", "completed", "failed"]);
+    expect(run.status).toBe("awaiting_approval");
+    const requests = await platform.call(`/runs/${fire!.run_id}/permissions`, { key: account.key });
+    expect(requests.body.data).toEqual([expect.objectContaining({ kind: "tool", tool_name: "calculator", status: "pending" })]);
+    await platform.call(`/runs/${fire!.run_id}/cancel`, { key: account.key });
+  });
+
   it("a fire the balance refuses is recorded with its reason", async () => {
     const broke = await platform.signup({ require_end_user_id: false });
     const taskId = await newTask(broke.key);

@@ -152,7 +152,7 @@ describe("decisionsFor", () => {
     },
   ];
 
-  it("answers approvals, then questions, and names the approved calls", () => {
+  it("answers approvals (a denied call with its result, so a later reply finds every call answered), then questions, and names the approved calls", () => {
     const decided = new Map([
       ["a1", { status: "allowed" }],
       ["a2", { status: "denied" }],
@@ -164,6 +164,7 @@ describe("decisionsFor", () => {
       content: [
         { type: "tool-approval-response", approvalId: "a1", approved: true },
         { type: "tool-approval-response", approvalId: "a2", approved: false },
+        { type: "tool-result", toolCallId: "c2", toolName: "send_mail", output: { type: "execution-denied" } },
         { type: "tool-result", toolCallId: "q1", toolName: ASK_USER_QUESTION, output: { type: "json", value: { answers: { colour: "blue" } } } },
       ],
     });

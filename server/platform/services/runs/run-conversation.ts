@@ -101,7 +101,8 @@ export async function replyToRun(
       TERMINAL_STATUSES,
       {
         status: "running",
-        interactive: false,
+        // The spec's reply is non-interactive; a chat with a person at it asks for interactive (extension).
+        interactive: input.interactive === true,
         messages: messages as unknown as JsonArray,
         // max_turns is per request: a new caller message re-arms it.
         turnsUsed: 0,
