@@ -8,6 +8,7 @@ import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, type FileUIPart } from "ai";
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type CSSProperties, type ReactNode } from "react";
 import { resumeQuery, runPosition, sendBody } from "@/lib/chat/conversation";
+import { drainingRetryFetch } from "@/lib/chat/draining-fetch";
 import { formatUsd } from "@/lib/money";
 import type { ChatError, ChatMessage, ChatPart } from "@/lib/chat/types";
 import { useChatCommands } from "./command-picker";
@@ -179,7 +180,8 @@ function ChatSession({
         api: config.api,
         credentials: config.credentials,
         headers: () => config.headers?.() ?? {},
-        fetch: config.fetch,
+        // A restarting instance refuses new turns and reattachments: sent again, they reach another.
+        fetch: drainingRetryFetch(config.fetch),
         prepareSendMessagesRequest: ({ messages }) => ({ body: sendBody(messages, { agent, permissionMode }) }),
         // The retry button passes { body: { resume } }; a mount resumes from the saved position.
         prepareReconnectToStreamRequest: ({ body }) => ({ api: `${config.api}?${String(body?.resume ?? resumeFrom ?? "")}` }),
@@ -192,9 +194,24 @@ function ChatSession({
     messages: initial,
     resume: resumeFrom !== undefined,
     throttle: 40,
-    // Called at the end of every request, a failed or stopped one too.
-    onFinish: () => turnEnded.current?.(),
+    // Called at the end of every request, a failed or stopped one too; a stream the server ended
+    // because it drains is not an end: the chat reattaches (on another instance) and replays it.
+    onFinish: ({ message, messages: now }) => {
+      if (message.metadata?.interrupted) {
+        const resume = resumeQuery(now);
+        if (resume) {
+          // After useChat has settled this request: the reattachment is the next one.
+          setTimeout(() => void reattach.current({ body: { resume } }), 0);
+          return;
+        }
+      }
+      turnEnded.current?.();
+    },
   });
+  const reattach = useRef(resumeStream);
+  useEffect(() => {
+    reattach.current = resumeStream;
+  }, [resumeStream]);
   const busy = status === "submitted" || status === "streaming";
   const position = runPosition(messages);
   // Once an app is connected the platform resumes the run by itself. The stream is normally still
@@ -246,8 +263,7 @@ function ChatSession({
     await stop();
   }, [actions, stop, messages]);
 
-  // A reply continues the run without questions or approvals (the platform's rule), so a fresh
-  // conversation is how a person starts over with the agent's full abilities.
+  // A fresh conversation is how a person starts over (a new run, a clean context).
   const newConversation = useCallback(() => {
     clearError();
     setMessages([]);

@@ -9,7 +9,8 @@
 //   data-plan holding the text just streamed (the plan). A tool_result for an approved call marks its
 //   approval allowed; a run that ends with an approved-or-denied call still unanswered marks it denied
 //   (the platform sends no result for a denied call). kind connection → data-connection (an app to
-//   connect): its call's result marks it connected (the run resumed once the app was connected), a
+//   connect): its call's result marks it connected (the run resumed once the app was connected), as
+//   does a kind tool request with the same id (connected, and now the call asks for approval); a
 //   failed result or the end of the request declined.
 // - run_status → message metadata; a failure's error → data-error (kind run_failed).
 // - done → metadata (completion, last event id), data-output when the frame carries output_data,
@@ -41,6 +42,11 @@ export interface RunTranslator {
   fail(error: ChatError): ChatChunk[];
   /** Ends the message: open parts closed, the run's usage and output when given, `finish`. */
   finish(run?: Pick<Run, "usage" | "output_data" | "status">): ChatChunk[];
+  /**
+   * Ends this stream of the message without ending the request (the server drains): nothing is
+   * settled, the metadata says why, and the chat reattaches to replay the request whole.
+   */
+  interrupt(reason: "draining"): ChatChunk[];
   readonly ended: boolean;
   readonly lastEventId: string | undefined;
 }
@@ -232,10 +238,17 @@ export function createRunTranslator(init: TranslatorInit): RunTranslator {
           out.push(connectionChunk(connection));
           return out;
         }
+        // The app was connected and the call now asks for its own approval (approval mode): the
+        // connection card is done, and the approval card is the same request.
+        const connected = connections.get(frame.request_id);
+        if (connected && connected.state === "pending") {
+          connected.state = "connected";
+          out.push(connectionChunk(connected));
+        }
         const approval: ChatDataTypes["approval"] = {
           requestId: frame.request_id,
           toolName: frame.tool_name,
-          toolCallId: pendingCall(frame.tool_name),
+          toolCallId: connected?.toolCallId ?? pendingCall(frame.tool_name),
           input: frame.input,
           state: "pending",
         };
@@ -354,6 +367,11 @@ export function createRunTranslator(init: TranslatorInit): RunTranslator {
         messageMetadata: { ...(run ? { usage: run.usage } : {}), ...(lastEventId !== undefined ? { lastEventId } : {}) },
       });
       return out;
+    },
+    interrupt(reason) {
+      if (ended) return [];
+      ended = true;
+      return [...closeText(), { type: "finish", finishReason: "other", messageMetadata: { interrupted: reason } }];
     },
     get ended() {
       return ended;

@@ -20,6 +20,8 @@ export interface ChatMetadata {
   /** The id of the last frame this message holds: the cursor of the next reply. */
   lastEventId?: string;
   status?: RunStatus;
+  /** This stream ended before its request did because the server drains: reattach (GET /api/chat). */
+  interrupted?: "draining";
   /** The done frame's completion_state (completed, failed, cancelled). */
   completionState?: string;
   stopReason?: string;

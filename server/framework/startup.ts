@@ -11,9 +11,14 @@ import type { JobQueue } from "../platform/infrastructure/job-queue";
 import { registerFrameworkJobs } from "./tenancy/framework-jobs";
 import { getPlatformConnection } from "./platform";
 import { ensureLedgerWebhook, ledgerWebhookUrl } from "./tenancy/run-ledger-webhook";
+import { closeOnExit, installAppLifecycle, onAppDrain } from "./lifecycle";
 
 export async function startFramework(): Promise<void> {
+  // SIGTERM drains the app (lifecycle.ts), first thing: `npm start` leaves the signal to it.
+  installAppLifecycle();
   const database = await getDb();
+  // The database closes last, cleanly.
+  closeOnExit(() => database.close());
   if (env.NODE_ENV === "production" && !env.NEXTAUTH_URL) {
     logger.warn(
       { publicOrigin: publicOrigin() },
@@ -50,8 +55,15 @@ async function frameworkJobQueue(database: Database): Promise<JobQueue> {
     const { createJobQueue } = await import("../platform/infrastructure/job-queue");
     const jobs = createJobQueue({ database, work: true });
     await jobs.start();
+    closeOnExit(() => jobs.stop());
     return jobs;
   }
   const { getEmbeddedPlatformDeps } = await import("./embedded-platform");
-  return (await getEmbeddedPlatformDeps().runtime()).jobs;
+  const deps = getEmbeddedPlatformDeps();
+  const runtime = await deps.runtime();
+  // The embedded platform drains as a standalone one does: its worker hands its runs back, its run
+  // streams end; it closes before the database.
+  onAppDrain((timeoutMs) => runtime.drain(timeoutMs));
+  closeOnExit(() => deps.close());
+  return runtime.jobs;
 }

@@ -94,6 +94,36 @@ test.describe("chat", () => {
     await expect(chat.stopButton()).toBeHidden();
   });
 
+  test("a stream the server ends because it drains reattaches at once: the whole answer once, no error", async ({ page }) => {
+    const chat = await ChatPage.open(page, { agent: agentName("Drain") });
+    // The POST's stream is cut after its second word and ends as a draining instance ends it
+    // (server/framework/lifecycle.ts); the reattachment (GET /api/chat) goes to the server as is.
+    let reattached = 0;
+    page.on("request", (request) => {
+      if (request.method() === "GET" && new URL(request.url()).pathname === "/api/chat") reattached++;
+    });
+    await page.route("**/api/chat", async (route) => {
+      if (route.request().method() !== "POST") return route.fallback();
+      const response = await route.fetch();
+      const events = (await response.text()).split("\n\n").filter((event) => event.startsWith("data: "));
+      const kept: string[] = [];
+      let words = 0;
+      for (const event of events) {
+        if (event === "data: [DONE]") break;
+        kept.push(event);
+        if (JSON.parse(event.slice(6)).type === "text-delta" && ++words === 2) break;
+      }
+      const interrupted = { type: "finish", finishReason: "other", messageMetadata: { interrupted: "draining" } };
+      const body = [...kept, `data: ${JSON.stringify(interrupted)}`, "data: [DONE]"].join("\n\n") + "\n\n";
+      await route.fulfill({ status: 200, headers: response.headers(), body });
+    });
+    await chat.send("alpha beta gamma delta epsilon");
+    await expect(chat.lastAnswer()).toHaveText(/Echo: alpha beta gamma delta epsilon/);
+    expect(await chat.lastAnswer().innerText()).not.toMatch(/alpha.*alpha/s);
+    expect(reattached).toBeGreaterThan(0);
+    await expect(page.getByRole("alert")).toHaveCount(0);
+  });
+
   test("renders the agent's markdown: a table, a code block, lists and safe links", async ({ page }) => {
     const chat = await ChatPage.open(page, { agent: agentName("Markdown") });
     // The sim model echoes the message, so the answer is this markdown.
@@ -127,6 +157,20 @@ test.describe("chat", () => {
     await expect(chat.lastAnswer()).toContainText('Tool calculator returned {"result":42}');
     await expect(card).toContainText("Allowed");
     await expect(call).toContainText("Done");
+  });
+
+  test("asks for approval on a follow-up message too: every turn honours the agent's mode", async ({ page }) => {
+    const chat = await ChatPage.open(page, { agent: agentName("FollowUp"), mode: "approval" });
+    await chat.send("hi");
+    await expect(chat.lastAnswer()).toContainText("Echo: hi");
+    await chat.send('::tool calculator {"expression":"5*5"}');
+    const card = page.getByRole("region", { name: "Approve calculator" });
+    await expect(card).toContainText('"expression": "5*5"');
+    await expect(page.locator(".ic-tool", { hasText: "calculator" })).toContainText("Waiting for approval");
+    await card.getByRole("button", { name: "Deny" }).click();
+    await expect(card).toContainText("Denied");
+    await expect(chat.lastAnswer()).toContainText("Tool calculator was denied");
+    await expect(chat.lastAnswer()).not.toContainText('"result":25');
   });
 
   test("answers the agent's question from the card", async ({ page }) => {
@@ -285,6 +329,12 @@ test.describe("embed", () => {
     await chat.send("Hi from the store");
     await expect(chat.lastAnswer()).toContainText("Echo: Hi from the store");
     await page.screenshot({ path: shot("embed") });
+    // A follow-up asks before a tool runs, as the first message would (the agent's approval mode).
+    await chat.send('::tool calculator {"expression":"2+3"}');
+    const approval = page.frameLocator("iframe").getByRole("region", { name: "Approve calculator" });
+    await expect(approval).toContainText('"expression": "2+3"');
+    await approval.getByRole("button", { name: "Allow once" }).click();
+    await expect(chat.lastAnswer()).toContainText('Tool calculator returned {"result":5}');
     // In the narrow frame, the History panel stays inside the chat (it used to run off its left side).
     await page.frameLocator("iframe").getByRole("button", { name: "History" }).click();
     const panel = page.frameLocator("iframe").getByRole("region", { name: "Past conversations" });

@@ -26,6 +26,7 @@ import type { ChatChunk, ChatError, ChatMessage } from "@/lib/chat/types";
 import { isRefusal, PlatformApiError, type Run, type RunFrame, type RunMessages, type RunStream } from "@/lib/platform-client";
 import { logger } from "@/lib/logger";
 import { ChatRefusal, type ChatAdmission, type ChatContext, type ChatContextResolver } from "./context";
+import { appDraining, drainingResponse } from "../lifecycle";
 
 const json = (status: number, body: unknown, headers?: HeadersInit) =>
   Response.json(body, { status, headers: { "cache-control": "no-store", ...headers } });
@@ -89,7 +90,7 @@ interface Follow {
 }
 
 /** The UI message stream of one request on a run, from its frames (or its failure). */
-function messageStream({ context, runId, cursor, head = [], frames, iterator, error, signal }: Follow) {
+function messageStream({ context, runId, cursor, head = [], frames, iterator, error, signal, draining }: Follow & { draining: AbortSignal }) {
   const translator = createRunTranslator({ messageId: chatMessageId(runId, cursor), runId, cursor });
   const stream = createUIMessageStream<ChatMessage>({
     async execute({ writer }) {
@@ -102,6 +103,8 @@ function messageStream({ context, runId, cursor, head = [], frames, iterator, er
       // settled by the run ledger from the platform's webhooks, so reading stops at once.
       const stop = () => frames?.abort();
       signal.addEventListener("abort", stop, { once: true });
+      // This process drains (lifecycle.ts): the stream ends, marked, and the chat reattaches elsewhere.
+      draining.addEventListener("abort", stop, { once: true });
       try {
         if (error) write(translator.fail(error));
         for (const { frame, eventId } of head) {
@@ -120,6 +123,12 @@ function messageStream({ context, runId, cursor, head = [], frames, iterator, er
         write(translator.fail(chatErrorFrom(failed)));
       } finally {
         signal.removeEventListener("abort", stop);
+        draining.removeEventListener("abort", stop);
+      }
+      if (draining.aborted && !sawDone) {
+        // Not the request's end: nothing is marked expired or denied; the reattachment replays it whole.
+        write(translator.interrupt("draining"));
+        return;
       }
       write(translator.finish(run));
     },
@@ -216,7 +225,8 @@ export interface ChatHandlers {
   commands(request: Request): Promise<Response>;
 }
 
-export function createChatHandlers(resolveContext: ChatContextResolver): ChatHandlers {
+/** `draining`: aborted when this process drains (the app's, lifecycle.ts, unless a test gives its own). */
+export function createChatHandlers(resolveContext: ChatContextResolver, draining: AbortSignal = appDraining()): ChatHandlers {
   async function contextOr401(request: Request): Promise<ChatContext | Response> {
     try {
       const context = await resolveContext(request);
@@ -228,6 +238,7 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
 
   return {
     async send(request) {
+      if (draining.aborted) return drainingResponse();
       const context = await contextOr401(request);
       if (context instanceof Response) return context;
       const parsed = ChatSendBody.safeParse(await readJson(request));
@@ -269,9 +280,11 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
       try {
         const files = await Promise.all(fileParts.map(fileFrom));
         if (target.runId !== undefined) {
+          // Every turn of a chat has the person at it: it honours the run's permission mode (approval
+          // cards on follow-ups too), where the spec's plain reply would refuse such tools.
           stream = files.length
-            ? await context.client.runs.replyWithFiles(target.runId, { message: messageText, files })
-            : await context.client.runs.reply(target.runId, { message: messageText });
+            ? await context.client.runs.replyWithFiles(target.runId, { message: messageText, files, interactive: true })
+            : await context.client.runs.reply(target.runId, { message: messageText, interactive: true });
         } else {
           await context.prepare?.();
           const apps = (await context.appTools?.()) ?? [];
@@ -305,10 +318,11 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
       // Told before the stream is read, so a webhook of a run that ends at once finds its turn started.
       // Should that fail, the ledger's sweep releases the admission as one that never named a run.
       await admission?.started(id, priorCostUsd).catch((failed) => logger.error({ err: failed }, "chat admission start failed"));
-      return messageStream({ context, runId: id, cursor: runId === undefined ? undefined : cursor, frames: stream, signal: request.signal });
+      return messageStream({ context, runId: id, cursor: runId === undefined ? undefined : cursor, frames: stream, signal: request.signal, draining });
     },
 
     async resume(request) {
+      if (draining.aborted) return drainingResponse();
       const context = await contextOr401(request);
       if (context instanceof Response) return context;
       const url = new URL(request.url);
@@ -327,7 +341,7 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
       }
       if (first.done) return new Response(null, { status: 204 });
       const head = [{ frame: first.value, eventId: frames.lastEventId }];
-      return messageStream({ context, runId, cursor, head, frames, iterator, signal: request.signal });
+      return messageStream({ context, runId, cursor, head, frames, iterator, signal: request.signal, draining });
     },
 
     async act(request) {

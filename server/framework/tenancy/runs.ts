@@ -158,7 +158,8 @@ export async function replyRun(
   }
   let run: Run;
   try {
-    run = await platform.runs.reply(input.runId, { message: input.message, stream: false });
+    // A person is replying: the turn asks for approvals as the run's permission mode says.
+    run = await platform.runs.reply(input.runId, { message: input.message, stream: false, interactive: true });
   } catch (error) {
     if (await detachRunAdmission(prisma, caller.tenantId, input.runId, ticket.admissionId)) {
       await (isRefusal(error) ? runRefused : runAbandoned)(prisma, ticket);

@@ -11,6 +11,8 @@ import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;
 let client: PlatformClient;
+/** A second member (nothing on their allow-list). */
+let client2: PlatformClient;
 let handlers: ChatHandlers;
 let refuse = false;
 const started: { runId: number; prior?: string }[] = [];
@@ -21,8 +23,11 @@ beforeAll(async () => {
   platform = await startPlatform();
   const account = await platform.signup();
   client = createPlatformClient({ baseUrl: platform.baseUrl, apiKey: account.key }).forUser("member-1");
+  client2 = createPlatformClient({ baseUrl: platform.baseUrl, apiKey: account.key }).forUser("member-2");
   handlers = createChatHandlers(async (request): Promise<ChatContext | null> => {
-    if (request.headers.get("x-test-user") !== "member-1") return null;
+    const user = request.headers.get("x-test-user");
+    if (user !== "member-1" && user !== "member-2") return null;
+    const client = user === "member-1" ? client1() : client2;
     return {
       client,
       agentId: (agent) => agentByName(client, agent),
@@ -34,25 +39,26 @@ beforeAll(async () => {
           abandon: async () => void abandoned++,
         };
       },
-      subject: { tenantId: "t", userId: "member-1", via: "session" },
+      subject: { tenantId: "t", userId: user, via: "session" },
     };
   });
 });
 afterAll(() => platform.close());
+const client1 = () => client;
 
 const headers = { "content-type": "application/json", "x-test-user": "member-1" };
 let counter = 0;
 
-function send(text: string, extra: Record<string, unknown> = {}, signal?: AbortSignal) {
+function send(text: string, extra: Record<string, unknown> = {}, signal?: AbortSignal, user = "member-1") {
   const body = { agent: "Support", message: { id: `u${++counter}`, role: "user", parts: [{ type: "text", text }] }, ...extra };
-  return handlers.send(new Request("http://127.0.0.1/api/chat", { method: "POST", headers, body: JSON.stringify(body), signal }));
+  return handlers.send(new Request("http://127.0.0.1/api/chat", { method: "POST", headers: { ...headers, "x-test-user": user }, body: JSON.stringify(body), signal }));
 }
 
-const resume = (query: string, signal?: AbortSignal) =>
-  handlers.resume(new Request(`http://127.0.0.1/api/chat?${query}`, { headers, signal }));
+const resume = (query: string, signal?: AbortSignal, user = "member-1") =>
+  handlers.resume(new Request(`http://127.0.0.1/api/chat?${query}`, { headers: { ...headers, "x-test-user": user }, signal }));
 
-const act = (body: unknown) =>
-  handlers.act(new Request("http://127.0.0.1/api/chat/actions", { method: "POST", headers, body: JSON.stringify(body) }));
+const act = (body: unknown, user = "member-1") =>
+  handlers.act(new Request("http://127.0.0.1/api/chat/actions", { method: "POST", headers: { ...headers, "x-test-user": user }, body: JSON.stringify(body) }));
 
 /** The UI message stream's chunks, as useChat's transport parses them. */
 async function* chunks(response: Response): AsyncGenerator<ChatChunk> {
@@ -134,6 +140,35 @@ describe("POST /api/chat", () => {
     const again = await messageOf(await all(chunks(await send('::tool calculator {"expression":"1+1"}', { permissionMode: "approval" }))));
     expect(dataOf(again, "approval")).toEqual([]);
     expect(textOf(again)).toBe('Tool calculator returned {"result":2}');
+  });
+
+  it("asks for approval on a follow-up too (and after a reattach shows the same card); nothing runs unapproved", async () => {
+    const first = await messageOf(await all(chunks(await send("hello", { permissionMode: "approval" }, undefined, "member-2"))));
+    const { runId, lastEventId } = first.metadata!;
+    const cut = new AbortController();
+    const response = await send('::tool calculator {"expression":"7*6"}', { runId, cursor: lastEventId }, cut.signal, "member-2");
+    const before: ChatChunk[] = [];
+    for await (const chunk of chunks(response)) {
+      before.push(chunk);
+      if (chunk.type === "data-approval") break;
+    }
+    cut.abort(); // the browser reloads while the card waits
+    const waiting = (await messageOf(before)).parts.find((part) => part.type === "data-approval") as unknown as { data: ChatDataTypes["approval"] };
+    expect(waiting.data).toMatchObject({ toolName: "calculator", state: "pending" });
+    // Reattached from the follow-up's cursor: the same card, and the tool has not run.
+    const reattached = await resume(`runId=${runId}&cursor=${lastEventId}`, undefined, "member-2");
+    const seen: ChatChunk[] = [];
+    for await (const chunk of chunks(reattached)) {
+      seen.push(chunk);
+      if (chunk.type === "data-approval" && chunk.data.state === "pending") {
+        expect(chunk.data.requestId).toBe(waiting.data.requestId);
+        expect((await act({ action: "approve", runId, requestId: chunk.data.requestId, decision: "deny" }, "member-2")).status).toBe(200);
+      }
+    }
+    const message = await messageOf(seen);
+    expect(dataOf(message, "approval").map((approval) => approval.state)).toEqual(["denied"]);
+    expect(textOf(message)).toBe("Tool calculator was denied");
+    expect(message.parts.some((part) => part.type === "dynamic-tool" && (part as { state: string }).state === "output-available")).toBe(false);
   });
 
   it("answers a question from its card", async () => {
@@ -255,6 +290,42 @@ describe("GET /api/chat (reattach)", () => {
     expect(response.status).toBe(404);
     expect((await response.json()).error.kind).toBe("not_found");
     expect((await resume("cursor=1")).status).toBe(422);
+  });
+});
+
+describe("a draining instance (SIGTERM)", () => {
+  it("ends its chat streams marked interrupted, refuses new turns with 503, and another instance replays the request whole", async () => {
+    const drain = new AbortController();
+    // This instance and another one, over the same platform (a rolling restart's two app processes).
+    const resolver = async (): Promise<ChatContext> => ({ client, agentId: (agent) => agentByName(client, agent), subject: { tenantId: "t", userId: "member-1", via: "session" } });
+    const draining = createChatHandlers(resolver, drain.signal);
+    const other = createChatHandlers(resolver, new AbortController().signal);
+    const body = (text: string) => JSON.stringify({ agent: "Support", message: { id: `u${++counter}`, role: "user", parts: [{ type: "text", text }] } });
+    const response = await draining.send(new Request("http://127.0.0.1/api/chat", { method: "POST", headers, body: body("::delay 40\nalpha beta gamma delta epsilon zeta eta theta") }));
+    const runId = Number(response.headers.get("x-run-id"));
+    const before: ChatChunk[] = [];
+    for await (const chunk of chunks(response)) {
+      before.push(chunk);
+      if (before.filter((each) => each.type === "text-delta").length === 2) drain.abort();
+    }
+    const cut = await messageOf(before);
+    expect(cut.metadata).toMatchObject({ runId, interrupted: "draining" });
+    expect(textOf(cut).length).toBeLessThan("Echo: alpha beta gamma delta epsilon zeta eta theta".length);
+    // Nothing of the request is settled by the cut: no card or call is marked expired or denied.
+    expect(before.some((chunk) => chunk.type === "finish")).toBe(true);
+
+    const refused = await draining.send(new Request("http://127.0.0.1/api/chat", { method: "POST", headers, body: body("hello") }));
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("x-inlay-draining")).toBe("1");
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect((await draining.resume(new Request(`http://127.0.0.1/api/chat?runId=${runId}`, { headers }))).status).toBe(503);
+
+    // The chat reattaches on the other instance from the message's cursor (none: the run's first request).
+    const replayed = await messageOf(await all(chunks(await other.resume(new Request(`http://127.0.0.1/api/chat?runId=${runId}`, { headers })))));
+    expect(replayed.id).toBe(cut.id);
+    expect(textOf(replayed)).toBe("Echo: alpha beta gamma delta epsilon zeta eta theta");
+    expect(replayed.metadata).toMatchObject({ runId, status: "completed" });
+    expect(replayed.metadata?.interrupted).toBeUndefined();
   });
 });
 

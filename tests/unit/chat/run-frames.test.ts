@@ -238,6 +238,16 @@ describe("run frames → UI message stream", () => {
       expect(text(message)).toBe("You have 1 repository.");
     });
 
+    it("marks it connected and shows an approval card when the same request then asks for the call's approval", async () => {
+      const asked: RunFrame = { type: "permission_request", request_id: "req-1", tool_name: "codehost__list_repos", input: { owner: "acme" }, kind: "tool" };
+      const translator = createRunTranslator({ messageId: "m1", runId: 1 });
+      const message = await messageOf([...translator.start(), ...framesOf(call, request, paused, asked).flatMap(([id, frame]) => translator.frame(frame, id))]);
+      expect(data(message, "connection")[0]!.state).toBe("connected");
+      expect(data(message, "approval")).toEqual([
+        { requestId: "req-1", toolName: "codehost__list_repos", toolCallId: "call-1", input: { owner: "acme" }, state: "pending" },
+      ]);
+    });
+
     it("marks it declined when the person says Not now (the call fails cleanly) or the request ends", async () => {
       const failed = await messageOf(
         translateFrames(
