@@ -12,10 +12,14 @@ import { registerFrameworkJobs } from "./tenancy/framework-jobs";
 import { getPlatformConnection } from "./platform";
 import { ensureLedgerWebhook, ledgerWebhookUrl } from "./tenancy/run-ledger-webhook";
 import { closeOnExit, installAppLifecycle, onAppDrain } from "./lifecycle";
+import { startTracingFromEnv, stopTracing } from "../platform/observability/tracing";
 
 export async function startFramework(): Promise<void> {
   // SIGTERM drains the app (lifecycle.ts), first thing: `npm start` leaves the signal to it.
   installAppLifecycle();
+  // Spans over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (the embedded platform's included); flushed last.
+  await startTracingFromEnv("app");
+  closeOnExit(() => stopTracing());
   const database = await getDb();
   // The database closes last, cleanly.
   closeOnExit(() => database.close());

@@ -27,6 +27,7 @@ import { isRefusal, PlatformApiError, type Run, type RunFrame, type RunMessages,
 import { logger } from "@/lib/logger";
 import { ChatRefusal, type ChatAdmission, type ChatContext, type ChatContextResolver } from "./context";
 import { appDraining, drainingResponse } from "../lifecycle";
+import { appSpan, SpanKind } from "../tracing";
 
 const json = (status: number, body: unknown, headers?: HeadersInit) =>
   Response.json(body, { status, headers: { "cache-control": "no-store", ...headers } });
@@ -236,89 +237,103 @@ export function createChatHandlers(resolveContext: ChatContextResolver, draining
     }
   }
 
+  /** POST /api/chat under its span: start a run (or reply on the chat's run) and stream the answer. */
+  async function sendTurn(request: Request): Promise<Response> {
+    if (draining.aborted) return drainingResponse();
+    const context = await appSpan("chat.context", {}, () => contextOr401(request));
+    if (context instanceof Response) return context;
+    const parsed = ChatSendBody.safeParse(await readJson(request));
+    if (!parsed.success) return invalid(parsed.error);
+    const { agent, message, runId, cursor, permissionMode } = parsed.data;
+    const text = message.parts.flatMap((part) => (part.type === "text" ? [String(part.text)] : [])).join("\n").trim();
+    const fileParts = message.parts.flatMap((part) =>
+      part.type === "file" ? [part as { url: string; mediaType: string; filename?: string }] : [],
+    );
+    if (fileParts.length > MAX_ATTACHMENTS) return unprocessable(`message.parts: at most ${MAX_ATTACHMENTS} files`);
+    if (!text && fileParts.length === 0) return unprocessable("message: must not be empty");
+    const messageText = text || FILES_ONLY_MESSAGE;
+
+    // Before any admission: the run a reply continues is the caller's, and a new run's agent exists
+    // (another member's or a missing run, an unknown agent: 404, and nothing is counted or made).
+    let target: { runId: number; prior: Run } | { runId?: undefined; teammateId: number };
+    try {
+      target =
+        runId !== undefined
+          ? { runId, prior: await context.client.runs.get(runId) }
+          : { teammateId: await context.agentId(agent, { create: true }) };
+    } catch (error) {
+      return failure(error);
+    }
+
+    let admission: ChatAdmission | undefined;
+    try {
+      admission = await appSpan("chat.admission", {}, async () => context.admit?.());
+    } catch (error) {
+      if (error instanceof ChatRefusal) return refusalStream(error.chatError, `refused-${message.id}`);
+      return failure(error);
+    }
+    // The run's stream is not tied to this request: when the browser goes away, messageStream
+    // stops reading it.
+    let stream: RunStream;
+    // A reply's cost is what the run costs beyond this point (it waited for the person, so its cost
+    // has not moved since it was read above).
+    const priorCostUsd = admission && target.runId !== undefined ? target.prior.usage.cost_usd : undefined;
+    try {
+      const files = await Promise.all(fileParts.map(fileFrom));
+      if (target.runId !== undefined) {
+        // Every turn of a chat has the person at it: it honours the run's permission mode (approval
+        // cards on follow-ups too), where the spec's plain reply would refuse such tools.
+        stream = files.length
+          ? await context.client.runs.replyWithFiles(target.runId, { message: messageText, files, interactive: true })
+          : await context.client.runs.reply(target.runId, { message: messageText, interactive: true });
+      } else {
+        await context.prepare?.();
+        const apps = (await context.appTools?.()) ?? [];
+        const params = {
+          teammate_id: target.teammateId,
+          message: messageText,
+          ...(permissionMode ? { permission_mode: permissionMode } : {}),
+          ...(apps.length ? { tools: apps } : {}),
+        };
+        stream = files.length
+          ? await context.client.runs.createWithFiles({ ...params, files })
+          : await context.client.runs.create(params);
+      }
+    } catch (error) {
+      // A refusal (the platform's, or the framework's own) started no run: the member keeps the run
+      // the admission counted. Anything else may have started one.
+      const refused = isRefusal(error) || error instanceof ChatRefusal;
+      await (refused ? admission?.withdraw() : admission?.abandon())?.catch(() => {});
+      if (!(error instanceof PlatformApiError) && !(error instanceof ChatRefusal)) logger.error({ err: error }, "chat send failed");
+      const chatError = toChatError(error);
+      // What the message names is not there (a run or agent gone meanwhile): 404, as above.
+      if (chatError.kind === "not_found") return json(404, { error: chatError });
+      return refusalStream(chatError, `failed-${message.id}`);
+    }
+    const id = stream.runId ?? runId;
+    if (id === undefined) {
+      stream.abort();
+      await admission?.abandon().catch(() => {});
+      return refusalStream({ kind: "unknown", message: "The platform did not name the run." }, `failed-${message.id}`);
+    }
+    // Told before the stream is read, so a webhook of a run that ends at once finds its turn started.
+    // Should that fail, the ledger's sweep releases the admission as one that never named a run.
+    await appSpan("ledger.turn_started", { attributes: { "inlay.run.id": id } }, async () => admission?.started(id, priorCostUsd)).catch((failed) =>
+      logger.error({ err: failed }, "chat admission start failed"),
+    );
+    return messageStream({ context, runId: id, cursor: runId === undefined ? undefined : cursor, frames: stream, signal: request.signal, draining });
+  }
+
   return {
-    async send(request) {
-      if (draining.aborted) return drainingResponse();
-      const context = await contextOr401(request);
-      if (context instanceof Response) return context;
-      const parsed = ChatSendBody.safeParse(await readJson(request));
-      if (!parsed.success) return invalid(parsed.error);
-      const { agent, message, runId, cursor, permissionMode } = parsed.data;
-      const text = message.parts.flatMap((part) => (part.type === "text" ? [String(part.text)] : [])).join("\n").trim();
-      const fileParts = message.parts.flatMap((part) =>
-        part.type === "file" ? [part as { url: string; mediaType: string; filename?: string }] : [],
-      );
-      if (fileParts.length > MAX_ATTACHMENTS) return unprocessable(`message.parts: at most ${MAX_ATTACHMENTS} files`);
-      if (!text && fileParts.length === 0) return unprocessable("message: must not be empty");
-      const messageText = text || FILES_ONLY_MESSAGE;
-
-      // Before any admission: the run a reply continues is the caller's, and a new run's agent exists
-      // (another member's or a missing run, an unknown agent: 404, and nothing is counted or made).
-      let target: { runId: number; prior: Run } | { runId?: undefined; teammateId: number };
-      try {
-        target =
-          runId !== undefined
-            ? { runId, prior: await context.client.runs.get(runId) }
-            : { teammateId: await context.agentId(agent, { create: true }) };
-      } catch (error) {
-        return failure(error);
-      }
-
-      let admission: ChatAdmission | undefined;
-      try {
-        admission = await context.admit?.();
-      } catch (error) {
-        if (error instanceof ChatRefusal) return refusalStream(error.chatError, `refused-${message.id}`);
-        return failure(error);
-      }
-      // The run's stream is not tied to this request: when the browser goes away, messageStream
-      // stops reading it.
-      let stream: RunStream;
-      // A reply's cost is what the run costs beyond this point (it waited for the person, so its cost
-      // has not moved since it was read above).
-      const priorCostUsd = admission && target.runId !== undefined ? target.prior.usage.cost_usd : undefined;
-      try {
-        const files = await Promise.all(fileParts.map(fileFrom));
-        if (target.runId !== undefined) {
-          // Every turn of a chat has the person at it: it honours the run's permission mode (approval
-          // cards on follow-ups too), where the spec's plain reply would refuse such tools.
-          stream = files.length
-            ? await context.client.runs.replyWithFiles(target.runId, { message: messageText, files, interactive: true })
-            : await context.client.runs.reply(target.runId, { message: messageText, interactive: true });
-        } else {
-          await context.prepare?.();
-          const apps = (await context.appTools?.()) ?? [];
-          const params = {
-            teammate_id: target.teammateId,
-            message: messageText,
-            ...(permissionMode ? { permission_mode: permissionMode } : {}),
-            ...(apps.length ? { tools: apps } : {}),
-          };
-          stream = files.length
-            ? await context.client.runs.createWithFiles({ ...params, files })
-            : await context.client.runs.create(params);
-        }
-      } catch (error) {
-        // A refusal (the platform's, or the framework's own) started no run: the member keeps the run
-        // the admission counted. Anything else may have started one.
-        const refused = isRefusal(error) || error instanceof ChatRefusal;
-        await (refused ? admission?.withdraw() : admission?.abandon())?.catch(() => {});
-        if (!(error instanceof PlatformApiError) && !(error instanceof ChatRefusal)) logger.error({ err: error }, "chat send failed");
-        const chatError = toChatError(error);
-        // What the message names is not there (a run or agent gone meanwhile): 404, as above.
-        if (chatError.kind === "not_found") return json(404, { error: chatError });
-        return refusalStream(chatError, `failed-${message.id}`);
-      }
-      const id = stream.runId ?? runId;
-      if (id === undefined) {
-        stream.abort();
-        await admission?.abandon().catch(() => {});
-        return refusalStream({ kind: "unknown", message: "The platform did not name the run." }, `failed-${message.id}`);
-      }
-      // Told before the stream is read, so a webhook of a run that ends at once finds its turn started.
-      // Should that fail, the ledger's sweep releases the admission as one that never named a run.
-      await admission?.started(id, priorCostUsd).catch((failed) => logger.error({ err: failed }, "chat admission start failed"));
-      return messageStream({ context, runId: id, cursor: runId === undefined ? undefined : cursor, frames: stream, signal: request.signal, draining });
+    send(request) {
+      // One trace per chat turn: this span is the parent of the platform's (tracing.ts).
+      return appSpan("POST /api/chat", { kind: SpanKind.SERVER, attributes: { "http.request.method": "POST", "http.route": "/api/chat" } }, async (span) => {
+        const response = await sendTurn(request);
+        span.setAttribute("http.response.status_code", response.status);
+        const runId = response.headers.get("x-run-id");
+        if (runId) span.setAttribute("inlay.run.id", Number(runId));
+        return response;
+      });
     },
 
     async resume(request) {

@@ -23,6 +23,7 @@ import {
 } from "./platform-repository";
 import { openWithKeys, seal } from "@/server/shared/secret-box";
 import { keysFor, PLATFORM_API_KEY } from "./sealing";
+import { tracedFetch } from "../tracing";
 
 export interface PlatformConnection {
   mode: "embedded" | "remote";
@@ -59,7 +60,7 @@ export async function connectEmbedded(options: EmbeddedOptions): Promise<Platfor
   const { prisma } = options;
   const now = options.now ?? (() => new Date());
   const keys = keysFor(PLATFORM_API_KEY, options.secrets);
-  const base = { baseUrl: EMBEDDED_BASE_URL, fetch: inProcessFetch(options.appFetch) };
+  const base = { baseUrl: EMBEDDED_BASE_URL, fetch: tracedFetch(inProcessFetch(options.appFetch)) };
   const connect = (apiKey: string): PlatformConnection => {
     const clientOptions = { ...base, apiKey };
     return { mode: "embedded", client: createPlatformClient(clientOptions), options: clientOptions };
@@ -97,7 +98,7 @@ export async function connectEmbedded(options: EmbeddedOptions): Promise<Platfor
 }
 
 export function connectRemote(baseUrl: string, apiKey: string): PlatformConnection {
-  const options = { baseUrl, apiKey };
+  const options = { baseUrl, apiKey, fetch: tracedFetch((input, init) => globalThis.fetch(input, init)) };
   return { mode: "remote", client: createPlatformClient(options), options };
 }
 

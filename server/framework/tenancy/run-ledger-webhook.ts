@@ -18,6 +18,7 @@ import { openWithKeys, seal } from "@/server/shared/secret-box";
 import type { PlatformConnection } from "./platform-connection";
 import { findFrameworkWebhook, setFrameworkWebhookIfAbsent } from "./platform-repository";
 import { settleRunFromPlatform } from "./run-ledger";
+import { appSpanFrom, SpanKind } from "../tracing";
 import { keysFor, PLATFORM_WEBHOOK_SECRET } from "./sealing";
 
 /** The kinds that end a run's turn: the ones the ledger settles on. */
@@ -81,7 +82,23 @@ export type LedgerDelivery =
  * One delivery: verified against the framework's secret (Standard Webhooks), then, for a kind that
  * ends a run, the run settled from the platform (run-ledger.ts). `payload` is the raw body.
  */
-export async function receiveLedgerWebhook(
+export function receiveLedgerWebhook(
+  prisma: Db,
+  connection: PlatformConnection,
+  payload: string,
+  headers: WebhookHeaders,
+  secrets?: readonly string[],
+): Promise<LedgerDelivery> {
+  // The delivery carries the run's trace (its traceparent): the settlement joins it.
+  return appSpanFrom(headerValue(headers, "traceparent"), "ledger.webhook", { kind: SpanKind.SERVER }, async (span) => {
+    const delivery = await verifyAndSettle(prisma, connection, payload, headers, secrets);
+    span.setAttribute("inlay.ledger.outcome", delivery.outcome);
+    if (delivery.outcome !== "rejected") span.setAttributes({ "inlay.ledger.settled": delivery.settled, "inlay.ledger.event": delivery.event.type });
+    return delivery;
+  });
+}
+
+async function verifyAndSettle(
   prisma: Db,
   connection: PlatformConnection,
   payload: string,
@@ -102,6 +119,12 @@ export async function receiveLedgerWebhook(
   }
   return { outcome: "settled", event, settled: await settleRunFromPlatform(prisma, connection, event.run_id) };
 }
+
+const headerValue = (headers: WebhookHeaders, name: string): string | undefined =>
+  headers instanceof Headers ? (headers.get(name) ?? undefined) : (() => {
+    const value = (headers as Record<string, string | string[] | undefined>)[name];
+    return Array.isArray(value) ? value[0] : value;
+  })();
 
 /**
  * POST /api/platform-webhooks (the route, and the embedded platform's in-process delivery): 401 for a

@@ -21,7 +21,7 @@ import { SecretBoxError } from "@/server/shared/secret-box";
 import { openSecret, SEALED_FOR } from "../services/sealed-secrets";
 import type { PlatformConfig, WebhookSettings } from "../platform-config";
 import { webhookAttempts, webhookDeliveryLag } from "../observability/metrics";
-import { contextFromTraceparent, inSpan, SpanKind, tracingEnabled } from "../observability/tracing";
+import { contextFromTraceparent, currentTraceContext, inSpan, SpanKind, tracingEnabled } from "../observability/tracing";
 import { findRunTraceContext } from "../repositories/runs";
 import { guardedFetch, OutboundError } from "../outbound/guarded-fetch";
 import {
@@ -154,7 +154,10 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
     const parent = tracingEnabled() && event.runId !== null ? contextFromTraceparent(await findRunTraceContext(prisma, event.runId)) : undefined;
     const attributes = { "inlay.webhook.id": webhook.id, "inlay.webhook.event_type": event.type, "inlay.webhook.attempt": data.number };
     const outcome = await inSpan("webhook.attempt", { kind: SpanKind.PRODUCER, parent, attributes }, async (span) => {
-      const sent = await send(webhook.url, body, signatureHeaders(messageIdOf(event.id), body, secrets, attemptedAt));
+      // The receiver may continue the run's trace (the framework's run ledger does).
+      const traceparent = currentTraceContext();
+      const headers = { ...signatureHeaders(messageIdOf(event.id), body, secrets, attemptedAt), ...(traceparent ? { traceparent } : {}) };
+      const sent = await send(webhook.url, body, headers);
       span?.setAttribute("inlay.webhook.delivered", sent.succeeded);
       return sent;
     });
