@@ -58,7 +58,8 @@ if (values.help) {
 
 const role = values.role as PlatformRole;
 if (!ROLES.includes(role)) {
-  console.error(`--role must be one of ${ROLES.join(", ")}, got "${values.role}"`);
+  const app = values.role === "app" ? " (INLAY_ROLE=app is the Next.js app: npm start, or the image's server/entry.sh role)" : "";
+  console.error(`--role must be one of ${ROLES.join(", ")}, got "${values.role}"${app}`);
   process.exit(2);
 }
 const port = Number(values.port);
