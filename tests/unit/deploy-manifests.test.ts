@@ -210,7 +210,7 @@ describe("deploy/kubernetes (kubectl kustomize)", () => {
     }
   });
 
-  it("sets resources, a drain period, a preStop on pods behind a Service, and runs as non-root", () => {
+  it("sets resources, a preStop on pods behind a Service, a grace period that holds it and the drain, and runs as non-root", () => {
     const pods = [...byKind("Deployment"), ...byKind("Job")];
     for (const object of pods) {
       const spec = object.spec.template.spec;
@@ -222,8 +222,15 @@ describe("deploy/kubernetes (kubectl kustomize)", () => {
         expect(String(container.resources?.limits?.memory), container.name).toMatch(/^\d+(Mi|Gi)$/);
       }
     }
-    for (const object of byKind("Deployment")) expect(object.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(30);
     for (const name of ["inlay-web", "inlay-app"]) expect(deployment(name).spec.template.spec.containers[0]!.lifecycle?.preStop, name).toBeDefined();
+    // The grace period holds the preStop's wait and the whole drain (INLAY_DRAIN_TIMEOUT_MS, lib/env.ts: 20 s unless set), with room.
+    for (const object of byKind("Deployment")) {
+      const container = object.spec.template.spec.containers[0]!;
+      const preStop = (container.lifecycle?.preStop as { exec?: { command: string[] } } | undefined)?.exec?.command;
+      const waitSeconds = preStop?.[0] === "sleep" ? Number(preStop[1]) : 0;
+      const drainSeconds = Number(envOf(container, "INLAY_DRAIN_TIMEOUT_MS") ?? configOf(container).INLAY_DRAIN_TIMEOUT_MS ?? 20_000) / 1000;
+      expect(object.spec.template.spec.terminationGracePeriodSeconds, object.metadata.name).toBeGreaterThanOrEqual(waitSeconds + drainSeconds + 10);
+    }
   });
 
   it("takes every secret from a Secret (the platform's or the app's, whole, by envFrom), never inline, and keeps none in a ConfigMap", () => {
