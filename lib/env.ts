@@ -189,8 +189,10 @@ export const envSchema = z
     TRUST_PROXY: flag(false),
 
     // What this process does: web (HTTP, SSE, admission), worker (claims and executes runs and jobs,
-    // no port) or all (both: the embedded default). `npm run platform -- --role` overrides it.
-    INLAY_ROLE: z.enum(["web", "worker", "all"]).default("all"),
+    // no port) or all (both: the embedded default). `npm run platform -- --role` overrides it. app: the
+    // Next.js app alone (`npm start`), on a platform elsewhere (PLATFORM_BASE_URL); the image's start
+    // (server/entry.sh role) runs it for this role.
+    INLAY_ROLE: z.enum(["web", "worker", "all", "app"]).default("all"),
     // A worker's probe port (/healthz, /readyz) for an orchestrator; unset: none. Web and all roles
     // answer the probes on their own port. `npm run platform -- --probe-port` overrides it.
     INLAY_PROBE_PORT: optionalInt(0),
@@ -331,6 +333,12 @@ export const envSchema = z
     }
     if (value.NODE_ENV === "production" && value.OUTBOUND_ALLOW_LOOPBACK) {
       ctx.addIssue({ code: "custom", path: ["OUTBOUND_ALLOW_LOOPBACK"], message: "must not be set in production" });
+    }
+    if (value.INLAY_ROLE === "app") {
+      // The app role runs no platform of its own, and its instances share one database.
+      for (const needed of ["PLATFORM_BASE_URL", "DATABASE_URL"] as const) {
+        if (!value[needed]) ctx.addIssue({ code: "custom", path: [needed], message: "is required with INLAY_ROLE=app" });
+      }
     }
     if (value.PLATFORM_BASE_URL && !value.PLATFORM_API_KEY) {
       ctx.addIssue({ code: "custom", path: ["PLATFORM_API_KEY"], message: "is required with PLATFORM_BASE_URL" });

@@ -3,12 +3,24 @@
 # JavaScript `npm run build` wrote (dist/platform/<name>.js, server/platform-build.ts), from the
 # TypeScript sources through tsx otherwise.
 #   sh server/entry.sh <name> <source.ts> [arguments…]
+# The image's start (Dockerfile CMD): the process INLAY_ROLE names, listening on every address. app runs
+# the compiled Next.js build (`npm start` without npm, on PORT, 3000 by default); web, worker and all the
+# compiled platform on port 4010 (a worker listens only on INLAY_PROBE_PORT, if set).
+#   sh server/entry.sh role [arguments…]
 set -e
 # Node 22 runs AsyncLocalStorage (the log context of every pass and request) on a promise hook every
 # promise pays for, 30-45 % of a worker's CPU per streamed word; this flag (Node 24's default) frees it.
 # Node 20 has no such flag (docs/deploy.md).
 if [ "$(node -p 'process.versions.node.split(".")[0]')" = 22 ]; then
   export NODE_OPTIONS="--experimental-async-context-frame${NODE_OPTIONS:+ $NODE_OPTIONS}"
+fi
+if [ "$1" = role ]; then
+  shift
+  if [ "$INLAY_ROLE" = app ]; then
+    # next start runs .next/ as `next build` compiled it (instrumentation included): no TypeScript loader.
+    exec node node_modules/next/dist/bin/next start --hostname 0.0.0.0 --port "${PORT:-3000}" --keepAliveTimeout 65000 "$@"
+  fi
+  set -- standalone server/platform/standalone.ts --host 0.0.0.0 --port 4010 "$@"
 fi
 name=$1
 source=$2

@@ -148,7 +148,8 @@ const LOCAL_BASE_URL = "http://localhost:3000/api/v2";
  */
 export function platformDepsFromEnv(
   database: () => Promise<Database>,
-  role: PlatformRole = env.INLAY_ROLE,
+  // The app role's Next process reaches this only if /api/v2 is routed to it by mistake: it executes nothing.
+  role: PlatformRole = env.INLAY_ROLE === "app" ? "web" : env.INLAY_ROLE,
   options: {
     localBaseUrl?: string;
     operatorKeySha256?: string;

@@ -6,6 +6,7 @@
 // Prometheus text format) answers beside them: behind INLAY_METRICS_TOKEN when set, else only on a
 // worker's probe port, which is private.
 import { createHash, timingSafeEqual } from "node:crypto";
+import { env, type Env } from "@/lib/env";
 import { readMigrations } from "@/server/shared/migrate";
 import { scrape } from "./observability/metrics";
 import type { PlatformDeps, PlatformRole } from "./context";
@@ -20,6 +21,17 @@ export interface Readiness {
   ready: boolean;
   role: PlatformRole | "framework";
   checks: Record<string, ReadinessCheck>;
+  /** What an operator should know but that does not make the process unready (a production run on the sim model). */
+  warnings?: string[];
+}
+
+/**
+ * A production platform on the simulated model answers every run with canned text: said loudly (at
+ * start, standalone.ts, and in readiness) rather than found by a customer.
+ */
+export function modelProviderWarning(source: Pick<Env, "NODE_ENV" | "INLAY_MODEL_PROVIDER">): string | undefined {
+  if (source.NODE_ENV !== "production" || source.INLAY_MODEL_PROVIDER !== "sim") return undefined;
+  return "INLAY_MODEL_PROVIDER is sim: every run is answered by the simulated model; set openai, anthropic or openai-compatible (docs/deploy.md)";
 }
 
 /** A check that does not answer within this is failed: a probe must not hang on a stuck database. */
@@ -92,7 +104,8 @@ export function createHealth(
     const names = Object.keys(checks);
     const results = await Promise.all(names.map((name) => run(checks[name]!)));
     const byName = Object.fromEntries(names.map((name, index) => [name, results[index]!]));
-    return { ready: results.every((result) => result.ok), role, checks: byName };
+    const warning = runtime ? modelProviderWarning(env) : undefined;
+    return { ready: results.every((result) => result.ok), role, checks: byName, ...(warning ? { warnings: [warning] } : {}) };
   }
 
   async function answer(request: Request): Promise<Response | undefined> {

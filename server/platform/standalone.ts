@@ -17,7 +17,7 @@ import { getDb, openDatabase, setProcessDatabase } from "@/server/shared/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformDepsFromEnv } from "@/server/platform/config";
 import type { PlatformApp, PlatformRole } from "@/server/platform/context";
-import { createHealth, type Health } from "@/server/platform/health";
+import { createHealth, modelProviderWarning, type Health } from "@/server/platform/health";
 import { applyServerTimeouts } from "@/server/platform/http/server-timeouts";
 import { compactHeapAfterStartup } from "@/server/platform/infrastructure/startup-heap";
 import { startTracingFromEnv, stopTracing } from "@/server/platform/observability/tracing";
@@ -58,7 +58,8 @@ if (values.help) {
 
 const role = values.role as PlatformRole;
 if (!ROLES.includes(role)) {
-  console.error(`--role must be one of ${ROLES.join(", ")}, got "${values.role}"`);
+  const app = values.role === "app" ? " (INLAY_ROLE=app is the Next.js app: npm start, or the image's server/entry.sh role)" : "";
+  console.error(`--role must be one of ${ROLES.join(", ")}, got "${values.role}"${app}`);
   process.exit(2);
 }
 const port = Number(values.port);
@@ -92,6 +93,8 @@ if (role !== "all" && !env.DATABASE_URL) {
   console.error(`--role ${role} needs DATABASE_URL (PostgreSQL); PGlite runs only with --role all`);
   process.exit(2);
 }
+const modelWarning = modelProviderWarning(env);
+if (modelWarning) logger.warn({ role }, modelWarning);
 const database = await openDatabase(
   dataDir ? { dataDir } : { url: env.DATABASE_URL, dataDir: env.PGLITE_DATA_DIR },
 );

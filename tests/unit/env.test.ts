@@ -67,6 +67,12 @@ describe("parseEnv", () => {
     expect(() => parseEnv({ PLATFORM_BASE_URL: "http://127.0.0.1:4010/api/v2" })).toThrow(/PLATFORM_API_KEY/);
   });
 
+  it("runs the app role only on a remote platform and PostgreSQL", () => {
+    expect(() => parseEnv({ INLAY_ROLE: "app" })).toThrow(/PLATFORM_BASE_URL: is required with INLAY_ROLE=app[\s\S]*DATABASE_URL: is required/);
+    const remote = { INLAY_ROLE: "app", PLATFORM_BASE_URL: "http://127.0.0.1:4010/api/v2", PLATFORM_API_KEY: "sk_inlay_x", DATABASE_URL: "postgres://127.0.0.1/app" };
+    expect(parseEnv(remote).INLAY_ROLE).toBe("app");
+  });
+
   it("gives the embedded framework account $1,000 unless told otherwise, and refuses a negative credit", () => {
     expect(parseEnv({}).FRAMEWORK_OPERATOR_CREDIT_MICROS).toBe(1_000_000_000);
     expect(parseEnv({ FRAMEWORK_OPERATOR_CREDIT_MICROS: "0" }).FRAMEWORK_OPERATOR_CREDIT_MICROS).toBe(0);
