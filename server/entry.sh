@@ -18,7 +18,8 @@ if [ "$1" = role ]; then
   shift
   if [ "$INLAY_ROLE" = app ]; then
     # next start runs .next/ as `next build` compiled it (instrumentation included): no TypeScript loader.
-    exec node node_modules/next/dist/bin/next start --hostname 0.0.0.0 --port "${PORT:-3000}" --keepAliveTimeout 65000 "$@"
+    # SIGTERM is the app's own drain (server/framework/lifecycle.ts), not Next's.
+    NEXT_MANUAL_SIG_HANDLE=1 exec node node_modules/next/dist/bin/next start --hostname 0.0.0.0 --port "${PORT:-3000}" --keepAliveTimeout 65000 "$@"
   fi
   set -- standalone server/platform/standalone.ts --host 0.0.0.0 --port 4010 "$@"
 fi
