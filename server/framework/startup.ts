@@ -5,6 +5,7 @@ import { logger } from "@/lib/logger";
 import { offerDemoAppToDemoTenants, seedDemoData } from "@/prisma/seed";
 import { demoAppPlatformSettings } from "./demo-app/demo-app";
 import { DEMO_APP_SLUG } from "../platform/apps/definitions/demo-notes";
+import { DataDirError } from "../shared/data-dir-lock";
 import { getDb, type Database } from "../shared/db";
 import { publicOrigin } from "../shared/public-origin";
 import type { JobQueue } from "../platform/infrastructure/job-queue";
@@ -13,7 +14,13 @@ import { getPlatformConnection } from "./platform";
 import { ensureLedgerWebhook, ledgerWebhookUrl } from "./tenancy/run-ledger-webhook";
 
 export async function startFramework(): Promise<void> {
-  const database = await getDb();
+  const database = await getDb().catch((error: unknown) => {
+    // The data directory is in use by another process, or damaged: every request would fail on it, so
+    // say why and what to do once (on stderr, before exiting: the logger writes later), and stop.
+    if (!(error instanceof DataDirError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  });
   if (env.NODE_ENV === "production" && !env.NEXTAUTH_URL) {
     logger.warn(
       { publicOrigin: publicOrigin() },

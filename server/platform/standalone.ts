@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
 import { env } from "@/lib/env";
 import { flushLogs, logger } from "@/lib/logger";
+import { DataDirError } from "@/server/shared/data-dir-lock";
 import { getDb, openDatabase, setProcessDatabase } from "@/server/shared/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformDepsFromEnv } from "@/server/platform/config";
@@ -92,8 +93,13 @@ if (role !== "all" && !env.DATABASE_URL) {
   console.error(`--role ${role} needs DATABASE_URL (PostgreSQL); PGlite runs only with --role all`);
   process.exit(2);
 }
-const database = await openDatabase(
-  dataDir ? { dataDir } : { url: env.DATABASE_URL, dataDir: env.PGLITE_DATA_DIR },
+const database = await openDatabase(dataDir ? { dataDir } : { url: env.DATABASE_URL, dataDir: env.PGLITE_DATA_DIR }).catch(
+  (error: unknown) => {
+    // In use by another process, or damaged: the message says what to do; a stack would bury it.
+    if (!(error instanceof DataDirError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  },
 );
 setProcessDatabase(database);
 
