@@ -1,4 +1,4 @@
-# One image for every role of the platform (web, worker, all: INLAY_ROLE), DESIGN.md "Operations";
+# One image for every role of the platform (web, worker, all: INLAY_ROLE), docs/design.md "Operations";
 # docs/deploy.md walks through using it. Its build steps are the commands CI runs (.ci/run, npm test):
 # `npm install` and `npm run build`. CI has no container daemon and no base image, so this file is not
 # built there; tests/unit/deploy-manifests.test.ts checks the compose and kustomize files that run it.
