@@ -1,5 +1,5 @@
 // `npm run check:cycles` (a stage of `npm test`): no import cycle anywhere in the code, type-only imports
-// included (DESIGN.md, Layers). Which layer may import which is ESLint's (eslint.config.mjs); this
+// included (docs/design.md, Layers). Which layer may import which is ESLint's (eslint.config.mjs); this
 // file only forbids circles, which a per-file lint rule cannot see.
 module.exports = {
   forbidden: [

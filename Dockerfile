@@ -1,7 +1,8 @@
 # One image for every role of the product (INLAY_ROLE): the platform's web, worker and all, and the
-# Next.js app (app); docs/deploy.md walks through using it. Its build steps are CI's (.ci/run, npm test):
-# the locked install and `npm run build`. CI has no container daemon and no base image, so this file is
-# not built there; tests/unit/deploy-manifests.test.ts checks the compose and kustomize files that run it.
+# Next.js app (app); docs/design.md "Operations", and docs/deploy.md walks through using it. Its build
+# steps are CI's (.ci/run, npm test): the locked install and `npm run build`. CI has no container daemon
+# and no base image, so this file is not built there; tests/unit/deploy-manifests.test.ts checks the
+# compose and kustomize files that run it.
 #
 #   docker build -t inlay .
 #   docker run -e DATABASE_URL=… -e NEXTAUTH_SECRET=… -e INLAY_ROLE=web -p 4010:4010 inlay

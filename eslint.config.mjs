@@ -3,13 +3,14 @@ import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
 
-// The layers (DESIGN.md, Layers; docs/architecture.md): nothing imports upward, and the halves stay apart.
+// The layers (docs/design.md, Layers; docs/architecture.md): nothing imports upward, and the halves stay apart.
 // Paths are resolved, so relative and "@/" imports count alike; type-only imports count too. Import
 // cycles, which no per-file rule can see, are `npm run check:cycles`'s (.dependency-cruiser.cjs).
 const platform = (folder) => `./server/platform/${folder}`;
 const platformTop = ["routes", "middleware", "app.ts", "context.ts", "deps.ts", "config.ts", "standalone.ts", "health.ts", "http"].map(platform);
 const layerZones = [
-  // The platform is one half: it builds on the shared floor and lib's env, logger and contracts only.
+  // The platform is one half: it builds on the shared floor and lib's env, logger, money format (one way to
+  // show an amount to people, on the console's pages and the platform's own) and contracts only.
   {
     target: "./server/platform",
     from: "./server",
@@ -19,7 +20,7 @@ const layerZones = [
   {
     target: "./server/platform",
     from: "./lib",
-    except: ["./env.ts", "./logger.ts", "./log-context.ts", "./schemas"],
+    except: ["./env.ts", "./logger.ts", "./log-context.ts", "./money.ts", "./schemas"],
     message: "The platform never imports the framework: move what both need to server/shared/ or lib/schemas/.",
   },
   { target: "./server/platform", from: ["./app", "./components"], message: "The platform never imports the framework." },

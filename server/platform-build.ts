@@ -1,4 +1,4 @@
-// Compiles the platform's processes to JavaScript, so production runs no TypeScript loader (DESIGN.md,
+// Compiles the platform's processes to JavaScript, so production runs no TypeScript loader (docs/design.md,
 // Operations): `npm run build` runs it, `npm run platform`, `npm run cluster` and `npm run db:migrate` run
 // its output when NODE_ENV=production (server/entry.sh).
 //

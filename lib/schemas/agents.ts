@@ -267,7 +267,13 @@ export const TeammateUpdate = AgentUpdate.pick({
 /** POST /agents/{id}/email-inbox and /fetchmail: user_id may come in the body too, as the spec lists it there. */
 export const AgentScopeBody = z.object({ user_id: UserId.optional() });
 
-/** POST /agents/{id}/fetchmail: the outside IMAP mailbox to poll (Inlay's fields; the spec names none beside user_id). */
+/** The fields that name a mailbox: all of them, or (the spec's form, user_id alone) none. */
+export const FETCHMAIL_MAILBOX_FIELDS = ["host", "username", "password"] as const;
+
+/**
+ * POST /agents/{id}/fetchmail: the outside IMAP mailbox to poll (Inlay's fields; the spec names none beside
+ * user_id). Without them the agent's mailbox already configured is used (services/messaging/fetchmail.ts).
+ */
 export const FetchmailBody = AgentScopeBody.extend({
   host: z
     .string()
@@ -275,12 +281,19 @@ export const FetchmailBody = AgentScopeBody.extend({
     .min(1)
     .max(253)
     .regex(/^[A-Za-z0-9.:[\]-]+$/, "a host name or an IP address")
-    .meta({ description: "The IMAP server's host name or IP address; it must resolve to public addresses only" }),
+    .optional()
+    .meta({ description: "The IMAP server's host name or IP address; it must resolve to public addresses only. Required with username and password; all three omitted: the agent's mailbox configured before" }),
   port: z.number().int().min(1).max(65_535).optional().meta({ description: "Default 993 with tls, 143 without" }),
   tls: z.boolean().default(true).meta({ description: "Implicit TLS (IMAPS); false: plain IMAP, upgraded with STARTTLS when the server offers it" }),
-  username: z.string().min(1).max(320),
-  password: z.string().min(1).max(1024).meta({ description: "Sealed at rest and never returned" }),
+  username: z.string().min(1).max(320).optional().meta({ description: "Required with host and password" }),
+  password: z.string().min(1).max(1024).optional().meta({ description: "Required with host and username. Sealed at rest and never returned" }),
   mailbox: z.string().trim().min(1).max(200).default("INBOX"),
+}).superRefine((body, ctx) => {
+  // A mailbox half named is a mistake to point out, field by field; none named is the spec's form.
+  if (FETCHMAIL_MAILBOX_FIELDS.every((field) => body[field] === undefined) && body.port === undefined) return;
+  for (const field of FETCHMAIL_MAILBOX_FIELDS) {
+    if (body[field] === undefined) ctx.addIssue({ code: "custom", path: [field], message: `is required to name the mailbox (${FETCHMAIL_MAILBOX_FIELDS.join(", ")})` });
+  }
 });
 
 /** The mailbox fetchmail polls, as answers show it (never the password). */

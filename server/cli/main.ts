@@ -84,7 +84,7 @@ function overview(commands: readonly Command[]): string {
     `usage: ${PROGRAM} <command> [options]`,
     "",
     "The operator's commands, on the database the platform uses (DATABASE_URL, or PGlite: --data-dir or PGLITE_DATA_DIR).",
-    "With PGlite, stop the platform first: one process at a time opens a data directory.",
+    "With PGlite, stop the platform first: one process at a time opens a data directory (a running one's is refused).",
     "",
     "commands:",
     ...commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),

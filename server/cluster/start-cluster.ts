@@ -1,5 +1,5 @@
 // N web instances and M workers of the platform on one machine, sharing PostgreSQL and Redis, behind
-// nginx: the scale-out deployment of DESIGN.md, as child processes of this one.
+// nginx: the scale-out deployment of docs/design.md, as child processes of this one.
 import { spawn, type ChildProcess } from "node:child_process";
 import { constants } from "node:fs";
 import { access, chmod, mkdtemp, rm, writeFile } from "node:fs/promises";

@@ -5,6 +5,7 @@ import { logger } from "@/lib/logger";
 import { offerDemoAppToDemoTenants, seedDemoData } from "@/prisma/seed";
 import { demoAppPlatformSettings } from "./demo-app/demo-app";
 import { DEMO_APP_SLUG } from "../platform/apps/definitions/demo-notes";
+import { DataDirError } from "../shared/data-dir-lock";
 import { getDb, type Database } from "../shared/db";
 import { publicOrigin } from "../shared/public-origin";
 import type { JobQueue } from "../platform/infrastructure/job-queue";
@@ -20,7 +21,13 @@ export async function startFramework(): Promise<void> {
   // Spans over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (the embedded platform's included); flushed last.
   await startTracingFromEnv("app");
   closeOnExit(() => stopTracing());
-  const database = await getDb();
+  const database = await getDb().catch((error: unknown) => {
+    // The data directory is in use by another process, or damaged: every request would fail on it, so
+    // say why and what to do once (on stderr, before exiting: the logger writes later), and stop.
+    if (!(error instanceof DataDirError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  });
   // The database closes last, cleanly.
   closeOnExit(() => database.close());
   if (env.NODE_ENV === "production" && !env.NEXTAUTH_URL) {

@@ -33,6 +33,7 @@ import * as receiveStripeWebhook from "./routes/billing/stripe-webhook";
 import * as checkoutReturn from "./routes/billing/checkout-return";
 import * as manualPaymentPage from "./routes/billing/manual-pay-page";
 import * as receiptPage from "./routes/billing/receipt-page";
+import * as billingPortalPage from "./routes/billing/portal-page";
 import * as operatorCredit from "./routes/operator/credit";
 import * as signup from "./routes/account/signup";
 import * as archiveAgent from "./routes/agents/archive";
@@ -513,6 +514,7 @@ const operations: { register(app: PlatformApp): void }[] = [
   checkoutReturn,
   manualPaymentPage,
   receiptPage,
+  billingPortalPage,
   operatorCredit,
 ];
 

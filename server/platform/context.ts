@@ -64,7 +64,7 @@ export interface PlatformRuntime {
   /** Aborted once the process drains: its open run streams end (clients resume elsewhere, Last-Event-ID). */
   readonly draining: AbortSignal;
   /**
-   * Starts draining (DESIGN.md, Operations): open run streams end, the worker claims no more and hands
+   * Starts draining (docs/design.md, Operations): open run streams end, the worker claims no more and hands
    * its runs back, waiting up to `waitMs` for the passes that must reach a checkpoint first (default
    * 30 s). Requests in flight are the HTTP server's to finish (standalone.ts).
    */
@@ -73,7 +73,7 @@ export interface PlatformRuntime {
   close(): Promise<void>;
 }
 
-/** What a process does: serve HTTP, execute runs and jobs, or both (DESIGN.md, Roles). */
+/** What a process does: serve HTTP, execute runs and jobs, or both (docs/design.md, Roles). */
 export type PlatformRole = "web" | "worker" | "all";
 
 export interface PlatformDeps {

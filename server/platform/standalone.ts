@@ -1,7 +1,7 @@
 // Runs the platform alone, without Next.js:
 //   npm run platform -- [--role web|worker|all] [--port 4010] [--host 127.0.0.1] [--data-dir DIR]
 //                       [--probe-port N (worker: /healthz and /readyz; other roles answer them on --port)]
-// Roles (DESIGN.md): web serves HTTP and SSE and executes nothing; worker claims and executes runs
+// Roles (docs/design.md): web serves HTTP and SSE and executes nothing; worker claims and executes runs
 // and jobs and opens no port; all (the default, or INLAY_ROLE) does both. --data-dir picks a PGlite
 // data directory (an empty or new one gives a fresh database) and is refused with DATABASE_URL; without
 // it, DATABASE_URL or PGLITE_DATA_DIR decide as in the app. Prints one line on stdout once ready ("listening on <url>",
@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
 import { env } from "@/lib/env";
 import { flushLogs, logger } from "@/lib/logger";
+import { DataDirError } from "@/server/shared/data-dir-lock";
 import { getDb, openDatabase, setProcessDatabase } from "@/server/shared/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformDepsFromEnv } from "@/server/platform/config";
@@ -95,8 +96,13 @@ if (role !== "all" && !env.DATABASE_URL) {
 }
 const modelWarning = modelProviderWarning(env);
 if (modelWarning) logger.warn({ role }, modelWarning);
-const database = await openDatabase(
-  dataDir ? { dataDir } : { url: env.DATABASE_URL, dataDir: env.PGLITE_DATA_DIR },
+const database = await openDatabase(dataDir ? { dataDir } : { url: env.DATABASE_URL, dataDir: env.PGLITE_DATA_DIR }).catch(
+  (error: unknown) => {
+    // In use by another process, or damaged: the message says what to do; a stack would bury it.
+    if (!(error instanceof DataDirError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  },
 );
 setProcessDatabase(database);
 
@@ -142,7 +148,7 @@ if (app) {
   console.log("worker ready");
 }
 
-// Draining (DESIGN.md, Operations): no new connections, /readyz answers 503, open run streams end
+// Draining (docs/design.md, Operations): no new connections, /readyz answers 503, open run streams end
 // (clients resume on another instance with Last-Event-ID), the worker hands its runs back; requests
 // in flight get INLAY_DRAIN_TIMEOUT_MS to finish, then what is left is cut off.
 let stopping = false;

@@ -8,6 +8,7 @@ import pg from "pg";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { PrismaClient } from "@/server/generated/prisma/client";
+import { DataDirError, lockDataDir, type DataDirLock } from "@/server/shared/data-dir-lock";
 import {
   applyMigrations,
   readMigrations,
@@ -107,15 +108,26 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   }
 
   const dataDir = options.dataDir ?? "memory://";
-  if (!dataDir.startsWith("memory://")) await mkdir(dataDir, { recursive: true });
+  let lock: DataDirLock | undefined;
+  if (!dataDir.startsWith("memory://")) {
+    await mkdir(dataDir, { recursive: true });
+    lock = lockDataDir(dataDir);
+  }
   // Loaded only without DATABASE_URL: a process on PostgreSQL never holds PGlite or its adapter.
   const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import("@electric-sql/pglite"), import("pglite-prisma-adapter")]);
-  const pglite = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir });
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir });
+  } catch (error) {
+    lock?.release();
+    throw unopenable(dataDir, error);
+  }
   try {
     await migrate({ kind: "pglite", pglite }, migrations);
   } catch (error) {
-    await pglite.close();
-    throw error;
+    await pglite.close().catch(() => {});
+    lock?.release();
+    throw error instanceof WebAssembly.RuntimeError ? unopenable(dataDir, error) : error;
   }
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions });
   return {
@@ -125,8 +137,24 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     close: async () => {
       await prisma.$disconnect();
       await pglite.close();
+      lock?.release();
     },
   };
+}
+
+/**
+ * PGlite's own failure (`Aborted()`, "failed to initialize") says neither why nor what to do: a directory
+ * that the lock let through but PGlite cannot start is damaged (written by two processes at once before
+ * the lock existed, or a copy taken while it was open) or from another PGlite version.
+ */
+function unopenable(dataDir: string, cause: unknown): DataDirError {
+  const reason = cause instanceof Error ? cause.message.split("\n")[0] : String(cause);
+  return new DataDirError(
+    `cannot open the PGlite data directory ${dataDir} (${reason}): it is damaged, or was written by another PGlite version. ` +
+      "Restore it from a copy taken while Inlay was stopped, or move it aside to start on an empty database " +
+      "(a demo installation seeds itself again), or use PostgreSQL (DATABASE_URL)",
+    { cause },
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-// The process's Prometheus metrics (DESIGN.md, Operations), in one registry. Counters and histograms
+// The process's Prometheus metrics (docs/design.md, Operations), in one registry. Counters and histograms
 // are updated where things happen (HTTP middleware, the run worker and pass, webhook attempts, the
 // outbound guard); gauges that are a query (queue depth and lag, the database pool) are collected when
 // scraped, through collectors the runtime registers. Served as /metrics beside the probes (health.ts).

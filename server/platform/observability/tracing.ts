@@ -1,4 +1,4 @@
-// OpenTelemetry traces (DESIGN.md, Operations): one trace per run, from the POST that admitted it
+// OpenTelemetry traces (docs/design.md, Operations): one trace per run, from the POST that admitted it
 // through the queue to every pass's model and tool calls, outbound calls and webhook deliveries. The
 // run carries the admitting request's context (platform_runs.trace_context, W3C traceparent), so a
 // pass on another process joins the same trace. Exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT

@@ -180,3 +180,19 @@ export async function takeLowBalanceCrossing(prisma: Tx, accountId: number): Pro
     RETURNING s.low_balance_crossings AS crossing`;
   return rows[0]?.crossing ?? null;
 }
+
+/** An account's payments, newest first (the hosted billing page's history). */
+export const listPaymentRows = (prisma: Tx, accountId: number, limit: number) =>
+  prisma.platformPayment.findMany({ where: { accountId }, orderBy: { id: "desc" }, take: limit });
+
+/** A hosted billing page's link; the account's expired ones go at the same time, so they do not pile up. */
+export async function createPortalLink(prisma: PrismaClient, link: { tokenHash: string; accountId: number; expiresAt: Date }, now: Date) {
+  await prisma.$transaction([
+    prisma.platformBillingPortalLink.deleteMany({ where: { accountId: link.accountId, expiresAt: { lte: now } } }),
+    prisma.platformBillingPortalLink.create({ data: link }),
+  ]);
+}
+
+/** The account a link's token hash opens, while it has not expired. */
+export const findLivePortalLink = (prisma: Tx, tokenHash: string, now: Date) =>
+  prisma.platformBillingPortalLink.findFirst({ where: { tokenHash, expiresAt: { gt: now } }, select: { accountId: true } });

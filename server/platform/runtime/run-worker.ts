@@ -3,7 +3,7 @@
 // from any instance), when one of its runs ends, and every `pollMs`, which is also how it finds the
 // runs of a worker that died: their leases stop being renewed (one statement per worker renews all of
 // its leases every third of a lease) and lapse. A worker that stops hands its runs back instead
-// (DESIGN.md, Operations): their leases lapse at once and another worker resumes them.
+// (docs/design.md, Operations): their leases lapse at once and another worker resumes them.
 import { randomBytes } from "node:crypto";
 import { withLogContext } from "@/lib/log-context";
 import { logger } from "@/lib/logger";

@@ -30,6 +30,7 @@ const NOT_FOR_THE_CLIENT: Record<string, string> = {
   "GET /billing/checkout/return": "the payment provider sends the payer's browser here",
   "GET /billing/pay/{reference}": "an HTML page the payer opens (manual payments)",
   "GET /billing/receipt-pages/{token}": "an HTML receipt behind a link in mail",
+  "GET /billing/portal-pages/{token}": "an HTML billing page the account's owner opens from POST /billing/portal (manual payments)",
   "POST /billing/webhooks/stripe": "the payment provider's webhook",
   "POST /hooks/agents/{token}": "an agent's inbound webhook: its secret URL is the credential",
   "POST /hooks/tasks/{token}": "a task's inbound webhook: its secret URL is the credential",

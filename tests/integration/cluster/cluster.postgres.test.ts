@@ -359,7 +359,7 @@ describe("a cluster of 2 web instances and 2 workers behind nginx", () => {
     expect((await fetch(`${cluster!.workers[0]!.probeUrl}/metrics`)).status).toBe(401);
   });
 
-  // DESIGN.md, Operations: stopping is a normal event. Each process in turn gets SIGTERM (a web one ends
+  // docs/design.md, Operations: stopping is a normal event. Each process in turn gets SIGTERM (a web one ends
   // its streams, a worker hands its runs back) and is replaced, while 60 runs stream to typed clients
   // through nginx; the clients resume by themselves (Last-Event-ID) and must see every word once.
   it("loses nothing in a rolling restart: 60 streaming runs while every process is drained and replaced in turn", async () => {

@@ -165,6 +165,16 @@ describe("POST /agents/{id}/fetchmail", () => {
     const missing = await fetchmail(agent.id, "POST", { username: "bob", password: "x" });
     expect(missing.status).toBe(422);
     expect(missing.body.error.message).toMatch(/host/);
+    expect(missing.body.error.details.fields.map((field: { field: string }) => field.field)).toEqual(["host"]);
+
+    // The spec's form, user_id alone, on an agent with no mailbox yet: the fields that would give it one.
+    for (const body of [undefined, {}]) {
+      const bare = await fetchmail(agent.id, "POST", body);
+      expect(bare.status).toBe(422);
+      expect(bare.body.error).toMatchObject({ type: "validation_error", error_code: "fetchmail_mailbox_required" });
+      expect(bare.body.error.message).toContain("host, username, password");
+      expect(bare.body.error.details.fields.map((field: { field: string }) => field.field)).toEqual(["host", "username", "password"]);
+    }
 
     expect(await mailboxRow(agent.id)).toBeNull();
     expect((await platform.call(`/agents/${agent.id}`, { key: account.key })).body.fetchmail).toBe(false);
@@ -181,7 +191,18 @@ describe("POST /agents/{id}/fetchmail", () => {
       expect((await fetchmail(agent.id, method, body, { key: null, userId: owner })).status).toBe(401);
     }
     expect(await mailboxRow(agent.id)).toBeNull();
-    expect((await fetchmail(agent.id, "POST", mailboxBody(bob), { userId: owner })).status).toBe(200);
+    const on = await fetchmail(agent.id, "POST", mailboxBody(bob), { userId: owner });
+    expect(on.status).toBe(200);
+    // The spec's form (user_id alone, in the query or the body) keeps the mailbox the agent has, where it left off.
+    const box = await mailboxRow(agent.id);
+    for (const [body, query] of [[undefined, { userId: owner }], [{ user_id: owner }, {}]] as const) {
+      const again = await fetchmail(agent.id, "POST", body, query);
+      expect(again.status, JSON.stringify(again.body)).toBe(200);
+      expect(again.body).toMatchObject({ id: agent.id, fetchmail: true, fetchmail_mailbox: { host: dovecot.host, port: dovecot.port, username: "bob", mailbox: "INBOX" } });
+    }
+    expect(await mailboxRow(agent.id)).toMatchObject({ revision: box!.revision, lastUid: box!.lastUid });
+    // Another end-user still finds nothing there.
+    expect((await fetchmail(agent.id, "POST", undefined, { userId: "someone-else" })).status).toBe(404);
   });
 });
 

@@ -1,7 +1,7 @@
 // The operator CLI (npm run inlay; docs/operations.md): each command in-process (runCli) on the harness's
 // database, checked through the API and the rows, and the script itself spawned once to prove the wiring.
 import { spawn } from "node:child_process";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -78,11 +78,14 @@ describe("accounts verify", () => {
 describe("accounts credit", () => {
   it("credits exact amounts with a receipt and a ledger entry naming who and why", async () => {
     const account = await platform.signup();
+    // A balance runs have spent from: exact to the micro-USD, over a thousand dollars.
+    await prisma().platformAccount.update({ where: { id: account.id }, data: { balanceMicros: 1_009_329_700n } });
     const before = await balanceOf(account);
 
     const credited = await cli(["accounts", "credit", account.email, "--usd", "10.50", "--reason", "goodwill after the outage", "--actor", "ops@example.com"]);
     expect(credited.status, credited.stderr).toBe(0);
-    expect(credited.stdout).toMatch(new RegExp(`^credited \\$10\\.50 to account ${account.id} <${account.email}>: balance \\$[\\d.]+\\nreceipt R-\\d{6}, payment pay_[0-9a-f]{24}$`));
+    // Amounts read as the console shows them (lib/money.ts): `$1,019.8297`, not a rounded `$1019.83`.
+    expect(credited.stdout).toMatch(new RegExp(`^credited \\$10\\.50 to account ${account.id} <${account.email}>: balance \\$1,019\\.8297\\nreceipt R-\\d{6}, payment pay_[0-9a-f]{24}$`));
     expect(await balanceOf(account)).toBe(before + 10_500_000);
     const ledger = (await platform.call("/billing/balance", { key: account.key })).body.transactions[0];
     expect(ledger).toMatchObject({ type: "topup", amount_micros: 10_500_000 });
@@ -264,6 +267,25 @@ describe("secrets reseal", () => {
     expect(lost.status).toBe(1);
     expect(lost.stdout).toContain("platform_webhooks.secret_sealed: ");
     expect(lost.stdout).toContain("open under no configured key");
+  });
+});
+
+describe("a PGlite data directory a running Inlay holds", () => {
+  it("is refused, naming the holder and what to do, before anything in it is opened or written", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "inlay-cli-held-"));
+    // The lock a running platform leaves; the test runner's parent stands for it (alive, not this process).
+    await writeFile(path.join(dir, "inlay.pid"), `${process.ppid}\n`);
+    const err: string[] = [];
+    const status = await runCli(["accounts", "credit", "ada@example.com", "--usd", "3", "--reason", "r", "--data-dir", dir], {
+      stdout: () => {},
+      stderr: (text) => err.push(text),
+    });
+    expect(status).toBe(1);
+    expect(err.join("\n")).toMatch(
+      new RegExp(`^inlay accounts credit: the data directory ${dir} is in use by a running Inlay \\(pid ${process.ppid}\\); stop it, or go through it`),
+    );
+    expect(await readdir(dir)).toEqual(["inlay.pid"]);
+    expect((await readFile(path.join(dir, "inlay.pid"), "utf8")).trim()).toBe(String(process.ppid));
   });
 });
 

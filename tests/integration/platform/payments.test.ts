@@ -467,11 +467,56 @@ describe("the manual adapter", () => {
     expect(unknown.status).toBe(404);
   });
 
-  it("refuses the portal and plan checkout with 409 card_payments_unavailable, and has no Stripe webhook", async () => {
+  it("answers the portal with a billing page of its own: plan, exact balance, receipts and payments, behind a hashed, expiring token", async () => {
     const account = await manual.signup();
+    const other = await manual.signup();
+    const prisma = manual.database.prisma;
+    const topped = await manual.call("/billing/topup", { key: account.key, body: { amount_cents: 1_500 } });
+    const credit = await manual.call("/operator/credits", {
+      headers: { authorization: `Bearer ${OPERATOR_KEY}` },
+      body: { account_id: account.id, amount_cents: 700, reason: "goodwill", actor: "owner@example.com" },
+    });
+    expect(credit.status).toBe(201);
+    await prisma.platformAccount.update({ where: { id: account.id }, data: { balanceMicros: 1_019_829_700n } });
+
     const portal = await manual.call("/billing/portal", { key: account.key, method: "POST" });
-    expect(portal.status).toBe(409);
-    expect(portal.body.error.error_code).toBe("card_payments_unavailable");
+    expect(portal.status).toBe(200);
+    const url: string = portal.body.url;
+    expect(url).toMatch(new RegExp(`^${manual.baseUrl.replace(/[.]/g, "\\.")}/billing/portal-pages/[\\w-]{43}$`));
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("cache-control")).toBe("no-store");
+    const html = await page.text();
+    expect(html).toContain(account.email);
+    expect(html).toContain('<dd data-testid="plan">prepaid</dd>');
+    expect(html).toContain('<dd data-testid="balance">$1,019.8297</dd>');
+    // The receipt, linked to its hosted page; the payments, the pending top-up among them.
+    const receipt = credit.body.receipt as { number: string };
+    expect(html).toMatch(new RegExp(`<a href="${manual.baseUrl.replace(/[.]/g, "\\.")}/billing/receipt-pages/[^"]+">${receipt.number}</a>`));
+    expect(html).toContain(topped.body.reference);
+    expect(html).toContain(credit.body.payment_reference);
+    expect(html).toContain("pending");
+    expect(html).toContain("$15.00");
+    expect(html).not.toContain(other.email);
+
+    // Only the token's SHA-256 is stored.
+    const token = url.split("/").pop()!;
+    const links = await prisma.platformBillingPortalLink.findMany({ where: { accountId: account.id } });
+    expect(links.map((link) => link.tokenHash)).toEqual([sha256(token)]);
+    // A forged or another's guess finds nothing; an expired link neither.
+    expect((await fetch(url.replace(/.$/, (last) => (last === "A" ? "B" : "A")))).status).toBe(404);
+    expect((await fetch(`${manual.baseUrl}/billing/portal-pages/nothing`)).status).toBe(404);
+    await prisma.platformBillingPortalLink.updateMany({ where: { accountId: account.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const expired = await fetch(url);
+    expect(expired.status).toBe(404);
+    expect(((await expired.json()) as { error: { message: string } }).error.message).toContain("expired");
+    // Each link is the account's own: the other account's page names the other account.
+    const theirs = await manual.call("/billing/portal", { key: other.key, method: "POST" });
+    expect(await (await fetch(theirs.body.url)).text()).toContain(other.email);
+  });
+
+  it("refuses plan checkout with 409 card_payments_unavailable, and has no Stripe webhook", async () => {
+    const account = await manual.signup();
     const checkout = await manual.call("/billing/checkout", { key: account.key, body: { plan_id: "pro" } });
     expect(checkout.status).toBe(409);
     expect(checkout.body.error.error_code).toBe("card_payments_unavailable");

@@ -1,4 +1,5 @@
 // `npm run platform` as a user runs it: a real process, real HTTP.
+import { existsSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -16,6 +17,7 @@ afterAll(async () => {
 describe("npm run platform", () => {
   it("prints one listening line and serves /api/v2 on a fresh database, its links naming the port it bound", async () => {
     let args = ["--port", "0"];
+    let dataDir: string | undefined;
     // JSON log lines at info: the run below must leave one that names its request, account and run.
     let extraEnv: Record<string, string> = { LOG_FORMAT: "json", LOG_LEVEL: "info" };
     if (testDatabaseKind === "postgres") {
@@ -23,7 +25,8 @@ describe("npm run platform", () => {
       cleanups.push(empty.drop);
       extraEnv = { ...extraEnv, DATABASE_URL: empty.url };
     } else {
-      args = [...args, "--data-dir", path.join(await mkdtemp(path.join(tmpdir(), "inlay-platform-")), "db")];
+      dataDir = path.join(await mkdtemp(path.join(tmpdir(), "inlay-platform-")), "db");
+      args = [...args, "--data-dir", dataDir];
     }
     const { child, first, stderr } = await startStandalone(args, extraEnv);
     expect(first).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\/api\/v2$/);
@@ -81,9 +84,18 @@ describe("npm run platform", () => {
     await expect.poll(passEnded, { timeout: 20_000 }).toBeDefined();
     expect(passEnded()).toMatchObject({ level: 30, runId: run.body.id, accountId: expect.any(Number), requestId: expect.stringMatching(/^req_/) });
 
+    if (dataDir) {
+      // A second process on the running one's PGlite directory would corrupt it: it is turned away, and says why.
+      await expect(startStandalone(["--port", "0", "--data-dir", dataDir])).rejects.toThrow(
+        new RegExp(`^platform exited with 1: the data directory ${dataDir} is in use by a running Inlay \\(pid ${child.pid}\\); stop it`),
+      );
+    }
+
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
+    // The lock goes with the process that held it.
+    if (dataDir) expect(existsSync(path.join(dataDir, "inlay.pid"))).toBe(false);
     // A process that loads the platform with tsx and migrates a fresh database: past 30 s on a busy machine.
   }, 90_000);
 

@@ -1,4 +1,4 @@
-// The script sandbox shared fairly (DESIGN.md, Operations): one scope's runaway scripts (an account or
+// The script sandbox shared fairly (docs/design.md, Operations): one scope's runaway scripts (an account or
 // one of its end-users) hold at most their share of the interpreters and of the queue; other scopes'
 // calls run beside them, and a runaway call is interrupted, its interpreter kept warm.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";

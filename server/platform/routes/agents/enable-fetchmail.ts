@@ -1,5 +1,6 @@
 // POST /agents/{agent_id}/fetchmail: the agent polls an outside IMAP mailbox; each new message there
-// starts its run (docs/platform-api.md, "Email"). Logs in once first: bad credentials answer 422.
+// starts its run (docs/platform-api.md, "Email"). Logs in once first: bad credentials answer 422. The
+// spec's form (user_id alone, no body needed) turns on the mailbox the agent already has.
 import { AgentIdParam, FetchmailAgent, FetchmailBody } from "@/lib/schemas/agents";
 import { UserScopeQuery } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
@@ -14,10 +15,10 @@ export const route = defineRoute({
   path: "/agents/{agent_id}/fetchmail",
   tags: ["agents"],
   summary: "Enable fetchmail: poll an outside IMAP mailbox",
-  request: { params: AgentIdParam, query: UserScopeQuery, body: jsonBody(FetchmailBody) },
+  request: { params: AgentIdParam, query: UserScopeQuery, body: jsonBody(FetchmailBody, { required: false }) },
   responses: {
     200: json(FetchmailAgent, "The agent with fetchmail on and the mailbox it polls (never the password)"),
-    422: errorResponse("A missing field, or a mailbox that could not be read: error_code fetchmail_login_failed, fetchmail_blocked_address, fetchmail_connection_failed, fetchmail_timeout, fetchmail_no_mailbox or fetchmail_server_error"),
+    422: errorResponse("A mailbox half named (the missing fields), none named for an agent that has none (fetchmail_mailbox_required, naming host, username and password), or a mailbox that could not be read: error_code fetchmail_login_failed, fetchmail_blocked_address, fetchmail_connection_failed, fetchmail_timeout, fetchmail_no_mailbox or fetchmail_server_error"),
   },
 });
 

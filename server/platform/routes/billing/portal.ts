@@ -1,8 +1,9 @@
-// POST /billing/portal: the payment provider's customer portal (cards, invoices, the subscription).
+// POST /billing/portal: the payment provider's customer portal (cards, invoices, the subscription), or
+// without a card provider the installation's own billing page (GET /billing/portal-pages/{token}).
 import { PortalLink } from "@/lib/schemas/payments";
 import type { PlatformApp } from "../../context";
 import { openPortal } from "../../services/billing/payments";
-import { defineRoute, errorResponse, json } from "../define";
+import { defineRoute, json } from "../define";
 import { authOf, servicesWithJobsOf } from "../request";
 
 export const route = defineRoute({
@@ -12,8 +13,7 @@ export const route = defineRoute({
   tags: ["billing"],
   summary: "Billing portal link",
   responses: {
-    200: json(PortalLink, "The provider's portal for this account"),
-    409: errorResponse("card_payments_unavailable: the installation takes no card payments (payments provider manual)"),
+    200: json(PortalLink, "The provider's portal for this account, or the installation's own billing page (payments provider manual)"),
   },
 });
 

@@ -20,6 +20,7 @@ import { addLedgerEntryIn } from "../../repositories/billing";
 import {
   completePaymentIn,
   createPayment,
+  createPortalLink,
   createReceiptIn,
   eventApplied,
   failPendingPayment,
@@ -27,12 +28,14 @@ import {
   findBillingSettings,
   watchesBalance,
   findFirstPaymentOfSubscription,
+  findLivePortalLink,
   findPaymentById,
   findPaymentByInvoice,
   findPaymentByReference,
   findPaymentBySession,
   findReceiptById,
   findReceiptInAccount,
+  listPaymentRows,
   listReceiptRows,
   notePaymentFacts,
   type PaymentRow,
@@ -49,6 +52,7 @@ import type { AuthContext } from "../account/auth";
 import { usdDisplay } from "./billing";
 import { toPage } from "../pagination";
 import { activatePlan, endPlan, findPlan, type BillingPeriod } from "./plans";
+import { getUsage } from "./usage";
 
 export interface PaymentContext {
   prisma: Db;
@@ -152,10 +156,13 @@ export async function startPlanCheckout(ctx: PaymentContext, auth: AuthContext, 
   });
 }
 
-/** POST /billing/portal: the provider's customer portal (cards, invoices, the subscription). */
+/**
+ * POST /billing/portal: the provider's customer portal (cards, invoices, the subscription); without a
+ * card provider, the billing page this installation serves itself (billingPortalPage).
+ */
 export async function openPortal(ctx: PaymentContext, auth: AuthContext) {
   const adapter = paymentAdapterOf(ctx.config);
-  if (!adapter.takesCards) throw noCardPayments();
+  if (!adapter.takesCards) return { url: await openHostedBillingPage(ctx, auth.accountId) };
   const account = await accountOf(ctx.prisma, auth.accountId);
   const settings = await findBillingSettings(ctx.prisma, account.id);
   let customerId = settings?.providerCustomerId ?? null;
@@ -164,6 +171,46 @@ export async function openPortal(ctx: PaymentContext, auth: AuthContext) {
     await saveBillingSettings(ctx.prisma, account.id, { providerCustomerId: customerId });
   }
   return { url: await adapter.createPortal(customerId, `${ctx.config.publicBaseUrl}/billing/checkout/return?portal=1`) };
+}
+
+// The hosted billing page: what a provider's portal shows that this installation knows (the plan, the
+// balance, receipts, payments), read-only, behind a link whose token is the credential. Like a portal
+// session the link is short-lived; only the token's SHA-256 is stored.
+const PORTAL_LINK_TTL_MS = 60 * 60 * 1000;
+const PORTAL_PAGE_ROWS = 20;
+const hashPortalToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+async function openHostedBillingPage(ctx: PaymentContext, accountId: number, now = new Date()) {
+  const token = randomBytes(32).toString("base64url");
+  await createPortalLink(ctx.prisma, { tokenHash: hashPortalToken(token), accountId, expiresAt: new Date(now.getTime() + PORTAL_LINK_TTL_MS) }, now);
+  return `${ctx.config.publicBaseUrl}/billing/portal-pages/${token}`;
+}
+
+/** GET /billing/portal-pages/<token>: the account's billing, or 404 for an unknown or expired link. */
+export async function billingPortalPage(ctx: PaymentContext, token: string, now = new Date()) {
+  const link = /^[\w-]{43}$/.test(token) ? await findLivePortalLink(ctx.prisma, hashPortalToken(token), now) : null;
+  if (!link) {
+    throw new PlatformError({ type: "not_found", message: "this billing link is unknown or has expired: open the billing page again (POST /billing/portal)" });
+  }
+  const [account, usage, receipts, payments] = await Promise.all([
+    findAccountContact(ctx.prisma, link.accountId),
+    getUsage(ctx.prisma, link.accountId, now),
+    listReceiptRows(ctx.prisma, link.accountId, { limit: PORTAL_PAGE_ROWS }),
+    listPaymentRows(ctx.prisma, link.accountId, PORTAL_PAGE_ROWS),
+  ]);
+  return {
+    email: account?.email ?? "",
+    plan: { name: usage.plan, runs_used: usage.runs_used, runs_limit: usage.runs_limit, period_start: usage.period_start, period_end: usage.period_end },
+    balance_micros: usage.balance_micros,
+    receipts: receipts.slice(0, PORTAL_PAGE_ROWS).map((row) => ({ ...toReceipt(row), url: receiptPageUrl(ctx.config, row) })),
+    payments: payments.map((payment) => ({
+      reference: payment.reference,
+      kind: payment.kind,
+      status: payment.status,
+      amount_cents: payment.amountCents,
+      created_at: payment.createdAt.toISOString(),
+    })),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -490,6 +537,9 @@ export async function receiptForPage(ctx: PaymentContext, token: string) {
   return { receipt: toReceipt(row), email: account?.email ?? "", actor: null };
 }
 
+const MANUAL_INSTRUCTIONS =
+  "This installation takes no card payments. Its owner credits balances: send them this reference and the amount, and pay them as you agreed.";
+
 /** The manual adapter's page of a pending top-up (GET /billing/pay/<reference>). */
 export async function manualPaymentPage(ctx: PaymentContext, reference: string) {
   const payment = await findPaymentByReference(ctx.prisma, reference);
@@ -498,9 +548,7 @@ export async function manualPaymentPage(ctx: PaymentContext, reference: string) 
     reference: payment.reference,
     amount: dollars(payment.amountCents),
     status: payment.status,
-    instructions:
-      paymentSettings(ctx.config).manualInstructions ??
-      "This installation takes no card payments. Its owner credits balances: send them this reference and the amount, and pay them as you agreed.",
+    instructions: paymentSettings(ctx.config).manualInstructions ?? MANUAL_INSTRUCTIONS,
   };
 }
 

@@ -3,11 +3,11 @@
 // on logs in once, so wrong credentials or an unreachable server answer at once, and records where the
 // mailbox is (UIDVALIDITY and the next UID): what is there already is not taken, only what arrives.
 import type { z } from "zod";
-import type { FetchmailAgent, FetchmailBody } from "@/lib/schemas/agents";
+import { FETCHMAIL_MAILBOX_FIELDS, type FetchmailAgent, type FetchmailBody } from "@/lib/schemas/agents";
 import { PlatformError } from "../../errors";
 import type { JobQueue } from "../../infrastructure/job-queue";
 import { MailboxError, type MailboxErrorReason, type MailboxOptions, withMailbox } from "../../outbound/imap-mailbox";
-import { deleteMailbox, type findMailbox, saveMailbox } from "../../repositories/fetchmail";
+import { deleteMailbox, findMailbox, saveMailbox } from "../../repositories/fetchmail";
 import { type AgentServiceContext, loadAgent, toAgent, updateAgent } from "../agents/agents";
 import type { Scope } from "../scope";
 import { sealSecret } from "../sealed-secrets";
@@ -36,17 +36,29 @@ const toMailbox = (row: MailboxRow) => ({
   last_error: row.lastError,
 });
 
-/** Turns fetchmail on (or replaces its mailbox) after logging in once; the first poll follows one interval later. */
+/**
+ * Turns fetchmail on (or replaces its mailbox) after logging in once; the first poll follows one interval
+ * later. The spec's form names no mailbox (user_id alone): fetchmail goes on with the mailbox the agent
+ * has, where it left off; an agent with none is a 422 naming the fields that would give it one.
+ */
 export async function enableFetchmail(ctx: FetchmailContext, scope: Scope, id: number, input: z.infer<typeof FetchmailBody>): Promise<FetchmailAgentOut> {
   const row = await loadAgent(ctx, scope, id);
-  const settings = {
-    host: input.host,
-    port: input.port ?? (input.tls ? 993 : 143),
-    tls: input.tls,
-    username: input.username,
-    password: input.password,
-    mailbox: input.mailbox,
-  };
+  const { host, username, password } = input;
+  if (host === undefined || username === undefined || password === undefined) {
+    const box = await findMailbox(ctx.prisma, row.id);
+    if (!box) {
+      throw new PlatformError({
+        type: "validation_error",
+        errorCode: "fetchmail_mailbox_required",
+        message: `fetchmail: agent ${row.id} has no mailbox to poll yet: give ${FETCHMAIL_MAILBOX_FIELDS.join(", ")} (and port, tls, mailbox if not the defaults)`,
+        details: { fields: FETCHMAIL_MAILBOX_FIELDS.map((field) => ({ field, message: "is required: the agent has no mailbox configured" })) },
+      });
+    }
+    const agent = row.fetchmail ? row : await updateAgent(ctx, row, { fetchmail: true });
+    await enqueueMailboxPoll(ctx.jobs, box);
+    return { ...toAgent(agent), fetchmail_mailbox: toMailbox(box) };
+  }
+  const settings = { host, port: input.port ?? (input.tls ? 993 : 143), tls: input.tls, username, password, mailbox: input.mailbox };
   let opened: { uidValidity: bigint; uidNext: number };
   try {
     opened = await withMailbox(settings, mailboxOptions(ctx.config), async (mailbox) => ({ uidValidity: mailbox.uidValidity, uidNext: mailbox.uidNext }));

@@ -6,7 +6,7 @@
 // Pool: `poolSize` interpreters, started on first use and kept warm, each running one call at a time;
 // each call gets a fresh Python namespace. A call past its time is interrupted (KeyboardInterrupt in
 // Python, the interpreter stays warm); one that ignores the interrupt, ran out of memory or broke is
-// terminated and replaced. Shared fairly (DESIGN.md, Operations): each scope (an account, or one of its
+// terminated and replaced. Shared fairly (docs/design.md, Operations): each scope (an account, or one of its
 // end-users) runs at most `scopeConcurrency` calls at once (one interpreter always stays for the others)
 // and queues at most `scopeQueue`; past that its calls are refused as busy, other scopes unaffected.
 // Waiting calls are taken scope by scope in turn.
