@@ -20,6 +20,7 @@ import { jsonBodyLimit } from "./middleware/body-limit";
 import { withLogContext } from "@/lib/log-context";
 import { httpMetrics } from "./middleware/http-metrics";
 import { httpTracing } from "./middleware/http-tracing";
+import { redactedPath } from "./http/request-labels";
 import { requestId } from "./middleware/request-id";
 // payments (docs/platform-api.md, "Payments")
 import * as topupBalance from "./routes/billing/topup";
@@ -635,7 +636,7 @@ export function createPlatformApp(deps: PlatformDeps): PlatformApp {
     const known = toPlatformError(error);
     if (known) return respond(c, known, deps.config.publicBaseUrl);
     // The details stay in the log; the caller gets the request id to quote.
-    logger.error({ err: error, requestId: c.get("requestId"), path: c.req.path }, "unhandled platform error");
+    logger.error({ err: error, requestId: c.get("requestId"), path: redactedPath(c.req.path) }, "unhandled platform error");
     return respond(c, new PlatformError({ type: "api_error", message: "internal server error" }), deps.config.publicBaseUrl);
   });
 

@@ -90,4 +90,16 @@ describe("a run's trace", () => {
     expect(outbound).toMatchObject({ name: "POST", kind: SpanKind.CLIENT });
     expect(outbound.attributes).toMatchObject({ "server.address": "127.0.0.1", "http.response.status_code": 200 });
   });
+
+  it("records an inbound hook's path without its token", async () => {
+    const account = await platform.signup({ require_end_user_id: false });
+    const agent = (await platform.call("/agents", { key: account.key, body: { name: "Hooked", webhook: true } })).body;
+    const token = (agent.webhook_url as string).split("/").at(-1)!;
+    const accepted = await fetch(agent.webhook_url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(accepted.status).toBe(202);
+    const span = exporter.getFinishedSpans().find((each) => each.name === "POST /api/v2/hooks/agents/:token")!;
+    expect(span, exporter.getFinishedSpans().map((each) => each.name).join(", ")).toBeDefined();
+    expect(span.attributes["url.path"]).toBe("/api/v2/hooks/agents/{redacted}");
+    expect(JSON.stringify(exporter.getFinishedSpans().map((each) => each.attributes))).not.toContain(token);
+  });
 });
