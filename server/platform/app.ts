@@ -18,6 +18,7 @@ import { rateLimit } from "./middleware/rate-limit";
 import { closeOnUnreadBody } from "./middleware/unread-body";
 import { jsonBodyLimit } from "./middleware/body-limit";
 import { withLogContext } from "@/lib/log-context";
+import { accessLog } from "./middleware/access-log";
 import { httpMetrics } from "./middleware/http-metrics";
 import { httpTracing } from "./middleware/http-tracing";
 import { redactedPath } from "./http/request-labels";
@@ -592,6 +593,7 @@ export function createPlatformApp(deps: PlatformDeps): PlatformApp {
   app.use("*", requestId());
   // Every line logged while the request is served carries its id (and, once known, account and run).
   app.use("*", (c, next) => withLogContext({ requestId: c.get("requestId") }, next));
+  app.use("*", accessLog);
   app.use("*", httpMetrics);
   app.use("*", httpTracing);
   app.use("*", closeOnUnreadBody);

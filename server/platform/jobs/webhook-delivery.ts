@@ -154,6 +154,7 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
     const parent = tracingEnabled() && event.runId !== null ? contextFromTraceparent(await findRunTraceContext(prisma, event.runId)) : undefined;
     const attributes = { "inlay.webhook.id": webhook.id, "inlay.webhook.event_type": event.type, "inlay.webhook.attempt": data.number };
     const outcome = await inSpan("webhook.attempt", { kind: SpanKind.PRODUCER, parent, attributes }, async (span) => {
+      if (span) addLogContext({ traceId: span.spanContext().traceId });
       const sent = await send(webhook.url, body, signatureHeaders(messageIdOf(event.id), body, secrets, attemptedAt));
       span?.setAttribute("inlay.webhook.delivered", sent.succeeded);
       return sent;

@@ -4,7 +4,9 @@
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import nodemailer from "nodemailer";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { currentLogContext } from "@/lib/log-context";
+import { logger } from "@/lib/logger";
 import { startTracing, stopTracing } from "@/server/platform/observability/tracing";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 import { startWebhookReceiver, type WebhookReceiver } from "../../helpers/webhook-receiver";
@@ -13,8 +15,13 @@ const exporter = new InMemorySpanExporter();
 let platform: PlatformHarness;
 let worker: PlatformHarness;
 let receiver: WebhookReceiver;
+// What the info lines said and the context each carried (the logger itself is silent under test).
+const infoLines: { message: string; context: Record<string, unknown> }[] = [];
 
 beforeAll(async () => {
+  vi.spyOn(logger, "info").mockImplementation(((_fields: unknown, message?: string) => {
+    infoLines.push({ message: message ?? "", context: { ...currentLogContext() } });
+  }) as typeof logger.info);
   await startTracing({ exporter, serviceName: "inlay-test", simple: true });
   // A web process admits, a worker on the same database executes: the context crosses in the run's
   // row. Jobs (the webhook attempt) looked for every 0.5 s.
@@ -28,6 +35,7 @@ afterAll(async () => {
   await platform.close();
   await receiver.close();
   await stopTracing();
+  vi.restoreAllMocks();
 });
 
 describe("a run's trace", () => {
@@ -90,6 +98,12 @@ describe("a run's trace", () => {
     const outbound = inTrace.find((span) => parentOf(span) === attempt)!;
     expect(outbound).toMatchObject({ name: "POST", kind: SpanKind.CLIENT });
     expect(outbound.attributes).toMatchObject({ "server.address": "127.0.0.1", "http.response.status_code": 200 });
+
+    // The worker's lines for the run carry the admitting request's trace id (a worker in another
+    // process knows no request id; here, in the admitting process, the wake-up carried it along).
+    expect(infoLines).toContainEqual({ message: "request", context: expect.objectContaining({ requestId: post.attributes["inlay.request_id"], traceId: trace }) });
+    const passEnded = infoLines.find((line) => line.message === "run pass ended" && line.context.runId === runId)!;
+    expect(passEnded.context).toMatchObject({ runId, accountId: account.id, traceId: trace });
   });
 
   it("records an inbound hook's path without its token", async () => {
