@@ -133,6 +133,8 @@ if (app) {
   // The probe port is private (no balancer routes to a worker): /metrics answers there without a token.
   const probeHealth = createHealth(deps, role, { token: env.INLAY_METRICS_TOKEN, open: true });
   probes = serve({ fetch: async (request) => (await probeHealth.answer(request)) ?? new Response(null, { status: 404 }), port: probePort, hostname: values.host });
+  // A scraper's or a kubelet's kept-alive connection outlives Node's 5 s default, as on the web port.
+  applyServerTimeouts(probes as Server);
   await once(probes, "listening");
   console.log(`worker ready, probes on http://${listenHost}:${(probes.address() as AddressInfo).port}`);
 } else {

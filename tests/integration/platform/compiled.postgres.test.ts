@@ -84,6 +84,8 @@ describe("the compiled platform", () => {
     ] as const) {
       const alive = await fetch(`${url}/healthz`);
       expect(alive.status).toBe(200);
+      // Both ports keep an idle connection longer than what sits in front of them (http/server-timeouts.ts).
+      expect(alive.headers.get("keep-alive"), role).toBe("timeout=65");
       expect(await alive.json()).toEqual({ status: "ok", role });
       const ready = await fetch(`${url}/readyz`);
       expect(ready.status).toBe(200);
