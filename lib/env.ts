@@ -201,6 +201,8 @@ export const envSchema = z
     // the other OTEL_EXPORTER_OTLP_* itself); unset, nothing is recorded.
     OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.refine((value) => value === undefined || URL.canParse(value), "a URL"),
     OTEL_SERVICE_NAME: optionalString,
+    // The nginx binary `npm run cluster` runs in front of its web instances (`--nginx` overrides it).
+    NGINX: z.string().trim().min(1).default("/usr/sbin/nginx"),
     // How long a process told to stop (SIGTERM) drains: requests in flight may finish and runs whose
     // tool with side effects is running may reach their checkpoint; past it, what is left is cut off.
     // Keep it below the orchestrator's grace period (Kubernetes: 30 s).
