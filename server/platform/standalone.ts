@@ -10,7 +10,7 @@ import { once } from "node:events";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
-import { type HttpBindings, serve } from "@hono/node-server";
+import { serve } from "@hono/node-server";
 import { env } from "@/lib/env";
 import { flushLogs, logger } from "@/lib/logger";
 import { getDb, openDatabase, setProcessDatabase } from "@/server/shared/db";
@@ -108,7 +108,7 @@ if (role !== "worker") {
   // the kernel's pick with --port 0. Requests that arrive before the app is built wait for it.
   const built = new Promise<{ app: PlatformApp; health: Health }>((resolve) => (answer = resolve));
   server = serve({
-    fetch: async (request, bindings: HttpBindings) => {
+    fetch: async (request, bindings) => {
       const { app, health } = await built;
       return connections!.respond(bindings, (await health.answer(request)) ?? (await app.fetch(request, bindings)));
     },

@@ -3,11 +3,11 @@
 // says "Connection: close", a connection that goes idle is closed, and a stream that was open before
 // the drain closes its connection the moment it ends. Otherwise the stream's socket goes back to
 // nginx's pool, and the client's immediate reconnect reaches this process again (503 instance_draining).
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { type Server, ServerResponse } from "node:http";
 
 export interface ConnectionDrain {
   /** Passes every response through before its headers are written (the node server's fetch). */
-  respond(bindings: { incoming: IncomingMessage; outgoing: ServerResponse } | undefined, response: Response): Response;
+  respond(bindings: { outgoing: unknown } | undefined, response: Response): Response;
   /**
    * Starts the drain: the server takes no new connections and answers what its connections hold.
    * Resolves "closed" once every connection is closed, "timeout" after `timeoutMs` (the rest is cut off).
@@ -21,12 +21,14 @@ export function connectionDrain(server: Pick<Server, "close" | "closeIdleConnect
   let draining = false;
   return {
     respond(bindings, response) {
-      if (!bindings) return response;
+      // HTTP/1.1 only (the node server's bindings): an HTTP/2 stream has no connection of its own.
+      const outgoing = bindings?.outgoing;
+      if (!(outgoing instanceof ServerResponse)) return response;
       if (draining) {
-        bindings.outgoing.shouldKeepAlive = false;
-      } else if (isStream(response)) {
-        const socket = bindings.incoming.socket;
-        bindings.outgoing.once("finish", () => {
+        outgoing.shouldKeepAlive = false;
+      } else if (isStream(response) && outgoing.socket) {
+        const socket = outgoing.socket;
+        outgoing.once("finish", () => {
           if (draining) socket.destroySoon();
         });
       }

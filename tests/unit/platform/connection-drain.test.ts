@@ -4,7 +4,7 @@
 import { once } from "node:events";
 import type { Server } from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
-import { type HttpBindings, serve } from "@hono/node-server";
+import { serve } from "@hono/node-server";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectionDrain } from "@/server/platform/http/connection-drain";
 
@@ -43,7 +43,7 @@ describe("a draining web process's connections", () => {
       if (path === "/slow") await slow;
       return new Response("ok");
     };
-    server = serve({ port: 0, hostname: "127.0.0.1", fetch: async (request, bindings: HttpBindings) => drain.respond(bindings, await handle(request)) }) as Server;
+    server = serve({ port: 0, hostname: "127.0.0.1", fetch: async (request, bindings) => drain.respond(bindings, await handle(request)) }) as Server;
     const drain = connectionDrain(server);
     await once(server, "listening");
     const { port } = server.address() as AddressInfo;
