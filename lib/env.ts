@@ -157,6 +157,10 @@ export const envSchema = z
     PLATFORM_SESSION_REFRESH_TTL_DAYS: z.coerce.number().int().positive().default(30),
     // Money, in micro-USD: the test credit of a new account and what each run reserves while it runs.
     PLATFORM_SIGNUP_CREDIT_MICROS: z.coerce.number().int().min(0).default(5_000_000),
+    // Who may create a platform account with POST /signup: open (anyone), invite (an invite code from
+    // POST /operator/signup-invites) or closed (the operator key only). Unset: closed in production,
+    // open otherwise.
+    INLAY_SIGNUP: z.enum(["open", "closed", "invite"]).optional(),
     PLATFORM_RUN_HOLD_MICROS: z.coerce.number().int().positive().default(50_000),
     PLATFORM_TOPUP_URL: httpUrl,
     // The plan catalogue (GET /billing/plans): a JSON array of complete plan entries that replaces the

@@ -36,6 +36,7 @@ import * as checkoutReturn from "./routes/billing/checkout-return";
 import * as manualPaymentPage from "./routes/billing/manual-pay-page";
 import * as receiptPage from "./routes/billing/receipt-page";
 import * as operatorCredit from "./routes/operator/credit";
+import * as operatorSignupInvite from "./routes/operator/signup-invite";
 import * as signup from "./routes/account/signup";
 import * as archiveAgent from "./routes/agents/archive";
 import * as createAgent from "./routes/agents/create";
@@ -516,6 +517,7 @@ const operations: { register(app: PlatformApp): void }[] = [
   manualPaymentPage,
   receiptPage,
   operatorCredit,
+  operatorSignupInvite,
 ];
 
 export const MAX_BODY_BYTES = 256 * 1024;

@@ -44,6 +44,8 @@ async function start(name: string, args: string[] = []): Promise<{ child: ChildP
       // eslint-disable-next-line no-restricted-properties -- the child inherits the test's environment
       ...process.env,
       NODE_ENV: "production",
+      // Production closes POST /signup by default; this test signs up as a deployment's first user would.
+      INLAY_SIGNUP: "open",
       NEXTAUTH_SECRET: "compiled-test-secret-compiled-test-secret",
       DATABASE_URL: database.url,
       OUTBOUND_ALLOW_LOOPBACK: "",
