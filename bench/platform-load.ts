@@ -40,7 +40,7 @@ export async function start(
   const child = spawn(process.execPath, [...args, "--role", role, ...(role === "worker" ? ["--probe-port", "0"] : ["--port", "0"])], {
     cwd: root,
     // eslint-disable-next-line no-restricted-properties -- the child inherits the benchmark's environment
-    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "production", NEXTAUTH_SECRET: "bench-secret-bench-secret-bench-secret", LOG_LEVEL: "warn", DATABASE_POOL_MAX: "10", PLATFORM_SIGNUP_CREDIT_MICROS: "1000000000", ...extraEnv },
+    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "production", NEXTAUTH_SECRET: "bench-secret-bench-secret-bench-secret", LOG_LEVEL: "warn", DATABASE_POOL_MAX: "10", PLATFORM_SIGNUP_CREDIT_MICROS: "1000000000", INLAY_SIGNUP: "open", ...extraEnv },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const line = await new Promise<string>((resolve, reject) => {

@@ -157,6 +157,10 @@ export const envSchema = z
     PLATFORM_SESSION_REFRESH_TTL_DAYS: z.coerce.number().int().positive().default(30),
     // Money, in micro-USD: the test credit of a new account and what each run reserves while it runs.
     PLATFORM_SIGNUP_CREDIT_MICROS: z.coerce.number().int().min(0).default(5_000_000),
+    // Who may create a platform account with POST /signup: open (anyone), invite (an invite code from
+    // POST /operator/signup-invites) or closed (the operator key only). Unset: closed in production,
+    // open otherwise.
+    INLAY_SIGNUP: z.enum(["open", "closed", "invite"]).optional(),
     PLATFORM_RUN_HOLD_MICROS: z.coerce.number().int().positive().default(50_000),
     PLATFORM_TOPUP_URL: httpUrl,
     // The plan catalogue (GET /billing/plans): a JSON array of complete plan entries that replaces the
@@ -203,6 +207,8 @@ export const envSchema = z
     // the other OTEL_EXPORTER_OTLP_* itself); unset, nothing is recorded.
     OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.refine((value) => value === undefined || URL.canParse(value), "a URL"),
     OTEL_SERVICE_NAME: optionalString,
+    // The nginx binary `npm run cluster` runs in front of its web instances (`--nginx` overrides it).
+    NGINX: z.string().trim().min(1).default("/usr/sbin/nginx"),
     // How long a process told to stop (SIGTERM) drains: requests in flight may finish and runs whose
     // tool with side effects is running may reach their checkpoint; past it, what is left is cut off.
     // Keep it below the orchestrator's grace period (Kubernetes: 30 s).

@@ -1,12 +1,14 @@
-// What every log line carries while one piece of work runs: the request, account and run it belongs
-// to (lib/logger.ts adds them to each line). Set where the work starts (a request, a run's pass, a
-// job) and filled in as it learns more (the key's account, the run it created).
+// What every log line carries while one piece of work runs: the request, account, run and trace it
+// belongs to (lib/logger.ts adds a copy to each line). Set where the work starts (a request, a run's
+// pass, a job) and filled in as it learns more (the key's account, the run it created).
 import { AsyncLocalStorage } from "node:async_hooks";
 
 export interface LogContext {
   requestId?: string;
   accountId?: number;
   runId?: number;
+  /** The trace the work belongs to while tracing is on: what ties a worker's lines to the request's. */
+  traceId?: string;
 }
 
 const store = new AsyncLocalStorage<LogContext>();

@@ -1,10 +1,10 @@
 // Structured logs on stderr (stdout is kept for what a command is asked to print, such as the
 // standalone platform's "listening on" line). Never log secrets: keys, passwords, tokens.
-// JSON lines in production, each with the request, account and run ids of the work it belongs to
-// (lib/log-context.ts); one readable line per entry in development (LOG_FORMAT overrides).
+// JSON lines in production, each with the request, account, run and trace ids of the work it belongs
+// to (lib/log-context.ts); one readable line per entry in development (LOG_FORMAT overrides).
 import pino from "pino";
 import { env } from "@/lib/env";
-import { currentLogContext } from "@/lib/log-context";
+import { currentLogContext, type LogContext } from "@/lib/log-context";
 
 const LEVELS: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO", 40: "WARN", 50: "ERROR", 60: "FATAL" };
 const SKIP = new Set(["level", "time", "pid", "hostname", "msg", "err"]);
@@ -27,6 +27,12 @@ export function prettyLine(json: string): string {
   return `${time} ${level} ${String(entry.msg ?? "")}${fields.length > 0 ? `  ${fields.join(" ")}` : ""}${stack}\n`;
 }
 
+/**
+ * The context's fields for one line, as a copy: pino merges the line's own fields into the object a
+ * mixin returns, and the context itself would then carry one line's `err` into every later line.
+ */
+export const logLineFields = (): LogContext => ({ ...currentLogContext() });
+
 const format = env.LOG_FORMAT ?? (env.NODE_ENV === "development" ? "pretty" : "json");
 const destination = pino.destination({ fd: 2, sync: false });
 
@@ -37,7 +43,7 @@ export const logger = pino(
       paths: ["*.password", "*.apiKey", "*.api_key", "*.token", "*.secret", "*.authorization", "*.Authorization"],
       censor: "[redacted]",
     },
-    mixin: () => currentLogContext() ?? {},
+    mixin: logLineFields,
   },
   format === "pretty" ? { write: (line: string) => destination.write(prettyLine(line)) } : destination,
 );

@@ -53,7 +53,21 @@ export const SignupRequest = z.object({
   password: Password.optional(),
   product: z.string().max(255).optional(),
   require_end_user_id: z.boolean().optional(),
+  invite_code: z
+    .string()
+    .max(200)
+    .optional()
+    .meta({ description: "An invite from the platform's operator (POST /operator/signup-invites), required when its sign-up is invite-only" }),
 });
+
+export const SignupInviteRequest = z.object({
+  email: z.email("must be an email address").max(255),
+  expires_in_days: z.number({ error: "must be a number of days" }).int().min(1).max(90).optional(),
+});
+
+export const SignupInvite = z
+  .object({ email: z.string(), invite_code: z.string(), expires_at: Timestamp })
+  .meta({ id: "SignupInvite" });
 
 export const SignupResponse = z
   .object({ account: Account, api_key: z.string(), key: ApiKeyInfo })

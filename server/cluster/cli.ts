@@ -1,7 +1,7 @@
 // Runs the platform as a cluster on this machine:
-//   npm run cluster -- --web N --workers M [--port 8080]
+//   npm run cluster -- --web N --workers M [--port 8080] [--nginx PATH]
 // N web instances (free loopback ports) and M workers on PostgreSQL (DATABASE_URL) and Redis
-// (REDIS_URL), behind nginx (/usr/sbin/nginx) on --port. Prints "cluster ready on <url>" once every
+// (REDIS_URL), behind nginx (--nginx, else NGINX, else /usr/sbin/nginx) on --port. Prints "cluster ready on <url>" once every
 // process is ready; SIGINT or SIGTERM stops them all. A child that dies is reported, not restarted.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +14,7 @@ const { values } = parseArgs({
     web: { type: "string", default: "2" },
     workers: { type: "string", default: "2" },
     port: { type: "string", default: "8080" },
+    nginx: { type: "string", default: env.NGINX },
   },
 });
 
@@ -62,6 +63,7 @@ try {
     entry,
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
+    nginxPath: values.nginx,
     // eslint-disable-next-line no-restricted-properties -- the children inherit this process's environment
     env: process.env,
     signal: starting.signal,

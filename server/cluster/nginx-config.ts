@@ -10,9 +10,23 @@ export interface NginxConfigOptions {
   upstreamPorts: readonly number[];
 }
 
+/**
+ * Which failures nginx hands to the next instance (deploy/nginx.conf says the same): a connection
+ * refused or timed out (an instance restarting; a request not yet sent, so a POST too), and a 503
+ * (a draining instance's instance_draining) for idempotent requests only: without non_idempotent, a
+ * POST that reached an instance is never sent twice.
+ */
+export const UPSTREAM_RETRIES = `      proxy_connect_timeout 2s;
+      proxy_next_upstream error timeout http_503;
+      proxy_next_upstream_tries 3;
+      proxy_next_upstream_timeout 10s;`;
+
 export function nginxConfig({ dir, port, upstreamPorts }: NginxConfigOptions): string {
   if (upstreamPorts.length === 0) throw new Error("nginx needs at least one web instance");
-  const servers = upstreamPorts.map((upstream) => `    server 127.0.0.1:${upstream};`).join("\n");
+  // max_fails=0: an instance that refuses a connection (restarting) is not taken out for fail_timeout
+  // (10 s by default, which with two instances restarted one after the other left none: 502 "no live
+  // upstreams"); the request goes to the next one instead (UPSTREAM_RETRIES below).
+  const servers = upstreamPorts.map((upstream) => `    server 127.0.0.1:${upstream} max_fails=0;`).join("\n");
   return `daemon off;
 master_process on;
 worker_processes 1;
@@ -46,6 +60,7 @@ ${servers}
 
     location / {
       proxy_pass http://platform;
+${UPSTREAM_RETRIES}
       # HTTP/1.1 with an empty Connection header lets nginx keep upstream connections open.
       proxy_http_version 1.1;
       proxy_set_header Connection "";

@@ -270,7 +270,7 @@ async function preflight(nginxBinary: string, databaseUrl: string): Promise<void
   try {
     await access(nginxBinary, constants.X_OK);
   } catch {
-    throw new Error(`nginx is not installed at ${nginxBinary} (Debian: apt-get install nginx); the cluster runs it in front of the web instances`);
+    throw new Error(`nginx is not installed at ${nginxBinary} (Debian: apt-get install nginx; elsewhere name it with --nginx PATH or NGINX); the cluster runs it in front of the web instances`);
   }
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000 });
   try {

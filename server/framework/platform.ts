@@ -4,6 +4,7 @@
 // while the ledger reads runs through this connection.
 import { env } from "@/lib/env";
 import type { Db } from "@/server/shared/db";
+import { IN_PROCESS_BINDINGS } from "@/server/platform/context";
 import { handleRoute } from "@/server/framework/http/route-member";
 import { connectEmbedded, connectRemote, type PlatformConnection } from "@/server/framework/tenancy/platform-connection";
 import { ledgerWebhookResponse, ledgerWebhookUrl } from "@/server/framework/tenancy/run-ledger-webhook";
@@ -38,7 +39,8 @@ async function connectFromEnv(prisma: Db): Promise<PlatformConnection> {
   const app = getEmbeddedPlatformApp();
   return connectEmbedded({
     prisma,
-    appFetch: (request) => app.fetch(request),
+    // In-process bindings: the framework provisions its own account whatever INLAY_SIGNUP says.
+    appFetch: (request) => app.fetch(request, IN_PROCESS_BINDINGS),
     secrets: frameworkSecrets(),
     prepareAccount: (accountId) => prepareOperatorAccount(prisma, accountId),
   });

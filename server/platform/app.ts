@@ -18,8 +18,10 @@ import { rateLimit } from "./middleware/rate-limit";
 import { closeOnUnreadBody } from "./middleware/unread-body";
 import { jsonBodyLimit } from "./middleware/body-limit";
 import { withLogContext } from "@/lib/log-context";
+import { accessLog } from "./middleware/access-log";
 import { httpMetrics } from "./middleware/http-metrics";
 import { httpTracing } from "./middleware/http-tracing";
+import { redactedPath } from "./http/request-labels";
 import { requestId } from "./middleware/request-id";
 // payments (docs/platform-api.md, "Payments")
 import * as topupBalance from "./routes/billing/topup";
@@ -35,6 +37,7 @@ import * as manualPaymentPage from "./routes/billing/manual-pay-page";
 import * as receiptPage from "./routes/billing/receipt-page";
 import * as billingPortalPage from "./routes/billing/portal-page";
 import * as operatorCredit from "./routes/operator/credit";
+import * as operatorSignupInvite from "./routes/operator/signup-invite";
 import * as signup from "./routes/account/signup";
 import * as archiveAgent from "./routes/agents/archive";
 import * as createAgent from "./routes/agents/create";
@@ -516,6 +519,7 @@ const operations: { register(app: PlatformApp): void }[] = [
   receiptPage,
   billingPortalPage,
   operatorCredit,
+  operatorSignupInvite,
 ];
 
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -593,6 +597,7 @@ export function createPlatformApp(deps: PlatformDeps): PlatformApp {
   app.use("*", requestId());
   // Every line logged while the request is served carries its id (and, once known, account and run).
   app.use("*", (c, next) => withLogContext({ requestId: c.get("requestId") }, next));
+  app.use("*", accessLog);
   app.use("*", httpMetrics);
   app.use("*", httpTracing);
   app.use("*", closeOnUnreadBody);
@@ -637,7 +642,7 @@ export function createPlatformApp(deps: PlatformDeps): PlatformApp {
     const known = toPlatformError(error);
     if (known) return respond(c, known, deps.config.publicBaseUrl);
     // The details stay in the log; the caller gets the request id to quote.
-    logger.error({ err: error, requestId: c.get("requestId"), path: c.req.path }, "unhandled platform error");
+    logger.error({ err: error, requestId: c.get("requestId"), path: redactedPath(c.req.path) }, "unhandled platform error");
     return respond(c, new PlatformError({ type: "api_error", message: "internal server error" }), deps.config.publicBaseUrl);
   });
 

@@ -20,6 +20,8 @@ import { createSmtpMailer, recordingMailer } from "./services/messaging/mailer";
 export function platformConfigFromEnv(source: Env = env, localBaseUrl = LOCAL_BASE_URL): PlatformConfig {
   return {
     keyPrefix: source.INLAY_KEY_PREFIX,
+    // Closed unless the operator opens it in production: an open sign-up gives anyone $5 of model credit.
+    signup: source.INLAY_SIGNUP ?? (source.NODE_ENV === "production" ? "closed" : "open"),
     publicBaseUrl: (source.INLAY_PLATFORM_PUBLIC_URL ?? localBaseUrl).replace(/\/+$/, ""),
     rateLimits: {
       accountPerMinute: source.PLATFORM_RATE_LIMIT_ACCOUNT_PER_MINUTE,

@@ -106,5 +106,15 @@ export interface PlatformEnv {
 export type PlatformApp = OpenAPIHono<PlatformEnv>;
 export type PlatformContext = Context<PlatformEnv>;
 
+/**
+ * app.fetch's bindings for a caller in this process (the embedded framework): no HTTP client can send
+ * them, so a route may trust such a caller as it trusts its own code (inProcessCaller).
+ */
+export const IN_PROCESS_BINDINGS = Object.freeze({ inlayInProcess: true as const });
+
+/** Whether the request came through IN_PROCESS_BINDINGS rather than over HTTP. */
+export const inProcessCaller = (c: PlatformContext): boolean =>
+  (c.env as { inlayInProcess?: unknown } | undefined)?.inlayInProcess === true;
+
 /** Where the platform is mounted, in Next.js and in the standalone server alike. */
 export const PLATFORM_BASE_PATH = "/api/v2";

@@ -7,9 +7,12 @@ import type { PaymentSettings } from "./payments/settings";
 import type { ModelSettings } from "./services/models/models";
 import type { AppSettings } from "./apps/catalog";
 import type { SessionSettings } from "./services/account/sessions";
+import type { SignupMode } from "./services/account/signup-policy";
 
 export interface PlatformConfig {
   keyPrefix: string;
+  /** Who may POST /signup (INLAY_SIGNUP; services/account/signup-policy.ts); unset: open. */
+  signup?: SignupMode;
   /**
    * The platform's public {base_url} (…/api/v2, no trailing slash), INLAY_PLATFORM_PUBLIC_URL: every
    * link the platform hands out starts here (verification and invite mails, doc_url, topup_url, payment

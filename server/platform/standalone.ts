@@ -19,6 +19,7 @@ import { createPlatformApp } from "@/server/platform/app";
 import { platformDepsFromEnv } from "@/server/platform/config";
 import type { PlatformApp, PlatformRole } from "@/server/platform/context";
 import { createHealth, modelProviderWarning, type Health } from "@/server/platform/health";
+import { connectionDrain, type ConnectionDrain } from "@/server/platform/http/connection-drain";
 import { applyServerTimeouts } from "@/server/platform/http/server-timeouts";
 import { compactHeapAfterStartup } from "@/server/platform/infrastructure/startup-heap";
 import { startTracingFromEnv, stopTracing } from "@/server/platform/observability/tracing";
@@ -110,6 +111,7 @@ const listenHost = values.host.includes(":") ? `[${values.host}]` : values.host;
 let server: ReturnType<typeof serve> | undefined;
 let boundPort = port;
 let answer: (ready: { app: PlatformApp; health: Health }) => void = () => {};
+let connections: ConnectionDrain | undefined;
 if (role !== "worker") {
   // Bound first, so that links (INLAY_PLATFORM_PUBLIC_URL unset) name the port this process listens on,
   // the kernel's pick with --port 0. Requests that arrive before the app is built wait for it.
@@ -117,11 +119,12 @@ if (role !== "worker") {
   server = serve({
     fetch: async (request, bindings) => {
       const { app, health } = await built;
-      return (await health.answer(request)) ?? app.fetch(request, bindings);
+      return connections!.respond(bindings, (await health.answer(request)) ?? (await app.fetch(request, bindings)));
     },
     port,
     hostname: values.host,
   });
+  connections = connectionDrain(server as Server);
   applyServerTimeouts(server as Server);
   await once(server, "listening");
   boundPort = (server.address() as AddressInfo).port;
@@ -142,6 +145,8 @@ if (app) {
   // The probe port is private (no balancer routes to a worker): /metrics answers there without a token.
   const probeHealth = createHealth(deps, role, { token: env.INLAY_METRICS_TOKEN, open: true });
   probes = serve({ fetch: async (request) => (await probeHealth.answer(request)) ?? new Response(null, { status: 404 }), port: probePort, hostname: values.host });
+  // A scraper's or a kubelet's kept-alive connection outlives Node's 5 s default, as on the web port.
+  applyServerTimeouts(probes as Server);
   await once(probes, "listening");
   console.log(`worker ready, probes on http://${listenHost}:${(probes.address() as AddressInfo).port}`);
 } else {
@@ -159,23 +164,10 @@ async function stop(signal: string) {
   logger.info({ signal, role }, "stopping platform: draining");
   const runtime = await deps.runtime();
   runtime.drain(env.INLAY_DRAIN_TIMEOUT_MS);
-  if (server) {
-    const http = server as Server;
-    const closed = new Promise<void>((resolve) => http.close(() => resolve()));
-    // A balancer keeps idle connections open to send the next request on: each one's answer now says
-    // "Connection: close", and a connection that goes idle (a run stream that ended) is closed, so no
-    // request reaches this process once what it holds is answered.
-    http.on("request", (_request, response) => (response.shouldKeepAlive = false));
-    http.closeIdleConnections();
-    const sweep = setInterval(() => http.closeIdleConnections(), 100);
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), env.INLAY_DRAIN_TIMEOUT_MS)));
-    if ((await Promise.race([closed, deadline])) === "timeout") {
-      logger.warn({ timeoutMs: env.INLAY_DRAIN_TIMEOUT_MS }, "requests still in flight at the drain deadline: closing their connections");
-      http.closeAllConnections();
-    }
-    clearTimeout(timer);
-    clearInterval(sweep);
+  // A balancer keeps idle connections open to send the next request on: none reaches this process
+  // once what it holds is answered (http/connection-drain.ts).
+  if (connections && (await connections.drain(env.INLAY_DRAIN_TIMEOUT_MS)) === "timeout") {
+    logger.warn({ timeoutMs: env.INLAY_DRAIN_TIMEOUT_MS }, "requests still in flight at the drain deadline: their connections were closed");
   }
   await deps.close();
   probes?.close();

@@ -17,6 +17,8 @@ import type {
   OperatorCredit,
   OperatorCreditParams,
   PlanCheckoutParams,
+  SignupInvite,
+  SignupInviteParams,
   PortalLink,
   Receipt,
   ReceiptInvoice,
@@ -135,6 +137,14 @@ export class Operator extends Resource {
   credit(operatorKey: string, params: OperatorCreditParams, options?: RequestOptions): Promise<OperatorCredit> {
     return this.transport.json(
       { method: "POST", path: "/operator/credits", body: params },
+      { ...options, headers: { ...options?.headers, "x-operator-key": operatorKey } },
+    );
+  }
+
+  /** POST /operator/signup-invites: an invite code for one email address (sign-up by invite, INLAY_SIGNUP=invite). */
+  signupInvite(operatorKey: string, params: SignupInviteParams, options?: RequestOptions): Promise<SignupInvite> {
+    return this.transport.json(
+      { method: "POST", path: "/operator/signup-invites", body: params },
       { ...options, headers: { ...options?.headers, "x-operator-key": operatorKey } },
     );
   }

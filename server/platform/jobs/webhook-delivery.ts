@@ -154,6 +154,7 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
     const parent = tracingEnabled() && event.runId !== null ? contextFromTraceparent(await findRunTraceContext(prisma, event.runId)) : undefined;
     const attributes = { "inlay.webhook.id": webhook.id, "inlay.webhook.event_type": event.type, "inlay.webhook.attempt": data.number };
     const outcome = await inSpan("webhook.attempt", { kind: SpanKind.PRODUCER, parent, attributes }, async (span) => {
+      if (span) addLogContext({ traceId: span.spanContext().traceId });
       // The receiver may continue the run's trace (the framework's run ledger does).
       const traceparent = currentTraceContext();
       const headers = { ...signatureHeaders(messageIdOf(event.id), body, secrets, attemptedAt), ...(traceparent ? { traceparent } : {}) };

@@ -1,10 +1,10 @@
-// OpenTelemetry traces (docs/design.md, Operations): one trace per run, from the POST that admitted it
-// through the queue to every pass's model and tool calls, outbound calls and webhook deliveries. The
-// run carries the admitting request's context (platform_runs.trace_context, W3C traceparent), so a
-// pass on another process joins the same trace. Exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT
-// is set; otherwise nothing is started and every helper here costs one boolean test. The SDK, the
-// exporter and the ai SDK's integration are loaded only when tracing starts: a process that does not
-// trace does not hold them.
+// OpenTelemetry traces: one trace per run, from the POST that admitted it (or a root run.start span
+// when no request started it: a mail, a schedule) through the queue to every pass's model and tool
+// calls, outbound calls and webhook deliveries. The run carries its starting context
+// (platform_runs.trace_context, W3C traceparent), so a pass on another process joins the same trace.
+// Exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set; otherwise nothing is started and every
+// helper here costs one boolean test. The SDK, the exporter and the ai SDK's integration are loaded
+// only when tracing starts: a process that does not trace does not hold them.
 import { context, propagation, type Context, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from "@opentelemetry/api";
 import type { NodeTracerProvider, SpanExporter } from "@opentelemetry/sdk-trace-node";
 import type { OpenTelemetry } from "@ai-sdk/otel";
@@ -61,7 +61,10 @@ export async function stopTracing(): Promise<void> {
   propagation.disable();
 }
 
-/** streamText's telemetry option while tracing: the GenAI spans, no inputs or outputs recorded. */
+/**
+ * streamText's telemetry option while tracing: the GenAI spans, no inputs or outputs recorded.
+ * `functionId` becomes gen_ai.agent.name (the agent's name).
+ */
 export function modelTelemetry(functionId: string) {
   return aiTelemetry ? { telemetry: { integrations: [aiTelemetry], recordInputs: false, recordOutputs: false, functionId } } : {};
 }
@@ -72,6 +75,18 @@ export function currentTraceContext(): string | null {
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
   return carrier.traceparent ?? null;
+}
+
+/** Whether work under way is inside a span (a request's, a pass's): false for a job's or a mail's. */
+export const insideSpan = (): boolean => trace.getSpan(context.active()) !== undefined;
+
+/**
+ * Marks the active span failed, for work that ends in a failure without throwing (a pass that ends
+ * its run failed). No-op while off.
+ */
+export function failActiveSpan(message: string): void {
+  if (!provider) return;
+  trace.getSpan(context.active())?.setStatus({ code: SpanStatusCode.ERROR, message });
 }
 
 /** A context whose parent is the stored traceparent (the root when there is none). */
@@ -103,4 +118,4 @@ export async function inSpan<T>(
   });
 }
 
-export { SpanKind };
+export { SpanKind, type Span };

@@ -12,6 +12,7 @@
 // (doing the step again could repeat it), and a run already resumed `maxResumes` times.
 import type { ModelMessage } from "ai";
 import { logger } from "@/lib/logger";
+import { failActiveSpan } from "../observability/tracing";
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { PlatformConfig, RunTimings } from "../platform-config";
@@ -251,6 +252,7 @@ export async function resumeOrFail(
       ]);
     }
     logger.warn({ runId: run.id, reason }, "ended a run whose process stopped");
+    failActiveSpan(reason);
     return { resume: false };
   }
 

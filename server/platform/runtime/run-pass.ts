@@ -15,7 +15,7 @@ import {
 } from "ai";
 import { logger } from "@/lib/logger";
 import { firstToken, modelCost, modelTokens, providerOf, runsEnded } from "../observability/metrics";
-import { modelTelemetry } from "../observability/tracing";
+import { failActiveSpan, modelTelemetry } from "../observability/tracing";
 import { isTerminalStatus, type RunFrame } from "@/lib/schemas/runs";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { NewWebhookEvent } from "../repositories/webhook-events";
@@ -269,6 +269,7 @@ export async function executePass(
     // A tool's or the model's error may quote what it was given.
     const message = sink.redactor.text(error instanceof Error ? error.message : String(error));
     logger.warn({ runId, err: sink.redactor.active ? message : error }, "run failed");
+    failActiveSpan(message);
     // The outbox row commits with the status, so whoever sees the run failed also finds run.failed.
     const failed = await end.transaction(
       { ...end.data(), status: "failed", error: message, stopReason: "error", finishedAt: new Date() },
@@ -438,7 +439,7 @@ async function loop(
     },
     providerOptions: { inlay: { planMode: interactive && run.permissionMode === "plan" } },
     // Model and tool spans (GenAI semantic conventions) while tracing is on.
-    ...modelTelemetry("inlay.run"),
+    ...modelTelemetry(agent.name),
     // Checkpoints, so a run whose process dies resumes after its finished steps.
     ...hooks,
     // The SDK's step input holds the attachments inline (bytes); a checkpoint keeps the conversation

@@ -9,7 +9,7 @@ import { withLogContext } from "@/lib/log-context";
 import { logger } from "@/lib/logger";
 import { claimRuns, renewLeases, type RunRow } from "../repositories/runs";
 import { claimLatency, runsClaimed } from "../observability/metrics";
-import { contextFromTraceparent, inSpan, SpanKind } from "../observability/tracing";
+import { contextFromTraceparent, inSpan, type Span, SpanKind } from "../observability/tracing";
 import { runTimings } from "./recovery";
 import { executePass, type ExecutorDeps, HAND_BACK, type KnownReads, type PassControl, RUN_READY } from "./run-pass";
 import { PROMPT_MEMORY_LIMIT } from "../services/runs/system-prompt";
@@ -72,9 +72,10 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
     const execution: Execution = { control, done: Promise.resolve() };
     active.set(run.id, execution);
     // One span per pass, in the trace of the request that admitted the run (observability/tracing.ts).
-    // Every line the pass logs names its run and account.
-    const pass = () =>
-      withLogContext({ runId: run.id, accountId: run.accountId }, async () => {
+    // Every line the pass logs names its run and account, and its trace while tracing: no request
+    // id (a worker serves none), but the trace id the admitting request's lines carry too.
+    const pass = (span: Span | undefined) =>
+      withLogContext({ runId: run.id, accountId: run.accountId, ...(span ? { traceId: span.spanContext().traceId } : {}) }, async () => {
         const started = Date.now();
         try {
           await executePass(deps, owner, run, control, abandoned, known);

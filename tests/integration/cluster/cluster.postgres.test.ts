@@ -367,11 +367,19 @@ describe("a cluster of 2 web instances and 2 workers behind nginx", () => {
     const WORDS = 150;
     // 30 accounts: each one's requests (its runs, their reconnects) stay within the test's allowance.
     const accounts = await Promise.all(Array.from({ length: 30 }, () => newAccount()));
+    // Every answer nginx gave, before the client's own retries: a rolling restart shows clients no 5xx
+    // (deploy/nginx.conf and server/cluster/nginx-config.ts retry what an instance going away refused).
+    const serverErrors: string[] = [];
+    const countingFetch: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (response.status >= 500) serverErrors.push(`${init?.method ?? "GET"} ${String(input)} ${response.status}`);
+      return response;
+    };
     const started = Date.now();
     const streams = await Promise.all(
       accounts.flatMap((account) =>
         Array.from({ length: RUNS_PER_ACCOUNT }, async () => {
-          const client = createPlatformClient({ baseUrl: nginx(), apiKey: account.key, maxRetries: 6 });
+          const client = createPlatformClient({ baseUrl: nginx(), apiKey: account.key, maxRetries: 6, fetch: countingFetch });
           const stream = await client.runs.create({
             teammate_id: account.agentId,
             message: `::delay 300\n::words ${WORDS}`,
@@ -407,6 +415,7 @@ describe("a cluster of 2 web instances and 2 workers behind nginx", () => {
     // Some run was still streaming when the last process was replaced: the restarts met live runs.
     expect(streams.some(({ frames }) => frames.at(-1)?.type !== "done")).toBe(true);
     expect((await Promise.all(streams.map(({ read }) => read))).filter(Boolean)).toEqual([]);
+    expect(serverErrors).toEqual([]);
 
     let largestGap = 0;
     let resumed = 0;

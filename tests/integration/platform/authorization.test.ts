@@ -236,6 +236,7 @@ const ownCredential = new Set([
   "POST /account/sessions",
   "POST /account/sessions/refresh",
   "POST /operator/credits",
+  "POST /operator/signup-invites",
   // The bridge server's inbound deliveries carry the bridge's secret in X-Bridge-Secret.
   "POST /bridges/{bridge_id}/inbound",
 ]);

@@ -44,6 +44,8 @@ async function start(name: string, args: string[] = []): Promise<{ child: ChildP
       // eslint-disable-next-line no-restricted-properties -- the child inherits the test's environment
       ...process.env,
       NODE_ENV: "production",
+      // Production closes POST /signup by default; this test signs up as a deployment's first user would.
+      INLAY_SIGNUP: "open",
       NEXTAUTH_SECRET: "compiled-test-secret-compiled-test-secret",
       DATABASE_URL: database.url,
       OUTBOUND_ALLOW_LOOPBACK: "",
@@ -84,6 +86,8 @@ describe("the compiled platform", () => {
     ] as const) {
       const alive = await fetch(`${url}/healthz`);
       expect(alive.status).toBe(200);
+      // Both ports keep an idle connection longer than what sits in front of them (http/server-timeouts.ts).
+      expect(alive.headers.get("keep-alive"), role).toBe("timeout=65");
       expect(await alive.json()).toEqual({ status: "ok", role });
       const ready = await fetch(`${url}/readyz`);
       expect(ready.status).toBe(200);

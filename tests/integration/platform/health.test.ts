@@ -1,6 +1,7 @@
 // Readiness (server/platform/health.ts): what makes a process not ready, each named in the answer.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHealth } from "@/server/platform/health";
+import { QUEUE_STATS_SQL, queueStats } from "@/server/platform/infrastructure/job-queue";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;
@@ -59,6 +60,26 @@ describe("metrics", () => {
     expect((await scrapeWith({ token, open: false }))!.status).toBe(401);
     expect((await scrapeWith({ token, open: true }, "Bearer wrong-token-of-some-length"))!.status).toBe(401);
     expect((await scrapeWith({ token, open: false }, `Bearer ${token}`))!.status).toBe(200);
+  });
+});
+
+describe("queue metrics", () => {
+  it("read the unfinished jobs through an index, the week of completed jobs left out", async () => {
+    await platform.runtime();
+    const prisma = platform.database.prisma;
+    const [queue] = await prisma.$queryRawUnsafe<{ name: string }[]>("SELECT name FROM pgboss.queue ORDER BY name LIMIT 1");
+    await prisma.$executeRawUnsafe("INSERT INTO pgboss.job (name, state, data) VALUES ($1, 'completed', '{}'), ($1, 'failed', '{}')", queue!.name);
+    const stats = await queueStats(platform.database);
+    expect(stats.some((row) => row.state === "completed")).toBe(false);
+    expect(stats).toContainEqual(expect.objectContaining({ name: queue!.name, state: "failed", count: 1 }));
+    // Told not to scan a table, the planner reads every partition through the partial index.
+    const plan = await prisma.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe("SET LOCAL enable_seqscan = off");
+      return tx.$queryRawUnsafe<{ "QUERY PLAN": string }[]>(`EXPLAIN ${QUEUE_STATS_SQL}`);
+    });
+    const text = plan.map((row) => row["QUERY PLAN"]).join("\n");
+    expect(text).not.toMatch(/Seq Scan|pkey/);
+    expect(text).toMatch(/Index (Only )?Scan (using|on) \S*name_state_start_after_idx/);
   });
 });
 

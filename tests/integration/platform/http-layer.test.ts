@@ -1,5 +1,8 @@
-// What every endpoint shares: request ids, body rules, unknown query parameters, keys, rate limits.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// What every endpoint shares: request ids, body rules, unknown query parameters, keys, rate limits,
+// the access line.
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { currentLogContext } from "@/lib/log-context";
+import { logger } from "@/lib/logger";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;
@@ -146,6 +149,36 @@ describe("unauthenticated limit per IP", () => {
       expect(Object.keys(body)).toEqual(["detail"]);
     } finally {
       await limited.close();
+    }
+  });
+});
+
+describe("access log", () => {
+  it("writes one line per request: method, route template (never the path), status, duration, request id", async () => {
+    const lines: { fields: Record<string, unknown>; context: unknown; message: unknown }[] = [];
+    const spy = vi.spyOn(logger, "info").mockImplementation(((fields: Record<string, unknown>, message?: string) => {
+      if (message === "request") lines.push({ fields, context: { ...currentLogContext() }, message });
+    }) as typeof logger.info);
+    try {
+      const { key } = await platform.signup();
+      lines.length = 0;
+      const status = await platform.request("/verify/status", { headers: { authorization: `Bearer ${key}` } });
+      const hook = await platform.request("/hooks/agents/not-a-real-token", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      expect([status.status, hook.status]).toEqual([200, 404]);
+      expect(lines).toEqual([
+        {
+          message: "request",
+          fields: { method: "GET", route: "/api/v2/verify/status", status: 200, ms: expect.any(Number) },
+          context: expect.objectContaining({ requestId: status.headers.get("x-request-id"), accountId: expect.any(Number) }),
+        },
+        {
+          message: "request",
+          fields: { method: "POST", route: "/api/v2/hooks/agents/:token", status: 404, ms: expect.any(Number) },
+          context: expect.objectContaining({ requestId: hook.headers.get("x-request-id") }),
+        },
+      ]);
+    } finally {
+      spy.mockRestore();
     }
   });
 });

@@ -1,4 +1,7 @@
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { IN_PROCESS_BINDINGS } from "@/server/platform/context";
+import { signupInvite } from "@/server/platform/services/account/signup-policy";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;
@@ -85,5 +88,62 @@ describe("POST /signup", () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+// INLAY_SIGNUP (services/account/signup-policy.ts): the running platform's configuration is changed
+// for each case and put back.
+describe("POST /signup under the operator's setting", () => {
+  const OPERATOR_KEY = "op_signup_test_key_0123456789";
+  const withSignup = async (mode: "closed" | "invite", work: () => Promise<void>) => {
+    platform.config.signup = mode;
+    platform.config.payments = { ...platform.config.payments, operatorKeySha256: createHash("sha256").update(OPERATOR_KEY).digest("hex") };
+    try {
+      await work();
+    } finally {
+      platform.config.signup = undefined;
+    }
+  };
+  const body = (email: string, extra: Record<string, unknown> = {}) => ({ email, first_name: "Gated", ...extra });
+
+  it("closed: refused in the spec's envelope (403 signup_closed); the operator key may; a wrong one is 401", async () => {
+    await withSignup("closed", async () => {
+      const refused = await platform.call("/signup", { body: body("closed@example.test") });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatchObject({ type: "permission_error", code: 403, error_code: "signup_closed", request_id: refused.headers.get("x-request-id") });
+      expect(await platform.database.prisma.platformAccount.count({ where: { email: "closed@example.test" } })).toBe(0);
+      const wrong = await platform.call("/signup", { body: body("closed@example.test"), headers: { "x-operator-key": "not-the-key" } });
+      expect(wrong.status).toBe(401);
+      const operator = await platform.call("/signup", { body: body("closed@example.test"), headers: { "x-operator-key": OPERATOR_KEY } });
+      expect(operator.status).toBe(201);
+      // A caller in this process (the embedded framework provisioning its own account) may too.
+      const inProcess = await platform.app.fetch(
+        new Request(`${platform.baseUrl}/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body("framework@example.test")) }),
+        IN_PROCESS_BINDINGS,
+      );
+      expect(inProcess.status).toBe(201);
+    });
+  });
+
+  it("invite: an operator's invite code for that email, until it expires", async () => {
+    await withSignup("invite", async () => {
+      const missing = await platform.call("/signup", { body: body("invited@example.test") });
+      expect(missing.status).toBe(403);
+      expect(missing.body.error.error_code).toBe("invite_required");
+      expect((await platform.call("/operator/signup-invites", { body: { email: "invited@example.test" } })).status).toBe(401);
+      const issued = await platform.call("/operator/signup-invites", { body: { email: "Invited@Example.test", expires_in_days: 2 }, headers: { "x-operator-key": OPERATOR_KEY } });
+      expect(issued.status).toBe(201);
+      expect(issued.body).toMatchObject({ email: "invited@example.test", invite_code: expect.stringMatching(/^inv_\d+_/) });
+      const code: string = issued.body.invite_code;
+      const elsewhere = await platform.call("/signup", { body: body("someone-else@example.test", { invite_code: code }) });
+      expect(elsewhere.status).toBe(403);
+      expect(elsewhere.body.error.error_code).toBe("invite_invalid");
+      const expired = signupInvite(platform.config, "late@example.test", new Date(Date.now() - 1000));
+      expect((await platform.call("/signup", { body: body("late@example.test", { invite_code: expired }) })).body.error.error_code).toBe("invite_invalid");
+      const invited = await platform.call("/signup", { body: body("invited@example.test", { invite_code: code }) });
+      expect(invited.status).toBe(201);
+      // The address is taken now: the code is spent.
+      expect((await platform.call("/signup", { body: body("invited@example.test", { invite_code: code }) })).status).toBe(409);
+    });
   });
 });

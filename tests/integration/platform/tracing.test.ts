@@ -1,9 +1,12 @@
 // Traces (observability/tracing.ts): one trace per run, from the POST that admitted it through the
 // worker's pass (the run carries the context) to its model and tool calls and its webhook delivery,
 // with the ai SDK's GenAI spans. Recorded by an in-memory exporter; export over OTLP is the SDK's.
-import { SpanKind } from "@opentelemetry/api";
+import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import nodemailer from "nodemailer";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { currentLogContext } from "@/lib/log-context";
+import { logger } from "@/lib/logger";
 import { startTracing, stopTracing } from "@/server/platform/observability/tracing";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 import { startWebhookReceiver, type WebhookReceiver } from "../../helpers/webhook-receiver";
@@ -12,8 +15,13 @@ const exporter = new InMemorySpanExporter();
 let platform: PlatformHarness;
 let worker: PlatformHarness;
 let receiver: WebhookReceiver;
+// What the info lines said and the context each carried (the logger itself is silent under test).
+const infoLines: { message: string; context: Record<string, unknown> }[] = [];
 
 beforeAll(async () => {
+  vi.spyOn(logger, "info").mockImplementation(((_fields: unknown, message?: string) => {
+    infoLines.push({ message: message ?? "", context: { ...currentLogContext() } });
+  }) as typeof logger.info);
   await startTracing({ exporter, serviceName: "inlay-test", simple: true });
   // A web process admits, a worker on the same database executes: the context crosses in the run's
   // row. Jobs (the webhook attempt) looked for every 0.5 s.
@@ -27,6 +35,7 @@ afterAll(async () => {
   await platform.close();
   await receiver.close();
   await stopTracing();
+  vi.restoreAllMocks();
 });
 
 describe("a run's trace", () => {
@@ -89,5 +98,55 @@ describe("a run's trace", () => {
     const outbound = inTrace.find((span) => parentOf(span) === attempt)!;
     expect(outbound).toMatchObject({ name: "POST", kind: SpanKind.CLIENT });
     expect(outbound.attributes).toMatchObject({ "server.address": "127.0.0.1", "http.response.status_code": 200 });
+
+    // The worker's lines for the run carry the admitting request's trace id (a worker in another
+    // process knows no request id; here, in the admitting process, the wake-up carried it along).
+    expect(infoLines).toContainEqual({ message: "request", context: expect.objectContaining({ requestId: post.attributes["inlay.request_id"], traceId: trace }) });
+    const passEnded = infoLines.find((line) => line.message === "run pass ended" && line.context.runId === runId)!;
+    expect(passEnded.context).toMatchObject({ runId, accountId: account.id, traceId: trace });
+  });
+
+  it("records an inbound hook's path without its token", async () => {
+    const account = await platform.signup({ require_end_user_id: false });
+    const agent = (await platform.call("/agents", { key: account.key, body: { name: "Hooked", webhook: true } })).body;
+    const token = (agent.webhook_url as string).split("/").at(-1)!;
+    const accepted = await fetch(agent.webhook_url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(accepted.status).toBe(202);
+    const span = exporter.getFinishedSpans().find((each) => each.name === "POST /api/v2/hooks/agents/:token")!;
+    expect(span, exporter.getFinishedSpans().map((each) => each.name).join(", ")).toBeDefined();
+    expect(span.attributes["url.path"]).toBe("/api/v2/hooks/agents/{redacted}");
+    expect(JSON.stringify(exporter.getFinishedSpans().map((each) => each.attributes))).not.toContain(token);
+  });
+
+  it("gives a run no request started one trace: a mail's run, its failed pass (ERROR) and its webhook delivery", async () => {
+    const account = await platform.signup({ require_end_user_id: false });
+    const hook = await platform.call("/webhooks", { key: account.key, body: { url: receiver.url("/mailed"), events: ["run.failed"] } });
+    expect(hook.status).toBe(201);
+    const agent = (await platform.call("/agents", { key: account.key, body: { name: "Mail Desk", email_inbox: true, allowed_senders: ["alice@example.org"] } })).body;
+    // The worker's SMTP server starts the run: no request, no span around it.
+    const transport = nodemailer.createTransport({ host: "127.0.0.1", port: await worker.smtpPort(), secure: false, ignoreTLS: true });
+    try {
+      await transport.sendMail({ from: "alice@example.org", to: agent.email_address, subject: "Numbers", text: "::fail the ledger is gone" });
+    } finally {
+      transport.close();
+    }
+    const [delivered] = await receiver.waitFor(1, (request) => request.path === "/mailed");
+    const runId = (delivered!.json as { run_id: number }).run_id;
+    await expect.poll(() => exporter.getFinishedSpans().some((span) => span.name === "webhook.attempt" && span.attributes["inlay.webhook.event_type"] === "run.failed")).toBe(true);
+
+    const spans = exporter.getFinishedSpans();
+    const pass = spans.find((span) => span.name === "run.pass" && span.attributes["inlay.run.id"] === runId)!;
+    expect(pass, spans.map((span) => span.name).join(", ")).toBeDefined();
+    expect(pass.status).toMatchObject({ code: SpanStatusCode.ERROR, message: expect.stringContaining("the ledger is gone") });
+    const inTrace = spans.filter((span) => span.spanContext().traceId === pass.spanContext().traceId);
+    const start = inTrace.find((span) => span.name === "run.start")!;
+    expect(start, inTrace.map((span) => span.name).join(", ")).toBeDefined();
+    expect(start.parentSpanContext).toBeUndefined();
+    expect(pass.parentSpanContext?.spanId).toBe(start.spanContext().spanId);
+    expect(inTrace.find((span) => span.name === "webhook.attempt")?.parentSpanContext?.spanId).toBe(start.spanContext().spanId);
+    // The GenAI spans name the agent.
+    const agentSpans = inTrace.filter((span) => "gen_ai.agent.name" in span.attributes);
+    expect(agentSpans.length).toBeGreaterThan(0);
+    for (const span of agentSpans) expect(span.attributes["gen_ai.agent.name"]).toBe("Mail Desk");
   });
 });

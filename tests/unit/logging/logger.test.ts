@@ -1,8 +1,9 @@
 // The development log format (lib/logger.ts prettyLine) and the context every line carries
-// (lib/log-context.ts).
+// (lib/log-context.ts), copied into each line.
+import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { addLogContext, currentLogContext, withLogContext } from "@/lib/log-context";
-import { prettyLine } from "@/lib/logger";
+import { logLineFields, prettyLine } from "@/lib/logger";
 
 describe("prettyLine", () => {
   it("prints time, level, message and the fields, an error's stack indented below", () => {
@@ -28,5 +29,21 @@ describe("log context", () => {
     });
     addLogContext({ runId: 1 });
     expect(currentLogContext()).toBeUndefined();
+  });
+});
+
+describe("log lines", () => {
+  it("carry the context's fields, and none of an earlier line's own", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ mixin: logLineFields }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    await withLogContext({ runId: 4, traceId: "0af7651916cd43dd8448eb211c80319c" }, async () => {
+      log.warn({ err: new Error("boom"), attempt: 1 }, "first");
+      log.info("second");
+      expect(currentLogContext()).toEqual({ runId: 4, traceId: "0af7651916cd43dd8448eb211c80319c" });
+    });
+    expect(lines[0]).toMatchObject({ msg: "first", runId: 4, attempt: 1, err: expect.objectContaining({ message: "boom" }) });
+    expect(lines[1]).toMatchObject({ msg: "second", runId: 4, traceId: "0af7651916cd43dd8448eb211c80319c" });
+    expect(lines[1]).not.toHaveProperty("err");
+    expect(lines[1]).not.toHaveProperty("attempt");
   });
 });

@@ -50,3 +50,15 @@ describe("platformConfigFromEnv: models", () => {
     });
   });
 });
+
+describe("platformConfigFromEnv: sign-up", () => {
+  it("is closed in production and open elsewhere unless INLAY_SIGNUP says", () => {
+    const signupFrom = (source: Record<string, string>) => platformConfigFromEnv(parseEnv(source)).signup;
+    const production = { NODE_ENV: "production", NEXTAUTH_SECRET: "a-production-secret-of-some-length" };
+    expect(signupFrom(production)).toBe("closed");
+    expect(signupFrom({ ...production, INLAY_SIGNUP: "invite" })).toBe("invite");
+    expect(signupFrom({ ...production, INLAY_SIGNUP: "open" })).toBe("open");
+    expect(signupFrom({ NODE_ENV: "development" })).toBe("open");
+    expect(() => parseEnv({ INLAY_SIGNUP: "sometimes" })).toThrow(/INLAY_SIGNUP/);
+  });
+});

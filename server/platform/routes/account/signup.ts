@@ -1,11 +1,12 @@
-// POST /signup: create an account and return its default key (no auth).
+// POST /signup: create an account and return its default key (no auth; INLAY_SIGNUP decides who may).
 import { SignupRequest, SignupResponse } from "@/lib/schemas/accounts";
-import type { PlatformApp } from "../../context";
+import { inProcessCaller, type PlatformApp } from "../../context";
 import { signupRateLimit } from "../../middleware/rate-limit";
 import { signup } from "../../services/account/accounts";
+import { admitSignup } from "../../services/account/signup-policy";
 import { billingSettings } from "../../services/billing/billing";
 import { baseUrlOf } from "../request";
-import { defineRoute, json, jsonBody } from "../define";
+import { defineRoute, errorResponse, json, jsonBody } from "../define";
 
 export const route = defineRoute({
   operationId: "signup",
@@ -16,12 +17,22 @@ export const route = defineRoute({
   access: "public",
   before: [signupRateLimit],
   request: { body: jsonBody(SignupRequest) },
-  responses: { 201: json(SignupResponse, "The account and its default key (shown once)") },
+  responses: {
+    201: json(SignupResponse, "The account and its default key (shown once)"),
+    401: errorResponse("A wrong X-Operator-Key"),
+    403: errorResponse("signup_closed, invite_required or invite_invalid: this installation's INLAY_SIGNUP refuses the sign-up"),
+  },
 });
 
 export function register(app: PlatformApp) {
   app.openapi(route, async (c) => {
     const body = c.req.valid("json");
+    admitSignup(c.var.deps.config, {
+      email: body.email,
+      inviteCode: body.invite_code,
+      operatorKey: c.req.header("x-operator-key"),
+      inProcess: inProcessCaller(c),
+    });
     const result = await signup(
       c.var.prisma,
       {

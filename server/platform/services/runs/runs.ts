@@ -45,7 +45,7 @@ import {
 import { eventBatch } from "../../infrastructure/event-bus";
 import { addLogContext } from "@/lib/log-context";
 import { runsAdmitted } from "../../observability/metrics";
-import { currentTraceContext } from "../../observability/tracing";
+import { currentTraceContext, inSpan, insideSpan, SpanKind, tracingEnabled } from "../../observability/tracing";
 import { METADATA_ONLY, redactMessages } from "../../infrastructure/redact";
 import type { RunServiceContext } from "./run-context";
 import type { NewRunFile } from "../../repositories/run-files";
@@ -132,6 +132,12 @@ export async function createRun(
   attachments: NewRunFile[] = [],
   claim?: KeyClaim,
 ): Promise<{ run: RunOut; scope: Scope; first?: StoredEvent }> {
+  // A run no request started (a mail, a schedule, fetchmail, a bridge's message) is the root of its
+  // own trace, so its passes and webhook deliveries are one trace as a POSTed run's are.
+  if (tracingEnabled() && !insideSpan()) {
+    const attributes = { "inlay.account.id": target.scope.accountId, "inlay.agent.id": target.agent.id };
+    return inSpan("run.start", { kind: SpanKind.PRODUCER, attributes }, () => createRun(ctx, target, input, attachments, claim));
+  }
   const { scope, agent, skill } = target;
   const forced = { skill: skill?.slug ?? null, skillPlaybook: skill ? { name: skill.name, body: skill.body } : null };
 

@@ -1,0 +1,34 @@
+// The nginx in front of the web instances (server/cluster/nginx-config.ts and deploy/nginx.conf) as a
+// rolling restart needs it: no instance taken out after a failure, a refused connection retried on the
+// next one, a draining instance's 503 retried for idempotent requests only, and (compose) names looked
+// up again as containers are recreated.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { nginxConfig } from "@/server/cluster/nginx-config";
+
+const generated = nginxConfig({ dir: "/tmp/inlay-nginx-x", port: 8080, upstreamPorts: [4101, 4102] });
+const compose = readFileSync("deploy/nginx.conf", "utf8");
+const directive = (config: string, name: string) => config.match(new RegExp(`^\\s*${name}\\s+([^;{]*);`, "gm")) ?? [];
+
+describe.each([
+  ["npm run cluster's", generated],
+  ["deploy/nginx.conf's", compose],
+])("%s nginx", (_name, config) => {
+  it("keeps every instance in the rotation and retries what it may", () => {
+    const servers = directive(config, "server");
+    expect(servers).toHaveLength(2);
+    for (const server of servers) expect(server).toMatch(/ max_fails=0;$/);
+    // Exactly these: non_idempotent would send a POST that reached an instance to another one.
+    expect(directive(config, "proxy_next_upstream")).toEqual([expect.stringMatching(/proxy_next_upstream error timeout http_503;$/)]);
+    expect(directive(config, "proxy_connect_timeout")).toHaveLength(1);
+    expect(directive(config, "proxy_next_upstream_tries")).toHaveLength(1);
+  });
+});
+
+describe("deploy/nginx.conf", () => {
+  it("looks the web containers up through Docker's resolver, again as they change", () => {
+    expect(directive(compose, "resolver")).toEqual([expect.stringContaining("resolver 127.0.0.11 valid=")]);
+    expect(directive(compose, "zone")).toHaveLength(1);
+    for (const name of ["web-1", "web-2"]) expect(compose).toMatch(new RegExp(`server ${name}:4010 resolve `));
+  });
+});
