@@ -1,5 +1,5 @@
 // Start-up work of the Next.js server: database first, then demo data on an empty installation, then
-// the framework's jobs on the job queue.
+// the framework's jobs on the job queue. Any failure here ends the process (instrumentation.ts).
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { offerDemoAppToDemoTenants, seedDemoData } from "@/prisma/seed";
@@ -13,7 +13,9 @@ import { getPlatformConnection } from "./platform";
 import { ensureLedgerWebhook, ledgerWebhookUrl } from "./tenancy/run-ledger-webhook";
 
 export async function startFramework(): Promise<void> {
-  const database = await getDb();
+  const database = await getDb().catch((error: unknown) => {
+    throw new Error(`could not open ${databaseName()}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  });
   if (env.NODE_ENV === "production" && !env.NEXTAUTH_URL) {
     logger.warn(
       { publicOrigin: publicOrigin() },
@@ -39,6 +41,11 @@ export async function startFramework(): Promise<void> {
     });
   const jobs = await frameworkJobQueue(database);
   await registerFrameworkJobs(jobs, database.prisma, () => getPlatformConnection(database.prisma));
+}
+
+/** The database start-up opens, as an operator configured it (never the URL: it may hold a password). */
+function databaseName(): string {
+  return env.DATABASE_URL ? "the PostgreSQL database (DATABASE_URL)" : `the PGlite database in ${env.PGLITE_DATA_DIR} (PGLITE_DATA_DIR)`;
 }
 
 /**

@@ -1,6 +1,9 @@
 // The Next.js app's probes (server/framework/health.ts): with the embedded platform the app is that
 // platform's process, so its readiness is the platform's (database, migrations, runtime, worker) and the
 // app's own (the platform answers its key, the run ledger's webhook is registered).
+import { spawn } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { expect, test } from "@playwright/test";
 
 test("the app answers /healthz and /readyz for a load balancer", async ({ request }) => {
@@ -21,4 +24,38 @@ test("the app answers /healthz and /readyz for a load balancer", async ({ reques
       worker: { ok: true },
     },
   });
+});
+
+// A second server from the same build that cannot start (tests/unit/framework/start-failure.test.ts has the
+// why): it must exit with the reason, not stay up answering 500 to every request, /healthz included.
+async function startFailing(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const port = test.info().config.metadata.sparePort as number;
+  // eslint-disable-next-line no-restricted-properties -- the child inherits the runner's environment, less the app's secret
+  const { NEXTAUTH_SECRET: _unset, ...inherited } = process.env;
+  const server = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "--port", String(port)], {
+    env: { ...inherited, NEXT_TELEMETRY_DISABLED: "1", PGLITE_DATA_DIR: "memory://", LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  server.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  server.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => server.once("exit", resolve));
+  return { code, output };
+}
+
+test("a server without NEXTAUTH_SECRET in production exits at start naming it", async () => {
+  test.setTimeout(90_000);
+  const { code, output } = await startFailing({});
+  expect(code).toBe(1);
+  expect(output).toMatch(/The app cannot start: Invalid environment[\s\S]*NEXTAUTH_SECRET: is required in production/);
+});
+
+test("a server on a PGlite directory it cannot open exits at start naming it", async () => {
+  test.setTimeout(90_000);
+  const notADirectory = path.join(test.info().outputDir, "not-a-directory");
+  await mkdir(path.dirname(notADirectory), { recursive: true });
+  await writeFile(notADirectory, "");
+  const { code, output } = await startFailing({ NEXTAUTH_SECRET: "e2e-only-secret", PGLITE_DATA_DIR: notADirectory });
+  expect(code).toBe(1);
+  expect(output).toContain(`The app cannot start: could not open the PGlite database in ${notADirectory} (PGLITE_DATA_DIR)`);
 });
