@@ -5,6 +5,7 @@
 import { env } from "@/lib/env";
 import type { Db } from "@/server/shared/db";
 import { handleRoute } from "@/server/framework/http/route-member";
+import { recordPlatformCall } from "@/server/framework/observability/metrics";
 import { connectEmbedded, connectRemote, type PlatformConnection } from "@/server/framework/tenancy/platform-connection";
 import { ledgerWebhookResponse, ledgerWebhookUrl } from "@/server/framework/tenancy/run-ledger-webhook";
 import { frameworkSecrets } from "@/server/framework/tenancy/sealing";
@@ -24,7 +25,7 @@ export function getPlatformConnection(prisma: Db): Promise<PlatformConnection> {
 }
 
 async function connectFromEnv(prisma: Db): Promise<PlatformConnection> {
-  if (env.PLATFORM_BASE_URL && env.PLATFORM_API_KEY) return connectRemote(env.PLATFORM_BASE_URL, env.PLATFORM_API_KEY);
+  if (env.PLATFORM_BASE_URL && env.PLATFORM_API_KEY) return connectRemote(env.PLATFORM_BASE_URL, env.PLATFORM_API_KEY, recordPlatformCall);
   // Imported here so that remote mode never loads the platform.
   const [{ getEmbeddedPlatformApp, receiveWebhooksInProcess }, { prepareOperatorAccount }] = await Promise.all([
     import("@/server/framework/embedded-platform"),
@@ -41,5 +42,6 @@ async function connectFromEnv(prisma: Db): Promise<PlatformConnection> {
     appFetch: (request) => app.fetch(request),
     secrets: frameworkSecrets(),
     prepareAccount: (accountId) => prepareOperatorAccount(prisma, accountId),
+    onCall: recordPlatformCall,
   });
 }

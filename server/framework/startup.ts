@@ -11,6 +11,8 @@ import type { JobQueue } from "../platform/infrastructure/job-queue";
 import { registerFrameworkJobs } from "./tenancy/framework-jobs";
 import { getPlatformConnection } from "./platform";
 import { ensureLedgerWebhook, ledgerWebhookUrl } from "./tenancy/run-ledger-webhook";
+import { openAdmissionCount } from "./tenancy/run-ledger";
+import { watchLedgerAdmissions } from "./observability/metrics";
 
 export async function startFramework(): Promise<void> {
   const database = await getDb().catch((error: unknown) => {
@@ -41,6 +43,7 @@ export async function startFramework(): Promise<void> {
     });
   const jobs = await frameworkJobQueue(database);
   await registerFrameworkJobs(jobs, database.prisma, () => getPlatformConnection(database.prisma));
+  watchLedgerAdmissions(() => openAdmissionCount(database.prisma));
 }
 
 /** The database start-up opens, as an operator configured it (never the URL: it may hold a password). */

@@ -25,6 +25,7 @@ import { createRunTranslator, type RunTranslator } from "@/lib/chat/run-frames";
 import type { ChatChunk, ChatError, ChatMessage } from "@/lib/chat/types";
 import { isRefusal, PlatformApiError, type Run, type RunFrame, type RunMessages, type RunStream } from "@/lib/platform-client";
 import { logger } from "@/lib/logger";
+import { chatReattaches, chatStreamsOpen, chatTurnsRefused, chatTurnsStarted } from "@/server/framework/observability/metrics";
 import { ChatRefusal, type ChatAdmission, type ChatContext, type ChatContextResolver } from "./context";
 
 const json = (status: number, body: unknown, headers?: HeadersInit) =>
@@ -52,6 +53,10 @@ const invalid = (error: z.ZodError) =>
   unprocessable(error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; "));
 
 const toChatError = (error: unknown): ChatError => (error instanceof ChatRefusal ? error.chatError : chatErrorFrom(error));
+
+/** A turn refused before it had a run: by the framework's limits or the platform, and which limit. */
+const countRefusal = (error: unknown) =>
+  chatTurnsRefused.inc({ by: error instanceof ChatRefusal ? "framework" : "platform", limit: toChatError(error).code ?? toChatError(error).kind });
 
 function failure(error: unknown) {
   const chatError = toChatError(error);
@@ -93,6 +98,7 @@ function messageStream({ context, runId, cursor, head = [], frames, iterator, er
   const translator = createRunTranslator({ messageId: chatMessageId(runId, cursor), runId, cursor });
   const stream = createUIMessageStream<ChatMessage>({
     async execute({ writer }) {
+      chatStreamsOpen.inc();
       const write = (chunks: ReturnType<typeof translator.start>) => chunks.forEach((chunk) => writer.write(chunk));
       write(translator.start());
       let run: Run | undefined;
@@ -120,6 +126,7 @@ function messageStream({ context, runId, cursor, head = [], frames, iterator, er
         write(translator.fail(chatErrorFrom(failed)));
       } finally {
         signal.removeEventListener("abort", stop);
+        chatStreamsOpen.dec();
       }
       write(translator.finish(run));
     },
@@ -257,7 +264,10 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
       try {
         admission = await context.admit?.();
       } catch (error) {
-        if (error instanceof ChatRefusal) return refusalStream(error.chatError, `refused-${message.id}`);
+        if (error instanceof ChatRefusal) {
+          countRefusal(error);
+          return refusalStream(error.chatError, `refused-${message.id}`);
+        }
         return failure(error);
       }
       // The run's stream is not tied to this request: when the browser goes away, messageStream
@@ -289,6 +299,8 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
         // A refusal (the platform's, or the framework's own) started no run: the member keeps the run
         // the admission counted. Anything else may have started one.
         const refused = isRefusal(error) || error instanceof ChatRefusal;
+        // A run or agent gone meanwhile (404, below) is no limit.
+        if (refused && toChatError(error).kind !== "not_found") countRefusal(error);
         await (refused ? admission?.withdraw() : admission?.abandon())?.catch(() => {});
         if (!(error instanceof PlatformApiError) && !(error instanceof ChatRefusal)) logger.error({ err: error }, "chat send failed");
         const chatError = toChatError(error);
@@ -305,6 +317,7 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
       // Told before the stream is read, so a webhook of a run that ends at once finds its turn started.
       // Should that fail, the ledger's sweep releases the admission as one that never named a run.
       await admission?.started(id, priorCostUsd).catch((failed) => logger.error({ err: failed }, "chat admission start failed"));
+      chatTurnsStarted.inc({ kind: target.runId !== undefined ? "reply" : "new" });
       return messageStream({ context, runId: id, cursor: runId === undefined ? undefined : cursor, frames: stream, signal: request.signal });
     },
 
@@ -323,8 +336,10 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
       try {
         first = await iterator.next();
       } catch (error) {
+        chatReattaches.inc({ outcome: "failed" });
         return failure(error);
       }
+      chatReattaches.inc({ outcome: first.done ? "nothing" : "streamed" });
       if (first.done) return new Response(null, { status: 204 });
       const head = [{ frame: first.value, eventId: frames.lastEventId }];
       return messageStream({ context, runId, cursor, head, frames, iterator, signal: request.signal });

@@ -13,7 +13,7 @@
 //   services (operator-only functions, not reachable through the API).
 import { randomBytes, randomUUID } from "node:crypto";
 import { logger } from "@/lib/logger";
-import { createPlatformClient, signup, type ClientOptions, type PlatformClient } from "@/lib/platform-client";
+import { createPlatformClient, signup, type CallReport, type ClientOptions, type PlatformClient } from "@/lib/platform-client";
 import type { Db } from "@/server/shared/db";
 import {
   completeFrameworkAccount,
@@ -46,6 +46,8 @@ export interface EmbeddedOptions {
   /** Embedded only: make the provisioned account usable (verified, with a balance). */
   prepareAccount?: (accountId: number) => Promise<void>;
   now?: () => Date;
+  /** Told of every call the client makes (the app's metrics). */
+  onCall?: (call: CallReport) => void;
 }
 
 export function inProcessFetch(appFetch: EmbeddedOptions["appFetch"]): typeof fetch {
@@ -59,7 +61,7 @@ export async function connectEmbedded(options: EmbeddedOptions): Promise<Platfor
   const { prisma } = options;
   const now = options.now ?? (() => new Date());
   const keys = keysFor(PLATFORM_API_KEY, options.secrets);
-  const base = { baseUrl: EMBEDDED_BASE_URL, fetch: inProcessFetch(options.appFetch) };
+  const base = { baseUrl: EMBEDDED_BASE_URL, fetch: inProcessFetch(options.appFetch), onCall: options.onCall };
   const connect = (apiKey: string): PlatformConnection => {
     const clientOptions = { ...base, apiKey };
     return { mode: "embedded", client: createPlatformClient(clientOptions), options: clientOptions };
@@ -96,8 +98,8 @@ export async function connectEmbedded(options: EmbeddedOptions): Promise<Platfor
   }
 }
 
-export function connectRemote(baseUrl: string, apiKey: string): PlatformConnection {
-  const options = { baseUrl, apiKey };
+export function connectRemote(baseUrl: string, apiKey: string, onCall?: (call: CallReport) => void): PlatformConnection {
+  const options = { baseUrl, apiKey, onCall };
   return { mode: "remote", client: createPlatformClient(options), options };
 }
 
