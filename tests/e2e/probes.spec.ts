@@ -26,6 +26,22 @@ test("the app answers /healthz and /readyz for a load balancer", async ({ reques
   });
 });
 
+test("one scrape of the app's /metrics shows the app's and the embedded platform's metrics", async ({ request }) => {
+  // A route handler of the app and one of the platform's, each in its own Next.js bundle.
+  expect((await request.get("/api/chat?runId=1")).status()).toBe(401);
+  expect((await request.get("/api/v2/openapi.json")).status()).toBe(200);
+  expect((await request.get("/metrics")).status()).toBe(401);
+  const scrape = await request.get("/metrics", { headers: { authorization: "Bearer e2e-only-metrics-token" } });
+  expect(scrape.status()).toBe(200);
+  const text = await scrape.text();
+  expect(text).toMatch(/^inlay_app_http_request_duration_seconds_count\{method="GET",route="\/api\/chat",status="401"\} [1-9]/m);
+  expect(text).toMatch(/^inlay_http_request_duration_seconds_count\{method="GET",route="\/api\/v2\/openapi\.json",status="200"\} [1-9]/m);
+  // A collector start-up registered (instrumentation.ts's bundle), run by this route's scrape.
+  expect(text).toMatch(/^inlay_app_ledger_admissions_open 0$/m);
+  // One registry: each metric once, however many bundles loaded its module.
+  expect(text.match(/^# TYPE inlay_process_resident_memory_bytes /gm)).toHaveLength(1);
+});
+
 // A second server from the same build that cannot start (tests/unit/framework/start-failure.test.ts has the
 // why): it must exit with the reason, not stay up answering 500 to every request, /healthz included.
 async function startFailing(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
