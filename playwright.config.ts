@@ -45,6 +45,8 @@ const serverEnv = {
   NEXTAUTH_SECRET: "e2e-only-secret",
   NEXTAUTH_URL: baseURL,
   LOG_LEVEL: "warn",
+  // The app's /metrics answers this bearer only (probes.spec.ts scrapes it).
+  INLAY_METRICS_TOKEN: "e2e-only-metrics-token",
   INLAY_OPERATOR_KEY: operatorKey,
   ...(remotePlatform ? {} : { ...paymentsEnv, INLAY_OPERATOR_KEY_SHA256: operatorKeySha256 }),
 };

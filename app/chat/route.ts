@@ -12,10 +12,11 @@ import { widgetPageResponse } from "@/server/framework/embed/html";
 import { widgetAssets } from "@/server/framework/embed/widget-assets";
 import { defaultChatAgentName } from "@/server/framework/tenancy/agents";
 import { resolveActiveMembership } from "@/server/framework/tenancy/tenants";
+import { timedRoute } from "@/server/framework/observability/metrics";
 
 export const dynamic = "force-dynamic";
 
-export async function GET(request: NextRequest) {
+async function get(request: NextRequest) {
   const url = request.nextUrl;
   const session = await getSession();
   if (!session) {
@@ -33,3 +34,5 @@ export async function GET(request: NextRequest) {
   const viewer = { email: session.user.email ?? "", workspace: active.tenant.name, storageScope: chatStorageScope(active.tenant.id, session.user.id) };
   return widgetPageResponse(chatPageHtml(agent, mode, viewer, await widgetAssets("chat")), "chat page");
 }
+
+export const GET = timedRoute("/chat", get);

@@ -1,7 +1,7 @@
 // Liveness of the Next.js app (server/framework/health.ts).
-import { frameworkHealth } from "@/server/framework/health";
+import { answerProbe } from "@/server/framework/health";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = async (request: Request) => (await frameworkHealth().answer(request))!;
+export const GET = answerProbe;

@@ -8,7 +8,8 @@ export {
   token,
   type PublicOptions,
 } from "./client";
-export type { ClientOptions, RequestOptions } from "./transport";
+export type { CallReport, ClientOptions, RequestOptions } from "./transport";
+export { operationName } from "./operation-name";
 export { PagePromise } from "./pagination";
 export { RunStream, normalizeFrame } from "./streaming";
 export type { CreatedRun } from "./resources/runs";

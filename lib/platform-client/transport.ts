@@ -10,6 +10,7 @@ import {
   errorFromResponse,
   parseRetryAfterMs,
 } from "./errors";
+import { operationName } from "./operation-name";
 
 export interface ClientOptions {
   /** The platform's base URL, ending in /api/v2 (e.g. http://localhost:3000/api/v2). */
@@ -22,6 +23,21 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** A fetch to use instead of the global one (tests, proxies, instrumentation). */
   fetch?: typeof fetch;
+  /**
+   * Told of each call once it is over (retries included; a stream once its headers are in): metrics
+   * without the client knowing where they go. What it throws is ignored.
+   */
+  onCall?: (call: CallReport) => void;
+}
+
+export interface CallReport {
+  /** Method and path template: `POST /runs/{id}/reply` (operation-name.ts). */
+  operation: string;
+  /** The platform's final status; "error" when no answer came (a connection failure, a timeout); "aborted" by the caller. */
+  status: number | "error" | "aborted";
+  seconds: number;
+  /** How many attempts it took, when it succeeded. */
+  attempts?: number;
 }
 
 /** Options every method takes as its last argument. */
@@ -193,6 +209,28 @@ export class Transport {
 
   /** Sends `operation`, retrying where the spec allows; throws a PlatformApiError on failure. */
   async send(operation: Operation, options: RequestOptions = {}): Promise<Answer> {
+    const { onCall } = this.options;
+    if (!onCall) return this.sendUnobserved(operation, options);
+    const started = performance.now();
+    const report = (status: CallReport["status"], attempts?: number) => {
+      try {
+        onCall({ operation: operationName(operation.method, operation.path), status, seconds: (performance.now() - started) / 1000, attempts });
+      } catch {
+        // The caller's observer must not fail the call.
+      }
+    };
+    try {
+      const answer = await this.sendUnobserved(operation, options);
+      report(answer.response.status, answer.attempts);
+      return answer;
+    } catch (error) {
+      if (error instanceof PlatformApiError && error.status !== undefined) report(error.status);
+      else report(error instanceof UserAbortError ? "aborted" : "error");
+      throw error;
+    }
+  }
+
+  private async sendUnobserved(operation: Operation, options: RequestOptions): Promise<Answer> {
     const url = this.url(operation);
     // Built once here so a scope mismatch throws before any request; forms again per attempt.
     let body = this.body(operation);

@@ -6,6 +6,7 @@ import { env } from "@/lib/env";
 import type { Db } from "@/server/shared/db";
 import { IN_PROCESS_BINDINGS } from "@/server/platform/context";
 import { handleRoute } from "@/server/framework/http/route-member";
+import { recordPlatformCall } from "@/server/framework/observability/metrics";
 import { connectEmbedded, connectRemote, type PlatformConnection } from "@/server/framework/tenancy/platform-connection";
 import { ledgerWebhookResponse, ledgerWebhookUrl } from "@/server/framework/tenancy/run-ledger-webhook";
 import { frameworkSecrets } from "@/server/framework/tenancy/sealing";
@@ -25,7 +26,7 @@ export function getPlatformConnection(prisma: Db): Promise<PlatformConnection> {
 }
 
 async function connectFromEnv(prisma: Db): Promise<PlatformConnection> {
-  if (env.PLATFORM_BASE_URL && env.PLATFORM_API_KEY) return connectRemote(env.PLATFORM_BASE_URL, env.PLATFORM_API_KEY);
+  if (env.PLATFORM_BASE_URL && env.PLATFORM_API_KEY) return connectRemote(env.PLATFORM_BASE_URL, env.PLATFORM_API_KEY, recordPlatformCall);
   // Imported here so that remote mode never loads the platform.
   const [{ getEmbeddedPlatformApp, receiveWebhooksInProcess }, { prepareOperatorAccount }] = await Promise.all([
     import("@/server/framework/embedded-platform"),
@@ -43,5 +44,6 @@ async function connectFromEnv(prisma: Db): Promise<PlatformConnection> {
     appFetch: (request) => app.fetch(request, IN_PROCESS_BINDINGS),
     secrets: frameworkSecrets(),
     prepareAccount: (accountId) => prepareOperatorAccount(prisma, accountId),
+    onCall: recordPlatformCall,
   });
 }

@@ -1,5 +1,5 @@
 // Start-up work of the Next.js server: database first, then demo data on an empty installation, then
-// the framework's jobs on the job queue.
+// the framework's jobs on the job queue. Any failure here ends the process (instrumentation.ts).
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { offerDemoAppToDemoTenants, seedDemoData } from "@/prisma/seed";
@@ -14,6 +14,8 @@ import { getPlatformConnection } from "./platform";
 import { ensureLedgerWebhook, ledgerWebhookUrl } from "./tenancy/run-ledger-webhook";
 import { closeOnExit, installAppLifecycle, onAppDrain } from "./lifecycle";
 import { startTracingFromEnv, stopTracing } from "../platform/observability/tracing";
+import { openAdmissionCount } from "./tenancy/run-ledger";
+import { watchLedgerAdmissions } from "./observability/metrics";
 
 export async function startFramework(): Promise<void> {
   // SIGTERM drains the app (lifecycle.ts), first thing: `npm start` leaves the signal to it.
@@ -24,9 +26,11 @@ export async function startFramework(): Promise<void> {
   const database = await getDb().catch((error: unknown) => {
     // The data directory is in use by another process, or damaged: every request would fail on it, so
     // say why and what to do once (on stderr, before exiting: the logger writes later), and stop.
-    if (!(error instanceof DataDirError)) throw error;
-    console.error(error.message);
-    process.exit(1);
+    if (error instanceof DataDirError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw new Error(`could not open ${databaseName()}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   });
   // The database closes last, cleanly.
   closeOnExit(() => database.close());
@@ -55,6 +59,12 @@ export async function startFramework(): Promise<void> {
     });
   const jobs = await frameworkJobQueue(database);
   await registerFrameworkJobs(jobs, database.prisma, () => getPlatformConnection(database.prisma));
+  watchLedgerAdmissions(() => openAdmissionCount(database.prisma));
+}
+
+/** The database start-up opens, as an operator configured it (never the URL: it may hold a password). */
+function databaseName(): string {
+  return env.DATABASE_URL ? "the PostgreSQL database (DATABASE_URL)" : `the PGlite database in ${env.PGLITE_DATA_DIR} (PGLITE_DATA_DIR)`;
 }
 
 /**

@@ -55,6 +55,8 @@ export function createHealth(
   deps: Pick<PlatformDeps, "database"> & Partial<Pick<PlatformDeps, "runtime">>,
   role: PlatformRole | "framework",
   metrics: MetricsAccess = { open: false },
+  /** More checks by name (the framework's: its platform, its webhook): each fails by throwing. */
+  more: Record<string, () => Promise<void>> = {},
 ): Health {
   const tokenDigest = metrics.token === undefined ? undefined : createHash("sha256").update(metrics.token).digest();
   // The migrations this code ships, read once: a process of an older release is still ready on a
@@ -70,6 +72,7 @@ export function createHealth(
       if (missing.length > 0) throw new Error(`not applied: ${missing.join(", ")}`);
     },
   };
+  Object.assign(checks, more);
   const { runtime } = deps;
   if (runtime) {
     checks.runtime = async () => {

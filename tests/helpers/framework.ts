@@ -12,7 +12,7 @@ import { createSimModel } from "@/server/platform/models/sim";
 import { recordingMailer } from "@/server/platform/services/messaging/mailer";
 import type { PlatformApp } from "@/server/platform/context";
 import type { PlatformConfig } from "@/server/platform/platform-config";
-import { connectEmbedded, type PlatformConnection } from "@/server/framework/tenancy/platform-connection";
+import { connectEmbedded, type EmbeddedOptions, type PlatformConnection } from "@/server/framework/tenancy/platform-connection";
 import { prepareOperatorAccount } from "@/server/framework/tenancy/platform-operator";
 import { createTestDatabase, type TestDatabase } from "./database";
 
@@ -41,6 +41,8 @@ export interface FrameworkOptions {
   payments?: PlatformConfig["payments"];
   /** Webhook URLs delivered in-process, as the embedded platform delivers the framework's run ledger's. */
   inProcessWebhooks?: PlatformConfig["inProcessWebhooks"];
+  /** Told of every call the framework's client makes (the app's metrics hook). */
+  onCall?: EmbeddedOptions["onCall"];
 }
 
 export async function startFramework(options: FrameworkOptions = {}): Promise<FrameworkHarness> {
@@ -76,6 +78,7 @@ export async function startFramework(options: FrameworkOptions = {}): Promise<Fr
       appFetch,
       secrets: [TEST_SECRET],
       prepareAccount: (accountId) => prepareOperatorAccount(database.prisma, accountId),
+      onCall: options.onCall,
     });
   let connection: Promise<PlatformConnection> | undefined;
   const connect = () => (connection ??= connectOnce());

@@ -5,8 +5,9 @@
 import { handleRoute } from "@/server/framework/http/route-member";
 import { getPlatformConnection } from "@/server/framework/platform";
 import { ledgerWebhookResponse } from "@/server/framework/tenancy/run-ledger-webhook";
+import { timedRoute } from "@/server/framework/observability/metrics";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
-export const POST = (request: Request) => handleRoute(() => ledgerWebhookResponse(request, getPlatformConnection));
+export const POST = timedRoute("/api/platform-webhooks", (request: Request) => handleRoute(() => ledgerWebhookResponse(request, getPlatformConnection)));

@@ -9,13 +9,16 @@ import { widgetPageResponse } from "@/server/framework/embed/html";
 import { isEmbedHostAllowed } from "@/server/framework/embed/origins";
 import { embedPageHtml, embedQuery } from "@/server/framework/embed/page";
 import { widgetAssets } from "@/server/framework/embed/widget-assets";
+import { timedRoute } from "@/server/framework/observability/metrics";
 
 export const dynamic = "force-dynamic";
 
-export async function GET(request: NextRequest, { params }: { params: Promise<{ agent: string }> }) {
+async function get(request: NextRequest, { params }: { params: Promise<{ agent: string }> }) {
   const query = embedQuery((await params).agent, request.nextUrl.searchParams);
   const { prisma } = await getDb();
   const tenant = request.nextUrl.searchParams.get("tenant") ?? undefined;
   const allowed = query.host === undefined || (await isEmbedHostAllowed(prisma, tenant, query.host));
   return widgetPageResponse(embedPageHtml(query, await widgetAssets("embed"), allowed), "embed page");
 }
+
+export const GET = timedRoute("/embed/[agent]", get);

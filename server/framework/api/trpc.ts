@@ -1,6 +1,7 @@
 // tRPC building blocks: the context (an inner part tests build directly with createCaller) and the
 // procedures every router uses. Procedures stay thin; the work lives in server/framework/tenancy and services.
 import { initTRPC, TRPCError } from "@trpc/server";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import type { Session } from "next-auth";
 import { ZodError, z } from "zod";
 import type { Db } from "@/server/shared/db";
@@ -10,6 +11,7 @@ import { publicOrigin } from "@/server/shared/public-origin";
 import { PlatformApiError } from "@/lib/platform-client";
 import { LimitExceededError, TenancyError } from "@/server/framework/tenancy/errors";
 import { getPlatformConnection } from "@/server/framework/platform";
+import { trpcDuration } from "@/server/framework/observability/metrics";
 import type { PlatformConnection } from "@/server/framework/tenancy/platform-connection";
 import { lazyPlatformClient } from "@/server/framework/tenancy/platform-users";
 import { isOwner, resolveActiveMembership } from "@/server/framework/tenancy/tenants";
@@ -126,7 +128,15 @@ const domainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(domainErrors);
+/** Each procedure's duration by path, type and the HTTP status its answer (or error) maps to. */
+const timed = t.middleware(async ({ path, type, next }) => {
+  const end = trpcDuration.startTimer({ procedure: path, type });
+  const result = await next();
+  end({ status: String(result.ok ? 200 : getHTTPStatusCodeFromError(result.error)) });
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(timed).use(domainErrors);
 
 /** Adds ctx.userId and ctx.connection() (the platform connection, made on first use). */
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {

@@ -12,6 +12,7 @@ import { publicOrigin } from "@/server/shared/public-origin";
 import { verifyCredentials } from "./credentials";
 import { oauthSignUpDecision } from "@/server/framework/tenancy/sign-ups";
 import { provisionOAuthUser } from "./oauth";
+import { signIns } from "@/server/framework/observability/metrics";
 
 // next-auth's redirects (sign-out, sign-in callbacks) and OAuth callback URLs follow the app's one
 // public origin, on whatever port it is served, not next-auth's own default of localhost:3000.
@@ -41,26 +42,35 @@ export const authOptions: NextAuthOptions = {
         password: { label: "Password", type: "password" },
       },
       async authorize(credentials) {
-        if (!credentials?.email || !credentials.password) return null;
-        const { prisma } = await getDb();
-        const user = await verifyCredentials(prisma, credentials.email, credentials.password);
+        const user =
+          credentials?.email && credentials.password ? await verifyCredentials((await getDb()).prisma, credentials.email, credentials.password) : null;
+        if (!user) signIns.inc({ provider: "credentials", outcome: "failed" });
         return user ? { id: user.id, email: user.email, name: user.name, isOwner: user.isOwner } : null;
       },
     }),
     ...oauthProviders,
   ],
+  // Every successful sign-in, whatever the provider (the failures are counted where they are decided).
+  events: {
+    signIn({ account }) {
+      signIns.inc({ provider: account?.provider ?? "credentials", outcome: "ok" });
+    },
+  },
   callbacks: {
     async signIn({ account, user, profile }) {
       if (account?.type !== "oauth") return true;
       // Accounts are matched by email, so only an address the provider has verified may sign in.
-      if (!user.email) return false;
-      if (account.provider === "google" && (profile as { email_verified?: boolean } | undefined)?.email_verified !== true) {
+      const unverified = account.provider === "google" && (profile as { email_verified?: boolean } | undefined)?.email_verified !== true;
+      if (!user.email || unverified) {
+        signIns.inc({ provider: account.provider, outcome: "failed" });
         return false;
       }
       // A first sign-in is a sign-up: the owner's setting says whether it may, or waits for approval.
       const { prisma } = await getDb();
       const decision = await oauthSignUpDecision(prisma, { email: user.email, name: user.name ?? null });
-      return decision === "allow" ? true : `${publicOrigin()}/signup?status=${decision === "held" ? "pending" : "closed"}`;
+      if (decision === "allow") return true;
+      signIns.inc({ provider: account.provider, outcome: "refused" });
+      return `${publicOrigin()}/signup?status=${decision === "held" ? "pending" : "closed"}`;
     },
     async jwt({ token, user, account }) {
       if (account?.type === "oauth" && user?.email) {

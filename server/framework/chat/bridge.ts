@@ -25,6 +25,7 @@ import { createRunTranslator, type RunTranslator } from "@/lib/chat/run-frames";
 import type { ChatChunk, ChatError, ChatMessage } from "@/lib/chat/types";
 import { isRefusal, PlatformApiError, type Run, type RunFrame, type RunMessages, type RunStream } from "@/lib/platform-client";
 import { logger } from "@/lib/logger";
+import { chatReattaches, chatStreamsOpen, chatTurnsRefused, chatTurnsStarted } from "@/server/framework/observability/metrics";
 import { ChatRefusal, type ChatAdmission, type ChatContext, type ChatContextResolver } from "./context";
 import { appDraining, drainingResponse } from "../lifecycle";
 import { appSpan, SpanKind } from "../tracing";
@@ -54,6 +55,10 @@ const invalid = (error: z.ZodError) =>
   unprocessable(error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; "));
 
 const toChatError = (error: unknown): ChatError => (error instanceof ChatRefusal ? error.chatError : chatErrorFrom(error));
+
+/** A turn refused before it had a run: by the framework's limits or the platform, and which limit. */
+const countRefusal = (error: unknown) =>
+  chatTurnsRefused.inc({ by: error instanceof ChatRefusal ? "framework" : "platform", limit: toChatError(error).code ?? toChatError(error).kind });
 
 function failure(error: unknown) {
   const chatError = toChatError(error);
@@ -95,6 +100,7 @@ function messageStream({ context, runId, cursor, head = [], frames, iterator, er
   const translator = createRunTranslator({ messageId: chatMessageId(runId, cursor), runId, cursor });
   const stream = createUIMessageStream<ChatMessage>({
     async execute({ writer }) {
+      chatStreamsOpen.inc();
       const write = (chunks: ReturnType<typeof translator.start>) => chunks.forEach((chunk) => writer.write(chunk));
       write(translator.start());
       let run: Run | undefined;
@@ -125,6 +131,7 @@ function messageStream({ context, runId, cursor, head = [], frames, iterator, er
       } finally {
         signal.removeEventListener("abort", stop);
         draining.removeEventListener("abort", stop);
+        chatStreamsOpen.dec();
       }
       if (draining.aborted && !sawDone) {
         // Not the request's end: nothing is marked expired or denied; the reattachment replays it whole.
@@ -269,7 +276,10 @@ export function createChatHandlers(resolveContext: ChatContextResolver, draining
     try {
       admission = await appSpan("chat.admission", {}, async () => context.admit?.());
     } catch (error) {
-      if (error instanceof ChatRefusal) return refusalStream(error.chatError, `refused-${message.id}`);
+      if (error instanceof ChatRefusal) {
+        countRefusal(error);
+        return refusalStream(error.chatError, `refused-${message.id}`);
+      }
       return failure(error);
     }
     // The run's stream is not tied to this request: when the browser goes away, messageStream
@@ -303,6 +313,8 @@ export function createChatHandlers(resolveContext: ChatContextResolver, draining
       // A refusal (the platform's, or the framework's own) started no run: the member keeps the run
       // the admission counted. Anything else may have started one.
       const refused = isRefusal(error) || error instanceof ChatRefusal;
+      // A run or agent gone meanwhile (404, below) is no limit.
+      if (refused && toChatError(error).kind !== "not_found") countRefusal(error);
       await (refused ? admission?.withdraw() : admission?.abandon())?.catch(() => {});
       if (!(error instanceof PlatformApiError) && !(error instanceof ChatRefusal)) logger.error({ err: error }, "chat send failed");
       const chatError = toChatError(error);
@@ -321,6 +333,7 @@ export function createChatHandlers(resolveContext: ChatContextResolver, draining
     await appSpan("ledger.turn_started", { attributes: { "inlay.run.id": id } }, async () => admission?.started(id, priorCostUsd)).catch((failed) =>
       logger.error({ err: failed }, "chat admission start failed"),
     );
+    chatTurnsStarted.inc({ kind: target.runId !== undefined ? "reply" : "new" });
     return messageStream({ context, runId: id, cursor: runId === undefined ? undefined : cursor, frames: stream, signal: request.signal, draining });
   }
 
@@ -352,8 +365,10 @@ export function createChatHandlers(resolveContext: ChatContextResolver, draining
       try {
         first = await iterator.next();
       } catch (error) {
+        chatReattaches.inc({ outcome: "failed" });
         return failure(error);
       }
+      chatReattaches.inc({ outcome: first.done ? "nothing" : "streamed" });
       if (first.done) return new Response(null, { status: 204 });
       const head = [{ frame: first.value, eventId: frames.lastEventId }];
       return messageStream({ context, runId, cursor, head, frames, iterator, signal: request.signal, draining });

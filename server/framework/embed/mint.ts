@@ -1,6 +1,7 @@
 // Minting an embed token for a member: only for an origin the tenant allows, never for longer than
 // the token maximum. The signed-in route (app/api/embed/token) and a vendor's own server code call it.
 import type { Db } from "@/server/shared/db";
+import { embedTokenMints } from "@/server/framework/observability/metrics";
 import { isAllowedOrigin } from "./origins";
 import { normalizeOrigin, signEmbedToken } from "./tokens";
 
@@ -16,7 +17,8 @@ export async function mintEmbedToken(
   request: { tenantId: string; userId: string; origin: string; agent?: string; ttlSeconds?: number },
 ): Promise<{ token: string; expiresAt: Date }> {
   const origin = normalizeOrigin(request.origin);
-  if (!origin) throw new EmbedMintRefused("invalid_origin");
-  if (!(await isAllowedOrigin(prisma, request.tenantId, origin))) throw new EmbedMintRefused("origin_not_allowed");
+  const refused = !origin ? "invalid_origin" : !(await isAllowedOrigin(prisma, request.tenantId, origin)) ? "origin_not_allowed" : undefined;
+  embedTokenMints.inc({ outcome: refused ?? "ok" });
+  if (refused || !origin) throw new EmbedMintRefused(refused ?? "invalid_origin");
   return signEmbedToken({ ...request, origin });
 }

@@ -6,6 +6,7 @@ import type { Db } from "@/server/shared/db";
 import type { JobQueue } from "@/server/platform/infrastructure/job-queue";
 import { registerReseal } from "@/server/platform/jobs/reseal-secrets";
 import type { PlatformConnection } from "./platform-connection";
+import { ledgerSweeps } from "@/server/framework/observability/metrics";
 import { sweepRunLedger } from "./run-ledger";
 import { ensureLedgerWebhook, ledgerWebhookUrl } from "./run-ledger-webhook";
 import { frameworkSealedColumns, frameworkSecrets } from "./sealing";
@@ -24,9 +25,16 @@ export async function registerFrameworkJobs(
   await jobs.register(
     ADMISSION_SWEEP_JOB,
     async () => {
-      const platform = await connection();
-      await ensureLedgerWebhook(prisma, platform, ledgerWebhookUrl());
-      return { runs: await sweepRunLedger(prisma, platform), schedules: await sweepSchedules(prisma, platform) };
+      try {
+        const platform = await connection();
+        await ensureLedgerWebhook(prisma, platform, ledgerWebhookUrl());
+        const result = { runs: await sweepRunLedger(prisma, platform), schedules: await sweepSchedules(prisma, platform) };
+        ledgerSweeps.inc({ outcome: "ok" });
+        return result;
+      } catch (error) {
+        ledgerSweeps.inc({ outcome: "failed" });
+        throw error;
+      }
     },
     { retryLimit: 0, expireInSeconds: 300, everywhere: true },
   );

@@ -13,7 +13,7 @@
 //   services (operator-only functions, not reachable through the API).
 import { randomBytes, randomUUID } from "node:crypto";
 import { logger } from "@/lib/logger";
-import { createPlatformClient, signup, type ClientOptions, type PlatformClient } from "@/lib/platform-client";
+import { createPlatformClient, signup, type CallReport, type ClientOptions, type PlatformClient } from "@/lib/platform-client";
 import type { Db } from "@/server/shared/db";
 import {
   completeFrameworkAccount,
@@ -47,6 +47,8 @@ export interface EmbeddedOptions {
   /** Embedded only: make the provisioned account usable (verified, with a balance). */
   prepareAccount?: (accountId: number) => Promise<void>;
   now?: () => Date;
+  /** Told of every call the client makes (the app's metrics). */
+  onCall?: (call: CallReport) => void;
 }
 
 export function inProcessFetch(appFetch: EmbeddedOptions["appFetch"]): typeof fetch {
@@ -60,7 +62,7 @@ export async function connectEmbedded(options: EmbeddedOptions): Promise<Platfor
   const { prisma } = options;
   const now = options.now ?? (() => new Date());
   const keys = keysFor(PLATFORM_API_KEY, options.secrets);
-  const base = { baseUrl: EMBEDDED_BASE_URL, fetch: tracedFetch(inProcessFetch(options.appFetch)) };
+  const base = { baseUrl: EMBEDDED_BASE_URL, fetch: tracedFetch(inProcessFetch(options.appFetch)), onCall: options.onCall };
   const connect = (apiKey: string): PlatformConnection => {
     const clientOptions = { ...base, apiKey };
     return { mode: "embedded", client: createPlatformClient(clientOptions), options: clientOptions };
@@ -97,8 +99,8 @@ export async function connectEmbedded(options: EmbeddedOptions): Promise<Platfor
   }
 }
 
-export function connectRemote(baseUrl: string, apiKey: string): PlatformConnection {
-  const options = { baseUrl, apiKey, fetch: tracedFetch((input, init) => globalThis.fetch(input, init)) };
+export function connectRemote(baseUrl: string, apiKey: string, onCall?: (call: CallReport) => void): PlatformConnection {
+  const options = { baseUrl, apiKey, onCall, fetch: tracedFetch((input, init) => globalThis.fetch(input, init)) };
   return { mode: "remote", client: createPlatformClient(options), options };
 }
 

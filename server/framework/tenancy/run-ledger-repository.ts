@@ -49,6 +49,16 @@ const toOpen = (row: OpenRow): OpenAdmission => ({
   platformUserId: row.user.platformUsers.find((link) => link.tenantId === row.tenantId)?.platformUserId ?? null,
 });
 
+/**
+ * Admissions not settled yet, everywhere: each holds one of its tenant's active runs until it is
+ * released (limits-repository.ts), so the sum of tenant_concurrency (a row per tenant) is the count
+ * without reading run_admissions, which grows with every turn.
+ */
+export async function countOpenAdmissions(prisma: Db): Promise<number> {
+  const rows = await prisma.$queryRaw<{ open: bigint | null }[]>`SELECT sum(active_runs)::bigint AS open FROM tenant_concurrency`;
+  return Number(rows[0]?.open ?? 0);
+}
+
 /** The run's unsettled turns, oldest first. */
 export async function listOpenAdmissionsOfRun(prisma: Db, platformRunId: number): Promise<OpenAdmission[]> {
   const rows = await prisma.runAdmission.findMany({

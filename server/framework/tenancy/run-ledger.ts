@@ -19,9 +19,11 @@ import { usdToMicros } from "@/lib/money";
 import { isSettledStatus } from "@/lib/schemas/runs";
 import { logger } from "@/lib/logger";
 import type { Db } from "@/server/shared/db";
+import { ledgerSettled, ledgerSettleLag } from "@/server/framework/observability/metrics";
 import { ADMISSION_TX, admitRun, admitStartedRun, releaseRun, withdrawRun } from "./limits";
 import type { PlatformConnection } from "./platform-connection";
 import {
+  countOpenAdmissions,
   listOpenAdmissionsOfRun,
   listStaleStartedAdmissions,
   listUnstartedAdmissions,
@@ -40,7 +42,12 @@ export interface LedgerRun {
   id: number;
   status: string;
   usage: { cost_usd: string };
+  /** When it ended (the settle lag's start), when known. */
+  finished_at?: string | null;
 }
+
+/** What told the ledger to settle (the metric's label): a webhook, the sweep, the platform's answer at start or at a reply. */
+export type SettledVia = "webhook" | "sweep" | "start" | "reply";
 
 export interface RunTicket {
   tenantId: string;
@@ -74,10 +81,10 @@ export async function runStarted(
 ): Promise<void> {
   const baseCostMicros = costMicrosOf(baseCostUsd);
   for (const earlier of await listOpenAdmissionsOfRun(prisma, runId)) {
-    if (earlier.id !== ticket.admissionId) await settleAdmission(prisma, earlier, baseCostMicros);
+    if (earlier.id !== ticket.admissionId && (await settleAdmission(prisma, earlier, baseCostMicros))) ledgerSettled.inc({ via: "reply" });
   }
   await markAdmissionStarted(prisma, { tenantId: ticket.tenantId, admissionId: ticket.admissionId, platformRunId: runId, baseCostMicros });
-  if (run && isSettledStatus(run.status)) await settleRun(prisma, run);
+  if (run && isSettledStatus(run.status)) await settleRun(prisma, run, "start");
 }
 
 /** The platform refused the turn (no run): the admission is given back whole. */
@@ -98,15 +105,23 @@ async function settleAdmission(prisma: Db, admission: Pick<OpenAdmission, "id" |
  * Settles the open turns of `run` when it has ended, at its total cost. Idempotent: a turn settled
  * already is left alone. Returns how many turns this call settled.
  */
-export async function settleRun(prisma: Db, run: LedgerRun): Promise<number> {
+export async function settleRun(prisma: Db, run: LedgerRun, via: SettledVia = "reply"): Promise<number> {
   if (!isSettledStatus(run.status)) return 0;
   const total = costMicrosOf(run.usage.cost_usd);
   let settled = 0;
   for (const admission of await listOpenAdmissionsOfRun(prisma, run.id)) {
     if (await settleAdmission(prisma, admission, total)) settled++;
   }
+  if (settled > 0) {
+    ledgerSettled.inc({ via }, settled);
+    const endedAt = run.finished_at ? Date.parse(run.finished_at) : Number.NaN;
+    if (Number.isFinite(endedAt)) for (let turn = 0; turn < settled; turn++) ledgerSettleLag.observe(Math.max(0, (Date.now() - endedAt) / 1000));
+  }
   return settled;
 }
+
+/** Admissions not settled yet, across the installation (the metric's gauge, read when scraped). */
+export const openAdmissionCount = (prisma: Db): Promise<number> => countOpenAdmissions(prisma);
 
 /**
  * What a run.* webhook (or the sweep) does: reads run `runId` on the platform, as the member whose turn
@@ -114,16 +129,22 @@ export async function settleRun(prisma: Db, run: LedgerRun): Promise<number> {
  * turns without a charge. Nothing happens for a run no open admission names (not the framework's,
  * or settled already).
  */
-export async function settleRunFromPlatform(prisma: Db, connection: PlatformConnection, runId: number): Promise<number> {
+export async function settleRunFromPlatform(
+  prisma: Db,
+  connection: PlatformConnection,
+  runId: number,
+  via: SettledVia = "webhook",
+): Promise<number> {
   const open = await listOpenAdmissionsOfRun(prisma, runId);
   const platformUserId = open.find((admission) => admission.platformUserId)?.platformUserId;
   if (!platformUserId) return 0;
   try {
-    return await settleRun(prisma, await connection.client.forUser(platformUserId).runs.get(runId));
+    return await settleRun(prisma, await connection.client.forUser(platformUserId).runs.get(runId), via);
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
     let released = 0;
     for (const admission of open) if (await settleAdmission(prisma, admission, admission.baseCostMicros)) released++;
+    ledgerSettled.inc({ via }, released);
     return released;
   }
 }
@@ -146,7 +167,7 @@ export async function sweepRunLedger(
     if (seen.has(admission.platformRunId)) continue;
     seen.add(admission.platformRunId);
     try {
-      settled += await settleRunFromPlatform(prisma, connection, admission.platformRunId);
+      settled += await settleRunFromPlatform(prisma, connection, admission.platformRunId, "sweep");
     } catch (error) {
       // One run the platform cannot answer for now must not hold up the others.
       logger.warn({ err: error, runId: admission.platformRunId }, "run ledger sweep: could not settle a run");

@@ -3,118 +3,103 @@
 // outbound guard); gauges that are a query (queue depth and lag, the database pool) are collected when
 // scraped, through collectors the runtime registers. Served as /metrics beside the probes (health.ts).
 // Labels are bounded: route templates, never paths; model ids from the catalogue; no account ids.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+// The registry is the process's, shared with the framework's metrics (server/shared/metrics-registry.ts).
+import { counter, gauge, histogram } from "@/server/shared/metrics-registry";
 
-export const registry = new Registry();
-collectDefaultMetrics({ register: registry, prefix: "inlay_" });
+export { addCollector, registry, scrape, type Collector } from "@/server/shared/metrics-registry";
 
 // Latency buckets from a few milliseconds (a cached read) to a minute (a slow model's first token).
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 // A run's wait for its worker and its first token: finer where a burst's figures fall (tenths of a second to seconds).
 const RUN_WAIT_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.35, 0.5, 0.75, 1, 1.5, 2, 2.5, 3.5, 5, 7.5, 10, 30, 60];
 
-export const httpDuration = new Histogram({
+export const httpDuration = histogram({
   name: "inlay_http_request_duration_seconds",
   help: "HTTP requests by route template, method and status, until the response's headers",
   labelNames: ["method", "route", "status"] as const,
   buckets: SECONDS,
-  registers: [registry],
 });
 
-export const runsAdmitted = new Counter({
+export const runsAdmitted = counter({
   name: "inlay_runs_admitted_total",
   help: "Runs admitted (created, or replied to) by this process",
-  registers: [registry],
 });
 
-export const runsClaimed = new Counter({
+export const runsClaimed = counter({
   name: "inlay_runs_claimed_total",
   help: "Passes of runs this process's worker started, by how it got the run",
   labelNames: ["how"] as const,
-  registers: [registry],
 });
 
-export const runsEnded = new Counter({
+export const runsEnded = counter({
   name: "inlay_runs_ended_total",
   help: "Passes of runs that ended here, by outcome (completed, failed, paused, handed_back)",
   labelNames: ["outcome"] as const,
-  registers: [registry],
 });
 
-export const claimLatency = new Histogram({
+export const claimLatency = histogram({
   name: "inlay_run_claim_latency_seconds",
   help: "From a run's admission to a worker starting its first pass",
   buckets: RUN_WAIT_SECONDS,
-  registers: [registry],
 });
 
-export const firstToken = new Histogram({
+export const firstToken = histogram({
   name: "inlay_run_first_token_seconds",
   help: "From a run's admission to its first words or tool call in the log (first pass only)",
   buckets: RUN_WAIT_SECONDS,
-  registers: [registry],
 });
 
-export const openStreams = new Gauge({
+export const openStreams = gauge({
   name: "inlay_sse_streams_open",
   help: "Run streams (SSE) this process is serving",
-  registers: [registry],
 });
 
-export const modelTokens = new Counter({
+export const modelTokens = counter({
   name: "inlay_model_tokens_total",
   help: "Model tokens by provider, model and kind (input, output, cache_read, cache_write)",
   labelNames: ["provider", "model", "kind"] as const,
-  registers: [registry],
 });
 
-export const modelCost = new Counter({
+export const modelCost = counter({
   name: "inlay_model_cost_micro_usd_total",
   help: "What model calls cost, in micro-USD, by provider and model",
   labelNames: ["provider", "model"] as const,
-  registers: [registry],
 });
 
-export const webhookAttempts = new Counter({
+export const webhookAttempts = counter({
   name: "inlay_webhook_attempts_total",
   help: "Webhook delivery attempts by outcome (delivered, endpoint_error: a non-2xx answer, unreachable: refused by the guard or a network failure)",
   labelNames: ["outcome"] as const,
-  registers: [registry],
 });
 
-export const webhookDeliveryLag = new Histogram({
+export const webhookDeliveryLag = histogram({
   name: "inlay_webhook_delivery_lag_seconds",
   help: "From an event's creation to its successful delivery",
   buckets: [...SECONDS, 300, 1800, 3600],
-  registers: [registry],
 });
 
-export const outboundRefusals = new Counter({
+export const outboundRefusals = counter({
   name: "inlay_outbound_refusals_total",
   help: "Outbound requests the guard refused, by reason",
   labelNames: ["reason"] as const,
-  registers: [registry],
 });
 
-export const queueJobs = new Gauge({
+export const queueJobs = gauge({
   name: "inlay_queue_jobs",
   help: "Jobs in the job queue by queue and state (created and retry: waiting; failed: every retry spent)",
   labelNames: ["queue", "state"] as const,
-  registers: [registry],
 });
 
-export const queueLag = new Gauge({
+export const queueLag = gauge({
   name: "inlay_queue_lag_seconds",
   help: "How long the oldest due job of each queue has waited",
   labelNames: ["queue"] as const,
-  registers: [registry],
 });
 
-export const databasePool = new Gauge({
+export const databasePool = gauge({
   name: "inlay_database_pool_connections",
   help: "This process's PostgreSQL pool: total, idle, and queries waiting for a connection (waiting)",
   labelNames: ["state"] as const,
-  registers: [registry],
 });
 
 /** Sets the queue gauges from one read of the queue (infrastructure/job-queue.ts queueStats). */
@@ -133,32 +118,4 @@ export function setQueueStats(stats: { name: string; state: string; count: numbe
 export function providerOf(modelId: string): string {
   const slash = modelId.indexOf("/");
   return slash > 0 ? modelId.slice(0, slash) : modelId;
-}
-
-/** Metrics that are a query: read when scraped. Each collector sets its gauges (and may fail alone). */
-export type Collector = () => Promise<void>;
-const collectors = new Set<Collector>();
-
-/** Registers a collector; returns its removal (a runtime that closes). */
-export function addCollector(collector: Collector): () => void {
-  collectors.add(collector);
-  return () => collectors.delete(collector);
-}
-
-const scrapeErrors = new Counter({
-  name: "inlay_metrics_collector_errors_total",
-  help: "Collectors that failed during a scrape (their gauges keep the last value)",
-  registers: [registry],
-});
-
-/** The registry in Prometheus's text format, collectors run first. */
-export async function scrape(): Promise<{ contentType: string; body: string }> {
-  await Promise.all(
-    [...collectors].map((collect) =>
-      collect().catch(() => {
-        scrapeErrors.inc();
-      }),
-    ),
-  );
-  return { contentType: registry.contentType, body: await registry.metrics() };
 }

@@ -1,7 +1,8 @@
 // GET /api/chat/commands?agent=: what the composer's `/` picker offers (the bridge: server/framework/chat/bridge.ts).
 import { chatHandlers } from "@/server/framework/chat/handlers";
+import { timedRoute } from "@/server/framework/observability/metrics";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
-export const GET = (request: Request) => chatHandlers.commands(request);
+export const GET = timedRoute("/api/chat/commands", (request: Request) => chatHandlers.commands(request));

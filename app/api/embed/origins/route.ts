@@ -5,19 +5,20 @@ import { z } from "zod";
 import { getAllowedOrigins, setAllowedOrigins } from "@/server/framework/embed/origins";
 import { handleRoute, parseBody, requireMember, RouteError, routeJson } from "@/server/framework/http/route-member";
 import { TenancyError } from "@/server/framework/tenancy/errors";
+import { timedRoute } from "@/server/framework/observability/metrics";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 const Body = z.object({ origins: z.array(z.string().max(2048)).max(20) });
 
-export const GET = (request: Request) =>
+export const GET = timedRoute("/api/embed/origins", (request: Request) =>
   handleRoute(async () => {
     const member = await requireMember(request);
     return routeJson({ origins: await getAllowedOrigins(member.prisma, member.tenant.id) });
-  });
+  }));
 
-export const PUT = (request: Request) =>
+export const PUT = timedRoute("/api/embed/origins", (request: Request) =>
   handleRoute(async () => {
     const member = await requireMember(request, { admin: true });
     const { origins } = await parseBody(request, Body);
@@ -27,4 +28,4 @@ export const PUT = (request: Request) =>
       if (error instanceof TenancyError) throw new RouteError(422, error.message, { field: error.field });
       throw error;
     }
-  });
+  }));

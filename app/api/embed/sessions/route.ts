@@ -8,6 +8,7 @@ import { EmbedMintRefused } from "@/server/framework/embed/mint";
 import { EmbedSessionError, mintEmbedSession, type EmbedSessionRefusal } from "@/server/framework/embed/sessions";
 import { embedSessionInput } from "@/lib/schemas/embed";
 import { handleRoute, RouteError, routeJson } from "@/server/framework/http/route-member";
+import { timedRoute } from "@/server/framework/observability/metrics";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -21,7 +22,7 @@ const statusOf: Record<EmbedSessionRefusal, number> = {
   member_removed: 403,
 };
 
-export const POST = (request: Request) =>
+export const POST = timedRoute("/api/embed/sessions", (request: Request) =>
   handleRoute(async () => {
     const secret = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
     if (!secret) throw new RouteError(401, "send the embed secret as Authorization: Bearer <secret>", { code: "invalid_secret" });
@@ -49,4 +50,4 @@ export const POST = (request: Request) =>
       if (error instanceof EmbedMintRefused) throw new RouteError(403, error.message, { code: error.reason, field: "origin" });
       throw error;
     }
-  });
+  }));

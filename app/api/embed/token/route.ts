@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { EmbedMintRefused, mintEmbedToken } from "@/server/framework/embed/mint";
 import { handleRoute, parseBody, requireMember, requireSignedIn, RouteError, routeJson } from "@/server/framework/http/route-member";
+import { timedRoute } from "@/server/framework/observability/metrics";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -15,7 +16,7 @@ const Body = z.object({
   tenant: z.string().min(1).max(100).optional(),
 });
 
-export const POST = (request: Request) =>
+export const POST = timedRoute("/api/embed/token", (request: Request) =>
   handleRoute(async () => {
     // Signed in before the body is read.
     const userId = await requireSignedIn();
@@ -35,4 +36,4 @@ export const POST = (request: Request) =>
       }
       throw error;
     }
-  });
+  }));

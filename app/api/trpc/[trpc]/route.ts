@@ -2,6 +2,7 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { logger } from "@/lib/logger";
 import { appRouter } from "@/server/framework/api/root";
 import { createContext } from "@/server/framework/api/trpc";
+import { timedRoute } from "@/server/framework/observability/metrics";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -17,4 +18,6 @@ const handler = (request: Request) =>
     },
   });
 
-export { handler as GET, handler as POST };
+const timed = timedRoute("/api/trpc/[trpc]", handler);
+
+export { timed as GET, timed as POST };
