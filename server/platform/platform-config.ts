@@ -7,7 +7,9 @@ import type { PaymentSettings } from "./payments/settings";
 import type { ModelSettings } from "./services/models/models";
 import type { AppSettings } from "./apps/catalog";
 import type { SessionSettings } from "./services/account/sessions";
-import type { SignupMode } from "./services/account/signup-policy";
+
+/** Who may POST /signup (INLAY_SIGNUP): anyone, holders of an operator's invite, or nobody but the operator. */
+export type SignupMode = "open" | "closed" | "invite";
 
 export interface PlatformConfig {
   keyPrefix: string;
