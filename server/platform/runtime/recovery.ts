@@ -12,7 +12,7 @@
 // (doing the step again could repeat it), and a run already resumed `maxResumes` times.
 import type { ModelMessage } from "ai";
 import { logger } from "@/lib/logger";
-import type { RunFrame } from "@/lib/schemas/runs";
+import { type RunFrame, timedFrame } from "@/lib/schemas/runs";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { PlatformConfig, RunTimings } from "../platform-config";
 import {
@@ -245,10 +245,11 @@ export async function resumeOrFail(
     });
     if (failed) {
       const messageCount = Array.isArray(failed.messages) ? failed.messages.length : 0;
-      await appendEvents(prisma, run.id, [
+      const frames: RunFrame[] = [
         { type: "run_status", status: "failed", error: reason },
         { type: "done", completion_state: "failed", stop_reason: "interrupted", message_count: messageCount },
-      ]);
+      ];
+      await appendEvents(prisma, run.id, frames.map((frame) => timedFrame(frame)));
     }
     logger.warn({ runId: run.id, reason }, "ended a run whose process stopped");
     return { resume: false };
@@ -272,13 +273,13 @@ export async function resumeOrFail(
     const row = await transitionRun(tx as Db, run.id, ["running"], { ...progress, checkpoint: null });
     if (!row) return false;
     await deleteEventsAfter(tx as Db, run.id, kept);
-    const frame: RunFrame = {
+    const frame: RunFrame = timedFrame({
       type: "run_status",
       status: "running",
       resumed: true,
       attempt: run.resumeAttempts,
       discard_after: kept.toString(),
-    };
+    });
     await appendEvents(tx as Db, run.id, [frame]);
     return true;
   });
