@@ -10,7 +10,7 @@ import { chatStorageScope } from "@/server/framework/chat/storage-scope";
 import { getDb } from "@/server/shared/db";
 import { widgetPageResponse } from "@/server/framework/embed/html";
 import { widgetAssets } from "@/server/framework/embed/widget-assets";
-import { defaultChatAgentName } from "@/server/framework/tenancy/agents";
+import { chatAgentTitle, defaultChatAgentName } from "@/server/framework/tenancy/agents";
 import { resolveActiveMembership } from "@/server/framework/tenancy/tenants";
 import { timedRoute } from "@/server/framework/observability/metrics";
 
@@ -31,8 +31,10 @@ async function get(request: NextRequest) {
   // agents page lists the member's and says how to make one.
   const agent = named ?? (await defaultChatAgentName(prisma, active.tenant.id, session.user.id));
   if (!agent) return NextResponse.redirect(new URL("/agents", url));
+  // The header names the agent, also when the URL has its id (an agent page's "Open the full chat").
+  const title = named ? await chatAgentTitle(prisma, active.tenant.id, session.user.id, named) : agent;
   const viewer = { email: session.user.email ?? "", workspace: active.tenant.name, storageScope: chatStorageScope(active.tenant.id, session.user.id) };
-  return widgetPageResponse(chatPageHtml(agent, mode, viewer, await widgetAssets("chat")), "chat page");
+  return widgetPageResponse(chatPageHtml(agent, mode, viewer, await widgetAssets("chat"), title), "chat page");
 }
 
 export const GET = timedRoute("/chat", get);

@@ -248,8 +248,9 @@ function CreditForm({ payment }: { payment?: { reference: string; amountCents: n
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [paid, setPaid] = useState(false);
+  // A credit moves the balance and the ledger and writes a receipt: every billing read is stale.
   const credit = useMutation(
-    trpc.billing.credit.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.billing.overview.queryKey() }) }),
+    trpc.billing.credit.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.billing.pathKey() }) }),
   );
   const form = useMoneyForm(creditBalanceInput, ["amountCents"], async (data) => {
     await credit.mutateAsync(data);

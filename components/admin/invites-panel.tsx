@@ -93,8 +93,7 @@ export function InvitesPanel() {
                     <td className={`${td} text-muted`}>{new Date(invite.expiresAt).toLocaleDateString("en")}</td>
                     <td className={`${td} text-right`}>
                       <Button
-                        variant="ghost"
-                        className="text-danger"
+                        variant="danger"
                         aria-label={`Revoke the invite for ${invite.email}`}
                         disabled={revoke.isPending}
                         onClick={() => revoke.mutate({ id: invite.id })}

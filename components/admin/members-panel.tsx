@@ -63,8 +63,7 @@ export function MembersPanel() {
                 <td className={`${td} text-muted`}>{new Date(member.joinedAt).toLocaleDateString("en")}</td>
                 <td className={`${td} text-right`}>
                   <Button
-                    variant="ghost"
-                    className="text-danger"
+                    variant="danger"
                     disabled={remove.isPending}
                     aria-label={`Remove ${member.email}`}
                     onClick={() => {

@@ -147,7 +147,7 @@ export function TenantsPanel() {
                 {tenant.name} <span className="text-sm font-normal text-muted">{tenant.slug}</span>
               </h2>
               <p className="text-sm text-muted">
-                {tenant.memberCount} members · this month {tenant.usage.runs} runs, {formatMicros(tenant.usage.costMicros)}
+                {tenant.memberCount} {tenant.memberCount === 1 ? "member" : "members"} · this month {tenant.usage.runs} runs, {formatMicros(tenant.usage.costMicros)}
               </p>
             </div>
             <LimitsForm tenantId={tenant.id} name={tenant.name} initial={tenant.limits} />

@@ -2,7 +2,7 @@
 // (server/framework/embed/widget-build.ts), so <InlayChat> runs on Preact (react and react-dom are aliased to
 // preact/compat there), without React and Next's client runtime, as in the embed. The page is
 // same-origin with the bridge, so the session cookie authenticates the chat; the page writes the
-// checked agent and mode on the root element's data attributes.
+// checked agent and mode, and the agent's name for the header, on the root element's data attributes.
 import "./chat-page.css";
 import { createRoot } from "react-dom/client";
 import { InlayChat, type InlayChatProps } from "./inlay-chat";
@@ -10,7 +10,7 @@ import { InlayProvider } from "./provider";
 import { clearChatStorage } from "./storage";
 
 const root = document.getElementById("inlay-chat");
-const { agent, mode, scope } = root?.dataset ?? {};
+const { agent, title, mode, scope } = root?.dataset ?? {};
 if (root && agent) {
   // The page writes a mode only once it has checked it is one.
   const permissionMode = mode as InlayChatProps["permissionMode"];
@@ -19,6 +19,7 @@ if (root && agent) {
     <InlayProvider storageScope={scope}>
       <InlayChat
         agent={agent}
+        title={title}
         chatId={`console-${agent}-${permissionMode ?? "default"}`}
         permissionMode={permissionMode}
         subtitle="Your AI teammate"

@@ -49,7 +49,16 @@ export function WorkspaceOverview() {
       ) : null}
 
       <h2 className="mt-10 text-sm font-semibold uppercase tracking-wide text-muted">Your workspaces</h2>
-      {memberships.length === 0 ? (
+      {memberships.length === 0 && user.isOwner ? (
+        // The owner administers the installation from outside its workspaces: no one has to invite them.
+        <EmptyState title="You are not a member of any workspace." className="mt-3">
+          You manage every workspace on{" "}
+          <Link href="/admin/tenants" className="font-medium text-accent underline-offset-4 hover:underline">
+            Tenants
+          </Link>
+          . To chat and build agents in one yourself, create it there with your email as its first admin, then open the invite link it shows.
+        </EmptyState>
+      ) : memberships.length === 0 ? (
         <EmptyState title="You do not belong to a tenant yet." className="mt-3">
           Ask an admin of your company&apos;s workspace for an invite link.
         </EmptyState>

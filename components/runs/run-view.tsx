@@ -1,7 +1,9 @@
 "use client";
 // One run as its owner or a tenant admin reads it: what started it, the model, tokens, exact cost and
 // times, then its timeline (the person's messages, the agent's text, tool calls with their input and
-// result, approvals, questions, connection pauses, status changes). Re-read while the run is going.
+// result, approvals, questions, connection pauses, status changes) in the order they happened, each
+// with its start and duration and a bar on the run's time axis, as a trace's waterfall. Re-read while
+// the run is going.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ReactNode } from "react";
@@ -68,7 +70,15 @@ function Entry({ entry }: { entry: TimelineEntry }): ReactNode {
           <p className="text-xs font-medium text-muted">Tool call</p>
           <p className="mt-1 font-medium break-words">{entry.name}</p>
           <Code label="Input" value={entry.input} />
-          {entry.done ? <Code label="Result" value={entry.result} /> : <p className="mt-2 text-xs text-muted">No result.</p>}
+          {entry.done ? null : <p className="mt-2 text-xs text-muted">No result.</p>}
+        </>
+      );
+    case "tool_result":
+      return (
+        <>
+          <p className="text-xs font-medium text-muted">Tool result</p>
+          <p className="mt-1 font-medium break-words">{entry.name}</p>
+          <Code label="Result" value={entry.result} />
         </>
       );
     case "request":
@@ -89,10 +99,48 @@ function Entry({ entry }: { entry: TimelineEntry }): ReactNode {
       return (
         <p className={entry.status === "failed" ? "text-danger" : "text-muted"}>
           Status: <span className="font-medium">{entry.status}</span>
+          {entry.resumed ? " (resumed)" : ""}
           {entry.error ? ` · ${entry.error}` : ""}
         </p>
       );
   }
+}
+
+/** The run's time axis: from its creation to its end (or the last step known, while it goes). */
+function axisOf(run: RunDetail): { start: number; length: number } | null {
+  const start = Date.parse(run.createdAt);
+  const ends = run.timeline.map((entry) => (entry.at ? Date.parse(entry.at) + (entry.durationMs ?? 0) : start));
+  if (run.finishedAt) ends.push(Date.parse(run.finishedAt));
+  const end = Math.max(start, ...ends);
+  return Number.isFinite(start) ? { start, length: Math.max(1, end - start) } : null;
+}
+
+const clock = (iso: string) =>
+  new Date(iso).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit", fractionalSecondDigits: 3 });
+
+/** A step's start (its clock time and offset from the run's start), its duration, and its bar. */
+function Timing({ entry, axis }: { entry: TimelineEntry; axis: { start: number; length: number } | null }) {
+  if (!entry.at || !axis) return <p className="text-xs text-muted sm:text-right">No time recorded</p>;
+  const offset = Math.max(0, Date.parse(entry.at) - axis.start);
+  const left = Math.min(100, (offset / axis.length) * 100);
+  const width = entry.durationMs === null ? 0 : Math.min(100 - left, (entry.durationMs / axis.length) * 100);
+  return (
+    <div className="min-w-0 text-xs text-muted sm:text-right">
+      <p>
+        <time data-testid="entry-start" dateTime={entry.at} title={new Date(entry.at).toLocaleString()}>
+          {clock(entry.at)} · +{formatDuration(offset)}
+        </time>
+      </p>
+      <p data-testid="entry-duration">{entry.durationMs === null ? "instant" : formatDuration(entry.durationMs)}</p>
+      <div className="relative mt-1 h-1.5 rounded-full bg-fg/5" aria-hidden="true">
+        <div
+          data-testid="entry-bar"
+          className="absolute inset-y-0 rounded-full bg-accent"
+          style={{ left: `${left}%`, width: width > 0 ? `${width}%` : "2px" }}
+        />
+      </div>
+    </div>
+  );
 }
 
 function Facts({ run }: { run: RunDetail }) {
@@ -142,6 +190,7 @@ export function RunView({ runId }: { runId: number }) {
     );
   }
   const detail = run.data;
+  const axis = axisOf(detail);
   return (
     <>
       <div className={card}>
@@ -152,8 +201,17 @@ export function RunView({ runId }: { runId: number }) {
         {detail.complete ? null : <p className="mt-1 text-sm text-muted">The run is still going: its current step shows once it ends.</p>}
         <ol className="mt-4 space-y-3" aria-label="Timeline">
           {detail.timeline.map((entry, index) => (
-            <li key={index} data-testid="timeline-entry" data-type={entry.type} className="min-w-0 border-l-2 border-line pl-3 text-sm">
-              <Entry entry={entry} />
+            <li
+              key={index}
+              data-testid="timeline-entry"
+              data-type={entry.type}
+              data-at={entry.at ?? undefined}
+              className="grid min-w-0 gap-2 border-l-2 border-line pl-3 text-sm sm:grid-cols-[minmax(0,1fr)_12rem] sm:gap-4"
+            >
+              <div className="min-w-0">
+                <Entry entry={entry} />
+              </div>
+              <Timing entry={entry} axis={axis} />
             </li>
           ))}
         </ol>

@@ -1,10 +1,15 @@
 import type { ComponentPropsWithRef } from "react";
 
-type Variant = "primary" | "ghost";
+type Variant = "primary" | "ghost" | "danger";
 
+// One text colour per variant: a colour passed in className would compete with the variant's, and
+// which wins depends on the stylesheet's order (a ghost's text-fg beat text-danger), so a destructive
+// action is a variant of its own.
 const variants: Record<Variant, string> = {
   primary: "bg-accent text-accent-fg hover:opacity-90 shadow-sm",
   ghost: "bg-transparent text-fg hover:bg-fg/5",
+  /** A ghost button for what cannot be undone (remove, revoke, disconnect): red text. */
+  danger: "bg-transparent text-danger hover:bg-danger/10",
 };
 
 /** The button's classes, also for the pages written as HTML outside React (server/framework/chat/page.ts). */

@@ -34,8 +34,7 @@ export function ConfirmButton({
     <span role="group" aria-label={question} className="flex flex-wrap items-center gap-2">
       <span className="text-sm">{question}</span>
       <Button
-        variant="ghost"
-        className="text-danger"
+        variant="danger"
         disabled={disabled}
         onClick={() => {
           setAsking(false);

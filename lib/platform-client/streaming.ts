@@ -42,6 +42,8 @@ export function normalizeFrame(raw: unknown): RunFrame | undefined {
         message_count: typeof frame.message_count === "number" ? frame.message_count : 0,
         // Present when the run has an output_schema (null: the model produced no valid object).
         ...("output_data" in frame ? { output_data: (frame.output_data ?? null) as Record<string, unknown> | null } : {}),
+        // Inlay's extension: when the platform produced it.
+        ...(typeof frame.at === "string" ? { at: frame.at } : {}),
       };
     }
     case "text-delta":

@@ -22,17 +22,25 @@ export const RunTrigger = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("chat") }),
 ]);
 
+/**
+ * Where a step sits in time (a trace's waterfall): `at`, when it began (ISO; null when the platform's
+ * log of it has no times, frames written before they carried `at`), and `durationMs`, how long it
+ * lasted (null: an instant, or not known yet).
+ */
+const Timing = { at: z.string().nullable(), durationMs: z.number().int().nullable() };
+
 export const TimelineEntry = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("message"), role: z.enum(["user", "assistant"]), text: z.string() }),
+  z.object({ type: z.literal("message"), role: z.enum(["user", "assistant"]), text: z.string(), ...Timing }),
   z.object({
     type: z.literal("tool_call"),
     id: z.string(),
     name: z.string(),
     input: z.unknown(),
-    /** null while the call has no result (waiting for an approval, or the run stopped). */
-    result: z.unknown(),
+    /** Its result came (a tool_result entry, later in the timeline); the call lasted until then. */
     done: z.boolean(),
+    ...Timing,
   }),
+  z.object({ type: z.literal("tool_result"), id: z.string(), name: z.string(), result: z.unknown(), ...Timing }),
   z.object({
     type: z.literal("request"),
     /** tool (an approval), question, plan, or connection (an app to connect: the run paused for it). */
@@ -45,8 +53,10 @@ export const TimelineEntry = z.discriminatedUnion("type", [
     answer: z.unknown(),
     createdAt: z.string().nullable(),
     resolvedAt: z.string().nullable(),
+    ...Timing,
   }),
-  z.object({ type: z.literal("status"), status: RunStatus, error: z.string().nullable() }),
+  /** `resumed`: "running" again after a pause (the run's first "running" is its start, not shown). */
+  z.object({ type: z.literal("status"), status: RunStatus, error: z.string().nullable(), resumed: z.boolean().optional(), ...Timing }),
 ]);
 
 export const RunDetail = z.object({

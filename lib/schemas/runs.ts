@@ -142,21 +142,28 @@ export const RunListQuery = PageQuery.extend({
   include_end_user_runs: QueryBoolean.optional(),
 });
 
+/**
+ * Inlay's extension on every frame but a text delta (docs/platform-api.md): `at`, when the platform
+ * produced it (ISO 8601, ms), so a reader can place each step in time (the console's run timeline).
+ * Optional: frames logged before it have none, and a client may ignore it.
+ */
+type Timed = { at?: string };
+
 /** The frames of a run's stream (`data: <json>` with a `type`). */
 export type RunFrame =
   | { type: "content_block_delta"; id: string; delta: { type: "text_delta"; text: string } }
-  | { type: "tool_use"; id: string; name: string; input: unknown }
-  | { type: "tool_result"; tool_use_id: string; content: string; result: unknown }
-  | {
+  | ({ type: "tool_use"; id: string; name: string; input: unknown } & Timed)
+  | ({ type: "tool_result"; tool_use_id: string; content: string; result: unknown } & Timed)
+  | ({
       type: "done";
       completion_state: string;
       stop_reason: string;
       message_count: number;
       /** With an output_schema: the structured result (null when the model produced none). */
       output_data?: Record<string, unknown> | null;
-    }
+    } & Timed)
   // Inlay's extensions (docs/platform-api.md): status changes and requests for a person.
-  | {
+  | ({
       type: "run_status";
       status: z.infer<typeof RunStatus>;
       error?: string;
@@ -166,8 +173,8 @@ export type RunFrame =
       resumed?: true;
       attempt?: number;
       discard_after?: string;
-    }
-  | {
+    } & Timed)
+  | ({
       type: "permission_request";
       request_id: string;
       tool_name: string;
@@ -178,7 +185,12 @@ export type RunFrame =
       app?: string;
       app_name?: string;
       connection_status?: "missing" | "expired";
-    };
+    } & Timed);
+
+/** `frame` with its `at` (now unless given); a text delta as it is (its time is the step's around it). */
+export function timedFrame<T extends RunFrame>(frame: T, at: Date = new Date()): T {
+  return frame.type === "content_block_delta" || "at" in frame ? frame : { ...frame, at: at.toISOString() };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Run lists: GET /runs, /runs/activity, /runs/check, /runs/needs-you (docs/run-lists.md)

@@ -44,11 +44,14 @@ test("a tenant admin has no billing link and is refused the page", async ({ brow
   await expect(page.getByRole("main").getByRole("alert")).toHaveText("Only the installation owner can see this page.");
 });
 
-test("the owner credits the balance by hand; the ledger names who and why", async ({ browser }) => {
+test("the owner credits the balance by hand; the ledger names who and why, and the receipt shows at once", async ({ browser }) => {
   const page = await signedIn(browser, OWNER);
   const billing = new BillingPage(page);
   await billing.goto();
   await expect(billing.balance()).toHaveText(BALANCE);
+  // The receipts are read before the credit (the list or its empty state).
+  await expect(billing.receiptRows().first().or(page.getByText("No receipts yet."))).toBeVisible();
+  const reason = `Bank transfer e2e ${Date.now().toString(36)}`;
   const before = micros(await billing.balance().textContent());
 
   const form = page.getByRole("form", { name: "Credit the balance" });
@@ -56,12 +59,15 @@ test("the owner credits the balance by hand; the ledger names who and why", asyn
   await form.getByRole("button", { name: "Credit" }).click();
   await expect(form.getByText("Enter an amount in dollars, e.g. 25.00.")).toBeVisible();
   await form.getByLabel("Amount ($)").fill("12.34");
-  await form.getByLabel("Reason").fill("Bank transfer e2e");
+  await form.getByLabel("Reason").fill(reason);
   await form.getByRole("button", { name: "Credit" }).click();
   await expect(form.getByRole("status")).toHaveText("Credited $12.34.");
   await expect.poll(async () => micros(await billing.balance().textContent())).toBe(before + 12_340_000);
-  await expect(billing.ledgerRows().first()).toContainText("Bank transfer e2e");
+  await expect(billing.ledgerRows().first()).toContainText(reason);
   await expect(billing.ledgerRows().first()).toContainText(OWNER);
+  // Without reloading the page.
+  await expect(billing.receiptRows().filter({ hasText: `Credit: ${reason}` })).toHaveCount(1);
+  await expect(billing.receiptRows().filter({ hasText: `Credit: ${reason}` })).toContainText("$12.34");
 });
 
 test("a top-up's manual payment page is the console's, speaks to the owner who pays, and leads back to Billing", async ({ browser }) => {

@@ -83,6 +83,18 @@ test.describe("chat", () => {
     await expect(page.locator(".ic-header-title")).toHaveText("Acme assistant");
   });
 
+  test("an agent page's full chat names the agent in its header, not its id", async ({ page }) => {
+    await page.goto("/agents");
+    await page.getByRole("link", { name: "Chat with Acme assistant" }).click();
+    await expect(page).toHaveURL(/\/agents\/[^/]+\/chat$/);
+    const id = new URL(page.url()).pathname.split("/")[2]!;
+    await page.getByRole("link", { name: "Open the full chat" }).click();
+    await expect(page).toHaveURL(`/chat?agent=${id}`);
+    await expect(new ChatPage(page).input()).toBeEnabled();
+    await expect(page.locator(".ic-header-title")).toHaveText("Acme assistant");
+    await expect(page.locator(".inlay-chat")).not.toContainText(id);
+  });
+
   test("streams text before the run ends", async ({ page }) => {
     const chat = await ChatPage.open(page, { agent: agentName("Stream") });
     await chat.send("::delay 150\none two three four five six seven eight");

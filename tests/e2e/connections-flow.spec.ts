@@ -55,6 +55,16 @@ test("an admin offers codehost; a member connects it in a popup, renames and dis
   await connections.app("codehost").getByRole("button", { name: "Disconnect", exact: true }).click();
   const question = connections.app("codehost").getByRole("group", { name: "Disconnect Code host?" });
   await expect(question).toBeVisible();
+  // The confirming button is red (the danger token), not the ghost button's text colour.
+  const danger = await member.evaluate(() => {
+    const probe = document.createElement("span");
+    probe.style.color = "var(--color-danger)";
+    document.body.append(probe);
+    const color = getComputedStyle(probe).color;
+    probe.remove();
+    return color;
+  });
+  await expect(question.getByRole("button", { name: "Yes, disconnect" })).toHaveCSS("color", danger);
   await question.getByRole("button", { name: "Cancel" }).click();
   await expect(question).toHaveCount(0);
   await expect(connections.status("codehost")).toHaveAttribute("data-status", "connected");

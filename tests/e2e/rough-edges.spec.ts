@@ -1,7 +1,9 @@
 // What a newcomer tripped over in the console (issue #34): the seeded agent and a new agent ask before
 // a tool runs (the spec's default permission mode); one Schedules entry and a Chat entry in the nav; the
-// chat's header fits a 400 px widget; the billing page shows what it knows when the platform fails; the
-// production sign-in page names no demo account (demo-app.spec.ts checks that development does).
+// chat's header fits a 400 px widget, the agent's name whole; the billing page shows what it knows when
+// the platform fails; the production sign-in page names no demo account (demo-app.spec.ts checks that
+// development does). And issue #49's: a tenant admin's nav is one line at 1280 px; the owner's overview
+// sends them to Tenants; a loopback webhook URL's refusal names OUTBOUND_ALLOW_LOOPBACK.
 import { expect, test, type Page } from "@playwright/test";
 import { ChatPage } from "./pages/chat-page";
 import { ConsoleNav } from "./pages/console-page";
@@ -86,6 +88,10 @@ test("at 400 px the chat header keeps History and New chat on one line each, ins
   expect(newBox!.x + newBox!.width).toBeLessThanOrEqual(400);
   expect(await newChat.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(400);
+  // The agent's name is whole: it wraps rather than end in an ellipsis.
+  const title = page.locator(".ic-header-title");
+  await expect(title).toHaveText("Acme assistant");
+  expect(await title.evaluate((element) => element.scrollWidth <= element.clientWidth && element.scrollHeight <= element.clientHeight)).toBe(true);
   await page.screenshot({ path: "test-results/rough-edges-chat-400.png" });
   await context.close();
 });
@@ -118,6 +124,38 @@ test("when the platform's balance fails, billing says so and still shows the ten
   await expect(main.locator('[aria-busy="true"]')).toHaveCount(0);
   await page.screenshot({ path: "test-results/rough-edges-billing-platform-down.png", fullPage: true });
   await page.context().close();
+});
+
+test("at 1280 px a tenant admin's nav is one line", async ({ browser }) => {
+  const admin = await signedIn(browser, "admin@acme.test");
+  const nav = new ConsoleNav(admin);
+  await expect(nav.link("Embed")).toBeVisible();
+  const tops = await nav.links().evaluateAll((links) => links.map((link) => link.getBoundingClientRect().top));
+  expect(tops.length).toBeGreaterThanOrEqual(15);
+  expect(new Set(tops).size).toBe(1);
+  await admin.context().close();
+});
+
+test("the owner's overview, in no workspace, points to Tenants rather than to an admin's invite", async ({ browser }) => {
+  const owner = await signedIn(browser, "owner@inlay.test");
+  const empty = owner.getByRole("main").getByTestId("empty-state");
+  await expect(empty).toContainText("You are not a member of any workspace.");
+  await expect(empty).not.toContainText("ask an admin", { ignoreCase: true });
+  await empty.getByRole("link", { name: "Tenants" }).click();
+  await expect(owner.getByRole("heading", { name: "Tenants", level: 1 })).toBeVisible();
+  await owner.context().close();
+});
+
+test("a loopback webhook URL is refused with the setting that would allow it named", async ({ browser }) => {
+  const owner = await signedIn(browser, "owner@inlay.test");
+  await owner.goto("/admin/webhooks");
+  const form = owner.getByRole("form", { name: "Register an endpoint" });
+  await form.getByLabel("Endpoint URL").fill("https://127.0.0.1:8443/hook");
+  await form.getByRole("checkbox").first().check();
+  await form.getByRole("button", { name: "Register endpoint" }).click();
+  await expect(form).toContainText("127.0.0.1 is a loopback address");
+  await expect(form).toContainText("OUTBOUND_ALLOW_LOOPBACK");
+  await owner.context().close();
 });
 
 test("the production sign-in page names no demo account", async ({ page }) => {

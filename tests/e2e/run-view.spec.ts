@@ -60,7 +60,31 @@ test("a member reads their run's timeline; the admin opens it from usage; anothe
   const call = entries.and(member.locator('[data-type="tool_call"]'));
   await expect(call).toContainText("calculator");
   await expect(call).toContainText('"expression": "6*7"');
-  await expect(call).toContainText(/"result": ?42/);
+  const result = entries.and(member.locator('[data-type="tool_result"]'));
+  await expect(result).toContainText("calculator");
+  await expect(result).toContainText(/"result": ?42/);
+  // In the order it happened: the call, the approval it waited for and the pause, the resume, the
+  // result, the answer; each step with its start (a clock time and its offset in the run) and duration.
+  expect(await entries.evaluateAll((items) => items.map((item) => item.getAttribute("data-type")))).toEqual([
+    "message",
+    "tool_call",
+    "request",
+    "status",
+    "status",
+    "tool_result",
+    "message",
+    "status",
+  ]);
+  await expect(entries.nth(3)).toContainText("awaiting_approval");
+  await expect(entries.nth(4)).toContainText("running (resumed)");
+  const starts = await entries.evaluateAll((items) => items.map((item) => Date.parse(item.getAttribute("data-at") ?? "")));
+  expect(starts.every(Number.isFinite)).toBe(true);
+  expect(starts).toEqual([...starts].sort((a, b) => a - b));
+  await expect(entries.getByTestId("entry-start")).toHaveCount(8);
+  await expect(entries.first().getByTestId("entry-start")).toContainText("+0 ms");
+  await expect(call.getByTestId("entry-duration")).toHaveText(/^\d+(\.\d)? (ms|s)$/);
+  await expect(approval.getByTestId("entry-duration")).toHaveText(/^\d+(\.\d)? (ms|s)$/);
+  await expect(entries.last().getByTestId("entry-duration")).toHaveText("instant");
   await expect(entries.filter({ hasText: 'Tool calculator returned {"result":42}' })).toHaveCount(1);
   await expect(fact(member, "Started by")).toHaveText("Chat");
   await expect(fact(member, "Model")).toContainText("sim");

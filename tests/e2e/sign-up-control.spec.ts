@@ -51,6 +51,8 @@ test("open sign-up gets small default limits; approval holds a sign-up until the
     await openTenants(owner);
     await expect(owner.getByRole("radio", { name: /^Open/ })).toBeChecked();
     await expectSignUpLimits(owner, openWorkspace);
+    // Its one member, in the singular.
+    await expect(owner.getByTestId("tenant").filter({ hasText: openWorkspace }).getByText(/^1 member · this month/)).toBeVisible();
 
     // Approval: the sign-up waits; the person cannot sign in until the owner approves it.
     await chooseMode(owner, /^Approval/);

@@ -32,8 +32,14 @@ export interface ChatPageViewer {
   storageScope: string;
 }
 
-/** The page, or (assets missing: the widget was not built) undefined. */
-export function chatPageHtml(agent: string, mode: ChatMode | undefined, viewer: ChatPageViewer, assets: WidgetAssets | undefined): string | undefined {
+/** The page, or (assets missing: the widget was not built) undefined. `title`: the agent's name, for the chat's header. */
+export function chatPageHtml(
+  agent: string,
+  mode: ChatMode | undefined,
+  viewer: ChatPageViewer,
+  assets: WidgetAssets | undefined,
+  title?: string,
+): string | undefined {
   if (!assets) return undefined;
   // The logo as components/ui/logo.tsx draws it.
   const logo =
@@ -50,7 +56,7 @@ export function chatPageHtml(agent: string, mode: ChatMode | undefined, viewer: 
     `</div></div></header>`;
   // Until the script takes over: the chat's space, saying it is on its way.
   const chat =
-    `<div id="inlay-chat"${attribute("data-agent", agent)}${attribute("data-mode", mode)}${attribute("data-scope", viewer.storageScope)} class="h-[calc(100vh-7.5rem)] min-h-[28rem]">` +
+    `<div id="inlay-chat"${attribute("data-agent", agent)}${attribute("data-title", title)}${attribute("data-mode", mode)}${attribute("data-scope", viewer.storageScope)} class="h-[calc(100vh-7.5rem)] min-h-[28rem]">` +
     `<div class="flex h-full items-center justify-center text-sm text-muted" role="status">Loading the chat…</div></div>`;
   return (
     `${pageHead("Chat · Inlay", stylesheetTag(assets) + scriptTags(assets))}<body class="min-h-screen antialiased">` +

@@ -9,6 +9,7 @@ import type { Db } from "@/server/shared/db";
 import { TenancyError } from "./errors";
 import {
   AgentNameTaken,
+  agentNameKey,
   archiveTenantAgent,
   createTenantAgent,
   findAgentCopy,
@@ -69,6 +70,17 @@ export async function listAgents(prisma: Db, caller: Caller) {
  */
 export async function defaultChatAgentName(prisma: Db, tenantId: string, userId: string): Promise<string | undefined> {
   return (await listVisibleAgents(prisma, tenantId, userId))[0]?.name;
+}
+
+/**
+ * The name of the agent a chat URL names (its id, or its name in any case) among those the member can
+ * see, for the chat's header: undefined when it names none of them (the chat then says so, or makes a
+ * personal agent of that name on the first message).
+ */
+export async function chatAgentTitle(prisma: Db, tenantId: string, userId: string, named: string): Promise<string | undefined> {
+  const visible = await listVisibleAgents(prisma, tenantId, userId);
+  const key = agentNameKey(named);
+  return (visible.find((agent) => agent.id === named) ?? visible.find((agent) => agentNameKey(agent.name) === key))?.name;
 }
 
 /** An agent the caller can see; NOT_FOUND for another tenant's or another member's personal one. */

@@ -28,6 +28,13 @@ export const USER_URL_MAX_LENGTH = 2_048;
 
 const isLoopbackName = (host: string) => host === "localhost" || host.endsWith(".localhost");
 
+/** A loopback host refused: the message names the setting that allows it, and where it may be set. */
+const loopbackRefused = (host: string) =>
+  new OutboundError(
+    "blocked_address",
+    `${host} is a loopback address; set OUTBOUND_ALLOW_LOOPBACK=true to allow loopback URLs (development and tests only: production refuses the setting)`,
+  );
+
 /** The URL, normalised (host lower case, no trailing dot), or an OutboundError saying what is wrong. */
 export function checkUserUrl(url: string, options: UserUrlOptions): URL {
   if (url.length > USER_URL_MAX_LENGTH) throw new OutboundError("invalid_url", `The URL is over ${USER_URL_MAX_LENGTH} characters.`);
@@ -49,10 +56,12 @@ export function checkUserUrl(url: string, options: UserUrlOptions): URL {
   let loopback = isLoopbackName(host);
   if (isIpLiteral(parsed.hostname)) {
     const verdict = classifyAddress(host, { allowLoopback: options.allowLoopback });
-    if (!verdict.allowed) throw new OutboundError("blocked_address", `${verdict.address} is ${verdict.why}`);
     loopback = !classifyAddress(host).allowed;
+    // Refused only for being loopback: allowing loopback would let it through.
+    if (!verdict.allowed && !options.allowLoopback && classifyAddress(host, { allowLoopback: true }).allowed) throw loopbackRefused(verdict.address);
+    if (!verdict.allowed) throw new OutboundError("blocked_address", `${verdict.address} is ${verdict.why}`);
   }
-  if (loopback && !options.allowLoopback) throw new OutboundError("blocked_address", `${host} is a loopback address`);
+  if (loopback && !options.allowLoopback) throw loopbackRefused(host);
   if (parsed.protocol === "http:" && !loopback) throw new OutboundError("scheme_not_allowed", "http URLs are not allowed; use https.");
   if (!loopback && parsed.port !== "") {
     const port = Number(parsed.port);

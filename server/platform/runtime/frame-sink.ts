@@ -6,7 +6,7 @@
 // as it comes in (secret-redactor.ts), so the log, this process's readers and the live content all
 // get the redacted form; text deltas come redacted already (stream-frames.ts redacts them as a stream).
 import { logger } from "@/lib/logger";
-import type { RunFrame } from "@/lib/schemas/runs";
+import { type RunFrame, timedFrame } from "@/lib/schemas/runs";
 import { type EventBatch, eventBatch } from "../infrastructure/event-bus";
 import type { RunEventWriter } from "../infrastructure/event-writer";
 import type { AppendedEvents } from "../repositories/runs";
@@ -55,10 +55,18 @@ export class FrameSink {
     if (!this.draining && !this.holding) this.flush().catch((error: unknown) => logger.warn({ runId: this.runId, err: error }, "writing run frames failed"));
   }
 
-  /** Frames as push() keeps them: redacted of the run's secret values (text deltas come redacted already). */
+  /**
+   * Frames as push() keeps them: timed (`at`: when the executor produced them) and redacted of the
+   * run's secret values (text deltas come redacted already, and untimed).
+   */
   prepare(frames: RunFrame[]): RunFrame[] {
     const redactor = this.redactor;
-    return redactor.active ? frames.map((frame) => (frame.type === "content_block_delta" ? frame : redactor.frame(frame))) : frames;
+    const now = new Date();
+    return frames.map((frame) => {
+      if (frame.type === "content_block_delta") return frame;
+      const timed = timedFrame(frame, now);
+      return redactor.active ? redactor.frame(timed) : timed;
+    });
   }
 
   /** Frames as the log holds them: a metadata_only run's are redacted of their content. */

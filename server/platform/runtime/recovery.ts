@@ -13,7 +13,7 @@
 import type { ModelMessage } from "ai";
 import { logger } from "@/lib/logger";
 import { failActiveSpan } from "../observability/tracing";
-import type { RunFrame } from "@/lib/schemas/runs";
+import { type RunFrame, timedFrame } from "@/lib/schemas/runs";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { PlatformConfig, RunTimings } from "../platform-config";
 import {
@@ -246,10 +246,11 @@ export async function resumeOrFail(
     });
     if (failed) {
       const messageCount = Array.isArray(failed.messages) ? failed.messages.length : 0;
-      await appendEvents(prisma, run.id, [
+      const frames: RunFrame[] = [
         { type: "run_status", status: "failed", error: reason },
         { type: "done", completion_state: "failed", stop_reason: "interrupted", message_count: messageCount },
-      ]);
+      ];
+      await appendEvents(prisma, run.id, frames.map((frame) => timedFrame(frame)));
     }
     logger.warn({ runId: run.id, reason }, "ended a run whose process stopped");
     failActiveSpan(reason);
@@ -274,13 +275,13 @@ export async function resumeOrFail(
     const row = await transitionRun(tx as Db, run.id, ["running"], { ...progress, checkpoint: null });
     if (!row) return false;
     await deleteEventsAfter(tx as Db, run.id, kept);
-    const frame: RunFrame = {
+    const frame: RunFrame = timedFrame({
       type: "run_status",
       status: "running",
       resumed: true,
       attempt: run.resumeAttempts,
       discard_after: kept.toString(),
-    };
+    });
     await appendEvents(tx as Db, run.id, [frame]);
     return true;
   });

@@ -16,7 +16,7 @@ import {
 import { logger } from "@/lib/logger";
 import { firstToken, modelCost, modelTokens, providerOf, runsEnded } from "../observability/metrics";
 import { failActiveSpan, modelTelemetry } from "../observability/tracing";
-import { isTerminalStatus, type RunFrame } from "@/lib/schemas/runs";
+import { isTerminalStatus, type RunFrame, timedFrame } from "@/lib/schemas/runs";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { NewWebhookEvent } from "../repositories/webhook-events";
 import type { PlatformConfig } from "../platform-config";
@@ -189,7 +189,9 @@ export async function executePass(
       // yet. Past its hold, or when a value the event was built from changed meanwhile, nothing was
       // written and the transaction below does it all.
       const held = last ? await sink.hold() : undefined;
-      const frames = held && [...held, ...sink.prepare(last!)];
+      // The frames that end the run are timed with its finished_at: a reader's last step ends with the run.
+      const endedAt = data.finishedAt instanceof Date ? data.finishedAt : new Date();
+      const frames = held && [...held, ...sink.prepare(last!.map((frame) => timedFrame(frame, endedAt)))];
       // A pause keeps its lease until its last frames are written (see above); written with the pause,
       // the lease goes with it.
       const folded = frames && keptLease ? { ...data, leaseOwner: null, leaseExpiresAt: null } : data;
@@ -271,8 +273,9 @@ export async function executePass(
     logger.warn({ runId, err: sink.redactor.active ? message : error }, "run failed");
     failActiveSpan(message);
     // The outbox row commits with the status, so whoever sees the run failed also finds run.failed.
+    const finishedAt = new Date();
     const failed = await end.transaction(
-      { ...end.data(), status: "failed", error: message, stopReason: "error", finishedAt: new Date() },
+      { ...end.data(), status: "failed", error: message, stopReason: "error", finishedAt },
       (db, row) => runWebhookEvent(db, row, "run.failed", {}, known.reads?.userId),
     );
     if (failed) {
@@ -281,7 +284,8 @@ export async function executePass(
         { type: "run_status", status: "failed", error: message },
         { type: "done", completion_state: "failed", stop_reason: "error", message_count: countMessages(failed) },
       ];
-      await bus.publish(runId, eventBatch(await deps.events.append(runId, frames), frames));
+      const timed = frames.map((frame) => timedFrame(frame, finishedAt));
+      await bus.publish(runId, eventBatch(await deps.events.append(runId, timed), timed));
       await notifyTaskRun(deps, failed);
     }
   } finally {

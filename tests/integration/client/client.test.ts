@@ -217,7 +217,7 @@ describe("client.runs", () => {
     const text = frames.flatMap((frame) => (frame.type === "content_block_delta" ? [frame.delta.text] : [])).join("");
     expect(text).toBe("Echo: stream me");
     expect(frames.at(-1)).toMatchObject({ type: "done", completion_state: "completed" });
-    expect(frames[0]).toEqual({ type: "run_status", status: "running" });
+    expect(frames[0]).toEqual({ type: "run_status", status: "running", at: expect.any(String) });
 
     const replayed = await runner().runs.events(stream.runId!).toArray();
     expect(replayed).toEqual(frames);

@@ -69,7 +69,7 @@ describe("runs.reply", () => {
     const stream = await client.runs.reply(run.id, { message: "again" });
     const frames = await stream.toArray();
     expect(stream.runId).toBe(run.id);
-    expect(frames[0]).toEqual({ type: "run_status", status: "running" });
+    expect(frames[0]).toEqual({ type: "run_status", status: "running", at: expect.any(String) });
     expect(frames.at(-1)).toMatchObject({ type: "done", completion_state: "completed" });
     expect(textOf(frames)).toBe("Echo: again");
     expect(frames).toEqual((await eventLog(run.id, doneId)).map((frame) => frame.data));
@@ -223,7 +223,7 @@ describe("attachments", () => {
     const streamed = await client.runs.replyWithFiles(run.id, { message: "once more", files: [notes()] });
     const frames = await streamed.toArray();
     expect(textOf(frames)).toBe("Echo: once more\nAttachment notes.txt (text/plain): the secret word is plover");
-    expect(frames[0]).toEqual({ type: "run_status", status: "running" });
+    expect(frames[0]).toEqual({ type: "run_status", status: "running", at: expect.any(String) });
     expect((await eventLog(run.id, doneId)).at(-1)!.data).toMatchObject({ type: "done" });
   });
 });

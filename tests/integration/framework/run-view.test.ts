@@ -85,15 +85,38 @@ describe("runs.detail", () => {
     });
     expect(detail.costMicros).toBeGreaterThan(0);
     expect(detail.durationMs).toBe(Date.parse(platformRun.finished_at!) - Date.parse(platformRun.created_at));
-    expect(detail.timeline.map((entry) => entry.type)).toEqual(["message", "tool_call", "request", "status", "message", "status"]);
-    expect(detail.timeline[0]).toEqual({ type: "message", role: "user", text: '::tool calculator {"expression":"6*7"}' });
-    expect(detail.timeline[1]).toMatchObject({ type: "tool_call", name: "calculator", input: { expression: "6*7" }, done: true });
-    expect(JSON.stringify((detail.timeline[1] as { result: unknown }).result)).toContain("42");
+    // In the order it happened: the call, the approval it waited for and the pause, the resume, then
+    // the tool's result and the answer.
+    expect(detail.timeline.map((entry) => (entry.type === "status" ? `status:${entry.status}` : entry.type))).toEqual([
+      "message",
+      "tool_call",
+      "request",
+      "status:awaiting_approval",
+      "status:running",
+      "tool_result",
+      "message",
+      "status:completed",
+    ]);
+    const [turn, call, approval, pause, resumed, result, answer, end] = detail.timeline;
+    expect(turn).toMatchObject({ type: "message", role: "user", text: '::tool calculator {"expression":"6*7"}' });
+    expect(call).toMatchObject({ type: "tool_call", name: "calculator", input: { expression: "6*7" }, done: true });
     // The agent asks before its tool (approval mode), and the member allowed it.
-    expect(detail.timeline[2]).toMatchObject({ type: "request", kind: "tool", toolName: "calculator", status: "allowed" });
-    expect(detail.timeline[3]).toMatchObject({ type: "status", status: "awaiting_approval" });
-    expect(detail.timeline[4]).toMatchObject({ type: "message", role: "assistant" });
-    expect(detail.timeline[5]).toEqual({ type: "status", status: "completed", error: null });
+    expect(approval).toMatchObject({ type: "request", kind: "tool", toolName: "calculator", status: "allowed" });
+    expect(resumed).toMatchObject({ resumed: true });
+    expect(result).toMatchObject({ type: "tool_result", name: "calculator" });
+    expect(JSON.stringify((result as { result: unknown }).result)).toContain("42");
+    expect(answer).toMatchObject({ type: "message", role: "assistant" });
+    expect(end).toMatchObject({ type: "status", status: "completed", error: null, durationMs: null });
+    // Every step has its start, in order, within the run; the spans are what each lasted.
+    const starts = detail.timeline.map((entry) => Date.parse(entry.at!));
+    expect(starts.every(Number.isFinite)).toBe(true);
+    expect(starts).toEqual([...starts].sort((a, b) => a - b));
+    expect(starts[0]).toBeGreaterThanOrEqual(Date.parse(platformRun.created_at));
+    expect(starts.at(-1)).toBeLessThanOrEqual(Date.parse(platformRun.finished_at!));
+    expect(call!.durationMs).toBe(Date.parse(result!.at!) - Date.parse(call!.at!));
+    expect(approval!.durationMs).toBe(Date.parse((approval as { resolvedAt: string }).resolvedAt) - Date.parse(approval!.at!));
+    expect(pause!.durationMs).toBe(Date.parse(resumed!.at!) - Date.parse(pause!.at!));
+    expect(answer!.durationMs).toEqual(expect.any(Number));
   });
 
   it("lets the tenant's admin read a member's run, and no one else", async () => {
@@ -120,7 +143,7 @@ describe("runs.detail", () => {
     await response.text();
     const mine = await waitForRun((id) => member.runs.detail({ runId: id }), runId, settled);
     expect(mine.trigger).toEqual({ kind: "chat" });
-    expect(mine.timeline[0]).toEqual({ type: "message", role: "user", text: "hello from the chat" });
+    expect(mine.timeline[0]).toMatchObject({ type: "message", role: "user", text: "hello from the chat" });
     expect((await admin.runs.detail({ runId })).owner.email).toBe("member@acme.test");
     await notFound(globex.runs.detail({ runId }));
   });

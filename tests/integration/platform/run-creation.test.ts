@@ -80,7 +80,9 @@ describe.each([
     expect(row.messages).toEqual([{ role: "user", content: "::delay 400\n::words 2" }]);
 
     const [first] = await prisma().platformRunEvent.findMany({ where: { runId: run.id }, orderBy: { id: "asc" }, take: 1 });
-    expect(first?.data).toEqual({ type: "run_status", status: "running" });
+    // Timed (Inlay's `at`): when the platform produced it, the run's creation.
+    expect(first?.data).toEqual({ type: "run_status", status: "running", at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) });
+    expect(Math.abs(Date.parse((first!.data as { at: string }).at) - Date.parse(run.created_at))).toBeLessThan(60_000);
     const outbox = await prisma().platformWebhookEvent.findMany({ where: { runId: run.id, type: "run.started" } });
     expect(outbox).toHaveLength(1);
     expect(outbox[0]).toMatchObject({ accountId: account.id, endUserId: row.endUserId });

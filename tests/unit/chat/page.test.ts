@@ -31,6 +31,11 @@ describe("the chat page's HTML", () => {
     expect(html).toContain("data-sign-out");
   });
 
+  it("names the agent for the header when the URL has its id", () => {
+    const id = "0b7c4f5e-1a2b-4c3d-8e9f-0a1b2c3d4e5f";
+    expect(chatPageHtml(id, undefined, viewer, assets, "Acme <assistant>")).toContain(`data-agent="${id}" data-title="Acme &lt;assistant&gt;"`);
+  });
+
   it("leaves the mode out when none is given", () => {
     expect(chatPageHtml("Support", undefined, viewer, assets)).not.toContain("data-mode");
   });

@@ -21,6 +21,12 @@ describe("run frames", () => {
     expect(normalizeFrame({ type: "done", stop_reason: "stop" })).not.toHaveProperty("output_data");
   });
 
+  it("keeps a done frame's time (Inlay's `at`), and adds none where it had none", () => {
+    const timed = { type: "done", completion_state: "completed", stop_reason: "stop", message_count: 2, at: "2026-01-01T00:00:01.000Z" };
+    expect(normalizeFrame(timed)).toEqual(timed);
+    expect(normalizeFrame({ type: "done", stop_reason: "stop" })).not.toHaveProperty("at");
+  });
+
   it("normalises the earlier form (text-delta, tool-call-start, tool-result-end, done) to the current one", async () => {
     const stream = streamOf(
       [

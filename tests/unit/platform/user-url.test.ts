@@ -13,6 +13,8 @@ const refusal = (url: string, allowLoopback = false) => {
   return null;
 };
 
+const LOOPBACK_HINT = "; set OUTBOUND_ALLOW_LOOPBACK=true to allow loopback URLs (development and tests only: production refuses the setting)";
+
 describe("checkUserUrl", () => {
   it("accepts https on 443 or an ordinary high port, normalising the host", () => {
     expect(checkUserUrl("https://Hooks.Example.com/in?x=1", { allowLoopback: false }).href).toBe("https://hooks.example.com/in?x=1");
@@ -26,8 +28,15 @@ describe("checkUserUrl", () => {
   });
 
   it("treats a trailing dot and any case as the host they name", () => {
-    expect(refusal("http://LOCALHOST.:4010/x")).toBe("blocked_address: localhost is a loopback address");
-    expect(refusal("https://sub.localhost./x")).toBe("blocked_address: sub.localhost is a loopback address");
+    expect(refusal("http://LOCALHOST.:4010/x")).toBe(`blocked_address: localhost is a loopback address${LOOPBACK_HINT}`);
+    expect(refusal("https://sub.localhost./x")).toBe(`blocked_address: sub.localhost is a loopback address${LOOPBACK_HINT}`);
+  });
+
+  it("names the setting that allows a loopback URL (an address or a name), and only for loopback", () => {
+    expect(refusal("http://127.0.0.1:4010/hook")).toBe(`blocked_address: 127.0.0.1 is a loopback address${LOOPBACK_HINT}`);
+    expect(refusal("http://[::1]:4010/hook")).toBe(`blocked_address: ::1 is a loopback address${LOOPBACK_HINT}`);
+    expect(refusal("https://10.0.0.5/hook")).toBe("blocked_address: 10.0.0.5 is a private address");
+    expect(refusal("https://10.0.0.5/hook", true)).toBe("blocked_address: 10.0.0.5 is a private address");
     expect(checkUserUrl("http://LOCALHOST.:4010/x", { allowLoopback: true }).href).toBe("http://localhost:4010/x");
   });
 

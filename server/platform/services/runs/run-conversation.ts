@@ -9,7 +9,7 @@
 import { runsAdmitted } from "../../observability/metrics";
 import type { ModelMessage } from "ai";
 import type { z } from "zod";
-import { TERMINAL_STATUSES, isActiveStatus, isSettledStatus, isTerminalStatus, type FirstSessionCreate, type RunReply } from "@/lib/schemas/runs";
+import { TERMINAL_STATUSES, isActiveStatus, isSettledStatus, isTerminalStatus, timedFrame, type FirstSessionCreate, type RunReply } from "@/lib/schemas/runs";
 import type { JsonArray } from "../../repositories/db";
 import { PlatformError } from "../../errors";
 import { findPendingRequests, resolveRequest } from "../../repositories/permission-requests";
@@ -117,7 +117,7 @@ export async function replyToRun(
         // Its new deltas are merged once it has finished again long enough (jobs/event-retention.ts).
         eventsCompactedAt: null,
       },
-      { type: "run_status", status: "running" },
+      timedFrame({ type: "run_status", status: "running" }),
       attachments,
     );
     // Thrown inside the transaction so the hold and the turn roll back with it.

@@ -13,6 +13,7 @@ import {
   type RunCheck,
   type RunCreate,
   type RunFrame,
+  timedFrame,
   type RunListFullQuery,
   type RunListItem,
   type RunSummary,
@@ -95,7 +96,9 @@ export function toRun(row: Omit<RunRow, "messages">, userId: string | null): Run
   };
 }
 
-export async function emit(ctx: RunServiceContext, runId: number, frames: RunFrame[]) {
+export async function emit(ctx: RunServiceContext, runId: number, untimed: RunFrame[]) {
+  const now = new Date();
+  const frames = untimed.map((frame) => timedFrame(frame, now));
   // This process's readers take the frames as they are; other instances read them from the log.
   await ctx.bus.publish(runId, eventBatch(await ctx.events.append(runId, frames), frames));
 }
@@ -165,7 +168,7 @@ export async function createRun(
   // included) lives in this process only; the row gets its skeleton.
   const inlineMessage = inlineUserMessage(input.message, attachments);
   const storedMessages = { standard: [storedUserMessage(input.message, attachments, 0)], metadataOnly: redactMessages([inlineMessage]) };
-  const first: RunFrame = { type: "run_status", status: "running" };
+  const first: RunFrame = timedFrame({ type: "run_status", status: "running" });
   const admission = { accountId: scope.accountId, endUserId: scope.endUserId, userId: scope.userId, model: target.model } as const;
 
   // Its passes and webhook deliveries join the admitting request's trace (observability/tracing.ts).
@@ -279,10 +282,11 @@ export async function cancelRun(ctx: RunServiceContext, scope: Scope, id: number
   if (isTerminalStatus(row.status)) {
     throw new PlatformError({ type: "conflict_error", message: `run ${id} is already ${row.status}` });
   }
+  const finishedAt = new Date();
   const cancelled = await transitionRun(ctx.prisma, id, [...ACTIVE_STATUSES], {
     status: "cancelled",
     stopReason: "cancelled",
-    finishedAt: new Date(),
+    finishedAt,
   });
   if (!cancelled) {
     const now = await loadRun(ctx, scope, id);
@@ -290,9 +294,10 @@ export async function cancelRun(ctx: RunServiceContext, scope: Scope, id: number
   }
   // What the run cost so far is charged and the rest of its hold given back.
   await settleRun(ctx.prisma, id);
+  // Timed with the run's finished_at, as a pass's end.
   await emit(ctx, id, [
-    { type: "run_status", status: "cancelled" },
-    { type: "done", completion_state: "cancelled", stop_reason: "cancelled", message_count: messageCount(cancelled) },
+    timedFrame({ type: "run_status", status: "cancelled" }, finishedAt),
+    timedFrame({ type: "done", completion_state: "cancelled", stop_reason: "cancelled", message_count: messageCount(cancelled) }, finishedAt),
   ]);
   // The request in progress answered a reply: the message it was handling is cancelled with the run.
   if (answersReply(cancelled)) await recordRunWebhook(ctx.prisma, cancelled, "run.message_cancelled");
