@@ -12,7 +12,7 @@ export const PATH_WORDS: ReadonlySet<string> = new Set(
     "install-links invites invoice invokable issue-reports judgments keys lessons lessons:clear link-code mcp-servers " +
     "members memories messages model-connections models needs-you oauth observations operator overage password paste " +
     "permission-mode permissions plans portal preferred-default provA receipts refresh replay reply report repos resend reset " +
-    "retry revoke rotate rotate-secret runs sessions settings signup skills start status system-prompt tasks teammates " +
+    "retry revoke rotate rotate-secret runs sessions settings signup signup-invites skills start status system-prompt tasks teammates " +
     "teams test timeseries token tools topup triggers unarchive usage use-cases users value verify webhook webhooks " +
     "with-files workspaces"
   ).split(" "),

@@ -4,6 +4,7 @@
 // model call and the webhook back to the ledger. Tracing starts with the process (startup.ts, OTLP when
 // OTEL_EXPORTER_OTLP_ENDPOINT is set); while it is off these helpers make non-recording spans.
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
+import { operationName } from "@/lib/platform-client";
 
 const tracer = () => trace.getTracer("inlay-app");
 
@@ -31,15 +32,6 @@ export function appSpanFrom<T>(traceparent: string | undefined, name: string, op
   return context.with(parent, () => appSpan(name, options, work));
 }
 
-/** A platform path as a route template: ids and tokens become `{id}` (no identifier or secret in a span). */
-export function platformRoute(pathname: string): string {
-  const path = pathname.replace(/^.*?\/api\/v2/, "");
-  return path
-    .split("/")
-    .map((segment) => (/\d/.test(segment) || segment.length > 24 ? "{id}" : segment))
-    .join("/");
-}
-
 /**
  * The platform client's fetch, traced: a CLIENT span per attempt, named by method and route, whose
  * context goes along as `traceparent` (the platform's HTTP layer continues it). Streams end the span
@@ -49,8 +41,9 @@ export function tracedFetch(inner: typeof fetch): typeof fetch {
   return (input, init) => {
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
     const method = init?.method ?? (input instanceof Request ? input.method : "GET");
-    const route = platformRoute(new URL(url).pathname);
-    return appSpan(`platform ${method} ${route}`, { kind: SpanKind.CLIENT, attributes: { "http.request.method": method, "url.template": route } }, async (span) => {
+    // The operation's name with every id as {id} (the client's own naming): no identifier in a span.
+    const operation = operationName(method, new URL(url).pathname.replace(/^.*?\/api\/v2/, ""));
+    return appSpan(`platform ${operation}`, { kind: SpanKind.CLIENT, attributes: { "http.request.method": method, "inlay.platform.operation": operation } }, async (span) => {
       const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
       propagation.inject(context.active(), headers, { set: (carrier, key, value) => carrier.set(key, value) });
       const response = await inner(input, { ...init, headers });

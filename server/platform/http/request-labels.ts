@@ -13,7 +13,7 @@ export function routeLabel(c: Context): string {
 
 // The segment after each of these is a secret (the path parameters token, invite, state, reference);
 // tests/unit/platform/request-labels.test.ts holds every such route of /openapi.json to this list.
-const SECRET_AFTER = /(\/(?:hooks\/agents|hooks\/tasks|billing\/receipt-pages|billing\/pay|teams\/invites|authorizations)\/)[^/]+/g;
+const SECRET_AFTER = /(\/(?:hooks\/agents|hooks\/tasks|billing\/receipt-pages|billing\/portal-pages|billing\/pay|teams\/invites|authorizations)\/)[^/]+/g;
 
 /** `path` with its secret segments replaced, matched by a route or not. */
 export const redactedPath = (path: string): string => path.replace(SECRET_AFTER, "$1{redacted}");
