@@ -255,7 +255,7 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
 
       let admission: ChatAdmission | undefined;
       try {
-        admission = await context.admit?.();
+        admission = await context.admit?.({ reply: target.runId !== undefined });
       } catch (error) {
         if (error instanceof ChatRefusal) return refusalStream(error.chatError, `refused-${message.id}`);
         return failure(error);
@@ -286,8 +286,8 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
             : await context.client.runs.create(params);
         }
       } catch (error) {
-        // A refusal (the platform's, or the framework's own) started no run: the member keeps the run
-        // the admission counted. Anything else may have started one.
+        // A refusal (the platform's, or the framework's own) started no run: the member keeps what the
+        // admission counted. Anything else may have started one.
         const refused = isRefusal(error) || error instanceof ChatRefusal;
         await (refused ? admission?.withdraw() : admission?.abandon())?.catch(() => {});
         if (!(error instanceof PlatformApiError) && !(error instanceof ChatRefusal)) logger.error({ err: error }, "chat send failed");

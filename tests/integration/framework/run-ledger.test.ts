@@ -72,6 +72,8 @@ const spend = async () => {
   return {
     tenant: tenant.reduce((sum, row) => sum + row.costMicros, 0n),
     member: member.reduce((sum, row) => sum + row.costMicros, 0n),
+    tenantRuns: tenant.reduce((sum, row) => sum + row.runs, 0),
+    memberRuns: member.reduce((sum, row) => sum + row.runs, 0),
   };
 };
 
@@ -167,6 +169,11 @@ describe("runs on every path", () => {
     const after = await spend();
     expect(after.tenant - before.tenant).toBe(total.ledger);
     expect(after.member - before.member).toBe((await books(memberRuns)).ledger);
+    // Runs are runs, as the platform lists them: the two replies continued theirs and are not counted.
+    expect(after.tenantRuns - before.tenantRuns).toBe(all.length);
+    expect(after.memberRuns - before.memberRuns).toBe(memberRuns.length);
+    const listed = (await member.runs.history({ limit: 50 })).runs.map((run) => run.id);
+    expect(memberRuns.every((runId) => listed.includes(runId))).toBe(true);
     for (const run of await fw.database.prisma.tenantRun.findMany({ where: { platformRunId: { in: [trpc.id, adminRun.id, scheduled.id] } } })) {
       expect(run.costMicros).toBe((await books([run.platformRunId])).ledger);
       expect(run.admissionId).toBeNull();
