@@ -21,7 +21,7 @@ import {
 import { chatErrorFrom } from "@/lib/chat/errors";
 import { isSettledStatus } from "@/lib/schemas/runs";
 import { conversationPreview, interleaveTurns, unfinishedRequestMessage } from "@/lib/chat/history";
-import { createRunTranslator, type RunTranslator } from "@/lib/chat/run-frames";
+import { createRunTranslator, type FinishUsage, type RunTranslator } from "@/lib/chat/run-frames";
 import type { ChatChunk, ChatError, ChatMessage } from "@/lib/chat/types";
 import { isRefusal, PlatformApiError, type Run, type RunFrame, type RunMessages, type RunStream } from "@/lib/platform-client";
 import { logger } from "@/lib/logger";
@@ -85,11 +85,13 @@ interface Follow {
   iterator?: AsyncIterator<RunFrame>;
   /** A failure before any frame: shown as the message's only part. */
   error?: ChatError;
+  /** Which part of the run's usage is this request's (a reply's: what the run used beyond `since`). */
+  usage?: FinishUsage;
   signal: AbortSignal;
 }
 
 /** The UI message stream of one request on a run, from its frames (or its failure). */
-function messageStream({ context, runId, cursor, head = [], frames, iterator, error, signal }: Follow) {
+function messageStream({ context, runId, cursor, head = [], frames, iterator, error, usage, signal }: Follow) {
   const translator = createRunTranslator({ messageId: chatMessageId(runId, cursor), runId, cursor });
   const stream = createUIMessageStream<ChatMessage>({
     async execute({ writer }) {
@@ -121,7 +123,7 @@ function messageStream({ context, runId, cursor, head = [], frames, iterator, er
       } finally {
         signal.removeEventListener("abort", stop);
       }
-      write(translator.finish(run));
+      write(translator.finish(run, usage));
     },
     onError: () => "The chat stream failed.",
   });
@@ -189,8 +191,10 @@ async function conversationOf(context: ChatContext, run: Run, turns: RunMessages
   }
   const messages: ChatMessage[] = [];
   for (const [index, { translator, chunks }] of requests.entries()) {
-    // Usage and output are the run's: they belong with its latest request.
-    chunks.push(...translator.finish(settled && index === requests.length - 1 ? run : undefined));
+    // Usage and output are the run's: they belong with its latest request. The log does not say what
+    // each request used, so with several the usage is the conversation's total, shown as such.
+    const usage: FinishUsage | undefined = requests.length > 1 ? { wholeRun: true } : undefined;
+    chunks.push(...translator.finish(settled && index === requests.length - 1 ? run : undefined, usage));
     const message = await messageFrom(chunks);
     if (message) messages.push(message);
   }
@@ -305,7 +309,9 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
       // Told before the stream is read, so a webhook of a run that ends at once finds its turn started.
       // Should that fail, the ledger's sweep releases the admission as one that never named a run.
       await admission?.started(id, priorCostUsd).catch((failed) => logger.error({ err: failed }, "chat admission start failed"));
-      return messageStream({ context, runId: id, cursor: runId === undefined ? undefined : cursor, frames: stream, signal: request.signal });
+      // The message's usage is this request's: a reply's is what the run used beyond its prior total.
+      const usage = target.runId !== undefined ? { since: target.prior.usage } : undefined;
+      return messageStream({ context, runId: id, cursor: runId === undefined ? undefined : cursor, frames: stream, usage, signal: request.signal });
     },
 
     async resume(request) {
@@ -327,7 +333,10 @@ export function createChatHandlers(resolveContext: ChatContextResolver): ChatHan
       }
       if (first.done) return new Response(null, { status: 204 });
       const head = [{ frame: first.value, eventId: frames.lastEventId }];
-      return messageStream({ context, runId, cursor, head, frames, iterator, signal: request.signal });
+      // A later request's own usage is not known here (what the run had used before it is gone): the
+      // conversation's total, shown as such. The first request's is the run's.
+      const usage: FinishUsage | undefined = cursor === undefined ? undefined : { wholeRun: true };
+      return messageStream({ context, runId, cursor, head, frames, iterator, usage, signal: request.signal });
     },
 
     async act(request) {
