@@ -113,8 +113,8 @@ export const envSchema = z
 
     // The limits of a workspace made by open sign-up (the sign-up page, or a first OAuth sign-in with
     // no invite), so a stranger cannot spend without bound: runs and cost (cents) a month, runs at once,
-    // turns a minute per member. "none" leaves one unlimited. The owner changes any of them later on
-    // /admin/tenants; workspaces the owner creates start without limits.
+    // messages (new runs and replies) a minute per member. "none" leaves one unlimited. The owner
+    // changes any of them later on /admin/tenants; workspaces the owner creates start without limits.
     SIGNUP_WORKSPACE_RUNS_PER_MONTH: limitSetting(100),
     SIGNUP_WORKSPACE_COST_PER_MONTH_CENTS: limitSetting(500),
     SIGNUP_WORKSPACE_CONCURRENT_RUNS: limitSetting(2),

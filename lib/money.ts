@@ -35,6 +35,27 @@ export function formatMicros(value: number | bigint): string {
 }
 
 /**
+ * Micro-USD to the micro-USD (`$0.000473`, `$1,019.829700`): the exact figure behind a formatMicros
+ * one, for a title on hover or a detail, so a rounded amount never hides what was charged.
+ */
+export function formatMicrosExact(value: number | bigint): string {
+  const micros = toMicros(value);
+  const abs = micros < 0n ? -micros : micros;
+  const fraction = String(abs % MICROS_PER_DOLLAR).padStart(6, "0");
+  return `${micros < 0n ? "-" : ""}$${groupThousands(String(abs / MICROS_PER_DOLLAR))}.${fraction}`;
+}
+
+/** The title a rounded amount carries on screen (`Exactly $0.003710`): hover shows what was charged. */
+export function exactTitle(value: number | bigint): string {
+  return `Exactly ${formatMicrosExact(value)}`;
+}
+
+/** Micro-USD as the platform's decimal USD string (`473` -> `0.000473`), exactly. */
+export function microsToUsd(value: number | bigint): string {
+  return formatMicrosExact(value).replace("$", "").replaceAll(",", "");
+}
+
+/**
  * A decimal USD string (the platform's `cost_usd`, six decimals) as exact micro-USD; null when it is not
  * a non-negative decimal. Digits past the sixth round up, so a cost is never under-counted.
  */

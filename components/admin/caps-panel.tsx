@@ -6,7 +6,7 @@ import { FormError } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/react";
 import { card } from "./admin-page";
 import { CapForm } from "./cap-form";
-import { formatMicros } from "@/lib/money";
+import { Money } from "@/components/ui/money";
 import { describeCostLimit, describeLimit } from "./limit-input";
 import { ScheduleCapForm } from "./schedule-cap-form";
 
@@ -32,7 +32,7 @@ export function CapsPanel() {
             ["Runs per month", describeLimit(limits.runsPerMonth)],
             ["Cost per month", describeCostLimit(limits.costPerMonthCents)],
             ["Runs at once", describeLimit(limits.concurrentRuns)],
-            ["Turns per minute per member", describeLimit(limits.turnsPerMinutePerMember)],
+            ["Messages per minute per member", describeLimit(limits.turnsPerMinutePerMember)],
           ].map(([label, value]) => (
             <div key={label}>
               <dt className="text-muted">{label}</dt>
@@ -79,7 +79,7 @@ export function CapsPanel() {
                 </div>
                 <div className="text-sm text-muted" data-testid="effective-cap">
                   {member.usage.runs} / {describeLimit(member.effective.runsPerMonth)} runs ·{" "}
-                  {formatMicros(member.usage.costMicros)} / {describeCostLimit(member.effective.costPerMonthCents)}
+                  <Money micros={member.usage.costMicros} /> / {describeCostLimit(member.effective.costPerMonthCents)}
                   {member.override ? " · override" : " · default"}
                 </div>
               </div>

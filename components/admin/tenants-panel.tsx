@@ -17,7 +17,7 @@ const limitFields: { name: keyof TenantLimitsInput; label: string; dollars?: boo
   { name: "runsPerMonth", label: "Runs per month" },
   { name: "costPerMonthCents", label: "Cost per month ($)", dollars: true },
   { name: "concurrentRuns", label: "Runs at once" },
-  { name: "turnsPerMinutePerMember", label: "Turns per minute per member" },
+  { name: "turnsPerMinutePerMember", label: "Messages per minute per member" },
 ];
 const dollarFields = limitFields.filter((field) => field.dollars).map((field) => field.name);
 

@@ -7,9 +7,9 @@
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, type FileUIPart } from "ai";
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type CSSProperties, type ReactNode } from "react";
-import { resumeQuery, runPosition, sendBody } from "@/lib/chat/conversation";
+import { messageUsage, resumeQuery, runPosition, sendBody } from "@/lib/chat/conversation";
 import { drainingRetryFetch } from "@/lib/chat/draining-fetch";
-import { formatUsd } from "@/lib/money";
+import { formatMicros, formatMicrosExact, usdToMicros } from "@/lib/money";
 import type { ChatError, ChatMessage, ChatPart } from "@/lib/chat/types";
 import { useChatCommands } from "./command-picker";
 import { Composer } from "./composer";
@@ -111,17 +111,30 @@ const awaitsApproval = (parts: ChatPart[], toolCallId: string) =>
       (part.type === "data-approval" || part.type === "data-connection") && part.data.state === "pending" && part.data.toolCallId === toolCallId,
   );
 
-function MessageMeta({ message }: { message: ChatMessage }) {
-  const meta = message.metadata;
+/**
+ * The message's footer: what this message (its request on the run) used, so a conversation's footers
+ * add up to its run's cost; rounded on screen, exact on hover. Where only the run's total is known (a
+ * conversation of several requests reopened from history) it says it is the conversation's.
+ */
+function MessageMeta({ messages, index }: { messages: readonly ChatMessage[]; index: number }) {
+  const meta = messages[index]?.metadata;
   if (!meta) return null;
-  const usage = meta.usage;
-  const cost = formatUsd(usage?.cost_usd);
+  const shown = messageUsage(messages, index);
+  const usage = shown?.usage;
+  const micros = usage ? usdToMicros(usage.cost_usd) : null;
+  const whole = shown?.scope === "run";
+  const tokens = usage ? `${usage.input_tokens.toLocaleString()} in · ${usage.output_tokens.toLocaleString()} out` : "";
   return (
     <div className="ic-meta">
       {meta.status === "cancelled" && <span>Stopped</span>}
       {usage && usage.input_tokens + usage.output_tokens > 0 && (
-        <span title="Tokens in and out for this run">
-          {usage.input_tokens.toLocaleString()} in · {usage.output_tokens.toLocaleString()} out{cost ? ` · ${cost}` : ""}
+        <span
+          data-usage={whole ? "conversation" : "message"}
+          title={`${whole ? "The whole conversation up to here" : "This message"}: ${tokens}${micros === null ? "" : `, exactly ${formatMicrosExact(micros)}`}`}
+        >
+          {whole ? "Conversation: " : ""}
+          {tokens}
+          {micros === null ? "" : ` · ${formatMicros(micros)}`}
         </span>
       )}
     </div>
@@ -355,7 +368,7 @@ function ChatSession({
             )}
           </div>
         )}
-        {messages.map((message) =>
+        {messages.map((message, index) =>
           // An assistant message with nothing yet (a request just reattached to): the typing dots stand in.
           message.role === "assistant" && message.parts.length === 0 ? null : message.role === "user" ? (
             <div key={message.id} className="ic-row" data-role="user">
@@ -386,7 +399,7 @@ function ChatSession({
               {avatarNode}
               <div className="ic-bubble">
                 <AssistantParts message={message} actions={actions} />
-                <MessageMeta message={message} />
+                <MessageMeta messages={messages} index={index} />
               </div>
             </article>
           ),

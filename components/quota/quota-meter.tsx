@@ -1,8 +1,9 @@
 "use client";
 // The signed-in member's quota: runs and cost this month against their cap and the workspace's
-// limit, and when it resets. Chat invalidates usage.mine after each run, so it moves at once.
+// limit, and when it resets. A run is a conversation: its replies are not runs of their own. Chat
+// invalidates usage.mine after each run, so it moves at once.
 import { useQuery } from "@tanstack/react-query";
-import { formatMicros } from "@/lib/money";
+import { exactTitle, formatMicros } from "@/lib/money";
 import { useTRPC } from "@/lib/trpc/react";
 
 interface Meter {
@@ -13,14 +14,31 @@ interface Meter {
 const showRuns = (runs: number) => String(runs);
 
 /** `show` writes an amount (runs as a number, costs in micro-USD as dollars); `unit` follows the pair. */
-function Bar({ label, meter, show, unit = "", testId }: { label: string; meter: Meter; show: (value: number) => string; unit?: string; testId: string }) {
+/** `exact`: the used amount's exact figure, on hover (a cost, rounded in the text). */
+function Bar({
+  label,
+  meter,
+  show,
+  unit = "",
+  exact,
+  testId,
+}: {
+  label: string;
+  meter: Meter;
+  show: (value: number) => string;
+  unit?: string;
+  exact?: (value: number) => string;
+  testId: string;
+}) {
   const share = meter.max ? Math.min(1, meter.used / meter.max) : 0;
   const text = `${show(meter.used)} of ${meter.max === null ? "unlimited" : show(meter.max)}${unit ? ` ${unit}` : ""}`;
   return (
     <div>
       <div className="flex justify-between text-xs">
         <span className="text-muted">{label}</span>
-        <span data-testid={testId}>{text}</span>
+        <span data-testid={testId} title={exact?.(meter.used)}>
+          {text}
+        </span>
       </div>
       {meter.max !== null ? (
         <div
@@ -51,9 +69,9 @@ export function QuotaMeter() {
         Your quota this month
       </h2>
       <Bar label="Your runs" meter={member.runs} show={showRuns} unit="runs" testId="quota-member-runs" />
-      <Bar label="Your cost" meter={member.costMicros} show={formatMicros} testId="quota-member-cost" />
+      <Bar label="Your cost" meter={member.costMicros} show={formatMicros} exact={exactTitle} testId="quota-member-cost" />
       <Bar label="Workspace runs" meter={tenant.runs} show={showRuns} unit="runs" testId="quota-tenant-runs" />
-      <Bar label="Workspace cost" meter={tenant.costMicros} show={formatMicros} testId="quota-tenant-cost" />
+      <Bar label="Workspace cost" meter={tenant.costMicros} show={formatMicros} exact={exactTitle} testId="quota-tenant-cost" />
       <p className="text-xs text-muted">Resets {new Date(resetsAt).toLocaleDateString(undefined, { dateStyle: "medium", timeZone: "UTC" })} (UTC).</p>
     </section>
   );

@@ -6,7 +6,8 @@ import Link from "next/link";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { card, table, tableScroll, td, th } from "@/components/admin/admin-page";
 import { EmptyState } from "@/components/ui/empty-state";
-import { formatCents, formatMicros } from "@/lib/money";
+import { Money } from "@/components/ui/money";
+import { formatCents } from "@/lib/money";
 import { useTRPC } from "@/lib/trpc/react";
 
 // The series' colours are theme tokens (app/theme.css), so the bars stay bright in dark mode.
@@ -55,7 +56,7 @@ export function TenantUsage() {
                     {member.runs} / {member.cap.runsPerMonth ?? "∞"}
                   </td>
                   <td className={td}>
-                    {formatMicros(member.costMicros)} / {member.cap.costPerMonthCents === null ? "∞" : formatCents(member.cap.costPerMonthCents)}
+                    <Money micros={member.costMicros} /> / {member.cap.costPerMonthCents === null ? "∞" : formatCents(member.cap.costPerMonthCents)}
                   </td>
                   <td className={td}>
                     {member.platform ? `${member.platform.inputTokens} / ${member.platform.outputTokens}` : "none yet"}

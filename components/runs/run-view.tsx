@@ -8,7 +8,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { card } from "@/components/admin/admin-page";
-import { formatMicros } from "@/lib/money";
+import { Money } from "@/components/ui/money";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { RunTrigger } from "@/lib/schemas/run-view";
 import { useTRPC } from "@/lib/trpc/react";
@@ -151,7 +151,7 @@ function Facts({ run }: { run: RunDetail }) {
     ["Started by", triggerText(run.trigger)],
     ["Model", run.model],
     ["Tokens in / out", `${run.inputTokens} / ${run.outputTokens}`],
-    ["Cost", <span key="cost" data-testid="run-cost">{formatMicros(run.costMicros)}</span>],
+    ["Cost", <Money key="cost" micros={run.costMicros} data-testid="run-cost" />],
     ["Created", time(run.createdAt)],
     ["Finished", time(run.finishedAt)],
     ["Duration", formatDuration(run.durationMs)],

@@ -6,6 +6,7 @@ import Link from "next/link";
 import { card, table, tableScroll, td, th } from "@/components/admin/admin-page";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
+import { Money } from "@/components/ui/money";
 import { formatMicros } from "@/lib/money";
 import { useTRPC } from "@/lib/trpc/react";
 
@@ -30,6 +31,8 @@ export function RunsList({ memberId }: { memberId?: string }) {
   }
   const owner = runs.data.pages[0]?.owner;
   const rows = runs.data.pages.flatMap((page) => page.runs);
+  // Summed exactly, then rounded once: the rows are each rounded, so the note below says so.
+  const totalMicros = rows.reduce((sum, run) => sum + BigInt(run.costMicros), 0n);
   return (
     <div className={card}>
       <h2 className="text-lg font-semibold break-words">{owner ? `Runs of ${owner.name ?? owner.email}` : "Runs"}</h2>
@@ -61,12 +64,28 @@ export function RunsList({ memberId }: { memberId?: string }) {
                   <td className={`${td} max-w-64 truncate`} title={run.preview ?? undefined}>
                     {run.preview ?? "–"}
                   </td>
-                  <td className={td}>{formatMicros(run.costMicros)}</td>
+                  <td className={td}>
+                    <Money micros={run.costMicros} />
+                  </td>
                   <td className={`${td} whitespace-nowrap`}>{new Date(run.createdAt).toLocaleString()}</td>
                 </tr>
               ))}
             </tbody>
+            <tfoot>
+              <tr data-testid="runs-total">
+                <td className={`${td} font-medium`} colSpan={3}>
+                  Total of the {rows.length === 1 ? "run" : `${rows.length} runs`} shown
+                </td>
+                <td className={`${td} font-medium`}>
+                  <Money micros={totalMicros} />
+                </td>
+                <td className={td} />
+              </tr>
+            </tfoot>
           </table>
+          <p className="mt-2 text-xs text-muted" data-testid="runs-rounding">
+            Costs are rounded to {formatMicros(100)}; the total is the exact sum, rounded once. Hover an amount for the exact figure.
+          </p>
         </div>
       )}
       {runs.hasNextPage ? (

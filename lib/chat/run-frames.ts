@@ -14,10 +14,21 @@
 //   failed result or the end of the request declined.
 // - run_status → message metadata; a failure's error → data-error (kind run_failed).
 // - done → metadata (completion, last event id), data-output when the frame carries output_data,
-//   then finish. Usage arrives with finish() from the run, since frames carry none.
+//   then finish. Usage arrives with finish() from the run, since frames carry none: the run's usage is
+//   its total, so a reply's message shows it less what the run had used before (`since`).
+import { microsToUsd, usdToMicros } from "@/lib/money";
 import type { RunFrame, Run } from "@/lib/platform-client";
 import { isTerminalStatus } from "@/lib/schemas/run-constants";
-import { ASK_USER_QUESTION, PLAN_APPROVAL, type ChatChunk, type ChatDataTypes, type ChatError, type ChatMetadata, type Question } from "./types";
+import {
+  ASK_USER_QUESTION,
+  PLAN_APPROVAL,
+  type ChatChunk,
+  type ChatDataTypes,
+  type ChatError,
+  type ChatMetadata,
+  type ChatUsage,
+  type Question,
+} from "./types";
 
 export interface TranslatorInit {
   messageId: string;
@@ -40,8 +51,11 @@ export interface RunTranslator {
   frame(frame: RunFrame, eventId?: string): ChatChunk[];
   /** A failure of the stream itself (or before it): an error part. finish() still ends the message. */
   fail(error: ChatError): ChatChunk[];
-  /** Ends the message: open parts closed, the run's usage and output when given, `finish`. */
-  finish(run?: Pick<Run, "usage" | "output_data" | "status">): ChatChunk[];
+  /**
+   * Ends the message: open parts closed, the run's output when given and its usage (see FinishUsage),
+   * `finish`.
+   */
+  finish(run?: Pick<Run, "usage" | "output_data" | "status">, usage?: FinishUsage): ChatChunk[];
   /**
    * Ends this stream of the message without ending the request (the server drains): nothing is
    * settled, the metadata says why, and the chat reattaches to replay the request whole.
@@ -49,6 +63,25 @@ export interface RunTranslator {
   interrupt(reason: "draining"): ChatChunk[];
   readonly ended: boolean;
   readonly lastEventId: string | undefined;
+}
+
+/**
+ * Which part of the run's usage the message shows. Default: all of it (the run's first request).
+ * `since`: the run's usage when this request began (a reply), so the message shows the difference.
+ * `wholeRun`: this request's own share is not known, so the usage is the conversation's (`runUsage`).
+ */
+export type FinishUsage = { since?: ChatUsage; wholeRun?: false } | { wholeRun: true };
+
+/** The usage of the request that took the run from `since` to `total`: tokens and exact micro-USD. */
+export function requestUsage(total: ChatUsage, since: ChatUsage | undefined): ChatUsage {
+  if (!since) return { input_tokens: total.input_tokens, output_tokens: total.output_tokens, cost_usd: total.cost_usd };
+  const micros = (usd: string) => usdToMicros(usd) ?? 0n;
+  const cost = micros(total.cost_usd) - micros(since.cost_usd);
+  return {
+    input_tokens: Math.max(0, total.input_tokens - since.input_tokens),
+    output_tokens: Math.max(0, total.output_tokens - since.output_tokens),
+    cost_usd: microsToUsd(cost > 0n ? cost : 0n),
+  };
 }
 
 function questionsOf(input: unknown): Question[] {
@@ -352,7 +385,7 @@ export function createRunTranslator(init: TranslatorInit): RunTranslator {
       if (ended) return [];
       return [...closeText(), { type: "data-error", data: error }];
     },
-    finish(run) {
+    finish(run, usage) {
       if (ended) return [];
       ended = true;
       const out = closeText();
@@ -364,7 +397,10 @@ export function createRunTranslator(init: TranslatorInit): RunTranslator {
       out.push({
         type: "finish",
         finishReason: failed ? "error" : completionState === undefined ? "other" : "stop",
-        messageMetadata: { ...(run ? { usage: run.usage } : {}), ...(lastEventId !== undefined ? { lastEventId } : {}) },
+        messageMetadata: {
+          ...(run ? (usage?.wholeRun ? { runUsage: requestUsage(run.usage, undefined) } : { usage: requestUsage(run.usage, usage?.since) }) : {}),
+          ...(lastEventId !== undefined ? { lastEventId } : {}),
+        },
       });
       return out;
     },

@@ -25,7 +25,14 @@ export interface ChatMetadata {
   /** The done frame's completion_state (completed, failed, cancelled). */
   completionState?: string;
   stopReason?: string;
+  /** What this message (its request on the run) used: the run's usage less what it had used before. */
   usage?: ChatUsage;
+  /**
+   * The whole run's usage instead, where this request's own is not known (the last message of a
+   * conversation of several requests re-read from its log, or a reply reattached to): shown as the
+   * conversation's total, never as the message's.
+   */
+  runUsage?: ChatUsage;
   createdAt?: number;
 }
 

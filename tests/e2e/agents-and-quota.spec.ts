@@ -3,6 +3,13 @@ import { AgentsPage, ChatPage } from "./pages/agent-pages";
 import { CapsPage } from "./pages/admin-pages";
 import { signedIn } from "./pages/sign-in-page";
 
+/** The micro-USD of an amount's exact figure (its title, "… exactly $0.000473" or "Exactly $0.003710"). */
+function exactMicros(title: string | null): number {
+  const match = /xactly \$([\d,]+)\.(\d{6})/.exec(title ?? "");
+  if (!match) throw new Error(`no exact amount in ${JSON.stringify(title)}`);
+  return Number(match[1]!.replaceAll(",", "")) * 1_000_000 + Number(match[2]);
+}
+
 
 test("an admin defines an agent; a member chats with their copy under a cap; globex sees none of it", async ({ browser }) => {
   test.setTimeout(120_000);
@@ -35,16 +42,42 @@ test("an admin defines an agent; a member chats with their copy under a cap; glo
   await caps.setMemberRuns("member@acme.test", "2");
   await expect(admin.getByTestId("member-cap").filter({ hasText: "member@acme.test" }).getByTestId("effective-cap")).toContainText("/ 2 runs");
 
-  // After a reload the conversation is still there (the chat keeps it for the tab). The second run
-  // is admitted (a reply), the third refused with a message naming the cap.
+  // After a reload the conversation is still there (the chat keeps it for the tab). A reply continues
+  // the run: admitted, and still one run (the meter is read again after the turn, and says so).
   await member.reload();
   await expect(chat.memberRuns()).toHaveText("1 of 2 runs");
   await expect(chat.replies()).toHaveCount(1);
+  const refreshed = member.waitForResponse((response) => response.url().includes("usage.mine"));
   await chat.send("second message");
   await expect(chat.replies()).toHaveCount(2, { timeout: 20_000 });
   await expect(chat.replies().last()).toContainText("second message", { timeout: 20_000 });
-  await expect(chat.memberRuns()).toHaveText("2 of 2 runs");
+  await refreshed;
+  await expect(chat.memberRuns()).toHaveText("1 of 2 runs");
+
+  // Each answer's footer is what that message cost (exact on hover), and the two add up to the run's
+  // cost as /runs lists it; /runs's total is the exact sum of its rows, and it says they are rounded.
+  const footers = chat.replies().locator('[data-usage="message"]');
+  await expect(footers).toHaveCount(2);
+  const footerMicros = await Promise.all([0, 1].map(async (index) => exactMicros(await footers.nth(index).getAttribute("title"))));
+  const runs = await member.context().newPage();
+  await runs.goto("/runs");
+  const newest = runs.getByTestId("run-row").first();
+  await expect(newest).toContainText("hello from the e2e test");
+  const runMicros = exactMicros(await newest.locator("[title^='Exactly']").getAttribute("title"));
+  expect(footerMicros[1]).toBeLessThan(runMicros);
+  expect(footerMicros[0]! + footerMicros[1]!).toBe(runMicros);
+  const rowMicros = await runs.getByTestId("run-row").locator("[title^='Exactly']").evaluateAll((cells) => cells.map((cell) => cell.getAttribute("title")));
+  const total = runs.getByTestId("runs-total").locator("[title^='Exactly']");
+  expect(exactMicros(await total.getAttribute("title"))).toBe(rowMicros.reduce((sum, title) => sum + exactMicros(title), 0));
+  await expect(runs.getByTestId("runs-rounding")).toContainText("rounded");
+  await runs.close();
+
+  // A new conversation is the second run; past the cap, a reply is refused with a message naming it.
+  await member.getByRole("button", { name: "New chat" }).click();
   await chat.send("third message");
+  await expect(chat.replies().last()).toContainText("third message", { timeout: 20_000 });
+  await expect(chat.memberRuns()).toHaveText("2 of 2 runs");
+  await chat.send("fourth message");
   await expect(chat.error()).toContainText("monthly run cap");
   await expect(chat.error()).toContainText("2 of 2");
   await member.screenshot({ path: "test-results/agents-member-refused.png", fullPage: true });

@@ -36,7 +36,7 @@ async function expectSignUpLimits(owner: Page, workspace: string) {
   await expect(limits.getByLabel("Runs per month")).toHaveValue("100");
   await expect(limits.getByLabel("Cost per month ($)")).toHaveValue(/^5(\.00)?$/);
   await expect(limits.getByLabel("Runs at once")).toHaveValue("2");
-  await expect(limits.getByLabel("Turns per minute per member")).toHaveValue("10");
+  await expect(limits.getByLabel("Messages per minute per member")).toHaveValue("10");
 }
 
 test("open sign-up gets small default limits; approval holds a sign-up until the owner approves; closed refuses", async ({ browser }) => {

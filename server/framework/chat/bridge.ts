@@ -21,7 +21,7 @@ import {
 import { chatErrorFrom } from "@/lib/chat/errors";
 import { isSettledStatus } from "@/lib/schemas/runs";
 import { conversationPreview, interleaveTurns, unfinishedRequestMessage } from "@/lib/chat/history";
-import { createRunTranslator, type RunTranslator } from "@/lib/chat/run-frames";
+import { createRunTranslator, type FinishUsage, type RunTranslator } from "@/lib/chat/run-frames";
 import type { ChatChunk, ChatError, ChatMessage } from "@/lib/chat/types";
 import { isRefusal, PlatformApiError, type Run, type RunFrame, type RunMessages, type RunStream } from "@/lib/platform-client";
 import { logger } from "@/lib/logger";
@@ -92,11 +92,13 @@ interface Follow {
   iterator?: AsyncIterator<RunFrame>;
   /** A failure before any frame: shown as the message's only part. */
   error?: ChatError;
+  /** Which part of the run's usage is this request's (a reply's: what the run used beyond `since`). */
+  usage?: FinishUsage;
   signal: AbortSignal;
 }
 
 /** The UI message stream of one request on a run, from its frames (or its failure). */
-function messageStream({ context, runId, cursor, head = [], frames, iterator, error, signal, draining }: Follow & { draining: AbortSignal }) {
+function messageStream({ context, runId, cursor, head = [], frames, iterator, error, usage, signal, draining }: Follow & { draining: AbortSignal }) {
   const translator = createRunTranslator({ messageId: chatMessageId(runId, cursor), runId, cursor });
   const stream = createUIMessageStream<ChatMessage>({
     async execute({ writer }) {
@@ -138,7 +140,7 @@ function messageStream({ context, runId, cursor, head = [], frames, iterator, er
         write(translator.interrupt("draining"));
         return;
       }
-      write(translator.finish(run));
+      write(translator.finish(run, usage));
     },
     onError: () => "The chat stream failed.",
   });
@@ -206,8 +208,10 @@ async function conversationOf(context: ChatContext, run: Run, turns: RunMessages
   }
   const messages: ChatMessage[] = [];
   for (const [index, { translator, chunks }] of requests.entries()) {
-    // Usage and output are the run's: they belong with its latest request.
-    chunks.push(...translator.finish(settled && index === requests.length - 1 ? run : undefined));
+    // Usage and output are the run's: they belong with its latest request. The log does not say what
+    // each request used, so with several the usage is the conversation's total, shown as such.
+    const usage: FinishUsage | undefined = requests.length > 1 ? { wholeRun: true } : undefined;
+    chunks.push(...translator.finish(settled && index === requests.length - 1 ? run : undefined, usage));
     const message = await messageFrom(chunks);
     if (message) messages.push(message);
   }
@@ -274,7 +278,8 @@ export function createChatHandlers(resolveContext: ChatContextResolver, draining
 
     let admission: ChatAdmission | undefined;
     try {
-      admission = await appSpan("chat.admission", {}, async () => context.admit?.());
+      // A reply continues its run: admitted as a message, not as another run.
+      admission = await appSpan("chat.admission", {}, async () => context.admit?.({ reply: target.runId !== undefined }));
     } catch (error) {
       if (error instanceof ChatRefusal) {
         countRefusal(error);
@@ -334,7 +339,9 @@ export function createChatHandlers(resolveContext: ChatContextResolver, draining
       logger.error({ err: failed }, "chat admission start failed"),
     );
     chatTurnsStarted.inc({ kind: target.runId !== undefined ? "reply" : "new" });
-    return messageStream({ context, runId: id, cursor: runId === undefined ? undefined : cursor, frames: stream, signal: request.signal, draining });
+    // The message's usage is this request's: a reply's is what the run used beyond its prior total.
+    const usage = target.runId !== undefined ? { since: target.prior.usage } : undefined;
+    return messageStream({ context, runId: id, cursor: runId === undefined ? undefined : cursor, frames: stream, usage, signal: request.signal, draining });
   }
 
   return {
@@ -371,7 +378,10 @@ export function createChatHandlers(resolveContext: ChatContextResolver, draining
       chatReattaches.inc({ outcome: first.done ? "nothing" : "streamed" });
       if (first.done) return new Response(null, { status: 204 });
       const head = [{ frame: first.value, eventId: frames.lastEventId }];
-      return messageStream({ context, runId, cursor, head, frames, iterator, signal: request.signal, draining });
+      // A later request's own usage is not known here (what the run had used before it is gone): the
+      // conversation's total, shown as such. The first request's is the run's.
+      const usage: FinishUsage | undefined = cursor === undefined ? undefined : { wholeRun: true };
+      return messageStream({ context, runId, cursor, head, frames, iterator, usage, signal: request.signal, draining });
     },
 
     async act(request) {

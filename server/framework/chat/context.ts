@@ -27,8 +27,11 @@ export interface ChatContext {
    * context allows that (never when only reading).
    */
   agentId(agent: string, options?: { create?: boolean }): Promise<number>;
-  /** The framework's limits, before a run starts or a reply is sent; throws ChatRefusal when refused. */
-  admit?(): Promise<ChatAdmission>;
+  /**
+   * The framework's limits, before a run starts or a reply is sent (`reply`: the message continues a
+   * run, so it is not counted as another run); throws ChatRefusal when refused.
+   */
+  admit?(turn: { reply: boolean }): Promise<ChatAdmission>;
   /**
    * Starts connecting an app (an app tool's run waits for it): the URL to send the browser to. Throws
    * ChatRefusal when the caller may not connect it. Absent: the chat cannot connect apps.

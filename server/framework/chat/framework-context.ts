@@ -132,9 +132,9 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
       }
       return chatAgent(prisma, client, { tenantId, userId: caller.userId, role: caller.role }, agent, options?.create === true);
     },
-    async admit() {
+    async admit({ reply }) {
       try {
-        const ticket = await beginRun(prisma, { tenantId, userId: caller.userId });
+        const ticket = await beginRun(prisma, { tenantId, userId: caller.userId }, { kind: reply ? "reply" : "run" });
         return {
           started: (runId, priorCostUsd) => runStarted(prisma, ticket, runId, { baseCostUsd: priorCostUsd }),
           withdraw: () => runRefused(prisma, ticket),

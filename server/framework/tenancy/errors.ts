@@ -44,7 +44,7 @@ const describe: Record<LimitKind, string> = {
   tenant_runs: "your workspace's monthly run limit",
   tenant_cost: "your workspace's monthly cost limit",
   concurrent_runs: "your workspace's limit of runs at once",
-  turns_per_minute: "the limit of turns per minute",
+  turns_per_minute: "the limit of messages per minute",
   active_schedules: "your workspace's limit of active schedules",
 };
 

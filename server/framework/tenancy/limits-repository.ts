@@ -116,17 +116,21 @@ export const minuteStart = (now: Date) => new Date(Math.floor(now.getTime() / 60
 
 // --- Admission (inside the caller's transaction) ----------------------------------------------------
 
-/** Counts one more run this month for the tenant, unless a limit is reached. Null when refused. */
+/**
+ * Counts `count` more runs this month for the tenant (1 for a new run, 0 for a reply, which continues
+ * one), unless a limit is reached already. Null when refused.
+ */
 export async function takeTenantRun(
   tx: Tx,
   tenantId: string,
   period: string,
   limits: { runs: number | null; costMicros: number | null },
+  count: 0 | 1 = 1,
 ): Promise<UsageRecord | null> {
   await tx.$executeRaw`
     INSERT INTO tenant_usage (tenant_id, period) VALUES (${tenantId}::uuid, ${period}) ON CONFLICT DO NOTHING`;
   const rows = await tx.$queryRaw<{ runs: number; cost_micros: bigint }[]>`
-    UPDATE tenant_usage SET runs = runs + 1
+    UPDATE tenant_usage SET runs = runs + ${count}::int
     WHERE tenant_id = ${tenantId}::uuid AND period = ${period}
       AND (${limits.runs}::int IS NULL OR runs < ${limits.runs}::int)
       AND (${limits.costMicros}::bigint IS NULL OR cost_micros < ${limits.costMicros}::bigint)
@@ -142,12 +146,13 @@ export async function takeMemberRun(
   userId: string,
   period: string,
   caps: { runs: number | null; costMicros: number | null },
+  count: 0 | 1 = 1,
 ): Promise<UsageRecord | null> {
   await tx.$executeRaw`
     INSERT INTO member_usage (tenant_id, user_id, period)
     VALUES (${tenantId}::uuid, ${userId}::uuid, ${period}) ON CONFLICT DO NOTHING`;
   const rows = await tx.$queryRaw<{ runs: number; cost_micros: bigint }[]>`
-    UPDATE member_usage SET runs = runs + 1
+    UPDATE member_usage SET runs = runs + ${count}::int
     WHERE tenant_id = ${tenantId}::uuid AND user_id = ${userId}::uuid AND period = ${period}
       AND (${caps.runs}::int IS NULL OR runs < ${caps.runs}::int)
       AND (${caps.costMicros}::bigint IS NULL OR cost_micros < ${caps.costMicros}::bigint)

@@ -3,6 +3,11 @@
 // calls admitRun before a run or reply starts, withdrawRun when the platform refused it, releaseRun
 // when it failed unknowably, and settles ended runs itself (their cost and the release in one
 // compare-and-set). Every counter lives in the database, so several app instances agree.
+//
+// What is counted: "runs" are runs, as the platform lists them (GET /runs, /runs in the console): a
+// reply continues its run and is not another one. A reply is still a turn: it is checked against the
+// run and cost caps (the platform's per_end_user_run_limit refuses a reply too once the month's runs
+// are used up), holds a concurrent slot and counts as a message in the per-minute limit.
 import { centsToMicros, formatCents } from "@/lib/money";
 import type { MemberCapInput, TenantLimitsInput } from "@/lib/schemas/tenancy";
 import type { Db } from "@/server/shared/db";
@@ -47,6 +52,9 @@ export const periodEnd = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), 
 // connection), so a burst may wait longer than Prisma's 2 s default before it starts.
 export const ADMISSION_TX = { maxWait: 15_000, timeout: 15_000 };
 
+/** A turn starts a new run (counted in the month's runs) or replies on one (not counted: the same run). */
+export type TurnKind = "run" | "reply";
+
 export interface RunAdmissionTicket {
   /** The admission the run ledger settles. */
   admissionId: string;
@@ -66,17 +74,19 @@ function effectiveCap(limits: TenantLimitsRecord, override: CapRecord | null): C
 }
 
 /**
- * Admits one run for a member, or throws LimitExceededError naming the first limit reached. Checks
- * and reserves in one transaction: the tenant's and the member's monthly runs (and that their cost
- * is under its limit), the tenant's concurrent runs and the member's turns this minute. A refusal
- * rolls every reservation back. Throws TenancyError NOT_FOUND when the user is not a member.
+ * Admits one turn (a new run, or a reply on one) for a member, or throws LimitExceededError naming the
+ * first limit reached. Checks and reserves in one transaction: the tenant's and the member's monthly
+ * runs (a new run takes one; a reply is refused only when none is left) and that their cost is under
+ * its limit, the tenant's concurrent runs and the member's messages this minute. A refusal rolls every
+ * reservation back. Throws TenancyError NOT_FOUND when the user is not a member.
  */
 export async function admitRun(
   prisma: Db,
-  { tenantId, userId }: { tenantId: string; userId: string },
+  { tenantId, userId, kind = "run" }: { tenantId: string; userId: string; kind?: TurnKind },
   now: Date = new Date(),
 ): Promise<RunAdmissionTicket> {
   const period = periodOf(now);
+  const count = kind === "run" ? 1 : 0;
   const monthEnds = periodEnd(now).toISOString();
   return prisma.$transaction(async (tx) => {
     const membership = await findMembershipForAdmission(tx, tenantId, userId);
@@ -85,7 +95,7 @@ export async function admitRun(
     const cap = effectiveCap(limits, membership.cap);
 
     const tenantCostMicros = limitMicros(limits.costPerMonthCents);
-    const tenantRun = await takeTenantRun(tx, tenantId, period, { runs: limits.runsPerMonth, costMicros: tenantCostMicros });
+    const tenantRun = await takeTenantRun(tx, tenantId, period, { runs: limits.runsPerMonth, costMicros: tenantCostMicros }, count);
     if (!tenantRun) {
       const used = await findTenantUsage(tx, tenantId, period);
       throw new LimitExceededError(
@@ -96,7 +106,7 @@ export async function admitRun(
     }
 
     const memberCostMicros = limitMicros(cap.costPerMonthCents);
-    const memberRun = await takeMemberRun(tx, tenantId, userId, period, { runs: cap.runsPerMonth, costMicros: memberCostMicros });
+    const memberRun = await takeMemberRun(tx, tenantId, userId, period, { runs: cap.runsPerMonth, costMicros: memberCostMicros }, count);
     if (!memberRun) {
       const used = await findMemberUsage(tx, tenantId, userId, period);
       throw new LimitExceededError(
@@ -142,20 +152,21 @@ export async function releaseRun(
 }
 
 /**
- * Gives back an admission whose run never started (the platform refused it, or it could not be
- * sent): like releaseRun, and the tenant's and the member's monthly run counts go back down, so a
- * refusal does not use up a run. The turn stays counted (turns limit attempts). Safe to call more
- * than once; false when the admission is unknown, another tenant's or already released.
+ * Gives back an admission whose turn never started (the platform refused it, or it could not be
+ * sent): like releaseRun, and for a new run (`kind` as admitted) the tenant's and the member's monthly
+ * run counts go back down, so a refusal does not use up a run. The message stays counted in its
+ * minute (that limit counts attempts). Safe to call more than once; false when the admission is
+ * unknown, another tenant's or already released.
  */
 export async function withdrawRun(
   prisma: Db,
-  { tenantId, admissionId }: { tenantId: string; admissionId: string },
+  { tenantId, admissionId, kind = "run" }: { tenantId: string; admissionId: string; kind?: TurnKind },
 ): Promise<boolean> {
   return prisma.$transaction(async (tx) => {
     const admission = await markAdmissionWithdrawn(tx, tenantId, admissionId);
     if (!admission) return false;
     await decrementConcurrentRuns(tx, tenantId);
-    await giveBackMonthlyRun(tx, tenantId, admission.userId, admission.period);
+    if (kind === "run") await giveBackMonthlyRun(tx, tenantId, admission.userId, admission.period);
     return true;
   }, ADMISSION_TX);
 }

@@ -2,9 +2,10 @@
 // replies, the chat and the embed, a schedule's "run now", a schedule's fire adopted by the sweep)
 // goes through it, so admission, refusal and settlement happen in one place:
 //
-//   begin        admitRun: the tenant's limits and the member's cap, reserved (limits.ts)
+//   begin        admitRun: the tenant's limits and the member's cap, reserved (limits.ts); a new
+//                run counts in the month's runs, a reply (the same run) does not
 //   started      the platform accepted the turn: the admission names its run and the run's cost so far
-//   refused      the platform refused it (no run): withdrawn, the month's run given back whole
+//   refused      the platform refused it (no run): withdrawn, a new run's count given back
 //   abandoned    it failed and may or may not have started: released, nothing known to charge
 //   settled      the run ended: its exact cost (usage.cost_usd, micro-USD) charged, the admission released
 //
@@ -20,7 +21,7 @@ import { isSettledStatus } from "@/lib/schemas/runs";
 import { logger } from "@/lib/logger";
 import type { Db } from "@/server/shared/db";
 import { ledgerSettled, ledgerSettleLag } from "@/server/framework/observability/metrics";
-import { ADMISSION_TX, admitRun, admitStartedRun, releaseRun, withdrawRun } from "./limits";
+import { ADMISSION_TX, admitRun, admitStartedRun, releaseRun, withdrawRun, type TurnKind } from "./limits";
 import type { PlatformConnection } from "./platform-connection";
 import {
   countOpenAdmissions,
@@ -53,18 +54,27 @@ export interface RunTicket {
   tenantId: string;
   userId: string;
   admissionId: string;
+  /** A new run (counted in the month's runs) or a reply on one; absent: a new run. */
+  kind?: TurnKind;
 }
 
-/** Admits a run or a reply for the member (throws LimitExceededError when a limit refuses it). */
-export async function beginRun(prisma: Db, member: { tenantId: string; userId: string }, now?: Date): Promise<RunTicket> {
-  const { admissionId } = await admitRun(prisma, member, now);
-  return { ...member, admissionId };
+/**
+ * Admits a new run (`kind` "run", the default) or a reply on one (`kind` "reply": the same run, so not
+ * counted again) for the member; throws LimitExceededError when a limit refuses it.
+ */
+export async function beginRun(
+  prisma: Db,
+  member: { tenantId: string; userId: string },
+  { kind = "run", now }: { kind?: TurnKind; now?: Date } = {},
+): Promise<RunTicket> {
+  const { admissionId } = await admitRun(prisma, { ...member, kind }, now);
+  return { tenantId: member.tenantId, userId: member.userId, admissionId, kind };
 }
 
 /** Opens the admission of a run the platform started by itself (a schedule's fire): nothing refuses it. */
 export async function beginStartedRun(prisma: Db, member: { tenantId: string; userId: string }): Promise<RunTicket> {
   const { admissionId } = await admitStartedRun(prisma, member);
-  return { ...member, admissionId };
+  return { tenantId: member.tenantId, userId: member.userId, admissionId, kind: "run" };
 }
 
 /**
@@ -87,9 +97,9 @@ export async function runStarted(
   if (run && isSettledStatus(run.status)) await settleRun(prisma, run, "start");
 }
 
-/** The platform refused the turn (no run): the admission is given back whole. */
+/** The platform refused the turn (no run): the admission is given back whole (a new run's count with it). */
 export async function runRefused(prisma: Db, ticket: RunTicket): Promise<void> {
-  await withdrawRun(prisma, { tenantId: ticket.tenantId, admissionId: ticket.admissionId });
+  await withdrawRun(prisma, { tenantId: ticket.tenantId, admissionId: ticket.admissionId, kind: ticket.kind });
 }
 
 /** The start failed in a way that may have started a run nobody can name: released, nothing charged. */

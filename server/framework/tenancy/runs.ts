@@ -139,7 +139,7 @@ export async function cancelRun(prisma: Db, platform: PlatformClient, caller: Ca
   return toView(await platform.runs.cancel(runId), record);
 }
 
-/** A reply reopens the run: it needs an admission of its own, like a new run. */
+/** A reply reopens the run: it needs an admission of its own (its cost, a message), but is not another run. */
 export async function replyRun(
   prisma: Db,
   platform: PlatformClient,
@@ -151,7 +151,7 @@ export async function replyRun(
   // The previous turn ended and its webhook has not come yet: settle it from what the platform just
   // said (the ledger's own settlement, idempotent), so the run no longer holds an admission.
   await settleRun(prisma, prior);
-  const ticket = await beginRun(prisma, { tenantId: caller.tenantId, userId: caller.userId });
+  const ticket = await beginRun(prisma, { tenantId: caller.tenantId, userId: caller.userId }, { kind: "reply" });
   if (!(await attachRunAdmission(prisma, caller.tenantId, input.runId, ticket.admissionId))) {
     await runRefused(prisma, ticket);
     throw new TenancyError("CONFLICT", "the run is still going: wait for it to finish before replying");

@@ -5,6 +5,8 @@ import { EventSourceParserStream } from "eventsource-parser/stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPlatformClient, type PlatformClient } from "@/lib/platform-client";
 import type { ChatChunk, ChatDataTypes, ChatMessage } from "@/lib/chat/types";
+import { messageUsage } from "@/lib/chat/conversation";
+import { usdToMicros } from "@/lib/money";
 import { createChatHandlers, type ChatHandlers } from "@/server/framework/chat/bridge";
 import { ChatRefusal, agentByName, type ChatContext } from "@/server/framework/chat/context";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
@@ -195,10 +197,23 @@ describe("POST /api/chat", () => {
     expect(reply.id).toBe(`run-${runId}-${lastEventId}`);
     expect(textOf(reply)).toBe("Echo: second");
     expect(started.at(-1)).toEqual({ runId, prior: first.metadata!.usage!.cost_usd });
-    // Reattaching from the reply's cursor replays exactly the reply.
+    // The reply's footer is what the reply cost, not the run's total: the two add up to the run's.
+    const run = await client.runs.get(runId!);
+    const micros = (usd: string) => usdToMicros(usd)!;
+    const [firstUsage, replyUsage] = [first.metadata!.usage!, reply.metadata!.usage!];
+    expect(micros(replyUsage.cost_usd)).toBeGreaterThan(0n);
+    expect(micros(replyUsage.cost_usd)).toBeLessThan(micros(run.usage.cost_usd));
+    expect(micros(firstUsage.cost_usd) + micros(replyUsage.cost_usd)).toBe(micros(run.usage.cost_usd));
+    expect(firstUsage.input_tokens + replyUsage.input_tokens).toBe(run.usage.input_tokens);
+    expect(firstUsage.output_tokens + replyUsage.output_tokens).toBe(run.usage.output_tokens);
+    // Reattaching from the reply's cursor replays exactly the reply; what it used is worked out from
+    // the messages before it, which know theirs.
     const replayed = await messageOf(await all(chunks(await resume(`runId=${runId}&cursor=${lastEventId}`))));
     expect(replayed.id).toBe(reply.id);
     expect(textOf(replayed)).toBe("Echo: second");
+    expect(replayed.metadata!.usage).toBeUndefined();
+    expect(messageUsage([first, replayed], 1)).toEqual({ scope: "message", usage: replyUsage });
+    expect(messageUsage([replayed], 0)).toEqual({ scope: "run", usage: run.usage });
   });
 
   it("sends attachments through the platform's with-files endpoints", async () => {

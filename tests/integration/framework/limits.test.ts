@@ -277,12 +277,41 @@ describe("a chat turn", () => {
     expect(costMicrosOf("0.000400")).toBe(400);
     expect(await memberMicros()).toBe(400n);
     // A reply to the same run adds what the run's total grew by beyond what it cost when it began.
-    const reply = await beginRun(prisma, member);
+    const reply = await beginRun(prisma, member, { kind: "reply" });
     await runStarted(prisma, reply, 900_010, { baseCostUsd: "0.000400" });
     expect(await settleRun(prisma, { id: 900_010, ...ran("0.015131") })).toBe(1);
     expect(await memberMicros()).toBe(15_131n);
     // Released both times: nothing running.
     expect((await prisma.tenantConcurrency.findFirst({ where: { tenantId: acmeId } }))?.activeRuns ?? 0).toBe(0);
+  });
+
+  it("a reply continues its run: a message and its cost are counted, not another run", async () => {
+    await resetCounters();
+    const { prisma } = database;
+    await setTenantLimits(prisma, acmeId, { ...noLimits, runsPerMonth: 10 });
+    await prisma.tenantLimits.update({ where: { tenantId: acmeId }, data: { memberRunsPerMonth: 2 } });
+    const member = { tenantId: acmeId, userId: memberId };
+    const mine = async () => (await (await callerFor("member@acme.test")).limits.mine());
+    const first = await beginRun(prisma, member);
+    await runStarted(prisma, first, 900_020);
+    await settleRun(prisma, { id: 900_020, ...ran("0.000400") });
+    const reply = await beginRun(prisma, member, { kind: "reply" });
+    await runStarted(prisma, reply, 900_020, { baseCostUsd: "0.000400" });
+    await settleRun(prisma, { id: 900_020, ...ran("0.000873") });
+    // One run, as the platform lists it; both messages in the minute; the cost of both.
+    let usage = await mine();
+    expect([usage.member.runs.used, usage.tenant.runs.used, usage.member.turnsThisMinute.used]).toEqual([1, 1, 2]);
+    expect(usage.member.costMicros.used).toBe(873);
+    // A refused reply gives back nothing it did not take.
+    await runRefused(prisma, await beginRun(prisma, member, { kind: "reply" }));
+    usage = await mine();
+    expect([usage.member.runs.used, usage.tenant.runs.used]).toEqual([1, 1]);
+    // A second run takes the cap's last; once the runs are used up, the agent stops until the month
+    // resets, for a reply too (as the platform's per_end_user_run_limit), naming the run cap.
+    await beginRun(prisma, member);
+    expect(await refusal(beginRun(prisma, member, { kind: "reply" }))).toMatchObject({ limit: "member_runs", used: 2, max: 2 });
+    expect(await refusal(beginRun(prisma, member))).toMatchObject({ limit: "member_runs", used: 2, max: 2 });
+    expect((await mine()).member.runs.used).toBe(2);
   });
 
   it("refused by the platform gives the run back", async () => {

@@ -75,6 +75,14 @@ const spend = async () => {
   };
 };
 
+/** The month's runs counted for the tenant and the member. */
+const runCounts = async () => {
+  const { prisma } = fw.database;
+  const tenant = await prisma.tenantUsage.findMany({ where: { tenantId: acmeId } });
+  const member = await prisma.memberUsage.findMany({ where: { tenantId: acmeId, userId: await userId(MEMBER) } });
+  return { tenant: tenant.reduce((sum, row) => sum + row.runs, 0), member: member.reduce((sum, row) => sum + row.runs, 0) };
+};
+
 let counter = 0;
 async function embedSend(email: string, body: { message: string; runId?: number }): Promise<number> {
   const { token } = await signEmbedToken({ tenantId: acmeId, userId: await userId(email), origin: ORIGIN });
@@ -133,6 +141,7 @@ describe("the run ledger's webhook", () => {
 describe("runs on every path", () => {
   it("settle from the webhooks: tenant, member and the platform ledger agree to the micro-USD", async () => {
     const before = await spend();
+    const countsBefore = await runCounts();
     const member = await fw.callerFor(MEMBER);
     const admin = await fw.callerFor(ADMIN);
     const agentId = (await member.agents.list()).agents.find((agent) => agent.name === AGENT)!.id;
@@ -167,6 +176,12 @@ describe("runs on every path", () => {
     const after = await spend();
     expect(after.tenant - before.tenant).toBe(total.ledger);
     expect(after.member - before.member).toBe((await books(memberRuns)).ledger);
+    // Runs are runs, as the platform lists them: the two replies continued theirs and are not counted.
+    const counts = await runCounts();
+    expect(counts.tenant - countsBefore.tenant).toBe(all.length);
+    expect(counts.member - countsBefore.member).toBe(memberRuns.length);
+    const listed = (await member.runs.history({ limit: 50 })).runs.map((run) => run.id);
+    expect(memberRuns.every((runId) => listed.includes(runId))).toBe(true);
     for (const run of await fw.database.prisma.tenantRun.findMany({ where: { platformRunId: { in: [trpc.id, adminRun.id, scheduled.id] } } })) {
       expect(run.costMicros).toBe((await books([run.platformRunId])).ledger);
       expect(run.admissionId).toBeNull();

@@ -1,6 +1,7 @@
 // What the chat components send the bridge, read from the conversation's messages.
 import { describe, expect, it } from "vitest";
-import { resumeQuery, runPosition, sendBody } from "@/lib/chat/conversation";
+import { messageUsage, resumeQuery, runPosition, sendBody } from "@/lib/chat/conversation";
+import { requestUsage } from "@/lib/chat/run-frames";
 import type { ChatMessage } from "@/lib/chat/types";
 
 const user = (id: string, text: string): ChatMessage => ({ id, role: "user", parts: [{ type: "text", text }] });
@@ -34,5 +35,25 @@ describe("conversation state", () => {
   it("starts a new run when the chat's only message was refused before a run existed", () => {
     const messages = [user("u1", "a"), assistant("refused-u1", {}), user("u2", "b")];
     expect(sendBody(messages, { agent: "Support" })).not.toHaveProperty("runId");
+  });
+});
+
+describe("a message's usage", () => {
+  const usage = (input: number, output: number, cost: string) => ({ input_tokens: input, output_tokens: output, cost_usd: cost });
+
+  it("is the run's usage less what the run had used before the message's request", () => {
+    expect(requestUsage(usage(938, 136, "0.000946"), usage(469, 68, "0.000473"))).toEqual(usage(469, 68, "0.000473"));
+    expect(requestUsage(usage(10, 5, "0.000100"), undefined)).toEqual(usage(10, 5, "0.000100"));
+  });
+
+  it("shows each message's own; a total only the run knows is the conversation's, or worked out from the messages before it", () => {
+    const first = assistant("a1", { runId: 7, usage: usage(469, 68, "0.000473") });
+    const reattached = assistant("a2", { runId: 7, runUsage: usage(1000, 150, "0.001201") });
+    expect(messageUsage([first], 0)).toEqual({ scope: "message", usage: usage(469, 68, "0.000473") });
+    expect(messageUsage([user("u1", "hi"), first, user("u2", "more"), reattached], 3)).toEqual({ scope: "message", usage: usage(531, 82, "0.000728") });
+    // Reopened from History: the earlier messages know nothing of their own.
+    const reopened = assistant("a1", { runId: 7 });
+    expect(messageUsage([reopened, reattached], 1)).toEqual({ scope: "run", usage: usage(1000, 150, "0.001201") });
+    expect(messageUsage([reopened], 0)).toBeUndefined();
   });
 });

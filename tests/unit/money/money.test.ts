@@ -1,5 +1,33 @@
 import { describe, expect, it } from "vitest";
-import { centsToDollarsInput, centsToMicros, formatCents, formatMicros, formatUsd, parseDollars, usdToMicros } from "@/lib/money";
+import {
+  centsToDollarsInput,
+  centsToMicros,
+  exactTitle,
+  formatCents,
+  formatMicros,
+  formatMicrosExact,
+  formatUsd,
+  microsToUsd,
+  parseDollars,
+  usdToMicros,
+} from "@/lib/money";
+
+describe("formatMicrosExact", () => {
+  it("keeps every micro-USD, so the figure a rounded one stands for is there to read", () => {
+    expect(formatMicrosExact(473)).toBe("$0.000473");
+    expect(formatMicrosExact(3_710n)).toBe("$0.003710");
+    expect(formatMicrosExact(1_019_829_700n)).toBe("$1,019.829700");
+    expect(formatMicrosExact(0)).toBe("$0.000000");
+    expect(formatMicrosExact(-2_500_001n)).toBe("-$2.500001");
+    expect(exactTitle(3_710)).toBe("Exactly $0.003710");
+  });
+
+  it("writes micro-USD as the platform's decimal USD, and back, exactly", () => {
+    expect(microsToUsd(473)).toBe("0.000473");
+    expect(microsToUsd(1_234_567_890_123n)).toBe("1234567.890123");
+    expect(usdToMicros(microsToUsd(15_131))).toBe(15_131n);
+  });
+});
 
 describe("formatMicros", () => {
   it("shows dollars and cents with thousands grouped", () => {

@@ -1,0 +1,12 @@
+// An amount of micro-USD as the console shows it: rounded (lib/money.ts formatMicros), with the exact
+// figure on hover, so a rounded amount never hides what was charged.
+import type { HTMLAttributes } from "react";
+import { exactTitle, formatMicros } from "@/lib/money";
+
+export function Money({ micros, ...rest }: { micros: number | bigint } & Omit<HTMLAttributes<HTMLSpanElement>, "title" | "children">) {
+  return (
+    <span title={exactTitle(micros)} {...rest}>
+      {formatMicros(micros)}
+    </span>
+  );
+}
