@@ -163,6 +163,12 @@ test("inside the cross-origin embed, the popup hands the grant back and the run 
     const popup = await popupOpened;
     await expect.poll(() => popup.isClosed(), { timeout: 20_000 }).toBe(true);
     await expect(card).toContainText("Connected", { timeout: 20_000 });
+    // The embed's agent asks before a tool runs (approval mode): connecting answered the connection
+    // only, and the call now asks for its own approval before it runs.
+    const approval = page.frameLocator("iframe").getByRole("region", { name: "Approve codehost__list_repos" });
+    await expect(approval).toBeVisible({ timeout: 20_000 });
+    await expect(chat.lastAnswer()).not.toContainText("codehost__list_repos returned");
+    await approval.getByRole("button", { name: "Allow once" }).click();
     await expect(chat.lastAnswer()).toContainText("codehost__list_repos returned", { timeout: 20_000 });
     await visitor.close();
   } finally {

@@ -18,11 +18,15 @@ test("the app answers /healthz and /readyz for a load balancer", async ({ reques
     checks: {
       database: { ok: true },
       migrations: { ok: true },
+      // Not draining (server/framework/lifecycle.ts).
+      app: { ok: true },
       platform: { ok: true },
       ledger_webhook: { ok: true },
       runtime: { ok: true },
       worker: { ok: true },
     },
+    // A production process on the sim model says so, and stays ready.
+    warnings: [expect.stringContaining("INLAY_MODEL_PROVIDER is sim")],
   });
 });
 

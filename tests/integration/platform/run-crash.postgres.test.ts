@@ -92,7 +92,7 @@ describe("a run whose process is killed", () => {
     expect(log.filter((frame) => frame.data.type === "tool_use")).toHaveLength(1);
     expect(log.filter((frame) => frame.data.type === "tool_result")).toHaveLength(1);
     expect(log.filter((frame) => frame.data.resumed)).toEqual([
-      expect.objectContaining({ data: { type: "run_status", status: "running", resumed: true, attempt: 1, discard_after: expect.any(String) } }),
+      expect.objectContaining({ data: { type: "run_status", status: "running", resumed: true, attempt: 1, discard_after: expect.any(String), at: expect.any(String) } }),
     ]);
     expect(textOf(log)).toBe(run.output);
     expect(log.at(-1)!.data).toMatchObject({ type: "done", completion_state: "completed" });

@@ -7,7 +7,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { deriveKey } from "@/server/shared/secret-box";
 import { PlatformError } from "../../errors";
-import type { PlatformConfig, SignupMode } from "../../platform-config";
+import type { PlatformConfig } from "../../platform-config";
 import { authenticateOperator } from "../billing/payments";
 
 export type { SignupMode } from "../../platform-config";
