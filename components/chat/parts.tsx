@@ -136,8 +136,14 @@ function connectionHeadline(data: ChatDataTypes["connection"]): string {
   return data.reason === "expired" ? `${data.appName}'s access has expired` : `${data.appName} isn't connected`;
 }
 
+/**
+ * The key of a connect card's progress in CardActions.local: its request may turn into the call's
+ * approval (same request id) once the app is connected, and that card has progress of its own.
+ */
+export const connectionKey = (requestId: string) => `connection:${requestId}`;
+
 export function ConnectionCard({ data, actions }: { data: ChatDataTypes["connection"]; actions: CardActions }) {
-  const local = data.state === "pending" ? actions.local[data.requestId] : undefined;
+  const local = data.state === "pending" ? (actions.local[connectionKey(data.requestId)] ?? actions.local[data.requestId]) : undefined;
   const pending = data.state === "pending" && !local;
   const state = data.state === "connected" ? "allowed" : data.state === "declined" ? "denied" : data.state;
   return (

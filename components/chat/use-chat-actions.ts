@@ -6,7 +6,7 @@ import type { ChatAction } from "@/lib/chat/contract";
 import type { ChatDataTypes, ChatError } from "@/lib/chat/types";
 import { goToAuthorization, onConnectionOutcome, openConnectPopup } from "@/lib/connections/popup";
 import type { InlayConfig } from "./provider";
-import type { CardActions } from "./parts";
+import { connectionKey, type CardActions } from "./parts";
 
 export interface ChatActionsApi extends CardActions {
   cancel(runId: number): Promise<boolean>;
@@ -65,14 +65,15 @@ export function useChatActions(config: InlayConfig, runId: number | undefined, o
     },
     connect: async (request: ChatDataTypes["connection"]) => {
       const { requestId, app } = request;
-      const drop = () => setLocal(({ [requestId]: _dropped, ...rest }) => rest);
+      const key = connectionKey(requestId);
+      const drop = () => setLocal(({ [key]: _dropped, ...rest }) => rest);
       const fail = (message: string) => setErrors((current) => ({ ...current, [requestId]: message }));
       // Opened inside the click, before any await, or the browser blocks it.
       const popup = openConnectPopup();
       // The embed cannot send its frame away (the app's sign-in page refuses to be framed, and the
       // token in memory would be lost): without a popup it asks for one.
       if (!popup && config.headers) return fail("Your browser blocked the sign-in window. Allow pop-ups for this site, then Connect again.");
-      setLocal((current) => ({ ...current, [requestId]: "Connecting…" }));
+      setLocal((current) => ({ ...current, [key]: "Connecting…" }));
       setErrors((current) => ({ ...current, [requestId]: "" }));
       const result = await post(config, {
         action: "connect",
@@ -99,7 +100,7 @@ export function useChatActions(config: InlayConfig, runId: number | undefined, o
             outcome = { ...outcome, status: "connected" };
           }
           if (outcome.status === "connected") {
-            setLocal((current) => ({ ...current, [requestId]: "Connected: continuing…" }));
+            setLocal((current) => ({ ...current, [key]: "Connected: continuing…" }));
             return onConnected?.();
           }
           drop();

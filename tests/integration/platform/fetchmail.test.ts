@@ -26,6 +26,16 @@ beforeAll(async () => {
   other = await platform.signup({ require_end_user_id: false });
 }, 60_000);
 afterAll(async () => {
+  if (platform) {
+    // No poll left in flight when the platform closes its pool: the mailboxes go (a poll of a removed
+    // mailbox ends at once and enqueues no next one), then the running polls are waited for.
+    await platform.database.prisma.platformFetchmailMailbox.deleteMany();
+    await pollUntil(
+      async () => (await platform.database.prisma.$queryRawUnsafe<{ count: number }[]>(`SELECT count(*)::int AS count FROM pgboss.job WHERE name = $1 AND state = 'active'`, FETCHMAIL_POLL_JOB))[0]?.count ?? 0,
+      (active) => active === 0,
+      "the running mailbox polls",
+    );
+  }
   await platform?.close();
   await dovecot?.close();
 });
