@@ -305,7 +305,7 @@ describe("deploy/kubernetes (kubectl kustomize)", () => {
   it("sends /api/v2 to the platform's web Service and everything else (the embed's script and iframe too) to the app's, over TLS", () => {
     const [ingress, ...others] = byKind("Ingress");
     expect(others).toEqual([]);
-    expect(ingress!.spec.tls?.[0]?.secretName).toBeTruthy();
+    expect(ingress!.spec.tls?.[0]?.secretName).toBe("inlay-tls");
     const rule = ingress!.spec.rules![0]!;
     expect(ingress!.spec.tls![0]!.hosts).toContain(rule.host);
     const route = (pathname: string) =>
