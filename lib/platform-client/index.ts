@@ -32,6 +32,7 @@ export {
 } from "./errors";
 export {
   isRunWebhookEvent,
+  readHeader,
   verifyWebhook,
   WebhookVerificationError,
   type RunWebhookEvent,

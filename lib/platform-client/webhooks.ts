@@ -116,8 +116,8 @@ async function importSecret(secret: string): Promise<CryptoKey> {
   return crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
 }
 
-/** The header's value, looked up case-insensitively; repeated values are joined as Headers#get joins them. */
-function readHeader(headers: WebhookHeaders, name: string): string | undefined {
+/** A header's value from Headers or a plain record, looked up case-insensitively; repeated values are joined as Headers#get joins them. */
+export function readHeader(headers: WebhookHeaders, name: string): string | undefined {
   if (typeof headers.get === "function") return (headers as Headers).get(name) ?? undefined;
   for (const [key, value] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
     if (key.toLowerCase() === name && value !== undefined) return Array.isArray(value) ? value.join(", ") : value;

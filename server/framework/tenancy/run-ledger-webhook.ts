@@ -10,7 +10,7 @@
 // sweep settles runs instead (about a minute after they end).
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
-import { isRefusal, isRunWebhookEvent, verifyWebhook, WebhookVerificationError, type RunWebhookEvent, type WebhookEvent, type WebhookHeaders } from "@/lib/platform-client";
+import { isRefusal, isRunWebhookEvent, readHeader, verifyWebhook, WebhookVerificationError, type RunWebhookEvent, type WebhookEvent, type WebhookHeaders } from "@/lib/platform-client";
 import { getDb, type Db } from "@/server/shared/db";
 import { RouteError, routeJson } from "@/server/framework/http/route-member";
 import { publicOrigin } from "@/server/shared/public-origin";
@@ -90,7 +90,7 @@ export function receiveLedgerWebhook(
   secrets?: readonly string[],
 ): Promise<LedgerDelivery> {
   // The delivery carries the run's trace (its traceparent): the settlement joins it.
-  return appSpanFrom(headerValue(headers, "traceparent"), "ledger.webhook", { kind: SpanKind.SERVER }, async (span) => {
+  return appSpanFrom(readHeader(headers, "traceparent"), "ledger.webhook", { kind: SpanKind.SERVER }, async (span) => {
     const delivery = await verifyAndSettle(prisma, connection, payload, headers, secrets);
     span.setAttribute("inlay.ledger.outcome", delivery.outcome);
     if (delivery.outcome !== "rejected") span.setAttributes({ "inlay.ledger.settled": delivery.settled, "inlay.ledger.event": delivery.event.type });
@@ -119,12 +119,6 @@ async function verifyAndSettle(
   }
   return { outcome: "settled", event, settled: await settleRunFromPlatform(prisma, connection, event.run_id) };
 }
-
-const headerValue = (headers: WebhookHeaders, name: string): string | undefined =>
-  headers instanceof Headers ? (headers.get(name) ?? undefined) : (() => {
-    const value = (headers as Record<string, string | string[] | undefined>)[name];
-    return Array.isArray(value) ? value[0] : value;
-  })();
 
 /**
  * POST /api/platform-webhooks (the route, and the embedded platform's in-process delivery): 401 for a
