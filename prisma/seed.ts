@@ -48,11 +48,18 @@ export interface SeedResult {
   seeded: boolean;
 }
 
+// Any constant works; it only has to be the same for every instance of the app (server/shared/migrate.ts has its own).
+const SEED_LOCK_KEY = 7_240_002;
+
 export async function seedDemoData(prisma: PrismaClient): Promise<SeedResult> {
   // "Empty" means no user at all: a database someone already uses is never touched.
   if ((await prisma.user.count()) > 0) return { seeded: false };
   const passwordHash = await hashPassword(DEMO_PASSWORD);
-  await prisma.$transaction(async (tx) => {
+  const seeded = await prisma.$transaction(async (tx) => {
+    // App processes starting together on an empty database: one seeds, the others wait for its
+    // transaction here and then find users (without the lock the second failed on users_email_key).
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${SEED_LOCK_KEY})`;
+    if ((await tx.user.count()) > 0) return false;
     await tx.user.create({ data: { email: demoOwner.email, name: demoOwner.name, isOwner: true, passwordHash } });
     for (const tenant of demoTenants) {
       await tx.tenant.create({
@@ -70,8 +77,9 @@ export async function seedDemoData(prisma: PrismaClient): Promise<SeedResult> {
         },
       });
     }
+    return true;
   });
-  return { seeded: true };
+  return { seeded };
 }
 
 /**

@@ -48,6 +48,19 @@ describe("seedDemoData", () => {
     expect(await database.prisma.user.count()).toBe(4);
     expect(await database.prisma.tenant.count()).toBe(2);
   });
+
+  it("seeds once when app processes start together on one empty database, and fails none of them", async () => {
+    const fresh = await createTestDatabase();
+    try {
+      // On PostgreSQL each call has a connection of its own: both find the database empty at first.
+      const results = await Promise.all([seedDemoData(fresh.prisma), seedDemoData(fresh.prisma), seedDemoData(fresh.prisma)]);
+      expect(results.filter((result) => result.seeded)).toHaveLength(1);
+      expect(await fresh.prisma.user.count()).toBe(4);
+      expect(await fresh.prisma.tenant.count()).toBe(2);
+    } finally {
+      await fresh.dispose();
+    }
+  });
 });
 
 describe("verifyCredentials", () => {
