@@ -18,6 +18,7 @@
 // channel (public API), which also counts the requests in flight. `npm start` sets
 // NEXT_MANUAL_SIG_HANDLE so Next leaves the signal to this module.
 import { subscribe } from "node:diagnostics_channel";
+import { setMaxListeners } from "node:events";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { env } from "@/lib/env";
 import { flushLogs, logger } from "@/lib/logger";
@@ -49,6 +50,10 @@ const state = (holder.inlayAppLifecycle ??= {
   closers: [],
   onDrain: [],
 });
+
+// Every open chat stream listens for the drain (and stops listening when it ends): any number of them
+// is expected, so Node's warning past 10 listeners would only be noise in the log.
+setMaxListeners(0, state.draining.signal);
 
 /** Aborted once the process drains. */
 export const appDraining = (): AbortSignal => state.draining.signal;
