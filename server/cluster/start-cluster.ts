@@ -1,5 +1,7 @@
 // N web instances and M workers of the platform on one machine, sharing PostgreSQL and Redis, behind
-// nginx: the scale-out deployment of docs/design.md, as child processes of this one.
+// nginx: the scale-out deployment of docs/design.md, as child processes of this one. With `app`, the
+// framework's Next.js app too (the image's app role: `next start` on the compiled build), behind the
+// same nginx as docs/deploy.md routes it: /api/v2/ to the platform, everything else to the app.
 import { spawn, type ChildProcess } from "node:child_process";
 import { constants } from "node:fs";
 import { access, chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -11,7 +13,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
 import { nginxConfig } from "./nginx-config";
 
-export type InstanceRole = "web" | "worker";
+export type InstanceRole = "web" | "worker" | "app";
 
 export interface ClusterOptions {
   web: number;
@@ -36,6 +38,18 @@ export interface ClusterOptions {
   readyTimeoutMs?: number;
   /** Aborting it while the cluster starts stops what was started (startCluster then rejects). */
   signal?: AbortSignal;
+  /** App processes, started once the platform and nginx are up. */
+  app?: AppOptions;
+}
+
+export interface AppOptions {
+  instances: number;
+  /**
+   * The apps' own settings (their database, NEXTAUTH_SECRET, the platform account's key and webhook
+   * secret), made once the platform answers at `platformUrl`: an app is the platform's customer, so its
+   * account is opened there first. The cluster adds PORT, the platform's URL and nginx's origin.
+   */
+  env: (urls: { origin: string; platformUrl: string }) => Promise<NodeJS.ProcessEnv>;
 }
 
 export interface Instance {
@@ -43,9 +57,9 @@ export interface Instance {
   readonly name: string;
   readonly role: InstanceRole;
   readonly pid: number;
-  /** The instance's own base URL (web only), e.g. http://127.0.0.1:41234/api/v2. */
+  /** The instance's own base URL (web: http://127.0.0.1:41234/api/v2; app: its origin). */
   readonly baseUrl: string | undefined;
-  /** Where its /healthz and /readyz answer: a web instance's own origin, a worker's probe port. */
+  /** Where its /healthz and /readyz answer: a web instance's or an app's own origin, a worker's probe port. */
   readonly probeUrl: string | undefined;
   /** Resolves when the process has exited. */
   readonly exited: Promise<void>;
@@ -54,9 +68,12 @@ export interface Instance {
 export interface Cluster {
   /** nginx's base URL, e.g. http://127.0.0.1:8080/api/v2. */
   readonly baseUrl: string;
+  /** nginx's origin, where the apps answer (with `app`). */
+  readonly origin: string;
   /** The current instances (a replacement takes its predecessor's place and name). */
   readonly web: readonly Instance[];
   readonly workers: readonly Instance[];
+  readonly apps: readonly Instance[];
   /** Sends `signal` to the instance and waits until it has exited. */
   kill(instance: Instance, signal?: NodeJS.Signals): Promise<void>;
   /** Starts a new process in a stopped instance's place, on the same port (nginx finds a web one there). */
@@ -83,6 +100,8 @@ const STOP_GRACE_MS = 10_000;
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   if (!Number.isInteger(options.web) || options.web < 1) throw new Error("a cluster needs at least one web instance");
   if (!Number.isInteger(options.workers) || options.workers < 1) throw new Error("a cluster needs at least one worker");
+  const appCount = options.app?.instances ?? 0;
+  if (!Number.isInteger(appCount) || appCount < 0) throw new Error("app instances must be a whole number");
   const cwd = options.cwd ?? process.cwd();
   const entry = options.entry ?? ["--import", "tsx", "server/platform/standalone.ts"];
   const log = options.onLog ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -93,7 +112,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   await preflight(nginxBinary, options.databaseUrl);
   // nginx's port first: every instance hands out links to the address clients reach, nginx's.
   const port = options.port === 0 ? await freePort() : options.port;
-  const baseUrl = `http://127.0.0.1:${port}/api/v2`;
+  const origin = `http://127.0.0.1:${port}`;
+  const baseUrl = `${origin}/api/v2`;
   const childEnv: NodeJS.ProcessEnv = {
     INLAY_PLATFORM_PUBLIC_URL: baseUrl,
     ...options.env,
@@ -110,32 +130,52 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     ...Array.from({ length: options.web }, (_, i) => ({ name: `web-${i + 1}`, role: "web" as const, port: 0 })),
     ...Array.from({ length: options.workers }, (_, i) => ({ name: `worker-${i + 1}`, role: "worker" as const, port: 0 })),
   ];
+  // next start cannot report a port it picked: the apps' are picked here, before nginx names them.
+  const appSlots: Slot[] = [];
+  for (let i = 0; i < appCount; i++) appSlots.push({ name: `app-${i + 1}`, role: "app", port: await freePort() });
+  let appEnv: NodeJS.ProcessEnv | undefined;
   let stopping = false;
   let nginx: ChildProcess | undefined;
   let nginxDir: string | undefined;
 
   async function launch(slot: Slot): Promise<Running> {
-    const args = [...entry, "--role", slot.role, "--host", "127.0.0.1"];
-    // Web instances answer /healthz and /readyz on their own port, workers on a probe port of their own.
-    args.push(slot.role === "web" ? "--port" : "--probe-port", String(slot.port));
-    const child = spawn(process.execPath, args, { cwd, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+    let args: string[];
+    let env = childEnv;
+    if (slot.role === "app") {
+      // What server/entry.sh runs for INLAY_ROLE=app, on loopback; SIGTERM is the app's own drain.
+      args = ["node_modules/next/dist/bin/next", "start", "--hostname", "127.0.0.1", "--port", String(slot.port), "--keepAliveTimeout", "65000"];
+      env = { ...appEnv, INLAY_ROLE: "app", NEXT_MANUAL_SIG_HANDLE: "1", PORT: String(slot.port) } as NodeJS.ProcessEnv;
+    } else {
+      args = [...entry, "--role", slot.role, "--host", "127.0.0.1"];
+      // Web instances answer /healthz and /readyz on their own port, workers on a probe port of their own.
+      args.push(slot.role === "web" ? "--port" : "--probe-port", String(slot.port));
+    }
+    const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let ready = false;
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     const lines = createInterface({ input: child.stdout! });
-    createInterface({ input: child.stderr! }).on("line", (line) => log(`[${slot.name}] ${line}`));
+    // The last lines it wrote, for the error when it does not get ready (a caller's onLog may keep none).
+    const recent: string[] = [];
+    const output = (line: string) => {
+      recent.push(line);
+      if (recent.length > 20) recent.shift();
+      log(`[${slot.name}] ${line}`);
+    };
+    const lastLines = () => (recent.length > 0 ? `; its last lines:\n${recent.join("\n")}` : "");
+    createInterface({ input: child.stderr! }).on("line", output);
     const readyLine = new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${slot.name} did not get ready within ${readyTimeoutMs} ms`)), readyTimeoutMs);
       lines.on("line", (line) => {
-        if (ready) return log(`[${slot.name}] ${line}`);
-        const expected = line.startsWith(slot.role === "web" ? "listening on " : "worker ready, probes on ");
-        if (!expected) return log(`[${slot.name}] ${line}`);
+        if (ready) return output(line);
+        const expected = slot.role === "app" ? /\bReady in\b/.test(line) : line.startsWith(slot.role === "web" ? "listening on " : "worker ready, probes on ");
+        if (!expected) return output(line);
         ready = true;
         clearTimeout(timer);
         resolve(line);
       });
       child.once("exit", (code, signal) => {
         clearTimeout(timer);
-        if (!ready) reject(new Error(`${slot.name} exited before it was ready (${signal ?? `code ${code}`})`));
+        if (!ready) reject(new Error(`${slot.name} exited before it was ready (${signal ?? `code ${code}`})${lastLines()}`));
       });
     });
     const running: Running = {
@@ -156,6 +196,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     slot.current = running;
     try {
       const line = await readyLine;
+      if (slot.role === "app") {
+        // next prints its ready line before the app has opened its database and reached the platform.
+        const appOrigin = `http://127.0.0.1:${slot.port}`;
+        await untilReady(`${appOrigin}/readyz`, readyTimeoutMs, () => running.child.exitCode !== null || running.child.signalCode !== null);
+        return Object.assign(running, { baseUrl: appOrigin, probeUrl: appOrigin });
+      }
       if (slot.role === "web") {
         const baseUrl = line.slice("listening on ".length);
         slot.port = Number(new URL(baseUrl).port);
@@ -167,6 +213,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     } catch (error) {
       running.expectedExit = true;
       child.kill("SIGKILL");
+      if (error instanceof Error && !error.message.includes("its last lines")) error.message += lastLines();
       throw error;
     }
   }
@@ -175,7 +222,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     nginxDir = await mkdtemp(path.join(tmpdir(), "inlay-nginx-"));
     // nginx's workers drop root to an unprivileged user; they must reach the temp paths inside.
     await chmod(nginxDir, 0o755);
-    const config = nginxConfig({ dir: nginxDir, port, upstreamPorts: slots.filter((s) => s.role === "web").map((s) => s.port) });
+    const config = nginxConfig({
+      dir: nginxDir,
+      port,
+      upstreamPorts: slots.filter((s) => s.role === "web").map((s) => s.port),
+      appPorts: appSlots.map((s) => s.port),
+    });
     await writeFile(path.join(nginxDir, "nginx.conf"), config);
     // -e stderr: before it reads the config, nginx would open its compiled-in log path.
     const child = spawn(nginxBinary, ["-p", nginxDir, "-c", path.join(nginxDir, "nginx.conf"), "-e", "stderr"], {
@@ -215,7 +267,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     stopping = true;
     const processes: { child: ChildProcess; exited: Promise<unknown> }[] = [];
     if (nginx) processes.push({ child: nginx, exited: exitOf(nginx) });
-    for (const slot of slots) if (slot.current) processes.push({ child: slot.current.child, exited: slot.current.exited });
+    for (const slot of [...slots, ...appSlots]) if (slot.current) processes.push({ child: slot.current.child, exited: slot.current.exited });
     const alive = processes.filter(({ child }) => child.exitCode === null && child.signalCode === null);
     for (const { child } of alive) child.kill("SIGTERM");
     const timer = setTimeout(() => {
@@ -236,9 +288,19 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     if (stopping) throw new Error("the cluster was stopped while it started");
     await startNginx(port);
     if (stopping) throw new Error("the cluster was stopped while it started");
-    const current = (role: InstanceRole) => slots.filter((slot) => slot.role === role).map((slot) => slot.current!);
+    if (options.app && appSlots.length > 0) {
+      appEnv = { ...(await options.app.env({ origin, platformUrl: baseUrl })), PLATFORM_BASE_URL: baseUrl, NEXTAUTH_URL: origin };
+      // Migrations are applied under an advisory lock: the apps start together.
+      await Promise.all(appSlots.map((slot) => launch(slot)));
+      if (stopping) throw new Error("the cluster was stopped while it started");
+    }
+    const current = (role: InstanceRole) => [...slots, ...appSlots].filter((slot) => slot.role === role).map((slot) => slot.current!);
     return {
       baseUrl,
+      origin,
+      get apps() {
+        return current("app");
+      },
       get web() {
         return current("web");
       },
@@ -247,7 +309,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       },
       kill,
       async replace(instance) {
-        const slot = slots.find((candidate) => candidate.current === instance);
+        const slot = [...slots, ...appSlots].find((candidate) => candidate.current === instance);
         if (!slot) throw new Error(`${instance.name} (pid ${instance.pid}) is not a current instance of this cluster`);
         const running = slot.current!;
         if (running.child.exitCode === null && running.child.signalCode === null) {
@@ -281,6 +343,24 @@ async function preflight(nginxBinary: string, databaseUrl: string): Promise<void
     throw new Error(`PostgreSQL at ${where.hostname}:${where.port || 5432}${where.pathname} does not answer: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
     await client.end().catch(() => {});
+  }
+}
+
+/** Polls a readiness URL until it answers 200; throws at the deadline or when the process has gone. */
+async function untilReady(url: string, timeoutMs: number, gone: () => boolean): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = "no answer";
+  for (;;) {
+    if (gone()) throw new Error(`exited before ${url} answered ready`);
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      if (response.ok) return;
+      last = `${response.status} ${await response.text()}`;
+    } catch (error) {
+      last = error instanceof Error ? error.message : String(error);
+    }
+    if (Date.now() > deadline) throw new Error(`${url} was not ready within ${timeoutMs} ms (last: ${last})`);
+    await delay(250);
   }
 }
 
