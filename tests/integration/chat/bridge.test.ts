@@ -1,7 +1,5 @@
 // The chat bridge's handlers (app/api/chat) against a real platform: streamed text, an approval that
 // pauses and resumes the same stream, reattachment after a cut, replies, refusals and actions.
-import { readUIMessageStream } from "ai";
-import { EventSourceParserStream } from "eventsource-parser/stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPlatformClient, type PlatformClient } from "@/lib/platform-client";
 import type { ChatChunk, ChatDataTypes, ChatMessage } from "@/lib/chat/types";
@@ -9,6 +7,7 @@ import { messageUsage } from "@/lib/chat/conversation";
 import { usdToMicros } from "@/lib/money";
 import { createChatHandlers, type ChatHandlers } from "@/server/framework/chat/bridge";
 import { ChatRefusal, agentByName, type ChatContext } from "@/server/framework/chat/context";
+import { all, chunks, messageOf } from "../../helpers/chat-stream";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;
@@ -61,39 +60,6 @@ const resume = (query: string, signal?: AbortSignal, user = "member-1") =>
 
 const act = (body: unknown, user = "member-1") =>
   handlers.act(new Request("http://127.0.0.1/api/chat/actions", { method: "POST", headers: { ...headers, "x-test-user": user }, body: JSON.stringify(body) }));
-
-/** The UI message stream's chunks, as useChat's transport parses them. */
-async function* chunks(response: Response): AsyncGenerator<ChatChunk> {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done || value.data === "[DONE]") return;
-      yield JSON.parse(value.data) as ChatChunk;
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-}
-
-/** Every chunk (Node 20 has no Array.fromAsync). */
-async function all(source: AsyncIterable<ChatChunk>): Promise<ChatChunk[]> {
-  const out: ChatChunk[] = [];
-  for await (const chunk of source) out.push(chunk);
-  return out;
-}
-
-async function messageOf(list: ChatChunk[]): Promise<ChatMessage> {
-  const stream = new ReadableStream<ChatChunk>({
-    start(controller) {
-      list.forEach((chunk) => controller.enqueue(chunk));
-      controller.close();
-    },
-  });
-  let last: ChatMessage | undefined;
-  for await (const message of readUIMessageStream<ChatMessage>({ stream, terminateOnError: true })) last = message;
-  return structuredClone(last!);
-}
 
 const textOf = (message: ChatMessage) => message.parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
 const dataOf = <K extends keyof ChatDataTypes & string>(message: ChatMessage, kind: K) =>
