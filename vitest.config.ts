@@ -54,6 +54,21 @@ const integration = (name: string, db: "pglite" | "postgres") => ({
   },
 });
 
+// The whole product as it is deployed: several processes of the compiled platform and of the app's
+// production build (`npm run build`) behind nginx on PostgreSQL. tests/run-all.mjs runs it after the
+// build, apart from the other projects.
+const product = {
+  resolve: { alias },
+  test: {
+    name: "product",
+    isolate,
+    include: ["tests/product/**/*.test.ts"],
+    env: { INLAY_TEST_DB: "postgres" },
+    testTimeout: 30_000,
+    hookTimeout: 240_000,
+  },
+};
+
 export default defineConfig({
   resolve: { alias },
   test: {
@@ -64,7 +79,7 @@ export default defineConfig({
     projects: [
       { resolve: { alias }, test: { name: "unit", isolate, include: ["tests/unit/**/*.test.ts"] } },
       integration("integration-pglite", "pglite"),
-      ...(postgres ? [integration("integration-postgres", "postgres")] : []),
+      ...(postgres ? [integration("integration-postgres", "postgres"), product] : []),
     ],
   },
 });

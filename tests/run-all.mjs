@@ -91,10 +91,21 @@ const steps = [
     ],
   ],
   [[{ name: "schema and migrations agree", command: "npx", args: ["tsx", "prisma/tools/migration.ts", "check"] }]],
-  [[vitestStage(`unit and integration tests (Node ${MAIN_RUNTIME})`, MAIN_RUNTIME, ["--reporter=default"])]],
+  [
+    [
+      vitestStage(`unit and integration tests (Node ${MAIN_RUNTIME})`, MAIN_RUNTIME, [
+        // Not the product project: it needs the production build, below.
+        "--project=unit",
+        "--project=integration-pglite",
+        "--project=integration-postgres",
+        "--reporter=default",
+      ]),
+    ],
+  ],
   [
     // The production build both Playwright passes serve.
-    [{ name: "production build", command: "npm", args: ["run", "build", "--silent"] }],
+    // The typecheck stage has checked these sources: the build skips its own pass over them.
+    [{ name: "production build", command: "npm", args: ["run", "build", "--silent"], env: { INLAY_BUILD_TYPECHECKED: "1" } }],
     OTHER_RUNTIMES.map((version) =>
       // PGlite for every listed file here, as on a machine without PostgreSQL (vitest.config.ts).
       vitestStage(`runtime-sensitive suites (Node ${version})`, version, [...runtimeSuites, "--reporter=dot"], { INLAY_TEST_PGLITE: "all" }),
@@ -124,6 +135,11 @@ const steps = [
       },
     ],
   ],
+  // The whole product as deployed (PostgreSQL only): apps on the production build, web instances and
+  // workers behind nginx, restarted under load.
+  ...(process.env.TEST_DATABASE_URL
+    ? [[[vitestStage(`the whole product, deployed (Node ${MAIN_RUNTIME})`, MAIN_RUNTIME, ["--project=product", "--reporter=default"])]]]
+    : []),
 ];
 
 function run(stage, buffered) {
