@@ -19,7 +19,9 @@ import { Prisma } from "@/server/generated/prisma/client";
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { KeyClaim } from "./idempotency-keys";
 import { fromColumns } from "./raw-rows";
-import { passReadsColumns, type PassReads, type RunRow, takePassReads, type WakeUp } from "./runs";
+import { passReadsColumns, type PassReads, takePassReads } from "./run-leases";
+import type { RunRow } from "./runs";
+import { type WakeUp } from "./run-events";
 import { queryRows } from "./direct";
 import { webhookInScope } from "./webhook-events";
 

@@ -16,18 +16,9 @@ import { failActiveSpan } from "../observability/tracing";
 import { type RunFrame, timedFrame } from "@/lib/schemas/runs";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { PlatformConfig, RunTimings } from "../platform-config";
-import {
-  appendEvents,
-  deleteEventsAfter,
-  eventsAfter,
-  executionStartEventId,
-  lastEventId,
-  markCheckpointUnsafe,
-  saveCheckpoint,
-  transitionRun,
-  type RunRow,
-  type RunUpdate,
-} from "../repositories/runs";
+import { appendEvents, deleteEventsAfter, eventsAfter, executionStartEventId, lastEventId } from "../repositories/run-events";
+import { markCheckpointUnsafe, saveCheckpoint } from "../repositories/run-checkpoints";
+import { transitionRun, type RunRow, type RunUpdate } from "../repositories/runs";
 import { recordRunWebhook } from "../services/runs/run-webhooks";
 import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
 import type { SecretRedactor } from "../infrastructure/secret-redactor";

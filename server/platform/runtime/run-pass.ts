@@ -24,16 +24,9 @@ import type { JobQueue } from "../infrastructure/job-queue";
 import { type AgentRow, findAgentAnyScope } from "../repositories/agents";
 import { recentMemoryContents } from "../repositories/memories";
 import { createRequests, type NewRequest } from "../repositories/permission-requests";
-import {
-  clearCheckpoint,
-  findRunById,
-  handBackLease,
-  type PassReads,
-  releaseLease,
-  transitionRun,
-  type RunRow,
-  type RunUpdate,
-} from "../repositories/runs";
+import { clearCheckpoint } from "../repositories/run-checkpoints";
+import { findRunById, transitionRun, type RunRow, type RunUpdate } from "../repositories/runs";
+import { handBackLease, type PassReads, releaseLease } from "../repositories/run-leases";
 import { agentEnvValues, envValuesOf } from "../services/agents/agent-repos";
 import { lessonsForPrompt } from "../services/agents/lessons";
 import { type MeteredCall, meterCall, modelCall, settleRun, settleRunIn } from "../services/billing/billing";

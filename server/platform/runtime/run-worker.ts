@@ -7,7 +7,8 @@
 import { randomBytes } from "node:crypto";
 import { withLogContext } from "@/lib/log-context";
 import { logger } from "@/lib/logger";
-import { claimRuns, renewLeases, type RunRow } from "../repositories/runs";
+import { claimRuns, renewLeases } from "../repositories/run-leases";
+import { type RunRow } from "../repositories/runs";
 import { claimLatency, runsClaimed } from "../observability/metrics";
 import { contextFromTraceparent, inSpan, type Span, SpanKind } from "../observability/tracing";
 import { runTimings } from "./recovery";

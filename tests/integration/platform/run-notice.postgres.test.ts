@@ -1,5 +1,5 @@
 // Two instances on one PostgreSQL database: the frames one writes reach the other's readers in the
-// event writer's NOTIFY (repositories/runs.ts, parseRunNotice), so a reader on another instance is
+// event writer's NOTIFY (repositories/run-events.ts, parseRunNotice), so a reader on another instance is
 // served without reading the log; frames too large for a NOTIFY are named by run alone and read.
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

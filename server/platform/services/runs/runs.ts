@@ -29,20 +29,10 @@ import {
   listRequests,
   resolveRequest,
 } from "../../repositories/permission-requests";
-import {
-  countRunActivity,
-  findRun,
-  findRunInAccount,
-  insertRunIn,
-  listRunPage,
-  listRunsNeedingPerson,
-  type PassReads,
-  runFreshness,
-  transitionRun,
-  type RunListScope,
-  type RunRow,
-  type StoredEvent,
-} from "../../repositories/runs";
+import { countRunActivity, listRunPage, listRunsNeedingPerson, runFreshness, type RunListScope } from "../../repositories/run-lists";
+import { findRun, findRunInAccount, insertRunIn, transitionRun, type RunRow } from "../../repositories/runs";
+import type { PassReads } from "../../repositories/run-leases";
+import type { StoredEvent } from "../../repositories/run-events";
 import { eventBatch } from "../../infrastructure/event-bus";
 import { addLogContext } from "@/lib/log-context";
 import { runsAdmitted } from "../../observability/metrics";
