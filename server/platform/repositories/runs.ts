@@ -3,14 +3,16 @@
 import type { PlatformRun, PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
 import type { RunFrame } from "@/lib/schemas/runs";
+import { RUN_LIFECYCLE, type RunTransitionName } from "@/lib/schemas/run-lifecycle";
 import { insertRunFiles, type NewRunFile } from "./run-files";
 import { type PlainJson, toDbJson } from "./db";
 
 export type RunRow = PlatformRun;
 const RUN_JSON = ["skillPlaybook", "outputSchema", "outputData", "output", "metadata", "messages", "checkpoint"] as const;
 type RunJson = (typeof RUN_JSON)[number];
-export type RunData = PlainJson<Omit<Prisma.PlatformRunUncheckedCreateInput, "accountId" | "endUserId">, RunJson>;
-export type RunUpdate = PlainJson<Prisma.PlatformRunUncheckedUpdateInput, RunJson>;
+// No status in either: a run's status changes only by a named transition (lib/schemas/run-lifecycle.ts).
+export type RunData = PlainJson<Omit<Prisma.PlatformRunUncheckedCreateInput, "accountId" | "endUserId" | "status">, RunJson>;
+export type RunUpdate = PlainJson<Omit<Prisma.PlatformRunUncheckedUpdateInput, "status">, RunJson>;
 const runUpdate = (data: RunUpdate) => toDbJson<Prisma.PlatformRunUncheckedUpdateInput>(data, RUN_JSON);
 
 export interface ScopeKey {
@@ -18,7 +20,7 @@ export interface ScopeKey {
   endUserId: number | null;
 }
 
-/** The run, its first event and its attachments, inside a transaction the caller holds (run admission's). */
+/** The run (RUN_LIFECYCLE.start), its first event and its attachments, inside a transaction the caller holds (run admission's). */
 export async function insertRunIn(
   tx: PrismaClient,
   scope: ScopeKey,
@@ -26,27 +28,33 @@ export async function insertRunIn(
   first: RunFrame,
   files: NewRunFile[] = [],
 ): Promise<RunRow> {
-  const run = await tx.platformRun.create({ data: { ...toDbJson<Prisma.PlatformRunUncheckedCreateInput>(data, RUN_JSON), accountId: scope.accountId, endUserId: scope.endUserId } });
+  const run = await tx.platformRun.create({
+    data: {
+      ...toDbJson<Prisma.PlatformRunUncheckedCreateInput>({ ...data, status: RUN_LIFECYCLE.start.to }, RUN_JSON),
+      accountId: scope.accountId,
+      endUserId: scope.endUserId,
+    },
+  });
   await tx.platformRunEvent.create({ data: { runId: run.id, type: first.type, data: first as Prisma.InputJsonObject } });
   if (files.length > 0) await insertRunFiles(tx, run.id, files);
   return run;
 }
 
 /**
- * A reply: the run moves from one of `from` back to running with `data`, its status frame and its new
- * attachments, inside the transaction the caller holds (run admission's). Returns the run and the id
- * of the last event before the reply (the reply's stream starts after it), or null when the run was no
- * longer in `from`.
+ * A reply (RUN_LIFECYCLE.reply): the run moves back to running with `data`, its status frame and its
+ * new attachments, inside the transaction the caller holds (run admission's). Returns the run and the
+ * id of the last event before the reply (the reply's stream starts after it), or null when the run was
+ * no longer finished.
  */
 export async function reopenRunIn(
   tx: PrismaClient,
   id: number,
-  from: readonly string[],
   data: RunUpdate,
   first: RunFrame,
   files: NewRunFile[] = [],
 ): Promise<{ run: RunRow; after: bigint } | null> {
-  const { count } = await tx.platformRun.updateMany({ where: { id, status: { in: [...from] } }, data: runUpdate(data) });
+  const { from, to } = RUN_LIFECYCLE.reply;
+  const { count } = await tx.platformRun.updateMany({ where: { id, status: { in: [...from] } }, data: { ...runUpdate(data), status: to } });
   if (count === 0) return null;
   const last = await tx.platformRunEvent.findFirst({ where: { runId: id }, orderBy: { id: "desc" }, select: { id: true } });
   await tx.platformRunEvent.create({ data: { runId: id, type: first.type, data: first as Prisma.InputJsonObject } });
@@ -77,14 +85,15 @@ export async function findRunUserId(prisma: PrismaClient, id: number): Promise<s
 export const findRunOutcome = (prisma: PrismaClient, id: number) =>
   prisma.platformRun.findUnique({ where: { id }, select: { status: true, output: true, error: true, retention: true } });
 
-/** Changes a run only while it is in one of `from`; returns null when it was not (a lost race). */
+/** Makes `transition` with `data` only while the run is in its `from`; returns null when it was not (a lost race). */
 export async function transitionRun(
   prisma: PrismaClient,
   id: number,
-  from: readonly string[],
+  transition: RunTransitionName,
   data: RunUpdate,
 ): Promise<RunRow | null> {
-  const rows = await prisma.platformRun.updateManyAndReturn({ where: { id, status: { in: [...from] } }, data: runUpdate(data) });
+  const { from, to } = RUN_LIFECYCLE[transition];
+  const rows = await prisma.platformRun.updateManyAndReturn({ where: { id, status: { in: [...from] } }, data: { ...runUpdate(data), status: to } });
   return rows[0] ?? null;
 }
 
@@ -92,16 +101,17 @@ const columnOf = (field: string) => Prisma.raw(field.replace(/[A-Z]/g, (letter) 
 const isRunJson = (field: string) => (RUN_JSON as readonly string[]).includes(field);
 
 /**
- * transitionRun's `data` as the SET list of a raw UPDATE of `alias` (a statement that writes the run's
- * change with others: repositories/billing.ts, endRunWithinHold). Takes what the pass's end writes:
- * plain values, JSON columns and `{ increment }`; anything else throws rather than be written wrong.
- * updated_at is set as Prisma's @updatedAt would.
+ * transitionRun's change as the SET list of a raw UPDATE of `alias` (a statement that writes the run's
+ * change with others: repositories/billing.ts, endRunWithinHold): the transition's status and `data`.
+ * Takes what the pass's end writes: plain values, JSON columns and `{ increment }`; anything else
+ * throws rather than be written wrong. updated_at is set as Prisma's @updatedAt would.
  */
-export function runSetSql(data: RunUpdate, alias: string): Prisma.Sql {
-  const sets: Prisma.Sql[] = [];
+export function runSetSql(transition: RunTransitionName, data: RunUpdate, alias: string): Prisma.Sql {
+  const sets: Prisma.Sql[] = [Prisma.sql`status = ${RUN_LIFECYCLE[transition].to}`];
   for (const [field, value] of Object.entries(data)) {
     if (value === undefined) continue;
     const column = columnOf(field);
+    if (field === "status") throw new Error("runSetSql: a run's status is its transition's");
     if (isRunJson(field)) {
       sets.push(value === null ? Prisma.sql`${column} = NULL` : Prisma.sql`${column} = ${JSON.stringify(value)}::jsonb`);
     } else if (value === null || value instanceof Date || typeof value !== "object") {

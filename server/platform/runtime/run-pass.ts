@@ -17,6 +17,7 @@ import { logger } from "@/lib/logger";
 import { firstToken, modelCost, modelTokens, providerOf, runsEnded } from "../observability/metrics";
 import { failActiveSpan, modelTelemetry } from "../observability/tracing";
 import { isTerminalStatus, type RunFrame, timedFrame } from "@/lib/schemas/runs";
+import { RUN_LIFECYCLE } from "@/lib/schemas/run-lifecycle";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { NewWebhookEvent } from "../repositories/webhook-events";
 import type { PlatformConfig } from "../platform-config";
@@ -176,7 +177,7 @@ export async function executePass(
         ...(checkpointer.state.saved ? { checkpoint: null } : {}),
       };
     },
-    async transaction(data, webhook, requests = [], last) {
+    async transaction(transition, data, webhook, requests = [], last) {
       // The usual case in one statement (its own transaction): the run's change, the requests it pauses
       // on, its settlement within its hold, its webhook event, and with `last` the frames not written
       // yet. Past its hold, or when a value the event was built from changed meanwhile, nothing was
@@ -190,7 +191,7 @@ export async function executePass(
       const folded = frames && keptLease ? { ...data, leaseOwner: null, leaseExpiresAt: null } : data;
       let result: Awaited<ReturnType<typeof endRunInOneStatement>>;
       try {
-        result = await endRunInOneStatement(prisma, latest, ["running"], folded, {
+        result = await endRunInOneStatement(prisma, latest, transition, folded, {
           webhook,
           requests,
           call: end.unmetered,
@@ -214,7 +215,7 @@ export async function executePass(
       }
       await end.meter();
       const row = await prisma.$transaction(async (tx) => {
-        const moved = await transitionRun(tx as Db, runId, ["running"], data);
+        const moved = await transitionRun(tx as Db, runId, transition, data);
         if (!moved) return moved;
         if (requests.length > 0) await createRequests(tx as Db, runId, requests);
         // Last: past the run's hold it locks the account's row until the commit. The webhook event
@@ -268,13 +269,14 @@ export async function executePass(
     // The outbox row commits with the status, so whoever sees the run failed also finds run.failed.
     const finishedAt = new Date();
     const failed = await end.transaction(
-      { ...end.data(), status: "failed", error: message, stopReason: "error", finishedAt },
-      (db, row) => runWebhookEvent(db, row, "run.failed", {}, known.reads?.userId),
+      "fail",
+      { ...end.data(), error: message, stopReason: "error", finishedAt },
+      (db, row) => runWebhookEvent(db, row, RUN_LIFECYCLE.fail.event, {}, known.reads?.userId),
     );
     if (failed) {
       runsEnded.inc({ outcome: "failed" });
       const frames: RunFrame[] = [
-        { type: "run_status", status: "failed", error: message },
+        { type: "run_status", status: RUN_LIFECYCLE.fail.to, error: message },
         { type: "done", completion_state: "failed", stop_reason: "error", message_count: countMessages(failed) },
       ];
       const timed = frames.map((frame) => timedFrame(frame, finishedAt));
@@ -332,13 +334,14 @@ interface PassEnd {
   /** Written with the run's new status: no checkpoint, and no lease unless kept until the pass's last frames. */
   data(options?: { keepLease?: boolean }): RunUpdate;
   /**
-   * Moves the run out of running with `data` (transitionRun) and returns it (null when it was not running
-   * any more), with the `requests` it pauses on, its `webhook` event, if any, and the settlement of what
+   * Makes the run's `transition` out of running with `data` (transitionRun) and returns it (null when it
+   * was not running any more), with the `requests` it pauses on, its `webhook` event, if any, and the settlement of what
    * the pass cost, all or nothing: one statement in the usual case, else one transaction. `last`: the
    * frames that say it ended, written only if it did; in one statement, with the frames not written yet.
    */
   transaction(
-    data: RunUpdate & { status: string },
+    transition: "complete" | "fail" | "pause",
+    data: RunUpdate,
     webhook?: (db: Db, row: WebhookRun) => Promise<NewWebhookEvent>,
     requests?: NewRequest[],
     last?: RunFrame[],
@@ -533,9 +536,10 @@ async function loop(
     // One transaction: whoever sees awaiting_approval also finds the pending requests.
     const stored = requests.map((request) => ({ ...request, input: metadataOnly ? {} : redactor.json(request.input) }));
     const paused = await end.transaction(
-      { ...common, ...end.data({ keepLease: true }), status: "awaiting_approval" },
+      "pause",
+      { ...common, ...end.data({ keepLease: true }) },
       (db, row) =>
-        runWebhookEvent(db, row, "run.awaiting_input", {
+        runWebhookEvent(db, row, RUN_LIFECYCLE.pause.event, {
           pending_requests: requests.map((request) => ({
             request_id: request.id,
             tool_name: request.toolName,
@@ -557,20 +561,20 @@ async function loop(
     run.outputSchema && ended.output !== undefined ? redactor.json(ended.output as JsonObject) : null;
   // The frames that say so go with the run's change (PassEnd.transaction).
   const completed = await end.transaction(
+    "complete",
     {
       ...common,
       ...end.data(),
-      status: "completed",
       // metadata_only: the answer went out on the live stream only.
       output: metadataOnly ? null : redactor.text(text),
       outputData: metadataOnly ? null : outputData,
       stopReason: finishReason,
       finishedAt: new Date(),
     },
-    (db, row) => runWebhookEvent(db, row, "run.completed", {}, known.reads?.userId),
+    (db, row) => runWebhookEvent(db, row, RUN_LIFECYCLE.complete.event, {}, known.reads?.userId),
     undefined,
     [
-      { type: "run_status", status: "completed" },
+      { type: "run_status", status: RUN_LIFECYCLE.complete.to },
       {
         type: "done",
         completion_state: "completed",

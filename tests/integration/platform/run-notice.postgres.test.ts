@@ -75,7 +75,7 @@ describe("frames in the event writer's NOTIFY", () => {
     // Both ends start from the run as the pass read it (running).
     const latest = (await findRunById(prisma, runId))!;
     const end = (frames: RunFrame[]) =>
-      endRunInOneStatement(prisma, latest, ["running"], { status: "completed", finishedAt: new Date(), leaseOwner: null, leaseExpiresAt: null }, {
+      endRunInOneStatement(prisma, latest, "complete", { finishedAt: new Date(), leaseOwner: null, leaseExpiresAt: null }, {
         events: { frames, wake: runtime.events.wake },
       });
     const ended = await end([word("two "), done]);

@@ -17,9 +17,9 @@ import {
   type RunListFullQuery,
   type RunListItem,
   type RunSummary,
-  ACTIVE_STATUSES,
   isTerminalStatus,
 } from "@/lib/schemas/runs";
+import { RUN_LIFECYCLE } from "@/lib/schemas/run-lifecycle";
 import type { Db, JsonArray, JsonObject } from "../../repositories/db";
 import type { AgentRow } from "../../repositories/agents";
 import { PlatformError } from "../../errors";
@@ -158,7 +158,7 @@ export async function createRun(
   // included) lives in this process only; the row gets its skeleton.
   const inlineMessage = inlineUserMessage(input.message, attachments);
   const storedMessages = { standard: [storedUserMessage(input.message, attachments, 0)], metadataOnly: redactMessages([inlineMessage]) };
-  const first: RunFrame = timedFrame({ type: "run_status", status: "running" });
+  const first: RunFrame = timedFrame({ type: "run_status", status: RUN_LIFECYCLE.start.to });
   const admission = { accountId: scope.accountId, endUserId: scope.endUserId, userId: scope.userId, model: target.model } as const;
 
   // Its passes and webhook deliveries join the admitting request's trace (observability/tracing.ts).
@@ -186,8 +186,8 @@ export async function createRun(
         messages: storedMessages,
         first,
         webhookPayload: runWebhookPayload(
-          { id: 0, ...scope, ...settings, status: "running", outputSchema: null, outputData: null, retention: "standard", error: null },
-          "run.started",
+          { id: 0, ...scope, ...settings, status: RUN_LIFECYCLE.start.to, outputSchema: null, outputData: null, retention: "standard", error: null },
+          RUN_LIFECYCLE.start.event,
           scope.userId,
         ),
         lease: ctx.lease,
@@ -223,7 +223,6 @@ export async function createRun(
           ...settings,
           skill: forced.skill,
           skillPlaybook: forced.skillPlaybook,
-          status: "running",
           outputSchema: (input.output_schema as JsonObject | undefined) ?? null,
           metadata,
           retention: metadataOnly ? METADATA_ONLY : "standard",
@@ -237,7 +236,7 @@ export async function createRun(
       );
       await admitted.recordFunding(run.id);
       if (keyId !== undefined) await bindClaimedKey(tx, keyId, run.id);
-      await recordRunWebhook(tx, run, "run.started", {}, scope.userId);
+      await recordRunWebhook(tx, run, RUN_LIFECYCLE.start.event, {}, scope.userId);
       return run;
     },
     claim ? { first: async (tx) => void (keyId = await claimKeyIn(tx, scope.accountId, claim)) } : {},
@@ -273,8 +272,7 @@ export async function cancelRun(ctx: RunServiceContext, scope: Scope, id: number
     throw new PlatformError({ type: "conflict_error", message: `run ${id} is already ${row.status}` });
   }
   const finishedAt = new Date();
-  const cancelled = await transitionRun(ctx.prisma, id, [...ACTIVE_STATUSES], {
-    status: "cancelled",
+  const cancelled = await transitionRun(ctx.prisma, id, "cancel", {
     stopReason: "cancelled",
     finishedAt,
   });
@@ -286,12 +284,12 @@ export async function cancelRun(ctx: RunServiceContext, scope: Scope, id: number
   await settleRun(ctx.prisma, id);
   // Timed with the run's finished_at, as a pass's end.
   await emit(ctx, id, [
-    timedFrame({ type: "run_status", status: "cancelled" }, finishedAt),
+    timedFrame({ type: "run_status", status: RUN_LIFECYCLE.cancel.to }, finishedAt),
     timedFrame({ type: "done", completion_state: "cancelled", stop_reason: "cancelled", message_count: messageCount(cancelled) }, finishedAt),
   ]);
   // The request in progress answered a reply: the message it was handling is cancelled with the run.
   if (answersReply(cancelled)) await recordRunWebhook(ctx.prisma, cancelled, "run.message_cancelled");
-  await recordRunWebhook(ctx.prisma, cancelled, "run.cancelled");
+  await recordRunWebhook(ctx.prisma, cancelled, RUN_LIFECYCLE.cancel.event);
   if (cancelled.retention === METADATA_ONLY) ctx.live.release(id);
   return toRun(cancelled, scope.userId);
 }
@@ -367,9 +365,9 @@ export async function answerRun(
 /** Once no request of the paused run is pending, the run goes back to running and resumes. */
 export async function resumeIfSettled(ctx: RunServiceContext, runId: number) {
   if ((await findPendingRequests(ctx.prisma, runId)).length > 0) return;
-  const resumed = await transitionRun(ctx.prisma, runId, ["awaiting_approval"], { status: "running" });
+  const resumed = await transitionRun(ctx.prisma, runId, "proceed", {});
   if (!resumed) return;
-  await emit(ctx, runId, [{ type: "run_status", status: "running" }]);
+  await emit(ctx, runId, [{ type: "run_status", status: RUN_LIFECYCLE.proceed.to }]);
   ctx.startRun(runId);
 }
 
