@@ -5,11 +5,11 @@
 export { createPlatformApp } from "./app";
 export { platformDepsFromEnv } from "./config";
 export { IN_PROCESS_BINDINGS, type PlatformApp, type PlatformDeps } from "./context";
-export type { PlatformConfig } from "./platform-config";
+export type { DemoAppSettings, PlatformConfig } from "./platform-config";
 export { createHealth, type Health, type MetricsAccess } from "./health";
 export { addBalanceEntry } from "./services/billing/billing";
 export { markOperatorAccountVerified } from "./services/account/verification";
 export { createJobQueue, type JobQueue } from "./infrastructure/job-queue";
 export { registerReseal, type SealedColumnKeys } from "./jobs/reseal-secrets";
 export { startTracingFromEnv, stopTracing } from "./observability/tracing";
-export { DEMO_APP_CLIENT_ID, DEMO_APP_SLUG, demoAppClientSecret, type DemoAppSettings } from "./apps/definitions/demo-notes";
+export { DEMO_APP_CLIENT_ID, DEMO_APP_SLUG, demoAppClientSecret } from "./apps/definitions/demo-notes";

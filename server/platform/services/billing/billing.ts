@@ -27,16 +27,9 @@ import {
 } from "../../repositories/billing";
 
 export type { MeteredCall } from "../../repositories/billing";
-import { callCostMicros, type CallTokens, type ModelSettings, pricingOf } from "../models/models";
+import type { BillingSettings } from "../../platform-config";
+import { callCostMicros, type CallTokens, type ModelSettings, pricingOf } from "../../models/catalog";
 
-export interface BillingSettings {
-  /** The test credit a new account gets at signup. */
-  signupCreditMicros: number;
-  /** What a run reserves out of the balance while it runs (or the whole balance, when less). */
-  runHoldMicros: number;
-  /** Where TOKEN_BALANCE_DEPLETED sends people; default {base_url}/billing/topup. */
-  topupUrl?: string;
-}
 
 export const BILLING_DEFAULTS: BillingSettings = { signupCreditMicros: 5_000_000, runHoldMicros: 50_000 };
 

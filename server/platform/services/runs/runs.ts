@@ -31,7 +31,7 @@ import { bindClaimedKey, claimKeyIn, IdempotencyKeyTaken, type KeyClaim } from "
 import { recordRunWebhook, runWebhookPayload } from "./run-webhooks";
 import { findUsableConnections } from "../../repositories/app-connections";
 import { settleRun, usdExact } from "../billing/billing";
-import type { Effort } from "../models/models";
+import type { Effort } from "../../models/catalog";
 import { hasOwnModelConnection } from "../models/model-connections";
 import { admitRun, startAdmittedRunFast } from "./run-admission";
 import type { Scope } from "../scope";
@@ -89,7 +89,7 @@ export interface RunTarget {
   humanInTheLoop: boolean;
   /** The skill it forces (services/agents/skills.ts ForcedSkill). */
   skill: { slug: string; name: string; body: string } | null;
-  /** A catalogue id (services/models/models.ts), the effort already clamped to it. */
+  /** A catalogue id (models/catalog.ts), the effort already clamped to it. */
   model: string;
   effort: Effort;
 }
