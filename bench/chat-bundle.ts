@@ -152,7 +152,7 @@ const ON_DEMAND: Record<string, string> = {
   "components/chat/markdown.tsx -> ./markdown-renderer":
     "when a message is shown: at the first send, or right after hydration if one is restored",
   "components/console/sign-out-button.tsx -> next-auth/react": "on a click on Sign out",
-  "components/console/tenant-switcher.tsx -> @/lib/trpc/client": "on a workspace switch",
+  "components/console/tenant-switcher.tsx -> @/components/trpc/client": "on a workspace switch",
 };
 const TURBOPACK_ON_DEMAND = "(Turbopack: the imports are not named)";
 ON_DEMAND[TURBOPACK_ON_DEMAND] = "the same dynamic imports as in a webpack build, together";

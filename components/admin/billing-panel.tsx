@@ -17,7 +17,7 @@ import {
   overageInput,
   topUpInput,
 } from "@/lib/schemas/owner-billing";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { ZodType } from "zod";
 import type { AppRouter } from "@/server/framework/api/root";

@@ -3,7 +3,7 @@
 // per-member overrides with this month's usage. Caps above the workspace limits are refused.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { FormError } from "@/components/ui/field";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 import { card } from "./admin-page";
 import { CapForm } from "./cap-form";
 import { Money } from "@/components/ui/money";

@@ -9,7 +9,7 @@ import { CopyOnceField } from "@/components/ui/copy-once-field";
 import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
 import { createEmbedSecretInput } from "@/lib/schemas/embed";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 import { card, table, tableScroll, td, th } from "./admin-page";
 
 const when = (value: Date | string | null) => (value ? new Date(value).toLocaleString() : "never");

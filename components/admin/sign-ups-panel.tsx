@@ -8,7 +8,7 @@ import { Button } from "@/components/ui/button";
 import { FormError } from "@/components/ui/field";
 import { fromTrpcError } from "@/lib/form-errors";
 import { signUpModes, type SignUpMode } from "@/lib/schemas/tenancy";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 import { card } from "./admin-page";
 
 const modeLabels: Record<SignUpMode, string> = {

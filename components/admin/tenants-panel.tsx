@@ -8,7 +8,7 @@ import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
 import { createTenantInput, tenantLimitsSchema, type TenantLimitsInput } from "@/lib/schemas/tenancy";
 import { formatMicros } from "@/lib/money";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 import { card } from "./admin-page";
 import { costFormatErrors, readCostLimit, readLimit, showCostLimit, showLimit } from "./limit-input";
 

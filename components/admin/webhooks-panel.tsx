@@ -13,7 +13,7 @@ import { CopyOnceField } from "@/components/ui/copy-once-field";
 import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
 import { CreateWebhookRequest, WEBHOOK_EVENT_TYPES, WebhookEventType } from "@/lib/schemas/webhooks";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 import type { AppRouter } from "@/server/framework/api/root";
 import { card } from "./admin-page";
 

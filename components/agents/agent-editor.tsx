@@ -4,7 +4,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { card } from "@/components/admin/admin-page";
 import { FormError } from "@/components/ui/field";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 import type { TenantAgentInput } from "@/lib/schemas/console";
 import { AgentForm } from "./agent-form";
 

@@ -9,7 +9,7 @@ import { card } from "@/components/admin/admin-page";
 import { EmbedSecretsPanel } from "@/components/admin/embed-secrets-panel";
 import { Button } from "@/components/ui/button";
 import { curlSnippet, expressSnippet, nextRouteSnippet, scriptTagSnippet } from "@/lib/embed/snippets";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 
 export function EmbedSettings({ appOrigin, tenantSlug }: { appOrigin: string; tenantSlug: string }) {
   const [text, setText] = useState("");

@@ -13,7 +13,7 @@ import { FormError, TextField } from "@/components/ui/field";
 import { CONNECTIONS_PATH } from "@/lib/connections/flow";
 import { goToAuthorization, onConnectionOutcome, openConnectPopup } from "@/lib/connections/popup";
 import type { MemberApp, MemberConnection } from "@/lib/schemas/connections";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 
 function statusText(app: MemberApp): string {
   switch (app.status) {

@@ -6,7 +6,7 @@ import { card, table, tableScroll, td, th } from "@/components/admin/admin-page"
 import { FormError } from "@/components/ui/field";
 import { CONNECT_A_REAL_APP_DOC, setupHint, TRY_LOCALLY_DOC } from "@/lib/connections/app-setup";
 import type { MemberAppStatus } from "@/lib/schemas/connections";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 
 const statusLabels: Record<MemberAppStatus, string> = {
   connected: "Connected",

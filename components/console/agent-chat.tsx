@@ -7,7 +7,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
 import { InlayChat, InlayProvider } from "@/components/chat";
 import { FormError } from "@/components/ui/field";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 
 export function AgentChat({ agentId, storageScope }: { agentId: string; storageScope: string }) {
   const trpc = useTRPC();

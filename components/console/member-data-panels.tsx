@@ -5,7 +5,7 @@ import { card } from "@/components/admin/admin-page";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { FormError } from "@/components/ui/field";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 
 export function MemoriesPanel() {
   const trpc = useTRPC();

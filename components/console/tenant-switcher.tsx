@@ -24,7 +24,7 @@ export function TenantSwitcher({
     setSwitching(true);
     setProblem("");
     try {
-      const { createTrpcClient } = await import("@/lib/trpc/client");
+      const { createTrpcClient } = await import("@/components/trpc/client");
       await createTrpcClient().tenants.switch.mutate({ slug });
       clearChatStorage();
       startRefresh(() => router.refresh());

@@ -8,7 +8,7 @@ import { card } from "@/components/admin/admin-page";
 import { QuotaMeter } from "@/components/quota/quota-meter";
 import { EmptyState } from "@/components/ui/empty-state";
 import { FormError } from "@/components/ui/field";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 
 const skeleton = "animate-pulse rounded-card bg-fg/5";
 

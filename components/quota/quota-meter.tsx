@@ -4,7 +4,7 @@
 // invalidates usage.mine after each run, so it moves at once.
 import { useQuery } from "@tanstack/react-query";
 import { exactTitle, formatMicros } from "@/lib/money";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 
 interface Meter {
   used: number;

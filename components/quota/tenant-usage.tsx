@@ -8,7 +8,7 @@ import { card, table, tableScroll, td, th } from "@/components/admin/admin-page"
 import { EmptyState } from "@/components/ui/empty-state";
 import { Money } from "@/components/ui/money";
 import { formatCents } from "@/lib/money";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 
 // The series' colours are theme tokens (app/theme.css), so the bars stay bright in dark mode.
 const SERIES_COLOURS = 7;

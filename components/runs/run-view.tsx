@@ -11,7 +11,7 @@ import { card } from "@/components/admin/admin-page";
 import { Money } from "@/components/ui/money";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { RunTrigger } from "@/lib/schemas/run-view";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 import type { AppRouter } from "@/server/framework/api/root";
 
 // As the client receives it (JSON: the unknown inputs and results may be absent).

@@ -8,7 +8,7 @@ import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Money } from "@/components/ui/money";
 import { formatMicros } from "@/lib/money";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 
 export function RunsList({ memberId }: { memberId?: string }) {
   const trpc = useTRPC();

@@ -8,7 +8,7 @@ import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { FormError } from "@/components/ui/field";
 import { isActiveStatus } from "@/lib/schemas/run-constants";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 import { ScheduleForm } from "./schedule-form";
 
 /** A time as the schedule's zone reads it, e.g. "Mon 24 Nov, 09:00". */

@@ -32,6 +32,9 @@ export const tenantAgentInput = z.object({
 });
 export type TenantAgentInput = z.input<typeof tenantAgentInput>;
 
+/** The key a live tenant agent's name is unique by in its tenant (the unique index on tenant_id, name_key). */
+export const agentNameKey = (name: string) => name.trim().toLowerCase();
+
 export const agentScope = z.enum(["tenant", "personal"]);
 
 export const idInput = z.object({ id: z.uuid() });

@@ -4,11 +4,8 @@
 import { getDb } from "@/server/shared/db";
 import { demoAppPlatformSettings } from "@/server/framework/demo-app/demo-app";
 import { publicOrigin } from "@/server/shared/public-origin";
-import { createPlatformApp } from "@/server/platform/app";
-import { platformDepsFromEnv } from "@/server/platform/config";
-import type { PlatformApp, PlatformDeps } from "@/server/platform/context";
+import { createPlatformApp, platformDepsFromEnv, type PlatformApp, type PlatformConfig, type PlatformDeps } from "@/server/platform/embedding";
 import { developmentOperatorKeySha256 } from "@/server/framework/tenancy/operator-key";
-import type { PlatformConfig } from "@/server/platform/platform-config";
 
 const globalForPlatform = globalThis as unknown as { inlayEmbeddedPlatform?: { app: PlatformApp; deps: PlatformDeps } };
 

@@ -10,8 +10,7 @@ import { getEmbeddedPlatformDeps } from "@/server/framework/embedded-platform";
 import { getPlatformConnection } from "@/server/framework/platform";
 import type { PlatformConnection } from "@/server/framework/tenancy/platform-connection";
 import { LEDGER_EVENTS, LEDGER_WEBHOOK_PATH, ensureLedgerWebhook, ledgerWebhookUrl } from "@/server/framework/tenancy/run-ledger-webhook";
-import type { PlatformDeps } from "@/server/platform/context";
-import { createHealth, type Health, type MetricsAccess } from "@/server/platform/health";
+import { createHealth, type Health, type MetricsAccess, type PlatformDeps } from "@/server/platform/embedding";
 import { appDraining } from "@/server/framework/lifecycle";
 
 /** A probe's own calls to the platform: one attempt, well inside the check's 2 s. */

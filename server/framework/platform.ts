@@ -4,7 +4,6 @@
 // while the ledger reads runs through this connection.
 import { env } from "@/lib/env";
 import type { Db } from "@/server/shared/db";
-import { IN_PROCESS_BINDINGS } from "@/server/platform/context";
 import { handleRoute } from "@/server/framework/http/route-member";
 import { recordPlatformCall } from "@/server/framework/observability/metrics";
 import { connectEmbedded, connectRemote, type PlatformConnection } from "@/server/framework/tenancy/platform-connection";
@@ -27,10 +26,11 @@ export function getPlatformConnection(prisma: Db): Promise<PlatformConnection> {
 
 async function connectFromEnv(prisma: Db): Promise<PlatformConnection> {
   if (env.PLATFORM_BASE_URL && env.PLATFORM_API_KEY) return connectRemote(env.PLATFORM_BASE_URL, env.PLATFORM_API_KEY, recordPlatformCall);
-  // Imported here so that remote mode never loads the platform.
-  const [{ getEmbeddedPlatformApp, receiveWebhooksInProcess }, { prepareOperatorAccount }] = await Promise.all([
+  // Imported here: a remote connection has no use for the embedded platform.
+  const [{ getEmbeddedPlatformApp, receiveWebhooksInProcess }, { prepareOperatorAccount }, { IN_PROCESS_BINDINGS }] = await Promise.all([
     import("@/server/framework/embedded-platform"),
     import("@/server/framework/tenancy/platform-operator"),
+    import("@/server/platform/embedding"),
   ]);
   // Before the connection registers the ledger's webhook: the platform accepts its URL because of this.
   receiveWebhooksInProcess({

@@ -4,16 +4,14 @@ import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { offerDemoAppToDemoTenants, seedDemoData } from "@/prisma/seed";
 import { demoAppPlatformSettings } from "./demo-app/demo-app";
-import { DEMO_APP_SLUG } from "../platform/apps/definitions/demo-notes";
 import { DataDirError } from "../shared/data-dir-lock";
 import { getDb, type Database } from "../shared/db";
 import { publicOrigin } from "../shared/public-origin";
-import type { JobQueue } from "../platform/infrastructure/job-queue";
+import { DEMO_APP_SLUG, type JobQueue, startTracingFromEnv, stopTracing } from "../platform/embedding";
 import { registerFrameworkJobs } from "./tenancy/framework-jobs";
 import { getPlatformConnection } from "./platform";
 import { ensureLedgerWebhook, ledgerWebhookUrl } from "./tenancy/run-ledger-webhook";
 import { closeOnExit, installAppLifecycle, onAppDrain } from "./lifecycle";
-import { startTracingFromEnv, stopTracing } from "../platform/observability/tracing";
 import { openAdmissionCount } from "./tenancy/run-ledger";
 import { watchLedgerAdmissions } from "./observability/metrics";
 
@@ -73,7 +71,7 @@ function databaseName(): string {
  */
 async function frameworkJobQueue(database: Database): Promise<JobQueue> {
   if (env.PLATFORM_BASE_URL && env.PLATFORM_API_KEY) {
-    const { createJobQueue } = await import("../platform/infrastructure/job-queue");
+    const { createJobQueue } = await import("../platform/embedding");
     const jobs = createJobQueue({ database, work: true });
     await jobs.start();
     closeOnExit(() => jobs.stop());

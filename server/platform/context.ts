@@ -3,7 +3,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Db } from "./repositories/db";
-import type { WakeUp } from "./repositories/runs";
+import type { WakeUp } from "./repositories/run-events";
 import type { Database } from "@/server/shared/db";
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import type { AuthContext } from "./services/account/auth";

@@ -1,12 +1,11 @@
 // The platform's configuration: what lib/env.ts settles at start (server/platform/config.ts builds it)
 // or a test passes. Plain types, apart from the Hono context (context.ts), so services and the runtime
-// take their settings without importing the request's types.
-import type { BillingSettings } from "./services/billing/billing";
-import type { Plan } from "./services/billing/plans";
+// take their settings without importing the request's types. The settings of each part live here
+// with the rest, below the services that read them; their defaults stay with those services.
+import type { z } from "zod";
+import type { PlanCatalogEntry } from "@/lib/schemas/billing";
 import type { PaymentSettings } from "./payments/settings";
-import type { ModelSettings } from "./services/models/models";
-import type { AppSettings } from "./apps/catalog";
-import type { SessionSettings } from "./services/account/sessions";
+import type { ModelSettings } from "./models/catalog";
 
 /** Who may POST /signup (INLAY_SIGNUP): anyone, holders of an operator's invite, or nobody but the operator. */
 export type SignupMode = "open" | "closed" | "invite";
@@ -28,7 +27,7 @@ export interface PlatformConfig {
   /** Money settings; omitted ones take BILLING_DEFAULTS (services/billing/billing.ts). */
   billing?: Partial<BillingSettings>;
   /** The plan catalogue (services/billing/plans.ts): the operator's file, or the catalogue itself; the defaults otherwise. */
-  plans?: { file?: string; catalogue?: Plan[] };
+  plans?: { file?: string; catalogue?: z.infer<typeof PlanCatalogEntry>[] };
   /** Leases and resuming runs whose process died; unset fields take the defaults (runtime/recovery.ts). */
   runs?: Partial<RunTimings>;
   /** Days after a run finished before its text deltas are merged (jobs/event-retention.ts); default 30. */
@@ -105,4 +104,62 @@ export interface RunTimings {
   maxResumes: number;
   /** How often an idle run stream sends a keep-alive comment and looks at the log again. */
   keepAliveMs: number;
+}
+
+/** Money settings (services/billing/billing.ts, BILLING_DEFAULTS). */
+export interface BillingSettings {
+  /** The test credit a new account gets at signup. */
+  signupCreditMicros: number;
+  /** What a run reserves out of the balance while it runs (or the whole balance, when less). */
+  runHoldMicros: number;
+  /** Where TOKEN_BALANCE_DEPLETED sends people; default {base_url}/billing/topup. */
+  topupUrl?: string;
+}
+
+/** Browser session lifetimes (services/account/sessions.ts, SESSION_DEFAULTS). */
+export interface SessionSettings {
+  accessTtlMs: number;
+  refreshTtlMs: number;
+}
+
+/** What configuration may change on any app: credentials and where its endpoints are. */
+export interface AppOverride {
+  clientId?: string;
+  clientSecret?: string;
+  authorizationUrl?: string;
+  tokenUrl?: string;
+  revocationUrl?: string;
+  issuer?: string;
+  apiBaseUrl?: string;
+  scopes?: string[];
+  nativeRedirect?: boolean;
+}
+
+/** The app catalogue's settings (apps/catalog.ts). */
+export interface AppSettings {
+  /** How often app-event triggers ask their app for new events (jobs/app-trigger-polls.ts); default 60 s. */
+  triggerPollSeconds?: number;
+  /** Path of the apps file (INLAY_APPS_FILE), read once when the catalogue is built. */
+  file?: string;
+  /** Or the file's content, already parsed (tests, embedders). */
+  content?: unknown;
+  /** Per-slug overrides (env credentials, tests' loopback URLs); they win over the file. */
+  overrides?: Record<string, AppOverride>;
+  /**
+   * Origins a connect's redirect_uri may be on, besides the platform's own origin (as the caller
+   * reached it). The file's redirect_origins are added.
+   */
+  redirectOrigins?: string[];
+  /**
+   * The development demo app (definitions/demo-notes.ts), served by the embedding framework: set only
+   * by it in development (server/framework/demo-app), never in production; absent, the catalogue lacks the app.
+   */
+  demo?: DemoAppSettings;
+}
+
+/** Where the demo app is served and the client secret both sides derive from the installation's secret. */
+export interface DemoAppSettings {
+  /** The framework's origin plus /demo-app, e.g. http://localhost:3000/demo-app. */
+  baseUrl: string;
+  clientSecret: string;
 }

@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button";
 import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
 import { signUpInput } from "@/lib/schemas/tenancy";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 
 export function SignUpForm() {
   const trpc = useTRPC();

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { TRPCReactProvider } from "@/lib/trpc/react";
+import { TRPCReactProvider } from "@/components/trpc/react";
 import { getViewer } from "../viewer";
 
 // The console pages that read through tRPC and TanStack Query (the chat, outside this group, uses

@@ -3,7 +3,7 @@
 // (components/chat/chat-page-main.tsx: <InlayChat> on Preact), not React and Next's client runtime:
 // the smallest app-router page alone is over issue #7's 120 KB budget. The console's pages keep the
 // app router; this one has a header of its own (a way back to them, who is signed in, sign out).
-import { buttonClass } from "@/components/ui/button";
+import { buttonClass } from "@/lib/ui/button-class";
 import type { z } from "zod";
 import { PermissionMode } from "@/lib/schemas/agents";
 import { attribute, escapeHtml, pageHead, scriptTags, stylesheetTag } from "@/server/framework/embed/html";

@@ -6,7 +6,7 @@
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { env, type Env } from "@/lib/env";
 import type { Db } from "@/server/shared/db";
-import { DEMO_APP_CLIENT_ID, demoAppClientSecret, type DemoAppSettings } from "@/server/platform/apps/definitions/demo-notes";
+import { DEMO_APP_CLIENT_ID, demoAppClientSecret, type DemoAppSettings } from "@/server/platform/embedding";
 import * as repo from "./demo-app-repository";
 
 export const DEMO_APP_PATH = "/demo-app";

@@ -3,13 +3,12 @@
 // platform scope on first use, since the platform isolates agents per end-user and a run's user_id
 // must match its agent's scope. Every edit bumps the agent's version; a copy behind it is updated
 // (PATCH /agents/{id}) the next time its member uses it.
-import { AGENT_TOOLS, tenantAgentInput, type TenantAgentInput } from "@/lib/schemas/console";
+import { AGENT_TOOLS, agentNameKey, tenantAgentInput, type TenantAgentInput } from "@/lib/schemas/console";
 import type { Agent, AgentCreateParams, PlatformClient } from "@/lib/platform-client";
 import type { Db } from "@/server/shared/db";
 import { TenancyError } from "./errors";
 import {
   AgentNameTaken,
-  agentNameKey,
   archiveTenantAgent,
   createTenantAgent,
   findAgentCopy,
@@ -24,8 +23,6 @@ import {
   type TenantAgentRecord,
 } from "./platform-repository";
 import type { TenantAgentView } from "@/lib/schemas/console";
-
-export { agentNameKey } from "./platform-repository";
 
 export interface Caller {
   tenantId: string;

@@ -3,8 +3,7 @@
 // every minute, by one instance per minute however many run; and after a key rotation, the framework's
 // sealed values sealed again under the current key (sealing.ts).
 import type { Db } from "@/server/shared/db";
-import type { JobQueue } from "@/server/platform/infrastructure/job-queue";
-import { registerReseal } from "@/server/platform/jobs/reseal-secrets";
+import { type JobQueue, registerReseal } from "@/server/platform/embedding";
 import type { PlatformConnection } from "./platform-connection";
 import { ledgerSweeps } from "@/server/framework/observability/metrics";
 import { sweepRunLedger } from "./run-ledger";

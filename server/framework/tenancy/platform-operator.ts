@@ -4,8 +4,7 @@
 // A remote platform's account is the vendor's business with that platform and is never touched.
 import { env } from "@/lib/env";
 import type { Db } from "@/server/shared/db";
-import { addBalanceEntry } from "@/server/platform/services/billing/billing";
-import { markOperatorAccountVerified } from "@/server/platform/services/account/verification";
+import { addBalanceEntry, markOperatorAccountVerified } from "@/server/platform/embedding";
 
 /**
  * The credit defaults to the setting ($1,000 unless configured); the vendor's limits and caps are what

@@ -2,6 +2,7 @@
 // user) → platform user_id mapping, tenant agents and their per-member copies, and framework runs.
 // Every read and write names the tenant (and the user where one owns the row): no query without a scope.
 import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
+import { agentNameKey } from "@/lib/schemas/console";
 
 // --- The framework's own platform account (embedded mode) ----------------------------------------
 
@@ -149,9 +150,6 @@ export async function findVisibleAgent(prisma: PrismaClient, tenantId: string, u
     where: { id, tenantId, archivedAt: null, OR: [{ ownerUserId: null }, { ownerUserId: userId }] },
   });
 }
-
-/** The key a live agent's name is unique by in its tenant (the unique index on tenant_id, name_key). */
-export const agentNameKey = (name: string) => name.trim().toLowerCase();
 
 /** Thrown when a live agent of the tenant already has the name (case-insensitively). */
 export class AgentNameTaken extends Error {

@@ -4,7 +4,7 @@
 // (framework-jobs.ts) has sealed it again under the current key.
 import { env } from "@/lib/env";
 import { deriveKey } from "@/server/shared/secret-box";
-import type { SealedColumnKeys } from "@/server/platform/jobs/reseal-secrets";
+import type { SealedColumnKeys } from "@/server/platform/embedding";
 
 export const TOOL_SERVER_SECRET = "tenant-tool-server-secret";
 export const PLATFORM_API_KEY = "platform-api-key";

@@ -6,44 +6,13 @@ import { AppsFileError, parseAppsFile, vendorAppFromEntry, type AppFileEntry } f
 import type { AppDefinition } from "./definition";
 import { chat } from "./definitions/chat";
 import { codehost } from "./definitions/codehost";
-import { demoNotesApp, type DemoAppSettings } from "./definitions/demo-notes";
+import { demoNotesApp } from "./definitions/demo-notes";
+import type { AppOverride, AppSettings } from "../platform-config";
 import { mail } from "./definitions/mail";
 
 export const BUILTIN_APPS: readonly AppDefinition[] = [codehost, chat, mail];
 
-/** What configuration may change on any app: credentials and where its endpoints are. */
-export interface AppOverride {
-  clientId?: string;
-  clientSecret?: string;
-  authorizationUrl?: string;
-  tokenUrl?: string;
-  revocationUrl?: string;
-  issuer?: string;
-  apiBaseUrl?: string;
-  scopes?: string[];
-  nativeRedirect?: boolean;
-}
 
-export interface AppSettings {
-  /** How often app-event triggers ask their app for new events (jobs/app-trigger-polls.ts); default 60 s. */
-  triggerPollSeconds?: number;
-  /** Path of the apps file (INLAY_APPS_FILE), read once when the catalogue is built. */
-  file?: string;
-  /** Or the file's content, already parsed (tests, embedders). */
-  content?: unknown;
-  /** Per-slug overrides (env credentials, tests' loopback URLs); they win over the file. */
-  overrides?: Record<string, AppOverride>;
-  /**
-   * Origins a connect's redirect_uri may be on, besides the platform's own origin (as the caller
-   * reached it). The file's redirect_origins are added.
-   */
-  redirectOrigins?: string[];
-  /**
-   * The development demo app (definitions/demo-notes.ts), served by the embedding framework: set only
-   * by it in development (server/framework/demo-app), never in production; absent, the catalogue lacks the app.
-   */
-  demo?: DemoAppSettings;
-}
 
 export interface AppCatalog {
   get(slug: string): AppDefinition | undefined;

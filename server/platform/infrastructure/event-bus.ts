@@ -9,7 +9,7 @@
 import { EventEmitter } from "node:events";
 import type { Database } from "@/server/shared/db";
 import type { RunFrame } from "@/lib/schemas/runs";
-import { parseRunNotice } from "../repositories/runs";
+import { parseRunNotice } from "../repositories/run-events";
 import { sharedEmitter, type Signals } from "./signals";
 
 /**
@@ -45,7 +45,7 @@ const RUN_EVENTS = "run-events";
 
 /**
  * The wake-up the event writer's statement sends for every run it writes (PostgreSQL): the signal
- * publish() would send, with the frames when they fit (repositories/runs.ts, parseRunNotice), and
+ * publish() would send, with the frames when they fit (repositories/run-events.ts, parseRunNotice), and
  * without a round trip of its own. Undefined on PGlite.
  */
 export const runEventsWakeUp = (signals: Signals) => signals.notice(RUN_EVENTS);

@@ -1,6 +1,6 @@
 // Appends run frames to the event log for this whole process: whatever the executor's runs, cancels
 // and status changes want written while a statement is in flight goes out together in the next one
-// (one multi-row INSERT for every run, repositories/runs.ts appendEventsOfRuns), so the database sees
+// (one multi-row INSERT for every run, repositories/run-events.ts appendEventsOfRuns), so the database sees
 // one statement per round, not one per run per flush. At most one statement is in flight: the frames
 // of one run are committed in the order they were appended, and their ids increase in that order.
 //
@@ -10,7 +10,7 @@
 // runs start, and a first token must not wait for them.
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { Db } from "../repositories/db";
-import { type AppendedEvents, appendEventsOfRuns, type EventAppend, type WakeUp } from "../repositories/runs";
+import { type AppendedEvents, appendEventsOfRuns, type EventAppend, type WakeUp } from "../repositories/run-events";
 import { rejectedByDatabase } from "../../shared/db-errors";
 
 export interface RunEventWriter {

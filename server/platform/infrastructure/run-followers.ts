@@ -10,7 +10,7 @@
 // reads the log itself, as it does when it starts and after an idle wait (a lost NOTIFY).
 import { logger } from "@/lib/logger";
 import type { Db } from "../repositories/db";
-import { eventsAfterEach } from "../repositories/runs";
+import { eventsAfterEach } from "../repositories/run-events";
 import type { EventBatch, RunEventBus, RunEventListener } from "./event-bus";
 import type { LiveContent } from "./live-content";
 

@@ -9,7 +9,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3, LanguageModelV4 } from "@ai-sdk/provider";
 import { guardedStreamingFetch, type OutboundOptions } from "../outbound/guarded-fetch";
-import { findModel, type ModelSettings } from "../services/models/models";
+import { findModel, type ModelSettings } from "./catalog";
 
 /** The providers' public endpoints, used when no base URL is configured. */
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";

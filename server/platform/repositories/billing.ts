@@ -6,7 +6,9 @@ import type { Tx } from "./db";
 import { Prisma } from "@/server/generated/prisma/client";
 import { ACTIVE_STATUSES } from "@/lib/schemas/run-constants";
 import type { RunFrame } from "@/lib/schemas/runs";
-import { type AppendedEvents, eventAppendCtes, type RunRow, type RunUpdate, runMatchSql, runSetSql, type WakeUp } from "./runs";
+import { RUN_LIFECYCLE, type RunTransitionName } from "@/lib/schemas/run-lifecycle";
+import { type AppendedEvents, eventAppendCtes, type WakeUp } from "./run-events";
+import { type RunRow, type RunUpdate, runMatchSql, runSetSql } from "./runs";
 import { type NewWebhookEvent, webhookEventInsert } from "./webhook-events";
 import { execute, queryRows } from "./direct";
 import { fromColumns } from "./raw-rows";
@@ -398,9 +400,9 @@ export async function settleRunChargesIn(
 
 export interface RunEnd {
   runId: number;
-  /** The statuses the run may be in (the pass's: running); in any other it is left alone. */
-  from: readonly string[];
-  /** The run's change (transitionRun's data); it sets neither settled_micros nor hold_micros. */
+  /** The run's transition (the pass's end): in a status not in its `from`, the run is left alone. */
+  transition: RunTransitionName;
+  /** The rest of the run's change (transitionRun's data); it sets neither settled_micros nor hold_micros. */
   data: RunUpdate;
   /** Whether the new status ends the run: what is left of its hold is given back. */
   ending: boolean;
@@ -456,7 +458,7 @@ export async function endRunWithinHold(prisma: PrismaClient, end: RunEnd): Promi
   if (call && call.runId !== end.runId) throw new Error("endRunWithinHold: the call is another run's");
   // Metered as recordModelCall would before the statement: `cur` reads the cost (and settled) as they are after it.
   const ownSub = call?.settledMeter === "own_sub";
-  const from = Prisma.join(end.from.map((status) => Prisma.sql`${status}`));
+  const from = Prisma.join(RUN_LIFECYCLE[end.transition].from.map((status) => Prisma.sql`${status}`));
   const moved = Prisma.sql`EXISTS (SELECT 1 FROM moved)`;
   const rows = await queryRows<Record<string, unknown>>(
     prisma,
@@ -468,7 +470,7 @@ export async function endRunWithinHold(prisma: PrismaClient, end: RunEnd): Promi
     ),
     moved AS (
       UPDATE platform_runs AS r
-      SET ${runSetSql(end.data, "r")}, settled_micros = cur.cost,${
+      SET ${runSetSql(end.transition, end.data, "r")}, settled_micros = cur.cost,${
         call
           ? Prisma.sql` cost_micros = cur.cost, input_tokens = r.input_tokens + ${call.inputTokens}::int,
           output_tokens = r.output_tokens + ${call.outputTokens}::int,`

@@ -17,9 +17,12 @@
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
 import type { RunFrame } from "@/lib/schemas/runs";
+import { RUN_LIFECYCLE } from "@/lib/schemas/run-lifecycle";
 import type { KeyClaim } from "./idempotency-keys";
 import { fromColumns } from "./raw-rows";
-import { passReadsColumns, type PassReads, type RunRow, takePassReads, type WakeUp } from "./runs";
+import { passReadsColumns, type PassReads, takePassReads } from "./run-leases";
+import type { RunRow } from "./runs";
+import { type WakeUp } from "./run-events";
 import { queryRows } from "./direct";
 import { webhookInScope } from "./webhook-events";
 
@@ -135,7 +138,7 @@ export async function startAdmittedRun(prisma: PrismaClient, start: FastRunStart
         ${key ? Prisma.sql`id,` : Prisma.empty} account_id, end_user_id, agent_id, task_id, status, permission_mode, human_in_the_loop,
         model, effort, skill, skill_playbook, tools, memory, history, task_setup_tools, feedback, email_notifications, output_schema, metadata,
         max_turns, retention, messages, hold_micros, lease_owner, lease_expires_at, trace_context, created_at, updated_at)
-      SELECT ${key ? Prisma.sql`rid.id,` : Prisma.empty} ${start.accountId}, ${start.endUserId}::int, ${start.agentId}, ${start.taskId}::int, 'running',
+      SELECT ${key ? Prisma.sql`rid.id,` : Prisma.empty} ${start.accountId}, ${start.endUserId}::int, ${start.agentId}, ${start.taskId}::int, ${RUN_LIFECYCLE.start.to}::text,
         ${start.permissionMode}, ${start.humanInTheLoop}, ${start.model}, ${start.effort}, ${start.skill ?? null}::text, ${json(start.skillPlaybook ?? null)}::jsonb, ${start.tools}::text[],
         ${start.memory}::boolean, ${start.history}::boolean, ${start.taskSetupTools}, ${start.feedback}::boolean,
         ${start.emailNotifications}, ${json(start.outputSchema)}::jsonb, ${json(start.metadata)}::jsonb, ${start.maxTurns},

@@ -9,7 +9,7 @@
 // routes/runs/stream.ts only formats what this yields.
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { Db } from "../repositories/db";
-import { eventsAfter, hasDoneEvent } from "../repositories/runs";
+import { eventsAfter, hasDoneEvent } from "../repositories/run-events";
 import type { EventBatch } from "../infrastructure/event-bus";
 import type { RunFollowers } from "../infrastructure/run-followers";
 import type { LiveContent } from "../infrastructure/live-content";

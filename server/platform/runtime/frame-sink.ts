@@ -9,7 +9,7 @@ import { logger } from "@/lib/logger";
 import { type RunFrame, timedFrame } from "@/lib/schemas/runs";
 import { type EventBatch, eventBatch } from "../infrastructure/event-bus";
 import type { RunEventWriter } from "../infrastructure/event-writer";
-import type { AppendedEvents } from "../repositories/runs";
+import type { AppendedEvents } from "../repositories/run-events";
 import type { LiveContent } from "../infrastructure/live-content";
 import { redactFrame } from "../infrastructure/redact";
 import { SecretRedactor } from "../infrastructure/secret-redactor";

@@ -14,20 +14,12 @@ import type { ModelMessage } from "ai";
 import { logger } from "@/lib/logger";
 import { failActiveSpan } from "../observability/tracing";
 import { type RunFrame, timedFrame } from "@/lib/schemas/runs";
+import { RUN_LIFECYCLE } from "@/lib/schemas/run-lifecycle";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { PlatformConfig, RunTimings } from "../platform-config";
-import {
-  appendEvents,
-  deleteEventsAfter,
-  eventsAfter,
-  executionStartEventId,
-  lastEventId,
-  markCheckpointUnsafe,
-  saveCheckpoint,
-  transitionRun,
-  type RunRow,
-  type RunUpdate,
-} from "../repositories/runs";
+import { appendEvents, deleteEventsAfter, eventsAfter, executionStartEventId, lastEventId } from "../repositories/run-events";
+import { markCheckpointUnsafe, saveCheckpoint } from "../repositories/run-checkpoints";
+import { transitionRun, type RunRow, type RunUpdate } from "../repositories/runs";
 import { recordRunWebhook } from "../services/runs/run-webhooks";
 import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
 import type { SecretRedactor } from "../infrastructure/secret-redactor";
@@ -230,9 +222,8 @@ export async function resumeOrFail(
   if (reason !== undefined) {
     // The outbox row commits with the status, as on every other failure.
     const failed = await prisma.$transaction(async (tx) => {
-      const row = await transitionRun(tx as Db, run.id, ["running"], {
+      const row = await transitionRun(tx as Db, run.id, "interrupt", {
         ...progress,
-        status: "failed",
         error: reason,
         stopReason: "interrupted",
         finishedAt: new Date(),
@@ -241,13 +232,13 @@ export async function resumeOrFail(
         checkpoint: null,
         metadata: { ...((run.metadata as JsonObject | null) ?? {}), interrupted: true, auto_retryable: true },
       });
-      if (row) await recordRunWebhook(tx as Db, row, "run.failed");
+      if (row) await recordRunWebhook(tx as Db, row, RUN_LIFECYCLE.interrupt.event);
       return row;
     });
     if (failed) {
       const messageCount = Array.isArray(failed.messages) ? failed.messages.length : 0;
       const frames: RunFrame[] = [
-        { type: "run_status", status: "failed", error: reason },
+        { type: "run_status", status: RUN_LIFECYCLE.interrupt.to, error: reason },
         { type: "done", completion_state: "failed", stop_reason: "interrupted", message_count: messageCount },
       ];
       await appendEvents(prisma, run.id, frames.map((frame) => timedFrame(frame)));
@@ -272,7 +263,7 @@ export async function resumeOrFail(
     : undefined;
   // One transaction: a reader sees either the interrupted frames or the resume frame after them gone.
   const resumed = await prisma.$transaction(async (tx) => {
-    const row = await transitionRun(tx as Db, run.id, ["running"], { ...progress, checkpoint: null });
+    const row = await transitionRun(tx as Db, run.id, "recover", { ...progress, checkpoint: null });
     if (!row) return false;
     await deleteEventsAfter(tx as Db, run.id, kept);
     const frame: RunFrame = timedFrame({

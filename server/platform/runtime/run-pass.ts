@@ -1,91 +1,28 @@
-// One pass of a run, on the worker that holds its lease (run-worker.ts claims and leases): the agent
-// loop on the AI SDK (streamText with tools, several steps). Every frame goes to the run's event log;
-// a pause (tool approval, question, plan approval) persists the conversation and ends the pass, and
-// /approve or /answer makes the run claimable again from the persisted messages. A pass stopped by a
-// drain hands its run back: the lease lapses at once and another worker resumes it from its checkpoint.
-import { ownLanguageModel, type RuntimeModel } from "../models/providers";
-import {
-  type ModelMessage,
-  Output,
-  jsonSchema,
-  stepCountIs,
-  type StreamTextEndEvent,
-  streamText,
-  type ToolSet,
-} from "ai";
+// One pass of a run, on the worker that holds its lease (run-worker.ts claims and leases): it runs the
+// agent loop (agent-loop.ts) and ends it. Every frame goes to the run's event log; a pause (tool
+// approval, question, plan approval) persists the conversation and ends the pass, and /approve or /answer
+// makes the run claimable again from the persisted messages. A pass stopped by a drain hands its run
+// back: the lease lapses at once and another worker resumes it from its checkpoint.
 import { logger } from "@/lib/logger";
-import { firstToken, modelCost, modelTokens, providerOf, runsEnded } from "../observability/metrics";
-import { failActiveSpan, modelTelemetry } from "../observability/tracing";
+import { runsEnded } from "../observability/metrics";
+import { failActiveSpan } from "../observability/tracing";
 import { isTerminalStatus, type RunFrame, timedFrame } from "@/lib/schemas/runs";
-import type { Db, JsonArray, JsonObject } from "../repositories/db";
-import type { NewWebhookEvent } from "../repositories/webhook-events";
-import type { PlatformConfig } from "../platform-config";
-import type { JobQueue } from "../infrastructure/job-queue";
-import { type AgentRow, findAgentAnyScope } from "../repositories/agents";
-import { recentMemoryContents } from "../repositories/memories";
-import { createRequests, type NewRequest } from "../repositories/permission-requests";
-import {
-  clearCheckpoint,
-  findRunById,
-  handBackLease,
-  type PassReads,
-  releaseLease,
-  transitionRun,
-  type RunRow,
-  type RunUpdate,
-} from "../repositories/runs";
-import { agentEnvValues, envValuesOf } from "../services/agents/agent-repos";
-import { lessonsForPrompt } from "../services/agents/lessons";
-import { type MeteredCall, meterCall, modelCall, settleRun, settleRunIn } from "../services/billing/billing";
-import { resolveOwnModelConnection } from "../services/models/model-connections";
+import { RUN_LIFECYCLE } from "@/lib/schemas/run-lifecycle";
+import type { Db } from "../repositories/db";
+import { createRequests } from "../repositories/permission-requests";
+import { clearCheckpoint } from "../repositories/run-checkpoints";
+import { findRunById, transitionRun, type RunRow } from "../repositories/runs";
+import { handBackLease, releaseLease } from "../repositories/run-leases";
+import { meterCall, settleRun, settleRunIn } from "../services/billing/billing";
 import { checkBalanceCrossings } from "../services/billing/payments";
-import { withAttachments } from "../services/runs/run-files";
-import { resolveBuiltInTools } from "../services/agents/built-in-tools";
-import { runWebhookEvent, type WebhookRun } from "../services/runs/run-webhooks";
+import { runWebhookEvent } from "../services/runs/run-webhooks";
 import { endRunInOneStatement } from "../services/runs/run-end";
-import type { Mailer } from "../services/messaging/mailer";
-import { notifyTaskRunFinished } from "../services/tasks/tasks";
-import { type EventBatch, eventBatch, type RunEventBus } from "../infrastructure/event-bus";
-import type { RunEventWriter } from "../infrastructure/event-writer";
-import type { HotCache } from "../infrastructure/hot-cache";
+import { type EventBatch, eventBatch } from "../infrastructure/event-bus";
 import { FrameSink } from "./frame-sink";
-import { fairShare } from "./fair-share";
-import type { LiveContent } from "../infrastructure/live-content";
-import { type CheckpointHooks, createCheckpointer, type Replay, resumeOrFail, runTimings } from "./recovery";
-import type { Signals } from "../infrastructure/signals";
-import { METADATA_ONLY, redactMessages } from "../infrastructure/redact";
-import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "../services/runs/system-prompt";
-import { feedBackDecisions } from "./resume-decisions";
-import { runTools } from "./run-tools";
-import { SecretRedactor } from "../infrastructure/secret-redactor";
-import { StreamFrames } from "./stream-frames";
-import type { ScriptSandbox } from "../tool-servers/script-sandbox";
+import { createCheckpointer, resumeOrFail, runTimings } from "./recovery";
+import { METADATA_ONLY } from "../infrastructure/redact";
+import { type ExecutorDeps, type KnownReads, loop, notifyTaskRun, type PassEnd, type Resumed } from "./agent-loop";
 
-export interface ExecutorDeps {
-  prisma: Db;
-  /**
-   * Renews leases: a client whose statements do not queue behind the pool's (the event writer's
-   * connection), so a busy pool cannot delay a renewal past the lease and lose the worker its runs.
-   */
-  leases?: Db;
-  config: PlatformConfig;
-  bus: RunEventBus;
-  /** Wake-ups between instances: "a run is ready to be claimed" (RUN_READY). */
-  signals: Signals;
-  /** Appends frames; every run's of this process go out together. */
-  events: RunEventWriter;
-  mailer: Mailer;
-  languageModel(modelId: string): RuntimeModel;
-  /** Content of metadata_only runs, kept in this process only. */
-  live: LiveContent;
-  /** For the task_setup tool, which calls the task service as the API does. */
-  cache: HotCache;
-  jobs: JobQueue;
-  /** The sandbox script tool servers' calls run in (started on first use). */
-  scriptSandbox(): ScriptSandbox;
-}
-
-/** What the request that created a run already read: the worker does not read it again. */
 /** The signal that says a run waits to be claimed (a new run, or one a person let go on). */
 export const RUN_READY = "run-ready";
 
@@ -183,7 +120,7 @@ export async function executePass(
         ...(checkpointer.state.saved ? { checkpoint: null } : {}),
       };
     },
-    async transaction(data, webhook, requests = [], last) {
+    async transaction(transition, data, webhook, requests = [], last) {
       // The usual case in one statement (its own transaction): the run's change, the requests it pauses
       // on, its settlement within its hold, its webhook event, and with `last` the frames not written
       // yet. Past its hold, or when a value the event was built from changed meanwhile, nothing was
@@ -197,7 +134,7 @@ export async function executePass(
       const folded = frames && keptLease ? { ...data, leaseOwner: null, leaseExpiresAt: null } : data;
       let result: Awaited<ReturnType<typeof endRunInOneStatement>>;
       try {
-        result = await endRunInOneStatement(prisma, latest, ["running"], folded, {
+        result = await endRunInOneStatement(prisma, latest, transition, folded, {
           webhook,
           requests,
           call: end.unmetered,
@@ -221,7 +158,7 @@ export async function executePass(
       }
       await end.meter();
       const row = await prisma.$transaction(async (tx) => {
-        const moved = await transitionRun(tx as Db, runId, ["running"], data);
+        const moved = await transitionRun(tx as Db, runId, transition, data);
         if (!moved) return moved;
         if (requests.length > 0) await createRequests(tx as Db, runId, requests);
         // Last: past the run's hold it locks the account's row until the commit. The webhook event
@@ -275,13 +212,14 @@ export async function executePass(
     // The outbox row commits with the status, so whoever sees the run failed also finds run.failed.
     const finishedAt = new Date();
     const failed = await end.transaction(
-      { ...end.data(), status: "failed", error: message, stopReason: "error", finishedAt },
-      (db, row) => runWebhookEvent(db, row, "run.failed", {}, known.reads?.userId),
+      "fail",
+      { ...end.data(), error: message, stopReason: "error", finishedAt },
+      (db, row) => runWebhookEvent(db, row, RUN_LIFECYCLE.fail.event, {}, known.reads?.userId),
     );
     if (failed) {
       runsEnded.inc({ outcome: "failed" });
       const frames: RunFrame[] = [
-        { type: "run_status", status: "failed", error: message },
+        { type: "run_status", status: RUN_LIFECYCLE.fail.to, error: message },
         { type: "done", completion_state: "failed", stop_reason: "error", message_count: countMessages(failed) },
       ];
       const timed = frames.map((frame) => timedFrame(frame, finishedAt));
@@ -320,280 +258,4 @@ export async function executePass(
   }
 }
 
-/** The skill the run's current request forced: its slug and the playbook as it was then (services/runs/runs.ts). */
-function forcedSkillOf(run: RunRow): { slug: string; name: string; body: string } | null {
-  const playbook = run.skillPlaybook as { name?: unknown; body?: unknown } | null;
-  if (run.skill === null || typeof playbook?.name !== "string" || typeof playbook.body !== "string") return null;
-  return { slug: run.skill, name: playbook.name, body: playbook.body };
-}
-
 const countMessages = (row: RunRow) => (Array.isArray(row.messages) ? row.messages.length : 0);
-
-
-/** Thrown when a metadata_only run must go on in a process that does not hold its conversation. */
-export const NOT_RETAINED_MESSAGE =
-  "conversation_not_retained: this metadata_only run's conversation was kept only by the process that paused it";
-
-/** What the transaction that takes a run out of running adds to end the pass (see executePass()). */
-interface PassEnd {
-  /** Written with the run's new status: no checkpoint, and no lease unless kept until the pass's last frames. */
-  data(options?: { keepLease?: boolean }): RunUpdate;
-  /**
-   * Moves the run out of running with `data` (transitionRun) and returns it (null when it was not running
-   * any more), with the `requests` it pauses on, its `webhook` event, if any, and the settlement of what
-   * the pass cost, all or nothing: one statement in the usual case, else one transaction. `last`: the
-   * frames that say it ended, written only if it did; in one statement, with the frames not written yet.
-   */
-  transaction(
-    data: RunUpdate & { status: string },
-    webhook?: (db: Db, row: WebhookRun) => Promise<NewWebhookEvent>,
-    requests?: NewRequest[],
-    last?: RunFrame[],
-  ): Promise<RunRow | null>;
-  /** The pass's last model call, not metered yet: `transaction` meters it with the run's change. */
-  unmetered: MeteredCall | undefined;
-  /** Meters `unmetered` on its own, if any. */
-  meter(): Promise<void>;
-}
-
-/** What the pass was handed, read before it started (by the worker's claim): not read again. */
-export interface KnownReads {
-  agent?: AgentRow;
-  reads?: PassReads;
-}
-
-/** What a pass that resumes a run whose worker died starts from (runtime/recovery.ts). */
-interface Resumed {
-  /** The checkpoint's conversation, in its own key order. */
-  messages?: ModelMessage[];
-  /** Text readers already have from the pass that was cut off. */
-  replay?: Replay;
-}
-
-/** streamText options executePass() adds: checkpoints (recovery.ts; none under metadata_only). */
-type StreamHooks = Partial<CheckpointHooks>;
-
-async function loop(
-  deps: ExecutorDeps,
-  run: RunRow,
-  signal: AbortSignal,
-  frames: FrameSink,
-  hooks: StreamHooks,
-  end: PassEnd,
-  known: KnownReads,
-  resumed?: Resumed,
-) {
-  const { prisma } = deps;
-  const agent = known.agent ?? (await findAgentAnyScope(prisma, run.accountId, run.agentId));
-  if (!agent) throw new Error(`agent ${run.agentId} no longer exists`);
-  const metadataOnly = run.retention === METADATA_ONLY;
-  const live = metadataOnly ? deps.live.messages(run.id) : undefined;
-  if (metadataOnly && !live) throw new Error(NOT_RETAINED_MESSAGE);
-  const messages = live ?? resumed?.messages ?? (run.messages as unknown as ModelMessage[]);
-  // A non-interactive request (a reply) has no questions and no plan mode; its tools that would need
-  // approval are refused (services/runs/tool-approval.ts).
-  const interactive = run.interactive;
-
-  // What the pass needs before the model's first call, read together: each is its own round trip,
-  // and under load every round trip waits its turn on the event loop, so reading them one after the
-  // other would put several turns between a run's start and its first token.
-  // The worker's claim read some of them with the run (known.reads).
-  const scope = { accountId: run.accountId, endUserId: run.endUserId };
-  const envValues = known.reads
-    ? Promise.resolve().then(() => envValuesOf(deps.config, known.reads!.envSealed))
-    : agentEnvValues(prisma, deps.config, run.accountId, run.agentId);
-  const reads = Promise.all([
-    // What people decided while the run waited.
-    feedBackDecisions(prisma, run.id, messages, { metadataOnly }),
-    runTools(deps, run, agent, known.reads),
-    resolveBuiltInTools(agent, run).includes("memory") ? (known.reads?.memories ?? recentMemoryContents(prisma, scope, PROMPT_MEMORY_LIMIT)) : [],
-    // A task's runs read the lessons its earlier runs saved.
-    run.taskId === null ? [] : lessonsForPrompt(prisma, scope, run.taskId),
-    // An account's own model connection for this provider: its credentials, and the own_sub meter.
-    resolveOwnModelConnection(prisma, deps.config, run.accountId, run.model, run.id),
-  ]);
-  // Awaited below; a failure while the env values load must not go unhandled meanwhile.
-  reads.catch(() => {});
-  // The agent's repository env values leave the run only as the marker, from the first frame on
-  // (a failure of the other reads included).
-  frames.redactor = new SecretRedactor(await envValues);
-  const [decisions, { tools, enabled, connectionNeeded }, memories, lessons, own] = await reads;
-  frames.push(...decisions.frames);
-  if (decisions.message) messages.push(decisions.message);
-  const system = buildSystemPrompt(
-    { name: agent.name, instructions: agent.instructions, role: agent.role, goals: agent.goals, promptProfile: agent.promptProfile === "bare" ? "bare" : "platform" },
-    { memories, lessons, builtInTools: [...enabled], skill: forcedSkillOf(run) },
-  );
-
-  const turnsLeft = Math.max(1, run.maxTurns - run.turnsUsed);
-  // What the SDK hands onEnd once the stream is read: its result getters (response, steps, text…)
-  // would each read the whole stream again from the SDK's buffer.
-  const finished: { event?: StreamTextEndEvent<ToolSet> & { output?: unknown } } = {};
-  const result = streamText({
-    model: own ? ownLanguageModel(deps.config.models, run.model, own) : deps.languageModel(run.model),
-    system,
-    messages: await withAttachments(prisma, run.id, messages),
-    tools,
-    stopWhen: stepCountIs(turnsLeft),
-    abortSignal: signal,
-    // The loop below reads errors from the stream and fails the run; the SDK's default would print them.
-    onError: () => {},
-    onEnd: (event) => {
-      finished.event = event;
-    },
-    providerOptions: { inlay: { planMode: interactive && run.permissionMode === "plan" } },
-    // Model and tool spans (GenAI semantic conventions) while tracing is on.
-    ...modelTelemetry(agent.name),
-    // Checkpoints, so a run whose process dies resumes after its finished steps.
-    ...hooks,
-    // The SDK's step input holds the attachments inline (bytes); a checkpoint keeps the conversation
-    // as stored, with its `inlay-file:` references (withAttachments maps message for message).
-    ...(hooks.onStepStart
-      ? { onStepStart: (event: { messages: ModelMessage[] }) => hooks.onStepStart!({ messages: [...messages, ...event.messages.slice(messages.length)] }) }
-      : {}),
-    ...(run.outputSchema ? { output: Output.object({ schema: jsonSchema(run.outputSchema as Record<string, unknown>) }) } : {}),
-  });
-
-  const { redactor } = frames;
-  const reader = new StreamFrames({ tools, approvedCallIds: decisions.approvedCallIds, connectionNeeded, replay: resumed?.replay, redactor });
-  let firstWritten = false;
-  const share = fairShare();
-  for await (const part of result.fullStream) {
-    // Aborted: nothing more of this pass reaches the log (the SDK's `abort` part would read as the
-    // replay's end to a resumed pass, and a run handed back is resumed from what the log holds).
-    if (signal.aborted) break;
-    // A step whose metering was left to the pass's end, yet the stream goes on (a provider that reports
-    // no tool calls and makes another step): metered now after all.
-    if (end.unmetered && part.type !== "finish") await end.meter();
-    frames.push(...reader.read(part));
-    if (reader.failure) throw reader.failure;
-    // Steps back after the first token and when parts have been read a while without the event loop
-    // turning (runtime/fair-share.ts), so requests and other runs' first tokens are not starved.
-    const turn = share.after(part);
-    if (turn) await turn;
-    // The stream is read on once the first token is in the log: a model that streams faster than the
-    // log is written would otherwise keep this process busy with what follows while the first
-    // token's write waits for it (in the SDK's buffer, the rest waits no longer than that write).
-    if (!firstWritten && frames.said) {
-      firstWritten = true;
-      await frames.flush();
-      if (run.turnsUsed === 0 && !resumed) firstToken.observe((Date.now() - run.createdAt.getTime()) / 1000);
-    }
-    if (part.type !== "finish-step") continue;
-    // Every model call is metered as it ends (the last with the pass's end), so a run cancelled or
-    // failed later still pays for it.
-    const usage = part.usage;
-    const model = { provider: providerOf(run.model), model: run.model };
-    modelTokens.inc({ ...model, kind: "input" }, usage.inputTokens ?? 0);
-    modelTokens.inc({ ...model, kind: "output" }, usage.outputTokens ?? 0);
-    modelTokens.inc({ ...model, kind: "cache_read" }, usage.inputTokenDetails?.cacheReadTokens ?? 0);
-    modelTokens.inc({ ...model, kind: "cache_write" }, usage.inputTokenDetails?.cacheWriteTokens ?? 0);
-    const call = modelCall(
-      deps.config,
-      run,
-      {
-        inputTokens: part.usage.inputTokens ?? 0,
-        outputTokens: part.usage.outputTokens ?? 0,
-        cacheReadTokens: part.usage.inputTokenDetails?.cacheReadTokens ?? 0,
-        cacheWriteTokens: part.usage.inputTokenDetails?.cacheWriteTokens ?? 0,
-      },
-      own ? "own_sub" : "wallet",
-    );
-    // A step that asked for no tool is the pass's last: metered by the statement that ends the pass
-    // (one round trip less), or on its own when the pass ends otherwise (executePass's finally).
-    if (part.finishReason === "tool-calls") await meterCall(prisma, call);
-    else end.unmetered = call;
-    modelCost.inc(model, Number(call.costMicros));
-  }
-
-  // A stream aborted (cancel, takeover, hand-back) may end without an error: it is not the run's end.
-  signal.throwIfAborted();
-  // Text a redactor still held back (the stream ends with a finish part, which releases it already).
-  frames.push(...reader.end());
-
-  // The SDK calls onEnd before it closes the stream, unless the stream failed (thrown above).
-  const ended = finished.event;
-  if (!ended) throw new Error("the model's stream ended without a result");
-  const { response } = ended;
-  // The SDK runs the approved calls before the first step and shows their results to the model, but
-  // leaves them out of response.messages: without them the next resume's prompt would be invalid.
-  const answered = new Set(
-    response.messages.flatMap((message) =>
-      message.role === "tool" ? message.content.flatMap((part) => (part.type === "tool-result" ? [part.toolCallId] : [])) : [],
-    ),
-  );
-  const missing = reader.approvedResults.filter((result) => !answered.has(result.toolCallId));
-  if (decisions.message && missing.length > 0) decisions.message.content.push(...missing);
-  messages.push(...response.messages);
-  const steps = ended.steps.length;
-  // Tokens and cost were added to the run step by step (finish-step above).
-  if (metadataOnly) deps.live.setMessages(run.id, messages);
-  const common: RunUpdate = {
-    // The stored conversation is what readers see: redacted of the secret values (the model's input,
-    // kept in memory for this pass, keeps them).
-    messages: (metadataOnly ? redactMessages(messages) : redactor.messages(messages)) as unknown as JsonArray,
-    turnsUsed: { increment: steps },
-  };
-
-  const requests = reader.requests;
-  if (requests.length > 0) {
-    // One transaction: whoever sees awaiting_approval also finds the pending requests.
-    const stored = requests.map((request) => ({ ...request, input: metadataOnly ? {} : redactor.json(request.input) }));
-    const paused = await end.transaction(
-      { ...common, ...end.data({ keepLease: true }), status: "awaiting_approval" },
-      (db, row) =>
-        runWebhookEvent(db, row, "run.awaiting_input", {
-          pending_requests: requests.map((request) => ({
-            request_id: request.id,
-            tool_name: request.toolName,
-            kind: request.kind,
-            ...(request.app ? { app: request.app } : {}),
-          })),
-        }, known.reads?.userId),
-      stored,
-      reader.pauseFrames(),
-    );
-    if (!paused) return;
-    runsEnded.inc({ outcome: "paused" });
-    return;
-  }
-
-  const { text, finishReason } = ended;
-  // The model produced no valid object: output_data stays null (the SDK leaves output undefined).
-  const outputData =
-    run.outputSchema && ended.output !== undefined ? redactor.json(ended.output as JsonObject) : null;
-  // The frames that say so go with the run's change (PassEnd.transaction).
-  const completed = await end.transaction(
-    {
-      ...common,
-      ...end.data(),
-      status: "completed",
-      // metadata_only: the answer went out on the live stream only.
-      output: metadataOnly ? null : redactor.text(text),
-      outputData: metadataOnly ? null : outputData,
-      stopReason: finishReason,
-      finishedAt: new Date(),
-    },
-    (db, row) => runWebhookEvent(db, row, "run.completed", {}, known.reads?.userId),
-    undefined,
-    [
-      { type: "run_status", status: "completed" },
-      {
-        type: "done",
-        completion_state: "completed",
-        stop_reason: finishReason,
-        message_count: messages.length,
-        ...(run.outputSchema ? { output_data: outputData } : {}),
-      },
-    ],
-  );
-  if (!completed) return;
-  runsEnded.inc({ outcome: "completed" });
-  await notifyTaskRun(deps, completed);
-}
-
-/** A task's run ended: its mail, if the task asks for one. Never fails the run. */
-async function notifyTaskRun(deps: ExecutorDeps, row: RunRow) {
-  if (row.taskId === null) return;
-  await notifyTaskRunFinished(deps, row).catch((error: unknown) => logger.warn({ runId: row.id, err: error }, "task run mail failed"));
-}

@@ -7,11 +7,13 @@
 import { randomBytes } from "node:crypto";
 import { withLogContext } from "@/lib/log-context";
 import { logger } from "@/lib/logger";
-import { claimRuns, renewLeases, type RunRow } from "../repositories/runs";
+import { claimRuns, renewLeases } from "../repositories/run-leases";
+import { type RunRow } from "../repositories/runs";
 import { claimLatency, runsClaimed } from "../observability/metrics";
 import { contextFromTraceparent, inSpan, type Span, SpanKind } from "../observability/tracing";
 import { runTimings } from "./recovery";
-import { executePass, type ExecutorDeps, HAND_BACK, type KnownReads, type PassControl, RUN_READY } from "./run-pass";
+import { executePass, HAND_BACK, type PassControl, RUN_READY } from "./run-pass";
+import type { ExecutorDeps, KnownReads } from "./agent-loop";
 import { PROMPT_MEMORY_LIMIT } from "../services/runs/system-prompt";
 import type { KnownRun } from "../services/runs/run-context";
 

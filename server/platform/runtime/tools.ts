@@ -12,7 +12,7 @@ import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../infrastructure/job-queue";
 import { insertMemory, listMemories } from "../repositories/memories";
-import { listRuns } from "../repositories/runs";
+import { listRuns } from "../repositories/run-lists";
 import { listAgentDocumentsForRun, readAgentDocument, writeAgentDocument } from "../services/agents/agents";
 import { fileIssueReport } from "../services/account/issue-reports";
 import { saveLessonFromRun } from "../services/agents/lessons";

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunFrame } from "@/lib/schemas/runs";
 import { compactOldRunEvents } from "@/server/platform/jobs/event-retention";
-import { eventsAfter } from "@/server/platform/repositories/runs";
+import { eventsAfter } from "@/server/platform/repositories/run-events";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { pollUntil } from "../../helpers/poll";
 import { readFrames, textOf } from "../../helpers/sse";

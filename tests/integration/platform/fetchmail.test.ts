@@ -226,8 +226,18 @@ describe("DELETE /agents/{id}/fetchmail", () => {
     expect(off.body).toMatchObject({ id: agent.id, fetchmail: false, fetchmail_mailbox: null });
     expect(await mailboxRow(agent.id)).toBeNull();
     await dovecot.append(bob, mail({ From: "late@example.org", Subject: "After", "Message-ID": "<after.1@example.org>" }, "too late"));
-    // Three poll intervals: a queued poll of the deleted settings does nothing.
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    // The poll queued before the DELETE runs and does nothing: once no poll of the agent is left in
+    // the queue, none will take the mail.
+    await pollUntil(
+      async () =>
+        (await prisma().$queryRawUnsafe<{ count: number }[]>(
+          `SELECT count(*)::int AS count FROM pgboss.job WHERE name = $1 AND data->>'agentId' = $2 AND state IN ('created', 'retry', 'active')`,
+          FETCHMAIL_POLL_JOB,
+          String(agent.id),
+        ))[0]?.count ?? 0,
+      (queued) => queued === 0,
+      "the queued polls of the deleted mailbox",
+    );
     expect(await runsOf(agent.id)).toEqual([]);
     expect(await prisma().platformFetchmailMessage.count({ where: { agentId: agent.id } })).toBe(0);
   });

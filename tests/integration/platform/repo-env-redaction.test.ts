@@ -5,7 +5,7 @@
 // a value deleted from the env is not redacted in later runs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunFrame } from "@/lib/schemas/runs";
-import { appendEvents } from "@/server/platform/repositories/runs";
+import { appendEvents } from "@/server/platform/repositories/run-events";
 import { REDACTED_MARKER } from "@/server/platform/infrastructure/secret-redactor";
 import { codehostSettings, startCodehostFake, type CodehostFake } from "../../helpers/app-fakes";
 import { startOAuthServer, type OAuthServer } from "../../helpers/oauth-server";

@@ -24,7 +24,7 @@ const CEILING = {
 // this instance's worker) and the pass's end; the frames apart, as above.
 const ONE_PROCESS_CEILING = { other: 2, appends: 3 };
 
-/** The event writer's statement (repositories/runs.ts, appendEventsOfRuns). */
+/** The event writer's statement (repositories/run-events.ts, appendEventsOfRuns). */
 const isAppend = (sql: string) => /^WITH input AS \( SELECT \(f\.value->>\?\)::int AS run_id, f\.value->\? AS frame/.test(sql);
 /** A read of run logs (runtime/follow-run.ts, infrastructure/run-followers.ts). */
 const isLogRead = (sql: string) => sql.startsWith("SELECT") && sql.includes("platform_run_events");

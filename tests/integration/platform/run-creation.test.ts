@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findAgent, findAgentAnyScope } from "@/server/platform/repositories/agents";
 import { startAdmittedRun, type FastRunStart } from "@/server/platform/repositories/run-start";
-import { claimRuns } from "@/server/platform/repositories/runs";
+import { claimRuns } from "@/server/platform/repositories/run-leases";
 import { findEndUserExternalId } from "@/server/platform/repositories/end-users";
 import { sealedEnvOfAgent } from "@/server/platform/repositories/agent-repos";
 import { recentMemoryContents } from "@/server/platform/repositories/memories";

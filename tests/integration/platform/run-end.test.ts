@@ -94,20 +94,23 @@ async function leftBy({ accountId, runId }: Twin) {
   };
 }
 
-type Change = RunUpdate & { status: string };
+/** A pass's end, written with the status it reaches; `split` gives its transition and the rest. */
+type Change = RunUpdate & { status: "completed" | "awaiting_approval" | "failed" };
+const TRANSITION_TO = { completed: "complete", awaiting_approval: "pause", failed: "fail" } as const;
+const split = ({ status, ...data }: Change) => [TRANSITION_TO[status], data] as const;
 
 /** The transaction the pass ended a run with before (and still does when the statement leaves it). */
 const endInTransaction = (runId: number, data: Change, type: RunWebhookType, requests: NewRequest[] = []) =>
   platform.database.prisma.$transaction(async (transaction) => {
     const tx = transaction as unknown as Db;
-    const moved = await transitionRun(tx, runId, ["running"], data);
+    const moved = await transitionRun(tx, runId, ...split(data));
     if (!moved) return null;
     if (requests.length > 0) await createRequests(tx, runId, requests);
     return { moved, settlement: await settleRunIn(tx, moved, await runWebhookEvent(tx, moved, type)) };
   });
 
 const endInOneStatement = async (runId: number, data: Change, type: RunWebhookType, latest?: RunRow, requests?: NewRequest[], call?: MeteredCall) =>
-  endRunInOneStatement(prisma(), latest ?? (await findRunById(prisma(), runId))!, ["running"], data, { webhook: (db, row) => runWebhookEvent(db, row, type), requests, call });
+  endRunInOneStatement(prisma(), latest ?? (await findRunById(prisma(), runId))!, ...split(data), { webhook: (db, row) => runWebhookEvent(db, row, type), requests, call });
 
 /** The pass's last model call, as the pass meters it (services/billing/billing.ts modelCall). */
 async function callOf(runId: number, costMicros: bigint, settledMeter: "wallet" | "own_sub" = "wallet"): Promise<MeteredCall> {
@@ -306,7 +309,7 @@ describe("ending a run's pass in one statement", () => {
     const logOf = async (runId: number) =>
       (await prisma().platformRunEvent.findMany({ where: { runId }, orderBy: { id: "asc" } })).map((row) => ({ id: row.id, frame: row.data }));
     const end = async (runId: number) =>
-      endRunInOneStatement(prisma(), (await findRunById(prisma(), runId))!, ["running"], completed(), { events: { frames } });
+      endRunInOneStatement(prisma(), (await findRunById(prisma(), runId))!, ...split(completed()), { events: { frames } });
 
     const before = await logOf(one.runId);
     expect(before.length).toBeGreaterThan(0);

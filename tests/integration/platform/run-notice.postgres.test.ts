@@ -1,7 +1,6 @@
 // Two instances on one PostgreSQL database: the frames one writes reach the other's readers in the
-// event writer's NOTIFY (repositories/runs.ts, parseRunNotice), so a reader on another instance is
+// event writer's NOTIFY (repositories/run-events.ts, parseRunNotice), so a reader on another instance is
 // served without reading the log; frames too large for a NOTIFY are named by run alone and read.
-import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { EventBatch } from "@/server/platform/infrastructure/event-bus";
@@ -75,7 +74,7 @@ describe("frames in the event writer's NOTIFY", () => {
     // Both ends start from the run as the pass read it (running).
     const latest = (await findRunById(prisma, runId))!;
     const end = (frames: RunFrame[]) =>
-      endRunInOneStatement(prisma, latest, ["running"], { status: "completed", finishedAt: new Date(), leaseOwner: null, leaseExpiresAt: null }, {
+      endRunInOneStatement(prisma, latest, "complete", { finishedAt: new Date(), leaseOwner: null, leaseExpiresAt: null }, {
         events: { frames, wake: runtime.events.wake },
       });
     const ended = await end([word("two "), done]);
@@ -88,18 +87,23 @@ describe("frames in the event writer's NOTIFY", () => {
       { after: 0n, events: stored.slice(0, 1) },
       { after: stored[0]!.id, events: stored.slice(1) },
     ]);
-    // The run ended: another end writes and sends nothing.
+    // The run ended: another end writes and sends nothing. NOTIFYs arrive in the order their
+    // statements committed, so once a later append's has come, one of the late end would have too.
     expect(await end([word("late ")])).toEqual({ ended: null });
-    await delay(200);
+    await runtime.events.append(runId, [word("after ")]);
+    await pollUntil(async () => heard.length, (count) => count >= 3, "the later append's NOTIFY at the other instance");
     stop();
-    expect(heard).toHaveLength(2);
-    expect(await log(runId)).toHaveLength(3);
+    expect(heard).toHaveLength(3);
+    expect(heard[2]).toMatchObject({ events: [{ frame: word("after ") }] });
+    expect((await log(runId)).map((event) => event.frame)).toEqual([word("one "), word("two "), done, word("after ")]);
   });
 
   it("serves another instance's readers without reading the log, each frame once and in order", async () => {
     const runId = await newRun();
     const runtime = await reader.runtime();
     const deps = { prisma: reader.database.prisma, followers: runtime.followers, live: runtime.live, keepAliveMs: 60_000 };
+    const events = (await writer.runtime()).events;
+    await events.append(runId, [word("start ")]);
     const readsBefore = runtime.followers.reads;
     const abort = new AbortController();
     const readers = Array.from({ length: 5 }, () => {
@@ -109,14 +113,13 @@ describe("frames in the event writer's NOTIFY", () => {
       })();
       return { ids, finished };
     });
-    const events = (await writer.runtime()).events;
-    // The readers start on the empty log (their own first read), then take every batch from the NOTIFYs.
-    await delay(100);
+    // The readers start on the log's first frame (their own first read), then take every batch from the NOTIFYs.
+    await pollUntil(async () => readers.every((one) => one.ids.length > 0), (all) => all, "every reader's first read");
     for (let round = 0; round < 10; round++) await events.append(runId, [word(`a${round} `), word(`b${round} `)]);
     await events.append(runId, [done]);
     await Promise.all(readers.map((one) => one.finished));
     const ids = (await log(runId)).map((event) => event.id);
-    expect(ids).toHaveLength(21);
+    expect(ids).toHaveLength(22);
     for (const one of readers) expect(one.ids).toEqual(ids);
     expect(runtime.followers.reads - readsBefore).toBe(0);
   });
@@ -130,21 +133,24 @@ describe("frames in the event writer's NOTIFY", () => {
     const deps = { prisma: reader.database.prisma, followers: runtime.followers, live: runtime.live, keepAliveMs: 60_000 };
     const abort = new AbortController();
     const got: RunFrame[] = [];
+    const events = (await writer.runtime()).events;
+    await events.append(runId, [word("start ")]);
     const finished = (async () => {
       for await (const item of followRunLog(deps, runId, 0n, abort.signal)) if ("events" in item) got.push(...item.events.map((event) => event.frame));
     })();
-    await delay(100);
+    // The reader has read the log itself once (the first frame) before the frame that does not fit comes.
+    await pollUntil(async () => got.length, (count) => count > 0, "the reader's first read");
     const long = word("x".repeat(9_000));
-    const events = (await writer.runtime()).events;
     await events.append(runId, [long]);
     await events.append(runId, [done]);
     await finished;
     // The reader may have read both frames on the first wake-up, before the second NOTIFY came.
-    await pollUntil(async () => heard.length, (count) => count >= 2, "both NOTIFYs at the other instance");
+    await pollUntil(async () => heard.length, (count) => count >= 3, "the three NOTIFYs at the other instance");
     stop();
-    expect(heard[0]).toBeUndefined();
-    expect(heard[1]).toMatchObject({ events: [{ frame: done }] });
-    expect(got).toEqual([long, done]);
+    expect(heard[0]).toMatchObject({ events: [{ frame: word("start ") }] });
+    expect(heard[1]).toBeUndefined();
+    expect(heard[2]).toMatchObject({ events: [{ frame: done }] });
+    expect(got).toEqual([word("start "), long, done]);
     expect(runtime.followers.reads - readsBefore).toBeGreaterThanOrEqual(1);
   });
 

@@ -269,8 +269,16 @@ describe("a draining process (SIGTERM)", () => {
         body: { teammate_id: agent.id, message: "::delay 50\n::words 200", stream: false, permission_mode: "autonomous" },
       });
       const stream = await harness.request(`/runs/${created.body.id}/events`, { headers: auth() });
-      const reading = readFrames(stream, { until: (frame) => frame.data.type === "done" });
-      await delay(200);
+      // Drained once the stream is under way: its first words have come.
+      let streaming!: () => void;
+      const underWay = new Promise<void>((resolve) => (streaming = resolve));
+      const reading = readFrames(stream, {
+        until: (frame) => {
+          if (frame.data.type === "content_block_delta") streaming();
+          return frame.data.type === "done";
+        },
+      });
+      await underWay;
       (await harness.runtime()).drain();
       // The stream ended without its done frame: the client resumes elsewhere with Last-Event-ID.
       const frames = await reading;

@@ -7,7 +7,7 @@ import { generateText, stepCountIs, streamText, tool } from "ai";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { languageModelFor, ModelUnavailableError } from "@/server/platform/models/providers";
-import type { ModelSettings } from "@/server/platform/services/models/models";
+import type { ModelSettings } from "@/server/platform/models/catalog";
 import { startProviderServer, type ProviderServer, type ProviderServerOptions } from "../../helpers/provider-servers";
 
 // --- Loopback only ---------------------------------------------------------------------------------

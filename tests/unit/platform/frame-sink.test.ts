@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { RunFrame } from "@/lib/schemas/runs";
 import type { EventBatch } from "@/server/platform/infrastructure/event-bus";
 import { createLiveContent } from "@/server/platform/infrastructure/live-content";
-import type { AppendedEvents } from "@/server/platform/repositories/runs";
+import type { AppendedEvents } from "@/server/platform/repositories/run-events";
 import { FrameSink } from "@/server/platform/runtime/frame-sink";
 
 const word = (text: string): RunFrame => ({ type: "content_block_delta", id: "t", delta: { type: "text_delta", text } });

@@ -1,7 +1,7 @@
 // Cost arithmetic: catalogue prices (USD per million tokens) to micro-USD, and money formatting.
 import { describe, expect, it } from "vitest";
 import { billingPeriod, usdDisplay, usdExact } from "@/server/platform/services/billing/billing";
-import { callCostMicros, priceUnits } from "@/server/platform/services/models/models";
+import { callCostMicros, priceUnits } from "@/server/platform/models/catalog";
 
 const pricing = (input: string, output: string, cacheRead = "0") => ({
   input_per_million: input,

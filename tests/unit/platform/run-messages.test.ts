@@ -1,7 +1,7 @@
 // conversationTurns: AI SDK model messages (as a run stores them) → GET /runs/{run_id}/messages turns.
 import { describe, expect, it } from "vitest";
 import { conversationTurns } from "@/server/platform/services/runs/run-messages";
-import { firstMessagePreview } from "@/server/platform/services/runs/runs";
+import { firstMessagePreview } from "@/server/platform/services/runs/run-lists";
 
 describe("conversationTurns", () => {
   it("makes each user message a turn and joins the agent's text until the next one, skipping tool plumbing", () => {

@@ -1,7 +1,7 @@
-// The event writer's NOTIFY payload for one run (repositories/runs.ts): its frames when they fit, the
+// The event writer's NOTIFY payload for one run (repositories/run-events.ts): its frames when they fit, the
 // run alone otherwise; anything else is not a notice.
 import { describe, expect, it } from "vitest";
-import { parseRunNotice } from "@/server/platform/repositories/runs";
+import { parseRunNotice } from "@/server/platform/repositories/run-events";
 
 describe("parseRunNotice", () => {
   it("reads the run, the cursor bounds and, on demand, the frames as stored", () => {

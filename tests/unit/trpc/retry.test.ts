@@ -1,6 +1,6 @@
 import { TRPCClientError } from "@trpc/client";
 import { describe, expect, it } from "vitest";
-import { retryOnce } from "@/lib/trpc/react";
+import { retryOnce } from "@/components/trpc/react";
 
 const trpcError = (httpStatus: number) =>
   TRPCClientError.from({ error: { message: "no", code: -32600, data: { code: "X", httpStatus } } } as never);

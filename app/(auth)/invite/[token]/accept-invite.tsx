@@ -11,7 +11,7 @@ import { Button } from "@/components/ui/button";
 import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
 import { passwordSchema, personNameSchema } from "@/lib/schemas/tenancy";
-import { useTRPC } from "@/lib/trpc/react";
+import { useTRPC } from "@/components/trpc/react";
 
 const accountForm = z.object({ name: personNameSchema, password: passwordSchema });
 

@@ -2,17 +2,12 @@
 // /demo-app) so connections work right after `npm run dev`. The catalogue holds it only when the
 // embedding framework hands over its settings (development, embedded platform; never production).
 import { createHmac } from "node:crypto";
+import type { DemoAppSettings } from "../../platform-config";
 import type { AppDefinition } from "../definition";
 
 export const DEMO_APP_SLUG = "demo-notes";
 export const DEMO_APP_CLIENT_ID = "inlay-demo-notes";
 
-/** Where the demo app is served and the client secret both sides derive from the installation's secret. */
-export interface DemoAppSettings {
-  /** The framework's origin plus /demo-app, e.g. http://localhost:3000/demo-app. */
-  baseUrl: string;
-  clientSecret: string;
-}
 
 /** The client secret, derived (never stored): the demo app's token endpoint and the platform compute the same. */
 export const demoAppClientSecret = (installationSecret: string) =>

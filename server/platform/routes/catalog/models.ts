@@ -3,7 +3,7 @@ import { type z } from "zod";
 import { ModelEntry, ModelListQuery } from "@/lib/schemas/catalog";
 import { listEnvelope } from "@/lib/schemas/common";
 import type { PlatformApp } from "../../context";
-import { modelCatalog } from "../../services/models/models";
+import { modelCatalog } from "../../models/catalog";
 import { defineRoute, json } from "../define";
 
 export const route = defineRoute({

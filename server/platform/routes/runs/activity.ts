@@ -2,7 +2,7 @@
 import { UserScopeQuery } from "@/lib/schemas/common";
 import { RunActivity } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
-import { runActivity } from "../../services/runs/runs";
+import { runActivity } from "../../services/runs/run-lists";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, runServicesOf, servicesOf } from "../request";

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { listEnvelope } from "@/lib/schemas/common";
 import { RunListFullQuery, RunListItem, RunSummary } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
-import { listRunsPage } from "../../services/runs/runs";
+import { listRunsPage } from "../../services/runs/run-lists";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, runServicesOf, servicesOf } from "../request";

@@ -3,7 +3,7 @@
 import { PageQuery, UserId, listEnvelope } from "@/lib/schemas/common";
 import { NeedsYouItem } from "@/lib/schemas/runs";
 import type { PlatformApp } from "../../context";
-import { listRunsNeedingYou } from "../../services/runs/runs";
+import { listRunsNeedingYou } from "../../services/runs/run-lists";
 import { resolveScope } from "../../services/scope";
 import { defineRoute, json } from "../define";
 import { authOf, runServicesOf, servicesOf } from "../request";

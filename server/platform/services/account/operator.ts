@@ -4,7 +4,7 @@
 import { PlatformError } from "../../errors";
 import type { Db } from "../../repositories/db";
 import { findAccount, findAccountByEmail } from "../../repositories/accounts";
-import { listStuckRuns as listStuckRunRows, type StuckRunRow } from "../../repositories/runs";
+import { listStuckRuns as listStuckRunRows, type StuckRunRow } from "../../repositories/run-lists";
 import { markOperatorAccountVerified } from "./verification";
 
 export interface AccountRef {

@@ -24,6 +24,7 @@ import {
 import { findMembership } from "../../repositories/teams";
 import { verifyAccountPassword } from "./accounts";
 import type { AuthContext } from "./auth";
+import type { SessionSettings } from "../../platform-config";
 import { sha256Hex } from "@/server/shared/secret-box";
 
 /** Prefixes that tell session tokens from API keys (which start with INLAY_KEY_PREFIX, sk_inlay_ by default). */
@@ -32,10 +33,6 @@ export const SESSION_REFRESH_PREFIX = "inlay_sr_";
 // 32 random bytes in base64url.
 const TOKEN_BODY = /^[A-Za-z0-9_-]{43}$/;
 
-export interface SessionSettings {
-  accessTtlMs: number;
-  refreshTtlMs: number;
-}
 
 export const SESSION_DEFAULTS: SessionSettings = {
   accessTtlMs: 15 * 60 * 1000,

@@ -44,7 +44,7 @@ import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "../runs/system-prompt";
 import { resolveForcedSkill } from "./skills";
 import { type AgentTemplate, findTemplate } from "./agent-templates";
 import { BUILT_IN_TOOLS, BUILT_IN_TOOL_NAMES, isBuiltInToolEnabled, resolveBuiltInTools } from "./built-in-tools";
-import { type Effort, clampEffort, defaultModel, findModel } from "../models/models";
+import { type Effort, clampEffort, defaultModel, findModel } from "../../models/catalog";
 import { toPage } from "../pagination";
 import type { Scope } from "../scope";
 import { emailSettings, newInboxAddress } from "../messaging/email-addresses";

@@ -19,7 +19,7 @@ import { PlatformError } from "../../errors";
 import { agentDocumentExistsInScope } from "../../repositories/agents";
 import { costByRun } from "../../repositories/billing";
 import { endUserProfileExists } from "../../repositories/end-users";
-import { runIdsInScope } from "../../repositories/runs";
+import { runIdsInScope } from "../../repositories/run-lists";
 import * as value from "../../repositories/value";
 import type { ObservationRow, UseCaseRow } from "../../repositories/value";
 import type { DataContext } from "../../infrastructure/hot-cache";

@@ -4,6 +4,7 @@
 import type { z } from "zod";
 import type { BalanceTransaction, TokenBalance } from "@/lib/schemas/billing";
 import { isTerminalStatus } from "@/lib/schemas/runs";
+import { RUN_LIFECYCLE, type RunTransitionName } from "@/lib/schemas/run-lifecycle";
 import type { Db } from "../../repositories/db";
 import type { RunRow, RunUpdate } from "../../repositories/runs";
 import type { NewWebhookEvent } from "../../repositories/webhook-events";
@@ -26,16 +27,9 @@ import {
 } from "../../repositories/billing";
 
 export type { MeteredCall } from "../../repositories/billing";
-import { callCostMicros, type CallTokens, type ModelSettings, pricingOf } from "../models/models";
+import type { BillingSettings } from "../../platform-config";
+import { callCostMicros, type CallTokens, type ModelSettings, pricingOf } from "../../models/catalog";
 
-export interface BillingSettings {
-  /** The test credit a new account gets at signup. */
-  signupCreditMicros: number;
-  /** What a run reserves out of the balance while it runs (or the whole balance, when less). */
-  runHoldMicros: number;
-  /** Where TOKEN_BALANCE_DEPLETED sends people; default {base_url}/billing/topup. */
-  topupUrl?: string;
-}
 
 export const BILLING_DEFAULTS: BillingSettings = { signupCreditMicros: 5_000_000, runHoldMicros: 50_000 };
 
@@ -178,7 +172,7 @@ export const settleRunIn = (tx: Db, run: RunRow, webhook?: NewWebhookEvent) =>
   settleRunChargesIn(tx, run.id, ended, describeDebit, { locked: run, webhook });
 
 /**
- * Moves the run out of running with `data` and settles it, in one statement, when what it cost is
+ * Makes the run's `transition` (out of running) with `data` and settles it, in one statement, when what it cost is
  * within its hold (repositories/billing.ts, endRunWithinHold): what settleRunIn would write after
  * transitionRun in a transaction, metering the pass's last model `call` first when given. `expected`
  * are the row's values `webhook` was built from. When the result's `ended` is undefined nothing was
@@ -188,8 +182,8 @@ export const endRunSettled = (
   prisma: Db,
   run: { id: number; model: string },
   change: {
-    from: readonly string[];
-    data: RunUpdate & { status: string };
+    transition: RunTransitionName;
+    data: RunUpdate;
     webhook?: NewWebhookEvent;
     expected?: Partial<RunRow>;
     requests?: NewRequest[];
@@ -199,9 +193,9 @@ export const endRunSettled = (
 ): Promise<RunEndResult> =>
   endRunWithinHold(prisma, {
     runId: run.id,
-    from: change.from,
+    transition: change.transition,
     data: change.data,
-    ending: ended(change.data.status),
+    ending: ended(RUN_LIFECYCLE[change.transition].to),
     description: describeDebit(run, { writtenOffMicros: 0n }),
     webhook: change.webhook,
     expected: change.expected,

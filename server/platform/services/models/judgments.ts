@@ -41,7 +41,7 @@ import { openSecret, sealSecret } from "../sealed-secrets";
 import type { AuthContext } from "../account/auth";
 import { usdExact } from "../billing/billing";
 import { IDEMPOTENCY_KEY_TTL_MS, keyInProgress, keyReuse, type IdempotentCall } from "../idempotency";
-import { callCostMicros, defaultModel, findModel, type ModelSettings, pricingOf } from "./models";
+import { callCostMicros, defaultModel, findModel, type ModelSettings, pricingOf } from "../../models/catalog";
 import { resolveScope, type Scope } from "../scope";
 
 const DAY_MS = 24 * 60 * 60 * 1000;

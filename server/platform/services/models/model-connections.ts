@@ -50,7 +50,7 @@ import {
 import { runMeter } from "../../repositories/plans";
 import { openSecret, sealSecret } from "../sealed-secrets";
 import { REFRESH_CLAIM_MS, REFRESH_WAIT_MS, waitForRefreshClaim } from "../refresh-claim";
-import { findModel, modelCatalog, type ModelSettings, type ProviderSlug } from "./models";
+import { findModel, modelCatalog, type ModelSettings, type ProviderSlug } from "../../models/catalog";
 import { sha256Hex } from "@/server/shared/secret-box";
 
 export interface ModelConnectionContext extends DataContext {

@@ -2,7 +2,9 @@
 // how a ready run gets executed. Built once per process (server/platform/deps.ts).
 import type { Db } from "../../repositories/db";
 import type { AgentRow } from "../../repositories/agents";
-import type { PassReads, RunRow, WakeUp } from "../../repositories/runs";
+import type { PassReads } from "../../repositories/run-leases";
+import type { RunRow } from "../../repositories/runs";
+import type { WakeUp } from "../../repositories/run-events";
 import type { HotCache } from "../../infrastructure/hot-cache";
 import type { RunEventBus } from "../../infrastructure/event-bus";
 import type { RunEventWriter } from "../../infrastructure/event-writer";

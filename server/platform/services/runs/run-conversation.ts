@@ -9,7 +9,8 @@
 import { runsAdmitted } from "../../observability/metrics";
 import type { ModelMessage } from "ai";
 import type { z } from "zod";
-import { TERMINAL_STATUSES, isActiveStatus, isSettledStatus, isTerminalStatus, timedFrame, type FirstSessionCreate, type RunReply } from "@/lib/schemas/runs";
+import { isActiveStatus, isSettledStatus, isTerminalStatus, timedFrame, type FirstSessionCreate, type RunReply } from "@/lib/schemas/runs";
+import { RUN_LIFECYCLE } from "@/lib/schemas/run-lifecycle";
 import type { JsonArray } from "../../repositories/db";
 import { PlatformError } from "../../errors";
 import { findPendingRequests, resolveRequest } from "../../repositories/permission-requests";
@@ -98,9 +99,7 @@ export async function replyToRun(
     const result = await reopenRunIn(
       tx,
       runId,
-      TERMINAL_STATUSES,
       {
-        status: "running",
         // The spec's reply is non-interactive; a chat with a person at it asks for interactive (extension).
         interactive: input.interactive === true,
         messages: messages as unknown as JsonArray,
@@ -117,7 +116,7 @@ export async function replyToRun(
         // Its new deltas are merged once it has finished again long enough (jobs/event-retention.ts).
         eventsCompactedAt: null,
       },
-      timedFrame({ type: "run_status", status: "running" }),
+      timedFrame({ type: "run_status", status: RUN_LIFECYCLE.reply.to }),
       attachments,
     );
     // Thrown inside the transaction so the hold and the turn roll back with it.
@@ -126,7 +125,7 @@ export async function replyToRun(
     if (keyId !== undefined) await bindClaimedKey(tx, keyId, runId);
     return result;
   }, claim ? { first: async (tx) => void (keyId = await claimKeyIn(tx, scope.accountId, claim)) } : {});
-  await recordRunWebhook(ctx.prisma, reopened.run, "run.message_received");
+  await recordRunWebhook(ctx.prisma, reopened.run, RUN_LIFECYCLE.reply.event);
   await ctx.bus.publish(runId);
   ctx.startRun(runId);
   runsAdmitted.inc();

@@ -3,6 +3,7 @@
 // (repositories/billing.ts, endRunWithinHold).
 // The event is built before the statement, from the run as the pass last read it and the change; the
 // statement writes nothing unless the row still has the values the event was built from.
+import { RUN_LIFECYCLE, type RunTransitionName } from "@/lib/schemas/run-lifecycle";
 import type { Db } from "../../repositories/db";
 import type { MeteredCall, RunEnd, RunEndResult } from "../../repositories/billing";
 import type { RunRow, RunUpdate } from "../../repositories/runs";
@@ -27,7 +28,7 @@ export interface RunEndParts {
 }
 
 /**
- * Moves the run from one of `from` with `data`, meters its last model call, settles it and writes its
+ * Makes the run's `transition` with `data`, meters its last model call, settles it and writes its
  * webhook event, the requests it pauses on and its last frames (`parts`), in one statement when its
  * cost is within its hold. `latest` is the run as last read; any of its values the event is built from
  * that changed since (a permission mode switched mid-run) only sends the caller the long way (`ended`
@@ -36,20 +37,21 @@ export interface RunEndParts {
 export async function endRunInOneStatement(
   prisma: Db,
   latest: RunRow,
-  from: readonly string[],
-  data: RunUpdate & { status: string },
+  transition: RunTransitionName,
+  data: RunUpdate,
   parts: RunEndParts = {},
 ): Promise<RunEndResult> {
   // A run that holds nothing (a plan's, or on the account's own subscription: run-funding.ts) goes
   // past its hold with any cost the balance has not settled: the statement would only add a round trip.
   if (latest.holdMicros === 0n) return { ended: undefined };
-  const set = data as Record<string, unknown>;
+  // The transition sets the status: the event is built from the new one.
+  const set = { ...data, status: RUN_LIFECYCLE[transition].to } as Record<string, unknown>;
   const changed = (field: string) => set[field] !== undefined;
   const expected = Object.fromEntries(BUILT_FROM.filter((field) => !changed(field)).map((field) => [field, latest[field as keyof RunRow]]));
   const predicted = { ...latest, ...Object.fromEntries(BUILT_FROM.filter(changed).map((field) => [field, set[field]])) } as WebhookRun;
   const event = parts.webhook ? await parts.webhook(prisma, predicted) : undefined;
   return endRunSettled(prisma, latest, {
-    from,
+    transition,
     data,
     webhook: event,
     expected: expected as Partial<RunRow>,

@@ -12,7 +12,7 @@ import type { RunServiceContext } from "./run-context";
 import type { KeyClaim } from "../idempotency";
 import { createAgent, findAccountAgent, findScopedAgent, NEW_AGENT_DEFAULTS } from "../agents/agents";
 import type { AuthContext } from "../account/auth";
-import { clampEffort, defaultEffort, defaultModel, findModel, type Effort } from "../models/models";
+import { clampEffort, defaultEffort, defaultModel, findModel, type Effort } from "../../models/catalog";
 import { preferredDefaultModel } from "../models/model-connections";
 import { createRun, type RunTarget } from "./runs";
 import { resolveScope, type Scope } from "../scope";

@@ -3,23 +3,8 @@
 // drives (cancel, approve, answer). Execution itself is the runtime's (server/platform/runtime/run-pass.ts).
 import type { z } from "zod";
 import { isReservedMetadataKey } from "@/lib/schemas/agents";
-import type { Page } from "@/lib/schemas/common";
-import {
-  MAX_TURNS_CAP,
-  type NeedsYouItem,
-  PREVIEW_MAX_CHARS,
-  type Run,
-  type RunActivity,
-  type RunCheck,
-  type RunCreate,
-  type RunFrame,
-  timedFrame,
-  type RunListFullQuery,
-  type RunListItem,
-  type RunSummary,
-  ACTIVE_STATUSES,
-  isTerminalStatus,
-} from "@/lib/schemas/runs";
+import { MAX_TURNS_CAP, type Run, type RunCreate, type RunFrame, timedFrame, isTerminalStatus } from "@/lib/schemas/runs";
+import { RUN_LIFECYCLE } from "@/lib/schemas/run-lifecycle";
 import type { Db, JsonArray, JsonObject } from "../../repositories/db";
 import type { AgentRow } from "../../repositories/agents";
 import { PlatformError } from "../../errors";
@@ -29,20 +14,9 @@ import {
   listRequests,
   resolveRequest,
 } from "../../repositories/permission-requests";
-import {
-  countRunActivity,
-  findRun,
-  findRunInAccount,
-  insertRunIn,
-  listRunPage,
-  listRunsNeedingPerson,
-  type PassReads,
-  runFreshness,
-  transitionRun,
-  type RunListScope,
-  type RunRow,
-  type StoredEvent,
-} from "../../repositories/runs";
+import { findRun, findRunInAccount, insertRunIn, transitionRun, type RunRow } from "../../repositories/runs";
+import type { PassReads } from "../../repositories/run-leases";
+import type { StoredEvent } from "../../repositories/run-events";
 import { eventBatch } from "../../infrastructure/event-bus";
 import { addLogContext } from "@/lib/log-context";
 import { runsAdmitted } from "../../observability/metrics";
@@ -51,14 +25,13 @@ import { METADATA_ONLY, redactMessages } from "../../infrastructure/redact";
 import type { RunServiceContext } from "./run-context";
 import type { NewRunFile } from "../../repositories/run-files";
 import { inlineUserMessage, storedUserMessage } from "./run-files";
-import { firstUserText } from "./run-messages";
 import { isOrphanKeyClaim } from "../../repositories/run-start";
 import { isWriteConflict } from "../../../shared/db-errors";
 import { bindClaimedKey, claimKeyIn, IdempotencyKeyTaken, type KeyClaim } from "../idempotency";
 import { recordRunWebhook, runWebhookPayload } from "./run-webhooks";
 import { findUsableConnections } from "../../repositories/app-connections";
 import { settleRun, usdExact } from "../billing/billing";
-import type { Effort } from "../models/models";
+import type { Effort } from "../../models/catalog";
 import { hasOwnModelConnection } from "../models/model-connections";
 import { admitRun, startAdmittedRunFast } from "./run-admission";
 import type { Scope } from "../scope";
@@ -116,7 +89,7 @@ export interface RunTarget {
   humanInTheLoop: boolean;
   /** The skill it forces (services/agents/skills.ts ForcedSkill). */
   skill: { slug: string; name: string; body: string } | null;
-  /** A catalogue id (services/models/models.ts), the effort already clamped to it. */
+  /** A catalogue id (models/catalog.ts), the effort already clamped to it. */
   model: string;
   effort: Effort;
 }
@@ -168,7 +141,7 @@ export async function createRun(
   // included) lives in this process only; the row gets its skeleton.
   const inlineMessage = inlineUserMessage(input.message, attachments);
   const storedMessages = { standard: [storedUserMessage(input.message, attachments, 0)], metadataOnly: redactMessages([inlineMessage]) };
-  const first: RunFrame = timedFrame({ type: "run_status", status: "running" });
+  const first: RunFrame = timedFrame({ type: "run_status", status: RUN_LIFECYCLE.start.to });
   const admission = { accountId: scope.accountId, endUserId: scope.endUserId, userId: scope.userId, model: target.model } as const;
 
   // Its passes and webhook deliveries join the admitting request's trace (observability/tracing.ts).
@@ -196,8 +169,8 @@ export async function createRun(
         messages: storedMessages,
         first,
         webhookPayload: runWebhookPayload(
-          { id: 0, ...scope, ...settings, status: "running", outputSchema: null, outputData: null, retention: "standard", error: null },
-          "run.started",
+          { id: 0, ...scope, ...settings, status: RUN_LIFECYCLE.start.to, outputSchema: null, outputData: null, retention: "standard", error: null },
+          RUN_LIFECYCLE.start.event,
           scope.userId,
         ),
         lease: ctx.lease,
@@ -233,7 +206,6 @@ export async function createRun(
           ...settings,
           skill: forced.skill,
           skillPlaybook: forced.skillPlaybook,
-          status: "running",
           outputSchema: (input.output_schema as JsonObject | undefined) ?? null,
           metadata,
           retention: metadataOnly ? METADATA_ONLY : "standard",
@@ -247,7 +219,7 @@ export async function createRun(
       );
       await admitted.recordFunding(run.id);
       if (keyId !== undefined) await bindClaimedKey(tx, keyId, run.id);
-      await recordRunWebhook(tx, run, "run.started", {}, scope.userId);
+      await recordRunWebhook(tx, run, RUN_LIFECYCLE.start.event, {}, scope.userId);
       return run;
     },
     claim ? { first: async (tx) => void (keyId = await claimKeyIn(tx, scope.accountId, claim)) } : {},
@@ -283,8 +255,7 @@ export async function cancelRun(ctx: RunServiceContext, scope: Scope, id: number
     throw new PlatformError({ type: "conflict_error", message: `run ${id} is already ${row.status}` });
   }
   const finishedAt = new Date();
-  const cancelled = await transitionRun(ctx.prisma, id, [...ACTIVE_STATUSES], {
-    status: "cancelled",
+  const cancelled = await transitionRun(ctx.prisma, id, "cancel", {
     stopReason: "cancelled",
     finishedAt,
   });
@@ -296,12 +267,12 @@ export async function cancelRun(ctx: RunServiceContext, scope: Scope, id: number
   await settleRun(ctx.prisma, id);
   // Timed with the run's finished_at, as a pass's end.
   await emit(ctx, id, [
-    timedFrame({ type: "run_status", status: "cancelled" }, finishedAt),
+    timedFrame({ type: "run_status", status: RUN_LIFECYCLE.cancel.to }, finishedAt),
     timedFrame({ type: "done", completion_state: "cancelled", stop_reason: "cancelled", message_count: messageCount(cancelled) }, finishedAt),
   ]);
   // The request in progress answered a reply: the message it was handling is cancelled with the run.
   if (answersReply(cancelled)) await recordRunWebhook(ctx.prisma, cancelled, "run.message_cancelled");
-  await recordRunWebhook(ctx.prisma, cancelled, "run.cancelled");
+  await recordRunWebhook(ctx.prisma, cancelled, RUN_LIFECYCLE.cancel.event);
   if (cancelled.retention === METADATA_ONLY) ctx.live.release(id);
   return toRun(cancelled, scope.userId);
 }
@@ -377,9 +348,9 @@ export async function answerRun(
 /** Once no request of the paused run is pending, the run goes back to running and resumes. */
 export async function resumeIfSettled(ctx: RunServiceContext, runId: number) {
   if ((await findPendingRequests(ctx.prisma, runId)).length > 0) return;
-  const resumed = await transitionRun(ctx.prisma, runId, ["awaiting_approval"], { status: "running" });
+  const resumed = await transitionRun(ctx.prisma, runId, "proceed", {});
   if (!resumed) return;
-  await emit(ctx, runId, [{ type: "run_status", status: "running" }]);
+  await emit(ctx, runId, [{ type: "run_status", status: RUN_LIFECYCLE.proceed.to }]);
   ctx.startRun(runId);
 }
 
@@ -403,154 +374,6 @@ export async function listPermissionRequests(ctx: RunServiceContext, scope: Scop
   };
 }
 
-
-
-// ---------------------------------------------------------------------------------------------
-// Run lists: GET /runs, /runs/activity, /runs/check, /runs/needs-you (docs/run-lists.md)
-
-type RunListQueryIn = z.infer<typeof RunListFullQuery>;
-type RunListItemOut = z.infer<typeof RunListItem>;
-type RunSummaryOut = z.infer<typeof RunSummary>;
-
-const truncate = (text: string) =>
-  text.length <= PREVIEW_MAX_CHARS ? text : `${text.slice(0, PREVIEW_MAX_CHARS - 1).trimEnd()}…`;
-
-/** The text of an AI SDK model message: a string, or its text parts joined. Tool calls and results have none. */
-function messageText(message: unknown): string {
-  if (typeof message !== "object" || message === null) return "";
-  const { role, content } = message as { role?: unknown; content?: unknown };
-  if (role !== "user" && role !== "assistant") return "";
-  if (typeof content === "string") return content.trim();
-  if (!Array.isArray(content)) return "";
-  return content
-    .filter((part): part is { type: "text"; text: string } => part?.type === "text" && typeof part.text === "string")
-    .map((part) => part.text)
-    .join("\n")
-    .trim();
-}
-
-/** The last user or assistant message that has text, truncated. */
-export function latestMessagePreview(messages: unknown): string | null {
-  if (!Array.isArray(messages)) return null;
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const text = messageText(messages[index]);
-    if (text) return truncate(text);
-  }
-  return null;
-}
-
-/** The message that started the run (GET /runs' first_message_preview, an Inlay extension), truncated. */
-export function firstMessagePreview(messages: unknown): string | null {
-  const text = firstUserText(messages);
-  return text ? truncate(text) : null;
-}
-
-/** The start of the final output once the run is terminal (completed, failed, cancelled), else null. */
-export function closingPreview(row: { status: string; output: unknown }): string | null {
-  if (!isTerminalStatus(row.status) || row.output === null || row.output === undefined) return null;
-  const text = typeof row.output === "string" ? row.output : JSON.stringify(row.output);
-  return text.trim() ? truncate(text.trim()) : null;
-}
-
-const listScopeOf = (scope: Scope, includeEndUserRuns: boolean | undefined): RunListScope => ({
-  accountId: scope.accountId,
-  endUserId: scope.endUserId,
-  // include_end_user_runs only widens the account-level scope; with user_id it is ignored.
-  allEndUsers: scope.endUserId === null && includeEndUserRuns === true,
-});
-
-export async function listRunsPage(
-  ctx: RunServiceContext,
-  scope: Scope,
-  query: RunListQueryIn,
-): Promise<Page<RunListItemOut> | Page<RunSummaryOut>> {
-  const summary = query.fields === "summary";
-  const rows = await listRunPage(
-    ctx.prisma,
-    listScopeOf(scope, query.include_end_user_runs),
-    {
-      agentId: query.teammate_id,
-      taskId: query.task_id,
-      status: query.status,
-      archived: query.archived ?? (query.status === "archived" ? "include" : "exclude"),
-      excludePlatform: query.exclude_platform_runs ?? false,
-    },
-    { limit: query.limit, startingAfter: query.starting_after, sort: query.sort ?? "created", withMessages: !summary },
-  );
-  if (!rows) throw invalid("starting_after", `run ${query.starting_after} is not in this list's scope`);
-  const has_more = rows.length > query.limit;
-  const page = rows.slice(0, query.limit);
-  if (summary) {
-    return {
-      data: page.map((row) => {
-        // Destructured out: the summary carries no open-ended payloads.
-        // eslint-disable-next-line @typescript-eslint/no-unused-vars
-        const { output, output_data, metadata, ...run } = toRun(row, row.endUser?.externalId ?? null);
-        return { ...run, closing_preview: closingPreview(row) };
-      }),
-      has_more,
-    };
-  }
-  return {
-    data: page.map((row) => ({
-      ...toRun(row, row.endUser?.externalId ?? null),
-      closing_preview: closingPreview(row),
-      latest_message_preview: latestMessagePreview(row.messages),
-      first_message_preview: firstMessagePreview(row.messages),
-    })),
-    has_more,
-  };
-}
-
-const startOfUtcDay = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-
-export async function runActivity(ctx: RunServiceContext, scope: Scope, now = new Date()): Promise<z.infer<typeof RunActivity>> {
-  const counts = await countRunActivity(ctx.prisma, scope, startOfUtcDay(now));
-  const open = (status: string) => counts.byStatus[status] ?? 0;
-  const finished = (status: string) => counts.finishedTodayByStatus[status] ?? 0;
-  return {
-    running: open("running"),
-    awaiting_approval: open("awaiting_approval"),
-    paused: open("paused"),
-    needs_you: open("awaiting_approval") + open("paused"),
-    completed_today: finished("completed"),
-    failed_today: finished("failed"),
-    cancelled_today: finished("cancelled"),
-    started_today: counts.startedToday,
-    last_run_at: counts.lastCreatedAt?.toISOString() ?? null,
-  };
-}
-
-export async function checkRuns(ctx: RunServiceContext, scope: Scope): Promise<z.infer<typeof RunCheck>> {
-  const fresh = await runFreshness(ctx.prisma, scope);
-  const open = (status: string) => fresh.byStatus[status] ?? 0;
-  return {
-    latest_run_id: fresh.latestId,
-    latest_updated_at: fresh.latestUpdatedAt?.toISOString() ?? null,
-    needs_you: open("awaiting_approval") + open("paused"),
-    running: open("running"),
-  };
-}
-
-export async function listRunsNeedingYou(
-  ctx: RunServiceContext,
-  scope: Scope,
-  page: { limit: number; starting_after?: number },
-): Promise<Page<z.infer<typeof NeedsYouItem>>> {
-  const rows = await listRunsNeedingPerson(ctx.prisma, scope, { limit: page.limit, startingAfter: page.starting_after });
-  return {
-    data: rows.slice(0, page.limit).map((row) => ({
-      ...toRun(row, scope.userId),
-      pending_requests: row.permissionRequests.map((request) => ({
-        request_id: request.id,
-        tool_name: request.toolName,
-        kind: request.kind,
-        created_at: request.createdAt.toISOString(),
-      })),
-    })),
-    has_more: rows.length > page.limit,
-  };
-}
 
 /** Whether the run's scope has an active connection of `app` granted to the run's agent. */
 async function hasActiveConnection(
