@@ -51,7 +51,8 @@ import type { HotCache } from "../infrastructure/hot-cache";
 import { FrameSink } from "./frame-sink";
 import { fairShare } from "./fair-share";
 import type { LiveContent } from "../infrastructure/live-content";
-import { type CheckpointHooks, createCheckpointer, type Replay, resumeOrFail, runTimings } from "./recovery";
+import { type CheckpointHooks, createCheckpointer, type Replay, resumeOrFail, runTimings, waitForDatabase } from "./recovery";
+import { isDatabaseUnavailable } from "../../shared/db-errors";
 import type { Signals } from "../infrastructure/signals";
 import { METADATA_ONLY, redactMessages } from "../infrastructure/redact";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "../services/runs/system-prompt";
@@ -256,6 +257,15 @@ export async function executePass(
     await loop(deps, run, abort.signal, sink, hooks, end, known, resumed);
     await sink.flush();
   } catch (error) {
+    // The database went away (a restart, a failover, no connection in time): not the run's failure.
+    // The pass stops and, once the database answers, hands the run back as a drain does; it resumes
+    // from its checkpoint (the frames already written). A metadata_only run's conversation is this
+    // process's only: it fails as before.
+    if (!abort.signal.aborted && claimed.retention !== METADATA_ONLY && isDatabaseUnavailable(error)) {
+      logger.warn({ runId, err: error }, "the database went away during a pass: handing the run back once it answers");
+      abort.abort(HAND_BACK);
+      await waitForDatabase(prisma);
+    }
     // Cancelled: the cancel wrote the run's last frames; what the model was still saying is dropped.
     // Handed back: what is not written yet is dropped too; the pass that resumes says it again.
     if (abort.signal.aborted) {
