@@ -59,8 +59,11 @@ export interface Cluster {
   readonly workers: readonly Instance[];
   /** Sends `signal` to the instance and waits until it has exited. */
   kill(instance: Instance, signal?: NodeJS.Signals): Promise<void>;
-  /** Starts a new process in a stopped instance's place, on the same port (nginx finds a web one there). */
-  replace(instance: Instance): Promise<Instance>;
+  /**
+   * Starts a new process in a stopped instance's place, on the same port (nginx finds a web one there).
+   * `env` is added to the cluster's environment for this process only (another database URL, say).
+   */
+  replace(instance: Instance, options?: { env?: Record<string, string> }): Promise<Instance>;
   /** Stops every process (SIGTERM, SIGKILL after a while) and removes nginx's directory. */
   stop(): Promise<void>;
 }
@@ -114,11 +117,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   let nginx: ChildProcess | undefined;
   let nginxDir: string | undefined;
 
-  async function launch(slot: Slot): Promise<Running> {
+  async function launch(slot: Slot, env?: Record<string, string>): Promise<Running> {
     const args = [...entry, "--role", slot.role, "--host", "127.0.0.1"];
     // Web instances answer /healthz and /readyz on their own port, workers on a probe port of their own.
     args.push(slot.role === "web" ? "--port" : "--probe-port", String(slot.port));
-    const child = spawn(process.execPath, args, { cwd, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, args, { cwd, env: { ...childEnv, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let ready = false;
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     const lines = createInterface({ input: child.stdout! });
@@ -246,14 +249,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         return current("worker");
       },
       kill,
-      async replace(instance) {
+      async replace(instance, replacement) {
         const slot = slots.find((candidate) => candidate.current === instance);
         if (!slot) throw new Error(`${instance.name} (pid ${instance.pid}) is not a current instance of this cluster`);
         const running = slot.current!;
         if (running.child.exitCode === null && running.child.signalCode === null) {
           throw new Error(`${instance.name} is still running; kill it first`);
         }
-        return launch(slot);
+        return launch(slot, replacement?.env);
       },
       stop: stopAll,
     };

@@ -50,6 +50,8 @@ export async function startPgBouncer(server: { port: number }, options: { poolSi
       "pool_mode = transaction",
       `default_pool_size = ${options.poolSize ?? 20}`,
       "max_client_conn = 1000",
+      // After a failed connection to the server (it restarts), try again within a second, not 15 s.
+      "server_login_retry = 1",
       // node-postgres sends statement_timeout as a startup parameter (DATABASE_STATEMENT_TIMEOUT_MS);
       // PgBouncer refuses what it does not know unless told to ignore it (docs/deploy.md).
       "ignore_startup_parameters = statement_timeout",

@@ -1,8 +1,8 @@
 // The database going away, for real: a cluster of 2 web instances and 2 workers (startCluster, behind
 // nginx) on a PostgreSQL server of this file's own (tests/helpers/postgres-server.ts), which the tests
-// stop and start while runs stream. Then a small cluster behind PgBouncer in transaction mode. One
-// cluster for the scenarios in turn: each leaves it whole for the next. Timings are printed, not
-// asserted (the machine is shared).
+// stop and start while runs stream; last, two of its processes are moved behind PgBouncer in
+// transaction mode. One cluster for the scenarios in turn: each leaves it whole for the next.
+// Timings are printed, not asserted (the machine is shared).
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +18,7 @@ const CONNECT_TIMEOUT_MS = 2_000;
 const STATEMENT_TIMEOUT_MS = 3_000;
 
 let server: PostgresServer | undefined;
+let bouncer: PgBouncer | undefined;
 let cluster: Cluster | undefined;
 let databaseUrl: string;
 const logs: string[] = [];
@@ -35,8 +36,10 @@ const clusterEnv = (prefix: string): NodeJS.ProcessEnv => ({
 });
 
 beforeAll(async () => {
+  const started = Date.now();
   server = await createPostgresServer();
   databaseUrl = await server.createDatabase("inlay");
+  const serverUp = Date.now();
   cluster = await startCluster({
     web: 2,
     workers: 2,
@@ -46,10 +49,12 @@ beforeAll(async () => {
     env: clusterEnv("db-faults"),
     onLog: (line) => logs.push(line),
   });
+  console.info(`set-up: PostgreSQL server of its own in ${serverUp - started} ms, the cluster in ${Date.now() - serverUp} ms`);
 }, 120_000);
 
 afterAll(async () => {
   await cluster?.stop();
+  await bouncer?.close();
   await server?.remove();
 }, 60_000);
 
@@ -65,15 +70,28 @@ async function readyz(instance: Instance): Promise<{ status: number; body: any }
 }
 
 /** Waits until every process answers /readyz with `status`; returns how long that took. */
-async function allReady(expected: 200 | 503, instances = everyProcess()): Promise<number> {
+async function allReady(expected: 200 | 503, instances = everyProcess(), limitMs?: number): Promise<number> {
   const started = Date.now();
   await pollUntil(
     () => Promise.all(instances.map(readyz)),
     (answers) => answers.every((answer) => answer.status === expected),
     `every process's /readyz to answer ${expected}`,
+    limitMs,
   );
   return Date.now() - started;
 }
+
+/** The settings of a process behind PgBouncer (transaction mode), its sessions straight to PostgreSQL. */
+const pooledEnv = () => ({
+  DATABASE_URL: bouncer!.url("inlay"),
+  DATABASE_PREPARED_STATEMENTS: "false",
+  // Named, so the test can tell these sessions from PgBouncer's.
+  DATABASE_DIRECT_URL: `${databaseUrl}?application_name=inlay-direct`,
+});
+
+/** How often the instance logged that its database did not answer yet, since the log's `from`th line. */
+const retriesOf = (name: string, from: number) =>
+  logs.slice(from).filter((line) => line.startsWith(`[${name}]`) && line.includes("the database does not answer yet")).length;
 
 async function call(baseUrl: string, path: string, options: { key?: string; body?: unknown; method?: string } = {}) {
   const response = await fetch(`${baseUrl}${path}`, {
@@ -215,104 +233,98 @@ describe("PostgreSQL going away under a cluster of 2 web instances and 2 workers
     );
   }, 30_000);
 
+  // The two processes started here come up behind PgBouncer (the next test's subject): one start of
+  // two processes serves both tests, which CI's time asks for. Their sessions go straight to
+  // PostgreSQL (DATABASE_DIRECT_URL), and it is those that wait for it first.
   it("starts processes while PostgreSQL is down: they wait, not ready, retrying with backoff, and start when it is up", async () => {
+    bouncer = await startPgBouncer(server!, { poolSize: 10 });
     const web = cluster!.web[1]!;
     const worker = cluster!.workers[1]!;
     await Promise.all([cluster!.kill(web), cluster!.kill(worker)]);
     await server!.stop("fast");
     const logsBefore = logs.length;
     const down = Date.now();
-    // The replacements bind the same ports and say they are not ready while the database is away.
-    const replacing = Promise.all([cluster!.replace(web), cluster!.replace(worker)]);
-    const waiting = [web, worker];
-    await allReady(503, waiting);
-    const health = await fetch(`${web.probeUrl}/healthz`);
-    expect(health.status).toBe(200);
-    const refused = await call(web.baseUrl!, "/agents");
-    expect(refused.status).toBe(503);
-    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(refused.body.error).toMatchObject({ type: "api_error", error_code: "database_unavailable" });
-    // Each tried more than once (backoff), and said so.
-    const retried = () => logs.slice(logsBefore).filter((line) => line.includes("the database does not answer yet"));
-    await pollUntil(
-      async () => ["web-2", "worker-2"].map((name) => retried().filter((line) => line.startsWith(`[${name}]`)).length),
-      (counts) => counts.every((count) => count >= 2),
-      "both processes to retry twice",
-    );
-    await server!.start();
+    let replacing: Promise<Instance[]> | undefined;
+    try {
+      // The replacements bind the same ports and say they are not ready while the database is away.
+      replacing = Promise.all([cluster!.replace(web, { env: pooledEnv() }), cluster!.replace(worker, { env: pooledEnv() })]);
+      // Their start (loading the code) may take a while on a busy machine: a minute at most.
+      await pollUntil(
+        () => Promise.all([web, worker].map(readyz)),
+        (answers) => answers.every((answer) => answer.status === 503 && answer.body.checks?.database?.ok === false),
+        "both replacements to answer /readyz 503 for want of the database",
+        60_000,
+      );
+      const health = await fetch(`${web.probeUrl}/healthz`);
+      expect(health.status).toBe(200);
+      const refused = await call(web.baseUrl!, "/agents");
+      expect(refused.status).toBe(503);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(refused.body.error).toMatchObject({ type: "api_error", error_code: "database_unavailable" });
+      // Each tried more than once (backoff), and said so.
+      await pollUntil(
+        async () => ["web-2", "worker-2"].map((name) => retriesOf(name, logsBefore)),
+        (counts) => counts.every((count) => count >= 2),
+        "both processes to retry twice",
+      );
+    } finally {
+      await server!.start();
+    }
     const [newWeb, newWorker] = await replacing;
     const startedAfter = Date.now() - down;
-    await allReady(200);
+    await allReady(200, [newWeb!, newWorker!]);
     expect(newWeb!.baseUrl).toBe(web.baseUrl);
     expect(newWorker!.probeUrl).toBe(worker.probeUrl);
 
-    // The new processes serve: a run through the new web instance completes.
+    // The new web instance serves: a run through it completes.
     const account = await newAccount(newWeb!.baseUrl!);
     const streamed = await streamRun(newWeb!.baseUrl!, account, "::words 20");
     expect(await streamed.read).toBeUndefined();
     await expectWhole(newWeb!.baseUrl!, account.key, streamed, 20);
-    console.info(`started while PostgreSQL was down: ready ${startedAfter} ms after the database went, with ${retried().length} retries logged`);
-  }, 90_000);
+    console.info(
+      `started while PostgreSQL was down: ready ${startedAfter} ms after the database went; ` +
+        `retries logged: web ${retriesOf("web-2", logsBefore)}, worker ${retriesOf("worker-2", logsBefore)}`,
+    );
+  }, 120_000);
+
+  it("serves behind PgBouncer in transaction mode with DATABASE_PREPARED_STATEMENTS=false and sessions on DATABASE_DIRECT_URL", async () => {
+    const [webA, pooledWeb] = cluster!.web;
+    const [otherWorker, pooledWorker] = cluster!.workers;
+    expect(pooledWeb!.name).toBe("web-2");
+    // Started behind PgBouncer by the test above; the other worker stops, so this one executes the run.
+    await cluster!.kill(otherWorker!);
+    await allReady(200, [pooledWeb!, pooledWorker!]);
+
+    // A run admitted, executed and streamed behind PgBouncer: its frames reach the web instance's reader
+    // through NOTIFY (sent by the writer's statement through PgBouncer, heard on the direct LISTEN).
+    const account = await newAccount(pooledWeb!.baseUrl!);
+    const streamed = await streamRun(pooledWeb!.baseUrl!, account, "::delay 10\n::words 40");
+    expect(await streamed.read).toBeUndefined();
+    await expectWhole(pooledWeb!.baseUrl!, account.key, streamed, 40);
+    // A key revoked through another instance is refused here once its NOTIFY is heard.
+    const created = await call(webA!.baseUrl!, "/keys", { key: account.key, body: { name: "pooled" } });
+    expect(created.status).toBe(201);
+    expect((await call(pooledWeb!.baseUrl!, "/agents", { key: created.body.key })).status).toBe(200);
+    expect((await call(webA!.baseUrl!, `/keys/${created.body.id}`, { key: account.key, method: "DELETE" })).status).toBe(204);
+    await pollUntil(
+      () => call(pooledWeb!.baseUrl!, "/agents", { key: created.body.key }),
+      (answer) => answer.status === 401,
+      "the instance behind PgBouncer to refuse the revoked key",
+    );
+    // Their sessions (LISTEN, the job queue) are on the direct URL: the web's and the worker's.
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = 'inlay-direct'");
+      expect(rows.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await admin.end();
+    }
+    // Named prepared statements through PgBouncer would fail ("prepared statement … does not exist").
+    expect(logs.filter((line) => /prepared statement/.test(line))).toEqual([]);
+  }, 60_000);
 
   it("reported no unexpected exit of any process", () => {
     expect(logs.filter((line) => line.includes("exited unexpectedly"))).toEqual([]);
   });
-});
-
-describe("behind PgBouncer in transaction mode", () => {
-  let bouncer: PgBouncer | undefined;
-  let pooled: Cluster | undefined;
-  const pooledLogs: string[] = [];
-
-  afterAll(async () => {
-    await pooled?.stop();
-    await bouncer?.close();
-  }, 60_000);
-
-  it("serves and streams runs with DATABASE_PREPARED_STATEMENTS=false and sessions on DATABASE_DIRECT_URL", async () => {
-    // The main cluster is done with the server: its processes leave room.
-    await cluster?.stop();
-    cluster = undefined;
-    const directUrl = await server!.createDatabase("inlay_pooled");
-    bouncer = await startPgBouncer(server!, { poolSize: 10 });
-    pooled = await startCluster({
-      web: 2,
-      workers: 1,
-      port: 0,
-      databaseUrl: bouncer.url("inlay_pooled"),
-      redisUrl,
-      env: {
-        ...clusterEnv("db-faults-pgbouncer"),
-        DATABASE_PREPARED_STATEMENTS: "false",
-        // Named, so the test can tell these sessions from PgBouncer's.
-        DATABASE_DIRECT_URL: `${directUrl}?application_name=inlay-direct`,
-      },
-      onLog: (line) => pooledLogs.push(line),
-    });
-    const [webA, webB] = pooled.web;
-    const account = await newAccount(pooled.baseUrl);
-    // A run admitted through one instance, its frames heard by the other (LISTEN/NOTIFY on the direct URL).
-    const streamed = await streamRun(webB!.baseUrl!, account, "::delay 10\n::words 40");
-    expect(await streamed.read).toBeUndefined();
-    await expectWhole(webA!.baseUrl!, account.key, streamed, 40);
-    // A revoked key is refused by the other instance too, once its NOTIFY is heard.
-    const created = await call(webA!.baseUrl!, "/keys", { key: account.key, body: { name: "pooled" } });
-    expect(created.status).toBe(201);
-    expect((await call(webB!.baseUrl!, "/agents", { key: created.body.key })).status).toBe(200);
-    expect((await call(webA!.baseUrl!, `/keys/${created.body.id}`, { key: account.key, method: "DELETE" })).status).toBe(204);
-    await pollUntil(() => call(webB!.baseUrl!, "/agents", { key: created.body.key }), (answer) => answer.status === 401, "the other instance to refuse the revoked key");
-    // Every process is ready (the job queue started on its session), and each LISTENs on a direct session.
-    await allReady(200, [...pooled.web, ...pooled.workers]);
-    const admin = new pg.Client({ connectionString: directUrl });
-    await admin.connect();
-    try {
-      const { rows } = await admin.query<{ sessions: string }>(
-        "SELECT count(*) AS sessions FROM pg_stat_activity WHERE datname = 'inlay_pooled' AND application_name = 'inlay-direct'",
-      );
-      expect(Number(rows[0]!.sessions)).toBeGreaterThanOrEqual(3);
-    } finally {
-      await admin.end();
-    }
-    expect(pooledLogs.filter((line) => /prepared statement|exited unexpectedly/.test(line))).toEqual([]);
-  }, 120_000);
 });
