@@ -50,7 +50,7 @@ beforeAll(async () => {
     onLog: (line) => logs.push(line),
   });
   console.info(`set-up: PostgreSQL server of its own in ${serverUp - started} ms, the cluster in ${Date.now() - serverUp} ms`);
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
   await cluster?.stop();
