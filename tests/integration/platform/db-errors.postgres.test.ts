@@ -114,7 +114,8 @@ describe("isDatabaseUnavailable", () => {
       await slow.end();
     }
 
-    const small = new pg.Pool({ connectionString: pool.options.connectionString, max: 1, connectionTimeoutMillis: 50 });
+    // A second (the time it waits for the one connection, also what opening that one may take on a busy machine).
+    const small = new pg.Pool({ connectionString: pool.options.connectionString, max: 1, connectionTimeoutMillis: 1_000 });
     const held = await small.connect();
     try {
       expect(isDatabaseUnavailable(await failureOf(small.query("SELECT 1")))).toBe(true);
