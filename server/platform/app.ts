@@ -13,7 +13,7 @@ import {
   type PlatformEnv,
 } from "./context";
 import { PlatformError, errorEnvelope, errorTypeForStatus } from "./errors";
-import { isDatabaseUnavailable } from "../shared/db-errors";
+import { isDatabaseUnavailable, isStatementTimeout } from "../shared/db-errors";
 import { authenticate } from "./middleware/authenticate";
 import { rateLimit } from "./middleware/rate-limit";
 import { closeOnUnreadBody } from "./middleware/unread-body";
@@ -562,7 +562,7 @@ function toPlatformError(error: unknown): PlatformError | undefined {
   }
   // The database is away or busy (a restart, every pool connection held by slow statements): the
   // request may succeed shortly, so the client is told when to try again rather than given a 500.
-  if (isDatabaseUnavailable(error)) {
+  if (isDatabaseUnavailable(error) || isStatementTimeout(error)) {
     logger.warn({ err: error }, "the database did not answer in time: 503");
     return new PlatformError({
       type: "api_error",

@@ -37,9 +37,8 @@ export const isUniqueViolation = (error: unknown): boolean =>
   error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
 
 // SQLSTATEs that say the server is going away, starting up, or out of room: the statement did not run
-// because of the database's state, not because of the statement. 57014 is a statement the server
-// cancelled (statement_timeout): the database is too busy to answer in time.
-const UNAVAILABLE_STATES = new Set(["57P01", "57P02", "57P03", "53300", "57014"]);
+// because of the database's state, not because of the statement.
+const UNAVAILABLE_STATES = new Set(["57P01", "57P02", "57P03", "53300"]);
 const UNAVAILABLE_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
 const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "EAI_AGAIN"]);
 // pg and pg-pool say these in messages only (no code): a connection that died, or none in time.
@@ -68,3 +67,10 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (Array.isArray(found.errors) && found.errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
   return isDatabaseUnavailable(found.cause, depth + 1);
 }
+
+/**
+ * True for a statement PostgreSQL cancelled at its statement_timeout (SQLSTATE 57014): the database
+ * was too busy, or the statement too slow. A request answers 503; a run is not handed back for it (a
+ * statement that is always too slow would hand it back for ever).
+ */
+export const isStatementTimeout = (error: unknown): boolean => sqlState(error) === "57014";

@@ -6,7 +6,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PrismaClient } from "@/server/generated/prisma/client";
-import { isDatabaseUnavailable, isWriteConflict } from "@/server/shared/db-errors";
+import { isDatabaseUnavailable, isStatementTimeout, isWriteConflict } from "@/server/shared/db-errors";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;
@@ -95,7 +95,7 @@ describe("isDatabaseUnavailable", () => {
     }
   });
 
-  it("is true for a connection the server ends mid-statement, a statement timeout and a pool with no connection in time", async () => {
+  it("is true for a connection the server ends mid-statement and a pool with no connection in time; a statement timeout is its own", async () => {
     const pool = (platform.database.driver as { kind: "postgres"; pool: pg.Pool }).pool;
     const victim = new pg.Client({ connectionString: pool.options.connectionString });
     victim.on("error", () => {});
@@ -109,7 +109,9 @@ describe("isDatabaseUnavailable", () => {
     const slow = new pg.Client({ connectionString: pool.options.connectionString, statement_timeout: 50 });
     await slow.connect();
     try {
-      expect(isDatabaseUnavailable(await failureOf(slow.query("SELECT pg_sleep(1)")))).toBe(true);
+      const cancelled = await failureOf(slow.query("SELECT pg_sleep(1)"));
+      expect(isStatementTimeout(cancelled)).toBe(true);
+      expect(isDatabaseUnavailable(cancelled)).toBe(false);
     } finally {
       await slow.end();
     }
@@ -131,7 +133,9 @@ describe("isDatabaseUnavailable", () => {
     expect(wrong).toBeInstanceOf(Error);
     expect(isDatabaseUnavailable(wrong)).toBe(false);
     const pool = (platform.database.driver as { kind: "postgres"; pool: pg.Pool }).pool;
-    expect(isDatabaseUnavailable(await failureOf(pool.query("SELECT * FROM no_such_table")))).toBe(false);
+    const missing = await failureOf(pool.query("SELECT * FROM no_such_table"));
+    expect(isDatabaseUnavailable(missing)).toBe(false);
+    expect(isStatementTimeout(missing)).toBe(false);
     expect(isDatabaseUnavailable(new Error("agent 4 no longer exists"))).toBe(false);
   });
 });
