@@ -155,6 +155,19 @@ async function expectWhole(baseUrl: string, key: string, streamed: Streamed, wor
   expect(streamed.frames.at(-1)).toMatchObject({ type: "done", completion_state: "completed" });
 }
 
+/**
+ * A key revoked through web-1 is refused by web-2 well within the hot cache's 30 s: web-2 heard the
+ * NOTIFY, so its LISTEN connection is back (a cached key would otherwise be served until it expires).
+ */
+async function expectRevocationHeard(account: { key: string }) {
+  const [webA, webB] = cluster!.web;
+  const created = await call(webA!.baseUrl!, "/keys", { key: account.key, body: { name: "after-restart" } });
+  expect(created.status).toBe(201);
+  expect((await call(webB!.baseUrl!, "/agents", { key: created.body.key })).status).toBe(200);
+  expect((await call(webA!.baseUrl!, `/keys/${created.body.id}`, { key: account.key, method: "DELETE" })).status).toBe(204);
+  await pollUntil(() => call(webB!.baseUrl!, "/agents", { key: created.body.key }), (answer) => answer.status === 401, "web-2 to hear the revocation", 10_000);
+}
+
 const resumesOf = (streamed: Streamed) => streamed.frames.filter((frame) => frame.type === "run_status" && frame.resumed).length;
 
 describe("PostgreSQL going away under a cluster of 2 web instances and 2 workers", () => {
@@ -188,6 +201,8 @@ describe("PostgreSQL going away under a cluster of 2 web instances and 2 workers
       // The restart met runs mid-pass: they were handed back and resumed, not failed.
       const resumed = streams.reduce((sum, streamed) => sum + resumesOf(streamed), 0);
       expect(resumed).toBeGreaterThan(0);
+      // The LISTEN connections are back too.
+      await expectRevocationHeard(account);
       // No process exited: the same ones serve.
       expect(everyProcess().map((instance) => instance.pid)).toEqual(pids);
       expect(logs.filter((line) => line.includes("exited unexpectedly"))).toEqual([]);
