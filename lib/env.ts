@@ -98,6 +98,14 @@ export const envSchema = z
     // The hot statements (platform/repositories/direct.ts) are prepared: parsed and planned once per
     // connection. "false" behind a pooler in transaction mode that cannot carry prepared statements.
     DATABASE_PREPARED_STATEMENTS: flag(true),
+    // A session of its own, for what a pooler in transaction mode cannot carry (LISTEN/NOTIFY, the
+    // migrations' advisory lock, the job queue): PostgreSQL itself when DATABASE_URL is a pooler.
+    DATABASE_DIRECT_URL: postgresUrl,
+    // How long a query waits for a pool connection (and a new connection for the server) before the
+    // request answers 503: a pool held by slow queries must not hang requests.
+    DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+    // The server cancels a statement that runs longer (PostgreSQL's statement_timeout); 0: no limit.
+    DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().nonnegative().default(60_000),
 
     // Framework sign-in. NEXTAUTH_URL is the app's one public origin (server/shared/public-origin.ts): links,
     // next-auth's redirects and OAuth callbacks. Unset, http://localhost:<PORT>, PORT being the port

@@ -76,8 +76,11 @@ export interface Cluster {
   readonly apps: readonly Instance[];
   /** Sends `signal` to the instance and waits until it has exited. */
   kill(instance: Instance, signal?: NodeJS.Signals): Promise<void>;
-  /** Starts a new process in a stopped instance's place, on the same port (nginx finds a web one there). */
-  replace(instance: Instance): Promise<Instance>;
+  /**
+   * Starts a new process in a stopped instance's place, on the same port (nginx finds a web one there).
+   * `env` is added to the cluster's environment for this process only (another database URL, say).
+   */
+  replace(instance: Instance, options?: { env?: Record<string, string> }): Promise<Instance>;
   /** Stops every process (SIGTERM, SIGKILL after a while) and removes nginx's directory. */
   stop(): Promise<void>;
 }
@@ -138,13 +141,13 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   let nginx: ChildProcess | undefined;
   let nginxDir: string | undefined;
 
-  async function launch(slot: Slot): Promise<Running> {
+  async function launch(slot: Slot, extraEnv?: Record<string, string>): Promise<Running> {
     let args: string[];
-    let env = childEnv;
+    let env: NodeJS.ProcessEnv = { ...childEnv, ...extraEnv };
     if (slot.role === "app") {
       // What server/entry.sh runs for INLAY_ROLE=app, on loopback; SIGTERM is the app's own drain.
       args = ["node_modules/next/dist/bin/next", "start", "--hostname", "127.0.0.1", "--port", String(slot.port), "--keepAliveTimeout", "65000"];
-      env = { ...appEnv, INLAY_ROLE: "app", NEXT_MANUAL_SIG_HANDLE: "1", PORT: String(slot.port) } as NodeJS.ProcessEnv;
+      env = { ...appEnv, ...extraEnv, INLAY_ROLE: "app", NEXT_MANUAL_SIG_HANDLE: "1", PORT: String(slot.port) } as NodeJS.ProcessEnv;
     } else {
       args = [...entry, "--role", slot.role, "--host", "127.0.0.1"];
       // Web instances answer /healthz and /readyz on their own port, workers on a probe port of their own.
@@ -308,14 +311,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         return current("worker");
       },
       kill,
-      async replace(instance) {
+      async replace(instance, replacement) {
         const slot = [...slots, ...appSlots].find((candidate) => candidate.current === instance);
         if (!slot) throw new Error(`${instance.name} (pid ${instance.pid}) is not a current instance of this cluster`);
         const running = slot.current!;
         if (running.child.exitCode === null && running.child.signalCode === null) {
           throw new Error(`${instance.name} is still running; kill it first`);
         }
-        return launch(slot);
+        return launch(slot, replacement?.env);
       },
       stop: stopAll,
     };

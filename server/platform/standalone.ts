@@ -14,10 +14,11 @@ import { serve } from "@hono/node-server";
 import { env } from "@/lib/env";
 import { flushLogs, logger } from "@/lib/logger";
 import { DataDirError } from "@/server/shared/data-dir-lock";
-import { getDb, openDatabase, setProcessDatabase } from "@/server/shared/db";
+import { getDb, openDatabaseWhenReachable, setProcessDatabase } from "@/server/shared/db";
 import { createPlatformApp } from "@/server/platform/app";
 import { platformDepsFromEnv } from "@/server/platform/config";
 import type { PlatformApp, PlatformRole } from "@/server/platform/context";
+import { errorEnvelope, PlatformError } from "@/server/platform/errors";
 import { createHealth, modelProviderWarning, type Health } from "@/server/platform/health";
 import { connectionDrain, type ConnectionDrain } from "@/server/platform/http/connection-drain";
 import { applyServerTimeouts } from "@/server/platform/http/server-timeouts";
@@ -97,15 +98,23 @@ if (role !== "all" && !env.DATABASE_URL) {
 }
 const modelWarning = modelProviderWarning(env);
 if (modelWarning) logger.warn({ role }, modelWarning);
-const database = await openDatabase(dataDir ? { dataDir } : { url: env.DATABASE_URL, dataDir: env.PGLITE_DATA_DIR }).catch(
-  (error: unknown) => {
-    // In use by another process, or damaged: the message says what to do; a stack would bury it.
-    if (!(error instanceof DataDirError)) throw error;
-    console.error(error.message);
-    process.exit(1);
-  },
-);
-setProcessDatabase(database);
+// Until the platform is built the ports are bound and say so: /healthz answers, /readyz answers 503;
+// while the database does not answer (PostgreSQL not up yet, or restarting: the open is retried with
+// backoff) every other request gets 503 with the reason too, instead of waiting for it.
+let starting = true;
+let databaseAway: string | undefined;
+function whileStarting(request: Request): Response | undefined {
+  if (!starting) return undefined;
+  const { pathname } = new URL(request.url);
+  if (pathname === "/healthz") return Response.json({ status: "ok", role });
+  const checks = { database: databaseAway === undefined ? { ok: true } : { ok: false, error: databaseAway } };
+  if (pathname === "/readyz") return Response.json({ ready: false, role, checks }, { status: 503, headers: { "cache-control": "no-store" } });
+  if (databaseAway === undefined) return undefined;
+  const requestId = `req_${crypto.randomUUID().replaceAll("-", "")}`;
+  const error = new PlatformError({ type: "api_error", status: 503, errorCode: "database_unavailable", message: "the platform is starting: its database does not answer yet" });
+  const docBase = (env.INLAY_PLATFORM_PUBLIC_URL ?? `http://${listenHost}:${boundPort}/api/v2`).replace(/\/+$/, "");
+  return Response.json(errorEnvelope(error, requestId, docBase), { status: 503, headers: { "retry-after": "5", "x-request-id": requestId } });
+}
 
 const listenHost = values.host.includes(":") ? `[${values.host}]` : values.host;
 let server: ReturnType<typeof serve> | undefined;
@@ -118,6 +127,8 @@ if (role !== "worker") {
   const built = new Promise<{ app: PlatformApp; health: Health }>((resolve) => (answer = resolve));
   server = serve({
     fetch: async (request, bindings) => {
+      const away = whileStarting(request);
+      if (away) return away;
       const { app, health } = await built;
       return connections!.respond(bindings, (await health.answer(request)) ?? (await app.fetch(request, bindings)));
     },
@@ -129,6 +140,32 @@ if (role !== "worker") {
   await once(server, "listening");
   boundPort = (server.address() as AddressInfo).port;
 }
+// A worker's probes, bound as early (its ready line below names the port).
+let probes: ReturnType<typeof serve> | undefined;
+let probeAnswer: ((request: Request) => Promise<Response | undefined>) | undefined;
+if (role === "worker" && probePort !== undefined) {
+  probes = serve({
+    fetch: async (request) => whileStarting(request) ?? (await probeAnswer?.(request)) ?? new Response(null, { status: probeAnswer ? 404 : 503 }),
+    port: probePort,
+    hostname: values.host,
+  });
+  // A scraper's or a kubelet's kept-alive connection outlives Node's 5 s default, as on the web port.
+  applyServerTimeouts(probes as Server);
+  await once(probes, "listening");
+}
+
+const databaseOptions = dataDir ? { dataDir } : { url: env.DATABASE_URL, dataDir: env.PGLITE_DATA_DIR };
+const database = await openDatabaseWhenReachable(databaseOptions, (error, retryInMs) => {
+  databaseAway = error instanceof Error ? error.message : String(error);
+  logger.warn({ err: error, retryInMs }, "the database does not answer yet; trying again");
+}).catch((error: unknown) => {
+  // In use by another process, or damaged: the message says what to do; a stack would bury it.
+  if (!(error instanceof DataDirError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+});
+databaseAway = undefined;
+setProcessDatabase(database);
 const localBaseUrl = `http://${listenHost}:${boundPort}/api/v2`;
 const deps = platformDepsFromEnv(getDb, role, { localBaseUrl });
 const health = createHealth(deps, role, { token: env.INLAY_METRICS_TOKEN, open: false });
@@ -137,17 +174,14 @@ await deps.runtime();
 const app = server ? createPlatformApp(deps) : undefined;
 // What startup allocated and no longer needs goes back to the system before the process idles.
 compactHeapAfterStartup();
-let probes: ReturnType<typeof serve> | undefined;
+starting = false;
 if (app) {
   answer({ app, health });
   console.log(`listening on ${localBaseUrl}`);
-} else if (probePort !== undefined) {
+} else if (probes) {
   // The probe port is private (no balancer routes to a worker): /metrics answers there without a token.
   const probeHealth = createHealth(deps, role, { token: env.INLAY_METRICS_TOKEN, open: true });
-  probes = serve({ fetch: async (request) => (await probeHealth.answer(request)) ?? new Response(null, { status: 404 }), port: probePort, hostname: values.host });
-  // A scraper's or a kubelet's kept-alive connection outlives Node's 5 s default, as on the web port.
-  applyServerTimeouts(probes as Server);
-  await once(probes, "listening");
+  probeAnswer = (request) => probeHealth.answer(request);
   console.log(`worker ready, probes on http://${listenHost}:${(probes.address() as AddressInfo).port}`);
 } else {
   console.log("worker ready");

@@ -35,3 +35,42 @@ export const rejectedByDatabase = (error: unknown): boolean => sqlState(error) !
 /** True for an insert or update that a unique constraint refused (Prisma's P2002). */
 export const isUniqueViolation = (error: unknown): boolean =>
   error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+
+// SQLSTATEs that say the server is going away, starting up, or out of room: the statement did not run
+// because of the database's state, not because of the statement.
+const UNAVAILABLE_STATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+const UNAVAILABLE_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
+const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "EAI_AGAIN"]);
+// pg and pg-pool say these in messages only (no code): a connection that died, or none in time.
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection closed|server closed the connection|Can't reach database server|Timed out fetching a new connection/i;
+
+/**
+ * True when the database could not be reached or went away during the statement (a restart, a
+ * failover, a pool with no connection free in time): trying again later may succeed, so a run hands
+ * itself back instead of failing and a request answers 503 with Retry-After. Whether the statement
+ * committed is unknown when the connection was lost: callers retry only what is safe to.
+ */
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (error === null || typeof error !== "object" || depth > 5) return false;
+  const found = error as DbError & { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown; kind?: unknown; originalCode?: unknown };
+  // Prisma's driver-adapter error, on the error (meta) or as its cause.
+  const adapter = found.meta?.driverAdapterError?.cause ?? found;
+  if (typeof adapter.kind === "string" && UNAVAILABLE_KINDS.has(adapter.kind)) return true;
+  const state = sqlState(error) ?? (typeof found.originalCode === "string" ? found.originalCode : undefined);
+  if (state !== undefined) return state.startsWith("08") || UNAVAILABLE_STATES.has(state);
+  // Prisma's own: P1001 cannot reach, P1017 the server closed the connection, P2024 no pool connection in time.
+  if (found.code === "P1001" || found.code === "P1017" || found.code === "P2024") return true;
+  if (typeof found.code === "string" && SOCKET_CODES.has(found.code)) return true;
+  if (typeof found.message === "string" && UNAVAILABLE_MESSAGE.test(found.message)) return true;
+  // Wrapped (Prisma's errors, AggregateError of a connect to several addresses).
+  if (Array.isArray(found.errors) && found.errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
+  return isDatabaseUnavailable(found.cause, depth + 1);
+}
+
+/**
+ * True for a statement PostgreSQL cancelled at its statement_timeout (SQLSTATE 57014): the database
+ * was too busy, or the statement too slow. A request answers 503; a run is not handed back for it (a
+ * statement that is always too slow would hand it back for ever).
+ */
+export const isStatementTimeout = (error: unknown): boolean => sqlState(error) === "57014";

@@ -2,6 +2,7 @@
 // memory with "memory://"). With DATABASE_URL: PostgreSQL through @prisma/adapter-pg. Either way the
 // migrations in prisma/migrations are applied before the client is handed out.
 import { mkdir } from "node:fs/promises";
+import { setTimeout as delay } from "node:timers/promises";
 import type { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
@@ -9,6 +10,7 @@ import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { PrismaClient } from "@/server/generated/prisma/client";
 import { DataDirError, lockDataDir, type DataDirLock } from "@/server/shared/data-dir-lock";
+import { isDatabaseUnavailable } from "@/server/shared/db-errors";
 import {
   applyMigrations,
   readMigrations,
@@ -22,8 +24,12 @@ export type Db = PrismaClient;
 
 export type Driver =
   | { kind: "pglite"; pglite: PGlite }
-  /** `preparedStatements`: the hot statements sent straight to the driver are prepared (DATABASE_PREPARED_STATEMENTS). */
-  | { kind: "postgres"; pool: pg.Pool; preparedStatements: boolean };
+  /**
+   * `preparedStatements`: the hot statements sent straight to the driver are prepared (DATABASE_PREPARED_STATEMENTS).
+   * `session`: connections that are sessions of their own (LISTEN, advisory locks, the job queue): the
+   * pool itself, or one on DATABASE_DIRECT_URL when the pool's URL is a pooler in transaction mode.
+   */
+  | { kind: "postgres"; pool: pg.Pool; session: pg.Pool; preparedStatements: boolean };
 
 export interface Database {
   prisma: PrismaClient;
@@ -51,7 +57,16 @@ export interface OpenDatabaseOptions {
   transactionWaitMs?: number;
   /** PostgreSQL only: prepare the statements sent straight to the driver (DATABASE_PREPARED_STATEMENTS). */
   preparedStatements?: boolean;
+  /** PostgreSQL only: a URL straight to the server, for sessions, when `url` is a pooler (DATABASE_DIRECT_URL). */
+  directUrl?: string;
+  /** How long a query waits for a pool connection or a new connection (DATABASE_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
+  /** The server-side limit of one statement, 0 for none (DATABASE_STATEMENT_TIMEOUT_MS). */
+  statementTimeoutMs?: number;
 }
+
+/** Connections of the session pool (DATABASE_DIRECT_URL): the LISTEN connection and the job queue's statements. */
+const SESSION_POOL_MAX = 4;
 
 /** Applies migrations on one session of the driver (the advisory lock belongs to a session). */
 export async function migrate(driver: Driver, migrations: Migration[]): Promise<MigrationReport> {
@@ -64,15 +79,18 @@ export async function migrate(driver: Driver, migrations: Migration[]): Promise<
     };
     return applyMigrations(session, migrations, log);
   }
-  const client = await driver.pool.connect();
+  const client = await driver.session.connect();
   try {
+    // A migration may rewrite a large table: no statement limit on its session, which is then closed
+    // rather than handed back with the setting changed.
+    await client.query("SET statement_timeout = 0");
     const session: MigrationSession = {
       query: async (sql, params) => (await client.query(sql, params)).rows,
       exec: async (sql) => void (await client.query(sql)),
     };
     return await applyMigrations(session, migrations, log);
   } finally {
-    client.release();
+    client.release(true);
   }
 }
 
@@ -84,15 +102,19 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   const transactionOptions = { maxWait: wait, timeout: wait };
 
   if (options.url) {
-    const pool = new pg.Pool({ connectionString: options.url, max: options.poolMax ?? env.DATABASE_POOL_MAX });
-    // An idle connection the server closes (restart, failover, admin command) must not crash the
-    // process; the pool replaces it on the next checkout.
-    pool.on("error", (error) => logger.warn({ err: error }, "idle PostgreSQL connection closed"));
-    const driver: Driver = { kind: "postgres", pool, preparedStatements: options.preparedStatements ?? env.DATABASE_PREPARED_STATEMENTS };
+    const limits = postgresLimits(options);
+    const pool = newPool({ ...limits, connectionString: options.url, max: options.poolMax ?? env.DATABASE_POOL_MAX });
+    const directUrl = options.directUrl ?? env.DATABASE_DIRECT_URL;
+    const session = directUrl && directUrl !== options.url ? newPool({ ...limits, connectionString: directUrl, max: SESSION_POOL_MAX }) : pool;
+    const endPools = async () => {
+      await pool.end();
+      if (session !== pool) await session.end();
+    };
+    const driver: Driver = { kind: "postgres", pool, session, preparedStatements: options.preparedStatements ?? env.DATABASE_PREPARED_STATEMENTS };
     try {
       await migrate(driver, migrations);
     } catch (error) {
-      await pool.end();
+      await endPools();
       throw error;
     }
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions });
@@ -102,7 +124,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       driver,
       close: async () => {
         await prisma.$disconnect();
-        await pool.end();
+        await endPools();
       },
     };
   }
@@ -142,6 +164,50 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   };
 }
 
+/** The limits every PostgreSQL connection of the process gets (pg's pool and connection options). */
+function postgresLimits(options: OpenDatabaseOptions): pg.PoolConfig {
+  const statementTimeout = options.statementTimeoutMs ?? env.DATABASE_STATEMENT_TIMEOUT_MS;
+  return {
+    // Without it pg waits for a free connection (and for a server that does not answer) forever.
+    connectionTimeoutMillis: options.connectTimeoutMs ?? env.DATABASE_CONNECT_TIMEOUT_MS,
+    // A server that vanished without closing its sockets (a failover) is found out by TCP keepalives.
+    keepAlive: true,
+    ...(statementTimeout > 0 ? { statement_timeout: statementTimeout } : {}),
+  };
+}
+
+function newPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(config);
+  // An idle connection the server closes (restart, failover, admin command) must not crash the
+  // process; the pool replaces it on the next checkout.
+  pool.on("error", (error) => logger.warn({ err: error }, "idle PostgreSQL connection closed"));
+  return pool;
+}
+
+/**
+ * openDatabase, waiting for a database that does not answer yet (a process started before
+ * PostgreSQL, or during its restart): tries again with backoff, from 250 ms to 5 s, for as long as
+ * the failure is the database's absence; any other failure (a bad URL, a failed migration) throws.
+ * `onWait` hears of each failed try (the process is not ready meanwhile).
+ */
+export async function openDatabaseWhenReachable(
+  options: OpenDatabaseOptions,
+  onWait: (error: unknown, retryInMs: number) => void = () => {},
+  signal?: AbortSignal,
+): Promise<Database> {
+  let waitMs = 250;
+  for (;;) {
+    try {
+      return await openDatabase(options);
+    } catch (error) {
+      if (!options.url || !isDatabaseUnavailable(error) || signal?.aborted) throw error;
+      onWait(error, waitMs);
+      await delay(waitMs, undefined, signal ? { signal } : undefined);
+      waitMs = Math.min(5_000, waitMs * 2);
+    }
+  }
+}
+
 /**
  * PGlite's own failure (`Aborted()`, "failed to initialize") says neither why nor what to do: a directory
  * that the lock let through but PGlite cannot start is damaged (written by two processes at once before
@@ -164,8 +230,7 @@ function unopenable(dataDir: string, cause: unknown): DataDirError {
  */
 export function openDedicatedClient(database: Database): { prisma: PrismaClient; pool?: pg.Pool; close(): Promise<void> } {
   if (database.driver.kind === "pglite") return { prisma: database.prisma, close: async () => {} };
-  const pool = new pg.Pool({ ...database.driver.pool.options, max: 1 });
-  pool.on("error", (error) => logger.warn({ err: error }, "idle PostgreSQL connection closed"));
+  const pool = newPool({ ...database.driver.pool.options, max: 1 });
   return { prisma: directOnlyClient(), pool, close: () => pool.end() };
 }
 

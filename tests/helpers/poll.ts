@@ -4,12 +4,12 @@
 const LIMIT_MS = 25_000;
 const INTERVAL_MS = 25;
 
-export async function pollUntil<T>(read: () => Promise<T>, accept: (value: T) => boolean, awaited: string): Promise<T> {
-  const deadline = Date.now() + LIMIT_MS;
+export async function pollUntil<T>(read: () => Promise<T>, accept: (value: T) => boolean, awaited: string, limitMs = LIMIT_MS): Promise<T> {
+  const deadline = Date.now() + limitMs;
   for (;;) {
     const value = await read();
     if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`waited ${LIMIT_MS} ms for ${awaited}; last read: ${JSON.stringify(value)?.slice(0, 500)}`);
+    if (Date.now() > deadline) throw new Error(`waited ${limitMs} ms for ${awaited}; last read: ${JSON.stringify(value)?.slice(0, 500)}`);
     await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS));
   }
 }

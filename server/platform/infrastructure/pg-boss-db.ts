@@ -1,6 +1,7 @@
 // pg-boss's `db` option over the database the app already opened, so the queue adds no connections of
-// its own. On PostgreSQL that is the app's pool: pg-boss's statements are short, and sharing the pool
-// keeps one DATABASE_POOL_MAX per process. PGlite has one connection, queried one call at a time;
+// its own. On PostgreSQL that is the app's session pool: the app's pool itself (pg-boss's statements are
+// short, and sharing the pool keeps one DATABASE_POOL_MAX per process), or DATABASE_DIRECT_URL's behind
+// a pooler in transaction mode, whose statement lists (BEGIN ... COMMIT, advisory locks) need a session. PGlite has one connection, queried one call at a time;
 // `query` takes one statement with parameters, while pg-boss's schema install and maintenance send
 // several statements (BEGIN ... COMMIT) without any, which only `exec` accepts.
 import type PgBoss from "pg-boss";
@@ -13,7 +14,7 @@ const lastRows = (result: Rows | Rows[]) => ({ rows: (Array.isArray(result) ? re
 export function jobDatabase(database: Database): PgBoss.Db {
   const { driver } = database;
   if (driver.kind === "postgres") {
-    const { pool } = driver;
+    const { session: pool } = driver;
     return {
       async executeSql(text, values) {
         if (values && values.length > 0) return pool.query(text, values);

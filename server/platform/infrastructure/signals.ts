@@ -116,7 +116,8 @@ export function createSignals(database: Database): Signals {
     };
   }
 
-  const { pool } = database.driver;
+  // LISTEN needs a session of its own: DATABASE_DIRECT_URL's pool behind a pooler in transaction mode.
+  const { session: pool } = database.driver;
   const instance = randomBytes(6).toString("hex");
   let listener: pg.PoolClient | undefined;
   let closed = false;
@@ -151,6 +152,9 @@ export function createSignals(database: Database): Signals {
     }
   };
 
+  // Tries again from 250 ms, doubling to 5 s, while the database is away (a restart, a failover).
+  let retryMs = 250;
+  let lost = false;
   const connect = async (): Promise<void> => {
     if (closed) return;
     let client: pg.PoolClient | undefined;
@@ -162,16 +166,26 @@ export function createSignals(database: Database): Signals {
         if (closed || listener !== own) return;
         logger.warn({ err: error }, "signal listener lost its connection; reconnecting");
         listener = undefined;
+        lost = true;
         own.release(true);
         emitter.emit("gap");
-        setTimeout(() => void connect(), 500);
+        setTimeout(() => void connect(), retryMs);
       });
       await own.query(`LISTEN ${CHANNEL}`);
       listener = own;
+      retryMs = 250;
+      if (lost) {
+        lost = false;
+        logger.info("signal listener reconnected");
+        // What was published while it was away was not heard: whoever relies on signals looks again,
+        // now that the database answers.
+        emitter.emit("gap");
+      }
     } catch (error) {
       client?.release(true);
-      logger.warn({ err: error }, "could not LISTEN for signals; retrying");
-      if (!closed) setTimeout(() => void connect(), 1_000);
+      logger.warn({ err: error, retryMs }, "could not LISTEN for signals; retrying");
+      if (!closed) setTimeout(() => void connect(), retryMs);
+      retryMs = Math.min(5_000, retryMs * 2);
     }
   };
   const ready = connect();

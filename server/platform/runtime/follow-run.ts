@@ -7,7 +7,9 @@
 // log itself when following starts, when a batch does not join its cursor, on a plain wake-up (that
 // shared read failed), and after an idle wait (a NOTIFY from another instance can be lost).
 // routes/runs/stream.ts only formats what this yields.
+import { setTimeout as delay } from "node:timers/promises";
 import type { RunFrame } from "@/lib/schemas/runs";
+import { isDatabaseUnavailable } from "../../shared/db-errors";
 import type { Db } from "../repositories/db";
 import { eventsAfter, hasDoneEvent } from "../repositories/run-events";
 import type { EventBatch } from "../infrastructure/event-bus";
@@ -54,6 +56,8 @@ export async function* followRunLog(
   const { prisma, followers, live, keepAliveMs } = deps;
   let cursor = after;
   let mustRead = true;
+  // The last wait for a database that did not answer (0 while it does).
+  let awayMs = 0;
   let pushed: EventBatch[] = [];
   let wake: (() => void) | undefined;
   // Taken before subscribing, so the run's follower starts past them too.
@@ -92,7 +96,20 @@ export async function* followRunLog(
         mustRead = false;
         // Every batch published before this read was committed before it, so the read covers it.
         pushed = [];
-        const events = await eventsAfter(prisma, runId, cursor, BATCH);
+        let events: Awaited<ReturnType<typeof eventsAfter>>;
+        try {
+          events = await eventsAfter(prisma, runId, cursor, BATCH);
+          awayMs = 0;
+        } catch (error) {
+          if (!isDatabaseUnavailable(error)) throw error;
+          // The database is away (a restart): the reader waits for it, keeping its client's stream
+          // open, rather than send the client to reconnect to a process that cannot answer either.
+          mustRead = true;
+          awayMs = Math.min(2_000, Math.max(100, awayMs * 2));
+          await delay(awayMs, undefined, { signal }).catch(() => {});
+          yield { idle: true };
+          continue;
+        }
         // A metadata_only run's log is redacted; this process may still hold the full frame.
         const { fresh, done } = take(events.map((event) => ({ id: event.id, frame: live.frame(runId, event.id) ?? event.frame })));
         if (fresh.length > 0) yield { events: fresh };

@@ -10,6 +10,7 @@
 // Not resumed (the run ends failed with metadata.interrupted and auto_retryable instead): a run
 // whose process died while a tool with side effects was running or had run since the checkpoint
 // (doing the step again could repeat it), and a run already resumed `maxResumes` times.
+import { setTimeout as delay } from "node:timers/promises";
 import type { ModelMessage } from "ai";
 import { logger } from "@/lib/logger";
 import { failActiveSpan } from "../observability/tracing";
@@ -20,6 +21,7 @@ import type { PlatformConfig, RunTimings } from "../platform-config";
 import { appendEvents, deleteEventsAfter, eventsAfter, executionStartEventId, lastEventId } from "../repositories/run-events";
 import { markCheckpointUnsafe, saveCheckpoint } from "../repositories/run-checkpoints";
 import { transitionRun, type RunRow, type RunUpdate } from "../repositories/runs";
+import { pingDatabase } from "../repositories/health";
 import { recordRunWebhook } from "../services/runs/run-webhooks";
 import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
 import type { SecretRedactor } from "../infrastructure/secret-redactor";
@@ -40,6 +42,25 @@ export function runTimings(config: PlatformConfig): RunTimings {
     maxResumes: config.runs?.maxResumes ?? 2,
     keepAliveMs: config.runs?.keepAliveMs ?? 15_000,
   };
+}
+
+/** How long a pass that lost its database waits for it before it lets its lease lapse instead. */
+const DATABASE_WAIT_MS = 30_000;
+
+/**
+ * Resolves once the database answers again (backing off from 100 ms to 2 s), or after
+ * DATABASE_WAIT_MS: a pass that lost it hands its run back then, rather than fail calls meanwhile.
+ */
+export async function waitForDatabase(prisma: Db, limitMs = DATABASE_WAIT_MS): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  for (let waitMs = 100; Date.now() < deadline; waitMs = Math.min(2_000, waitMs * 2)) {
+    try {
+      await pingDatabase(prisma);
+      return;
+    } catch {
+      await delay(Math.min(waitMs, Math.max(0, deadline - Date.now())));
+    }
+  }
 }
 
 /**

@@ -19,7 +19,8 @@ import { runWebhookEvent } from "../services/runs/run-webhooks";
 import { endRunInOneStatement } from "../services/runs/run-end";
 import { type EventBatch, eventBatch } from "../infrastructure/event-bus";
 import { FrameSink } from "./frame-sink";
-import { createCheckpointer, resumeOrFail, runTimings } from "./recovery";
+import { createCheckpointer, resumeOrFail, runTimings, waitForDatabase } from "./recovery";
+import { isDatabaseUnavailable } from "../../shared/db-errors";
 import { METADATA_ONLY } from "../infrastructure/redact";
 import { type ExecutorDeps, type KnownReads, loop, notifyTaskRun, type PassEnd, type Resumed } from "./agent-loop";
 
@@ -193,6 +194,15 @@ export async function executePass(
     await loop(deps, run, abort.signal, sink, hooks, end, known, resumed);
     await sink.flush();
   } catch (error) {
+    // The database went away (a restart, a failover, no connection in time): not the run's failure.
+    // The pass stops and, once the database answers, hands the run back as a drain does; it resumes
+    // from its checkpoint (the frames already written). A metadata_only run's conversation is this
+    // process's only: it fails as before.
+    if (!abort.signal.aborted && claimed.retention !== METADATA_ONLY && isDatabaseUnavailable(error)) {
+      logger.warn({ runId, err: error }, "the database went away during a pass: handing the run back once it answers");
+      abort.abort(HAND_BACK);
+      await waitForDatabase(prisma);
+    }
     // Cancelled: the cancel wrote the run's last frames; what the model was still saying is dropped.
     // Handed back: what is not written yet is dropped too; the pass that resumes says it again.
     if (abort.signal.aborted) {

@@ -1,8 +1,12 @@
 // isWriteConflict against errors PostgreSQL really raises through Prisma's adapter: a deadlock it
-// breaks (admissions run again on it) is told apart from a statement that is simply wrong.
-import type pg from "pg";
+// breaks (admissions run again on it) is told apart from a statement that is simply wrong. And
+// isDatabaseUnavailable against a database that is away, gone mid-statement or too slow.
+import { createServer, type AddressInfo } from "node:net";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isWriteConflict } from "@/server/shared/db-errors";
+import { PrismaClient } from "@/server/generated/prisma/client";
+import { isDatabaseUnavailable, isStatementTimeout, isWriteConflict } from "@/server/shared/db-errors";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;
@@ -62,5 +66,76 @@ describe("isWriteConflict", () => {
       one.release();
       two.release();
     }
+  });
+});
+
+describe("isDatabaseUnavailable", () => {
+  const failureOf = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+
+  it("is true for a server that does not listen, through pg and through Prisma's adapter", async () => {
+    // A port where nothing listens (the kernel's pick, closed again).
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const url = `postgres://postgres@127.0.0.1:${closed}/inlay`;
+    const pool = new pg.Pool({ connectionString: url });
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    try {
+      const direct = await failureOf(pool.query("SELECT 1"));
+      expect(isDatabaseUnavailable(direct)).toBe(true);
+      const viaPrisma = await failureOf(prisma.$queryRaw`SELECT 1`);
+      expect(viaPrisma).toBeInstanceOf(Error);
+      expect(isDatabaseUnavailable(viaPrisma)).toBe(true);
+    } finally {
+      await prisma.$disconnect();
+      await pool.end();
+    }
+  });
+
+  it("is true for a connection the server ends mid-statement and a pool with no connection in time; a statement timeout is its own", async () => {
+    const pool = (platform.database.driver as { kind: "postgres"; pool: pg.Pool }).pool;
+    const victim = new pg.Client({ connectionString: pool.options.connectionString });
+    victim.on("error", () => {});
+    await victim.connect();
+    const pid = (await victim.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+    const cut = failureOf(victim.query("SELECT pg_sleep(10)"));
+    await pool.query("SELECT pg_terminate_backend($1)", [pid]);
+    expect(isDatabaseUnavailable(await cut)).toBe(true);
+    await victim.end().catch(() => {});
+
+    const slow = new pg.Client({ connectionString: pool.options.connectionString, statement_timeout: 50 });
+    await slow.connect();
+    try {
+      const cancelled = await failureOf(slow.query("SELECT pg_sleep(1)"));
+      expect(isStatementTimeout(cancelled)).toBe(true);
+      expect(isDatabaseUnavailable(cancelled)).toBe(false);
+    } finally {
+      await slow.end();
+    }
+
+    // A second (the time it waits for the one connection, also what opening that one may take on a busy machine).
+    const small = new pg.Pool({ connectionString: pool.options.connectionString, max: 1, connectionTimeoutMillis: 1_000 });
+    const held = await small.connect();
+    try {
+      expect(isDatabaseUnavailable(await failureOf(small.query("SELECT 1")))).toBe(true);
+    } finally {
+      held.release();
+      await small.end();
+    }
+  });
+
+  it("is false for a statement the database refuses for what it says", async () => {
+    const a = await platform.signup();
+    const wrong = await failureOf(prisma().$executeRaw`UPDATE platform_accounts SET held_micros = 'x' WHERE id = ${a.id}`);
+    expect(wrong).toBeInstanceOf(Error);
+    expect(isDatabaseUnavailable(wrong)).toBe(false);
+    const pool = (platform.database.driver as { kind: "postgres"; pool: pg.Pool }).pool;
+    const missing = await failureOf(pool.query("SELECT * FROM no_such_table"));
+    expect(isDatabaseUnavailable(missing)).toBe(false);
+    expect(isStatementTimeout(missing)).toBe(false);
+    expect(isDatabaseUnavailable(new Error("agent 4 no longer exists"))).toBe(false);
   });
 });
