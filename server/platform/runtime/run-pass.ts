@@ -514,17 +514,18 @@ async function loop(
   // The SDK calls onEnd before it closes the stream, unless the stream failed (thrown above).
   const ended = finished.event;
   if (!ended) throw new Error("the model's stream ended without a result");
-  const { response } = ended;
+  // Every step's messages (the result's `response` holds only the last step's).
+  const responded = ended.steps.flatMap((step) => step.response.messages);
   // The SDK runs the approved calls before the first step and shows their results to the model, but
-  // leaves them out of response.messages: without them the next resume's prompt would be invalid.
+  // leaves them out of the steps' messages: without them the next resume's prompt would be invalid.
   const answered = new Set(
-    response.messages.flatMap((message) =>
+    responded.flatMap((message) =>
       message.role === "tool" ? message.content.flatMap((part) => (part.type === "tool-result" ? [part.toolCallId] : [])) : [],
     ),
   );
   const missing = reader.approvedResults.filter((result) => !answered.has(result.toolCallId));
   if (decisions.message && missing.length > 0) decisions.message.content.push(...missing);
-  messages.push(...response.messages);
+  messages.push(...responded);
   const steps = ended.steps.length;
   // Tokens and cost were added to the run step by step (finish-step above).
   if (metadataOnly) deps.live.setMessages(run.id, messages);
