@@ -4,9 +4,9 @@
 // and resumes it from the checkpoint, or from where the current execution began when there is none.
 // A step cut off while it was only saying text goes on where its stream was: that text stays in the
 // log and is the model's partial answer, which the new pass asks it to continue (partial-turn.ts), so
-// a reader sees every word once and waits for none twice. Otherwise (a tool call was cut off) the
-// step is done again: the frames after that point are dropped and a `run_status` frame with
-// `discard_after` says so.
+// a reader sees every word once and waits for none twice. Otherwise (a tool call was cut off, or the
+// text holds a redacted secret value, so is not the model's own words) the step is done again: the
+// frames after that point are dropped and a `run_status` frame with `discard_after` says so.
 //
 // Not resumed (the run ends failed with metadata.interrupted and auto_retryable instead): a run
 // whose process died while a tool with side effects was running or had run since the checkpoint
@@ -31,7 +31,7 @@ import {
 } from "../repositories/runs";
 import { recordRunWebhook } from "../services/runs/run-webhooks";
 import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
-import type { SecretRedactor } from "../infrastructure/secret-redactor";
+import { REDACTED_MARKER, type SecretRedactor } from "../infrastructure/secret-redactor";
 
 export const INTERRUPTED_MESSAGE = "the process executing this run stopped before it finished";
 
@@ -259,10 +259,10 @@ export async function resumeOrFail(
     tail.length < TAIL_MAX &&
     tail.some((event) => event.frame.type === "content_block_delta") &&
     tail.every((event) => event.frame.type === "content_block_delta" || saysNothing(event.frame));
-  const kept = onlyText ? tail.at(-1)!.id : keepUpTo;
-  const partial = onlyText
-    ? tail.map((event) => (event.frame.type === "content_block_delta" ? event.frame.delta.text : "")).join("")
-    : undefined;
+  const said = onlyText ? tail.map((event) => (event.frame.type === "content_block_delta" ? event.frame.delta.text : "")).join("") : "";
+  // Text in which a secret value was redacted is not what the model said: it is said again whole.
+  const partial = onlyText && !said.includes(REDACTED_MARKER) ? said : undefined;
+  const kept = partial !== undefined ? tail.at(-1)!.id : keepUpTo;
   // One transaction: a reader sees either the interrupted frames or the resume frame after them gone.
   const resumed = await prisma.$transaction(async (tx) => {
     const row = await transitionRun(tx as Db, run.id, ["running"], { ...progress, checkpoint: null });
