@@ -364,7 +364,8 @@ describe("a cluster of 2 web instances and 2 workers behind nginx", () => {
   // through nginx; the clients resume by themselves (Last-Event-ID) and must see every word once.
   it("loses nothing in a rolling restart: 60 streaming runs while every process is drained and replaced in turn", async () => {
     const RUNS_PER_ACCOUNT = 2;
-    const WORDS = 150;
+    // A minute of words: the runs outlast the four restarts (no hand-back stalls them any more).
+    const WORDS = 200;
     // 30 accounts: each one's requests (its runs, their reconnects) stay within the test's allowance.
     const accounts = await Promise.all(Array.from({ length: 30 }, () => newAccount()));
     // Every answer nginx gave, before the client's own retries: a rolling restart shows clients no 5xx
