@@ -604,7 +604,8 @@ describe("a cluster of 2 web instances and 2 workers behind nginx", () => {
 
     const reconnects = streams.reduce((sum, { stream }) => sum + stream.reconnects, 0);
     // The figures an operator asks for; a benchmark's, not an assertion (the machine is shared). A
-    // resumed pass says the cut-off step again, silently up to where readers are: the gap is that step's.
+    // resumed pass continues the cut-off step where its stream was (runtime/partial-turn.ts): the gap
+    // is the hand-back's re-claim and the continued call's first word.
     console.info(
       `rolling restart: ${streams.length} runs and ${turns.length} chat turns completed whole in ${Math.round((Date.now() - started) / 1000)} s; ` +
         `largest gap an API client saw ${largestGap} ms, a chat ${largestChatGap} ms; ${reconnects} reconnects, ${chatReattaches} chat reattachments; ` +

@@ -321,6 +321,35 @@ interface PromptToolCall {
 export function simReply(
   options: Pick<LanguageModelV3CallOptions, "prompt" | "providerOptions" | "responseFormat" | "tools">,
 ): SimReply {
+  // A prompt that ends with the assistant's own text is a partial answer to continue (a resumed run,
+  // runtime/partial-turn.ts): the answer is worked out without it, and only what follows it is said.
+  const partial = partialAnswer(options.prompt);
+  if (partial === undefined) return replyTo(options);
+  const reply = replyTo({ ...options, prompt: options.prompt.slice(0, -1) });
+  return reply.type === "answer" ? { ...reply, text: continuation(reply.text, partial) } : reply;
+}
+
+/** The text of a last message that is the assistant's and only text; undefined for any other prompt. */
+function partialAnswer(prompt: LanguageModelV3Prompt): string | undefined {
+  const last = prompt.at(-1);
+  if (last?.role !== "assistant" || !last.content.every((part) => part.type === "text")) return undefined;
+  return last.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+}
+
+/**
+ * What follows `partial` in `text`. A partial sent without its trailing whitespace (as providers that
+ * refuse it there trim it) still matches; one that is not the start of the answer is ignored, and
+ * the whole answer follows it.
+ */
+function continuation(text: string, partial: string): string {
+  if (text.startsWith(partial)) return text.slice(partial.length);
+  const trimmed = partial.trimEnd();
+  return trimmed && text.startsWith(trimmed) ? text.slice(trimmed.length) : text;
+}
+
+function replyTo(
+  options: Pick<LanguageModelV3CallOptions, "prompt" | "providerOptions" | "responseFormat" | "tools">,
+): SimReply {
   const { prompt } = options;
   const userIndex = prompt.findLastIndex((message) => message.role === "user");
   const latest = prompt[userIndex];

@@ -40,7 +40,8 @@ import type { HotCache } from "../infrastructure/hot-cache";
 import { type FrameSink } from "./frame-sink";
 import { fairShare } from "./fair-share";
 import type { LiveContent } from "../infrastructure/live-content";
-import type { CheckpointHooks, Replay } from "./recovery";
+import type { CheckpointHooks } from "./recovery";
+import { passAnswer, passMessages } from "./partial-turn";
 import type { Signals } from "../infrastructure/signals";
 import { METADATA_ONLY, redactMessages } from "../infrastructure/redact";
 import { buildSystemPrompt, PROMPT_MEMORY_LIMIT } from "../services/runs/system-prompt";
@@ -120,8 +121,8 @@ export interface KnownReads {
 export interface Resumed {
   /** The checkpoint's conversation, in its own key order. */
   messages?: ModelMessage[];
-  /** Text readers already have from the pass that was cut off. */
-  replay?: Replay;
+  /** Text readers already have from the step that was cut off: the model continues it (partial-turn.ts). */
+  partial?: string;
 }
 
 /** streamText options executePass() adds (run-pass.ts): checkpoints (recovery.ts; none under metadata_only). */
@@ -183,10 +184,13 @@ export async function loop(
   // What the SDK hands onEnd once the stream is read: its result getters (response, steps, text…)
   // would each read the whole stream again from the SDK's buffer.
   const finished: { event?: StreamTextEndEvent<ToolSet> & { output?: unknown } } = {};
+  // The SDK's step input holds the attachments inline (bytes); a checkpoint keeps the conversation
+  // as stored, with its `inlay-file:` references (withAttachments maps message for message).
+  const input = passMessages(messages, await withAttachments(prisma, run.id, messages), resumed?.partial, hooks);
   const result = streamText({
     model: own ? ownLanguageModel(deps.config.models, run.model, own) : deps.languageModel(run.model),
     system,
-    messages: await withAttachments(prisma, run.id, messages),
+    messages: input.messages,
     tools,
     stopWhen: stepCountIs(turnsLeft),
     abortSignal: signal,
@@ -199,22 +203,17 @@ export async function loop(
     // Model and tool spans (GenAI semantic conventions) while tracing is on.
     ...modelTelemetry(agent.name),
     // Checkpoints, so a run whose process dies resumes after its finished steps.
-    ...hooks,
-    // The SDK's step input holds the attachments inline (bytes); a checkpoint keeps the conversation
-    // as stored, with its `inlay-file:` references (withAttachments maps message for message).
-    ...(hooks.onStepStart
-      ? { onStepStart: (event: { messages: ModelMessage[] }) => hooks.onStepStart!({ messages: [...messages, ...event.messages.slice(messages.length)] }) }
-      : {}),
+    ...input.hooks,
     ...(run.outputSchema ? { output: Output.object({ schema: jsonSchema(run.outputSchema as Record<string, unknown>) }) } : {}),
   });
 
   const { redactor } = frames;
-  const reader = new StreamFrames({ tools, approvedCallIds: decisions.approvedCallIds, connectionNeeded, replay: resumed?.replay, redactor });
+  const reader = new StreamFrames({ tools, approvedCallIds: decisions.approvedCallIds, connectionNeeded, redactor });
   let firstWritten = false;
   const share = fairShare();
   for await (const part of result.fullStream) {
-    // Aborted: nothing more of this pass reaches the log (the SDK's `abort` part would read as the
-    // replay's end to a resumed pass, and a run handed back is resumed from what the log holds).
+    // Aborted: nothing more of this pass reaches the log (a run handed back is resumed from what the
+    // log holds, and the SDK's `abort` part would end its partial answer there).
     if (signal.aborted) break;
     // A step whose metering was left to the pass's end, yet the stream goes on (a provider that reports
     // no tool calls and makes another step): metered now after all.
@@ -268,17 +267,19 @@ export async function loop(
   // The SDK calls onEnd before it closes the stream, unless the stream failed (thrown above).
   const ended = finished.event;
   if (!ended) throw new Error("the model's stream ended without a result");
-  const { response } = ended;
+  // Every step's messages (the result's `response` holds only the last step's), a continued
+  // partial answer joined in.
+  const responded = input.responded(ended.steps.flatMap((step) => step.response.messages));
   // The SDK runs the approved calls before the first step and shows their results to the model, but
-  // leaves them out of response.messages: without them the next resume's prompt would be invalid.
+  // leaves them out of the steps' messages: without them the next resume's prompt would be invalid.
   const answered = new Set(
-    response.messages.flatMap((message) =>
+    responded.flatMap((message) =>
       message.role === "tool" ? message.content.flatMap((part) => (part.type === "tool-result" ? [part.toolCallId] : [])) : [],
     ),
   );
   const missing = reader.approvedResults.filter((result) => !answered.has(result.toolCallId));
   if (decisions.message && missing.length > 0) decisions.message.content.push(...missing);
-  messages.push(...response.messages);
+  messages.push(...responded);
   const steps = ended.steps.length;
   // Tokens and cost were added to the run step by step (finish-step above).
   if (metadataOnly) deps.live.setMessages(run.id, messages);
@@ -313,10 +314,12 @@ export async function loop(
     return;
   }
 
-  const { text, finishReason } = ended;
+  const { finishReason } = ended;
+  const answer = passAnswer(resumed?.partial, ended, run.outputSchema !== null);
+  const text = answer.text;
   // The model produced no valid object: output_data stays null (the SDK leaves output undefined).
   const outputData =
-    run.outputSchema && ended.output !== undefined ? redactor.json(ended.output as JsonObject) : null;
+    run.outputSchema && answer.output !== undefined ? redactor.json(answer.output as JsonObject) : null;
   // The frames that say so go with the run's change (PassEnd.transaction).
   const completed = await end.transaction(
     "complete",

@@ -2,10 +2,11 @@
 // step is saved as a checkpoint (the conversation so far, the steps it took, and the id of the run's
 // last event at that moment). When the worker dies its lease lapses; any worker claims the run again
 // and resumes it from the checkpoint, or from where the current execution began when there is none.
-// The step that never finished is done again. What it had already said stays in the log when it was
-// only text: the new pass leaves out the text readers already have and streams the rest (a reader
-// sees every word once). Otherwise (a tool call was cut off, or the new text parts ways with the old)
-// the frames after that point are dropped and a `run_status` frame with `discard_after` says so.
+// A step cut off while it was only saying text goes on where its stream was: that text stays in the
+// log and is the model's partial answer, which the new pass asks it to continue (partial-turn.ts), so
+// a reader sees every word once and waits for none twice. Otherwise (a tool call was cut off, or the
+// text holds a redacted secret value, so is not the model's own words) the step is done again: the
+// frames after that point are dropped and a `run_status` frame with `discard_after` says so.
 //
 // Not resumed (the run ends failed with metadata.interrupted and auto_retryable instead): a run
 // whose process died while a tool with side effects was running or had run since the checkpoint
@@ -24,7 +25,7 @@ import { transitionRun, type RunRow, type RunUpdate } from "../repositories/runs
 import { pingDatabase } from "../repositories/health";
 import { recordRunWebhook } from "../services/runs/run-webhooks";
 import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
-import type { SecretRedactor } from "../infrastructure/secret-redactor";
+import { REDACTED_MARKER, type SecretRedactor } from "../infrastructure/secret-redactor";
 
 export const INTERRUPTED_MESSAGE = "the process executing this run stopped before it finished";
 
@@ -197,14 +198,6 @@ export function createCheckpointer(prisma: Db, runId: number, owner: string, sin
   return { hooks, state };
 }
 
-/** Text the interrupted pass already streamed after the point a resumed pass starts from. */
-export interface Replay {
-  text: string;
-  /** Where readers drop to should the new pass not say the same. */
-  discardAfter: bigint;
-  attempt: number;
-}
-
 // A step's frames after a checkpoint: a few thousand deltas at most.
 const TAIL_MAX = 20_000;
 
@@ -216,7 +209,7 @@ export async function resumeOrFail(
   prisma: Db,
   run: RunRow,
   maxResumes: number,
-): Promise<{ resume: false } | { resume: true; replay?: Replay; messages?: ModelMessage[] }> {
+): Promise<{ resume: false } | { resume: true; partial?: string; messages?: ModelMessage[] }> {
   const checkpoint = (run.checkpoint ?? {}) as Checkpoint;
   const started = await executionStartEventId(prisma, run.id);
   // A checkpoint older than the current execution (one that paused and was approved since) is stale.
@@ -269,8 +262,8 @@ export async function resumeOrFail(
     return { resume: false };
   }
 
-  // Only text after the resume point: it stays, and the new pass repeats none of it (replayFilter).
-  // An earlier resume's notice says nothing, so a run handed on twice (a rolling restart) still replays.
+  // Only text after the resume point: it stays, and the new pass continues it (the partial answer).
+  // An earlier resume's notice says nothing, so a run handed on twice (a rolling restart) still continues.
   const tail = await eventsAfter(prisma, run.id, keepUpTo, TAIL_MAX);
   const saysNothing = (frame: RunFrame) => frame.type === "run_status" && frame.resumed === true;
   const onlyText =
@@ -278,10 +271,10 @@ export async function resumeOrFail(
     tail.length < TAIL_MAX &&
     tail.some((event) => event.frame.type === "content_block_delta") &&
     tail.every((event) => event.frame.type === "content_block_delta" || saysNothing(event.frame));
-  const kept = onlyText ? tail.at(-1)!.id : keepUpTo;
-  const replay: Replay | undefined = onlyText
-    ? { text: tail.map((event) => (event.frame.type === "content_block_delta" ? event.frame.delta.text : "")).join(""), discardAfter: keepUpTo, attempt: run.resumeAttempts }
-    : undefined;
+  const said = onlyText ? tail.map((event) => (event.frame.type === "content_block_delta" ? event.frame.delta.text : "")).join("") : "";
+  // Text in which a secret value was redacted is not what the model said: it is said again whole.
+  const partial = onlyText && !said.includes(REDACTED_MARKER) ? said : undefined;
+  const kept = partial !== undefined ? tail.at(-1)!.id : keepUpTo;
   // One transaction: a reader sees either the interrupted frames or the resume frame after them gone.
   const resumed = await prisma.$transaction(async (tx) => {
     const row = await transitionRun(tx as Db, run.id, "recover", { ...progress, checkpoint: null });
@@ -298,54 +291,7 @@ export async function resumeOrFail(
     return true;
   });
   if (!resumed) return { resume: false };
-  logger.warn({ runId: run.id, attempt: run.resumeAttempts, fromCheckpoint: usable, keptText: replay?.text.length ?? 0 }, "resuming a run whose worker stopped");
+  logger.warn({ runId: run.id, attempt: run.resumeAttempts, fromCheckpoint: usable, keptText: partial?.length ?? 0 }, "resuming a run whose worker stopped");
   // The conversation in its own key order, for the pass that now resumes (the row's is JSONB's).
-  return { resume: true, replay, messages: usable ? messages : undefined };
-}
-
-const textFrame = (id: string, text: string): RunFrame => ({ type: "content_block_delta", id, delta: { type: "text_delta", text } });
-
-/**
- * The frames a resumed pass writes for what its model says, given the text readers already have from
- * the pass that was cut off: the repeated part is left out and only what is new is written. Should
- * the new text part ways with the old (a model that does not say the same twice), readers are told to
- * drop the old (a `run_status` with `discard_after`) and get the new text from its start.
- */
-export function replayFilter(replay: Replay) {
-  let matched = 0;
-  let done = replay.text.length === 0;
-  let lastId = "";
-  const partWays = (id: string, text: string): RunFrame[] => {
-    done = true;
-    const notice: RunFrame = {
-      type: "run_status",
-      status: "running",
-      resumed: true,
-      attempt: replay.attempt,
-      discard_after: replay.discardAfter.toString(),
-    };
-    return text ? [notice, textFrame(id, text)] : [notice];
-  };
-  return {
-    /** A text delta of the new pass. */
-    delta(id: string, text: string): RunFrame[] {
-      if (done) return [textFrame(id, text)];
-      lastId = id;
-      const rest = replay.text.slice(matched);
-      if (rest.startsWith(text)) {
-        matched += text.length;
-        done = matched === replay.text.length;
-        return [];
-      }
-      if (text.startsWith(rest)) {
-        done = true;
-        return [textFrame(id, text.slice(rest.length))];
-      }
-      return partWays(id, replay.text.slice(0, matched) + text);
-    },
-    /** Anything but text: by now the old text must have been said again whole. */
-    other(): RunFrame[] {
-      return done ? [] : partWays(lastId, replay.text.slice(0, matched));
-    },
-  };
+  return { resume: true, partial, messages: usable ? messages : undefined };
 }

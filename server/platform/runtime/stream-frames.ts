@@ -1,14 +1,12 @@
 // The model's stream, one part at a time, as the run's frames: text deltas, tool calls and results.
 // It also collects what the pass ends on (the questions and approvals to ask) and the results of calls
 // a person approved before the pass, which the SDK leaves out of its response messages. Text is
-// redacted here as it streams (secret-redactor.ts), before a resumed pass compares it with the log's,
-// which holds redacted text; the sink redacts every other frame. No I/O: the executor writes the
-// frames and meters each finished step.
+// redacted here as it streams (secret-redactor.ts); the sink redacts every other frame. No I/O: the
+// executor writes the frames and meters each finished step.
 import type { TextStreamPart, ToolResultPart, ToolSet } from "ai";
 import { ASK_USER_QUESTION, PLAN_APPROVAL, type RunFrame } from "@/lib/schemas/runs";
 import { type NewRequest, newRequestId } from "../repositories/permission-requests";
 import type { ConnectionNeeded } from "./app-tools";
-import { type Replay, replayFilter } from "./recovery";
 import { SecretRedactor, type TextRedactor } from "../infrastructure/secret-redactor";
 
 // Stream parts that neither say nor do anything a reader sees: text may go on after them.
@@ -21,8 +19,6 @@ export interface StreamFramesOptions {
   approvedCallIds: ReadonlySet<string>;
   /** App tool calls that wait for a connection, by tool call id (app-tools.ts). */
   connectionNeeded: ReadonlyMap<string, ConnectionNeeded>;
-  /** A resumed pass leaves out the text readers already have (runtime/recovery.ts). */
-  replay?: Replay;
   /** Values that must not leave the run: text is redacted as it streams. */
   redactor?: SecretRedactor;
   newId?: () => string;
@@ -40,14 +36,12 @@ export class StreamFrames {
   /** The stream's error part: the pass fails with it once the frames before it are written. */
   failure?: Error;
   private readonly calls = new Map<string, { toolName: string; input: unknown }>();
-  private readonly replayed;
   private readonly newId: () => string;
   private readonly redactor: SecretRedactor;
   /** Text blocks whose redactor may hold back a tail, by block id. */
   private readonly texts = new Map<string, TextRedactor>();
 
   constructor(private readonly options: StreamFramesOptions) {
-    this.replayed = options.replay && replayFilter(options.replay);
     this.newId = options.newId ?? newRequestId;
     this.redactor = options.redactor ?? SecretRedactor.none;
   }
@@ -61,9 +55,8 @@ export class StreamFrames {
   read(part: TextStreamPart<ToolSet>): RunFrame[] {
     const frames: RunFrame[] = [];
     if (!QUIET_PARTS.has(part.type)) {
-      // Something else is said: the text held back goes first, then the replay must have ended.
+      // Something else is said: the text held back goes first.
       frames.push(...this.end());
-      if (this.replayed) frames.push(...this.replayed.other());
     }
     switch (part.type) {
       case "text-delta": {
@@ -145,7 +138,6 @@ export class StreamFrames {
   private text(id: string, text: string): RunFrame[] {
     // A redactor holding the whole delta back leaves nothing to say yet.
     if (text === "" && this.redactor.active) return [];
-    if (this.replayed) return this.replayed.delta(id, text);
     return [{ type: "content_block_delta", id, delta: { type: "text_delta", text } }];
   }
 

@@ -166,7 +166,7 @@ describe("a repository's env values in its agent's runs", () => {
 });
 
 describe("a resumed run of an agent with env values", () => {
-  it("compares its redacted text with the log's: no word twice, none lost", async () => {
+  it("says a cut-off answer that holds a redacted value again whole (not the model's own words to continue): no word twice, none lost", async () => {
     const create = await platform.call("/agents", { key: account.key, body: { name: "Resumable", default_permission_mode: "autonomous" } });
     const resumable = create.body.id as number;
     const bound = await platform.call(`/agents/${resumable}/repos`, { key: account.key, body: { repo_full_name: "octo/resumable" } });
@@ -198,8 +198,10 @@ describe("a resumed run of an agent with env values", () => {
     const log = await platform.request(`/runs/${run.id}/events`, { headers: { authorization: `Bearer ${account.key}` } });
     const frames = await readFrames(log, { until: (frame) => frame.data.type === "done" });
     expect(textOf(frames)).toBe(done.output);
-    // One resume frame, and no second one telling readers to drop what they had (the texts agreed).
-    expect(frames.filter((frame) => frame.data.resumed)).toHaveLength(1);
+    // One resume frame, telling readers to drop the cut-off text (back to the run's first frame).
+    const resumed = frames.filter((frame) => frame.data.resumed);
+    expect(resumed).toHaveLength(1);
+    expect(resumed[0]!.data.discard_after).toBe(frames[0]!.id);
     expect(JSON.stringify([frames, done, (await platform.call(`/runs/${run.id}/messages`, { key: account.key })).body])).not.toContain(VALUE);
   });
 });

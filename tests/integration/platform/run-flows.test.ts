@@ -189,6 +189,26 @@ describe("POST /runs/{run_id}/reply", () => {
   });
 });
 
+describe("a pass of several steps", () => {
+  it("stores every step's messages: the tool call, its result and the answer, which a reply then sees", async () => {
+    const run = await start({ message: '::tool calculator {"expression":"6*7"}', permission_mode: "autonomous" });
+    await waitFor(run.id, ["completed"]);
+    const row = await platform.database.prisma.platformRun.findUniqueOrThrow({ where: { id: run.id } });
+    expect((row.messages as { role: string }[]).map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    // The reply's model counts the earlier call: its own call is the second, not a second "first".
+    const replied = await reply(run.id, { message: '::tool calculator {"expression":"2*3"}', stream: false });
+    expect(replied.status).toBe(200);
+    await waitFor(run.id, ["completed"]);
+    const after = await platform.database.prisma.platformRun.findUniqueOrThrow({ where: { id: run.id } });
+    const calls = (after.messages as { role: string; content: unknown }[]).flatMap((message) =>
+      message.role === "assistant" && Array.isArray(message.content)
+        ? (message.content as { type: string; toolCallId?: string }[]).filter((part) => part.type === "tool-call").map((part) => part.toolCallId)
+        : [],
+    );
+    expect(calls).toEqual(["sim-call-1", "sim-call-2"]);
+  });
+});
+
 describe("POST /runs/first-session", () => {
   it("starts a run in which the agent introduces itself", async () => {
     const response = await platform.call("/runs/first-session", {

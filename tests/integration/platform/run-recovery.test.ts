@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHealth } from "@/server/platform/health";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { readFrames, textOf, type Frame } from "../../helpers/sse";
+import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from "@ai-sdk/provider";
+import { createSimModel, promptText, simTokens } from "@/server/platform/models/sim";
 
 let platform: PlatformHarness;
 let account: Account;
@@ -188,11 +190,37 @@ describe("resuming after a finished tool step", () => {
   });
 });
 
+/** The sim model, recording the prompt of every call it streams. */
+function recordingSim() {
+  const prompts: LanguageModelV3Prompt[] = [];
+  const languageModel = () => {
+    const sim = createSimModel();
+    return {
+      ...sim,
+      doStream: (options: LanguageModelV3CallOptions) => {
+        prompts.push(options.prompt);
+        return sim.doStream(options);
+      },
+    };
+  };
+  return { prompts, languageModel };
+}
+
+/** The text of a prompt's last message when it is the assistant's partial answer. */
+const partialOf = (prompt: LanguageModelV3Prompt) => {
+  const last = prompt.at(-1)!;
+  return last.role === "assistant" ? last.content.map((part) => (part.type === "text" ? part.text : "")).join("") : undefined;
+};
+
 describe("a draining process (SIGTERM)", () => {
-  it("hands its worker's runs back at once: other workers resume them, twice over, without counting an attempt, every word once", async () => {
+  it("hands its worker's runs back at once: other workers continue them where the stream was, twice over, without counting an attempt, every word once, billed once", async () => {
     // Three processes on one database of their own; each drain hands the run to one of the others.
-    const first = await startPlatform();
-    const others = [await startPlatform({ database: first.database }), await startPlatform({ database: first.database })];
+    const model = recordingSim();
+    const first = await startPlatform({ languageModel: model.languageModel });
+    const others = [
+      await startPlatform({ database: first.database, languageModel: model.languageModel }),
+      await startPlatform({ database: first.database, languageModel: model.languageModel }),
+    ];
     const harnesses = [first, ...others];
     try {
       const own = await first.signup({ require_end_user_id: false });
@@ -246,14 +274,39 @@ describe("a draining process (SIGTERM)", () => {
       expect(textOf(frames)).toBe(run.output);
       const resumed = frames.filter((frame) => frame.data.resumed);
       expect(resumed).toHaveLength(2);
-      for (const notice of resumed) {
+      // Each resumed pass asked its model to continue after the text readers already had (the log
+      // before its resume frame), not to answer from the start: three calls, one per pass.
+      expect(model.prompts).toHaveLength(3);
+      expect(partialOf(model.prompts[0]!)).toBeUndefined();
+      for (const [index, notice] of resumed.entries()) {
         // Nothing dropped either time: the text already said stayed and was not said again.
         expect(notice.data).toMatchObject({ type: "run_status", status: "running", attempt: 0 });
         expect(notice.data.discard_after).toBe(frames[frames.indexOf(notice) - 1]!.id);
+        const delivered = textOf(frames.slice(0, frames.indexOf(notice)));
+        expect(delivered.length).toBeGreaterThan(0);
+        expect(partialOf(model.prompts[index + 1]!)).toBe(delivered);
       }
       // The reader of the first instance resumes where it was and gets only what is new.
       const after = await eventLog(runId, third, seen.at(-1)!.id!, undefined, own.key);
       expect(textOf(seen) + textOf(after)).toBe(run.output);
+
+      // Billed once: the calls cut by a hand-back reported no usage and were not metered; the last
+      // pass's call was, once, with the delivered text as prompt and only what it said as output.
+      const usage = await prisma.platformUsageRecord.findMany({ where: { runId } });
+      expect(usage).toHaveLength(1);
+      const last = model.prompts[2]!;
+      const said = textOf(frames.slice(frames.indexOf(resumed[1]!)));
+      expect(usage[0]).toMatchObject({ inputTokens: simTokens(promptText(last).length), outputTokens: simTokens(said.length) });
+      const row = await prisma.platformRun.findUniqueOrThrow({ where: { id: runId } });
+      expect({ input: row.inputTokens, output: row.outputTokens, cost: row.costMicros }).toEqual({
+        input: usage[0]!.inputTokens,
+        output: usage[0]!.outputTokens,
+        cost: usage[0]!.costMicros,
+      });
+      expect(row.costMicros).toBeGreaterThan(0n);
+      // The account's ledger charged the run its cost once.
+      const debits = await prisma.platformBalanceTransaction.findMany({ where: { runId, type: "debit" } });
+      expect(debits.reduce((sum, debit) => sum - debit.amountMicros, 0n)).toBe(row.costMicros);
     } finally {
       // The first owns the database: it goes last.
       for (const harness of [...others, first]) await harness.close();

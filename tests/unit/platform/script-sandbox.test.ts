@@ -124,15 +124,15 @@ describe("script sandbox: calls", { timeout: 90_000 }, () => {
     expect(outcome.ok === false && outcome.error).toMatch(/^TypeError: the result is not JSON-serialisable/);
   });
 
-  it("runs one scope's calls beyond its share from its queue and refuses them past its cap", async () => {
+  it("runs one account's calls beyond its share from its queue and refuses them past its cap", async () => {
     await vi.waitFor(() => expect(sandbox.stats().idle).toBe(2), { timeout: 60_000, interval: 100 });
     const slow = "import time\ndef tool(n):\n    time.sleep(0.3)\n    return n";
     const outcomes = await Promise.all([1, 2, 3, 4, 5].map((n) => call(slow, { n })));
-    // One scope (these calls name none): one runs at once (the other interpreter stays for other
-    // scopes), one waits (a quarter of the queue's cap of 2, at least 1), the rest are refused.
+    // One account's own calls (these name no scope): one runs at once (the other interpreter stays for
+    // other accounts), one waits (half of a quarter of the queue's cap of 2, at least 1), the rest are refused.
     expect(outcomes.slice(0, 2)).toEqual([1, 2].map((n) => ({ ok: true, result: n })));
     for (const refused of outcomes.slice(2)) {
-      expect(refused).toEqual({ ok: false, error: "RuntimeError: the script sandbox is busy with this account's calls (1 running, 1 waiting); try again shortly" });
+      expect(refused).toEqual({ ok: false, error: "RuntimeError: the script sandbox is busy with this account's own calls (1 running, 1 waiting); try again shortly" });
     }
   });
 });

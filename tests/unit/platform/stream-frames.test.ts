@@ -84,12 +84,6 @@ describe("StreamFrames", () => {
     ]);
   });
 
-  it("leaves out the text readers already have after a resume, and writes what is new", () => {
-    const reader = new StreamFrames({ tools: {}, approvedCallIds: new Set(), connectionNeeded: new Map(), replay: { text: "Hello wor", discardAfter: 7n, attempt: 1 } });
-    const frames = ["Hello", " wor", "ld"].flatMap((text) => reader.read(part({ type: "text-delta", id: "t", text })));
-    expect(frames).toEqual([{ type: "content_block_delta", id: "t", delta: { type: "text_delta", text: "ld" } }]);
-  });
-
   it("takes a stream's error part as the pass's failure", () => {
     const reader = new StreamFrames({ tools: {}, approvedCallIds: new Set(), connectionNeeded: new Map() });
     expect(reader.read(part({ type: "error", error: "model overloaded" }))).toEqual([]);
@@ -117,14 +111,6 @@ describe("StreamFrames", () => {
       expect(texts(frames)).toEqual(["try ", "open ", "<tool_use>", "<tool_result>"]);
       // The sink redacts structured frames (frame-sink.ts): here the reader leaves them as they are.
       expect(redactor.frame(frames.at(-1)!)).toMatchObject({ content: '{"text":"[REDACTED]"}', result: { text: "[REDACTED]" } });
-    });
-
-    it("lets a resumed pass compare its redacted text with the log's: nothing repeated, nothing lost", () => {
-      // The interrupted pass wrote "Echo: [REDACTED] " and held "and op" back when it died.
-      const replay = { text: "Echo: [REDACTED] ", discardAfter: 7n, attempt: 1 };
-      const reader = new StreamFrames({ tools: {}, approvedCallIds: new Set(), connectionNeeded: new Map(), redactor, replay });
-      const frames = [...words("Echo: open sesame 42 and open"), part({ type: "text-end", id: "t1" }), part({ type: "finish-step" })].flatMap((p) => reader.read(p));
-      expect(texts(frames)).toEqual(["and ", "open"]);
     });
 
     it("releases what a block still holds when the stream ends", () => {

@@ -14,6 +14,7 @@ import {
   simReply,
   type SimSleep,
   splitWords,
+  wordList,
 } from "@/server/platform/models/sim";
 
 const tokens = (text: string) => Math.ceil(text.length / 4);
@@ -731,6 +732,46 @@ describe("usage", () => {
       outputTokens: tokens(answer),
     });
     expect((await result.totalUsage).inputTokens).toBe(first!.usage.inputTokens! + second!.usage.inputTokens!);
+  });
+});
+
+describe("a partial answer", () => {
+  const words = (text: string) => text.trim().split(/\s+/);
+  const partialOf = (count: number) => `${wordList(count)} `;
+
+  it("continues after it: ::words 120 resumed after 40 words streams words 41 to 120, and counts only those as produced", async () => {
+    const partial = partialOf(40);
+    const messages: ModelMessage[] = [
+      { role: "user", content: "::words 120" },
+      { role: "assistant", content: [{ type: "text", text: partial }] },
+    ];
+    const result = streamText({ model: createSimModel(), messages });
+    const said = textDeltas(await collect(result.fullStream)).join("");
+    expect(words(said)).toEqual(words(wordList(120)).slice(40));
+    expect(partial + said).toBe(wordList(120));
+    const usage = await result.usage;
+    expect(usage.outputTokens).toBe(tokens(said));
+    expect(usage.inputTokens).toBe(tokens(`::words 120\n${partial}`));
+  });
+
+  it("matches a partial sent without its trailing space", () => {
+    const text = simReply({
+      prompt: [
+        { role: "user", content: [{ type: "text", text: "::words 3" }] },
+        { role: "assistant", content: [{ type: "text", text: "alpha" }] },
+      ],
+    });
+    expect(text).toMatchObject({ type: "answer", text: " bravo charlie" });
+  });
+
+  it("gives the whole answer after a partial that is not its start", () => {
+    const reply = simReply({
+      prompt: [
+        { role: "user", content: [{ type: "text", text: "::words 2" }] },
+        { role: "assistant", content: [{ type: "text", text: "zulu " }] },
+      ],
+    });
+    expect(reply).toMatchObject({ type: "answer", text: "alpha bravo" });
   });
 });
 

@@ -6,10 +6,12 @@
 // Pool: `poolSize` interpreters, started on first use and kept warm, each running one call at a time;
 // each call gets a fresh Python namespace. A call past its time is interrupted (KeyboardInterrupt in
 // Python, the interpreter stays warm); one that ignores the interrupt, ran out of memory or broke is
-// terminated and replaced. Shared fairly (docs/design.md, Operations): each scope (an account, or one of its
-// end-users) runs at most `scopeConcurrency` calls at once (one interpreter always stays for the others)
-// and queues at most `scopeQueue`; past that its calls are refused as busy, other scopes unaffected.
-// Waiting calls are taken scope by scope in turn.
+// terminated and replaced. Shared fairly (docs/design.md, Operations), by account first and by end-user
+// within the account: an account runs at most `accountConcurrency` calls at once (one interpreter always
+// stays for the other accounts) and queues at most `accountQueue`, however many end-users its calls come
+// from; within that, one end-user (or the account's own calls) runs at most `endUserConcurrency` and
+// queues at most `endUserQueue`. Past those its calls are refused as busy, other accounts unaffected.
+// Waiting calls are taken account by account in turn, and within an account end-user by end-user.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,6 +19,7 @@ import { Worker } from "node:worker_threads";
 import { z } from "zod";
 import { guardedFetch, OutboundError, outboundDefaults, type OutboundOptions } from "../../outbound/guarded-fetch";
 import type { ToolCallOutcome } from "../types";
+import { Counts, FairQueues, type SandboxScope } from "./fair-queues";
 
 export interface ScriptSandboxOptions {
   /** Warm interpreters kept ready. */
@@ -29,10 +32,14 @@ export interface ScriptSandboxOptions {
   maxResultBytes?: number;
   /** Calls waiting for an interpreter beyond which calls are refused at once. */
   maxQueue?: number;
-  /** Calls of one scope running at once; default poolSize - 1 (at least 1). */
-  scopeConcurrency?: number;
-  /** Calls of one scope waiting; default a quarter of maxQueue (at least 1). */
-  scopeQueue?: number;
+  /** Calls of one account running at once; default poolSize - 1 (at least 1). */
+  accountConcurrency?: number;
+  /** Calls of one account waiting; default a quarter of maxQueue (at least 1). */
+  accountQueue?: number;
+  /** Calls of one end-user (or the account's own) running at once; default accountConcurrency - 1 (at least 1). */
+  endUserConcurrency?: number;
+  /** Calls of one end-user (or the account's own) waiting; default half of accountQueue (at least 1). */
+  endUserQueue?: number;
   /** How long an interrupted script has to stop before its interpreter is replaced. */
   interruptGraceMs?: number;
   /** `http` requests one call may make. */
@@ -46,19 +53,22 @@ export interface ScriptCall {
   args: Record<string, unknown>;
   /** Origins `http` may reach: the server's url origin and its script_allowlist. */
   allowedOrigins: string[];
-  /** Whose call it is (account and end-user): the unit of fair sharing. */
-  scope?: string;
+  /** Whose call it is: the unit of fair sharing. */
+  scope?: SandboxScope;
 }
 
 /** The error of a call refused because its scope (or the whole sandbox) has too many calls in flight. */
 export const SANDBOX_BUSY = "RuntimeError: the script sandbox is busy";
 
-/** The unit of fair sharing: an account's own calls, or one of its end-users'. */
-export const sandboxScope = (accountId: number, endUserId: number | null) => `${accountId}:${endUserId ?? ""}`;
+export type { SandboxScope };
+
+export const sandboxScope = (accountId: number, endUserId: number | null): SandboxScope => ({ account: String(accountId), endUser: endUserId === null ? "" : String(endUserId) });
+
+const NO_SCOPE: SandboxScope = { account: "", endUser: "" };
 
 export interface ScriptSandbox {
   /** Whether the script defines one function per tool name taking keyword arguments; error says what is wrong. */
-  check(source: string, toolNames: string[], scope?: string): Promise<{ ok: true } | { ok: false; error: string }>;
+  check(source: string, toolNames: string[], scope?: SandboxScope): Promise<{ ok: true } | { ok: false; error: string }>;
   call(input: ScriptCall): Promise<ToolCallOutcome>;
   close(): Promise<void>;
 }
@@ -127,7 +137,7 @@ function workerPath(): string {
 type JobInput =
   | { op: "check"; source: string; toolNames: string[] }
   | { op: "call"; source: string; tool: string; args: Record<string, unknown>; allowedOrigins: Set<string> };
-type Job = JobInput & { scope: string; resolve: (outcome: WorkerOutcome) => void };
+type Job = JobInput & { scope: SandboxScope; resolve: (outcome: WorkerOutcome) => void };
 
 interface WorkerOutcome {
   ok: boolean;
@@ -180,18 +190,20 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
   const maxResultBytes = options.maxResultBytes ?? scriptSandboxDefaults.maxResultBytes;
   const maxQueue = options.maxQueue ?? scriptSandboxDefaults.maxQueue;
   const maxHttpRequests = options.maxHttpRequests ?? scriptSandboxDefaults.maxHttpRequests;
-  const scopeConcurrency = Math.max(1, options.scopeConcurrency ?? poolSize - 1);
-  const scopeQueue = Math.max(1, options.scopeQueue ?? Math.ceil(maxQueue / 4));
+  const accountConcurrency = Math.max(1, options.accountConcurrency ?? poolSize - 1);
+  const accountQueue = Math.max(1, options.accountQueue ?? Math.ceil(maxQueue / 4));
+  const endUserConcurrency = Math.max(1, options.endUserConcurrency ?? accountConcurrency - 1);
+  const endUserQueue = Math.max(1, options.endUserQueue ?? Math.ceil(accountQueue / 2));
   const interruptGraceMs = options.interruptGraceMs ?? scriptSandboxDefaults.interruptGraceMs;
   const outbound = options.outbound;
   // Worst case of the JSON of a response body: every byte escaped as \u00XX, plus room for headers.
   const exchangeBytes = 8 + 6 * (outbound.maxResponseBytes ?? outboundDefaults.maxResponseBytes) + 64 * 1024;
 
   const slots = new Set<Slot>();
-  // Waiting calls per scope, in the order scopes are served (round robin); running calls per scope.
-  const queues = new Map<string, Job[]>();
-  const runningPerScope = new Map<string, number>();
-  const queued = () => [...queues.values()].reduce((sum, jobs) => sum + jobs.length, 0);
+  const queues = new FairQueues<Job>();
+  // Running calls per account and per end-user (keyed as FairQueues keys them).
+  const inFlight = new Counts();
+  const queued = () => queues.size;
   let nextId = 1;
   let interpreterStarts = 0;
   const retired: Partial<Record<RetireCause, number>> = {};
@@ -308,15 +320,13 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
 
   const timeoutError = () => `TimeoutError: the script ran longer than ${timeoutMs} ms`;
 
-  /** The slot's call is over: its scope has one running call less. */
+  /** The slot's call is over: its account and end-user have one running call less. */
   function finish(slot: Slot): void {
-    const running = slot.running;
-    if (!running) return;
+    const call = slot.running;
+    if (!call) return;
     slot.running = undefined;
-    clearInterval(running.resend);
-    const left = (runningPerScope.get(running.job.scope) ?? 1) - 1;
-    if (left > 0) runningPerScope.set(running.job.scope, left);
-    else runningPerScope.delete(running.job.scope);
+    clearInterval(call.resend);
+    inFlight.add(call.job.scope, -1);
   }
 
   /** Past its time: raise KeyboardInterrupt in the script, and replace the interpreter if it does not stop. */
@@ -342,25 +352,19 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
       running.job.resolve({ ok: false, error: reason ?? "RuntimeError: the script's interpreter stopped" });
     } else if (!slot.ready && reason) {
       // It never started: the queue would wait for nothing, so fail it now (a later call tries again).
-      for (const jobs of queues.values()) for (const job of jobs.splice(0)) job.resolve({ ok: false, error: `RuntimeError: the script sandbox could not start` });
-      queues.clear();
+      for (const job of queues.clear()) job.resolve({ ok: false, error: `RuntimeError: the script sandbox could not start` });
     }
     void slot.worker.terminate();
     if (!closed && (slot.ready || queued() > 0)) fill();
     pump();
   }
 
-  /** The next waiting call of the first scope in turn that is under its concurrency; it moves to the back. */
-  function nextJob(): Job | undefined {
-    for (const [scope, jobs] of queues) {
-      if ((runningPerScope.get(scope) ?? 0) >= scopeConcurrency) continue;
-      const job = jobs.shift()!;
-      queues.delete(scope);
-      if (jobs.length > 0) queues.set(scope, jobs);
-      return job;
-    }
-    return undefined;
-  }
+  /** The next waiting call: of the first account in turn under its concurrency, of its first end-user in turn under theirs. */
+  const nextJob = () =>
+    queues.take(
+      (account) => inFlight.ofAccount(account) < accountConcurrency,
+      (scope) => inFlight.ofEndUser(scope) < endUserConcurrency,
+    );
 
   function fill(): void {
     while (!closed && slots.size < poolSize) spawn();
@@ -375,7 +379,7 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
       const running: Running = { id, job, deadline: Date.now() + timeoutMs, httpRequests: 0, timer: undefined as unknown as NodeJS.Timeout };
       running.timer = setTimeout(() => interrupt(slot, running), timeoutMs);
       Atomics.store(slot.interrupt, 0, 0);
-      runningPerScope.set(job.scope, (runningPerScope.get(job.scope) ?? 0) + 1);
+      inFlight.add(job.scope, 1);
       slot.running = running;
       slot.worker.postMessage(
         job.op === "check"
@@ -385,20 +389,23 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
     }
   }
 
-  function submit(job: JobInput, scope = ""): Promise<WorkerOutcome> {
+  function submit(job: JobInput, scope = NO_SCOPE): Promise<WorkerOutcome> {
     if (closed) return Promise.resolve({ ok: false, error: "RuntimeError: the script sandbox is closed" });
     if (Buffer.byteLength(job.source, "utf8") > scriptSandboxDefaults.maxSourceBytes) {
       return Promise.resolve({ ok: false, error: `ValueError: the script is over ${scriptSandboxDefaults.maxSourceBytes} bytes` });
     }
-    const waiting = queues.get(scope) ?? [];
-    // A scope at its share waits no further than its own queue: the rest of the pool is the others'.
-    if (waiting.length >= scopeQueue) {
-      return Promise.resolve({ ok: false, error: `${SANDBOX_BUSY} with this account's calls (${scopeConcurrency} running, ${scopeQueue} waiting); try again shortly` });
+    // An end-user at their share waits no further than their own queue (the rest of the account's is
+    // its other end-users'), an account no further than its own (the rest of the pool is the others').
+    const whose = scope.endUser ? "this end-user's" : "this account's own";
+    if (queues.waitingOf(scope) >= endUserQueue) {
+      return Promise.resolve({ ok: false, error: `${SANDBOX_BUSY} with ${whose} calls (${endUserConcurrency} running, ${endUserQueue} waiting); try again shortly` });
+    }
+    if (queues.waitingOfAccount(scope.account) >= accountQueue) {
+      return Promise.resolve({ ok: false, error: `${SANDBOX_BUSY} with this account's calls (${accountConcurrency} running, ${accountQueue} waiting); try again shortly` });
     }
     if (queued() >= maxQueue) return Promise.resolve({ ok: false, error: `${SANDBOX_BUSY}; try again shortly` });
     return new Promise((resolve) => {
-      waiting.push({ ...job, scope, resolve });
-      if (!queues.has(scope)) queues.set(scope, waiting);
+      queues.push({ ...job, scope, resolve });
       fill();
       pump();
     });
@@ -434,8 +441,7 @@ export function createScriptSandbox(options: ScriptSandboxOptions): PooledScript
 
     async close() {
       closed = true;
-      for (const jobs of queues.values()) for (const job of jobs.splice(0)) job.resolve({ ok: false, error: "RuntimeError: the script sandbox is closed" });
-      queues.clear();
+      for (const job of queues.clear()) job.resolve({ ok: false, error: "RuntimeError: the script sandbox is closed" });
       const workers = [...slots].map((slot) => slot.worker);
       for (const slot of [...slots]) retire(slot, "closed", "RuntimeError: the script sandbox is closed");
       await Promise.all(workers.map((worker) => worker.terminate()));
