@@ -63,6 +63,9 @@ const product = {
     name: "product",
     isolate,
     include: ["tests/product/**/*.test.ts"],
+    // One file at a time: each starts a whole cluster of processes, and two at once on two cores starve
+    // each other's restarts.
+    fileParallelism: false,
     env: { INLAY_TEST_DB: "postgres" },
     testTimeout: 30_000,
     hookTimeout: 240_000,

@@ -112,6 +112,7 @@ const steps = [
     ),
   ],
   [
+    // The two Playwright passes, one browser and one app at a time, one after the other...
     [
       {
         name: "end-to-end tests",
@@ -120,12 +121,8 @@ const steps = [
         env: { E2E_SKIP_BUILD: "1" },
         reports: { playwright: e2eReport },
       },
-    ],
-  ],
-  // The specs that need a platform of their own (one that may call loopback fakes), with the framework
-  // pointed at a platform started separately (`npm run platform`).
-  [
-    [
+      // The specs that need a platform of their own (one that may call loopback fakes), with the framework
+      // pointed at a platform started separately (`npm run platform`).
       {
         name: "end-to-end tests against a separate platform",
         command: "npx",
@@ -134,12 +131,13 @@ const steps = [
         reports: { playwright: e2eRemoteReport },
       },
     ],
+    // ...and beside them the whole product as deployed (PostgreSQL only): apps on the same build, web
+    // instances and workers of the compiled platform behind nginx, restarted under load, and its
+    // database taken away. Its processes mostly wait on timers and sockets, as the browser passes do.
+    ...(process.env.TEST_DATABASE_URL
+      ? [[vitestStage(`the whole product, deployed (Node ${MAIN_RUNTIME})`, MAIN_RUNTIME, ["--project=product", "--reporter=default"])]]
+      : []),
   ],
-  // The whole product as deployed (PostgreSQL only): apps on the production build, web instances and
-  // workers behind nginx, restarted under load.
-  ...(process.env.TEST_DATABASE_URL
-    ? [[[vitestStage(`the whole product, deployed (Node ${MAIN_RUNTIME})`, MAIN_RUNTIME, ["--project=product", "--reporter=default"])]]]
-    : []),
 ];
 
 function run(stage, buffered) {
