@@ -314,6 +314,10 @@ export const envSchema = z
     // Signs embed tokens (HS256, server/framework/embed/tokens.ts); derived from NEXTAUTH_SECRET when unset.
     EMBED_TOKEN_SECRET: optionalString.refine((value) => value === undefined || value.length >= 32, "must be at least 32 characters"),
 
+    // Benchmarks only (bench/chat-path.ts): serves POST /api/bench-floor, the plain AI SDK route the chat
+    // path is measured against. Off in every normal install.
+    INLAY_BENCH_FLOOR: flag(false),
+
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     // json: one JSON object per line (production's default); pretty: one readable line (development's).
     LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
