@@ -51,6 +51,8 @@ export interface OpenDatabaseOptions {
   transactionWaitMs?: number;
   /** PostgreSQL only: prepare the statements sent straight to the driver (DATABASE_PREPARED_STATEMENTS). */
   preparedStatements?: boolean;
+  /** PGlite only: its shared_buffers (PGLITE_SHARED_BUFFERS). */
+  pgliteSharedBuffers?: string;
 }
 
 /** Applies migrations on one session of the driver (the advisory lock belongs to a session). */
@@ -117,7 +119,11 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import("@electric-sql/pglite"), import("pglite-prisma-adapter")]);
   let pglite: PGlite;
   try {
-    pglite = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir });
+    pglite = await PGlite.create({
+      dataDir,
+      loadDataDir: options.loadDataDir,
+      startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${options.pgliteSharedBuffers ?? env.PGLITE_SHARED_BUFFERS}`],
+    });
   } catch (error) {
     lock?.release();
     throw unopenable(dataDir, error);
