@@ -42,9 +42,13 @@ async function freePort(): Promise<number> {
 export async function startApp(env: Record<string, string>): Promise<AppServer> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  // BENCH_CPU_PROF=<dir>: the app writes its CPU profile to <dir>/app when it stops (as runs.ts's servers).
+  // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.join(profileDir, "app")}`] : [];
   const child = spawn(
     process.execPath,
-    ["--inspect=127.0.0.1:0", "node_modules/next/dist/bin/next", "start", "--hostname", "127.0.0.1", "--port", String(port), "--keepAliveTimeout", "65000"],
+    [...profile, "--inspect=127.0.0.1:0", "node_modules/next/dist/bin/next", "start", "--hostname", "127.0.0.1", "--port", String(port), "--keepAliveTimeout", "65000"],
     {
       cwd: root,
       env: {
