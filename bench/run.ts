@@ -5,6 +5,8 @@
 import { Bench } from "tinybench";
 import { burstBench } from "./burst";
 import { chatBridgeTtft, embedSize } from "./chat";
+import { appMemory } from "./app-memory";
+import { chatBurst, chatHeld } from "./chat-path";
 import { chatBundle } from "./chat-bundle";
 import { chatBundleBrowser } from "./chat-bundle-browser";
 import { heldMemory } from "./held-memory";
@@ -51,6 +53,12 @@ const scripted: Record<string, () => Promise<void>> = {
   "chat-bundle": chatBundle,
   "chat-bundle-browser": chatBundleBrowser,
   "chat-bridge-ttft": () => chatBridgeTtft(),
+  // Through the production build (`npm run build` first): chat turns started at once and chat streams
+  // held, beside the platform's own SSE and a plain AI SDK floor route (--streams, --platform separate).
+  "chat-burst": chatBurst,
+  "chat-held": chatHeld,
+  // Through the production build: an idle `npm start`'s memory on PGlite and on PostgreSQL, and what a full GC gives back.
+  "app-memory": appMemory,
   // Always on PostgreSQL: a killed process's runs taken over by a new one (bench/recovery.ts).
   recovery,
   // Always on PostgreSQL: each role's start and idle memory, from the sources (tsx) and compiled.

@@ -90,6 +90,9 @@ export const envSchema = z
     // Storage
     DATABASE_URL: postgresUrl,
     PGLITE_DATA_DIR: z.string().default(".data/pglite"),
+    // PGlite's shared_buffers (PostgreSQL's own default is 128MB): every megabyte is resident in the
+    // process from the start, and a PGlite installation's data is small and in the OS's file cache.
+    PGLITE_SHARED_BUFFERS: z.string().trim().regex(/^\d+(kB|MB|GB)$/, "a size such as 32MB").default("32MB"),
     SEED_DEMO_DATA: flag(true),
     // PostgreSQL only: connections this process keeps, and how long a transaction may wait for one
     // (and run) before it fails. Bursts of runs queue for connections rather than fail.
@@ -321,6 +324,10 @@ export const envSchema = z
 
     // Signs embed tokens (HS256, server/framework/embed/tokens.ts); derived from NEXTAUTH_SECRET when unset.
     EMBED_TOKEN_SECRET: optionalString.refine((value) => value === undefined || value.length >= 32, "must be at least 32 characters"),
+
+    // Benchmarks only (bench/chat-path.ts): serves POST /api/bench-floor, the plain AI SDK route the chat
+    // path is measured against. Off in every normal install.
+    INLAY_BENCH_FLOOR: flag(false),
 
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     // json: one JSON object per line (production's default); pretty: one readable line (development's).

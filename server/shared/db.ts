@@ -63,6 +63,8 @@ export interface OpenDatabaseOptions {
   connectTimeoutMs?: number;
   /** The server-side limit of one statement, 0 for none (DATABASE_STATEMENT_TIMEOUT_MS). */
   statementTimeoutMs?: number;
+  /** PGlite only: its shared_buffers (PGLITE_SHARED_BUFFERS). */
+  pgliteSharedBuffers?: string;
 }
 
 /** Connections of the session pool (DATABASE_DIRECT_URL): the LISTEN connection and the job queue's statements. */
@@ -139,7 +141,11 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import("@electric-sql/pglite"), import("pglite-prisma-adapter")]);
   let pglite: PGlite;
   try {
-    pglite = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir });
+    pglite = await PGlite.create({
+      dataDir,
+      loadDataDir: options.loadDataDir,
+      startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${options.pgliteSharedBuffers ?? env.PGLITE_SHARED_BUFFERS}`],
+    });
   } catch (error) {
     lock?.release();
     throw unopenable(dataDir, error);
