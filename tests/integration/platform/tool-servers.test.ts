@@ -545,13 +545,14 @@ describe("tools of custom servers in runs", () => {
     const done = await settled(await run("dave", await agentFor("dave", "autonomous"), `::tool srv${server.id}__shout {"text":"hi"}`), "dave");
     expect(done.status).toBe("completed");
     expect(done.output).toContain(`Tool srv${server.id}__shout returned {"data":{"tool":"shout","args":{"text":"hi"}}}`);
-    // The call names its scope, the run's account and end-user: the sandbox shares its interpreters by it.
+    // The call names its scope, the run's account and end-user: the sandbox shares its interpreters by
+    // account first, then by end-user within it.
     expect(scriptCalls.at(-1)).toEqual({
       source: SCRIPT,
       tool: "shout",
       args: { text: "hi" },
       allowedOrigins: ["https://api.example.com", "https://cdn.example.com"],
-      scope: expect.stringMatching(new RegExp(`^${account.id}:\\d+$`)),
+      scope: { account: String(account.id), endUser: expect.stringMatching(/^\d+$/) },
     });
   });
 
