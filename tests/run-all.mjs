@@ -20,7 +20,8 @@ rmSync(stageTimesFile, { force: true });
 const runtimeSuites = [
   "--project=unit",
   "--project=integration-pglite",
-  "tests/unit",
+  // Of the unit tests, the script sandboxes (WebAssembly in worker threads); the rest is plain logic.
+  "tests/unit/platform/script-sandbox",
   ...[
     "standalone",
     "early-rejection",
@@ -112,7 +113,6 @@ const steps = [
     ),
   ],
   [
-    // The two Playwright passes, one browser and one app at a time, one after the other...
     [
       {
         name: "end-to-end tests",
@@ -121,8 +121,12 @@ const steps = [
         env: { E2E_SKIP_BUILD: "1" },
         reports: { playwright: e2eReport },
       },
-      // The specs that need a platform of their own (one that may call loopback fakes), with the framework
-      // pointed at a platform started separately (`npm run platform`).
+    ],
+  ],
+  [
+    // The specs that need a platform of their own (one that may call loopback fakes), with the framework
+    // pointed at a platform started separately (`npm run platform`)...
+    [
       {
         name: "end-to-end tests against a separate platform",
         command: "npx",
@@ -131,9 +135,8 @@ const steps = [
         reports: { playwright: e2eRemoteReport },
       },
     ],
-    // ...and beside them the whole product as deployed (PostgreSQL only): apps on the same build, web
-    // instances and workers of the compiled platform behind nginx, restarted under load, and its
-    // database taken away. Its processes mostly wait on timers and sockets, as the browser passes do.
+    // ...and beside them (a few specs, mostly waiting) the whole product as deployed (PostgreSQL only):
+    // apps on the same build and the compiled platform behind nginx, every process restarted under load.
     ...(process.env.TEST_DATABASE_URL
       ? [[vitestStage(`the whole product, deployed (Node ${MAIN_RUNTIME})`, MAIN_RUNTIME, ["--project=product", "--reporter=default"])]]
       : []),

@@ -2,17 +2,15 @@
 // nginx) on a PostgreSQL server of this file's own (tests/helpers/postgres-server.ts), which the tests
 // stop and start while runs stream; last, two of its processes are moved behind PgBouncer in
 // transaction mode. One cluster for the scenarios in turn: each leaves it whole for the next.
-// Timings are printed, not asserted (the machine is shared). The processes are the compiled platform
-// `npm run build` wrote, as the image runs them.
+// Timings are printed, not asserted (the machine is shared).
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPlatformClient, type RunFrame } from "@/lib/platform-client";
 import { startCluster, type Cluster, type Instance } from "@/server/cluster/start-cluster";
-import { startPgBouncer, type PgBouncer } from "../helpers/pgbouncer";
-import { pollUntil } from "../helpers/poll";
-import { createPostgresServer, type PostgresServer, type ShutdownMode } from "../helpers/postgres-server";
+import { startPgBouncer, type PgBouncer } from "../../helpers/pgbouncer";
+import { pollUntil } from "../../helpers/poll";
+import { createPostgresServer, type PostgresServer, type ShutdownMode } from "../../helpers/postgres-server";
 
 // eslint-disable-next-line no-restricted-properties -- test infrastructure, not app configuration
 const redisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -38,7 +36,6 @@ const clusterEnv = (prefix: string): NodeJS.ProcessEnv => ({
 });
 
 beforeAll(async () => {
-  if (!existsSync("dist/platform/standalone.js")) throw new Error("the cluster runs the compiled platform (dist/platform/): run npm run build first");
   const started = Date.now();
   server = await createPostgresServer();
   databaseUrl = await server.createDatabase("inlay");
@@ -49,7 +46,6 @@ beforeAll(async () => {
     port: 0,
     databaseUrl,
     redisUrl,
-    entry: ["dist/platform/standalone.js"],
     env: clusterEnv("db-faults"),
     onLog: (line) => logs.push(line),
   });
