@@ -8,14 +8,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as delay } from "node:timers/promises";
 import { DEFAULT_PLATFORM_OUTDIR } from "@/server/platform-build";
 import { DEMO_PASSWORD } from "@/prisma/seed";
+import { freePort } from "@/server/cluster/ports";
 
 const root = path.resolve(import.meta.dirname, "..");
 export const EMBED_ORIGIN = "http://shop.bench.test";
@@ -28,14 +27,6 @@ export interface AppServer {
   /** The Next.js server's own process (next start serves in the process it was started in). */
   pid: number;
   inspector: string;
-}
-
-async function freePort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** `next start` on a free loopback port with the inspector on; resolves once it answers. */

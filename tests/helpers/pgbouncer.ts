@@ -3,11 +3,10 @@
 // as root, it runs as postgres (-u). .ci/run installs Debian's pgbouncer (without its system service).
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { freePort } from "./postgres-server";
+import { accepts, freePort } from "@/server/cluster/ports";
 
 export const PGBOUNCER_BINARY = "/usr/sbin/pgbouncer";
 
@@ -16,17 +15,6 @@ export interface PgBouncer {
   /** A connection string for `database` through PgBouncer. */
   url(database: string): string;
   close(): Promise<void>;
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 }
 
 export async function startPgBouncer(server: { port: number }, options: { poolSize?: number } = {}): Promise<PgBouncer> {

@@ -5,7 +5,7 @@
 // shutdown keeps every commit a client was told of, as a production server does.
 import { execFile } from "node:child_process";
 import { chown, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
+import { freePort } from "@/server/cluster/ports";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -30,14 +30,6 @@ export interface PostgresServer {
   restart(mode?: ShutdownMode): Promise<void>;
   /** Stops the server if it runs and deletes its directory. */
   remove(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 const asRoot = process.getuid?.() === 0;

@@ -18,6 +18,7 @@ import { verifyAccountEmail } from "@/server/platform/services/account/operator"
 import { openDatabase, type Database } from "@/server/shared/db";
 import { chatTurn, textOfMessage, type ChatTurn } from "../helpers/chat-stream";
 import { createEmptyPostgresDatabase } from "../helpers/database";
+import { call, newAccount as newAccountAt } from "../helpers/cluster-client";
 
 // eslint-disable-next-line no-restricted-properties -- test infrastructure, not app configuration
 const redisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -127,41 +128,8 @@ afterAll(async () => {
 
 const nginx = () => cluster!.baseUrl;
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
-async function call(
-  baseUrl: string,
-  path: string,
-  options: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {},
-): Promise<Answer> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method: options.method ?? (options.body === undefined ? "GET" : "POST"),
-    headers: {
-      ...(options.key ? { authorization: `Bearer ${options.key}` } : {}),
-      ...(options.body === undefined ? {} : { "content-type": "application/json" }),
-      ...options.headers,
-    },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
-}
-
-/** A new account (through nginx) with one agent: each test its own, so its allowance is its own. */
-async function newAccount(): Promise<{ key: string; agentId: number }> {
-  const signup = await call(nginx(), "/signup", {
-    body: { email: `cluster-${randomUUID()}@example.test`, first_name: "Cluster", password: "correct-horse", require_end_user_id: false },
-  });
-  if (signup.status !== 201) throw new Error(`POST /signup: ${signup.status} ${JSON.stringify(signup.body)}`);
-  const key: string = signup.body.api_key;
-  const agent = await call(nginx(), "/agents", { key, body: { name: "Clustered" } });
-  if (agent.status !== 201) throw new Error(`POST /agents: ${agent.status} ${JSON.stringify(agent.body)}`);
-  return { key, agentId: agent.body.id };
-}
+/** A new account through nginx. */
+const newAccount = () => newAccountAt(nginx());
 
 const wordsOf = (text: string) => text.trim().split(/\s+/);
 

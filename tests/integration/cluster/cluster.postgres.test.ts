@@ -12,6 +12,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCluster, type Cluster, type Instance } from "@/server/cluster/start-cluster";
 import { createEmptyPostgresDatabase } from "../../helpers/database";
+import { call, newAccount as newAccountAt, type Answer } from "../../helpers/cluster-client";
 import { readFrames, textOf, type Frame } from "../../helpers/sse";
 
 // eslint-disable-next-line no-restricted-properties -- test infrastructure, not app configuration
@@ -56,41 +57,8 @@ const nginx = () => cluster!.baseUrl;
 const webA = () => cluster!.web[0]!;
 const webB = () => cluster!.web[1]!;
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
-async function call(
-  baseUrl: string,
-  path: string,
-  options: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {},
-): Promise<Answer> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method: options.method ?? (options.body === undefined ? "GET" : "POST"),
-    headers: {
-      ...(options.key ? { authorization: `Bearer ${options.key}` } : {}),
-      ...(options.body === undefined ? {} : { "content-type": "application/json" }),
-      ...options.headers,
-    },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
-}
-
-/** A new account (through nginx) with one agent: each test its own, so its allowance is its own. */
-async function newAccount(): Promise<{ key: string; agentId: number }> {
-  const signup = await call(nginx(), "/signup", {
-    body: { email: `cluster-${randomUUID()}@example.test`, first_name: "Cluster", password: "correct-horse", require_end_user_id: false },
-  });
-  if (signup.status !== 201) throw new Error(`POST /signup: ${signup.status} ${JSON.stringify(signup.body)}`);
-  const key: string = signup.body.api_key;
-  const agent = await call(nginx(), "/agents", { key, body: { name: "Clustered" } });
-  if (agent.status !== 201) throw new Error(`POST /agents: ${agent.status} ${JSON.stringify(agent.body)}`);
-  return { key, agentId: agent.body.id };
-}
+/** A new account through nginx. */
+const newAccount = () => newAccountAt(nginx());
 
 async function startRun(baseUrl: string, account: { key: string; agentId: number }, message: string): Promise<number> {
   const created = await call(baseUrl, "/runs", {
