@@ -80,7 +80,7 @@ export async function receiveTaskWebhook(
         };
   let outcome;
   try {
-    outcome = await createIdempotently(ctx.prisma, idempotent, (claim) =>
+    outcome = await createIdempotently(ctx.prisma, idempotent, "run", (claim) =>
       runTask(ctx, auth, task, { stream: false }, claim, { webhookPayload: webhookPayloadText(call.contentType, call.body) }),
     );
   } catch (error) {
@@ -90,7 +90,7 @@ export async function receiveTaskWebhook(
     throw error;
   }
   if (outcome.kind === "replay") {
-    const run = await getRunInAccount(ctx, task.accountId, outcome.runId);
+    const run = await getRunInAccount(ctx, task.accountId, outcome.id);
     return { accepted: { run_id: run.id, status: run.status }, replay: true };
   }
   const { run } = outcome.value;
@@ -128,7 +128,7 @@ export async function receiveAgentWebhook(
           hash: requestHash({ method: "POST", path: `${AGENT_HOOK_PATH}/agent-${agent.id}`, query: [], body: call.body }),
         };
   const message = `Webhook payload:\n${webhookPayloadText(call.contentType, call.body)}`;
-  const outcome = await createIdempotently(ctx.prisma, idempotent, (claim) =>
+  const outcome = await createIdempotently(ctx.prisma, idempotent, "run", (claim) =>
     requestRun(
       ctx,
       accountActing(agent.accountId),
@@ -139,7 +139,7 @@ export async function receiveAgentWebhook(
     ),
   );
   if (outcome.kind === "replay") {
-    const run = await getRunInAccount(ctx, agent.accountId, outcome.runId);
+    const run = await getRunInAccount(ctx, agent.accountId, outcome.id);
     return { accepted: { run_id: run.id, status: run.status }, replay: true };
   }
   const { run } = outcome.value;

@@ -23,7 +23,7 @@ export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
 
 /**
  * The request's Idempotency-Key, checked, with the hash of the request; undefined without the header.
- * Judgments (services/models/judgments.ts) read it here too and apply their own rules.
+ * Judgments (services/models/judgments.ts) read it here too: the same store under their own policy.
  */
 export async function readIdempotentCall(c: PlatformContext): Promise<IdempotentCall | undefined> {
   const key = c.req.header(IDEMPOTENCY_KEY_HEADER);
@@ -50,8 +50,8 @@ export const idempotency: MiddlewareHandler<PlatformEnv> = async (c, next) => {
   // answers as if the key had been looked at first: a replay of the identical request that succeeded,
   // or 409 idempotency_key_reuse for a key another request holds.
   if (c.res.status < 400 || isKeyError(c.error)) return;
-  const verdict = await consultIdempotencyKey(c.var.prisma, call);
-  if (verdict.kind === "replay") c.res = await replay(c, verdict.runId);
+  const verdict = await consultIdempotencyKey(c.var.prisma, call, "run");
+  if (verdict.kind === "replay") c.res = await replay(c, verdict.id);
 };
 
 /** The key's own 409s (reuse, in progress): the key was consulted already. */
@@ -68,8 +68,8 @@ export async function idempotently<T>(
   c: PlatformContext,
   create: (claim: KeyClaim | undefined) => Promise<T>,
 ): Promise<{ created: T } | { replay: Response }> {
-  const outcome = await createIdempotently(c.var.prisma, c.var.idempotency, create);
-  return outcome.kind === "created" ? { created: outcome.value } : { replay: await replay(c, outcome.runId) };
+  const outcome = await createIdempotently(c.var.prisma, c.var.idempotency, "run", create);
+  return outcome.kind === "created" ? { created: outcome.value } : { replay: await replay(c, outcome.id) };
 }
 
 /**

@@ -21,36 +21,24 @@ export interface NewJudgment {
   createdAt: Date;
   resultExpiresAt: Date;
   expiresAt: Date;
-  key?: { key: string; requestHash: string; expiresAt: Date };
 }
 
-/**
- * Inserts the pending judgment. With a key, the unique (account, key) index decides races: null when
- * another judgment holds the key (ON CONFLICT DO NOTHING, so no failed statement is logged).
- */
-export async function insertPendingJudgment(prisma: PrismaClient, scope: JudgmentScope, data: NewJudgment): Promise<number | null> {
-  const rows = await prisma.$queryRaw<{ id: number }[]>`
-    INSERT INTO platform_judgments
-      (account_id, end_user_id, run_id, mode, status, idempotency_key, request_hash, key_expires_at, retention,
-       funding_source, created_at, result_expires_at, expires_at)
-    VALUES (${scope.accountId}, ${scope.endUserId}, ${data.runId}, ${data.mode}, 'pending', ${data.key?.key ?? null},
-       ${data.key?.requestHash ?? null}, ${data.key?.expiresAt ?? null}, ${data.retention}, ${data.fundingSource},
-       ${data.createdAt}, ${data.resultExpiresAt}, ${data.expiresAt})
-    ON CONFLICT (account_id, idempotency_key) DO NOTHING
-    RETURNING id`;
-  return rows[0]?.id ?? null;
-}
-
-export const findJudgmentByKey = (prisma: PrismaClient, accountId: number, key: string) =>
-  prisma.platformJudgment.findUnique({ where: { accountId_idempotencyKey: { accountId, idempotencyKey: key } }, include: withUserId });
-
-/** Frees an expired key (only while still expired), so a new judgment can claim it. */
-export async function releaseExpiredKey(prisma: PrismaClient, id: number, now: Date): Promise<void> {
-  await prisma.platformJudgment.updateMany({
-    where: { id, keyExpiresAt: { lte: now } },
-    data: { idempotencyKey: null, requestHash: null, keyExpiresAt: null },
+/** Inserts the pending judgment (its Idempotency-Key, if any, is claimed in the same transaction). */
+export async function insertPendingJudgment(prisma: PrismaClient, scope: JudgmentScope, data: NewJudgment): Promise<number> {
+  const row = await prisma.platformJudgment.create({
+    data: { accountId: scope.accountId, endUserId: scope.endUserId, status: "pending", ...data },
+    select: { id: true },
   });
+  return row.id;
 }
+
+/** The judgment by id in the account (an Idempotency-Key's replay), or null. */
+export const findJudgmentInAccount = (prisma: PrismaClient, accountId: number, id: number) =>
+  prisma.platformJudgment.findFirst({ where: { id, accountId }, include: withUserId });
+
+/** Runs `work` in one transaction: a judgment's key claim and its pending row commit together. */
+export const inJudgmentTransaction = <T>(prisma: PrismaClient, work: (tx: PrismaClient) => Promise<T>): Promise<T> =>
+  prisma.$transaction((tx) => work(tx as PrismaClient));
 
 export interface JudgmentOutcome {
   status: "succeeded" | "failed";

@@ -102,8 +102,8 @@ export async function startAdmittedRun(prisma: PrismaClient, start: FastRunStart
     rid AS (SELECT nextval('platform_runs_id_seq')::int AS id),
     admissible AS (SELECT 1 FROM platform_accounts WHERE id = ${start.accountId} AND ${accountTest}),
     claim AS (
-      INSERT INTO platform_idempotency_keys (account_id, key, request_hash, run_id, expires_at, created_at)
-      SELECT ${start.accountId}, ${key.key}, ${key.requestHash}, rid.id, ${key.expiresAt}, now()
+      INSERT INTO platform_idempotency_keys (account_id, key, resource, request_hash, run_id, expires_at, created_at)
+      SELECT ${start.accountId}, ${key.key}, 'run', ${key.requestHash}, rid.id, ${key.expiresAt}, now()
       FROM rid, admissible
       ON CONFLICT (account_id, key) DO NOTHING
       RETURNING id

@@ -1,11 +1,20 @@
-// Idempotency-Key for the run-creating operations (concepts.md, "Idempotency"): a key is scoped to the
-// account and lasts 24 hours. The key is claimed by the write that creates the run, bound to it: in
-// the fast path's single statement (repositories/run-start.ts) or as the first write of the admission
-// transaction (services/runs/run-admission.ts). So a key is never seen without its run, and a request that
-// fails (any error: 402, 429, 500…) leaves nothing behind. A request whose claim finds the key taken
-// replays the bound run when it is the same request, and is a 409 idempotency_key_reuse otherwise. Two
-// identical requests at once: the second one's claim waits (in the database) for the first one's
-// write, then replays its run.
+// Idempotency-Key (concepts.md, "Idempotency"): one store (platform_idempotency_keys) and one protocol
+// for everything a key can create, with a policy per resource. A key is scoped to the account, lasts
+// 24 hours and is claimed by a unique (account, key) insert bound to what it creates; the same key
+// with another request (another resource included: the hash covers the path) is a 409
+// idempotency_key_reuse. The policies:
+//
+// - run (POST /runs and the other run-creating calls, task runs, inbound webhooks): the claim is the
+//   creating write's own, in the fast path's single statement (repositories/run-start.ts) or as the
+//   first write of the admission transaction (services/runs/run-admission.ts). A key is never seen
+//   without its run, so a request that fails (402, 429, 500…) leaves nothing behind and may be retried
+//   with the same key. An identical request at the same time waits (in the database) for the write,
+//   then replays the run's current state.
+// - judgment (POST /judgments): the claim and the pending judgment are committed together before the
+//   model is called, so an identical request meanwhile is 409 idempotency_key_in_progress at once, a
+//   failed judgment keeps its key (409 idempotency_key_failed: the spec's rule, a model call is not
+//   repeated under one key), and a replay of a result not kept is 410 (services/models/judgments.ts).
+//
 // No HTTP here: server/platform/middleware/idempotency.ts adapts this to Hono.
 import { createHash } from "node:crypto";
 import type { Db } from "../repositories/db";
@@ -98,7 +107,11 @@ export class IdempotencyKeyTaken extends Error {
   }
 }
 
-export type KeyVerdict = { kind: "free" } | { kind: "replay"; runId: number };
+/** What a key creates: the row's `resource`, which picks its policy (above). */
+export type KeyResource = "run" | "judgment";
+
+/** What the key was bound to: the run or judgment an identical request answers again. */
+export type KeyVerdict = { kind: "free" } | { kind: "replay"; id: number };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -120,14 +133,15 @@ export const keyInProgress = (key: string) =>
   });
 
 /**
- * What the key says now: free (no row, or an expired one, removed here), or the run to replay. A
- * different request's key is a 409 idempotency_key_reuse. A pending row (no run yet) can only have been
- * left by an earlier version of the platform, which claimed keys before creating runs: it is waited
- * for, and taken over once stale.
+ * What the key says now: free (no row, or an expired one, removed here), or the `resource` to replay.
+ * A different request's key is a 409 idempotency_key_reuse. A pending row (nothing bound yet) can only
+ * have been left by an earlier version of the platform, which claimed run keys before creating runs:
+ * it is waited for, and taken over once stale.
  */
 export async function consultIdempotencyKey(
   prisma: Db,
   call: IdempotentCall,
+  resource: KeyResource,
   options: { waitMs?: number } = {},
 ): Promise<KeyVerdict> {
   const deadline = Date.now() + (options.waitMs ?? PENDING_WAIT_MS);
@@ -141,8 +155,9 @@ export async function consultIdempotencyKey(
       await deleteExpiredKey(prisma, row.id, now);
       return { kind: "free" };
     }
-    if (row.requestHash !== call.hash) throw keyReuse(call.key);
-    if (row.runId !== null) return { kind: "replay", runId: row.runId };
+    if (row.requestHash !== call.hash || row.resource !== resource) throw keyReuse(call.key);
+    const bound = resource === "run" ? row.runId : row.judgmentId;
+    if (bound !== null) return { kind: "replay", id: bound };
     const staleBefore = new Date(now.getTime() - STALE_PENDING_MS);
     if (row.createdAt < staleBefore) {
       logger.warn({ accountId: call.accountId, key: call.key }, "taking over an idempotency key left pending by a request that never finished");
@@ -160,42 +175,43 @@ export async function consultIdempotencyKey(
 const CLAIM_ATTEMPTS = 10;
 
 /**
- * Creates a run under `call`'s key (or without one): `create` writes the run and the claim together,
+ * Creates a `resource` under `call`'s key (or without one): `create` writes it and the claim together,
  * and throws IdempotencyKeyTaken when another request holds the key. Then the key decides: the same
- * request's run is replayed, a different request is a 409, and a key that came free is claimed again.
+ * request's resource is replayed, a different request is a 409, and a key that came free is claimed again.
  */
 export async function createIdempotently<T>(
   prisma: Db,
   call: IdempotentCall | undefined,
+  resource: KeyResource,
   create: (claim: KeyClaim | undefined) => Promise<T>,
-): Promise<{ kind: "created"; value: T } | { kind: "replay"; runId: number }> {
+): Promise<{ kind: "created"; value: T } | { kind: "replay"; id: number }> {
   if (!call) return { kind: "created", value: await create(undefined) };
   for (let attempt = 1; ; attempt++) {
     const now = new Date();
     try {
-      const value = await create({ key: call.key, requestHash: call.hash, expiresAt: new Date(now.getTime() + IDEMPOTENCY_KEY_TTL_MS) });
+      const value = await create({ key: call.key, resource, requestHash: call.hash, expiresAt: new Date(now.getTime() + IDEMPOTENCY_KEY_TTL_MS) });
       return { kind: "created", value };
     } catch (error) {
       if (!(error instanceof IdempotencyKeyTaken)) throw error;
     }
-    const verdict = await consultIdempotencyKey(prisma, call);
+    const verdict = await consultIdempotencyKey(prisma, call, resource);
     if (verdict.kind === "replay") return verdict;
     if (attempt >= CLAIM_ATTEMPTS) throw keyInProgress(call.key);
   }
 }
 
 /**
- * The claim as the first write of a transaction that creates the run (run admission's `first`): the
- * row's id, to bind once the run exists (bindClaimedKey), or IdempotencyKeyTaken. Pending only inside
- * the transaction, so nobody else ever sees it unbound.
+ * The claim as the first write of a transaction that creates the resource (run admission's `first`,
+ * a judgment's insert): the row's id, to bind once the resource exists (bindClaimedKey), or
+ * IdempotencyKeyTaken. Pending only inside the transaction, so nobody else ever sees it unbound.
  */
 export async function claimKeyIn(tx: Db, accountId: number, claim: KeyClaim): Promise<number> {
-  const id = await insertPendingKey(tx, accountId, claim.key, claim.requestHash, claim.expiresAt);
+  const id = await insertPendingKey(tx, accountId, claim);
   if (id === null) throw new IdempotencyKeyTaken();
   return id;
 }
 
-/** Binds the claim made by claimKeyIn, in the same transaction, to the run it created. */
-export async function bindClaimedKey(tx: Db, id: number, runId: number): Promise<void> {
-  if (!(await bindKey(tx, id, runId))) throw new Error(`idempotency key ${id} changed inside its own transaction`);
+/** Binds the claim made by claimKeyIn, in the same transaction, to the run or judgment it created. */
+export async function bindClaimedKey(tx: Db, id: number, resourceId: number): Promise<void> {
+  if (!(await bindKey(tx, id, resourceId))) throw new Error(`idempotency key ${id} changed inside its own transaction`);
 }

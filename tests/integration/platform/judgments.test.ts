@@ -460,9 +460,70 @@ describe("Idempotency-Key on POST /judgments", () => {
     const again = await judge(account.key, failing, { idempotencyKey: key });
     expect(again.status).toBe(409);
     expect(again.body.error.error_code).toBe("idempotency_key_failed");
-    const row = await platform.database.prisma.platformJudgment.findFirstOrThrow({ where: { accountId: account.id, idempotencyKey: key } });
+    const row = await platform.database.prisma.platformJudgment.findFirstOrThrow({ where: { accountId: account.id, idempotencyKeys: { some: { key } } } });
     expect(row.status).toBe("failed");
     expect((await platform.call(`/judgments/${row.id}`, { key: account.key })).status).toBe(404);
+  });
+
+  it("keeps the key in the account's one idempotency store, beside the runs' keys", async () => {
+    const key = freshKey();
+    const first = await judge(account.key, decideBody(), { idempotencyKey: key });
+    expect(first.status).toBe(200);
+    const stored = await platform.database.prisma.platformIdempotencyKey.findUniqueOrThrow({ where: { accountId_key: { accountId: account.id, key } } });
+    expect(stored).toMatchObject({ resource: "judgment", judgmentId: first.body.id, runId: null });
+
+    // One namespace per account: a run-creating call with the judgment's key is another request.
+    const agentId = await createAgent(account.key);
+    const run = await platform.call("/runs", { key: account.key, body: { teammate_id: agentId, message: "hi" }, headers: { "idempotency-key": key } });
+    expect(run.status).toBe(409);
+    expect(run.body.error.error_code).toBe("idempotency_key_reuse");
+    // ...and a judgment with a run's key.
+    const runKey = freshKey();
+    const created = await platform.call("/runs", { key: account.key, body: { teammate_id: agentId, message: "hi" }, headers: { "idempotency-key": runKey } });
+    expect(created.status).toBe(200);
+    const judged = await judge(account.key, decideBody(), { idempotencyKey: runKey });
+    expect(judged.status).toBe(409);
+    expect(judged.body.error.error_code).toBe("idempotency_key_reuse");
+  });
+
+  it("frees a key after its 24 hours: the next identical request makes a new judgment", async () => {
+    const key = freshKey();
+    const first = await judge(account.key, decideBody(), { idempotencyKey: key });
+    expect(first.status).toBe(200);
+    await platform.database.prisma.platformIdempotencyKey.update({
+      where: { accountId_key: { accountId: account.id, key } },
+      data: { expiresAt: new Date(Date.now() - 1_000) },
+    });
+    const again = await judge(account.key, decideBody(), { idempotencyKey: key });
+    expect(again.status).toBe(200);
+    expect(again.headers.get("idempotent-replay")).toBeNull();
+    expect(again.body.id).not.toBe(first.body.id);
+    const stored = await platform.database.prisma.platformIdempotencyKey.findUniqueOrThrow({ where: { accountId_key: { accountId: account.id, key } } });
+    expect(stored.judgmentId).toBe(again.body.id);
+  });
+
+  it("answers one judgment to identical requests sent at once, with one model call", async () => {
+    const key = freshKey();
+    let release!: () => void;
+    hold = new Promise((resolve) => (release = resolve));
+    const before = simCalls;
+    const attempts = Array.from({ length: 4 }, () => judge(account.key, decideBody(), { idempotencyKey: key }));
+    try {
+      await pollUntil(async () => simCalls, (calls) => calls > before, "the judge model to be called");
+    } finally {
+      hold = undefined;
+      release();
+    }
+    const answers = await Promise.all(attempts);
+    expect(simCalls).toBe(before + 1);
+    const made = answers.filter((answer) => answer.status === 200);
+    // The one that was called answers 200; the others saw it in progress (or, once done, replay it).
+    expect(made.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(made.map((answer) => answer.body.id)).size).toBe(1);
+    for (const answer of answers.filter((candidate) => candidate.status !== 200)) {
+      expect(answer.status).toBe(409);
+      expect(answer.body.error.error_code).toBe("idempotency_key_in_progress");
+    }
   });
 
   it("refuses a malformed key with 422", async () => {

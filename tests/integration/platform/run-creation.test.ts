@@ -226,7 +226,7 @@ describe("the fast path's statement", () => {
   });
 
   it("binds an Idempotency-Key to its run, and writes nothing for a key another request holds", async () => {
-    const key = { key: `fast-${Date.now()}`, requestHash: "h", expiresAt: new Date(Date.now() + 60_000) };
+    const key = { key: `fast-${Date.now()}`, resource: "run" as const, requestHash: "h", expiresAt: new Date(Date.now() + 60_000) };
     const first = await startAdmittedRun(prisma(), start({ key }));
     expect(first.kind).toBe("inserted");
     if (first.kind !== "inserted") return;
@@ -239,7 +239,7 @@ describe("the fast path's statement", () => {
   it("sends what needs a count or a lock to the transaction, writing nothing: caps, a short balance, an unverified email", async () => {
     await prisma().platformAccount.update({ where: { id: accountId }, data: { perEndUserRunLimit: 100 } });
     let before = await footprint();
-    const key = { key: `refused-${Date.now()}`, requestHash: "h", expiresAt: new Date(Date.now() + 60_000) };
+    const key = { key: `refused-${Date.now()}`, resource: "run" as const, requestHash: "h", expiresAt: new Date(Date.now() + 60_000) };
     expect((await startAdmittedRun(prisma(), start({ key }))).kind).toBe("not_admitted");
     expect(await footprint()).toEqual(before);
     // Caps are per end-user: an account-level run does not count against them.

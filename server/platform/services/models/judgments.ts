@@ -6,12 +6,11 @@
 // is customer-funded with that key, and a key the provider refuses fails the judgment: it never falls
 // back to platform funding.
 //
-// Idempotency-Key: the key's format, the request hash, the 24 hours and the 409s come from
-// services/idempotency.ts, but the protocol is the spec's own for judgments (docs/platform-api.md,
-// "Judgments"), not the runs' one: the key lives on the judgment row and is claimed (pending) before
-// the model call, outside any transaction, so a concurrent request sees it in progress; a failed
-// judgment keeps its key (409 idempotency_key_failed, where a failed run leaves nothing); and a replay
-// of a metadata-only or expired result is 410 result_not_retained.
+// Idempotency-Key: the one store and protocol of services/idempotency.ts under the judgment policy
+// (docs/platform-api.md, "Judgments"): the key and the pending judgment commit together before the
+// model call, so a concurrent request sees it in progress; a failed judgment keeps its key (409
+// idempotency_key_failed, where a failed run leaves nothing); and a replay of a metadata-only or
+// expired result is 410 result_not_retained.
 import { createHash } from "node:crypto";
 import { APICallError, generateText, Output } from "ai";
 import { z } from "zod";
@@ -40,7 +39,7 @@ import { languageModelFor, ModelUnavailableError, type RuntimeModel } from "../.
 import { openSecret, sealSecret } from "../sealed-secrets";
 import type { AuthContext } from "../account/auth";
 import { usdExact } from "../billing/billing";
-import { IDEMPOTENCY_KEY_TTL_MS, keyInProgress, keyReuse, type IdempotentCall } from "../idempotency";
+import { bindClaimedKey, claimKeyIn, consultIdempotencyKey, createIdempotently, keyInProgress, type IdempotentCall } from "../idempotency";
 import { callCostMicros, defaultModel, findModel, type ModelSettings, pricingOf } from "../../models/catalog";
 import { resolveScope, type Scope } from "../scope";
 
@@ -418,23 +417,13 @@ export interface CreatedJudgment {
   replay: boolean;
 }
 
-/** What an Idempotency-Key already bound says: the judgment to replay, or a 409 / 410. */
-function consultKey(row: JudgmentRow, call: IdempotentCall, now: Date): Judgment {
-  if (row.requestHash !== call.hash) throw keyReuse(call.key);
+/** What the judgment an Idempotency-Key was bound to says: its result to replay, or a 409 / 410. */
+async function replayOf(prisma: DataContext["prisma"], call: IdempotentCall, id: number, now: Date): Promise<Judgment> {
+  const row = await repo.findJudgmentInAccount(prisma, call.accountId, id);
+  if (!row) throw keyInProgress(call.key); // deleted under the key since it was read: answered as busy, retried
   if (row.status === "pending") throw keyInProgress(call.key);
   if (row.status === "failed") throw keyFailed(call.key);
   return savedResult(row, now);
-}
-
-/** The live judgment under the key, or null once the key is free (absent or expired, then released). */
-async function boundJudgment(prisma: DataContext["prisma"], call: IdempotentCall, now: Date): Promise<JudgmentRow | null> {
-  const row = await repo.findJudgmentByKey(prisma, call.accountId, call.key);
-  if (!row) return null;
-  if (row.keyExpiresAt && row.keyExpiresAt <= now) {
-    await repo.releaseExpiredKey(prisma, row.id, now);
-    return null;
-  }
-  return row;
 }
 
 export async function createJudgment(
@@ -459,8 +448,8 @@ export async function createJudgment(
 
   // The key first: a replay reads nothing else and calls no model.
   if (call) {
-    const bound = await boundJudgment(services.prisma, call, now());
-    if (bound) return { judgment: consultKey(bound, call, now()), replay: true };
+    const verdict = await consultIdempotencyKey(services.prisma, call, "judgment");
+    if (verdict.kind === "replay") return { judgment: await replayOf(services.prisma, call, verdict.id, now()), replay: true };
   }
 
   const evidence = request.mode === "verify" ? await resolveEvidence(services.prisma, scope, request.evidence) : [];
@@ -477,16 +466,19 @@ export async function createJudgment(
     createdAt: created,
     resultExpiresAt: new Date(created.getTime() + JUDGMENT_RESULT_DAYS * DAY_MS),
     expiresAt: new Date(created.getTime() + JUDGMENT_METADATA_DAYS * DAY_MS),
-    key: call ? { key: call.key, requestHash: call.hash, expiresAt: new Date(created.getTime() + IDEMPOTENCY_KEY_TTL_MS) } : undefined,
   };
-  let id = await repo.insertPendingJudgment(services.prisma, scope, pending);
-  if (id === null && call) {
-    // Another request claimed the key since we looked: its judgment decides, or the key came free.
-    const bound = await boundJudgment(services.prisma, call, now());
-    if (bound) return { judgment: consultKey(bound, call, now()), replay: true };
-    id = await repo.insertPendingJudgment(services.prisma, scope, pending);
-    if (id === null) throw keyInProgress(call.key);
-  }
+  // The claim and the pending judgment commit together; another request that claimed the key since
+  // we looked decides instead (its judgment is replayed, or it is a 409).
+  const claimed = await createIdempotently(services.prisma, call, "judgment", (claim) =>
+    repo.inJudgmentTransaction(services.prisma, async (tx) => {
+      const keyId = claim ? await claimKeyIn(tx, auth.accountId, claim) : undefined;
+      const judgmentId = await repo.insertPendingJudgment(tx, scope, pending);
+      if (keyId !== undefined) await bindClaimedKey(tx, keyId, judgmentId);
+      return judgmentId;
+    }),
+  );
+  if (claimed.kind === "replay") return { judgment: await replayOf(services.prisma, call!, claimed.id, now()), replay: true };
+  const id = claimed.value;
 
   // Chosen only when a call is needed: a verify whose claims all lack evidence reads no key.
   let chosen: Judge | undefined;
@@ -496,7 +488,7 @@ export async function createJudgment(
   try {
     outcome = request.mode === "decide" ? await decide(judge, request) : await verify(judge, request, evidence);
   } catch (error) {
-    await repo.finishJudgment(services.prisma, id!, {
+    await repo.finishJudgment(services.prisma, id, {
       status: "failed",
       result: null,
       error: error instanceof Error ? error.message.slice(0, 1_000) : String(error),
@@ -509,7 +501,7 @@ export async function createJudgment(
     });
     throw error;
   }
-  const row = await repo.finishJudgment(services.prisma, id!, {
+  const row = await repo.finishJudgment(services.prisma, id, {
     status: "succeeded",
     // metadata_only keeps no content: the caller gets the result once, in this response.
     result: pending.retention === "metadata_only" ? null : (outcome.result as never),
