@@ -8,7 +8,7 @@ import {
   createSession,
   refreshSession,
 } from "@/lib/platform-client";
-import { startPlatform, type PlatformHarness } from "../../helpers/platform";
+import { PASSWORD, startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;
 beforeAll(async () => {
@@ -16,11 +16,10 @@ beforeAll(async () => {
 });
 afterAll(() => platform.close());
 
-const PASSWORD = "correct-horse";
 
 describe("sessions through the client", () => {
   it("signs in, refreshes, changes the password and revokes", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const baseUrl = platform.baseUrl;
     await expect(createSession({ baseUrl }, { email: account.email, password: "wrong-one" })).rejects.toBeInstanceOf(AuthenticationError);
 
@@ -47,8 +46,8 @@ describe("sessions through the client", () => {
 
 describe("client.teams", () => {
   it("invites, previews, accepts, lists, removes and revokes", async () => {
-    const owner = await platform.signup({ first_name: "Acme" });
-    const member = await platform.signup();
+    const owner = await platform.signup({ password: PASSWORD, first_name: "Acme" });
+    const member = await platform.signup({ password: PASSWORD });
     const ownerClient = createPlatformClient({ baseUrl: platform.baseUrl, apiKey: owner.key });
     const memberClient = createPlatformClient({ baseUrl: platform.baseUrl, apiKey: member.key });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { PASSWORD, startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;
 beforeAll(async () => {
@@ -261,7 +261,7 @@ describe("GET /account/export", () => {
   });
 
   it("never includes a password hash, key hash, secret or token", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const seeded = await seedData(account, "secretive");
     const named = await platform.call("/keys", { key: account.key, body: { name: "ci" } });
     const { body } = await platform.call("/account/export", { key: named.body.key });
@@ -327,7 +327,7 @@ describe("GET /account/export", () => {
 
 describe("DELETE /account", () => {
   it("deletes the account and all its data, after which its keys answer 401", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const bystander = await platform.signup();
     await seedData(account, "doomed");
     await seedData(bystander, "kept");
@@ -352,7 +352,7 @@ describe("DELETE /account", () => {
     expect((await platform.call("/verify/status", { key: bystander.key })).status).toBe(200);
 
     // The password no longer works, and the email is free again.
-    const token = await platform.call("/token", { body: { email: account.email, password: "correct-horse" } });
+    const token = await platform.call("/token", { body: { email: account.email, password: PASSWORD } });
     expect(token.status).toBe(401);
     expect((await platform.call("/signup", { body: { email: account.email, first_name: "Again" } })).status).toBe(201);
   });

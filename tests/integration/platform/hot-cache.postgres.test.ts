@@ -3,7 +3,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { preferredDefaultModel } from "@/server/platform/services/models/model-connections";
-import { startPlatform, untilHeard, type Account, type PlatformHarness } from "../../helpers/platform";
+import { PASSWORD, startPlatform, untilHeard, type Account, type PlatformHarness } from "../../helpers/platform";
 
 let a: PlatformHarness;
 let b: PlatformHarness;
@@ -44,7 +44,7 @@ async function createAgent(account: Account, userId: string) {
 
 describe("keys across instances", () => {
   it("a key revoked through A is refused by B, whose cache held it", async () => {
-    const account = await a.signup();
+    const account = await a.signup({ password: PASSWORD });
     const { body: key } = await a.call("/keys", { key: account.key, body: { name: "shared" } });
     expect((await whoAmI(a, key.key)).status).toBe(200);
     expect((await whoAmI(b, key.key)).status).toBe(200);
@@ -57,7 +57,7 @@ describe("keys across instances", () => {
   });
 
   it("a default key rotated through A is refused by B", async () => {
-    const account = await a.signup();
+    const account = await a.signup({ password: PASSWORD });
     expect((await whoAmI(b, account.key)).status).toBe(200);
     const { body: rotated } = await a.call("/keys/rotate", { key: account.key, method: "POST" });
     expect((await within(() => whoAmI(b, account.key), (r) => r.status === 401)).status).toBe(401);
@@ -67,7 +67,7 @@ describe("keys across instances", () => {
 
 describe("agents and end-users across instances", () => {
   it("an agent updated, then archived, through A reads so on B", async () => {
-    const account = await a.signup();
+    const account = await a.signup({ password: PASSWORD });
     const agent = await createAgent(account, "shared-1");
     const getOnB = () => b.call(`/agents/${agent.id}`, { key: account.key, query: { user_id: "shared-1" } });
     expect((await getOnB()).body.name).toBe("Shared");
@@ -80,7 +80,7 @@ describe("agents and end-users across instances", () => {
   });
 
   it("an end-user deleted through A takes its agents with it on B", async () => {
-    const account = await a.signup();
+    const account = await a.signup({ password: PASSWORD });
     const agent = await createAgent(account, "shared-2");
     const getOnB = () => b.call(`/agents/${agent.id}`, { key: account.key, query: { user_id: "shared-2" } });
     expect((await getOnB()).status).toBe(200);
@@ -95,7 +95,7 @@ describe("agents and end-users across instances", () => {
 
 describe("model connections across instances", () => {
   it("the preferred default changed through A is what B's next run start takes", async () => {
-    const account = await a.signup();
+    const account = await a.signup({ password: PASSWORD });
     const onB = async () => preferredDefaultModel({ prisma: b.database.prisma, cache: (await b.runtime()).cache, config: b.config }, account.id);
     const call = (path: string, method: string, body?: unknown) => a.call(`/model-connections${path}`, { key: account.key, method, body });
     expect((await call("/openai", "PUT", { api_key: "sk-shared-openai-key-0123456789" })).status).toBe(200);
@@ -115,7 +115,7 @@ describe("model connections across instances", () => {
 // removing a team member through A is refused by B.
 async function signIn(account: Account, orgId?: number) {
   const { status, body } = await a.call("/account/sessions", {
-    body: { email: account.email, password: "correct-horse", org_id: orgId },
+    body: { email: account.email, password: PASSWORD, org_id: orgId },
   });
   if (status !== 201) throw new Error(`POST /account/sessions: ${status} ${JSON.stringify(body)}`);
   return body as { access_token: string };
@@ -123,7 +123,7 @@ async function signIn(account: Account, orgId?: number) {
 
 describe("sessions across instances", () => {
   it("sessions revoked through A are refused by B, whose cache held them", async () => {
-    const account = await a.signup();
+    const account = await a.signup({ password: PASSWORD });
     const [one, two] = [await signIn(account), await signIn(account)];
     expect((await whoAmI(b, two.access_token)).status).toBe(200);
     expect((await b.runtime()).cache.sessions.size).toBeGreaterThan(0);
@@ -134,12 +134,12 @@ describe("sessions across instances", () => {
   });
 
   it("a password changed through A ends the sessions B held", async () => {
-    const account = await a.signup();
+    const account = await a.signup({ password: PASSWORD });
     const session = await signIn(account);
     expect((await whoAmI(b, session.access_token)).status).toBe(200);
     const changed = await a.call("/account/password", {
       key: account.key,
-      body: { current_password: "correct-horse", new_password: "battery-staple" },
+      body: { current_password: PASSWORD, new_password: "battery-staple" },
     });
     expect(changed.status).toBe(200);
     expect((await within(() => whoAmI(b, session.access_token), (r) => r.status === 401)).status).toBe(401);
@@ -147,8 +147,8 @@ describe("sessions across instances", () => {
   });
 
   it("a member removed through A loses the team session B held", async () => {
-    const owner = await a.signup();
-    const member = await a.signup();
+    const owner = await a.signup({ password: PASSWORD });
+    const member = await a.signup({ password: PASSWORD });
     await a.call(`/teams/${owner.id}/invites`, { key: owner.key, body: { email: member.email } });
     const token = /"token": "([A-Za-z0-9_-]+)"/.exec(a.lastMail(member.email, "team_invite").text)?.[1];
     const joined = await a.call("/teams/invites/accept", { key: member.key, body: { token } });

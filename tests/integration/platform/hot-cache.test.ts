@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PlatformRuntime } from "@/server/platform/context";
 import { authenticateApiKey } from "@/server/platform/services/account/auth";
 import { findAccountAgent } from "@/server/platform/services/agents/agents";
-import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { PASSWORD, startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;
 let runtime: PlatformRuntime;
@@ -37,7 +37,7 @@ async function createKey(account: Account, body: Record<string, unknown> = { nam
 
 describe("warm reads", () => {
   it("answer exactly as cold ones, for an agent in an end-user's scope and one in the account's", async () => {
-    const account = await platform.signup({ require_end_user_id: false });
+    const account = await platform.signup({ password: PASSWORD, require_end_user_id: false });
     const scoped = await createAgent(account, "warm-1");
     const { body: unscoped } = await platform.call("/agents", { key: account.key, body: { name: "Account-wide" } });
     const reads = () =>
@@ -59,7 +59,7 @@ describe("warm reads", () => {
   });
 
   it("serve the agent from memory: a write behind the API's back is not seen, one through it is at once", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const agent = await createAgent(account, "warm-2");
     const read = async () =>
       (await platform.call(`/agents/${agent.id}`, { key: account.key, query: { user_id: "warm-2" } })).body.name;
@@ -73,7 +73,7 @@ describe("warm reads", () => {
 
 describe("keys", () => {
   it("a warm named key fails on the request after its revocation", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const key = await createKey(account);
     expect((await whoAmI(key.key)).status).toBe(200);
     await platform.call(`/keys/${key.id}`, { key: account.key, method: "DELETE" });
@@ -81,7 +81,7 @@ describe("keys", () => {
   });
 
   it("a warm named key fails on the request after its rotation; its successor works", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const key = await createKey(account);
     expect((await whoAmI(key.key)).status).toBe(200);
     const { body: rotated } = await platform.call(`/keys/${key.id}/rotate`, { key: account.key, method: "POST" });
@@ -90,12 +90,12 @@ describe("keys", () => {
   });
 
   it("a warm default key fails after POST /keys/rotate, POST /token and DELETE /keys", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     expect((await whoAmI(account.key)).status).toBe(200);
     const { body: rotated } = await platform.call("/keys/rotate", { key: account.key, method: "POST" });
     expect((await whoAmI(account.key)).status).toBe(401);
     expect((await whoAmI(rotated.key)).status).toBe(200);
-    const { body: token } = await platform.call("/token", { body: { email: account.email, password: "correct-horse" } });
+    const { body: token } = await platform.call("/token", { body: { email: account.email, password: PASSWORD } });
     expect((await whoAmI(rotated.key)).status).toBe(401);
     expect((await whoAmI(token.api_key)).status).toBe(200);
     await platform.call("/keys", { key: token.api_key, method: "DELETE" });
@@ -103,7 +103,7 @@ describe("keys", () => {
   });
 
   it("a warm key expires on time: the expiry is checked on every request", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const key = await createKey(account, { name: "day", expires_in_days: 1 });
     const now = Date.now();
     expect(await authenticateApiKey(ctx(), key.key, "sk_inlay_", new Date(now))).toMatchObject({ keyId: key.id });
@@ -112,7 +112,7 @@ describe("keys", () => {
   });
 
   it("a warm key sees require_end_user_id change at once", async () => {
-    const account = await platform.signup({ require_end_user_id: false });
+    const account = await platform.signup({ password: PASSWORD, require_end_user_id: false });
     expect((await platform.call("/agents", { key: account.key })).status).toBe(200);
     await platform.call("/settings", { key: account.key, method: "PATCH", body: { require_end_user_id: true } });
     const strict = await platform.call("/agents", { key: account.key });
@@ -121,7 +121,7 @@ describe("keys", () => {
   });
 
   it("a warm key fails once its account is deleted", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     expect((await whoAmI(account.key)).status).toBe(200);
     expect((await platform.call("/account", { key: account.key, method: "DELETE" })).status).toBe(204);
     expect((await whoAmI(account.key)).status).toBe(401);
@@ -130,7 +130,7 @@ describe("keys", () => {
 
 describe("agents", () => {
   it("a warm agent's disabling, enabling and archiving show on the next request", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const agent = await createAgent(account, "agent-1");
     const get = () => platform.call(`/agents/${agent.id}`, { key: account.key, query: { user_id: "agent-1" } });
     expect((await get()).body.status).toBe("enabled");
@@ -147,7 +147,7 @@ describe("agents", () => {
 
 describe("end-users", () => {
   it("deleting a warm end-user drops its row id and its agents", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const agent = await createAgent(account, "gone-1");
     const get = () => platform.call(`/agents/${agent.id}`, { key: account.key, query: { user_id: "gone-1" } });
     expect((await get()).status).toBe(200);
@@ -168,7 +168,7 @@ describe("end-users", () => {
   });
 
   it("a profile update and a recreated profile resolve to the current row", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     await platform.call("/memories", { key: account.key, query: { user_id: "edit-1" }, body: { content: "first" } });
     const { body: before } = await platform.call("/users/edit-1", { key: account.key });
     const { body: after } = await platform.call("/users/edit-1", { key: account.key, method: "PATCH", body: { name: "Ada" } });

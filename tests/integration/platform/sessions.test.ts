@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { PASSWORD, startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;
 beforeAll(async () => {
@@ -8,7 +8,6 @@ beforeAll(async () => {
 });
 afterAll(() => platform.close());
 
-const PASSWORD = "correct-horse";
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 async function login(account: { email: string }, password = PASSWORD, extra: Record<string, unknown> = {}) {
@@ -25,7 +24,7 @@ const whoAmI = (token: string) => platform.call("/verify/status", { key: token }
 
 describe("POST /account/sessions", () => {
   it("signs in with email and password: a pair whose access token works wherever a key does", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const { status, body } = await login({ email: account.email.toUpperCase() });
     expect(status).toBe(201);
     expect(body).toMatchObject({ account_id: account.id, role: "owner", token_type: "bearer", expires_in: 900 });
@@ -47,7 +46,7 @@ describe("POST /account/sessions", () => {
   });
 
   it("answers an unknown email, a wrong password and a passwordless account alike", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const passwordless = await platform.signup({ password: undefined });
     const answers = await Promise.all([
       login(account, "wrong-password"),
@@ -67,7 +66,7 @@ describe("POST /account/sessions", () => {
   });
 
   it("stores only the tokens' hashes", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const pair = await signIn(account);
     const rows = await platform.database.prisma.platformSession.findMany({ where: { personId: account.id } });
     const dump = JSON.stringify(rows);
@@ -82,7 +81,7 @@ describe("POST /account/sessions", () => {
   it("limits password attempts per IP", async () => {
     const limited = await startPlatform({ rateLimits: { loginPerMinute: 2 } });
     try {
-      const account = await limited.signup();
+      const account = await limited.signup({ password: PASSWORD });
       const attempt = () => limited.call("/account/sessions", { body: { email: account.email, password: "wrong-guess" } });
       expect((await attempt()).status).toBe(401);
       expect((await attempt()).status).toBe(401);
@@ -100,7 +99,7 @@ describe("expiry and refresh", () => {
   it("an expired access token is refused; its refresh token gives a new pair, once", async () => {
     const short = await startPlatform({ sessions: { accessTtlMs: 1 } });
     try {
-      const account = await short.signup();
+      const account = await short.signup({ password: PASSWORD });
       const { body: pair } = await short.call("/account/sessions", { body: { email: account.email, password: PASSWORD } });
       const expired = await short.call("/verify/status", { key: pair.access_token });
       expect(expired.status).toBe(401);
@@ -121,7 +120,7 @@ describe("expiry and refresh", () => {
   }, 120_000);
 
   it("a refresh retires the previous access token", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const pair = await signIn(account);
     expect((await whoAmI(pair.access_token)).status).toBe(200);
     const { status, body } = await platform.call("/account/sessions/refresh", { body: { refresh_token: pair.refresh_token } });
@@ -138,7 +137,7 @@ describe("expiry and refresh", () => {
 
 describe("POST /account/sessions/revoke", () => {
   it("ends every session of the person at once; keys keep working", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const [first, second] = [await signIn(account), await signIn(account)];
     expect((await whoAmI(second.access_token)).status).toBe(200);
 
@@ -153,7 +152,7 @@ describe("POST /account/sessions/revoke", () => {
   });
 
   it("answers 403 permission_error to an API key, and ends nothing", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const pair = await signIn(account);
     const { status, body } = await platform.call("/account/sessions/revoke", { key: account.key, method: "POST" });
     expect(status).toBe(403);
@@ -162,7 +161,7 @@ describe("POST /account/sessions/revoke", () => {
   });
 
   it("leaves another account's sessions alone", async () => {
-    const [mine, theirs] = [await platform.signup(), await platform.signup()];
+    const [mine, theirs] = [await platform.signup({ password: PASSWORD }), await platform.signup({ password: PASSWORD })];
     const [myPair, theirPair] = [await signIn(mine), await signIn(theirs)];
     expect((await platform.call("/account/sessions/revoke", { key: myPair.access_token, method: "POST" })).status).toBe(200);
     expect((await whoAmI(theirPair.access_token)).status).toBe(200);
@@ -175,7 +174,7 @@ describe("POST /account/sessions/revoke", () => {
 
 describe("POST /account/password", () => {
   it("changes the password, ends every session, answers a fresh pair, and keeps keys", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const named = await platform.call("/keys", { key: account.key, body: { name: "ci" } });
     const [old, other] = [await signIn(account), await signIn(account)];
 
@@ -197,7 +196,7 @@ describe("POST /account/password", () => {
   });
 
   it("works with an API key too, for the key's account holder", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const pair = await signIn(account);
     const { status, body } = await platform.call("/account/password", {
       key: account.key,
@@ -209,7 +208,7 @@ describe("POST /account/password", () => {
   });
 
   it("refuses a short new password with 422 naming new_password", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const { status, body } = await platform.call("/account/password", {
       key: account.key,
       body: { current_password: PASSWORD, new_password: "short" },
@@ -221,7 +220,7 @@ describe("POST /account/password", () => {
   });
 
   it("refuses a wrong current password with 403 incorrect_password, changing nothing", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const pair = await signIn(account);
     const { status, body } = await platform.call("/account/password", {
       key: pair.access_token,
@@ -235,7 +234,7 @@ describe("POST /account/password", () => {
   });
 
   it("stores the new password hashed", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     await platform.call("/account/password", { key: account.key, body: { current_password: PASSWORD, new_password: "plain-text-check" } });
     const row = await platform.database.prisma.platformAccount.findUnique({ where: { id: account.id } });
     expect(row?.passwordHash).toMatch(/^scrypt\$/);
@@ -245,7 +244,7 @@ describe("POST /account/password", () => {
 
 describe("DELETE /account", () => {
   it("takes the account's sessions with it", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const pair = await signIn(account);
     expect((await platform.call("/account", { key: pair.access_token, method: "DELETE" })).status).toBe(204);
     expect((await whoAmI(pair.access_token)).status).toBe(401);

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { PASSWORD, startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;
 beforeAll(async () => {
@@ -8,7 +8,6 @@ beforeAll(async () => {
 });
 afterAll(() => platform.close());
 
-const PASSWORD = "correct-horse";
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 /** The token of the latest invite mailed to `email` (the mail is the only place it travels). */
@@ -42,7 +41,7 @@ async function orgSession(member: Account, org: Account) {
 
 describe("GET /teams", () => {
   it("lists the caller's own team, with itself as the lasting owner", async () => {
-    const owner = await platform.signup({ first_name: "Acme" });
+    const owner = await platform.signup({ password: PASSWORD, first_name: "Acme" });
     const { status, body } = await platform.call("/teams", { key: owner.key });
     expect(status).toBe(200);
     expect(body.data).toHaveLength(1);
@@ -55,8 +54,8 @@ describe("GET /teams", () => {
 
 describe("invites", () => {
   it("invite, preview, accept: the invitee joins with the role and sees the team", async () => {
-    const owner = await platform.signup({ first_name: "Acme" });
-    const invitee = await platform.signup({ first_name: "Bea" });
+    const owner = await platform.signup({ password: PASSWORD, first_name: "Acme" });
+    const invitee = await platform.signup({ password: PASSWORD, first_name: "Bea" });
     const { invite: created, token } = await invite(owner, owner.key, invitee.email.toUpperCase(), "admin");
     expect(created).toMatchObject({ org_id: owner.id, email: invitee.email, role: "admin", invited_by: owner.email, status: "pending" });
     expect(Date.parse(created.expires_at) - Date.parse(created.created_at)).toBe(7 * 24 * 60 * 60 * 1000);
@@ -100,9 +99,9 @@ describe("invites", () => {
   });
 
   it("only the invited address may accept", async () => {
-    const owner = await platform.signup();
-    const invitee = await platform.signup();
-    const stranger = await platform.signup();
+    const owner = await platform.signup({ password: PASSWORD });
+    const invitee = await platform.signup({ password: PASSWORD });
+    const stranger = await platform.signup({ password: PASSWORD });
     const { token } = await invite(owner, owner.key, invitee.email);
     const { status, body } = await platform.call("/teams/invites/accept", { key: stranger.key, body: { token } });
     expect(status).toBe(403);
@@ -111,8 +110,8 @@ describe("invites", () => {
   });
 
   it("an unknown token is 404; an expired one 410", async () => {
-    const owner = await platform.signup();
-    const invitee = await platform.signup();
+    const owner = await platform.signup({ password: PASSWORD });
+    const invitee = await platform.signup({ password: PASSWORD });
     expect((await platform.call("/teams/invites/not-a-token", { key: invitee.key })).status).toBe(404);
     const { invite: created, token } = await invite(owner, owner.key, invitee.email);
     await platform.database.prisma.platformTeamInvite.update({ where: { id: created.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
@@ -123,8 +122,8 @@ describe("invites", () => {
   });
 
   it("refuses to invite a member again (409) and replaces a pending invite to the same address", async () => {
-    const owner = await platform.signup();
-    const invitee = await platform.signup();
+    const owner = await platform.signup({ password: PASSWORD });
+    const invitee = await platform.signup({ password: PASSWORD });
     const first = await invite(owner, owner.key, invitee.email);
     const second = await invite(owner, owner.key, invitee.email, "admin");
     expect((await platform.call(`/teams/invites/${first.token}`, { key: invitee.key })).body.error.error_code).toBe("invite_revoked");
@@ -135,7 +134,7 @@ describe("invites", () => {
   });
 
   it("validates the body, naming the field", async () => {
-    const owner = await platform.signup();
+    const owner = await platform.signup({ password: PASSWORD });
     const noEmail = await platform.call(`/teams/${owner.id}/invites`, { key: owner.key, body: { role: "member" } });
     expect(noEmail.status).toBe(422);
     expect(noEmail.body.error.details.fields[0].field).toBe("email");
@@ -145,8 +144,8 @@ describe("invites", () => {
   });
 
   it("DELETE /teams/invites/{id} revokes a pending invite", async () => {
-    const owner = await platform.signup();
-    const invitee = await platform.signup();
+    const owner = await platform.signup({ password: PASSWORD });
+    const invitee = await platform.signup({ password: PASSWORD });
     const { invite: created, token } = await invite(owner, owner.key, invitee.email);
     expect((await platform.call(`/teams/invites/${created.id}`, { key: owner.key, method: "DELETE" })).status).toBe(204);
     const preview = await platform.call(`/teams/invites/${token}`, { key: invitee.key });
@@ -156,8 +155,8 @@ describe("invites", () => {
   });
 
   it("keeps invite tokens out of the database: only their hash is stored", async () => {
-    const owner = await platform.signup();
-    const invitee = await platform.signup();
+    const owner = await platform.signup({ password: PASSWORD });
+    const invitee = await platform.signup({ password: PASSWORD });
     const { invite: created, token } = await invite(owner, owner.key, invitee.email);
     const rows = await platform.database.prisma.platformTeamInvite.findMany();
     expect(JSON.stringify(rows)).not.toContain(token);
@@ -170,8 +169,8 @@ describe("invites", () => {
 
 describe("acting as the team", () => {
   it("a member's session with org_id acts as the team's account: its agents, not the member's own", async () => {
-    const owner = await platform.signup();
-    const member = await platform.signup();
+    const owner = await platform.signup({ password: PASSWORD });
+    const member = await platform.signup({ password: PASSWORD });
     await join(owner, member);
     const agent = await platform.call("/agents", { key: owner.key, query: { user_id: "u1" }, body: { name: "Team agent", instructions: "Hi." } });
 
@@ -184,9 +183,9 @@ describe("acting as the team", () => {
   });
 
   it("keys and deleting the account stay with the team's owners", async () => {
-    const owner = await platform.signup();
-    const admin = await platform.signup();
-    const coOwner = await platform.signup();
+    const owner = await platform.signup({ password: PASSWORD });
+    const admin = await platform.signup({ password: PASSWORD });
+    const coOwner = await platform.signup({ password: PASSWORD });
     await join(owner, admin, "admin");
     await join(owner, coOwner, "owner");
     const adminSession = await orgSession(admin, owner);
@@ -201,8 +200,8 @@ describe("acting as the team", () => {
   });
 
   it("a session for a team one is not in is 404", async () => {
-    const owner = await platform.signup();
-    const outsider = await platform.signup();
+    const owner = await platform.signup({ password: PASSWORD });
+    const outsider = await platform.signup({ password: PASSWORD });
     const { status } = await platform.call("/account/sessions", {
       body: { email: outsider.email, password: PASSWORD, org_id: owner.id },
     });
@@ -212,10 +211,10 @@ describe("acting as the team", () => {
 
 describe("roles and removal", () => {
   it("enforces roles: members cannot invite or remove; admins cannot invite owners nor remove owners", async () => {
-    const owner = await platform.signup();
-    const admin = await platform.signup();
-    const member = await platform.signup();
-    const other = await platform.signup();
+    const owner = await platform.signup({ password: PASSWORD });
+    const admin = await platform.signup({ password: PASSWORD });
+    const member = await platform.signup({ password: PASSWORD });
+    const other = await platform.signup({ password: PASSWORD });
     await join(owner, admin, "admin");
     const memberId = await join(owner, member);
     const teamsOfOwner = await platform.call("/teams", { key: owner.key });
@@ -247,8 +246,8 @@ describe("roles and removal", () => {
   });
 
   it("a member may leave", async () => {
-    const owner = await platform.signup();
-    const member = await platform.signup();
+    const owner = await platform.signup({ password: PASSWORD });
+    const member = await platform.signup({ password: PASSWORD });
     const memberId = await join(owner, member);
     expect((await platform.call(`/teams/${owner.id}/members/${memberId}`, { key: member.key, method: "DELETE" })).status).toBe(204);
     expect((await platform.call(`/teams/${owner.id}/members/${memberId}`, { key: owner.key, method: "DELETE" })).status).toBe(404);
@@ -257,9 +256,9 @@ describe("roles and removal", () => {
 
 describe("isolation", () => {
   it("another account's team, invite and member are 404", async () => {
-    const owner = await platform.signup();
-    const member = await platform.signup();
-    const outsider = await platform.signup();
+    const owner = await platform.signup({ password: PASSWORD });
+    const member = await platform.signup({ password: PASSWORD });
+    const outsider = await platform.signup({ password: PASSWORD });
     const memberId = await join(owner, member);
     const pending = await invite(owner, owner.key, "someone@example.test");
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPlatform, type PlatformHarness } from "../../helpers/platform";
+import { PASSWORD, startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;
 beforeAll(async () => {
@@ -12,9 +12,9 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
 describe("POST /token", () => {
   it("rotates the default key: the new one works and the old one fails at once", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const { status, body } = await platform.call("/token", {
-      body: { email: account.email, password: "correct-horse" },
+      body: { email: account.email, password: PASSWORD },
     });
     expect(status).toBe(200);
     expect(Object.keys(body).sort()).toEqual(["api_key", "key"]);
@@ -40,14 +40,14 @@ describe("POST /token", () => {
   });
 
   it("mints a default key for an account that has none, and leaves named keys alone", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const named = await platform.call("/keys", { key: account.key, body: { name: "ci" } });
     expect(named.status).toBe(201);
     expect((await platform.call("/keys", { key: account.key, method: "DELETE" })).status).toBe(204);
     expect((await platform.call("/keys", { key: named.body.key })).status).toBe(404);
 
     const { status, body } = await platform.call("/token", {
-      body: { email: account.email.toUpperCase(), password: "correct-horse" },
+      body: { email: account.email.toUpperCase(), password: PASSWORD },
     });
     expect(status).toBe(200);
     expect((await platform.call("/keys", { key: body.api_key })).body.id).toBe(body.key.id);
@@ -55,12 +55,12 @@ describe("POST /token", () => {
   });
 
   it("refuses a wrong password, an unknown email and a passwordless account alike", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const passwordless = await platform.signup({ password: undefined });
     const attempts = [
       { email: account.email, password: "wrong-horse" },
-      { email: "nobody@example.test", password: "correct-horse" },
-      { email: passwordless.email, password: "correct-horse" },
+      { email: "nobody@example.test", password: PASSWORD },
+      { email: passwordless.email, password: PASSWORD },
     ];
     const messages = new Set<string>();
     for (const attempt of attempts) {
@@ -85,9 +85,9 @@ describe("POST /token", () => {
   });
 
   it("rejects user_id: it is not an end-user operation", async () => {
-    const account = await platform.signup();
+    const account = await platform.signup({ password: PASSWORD });
     const { status, body } = await platform.call("/token", {
-      body: { email: account.email, password: "correct-horse" },
+      body: { email: account.email, password: PASSWORD },
       query: { user_id: "u1" },
     });
     expect(status).toBe(400);
@@ -97,11 +97,11 @@ describe("POST /token", () => {
   it("counts against the IP allowance", async () => {
     const limited = await startPlatform({ rateLimits: { ipPerMinute: 3 } });
     try {
-      const account = await limited.signup();
+      const account = await limited.signup({ password: PASSWORD });
       const statuses = [];
       let last: { status: number; body: any; headers: Headers } | undefined;
       for (let i = 0; i < 3; i++) {
-        last = await limited.call("/token", { body: { email: account.email, password: "correct-horse" } });
+        last = await limited.call("/token", { body: { email: account.email, password: PASSWORD } });
         statuses.push(last.status);
       }
       // The signup took the first of the three requests the IP may make.
