@@ -14,8 +14,7 @@ import { publicOrigin } from "@/server/shared/public-origin";
 import { completeConnection, startConnection } from "@/server/framework/tenancy/connections";
 import { LimitExceededError, TenancyError } from "@/server/framework/tenancy/errors";
 import { beginRun, runAbandoned, runRefused, runStarted } from "@/server/framework/tenancy/run-ledger";
-import { agentNameKey } from "@/lib/schemas/console";
-import { createAgent, ensureAgentCopy, getVisibleAgent, listAgents, type Caller } from "@/server/framework/tenancy/agents";
+import { createAgent, ensureAgentCopy, findNamedAgent, getVisibleAgent, mayCreatePersonalAgent, type Caller } from "@/server/framework/tenancy/agents";
 import { getPlatformConnection } from "@/server/framework/platform";
 import { syncMemberTools } from "@/server/framework/tenancy/tenant-tools";
 import { lazyPlatformClient } from "@/server/framework/tenancy/platform-users";
@@ -48,13 +47,11 @@ export let bindPlatformClient: (prisma: Db, member: MemberRef) => Promise<Platfo
  * (history, a conversation, commands) never creates one. Else 404.
  */
 async function chatAgent(prisma: Db, client: PlatformClient, caller: Caller, agent: string, create: boolean): Promise<number> {
-  const visible = await listAgents(prisma, caller);
-  const key = agentNameKey(agent);
-  const match = visible.agents.find((each) => each.id === agent) ?? visible.agents.find((each) => agentNameKey(each.name) === key);
-  if (match) return ensureAgentCopy(prisma, client, caller, await getVisibleAgent(prisma, caller, match.id));
-  // Who may define an agent of their own (the workspace's setting; its admins always may, as on the
-  // Agents page): a member's chat never makes one where the workspace has personal agents off.
-  if (!create || !visible.canCreatePersonal) throw new ChatRefusal({ kind: "not_found", message: "There is no agent by that name here." });
+  const match = await findNamedAgent(prisma, caller, agent);
+  if (match) return ensureAgentCopy(prisma, client, caller, match);
+  // Who may define an agent of their own (as on the Agents page): a member's chat never makes one
+  // where the workspace has personal agents off.
+  if (!create || !(await mayCreatePersonalAgent(prisma, caller))) throw new ChatRefusal({ kind: "not_found", message: "There is no agent by that name here." });
   let created;
   try {
     created = await createAgent(prisma, caller, "personal", {

@@ -56,7 +56,7 @@ export async function listAgents(prisma: Db, caller: Caller) {
   return {
     agents: agents.map((agent) => toView(agent, caller)),
     canCreateTenant: caller.role === "admin",
-    canCreatePersonal: allowPersonal || caller.role === "admin",
+    canCreatePersonal: allowPersonal || caller.role === "admin", // as mayCreatePersonalAgent
     allowPersonalAgents: allowPersonal,
   };
 }
@@ -75,9 +75,19 @@ export async function defaultChatAgentName(prisma: Db, tenantId: string, userId:
  * personal agent of that name on the first message).
  */
 export async function chatAgentTitle(prisma: Db, tenantId: string, userId: string, named: string): Promise<string | undefined> {
-  const visible = await listVisibleAgents(prisma, tenantId, userId);
+  return (await findNamedAgent(prisma, { tenantId, userId }, named))?.name;
+}
+
+/** The agent `named` (its id, or its name in any case) among those the member can see, in one query. */
+export async function findNamedAgent(prisma: Db, caller: Pick<Caller, "tenantId" | "userId">, named: string): Promise<TenantAgentRecord | undefined> {
+  const visible = await listVisibleAgents(prisma, caller.tenantId, caller.userId);
   const key = agentNameKey(named);
-  return (visible.find((agent) => agent.id === named) ?? visible.find((agent) => agentNameKey(agent.name) === key))?.name;
+  return visible.find((agent) => agent.id === named) ?? visible.find((agent) => agentNameKey(agent.name) === key);
+}
+
+/** Whether the caller may define an agent of their own: the workspace's setting; its admins always may. */
+export async function mayCreatePersonalAgent(prisma: Db, caller: Caller): Promise<boolean> {
+  return caller.role === "admin" || (await findAllowPersonalAgents(prisma, caller.tenantId));
 }
 
 /** An agent the caller can see; NOT_FOUND for another tenant's or another member's personal one. */

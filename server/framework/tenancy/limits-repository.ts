@@ -1,5 +1,6 @@
 // Per-tenant limits, per-member caps and the usage counters behind them. The counter updates are
-// conditional UPDATEs (`... WHERE used < limit`): PostgreSQL re-checks the condition on the newest row
+// conditional upserts (`INSERT … ON CONFLICT DO UPDATE … WHERE used < limit`, one round trip each):
+// PostgreSQL re-checks the condition on the newest row
 // version after waiting for a concurrent writer's lock, so instances sharing the database never admit
 // more than the limit. Callers take the rows in one order (tenant month, member month, concurrency,
 // turn window, then the admission row) so concurrent admissions cannot deadlock.
@@ -127,13 +128,15 @@ export async function takeTenantRun(
   limits: { runs: number | null; costMicros: number | null },
   count: 0 | 1 = 1,
 ): Promise<UsageRecord | null> {
-  await tx.$executeRaw`
-    INSERT INTO tenant_usage (tenant_id, period) VALUES (${tenantId}::uuid, ${period}) ON CONFLICT DO NOTHING`;
+  // One statement: the month's row is made with this run in it (when the limits allow any), or
+  // counted up under the limits' condition. No row back: refused.
   const rows = await tx.$queryRaw<{ runs: number; cost_micros: bigint }[]>`
-    UPDATE tenant_usage SET runs = runs + ${count}::int
-    WHERE tenant_id = ${tenantId}::uuid AND period = ${period}
-      AND (${limits.runs}::int IS NULL OR runs < ${limits.runs}::int)
-      AND (${limits.costMicros}::bigint IS NULL OR cost_micros < ${limits.costMicros}::bigint)
+    INSERT INTO tenant_usage AS u (tenant_id, period, runs)
+    SELECT ${tenantId}::uuid, ${period}, ${count}::int
+    WHERE (${limits.runs}::int IS NULL OR ${limits.runs}::int > 0) AND (${limits.costMicros}::bigint IS NULL OR ${limits.costMicros}::bigint > 0)
+    ON CONFLICT (tenant_id, period) DO UPDATE SET runs = u.runs + ${count}::int
+    WHERE (${limits.runs}::int IS NULL OR u.runs < ${limits.runs}::int)
+      AND (${limits.costMicros}::bigint IS NULL OR u.cost_micros < ${limits.costMicros}::bigint)
     RETURNING runs, cost_micros`;
   const row = rows[0];
   return row ? { runs: row.runs, costMicros: micros(row.cost_micros) } : null;
@@ -148,14 +151,13 @@ export async function takeMemberRun(
   caps: { runs: number | null; costMicros: number | null },
   count: 0 | 1 = 1,
 ): Promise<UsageRecord | null> {
-  await tx.$executeRaw`
-    INSERT INTO member_usage (tenant_id, user_id, period)
-    VALUES (${tenantId}::uuid, ${userId}::uuid, ${period}) ON CONFLICT DO NOTHING`;
   const rows = await tx.$queryRaw<{ runs: number; cost_micros: bigint }[]>`
-    UPDATE member_usage SET runs = runs + ${count}::int
-    WHERE tenant_id = ${tenantId}::uuid AND user_id = ${userId}::uuid AND period = ${period}
-      AND (${caps.runs}::int IS NULL OR runs < ${caps.runs}::int)
-      AND (${caps.costMicros}::bigint IS NULL OR cost_micros < ${caps.costMicros}::bigint)
+    INSERT INTO member_usage AS u (tenant_id, user_id, period, runs)
+    SELECT ${tenantId}::uuid, ${userId}::uuid, ${period}, ${count}::int
+    WHERE (${caps.runs}::int IS NULL OR ${caps.runs}::int > 0) AND (${caps.costMicros}::bigint IS NULL OR ${caps.costMicros}::bigint > 0)
+    ON CONFLICT (tenant_id, user_id, period) DO UPDATE SET runs = u.runs + ${count}::int
+    WHERE (${caps.runs}::int IS NULL OR u.runs < ${caps.runs}::int)
+      AND (${caps.costMicros}::bigint IS NULL OR u.cost_micros < ${caps.costMicros}::bigint)
     RETURNING runs, cost_micros`;
   const row = rows[0];
   return row ? { runs: row.runs, costMicros: micros(row.cost_micros) } : null;
@@ -166,10 +168,11 @@ export async function takeMemberRun(
  * a limit, so a limit set later starts from the true number.
  */
 export async function takeConcurrentRun(tx: Tx, tenantId: string, limit: number | null): Promise<boolean> {
-  await tx.$executeRaw`INSERT INTO tenant_concurrency (tenant_id) VALUES (${tenantId}::uuid) ON CONFLICT DO NOTHING`;
   const updated = await tx.$executeRaw`
-    UPDATE tenant_concurrency SET active_runs = active_runs + 1
-    WHERE tenant_id = ${tenantId}::uuid AND (${limit}::int IS NULL OR active_runs < ${limit}::int)`;
+    INSERT INTO tenant_concurrency AS c (tenant_id, active_runs)
+    SELECT ${tenantId}::uuid, 1 WHERE ${limit}::int IS NULL OR ${limit}::int > 0
+    ON CONFLICT (tenant_id) DO UPDATE SET active_runs = c.active_runs + 1
+    WHERE ${limit}::int IS NULL OR c.active_runs < ${limit}::int`;
   return updated === 1;
 }
 
@@ -183,17 +186,15 @@ export async function takeTurn(
   userId: string,
   limit: number | null,
 ): Promise<{ taken: true } | { taken: false; turns: number; windowStart: Date }> {
-  await tx.$executeRaw`
-    INSERT INTO member_turn_windows (tenant_id, user_id, window_start, turns)
-    VALUES (${tenantId}::uuid, ${userId}::uuid, date_trunc('minute', now()), 0) ON CONFLICT DO NOTHING`;
   // GREATEST: a transaction that started in the previous minute but waited for the lock must not
   // move the window back.
   const updated = await tx.$executeRaw`
-    UPDATE member_turn_windows
-    SET turns = CASE WHEN window_start >= date_trunc('minute', now()) THEN turns + 1 ELSE 1 END,
-        window_start = GREATEST(window_start, date_trunc('minute', now()))
-    WHERE tenant_id = ${tenantId}::uuid AND user_id = ${userId}::uuid
-      AND (${limit}::int IS NULL OR (${limit}::int > 0 AND (window_start < date_trunc('minute', now()) OR turns < ${limit}::int)))`;
+    INSERT INTO member_turn_windows AS w (tenant_id, user_id, window_start, turns)
+    SELECT ${tenantId}::uuid, ${userId}::uuid, date_trunc('minute', now()), 1 WHERE ${limit}::int IS NULL OR ${limit}::int > 0
+    ON CONFLICT (tenant_id, user_id) DO UPDATE
+    SET turns = CASE WHEN w.window_start >= date_trunc('minute', now()) THEN w.turns + 1 ELSE 1 END,
+        window_start = GREATEST(w.window_start, date_trunc('minute', now()))
+    WHERE ${limit}::int IS NULL OR (${limit}::int > 0 AND (w.window_start < date_trunc('minute', now()) OR w.turns < ${limit}::int))`;
   if (updated === 1) return { taken: true };
   const rows = await tx.$queryRaw<{ turns: number; window_start: Date }[]>`
     SELECT turns, window_start FROM member_turn_windows WHERE tenant_id = ${tenantId}::uuid AND user_id = ${userId}::uuid`;
@@ -243,6 +244,58 @@ export async function decrementConcurrentRuns(tx: Tx, tenantId: string) {
 }
 
 /** The membership and its override, read together at admission. */
+/**
+ * What an admission checks, in one round trip: the membership (null when not a member), its cap
+ * override and the tenant's limits.
+ */
+export async function findAdmissionLimits(
+  tx: Db,
+  tenantId: string,
+  userId: string,
+): Promise<{ membershipId: string; cap: CapRecord | null; limits: TenantLimitsRecord } | null> {
+  const rows = await tx.$queryRaw<
+    {
+      membership_id: string;
+      has_cap: boolean;
+      cap_runs: number | null;
+      cap_cost: number | null;
+      has_limits: boolean;
+      runs_per_month: number | null;
+      cost_per_month_cents: number | null;
+      concurrent_runs: number | null;
+      turns_per_minute_per_member: number | null;
+      member_runs_per_month: number | null;
+      member_cost_per_month_cents: number | null;
+      max_active_schedules: number | null;
+    }[]
+  >`
+    SELECT m.id AS membership_id, c.membership_id IS NOT NULL AS has_cap, c.runs_per_month AS cap_runs,
+           c.cost_per_month_cents AS cap_cost, l.tenant_id IS NOT NULL AS has_limits, l.runs_per_month,
+           l.cost_per_month_cents, l.concurrent_runs, l.turns_per_minute_per_member, l.member_runs_per_month,
+           l.member_cost_per_month_cents, l.max_active_schedules
+    FROM memberships m
+    LEFT JOIN member_caps c ON c.membership_id = m.id
+    LEFT JOIN tenant_limits l ON l.tenant_id = m.tenant_id
+    WHERE m.tenant_id = ${tenantId}::uuid AND m.user_id = ${userId}::uuid`;
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    membershipId: row.membership_id,
+    cap: row.has_cap ? { runsPerMonth: row.cap_runs, costPerMonthCents: row.cap_cost } : null,
+    limits: row.has_limits
+      ? {
+          runsPerMonth: row.runs_per_month,
+          costPerMonthCents: row.cost_per_month_cents,
+          concurrentRuns: row.concurrent_runs,
+          turnsPerMinutePerMember: row.turns_per_minute_per_member,
+          memberRunsPerMonth: row.member_runs_per_month,
+          memberCostPerMonthCents: row.member_cost_per_month_cents,
+          maxActiveSchedules: row.max_active_schedules,
+        }
+      : NO_LIMITS,
+  };
+}
+
 export async function findMembershipForAdmission(tx: Db, tenantId: string, userId: string) {
   const row = await tx.membership.findUnique({
     where: { tenantId_userId: { tenantId, userId } },

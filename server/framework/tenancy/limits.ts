@@ -16,7 +16,7 @@ import {
   decrementConcurrentRuns,
   deleteMemberCap,
   findActiveRuns,
-
+  findAdmissionLimits,
   findMembershipForAdmission,
   findMemberUsage,
   findTenantLimits,
@@ -89,10 +89,10 @@ export async function admitRun(
   const count = kind === "run" ? 1 : 0;
   const monthEnds = periodEnd(now).toISOString();
   return prisma.$transaction(async (tx) => {
-    const membership = await findMembershipForAdmission(tx, tenantId, userId);
-    if (!membership) throw new TenancyError("NOT_FOUND", "not a member of this tenant");
-    const limits = await findTenantLimits(tx, tenantId);
-    const cap = effectiveCap(limits, membership.cap);
+    const found = await findAdmissionLimits(tx, tenantId, userId);
+    if (!found) throw new TenancyError("NOT_FOUND", "not a member of this tenant");
+    const { limits } = found;
+    const cap = effectiveCap(limits, found.cap);
 
     const tenantCostMicros = limitMicros(limits.costPerMonthCents);
     const tenantRun = await takeTenantRun(tx, tenantId, period, { runs: limits.runsPerMonth, costMicros: tenantCostMicros }, count);

@@ -61,12 +61,23 @@ export async function countOpenAdmissions(prisma: Db): Promise<number> {
 
 /** The run's unsettled turns, oldest first. */
 export async function listOpenAdmissionsOfRun(prisma: Db, platformRunId: number): Promise<OpenAdmission[]> {
-  const rows = await prisma.runAdmission.findMany({
-    where: { platformRunId, releasedAt: null },
-    select: openSelect,
-    orderBy: { admittedAt: "asc" },
-  });
-  return rows.map(toOpen);
+  // One round trip (the relation include would be three): the member's platform user_id joined in.
+  const rows = await prisma.$queryRaw<
+    { id: string; tenant_id: string; user_id: string; platform_run_id: number; base_cost_micros: bigint; platform_user_id: string | null }[]
+  >`
+    SELECT a.id, a.tenant_id, a.user_id, a.platform_run_id, a.base_cost_micros, p.platform_user_id
+    FROM run_admissions a
+    LEFT JOIN tenant_platform_users p ON p.tenant_id = a.tenant_id AND p.user_id = a.user_id
+    WHERE a.platform_run_id = ${platformRunId} AND a.released_at IS NULL
+    ORDER BY a.admitted_at`;
+  return rows.map((row) => ({
+    id: row.id,
+    tenantId: row.tenant_id,
+    userId: row.user_id,
+    platformRunId: row.platform_run_id,
+    baseCostMicros: Number(row.base_cost_micros),
+    platformUserId: row.platform_user_id,
+  }));
 }
 
 /** Started turns still unsettled since before `before`: the sweep asks the platform about their runs. */

@@ -90,7 +90,9 @@ export async function runStarted(
   { baseCostUsd = "0", run }: { baseCostUsd?: string; run?: LedgerRun } = {},
 ): Promise<void> {
   const baseCostMicros = costMicrosOf(baseCostUsd);
-  for (const earlier of await listOpenAdmissionsOfRun(prisma, runId)) {
+  // Only a reply's run can have an earlier turn open; a new run has none.
+  const earlierTurns = ticket.kind === "reply" ? await listOpenAdmissionsOfRun(prisma, runId) : [];
+  for (const earlier of earlierTurns) {
     if (earlier.id !== ticket.admissionId && (await settleAdmission(prisma, earlier, baseCostMicros))) ledgerSettled.inc({ via: "reply" });
   }
   await markAdmissionStarted(prisma, { tenantId: ticket.tenantId, admissionId: ticket.admissionId, platformRunId: runId, baseCostMicros });

@@ -184,6 +184,7 @@ async function syncAll<R extends { id: string; version: number }>(
   records: R[],
   caller: Pick<Caller, "tenantId" | "userId">,
 ) {
+  if (records.length === 0) return; // nothing the tenant defines: no copies to read
   const copies = await kind.copies(prisma, caller.tenantId, caller.userId);
   for (const record of records) {
     const copy = copies.get(record.id);
