@@ -63,6 +63,8 @@ export function normalizeFrame(raw: unknown): RunFrame | undefined {
 
 /** A connection that sends nothing, not even a keep-alive comment (every 15 s), for this long is dead. */
 const IDLE_TIMEOUT_MS = 45_000;
+/** The first reconnect of a stream the server ended waits up to this (jitter, so a drained instance's streams do not all land at once). */
+const ENDED_STREAM_RETRY_MS = 100;
 
 export interface RunStreamInit {
   transport: Transport;
@@ -138,6 +140,7 @@ export class RunStream implements AsyncIterable<RunFrame> {
     for (;;) {
       if (controller.signal.aborted) return;
       let dropped: unknown;
+      let endedByServer = false;
       const fromLog = answer === undefined;
       let delivered = 0;
       try {
@@ -171,6 +174,7 @@ export class RunStream implements AsyncIterable<RunFrame> {
         // streams): it reconnects like any other.
         if (fromLog && delivered === 0 && answer.response.status === 204) return;
         dropped = new ConnectionError({ message: "the stream ended before the run's done frame" });
+        endedByServer = true;
       } catch (error) {
         if (controller.signal.aborted) return;
         // An answer from the platform (404, 401 …) is not a dropped connection: report it.
@@ -183,7 +187,9 @@ export class RunStream implements AsyncIterable<RunFrame> {
       answer = undefined;
       this.reconnects++;
       try {
-        await sleep(retryDelayMs(failures - 1), controller.signal);
+        // A stream the server ended (an instance that drains ends its streams) is picked up again at
+        // once, elsewhere; a connection that failed backs off.
+        await sleep(endedByServer && failures === 1 ? Math.random() * ENDED_STREAM_RETRY_MS : retryDelayMs(failures - 1), controller.signal);
         if ((this.runId === undefined || this.userId === undefined) && this.init.resolveRun) {
           const run = await this.init.resolveRun();
           this.runId = run.id;
