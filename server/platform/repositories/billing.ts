@@ -227,6 +227,29 @@ export async function recordModelCall(prisma: PrismaClient, call: MeteredCall): 
     WHERE id = ${call.runId}`);
 }
 
+/**
+ * recordModelCall together with the run's checkpoint, in one statement, only while the run is running
+ * under `owner`'s lease: false when nothing was written (neither the checkpoint nor the call).
+ */
+export async function recordModelCallWithCheckpoint(prisma: PrismaClient, call: MeteredCall, owner: string, checkpoint: object): Promise<boolean> {
+  const ownSub = call.settledMeter === "own_sub";
+  const rows = await queryRows<{ saved: number }>(
+    prisma,
+    Prisma.sql`
+    WITH saved AS (
+      UPDATE platform_runs
+      SET checkpoint = ${JSON.stringify(checkpoint)}::jsonb,
+          input_tokens = input_tokens + ${call.inputTokens}, output_tokens = output_tokens + ${call.outputTokens},
+          cost_micros = cost_micros + ${call.costMicros}, settled_micros = settled_micros + ${ownSub ? call.costMicros : 0n},
+          updated_at = now()
+      WHERE id = ${call.runId} AND lease_owner = ${owner} AND status = 'running'
+      RETURNING id
+    ), usage AS (${usageRecordInsert(call, Prisma.sql`EXISTS (SELECT 1 FROM saved)`)})
+    SELECT count(*)::int AS saved FROM saved`,
+  );
+  return (rows[0]?.saved ?? 0) > 0;
+}
+
 /** The call's usage row (recordModelCall), written only `when` that holds. */
 const usageRecordInsert = (call: MeteredCall, when?: Prisma.Sql) => Prisma.sql`
   INSERT INTO platform_usage_records (account_id, end_user_id, run_id, agent_id, model, surface, settled_meter,

@@ -5,11 +5,22 @@ import { Prisma } from "@/server/generated/prisma/client";
 import type { JsonObject } from "./db";
 
 /** Stores the run's checkpoint while `owner` still holds it. */
-export async function saveCheckpoint(prisma: PrismaClient, runId: number, owner: string, checkpoint: JsonObject) {
-  await prisma.platformRun.updateMany({
+/** False when the run is no longer running under `owner`'s lease: nothing was written. */
+export async function saveCheckpoint(prisma: PrismaClient, runId: number, owner: string, checkpoint: JsonObject): Promise<boolean> {
+  const { count } = await prisma.platformRun.updateMany({
     where: { id: runId, leaseOwner: owner, status: "running" },
     data: { checkpoint: checkpoint as Prisma.InputJsonObject },
   });
+  return count === 1;
+}
+
+/**
+ * Whether the run goes on without `owner`: still running, but its lease handed back (null) or taken
+ * over by another worker, whose pass redoes whatever was not checkpointed.
+ */
+export async function runGoesOnElsewhere(prisma: PrismaClient, runId: number, owner: string): Promise<boolean> {
+  const row = await prisma.platformRun.findUnique({ where: { id: runId }, select: { leaseOwner: true, status: true } });
+  return row !== null && row.status === "running" && row.leaseOwner !== owner;
 }
 
 /**

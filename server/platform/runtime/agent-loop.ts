@@ -3,10 +3,12 @@
 // in a pause on requests for a person, or completed, through PassEnd.
 import { ownLanguageModel, type RuntimeModel } from "../models/providers";
 import {
+  type LanguageModelUsage,
   type ModelMessage,
   Output,
   jsonSchema,
   stepCountIs,
+  type StepResult,
   type StreamTextEndEvent,
   streamText,
   type ToolSet,
@@ -187,6 +189,21 @@ export async function loop(
   // The SDK's step input holds the attachments inline (bytes); a checkpoint keeps the conversation
   // as stored, with its `inlay-file:` references (withAttachments maps message for message).
   const input = passMessages(messages, await withAttachments(prisma, run.id, messages), resumed?.partial, hooks);
+  const callOf = (usage: LanguageModelUsage) =>
+    modelCall(
+      deps.config,
+      run,
+      {
+        inputTokens: usage.inputTokens ?? 0,
+        outputTokens: usage.outputTokens ?? 0,
+        cacheReadTokens: usage.inputTokenDetails?.cacheReadTokens ?? 0,
+        cacheWriteTokens: usage.inputTokenDetails?.cacheWriteTokens ?? 0,
+      },
+      own ? "own_sub" : "wallet",
+    );
+  // A tool step's model call is metered with the step's checkpoint, in one transaction (recovery.ts):
+  // metered apart, a hand-back between the two would bill the step again when the next pass redoes it.
+  const checkpointed = input.hooks.onStepEnd;
   const result = streamText({
     model: own ? ownLanguageModel(deps.config.models, run.model, own) : deps.languageModel(run.model),
     system,
@@ -204,6 +221,9 @@ export async function loop(
     ...modelTelemetry(agent.name),
     // Checkpoints, so a run whose process dies resumes after its finished steps.
     ...input.hooks,
+    ...(checkpointed
+      ? { onStepEnd: (step: StepResult<ToolSet>) => checkpointed(step, step.finishReason === "tool-calls" ? callOf(step.usage) : undefined) }
+      : {}),
     ...(run.outputSchema ? { output: Output.object({ schema: jsonSchema(run.outputSchema as Record<string, unknown>) }) } : {}),
   });
 
@@ -241,21 +261,12 @@ export async function loop(
     modelTokens.inc({ ...model, kind: "output" }, usage.outputTokens ?? 0);
     modelTokens.inc({ ...model, kind: "cache_read" }, usage.inputTokenDetails?.cacheReadTokens ?? 0);
     modelTokens.inc({ ...model, kind: "cache_write" }, usage.inputTokenDetails?.cacheWriteTokens ?? 0);
-    const call = modelCall(
-      deps.config,
-      run,
-      {
-        inputTokens: part.usage.inputTokens ?? 0,
-        outputTokens: part.usage.outputTokens ?? 0,
-        cacheReadTokens: part.usage.inputTokenDetails?.cacheReadTokens ?? 0,
-        cacheWriteTokens: part.usage.inputTokenDetails?.cacheWriteTokens ?? 0,
-      },
-      own ? "own_sub" : "wallet",
-    );
+    const call = callOf(usage);
     // A step that asked for no tool is the pass's last: metered by the statement that ends the pass
-    // (one round trip less), or on its own when the pass ends otherwise (executePass's finally).
-    if (part.finishReason === "tool-calls") await meterCall(prisma, call);
-    else end.unmetered = call;
+    // (one round trip less), or on its own when the pass ends otherwise (executePass's finally). A
+    // tool step: with its checkpoint (above), or here when the run keeps none (metadata_only).
+    if (part.finishReason !== "tool-calls") end.unmetered = call;
+    else if (!checkpointed) await meterCall(prisma, call);
     modelCost.inc(model, Number(call.costMicros));
   }
 

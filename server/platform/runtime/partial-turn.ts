@@ -52,10 +52,10 @@ export function passMessages(stored: ModelMessage[], input: ModelMessage[], part
       // Only the first step's response holds the continued turn.
       ...(hooks.onStepEnd && partial !== undefined
         ? {
-            onStepEnd: (step: Parameters<CheckpointHooks["onStepEnd"]>[0]) => {
+            onStepEnd: (step: Parameters<CheckpointHooks["onStepEnd"]>[0], call?: Parameters<CheckpointHooks["onStepEnd"]>[1]) => {
               const continued = firstStep;
               firstStep = false;
-              return hooks.onStepEnd!(continued ? { content: step.content, response: { messages: join(step.response.messages) } } : step);
+              return hooks.onStepEnd!(continued ? { content: step.content, response: { messages: join(step.response.messages) } } : step, call);
             },
           }
         : {}),

@@ -20,7 +20,8 @@ import { RUN_LIFECYCLE } from "@/lib/schemas/run-lifecycle";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { PlatformConfig, RunTimings } from "../platform-config";
 import { appendEvents, deleteEventsAfter, eventsAfter, executionStartEventId, lastEventId } from "../repositories/run-events";
-import { markCheckpointUnsafe, saveCheckpoint } from "../repositories/run-checkpoints";
+import { markCheckpointUnsafe, runGoesOnElsewhere, saveCheckpoint } from "../repositories/run-checkpoints";
+import { type MeteredCall, meterCall, meterCallWithCheckpoint } from "../services/billing/billing";
 import { transitionRun, type RunRow, type RunUpdate } from "../repositories/runs";
 import { pingDatabase } from "../repositories/health";
 import { recordRunWebhook } from "../services/runs/run-webhooks";
@@ -101,10 +102,14 @@ interface StepPart {
 /** The streamText callbacks it uses, with only the fields it reads (methods: the SDK's events are wider). */
 export interface CheckpointHooks {
   onStepStart(event: { messages: ModelMessage[] }): void;
-  onStepEnd(step: {
-    content: readonly StepPart[];
-    response: { messages: ModelMessage[] };
-  }): Promise<void>;
+  /** `call`: the step's model call when it is a tool step, metered with the checkpoint (agent-loop.ts). */
+  onStepEnd(
+    step: {
+      content: readonly StepPart[];
+      response: { messages: ModelMessage[] };
+    },
+    call?: MeteredCall,
+  ): Promise<void>;
   onToolExecutionStart(event: { toolCall: { toolName: string; input: unknown } }): Promise<void>;
 }
 
@@ -151,20 +156,29 @@ export function createCheckpointer(prisma: Db, runId: number, owner: string, sin
     },
     // The SDK waits for this before starting the next step, so while it runs no frame of a later step
     // can reach the log: after the flush, the log ends exactly with this step.
-    onStepEnd: async (step) => {
+    // A tool step's model call (`call`) is metered in the checkpoint's transaction: a pass handed back
+    // after it redoes exactly the steps that were neither checkpointed nor billed. Without a
+    // checkpoint it is metered alone, unless the run goes on elsewhere (handed back or taken over:
+    // the next pass redoes the step and bills it then).
+    onStepEnd: async (step, call) => {
       steps += 1;
+      const meterAlone = async () => {
+        if (call) await meterCall(prisma, call);
+      };
+      const meterUnlessElsewhere = async () => {
+        if (call && !(await runGoesOnElsewhere(prisma, runId, owner))) await meterCall(prisma, call);
+      };
       const calls = step.content.flatMap((part) => (part.type === "tool-call" && part.toolCallId ? [part.toolCallId] : []));
-      // A step without tools is the answer: the run ends right after it, nothing to resume.
-      if (calls.length === 0) return;
       const settled = new Set(
         step.content.filter((part) => part.type === "tool-result" || part.type === "tool-error").map((part) => part.toolCallId),
       );
-      // A call without a result waits for a person: the pause itself persists the conversation.
-      if (!calls.every((id) => settled.has(id))) return;
+      // A step without tools is the answer: the run ends right after it, nothing to resume. A call
+      // without a result waits for a person: the pause itself persists the conversation.
+      if (calls.length === 0 || !calls.every((id) => settled.has(id))) return meterAlone();
       try {
         if (!(await framesWritten(calls))) {
           logger.warn({ runId, step: steps }, "no checkpoint: the step's frames did not arrive in time");
-          return;
+          return await meterAlone();
         }
         const conversation = [...stepInput, ...step.response.messages];
         const checkpoint: Checkpoint = {
@@ -172,7 +186,11 @@ export function createCheckpointer(prisma: Db, runId: number, owner: string, sin
           steps,
           event_id: String(await lastEventId(prisma, runId)),
         };
-        await saveCheckpoint(prisma, runId, owner, checkpoint as unknown as JsonObject);
+        const saved = call
+          ? await meterCallWithCheckpoint(prisma, call, owner, checkpoint)
+          : await saveCheckpoint(prisma, runId, owner, checkpoint as unknown as JsonObject);
+        // Not written: the run ended meanwhile (the step is billed), or goes on elsewhere (it is not).
+        if (!saved) return await meterUnlessElsewhere();
         state.saved = true;
         if (state.unsafe) {
           state.unsafe = false;
@@ -181,6 +199,7 @@ export function createCheckpointer(prisma: Db, runId: number, owner: string, sin
       } catch (error) {
         // Without this checkpoint a resume goes back to the previous one: slower, still correct.
         logger.warn({ runId, err: error }, "could not save the run's checkpoint");
+        await meterUnlessElsewhere().catch((failed: unknown) => logger.error({ runId, err: failed }, "could not meter a tool step's model call"));
       }
     },
     // Written before the tool runs (the SDK awaits this), so a resume never repeats a side effect.

@@ -28,7 +28,7 @@ import skillsExample from "@/docs/examples/client/skills";
 import usageExample from "@/docs/examples/client/usage";
 import usersExample from "@/docs/examples/client/users";
 import valueExample from "@/docs/examples/client/value";
-import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
+import { PASSWORD, startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { pollUntil } from "../../helpers/poll";
 
 const root = path.resolve(import.meta.dirname, "../../..");
@@ -91,7 +91,7 @@ describe("the examples, run", () => {
   });
 
   it("sessions and teams", async () => {
-    const owner = await platform.signup();
+    const owner = await platform.signup({ password: PASSWORD });
     const { team, invite, revoked } = await sessionsAndTeamsExample(platform.baseUrl, owner.email, `bea-${Date.now()}@example.test`);
     expect(team).toMatchObject({ id: owner.id, role: "owner" });
     expect(invite).toMatchObject({ org_id: owner.id, role: "admin", status: "pending" });

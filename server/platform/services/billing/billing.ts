@@ -19,6 +19,7 @@ import {
   listLedger,
   type MeteredCall,
   recordModelCall,
+  recordModelCallWithCheckpoint,
   settleRunCharges,
   settleRunChargesIn,
   type RunEnd,
@@ -147,6 +148,13 @@ export function modelCall(
 
 /** Records one model call (modelCall): its usage row and the run's running totals. */
 export const meterCall = (prisma: Db, call: MeteredCall): Promise<void> => recordModelCall(prisma, call);
+
+/**
+ * meterCall and the run's checkpoint (runtime/recovery.ts) in one statement, while `owner` holds the
+ * run's lease: a step is billed exactly when it is checkpointed. False when nothing was written.
+ */
+export const meterCallWithCheckpoint = (prisma: Db, call: MeteredCall, owner: string, checkpoint: object): Promise<boolean> =>
+  recordModelCallWithCheckpoint(prisma, call, owner, checkpoint);
 
 const ended = isTerminalStatus;
 
