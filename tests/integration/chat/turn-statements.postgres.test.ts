@@ -22,14 +22,14 @@ let fw: FrameworkHarness;
 let headers: Record<string, string>;
 const ORIGIN = "http://127.0.0.1:4000";
 let recording: string[] | undefined;
+const original = pg.Client.prototype.query;
 
 beforeAll(async () => {
-  const original = pg.Client.prototype.query as (...args: unknown[]) => unknown;
   (pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (this: pg.Client, ...args: unknown[]) {
     const first = args[0] as string | { text?: string } | undefined;
     const sql = typeof first === "string" ? first : first?.text;
     if (recording && sql !== undefined) recording.push(sql.replace(/\s+/g, " ").trim());
-    return original.apply(this, args);
+    return (original as (...args: unknown[]) => unknown).apply(this, args);
   };
   fw = await startFramework();
   setProcessDatabase(fw.database);
@@ -40,7 +40,11 @@ beforeAll(async () => {
   const { token } = await signEmbedToken({ tenantId: acme.id, userId: member.id, origin: ORIGIN });
   headers = { "content-type": "application/json", [EMBED_TOKEN_HEADER]: token, [EMBED_ORIGIN_HEADER]: ORIGIN };
 }, 120_000);
-afterAll(() => fw?.close());
+afterAll(async () => {
+  // Test files share a worker's modules: the driver goes back as it was.
+  pg.Client.prototype.query = original;
+  await fw?.close();
+});
 
 let counter = 0;
 async function turn(): Promise<Response> {
