@@ -183,7 +183,8 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
     if (isTest) return { succeeded: outcome.succeeded };
     if (outcome.succeeded) {
       webhookDeliveryLag.observe((Date.now() - event.createdAt.getTime()) / 1000);
-      await markWebhookHealthy(prisma, webhook.id);
+      // Only a webhook that was failing when this attempt began has a run of failures to end.
+      if (webhook.failingSince !== null) await markWebhookHealthy(prisma, webhook.id);
       return { succeeded: true };
     }
     const disabled = await markWebhookFailing(prisma, webhook.id, attemptedAt, settings.disableAfterMs, disableReason(settings.disableAfterMs));

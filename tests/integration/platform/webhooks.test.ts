@@ -270,6 +270,9 @@ describe("delivery", () => {
     expect(delivery.attempts[0].response_body).toContain("failure");
     expect(delivery.attempts[0].error).toContain("503");
     expect((await deliveries(tenant.key, hook.id)).length).toBe(1);
+    // The failures marked the webhook failing; the success ended that.
+    const webhook = await platform.database.prisma.platformWebhook.findUniqueOrThrow({ where: { id: hook.id } });
+    expect(webhook.failingSince).toBeNull();
   });
 
   it("sends each kind it subscribes to and nothing else, with the run's status and time", async () => {
