@@ -216,14 +216,24 @@ describe("the whole product: 2 apps, 2 web instances and 2 workers behind nginx"
     const chatRuns = async () => (chatErrors.length > 0 ? chatErrors : appDb!.prisma.runAdmission.count({ where: { platformRunId: { not: null } } }));
     await expect.poll(chatRuns, { timeout: 60_000 }).toBe(chats.length);
 
-    const drains: { name: string; ms: number }[] = [];
+    const drains: { name: string; ms: number; at: number }[] = [];
     const order = [0, 1].flatMap((i) => [cluster!.apps[i]!, cluster!.web[i]!, cluster!.workers[i]!]);
     for (const instance of order) {
       const t = Date.now();
       await cluster!.kill(instance, "SIGTERM");
-      drains.push({ name: instance.name, ms: Date.now() - t });
+      drains.push({ name: instance.name, ms: Date.now() - t, at: t });
       await cluster!.replace(instance);
     }
+    // Which restart a gap followed (the last SIGTERM before the gap began), for the printed figures.
+    const gapsByRestart = new Map<string, { api: number; chat: number }>();
+    const noteGaps = (arrivals: number[], kind: "api" | "chat") => {
+      for (let i = 1; i < arrivals.length; i++) {
+        const name = drains.filter((drain) => drain.at <= arrivals[i]!).at(-1)?.name ?? "before";
+        const entry = gapsByRestart.get(name) ?? { api: 0, chat: 0 };
+        entry[kind] = Math.max(entry[kind], arrivals[i]! - arrivals[i - 1]!);
+        gapsByRestart.set(name, entry);
+      }
+    };
     // Some run and some chat turn were still streaming when the last process was replaced: the
     // restarts met live streams.
     expect(streams.some(({ frames }) => frames.at(-1)?.type !== "done")).toBe(true);
@@ -248,6 +258,7 @@ describe("the whole product: 2 apps, 2 web instances and 2 workers behind nginx"
       expect(frames.at(-1)).toMatchObject({ type: "done", completion_state: "completed" });
       resumed += frames.filter((frame) => frame.type === "run_status" && frame.resumed).length;
       for (let i = 1; i < arrivals.length; i++) largestGap = Math.max(largestGap, arrivals[i]! - arrivals[i - 1]!);
+      noteGaps(arrivals, "api");
     }
     // The workers' restarts handed runs back, and other workers resumed them.
     expect(resumed).toBeGreaterThan(0);
@@ -282,6 +293,7 @@ describe("the whole product: 2 apps, 2 web instances and 2 workers behind nginx"
       expect(textOfMessage(turn.message)).toBe(run!.output);
       expect(turn.message.metadata).toMatchObject({ runId: turn.runId, status: "completed" });
       for (let i = 1; i < turn.arrivals.length; i++) largestChatGap = Math.max(largestChatGap, turn.arrivals[i]! - turn.arrivals[i - 1]!);
+      noteGaps(turn.arrivals, "chat");
     }
     const chatReattaches = chatTurns.reduce((sum, turn) => sum + turn.reattaches, 0);
     expect(chatReattaches).toBeGreaterThan(0);
@@ -306,7 +318,8 @@ describe("the whole product: 2 apps, 2 web instances and 2 workers behind nginx"
     console.info(
       `rolling restart: ${streams.length} runs and ${turns.length} chat turns completed whole in ${Math.round((Date.now() - started) / 1000)} s; ` +
         `largest gap an API client saw ${largestGap} ms, a chat ${largestChatGap} ms; ${reconnects} reconnects, ${chatReattaches} chat reattachments; ` +
-        `${resumed} hand-backs resumed; drains ${drains.map(({ name, ms }) => `${name} ${ms} ms`).join(", ")}`,
+        `${resumed} hand-backs resumed; drains ${drains.map(({ name, ms }) => `${name} ${ms} ms`).join(", ")}; ` +
+        `largest gaps (API/chat) after each restart: ${[...gapsByRestart].map(([name, gap]) => `${name} ${gap.api}/${gap.chat} ms`).join(", ")}`,
     );
   }, 420_000);
 
