@@ -48,6 +48,9 @@ const fieldsOf = (input: TenantAgentInput): TenantAgentFields => {
   return { ...parsed, tools: [...new Set(parsed.tools)] };
 };
 
+/** Whether the caller may define an agent of their own: the workspace's setting; its admins always may. */
+const personalAgentsAllowed = (caller: Caller, workspaceAllows: boolean) => workspaceAllows || caller.role === "admin";
+
 export async function listAgents(prisma: Db, caller: Caller) {
   const [agents, allowPersonal] = await Promise.all([
     listVisibleAgents(prisma, caller.tenantId, caller.userId),
@@ -56,7 +59,7 @@ export async function listAgents(prisma: Db, caller: Caller) {
   return {
     agents: agents.map((agent) => toView(agent, caller)),
     canCreateTenant: caller.role === "admin",
-    canCreatePersonal: allowPersonal || caller.role === "admin", // as mayCreatePersonalAgent
+    canCreatePersonal: personalAgentsAllowed(caller, allowPersonal),
     allowPersonalAgents: allowPersonal,
   };
 }
@@ -85,9 +88,9 @@ export async function findNamedAgent(prisma: Db, caller: Pick<Caller, "tenantId"
   return visible.find((agent) => agent.id === named) ?? visible.find((agent) => agentNameKey(agent.name) === key);
 }
 
-/** Whether the caller may define an agent of their own: the workspace's setting; its admins always may. */
+/** Whether the caller may define an agent of their own (reads the workspace's setting unless an admin). */
 export async function mayCreatePersonalAgent(prisma: Db, caller: Caller): Promise<boolean> {
-  return caller.role === "admin" || (await findAllowPersonalAgents(prisma, caller.tenantId));
+  return caller.role === "admin" || personalAgentsAllowed(caller, await findAllowPersonalAgents(prisma, caller.tenantId));
 }
 
 /** An agent the caller can see; NOT_FOUND for another tenant's or another member's personal one. */
@@ -108,7 +111,7 @@ export async function createAgent(
   input: TenantAgentInput,
 ): Promise<TenantAgentView> {
   if (scope === "tenant" && caller.role !== "admin") throw new TenancyError("FORBIDDEN", "only admins define the workspace's agents");
-  if (scope === "personal" && caller.role !== "admin" && !(await findAllowPersonalAgents(prisma, caller.tenantId))) {
+  if (scope === "personal" && !(await mayCreatePersonalAgent(prisma, caller))) {
     throw new TenancyError("FORBIDDEN", "this workspace does not allow personal agents");
   }
   const fields = fieldsOf(input);

@@ -243,7 +243,6 @@ export async function decrementConcurrentRuns(tx: Tx, tenantId: string) {
     UPDATE tenant_concurrency SET active_runs = GREATEST(active_runs - 1, 0) WHERE tenant_id = ${tenantId}::uuid`;
 }
 
-/** The membership and its override, read together at admission. */
 /**
  * What an admission checks, in one round trip: the membership (null when not a member), its cap
  * override and the tenant's limits.
@@ -296,6 +295,7 @@ export async function findAdmissionLimits(
   };
 }
 
+/** The membership and its override, read together. */
 export async function findMembershipForAdmission(tx: Db, tenantId: string, userId: string) {
   const row = await tx.membership.findUnique({
     where: { tenantId_userId: { tenantId, userId } },

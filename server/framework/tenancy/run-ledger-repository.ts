@@ -2,7 +2,7 @@
 // and its settlement. Settling is one compare-and-set on run_admissions.released_at, in the same
 // transaction as the charge, so a settlement seen twice (a duplicate webhook, the sweep racing a
 // delivery) charges once.
-import type { Prisma } from "@/server/generated/prisma/client";
+import { Prisma } from "@/server/generated/prisma/client";
 import type { Db } from "./repository";
 
 type Tx = Prisma.TransactionClient;
@@ -29,25 +29,28 @@ export interface OpenAdmission {
   platformUserId: string | null;
 }
 
-const openSelect = {
-  id: true,
-  tenantId: true,
-  userId: true,
-  platformRunId: true,
-  baseCostMicros: true,
-  user: { select: { platformUsers: { select: { tenantId: true, platformUserId: true } } } },
-} as const;
-
-type OpenRow = Prisma.RunAdmissionGetPayload<{ select: typeof openSelect }>;
-
-const toOpen = (row: OpenRow): OpenAdmission => ({
-  id: row.id,
-  tenantId: row.tenantId,
-  userId: row.userId,
-  platformRunId: row.platformRunId!,
-  baseCostMicros: Number(row.baseCostMicros),
-  platformUserId: row.user.platformUsers.find((link) => link.tenantId === row.tenantId)?.platformUserId ?? null,
-});
+/**
+ * Open admissions that `where` picks, oldest first, with the member's platform user_id joined in: one
+ * round trip (a relation include would be three).
+ */
+async function queryOpenAdmissions(prisma: Db, where: Prisma.Sql, take?: number): Promise<OpenAdmission[]> {
+  const rows = await prisma.$queryRaw<
+    { id: string; tenant_id: string; user_id: string; platform_run_id: number; base_cost_micros: bigint; platform_user_id: string | null }[]
+  >`
+    SELECT a.id, a.tenant_id, a.user_id, a.platform_run_id, a.base_cost_micros, p.platform_user_id
+    FROM run_admissions a
+    LEFT JOIN tenant_platform_users p ON p.tenant_id = a.tenant_id AND p.user_id = a.user_id
+    WHERE a.released_at IS NULL AND a.platform_run_id IS NOT NULL AND ${where}
+    ORDER BY a.admitted_at${take === undefined ? Prisma.empty : Prisma.sql` LIMIT ${take}`}`;
+  return rows.map((row) => ({
+    id: row.id,
+    tenantId: row.tenant_id,
+    userId: row.user_id,
+    platformRunId: row.platform_run_id,
+    baseCostMicros: Number(row.base_cost_micros),
+    platformUserId: row.platform_user_id,
+  }));
+}
 
 /**
  * Admissions not settled yet, everywhere: each holds one of its tenant's active runs until it is
@@ -61,34 +64,12 @@ export async function countOpenAdmissions(prisma: Db): Promise<number> {
 
 /** The run's unsettled turns, oldest first. */
 export async function listOpenAdmissionsOfRun(prisma: Db, platformRunId: number): Promise<OpenAdmission[]> {
-  // One round trip (the relation include would be three): the member's platform user_id joined in.
-  const rows = await prisma.$queryRaw<
-    { id: string; tenant_id: string; user_id: string; platform_run_id: number; base_cost_micros: bigint; platform_user_id: string | null }[]
-  >`
-    SELECT a.id, a.tenant_id, a.user_id, a.platform_run_id, a.base_cost_micros, p.platform_user_id
-    FROM run_admissions a
-    LEFT JOIN tenant_platform_users p ON p.tenant_id = a.tenant_id AND p.user_id = a.user_id
-    WHERE a.platform_run_id = ${platformRunId} AND a.released_at IS NULL
-    ORDER BY a.admitted_at`;
-  return rows.map((row) => ({
-    id: row.id,
-    tenantId: row.tenant_id,
-    userId: row.user_id,
-    platformRunId: row.platform_run_id,
-    baseCostMicros: Number(row.base_cost_micros),
-    platformUserId: row.platform_user_id,
-  }));
+  return queryOpenAdmissions(prisma, Prisma.sql`a.platform_run_id = ${platformRunId}`);
 }
 
 /** Started turns still unsettled since before `before`: the sweep asks the platform about their runs. */
 export async function listStaleStartedAdmissions(prisma: Db, before: Date, take: number): Promise<OpenAdmission[]> {
-  const rows = await prisma.runAdmission.findMany({
-    where: { releasedAt: null, platformRunId: { not: null }, admittedAt: { lt: before } },
-    select: openSelect,
-    orderBy: { admittedAt: "asc" },
-    take,
-  });
-  return rows.map(toOpen);
+  return queryOpenAdmissions(prisma, Prisma.sql`a.admitted_at < ${before}`, take);
 }
 
 /** Open admissions that never named a run (the process died between admission and the platform's answer). */

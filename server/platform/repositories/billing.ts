@@ -216,15 +216,19 @@ export interface MeteredCall {
  * (services/runs/run-funding.ts): wallet when it has no funding row.
  */
 export async function recordModelCall(prisma: PrismaClient, call: MeteredCall): Promise<void> {
-  // A call made on the account's own connection is own_sub whatever the run's funding row says.
-  const ownSub = call.settledMeter === "own_sub";
   await execute(prisma, Prisma.sql`
     WITH usage AS (${usageRecordInsert(call)})
-    UPDATE platform_runs
-    SET input_tokens = input_tokens + ${call.inputTokens}, output_tokens = output_tokens + ${call.outputTokens},
-        cost_micros = cost_micros + ${call.costMicros}, settled_micros = settled_micros + ${ownSub ? call.costMicros : 0n},
-        updated_at = now()
+    UPDATE platform_runs SET ${runTotalsSet(call)}
     WHERE id = ${call.runId}`);
+}
+
+/** The run's running totals after `call` (the SET list of recordModelCall's UPDATE). */
+function runTotalsSet(call: MeteredCall): Prisma.Sql {
+  // A call made on the account's own connection is own_sub whatever the run's funding row says.
+  const ownSub = call.settledMeter === "own_sub";
+  return Prisma.sql`input_tokens = input_tokens + ${call.inputTokens}, output_tokens = output_tokens + ${call.outputTokens},
+    cost_micros = cost_micros + ${call.costMicros}, settled_micros = settled_micros + ${ownSub ? call.costMicros : 0n},
+    updated_at = now()`;
 }
 
 /**
@@ -232,16 +236,11 @@ export async function recordModelCall(prisma: PrismaClient, call: MeteredCall): 
  * under `owner`'s lease: false when nothing was written (neither the checkpoint nor the call).
  */
 export async function recordModelCallWithCheckpoint(prisma: PrismaClient, call: MeteredCall, owner: string, checkpoint: object): Promise<boolean> {
-  const ownSub = call.settledMeter === "own_sub";
   const rows = await queryRows<{ saved: number }>(
     prisma,
     Prisma.sql`
     WITH saved AS (
-      UPDATE platform_runs
-      SET checkpoint = ${JSON.stringify(checkpoint)}::jsonb,
-          input_tokens = input_tokens + ${call.inputTokens}, output_tokens = output_tokens + ${call.outputTokens},
-          cost_micros = cost_micros + ${call.costMicros}, settled_micros = settled_micros + ${ownSub ? call.costMicros : 0n},
-          updated_at = now()
+      UPDATE platform_runs SET checkpoint = ${JSON.stringify(checkpoint)}::jsonb, ${runTotalsSet(call)}
       WHERE id = ${call.runId} AND lease_owner = ${owner} AND status = 'running'
       RETURNING id
     ), usage AS (${usageRecordInsert(call, Prisma.sql`EXISTS (SELECT 1 FROM saved)`)})

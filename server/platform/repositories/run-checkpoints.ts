@@ -4,8 +4,7 @@ import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
 import type { JsonObject } from "./db";
 
-/** Stores the run's checkpoint while `owner` still holds it. */
-/** False when the run is no longer running under `owner`'s lease: nothing was written. */
+/** Stores the run's checkpoint while `owner` still holds it; false (nothing written) once it does not. */
 export async function saveCheckpoint(prisma: PrismaClient, runId: number, owner: string, checkpoint: JsonObject): Promise<boolean> {
   const { count } = await prisma.platformRun.updateMany({
     where: { id: runId, leaseOwner: owner, status: "running" },

@@ -201,7 +201,7 @@ export async function loop(
       },
       own ? "own_sub" : "wallet",
     );
-  // A tool step's model call is metered with the step's checkpoint, in one transaction (recovery.ts):
+  // A tool step's model call is metered with the step's checkpoint, in one statement (recovery.ts):
   // metered apart, a hand-back between the two would bill the step again when the next pass redoes it.
   const checkpointed = input.hooks.onStepEnd;
   const result = streamText({

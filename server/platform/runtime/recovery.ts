@@ -156,7 +156,7 @@ export function createCheckpointer(prisma: Db, runId: number, owner: string, sin
     },
     // The SDK waits for this before starting the next step, so while it runs no frame of a later step
     // can reach the log: after the flush, the log ends exactly with this step.
-    // A tool step's model call (`call`) is metered in the checkpoint's transaction: a pass handed back
+    // A tool step's model call (`call`) is metered in the checkpoint's statement: a pass handed back
     // after it redoes exactly the steps that were neither checkpointed nor billed. Without a
     // checkpoint it is metered alone, unless the run goes on elsewhere (handed back or taken over:
     // the next pass redoes the step and bills it then).

@@ -8,6 +8,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPlatformClient, type RunFrame } from "@/lib/platform-client";
 import { startCluster, type Cluster, type Instance } from "@/server/cluster/start-cluster";
+import { call as clusterCall, newAccount as clusterAccount } from "../../helpers/cluster-client";
 import { startPgBouncer, type PgBouncer } from "../../helpers/pgbouncer";
 import { pollUntil } from "../../helpers/poll";
 import { createPostgresServer, type PostgresServer, type ShutdownMode } from "../../helpers/postgres-server";
@@ -93,31 +94,10 @@ const pooledEnv = () => ({
 const retriesOf = (name: string, from: number) =>
   logs.slice(from).filter((line) => line.startsWith(`[${name}]`) && line.includes("the database does not answer yet")).length;
 
-async function call(baseUrl: string, path: string, options: { key?: string; body?: unknown; method?: string } = {}) {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method: options.method ?? (options.body === undefined ? "GET" : "POST"),
-    headers: {
-      ...(options.key ? { authorization: `Bearer ${options.key}` } : {}),
-      ...(options.body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    // A request must be answered, not left hanging: past this it fails the test.
-    signal: AbortSignal.timeout(20_000),
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
-}
-
-async function newAccount(baseUrl: string): Promise<{ key: string; agentId: number }> {
-  const signup = await call(baseUrl, "/signup", {
-    body: { email: `faults-${randomUUID()}@example.test`, first_name: "Faults", password: "correct-horse", require_end_user_id: false },
-  });
-  if (signup.status !== 201) throw new Error(`POST /signup: ${signup.status} ${JSON.stringify(signup.body)}`);
-  const key: string = signup.body.api_key;
-  const agent = await call(baseUrl, "/agents", { key, body: { name: "Faulty" } });
-  if (agent.status !== 201) throw new Error(`POST /agents: ${agent.status} ${JSON.stringify(agent.body)}`);
-  return { key, agentId: agent.body.id };
-}
+// A request must be answered, not left hanging: past this it fails the test.
+const ANSWER_MS = 20_000;
+const call = (baseUrl: string, path: string, options: Parameters<typeof clusterCall>[2] = {}) => clusterCall(baseUrl, path, { timeoutMs: ANSWER_MS, ...options });
+const newAccount = (baseUrl: string) => clusterAccount(baseUrl, { timeoutMs: ANSWER_MS });
 
 const wordsOf = (text: string) => text.trim().split(/\s+/);
 
