@@ -19,6 +19,10 @@ ENV NEXT_TELEMETRY_DISABLED=1
 # layer is reused while only the sources change.
 COPY package.json package-lock.json prisma.config.ts ./
 COPY prisma ./prisma
+# The workspace packages' manifests: npm links them (their sources come with the rest below).
+COPY packages/core/package.json ./packages/core/
+COPY packages/server/package.json ./packages/server/
+COPY packages/react/package.json ./packages/react/
 # The lock file records every platform's optional native packages (Next's SWC, Tailwind's oxide), so
 # `npm ci` installs exactly it on any architecture.
 RUN npm ci --no-audit --no-fund

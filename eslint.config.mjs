@@ -21,7 +21,7 @@ const layerZones = [
     target: "./server/platform",
     from: "./lib",
     except: ["./env.ts", "./logger.ts", "./log-context.ts", "./money.ts", "./schemas"],
-    message: "The platform never imports the framework: move what both need to server/shared/ or lib/schemas/.",
+    message: "The platform never imports the framework: move what both need to server/shared/ or @inlay/core/schemas.",
   },
   { target: "./server/platform", from: ["./app", "./components"], message: "The platform never imports the framework." },
   // The shared floor imports neither half.
@@ -59,13 +59,13 @@ const layerZones = [
     message: "Entry points start runs through services/runs/; they do not import the engine, routes or the process's wiring.",
   },
 ];
-// The framework reaches the platform through lib/platform-client/ only, except where it embeds the
+// The framework reaches the platform through @inlay/core/platform-client only, except where it embeds the
 // platform in its own process (the embedded default): there it imports server/platform/embedding.ts,
 // the platform's one entry for that, and nothing else of it.
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
-  globalIgnores([".next/**", "node_modules/**", "server/generated/**", ".data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "public/embed-app/**", "dist/**"]),
+  globalIgnores([".next/**", "node_modules/**", "server/generated/**", ".data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "public/embed-app/**", "dist/**", "packages/*/dist/**"]),
   {
     rules: {
       // House style: configuration is read once, validated, in lib/env.ts.
@@ -114,38 +114,46 @@ export default defineConfig([
   {
     // The platform client runs in browsers and edge runtimes too: web APIs only, and nothing from the
     // server or the framework (vendors use it on its own).
-    files: ["lib/platform-client/**"],
+    files: ["packages/core/src/platform-client/**"],
     rules: {
       "no-restricted-imports": [
         "error",
         {
           patterns: [
-            { group: ["node:*"], message: "lib/platform-client must run outside Node: use web APIs." },
-            { group: ["@/server/*", "**/server/**", "@/app/*", "@/components/*"], message: "The client depends only on lib/schemas, zod and eventsource-parser." },
+            { group: ["node:*"], message: "The platform client must run outside Node: use web APIs." },
+            { group: ["@/*", "**/server/**"], message: "The client depends only on its package's schemas, zod and eventsource-parser." },
           ],
           paths: ["fs", "path", "crypto", "stream", "buffer", "http", "https", "net", "url", "util", "events", "os", "child_process"].map(
-            (name) => ({ name, message: "lib/platform-client must run outside Node: use web APIs." }),
+            (name) => ({ name, message: "The platform client must run outside Node: use web APIs." }),
           ),
         },
       ],
-      "no-restricted-globals": ["error", { name: "Buffer", message: "Use Uint8Array, TextEncoder and TextDecoder." }, { name: "process", message: "lib/platform-client must run outside Node." }],
+      "no-restricted-globals": ["error", { name: "Buffer", message: "Use Uint8Array, TextEncoder and TextDecoder." }, { name: "process", message: "The platform client must run outside Node." }],
     },
   },
   {
-    // The chat components are the embeddable ones, loaded on every chat and embed page: their
-    // JavaScript budget (bench chat-bundle) has no room for zod. Types from the contracts are free.
-    files: ["components/chat/**"],
+    // The chat components are the embeddable ones, loaded on every chat and embed page and in vendors'
+    // pages: their JavaScript budget (bench chat-bundle) has no room for zod. Types from the contracts are free.
+    files: ["packages/react/src/**", "components/chat/**"],
     rules: {
       "@typescript-eslint/no-restricted-imports": [
         "error",
         {
           paths: [
             { name: "zod", allowTypeImports: true, message: "Keep zod out of the chat's browser bundle." },
-            { name: "@/lib/chat/contract", allowTypeImports: true, message: "Values the browser needs live in lib/chat/limits.ts (no zod)." },
+            { name: "@inlay/core/chat/contract", allowTypeImports: true, message: "Values the browser needs live in @inlay/core/chat/limits (no zod)." },
           ],
-          patterns: [{ group: ["@/lib/schemas/*"], allowTypeImports: true, message: "Keep zod out of the chat's browser bundle." }],
+          patterns: [{ group: ["@inlay/core/schemas/*"], allowTypeImports: true, message: "Keep zod out of the chat's browser bundle." }],
         },
       ],
+    },
+  },
+  {
+    // A package is built, packed and installed on its own: nothing of the app, only its dependencies.
+    files: ["packages/*/src/**"],
+    ignores: ["packages/core/src/platform-client/**"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ group: ["@/*", "**/server/**", "**/components/**", "**/app/**"], message: "A package imports only its dependencies and the other @inlay packages." }] }],
     },
   },
   {
@@ -165,7 +173,7 @@ export default defineConfig([
               target: ".",
               from: "./server/platform",
               except: ["./embedding.ts"],
-              message: "The framework reaches the platform only through lib/platform-client/, or server/platform/embedding.ts where it embeds it.",
+              message: "The framework reaches the platform only through @inlay/core/platform-client, or server/platform/embedding.ts where it embeds it.",
             },
           ],
         },

@@ -4,7 +4,13 @@ import { defineConfig } from "vitest/config";
 
 // Integration tests run on PGlite and, when TEST_DATABASE_URL is set, on PostgreSQL.
 // tests/helpers/database.ts reads INLAY_TEST_DB to know which.
-const alias = { "@": path.resolve(import.meta.dirname) };
+// The workspace packages resolve to their sources, as tsconfig.json's paths say (the app builds them in).
+const alias = {
+  "@": path.resolve(import.meta.dirname),
+  "@inlay/core": path.resolve(import.meta.dirname, "packages/core/src"),
+  "@inlay/server": path.resolve(import.meta.dirname, "packages/server/src"),
+  "@inlay/react": path.resolve(import.meta.dirname, "packages/react/src"),
+};
 // A worker keeps its modules from one test file to the next instead of importing the platform afresh
 // for each (that import was a third of the suite's time). Every file starts its own platform on its own
 // database and closes it, so no state is meant to carry over; a file that changes process-wide state

@@ -149,7 +149,7 @@ function appPages(): string[] {
  * part of what it costs, and must be read as such, not hidden.
  */
 const ON_DEMAND: Record<string, string> = {
-  "components/chat/markdown.tsx -> ./markdown-renderer":
+  "packages/react/src/markdown.tsx -> ./markdown-renderer":
     "when a message is shown: at the first send, or right after hydration if one is restored",
   "components/console/sign-out-button.tsx -> next-auth/react": "on a click on Sign out",
   "components/console/tenant-switcher.tsx -> @/components/trpc/client": "on a workspace switch",
@@ -258,7 +258,7 @@ export async function chatBundle(): Promise<void> {
       }),
     ),
   );
-  const inAppMarkdown = lazy.filter(({ name }) => name.startsWith("components/chat/")).flatMap(({ files }) => files.map((file) => measure(file)));
+  const inAppMarkdown = lazy.filter(({ name }) => name.startsWith("packages/react/src/")).flatMap(({ files }) => files.map((file) => measure(file)));
 
   const rows: [string, Chunk[], Chunk[] | undefined, string][] = [
     ...pages.map(({ name, first, withMessage }) => [`${name} (widget page)`, first, withMessage, "n/a"] as [string, Chunk[], Chunk[], string]),

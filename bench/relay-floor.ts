@@ -10,7 +10,7 @@ import { streamText } from "ai";
 import pg from "pg";
 import { createSimModel } from "@/server/platform/models/sim";
 import { sseEvent } from "@/server/platform/routes/runs/sse-event";
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 
 // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
 const url = process.env.BENCH_DATABASE_URL;

@@ -2,7 +2,7 @@
 // SEED_DEMO_DATA is on, the default), never again. The README lists these accounts.
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { hashPassword } from "@/server/shared/passwords";
-import { agentNameKey } from "@/lib/schemas/console";
+import { agentNameKey } from "@inlay/core/schemas/console";
 
 export const DEMO_PASSWORD = "inlay-demo";
 

@@ -2,21 +2,21 @@
 // The installation owner's billing: the platform account's balance and ledger, topping up (the
 // platform's checkout page), crediting by hand (the manual payments adapter), auto-reload and the
 // low-balance alert, the plan, receipts with their invoices, and what each tenant spent this month.
-// Every amount is shown as money (lib/money.ts); forms take dollars and send whole cents.
+// Every amount is shown as money (packages/core/src/money.ts); forms take dollars and send whole cents.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
-import { centsToDollarsInput, formatCents, formatMicros, parseDollars } from "@/lib/money";
+import { centsToDollarsInput, formatCents, formatMicros, parseDollars } from "@inlay/core/money";
 import {
   alertSettingsInput,
   autoReloadInput,
   creditBalanceInput,
   overageInput,
   topUpInput,
-} from "@/lib/schemas/owner-billing";
+} from "@inlay/core/schemas/owner-billing";
 import { useTRPC } from "@/components/trpc/react";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { ZodType } from "zod";

@@ -4,7 +4,7 @@ import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
-import { memberCapSchema, type MemberCapInput } from "@/lib/schemas/tenancy";
+import { memberCapSchema, type MemberCapInput } from "@inlay/core/schemas/tenancy";
 import { costFormatErrors, describeCostLimit, describeLimit, readCostLimit, readLimit, showCostLimit, showLimit } from "./limit-input";
 
 export function CapForm({

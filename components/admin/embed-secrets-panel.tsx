@@ -8,7 +8,7 @@ import { Button } from "@/components/ui/button";
 import { CopyOnceField } from "@/components/ui/copy-once-field";
 import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
-import { createEmbedSecretInput } from "@/lib/schemas/embed";
+import { createEmbedSecretInput } from "@inlay/core/schemas/embed";
 import { useTRPC } from "@/components/trpc/react";
 import { card, table, tableScroll, td, th } from "./admin-page";
 

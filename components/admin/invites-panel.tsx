@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button";
 import { CopyOnceField } from "@/components/ui/copy-once-field";
 import { FormError, SelectField, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
-import { createInviteInput } from "@/lib/schemas/tenancy";
+import { createInviteInput } from "@inlay/core/schemas/tenancy";
 import { useTRPC } from "@/components/trpc/react";
 import { card, table, tableScroll, td, th } from "./admin-page";
 

@@ -1,7 +1,7 @@
 // Limit fields: an empty box means "no limit" (null); anything else must parse as a number, which the
 // shared zod contract then checks (whole, 0 or more, within range). Cost limits are stored in cents but
 // typed and shown in dollars.
-import { centsToDollarsInput, formatCents, parseDollars } from "@/lib/money";
+import { centsToDollarsInput, formatCents, parseDollars } from "@inlay/core/money";
 
 export const readLimit = (form: FormData, name: string): number | null => {
   const raw = String(form.get(name) ?? "").trim();

@@ -4,7 +4,7 @@ import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
-import { scheduleCapSchema, type ScheduleCapInput } from "@/lib/schemas/tenancy";
+import { scheduleCapSchema, type ScheduleCapInput } from "@inlay/core/schemas/tenancy";
 import { readLimit, showLimit } from "./limit-input";
 
 export function ScheduleCapForm({

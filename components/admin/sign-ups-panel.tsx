@@ -7,7 +7,7 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { FormError } from "@/components/ui/field";
 import { fromTrpcError } from "@/lib/form-errors";
-import { signUpModes, type SignUpMode } from "@/lib/schemas/tenancy";
+import { signUpModes, type SignUpMode } from "@inlay/core/schemas/tenancy";
 import { useTRPC } from "@/components/trpc/react";
 import { card } from "./admin-page";
 

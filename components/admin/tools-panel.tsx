@@ -8,7 +8,7 @@ import { useState, type FormEvent, type ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { FormError, SelectField, TextField, fieldClass } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
-import { tenantSkillInput, tenantToolServerInput } from "@/lib/schemas/tenant-tools";
+import { tenantSkillInput, tenantToolServerInput } from "@inlay/core/schemas/tenant-tools";
 import { useTRPC } from "@/components/trpc/react";
 import type { AppRouter } from "@/server/framework/api/root";
 import { card, table, tableScroll, td, th } from "./admin-page";

@@ -12,7 +12,7 @@ import { Button } from "@/components/ui/button";
 import { CopyOnceField } from "@/components/ui/copy-once-field";
 import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
-import { CreateWebhookRequest, WEBHOOK_EVENT_TYPES, WebhookEventType } from "@/lib/schemas/webhooks";
+import { CreateWebhookRequest, WEBHOOK_EVENT_TYPES, WebhookEventType } from "@inlay/core/schemas/webhooks";
 import { useTRPC } from "@/components/trpc/react";
 import type { AppRouter } from "@/server/framework/api/root";
 import { card } from "./admin-page";

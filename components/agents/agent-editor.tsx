@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { card } from "@/components/admin/admin-page";
 import { FormError } from "@/components/ui/field";
 import { useTRPC } from "@/components/trpc/react";
-import type { TenantAgentInput } from "@/lib/schemas/console";
+import type { TenantAgentInput } from "@inlay/core/schemas/console";
 import { AgentForm } from "./agent-form";
 
 export function AgentEditor({ id }: { id: string }) {

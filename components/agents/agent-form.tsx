@@ -7,7 +7,7 @@ import { useRef, useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { FormError, SelectField, TextField, fieldClass } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
-import { AGENT_TOOLS, permissionModes, tenantAgentInput, type TenantAgentInput } from "@/lib/schemas/console";
+import { AGENT_TOOLS, permissionModes, tenantAgentInput, type TenantAgentInput } from "@inlay/core/schemas/console";
 
 export const emptyAgent: TenantAgentInput = { name: "", instructions: "", model: null, permissionMode: "approval", tools: ["memory"] };
 

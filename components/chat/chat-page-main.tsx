@@ -4,10 +4,11 @@
 // same-origin with the bridge, so the session cookie authenticates the chat; the page writes the
 // checked agent and mode, and the agent's name for the header, on the root element's data attributes.
 import "./chat-page.css";
+import "@inlay/react/styles.css";
 import { createRoot } from "react-dom/client";
-import { InlayChat, type InlayChatProps } from "./inlay-chat";
-import { InlayProvider } from "./provider";
-import { clearChatStorage } from "./storage";
+import { InlayChat, type InlayChatProps } from "@inlay/react/inlay-chat";
+import { InlayProvider } from "@inlay/react/provider";
+import { clearChatStorage } from "@inlay/react/storage";
 
 const root = document.getElementById("inlay-chat");
 const { agent, title, mode, scope } = root?.dataset ?? {};

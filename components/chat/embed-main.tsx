@@ -3,6 +3,7 @@
 // and Next's client runtime, to keep the iframe's JavaScript small. The page (server/framework/embed/page.ts)
 // writes the checked query values on the root element's data attributes.
 import "./embed-page.css";
+import "@inlay/react/styles.css";
 import { createRoot } from "react-dom/client";
 import { EmbedSurface } from "./embed-surface";
 

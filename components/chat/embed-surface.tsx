@@ -4,9 +4,9 @@
 // page for a fresh one before it expires. Messages are taken only from the parent window at the
 // host origin the page was opened for, and sent only to that origin.
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { EMBED_TOKEN_HEADER_NAME, renewingFetch } from "@/lib/chat/renewing-fetch";
-import { InlayChat } from "./inlay-chat";
-import { InlayProvider } from "./provider";
+import { EMBED_TOKEN_HEADER_NAME, renewingFetch } from "@inlay/core/chat/renewing-fetch";
+import { InlayChat } from "@inlay/react/inlay-chat";
+import { InlayProvider } from "@inlay/react/provider";
 
 /**
  * Where the surface is. Every phase but "ready" is a message saying what is wrong and what to do,

@@ -10,9 +10,9 @@ import { Button } from "@/components/ui/button";
 import { ConfirmButton } from "@/components/ui/confirm-button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { FormError, TextField } from "@/components/ui/field";
-import { CONNECTIONS_PATH } from "@/lib/connections/flow";
-import { goToAuthorization, onConnectionOutcome, openConnectPopup } from "@/lib/connections/popup";
-import type { MemberApp, MemberConnection } from "@/lib/schemas/connections";
+import { CONNECTIONS_PATH } from "@inlay/core/connections/flow";
+import { goToAuthorization, onConnectionOutcome, openConnectPopup } from "@inlay/react/popup";
+import type { MemberApp, MemberConnection } from "@inlay/core/schemas/connections";
 import { useTRPC } from "@/components/trpc/react";
 
 function statusText(app: MemberApp): string {

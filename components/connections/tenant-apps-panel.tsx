@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { card, table, tableScroll, td, th } from "@/components/admin/admin-page";
 import { FormError } from "@/components/ui/field";
 import { CONNECT_A_REAL_APP_DOC, setupHint, TRY_LOCALLY_DOC } from "@/lib/connections/app-setup";
-import type { MemberAppStatus } from "@/lib/schemas/connections";
+import type { MemberAppStatus } from "@inlay/core/schemas/connections";
 import { useTRPC } from "@/components/trpc/react";
 
 const statusLabels: Record<MemberAppStatus, string> = {

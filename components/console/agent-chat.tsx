@@ -5,7 +5,8 @@
 // beside it is refreshed (usage.mine invalidated), so it moves at once.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
-import { InlayChat, InlayProvider } from "@/components/chat";
+import { InlayChat, InlayProvider } from "@inlay/react";
+import "@inlay/react/styles.css";
 import { FormError } from "@/components/ui/field";
 import { useTRPC } from "@/components/trpc/react";
 

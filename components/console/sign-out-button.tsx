@@ -1,5 +1,5 @@
 "use client";
-import { clearChatStorage } from "@/components/chat/storage";
+import { clearChatStorage } from "@inlay/react/storage";
 import { Button } from "@/components/ui/button";
 
 // next-auth's client is loaded on the click: the header is on every console page, and nothing else

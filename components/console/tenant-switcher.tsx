@@ -5,7 +5,7 @@
 // someone actually switches.
 import { useRouter } from "next/navigation";
 import { useId, useState, useTransition } from "react";
-import { clearChatStorage } from "@/components/chat/storage";
+import { clearChatStorage } from "@inlay/react/storage";
 
 export function TenantSwitcher({
   tenants,

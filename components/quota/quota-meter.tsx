@@ -3,7 +3,7 @@
 // limit, and when it resets. A run is a conversation: its replies are not runs of their own. Chat
 // invalidates usage.mine after each run, so it moves at once.
 import { useQuery } from "@tanstack/react-query";
-import { exactTitle, formatMicros } from "@/lib/money";
+import { exactTitle, formatMicros } from "@inlay/core/money";
 import { useTRPC } from "@/components/trpc/react";
 
 interface Meter {

@@ -7,7 +7,7 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { card, table, tableScroll, td, th } from "@/components/admin/admin-page";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Money } from "@/components/ui/money";
-import { formatCents } from "@/lib/money";
+import { formatCents } from "@inlay/core/money";
 import { useTRPC } from "@/components/trpc/react";
 
 // The series' colours are theme tokens (app/theme.css), so the bars stay bright in dark mode.

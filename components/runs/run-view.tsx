@@ -10,7 +10,7 @@ import type { ReactNode } from "react";
 import { card } from "@/components/admin/admin-page";
 import { Money } from "@/components/ui/money";
 import type { inferRouterOutputs } from "@trpc/server";
-import type { RunTrigger } from "@/lib/schemas/run-view";
+import type { RunTrigger } from "@inlay/core/schemas/run-view";
 import { useTRPC } from "@/components/trpc/react";
 import type { AppRouter } from "@/server/framework/api/root";
 

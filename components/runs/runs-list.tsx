@@ -7,7 +7,7 @@ import { card, table, tableScroll, td, th } from "@/components/admin/admin-page"
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Money } from "@/components/ui/money";
-import { formatMicros } from "@/lib/money";
+import { formatMicros } from "@inlay/core/money";
 import { useTRPC } from "@/components/trpc/react";
 
 export function RunsList({ memberId }: { memberId?: string }) {

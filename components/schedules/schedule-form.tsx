@@ -5,7 +5,7 @@ import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { fieldClass, FormError, SelectField, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
-import { INTERVAL_MINUTES, WEEKDAYS, scheduleCreateInput, type ScheduleCreateInput } from "@/lib/schemas/schedules";
+import { INTERVAL_MINUTES, WEEKDAYS, scheduleCreateInput, type ScheduleCreateInput } from "@inlay/core/schemas/schedules";
 
 type Repeat = "weekly" | "interval" | "cron";
 

@@ -7,7 +7,7 @@ import { card, tableScroll } from "@/components/admin/admin-page";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { FormError } from "@/components/ui/field";
-import { isActiveStatus } from "@/lib/schemas/run-constants";
+import { isActiveStatus } from "@inlay/core/schemas/run-constants";
 import { useTRPC } from "@/components/trpc/react";
 import { ScheduleForm } from "./schedule-form";
 

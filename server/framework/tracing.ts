@@ -4,7 +4,7 @@
 // model call and the webhook back to the ledger. Tracing starts with the process (startup.ts, OTLP when
 // OTEL_EXPORTER_OTLP_ENDPOINT is set); while it is off these helpers make non-recording spans.
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
-import { operationName } from "@/lib/platform-client";
+import { operationName } from "@inlay/core/platform-client";
 
 const tracer = () => trace.getTracer("inlay-app");
 

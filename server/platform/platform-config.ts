@@ -3,7 +3,7 @@
 // take their settings without importing the request's types. The settings of each part live here
 // with the rest, below the services that read them; their defaults stay with those services.
 import type { z } from "zod";
-import type { PlanCatalogEntry } from "@/lib/schemas/billing";
+import type { PlanCatalogEntry } from "@inlay/core/schemas/billing";
 import type { PaymentSettings } from "./payments/settings";
 import type { ModelSettings } from "./models/catalog";
 

@@ -10,7 +10,7 @@
 // hands out (playwright.config.ts metadata).
 import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
-import { createPlatformClient, verifyWebhook } from "@/lib/platform-client";
+import { createPlatformClient, verifyWebhook } from "@inlay/core/platform-client";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver";
 import { SignInPage } from "./pages/sign-in-page";
 import { WebhooksPage } from "./pages/webhooks-page";

@@ -1,11 +1,11 @@
-// The chat's side of /api/chat, as useChat's transport and components/chat/inlay-chat.tsx do it: the UI
+// The chat's side of /api/chat, as useChat's transport and packages/react/src/inlay-chat.tsx do it: the UI
 // message stream's chunks, the message they build, and a whole turn that reattaches (GET /api/chat from
 // the message's position) when an instance ends the stream because it drains.
 import { readUIMessageStream } from "ai";
 import { EventSourceParserStream } from "eventsource-parser/stream";
-import { resumeQuery } from "@/lib/chat/conversation";
-import { drainingRetryFetch } from "@/lib/chat/draining-fetch";
-import type { ChatChunk, ChatMessage } from "@/lib/chat/types";
+import { resumeQuery } from "@inlay/core/chat/conversation";
+import { drainingRetryFetch } from "@inlay/core/chat/draining-fetch";
+import type { ChatChunk, ChatMessage } from "@inlay/core/chat/types";
 
 /** The UI message stream's chunks, as useChat's transport parses them. */
 export async function* chunks(response: Response): AsyncGenerator<ChatChunk> {
@@ -56,7 +56,7 @@ export interface ChatTurn {
 /**
  * One turn of a chat at `url` (…/api/chat): sends `message`, reads the stream, and while the stream
  * ends marked interrupted (its instance drains) reattaches from the message's position, as the chat
- * does. Requests a draining instance refuses are sent again (lib/chat/draining-fetch.ts).
+ * does. Requests a draining instance refuses are sent again (packages/core/src/chat/draining-fetch.ts).
  */
 export async function chatTurn(url: string, headers: Record<string, string>, body: { agent: string; text: string; id: string }): Promise<ChatTurn> {
   const send = drainingRetryFetch();

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, writeFileSync } from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPlatformClient, type RunFrame } from "@/lib/platform-client";
+import { createPlatformClient, type RunFrame } from "@inlay/core/platform-client";
 import { startCluster, type Cluster } from "@/server/cluster/start-cluster";
 import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER } from "@/server/framework/chat/framework-context";
 import { setAllowedOrigins } from "@/server/framework/embed/origins";

@@ -6,7 +6,7 @@ import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
-import { signUpInput } from "@/lib/schemas/tenancy";
+import { signUpInput } from "@inlay/core/schemas/tenancy";
 import { useTRPC } from "@/components/trpc/react";
 
 export function SignUpForm() {

@@ -1,4 +1,4 @@
-import { NotFoundError, PlatformApiError, RateLimitError, type PlatformClient } from "@/lib/platform-client";
+import { NotFoundError, PlatformApiError, RateLimitError, type PlatformClient } from "@inlay/core/platform-client";
 
 export default async function errorsExample(platform: PlatformClient, agentId: number) {
   let outcome = "";

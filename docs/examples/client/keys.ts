@@ -1,4 +1,4 @@
-import type { PlatformClient } from "@/lib/platform-client";
+import type { PlatformClient } from "@inlay/core/platform-client";
 
 export default async function keysExample(client: PlatformClient) {
   // #region docs

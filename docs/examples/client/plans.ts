@@ -1,4 +1,4 @@
-import { ConflictError, listPlans, type PlatformClient } from "@/lib/platform-client";
+import { ConflictError, listPlans, type PlatformClient } from "@inlay/core/platform-client";
 
 export default async function plansExample(baseUrl: string, client: PlatformClient) {
   // #region docs

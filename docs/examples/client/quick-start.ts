@@ -1,6 +1,6 @@
 // docs/client.md, "Quick start". The region between the markers is in the doc verbatim
 // (tests/integration/client/docs-examples.test.ts checks it and runs this file).
-import { createPlatformClient } from "@/lib/platform-client";
+import { createPlatformClient } from "@inlay/core/platform-client";
 
 export default async function quickStart(baseUrl: string, apiKey: string) {
   // #region docs

@@ -1,4 +1,4 @@
-import type { PlatformClient, Run } from "@/lib/platform-client";
+import type { PlatformClient, Run } from "@inlay/core/platform-client";
 
 export default async function runsExample(platform: PlatformClient, agentId: number) {
   // #region docs

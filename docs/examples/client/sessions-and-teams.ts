@@ -1,4 +1,4 @@
-import { createPlatformClient, createSession, refreshSession } from "@/lib/platform-client";
+import { createPlatformClient, createSession, refreshSession } from "@inlay/core/platform-client";
 
 export default async function sessionsAndTeamsExample(baseUrl: string, email: string, inviteeEmail: string) {
   // #region docs

@@ -1,4 +1,4 @@
-import { signup, token } from "@/lib/platform-client";
+import { signup, token } from "@inlay/core/platform-client";
 
 export default async function signupExample(baseUrl: string, email: string) {
   // #region docs

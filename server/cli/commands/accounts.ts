@@ -1,7 +1,7 @@
 // accounts verify | accounts credit: an account's email and balance, as the operator vouches and pays.
 import { userInfo } from "node:os";
-import { OperatorCreditRequest } from "@/lib/schemas/payments";
-import { formatMicros } from "@/lib/money";
+import { OperatorCreditRequest } from "@inlay/core/schemas/payments";
+import { formatMicros } from "@inlay/core/money";
 import { findAccountByRef, verifyAccountEmail } from "@/server/platform/services/account/operator";
 import { operatorCredit } from "@/server/platform/services/billing/payments";
 import { accountRef, centsOf, microsFromInteger, microsFromUsd, UsageError } from "../args";
@@ -75,7 +75,7 @@ export const credit = command({
   async run(ctx, { ref, ...input }) {
     const account = await findAccountByRef(ctx.prisma, ref);
     const result = await operatorCredit({ prisma: ctx.prisma, config: ctx.config, jobs: await ctx.jobs() }, { account_id: account.id, ...input });
-    // Amounts as the console shows them (lib/money.ts): a balance is exact to the micro-USD there, so here too.
+    // Amounts as the console shows them (packages/core/src/money.ts): a balance is exact to the micro-USD there, so here too.
     const amount = formatMicros(BigInt(input.amount_cents) * 10_000n);
     return {
       json: { account: { id: account.id, email: account.email }, ...result },

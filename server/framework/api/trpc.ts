@@ -8,7 +8,7 @@ import type { Db } from "@/server/shared/db";
 import { getSession } from "@/server/framework/auth/session";
 import { getDb } from "@/server/shared/db";
 import { publicOrigin } from "@/server/shared/public-origin";
-import { PlatformApiError } from "@/lib/platform-client";
+import { PlatformApiError } from "@inlay/core/platform-client";
 import { LimitExceededError, TenancyError } from "@/server/framework/tenancy/errors";
 import { getPlatformConnection } from "@/server/framework/platform";
 import { trpcDuration } from "@/server/framework/observability/metrics";

@@ -2,7 +2,7 @@
 // open creates the user and a new tenant (with the sign-up limits) with them as its first admin;
 // approval holds the sign-up until the owner approves it; closed refuses. (Joining an existing tenant
 // goes through an invite: server/framework/tenancy/invites.ts.)
-import type { SignUpInput } from "@/lib/schemas/tenancy";
+import type { SignUpInput } from "@inlay/core/schemas/tenancy";
 import type { Db } from "@/server/shared/db";
 import { isUniqueViolation } from "@/server/shared/db-errors";
 import { TenancyError } from "@/server/framework/tenancy/errors";

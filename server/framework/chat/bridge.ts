@@ -17,13 +17,13 @@ import {
   chatMessageId,
   type ChatCommand,
   type ChatHistoryItem,
-} from "@/lib/chat/contract";
-import { chatErrorFrom } from "@/lib/chat/errors";
-import { isSettledStatus } from "@/lib/schemas/runs";
-import { conversationPreview, interleaveTurns, unfinishedRequestMessage } from "@/lib/chat/history";
-import { createRunTranslator, type FinishUsage, type RunTranslator } from "@/lib/chat/run-frames";
-import type { ChatChunk, ChatError, ChatMessage } from "@/lib/chat/types";
-import { isRefusal, PlatformApiError, type Run, type RunFrame, type RunMessages, type RunStream } from "@/lib/platform-client";
+} from "@inlay/core/chat/contract";
+import { chatErrorFrom } from "@inlay/core/chat/errors";
+import { isSettledStatus } from "@inlay/core/schemas/runs";
+import { conversationPreview, interleaveTurns, unfinishedRequestMessage } from "@inlay/core/chat/history";
+import { createRunTranslator, type FinishUsage, type RunTranslator } from "@inlay/core/chat/run-frames";
+import type { ChatChunk, ChatError, ChatMessage } from "@inlay/core/chat/types";
+import { isRefusal, PlatformApiError, type Run, type RunFrame, type RunMessages, type RunStream } from "@inlay/core/platform-client";
 import { logger } from "@/lib/logger";
 import { chatReattaches, chatStreamsOpen, chatTurnsRefused, chatTurnsStarted } from "@/server/framework/observability/metrics";
 import { ChatRefusal, type ChatAdmission, type ChatContext, type ChatContextResolver } from "./context";

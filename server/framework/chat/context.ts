@@ -2,8 +2,8 @@
 // needs, per request, a platform client already bound to the caller's platform user_id, a way to
 // name the agent, and the framework's admission (per-tenant limits). It gets them from a
 // ChatContextResolver; it never sees a session, a tenant row or a platform key.
-import type { PlatformClient } from "@/lib/platform-client";
-import type { ChatError } from "@/lib/chat/types";
+import type { PlatformClient } from "@inlay/core/platform-client";
+import type { ChatError } from "@inlay/core/chat/types";
 
 /**
  * An admitted turn on the framework's run ledger (server/framework/tenancy/run-ledger.ts): told how its start

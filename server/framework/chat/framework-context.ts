@@ -3,8 +3,8 @@
 // one tRPC's ctx.platform uses (the framework's platform connection, bound with forUser to the
 // member's platform user_id), and agents are the tenant's (server/framework/tenancy/agents.ts).
 import { listOfferedApps } from "@/server/framework/tenancy/apps-repository";
-import type { PlatformClient } from "@/lib/platform-client";
-import { admissionError } from "@/lib/chat/errors";
+import type { PlatformClient } from "@inlay/core/platform-client";
+import { admissionError } from "@inlay/core/chat/errors";
 import type { Db } from "@/server/shared/db";
 import { getSession } from "@/server/framework/auth/session";
 import { getDb } from "@/server/shared/db";
@@ -20,7 +20,7 @@ import { syncMemberTools } from "@/server/framework/tenancy/tenant-tools";
 import { lazyPlatformClient } from "@/server/framework/tenancy/platform-users";
 import { resolveActiveMembership } from "@/server/framework/tenancy/tenants";
 import { ChatRefusal, type ChatContext, type ChatContextResolver } from "./context";
-import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
+import { ASK_USER_QUESTION } from "@inlay/core/schemas/runs";
 
 /** The header the embedded chat sends its token in (never a cookie: third-party cookies may be off). */
 export const EMBED_TOKEN_HEADER = "x-inlay-embed-token";

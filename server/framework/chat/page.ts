@@ -5,7 +5,7 @@
 // app router; this one has a header of its own (a way back to them, who is signed in, sign out).
 import { buttonClass } from "@/lib/ui/button-class";
 import type { z } from "zod";
-import { PermissionMode } from "@/lib/schemas/agents";
+import { PermissionMode } from "@inlay/core/schemas/agents";
 import { attribute, escapeHtml, pageHead, scriptTags, stylesheetTag } from "@/server/framework/embed/html";
 import type { WidgetAssets } from "@/server/framework/embed/widget-assets";
 

@@ -1,5 +1,5 @@
 // The opaque id under which a person's chat conversations are kept in their browser
-// (components/chat/storage.ts): an HMAC of (tenant, user), so it tells the page nothing about either
+// (packages/react/src/storage.ts): an HMAC of (tenant, user), so it tells the page nothing about either
 // and differs for the same person in another workspace.
 import { createHmac } from "node:crypto";
 import { env } from "@/lib/env";

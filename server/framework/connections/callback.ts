@@ -15,8 +15,8 @@
 // it goes back to the validated return path.
 import { randomBytes } from "node:crypto";
 import type { Db } from "@/server/shared/db";
-import { CONNECTION_MESSAGE_TYPE, CONNECTIONS_PATH, returnUrlWithOutcome, safeReturnTo, type ConnectionMessage } from "@/lib/connections/flow";
-import { PlatformApiError } from "@/lib/platform-client";
+import { CONNECTION_MESSAGE_TYPE, CONNECTIONS_PATH, returnUrlWithOutcome, safeReturnTo, type ConnectionMessage } from "@inlay/core/connections/flow";
+import { PlatformApiError } from "@inlay/core/platform-client";
 import { logger } from "@/lib/logger";
 import { escapeHtml } from "@/server/framework/embed/html";
 import { completeConnection } from "@/server/framework/tenancy/connections";

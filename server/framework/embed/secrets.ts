@@ -3,7 +3,7 @@
 // (POST /api/embed/sessions). A secret is 32 random bytes; only its SHA-256 is stored, so the full
 // value is shown once, at creation.
 import { randomBytes } from "node:crypto";
-import type { EmbedSecretView } from "@/lib/schemas/embed";
+import type { EmbedSecretView } from "@inlay/core/schemas/embed";
 import type { Db } from "@/server/shared/db";
 import { TenancyError } from "@/server/framework/tenancy/errors";
 import {

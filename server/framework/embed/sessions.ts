@@ -3,7 +3,7 @@
 // use (keyed by tenant and the vendor's user id) and from then on under the tenant's limits and member
 // caps like any member; the token is bound to one of the tenant's allowed origins as any embed token.
 import { randomBytes } from "node:crypto";
-import type { EmbedSessionInput } from "@/lib/schemas/embed";
+import type { EmbedSessionInput } from "@inlay/core/schemas/embed";
 import type { Db } from "@/server/shared/db";
 import { isUniqueViolation } from "@/server/shared/db-errors";
 import { findTenantById } from "@/server/framework/tenancy/repository";

@@ -4,7 +4,7 @@
 // chat bridge, the run ledger, the platform client's calls (its onCall hook), sign-in and embed tokens.
 // Labels are bounded: route templates and procedure paths, operation templates, outcome names; never an
 // id, a tenant or a person.
-import type { CallReport } from "@/lib/platform-client";
+import type { CallReport } from "@inlay/core/platform-client";
 import { addCollector, counter, gauge, histogram } from "@/server/shared/metrics-registry";
 
 // As the platform's: a cached read to a slow model's first token.
@@ -89,7 +89,7 @@ export const embedTokenMints = counter({
   labelNames: ["outcome"] as const,
 });
 
-/** The platform client's hook (lib/platform-client ClientOptions.onCall) recording into the histogram above. */
+/** The platform client's hook (packages/core/src/platform-client ClientOptions.onCall) recording into the histogram above. */
 export function recordPlatformCall(call: CallReport): void {
   platformCallDuration.observe({ operation: call.operation, status: String(call.status) }, call.seconds);
 }

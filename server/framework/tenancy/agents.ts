@@ -3,8 +3,8 @@
 // platform scope on first use, since the platform isolates agents per end-user and a run's user_id
 // must match its agent's scope. Every edit bumps the agent's version; a copy behind it is updated
 // (PATCH /agents/{id}) the next time its member uses it.
-import { AGENT_TOOLS, agentNameKey, tenantAgentInput, type TenantAgentInput } from "@/lib/schemas/console";
-import type { Agent, AgentCreateParams, PlatformClient } from "@/lib/platform-client";
+import { AGENT_TOOLS, agentNameKey, tenantAgentInput, type TenantAgentInput } from "@inlay/core/schemas/console";
+import type { Agent, AgentCreateParams, PlatformClient } from "@inlay/core/platform-client";
 import type { Db } from "@/server/shared/db";
 import { TenancyError } from "./errors";
 import {
@@ -22,7 +22,7 @@ import {
   type TenantAgentFields,
   type TenantAgentRecord,
 } from "./platform-repository";
-import type { TenantAgentView } from "@/lib/schemas/console";
+import type { TenantAgentView } from "@inlay/core/schemas/console";
 
 export interface Caller {
   tenantId: string;

@@ -8,7 +8,7 @@
 //
 // and null (no cap) as soon as one tenant has no such limit. The framework's counters stay the real
 // enforcement; the backstop catches a framework bug or a leaked key used outside the framework.
-import type { SettingsUpdateParams } from "@/lib/platform-client";
+import type { SettingsUpdateParams } from "@inlay/core/platform-client";
 import type { Db } from "@/server/shared/db";
 import { logger } from "@/lib/logger";
 import type { PlatformConnection } from "./platform-connection";

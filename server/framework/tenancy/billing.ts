@@ -2,14 +2,14 @@
 // auto-reload and alert settings, plan, receipts) reached through the platform client like any other
 // platform call, beside what each tenant spent this month from the framework's own counters. The
 // owner check is the caller's (billing router: ownerProcedure); nothing here is per tenant or member.
-import type { PlatformClient } from "@/lib/platform-client";
+import type { PlatformClient } from "@inlay/core/platform-client";
 import type {
   AlertSettingsInput,
   AutoReloadInput,
   CreditBalanceInput,
   OverageInput,
   TopUpInput,
-} from "@/lib/schemas/owner-billing";
+} from "@inlay/core/schemas/owner-billing";
 import type { Db } from "@/server/shared/db";
 import { TenancyError } from "./errors";
 import type { PlatformConnection } from "./platform-connection";

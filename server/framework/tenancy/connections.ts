@@ -3,15 +3,15 @@
 // apps their tenant offers; disconnecting and relabelling stay open (taking access away is always
 // allowed). Tokens never reach the framework: the platform keeps them and answers only statuses.
 import type { Db } from "@/server/shared/db";
-import type { App, AppConnection, PlatformClient } from "@/lib/platform-client";
-import { safeReturnTo } from "@/lib/connections/flow";
+import type { App, AppConnection, PlatformClient } from "@inlay/core/platform-client";
+import { safeReturnTo } from "@inlay/core/connections/flow";
 import type {
   MemberApp,
   MemberAppStatus,
   MemberConnection,
   MemberConnectionsRow,
   TenantAppRow,
-} from "@/lib/schemas/connections";
+} from "@inlay/core/schemas/connections";
 import { isAppOffered, listOfferedApps, setAppOffered } from "./apps-repository";
 import { signConnectionState } from "./connection-state";
 import { TenancyError } from "./errors";

@@ -1,6 +1,6 @@
 // The framework's domain errors. Services throw these (no tRPC types here); server/framework/api/trpc.ts maps
 // them to TRPCError codes with the original kept as `cause`, so the UI can read the details.
-import { formatMicros } from "@/lib/money";
+import { formatMicros } from "@inlay/core/money";
 
 export type TenancyErrorCode = "NOT_FOUND" | "FORBIDDEN" | "CONFLICT" | "BAD_REQUEST" | "TOO_MANY_REQUESTS";
 

@@ -2,7 +2,7 @@
 // SHA-256 alone is stored, valid for INVITE_TTL and usable once. Accepting joins the signed-in user
 // (whose email must be the invited one) or creates the invitee's account with that email.
 import { randomBytes } from "node:crypto";
-import type { TenantRole } from "@/lib/schemas/tenancy";
+import type { TenantRole } from "@inlay/core/schemas/tenancy";
 import { hashPassword } from "@/server/shared/passwords";
 import type { Db } from "@/server/shared/db";
 import { isUniqueViolation } from "@/server/shared/db-errors";
@@ -25,7 +25,7 @@ import {
   type TenantRecord,
 } from "./repository";
 import { sha256Hex } from "@/server/shared/secret-box";
-import type { InviteView, InviteDescription } from "@/lib/schemas/tenancy";
+import type { InviteView, InviteDescription } from "@inlay/core/schemas/tenancy";
 
 export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 

@@ -8,8 +8,8 @@
 // reply continues its run and is not another one. A reply is still a turn: it is checked against the
 // run and cost caps (the platform's per_end_user_run_limit refuses a reply too once the month's runs
 // are used up), holds a concurrent slot and counts as a message in the per-minute limit.
-import { centsToMicros, formatCents } from "@/lib/money";
-import type { MemberCapInput, TenantLimitsInput } from "@/lib/schemas/tenancy";
+import { centsToMicros, formatCents } from "@inlay/core/money";
+import type { MemberCapInput, TenantLimitsInput } from "@inlay/core/schemas/tenancy";
 import type { Db } from "@/server/shared/db";
 import { LimitExceededError, TenancyError } from "./errors";
 import {
@@ -40,7 +40,7 @@ import {
 } from "./limits-repository";
 import { findTenantById, findTenantMember, listTenantMembers } from "./repository";
 import { countActiveSchedules } from "./schedules-repository";
-import type { MyUsage, TenantLimitsView, TenantCaps } from "@/lib/schemas/tenancy";
+import type { MyUsage, TenantLimitsView, TenantCaps } from "@inlay/core/schemas/tenancy";
 
 /** The calendar month (UTC) usage is counted in, e.g. "2026-11". */
 export const periodOf = (now: Date) => now.toISOString().slice(0, 7);

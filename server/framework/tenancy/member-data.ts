@@ -1,7 +1,7 @@
 // A member's own data on the platform: memories and "always allow" tool grants. Every call goes
 // through the client bound to the member's end-user in the active tenant, so another member's or
 // another tenant's id is the platform's 404 (NOT_FOUND).
-import type { PlatformClient } from "@/lib/platform-client";
+import type { PlatformClient } from "@inlay/core/platform-client";
 
 export async function listMyMemories(platform: PlatformClient) {
   const memories = await platform.memories.listAll();

@@ -1,6 +1,6 @@
 // A tenant's members, as its admins manage them. Every change is scoped to the tenant (another
 // tenant's membership id is NOT_FOUND), and a tenant always keeps at least one admin.
-import type { TenantRole } from "@/lib/schemas/tenancy";
+import type { TenantRole } from "@inlay/core/schemas/tenancy";
 import type { Db } from "@/server/shared/db";
 import { TenancyError } from "./errors";
 import {

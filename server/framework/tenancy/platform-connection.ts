@@ -13,7 +13,7 @@
 //   services (operator-only functions, not reachable through the API).
 import { randomBytes, randomUUID } from "node:crypto";
 import { logger } from "@/lib/logger";
-import { createPlatformClient, signup, type CallReport, type ClientOptions, type PlatformClient } from "@/lib/platform-client";
+import { createPlatformClient, signup, type CallReport, type ClientOptions, type PlatformClient } from "@inlay/core/platform-client";
 import type { Db } from "@/server/shared/db";
 import {
   completeFrameworkAccount,

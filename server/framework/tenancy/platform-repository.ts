@@ -2,7 +2,7 @@
 // user) → platform user_id mapping, tenant agents and their per-member copies, and framework runs.
 // Every read and write names the tenant (and the user where one owns the row): no query without a scope.
 import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
-import { agentNameKey } from "@/lib/schemas/console";
+import { agentNameKey } from "@inlay/core/schemas/console";
 
 // --- The framework's own platform account (embedded mode) ----------------------------------------
 

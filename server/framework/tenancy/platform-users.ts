@@ -4,7 +4,7 @@
 // the tenant's name as company and {tenant_id} as metadata, for the vendor's own reading of the
 // platform's reports.
 import { randomBytes } from "node:crypto";
-import { ConflictError, type PlatformClient } from "@/lib/platform-client";
+import { ConflictError, type PlatformClient } from "@inlay/core/platform-client";
 import type { Db } from "@/server/shared/db";
 import type { PlatformConnection } from "./platform-connection";
 import { findPlatformUser, insertPlatformUser, markProfileCreated } from "./platform-repository";

@@ -10,7 +10,7 @@
 // sweep settles runs instead (about a minute after they end).
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
-import { isRefusal, isRunWebhookEvent, readHeader, verifyWebhook, WebhookVerificationError, type RunWebhookEvent, type WebhookEvent, type WebhookHeaders } from "@/lib/platform-client";
+import { isRefusal, isRunWebhookEvent, readHeader, verifyWebhook, WebhookVerificationError, type RunWebhookEvent, type WebhookEvent, type WebhookHeaders } from "@inlay/core/platform-client";
 import { getDb, type Db } from "@/server/shared/db";
 import { RouteError, routeJson } from "@/server/framework/http/route-member";
 import { publicOrigin } from "@/server/shared/public-origin";

@@ -15,9 +15,9 @@
 // run.completed arriving after a reply reopened the run) settles nothing, and the settlement itself is
 // a compare-and-set on the admission (run-ledger-repository.ts), so duplicates charge once. Reads
 // (runs.get, runs.list) never settle.
-import { NotFoundError } from "@/lib/platform-client";
-import { usdToMicros } from "@/lib/money";
-import { isSettledStatus } from "@/lib/schemas/runs";
+import { NotFoundError } from "@inlay/core/platform-client";
+import { usdToMicros } from "@inlay/core/money";
+import { isSettledStatus } from "@inlay/core/schemas/runs";
 import { logger } from "@/lib/logger";
 import type { Db } from "@/server/shared/db";
 import { ledgerSettled, ledgerSettleLag } from "@/server/framework/observability/metrics";

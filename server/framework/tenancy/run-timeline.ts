@@ -7,9 +7,9 @@
 // pause, the resume, then the result. Each entry has its start and duration, as a trace's waterfall:
 // frames carry `at` (the platform's extension); text deltas do not, so the agent's text runs from the
 // frame before it to the frame that ends it (the model's step).
-import type { PermissionRequest, Run, RunFrame, RunMessage } from "@/lib/platform-client";
-import type { TimelineEntry } from "@/lib/schemas/run-view";
-import { isSettledStatus, WAITING_STATUSES } from "@/lib/schemas/runs";
+import type { PermissionRequest, Run, RunFrame, RunMessage } from "@inlay/core/platform-client";
+import type { TimelineEntry } from "@inlay/core/schemas/run-view";
+import { isSettledStatus, WAITING_STATUSES } from "@inlay/core/schemas/runs";
 
 const isPause = (status: string) => (WAITING_STATUSES as readonly string[]).includes(status);
 

@@ -2,10 +2,10 @@
 // timeline rebuilt from the platform's event log, messages and permission requests. Who may read a
 // run: its owner (the member whose platform user ran it) and the admins of the owner's tenant.
 // Anything else (another tenant's run, another member's for a member, an unknown id) is NOT_FOUND.
-import { NotFoundError, type PlatformClient, type Run, type RunFrame } from "@/lib/platform-client";
-import { isSettledStatus } from "@/lib/schemas/runs";
-import type { RunDetail, RunTrigger } from "@/lib/schemas/run-view";
-import { conversationPreview } from "@/lib/chat/history";
+import { NotFoundError, type PlatformClient, type Run, type RunFrame } from "@inlay/core/platform-client";
+import { isSettledStatus } from "@inlay/core/schemas/runs";
+import type { RunDetail, RunTrigger } from "@inlay/core/schemas/run-view";
+import { conversationPreview } from "@inlay/core/chat/history";
 import type { Db } from "@/server/shared/db";
 import type { Caller } from "./agents";
 import { TenancyError } from "./errors";

@@ -4,10 +4,10 @@
 // tenant_runs records whose run is whose (and which admission it holds while a turn is open, so a
 // reply waits for the run to finish).
 import { listOfferedApps } from "./apps-repository";
-import { isRefusal, type PlatformClient, type Run, type RunListItem } from "@/lib/platform-client";
+import { isRefusal, type PlatformClient, type Run, type RunListItem } from "@inlay/core/platform-client";
 import type { Db } from "@/server/shared/db";
 import { ensureAgentCopy, getVisibleAgent, type Caller } from "./agents";
-import { conversationPreview } from "@/lib/chat/history";
+import { conversationPreview } from "@inlay/core/chat/history";
 import { TenancyError } from "./errors";
 import { syncMemberTools } from "./tenant-tools";
 import { beginRun, runAbandoned, runRefused, runStarted, settleRun } from "./run-ledger";

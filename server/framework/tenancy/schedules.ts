@@ -21,8 +21,8 @@ import {
   type RunListItem,
   type Task,
   type Trigger,
-} from "@/lib/platform-client";
-import { cronOf, describeCron, nameFromInstructions, type ScheduleCreateInput } from "@/lib/schemas/schedules";
+} from "@inlay/core/platform-client";
+import { cronOf, describeCron, nameFromInstructions, type ScheduleCreateInput } from "@inlay/core/schemas/schedules";
 import type { Db } from "@/server/shared/db";
 import { ensureAgentCopy, getVisibleAgent, type Caller } from "./agents";
 import { LimitExceededError, TenancyError } from "./errors";
@@ -44,7 +44,7 @@ import {
   type ScheduleRecord,
   type SlotRefusal,
 } from "./schedules-repository";
-import type { ScheduleView, TenantScheduleView } from "@/lib/schemas/schedules";
+import type { ScheduleView, TenantScheduleView } from "@inlay/core/schemas/schedules";
 
 /** How many recent runs a schedule shows, and how many the sweep looks at per schedule and pass. */
 const RECENT_RUNS = 5;

@@ -1,5 +1,5 @@
 // The installation's sign-up setting (one row) and sign-ups held for the owner's approval.
-import type { SignUpMode } from "@/lib/schemas/tenancy";
+import type { SignUpMode } from "@inlay/core/schemas/tenancy";
 import { Prisma } from "@/server/generated/prisma/client";
 import type { Db } from "./repository";
 

@@ -3,7 +3,7 @@
 // owner's approval. Used by the sign-up page's procedure (server/framework/auth/sign-up.ts), OAuth sign-in
 // (server/framework/auth/oauth.ts) and the owner's console (router signUps).
 import { env } from "@/lib/env";
-import type { SignUpMode } from "@/lib/schemas/tenancy";
+import type { SignUpMode } from "@inlay/core/schemas/tenancy";
 import type { Db } from "@/server/shared/db";
 import { TenancyError } from "./errors";
 import { hasOpenInviteFor } from "./invites-repository";

@@ -7,14 +7,14 @@
 // The admin's own copy is made while saving, so what the platform refuses (a URL it will not call, a
 // name whose skill slug is taken) is the form's error, and the page can show the tools a server lists.
 import { logger } from "@/lib/logger";
-import { NotFoundError, PlatformApiError, ValidationError, type PlatformClient } from "@/lib/platform-client";
-import { skillSlug } from "@/lib/schemas/skills";
+import { NotFoundError, PlatformApiError, ValidationError, type PlatformClient } from "@inlay/core/platform-client";
+import { skillSlug } from "@inlay/core/schemas/skills";
 import {
   tenantSkillInput,
   tenantToolServerInput,
   type TenantSkillInput,
   type TenantToolServerInput,
-} from "@/lib/schemas/tenant-tools";
+} from "@inlay/core/schemas/tenant-tools";
 import type { Db } from "@/server/shared/db";
 import { openWithKeys, seal } from "@/server/shared/secret-box";
 import type { Caller } from "./agents";
@@ -22,7 +22,7 @@ import { TenancyError } from "./errors";
 import type { PlatformConnection } from "./platform-connection";
 import { keysFor, TOOL_SERVER_SECRET } from "./sealing";
 import * as repo from "./tenant-tools-repository";
-import type { TenantToolServerView, TenantSkillView } from "@/lib/schemas/tenant-tools";
+import type { TenantToolServerView, TenantSkillView } from "@inlay/core/schemas/tenant-tools";
 
 const secretKeys = () => keysFor(TOOL_SERVER_SECRET);
 

@@ -1,7 +1,7 @@
 // Tenants: creation (with a first admin, or by the owner with an admin invite), the active tenant a
 // user works in, and the owner's overview of every tenant with its limits and usage this month.
 import { randomBytes } from "node:crypto";
-import type { TenantLimitsInput } from "@/lib/schemas/tenancy";
+import type { TenantLimitsInput } from "@inlay/core/schemas/tenancy";
 import type { Db } from "@/server/shared/db";
 import { TenancyError } from "./errors";
 import { NO_LIMITS, listTenantLimits, listTenantUsage, type UsageRecord } from "./limits-repository";

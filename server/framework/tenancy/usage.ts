@@ -2,7 +2,7 @@
 // their caps) beside what the platform metered for their end-user (tokens, cost), and tokens and cost
 // per day. The platform account is shared by every tenant, so the platform is only ever asked about
 // this tenant's own user_ids, one at a time, and any answer about another id is dropped.
-import { usdToMicros } from "@/lib/money";
+import { usdToMicros } from "@inlay/core/money";
 import type { Db } from "@/server/shared/db";
 import { getTenantCaps } from "./limits";
 import type { PlatformConnection } from "./platform-connection";

@@ -9,7 +9,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
 import { logger } from "@/lib/logger";
-import { type BridgeInbound, normalizeHandle } from "@/lib/schemas/bridges";
+import { type BridgeInbound, normalizeHandle } from "@inlay/core/schemas/bridges";
 import type { Db } from "../repositories/db";
 import type { PlatformConfig } from "../platform-config";
 import { PlatformError } from "../errors";

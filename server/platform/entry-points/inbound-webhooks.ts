@@ -4,7 +4,7 @@
 // POST would start it, acting for the owner's account (admission, caps and billing included). The
 // payload is the run's message; an Idempotency-Key replays the first call's run. No HTTP here.
 import type { z } from "zod";
-import type { TaskWebhookAccepted } from "@/lib/schemas/triggers";
+import type { TaskWebhookAccepted } from "@inlay/core/schemas/triggers";
 import { PlatformError } from "../errors";
 import { findAgentByWebhookHash } from "../repositories/agents";
 import * as triggers from "../repositories/task-triggers";

@@ -8,7 +8,7 @@
 // reader whose cursor is at the batch's `after` writes them without reading the log.
 import { EventEmitter } from "node:events";
 import type { Database } from "@/server/shared/db";
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 import { parseRunNotice } from "../repositories/run-events";
 import { sharedEmitter, type Signals } from "./signals";
 

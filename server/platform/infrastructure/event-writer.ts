@@ -8,7 +8,7 @@
 // frames of this turn join one statement. An urgent append (a run's first token) does not wait: on
 // PGlite, database work chains through microtasks, so a turn of the loop can be seconds away while
 // runs start, and a first token must not wait for them.
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 import type { Db } from "../repositories/db";
 import { type AppendedEvents, appendEventsOfRuns, type EventAppend, type WakeUp } from "../repositories/run-events";
 import { rejectedByDatabase } from "../../shared/db-errors";

@@ -4,7 +4,7 @@
 // answer, and a pause can resume here. Another process has none of it: a metadata_only run resumed
 // elsewhere, or after a restart, fails with conversation_not_retained.
 import type { ModelMessage } from "ai";
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 
 /** How long a finished run's frames stay for streams still catching up with its log. */
 export const LIVE_GRACE_MS = 60_000;

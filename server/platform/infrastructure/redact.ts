@@ -1,7 +1,7 @@
 // Redaction for metadata_only retention: what is stored of a run keeps its shape, tool names and
 // counts, and loses every word of content (message text, tool inputs and results, files, output).
 import type { ModelMessage } from "ai";
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 
 export const METADATA_ONLY = "metadata_only";
 

@@ -5,7 +5,7 @@
 // be the start of a value is held back, so what is streamed adds up to the redaction of the whole
 // text whatever the deltas' boundaries. Pure: the caller loads the values (run-pass.ts).
 import type { ModelMessage } from "ai";
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 
 export const REDACTED_MARKER = "[REDACTED]";
 

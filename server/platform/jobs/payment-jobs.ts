@@ -30,7 +30,7 @@ export async function registerPaymentJobs(deps: { prisma: Db; config: PlatformCo
   });
 }
 
-/** The billing.low_balance webhook payload (lib/schemas/webhooks.ts LowBalanceEvent, less the delivery's timestamp). */
+/** The billing.low_balance webhook payload (packages/core/src/schemas/webhooks.ts LowBalanceEvent, less the delivery's timestamp). */
 export function lowBalancePayload(account: { id: number; balanceMicros: bigint }, thresholdCents: number, crossing: number) {
   return {
     type: LOW_BALANCE_EVENT,

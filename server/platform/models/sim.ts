@@ -20,7 +20,7 @@ import {
 } from "@ai-sdk/provider";
 import { delay } from "@ai-sdk/provider-utils";
 import { exampleFromJsonSchema } from "./json-schema-example";
-import { ASK_USER_QUESTION, PLAN_APPROVAL } from "@/lib/schemas/runs";
+import { ASK_USER_QUESTION, PLAN_APPROVAL } from "@inlay/core/schemas/runs";
 
 export const SIM_PROVIDER = "inlay";
 export const SIM_MODEL_ID = "inlay/sim";

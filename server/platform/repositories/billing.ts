@@ -4,9 +4,9 @@
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import type { Tx } from "./db";
 import { Prisma } from "@/server/generated/prisma/client";
-import { ACTIVE_STATUSES } from "@/lib/schemas/run-constants";
-import type { RunFrame } from "@/lib/schemas/runs";
-import { RUN_LIFECYCLE, type RunTransitionName } from "@/lib/schemas/run-lifecycle";
+import { ACTIVE_STATUSES } from "@inlay/core/schemas/run-constants";
+import type { RunFrame } from "@inlay/core/schemas/runs";
+import { RUN_LIFECYCLE, type RunTransitionName } from "@inlay/core/schemas/run-lifecycle";
 import { type AppendedEvents, eventAppendCtes, type WakeUp } from "./run-events";
 import { type RunRow, type RunUpdate, runMatchSql, runSetSql } from "./runs";
 import { type NewWebhookEvent, webhookEventInsert } from "./webhook-events";

@@ -5,7 +5,7 @@
 // prove does not wait for it.
 import { Prisma, type PrismaClient } from "@/server/generated/prisma/client";
 import type { Tx } from "./db";
-import { ACTIVE_STATUSES } from "@/lib/schemas/run-constants";
+import { ACTIVE_STATUSES } from "@inlay/core/schemas/run-constants";
 
 export interface AccountPlanRow {
   accountId: number;

@@ -5,7 +5,7 @@
 // text once. A reader resuming inside the range (Last-Event-ID = a merged id) must get only the text
 // after it, so the frame also records, for each merged id but the last, where its text ended
 // (`compacted`); frameAfter() cuts there, and no reader ever sees `compacted`.
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 
 type Delta = Extract<RunFrame, { type: "content_block_delta" }>;
 

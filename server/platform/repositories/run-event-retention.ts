@@ -1,6 +1,6 @@
 // Event-log retention: merges the text deltas of runs that finished long ago (repositories/run-event-compaction.ts).
 import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 import { planCompaction } from "./run-event-compaction";
 
 /** Runs finished before `finishedBefore` whose log was not compacted since, oldest first. */

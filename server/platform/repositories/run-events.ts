@@ -1,7 +1,7 @@
 // A run's event log: appending frames (with the NOTIFY that wakes other instances), reading past a cursor.
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 import { queryRows } from "./direct";
 import { frameAfter } from "./run-event-compaction";
 

@@ -2,7 +2,7 @@
 // the operator's view of stuck runs.
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import type { Prisma } from "@/server/generated/prisma/client";
-import { ATTENTION_ORDER, WAITING_STATUSES } from "@/lib/schemas/run-constants";
+import { ATTENTION_ORDER, WAITING_STATUSES } from "@inlay/core/schemas/run-constants";
 import type { RunRow, ScopeKey } from "./runs";
 
 export async function listRuns(

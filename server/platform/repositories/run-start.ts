@@ -16,8 +16,8 @@
 // inserted: its foreign key fails the statement, and all of it rolls back.
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
-import type { RunFrame } from "@/lib/schemas/runs";
-import { RUN_LIFECYCLE } from "@/lib/schemas/run-lifecycle";
+import type { RunFrame } from "@inlay/core/schemas/runs";
+import { RUN_LIFECYCLE } from "@inlay/core/schemas/run-lifecycle";
 import type { KeyClaim } from "./idempotency-keys";
 import { fromColumns } from "./raw-rows";
 import { passReadsColumns, type PassReads, takePassReads } from "./run-leases";

@@ -2,15 +2,15 @@
 // event log is run-events.ts, its leases run-leases.ts, its checkpoint run-checkpoints.ts, its lists run-lists.ts.
 import type { PlatformRun, PrismaClient } from "@/server/generated/prisma/client";
 import { Prisma } from "@/server/generated/prisma/client";
-import type { RunFrame } from "@/lib/schemas/runs";
-import { RUN_LIFECYCLE, type RunTransitionName } from "@/lib/schemas/run-lifecycle";
+import type { RunFrame } from "@inlay/core/schemas/runs";
+import { RUN_LIFECYCLE, type RunTransitionName } from "@inlay/core/schemas/run-lifecycle";
 import { insertRunFiles, type NewRunFile } from "./run-files";
 import { type PlainJson, toDbJson } from "./db";
 
 export type RunRow = PlatformRun;
 const RUN_JSON = ["skillPlaybook", "outputSchema", "outputData", "output", "metadata", "messages", "checkpoint"] as const;
 type RunJson = (typeof RUN_JSON)[number];
-// No status in either: a run's status changes only by a named transition (lib/schemas/run-lifecycle.ts).
+// No status in either: a run's status changes only by a named transition (packages/core/src/schemas/run-lifecycle.ts).
 export type RunData = PlainJson<Omit<Prisma.PlatformRunUncheckedCreateInput, "accountId" | "endUserId" | "status">, RunJson>;
 export type RunUpdate = PlainJson<Omit<Prisma.PlatformRunUncheckedUpdateInput, "status">, RunJson>;
 const runUpdate = (data: RunUpdate) => toDbJson<Prisma.PlatformRunUncheckedUpdateInput>(data, RUN_JSON);

@@ -4,7 +4,7 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { z } from "zod";
-import { ErrorEnvelope } from "@/lib/schemas/common";
+import { ErrorEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformEnv } from "../context";
 import { requireApiKey } from "../middleware/authenticate";
 import { rejectUnknownQuery } from "../middleware/unknown-query";

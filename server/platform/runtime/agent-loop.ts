@@ -16,8 +16,8 @@ import {
 import { logger } from "@/lib/logger";
 import { firstToken, modelCost, modelTokens, providerOf, runsEnded } from "../observability/metrics";
 import { modelTelemetry } from "../observability/tracing";
-import type { RunFrame } from "@/lib/schemas/runs";
-import { RUN_LIFECYCLE } from "@/lib/schemas/run-lifecycle";
+import type { RunFrame } from "@inlay/core/schemas/runs";
+import { RUN_LIFECYCLE } from "@inlay/core/schemas/run-lifecycle";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { NewWebhookEvent } from "../repositories/webhook-events";
 import type { PlatformConfig } from "../platform-config";

@@ -8,7 +8,7 @@
 // shared read failed), and after an idle wait (a NOTIFY from another instance can be lost).
 // routes/runs/stream.ts only formats what this yields.
 import { setTimeout as delay } from "node:timers/promises";
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 import { isDatabaseUnavailable } from "../../shared/db-errors";
 import type { Db } from "../repositories/db";
 import { eventsAfter, hasDoneEvent } from "../repositories/run-events";

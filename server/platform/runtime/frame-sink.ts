@@ -6,7 +6,7 @@
 // as it comes in (secret-redactor.ts), so the log, this process's readers and the live content all
 // get the redacted form; text deltas come redacted already (stream-frames.ts redacts them as a stream).
 import { logger } from "@/lib/logger";
-import { type RunFrame, timedFrame } from "@/lib/schemas/runs";
+import { type RunFrame, timedFrame } from "@inlay/core/schemas/runs";
 import { type EventBatch, eventBatch } from "../infrastructure/event-bus";
 import type { RunEventWriter } from "../infrastructure/event-writer";
 import type { AppendedEvents } from "../repositories/run-events";

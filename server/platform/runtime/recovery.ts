@@ -15,8 +15,8 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { ModelMessage } from "ai";
 import { logger } from "@/lib/logger";
 import { failActiveSpan } from "../observability/tracing";
-import { type RunFrame, timedFrame } from "@/lib/schemas/runs";
-import { RUN_LIFECYCLE } from "@/lib/schemas/run-lifecycle";
+import { type RunFrame, timedFrame } from "@inlay/core/schemas/runs";
+import { RUN_LIFECYCLE } from "@inlay/core/schemas/run-lifecycle";
 import type { Db, JsonArray, JsonObject } from "../repositories/db";
 import type { PlatformConfig, RunTimings } from "../platform-config";
 import { appendEvents, deleteEventsAfter, eventsAfter, executionStartEventId, lastEventId } from "../repositories/run-events";
@@ -25,7 +25,7 @@ import { type MeteredCall, meterCall, meterCallWithCheckpoint } from "../service
 import { transitionRun, type RunRow, type RunUpdate } from "../repositories/runs";
 import { pingDatabase } from "../repositories/health";
 import { recordRunWebhook } from "../services/runs/run-webhooks";
-import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
+import { ASK_USER_QUESTION } from "@inlay/core/schemas/runs";
 import { REDACTED_MARKER, type SecretRedactor } from "../infrastructure/secret-redactor";
 
 export const INTERRUPTED_MESSAGE = "the process executing this run stopped before it finished";

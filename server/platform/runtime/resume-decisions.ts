@@ -2,7 +2,7 @@
 // message the model's next turn reads and the frames readers see. The decision itself is pure
 // (decisionsFor); feedBackDecisions reads the requests it needs.
 import type { JSONValue, ModelMessage } from "ai";
-import { ASK_USER_QUESTION, type RunFrame } from "@/lib/schemas/runs";
+import { ASK_USER_QUESTION, type RunFrame } from "@inlay/core/schemas/runs";
 import type { Db } from "../repositories/db";
 import { clearAnswers, resolvedRequests } from "../repositories/permission-requests";
 

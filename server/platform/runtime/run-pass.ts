@@ -6,8 +6,8 @@
 import { logger } from "@/lib/logger";
 import { runsEnded } from "../observability/metrics";
 import { failActiveSpan } from "../observability/tracing";
-import { isTerminalStatus, type RunFrame, timedFrame } from "@/lib/schemas/runs";
-import { RUN_LIFECYCLE } from "@/lib/schemas/run-lifecycle";
+import { isTerminalStatus, type RunFrame, timedFrame } from "@inlay/core/schemas/runs";
+import { RUN_LIFECYCLE } from "@inlay/core/schemas/run-lifecycle";
 import type { Db } from "../repositories/db";
 import { createRequests } from "../repositories/permission-requests";
 import { clearCheckpoint } from "../repositories/run-checkpoints";

@@ -4,7 +4,7 @@
 // redacted here as it streams (secret-redactor.ts); the sink redacts every other frame. No I/O: the
 // executor writes the frames and meters each finished step.
 import type { TextStreamPart, ToolResultPart, ToolSet } from "ai";
-import { ASK_USER_QUESTION, PLAN_APPROVAL, type RunFrame } from "@/lib/schemas/runs";
+import { ASK_USER_QUESTION, PLAN_APPROVAL, type RunFrame } from "@inlay/core/schemas/runs";
 import { type NewRequest, newRequestId } from "../repositories/permission-requests";
 import type { ConnectionNeeded } from "./app-tools";
 import { SecretRedactor, type TextRedactor } from "../infrastructure/secret-redactor";

@@ -3,11 +3,11 @@
 // the run's overrides and disabled_builtin_tools.
 import { tool, zodSchema, type ToolSet } from "ai";
 import { z } from "zod";
-import { DOCUMENT_MIME_TYPES, DOCUMENT_SUMMARY_MAX_CHARS, DocumentName } from "@/lib/schemas/agents";
-import { ISSUE_DETAILS_MAX_CHARS, ISSUE_SUMMARY_MAX_CHARS } from "@/lib/schemas/issue-reports";
-import { LESSON_MAX_CHARS } from "@/lib/schemas/lessons";
-import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
-import { TaskCreate } from "@/lib/schemas/tasks";
+import { DOCUMENT_MIME_TYPES, DOCUMENT_SUMMARY_MAX_CHARS, DocumentName } from "@inlay/core/schemas/agents";
+import { ISSUE_DETAILS_MAX_CHARS, ISSUE_SUMMARY_MAX_CHARS } from "@inlay/core/schemas/issue-reports";
+import { LESSON_MAX_CHARS } from "@inlay/core/schemas/lessons";
+import { ASK_USER_QUESTION } from "@inlay/core/schemas/runs";
+import { TaskCreate } from "@inlay/core/schemas/tasks";
 import type { Db } from "../repositories/db";
 import { PlatformError } from "../errors";
 import type { JobQueue } from "../infrastructure/job-queue";

@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { signup } from "@/lib/platform-client";
+import { signup } from "@inlay/core/platform-client";
 
 const baseUrl = process.argv[2];
 const keyFile = process.argv[3];

@@ -1,10 +1,10 @@
 // The chat bridge's handlers (app/api/chat) against a real platform: streamed text, an approval that
 // pauses and resumes the same stream, reattachment after a cut, replies, refusals and actions.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPlatformClient, type PlatformClient } from "@/lib/platform-client";
-import type { ChatChunk, ChatDataTypes, ChatMessage } from "@/lib/chat/types";
-import { messageUsage } from "@/lib/chat/conversation";
-import { usdToMicros } from "@/lib/money";
+import { createPlatformClient, type PlatformClient } from "@inlay/core/platform-client";
+import type { ChatChunk, ChatDataTypes, ChatMessage } from "@inlay/core/chat/types";
+import { messageUsage } from "@inlay/core/chat/conversation";
+import { usdToMicros } from "@inlay/core/money";
 import { createChatHandlers, type ChatHandlers } from "@/server/framework/chat/bridge";
 import { ChatRefusal, agentByName, type ChatContext } from "@/server/framework/chat/context";
 import { all, chunks, messageOf } from "../../helpers/chat-stream";

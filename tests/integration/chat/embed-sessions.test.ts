@@ -12,6 +12,7 @@ import { setAllowedOrigins } from "@/server/framework/embed/origins";
 import { verifyEmbedToken } from "@/server/framework/embed/tokens";
 import { LimitExceededError } from "@/server/framework/tenancy/errors";
 import { admitRun, setDefaultMemberCap } from "@/server/framework/tenancy/limits";
+import { createInlayServer, InlaySessionError } from "@inlay/server";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
 
 let database: TestDatabase;
@@ -167,10 +168,10 @@ describe("POST /api/embed/sessions", () => {
   });
 });
 
-describe("the vendor's users", () => {
-  const userOf = async (tenantId: string, externalId: string) =>
-    database.prisma.tenantEmbedUser.findUniqueOrThrow({ where: { tenantId_externalId: { tenantId, externalId } }, include: { user: true } });
+const userOf = async (tenantId: string, externalId: string) =>
+  database.prisma.tenantEmbedUser.findUniqueOrThrow({ where: { tenantId_externalId: { tenantId, externalId } }, include: { user: true } });
 
+describe("the vendor's users", () => {
   it("are provisioned once per tenant and vendor id, as members, never onto an existing account by email", async () => {
     const first = await mint(acmeSecret, { user_id: "cust-42", email: "admin@acme.test", name: "Cass Customer" });
     expect(first.status).toBe(200);
@@ -226,5 +227,37 @@ describe("the vendor's users", () => {
     const removed = await mint(acmeSecret, { user_id: "cap-1", email: "cap-1@shop.test" });
     expect(removed.status).toBe(403);
     expect((await errorOf(removed)).code).toBe("member_removed");
+  });
+});
+
+describe("@inlay/server's sessions.create (the same route, as a vendor's backend calls it)", () => {
+  // The SDK's requests go to the route in-process, as they would over the network.
+  const viaRoute = (input: RequestInfo | URL, init?: RequestInit) => POST(new Request(input, init));
+
+  it("mints a session for the vendor's user: the token names the user's member, the origin and the agent", async () => {
+    const inlay = createInlayServer({ url: "http://127.0.0.1:3000/", secret: acmeSecret, fetch: viaRoute });
+    const session = await inlay.sessions.create({ userId: "sdk-1", email: "Sdk@Shop.test", name: "Sam", agent: "Acme assistant", origin: SHOP, ttlSeconds: 120 });
+    expect(session).toMatchObject({ tenant: "acme", origin: SHOP, agent: "Acme assistant" });
+    const lifetime = Date.parse(session.expires_at) - Date.now();
+    expect(lifetime).toBeGreaterThan(100_000);
+    expect(lifetime).toBeLessThanOrEqual(120_000);
+    const claims = await verifyEmbedToken(session.token, { origin: SHOP });
+    expect(claims.userId).toBe((await userOf(acmeId, "sdk-1")).userId);
+    expect(claims.agent).toBe("Acme assistant");
+  });
+
+  it("throws InlaySessionError with Inlay's code, status and the field in the SDK's own names", async () => {
+    const inlay = createInlayServer({ url: "http://127.0.0.1:3000", secret: acmeSecret, fetch: viaRoute });
+    const refusal = (input: Parameters<typeof inlay.sessions.create>[0]) => inlay.sessions.create(input).catch((error: unknown) => error);
+    expect(await refusal({ userId: "sdk-2", email: "sdk2@shop.test", origin: "https://elsewhere.test" })).toMatchObject({
+      status: 403,
+      code: "origin_not_allowed",
+      field: "origin",
+    });
+    expect(await refusal({ userId: " ", email: "sdk2@shop.test" })).toMatchObject({ status: 422, code: "invalid_body", field: "userId" });
+    const wrongSecret = createInlayServer({ url: "http://127.0.0.1:3000", secret: "inlay_es_wrong", fetch: viaRoute });
+    const refused = await wrongSecret.sessions.create({ userId: "sdk-2", email: "sdk2@shop.test" }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(InlaySessionError);
+    expect(refused).toMatchObject({ status: 401, code: "invalid_secret" });
   });
 });

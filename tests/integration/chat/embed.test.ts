@@ -3,7 +3,7 @@
 import { gzipSync } from "node:zlib";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PlatformClient } from "@/lib/platform-client";
+import type { PlatformClient } from "@inlay/core/platform-client";
 import { seedDemoData } from "@/prisma/seed";
 import { setProcessDatabase } from "@/server/shared/db";
 import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER, resolveFrameworkChatContext, setPlatformClientBinding } from "@/server/framework/chat/framework-context";

@@ -4,11 +4,11 @@
 import { readUIMessageStream } from "ai";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPlatformClient, type PlatformClient } from "@/lib/platform-client";
-import { resumeQuery, sendBody } from "@/lib/chat/conversation";
-import { usdToMicros } from "@/lib/money";
-import type { ChatHistoryItem } from "@/lib/chat/contract";
-import type { ChatChunk, ChatMessage } from "@/lib/chat/types";
+import { createPlatformClient, type PlatformClient } from "@inlay/core/platform-client";
+import { resumeQuery, sendBody } from "@inlay/core/chat/conversation";
+import { usdToMicros } from "@inlay/core/money";
+import type { ChatHistoryItem } from "@inlay/core/chat/contract";
+import type { ChatChunk, ChatMessage } from "@inlay/core/chat/types";
 import { createChatHandlers, type ChatHandlers } from "@/server/framework/chat/bridge";
 import { agentByName, type ChatContext } from "@/server/framework/chat/context";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";

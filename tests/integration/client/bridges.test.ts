@@ -2,7 +2,7 @@
 // back), the secret and link code shown once, the connection test, the handles, errors as the client's
 // classes, and no user_id sent from a forUser client (bridges are account-scoped).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NotFoundError, ValidationError, createPlatformClient, type PlatformClient } from "@/lib/platform-client";
+import { NotFoundError, ValidationError, createPlatformClient, type PlatformClient } from "@inlay/core/platform-client";
 import { startFakeBridgeServer, type FakeBridgeServer } from "../../helpers/bridge-server";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 

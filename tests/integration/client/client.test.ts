@@ -13,7 +13,7 @@ import {
   token,
   type PlatformClient,
   type Run,
-} from "@/lib/platform-client";
+} from "@inlay/core/platform-client";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;

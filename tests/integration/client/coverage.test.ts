@@ -3,7 +3,7 @@
 // driven with a recording fetch, so what is compared is what its methods really send (HTTP method and
 // path, matched to the document's path templates), not what their comments say.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPlatformClient, createSession, refreshSession, signup, token, type PlatformClient } from "@/lib/platform-client";
+import { createPlatformClient, createSession, refreshSession, signup, token, type PlatformClient } from "@inlay/core/platform-client";
 import { readOperations, type JsonSchema } from "../../helpers/openapi-operations";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 

@@ -3,7 +3,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createPlatformClient, type PlatformClient } from "@/lib/platform-client";
+import { createPlatformClient, type PlatformClient } from "@inlay/core/platform-client";
 import accountExample from "@/docs/examples/client/account";
 import agentTemplatesExample from "@/docs/examples/client/agent-templates";
 import agentWebhooksExample from "@/docs/examples/client/agent-webhooks";

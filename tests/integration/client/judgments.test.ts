@@ -1,7 +1,7 @@
 // client.judgments against a real platform: decide and verify through a forUser client, saved results,
 // Idempotency-Key replays, errors as the client's classes, and the connection (account-scoped).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConflictError, NotFoundError, PlatformApiError, createPlatformClient, type PlatformClient } from "@/lib/platform-client";
+import { ConflictError, NotFoundError, PlatformApiError, createPlatformClient, type PlatformClient } from "@inlay/core/platform-client";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;

@@ -1,7 +1,7 @@
 // client.mcpServers against a real platform: registration, approval, update and delete, the
 // write-only secret, forUser isolation, and scripts refused on an end-user's client.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConflictError, NotFoundError, ValidationError, createPlatformClient, type PlatformClient } from "@/lib/platform-client";
+import { ConflictError, NotFoundError, ValidationError, createPlatformClient, type PlatformClient } from "@inlay/core/platform-client";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;

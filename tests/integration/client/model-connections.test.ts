@@ -1,7 +1,7 @@
 // client.modelConnections against a real platform: every method, secrets never in what comes back,
 // and the platform's refusals as the client's error classes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConflictError, NotFoundError, ValidationError, createPlatformClient, type PlatformClient } from "@/lib/platform-client";
+import { ConflictError, NotFoundError, ValidationError, createPlatformClient, type PlatformClient } from "@inlay/core/platform-client";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;

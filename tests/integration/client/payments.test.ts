@@ -9,7 +9,7 @@ import {
   ValidationError,
   createPlatformClient,
   type PlatformClient,
-} from "@/lib/platform-client";
+} from "@inlay/core/platform-client";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
 const OPERATOR_KEY = "client-test-operator-key";

@@ -1,7 +1,7 @@
 // client.billing's plan methods against a real platform: the public catalogue (no key), activate-free,
 // and overage with its 422 (naming the field) and 409.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConflictError, createPlatformClient, listPlans, ValidationError } from "@/lib/platform-client";
+import { ConflictError, createPlatformClient, listPlans, ValidationError } from "@inlay/core/platform-client";
 import { activatePlan } from "@/server/platform/services/billing/plans";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 

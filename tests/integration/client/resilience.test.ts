@@ -10,7 +10,7 @@ import {
   createPlatformClient,
   type PlatformClient,
   type RunFrame,
-} from "@/lib/platform-client";
+} from "@inlay/core/platform-client";
 import { connectionFailure, cutAfterFrames, envelope, faultyFetch } from "../../helpers/faults";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { pollUntil } from "../../helpers/poll";

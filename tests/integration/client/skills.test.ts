@@ -1,7 +1,7 @@
 // client.skills against a real platform: CRUD and the picker through a forUser client, errors as the
 // client's classes, and client.agents.systemPrompt.get with a skill.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConflictError, NotFoundError, ValidationError, createPlatformClient, type PlatformClient } from "@/lib/platform-client";
+import { ConflictError, NotFoundError, ValidationError, createPlatformClient, type PlatformClient } from "@inlay/core/platform-client";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;

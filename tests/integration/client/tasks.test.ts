@@ -2,7 +2,7 @@
 // schedule triggers with pause/resume, a one-time trigger's fire, GET /triggers paged by its composite
 // cursor, and forUser isolation.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NotFoundError, createPlatformClient, type PlatformClient, type TriggerFire } from "@/lib/platform-client";
+import { NotFoundError, createPlatformClient, type PlatformClient, type TriggerFire } from "@inlay/core/platform-client";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 import { pollUntil } from "../../helpers/poll";
 

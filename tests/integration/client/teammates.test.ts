@@ -1,7 +1,7 @@
 // Client methods added so the client covers /openapi.json (coverage.test.ts), against a real platform:
 // client.teammates, a task's lessons and its inbound webhook, each in an end-user's scope.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NotFoundError, createPlatformClient, type PlatformClient } from "@/lib/platform-client";
+import { NotFoundError, createPlatformClient, type PlatformClient } from "@inlay/core/platform-client";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;

@@ -7,7 +7,7 @@ import {
   createPlatformClient,
   createSession,
   refreshSession,
-} from "@/lib/platform-client";
+} from "@inlay/core/platform-client";
 import { PASSWORD, startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;

@@ -1,7 +1,7 @@
 // client.value against a real platform: every method through a forUser client, and errors as the
 // client's classes (another end-user's use case, a decision reversed, a bad field).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConflictError, NotFoundError, ValidationError, createPlatformClient, type PlatformClient } from "@/lib/platform-client";
+import { ConflictError, NotFoundError, ValidationError, createPlatformClient, type PlatformClient } from "@inlay/core/platform-client";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;

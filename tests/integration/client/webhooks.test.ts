@@ -10,7 +10,7 @@ import {
   type PlatformClient,
   type Run,
   type WebhookDelivery,
-} from "@/lib/platform-client";
+} from "@inlay/core/platform-client";
 import { startPlatform, type PlatformHarness } from "../../helpers/platform";
 import { pollFor, waitForRun } from "../../helpers/poll";
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from "../../helpers/webhook-receiver";

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPlatformClient, type RunFrame } from "@/lib/platform-client";
+import { createPlatformClient, type RunFrame } from "@inlay/core/platform-client";
 import { startCluster, type Cluster, type Instance } from "@/server/cluster/start-cluster";
 import { call as clusterCall, newAccount as clusterAccount } from "../../helpers/cluster-client";
 import { startPgBouncer, type PgBouncer } from "../../helpers/pgbouncer";

@@ -3,7 +3,7 @@
 // (server/framework/observability/metrics.ts): a chat turn, a tRPC run and its settlement, counted in
 // one scrape with the embedded platform's own metrics.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPlatformClient } from "@/lib/platform-client";
+import { createPlatformClient } from "@inlay/core/platform-client";
 import { createChatHandlers } from "@/server/framework/chat/bridge";
 import { ChatRefusal } from "@/server/framework/chat/context";
 import { EmbedMintRefused, mintEmbedToken } from "@/server/framework/embed/mint";

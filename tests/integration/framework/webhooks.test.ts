@@ -2,7 +2,7 @@
 // framework's platform account at the account level, a delivery with its attempts, retry, replay,
 // rotation; everyone else is refused.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyWebhook } from "@/lib/platform-client";
+import { verifyWebhook } from "@inlay/core/platform-client";
 import { startFramework, type FrameworkHarness } from "../../helpers/framework";
 import { pollFor, waitForRun } from "../../helpers/poll";
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from "../../helpers/webhook-receiver";

@@ -3,8 +3,8 @@
 // `::tools` directive) against what GET /built-in-tools says; the documents tool and GET
 // /agents/{id}/documents; report_issue and /issue-reports; AskUserQuestion and the calculator.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPlatformClient, NotFoundError } from "@/lib/platform-client";
-import { DOCUMENT_MAX_BYTES } from "@/lib/schemas/agents";
+import { createPlatformClient, NotFoundError } from "@inlay/core/platform-client";
+import { DOCUMENT_MAX_BYTES } from "@inlay/core/schemas/agents";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;

@@ -2,7 +2,7 @@
 // long ago become one frame per text block, and a reader resuming anywhere in the log (inside a merged
 // range too) still gets exactly the frames and text that followed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 import { compactOldRunEvents } from "@/server/platform/jobs/event-retention";
 import { eventsAfter } from "@/server/platform/repositories/run-events";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";

@@ -3,7 +3,7 @@
 // customer-funded calls; isolation, limits, idempotency, retention and the balance left untouched.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import { JUDGMENT_SOURCE_MAX_CHARS } from "@/lib/schemas/judgments";
+import { JUDGMENT_SOURCE_MAX_CHARS } from "@inlay/core/schemas/judgments";
 import { deleteAllExpiredJudgments } from "@/server/platform/jobs/platform-jobs";
 import { createSimModel } from "@/server/platform/models/sim";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";

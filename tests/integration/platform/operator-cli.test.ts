@@ -84,7 +84,7 @@ describe("accounts credit", () => {
 
     const credited = await cli(["accounts", "credit", account.email, "--usd", "10.50", "--reason", "goodwill after the outage", "--actor", "ops@example.com"]);
     expect(credited.status, credited.stderr).toBe(0);
-    // Amounts read as the console shows them (lib/money.ts): `$1,019.8297`, not a rounded `$1019.83`.
+    // Amounts read as the console shows them (packages/core/src/money.ts): `$1,019.8297`, not a rounded `$1019.83`.
     expect(credited.stdout).toMatch(new RegExp(`^credited \\$10\\.50 to account ${account.id} <${account.email}>: balance \\$1,019\\.8297\\nreceipt R-\\d{6}, payment pay_[0-9a-f]{24}$`));
     expect(await balanceOf(account)).toBe(before + 10_500_000);
     const ledger = (await platform.call("/billing/balance", { key: account.key })).body.transactions[0];

@@ -4,7 +4,7 @@
 // permission requests and its event log show the marker instead. Another agent is not redacted, and
 // a value deleted from the env is not redacted in later runs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 import { appendEvents } from "@/server/platform/repositories/run-events";
 import { REDACTED_MARKER } from "@/server/platform/infrastructure/secret-redactor";
 import { codehostSettings, startCodehostFake, type CodehostFake } from "../../helpers/app-fakes";

@@ -5,7 +5,7 @@
 // run is no longer running. Each case ends two twin runs, one each way, and compares what they left.
 // With the pass's last model call, the statement meters it too: what recordModelCall wrote before it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 import { type MeteredCall, recordModelCall } from "@/server/platform/repositories/billing";
 import type { Db } from "@/server/platform/repositories/db";
 import { createRequests, type NewRequest } from "@/server/platform/repositories/permission-requests";

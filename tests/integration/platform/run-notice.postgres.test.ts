@@ -2,7 +2,7 @@
 // event writer's NOTIFY (repositories/run-events.ts, parseRunNotice), so a reader on another instance is
 // served without reading the log; frames too large for a NOTIFY are named by run alone and read.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 import type { EventBatch } from "@/server/platform/infrastructure/event-bus";
 import type { Db } from "@/server/platform/repositories/db";
 import { findRunById } from "@/server/platform/repositories/runs";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { logger } from "@/lib/logger";
 import { openStreams } from "@/server/platform/observability/metrics";
-import { createPlatformClient } from "@/lib/platform-client";
+import { createPlatformClient } from "@inlay/core/platform-client";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { readFrames, textOf } from "../../helpers/sse";
 

@@ -1,7 +1,7 @@
 // Skills: /skills CRUD, the / picker (GET /skills/invokable), forcing a skill on a run (`skill` or a
 // leading /slug, also on replies) and GET /agents/{id}/system-prompt?skill=.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SKILL_BODY_MAX_CHARS } from "@/lib/schemas/skills";
+import { SKILL_BODY_MAX_CHARS } from "@inlay/core/schemas/skills";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { pollFor } from "../../helpers/poll";
 

@@ -3,7 +3,7 @@
 // weekly review task enable_self_improvement schedules.
 import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LESSON_CAPACITY } from "@/lib/schemas/lessons";
+import { LESSON_CAPACITY } from "@inlay/core/schemas/lessons";
 import { createSimModel } from "@/server/platform/models/sim";
 import { SELF_REVIEW_CRON, SELF_REVIEW_TASK_NAME } from "@/server/platform/services/agents/self-improvement";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";

@@ -7,7 +7,7 @@ import {
   VALUE_EVIDENCE_MAX_ITEMS,
   VALUE_NAME_MAX_CHARS,
   VALUE_RUN_IDS_MAX_ITEMS,
-} from "@/lib/schemas/value";
+} from "@inlay/core/schemas/value";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 
 let platform: PlatformHarness;

@@ -2,7 +2,7 @@
 // retries, attempts logged, rotation, scoping, auto-disable, replay, manual retry and test events.
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyWebhook } from "@/lib/platform-client";
+import { verifyWebhook } from "@inlay/core/platform-client";
 import { WEBHOOK_EVENTS_SIGNAL } from "@/server/platform/jobs/webhook-delivery";
 import { insertWebhookEvent } from "@/server/platform/repositories/webhook-events";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";

@@ -2,7 +2,7 @@
 // exactly its own frames' ids and its run's event before them, and one run's failure must not lose or
 // double another run's frames.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { createRunEventWriter } from "@/server/platform/infrastructure/event-writer";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";

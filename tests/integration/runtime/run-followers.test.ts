@@ -4,7 +4,7 @@
 // readers' idle read). Every reader sees the durable log: each frame once, in order, to its `done`.
 import { EventEmitter } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 import type { PrismaClient } from "@/server/generated/prisma/client";
 import { createRunEventBus, eventBatch, type EventBatch, type RunEventBus } from "@/server/platform/infrastructure/event-bus";
 import { createRunEventWriter } from "@/server/platform/infrastructure/event-writer";

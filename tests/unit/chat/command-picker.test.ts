@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { matchCommands, slashQuery } from "@/components/chat/command-picker";
-import type { ChatCommand } from "@/lib/chat/contract";
+import { matchCommands, slashQuery } from "@inlay/react/command-picker";
+import type { ChatCommand } from "@inlay/core/chat/contract";
 
 const commands: ChatCommand[] = [
   { slug: "summarize", name: "summarize", description: "Summarize the conversation", kind: "command" },

@@ -1,8 +1,8 @@
 // What the chat components send the bridge, read from the conversation's messages.
 import { describe, expect, it } from "vitest";
-import { messageUsage, resumeQuery, runPosition, sendBody } from "@/lib/chat/conversation";
-import { requestUsage } from "@/lib/chat/run-frames";
-import type { ChatMessage } from "@/lib/chat/types";
+import { messageUsage, resumeQuery, runPosition, sendBody } from "@inlay/core/chat/conversation";
+import { requestUsage } from "@inlay/core/chat/run-frames";
+import type { ChatMessage } from "@inlay/core/chat/types";
 
 const user = (id: string, text: string): ChatMessage => ({ id, role: "user", parts: [{ type: "text", text }] });
 const assistant = (id: string, metadata: ChatMessage["metadata"]): ChatMessage => ({ id, role: "assistant", parts: [], metadata });

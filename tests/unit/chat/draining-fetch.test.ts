@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { drainingRetryFetch } from "@/lib/chat/draining-fetch";
+import { drainingRetryFetch } from "@inlay/core/chat/draining-fetch";
 
 const draining = () => new Response("{}", { status: 503, headers: { "x-inlay-draining": "1", "retry-after": "1" } });
 

@@ -1,7 +1,7 @@
 // What the chat tells the person for each failure: from the client's error classes and codes.
 import { describe, expect, it } from "vitest";
-import { BillingError, ConnectionError, RateLimitError, errorFromResponse } from "@/lib/platform-client/errors";
-import { admissionError, chatErrorFrom } from "@/lib/chat/errors";
+import { BillingError, ConnectionError, RateLimitError, errorFromResponse } from "@inlay/core/platform-client/errors";
+import { admissionError, chatErrorFrom } from "@inlay/core/chat/errors";
 
 const envelope = (status: number, type: string, code: string, details: Record<string, unknown> = {}) =>
   JSON.stringify({ error: { type, message: "refused", code: status, request_id: "req_1", doc_url: "x", error_code: code, details: { error_code: code, ...details } } });

@@ -1,8 +1,8 @@
 // A past conversation's messages: the person's turns placed before the agent's message of each request.
 import { describe, expect, it } from "vitest";
-import { resumeQuery, sendBody } from "@/lib/chat/conversation";
-import { conversationPreview, interleaveTurns, unfinishedRequestMessage, userTurnMessage } from "@/lib/chat/history";
-import type { ChatMessage } from "@/lib/chat/types";
+import { resumeQuery, sendBody } from "@inlay/core/chat/conversation";
+import { conversationPreview, interleaveTurns, unfinishedRequestMessage, userTurnMessage } from "@inlay/core/chat/history";
+import type { ChatMessage } from "@inlay/core/chat/types";
 
 const agent = (id: string, metadata: ChatMessage["metadata"], text: string): ChatMessage => ({ id, role: "assistant", parts: [{ type: "text", text }], metadata });
 

@@ -3,7 +3,7 @@
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import MarkdownRenderer, { safeUrl } from "@/components/chat/markdown-renderer";
+import MarkdownRenderer, { safeUrl } from "@inlay/react/markdown-renderer";
 
 const html = (text: string) => renderToStaticMarkup(createElement(MarkdownRenderer, { text }));
 /** The markup inside the renderer's <div class="ic-markdown">. */

@@ -1,6 +1,6 @@
 // The embed iframe's fetch renews an expired token once and sends the request again; nothing else is retried.
 import { describe, expect, it } from "vitest";
-import { EMBED_TOKEN_HEADER_NAME, renewingFetch } from "@/lib/chat/renewing-fetch";
+import { EMBED_TOKEN_HEADER_NAME, renewingFetch } from "@inlay/core/chat/renewing-fetch";
 
 const expired = () => Response.json({ error: { kind: "token_expired", message: "expired" } }, { status: 401 });
 const refused = () => Response.json({ error: { kind: "unauthorized", message: "no" } }, { status: 401 });

@@ -4,9 +4,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { readUIMessageStream } from "ai";
 import { describe, expect, it } from "vitest";
-import type { Run, RunFrame } from "@/lib/platform-client";
-import { createRunTranslator, translateFrames } from "@/lib/chat/run-frames";
-import type { ChatChunk, ChatDataTypes, ChatMessage } from "@/lib/chat/types";
+import type { Run, RunFrame } from "@inlay/core/platform-client";
+import { createRunTranslator, translateFrames } from "@inlay/core/chat/run-frames";
+import type { ChatChunk, ChatDataTypes, ChatMessage } from "@inlay/core/chat/types";
 
 type Recorded = Record<string, { frames: [string | undefined, RunFrame][]; run?: Run }>;
 const recorded = JSON.parse(readFileSync(path.join(import.meta.dirname, "fixtures/recorded-frames.json"), "utf8")) as Recorded;

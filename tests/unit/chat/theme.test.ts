@@ -1,6 +1,6 @@
 // The chat theme's CSS variables: a vendor's accent gets legible text on it when they name none.
 import { describe, expect, it } from "vitest";
-import { readableTextOn, themeStyle } from "@/components/chat/provider";
+import { readableTextOn, themeStyle } from "@inlay/react/provider";
 
 describe("readableTextOn", () => {
   it("puts white on a dark accent and near-black on a light one", () => {

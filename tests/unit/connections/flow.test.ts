@@ -1,7 +1,7 @@
 // The connect flow's pure parts: the return path (never an open redirect), the outcome message, and
 // a member's status from their connections.
 import { describe, expect, it } from "vitest";
-import { connectionMessageFrom, returnUrlWithOutcome, safeReturnTo } from "@/lib/connections/flow";
+import { connectionMessageFrom, returnUrlWithOutcome, safeReturnTo } from "@inlay/core/connections/flow";
 import { statusOf } from "@/server/framework/tenancy/connections";
 
 describe("safeReturnTo", () => {

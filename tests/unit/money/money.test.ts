@@ -10,7 +10,7 @@ import {
   microsToUsd,
   parseDollars,
   usdToMicros,
-} from "@/lib/money";
+} from "@inlay/core/money";
 
 describe("formatMicrosExact", () => {
   it("keeps every micro-USD, so the figure a rounded one stands for is there to read", () => {

@@ -1,7 +1,7 @@
 // client.apps: each method's method, path and where user_id goes (query for reads and deletes, body
 // for the connect POSTs, none on the spec's PATCH), recorded from a stub fetch.
 import { describe, expect, it } from "vitest";
-import { createPlatformClient } from "@/lib/platform-client";
+import { createPlatformClient } from "@inlay/core/platform-client";
 
 function recording() {
   const calls: { method: string; path: string; query: Record<string, string>; body: unknown }[] = [];

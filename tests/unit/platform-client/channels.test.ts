@@ -1,7 +1,7 @@
 // client.channels: account-scoped list and identity PUT (never a user_id, even on an end-user's client),
 // install links scoped by query; recorded from a stub fetch.
 import { describe, expect, it } from "vitest";
-import { createPlatformClient } from "@/lib/platform-client";
+import { createPlatformClient } from "@inlay/core/platform-client";
 
 function recording() {
   const calls: { method: string; path: string; query: Record<string, string>; body: unknown }[] = [];

@@ -1,12 +1,12 @@
 // Errors made by another copy of the client's module (a production bundle may hold two) are still
 // recognised by class, so a platform 404 is read as not found rather than as an unknown error.
 import { describe, expect, it, vi } from "vitest";
-import * as mine from "@/lib/platform-client/errors";
-import { chatErrorFrom } from "@/lib/chat/errors";
+import * as mine from "@inlay/core/platform-client/errors";
+import { chatErrorFrom } from "@inlay/core/chat/errors";
 
 async function anotherCopy(): Promise<typeof mine> {
   vi.resetModules();
-  const copy = await import("@/lib/platform-client/errors");
+  const copy = await import("@inlay/core/platform-client/errors");
   expect(copy.NotFoundError).not.toBe(mine.NotFoundError);
   return copy;
 }

@@ -1,7 +1,7 @@
 // Both frame forms of the spec, read from SSE text into the one union the client yields.
 import { describe, expect, it } from "vitest";
-import { RunStream, normalizeFrame } from "@/lib/platform-client";
-import { Transport } from "@/lib/platform-client/transport";
+import { RunStream, normalizeFrame } from "@inlay/core/platform-client";
+import { Transport } from "@inlay/core/platform-client/transport";
 
 function streamOf(sse: string): RunStream {
   const response = new Response(sse, { headers: { "content-type": "text/event-stream", "x-run-id": "7" } });

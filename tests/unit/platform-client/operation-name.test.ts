@@ -1,9 +1,9 @@
-// Operation names for metrics (lib/platform-client/operation-name.ts): ids and names never reach a label,
+// Operation names for metrics (@inlay/core/platform-client/operation-name.ts): ids and names never reach a label,
 // and every fixed word of the client's paths is known, so an operation keeps its own name.
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { operationName, PATH_WORDS } from "@/lib/platform-client/operation-name";
+import { operationName, PATH_WORDS } from "@inlay/core/platform-client/operation-name";
 
 describe("operationName", () => {
   it("keeps the path's words and replaces ids and names", () => {
@@ -17,7 +17,7 @@ describe("operationName", () => {
   });
 
   it("knows every fixed word of the client's paths", async () => {
-    const folder = path.resolve(import.meta.dirname, "../../../lib/platform-client/resources");
+    const folder = path.resolve(import.meta.dirname, "../../../packages/core/src/platform-client/resources");
     const words = new Set<string>();
     for (const file of await readdir(folder)) {
       const source = await readFile(path.join(folder, file), "utf8");

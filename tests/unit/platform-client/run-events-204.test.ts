@@ -2,7 +2,7 @@
 // client's run stream takes it as the end of the stream (no frames, no reconnect, no error); an empty
 // 200 is a dropped stream and reconnects.
 import { describe, expect, it } from "vitest";
-import { createPlatformClient } from "@/lib/platform-client";
+import { createPlatformClient } from "@inlay/core/platform-client";
 
 function platformAnswering(answer: () => Response) {
   const calls: { path: string; lastEventId: string | null }[] = [];

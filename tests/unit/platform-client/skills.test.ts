@@ -1,7 +1,7 @@
 // client.skills and agents.systemPrompt: each method's method, path and where user_id goes (the body
 // of POST /skills, the query string elsewhere), recorded from a stub fetch.
 import { describe, expect, it } from "vitest";
-import { createPlatformClient } from "@/lib/platform-client";
+import { createPlatformClient } from "@inlay/core/platform-client";
 
 function recording() {
   const calls: { method: string; path: string; query: Record<string, string>; body: unknown }[] = [];

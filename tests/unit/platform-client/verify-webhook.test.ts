@@ -2,7 +2,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { isRunWebhookEvent, verifyWebhook, WebhookVerificationError, type WebhookVerificationReason } from "@/lib/platform-client";
+import { isRunWebhookEvent, verifyWebhook, WebhookVerificationError, type WebhookVerificationReason } from "@inlay/core/platform-client";
 
 const secret = `whsec_${randomBytes(24).toString("base64")}`;
 const otherSecret = `whsec_${randomBytes(24).toString("base64")}`;

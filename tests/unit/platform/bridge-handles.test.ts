@@ -1,7 +1,7 @@
-// iMessage handles (lib/schemas/bridges.ts): one form for comparing phone numbers and email addresses,
+// iMessage handles (packages/core/src/schemas/bridges.ts): one form for comparing phone numbers and email addresses,
 // and what counts as a handle at all.
 import { describe, expect, it } from "vitest";
-import { Handle, isHandle, normalizeHandle } from "@/lib/schemas/bridges";
+import { Handle, isHandle, normalizeHandle } from "@inlay/core/schemas/bridges";
 
 describe("normalizeHandle", () => {
   it("drops a phone number's spaces, dashes, dots and parentheses and lower-cases email addresses", () => {

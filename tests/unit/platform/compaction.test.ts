@@ -1,6 +1,6 @@
 // Merging text deltas (repositories/run-event-compaction.ts): which rows merge, and what a resuming reader gets.
 import { describe, expect, it } from "vitest";
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 import { frameAfter, planCompaction, type StoredFrame } from "@/server/platform/repositories/run-event-compaction";
 
 const delta = (block: string, text: string): RunFrame => ({ type: "content_block_delta", id: block, delta: { type: "text_delta", text } });

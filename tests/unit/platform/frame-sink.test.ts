@@ -2,7 +2,7 @@
 // written: after the write in flight, with no write started while they are held, and back in their
 // place when that statement did not write them.
 import { describe, expect, it } from "vitest";
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 import type { EventBatch } from "@/server/platform/infrastructure/event-bus";
 import { createLiveContent } from "@/server/platform/infrastructure/live-content";
 import type { AppendedEvents } from "@/server/platform/repositories/run-events";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DeliveredEventType, WEBHOOK_PAYLOADS, WEBHOOK_TEST_EVENT } from "@/lib/schemas/webhooks";
+import { DeliveredEventType, WEBHOOK_PAYLOADS, WEBHOOK_TEST_EVENT } from "@inlay/core/schemas/webhooks";
 import { createPlatformApp, type PlatformDeps } from "@/server/platform/app";
 import { lowBalancePayload } from "@/server/platform/jobs/payment-jobs";
 import { webhookBody } from "@/server/platform/jobs/webhook-delivery";

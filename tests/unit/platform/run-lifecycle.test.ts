@@ -1,12 +1,12 @@
-// The run lifecycle table (lib/schemas/run-lifecycle.ts) against the spec's "Run status" table, and
+// The run lifecycle table (packages/core/src/schemas/run-lifecycle.ts) against the spec's "Run status" table, and
 // against the code: no statement writes a run's status except with a transition's `to`.
 import { type Dirent, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { ACTIVE_STATUSES, RUN_STATUSES, TERMINAL_STATUSES, type RunStatusName } from "@/lib/schemas/run-constants";
-import { RUN_LIFECYCLE, type RunTransition, type RunTransitionName } from "@/lib/schemas/run-lifecycle";
-import { WEBHOOK_EVENT_TYPES } from "@/lib/schemas/webhooks";
+import { ACTIVE_STATUSES, RUN_STATUSES, TERMINAL_STATUSES, type RunStatusName } from "@inlay/core/schemas/run-constants";
+import { RUN_LIFECYCLE, type RunTransition, type RunTransitionName } from "@inlay/core/schemas/run-lifecycle";
+import { WEBHOOK_EVENT_TYPES } from "@inlay/core/schemas/webhooks";
 
 const transitions = Object.entries(RUN_LIFECYCLE) as [RunTransitionName, RunTransition][];
 const leaving = (status: RunStatusName) => transitions.filter(([, transition]) => transition.from.includes(status));

@@ -2,7 +2,7 @@
 // and people's decisions as the model's next tool message (runtime/resume-decisions.ts).
 import type { ModelMessage, TextStreamPart, ToolSet } from "ai";
 import { describe, expect, it } from "vitest";
-import { ASK_USER_QUESTION, PLAN_APPROVAL, type RunFrame } from "@/lib/schemas/runs";
+import { ASK_USER_QUESTION, PLAN_APPROVAL, type RunFrame } from "@inlay/core/schemas/runs";
 import { decisionsFor, outstandingCalls } from "@/server/platform/runtime/resume-decisions";
 import { SecretRedactor } from "@/server/platform/infrastructure/secret-redactor";
 import { StreamFrames } from "@/server/platform/runtime/stream-frames";

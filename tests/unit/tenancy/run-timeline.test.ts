@@ -2,7 +2,7 @@
 // person (with their outcome from the permission list), pauses and resumes, in the order they
 // happened, each with its start and duration.
 import { describe, expect, it } from "vitest";
-import type { PermissionRequest, RunFrame } from "@/lib/platform-client";
+import type { PermissionRequest, RunFrame } from "@inlay/core/platform-client";
 import { buildTimeline } from "@/server/framework/tenancy/run-timeline";
 
 const permission = (fields: Partial<PermissionRequest> & Pick<PermissionRequest, "request_id" | "kind" | "tool_name">): PermissionRequest => ({

@@ -1,9 +1,9 @@
-// Every tRPC procedure declares what it answers with a zod schema from lib/schemas: tRPC validates the
+// Every tRPC procedure declares what it answers with a zod schema from packages/core/src/schemas: tRPC validates the
 // answer at run time (stripping what the schema does not name), and the page reads the same contract.
 import { describe, expect, it } from "vitest";
 import { ZodType } from "zod";
 import { appRouter } from "@/server/framework/api/root";
-import { Timestamp } from "@/lib/schemas/common";
+import { Timestamp } from "@inlay/core/schemas/common";
 
 interface ProcedureDef {
   type: "query" | "mutation" | "subscription";

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { Button } from "@/components/ui/button";
 import { FormError, TextField } from "@/components/ui/field";
 import { fromTrpcError, noErrors, validate, type FormErrors } from "@/lib/form-errors";
-import { passwordSchema, personNameSchema } from "@/lib/schemas/tenancy";
+import { passwordSchema, personNameSchema } from "@inlay/core/schemas/tenancy";
 import { useTRPC } from "@/components/trpc/react";
 
 const accountForm = z.object({ name: personNameSchema, password: passwordSchema });

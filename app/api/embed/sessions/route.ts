@@ -6,7 +6,7 @@
 import { getDb } from "@/server/shared/db";
 import { EmbedMintRefused } from "@/server/framework/embed/mint";
 import { EmbedSessionError, mintEmbedSession, type EmbedSessionRefusal } from "@/server/framework/embed/sessions";
-import { embedSessionInput } from "@/lib/schemas/embed";
+import { embedSessionInput } from "@inlay/core/schemas/embed";
 import { handleRoute, RouteError, routeJson } from "@/server/framework/http/route-member";
 import { timedRoute } from "@/server/framework/observability/metrics";
 

@@ -1,7 +1,7 @@
 // accounts.create: sign-up with email and password, as the owner's sign-up setting allows: open creates
 // a tenant with the new user as its first admin (the browser then signs in through next-auth's
 // credentials provider); approval holds it for the owner (status pending); closed is FORBIDDEN.
-import { SignUpResult, signUpInput } from "@/lib/schemas/tenancy";
+import { SignUpResult, signUpInput } from "@inlay/core/schemas/tenancy";
 import { signUp } from "@/server/framework/auth/sign-up";
 import { pushPlatformBackstops } from "@/server/framework/tenancy/backstops";
 import { publicProcedure, router } from "../trpc";

@@ -1,8 +1,8 @@
 // agents: the tenant's agents (admins define them) and members' personal ones (where the tenant
 // allows). Each member runs their own copy, provisioned in their platform scope on first use.
 import { z } from "zod";
-import { PersonalAgentsSetting, TenantAgentList, TenantAgentView, agentScope, idInput, tenantAgentInput } from "@/lib/schemas/console";
-import { IdOutput } from "@/lib/schemas/tenancy";
+import { PersonalAgentsSetting, TenantAgentList, TenantAgentView, agentScope, idInput, tenantAgentInput } from "@inlay/core/schemas/console";
+import { IdOutput } from "@inlay/core/schemas/tenancy";
 import { archiveAgent, createAgent, getAgent, listAgents, setPersonalAgentsAllowed, updateAgent } from "@/server/framework/tenancy/agents";
 import { adminProcedure, router, tenantProcedure } from "../trpc";
 

@@ -1,6 +1,6 @@
 // billing: the installation owner's view of the vendor's platform account (balance and ledger, top-up,
 // auto-reload, alerts, plan, receipts, manual credits) and each tenant's spend. Owner only.
-import { Usage } from "@/lib/schemas/billing";
+import { Usage } from "@inlay/core/schemas/billing";
 import {
   BillingOverview,
   BillingRedirect,
@@ -15,8 +15,8 @@ import {
   planCheckoutInput,
   receiptIdInput,
   topUpInput,
-} from "@/lib/schemas/owner-billing";
-import { AlertSettings, AutoReloadSettings, OperatorCredit, ReceiptInvoice } from "@/lib/schemas/payments";
+} from "@inlay/core/schemas/owner-billing";
+import { AlertSettings, AutoReloadSettings, OperatorCredit, ReceiptInvoice } from "@inlay/core/schemas/payments";
 import {
   activateFreePlan,
   checkoutPlan,

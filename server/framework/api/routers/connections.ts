@@ -17,7 +17,7 @@ import {
   connectionRelabelInput,
   connectionStartInput,
   tenantAppInput,
-} from "@/lib/schemas/connections";
+} from "@inlay/core/schemas/connections";
 import {
   completeConnection,
   connectWithApiKey,

@@ -1,7 +1,7 @@
 // embedSecrets: tenant admins' secrets for minting embed tokens from their own backend
 // (POST /api/embed/sessions). The full secret is in create's and rotate's answer only.
 import { z } from "zod";
-import { EmbedSecretCreated, EmbedSecretRotated, EmbedSecretView, createEmbedSecretInput, rotateEmbedSecretInput } from "@/lib/schemas/embed";
+import { EmbedSecretCreated, EmbedSecretRotated, EmbedSecretView, createEmbedSecretInput, rotateEmbedSecretInput } from "@inlay/core/schemas/embed";
 import { createEmbedSecret, listEmbedSecrets, revokeEmbedSecret, rotateEmbedSecret } from "@/server/framework/embed/secrets";
 import { adminProcedure, router } from "../trpc";
 

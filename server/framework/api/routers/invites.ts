@@ -10,7 +10,7 @@ import {
   acceptInviteInput,
   createInviteInput,
   inviteTokenSchema,
-} from "@/lib/schemas/tenancy";
+} from "@inlay/core/schemas/tenancy";
 import { acceptInvite, createInvite, describeInvite, listInvites, revokeInvite } from "@/server/framework/tenancy/invites";
 import { adminProcedure, publicProcedure, router } from "../trpc";
 

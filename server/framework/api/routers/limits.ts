@@ -2,7 +2,7 @@
 // default member cap and per-member overrides (never above the tenant's limits, which the owner sets
 // through tenants.setLimits).
 import { z } from "zod";
-import { MemberCapSet, MemberCapView, MyUsage, ScheduleCapView, TenantCaps, memberCapSchema, scheduleCapSchema } from "@/lib/schemas/tenancy";
+import { MemberCapSet, MemberCapView, MyUsage, ScheduleCapView, TenantCaps, memberCapSchema, scheduleCapSchema } from "@inlay/core/schemas/tenancy";
 import { getMyUsage, getTenantCaps, setDefaultMemberCap, setMemberCap, setScheduleCap } from "@/server/framework/tenancy/limits";
 import { adminProcedure, router, tenantProcedure } from "../trpc";
 

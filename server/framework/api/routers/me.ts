@@ -1,6 +1,6 @@
 // me.get: who is signed in, the tenants they belong to and which one is active.
 import { TRPCError } from "@trpc/server";
-import { MeOutput } from "@/lib/schemas/tenancy";
+import { MeOutput } from "@inlay/core/schemas/tenancy";
 import { findUserById } from "@/server/framework/tenancy/repository";
 import { resolveActiveMembership } from "@/server/framework/tenancy/tenants";
 import { protectedProcedure, router } from "../trpc";

@@ -1,6 +1,6 @@
 // members: a tenant admin lists the tenant's members, changes their role, removes them.
 import { z } from "zod";
-import { IdOutput, MemberRow, tenantRoleSchema } from "@/lib/schemas/tenancy";
+import { IdOutput, MemberRow, tenantRoleSchema } from "@inlay/core/schemas/tenancy";
 import { changeMemberRole, listMembers, removeMember } from "@/server/framework/tenancy/members";
 import { adminProcedure, router } from "../trpc";
 

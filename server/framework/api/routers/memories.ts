@@ -1,6 +1,6 @@
 // memories: what the member's agents remember about them (their own only).
 import { z } from "zod";
-import { IntIdOutput, MemoryView } from "@/lib/schemas/console";
+import { IntIdOutput, MemoryView } from "@inlay/core/schemas/console";
 import { deleteMyMemory, listMyMemories } from "@/server/framework/tenancy/member-data";
 import { router, tenantProcedure } from "../trpc";
 

@@ -1,6 +1,6 @@
 // permissions: the member's own "always allow" tool grants.
 import { z } from "zod";
-import { GrantView, IntIdOutput } from "@/lib/schemas/console";
+import { GrantView, IntIdOutput } from "@inlay/core/schemas/console";
 import { listMyGrants, revokeMyGrant } from "@/server/framework/tenancy/member-data";
 import { router, tenantProcedure } from "../trpc";
 

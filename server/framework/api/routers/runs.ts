@@ -10,10 +10,10 @@ import {
   runIdInput,
   runListInput,
   runReplyInput,
-} from "@/lib/schemas/console";
-import { AnswerResult, ApprovalResult, PermissionRequest } from "@/lib/schemas/runs";
+} from "@inlay/core/schemas/console";
+import { AnswerResult, ApprovalResult, PermissionRequest } from "@inlay/core/schemas/runs";
 import { answerRun, approveRun, cancelRun, createRun, getRun, listPermissionRequests, listRuns, replyRun } from "@/server/framework/tenancy/runs";
-import { RunDetail, RunRows, runViewInput, runViewListInput } from "@/lib/schemas/run-view";
+import { RunDetail, RunRows, runViewInput, runViewListInput } from "@inlay/core/schemas/run-view";
 import { getRunDetail, listMemberRuns } from "@/server/framework/tenancy/run-view";
 import { router, tenantProcedure } from "../trpc";
 import { callerOf } from "./agents";

@@ -1,7 +1,7 @@
 // signUps: the installation owner's control over open sign-up: the setting (open, approval, closed)
 // and the sign-ups held for approval, approved (the user and their workspace are made) or rejected.
 import { z } from "zod";
-import { IdOutput, SignUpApproved, SignUpModeOutput, SignUpRequestRow, signUpModeSchema } from "@/lib/schemas/tenancy";
+import { IdOutput, SignUpApproved, SignUpModeOutput, SignUpRequestRow, signUpModeSchema } from "@inlay/core/schemas/tenancy";
 import { pushPlatformBackstops } from "@/server/framework/tenancy/backstops";
 import { approveSignUp, getSignUpMode, listSignUpRequests, rejectSignUp, setSignUpMode } from "@/server/framework/tenancy/sign-ups";
 import { ownerProcedure, router } from "../trpc";

@@ -3,8 +3,8 @@
 // one of the tenant's active-schedule slots and need room in the month's limits (TOO_MANY_REQUESTS
 // with data.limitExceeded otherwise); "run now" goes through the same admission as runs.create.
 import { z } from "zod";
-import { ConsoleRun } from "@/lib/schemas/console";
-import { ScheduleDeleted, ScheduleState, ScheduleView, TenantScheduleView, scheduleCreateInput, scheduleIdInput } from "@/lib/schemas/schedules";
+import { ConsoleRun } from "@inlay/core/schemas/console";
+import { ScheduleDeleted, ScheduleState, ScheduleView, TenantScheduleView, scheduleCreateInput, scheduleIdInput } from "@inlay/core/schemas/schedules";
 import {
   createSchedule,
   deleteSchedule,

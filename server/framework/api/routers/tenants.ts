@@ -9,7 +9,7 @@ import {
   TenantMemberships,
   createTenantInput,
   tenantLimitsSchema,
-} from "@/lib/schemas/tenancy";
+} from "@inlay/core/schemas/tenancy";
 import { createInvite } from "@/server/framework/tenancy/invites";
 import { setTenantLimits } from "@/server/framework/tenancy/limits";
 import {

@@ -1,8 +1,8 @@
 // tools: the tool servers and skills a tenant's admins define for their members (server/framework/tenancy/
 // tenant-tools.ts). Members never call these: their copies are made when they next start a run.
 import { z } from "zod";
-import { idInput } from "@/lib/schemas/console";
-import { IdOutput } from "@/lib/schemas/tenancy";
+import { idInput } from "@inlay/core/schemas/console";
+import { IdOutput } from "@inlay/core/schemas/tenancy";
 import {
   TenantSkillView,
   TenantToolServerView,
@@ -10,7 +10,7 @@ import {
   tenantSkillUpdateInput,
   tenantToolServerInput,
   tenantToolServerUpdateInput,
-} from "@/lib/schemas/tenant-tools";
+} from "@inlay/core/schemas/tenant-tools";
 import {
   createSkill,
   createToolServer,

@@ -1,7 +1,7 @@
 // usage: a member's own meter; for tenant admins, every member's usage and a timeseries, from the
 // framework's counters and the platform's reports about this tenant's end-users only.
-import { TenantUsage, usageRangeInput } from "@/lib/schemas/console";
-import { MyUsage } from "@/lib/schemas/tenancy";
+import { TenantUsage, usageRangeInput } from "@inlay/core/schemas/console";
+import { MyUsage } from "@inlay/core/schemas/tenancy";
 import { getMyUsage } from "@/server/framework/tenancy/limits";
 import { getTenantUsage } from "@/server/framework/tenancy/usage";
 import { adminProcedure, router, tenantProcedure } from "../trpc";

@@ -3,7 +3,7 @@
 // test event.
 // Thin: each procedure is one platform call; PlatformApiErrors become TRPCErrors in trpc.ts.
 import { z } from "zod";
-import { PageQuery } from "@/lib/schemas/common";
+import { PageQuery } from "@inlay/core/schemas/common";
 import {
   CreateWebhookRequest,
   ListWebhookDeliveriesQuery,
@@ -12,7 +12,7 @@ import {
   Webhook,
   WebhookDelivery,
   WebhookReplay,
-} from "@/lib/schemas/webhooks";
+} from "@inlay/core/schemas/webhooks";
 import { ledgerWebhookId } from "@/server/framework/tenancy/run-ledger-webhook";
 import { ownerProcedure, router } from "../trpc";
 

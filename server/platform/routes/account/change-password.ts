@@ -1,6 +1,6 @@
 // POST /account/password: change the password; every session ends and a fresh pair answers.
-import { PasswordChangeRequest, SessionPair } from "@/lib/schemas/sessions";
-import { ErrorEnvelope } from "@/lib/schemas/common";
+import { PasswordChangeRequest, SessionPair } from "@inlay/core/schemas/sessions";
+import { ErrorEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { loginRateLimit } from "../../middleware/rate-limit";
 import { changePassword, sessionSettings } from "../../services/account/sessions";

@@ -1,6 +1,6 @@
 // POST /account/sessions: sign in with email and password for a browser session pair (no auth; an extension).
-import { SessionLoginRequest, SessionPair } from "@/lib/schemas/sessions";
-import { ErrorEnvelope } from "@/lib/schemas/common";
+import { SessionLoginRequest, SessionPair } from "@inlay/core/schemas/sessions";
+import { ErrorEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { loginRateLimit } from "../../middleware/rate-limit";
 import { login, sessionSettings } from "../../services/account/sessions";

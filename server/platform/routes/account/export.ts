@@ -1,5 +1,5 @@
 // GET /account/export: everything the account owns, as one JSON document (no secrets).
-import { AccountExport } from "@/lib/schemas/accounts";
+import { AccountExport } from "@inlay/core/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { exportAccount } from "../../services/account/account-export";
 import { defineRoute, json } from "../define";

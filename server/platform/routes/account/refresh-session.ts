@@ -1,6 +1,6 @@
 // POST /account/sessions/refresh: trade a refresh token for a new session pair (no auth; an extension).
-import { SessionPair, SessionRefreshRequest } from "@/lib/schemas/sessions";
-import { ErrorEnvelope } from "@/lib/schemas/common";
+import { SessionPair, SessionRefreshRequest } from "@inlay/core/schemas/sessions";
+import { ErrorEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { refresh, sessionSettings } from "../../services/account/sessions";
 import { defineRoute, json, jsonBody } from "../define";

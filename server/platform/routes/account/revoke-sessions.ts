@@ -1,6 +1,6 @@
 // POST /account/sessions/revoke: end every session of the signed-in person, on every device (session only).
-import { SessionsRevoked } from "@/lib/schemas/sessions";
-import { ErrorEnvelope } from "@/lib/schemas/common";
+import { SessionsRevoked } from "@inlay/core/schemas/sessions";
+import { ErrorEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { revokeAllSessions } from "../../services/account/sessions";
 import { defineRoute, json } from "../define";

@@ -1,5 +1,5 @@
 // POST /signup: create an account and return its default key (no auth; INLAY_SIGNUP decides who may).
-import { SignupRequest, SignupResponse } from "@/lib/schemas/accounts";
+import { SignupRequest, SignupResponse } from "@inlay/core/schemas/accounts";
 import { inProcessCaller, type PlatformApp } from "../../context";
 import { signupRateLimit } from "../../middleware/rate-limit";
 import { signup } from "../../services/account/accounts";

@@ -1,6 +1,6 @@
 // POST /token: exchange the account's email and password for a fresh default key (no auth).
-import { TokenRequest, TokenResponse } from "@/lib/schemas/accounts";
-import { ErrorEnvelope } from "@/lib/schemas/common";
+import { TokenRequest, TokenResponse } from "@inlay/core/schemas/accounts";
+import { ErrorEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { issueTokenForPassword } from "../../services/account/keys";
 import { defineRoute, json, jsonBody } from "../define";

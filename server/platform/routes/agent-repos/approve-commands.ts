@@ -1,6 +1,6 @@
 // POST /agents/{agent_id}/repos/{repo_id}/approve-commands: record the digest of the repository's
 // commands a person approved (account-scoped, like every repository route).
-import { AgentRepo, AgentRepoParams, ApproveCommands } from "@/lib/schemas/agent-repos";
+import { AgentRepo, AgentRepoParams, ApproveCommands } from "@inlay/core/schemas/agent-repos";
 import type { PlatformApp } from "../../context";
 import { approveRepoCommands } from "../../services/agents/agent-repos";
 import { defineRoute, json, jsonBody } from "../define";

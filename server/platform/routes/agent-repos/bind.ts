@@ -1,7 +1,7 @@
 // POST /agents/{agent_id}/repos: bind a repository to the agent (account-scoped; needs the code-host
 // app connected at the account level). 201 for a new binding, 200 for a re-bind.
-import { AgentRepo, AgentRepoCreate } from "@/lib/schemas/agent-repos";
-import { AgentIdParam } from "@/lib/schemas/agents";
+import { AgentRepo, AgentRepoCreate } from "@inlay/core/schemas/agent-repos";
+import { AgentIdParam } from "@inlay/core/schemas/agents";
 import type { PlatformApp } from "../../context";
 import { bindRepo } from "../../services/agents/agent-repos";
 import { defineRoute, json, jsonBody } from "../define";

@@ -1,5 +1,5 @@
 // DELETE /agents/{agent_id}/repos/{repo_id}/env/{key}: remove one env variable (404 when not set).
-import { AgentRepoEnvKeyParams } from "@/lib/schemas/agent-repos";
+import { AgentRepoEnvKeyParams } from "@inlay/core/schemas/agent-repos";
 import type { PlatformApp } from "../../context";
 import { deleteRepoEnvKey } from "../../services/agents/agent-repos";
 import { defineRoute, noContent } from "../define";

@@ -1,6 +1,6 @@
 // GET /agents/{agent_id}/repos/{repo_id}/env: the names of the binding's env variables (values are
 // write-only).
-import { AgentRepoEnv, AgentRepoParams } from "@/lib/schemas/agent-repos";
+import { AgentRepoEnv, AgentRepoParams } from "@inlay/core/schemas/agent-repos";
 import type { PlatformApp } from "../../context";
 import { getRepoEnv } from "../../services/agents/agent-repos";
 import { defineRoute, json } from "../define";

@@ -1,7 +1,7 @@
 // GET /agents/{agent_id}/repos: the agent's bound repositories, oldest first (account-scoped).
-import { AgentRepo } from "@/lib/schemas/agent-repos";
-import { AgentIdParam } from "@/lib/schemas/agents";
-import { PageQuery, listEnvelope } from "@/lib/schemas/common";
+import { AgentRepo } from "@inlay/core/schemas/agent-repos";
+import { AgentIdParam } from "@inlay/core/schemas/agents";
+import { PageQuery, listEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { listRepos } from "../../services/agents/agent-repos";
 import { defineRoute, json } from "../define";

@@ -1,6 +1,6 @@
 // PUT /agents/{agent_id}/repos/{repo_id}/env: replace the binding's env (values 8-8192 characters,
 // sealed, never returned, redacted from the agent's runs).
-import { AgentRepoEnv, AgentRepoEnvPut, AgentRepoParams } from "@/lib/schemas/agent-repos";
+import { AgentRepoEnv, AgentRepoEnvPut, AgentRepoParams } from "@inlay/core/schemas/agent-repos";
 import type { PlatformApp } from "../../context";
 import { putRepoEnv } from "../../services/agents/agent-repos";
 import { defineRoute, json, jsonBody } from "../define";

@@ -1,5 +1,5 @@
 // DELETE /agents/{agent_id}/repos/{repo_id}: unbind the repository (its env goes with it).
-import { AgentRepoParams } from "@/lib/schemas/agent-repos";
+import { AgentRepoParams } from "@inlay/core/schemas/agent-repos";
 import type { PlatformApp } from "../../context";
 import { unbindRepo } from "../../services/agents/agent-repos";
 import { defineRoute, noContent } from "../define";

@@ -1,9 +1,9 @@
 // POST /hooks/agents/{token} (Inlay's inbound URL for agent webhooks): public, the token is the
 // credential. Any content type: the body (256 KB at most, app.ts's limit: 413) is the run's message.
 // Unauthenticated, so the IP rate limit (middleware/rate-limit.ts) applies.
-import { AgentWebhookTokenParam } from "@/lib/schemas/agents";
-import { IdempotencyKeyHeaders } from "@/lib/schemas/common";
-import { TaskWebhookAccepted } from "@/lib/schemas/triggers";
+import { AgentWebhookTokenParam } from "@inlay/core/schemas/agents";
+import { IdempotencyKeyHeaders } from "@inlay/core/schemas/common";
+import { TaskWebhookAccepted } from "@inlay/core/schemas/triggers";
 import type { PlatformApp } from "../../context";
 import { receiveAgentWebhook } from "../../entry-points/inbound-webhooks";
 import { defineRoute, errorResponse, json } from "../define";

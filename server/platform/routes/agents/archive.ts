@@ -1,6 +1,6 @@
 // DELETE /agents/{agent_id}: archive (soft delete); the agent can be unarchived.
-import { AgentIdParam } from "@/lib/schemas/agents";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { AgentIdParam } from "@inlay/core/schemas/agents";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { archiveAgent } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";

@@ -1,7 +1,7 @@
 // POST /agents/{agent_id}/chat-channel: make a channel for the agent in the account's chat workspace
 // and bind it to the agent (needs the chat app connected at the account level).
-import { AgentChatChannel, AgentIdParam } from "@/lib/schemas/agents";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { AgentChatChannel, AgentIdParam } from "@inlay/core/schemas/agents";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { createAgentChatChannel } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";

@@ -1,6 +1,6 @@
 // POST /agents: create an agent (every field optional).
-import { Agent, AgentCreate } from "@/lib/schemas/agents";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { Agent, AgentCreate } from "@inlay/core/schemas/agents";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { createAgent } from "../../services/agents/agents";
 import { pickUserId, resolveScope } from "../../services/scope";

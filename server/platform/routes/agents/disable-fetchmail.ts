@@ -1,7 +1,7 @@
 // DELETE /agents/{agent_id}/fetchmail: stop polling the agent's outside mailbox; its settings and
 // sealed password are deleted (docs/platform-api.md, "Email").
-import { AgentIdParam, AgentScopeBody, FetchmailAgent } from "@/lib/schemas/agents";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { AgentIdParam, AgentScopeBody, FetchmailAgent } from "@inlay/core/schemas/agents";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { disableFetchmail } from "../../services/messaging/fetchmail";
 import { pickUserId, resolveScope } from "../../services/scope";

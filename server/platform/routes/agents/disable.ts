@@ -1,6 +1,6 @@
 // POST /agents/{agent_id}/disable: disable an agent.
-import { Agent, AgentIdParam } from "@/lib/schemas/agents";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { Agent, AgentIdParam } from "@inlay/core/schemas/agents";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { setAgentEnabled } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";

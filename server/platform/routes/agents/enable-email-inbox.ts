@@ -1,6 +1,6 @@
 // POST /agents/{agent_id}/email-inbox: give the agent an inbox address (the same one when it has one).
-import { Agent, AgentScopeBody } from "@/lib/schemas/agents";
-import { IntId, UserScopeQuery } from "@/lib/schemas/common";
+import { Agent, AgentScopeBody } from "@inlay/core/schemas/agents";
+import { IntId, UserScopeQuery } from "@inlay/core/schemas/common";
 import { z } from "zod";
 import type { PlatformApp } from "../../context";
 import { setAgentEmailInbox } from "../../services/agents/agents";

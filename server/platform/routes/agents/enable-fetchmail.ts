@@ -1,8 +1,8 @@
 // POST /agents/{agent_id}/fetchmail: the agent polls an outside IMAP mailbox; each new message there
 // starts its run (docs/platform-api.md, "Email"). Logs in once first: bad credentials answer 422. The
 // spec's form (user_id alone, no body needed) turns on the mailbox the agent already has.
-import { AgentIdParam, FetchmailAgent, FetchmailBody } from "@/lib/schemas/agents";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { AgentIdParam, FetchmailAgent, FetchmailBody } from "@inlay/core/schemas/agents";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { enableFetchmail } from "../../services/messaging/fetchmail";
 import { pickUserId, resolveScope } from "../../services/scope";

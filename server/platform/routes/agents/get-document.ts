@@ -1,7 +1,7 @@
 // GET /agents/{agent_id}/documents/{name}: one document, with its content.
 import { z } from "zod";
-import { AgentDocumentWithContent, AgentIdParam } from "@/lib/schemas/agents";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { AgentDocumentWithContent, AgentIdParam } from "@inlay/core/schemas/agents";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { getDocument } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";

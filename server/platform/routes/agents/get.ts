@@ -1,6 +1,6 @@
 // GET /agents/{agent_id}: one agent of the scope.
-import { Agent, AgentIdParam } from "@/lib/schemas/agents";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { Agent, AgentIdParam } from "@inlay/core/schemas/agents";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { getAgent } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";

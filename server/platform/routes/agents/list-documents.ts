@@ -1,6 +1,6 @@
 // GET /agents/{agent_id}/documents: documents the agent has written, newest first.
-import { AgentDocument, AgentIdParam } from "@/lib/schemas/agents";
-import { PageQuery, UserScopeQuery, listEnvelope } from "@/lib/schemas/common";
+import { AgentDocument, AgentIdParam } from "@inlay/core/schemas/agents";
+import { PageQuery, UserScopeQuery, listEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { listDocuments } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";

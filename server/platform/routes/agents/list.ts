@@ -1,6 +1,6 @@
 // GET /agents: list agents of the scope, by COALESCE(display_order, id).
-import { Agent, AgentListQuery, AgentSummary } from "@/lib/schemas/agents";
-import { listEnvelope } from "@/lib/schemas/common";
+import { Agent, AgentListQuery, AgentSummary } from "@inlay/core/schemas/agents";
+import { listEnvelope } from "@inlay/core/schemas/common";
 import { z } from "zod";
 import type { PlatformApp } from "../../context";
 import { listAgents } from "../../services/agents/agents";

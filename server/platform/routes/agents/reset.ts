@@ -1,6 +1,6 @@
 // POST /agents/{agent_id}/reset: drop overrides (named fields, or all) back to template or defaults.
-import { Agent, AgentIdParam, AgentReset } from "@/lib/schemas/agents";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { Agent, AgentIdParam, AgentReset } from "@inlay/core/schemas/agents";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { resetAgent } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";

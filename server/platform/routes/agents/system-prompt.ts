@@ -1,5 +1,5 @@
 // GET /agents/{agent_id}/system-prompt: the exact prompt the agent's model receives (?skill=: with that skill forced).
-import { AgentIdParam, SystemPrompt, SystemPromptQuery } from "@/lib/schemas/agents";
+import { AgentIdParam, SystemPrompt, SystemPromptQuery } from "@inlay/core/schemas/agents";
 import type { PlatformApp } from "../../context";
 import { agentSystemPrompt } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";

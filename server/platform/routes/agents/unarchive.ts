@@ -1,6 +1,6 @@
 // POST /agents/{agent_id}/unarchive: bring an archived agent back (as disabled).
-import { AgentIdParam, UnarchivedAgent } from "@/lib/schemas/agents";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { AgentIdParam, UnarchivedAgent } from "@inlay/core/schemas/agents";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { unarchiveAgent } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";

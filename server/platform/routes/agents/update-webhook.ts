@@ -1,7 +1,7 @@
 // PATCH /agents/{agent_id}/webhook: pause (enabled: false) or resume (true) the agent's webhook; an
 // agent without one gets it on true, and rotate: true replaces the URL (shown once in either case).
-import { Agent, AgentIdParam, AgentWebhookUpdate } from "@/lib/schemas/agents";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { Agent, AgentIdParam, AgentWebhookUpdate } from "@inlay/core/schemas/agents";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { updateAgentWebhook } from "../../services/agents/agent-webhooks";
 import { resolveScope } from "../../services/scope";

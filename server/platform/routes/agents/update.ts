@@ -1,6 +1,6 @@
 // PATCH /agents/{agent_id}: change an agent (omitted fields stay; null as the spec says per field).
-import { Agent, AgentIdParam, AgentUpdate } from "@/lib/schemas/agents";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { Agent, AgentIdParam, AgentUpdate } from "@inlay/core/schemas/agents";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { patchAgent } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";

@@ -1,6 +1,6 @@
 // POST /apps/{app}/connect/api-key: connect an API-key app; the key is sealed and never returned.
-import { ApiKeyRequest, AppParam, ConnectResult } from "@/lib/schemas/apps";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { ApiKeyRequest, AppParam, ConnectResult } from "@inlay/core/schemas/apps";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { connectApiKey } from "../../services/apps/apps";
 import { pickUserId } from "../../services/scope";

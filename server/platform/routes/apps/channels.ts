@@ -1,7 +1,7 @@
 // GET /apps/{app}/channels: list the chat workspaces' channels, through the account-level connections of the chat app (no user_id).
 import { z } from "zod";
-import { AppParam, ChatChannel } from "@/lib/schemas/apps";
-import { listEnvelope } from "@/lib/schemas/common";
+import { AppParam, ChatChannel } from "@inlay/core/schemas/apps";
+import { listEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { chatChannels } from "../../services/apps/app-chat";
 import { defineRoute, json } from "../define";

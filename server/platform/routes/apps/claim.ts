@@ -1,6 +1,6 @@
 // POST /apps/{app}/claim: answered 422 on a self-hosted platform (docs/platform-api.md, "Apps and connections": what is not offered).
 import { z } from "zod";
-import { AppParam, ClaimRequest } from "@/lib/schemas/apps";
+import { AppParam, ClaimRequest } from "@inlay/core/schemas/apps";
 import type { PlatformApp } from "../../context";
 import { refuseUnavailable } from "../../services/apps/apps";
 import { defineRoute, jsonBody, unofferedSuccess } from "../define";

@@ -1,7 +1,7 @@
 // POST /apps/{app}/connect/complete: activate a connection the app authorized (or, for native apps,
 // exchange the code given here); runs waiting for the app go on.
-import { AppParam, CompleteRequest, ConnectResult } from "@/lib/schemas/apps";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { AppParam, CompleteRequest, ConnectResult } from "@inlay/core/schemas/apps";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { completeConnect } from "../../services/apps/apps";
 import { pickUserId } from "../../services/scope";

@@ -1,6 +1,6 @@
 // POST /apps/{app}/connect: start an OAuth connection; the browser goes to authorization_url.
-import { AppParam, ConnectRequest, ConnectStarted } from "@/lib/schemas/apps";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { AppParam, ConnectRequest, ConnectStarted } from "@inlay/core/schemas/apps";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { startConnect } from "../../services/apps/apps";
 import { pickUserId } from "../../services/scope";

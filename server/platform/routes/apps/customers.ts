@@ -1,5 +1,5 @@
 // GET /apps/{app}/customers: answered 422 on a self-hosted platform (docs/platform-api.md, "Apps and connections": what is not offered).
-import { AppParam, RefreshListQuery } from "@/lib/schemas/apps";
+import { AppParam, RefreshListQuery } from "@inlay/core/schemas/apps";
 import type { PlatformApp } from "../../context";
 import { refuseUnavailable } from "../../services/apps/apps";
 import { defineRoute, unofferedSuccess } from "../define";

@@ -1,6 +1,6 @@
 // DELETE /apps/{app}/connections: disconnect every connection of the app in the scope.
-import { AppParam } from "@/lib/schemas/apps";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { AppParam } from "@inlay/core/schemas/apps";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { deleteAppConnections } from "../../services/apps/apps";
 import { defineRoute, noContent } from "../define";

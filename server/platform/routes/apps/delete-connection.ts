@@ -1,6 +1,6 @@
 // DELETE /apps/connections/{connection_id}: disconnect; the token is revoked at the app when it can be.
-import { ConnectionIdParam } from "@/lib/schemas/apps";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { ConnectionIdParam } from "@inlay/core/schemas/apps";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { deleteAppConnection } from "../../services/apps/apps";
 import { defineRoute, noContent } from "../define";

@@ -1,6 +1,6 @@
 // DELETE /apps/{app}/workspaces/{team_id}: disconnect one chat workspace (its account-level connection).
 import { z } from "zod";
-import { TeamIdParam } from "@/lib/schemas/apps";
+import { TeamIdParam } from "@inlay/core/schemas/apps";
 import type { PlatformApp } from "../../context";
 import { deleteChatWorkspace } from "../../services/apps/app-chat";
 import { defineRoute, noContent } from "../define";

@@ -1,6 +1,6 @@
 // GET /apps/{app}/connections: the scope's connections of one app, newest first.
-import { AppConnection, AppParam } from "@/lib/schemas/apps";
-import { listEnvelope, UserScopeQuery } from "@/lib/schemas/common";
+import { AppConnection, AppParam } from "@inlay/core/schemas/apps";
+import { listEnvelope, UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { listAppConnections } from "../../services/apps/apps";
 import { defineRoute, json } from "../define";

@@ -1,6 +1,6 @@
 // GET /apps/connections: the scope's connections of every app, newest first (no token, ever).
-import { AppConnection } from "@/lib/schemas/apps";
-import { listEnvelope, UserScopeQuery } from "@/lib/schemas/common";
+import { AppConnection } from "@inlay/core/schemas/apps";
+import { listEnvelope, UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { listAppConnections } from "../../services/apps/apps";
 import { defineRoute, json } from "../define";

@@ -1,6 +1,6 @@
 // GET /apps: the app catalogue, with the scope's connection status of each app.
-import { App } from "@/lib/schemas/apps";
-import { listEnvelope, UserScopeQuery } from "@/lib/schemas/common";
+import { App } from "@inlay/core/schemas/apps";
+import { listEnvelope, UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { listApps } from "../../services/apps/apps";
 import { defineRoute, json } from "../define";

@@ -1,7 +1,7 @@
 // GET /apps/{app}/members: list the chat workspaces' members, through the account-level connections of the chat app (no user_id).
 import { z } from "zod";
-import { AppParam, ChatMember } from "@/lib/schemas/apps";
-import { listEnvelope } from "@/lib/schemas/common";
+import { AppParam, ChatMember } from "@inlay/core/schemas/apps";
+import { listEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { chatMembers } from "../../services/apps/app-chat";
 import { defineRoute, json } from "../define";

@@ -1,6 +1,6 @@
 // GET /apps/oauth/callback (public): where apps' authorization servers send the browser back. The
 // state finds the flow (once); the code is exchanged; the browser goes on to the caller's redirect_uri.
-import { OAuthCallbackQuery } from "@/lib/schemas/apps";
+import { OAuthCallbackQuery } from "@inlay/core/schemas/apps";
 import type { PlatformApp } from "../../context";
 import { handleOAuthCallback } from "../../services/apps/apps";
 import { defineRoute, errorResponse } from "../define";

@@ -1,6 +1,6 @@
 // PUT /apps/{app}/site: answered 422 on a self-hosted platform (docs/platform-api.md, "Apps and connections": what is not offered).
-import { AppParam, SelectAccountRequest } from "@/lib/schemas/apps";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { AppParam, SelectAccountRequest } from "@inlay/core/schemas/apps";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { refuseUnavailable } from "../../services/apps/apps";
 import { defineRoute, jsonBody, unofferedSuccess } from "../define";

@@ -1,7 +1,7 @@
 // GET /apps/{app}/tools: the tools an app gives runs (runs see them as <app>__<name>).
 import { z } from "zod";
-import { AppParam, AppTool } from "@/lib/schemas/apps";
-import { listEnvelope } from "@/lib/schemas/common";
+import { AppParam, AppTool } from "@inlay/core/schemas/apps";
+import { listEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { appTools } from "../../services/apps/apps";
 import { defineRoute, json } from "../define";

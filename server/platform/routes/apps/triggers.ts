@@ -1,7 +1,7 @@
 // GET /apps/{app}/triggers: the event types an app's triggers stand for.
 import { z } from "zod";
-import { AppParam, AppTrigger } from "@/lib/schemas/apps";
-import { listEnvelope } from "@/lib/schemas/common";
+import { AppParam, AppTrigger } from "@inlay/core/schemas/apps";
+import { listEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { appTriggers } from "../../services/apps/apps";
 import { defineRoute, json } from "../define";

@@ -1,6 +1,6 @@
 // PATCH /apps/connections/{connection_id}: a connection's label and notes.
-import { AppConnectionUpdated, ConnectionIdParam, UpdateConnectionRequest } from "@/lib/schemas/apps";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { AppConnectionUpdated, ConnectionIdParam, UpdateConnectionRequest } from "@inlay/core/schemas/apps";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { updateAppConnection } from "../../services/apps/apps";
 import { defineRoute, json, jsonBody } from "../define";

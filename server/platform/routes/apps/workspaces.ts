@@ -1,7 +1,7 @@
 // GET /apps/{app}/workspaces: list the connected chat workspaces, through the account-level connections of the chat app (no user_id).
 import { z } from "zod";
-import { AppParam, ChatWorkspace } from "@/lib/schemas/apps";
-import { listEnvelope } from "@/lib/schemas/common";
+import { AppParam, ChatWorkspace } from "@inlay/core/schemas/apps";
+import { listEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { chatWorkspaces } from "../../services/apps/app-chat";
 import { defineRoute, json } from "../define";

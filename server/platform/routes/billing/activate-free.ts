@@ -1,5 +1,5 @@
 // POST /billing/activate-free: puts an account on no plan (prepaid) on the free plan; 409 otherwise.
-import { Usage } from "@/lib/schemas/billing";
+import { Usage } from "@inlay/core/schemas/billing";
 import type { PlatformApp } from "../../context";
 import { activateFree } from "../../services/billing/plans";
 import { getUsage } from "../../services/billing/usage";

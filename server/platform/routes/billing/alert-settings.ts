@@ -1,5 +1,5 @@
 // PATCH /billing/alert-settings: a low-balance alert, mailed and sent as a billing.low_balance webhook event.
-import { AlertSettings, AlertSettingsRequest } from "@/lib/schemas/payments";
+import { AlertSettings, AlertSettingsRequest } from "@inlay/core/schemas/payments";
 import type { PlatformApp } from "../../context";
 import { setAlertSettings } from "../../services/billing/payments";
 import { defineRoute, json, jsonBody } from "../define";

@@ -1,5 +1,5 @@
 // PATCH /billing/auto-reload: charge the saved card amount_cents when the balance falls below threshold_cents.
-import { AutoReloadRequest, AutoReloadSettings } from "@/lib/schemas/payments";
+import { AutoReloadRequest, AutoReloadSettings } from "@inlay/core/schemas/payments";
 import type { PlatformApp } from "../../context";
 import { setAutoReload } from "../../services/billing/payments";
 import { defineRoute, json, jsonBody } from "../define";

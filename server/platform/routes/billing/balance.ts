@@ -1,5 +1,5 @@
 // GET /billing/balance: the prepaid token balance in micro-USD and its newest ledger entries.
-import { TokenBalance } from "@/lib/schemas/billing";
+import { TokenBalance } from "@inlay/core/schemas/billing";
 import type { PlatformApp } from "../../context";
 import { getBalance } from "../../services/billing/billing";
 import { defineRoute, json } from "../define";

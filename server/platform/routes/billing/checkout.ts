@@ -1,5 +1,5 @@
 // POST /billing/checkout: a subscription to a paid plan through the payment provider.
-import { CheckoutLink, PlanCheckoutRequest } from "@/lib/schemas/payments";
+import { CheckoutLink, PlanCheckoutRequest } from "@inlay/core/schemas/payments";
 import type { PlatformApp } from "../../context";
 import { startPlanCheckout } from "../../services/billing/payments";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";

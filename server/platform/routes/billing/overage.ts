@@ -1,6 +1,6 @@
 // PATCH /billing/overage: turn opt-in overage on or off and set its monthly cap. On no plan the choice
 // is kept for the plan the account starts next (services/billing/plans.ts, setOverage).
-import { UpdateOverageRequest, Usage } from "@/lib/schemas/billing";
+import { UpdateOverageRequest, Usage } from "@inlay/core/schemas/billing";
 import type { PlatformApp } from "../../context";
 import { setOverage } from "../../services/billing/plans";
 import { getUsage } from "../../services/billing/usage";

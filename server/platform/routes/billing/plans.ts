@@ -1,5 +1,5 @@
 // GET /billing/plans: the plan catalogue (no auth; counts against the IP allowance like every public route).
-import { PlanList, PlanListQuery } from "@/lib/schemas/billing";
+import { PlanList, PlanListQuery } from "@inlay/core/schemas/billing";
 import type { PlatformApp } from "../../context";
 import { listPlans } from "../../services/billing/plans";
 import { defineRoute, json } from "../define";

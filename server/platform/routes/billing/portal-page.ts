@@ -2,7 +2,7 @@
 // serves in place of a provider's portal (POST /billing/portal links here): the plan, the balance,
 // receipts and payments, read-only. The token is the credential; it expires an hour after it was made.
 import { z } from "zod";
-import { formatCents, formatMicros } from "@/lib/money";
+import { formatCents, formatMicros } from "@inlay/core/money";
 import type { PlatformApp } from "../../context";
 import { billingPortalPage } from "../../services/billing/payments";
 import { defineRoute } from "../define";

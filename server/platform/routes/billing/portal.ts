@@ -1,6 +1,6 @@
 // POST /billing/portal: the payment provider's customer portal (cards, invoices, the subscription), or
 // without a card provider the installation's own billing page (GET /billing/portal-pages/{token}).
-import { PortalLink } from "@/lib/schemas/payments";
+import { PortalLink } from "@inlay/core/schemas/payments";
 import type { PlatformApp } from "../../context";
 import { openPortal } from "../../services/billing/payments";
 import { defineRoute, json } from "../define";

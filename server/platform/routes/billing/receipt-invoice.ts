@@ -1,5 +1,5 @@
 // GET /billing/receipts/{receipt_id}/invoice: the receipt's invoice URLs (the provider's, or our hosted receipt page).
-import { ReceiptIdParam, ReceiptInvoice } from "@/lib/schemas/payments";
+import { ReceiptIdParam, ReceiptInvoice } from "@inlay/core/schemas/payments";
 import type { PlatformApp } from "../../context";
 import { receiptInvoice } from "../../services/billing/payments";
 import { defineRoute, json } from "../define";

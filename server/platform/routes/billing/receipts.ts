@@ -1,5 +1,5 @@
 // GET /billing/receipts: one numbered receipt per completed payment, newest first.
-import { ReceiptListQuery, ReceiptPage } from "@/lib/schemas/payments";
+import { ReceiptListQuery, ReceiptPage } from "@inlay/core/schemas/payments";
 import type { PlatformApp } from "../../context";
 import { listReceipts } from "../../services/billing/payments";
 import { defineRoute, json } from "../define";

@@ -1,6 +1,6 @@
 // POST /billing/webhooks/stripe (Inlay extension, public): Stripe's events, verified with the
 // endpoint's signing secret and applied once per event id.
-import { WebhookReceived } from "@/lib/schemas/payments";
+import { WebhookReceived } from "@inlay/core/schemas/payments";
 import type { PlatformApp } from "../../context";
 import { receiveProviderWebhook } from "../../services/billing/payments";
 import { defineRoute, errorResponse, json } from "../define";

@@ -1,5 +1,5 @@
 // POST /billing/topup: a payment of amount_cents to the balance, credited when the payment completes.
-import { CheckoutLink, TopupRequest } from "@/lib/schemas/payments";
+import { CheckoutLink, TopupRequest } from "@inlay/core/schemas/payments";
 import type { PlatformApp } from "../../context";
 import { startTopup } from "../../services/billing/payments";
 import { defineRoute, jsonBody, json } from "../define";

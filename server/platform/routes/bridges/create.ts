@@ -1,5 +1,5 @@
 // POST /bridges: register the account's iMessage bridge server (account-scoped; the password is never returned).
-import { Bridge, BridgeCreate } from "@/lib/schemas/bridges";
+import { Bridge, BridgeCreate } from "@inlay/core/schemas/bridges";
 import type { PlatformApp } from "../../context";
 import { createBridge } from "../../services/messaging/bridges";
 import { defineRoute, json, jsonBody } from "../define";

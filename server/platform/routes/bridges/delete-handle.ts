@@ -1,6 +1,6 @@
 // DELETE /bridges/{bridge_id}/handles/{handle_id}: unlink a handle; it may no longer text the bridge's
 // agents unless an agent's allowed_imessage_senders names it.
-import { BridgeHandleParams } from "@/lib/schemas/bridges";
+import { BridgeHandleParams } from "@inlay/core/schemas/bridges";
 import type { PlatformApp } from "../../context";
 import { unlinkBridgeHandle } from "../../services/messaging/bridges";
 import { defineRoute, noContent } from "../define";

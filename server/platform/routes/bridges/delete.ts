@@ -1,6 +1,6 @@
 // DELETE /bridges/{bridge_id}: remove the bridge, its linked handles and its message log; its agents
 // keep their iMessage settings with bridge_id null.
-import { BridgeIdParam } from "@/lib/schemas/bridges";
+import { BridgeIdParam } from "@inlay/core/schemas/bridges";
 import type { PlatformApp } from "../../context";
 import { deleteBridge } from "../../services/messaging/bridges";
 import { defineRoute, noContent } from "../define";

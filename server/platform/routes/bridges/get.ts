@@ -1,5 +1,5 @@
 // GET /bridges/{bridge_id}: one bridge of the account.
-import { Bridge, BridgeIdParam } from "@/lib/schemas/bridges";
+import { Bridge, BridgeIdParam } from "@inlay/core/schemas/bridges";
 import type { PlatformApp } from "../../context";
 import { getBridge } from "../../services/messaging/bridges";
 import { defineRoute, json } from "../define";

@@ -2,7 +2,7 @@
 // iMessage received. No API key: the X-Bridge-Secret header carries the bridge's inbound secret. The
 // answer is the same whatever became of the message (a run, a link, a refusal), so it tells nothing of
 // the agents. Unauthenticated, so the IP rate limit (middleware/rate-limit.ts) applies.
-import { BridgeIdParam, BridgeInbound, BridgeInboundHeaders, BridgeInboundReceived } from "@/lib/schemas/bridges";
+import { BridgeIdParam, BridgeInbound, BridgeInboundHeaders, BridgeInboundReceived } from "@inlay/core/schemas/bridges";
 import type { PlatformApp } from "../../context";
 import { authenticateBridge, receiveBridgeMessage } from "../../entry-points/bridge-inbound";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";

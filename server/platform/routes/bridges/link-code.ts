@@ -1,6 +1,6 @@
 // POST /bridges/{bridge_id}/link-code: a short single-use code; the handle that texts it to the bridge
 // is linked to it (and may then text its agents). A new code replaces the previous one.
-import { BridgeIdParam, BridgeLinkCode } from "@/lib/schemas/bridges";
+import { BridgeIdParam, BridgeLinkCode } from "@inlay/core/schemas/bridges";
 import type { PlatformApp } from "../../context";
 import { createLinkCode } from "../../services/messaging/bridges";
 import { defineRoute, json } from "../define";

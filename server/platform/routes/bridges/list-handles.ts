@@ -1,6 +1,6 @@
 // GET /bridges/{bridge_id}/handles: the handles linked to the bridge with link codes, oldest first.
-import { BridgeHandle, BridgeIdParam, BridgeListQuery } from "@/lib/schemas/bridges";
-import { listEnvelope } from "@/lib/schemas/common";
+import { BridgeHandle, BridgeIdParam, BridgeListQuery } from "@inlay/core/schemas/bridges";
+import { listEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { listBridgeHandles } from "../../services/messaging/bridges";
 import { defineRoute, json } from "../define";

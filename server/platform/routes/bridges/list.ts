@@ -1,6 +1,6 @@
 // GET /bridges: the account's bridges, oldest first (account-scoped).
-import { Bridge, BridgeListQuery } from "@/lib/schemas/bridges";
-import { listEnvelope } from "@/lib/schemas/common";
+import { Bridge, BridgeListQuery } from "@inlay/core/schemas/bridges";
+import { listEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { listBridges } from "../../services/messaging/bridges";
 import { defineRoute, json } from "../define";

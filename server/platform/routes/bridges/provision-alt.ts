@@ -1,6 +1,6 @@
 // POST /bridges/provision-alt: a line of the second vendor; the body is checked (number E.164 required,
 // api_key, user_id), then 422 feature_not_available: this self-hosted platform has no such provider.
-import { BridgeProvisionAlt } from "@/lib/schemas/bridges";
+import { BridgeProvisionAlt } from "@inlay/core/schemas/bridges";
 import type { PlatformApp } from "../../context";
 import { provisionAltBridge } from "../../services/messaging/bridges";
 import { defineRoute, errorResponse, jsonBody, unofferedSuccess } from "../define";

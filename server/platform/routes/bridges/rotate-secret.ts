@@ -1,6 +1,6 @@
 // POST /bridges/{bridge_id}/rotate-secret: a new inbound secret for the bridge server (shown only here);
 // the previous one stops working at once.
-import { BridgeIdParam, BridgeSecret } from "@/lib/schemas/bridges";
+import { BridgeIdParam, BridgeSecret } from "@inlay/core/schemas/bridges";
 import type { PlatformApp } from "../../context";
 import { rotateBridgeSecret } from "../../services/messaging/bridges";
 import { defineRoute, json } from "../define";

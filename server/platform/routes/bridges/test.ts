@@ -1,6 +1,6 @@
 // POST /bridges/{bridge_id}/test: ping the bridge server (through the outbound guard) and say what
 // happened; a server that is down or refuses is a result, not an error.
-import { BridgeIdParam, BridgeTestResult } from "@/lib/schemas/bridges";
+import { BridgeIdParam, BridgeTestResult } from "@inlay/core/schemas/bridges";
 import type { PlatformApp } from "../../context";
 import { testBridge } from "../../services/messaging/bridges";
 import { defineRoute, json } from "../define";

@@ -1,5 +1,5 @@
 // PATCH /bridges/{bridge_id}: change name, server_url, password, status (active or paused) or owner_handle.
-import { Bridge, BridgeIdParam, BridgeUpdate } from "@/lib/schemas/bridges";
+import { Bridge, BridgeIdParam, BridgeUpdate } from "@inlay/core/schemas/bridges";
 import type { PlatformApp } from "../../context";
 import { updateBridge } from "../../services/messaging/bridges";
 import { defineRoute, json, jsonBody } from "../define";

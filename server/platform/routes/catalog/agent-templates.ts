@@ -1,6 +1,6 @@
 // GET /agent-templates: templates for POST /agents with from_template (no auth).
-import { AgentTemplate, TemplateListQuery } from "@/lib/schemas/catalog";
-import { listEnvelope } from "@/lib/schemas/common";
+import { AgentTemplate, TemplateListQuery } from "@inlay/core/schemas/catalog";
+import { listEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { PlatformError } from "../../errors";
 import { AGENT_TEMPLATES } from "../../services/agents/agent-templates";

@@ -1,6 +1,6 @@
 // GET /built-in-tools: the platform's own tools, resolved for one agent with teammate_id.
-import { BuiltInToolEntry, BuiltInToolQuery } from "@/lib/schemas/catalog";
-import { listEnvelope } from "@/lib/schemas/common";
+import { BuiltInToolEntry, BuiltInToolQuery } from "@inlay/core/schemas/catalog";
+import { listEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { builtInToolsFor } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";

@@ -1,7 +1,7 @@
 // GET /models: the model catalogue (sim plus every provider configured by env).
 import { type z } from "zod";
-import { ModelEntry, ModelListQuery } from "@/lib/schemas/catalog";
-import { listEnvelope } from "@/lib/schemas/common";
+import { ModelEntry, ModelListQuery } from "@inlay/core/schemas/catalog";
+import { listEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { modelCatalog } from "../../models/catalog";
 import { defineRoute, json } from "../define";

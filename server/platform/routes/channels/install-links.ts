@@ -1,6 +1,6 @@
 // GET /channels/install-links: the URLs that install the chat app and the code-host app (one connect
 // flow of each); 503 when the chat app is unavailable.
-import { ChannelInstallLinks, InstallLinksQuery } from "@/lib/schemas/channels";
+import { ChannelInstallLinks, InstallLinksQuery } from "@inlay/core/schemas/channels";
 import type { PlatformApp } from "../../context";
 import { channelInstallLinks } from "../../services/messaging/channels";
 import { defineRoute, errorResponse, json } from "../define";

@@ -1,6 +1,6 @@
 // GET /channels: the chat and code-host channels, each with whose app it uses (account-scoped).
-import { Channel } from "@/lib/schemas/channels";
-import { listEnvelope } from "@/lib/schemas/common";
+import { Channel } from "@inlay/core/schemas/channels";
+import { listEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { listChannels } from "../../services/messaging/channels";
 import { defineRoute, json } from "../define";

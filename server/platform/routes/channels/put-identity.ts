@@ -1,5 +1,5 @@
 // PUT /channels/identities: store (replace) the account's own app of a channel; secrets are write-only.
-import { Channel, PutChannelIdentityRequest } from "@/lib/schemas/channels";
+import { Channel, PutChannelIdentityRequest } from "@inlay/core/schemas/channels";
 import type { PlatformApp } from "../../context";
 import { putChannelIdentity } from "../../services/messaging/channels";
 import { defineRoute, json, jsonBody } from "../define";

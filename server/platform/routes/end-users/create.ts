@@ -1,7 +1,7 @@
 // POST /users: create an end-user profile, or fill in one that so far exists only because its
 // user_id was used.
-import { ErrorEnvelope } from "@/lib/schemas/common";
-import { CreateEndUserRequest, EndUser } from "@/lib/schemas/end-users";
+import { ErrorEnvelope } from "@inlay/core/schemas/common";
+import { CreateEndUserRequest, EndUser } from "@inlay/core/schemas/end-users";
 import type { PlatformApp } from "../../context";
 import { createEndUser } from "../../services/account/end-users";
 import { defineRoute, json, jsonBody } from "../define";

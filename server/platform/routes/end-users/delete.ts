@@ -1,5 +1,5 @@
 // DELETE /users/{user_id}: delete an end-user profile and everything scoped to it.
-import { EndUserParam } from "@/lib/schemas/end-users";
+import { EndUserParam } from "@inlay/core/schemas/end-users";
 import type { PlatformApp } from "../../context";
 import { deleteEndUser } from "../../services/account/end-users";
 import { defineRoute, noContent } from "../define";

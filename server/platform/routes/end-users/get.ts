@@ -1,5 +1,5 @@
 // GET /users/{user_id}: one end-user profile.
-import { EndUser, EndUserParam } from "@/lib/schemas/end-users";
+import { EndUser, EndUserParam } from "@inlay/core/schemas/end-users";
 import type { PlatformApp } from "../../context";
 import { getEndUser } from "../../services/account/end-users";
 import { defineRoute, json } from "../define";

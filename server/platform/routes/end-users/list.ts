@@ -1,6 +1,6 @@
 // GET /users: the account's end-user profiles, newest first.
-import { listEnvelope, PageQuery } from "@/lib/schemas/common";
-import { EndUser } from "@/lib/schemas/end-users";
+import { listEnvelope, PageQuery } from "@inlay/core/schemas/common";
+import { EndUser } from "@inlay/core/schemas/end-users";
 import type { PlatformApp } from "../../context";
 import { listEndUsers } from "../../services/account/end-users";
 import { defineRoute, json } from "../define";

@@ -1,5 +1,5 @@
 // PATCH /users/{user_id}: change an end-user profile (omitted fields stay, null clears).
-import { EndUser, EndUserParam, UpdateEndUserRequest } from "@/lib/schemas/end-users";
+import { EndUser, EndUserParam, UpdateEndUserRequest } from "@inlay/core/schemas/end-users";
 import type { PlatformApp } from "../../context";
 import { updateEndUser } from "../../services/account/end-users";
 import { defineRoute, json, jsonBody } from "../define";

@@ -1,6 +1,6 @@
 // GET /issue-reports/{report_id} (Inlay extension): one report of the scope.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { IssueReport, IssueReportIdParam } from "@/lib/schemas/issue-reports";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { IssueReport, IssueReportIdParam } from "@inlay/core/schemas/issue-reports";
 import type { PlatformApp } from "../../context";
 import { getIssueReport } from "../../services/account/issue-reports";
 import { resolveScope } from "../../services/scope";

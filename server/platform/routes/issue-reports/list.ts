@@ -1,6 +1,6 @@
 // GET /issue-reports (Inlay extension): what agents filed with report_issue, newest first.
-import { listEnvelope } from "@/lib/schemas/common";
-import { IssueReport, ListIssueReportsQuery } from "@/lib/schemas/issue-reports";
+import { listEnvelope } from "@inlay/core/schemas/common";
+import { IssueReport, ListIssueReportsQuery } from "@inlay/core/schemas/issue-reports";
 import type { PlatformApp } from "../../context";
 import { listIssueReports } from "../../services/account/issue-reports";
 import { resolveScope } from "../../services/scope";

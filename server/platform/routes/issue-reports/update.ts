@@ -1,6 +1,6 @@
 // PATCH /issue-reports/{report_id} (Inlay extension): resolve a report, or reopen it.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { IssueReport, IssueReportIdParam, UpdateIssueReportRequest } from "@/lib/schemas/issue-reports";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { IssueReport, IssueReportIdParam, UpdateIssueReportRequest } from "@inlay/core/schemas/issue-reports";
 import type { PlatformApp } from "../../context";
 import { updateIssueReport } from "../../services/account/issue-reports";
 import { resolveScope } from "../../services/scope";

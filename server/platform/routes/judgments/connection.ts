@@ -1,6 +1,6 @@
 // GET, PUT and DELETE /judgments/connection: the account's own provider key for customer-funded
 // judgments (account-scoped: no user_id; the key is write-only).
-import { JudgmentConnection, PutJudgmentConnectionRequest } from "@/lib/schemas/judgments";
+import { JudgmentConnection, PutJudgmentConnectionRequest } from "@inlay/core/schemas/judgments";
 import type { PlatformApp } from "../../context";
 import { deleteJudgmentConnection, getJudgmentConnection, putJudgmentConnection } from "../../services/models/judgments";
 import { defineRoute, json, jsonBody, noContent } from "../define";

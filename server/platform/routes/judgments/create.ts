@@ -1,6 +1,6 @@
 // POST /judgments: an advisory verdict (decide: typed questions about state; verify: claims against evidence).
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { CreateJudgmentRequest, Judgment } from "@/lib/schemas/judgments";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { CreateJudgmentRequest, Judgment } from "@inlay/core/schemas/judgments";
 import type { PlatformApp } from "../../context";
 import { readIdempotentCall } from "../../middleware/idempotency";
 import { createJudgment } from "../../services/models/judgments";

@@ -1,6 +1,6 @@
 // GET /judgments/{judgment_id}: a saved result, without a new provider call (user_id: the original one).
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { Judgment, JudgmentIdParam } from "@/lib/schemas/judgments";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { Judgment, JudgmentIdParam } from "@inlay/core/schemas/judgments";
 import type { PlatformApp } from "../../context";
 import { getJudgment } from "../../services/models/judgments";
 import { defineRoute, errorResponse, json } from "../define";

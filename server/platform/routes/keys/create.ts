@@ -1,5 +1,5 @@
 // POST /keys: create a named key; its secret is in this response and nowhere else, ever.
-import { ApiKeyWithSecret, CreateKeyRequest } from "@/lib/schemas/accounts";
+import { ApiKeyWithSecret, CreateKeyRequest } from "@inlay/core/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { requireAccountOwner } from "../../middleware/authenticate";
 import { createNamedKey } from "../../services/account/keys";

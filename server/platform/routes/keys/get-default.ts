@@ -1,5 +1,5 @@
 // GET /keys: the default key, without its secret.
-import { ApiKeyInfo } from "@/lib/schemas/accounts";
+import { ApiKeyInfo } from "@inlay/core/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { requireAccountOwner } from "../../middleware/authenticate";
 import { getDefaultKey } from "../../services/account/keys";

@@ -1,6 +1,6 @@
 // GET /keys/all: the account's named keys that are not revoked, secrets omitted.
-import { ApiKeyList } from "@/lib/schemas/accounts";
-import { PageQuery } from "@/lib/schemas/common";
+import { ApiKeyList } from "@inlay/core/schemas/accounts";
+import { PageQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { requireAccountOwner } from "../../middleware/authenticate";
 import { listKeys } from "../../services/account/keys";

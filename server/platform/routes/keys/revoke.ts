@@ -1,5 +1,5 @@
 // DELETE /keys/{key_id}: revoke one named key; it stops authenticating on its next request.
-import { KeyIdParam } from "@/lib/schemas/accounts";
+import { KeyIdParam } from "@inlay/core/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { requireAccountOwner } from "../../middleware/authenticate";
 import { deleteNamedKey } from "../../services/account/keys";

@@ -1,5 +1,5 @@
 // POST /keys/rotate: replace the default key (or mint one if there is none); the old one stops at once.
-import { ApiKeyWithSecret } from "@/lib/schemas/accounts";
+import { ApiKeyWithSecret } from "@inlay/core/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { requireAccountOwner } from "../../middleware/authenticate";
 import { rotateDefaultKey } from "../../services/account/keys";

@@ -1,6 +1,6 @@
 // POST /keys/{key_id}/rotate: a new secret for one named key (same name, same expiry date).
-import { ApiKeyWithSecret, KeyIdParam } from "@/lib/schemas/accounts";
-import { ErrorEnvelope } from "@/lib/schemas/common";
+import { ApiKeyWithSecret, KeyIdParam } from "@inlay/core/schemas/accounts";
+import { ErrorEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { requireAccountOwner } from "../../middleware/authenticate";
 import { rotateNamedKey } from "../../services/account/keys";

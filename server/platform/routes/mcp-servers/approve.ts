@@ -1,7 +1,7 @@
 // POST /mcp-servers/{server_id}/approve: check the server (script functions, MCP tool list, REST
 // tool_defs) and offer its tools to runs.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { ToolServer, ToolServerIdParam } from "@/lib/schemas/tool-servers";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { ToolServer, ToolServerIdParam } from "@inlay/core/schemas/tool-servers";
 import type { PlatformApp } from "../../context";
 import { approveToolServer } from "../../services/tool-servers/tool-servers";
 import { defineRoute, errorResponse, json } from "../define";

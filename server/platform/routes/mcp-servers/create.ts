@@ -1,7 +1,7 @@
 // POST /mcp-servers: register a custom tool server (REST API, remote MCP server or script); its tools
 // reach runs once approved.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { CreateToolServerRequest, ToolServer } from "@/lib/schemas/tool-servers";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { CreateToolServerRequest, ToolServer } from "@inlay/core/schemas/tool-servers";
 import type { PlatformApp } from "../../context";
 import { pickUserId } from "../../services/scope";
 import { createToolServer } from "../../services/tool-servers/tool-servers";

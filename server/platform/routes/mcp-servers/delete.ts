@@ -1,6 +1,6 @@
 // DELETE /mcp-servers/{server_id}: remove a tool server; its tools leave runs, its OAuth grants go with it.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { ToolServerIdParam } from "@/lib/schemas/tool-servers";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { ToolServerIdParam } from "@inlay/core/schemas/tool-servers";
 import type { PlatformApp } from "../../context";
 import { deleteToolServer } from "../../services/tool-servers/tool-servers";
 import { defineRoute, noContent } from "../define";

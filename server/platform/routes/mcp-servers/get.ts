@@ -1,6 +1,6 @@
 // GET /mcp-servers/{server_id}: one tool server of the scope.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { ToolServer, ToolServerIdParam } from "@/lib/schemas/tool-servers";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { ToolServer, ToolServerIdParam } from "@inlay/core/schemas/tool-servers";
 import type { PlatformApp } from "../../context";
 import { getToolServer } from "../../services/tool-servers/tool-servers";
 import { defineRoute, json } from "../define";

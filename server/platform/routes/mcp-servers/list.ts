@@ -1,6 +1,6 @@
 // GET /mcp-servers: the scope's tool servers, oldest first.
-import { listEnvelope } from "@/lib/schemas/common";
-import { ListToolServersQuery, ToolServer } from "@/lib/schemas/tool-servers";
+import { listEnvelope } from "@inlay/core/schemas/common";
+import { ListToolServersQuery, ToolServer } from "@inlay/core/schemas/tool-servers";
 import type { PlatformApp } from "../../context";
 import { listToolServers } from "../../services/tool-servers/tool-servers";
 import { defineRoute, json } from "../define";

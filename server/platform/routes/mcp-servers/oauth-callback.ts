@@ -1,6 +1,6 @@
 // GET /mcp-servers/oauth/callback (public): the default redirect_uri of tool servers' OAuth. The
 // state completes the flow by itself; the person sees a short page.
-import { ToolServerOAuthCallbackQuery } from "@/lib/schemas/tool-servers";
+import { ToolServerOAuthCallbackQuery } from "@inlay/core/schemas/tool-servers";
 import type { PlatformApp } from "../../context";
 import { handleToolServerOAuthCallback } from "../../services/tool-servers/tool-servers";
 import { defineRoute } from "../define";

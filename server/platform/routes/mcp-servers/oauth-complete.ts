@@ -1,7 +1,7 @@
 // POST /mcp-servers/{server_id}/oauth/complete: exchange the code a caller's redirect_uri received
 // and keep the scope's tokens (sealed).
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { ToolServerIdParam, ToolServerOAuthCompleted, ToolServerOAuthCompleteRequest } from "@/lib/schemas/tool-servers";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { ToolServerIdParam, ToolServerOAuthCompleted, ToolServerOAuthCompleteRequest } from "@inlay/core/schemas/tool-servers";
 import type { PlatformApp } from "../../context";
 import { pickUserId } from "../../services/scope";
 import { completeToolServerOAuth } from "../../services/tool-servers/tool-servers";

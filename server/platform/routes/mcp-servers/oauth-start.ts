@@ -1,6 +1,6 @@
 // POST /mcp-servers/{server_id}/oauth/start: the authorization URL for the scope's own OAuth grant.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { ToolServerIdParam, ToolServerOAuthStarted, ToolServerOAuthStartRequest } from "@/lib/schemas/tool-servers";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { ToolServerIdParam, ToolServerOAuthStarted, ToolServerOAuthStartRequest } from "@inlay/core/schemas/tool-servers";
 import type { PlatformApp } from "../../context";
 import { pickUserId } from "../../services/scope";
 import { startToolServerOAuth } from "../../services/tool-servers/tool-servers";

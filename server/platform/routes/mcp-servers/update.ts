@@ -1,6 +1,6 @@
 // PATCH /mcp-servers/{server_id}: change a tool server; a change to what approval checked makes it pending again.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { ToolServer, ToolServerIdParam, UpdateToolServerRequest } from "@/lib/schemas/tool-servers";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { ToolServer, ToolServerIdParam, UpdateToolServerRequest } from "@inlay/core/schemas/tool-servers";
 import type { PlatformApp } from "../../context";
 import { updateToolServer } from "../../services/tool-servers/tool-servers";
 import { defineRoute, json, jsonBody } from "../define";

@@ -1,6 +1,6 @@
 // POST /memories: save a memory for an end-user.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { CreateMemoryRequest, Memory } from "@/lib/schemas/memories";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { CreateMemoryRequest, Memory } from "@inlay/core/schemas/memories";
 import type { PlatformApp } from "../../context";
 import { createMemory } from "../../services/agents/memories";
 import { pickUserId } from "../../services/scope";

@@ -1,6 +1,6 @@
 // DELETE /memories/{memory_id}: delete one of an end-user's memories.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { DeleteMemoryRequest, MemoryIdParam } from "@/lib/schemas/memories";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { DeleteMemoryRequest, MemoryIdParam } from "@inlay/core/schemas/memories";
 import type { PlatformApp } from "../../context";
 import { deleteMemory } from "../../services/agents/memories";
 import { pickUserId } from "../../services/scope";

@@ -1,6 +1,6 @@
 // GET /memories: an end-user's memories, newest first.
-import { listEnvelope } from "@/lib/schemas/common";
-import { ListMemoriesQuery, Memory } from "@/lib/schemas/memories";
+import { listEnvelope } from "@inlay/core/schemas/common";
+import { ListMemoriesQuery, Memory } from "@inlay/core/schemas/memories";
 import type { PlatformApp } from "../../context";
 import { listMemories } from "../../services/agents/memories";
 import { defineRoute, json } from "../define";

@@ -1,7 +1,7 @@
 // GET /openapi.json: the machine-readable description of the v2 routes (no auth), and of the bodies the
 // platform POSTs to webhooks (the document's `webhooks`).
 import { z } from "zod";
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_PAYLOADS, WEBHOOK_TEST_EVENT } from "@/lib/schemas/webhooks";
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_PAYLOADS, WEBHOOK_TEST_EVENT } from "@inlay/core/schemas/webhooks";
 import type { PlatformApp } from "@/server/platform/context";
 import { PLATFORM_BASE_PATH } from "@/server/platform/context";
 

@@ -1,5 +1,5 @@
 // POST /model-connections/{provider}/apply-default: the account's preferred default connection.
-import { ModelConnection, ProviderParam } from "@/lib/schemas/model-connections";
+import { ModelConnection, ProviderParam } from "@inlay/core/schemas/model-connections";
 import type { PlatformApp } from "../../context";
 import { applyDefault } from "../../services/models/model-connections";
 import { defineRoute, json } from "../define";

@@ -1,5 +1,5 @@
 // DELETE /model-connections/{provider}/authorizations/{state}: abandons a pending authorization.
-import { AuthorizationParam } from "@/lib/schemas/model-connections";
+import { AuthorizationParam } from "@inlay/core/schemas/model-connections";
 import type { PlatformApp } from "../../context";
 import { cancelAuthorization } from "../../services/models/model-connections";
 import { defineRoute, errorResponse, noContent } from "../define";

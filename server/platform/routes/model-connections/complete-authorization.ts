@@ -1,5 +1,5 @@
 // POST /model-connections/{provider}/authorizations/{state}: redeems the code the provider showed.
-import { AuthorizationParam, CompleteAuthorizationRequest, ModelAuthorization } from "@/lib/schemas/model-connections";
+import { AuthorizationParam, CompleteAuthorizationRequest, ModelAuthorization } from "@inlay/core/schemas/model-connections";
 import type { PlatformApp } from "../../context";
 import { completeAuthorization } from "../../services/models/model-connections";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";

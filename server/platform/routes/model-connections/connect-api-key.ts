@@ -1,5 +1,5 @@
 // PUT /model-connections/{provider}: our extension, an API key (and base URL) for openai, anthropic or openai-compatible.
-import { ApiKeyConnectionRequest, ModelConnection, ProviderParam } from "@/lib/schemas/model-connections";
+import { ApiKeyConnectionRequest, ModelConnection, ProviderParam } from "@inlay/core/schemas/model-connections";
 import type { PlatformApp } from "../../context";
 import { connectWithApiKey } from "../../services/models/model-connections";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";

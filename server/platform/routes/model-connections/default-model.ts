@@ -1,5 +1,5 @@
 // PATCH /model-connections/{provider}/default-model: the model runs use when this connection is the preferred default.
-import { DefaultModelRequest, ModelConnection, ProviderParam } from "@/lib/schemas/model-connections";
+import { DefaultModelRequest, ModelConnection, ProviderParam } from "@inlay/core/schemas/model-connections";
 import type { PlatformApp } from "../../context";
 import { setConnectionDefaultModel } from "../../services/models/model-connections";
 import { defineRoute, json, jsonBody } from "../define";

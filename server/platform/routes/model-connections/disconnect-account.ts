@@ -1,5 +1,5 @@
 // DELETE /model-connections/{provider}/accounts/{account_id}: forgets one provider-side account (the connection goes with its last).
-import { ProviderAccountParam } from "@/lib/schemas/model-connections";
+import { ProviderAccountParam } from "@inlay/core/schemas/model-connections";
 import type { PlatformApp } from "../../context";
 import { disconnectAccount } from "../../services/models/model-connections";
 import { defineRoute, noContent } from "../define";

@@ -1,5 +1,5 @@
 // DELETE /model-connections/{provider}: forgets the connection and every credential it held.
-import { ProviderParam } from "@/lib/schemas/model-connections";
+import { ProviderParam } from "@inlay/core/schemas/model-connections";
 import type { PlatformApp } from "../../context";
 import { disconnect } from "../../services/models/model-connections";
 import { defineRoute, noContent } from "../define";

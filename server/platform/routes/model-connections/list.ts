@@ -1,5 +1,5 @@
 // GET /model-connections: every provider with the account's connection status on it.
-import { ModelConnectionList } from "@/lib/schemas/model-connections";
+import { ModelConnectionList } from "@inlay/core/schemas/model-connections";
 import type { PlatformApp } from "../../context";
 import { listModelConnections } from "../../services/models/model-connections";
 import { defineRoute, json } from "../define";

@@ -1,5 +1,5 @@
 // POST /model-connections/provA/paste: a token pair copied from provA.
-import { ModelConnection, PasteConnectionRequest } from "@/lib/schemas/model-connections";
+import { ModelConnection, PasteConnectionRequest } from "@inlay/core/schemas/model-connections";
 import type { PlatformApp } from "../../context";
 import { pasteConnection } from "../../services/models/model-connections";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";

@@ -1,5 +1,5 @@
 // GET /model-connections/{provider}/authorizations/{state}: where the authorization stands.
-import { AuthorizationParam, ModelAuthorization } from "@/lib/schemas/model-connections";
+import { AuthorizationParam, ModelAuthorization } from "@inlay/core/schemas/model-connections";
 import type { PlatformApp } from "../../context";
 import { pollAuthorization } from "../../services/models/model-connections";
 import { defineRoute, json } from "../define";

@@ -1,5 +1,5 @@
 // POST /model-connections/{provider}/authorizations: starts an authorization (code with PKCE).
-import { ModelAuthorization, ProviderParam } from "@/lib/schemas/model-connections";
+import { ModelAuthorization, ProviderParam } from "@inlay/core/schemas/model-connections";
 import type { PlatformApp } from "../../context";
 import { startAuthorization } from "../../services/models/model-connections";
 import { defineRoute, errorResponse, json } from "../define";

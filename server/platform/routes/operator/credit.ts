@@ -1,7 +1,7 @@
 // POST /operator/credits (Inlay extension): the installation's owner credits an account's balance (the
 // manual adapter's payments, goodwill, corrections up). Authenticated with the operator key, not an
 // API key; every credit is a ledger entry naming who and why, and gets a receipt.
-import { OperatorCredit, OperatorCreditRequest } from "@/lib/schemas/payments";
+import { OperatorCredit, OperatorCreditRequest } from "@inlay/core/schemas/payments";
 import type { PlatformApp } from "../../context";
 import { authenticateOperator, operatorCredit } from "../../services/billing/payments";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";

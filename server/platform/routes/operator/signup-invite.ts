@@ -1,6 +1,6 @@
 // POST /operator/signup-invites (Inlay extension): the installation's owner invites one email address
 // to sign up while sign-up is invite-only (INLAY_SIGNUP=invite). Authenticated with the operator key.
-import { SignupInvite, SignupInviteRequest } from "@/lib/schemas/accounts";
+import { SignupInvite, SignupInviteRequest } from "@inlay/core/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { authenticateOperator } from "../../services/billing/payments";
 import { INVITE_MAX_DAYS, signupInvite } from "../../services/account/signup-policy";

@@ -1,6 +1,6 @@
 // POST /permissions: allow a tool for an end-user (idempotent).
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { CreatePermissionRequest, Permission } from "@/lib/schemas/permissions";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { CreatePermissionRequest, Permission } from "@inlay/core/schemas/permissions";
 import type { PlatformApp } from "../../context";
 import { allowTool } from "../../services/agents/permissions";
 import { pickUserId } from "../../services/scope";

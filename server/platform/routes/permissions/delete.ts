@@ -1,6 +1,6 @@
 // DELETE /permissions/{permission_id}: stop auto-approving a tool for an end-user.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { DeletePermissionRequest, PermissionIdParam } from "@/lib/schemas/permissions";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { DeletePermissionRequest, PermissionIdParam } from "@inlay/core/schemas/permissions";
 import type { PlatformApp } from "../../context";
 import { revokePermission } from "../../services/agents/permissions";
 import { pickUserId } from "../../services/scope";

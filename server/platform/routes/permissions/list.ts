@@ -1,6 +1,6 @@
 // GET /permissions: an end-user's allowed tools, or the whole account's without user_id.
-import { listEnvelope } from "@/lib/schemas/common";
-import { ListPermissionsQuery, Permission } from "@/lib/schemas/permissions";
+import { listEnvelope } from "@inlay/core/schemas/common";
+import { ListPermissionsQuery, Permission } from "@inlay/core/schemas/permissions";
 import type { PlatformApp } from "../../context";
 import { listPermissions } from "../../services/agents/permissions";
 import { defineRoute, json } from "../define";

@@ -1,6 +1,6 @@
 // GET /runs/activity: counts of the scope's open runs and of today's (UTC) outcomes.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { RunActivity } from "@/lib/schemas/runs";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { RunActivity } from "@inlay/core/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { runActivity } from "../../services/runs/run-lists";
 import { resolveScope } from "../../services/scope";

@@ -1,6 +1,6 @@
 // POST /runs/{run_id}/answer: answer a pending question (or the plan approval) of a run.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { AnswerRequest as Answer, AnswerResult as Answered, RunIdParam } from "@/lib/schemas/runs";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { AnswerRequest as Answer, AnswerResult as Answered, RunIdParam } from "@inlay/core/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { answerRun } from "../../services/runs/runs";
 import { resolveScope } from "../../services/scope";

@@ -1,6 +1,6 @@
 // POST /runs/{run_id}/approve: allow or deny a pending tool call.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { ApprovalResult as Approved, ApproveRequest as Approve, RunIdParam } from "@/lib/schemas/runs";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { ApprovalResult as Approved, ApproveRequest as Approve, RunIdParam } from "@inlay/core/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { approveRequest } from "../../services/runs/runs";
 import { resolveScope } from "../../services/scope";

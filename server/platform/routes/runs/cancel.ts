@@ -1,6 +1,6 @@
 // POST /runs/{run_id}/cancel: cancel an active run (409 once it is completed, failed or cancelled).
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { Run, RunIdParam } from "@/lib/schemas/runs";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { Run, RunIdParam } from "@inlay/core/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { cancelRun } from "../../services/runs/runs";
 import { resolveScope } from "../../services/scope";

@@ -1,6 +1,6 @@
 // GET /runs/check: a cheap freshness check to poll; refetch GET /runs when latest_updated_at moves.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { RunCheck } from "@/lib/schemas/runs";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { RunCheck } from "@inlay/core/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { checkRuns } from "../../services/runs/run-lists";
 import { resolveScope } from "../../services/scope";

@@ -1,8 +1,8 @@
 // POST /runs/with-files: start a run with attachments. Multipart: `payload` holds the exact POST /runs
 // JSON (the same contract validates it), `files` (repeatable) the attachments, which reach the model
 // as text (text files) or file parts (images, PDF). Limits in services/runs/run-files.ts.
-import { IdempotencyKeyHeaders, UserScopeQuery } from "@/lib/schemas/common";
-import { RunCreate } from "@/lib/schemas/runs";
+import { IdempotencyKeyHeaders, UserScopeQuery } from "@inlay/core/schemas/common";
+import { RunCreate } from "@inlay/core/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { idempotency, idempotently } from "../../middleware/idempotency";
 import { acceptFiles } from "../../services/runs/run-files";

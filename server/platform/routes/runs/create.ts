@@ -1,8 +1,8 @@
 // POST /runs: start a run. Streams its frames as SSE by default; with stream=false answers the run as
 // JSON (status running) for the caller to poll. With an Idempotency-Key, a repeat of the same request
 // answers the first run's current state as JSON instead (middleware/idempotency.ts).
-import { IdempotencyKeyHeaders, UserScopeQuery } from "@/lib/schemas/common";
-import { Run, RunCreate } from "@/lib/schemas/runs";
+import { IdempotencyKeyHeaders, UserScopeQuery } from "@inlay/core/schemas/common";
+import { Run, RunCreate } from "@inlay/core/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { idempotency, idempotently } from "../../middleware/idempotency";
 import { requestRun } from "../../services/runs/run-target";

@@ -2,7 +2,7 @@
 // ?starting_after=) to the end of the run. An Inlay extension; see docs/platform-api.md. A settled run
 // whose log the client has read to its end gets 204: the EventSource standard's "stop reconnecting"
 // (an empty 200 makes a browser reconnect every few seconds forever).
-import { isSettledStatus, RunEventsHeaders, RunEventsQuery, RunIdParam } from "@/lib/schemas/runs";
+import { isSettledStatus, RunEventsHeaders, RunEventsQuery, RunIdParam } from "@inlay/core/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { PlatformError } from "../../errors";
 import { getRun } from "../../services/runs/runs";

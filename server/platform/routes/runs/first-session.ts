@@ -1,7 +1,7 @@
 // POST /runs/first-session: an agent's first session, in which it introduces itself from its
 // instructions (services/runs/run-conversation.ts has the message). Streams like POST /runs.
-import { IdempotencyKeyHeaders, UserScopeQuery } from "@/lib/schemas/common";
-import { FirstSessionCreate } from "@/lib/schemas/runs";
+import { IdempotencyKeyHeaders, UserScopeQuery } from "@inlay/core/schemas/common";
+import { FirstSessionCreate } from "@inlay/core/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { idempotency, idempotently } from "../../middleware/idempotency";
 import { startFirstSession } from "../../services/runs/run-conversation";

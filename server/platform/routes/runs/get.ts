@@ -1,6 +1,6 @@
 // GET /runs/{run_id}: one run of the scope.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { Run, RunIdParam } from "@/lib/schemas/runs";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { Run, RunIdParam } from "@inlay/core/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { getRun } from "../../services/runs/runs";
 import { resolveScope } from "../../services/scope";

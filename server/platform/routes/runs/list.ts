@@ -1,7 +1,7 @@
 // GET /runs: the scope's runs with every filter of the spec, by creation or by priority, paged.
 import { z } from "zod";
-import { listEnvelope } from "@/lib/schemas/common";
-import { RunListFullQuery, RunListItem, RunSummary } from "@/lib/schemas/runs";
+import { listEnvelope } from "@inlay/core/schemas/common";
+import { RunListFullQuery, RunListItem, RunSummary } from "@inlay/core/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { listRunsPage } from "../../services/runs/run-lists";
 import { resolveScope } from "../../services/scope";

@@ -1,7 +1,7 @@
 // GET /runs/{run_id}/messages: the run's conversation as turns (what the end-user sent, the agent's
 // text). An Inlay extension; see docs/platform-api.md.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { RunIdParam, RunMessages } from "@/lib/schemas/runs";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { RunIdParam, RunMessages } from "@inlay/core/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { listRunMessages } from "../../services/runs/run-messages";
 import { resolveScope } from "../../services/scope";

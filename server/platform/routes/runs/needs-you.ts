@@ -1,7 +1,7 @@
 // GET /runs/needs-you: runs waiting for a person (awaiting_approval, paused), newest first, with
 // their pending permission requests.
-import { PageQuery, UserId, listEnvelope } from "@/lib/schemas/common";
-import { NeedsYouItem } from "@/lib/schemas/runs";
+import { PageQuery, UserId, listEnvelope } from "@inlay/core/schemas/common";
+import { NeedsYouItem } from "@inlay/core/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { listRunsNeedingYou } from "../../services/runs/run-lists";
 import { resolveScope } from "../../services/scope";

@@ -1,7 +1,7 @@
 // PATCH /runs/{run_id}/permission-mode: change the mode of a run that is not over (409 once it is).
 // It applies from the run's next start of the agent loop: a resume after a pause, or a reply.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { PermissionModeChange, Run, RunIdParam } from "@/lib/schemas/runs";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { PermissionModeChange, Run, RunIdParam } from "@inlay/core/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { changePermissionMode } from "../../services/runs/run-conversation";
 import { resolveScope } from "../../services/scope";

@@ -1,7 +1,7 @@
 // GET /runs/{run_id}/permissions: the run's permission requests, pending and resolved.
 import { z } from "zod";
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { PermissionRequest, RunIdParam } from "@/lib/schemas/runs";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { PermissionRequest, RunIdParam } from "@inlay/core/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { listPermissionRequests } from "../../services/runs/runs";
 import { resolveScope } from "../../services/scope";

@@ -1,7 +1,7 @@
 // POST /runs/{run_id}/reply/with-files: a reply with attachments. Multipart: `payload` holds the exact
 // POST /runs/{run_id}/reply JSON, `files` (repeatable) the attachments (limits in services/runs/run-files.ts).
-import { IdempotencyKeyHeaders, UserScopeQuery } from "@/lib/schemas/common";
-import { RunIdParam, RunReply } from "@/lib/schemas/runs";
+import { IdempotencyKeyHeaders, UserScopeQuery } from "@inlay/core/schemas/common";
+import { RunIdParam, RunReply } from "@inlay/core/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { idempotency, idempotently } from "../../middleware/idempotency";
 import { acceptFiles } from "../../services/runs/run-files";

@@ -1,8 +1,8 @@
 // POST /runs/{run_id}/reply: continue a finished run's conversation with a new message, on the same
 // run and without questions, approvals or plan mode. Streams like POST /runs (from the reply's first
 // frame); stream=false answers the run as JSON. Idempotency-Key as on POST /runs.
-import { IdempotencyKeyHeaders, UserScopeQuery } from "@/lib/schemas/common";
-import { Run, RunIdParam, RunReply } from "@/lib/schemas/runs";
+import { IdempotencyKeyHeaders, UserScopeQuery } from "@inlay/core/schemas/common";
+import { Run, RunIdParam, RunReply } from "@inlay/core/schemas/runs";
 import type { PlatformApp } from "../../context";
 import { idempotency, idempotently } from "../../middleware/idempotency";
 import { replyToRun } from "../../services/runs/run-conversation";

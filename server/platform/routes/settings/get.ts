@@ -1,5 +1,5 @@
 // GET /settings: the account's settings (account-scoped: no user_id).
-import { Settings } from "@/lib/schemas/settings";
+import { Settings } from "@inlay/core/schemas/settings";
 import type { PlatformApp } from "../../context";
 import { getSettings } from "../../services/account/settings";
 import { defineRoute, json } from "../define";

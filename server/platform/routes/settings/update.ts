@@ -1,5 +1,5 @@
 // PATCH /settings: change the account's settings (omitted fields stay; account-scoped: no user_id).
-import { Settings, UpdateSettingsRequest } from "@/lib/schemas/settings";
+import { Settings, UpdateSettingsRequest } from "@inlay/core/schemas/settings";
 import type { PlatformApp } from "../../context";
 import { updateSettings } from "../../services/account/settings";
 import { defineRoute, json, jsonBody } from "../define";

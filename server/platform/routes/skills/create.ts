@@ -1,6 +1,6 @@
 // POST /skills: a playbook for the scope's agents (or one agent: scope agent with teammate_id).
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { CreateSkillRequest, Skill } from "@/lib/schemas/skills";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { CreateSkillRequest, Skill } from "@inlay/core/schemas/skills";
 import type { PlatformApp } from "../../context";
 import { pickUserId } from "../../services/scope";
 import { createSkill } from "../../services/agents/skills";

@@ -1,6 +1,6 @@
 // DELETE /skills/{skill_id}: runs that forced it keep the playbook they started with.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { SkillIdParam } from "@/lib/schemas/skills";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { SkillIdParam } from "@inlay/core/schemas/skills";
 import type { PlatformApp } from "../../context";
 import { deleteSkill } from "../../services/agents/skills";
 import { defineRoute, noContent } from "../define";

@@ -1,6 +1,6 @@
 // GET /skills/{skill_id}: one skill of the scope.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { Skill, SkillIdParam } from "@/lib/schemas/skills";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { Skill, SkillIdParam } from "@inlay/core/schemas/skills";
 import type { PlatformApp } from "../../context";
 import { getSkill } from "../../services/agents/skills";
 import { defineRoute, json } from "../define";

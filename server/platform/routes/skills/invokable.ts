@@ -1,6 +1,6 @@
 // GET /skills/invokable: the / picker's entries, platform commands and custom skills.
-import { listEnvelope } from "@/lib/schemas/common";
-import { InvokableSkill, InvokableSkillsQuery } from "@/lib/schemas/skills";
+import { listEnvelope } from "@inlay/core/schemas/common";
+import { InvokableSkill, InvokableSkillsQuery } from "@inlay/core/schemas/skills";
 import type { PlatformApp } from "../../context";
 import { listInvokableSkills } from "../../services/agents/skills";
 import { defineRoute, json } from "../define";

@@ -1,6 +1,6 @@
 // GET /skills: the scope's skills, newest first.
-import { listEnvelope } from "@/lib/schemas/common";
-import { ListSkillsQuery, Skill } from "@/lib/schemas/skills";
+import { listEnvelope } from "@inlay/core/schemas/common";
+import { ListSkillsQuery, Skill } from "@inlay/core/schemas/skills";
 import type { PlatformApp } from "../../context";
 import { listSkills } from "../../services/agents/skills";
 import { defineRoute, json } from "../define";

@@ -1,6 +1,6 @@
 // PATCH /skills/{skill_id}: name (and so slug), description, body, status.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { Skill, SkillIdParam, UpdateSkillRequest } from "@/lib/schemas/skills";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { Skill, SkillIdParam, UpdateSkillRequest } from "@inlay/core/schemas/skills";
 import type { PlatformApp } from "../../context";
 import { updateSkill } from "../../services/agents/skills";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";

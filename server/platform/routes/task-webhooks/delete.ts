@@ -1,6 +1,6 @@
 // DELETE /tasks/{task_id}/webhook: remove the task's webhook and its trigger; the URL answers 404.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { TaskIdParam } from "@/lib/schemas/triggers";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { TaskIdParam } from "@inlay/core/schemas/triggers";
 import type { PlatformApp } from "../../context";
 import { deleteTaskWebhook } from "../../services/tasks/task-webhooks";
 import { defineRoute, noContent } from "../define";

@@ -1,7 +1,7 @@
 // POST /tasks/{task_id}/webhook: enable the task's inbound webhook; the URL is in this response only.
 // Calling it again rotates the URL (the old one answers 404) and leaves the webhook enabled.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { TaskIdParam, TaskWebhook, TaskWebhookEnable } from "@/lib/schemas/triggers";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { TaskIdParam, TaskWebhook, TaskWebhookEnable } from "@inlay/core/schemas/triggers";
 import type { PlatformApp } from "../../context";
 import { pickUserId } from "../../services/scope";
 import { enableTaskWebhook } from "../../services/tasks/task-webhooks";

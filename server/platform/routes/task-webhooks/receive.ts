@@ -1,8 +1,8 @@
 // POST /hooks/tasks/{token} (Inlay's inbound URL for task webhooks): public, the token is the
 // credential. Any content type: the body (256 KB at most, app.ts's limit: 413) is the payload the run's
 // message carries. Unauthenticated, so the IP rate limit (middleware/rate-limit.ts) applies.
-import { IdempotencyKeyHeaders } from "@/lib/schemas/common";
-import { TaskWebhookAccepted, TaskWebhookTokenParam } from "@/lib/schemas/triggers";
+import { IdempotencyKeyHeaders } from "@inlay/core/schemas/common";
+import { TaskWebhookAccepted, TaskWebhookTokenParam } from "@inlay/core/schemas/triggers";
 import type { PlatformApp } from "../../context";
 import { receiveTaskWebhook } from "../../entry-points/inbound-webhooks";
 import { defineRoute, errorResponse, json } from "../define";

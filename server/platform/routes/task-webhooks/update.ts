@@ -1,7 +1,7 @@
 // PATCH /tasks/{task_id}/webhook: pause (enabled: false) or resume (true) the task's webhook; its URL
 // is unchanged and not shown.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { TaskIdParam, TaskWebhook, TaskWebhookUpdate } from "@/lib/schemas/triggers";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { TaskIdParam, TaskWebhook, TaskWebhookUpdate } from "@inlay/core/schemas/triggers";
 import type { PlatformApp } from "../../context";
 import { updateTaskWebhook } from "../../services/tasks/task-webhooks";
 import { defineRoute, json, jsonBody } from "../define";

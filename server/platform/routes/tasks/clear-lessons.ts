@@ -1,7 +1,7 @@
 // POST /tasks/{task_id}/lessons:clear?confirm=true: forget every lesson of the task. The ":clear" is
 // part of the last path segment; Hono reads a segment as a parameter only when it starts with ":".
-import { ClearLessonsQuery, TaskLessons } from "@/lib/schemas/lessons";
-import { TaskIdParam } from "@/lib/schemas/tasks";
+import { ClearLessonsQuery, TaskLessons } from "@inlay/core/schemas/lessons";
+import { TaskIdParam } from "@inlay/core/schemas/tasks";
 import type { PlatformApp } from "../../context";
 import { clearTaskLessons } from "../../services/agents/lessons";
 import { resolveScope } from "../../services/scope";

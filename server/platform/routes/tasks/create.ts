@@ -1,6 +1,6 @@
 // POST /tasks: create a task for an agent of the scope.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { Task, TaskCreate } from "@/lib/schemas/tasks";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { Task, TaskCreate } from "@inlay/core/schemas/tasks";
 import type { PlatformApp } from "../../context";
 import { pickUserId, resolveScope } from "../../services/scope";
 import { createTask } from "../../services/tasks/tasks";

@@ -1,6 +1,6 @@
 // DELETE /tasks/{task_id}/lessons/{lesson_id}: forget one lesson; answers with the lessons left.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { LessonIdParams, TaskLessons } from "@/lib/schemas/lessons";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { LessonIdParams, TaskLessons } from "@inlay/core/schemas/lessons";
 import type { PlatformApp } from "../../context";
 import { deleteTaskLesson } from "../../services/agents/lessons";
 import { resolveScope } from "../../services/scope";

@@ -1,6 +1,6 @@
 // DELETE /tasks/{task_id}: delete a task with its triggers and lessons; its runs stay (task_id kept).
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { TaskIdParam } from "@/lib/schemas/tasks";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { TaskIdParam } from "@inlay/core/schemas/tasks";
 import type { PlatformApp } from "../../context";
 import { resolveScope } from "../../services/scope";
 import { deleteTask } from "../../services/tasks/tasks";

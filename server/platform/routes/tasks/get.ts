@@ -1,6 +1,6 @@
 // GET /tasks/{task_id}: one task of the scope.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { Task, TaskIdParam } from "@/lib/schemas/tasks";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { Task, TaskIdParam } from "@inlay/core/schemas/tasks";
 import type { PlatformApp } from "../../context";
 import { resolveScope } from "../../services/scope";
 import { getTask } from "../../services/tasks/tasks";

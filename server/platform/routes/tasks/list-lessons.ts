@@ -1,7 +1,7 @@
 // GET /tasks/{task_id}/lessons: the task's lessons, newest first, with its capacity.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { TaskLessons } from "@/lib/schemas/lessons";
-import { TaskIdParam } from "@/lib/schemas/tasks";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { TaskLessons } from "@inlay/core/schemas/lessons";
+import { TaskIdParam } from "@inlay/core/schemas/tasks";
 import type { PlatformApp } from "../../context";
 import { listTaskLessons } from "../../services/agents/lessons";
 import { resolveScope } from "../../services/scope";

@@ -1,6 +1,6 @@
 // GET /tasks: the scope's tasks, oldest first, optionally of one agent.
-import { listEnvelope } from "@/lib/schemas/common";
-import { ListTasksQuery, Task } from "@/lib/schemas/tasks";
+import { listEnvelope } from "@inlay/core/schemas/common";
+import { ListTasksQuery, Task } from "@inlay/core/schemas/tasks";
 import type { PlatformApp } from "../../context";
 import { resolveScope } from "../../services/scope";
 import { listTasks } from "../../services/tasks/tasks";

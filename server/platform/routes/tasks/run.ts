@@ -1,9 +1,9 @@
 // POST /tasks/{task_id}/runs: start a run of a task, exactly as POST /runs starts one: SSE by default,
 // the run as JSON with stream=false, and an Idempotency-Key replay answered as JSON
 // (middleware/idempotency.ts). Omitted user_id and permission_mode inherit the task's.
-import { IdempotencyKeyHeaders, UserScopeQuery } from "@/lib/schemas/common";
-import { Run } from "@/lib/schemas/runs";
-import { TaskIdParam, TaskRunCreate } from "@/lib/schemas/tasks";
+import { IdempotencyKeyHeaders, UserScopeQuery } from "@inlay/core/schemas/common";
+import { Run } from "@inlay/core/schemas/runs";
+import { TaskIdParam, TaskRunCreate } from "@inlay/core/schemas/tasks";
 import type { PlatformApp } from "../../context";
 import { idempotency, idempotently } from "../../middleware/idempotency";
 import { pickUserId } from "../../services/scope";

@@ -1,6 +1,6 @@
 // PATCH /tasks/{task_id}: change a task (omitted fields stay; null clears expected_output and goals).
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { Task, TaskIdParam, TaskUpdate } from "@/lib/schemas/tasks";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { Task, TaskIdParam, TaskUpdate } from "@inlay/core/schemas/tasks";
 import type { PlatformApp } from "../../context";
 import { resolveScope } from "../../services/scope";
 import { updateTask } from "../../services/tasks/tasks";

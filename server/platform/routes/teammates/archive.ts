@@ -1,5 +1,5 @@
 // DELETE /teammates/{teammate_id}: archive, as DELETE /agents/{agent_id}.
-import { IntId, UserScopeQuery } from "@/lib/schemas/common";
+import { IntId, UserScopeQuery } from "@inlay/core/schemas/common";
 import { z } from "zod";
 import type { PlatformApp } from "../../context";
 import { archiveAgent } from "../../services/agents/agents";

@@ -1,6 +1,6 @@
 // POST /teammates: the earlier form of POST /agents (same resource, fewer fields).
-import { Agent, TeammateCreate } from "@/lib/schemas/agents";
-import { UserScopeQuery } from "@/lib/schemas/common";
+import { Agent, TeammateCreate } from "@inlay/core/schemas/agents";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { createAgent } from "../../services/agents/agents";
 import { pickUserId, resolveScope } from "../../services/scope";

@@ -1,6 +1,6 @@
 // GET /teammates/{teammate_id}: the earlier form of GET /agents/{agent_id}.
-import { Agent } from "@/lib/schemas/agents";
-import { IntId, UserScopeQuery } from "@/lib/schemas/common";
+import { Agent } from "@inlay/core/schemas/agents";
+import { IntId, UserScopeQuery } from "@inlay/core/schemas/common";
 import { z } from "zod";
 import type { PlatformApp } from "../../context";
 import { getAgent } from "../../services/agents/agents";

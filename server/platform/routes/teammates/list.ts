@@ -1,6 +1,6 @@
 // GET /teammates: the earlier form of GET /agents.
-import { Agent } from "@/lib/schemas/agents";
-import { PageQuery, UserScopeQuery, listEnvelope } from "@/lib/schemas/common";
+import { Agent } from "@inlay/core/schemas/agents";
+import { PageQuery, UserScopeQuery, listEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { listAgents } from "../../services/agents/agents";
 import { resolveScope } from "../../services/scope";

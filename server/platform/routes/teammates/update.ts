@@ -1,6 +1,6 @@
 // PATCH /teammates/{teammate_id}: the earlier form of PATCH /agents/{agent_id}.
-import { Agent, TeammateUpdate } from "@/lib/schemas/agents";
-import { IntId, UserScopeQuery } from "@/lib/schemas/common";
+import { Agent, TeammateUpdate } from "@inlay/core/schemas/agents";
+import { IntId, UserScopeQuery } from "@inlay/core/schemas/common";
 import { z } from "zod";
 import type { PlatformApp } from "../../context";
 import { patchAgent } from "../../services/agents/agents";

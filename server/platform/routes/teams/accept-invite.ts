@@ -1,6 +1,6 @@
 // POST /teams/invites/accept: join the team an invite is for (the invited address's own account).
-import { AcceptInviteRequest, Team } from "@/lib/schemas/teams";
-import { ErrorEnvelope } from "@/lib/schemas/common";
+import { AcceptInviteRequest, Team } from "@inlay/core/schemas/teams";
+import { ErrorEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { personOf } from "../../services/account/sessions";
 import { acceptInvite } from "../../services/account/teams";

@@ -1,6 +1,6 @@
 // POST /teams/{org_id}/invites: email an invite to join the team (owners and admins).
-import { CreateInviteRequest, OrgIdParam, TeamInvite } from "@/lib/schemas/teams";
-import { ErrorEnvelope } from "@/lib/schemas/common";
+import { CreateInviteRequest, OrgIdParam, TeamInvite } from "@inlay/core/schemas/teams";
+import { ErrorEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { personOf } from "../../services/account/sessions";
 import { createInvite } from "../../services/account/teams";

@@ -1,5 +1,5 @@
 // GET /teams: the caller's teams, with their members and (for owners and admins) pending invites.
-import { TeamList } from "@/lib/schemas/teams";
+import { TeamList } from "@inlay/core/schemas/teams";
 import type { PlatformApp } from "../../context";
 import { personOf } from "../../services/account/sessions";
 import { listTeams } from "../../services/account/teams";

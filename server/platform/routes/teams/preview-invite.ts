@@ -1,6 +1,6 @@
 // GET /teams/invites/{invite} (the spec's <token>): what an invite offers (any authenticated caller holding its token).
-import { InvitePreview, InviteTokenParam } from "@/lib/schemas/teams";
-import { ErrorEnvelope } from "@/lib/schemas/common";
+import { InvitePreview, InviteTokenParam } from "@inlay/core/schemas/teams";
+import { ErrorEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { previewInvite } from "../../services/account/teams";
 import { defineRoute, json } from "../define";

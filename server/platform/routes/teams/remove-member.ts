@@ -1,6 +1,6 @@
 // DELETE /teams/{org_id}/members/{member_id}: remove a member, or leave.
-import { MemberParams } from "@/lib/schemas/teams";
-import { ErrorEnvelope } from "@/lib/schemas/common";
+import { MemberParams } from "@inlay/core/schemas/teams";
+import { ErrorEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { personOf } from "../../services/account/sessions";
 import { removeMember } from "../../services/account/teams";

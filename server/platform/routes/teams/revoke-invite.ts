@@ -1,6 +1,6 @@
 // DELETE /teams/invites/{invite} (the spec's <invite_id>): revoke a pending invite (owners and admins of its team).
-import { InviteIdParam } from "@/lib/schemas/teams";
-import { ErrorEnvelope } from "@/lib/schemas/common";
+import { InviteIdParam } from "@inlay/core/schemas/teams";
+import { ErrorEnvelope } from "@inlay/core/schemas/common";
 import type { PlatformApp } from "../../context";
 import { personOf } from "../../services/account/sessions";
 import { revokeInvite } from "../../services/account/teams";

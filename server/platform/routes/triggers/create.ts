@@ -1,7 +1,7 @@
 // POST /tasks/{task_id}/triggers: add a trigger to a task: a schedule (cron, interval or run_at) or its
 // webhook (as POST /tasks/{task_id}/webhook: the response carries webhook_url, once).
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { TaskIdParam, Trigger, TriggerCreate } from "@/lib/schemas/triggers";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { TaskIdParam, Trigger, TriggerCreate } from "@inlay/core/schemas/triggers";
 import type { PlatformApp } from "../../context";
 import { pickUserId } from "../../services/scope";
 import { createTrigger } from "../../services/tasks/task-triggers";

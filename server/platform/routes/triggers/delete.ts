@@ -1,6 +1,6 @@
 // DELETE /tasks/{task_id}/triggers/{trigger_id}: remove a trigger; its pending fire does nothing.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { TaskTriggerParams } from "@/lib/schemas/triggers";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { TaskTriggerParams } from "@inlay/core/schemas/triggers";
 import type { PlatformApp } from "../../context";
 import { deleteTrigger } from "../../services/tasks/task-triggers";
 import { defineRoute, noContent } from "../define";

@@ -1,7 +1,7 @@
 // GET /tasks/{task_id}/triggers/{trigger_id}/fires (extension): each due time of a trigger and what
 // came of it (a run, a refusal and its reason, or a skip after downtime), newest first.
-import { listEnvelope } from "@/lib/schemas/common";
-import { ListTriggerFiresQuery, TaskTriggerParams, TriggerFire } from "@/lib/schemas/triggers";
+import { listEnvelope } from "@inlay/core/schemas/common";
+import { ListTriggerFiresQuery, TaskTriggerParams, TriggerFire } from "@inlay/core/schemas/triggers";
 import type { PlatformApp } from "../../context";
 import { listFires } from "../../services/tasks/task-triggers";
 import { defineRoute, json } from "../define";

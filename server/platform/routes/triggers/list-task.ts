@@ -1,6 +1,6 @@
 // GET /tasks/{task_id}/triggers: a task's triggers.
-import { listEnvelope, UserScopeQuery } from "@/lib/schemas/common";
-import { TaskIdParam, Trigger } from "@/lib/schemas/triggers";
+import { listEnvelope, UserScopeQuery } from "@inlay/core/schemas/common";
+import { TaskIdParam, Trigger } from "@inlay/core/schemas/triggers";
 import type { PlatformApp } from "../../context";
 import { listTaskTriggers } from "../../services/tasks/task-triggers";
 import { defineRoute, json } from "../define";

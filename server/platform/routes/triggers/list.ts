@@ -1,7 +1,7 @@
 // GET /triggers: the account's triggers across its tasks (an end-user's with user_id), ordered by task
 // then trigger, paged by the cursor <task_id>:<trigger_id>.
-import { listEnvelope } from "@/lib/schemas/common";
-import { ListTriggersQuery, Trigger } from "@/lib/schemas/triggers";
+import { listEnvelope } from "@inlay/core/schemas/common";
+import { ListTriggersQuery, Trigger } from "@inlay/core/schemas/triggers";
 import type { PlatformApp } from "../../context";
 import { listAccountTriggers } from "../../services/tasks/task-triggers";
 import { defineRoute, json } from "../define";

@@ -1,6 +1,6 @@
 // PATCH /tasks/{task_id}/triggers/{trigger_id}: enable or disable, or change when it fires.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { TaskTriggerParams, Trigger, TriggerUpdate } from "@/lib/schemas/triggers";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { TaskTriggerParams, Trigger, TriggerUpdate } from "@inlay/core/schemas/triggers";
 import type { PlatformApp } from "../../context";
 import { updateTrigger } from "../../services/tasks/task-triggers";
 import { defineRoute, json, jsonBody } from "../define";

@@ -1,5 +1,5 @@
 // GET /usage/end-users: each end-user's runs, tokens and cost this billing period, beside its caps.
-import { EndUserUsagePage, EndUserUsageQuery } from "@/lib/schemas/billing";
+import { EndUserUsagePage, EndUserUsageQuery } from "@inlay/core/schemas/billing";
 import type { PlatformApp } from "../../context";
 import { listEndUserUsage } from "../../services/billing/usage";
 import { defineRoute, json } from "../define";

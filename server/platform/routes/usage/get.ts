@@ -1,6 +1,6 @@
 // GET /usage: the account's usage this billing period (its plan's monthly window, or the calendar month in
 // UTC when prepaid), its plan's limits, and its balance.
-import { Usage } from "@/lib/schemas/billing";
+import { Usage } from "@inlay/core/schemas/billing";
 import type { PlatformApp } from "../../context";
 import { getUsage } from "../../services/billing/usage";
 import { defineRoute, json } from "../define";

@@ -1,5 +1,5 @@
 // GET /usage/timeseries: tokens and cost per UTC day over a date range, optionally per model.
-import { UsageTimeseries, UsageTimeseriesQuery } from "@/lib/schemas/billing";
+import { UsageTimeseries, UsageTimeseriesQuery } from "@inlay/core/schemas/billing";
 import type { PlatformApp } from "../../context";
 import { usageTimeseries } from "../../services/billing/usage";
 import { defineRoute, json } from "../define";

@@ -1,6 +1,6 @@
 // POST /value/observations/{observation_id}/confirm: confirms or rejects a pending observation.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { ConfirmObservationRequest, Observation, ObservationIdParam } from "@/lib/schemas/value";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { ConfirmObservationRequest, Observation, ObservationIdParam } from "@inlay/core/schemas/value";
 import type { PlatformApp } from "../../context";
 import { confirmObservation } from "../../services/agents/value";
 import { pickUserId } from "../../services/scope";

@@ -1,6 +1,6 @@
 // POST /value/use-cases/{use_case_id}/observations: a sourced outcome, pending until confirmed.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { CreateObservationRequest, Observation, UseCaseIdParam } from "@/lib/schemas/value";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { CreateObservationRequest, Observation, UseCaseIdParam } from "@inlay/core/schemas/value";
 import type { PlatformApp } from "../../context";
 import { createObservation } from "../../services/agents/value";
 import { pickUserId } from "../../services/scope";

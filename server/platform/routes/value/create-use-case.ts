@@ -1,6 +1,6 @@
 // POST /value/use-cases: a use case to track value against, in the caller's scope.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { CreateUseCaseRequest, UseCase } from "@/lib/schemas/value";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { CreateUseCaseRequest, UseCase } from "@inlay/core/schemas/value";
 import type { PlatformApp } from "../../context";
 import { pickUserId } from "../../services/scope";
 import { createUseCase } from "../../services/agents/value";

@@ -1,6 +1,6 @@
 // GET /value/use-cases/{use_case_id}: one use case of the scope.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { UseCase, UseCaseIdParam } from "@/lib/schemas/value";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { UseCase, UseCaseIdParam } from "@inlay/core/schemas/value";
 import type { PlatformApp } from "../../context";
 import { getUseCase } from "../../services/agents/value";
 import { defineRoute, json } from "../define";

@@ -1,6 +1,6 @@
 // POST /value/use-cases/{use_case_id}/runs: links runs of the scope, whose cost the report counts.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { LinkedRuns, LinkRunsRequest, UseCaseIdParam } from "@/lib/schemas/value";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { LinkedRuns, LinkRunsRequest, UseCaseIdParam } from "@inlay/core/schemas/value";
 import type { PlatformApp } from "../../context";
 import { linkRuns } from "../../services/agents/value";
 import { pickUserId } from "../../services/scope";

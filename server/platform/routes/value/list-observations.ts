@@ -1,6 +1,6 @@
 // GET /value/use-cases/{use_case_id}/observations: the use case's observations, newest first.
-import { listEnvelope } from "@/lib/schemas/common";
-import { ListObservationsQuery, Observation, UseCaseIdParam } from "@/lib/schemas/value";
+import { listEnvelope } from "@inlay/core/schemas/common";
+import { ListObservationsQuery, Observation, UseCaseIdParam } from "@inlay/core/schemas/value";
 import type { PlatformApp } from "../../context";
 import { listObservations } from "../../services/agents/value";
 import { defineRoute, json } from "../define";

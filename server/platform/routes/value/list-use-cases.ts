@@ -1,6 +1,6 @@
 // GET /value/use-cases: the scope's use cases, newest first, optionally of one status.
-import { listEnvelope } from "@/lib/schemas/common";
-import { ListUseCasesQuery, UseCase } from "@/lib/schemas/value";
+import { listEnvelope } from "@inlay/core/schemas/common";
+import { ListUseCasesQuery, UseCase } from "@inlay/core/schemas/value";
 import type { PlatformApp } from "../../context";
 import { listUseCases } from "../../services/agents/value";
 import { defineRoute, json } from "../define";

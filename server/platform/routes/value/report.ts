@@ -1,5 +1,5 @@
 // GET /value/report: confirmed value against the linked runs' cost, per use case, over UTC days.
-import { ValueReport, ValueReportQuery } from "@/lib/schemas/value";
+import { ValueReport, ValueReportQuery } from "@inlay/core/schemas/value";
 import type { PlatformApp } from "../../context";
 import { valueReport } from "../../services/agents/value";
 import { defineRoute, json } from "../define";

@@ -1,6 +1,6 @@
 // PATCH /value/use-cases/{use_case_id}: name, goal, measurement_model, responsible_user_id, status.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { UpdateUseCaseRequest, UseCase, UseCaseIdParam } from "@/lib/schemas/value";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { UpdateUseCaseRequest, UseCase, UseCaseIdParam } from "@inlay/core/schemas/value";
 import type { PlatformApp } from "../../context";
 import { updateUseCase } from "../../services/agents/value";
 import { pickUserId } from "../../services/scope";

@@ -1,7 +1,7 @@
 // GET /verify/confirm?token=…: the link in the verification email (no auth; an Inlay extension,
 // since the spec leaves the link's target to the service).
 import { z } from "zod";
-import { VerifyConfirmResult as Confirmed } from "@/lib/schemas/accounts";
+import { VerifyConfirmResult as Confirmed } from "@inlay/core/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { PlatformError } from "../../errors";
 import { confirmVerification } from "../../services/account/verification";

@@ -1,5 +1,5 @@
 // POST /verify/resend: send the verification email again.
-import { VerifyResendResult as ResendResult } from "@/lib/schemas/accounts";
+import { VerifyResendResult as ResendResult } from "@inlay/core/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { PlatformError } from "../../errors";
 import { findAccount } from "../../repositories/accounts";

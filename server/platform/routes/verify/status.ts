@@ -1,5 +1,5 @@
 // GET /verify/status: whether the account's email is verified.
-import { VerifyStatus } from "@/lib/schemas/accounts";
+import { VerifyStatus } from "@inlay/core/schemas/accounts";
 import type { PlatformApp } from "../../context";
 import { PlatformError } from "../../errors";
 import { findAccount } from "../../repositories/accounts";

@@ -1,6 +1,6 @@
 // POST /webhooks: register an endpoint for run events; the only response with the whole secret.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { CreateWebhookRequest, Webhook } from "@/lib/schemas/webhooks";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { CreateWebhookRequest, Webhook } from "@inlay/core/schemas/webhooks";
 import type { PlatformApp } from "../../context";
 import { pickUserId } from "../../services/scope";
 import { createWebhook } from "../../services/webhooks/webhooks";

@@ -1,6 +1,6 @@
 // DELETE /webhooks/{webhook_id}: remove a webhook; its deliveries go with it.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { WebhookIdParam } from "@/lib/schemas/webhooks";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { WebhookIdParam } from "@inlay/core/schemas/webhooks";
 import type { PlatformApp } from "../../context";
 import { deleteWebhook } from "../../services/webhooks/webhooks";
 import { defineRoute, noContent } from "../define";

@@ -1,6 +1,6 @@
 // GET /webhooks/{webhook_id}/deliveries: the webhook's deliveries, newest first, each with its attempts.
-import { listEnvelope } from "@/lib/schemas/common";
-import { ListWebhookDeliveriesQuery, WebhookDelivery, WebhookIdParam } from "@/lib/schemas/webhooks";
+import { listEnvelope } from "@inlay/core/schemas/common";
+import { ListWebhookDeliveriesQuery, WebhookDelivery, WebhookIdParam } from "@inlay/core/schemas/webhooks";
 import type { PlatformApp } from "../../context";
 import { listDeliveries } from "../../services/webhooks/webhooks";
 import { defineRoute, json } from "../define";

@@ -1,6 +1,6 @@
 // GET /webhooks/{webhook_id}: one webhook, secret masked.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { Webhook, WebhookIdParam } from "@/lib/schemas/webhooks";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { Webhook, WebhookIdParam } from "@inlay/core/schemas/webhooks";
 import type { PlatformApp } from "../../context";
 import { getWebhook } from "../../services/webhooks/webhooks";
 import { defineRoute, json } from "../define";

@@ -1,6 +1,6 @@
 // GET /webhooks: the scope's webhooks, oldest first, secrets masked.
-import { listEnvelope } from "@/lib/schemas/common";
-import { ListWebhooksQuery, Webhook } from "@/lib/schemas/webhooks";
+import { listEnvelope } from "@inlay/core/schemas/common";
+import { ListWebhooksQuery, Webhook } from "@inlay/core/schemas/webhooks";
 import type { PlatformApp } from "../../context";
 import { listWebhooks } from "../../services/webhooks/webhooks";
 import { defineRoute, json } from "../define";

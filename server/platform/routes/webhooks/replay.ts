@@ -1,7 +1,7 @@
 // POST /webhooks/{webhook_id}/replay (extension): the events of the webhook's scope and kinds since a
 // time, delivered again (after an outage, or to a new endpoint).
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { ReplayWebhookRequest, WebhookIdParam, WebhookReplay } from "@/lib/schemas/webhooks";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { ReplayWebhookRequest, WebhookIdParam, WebhookReplay } from "@inlay/core/schemas/webhooks";
 import type { PlatformApp } from "../../context";
 import { replayWebhook } from "../../services/webhooks/webhooks";
 import { defineRoute, errorResponse, json, jsonBody } from "../define";

@@ -1,7 +1,7 @@
 // POST /webhooks/{webhook_id}/deliveries/{delivery_id}/retry (extension): one more attempt of a
 // finished delivery, now.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { WebhookDelivery, WebhookDeliveryParams } from "@/lib/schemas/webhooks";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { WebhookDelivery, WebhookDeliveryParams } from "@inlay/core/schemas/webhooks";
 import type { PlatformApp } from "../../context";
 import { retryDelivery } from "../../services/webhooks/webhooks";
 import { defineRoute, errorResponse, json } from "../define";

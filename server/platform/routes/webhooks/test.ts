@@ -1,7 +1,7 @@
 // POST /webhooks/{webhook_id}/test (extension): a webhook.test event sent to this webhook now, signed
 // like any other, so its owner can check the endpoint without waiting for a run.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { WebhookDelivery, WebhookIdParam } from "@/lib/schemas/webhooks";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { WebhookDelivery, WebhookIdParam } from "@inlay/core/schemas/webhooks";
 import type { PlatformApp } from "../../context";
 import { sendTestEvent } from "../../services/webhooks/webhooks";
 import { defineRoute, errorResponse, json } from "../define";

@@ -1,6 +1,6 @@
 // PATCH /webhooks/{webhook_id}: change the URL or events, pause or resume, or rotate the secret.
-import { UserScopeQuery } from "@/lib/schemas/common";
-import { UpdateWebhookRequest, Webhook, WebhookIdParam } from "@/lib/schemas/webhooks";
+import { UserScopeQuery } from "@inlay/core/schemas/common";
+import { UpdateWebhookRequest, Webhook, WebhookIdParam } from "@inlay/core/schemas/webhooks";
 import type { PlatformApp } from "../../context";
 import { updateWebhook } from "../../services/webhooks/webhooks";
 import { defineRoute, json, jsonBody } from "../define";

@@ -2,7 +2,7 @@
 // password hash, no key hash, no webhook token hash, and one-time tokens in recorded mail are
 // redacted (the verification link in a mail would otherwise still verify the email).
 import type { z } from "zod";
-import type { AccountExport } from "@/lib/schemas/accounts";
+import type { AccountExport } from "@inlay/core/schemas/accounts";
 import type { Db } from "../../repositories/db";
 import { PlatformError } from "../../errors";
 import { loadAccountData, type AccountData } from "../../repositories/account-export";

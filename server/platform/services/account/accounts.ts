@@ -1,6 +1,6 @@
 // Accounts: signup, password checks, deletion, and the mapping of rows to the API's shapes.
 import type { z } from "zod";
-import type { Account, ApiKeyInfo } from "@/lib/schemas/accounts";
+import type { Account, ApiKeyInfo } from "@inlay/core/schemas/accounts";
 import type { Db } from "../../repositories/db";
 import { isUniqueViolation } from "../../../shared/db-errors";
 import { hashPassword, verifyPassword } from "@/server/shared/passwords";

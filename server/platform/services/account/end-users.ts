@@ -2,8 +2,8 @@
 // first use, and their deletion with everything scoped to them. Every write drops the profile (and,
 // for a deletion, its agents) from every instance's cache (infrastructure/hot-cache.ts).
 import type { z } from "zod";
-import type { EndUser } from "@/lib/schemas/end-users";
-import type { Page } from "@/lib/schemas/common";
+import type { EndUser } from "@inlay/core/schemas/end-users";
+import type { Page } from "@inlay/core/schemas/common";
 import { PlatformError } from "../../errors";
 import type { DataContext } from "../../infrastructure/hot-cache";
 import * as endUsers from "../../repositories/end-users";

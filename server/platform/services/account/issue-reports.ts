@@ -2,8 +2,8 @@
 // listed and resolved by the vendor through /issue-reports (an Inlay extension). Scoped like runs: a
 // report belongs to its run's end-user scope; another account's or end-user's is 404.
 import type { z } from "zod";
-import type { Page } from "@/lib/schemas/common";
-import type { IssueReport, ListIssueReportsQuery, UpdateIssueReportRequest } from "@/lib/schemas/issue-reports";
+import type { Page } from "@inlay/core/schemas/common";
+import type { IssueReport, ListIssueReportsQuery, UpdateIssueReportRequest } from "@inlay/core/schemas/issue-reports";
 import type { Db } from "../../repositories/db";
 import { PlatformError } from "../../errors";
 import * as reports from "../../repositories/issue-reports";

@@ -4,8 +4,8 @@
 // history stays on record. Every revocation drops the key from every instance's cache
 // (infrastructure/hot-cache.ts) once it is written; this instance's before the response.
 import type { z } from "zod";
-import type { ApiKeyInfo, ApiKeyWithSecret } from "@/lib/schemas/accounts";
-import type { Page } from "@/lib/schemas/common";
+import type { ApiKeyInfo, ApiKeyWithSecret } from "@inlay/core/schemas/accounts";
+import type { Page } from "@inlay/core/schemas/common";
 import { PlatformError } from "../../errors";
 import type { DataContext } from "../../infrastructure/hot-cache";
 import {

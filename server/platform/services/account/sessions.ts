@@ -6,8 +6,8 @@
 // before the response, as key revocation does.
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
-import type { SessionPair } from "@/lib/schemas/sessions";
-import type { TeamRole } from "@/lib/schemas/teams";
+import type { SessionPair } from "@inlay/core/schemas/sessions";
+import type { TeamRole } from "@inlay/core/schemas/teams";
 import { hashPassword, verifyPassword } from "@/server/shared/passwords";
 import { PlatformError } from "../../errors";
 import type { DataContext } from "../../infrastructure/hot-cache";

@@ -1,6 +1,6 @@
 // Account settings: retention, strict end-user scoping, per-end-user caps and approval notices.
 import type { z } from "zod";
-import type { Settings, UpdateSettingsRequest } from "@/lib/schemas/settings";
+import type { Settings, UpdateSettingsRequest } from "@inlay/core/schemas/settings";
 import type { Db } from "../../repositories/db";
 import { PlatformError } from "../../errors";
 import type { DataContext } from "../../infrastructure/hot-cache";

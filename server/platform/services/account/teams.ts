@@ -5,7 +5,7 @@
 // session's, or the key's account holder.
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
-import type { InvitePreview, Team, TeamInvite, TeamMember, TeamRole } from "@/lib/schemas/teams";
+import type { InvitePreview, Team, TeamInvite, TeamMember, TeamRole } from "@inlay/core/schemas/teams";
 import type { Db } from "../../repositories/db";
 import { isUniqueViolation } from "../../../shared/db-errors";
 import { PlatformError } from "../../errors";

@@ -7,7 +7,7 @@
 // infrastructure/secret-redactor.ts). A binding also records the digest of its commands a person approved
 // (approve-commands), for a future runtime that checks repositories out. No HTTP here.
 import type { z } from "zod";
-import type { AgentRepo, AgentRepoCreate, AgentRepoEnv, AgentRepoEnvPut, ApproveCommands } from "@/lib/schemas/agent-repos";
+import type { AgentRepo, AgentRepoCreate, AgentRepoEnv, AgentRepoEnvPut, ApproveCommands } from "@inlay/core/schemas/agent-repos";
 import type { Db } from "../../repositories/db";
 import type { PlatformConfig } from "../../platform-config";
 import { PlatformError } from "../../errors";
@@ -128,7 +128,7 @@ export async function agentEnvValues(prisma: Db, config: PlatformConfig, account
 /** The values of sealed env sets read already (the worker's claim reads them with the run). */
 export const envValuesOf = (config: PlatformConfig, sealed: string[]): string[] => sealed.flatMap((one) => Object.values(openEnv(config, one)));
 
-/** PUT …/env: replaces the set (keys left out are removed). Limits are the contract's (lib/schemas/agent-repos.ts). */
+/** PUT …/env: replaces the set (keys left out are removed). Limits are the contract's (packages/core/src/schemas/agent-repos.ts). */
 export async function putRepoEnv(ctx: AgentRepoContext, auth: AuthContext, agentId: number, repoId: number, input: z.infer<typeof AgentRepoEnvPut>) {
   const row = await loadRepo(ctx, auth, agentId, repoId);
   return toAgentRepoEnv(await repos.setAgentRepoEnv(ctx.prisma, row.id, sealEnv(ctx.config, input.env)));

@@ -3,7 +3,7 @@
 // once, only its SHA-256 kept, a pause switch, the payload as the run's message, Idempotency-Key
 // replays) applied to an agent, whose calls start a run of the agent itself. No HTTP here.
 import type { z } from "zod";
-import type { Agent, AgentWebhookUpdate } from "@/lib/schemas/agents";
+import type { Agent, AgentWebhookUpdate } from "@inlay/core/schemas/agents";
 import { loadAgent, toAgent, updateAgent, type AgentServiceContext } from "./agents";
 import type { Scope } from "../scope";
 import { issueAgentWebhook } from "../tasks/webhook-tokens";

@@ -12,8 +12,8 @@ import {
   DOCUMENT_SUMMARY_MAX_CHARS,
   RESETTABLE_FIELDS,
   isReservedMetadataKey,
-} from "@/lib/schemas/agents";
-import type { Page } from "@/lib/schemas/common";
+} from "@inlay/core/schemas/agents";
+import type { Page } from "@inlay/core/schemas/common";
 import type { Db, JsonArray, JsonObject } from "../../repositories/db";
 import type { PlatformConfig } from "../../platform-config";
 import { agentCacheKey, type DataContext } from "../../infrastructure/hot-cache";

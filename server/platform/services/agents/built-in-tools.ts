@@ -2,7 +2,7 @@
 // run (memory, history, task_setup_tools, feedback); any can be withheld with disabled_builtin_tools.
 // resolveBuiltInTools is the one place that decides which a run gets: the executor, the system prompt
 // and GET /built-in-tools all ask it, so what the catalogue says is what a run is offered.
-import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
+import { ASK_USER_QUESTION } from "@inlay/core/schemas/runs";
 
 export interface BuiltInTool {
   name: string;

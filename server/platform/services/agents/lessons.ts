@@ -1,7 +1,7 @@
 // Lessons of a task: the list the API shows and clears, what save_lesson stores (within the capacity,
 // never twice), and what the task's later runs read in their system prompt. No HTTP here.
 import type { z } from "zod";
-import { LESSON_CAPACITY, LessonContent, type TaskLessons } from "@/lib/schemas/lessons";
+import { LESSON_CAPACITY, LessonContent, type TaskLessons } from "@inlay/core/schemas/lessons";
 import type { Db } from "../../repositories/db";
 import { PlatformError } from "../../errors";
 import { clearLessons, deleteLesson, type LessonRow, listLessons, saveLesson } from "../../repositories/lessons";

@@ -2,8 +2,8 @@
 // (written by agents running without one) are out of this API's reach, so they cannot be listed or
 // deleted by naming no end-user.
 import type { z } from "zod";
-import type { Page } from "@/lib/schemas/common";
-import type { Memory } from "@/lib/schemas/memories";
+import type { Page } from "@inlay/core/schemas/common";
+import type { Memory } from "@inlay/core/schemas/memories";
 import { PlatformError } from "../../errors";
 import * as memories from "../../repositories/memories";
 import type { MemoryRow } from "../../repositories/memories";

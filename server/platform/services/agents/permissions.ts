@@ -1,8 +1,8 @@
 // Permissions: the tools an end-user has allowed for good, auto-approved when their runs use
 // approval mode.
 import type { z } from "zod";
-import type { Page } from "@/lib/schemas/common";
-import type { Permission } from "@/lib/schemas/permissions";
+import type { Page } from "@inlay/core/schemas/common";
+import type { Permission } from "@inlay/core/schemas/permissions";
 import { PlatformError } from "../../errors";
 import * as permissions from "../../repositories/permissions";
 import type { PermissionRow } from "../../repositories/permissions";

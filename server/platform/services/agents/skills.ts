@@ -6,7 +6,7 @@
 // A slug is unique in its owner scope, whatever the skills' scope (account or agent): `skill: x`
 // always names one playbook. A custom skill whose slug is a platform command's takes its place for
 // the agents it is offered to.
-import type { Page } from "@/lib/schemas/common";
+import type { Page } from "@inlay/core/schemas/common";
 import {
   type CreateSkillRequest,
   type InvokableSkill,
@@ -14,7 +14,7 @@ import {
   SKILL_SLUG_MAX_CHARS,
   skillSlug,
   type UpdateSkillRequest,
-} from "@/lib/schemas/skills";
+} from "@inlay/core/schemas/skills";
 import { PlatformError } from "../../errors";
 import { findAgent, findAgentAnyScope } from "../../repositories/agents";
 import * as skills from "../../repositories/skills";

@@ -3,7 +3,7 @@
 // runs linked to them, and the report that sets confirmed value against the linked runs' metered
 // cost over a range of UTC days. Only confirmed observations count as value; pending ones are shown
 // beside it. Choices are documented in docs/platform-api.md ("Value tracking").
-import type { Page } from "@/lib/schemas/common";
+import type { Page } from "@inlay/core/schemas/common";
 import {
   type CreateObservationRequest,
   type CreateUseCaseRequest,
@@ -13,7 +13,7 @@ import {
   type UpdateUseCaseRequest,
   type UseCase,
   type ValueReport,
-} from "@/lib/schemas/value";
+} from "@inlay/core/schemas/value";
 import type { JsonArray, JsonObject } from "../../repositories/db";
 import { PlatformError } from "../../errors";
 import { agentDocumentExistsInScope } from "../../repositories/agents";

@@ -2,7 +2,7 @@
 // with the account-level connections of that app, one per workspace. Only apps whose API is the
 // chat app's (the built-in `chat`, Slack Web API shapes) have one.
 import type { z } from "zod";
-import type { ChatChannel, ChatMember, ChatWorkspace } from "@/lib/schemas/apps";
+import type { ChatChannel, ChatMember, ChatWorkspace } from "@inlay/core/schemas/apps";
 import { PlatformError } from "../../errors";
 import { guardedFetch } from "../../outbound/guarded-fetch";
 import * as connections from "../../repositories/app-connections";

@@ -4,7 +4,7 @@
 // per connection across instances (services/refresh-claim.ts); revocation on disconnect. Tokens never enter a log line or an
 // error message: messages name the app and the OAuth error code only.
 import { logger } from "@/lib/logger";
-import { CHANNELS } from "@/lib/schemas/channels";
+import { CHANNELS } from "@inlay/core/schemas/channels";
 import type { Db } from "../../repositories/db";
 import { appCatalogOf } from "../../apps/catalog";
 import { appMayUseLoopback, type AppDefinition } from "../../apps/definition";

@@ -2,7 +2,7 @@
 // expired): a connection of that app completing in the run's scope lets them go on by themselves,
 // unless the call also needs the person's approval (approval mode): then connecting only answers the
 // connection, and the same request asks for the call's approval next (services/runs/tool-approval.ts).
-import type { RunFrame } from "@/lib/schemas/runs";
+import type { RunFrame } from "@inlay/core/schemas/runs";
 import { askApprovalInstead, pendingConnectionRequests, rememberedTools, resolveRequest } from "../../repositories/permission-requests";
 import { listPermissionsForEndUser } from "../../repositories/permissions";
 import { needsApproval } from "../runs/tool-approval";

@@ -4,7 +4,7 @@
 // the connection of the trigger's scope; each new event starts the task's run.
 import { Ajv, type ValidateFunction } from "ajv";
 import type { z } from "zod";
-import type { TriggerCreate, TriggerUpdate } from "@/lib/schemas/triggers";
+import type { TriggerCreate, TriggerUpdate } from "@inlay/core/schemas/triggers";
 import type { JsonObject } from "../../repositories/db";
 import type { TriggerRowUpdate } from "../../repositories/task-triggers";
 import { appCatalogOf } from "../../apps/catalog";

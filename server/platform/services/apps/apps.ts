@@ -5,7 +5,7 @@
 // returned. docs/platform-api.md, "Apps and connections", records the choices the spec left open.
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
-import type { AppConnection, AppConnectionUpdated, ApiKeyRequest, CompleteRequest, ConnectRequest, UpdateConnectionRequest } from "@/lib/schemas/apps";
+import type { AppConnection, AppConnectionUpdated, ApiKeyRequest, CompleteRequest, ConnectRequest, UpdateConnectionRequest } from "@inlay/core/schemas/apps";
 import { logger } from "@/lib/logger";
 import { appCatalogOf } from "../../apps/catalog";
 import type { AppDefinition } from "../../apps/definition";

@@ -2,9 +2,9 @@
 // settlement of what runs cost. Holds are placed by run admission (services/runs/run-admission.ts); the
 // whole design is in docs/platform-api.md, "Money".
 import type { z } from "zod";
-import type { BalanceTransaction, TokenBalance } from "@/lib/schemas/billing";
-import { isTerminalStatus } from "@/lib/schemas/runs";
-import { RUN_LIFECYCLE, type RunTransitionName } from "@/lib/schemas/run-lifecycle";
+import type { BalanceTransaction, TokenBalance } from "@inlay/core/schemas/billing";
+import { isTerminalStatus } from "@inlay/core/schemas/runs";
+import { RUN_LIFECYCLE, type RunTransitionName } from "@inlay/core/schemas/run-lifecycle";
 import type { Db } from "../../repositories/db";
 import type { RunRow, RunUpdate } from "../../repositories/runs";
 import type { NewWebhookEvent } from "../../repositories/webhook-events";

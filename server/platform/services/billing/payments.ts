@@ -5,8 +5,8 @@
 // and a retried job credit once. The design is in docs/platform-api.md, "Payments".
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
-import { MAX_INT_ID } from "@/lib/schemas/common";
-import type { OperatorCreditRequest, Receipt } from "@/lib/schemas/payments";
+import { MAX_INT_ID } from "@inlay/core/schemas/common";
+import type { OperatorCreditRequest, Receipt } from "@inlay/core/schemas/payments";
 import type { Db } from "../../repositories/db";
 import { deriveKey } from "@/server/shared/secret-box";
 import type { PlatformConfig } from "../../platform-config";

@@ -5,7 +5,7 @@
 // pays a run is services/runs/run-funding.ts.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { PlanCatalogEntry } from "@/lib/schemas/billing";
+import { PlanCatalogEntry } from "@inlay/core/schemas/billing";
 import type { Db } from "../../repositories/db";
 import { PlatformError } from "../../errors";
 import {

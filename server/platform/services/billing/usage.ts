@@ -2,9 +2,9 @@
 // period, against its caps) and /usage/timeseries (tokens and cost per UTC day). The billing period is
 // the calendar month in UTC; GET /usage of an account on a plan reports the plan's monthly window.
 import type { z } from "zod";
-import type { EndUserUsage, Usage, UsageTimeseries, UsageTimeseriesQuery } from "@/lib/schemas/billing";
-import { TIMESERIES_MAX_DAYS } from "@/lib/schemas/billing";
-import type { Page } from "@/lib/schemas/common";
+import type { EndUserUsage, Usage, UsageTimeseries, UsageTimeseriesQuery } from "@inlay/core/schemas/billing";
+import { TIMESERIES_MAX_DAYS } from "@inlay/core/schemas/billing";
+import type { Page } from "@inlay/core/schemas/common";
 import type { Db } from "../../repositories/db";
 import { PlatformError } from "../../errors";
 import {

@@ -2,7 +2,7 @@
 // ended: a durable job per message that looks at the run, waits again while it goes on (each wait
 // doubling, from half a second to a minute) and gives up after a week; the channel's job then sends
 // `answerText` once. Shared by entry-points/email-inbound.ts and entry-points/bridge-inbound.ts.
-import { isTerminalStatus } from "@/lib/schemas/runs";
+import { isTerminalStatus } from "@inlay/core/schemas/runs";
 import type { Db } from "../../repositories/db";
 import type { JobQueue } from "../../infrastructure/job-queue";
 import { findRunOutcome } from "../../repositories/runs";

@@ -4,8 +4,8 @@
 // and kept as hashes. Messages in and the answers out are entry-points/bridge-inbound.ts.
 import { randomBytes, randomInt } from "node:crypto";
 import type { z } from "zod";
-import type { Bridge, BridgeCreate, BridgeProvisionAlt, BridgeUpdate } from "@/lib/schemas/bridges";
-import type { Page } from "@/lib/schemas/common";
+import type { Bridge, BridgeCreate, BridgeProvisionAlt, BridgeUpdate } from "@inlay/core/schemas/bridges";
+import type { Page } from "@inlay/core/schemas/common";
 import type { PlatformConfig } from "../../platform-config";
 import { PlatformError } from "../../errors";
 import { guardedFetch, OutboundError } from "../../outbound/guarded-fetch";

@@ -3,7 +3,7 @@
 // code host its app id, slug and private key), sealed and never returned; app-credentials.ts'
 // appForAccount makes the account's connect flows, refreshes and revocations of that app use it
 // instead of the operator's shared app. Install links are the apps' own connect flow.
-import { CHANNELS, type Channel, type ChannelName, type PutChannelIdentityRequest } from "@/lib/schemas/channels";
+import { CHANNELS, type Channel, type ChannelName, type PutChannelIdentityRequest } from "@inlay/core/schemas/channels";
 import { appCatalogOf } from "../../apps/catalog";
 import { PlatformError } from "../../errors";
 import * as identities from "../../repositories/channel-identities";

@@ -3,7 +3,7 @@
 // on logs in once, so wrong credentials or an unreachable server answer at once, and records where the
 // mailbox is (UIDVALIDITY and the next UID): what is there already is not taken, only what arrives.
 import type { z } from "zod";
-import { FETCHMAIL_MAILBOX_FIELDS, type FetchmailAgent, type FetchmailBody } from "@/lib/schemas/agents";
+import { FETCHMAIL_MAILBOX_FIELDS, type FetchmailAgent, type FetchmailBody } from "@inlay/core/schemas/agents";
 import { PlatformError } from "../../errors";
 import type { JobQueue } from "../../infrastructure/job-queue";
 import { MailboxError, type MailboxErrorReason, type MailboxOptions, withMailbox } from "../../outbound/imap-mailbox";

@@ -27,7 +27,7 @@ import {
   NOUL_ANSWERS,
   RUBRIC_VERSION,
   type VerifyRequest,
-} from "@/lib/schemas/judgments";
+} from "@inlay/core/schemas/judgments";
 import { logger } from "@/lib/logger";
 import type { JudgmentSettings, PlatformConfig } from "../../platform-config";
 import { PlatformError } from "../../errors";

@@ -14,7 +14,7 @@ import {
   type ModelConnectionList,
   type ModelConnectionProvider,
   type PasteConnectionRequest,
-} from "@/lib/schemas/model-connections";
+} from "@inlay/core/schemas/model-connections";
 import type { Db } from "../../repositories/db";
 import type { DataContext } from "../../infrastructure/hot-cache";
 import type { PlatformConfig } from "../../platform-config";

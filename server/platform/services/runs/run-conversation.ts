@@ -9,8 +9,8 @@
 import { runsAdmitted } from "../../observability/metrics";
 import type { ModelMessage } from "ai";
 import type { z } from "zod";
-import { isActiveStatus, isSettledStatus, isTerminalStatus, timedFrame, type FirstSessionCreate, type RunReply } from "@/lib/schemas/runs";
-import { RUN_LIFECYCLE } from "@/lib/schemas/run-lifecycle";
+import { isActiveStatus, isSettledStatus, isTerminalStatus, timedFrame, type FirstSessionCreate, type RunReply } from "@inlay/core/schemas/runs";
+import { RUN_LIFECYCLE } from "@inlay/core/schemas/run-lifecycle";
 import type { JsonArray } from "../../repositories/db";
 import { PlatformError } from "../../errors";
 import { findPendingRequests, resolveRequest } from "../../repositories/permission-requests";

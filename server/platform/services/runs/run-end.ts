@@ -3,7 +3,7 @@
 // (repositories/billing.ts, endRunWithinHold).
 // The event is built before the statement, from the run as the pass last read it and the change; the
 // statement writes nothing unless the row still has the values the event was built from.
-import { RUN_LIFECYCLE, type RunTransitionName } from "@/lib/schemas/run-lifecycle";
+import { RUN_LIFECYCLE, type RunTransitionName } from "@inlay/core/schemas/run-lifecycle";
 import type { Db } from "../../repositories/db";
 import type { MeteredCall, RunEnd, RunEndResult } from "../../repositories/billing";
 import type { RunRow, RunUpdate } from "../../repositories/runs";

@@ -1,8 +1,8 @@
 // Run lists: GET /runs, /runs/activity, /runs/check, /runs/needs-you (docs/run-lists.md), and the
 // previews they carry.
 import type { z } from "zod";
-import type { Page } from "@/lib/schemas/common";
-import { type NeedsYouItem, PREVIEW_MAX_CHARS, type RunActivity, type RunCheck, type RunListFullQuery, type RunListItem, type RunSummary, isTerminalStatus } from "@/lib/schemas/runs";
+import type { Page } from "@inlay/core/schemas/common";
+import { type NeedsYouItem, PREVIEW_MAX_CHARS, type RunActivity, type RunCheck, type RunListFullQuery, type RunListItem, type RunSummary, isTerminalStatus } from "@inlay/core/schemas/runs";
 import { PlatformError } from "../../errors";
 import { countRunActivity, listRunPage, listRunsNeedingPerson, runFreshness, type RunListScope } from "../../repositories/run-lists";
 import type { RunServiceContext } from "./run-context";

@@ -7,7 +7,7 @@
 // and tool calls and results are the agent's plumbing. So the user turns line up, one to one, with
 // the run's requests (and with the `done` frames of its event log).
 import type { z } from "zod";
-import type { RunMessage, RunMessages } from "@/lib/schemas/runs";
+import type { RunMessage, RunMessages } from "@inlay/core/schemas/runs";
 import { PlatformError } from "../../errors";
 import { findRun } from "../../repositories/runs";
 import { METADATA_ONLY } from "../../infrastructure/redact";

@@ -4,7 +4,7 @@
 // created, so an invalid request leaves no agent behind; admission (in createRun) comes after, and a run
 // it refuses keeps its new agent.
 import type { z } from "zod";
-import type { RunCreate } from "@/lib/schemas/runs";
+import type { RunCreate } from "@inlay/core/schemas/runs";
 import { PlatformError } from "../../errors";
 import type { AgentRow } from "../../repositories/agents";
 import type { NewRunFile } from "../../repositories/run-files";

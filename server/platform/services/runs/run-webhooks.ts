@@ -2,7 +2,7 @@
 // (platform_webhook_events) beside the change they report; jobs/webhook-delivery.ts sends them to the
 // webhooks that subscribe. Each payload carries the run's status, and its delivery adds the event's
 // time (`timestamp`): deliveries are not ordered, so receivers order by those.
-import type { WebhookEventType } from "@/lib/schemas/webhooks";
+import type { WebhookEventType } from "@inlay/core/schemas/webhooks";
 import type { Db, JsonObject } from "../../repositories/db";
 import { findEndUserExternalId } from "../../repositories/end-users";
 import { insertWebhookEvent, type NewWebhookEvent } from "../../repositories/webhook-events";

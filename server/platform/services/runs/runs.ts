@@ -2,9 +2,9 @@
 // model and effort decide the target in services/runs/run-target.ts), reads, and the transitions a person
 // drives (cancel, approve, answer). Execution itself is the runtime's (server/platform/runtime/run-pass.ts).
 import type { z } from "zod";
-import { isReservedMetadataKey } from "@/lib/schemas/agents";
-import { MAX_TURNS_CAP, type Run, type RunCreate, type RunFrame, timedFrame, isTerminalStatus } from "@/lib/schemas/runs";
-import { RUN_LIFECYCLE } from "@/lib/schemas/run-lifecycle";
+import { isReservedMetadataKey } from "@inlay/core/schemas/agents";
+import { MAX_TURNS_CAP, type Run, type RunCreate, type RunFrame, timedFrame, isTerminalStatus } from "@inlay/core/schemas/runs";
+import { RUN_LIFECYCLE } from "@inlay/core/schemas/run-lifecycle";
 import type { Db, JsonArray, JsonObject } from "../../repositories/db";
 import type { AgentRow } from "../../repositories/agents";
 import { PlatformError } from "../../errors";

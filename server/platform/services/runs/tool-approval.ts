@@ -9,7 +9,7 @@
 //   that would need approval, in approval mode or in plan mode (whose plan nobody approved), is
 //   refused with a tool result saying so. It never runs unapproved.
 import type { Tool, ToolExecutionOptions, ToolSet } from "ai";
-import { ASK_USER_QUESTION } from "@/lib/schemas/runs";
+import { ASK_USER_QUESTION } from "@inlay/core/schemas/runs";
 
 export interface ApprovalRun {
   permissionMode: string;

@@ -4,14 +4,14 @@
 // email triggers (an address each) and app-event triggers (app-triggers.ts; polled). When a schedule
 // fires is services/tasks/trigger-fires.ts's; when an app is polled, jobs/app-trigger-polls.ts's.
 import type { z } from "zod";
-import type { Page } from "@/lib/schemas/common";
+import type { Page } from "@inlay/core/schemas/common";
 import {
   type ListTriggerFiresQuery,
   type Trigger,
   type TriggerCreate,
   type TriggerFire,
   type TriggerUpdate,
-} from "@/lib/schemas/triggers";
+} from "@inlay/core/schemas/triggers";
 import type { Db, JsonObject } from "../../repositories/db";
 import { PlatformError } from "../../errors";
 import type { JobQueue } from "../../infrastructure/job-queue";

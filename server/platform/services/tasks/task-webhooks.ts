@@ -4,7 +4,7 @@
 // triggers as webhook_<n>: the trigger row and the task's webhook fields change together, in one
 // transaction that locks the task row first. Its calls are entry-points/inbound-webhooks.ts's. No HTTP here.
 import type { z } from "zod";
-import type { TaskWebhook, Trigger } from "@/lib/schemas/triggers";
+import type { TaskWebhook, Trigger } from "@inlay/core/schemas/triggers";
 import type { Db } from "../../repositories/db";
 import { PlatformError } from "../../errors";
 import * as triggers from "../../repositories/task-triggers";

@@ -2,9 +2,9 @@
 // task (through createRun, so they are admitted, capped, billed and rate-limited like any run), and the
 // mail a task with email_notifications sends when one of its runs ends. No HTTP here.
 import type { z } from "zod";
-import type { Page } from "@/lib/schemas/common";
-import type { PermissionMode } from "@/lib/schemas/agents";
-import type { Task, TaskCreate, TaskRunCreate, TaskUpdate } from "@/lib/schemas/tasks";
+import type { Page } from "@inlay/core/schemas/common";
+import type { PermissionMode } from "@inlay/core/schemas/agents";
+import type { Task, TaskCreate, TaskRunCreate, TaskUpdate } from "@inlay/core/schemas/tasks";
 import type { Db } from "../../repositories/db";
 import { PlatformError } from "../../errors";
 import { findAccount } from "../../repositories/accounts";

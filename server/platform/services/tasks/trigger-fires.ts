@@ -11,7 +11,7 @@
 // A fire is at most once per due time: the claim (the fire row) commits before the run starts, so a
 // process killed between the two leaves the fire "starting" with no run rather than risk a second.
 import { logger } from "@/lib/logger";
-import { MAX_CATCH_UP_RUNS } from "@/lib/schemas/triggers";
+import { MAX_CATCH_UP_RUNS } from "@inlay/core/schemas/triggers";
 import type { Db } from "../../repositories/db";
 import { PlatformError } from "../../errors";
 import {

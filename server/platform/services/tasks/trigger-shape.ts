@@ -1,7 +1,7 @@
 // A trigger row as the API shows it (GET /triggers, GET /tasks/{task_id}/triggers, and the webhook
 // trigger task-webhooks.ts answers with).
 import type { z } from "zod";
-import type { Trigger } from "@/lib/schemas/triggers";
+import type { Trigger } from "@inlay/core/schemas/triggers";
 import type { TriggerRow } from "../../repositories/task-triggers";
 
 type TriggerOut = z.infer<typeof Trigger>;

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import { logger } from "@/lib/logger";
-import type { Page } from "@/lib/schemas/common";
+import type { Page } from "@inlay/core/schemas/common";
 import {
   type CreateToolServerRequest,
   RestToolDef,
@@ -19,7 +19,7 @@ import {
   type ToolServerOAuthCompleteRequest,
   type ToolServerOAuthStartRequest,
   type UpdateToolServerRequest,
-} from "@/lib/schemas/tool-servers";
+} from "@inlay/core/schemas/tool-servers";
 import type { JsonArray, JsonObject } from "../../repositories/db";
 import type { PlatformConfig } from "../../platform-config";
 import { PlatformError } from "../../errors";

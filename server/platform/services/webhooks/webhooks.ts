@@ -4,7 +4,7 @@
 // and shown in full only by the calls that create them.
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
-import type { Page } from "@/lib/schemas/common";
+import type { Page } from "@inlay/core/schemas/common";
 import {
   type CreateWebhookRequest,
   type ReplayWebhookRequest,
@@ -16,7 +16,7 @@ import {
   type WebhookDelivery,
   type WebhookEventType,
   type WebhookReplay,
-} from "@/lib/schemas/webhooks";
+} from "@inlay/core/schemas/webhooks";
 import { SecretBoxError } from "@/server/shared/secret-box";
 import type { PlatformConfig } from "../../platform-config";
 import type { Db } from "../../repositories/db";

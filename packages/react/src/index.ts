@@ -1,0 +1,9 @@
+// @inlay/react: Inlay's chat in your own React tree. <InlayProvider url session> once (session: a
+// function asking your backend for a chat session), then <InlayChat agent="…" /> anywhere below it;
+// import "@inlay/react/styles.css" once. Tool calls can be drawn by your own components
+// (toolRenderers); the theme is CSS variables (InlayTheme) and your class names (className).
+export { InlayChat, type InlayChatProps } from "./inlay-chat";
+export { InlayProvider, useInlay, themeStyle, type InlayConfig, type InlayProviderProps, type InlayTheme } from "./provider";
+export type { GetSession, InlaySessionToken } from "./session";
+export type { ToolRenderer, ToolRenderers, ToolRenderersFor, ToolRenderProps, ToolRenderState } from "./tool-renderers";
+export type { ChatMessage } from "@inlay/core/chat/types";
