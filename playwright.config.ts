@@ -87,7 +87,7 @@ const platformServer = {
   },
 };
 
-const remoteOnlySpecs = ["**/webhooks.spec.ts", "**/connections-flow.spec.ts", "**/tools.spec.ts"];
+const remoteOnlySpecs = ["**/webhooks.spec.ts", "**/connections-flow.spec.ts", "**/tools.spec.ts", "**/vendor-app.spec.ts"];
 
 export default defineConfig({
   testDir: "tests/e2e",

@@ -232,6 +232,7 @@ function ChatSession({
         }
       }
       turnEnded.current?.();
+      config.turns?.dispatchEvent(new Event("turn-end"));
     },
   });
   const reattach = useRef(resumeStream);

@@ -3,7 +3,7 @@
 // every <InlayChat> below it. In a vendor's page: `url` (Inlay's origin) and `session` (a function that
 // asks the vendor's backend for a session: session.ts). Inlay's own console needs no props
 // (same-origin cookies); its embed page passes `headers` with its in-memory embed token.
-import { createContext, useContext, useEffect, useMemo, useRef, type CSSProperties, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useMemo, useRef, useState, type CSSProperties, type ReactNode } from "react";
 import { createSessionFetcher, type GetSession } from "./session";
 import type { ToolRenderers } from "./tool-renderers";
 
@@ -41,6 +41,8 @@ export interface InlayConfig {
   theme?: InlayTheme;
   /** How tool calls are drawn, by tool name, for every chat below (a chat's own prop wins). */
   toolRenderers?: ToolRenderers;
+  /** Hears "turn-end" from every chat below (the quota refreshes on it). */
+  turns?: EventTarget;
 }
 
 const InlayContext = createContext<InlayConfig>({ api: "/api/chat" });
@@ -98,7 +100,7 @@ export interface InlayProviderProps extends Partial<InlayConfig> {
   children: ReactNode;
 }
 
-export function InlayProvider({ url, session, api, headers, fetch, credentials, storageScope, theme, toolRenderers, children }: InlayProviderProps) {
+export function InlayProvider({ url, session, api, headers, fetch, credentials, storageScope, theme, toolRenderers, children }: Omit<InlayProviderProps, "turns">) {
   // The latest `session` function is called, so an inline arrow does not start a new session each render.
   const latest = useRef(session);
   useEffect(() => {
@@ -111,10 +113,11 @@ export function InlayProvider({ url, session, api, headers, fetch, credentials, 
     [withSession, fetch],
   );
   useEffect(() => () => fetcher?.close(), [fetcher]);
+  const [turns] = useState(() => new EventTarget());
   const bridge = api ?? `${url?.replace(/\/+$/, "") ?? ""}/api/chat`;
   const value = useMemo(
-    () => ({ api: bridge, headers, fetch: fetcher?.fetch ?? fetch, credentials, storageScope, theme, toolRenderers }),
-    [bridge, headers, fetcher, fetch, credentials, storageScope, theme, toolRenderers],
+    () => ({ api: bridge, headers, fetch: fetcher?.fetch ?? fetch, credentials, storageScope, theme, toolRenderers, turns }),
+    [bridge, headers, fetcher, fetch, credentials, storageScope, theme, toolRenderers, turns],
   );
   return <InlayContext.Provider value={value}>{children}</InlayContext.Provider>;
 }
