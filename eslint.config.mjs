@@ -181,7 +181,7 @@ export default defineConfig([
     },
   },
   {
-    files: ["lib/env.ts", "playwright.config.ts", ".ci/**", "tests/run-all.mjs", "tests/quick.mjs"],
+    files: ["lib/env.ts", "playwright.config.ts", ".ci/**", "tests/run-all.mjs", "tests/quick.mjs", "tests/vendor-app/**"],
     rules: { "no-restricted-properties": "off" },
   },
   {
