@@ -5,6 +5,7 @@
 // test-results/stage-times.json, and ends with one line, "N passed, N failed", counting every test.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { installRuntime, MAIN_RUNTIME, OTHER_RUNTIMES } from "./runtimes/install.mjs";
 
@@ -75,6 +76,8 @@ function vitestStage(name, version, args, env = {}) {
 }
 
 const e2eReport = "test-results/e2e-report.json";
+// Outside the repository (Next would take the repository's lock file as the app's root).
+const VENDOR_APP = path.join(os.tmpdir(), "inlay-vendor-app");
 const e2eRemoteReport = "test-results/e2e-remote-report.json";
 for (const report of [e2eReport, e2eRemoteReport]) rmSync(report, { force: true });
 
@@ -105,6 +108,16 @@ const steps = [
     // The production build both Playwright passes serve.
     // The typecheck stage has checked these sources: the build skips its own pass over them.
     [{ name: "production build", command: "npm", args: ["run", "build", "--silent"], env: { INLAY_BUILD_TYPECHECKED: "1" } }],
+    // The packages as a vendor gets them: packed, installed into an app create-next-app generates, built
+    // (tests/vendor-app/generate.mjs, cached by the tarballs' hashes); the remote pass drives it. On
+    // Node ${MAIN_RUNTIME}: the AI SDK the packages depend on asks for Node 22.
+    [
+      {
+        name: "a vendor's app (packages packed, create-next-app, next build)",
+        command: installRuntime(MAIN_RUNTIME),
+        args: ["tests/vendor-app/generate.mjs", "--out", VENDOR_APP, "--overlay", "tests/vendor-app/overlay", "--pack", "--build"],
+      },
+    ],
     OTHER_RUNTIMES.map((version) =>
       // PGlite for every listed file here, as on a machine without PostgreSQL (vitest.config.ts).
       vitestStage(`runtime-sensitive suites (Node ${version})`, version, [...runtimeSuites, "--reporter=dot"], { INLAY_TEST_PGLITE: "all" }),
@@ -129,7 +142,7 @@ const steps = [
         name: "end-to-end tests against a separate platform",
         command: "npx",
         args: ["playwright", "test"],
-        env: { E2E_REMOTE_PLATFORM: "1", E2E_SKIP_BUILD: "1", E2E_REPORT: e2eRemoteReport },
+        env: { E2E_REMOTE_PLATFORM: "1", E2E_SKIP_BUILD: "1", E2E_REPORT: e2eRemoteReport, E2E_VENDOR_APP: VENDOR_APP },
         reports: { playwright: e2eRemoteReport },
       },
     ],

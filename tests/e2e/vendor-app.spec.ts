@@ -5,6 +5,7 @@
 // pass. The shop runs on another origin than Inlay; its shopper never signs in to Inlay.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { EmbedAdminPage } from "./pages/admin-pages";
@@ -13,7 +14,7 @@ import { signedIn } from "./pages/sign-in-page";
 
 const AGENT = "Acme assistant"; // acme's seeded agent: it asks before a tool runs
 // eslint-disable-next-line no-restricted-properties -- set by tests/run-all.mjs for this pass
-const appDir = path.resolve(process.env.E2E_VENDOR_APP ?? "test-results/vendor-app");
+const appDir = path.resolve(process.env.E2E_VENDOR_APP ?? path.join(os.tmpdir(), "inlay-vendor-app"));
 
 let shop: ChildProcess | undefined;
 let shopOrigin = "";

@@ -13,6 +13,8 @@
 //                      package.json (dependencies come from the template and the tarballs only).
 //   --tarball <file>   an `npm pack` tarball to install; repeat for each. They may depend on one another
 //                      by version range (@inlay/react on @inlay/core): the tarball given satisfies it.
+//   --pack             packs this repository's workspaces (packages/*: `npm pack`, which builds each)
+//                      and installs those tarballs too.
 //   --build            `next build` in the app, with the Node that runs this script.
 //   --cache-dir <dir>  the install cache (default node_modules/.cache/inlay-vendor-app).
 //
@@ -76,6 +78,18 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { gunzipSync } from "node:zlib";
+
+/** `npm pack` of every workspace of the repository into a fresh temporary folder: the tarballs' paths. */
+function packWorkspaces(rootPkg, env) {
+  const started = performance.now();
+  const destination = fs.mkdtempSync(path.join(os.tmpdir(), "inlay-packs-"));
+  const workspaces = (rootPkg.workspaces ?? []).flatMap((folder) => ["-w", folder]);
+  const result = spawnSync("npm", ["pack", ...workspaces, "--pack-destination", destination, "--silent"], { cwd: repoRoot, env, encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`npm pack of the workspaces failed:\n${result.stderr}${result.stdout}`);
+  const files = fs.readdirSync(destination).filter((file) => file.endsWith(".tgz")).map((file) => path.join(destination, file));
+  console.log(`[vendor-app] packed ${files.map((file) => path.basename(file)).join(", ")}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return files;
+}
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const fontsMock = path.join(path.dirname(fileURLToPath(import.meta.url)), "google-fonts-mock.cjs");
@@ -340,6 +354,7 @@ export async function main(argv) {
       overlay: { type: "string" },
       tarball: { type: "string", multiple: true, default: [] },
       build: { type: "boolean", default: false },
+      pack: { type: "boolean", default: false },
       "cache-dir": { type: "string" },
     },
   });
@@ -375,7 +390,8 @@ export async function main(argv) {
     throw new Error(`node_modules/create-next-app is ${cliVersion ?? "missing"}, package.json wants ${wanted}: run npm install`);
   }
 
-  const tarballs = values.tarball.map(describeTarball);
+  const packed = values.pack ? packWorkspaces(rootPkg, childEnv) : [];
+  const tarballs = [...values.tarball, ...packed].map(describeTarball);
   const names = new Set(tarballs.map((tarball) => tarball.name));
   if (names.size !== tarballs.length) throw new Error("two tarballs of the same package");
 

@@ -59,12 +59,19 @@ export interface InlayServer {
 
 const FIELDS: Record<string, keyof MintSessionInput> = { user_id: "userId", ttl_seconds: "ttlSeconds" };
 
+/**
+ * Reads nothing until a session is minted, so it may be made at module level from the environment
+ * (a framework's build imports the module without the run-time environment): a missing url or
+ * secret is said then, naming it.
+ */
 export function createInlayServer(options: InlayServerOptions): InlayServer {
-  const base = options.url.replace(/\/+$/, "");
   const send = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
   return {
     sessions: {
       async create(input) {
+        if (!options.url) throw new TypeError("createInlayServer: url (Inlay's origin) is missing");
+        if (!options.secret) throw new TypeError("createInlayServer: secret (an embed secret from Admin → Embed) is missing");
+        const base = options.url.replace(/\/+$/, "");
         const body: EmbedSessionInput = {
           user_id: input.userId,
           email: input.email,

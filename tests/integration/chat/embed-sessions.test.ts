@@ -259,5 +259,8 @@ describe("@inlay/server's sessions.create (the same route, as a vendor's backend
     const refused = await wrongSecret.sessions.create({ userId: "sdk-2", email: "sdk2@shop.test" }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(InlaySessionError);
     expect(refused).toMatchObject({ status: 401, code: "invalid_secret" });
+    // Made at module level before the environment is there: said when used, naming what is missing.
+    const unset = createInlayServer({ url: "", secret: acmeSecret, fetch: viaRoute });
+    await expect(unset.sessions.create({ userId: "sdk-2", email: "sdk2@shop.test" })).rejects.toThrow(/url \(Inlay's origin\) is missing/);
   });
 });
