@@ -9,3 +9,4 @@ export const runtime = "nodejs";
 
 export const POST = timedRoute("/api/chat", (request: Request) => chatHandlers.send(request));
 export const GET = timedRoute("/api/chat", (request: Request) => chatHandlers.resume(request));
+export const OPTIONS = timedRoute("/api/chat", (request: Request) => chatHandlers.preflight(request));

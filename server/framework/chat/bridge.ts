@@ -235,6 +235,8 @@ export interface ChatHandlers {
   conversation(request: Request): Promise<Response>;
   /** GET /api/chat/commands?agent=: the `/` picker's platform commands and skills. */
   commands(request: Request): Promise<Response>;
+  /** GET /api/chat/quota: the caller's runs and cost this month against their caps (404 where the context keeps none). */
+  quota(request: Request): Promise<Response>;
 }
 
 /** `draining`: aborted when this process drains (the app's, lifecycle.ts, unless a test gives its own). */
@@ -474,6 +476,17 @@ export function createChatHandlers(resolveContext: ChatContextResolver, draining
         const page = await context.client.skills.invokable({ teammate_id: teammateId });
         const commands = page.data.map((entry): ChatCommand => ({ slug: entry.slug, name: entry.name, description: entry.description, kind: entry.kind }));
         return json(200, { commands });
+      } catch (error) {
+        return failure(error);
+      }
+    },
+
+    async quota(request) {
+      const context = await contextOr401(request);
+      if (context instanceof Response) return context;
+      if (!context.quota) return json(404, { error: { kind: "not_found", message: "This chat keeps no quota." } satisfies ChatError });
+      try {
+        return json(200, await context.quota());
       } catch (error) {
         return failure(error);
       }

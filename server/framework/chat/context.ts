@@ -4,6 +4,7 @@
 // ChatContextResolver; it never sees a session, a tenant row or a platform key.
 import type { PlatformClient } from "@inlay/core/platform-client";
 import type { ChatError } from "@inlay/core/chat/types";
+import type { MyUsage } from "@inlay/core/schemas/tenancy";
 
 /**
  * An admitted turn on the framework's run ledger (server/framework/tenancy/run-ledger.ts): told how its start
@@ -49,6 +50,8 @@ export interface ChatContext {
    * a new run starts or the `/` picker lists skills. Absent: nothing to prepare.
    */
   prepare?(): Promise<void>;
+  /** The caller's quota this month (runs and cost against their caps), as the console shows it. Absent: none kept. */
+  quota?(): Promise<MyUsage>;
   /** Who the caller is, for logs. Never sent to the browser. */
   subject: { tenantId: string; userId: string; via: "session" | "embed" };
 }

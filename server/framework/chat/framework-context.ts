@@ -8,11 +8,13 @@ import { admissionError } from "@inlay/core/chat/errors";
 import type { Db } from "@/server/shared/db";
 import { getSession } from "@/server/framework/auth/session";
 import { getDb } from "@/server/shared/db";
+import { foreignOrigin } from "@/server/framework/embed/cors";
 import { isAllowedOrigin } from "@/server/framework/embed/origins";
 import { EmbedTokenError, verifyEmbedToken } from "@/server/framework/embed/tokens";
 import { publicOrigin } from "@/server/shared/public-origin";
 import { completeConnection, startConnection } from "@/server/framework/tenancy/connections";
 import { LimitExceededError, TenancyError } from "@/server/framework/tenancy/errors";
+import { getMyUsage } from "@/server/framework/tenancy/limits";
 import { beginRun, runAbandoned, runRefused, runStarted } from "@/server/framework/tenancy/run-ledger";
 import { createAgent, ensureAgentCopy, findNamedAgent, getVisibleAgent, mayCreatePersonalAgent, type Caller } from "@/server/framework/tenancy/agents";
 import { getPlatformConnection } from "@/server/framework/platform";
@@ -101,6 +103,10 @@ async function member(
       if (error instanceof EmbedTokenError) return null;
       throw error;
     }
+    // A page on another site (a vendor's own, through @inlay/react) may use only a token minted for it:
+    // the browser's Origin, which that page cannot forge, must be the token's.
+    const browserOrigin = foreignOrigin(request);
+    if (browserOrigin !== undefined && browserOrigin !== claims.origin) return null;
     // Still allowed and still a member now: a token outlives nothing the tenant has taken back.
     if (!(await isAllowedOrigin(prisma, claims.tenantId, claims.origin))) return null;
     const { memberships } = await resolveActiveMembership(prisma, claims.userId, undefined);
@@ -162,6 +168,7 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
         throw error;
       }
     },
+    quota: () => getMyUsage(prisma, tenantId, caller.userId),
     subject: { tenantId, userId: caller.userId, via: caller.via },
   };
   return context;

@@ -20,3 +20,9 @@ export async function saveAllowedOrigins(prisma: PrismaClient, tenantId: string,
   });
   return row.allowedOrigins;
 }
+
+/** Whether any tenant allows `origin` (a CORS preflight names no tenant: its token comes only with the request after it). */
+export async function isOriginAllowedByAnyTenant(prisma: PrismaClient, origin: string): Promise<boolean> {
+  const row = await prisma.tenantEmbedSettings.findFirst({ where: { allowedOrigins: { has: origin } }, select: { tenantId: true } });
+  return row !== null;
+}

@@ -7,3 +7,4 @@ export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 export const POST = timedRoute("/api/chat/actions", (request: Request) => chatHandlers.act(request));
+export const OPTIONS = timedRoute("/api/chat/actions", (request: Request) => chatHandlers.preflight(request));

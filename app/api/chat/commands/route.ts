@@ -6,3 +6,4 @@ export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 export const GET = timedRoute("/api/chat/commands", (request: Request) => chatHandlers.commands(request));
+export const OPTIONS = timedRoute("/api/chat/commands", (request: Request) => chatHandlers.preflight(request));

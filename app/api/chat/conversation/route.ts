@@ -7,3 +7,4 @@ export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 export const GET = timedRoute("/api/chat/conversation", (request: Request) => chatHandlers.conversation(request));
+export const OPTIONS = timedRoute("/api/chat/conversation", (request: Request) => chatHandlers.preflight(request));
