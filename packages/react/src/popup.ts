@@ -19,7 +19,13 @@ export type ConnectionOutcome = ConnectionMessage | { type: "closed"; app: strin
  * BroadcastChannel when an OAuth page's COOP cut the opener off; `closed` when the popup went away
  * without one. The returned function stops listening.
  */
-export function onConnectionOutcome(app: string, popup: Window | null, done: (outcome: ConnectionOutcome) => void): () => void {
+export function onConnectionOutcome(
+  app: string,
+  popup: Window | null,
+  done: (outcome: ConnectionOutcome) => void,
+  /** Inlay's origin, whose callback page posts the outcome: this page's unless Inlay is elsewhere (a vendor's page). */
+  from: string = window.location.origin,
+): () => void {
   let finished = false;
   const finish = (outcome: ConnectionOutcome) => {
     if (finished) return;
@@ -28,13 +34,14 @@ export function onConnectionOutcome(app: string, popup: Window | null, done: (ou
     done(outcome);
   };
   const onMessage = (event: MessageEvent) => {
-    const message = connectionMessageFrom(event, window.location.origin);
+    const message = connectionMessageFrom(event, from);
     if (message && message.app === app) finish(message);
   };
   window.addEventListener("message", onMessage);
   let channel: BroadcastChannel | undefined;
   try {
     channel = new BroadcastChannel(CONNECTION_MESSAGE_TYPE);
+    // Same-origin only: it carries Inlay's own pages' outcomes.
     channel.onmessage = (event) => onMessage(new MessageEvent("message", { data: event.data, origin: window.location.origin }));
   } catch {
     channel = undefined;

@@ -105,7 +105,7 @@ export function useChatActions(config: InlayConfig, runId: number | undefined, o
           }
           drop();
           fail(outcome.message ?? "The app was not connected.");
-        });
+        }, new URL(config.api, window.location.href).origin);
       }
       goToAuthorization(popup, authorizationUrl);
     },

@@ -151,7 +151,9 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
     },
     async connect(input) {
       try {
-        const started = await startConnection(prisma, client, { tenantId, userId: caller.userId }, input, publicOrigin());
+        // A vendor's page (the token's own origin, checked in member()) hears the popup's outcome itself.
+        const opener = caller.via === "embed" ? foreignOrigin(request) : undefined;
+        const started = await startConnection(prisma, client, { tenantId, userId: caller.userId }, { ...input, opener }, publicOrigin());
         return { authorizationUrl: started.authorizationUrl };
       } catch (error) {
         if (error instanceof TenancyError) throw new ChatRefusal({ kind: "unauthorized", message: error.message });

@@ -10,7 +10,8 @@
 //   the page hands {status: "authorized", connectionId} to its opener, which completes it with its
 //   own credentials (a connection of another end-user is the platform's 404 there);
 // - anything else completes nothing.
-// The page posts {type: "inlay:connection", …} to window.opener (target: this origin; also on a
+// The page posts {type: "inlay:connection", …} to window.opener (target: this origin, or the vendor's
+// page origin the state names for @inlay/react in that page; also on a
 // BroadcastChannel, for an opener an OAuth page's COOP cut off) and closes; in the redirect fallback
 // it goes back to the validated return path.
 import { randomBytes } from "node:crypto";
@@ -39,6 +40,8 @@ export interface CallbackOutcome {
   message: ConnectionMessage;
   mode: ConnectionState["mode"];
   returnTo: string;
+  /** The opener's origin the message goes to, when it is not Inlay's own (the state's `opener`). */
+  opener?: string;
 }
 
 async function outcomeOf(url: URL, stateToken: string, deps: CallbackDeps): Promise<CallbackOutcome> {
@@ -49,6 +52,7 @@ async function outcomeOf(url: URL, stateToken: string, deps: CallbackDeps): Prom
     message: { type: CONNECTION_MESSAGE_TYPE, app: from?.app ?? app, ...message },
     mode: from?.mode ?? "popup",
     returnTo: safeReturnTo(from?.returnTo, CONNECTIONS_PATH),
+    ...(from?.opener ? { opener: from.opener } : {}),
   });
   const fail = (message: string, from?: ConnectionState) => outcome({ status: "error", message }, from);
   if (!state) return fail("This sign-in link has expired or is not valid. Start connecting again.");
@@ -98,7 +102,7 @@ export function callbackPage(outcome: CallbackOutcome, nonce: string): string {
 var data=JSON.parse(document.getElementById("inlay-connection").textContent);
 if(data.mode==="redirect"){location.replace(data.returnUrl);return;}
 try{new BroadcastChannel(data.message.type).postMessage(data.message);}catch(e){}
-if(window.opener){try{window.opener.postMessage(data.message,location.origin);}catch(e){}window.close();}
+if(window.opener){try{window.opener.postMessage(data.message,data.opener||location.origin);}catch(e){}window.close();}
 else{window.close();setTimeout(function(){location.replace(data.returnUrl);},300);}
 })();`;
   return (
@@ -106,7 +110,7 @@ else{window.close();setTimeout(function(){location.replace(data.returnUrl);},300
     `<body style="font-family:system-ui,sans-serif;padding:2rem">` +
     `<p id="inlay-connection-text" data-status="${escapeHtml(message.status)}">${escapeHtml(text)}</p>` +
     `<p><a href="${escapeHtml(returnUrl)}">Back to Inlay</a></p>` +
-    `<script type="application/json" id="inlay-connection">${scriptJson({ message, mode: outcome.mode, returnUrl })}</script>` +
+    `<script type="application/json" id="inlay-connection">${scriptJson({ message, mode: outcome.mode, returnUrl, ...(outcome.opener ? { opener: outcome.opener } : {}) })}</script>` +
     `<script nonce="${nonce}">${script}</script></body></html>`
   );
 }

@@ -20,6 +20,11 @@ export interface ConnectionState {
   returnTo: string;
   /** popup: the callback tells the window that opened it; redirect: it sends the page back to returnTo. */
   mode: "popup" | "redirect";
+  /**
+   * The origin of the page that opened the popup when it is not Inlay's own (a vendor's page with
+   * @inlay/react, its embed token's origin): the callback tells that origin only.
+   */
+  opener?: string;
 }
 
 const keyOf = (secret: string | undefined) =>
@@ -27,7 +32,7 @@ const keyOf = (secret: string | undefined) =>
 
 export async function signConnectionState(state: ConnectionState, options: { secret?: string; now?: Date } = {}): Promise<string> {
   const issuedAt = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  return new SignJWT({ tid: state.tenantId, app: state.app, ret: state.returnTo, mode: state.mode })
+  return new SignJWT({ tid: state.tenantId, app: state.app, ret: state.returnTo, mode: state.mode, ...(state.opener ? { opn: state.opener } : {}) })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setIssuer(ISSUER)
     .setAudience(AUDIENCE)
@@ -47,9 +52,9 @@ export async function verifyConnectionState(token: string, options: { secret?: s
       currentDate: options.now,
       requiredClaims: ["sub", "exp", "iat"],
     });
-    const { sub, tid, app, ret, mode } = payload as Record<string, unknown>;
+    const { sub, tid, app, ret, mode, opn } = payload as Record<string, unknown>;
     if (typeof sub !== "string" || typeof tid !== "string" || typeof app !== "string" || typeof ret !== "string") return null;
-    return { tenantId: tid, userId: sub, app, returnTo: ret, mode: mode === "redirect" ? "redirect" : "popup" };
+    return { tenantId: tid, userId: sub, app, returnTo: ret, mode: mode === "redirect" ? "redirect" : "popup", ...(typeof opn === "string" ? { opener: opn } : {}) };
   } catch {
     return null;
   }

@@ -94,7 +94,7 @@ export async function startConnection(
   prisma: Db,
   client: PlatformClient,
   member: Member,
-  input: { app: string; returnTo?: string; mode?: "popup" | "redirect" },
+  input: { app: string; returnTo?: string; mode?: "popup" | "redirect"; opener?: string },
   origin: string,
 ): Promise<{ authorizationUrl: string; connectionId: string }> {
   await assertAppOffered(prisma, member.tenantId, input.app);
@@ -103,6 +103,7 @@ export async function startConnection(
     app: input.app,
     returnTo: safeReturnTo(input.returnTo),
     mode: input.mode ?? "popup",
+    ...(input.opener ? { opener: input.opener } : {}),
   });
   const started = await client.apps.connect(input.app, { redirect_uri: callbackUrl(origin, state) });
   return { authorizationUrl: started.authorization_url, connectionId: started.connection_id };

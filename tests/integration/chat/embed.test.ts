@@ -139,6 +139,18 @@ describe("the chat context of an embed token", () => {
     // The popup hands the grant back to the iframe, which completes it with the token's member.
     expect(await context!.complete!({ app: "codehost", connectionId: "conn_1" })).toMatchObject({ status: "active", app: "codehost" });
     await expect(context!.complete!({ app: "mail", connectionId: "conn_1" })).rejects.toThrow(ChatRefusal);
+
+    // From the shop's own page (@inlay/react, the browser's Origin is the token's): the state names
+    // that page, so the callback tells it, not Inlay's origin, the outcome.
+    const inPage = await resolveFrameworkChatContext(
+      new Request("http://127.0.0.1:3000/api/chat/actions", {
+        method: "POST",
+        headers: { [EMBED_TOKEN_HEADER]: token, [EMBED_ORIGIN_HEADER]: "https://shop.acme.test", origin: "https://shop.acme.test" },
+      }),
+    );
+    await inPage!.connect!({ app: "codehost", mode: "popup" });
+    const state = await verifyConnectionState(new URL(connects[1]!.redirectUri).pathname.split("/").pop()!);
+    expect(state).toMatchObject({ userId: memberId, app: "codehost", opener: "https://shop.acme.test" });
   });
 });
 

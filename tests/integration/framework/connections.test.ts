@@ -99,6 +99,7 @@ async function callback(url: string, as: string | null = "member@acme.test") {
     message: { type: string; app: string; status: string; connectionId?: string; message?: string };
     mode: string;
     returnUrl: string;
+    opener?: string;
   };
   return { response, html, ...data };
 }
@@ -258,6 +259,27 @@ describe("GET /api/connections/callback/<state>", () => {
     expect(await member.connections.complete({ app: "codehost", connectionId: page.message.connectionId! })).toMatchObject({ app: "codehost" });
     expect((await member.connections.list()).find((app) => app.slug === "codehost")!.status).toBe("connected");
     await member.connections.disconnect({ app: "codehost" });
+  });
+
+  it("tells a vendor's page that opened the popup (the state's opener), and only that origin", async () => {
+    const member = await fw.callerFor("member@acme.test");
+    const started = await member.connections.start({ app: "codehost" });
+    const plain = await callback(await consent(started.authorizationUrl), null);
+    expect(plain.opener).toBeUndefined();
+    await member.connections.complete({ app: "codehost", connectionId: plain.message.connectionId! });
+    await member.connections.disconnect({ app: "codehost" });
+
+    const state = await signConnectionState({
+      tenantId: await tenantId("acme"),
+      userId: await userId("member@acme.test"),
+      app: "codehost",
+      returnTo: "/connections",
+      mode: "popup",
+      opener: "https://shop.acme.test",
+    });
+    const page = await callback(`http://localhost:3000/api/connections/callback/${state}?app=codehost&status=error&error_description=denied`);
+    expect(page.opener).toBe("https://shop.acme.test");
+    expect(page.html).toContain("data.opener||location.origin");
   });
 
   it("refuses a forged or tampered state", async () => {
