@@ -75,7 +75,7 @@ test.describe("Inlay inside a vendor's own Next.js app", () => {
     }
   });
 
-  test("a shopper signs in to the shop, chats in its page, approves the shop's calculator card, sees a connect card and the quota", async ({ browser }) => {
+  test("a shopper signs in to the shop, chats in its page, approves the shop's calculator card, connects an app from its card and sees the quota", async ({ browser }) => {
     test.setTimeout(90_000);
     const page = await (await browser.newContext()).newPage();
     const inlayRequests: string[] = [];
@@ -108,12 +108,20 @@ test.describe("Inlay inside a vendor's own Next.js app", () => {
     // A tool of an app the shopper has not connected: the default connect card.
     await input.fill("::tool codehost__list_repos {}");
     await input.press("Enter");
-    const approval = page.getByRole("region", { name: "Approve codehost__list_repos" });
-    await approval.getByRole("button", { name: "Allow once" }).click();
-    await expect(page.getByTestId("connection-card").last()).toContainText("Code host isn't connected", { timeout: 20_000 });
+    const card = page.getByTestId("connection-card").last();
+    await expect(card).toContainText("Code host isn't connected", { timeout: 20_000 });
+    // Connecting in a popup on Inlay's origin: its callback tells the shop's page, which completes the
+    // connection with its session, and the run goes on.
+    const popupOpened = page.waitForEvent("popup");
+    await card.getByRole("button", { name: "Connect" }).click();
+    await popupOpened;
+    await expect(card).toContainText("Code host is connected", { timeout: 20_000 });
+    await expect(answers.last()).toContainText("codehost__list_repos returned", { timeout: 20_000 });
 
-    // The shopper's quota and spend, from the same session.
-    await expect(page.getByTestId("inlay-quota")).toContainText("runs");
+    // The shopper's quota and spend, from the same session, refreshed after each turn: one run (a
+    // conversation), and what its turns cost.
+    await expect(page.getByTestId("inlay-quota-runs")).toHaveText(/^1 of (\d+|unlimited) runs$/);
+    await expect(page.getByTestId("inlay-quota-cost")).toHaveText(/^\$0\.\d+ of /);
     // Every call went to Inlay's own origin with the session, none to a path of the shop's.
     expect(inlayRequests.length).toBeGreaterThan(0);
     await page.screenshot({ path: "test-results/vendor-app-chat.png", fullPage: true });

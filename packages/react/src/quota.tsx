@@ -39,8 +39,24 @@ export function useInlayQuota(): QuotaState {
   return { ...state, refresh };
 }
 
-function Meter({ label, used, max, show, exact, testId }: { label: string; used: number; max: number | null; show: (value: number) => string; exact?: string; testId: string }) {
-  const text = `${show(used)} of ${max === null ? "unlimited" : show(max)}`;
+function Meter({
+  label,
+  used,
+  max,
+  show,
+  unit = "",
+  exact,
+  testId,
+}: {
+  label: string;
+  used: number;
+  max: number | null;
+  show: (value: number) => string;
+  unit?: string;
+  exact?: string;
+  testId: string;
+}) {
+  const text = `${show(used)} of ${max === null ? "unlimited" : show(max)}${unit ? ` ${unit}` : ""}`;
   return (
     <div className="ic-quota-row">
       <span className="ic-quota-label">{label}</span>
@@ -54,7 +70,7 @@ function Meter({ label, used, max, show, exact, testId }: { label: string; used:
   );
 }
 
-const runs = (value: number) => `${value} runs`;
+const count = (value: number) => String(value);
 
 export function InlayQuota({ className = "" }: { className?: string }) {
   const quota = useInlayQuota();
@@ -63,7 +79,7 @@ export function InlayQuota({ className = "" }: { className?: string }) {
   const { member, tenant, resetsAt } = quota.data;
   return (
     <section className={`inlay-chat ic-quota ${className}`} aria-label="Your quota this month" data-testid="inlay-quota">
-      <Meter label="Your runs" used={member.runs.used} max={member.runs.max} show={runs} testId="inlay-quota-runs" />
+      <Meter label="Your runs" used={member.runs.used} max={member.runs.max} show={count} unit="runs" testId="inlay-quota-runs" />
       <Meter label="Your cost" used={member.costMicros.used} max={member.costMicros.max} show={formatMicros} exact={exactTitle(member.costMicros.used)} testId="inlay-quota-cost" />
       {tenant.costMicros.max !== null && (
         <Meter label="Workspace cost" used={tenant.costMicros.used} max={tenant.costMicros.max} show={formatMicros} exact={exactTitle(tenant.costMicros.used)} testId="inlay-quota-workspace-cost" />

@@ -5,6 +5,7 @@ import { cookies } from "next/headers";
 export const SHOP_COOKIE = "shop_user";
 
 export async function currentShopper(): Promise<{ id: string; email: string } | null> {
-  const email = (await cookies()).get(SHOP_COOKIE)?.value;
+  const stored = (await cookies()).get(SHOP_COOKIE)?.value;
+  const email = stored && decodeURIComponent(stored);
   return email ? { id: `shopper-${email}`, email } : null;
 }
