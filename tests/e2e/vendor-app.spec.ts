@@ -108,15 +108,21 @@ test.describe("Inlay inside a vendor's own Next.js app", () => {
     // A tool of an app the shopper has not connected: the default connect card.
     await input.fill("::tool codehost__list_repos {}");
     await input.press("Enter");
-    const card = page.getByTestId("connection-card").last();
-    await expect(card).toContainText("Code host isn't connected", { timeout: 20_000 });
+    const connectCard = page.getByTestId("connection-card").last();
+    await expect(connectCard).toContainText("Code host isn't connected", { timeout: 20_000 });
     // Connecting in a popup on Inlay's origin: its callback tells the shop's page, which completes the
     // connection with its session, and the run goes on.
     const popupOpened = page.waitForEvent("popup");
-    await card.getByRole("button", { name: "Connect" }).click();
+    await connectCard.getByRole("button", { name: "Connect" }).click();
     await popupOpened;
-    await expect(card).toContainText("Code host is connected", { timeout: 20_000 });
+    await expect(connectCard).toContainText("Code host is connected", { timeout: 20_000 });
     await expect(answers.last()).toContainText("codehost__list_repos returned", { timeout: 20_000 });
+    // The shop's connections list: connected now, and disconnected from there.
+    const codehost = page.getByTestId("inlay-connections").locator('li[data-app="codehost"]');
+    await page.reload();
+    await expect(codehost.getByTestId("inlay-connection-status")).toHaveAttribute("data-status", "connected");
+    await codehost.getByRole("button", { name: "Disconnect" }).click();
+    await expect(codehost.getByTestId("inlay-connection-status")).toHaveAttribute("data-status", "not_connected");
 
     // The shopper's quota and spend, from the same session, refreshed after each turn: one run (a
     // conversation), and what its turns cost.

@@ -4,6 +4,7 @@
 // (toolRenderers); the theme is CSS variables (InlayTheme) and your class names (className).
 export { InlayChat, type InlayChatProps } from "./inlay-chat";
 export { InlayProvider, useInlay, themeStyle, type InlayConfig, type InlayProviderProps, type InlayTheme } from "./provider";
+export { InlayConnections, useInlayConnections, type ConnectionsState, type InlayApp } from "./connections";
 export { InlayQuota, useInlayQuota, type InlayQuotaData, type QuotaState } from "./quota";
 export type { GetSession, InlaySessionToken } from "./session";
 export type { ToolRenderer, ToolRenderers, ToolRenderersFor, ToolRenderProps, ToolRenderState } from "./tool-renderers";

@@ -3,29 +3,13 @@
 // shows the person's choice at once ("Allowing…") until the run's stream confirms it.
 import { useCallback, useState } from "react";
 import type { ChatAction } from "@inlay/core/chat/contract";
-import type { ChatDataTypes, ChatError } from "@inlay/core/chat/types";
-import { goToAuthorization, onConnectionOutcome, openConnectPopup } from "./popup";
+import type { ChatDataTypes } from "@inlay/core/chat/types";
+import { connectApp, postAction as post } from "./actions";
 import type { InlayConfig } from "./provider";
 import { connectionKey, type CardActions } from "./parts";
 
 export interface ChatActionsApi extends CardActions {
   cancel(runId: number): Promise<boolean>;
-}
-
-async function post(config: InlayConfig, action: ChatAction): Promise<{ ok: true; result?: unknown } | { ok: false; error: ChatError }> {
-  try {
-    const response = await (config.fetch ?? fetch)(`${config.api}/actions`, {
-      method: "POST",
-      credentials: config.credentials ?? "same-origin",
-      headers: { "content-type": "application/json", ...config.headers?.() },
-      body: JSON.stringify(action),
-    });
-    if (response.ok) return { ok: true, result: ((await response.json().catch(() => null)) as { result?: unknown } | null)?.result };
-    const body = (await response.json().catch(() => null)) as { error?: ChatError } | null;
-    return { ok: false, error: body?.error ?? { kind: "unknown", message: `The action failed (${response.status}).` } };
-  } catch {
-    return { ok: false, error: { kind: "connection", message: "The action could not be sent. Check your connection." } };
-  }
 }
 
 export function useChatActions(config: InlayConfig, runId: number | undefined, onConnected?: () => void): ChatActionsApi {
@@ -67,47 +51,15 @@ export function useChatActions(config: InlayConfig, runId: number | undefined, o
       const { requestId, app } = request;
       const key = connectionKey(requestId);
       const drop = () => setLocal(({ [key]: _dropped, ...rest }) => rest);
-      const fail = (message: string) => setErrors((current) => ({ ...current, [requestId]: message }));
-      // Opened inside the click, before any await, or the browser blocks it.
-      const popup = openConnectPopup();
-      // The embed cannot send its frame away (the app's sign-in page refuses to be framed, and the
-      // token in memory would be lost): without a popup it asks for one.
-      if (!popup && config.headers) return fail("Your browser blocked the sign-in window. Allow pop-ups for this site, then Connect again.");
-      setLocal((current) => ({ ...current, [key]: "Connecting…" }));
       setErrors((current) => ({ ...current, [requestId]: "" }));
-      const result = await post(config, {
-        action: "connect",
-        app,
-        mode: popup ? "popup" : "redirect",
-        ...(popup ? {} : { returnTo: `${window.location.pathname}${window.location.search}` }),
-      });
-      const authorizationUrl = result.ok ? (result.result as { authorizationUrl?: string } | undefined)?.authorizationUrl : undefined;
-      if (!authorizationUrl) {
-        popup?.close();
-        drop();
-        return fail(result.ok ? "The app could not be connected." : result.error.message);
+      const result = await connectApp(config, app, () => setLocal((current) => ({ ...current, [key]: "Connecting…" })));
+      if (result.status === "connected") {
+        setLocal((current) => ({ ...current, [key]: "Connected: continuing…" }));
+        return onConnected?.();
       }
-      if (popup) {
-        onConnectionOutcome(app, popup, async (outcome) => {
-          if (outcome.type === "closed") return drop();
-          if (outcome.status === "authorized" && outcome.connectionId) {
-            // The popup had no session of ours (the embed): this chat completes it with its own credentials.
-            const completed = await post(config, { action: "complete", app, connectionId: outcome.connectionId });
-            if (!completed.ok) {
-              drop();
-              return fail(completed.error.message);
-            }
-            outcome = { ...outcome, status: "connected" };
-          }
-          if (outcome.status === "connected") {
-            setLocal((current) => ({ ...current, [key]: "Connected: continuing…" }));
-            return onConnected?.();
-          }
-          drop();
-          fail(outcome.message ?? "The app was not connected.");
-        }, new URL(config.api, window.location.href).origin);
-      }
-      goToAuthorization(popup, authorizationUrl);
+      if (result.status === "redirected") return;
+      drop();
+      if (result.status === "error") setErrors((current) => ({ ...current, [requestId]: result.message }));
     },
     cancel: async (id) => (await post(config, { action: "cancel", runId: id })).ok,
   };

@@ -235,6 +235,8 @@ export interface ChatHandlers {
   conversation(request: Request): Promise<Response>;
   /** GET /api/chat/commands?agent=: the `/` picker's platform commands and skills. */
   commands(request: Request): Promise<Response>;
+  /** GET /api/chat/connections: the apps the caller may connect, with their status (404 where the context offers none). */
+  connections(request: Request): Promise<Response>;
   /** GET /api/chat/quota: the caller's runs and cost this month against their caps (404 where the context keeps none). */
   quota(request: Request): Promise<Response>;
 }
@@ -414,6 +416,10 @@ export function createChatHandlers(resolveContext: ChatContextResolver, draining
             if (!context.complete) return json(404, { error: { kind: "not_found", message: "Apps cannot be connected here." } satisfies ChatError });
             return json(200, { ok: true, result: await context.complete(action) });
           }
+          case "disconnect": {
+            if (!context.disconnect) return json(404, { error: { kind: "not_found", message: "Apps cannot be connected here." } satisfies ChatError });
+            return json(200, { ok: true, result: await context.disconnect(action) });
+          }
         }
       } catch (error) {
         return failure(error);
@@ -476,6 +482,17 @@ export function createChatHandlers(resolveContext: ChatContextResolver, draining
         const page = await context.client.skills.invokable({ teammate_id: teammateId });
         const commands = page.data.map((entry): ChatCommand => ({ slug: entry.slug, name: entry.name, description: entry.description, kind: entry.kind }));
         return json(200, { commands });
+      } catch (error) {
+        return failure(error);
+      }
+    },
+
+    async connections(request) {
+      const context = await contextOr401(request);
+      if (context instanceof Response) return context;
+      if (!context.apps) return json(404, { error: { kind: "not_found", message: "Apps cannot be connected here." } satisfies ChatError });
+      try {
+        return json(200, { apps: await context.apps() });
       } catch (error) {
         return failure(error);
       }

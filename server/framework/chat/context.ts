@@ -4,6 +4,7 @@
 // ChatContextResolver; it never sees a session, a tenant row or a platform key.
 import type { PlatformClient } from "@inlay/core/platform-client";
 import type { ChatError } from "@inlay/core/chat/types";
+import type { MemberApp } from "@inlay/core/schemas/connections";
 import type { MyUsage } from "@inlay/core/schemas/tenancy";
 
 /**
@@ -50,6 +51,10 @@ export interface ChatContext {
    * a new run starts or the `/` picker lists skills. Absent: nothing to prepare.
    */
   prepare?(): Promise<void>;
+  /** The apps the tenant offers, with the caller's status and connections (the console's Connections page). Absent: none. */
+  apps?(): Promise<MemberApp[]>;
+  /** Ends the caller's own connection of an app (another's is the platform's 404). */
+  disconnect?(input: { app: string; connectionId?: string }): Promise<{ app: string }>;
   /** The caller's quota this month (runs and cost against their caps), as the console shows it. Absent: none kept. */
   quota?(): Promise<MyUsage>;
   /** Who the caller is, for logs. Never sent to the browser. */

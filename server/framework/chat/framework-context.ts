@@ -12,7 +12,7 @@ import { foreignOrigin } from "@/server/framework/embed/cors";
 import { isAllowedOrigin } from "@/server/framework/embed/origins";
 import { EmbedTokenError, verifyEmbedToken } from "@/server/framework/embed/tokens";
 import { publicOrigin } from "@/server/shared/public-origin";
-import { completeConnection, startConnection } from "@/server/framework/tenancy/connections";
+import { completeConnection, disconnect, listMemberApps, startConnection } from "@/server/framework/tenancy/connections";
 import { LimitExceededError, TenancyError } from "@/server/framework/tenancy/errors";
 import { getMyUsage } from "@/server/framework/tenancy/limits";
 import { beginRun, runAbandoned, runRefused, runStarted } from "@/server/framework/tenancy/run-ledger";
@@ -169,6 +169,11 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
         if (error instanceof TenancyError) throw new ChatRefusal({ kind: "unauthorized", message: error.message });
         throw error;
       }
+    },
+    apps: () => listMemberApps(prisma, client, tenantId),
+    async disconnect(input) {
+      await disconnect(client, input);
+      return { app: input.app };
     },
     quota: () => getMyUsage(prisma, tenantId, caller.userId),
     subject: { tenantId, userId: caller.userId, via: caller.via },

@@ -7,6 +7,7 @@ import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER, setPlatformClientBinding } fro
 import { chatHandlers } from "@/server/framework/chat/handlers";
 import { setAllowedOrigins } from "@/server/framework/embed/origins";
 import { signEmbedToken } from "@/server/framework/embed/tokens";
+import { setAppOffered } from "@/server/framework/tenancy/apps-repository";
 import { lazyPlatformClient } from "@/server/framework/tenancy/platform-users";
 import { startFramework, type FrameworkHarness } from "../../helpers/framework";
 
@@ -93,5 +94,24 @@ describe("the chat API across origins", () => {
     expect(quota.member.runs.used).toBeGreaterThanOrEqual(2);
     const forged = await chatHandlers.quota(new Request(`${APP}/api/chat/quota`, { headers: { ...tokenHeaders(SHOP), [EMBED_TOKEN_HEADER]: `${token}x` } }));
     expect(forged.status).toBe(401);
+  });
+
+  it("lists the apps the member may connect, as the console's Connections page does", async () => {
+    const list = () => chatHandlers.connections(new Request(`${APP}/api/chat/connections`, { headers: tokenHeaders(SHOP) }));
+    const before = await list();
+    expect(before.status).toBe(200);
+    expect(before.headers.get("access-control-allow-origin")).toBe(SHOP);
+    expect(((await before.json()) as { apps: unknown[] }).apps).toEqual([]);
+    const acme = await fw.database.prisma.tenant.findUniqueOrThrow({ where: { slug: "acme" } });
+    await setAppOffered(fw.database.prisma, acme.id, "codehost", true);
+    const apps = ((await (await list()).json()) as { apps: { slug: string; status: string }[] }).apps;
+    expect(apps).toEqual([expect.objectContaining({ slug: "codehost", status: "not_connected" })]);
+    const console = await (await fw.callerFor("member@acme.test", "acme")).connections.list();
+    expect(apps).toEqual(JSON.parse(JSON.stringify(console)));
+    // A disconnect names an app by its slug; anything else is refused before the platform is asked.
+    const refused = await chatHandlers.act(
+      new Request(`${APP}/api/chat/actions`, { method: "POST", headers: tokenHeaders(SHOP), body: JSON.stringify({ action: "disconnect", app: "Not A Slug" }) }),
+    );
+    expect(refused.status).toBe(422);
   });
 });

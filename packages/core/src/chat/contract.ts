@@ -85,6 +85,12 @@ export const ChatAction = z.discriminatedUnion("action", [
     app: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/),
     connectionId: z.string().min(1).max(200),
   }),
+  /** End the caller's connection of an app (one of them, or every one when connectionId is left out). */
+  z.object({
+    action: z.literal("disconnect"),
+    app: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/),
+    connectionId: z.string().min(1).max(200).optional(),
+  }),
 ]);
 export type ChatAction = z.infer<typeof ChatAction>;
 

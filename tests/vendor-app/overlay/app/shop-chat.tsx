@@ -1,7 +1,7 @@
 "use client";
 // Step 3 of docs/integrate.md: Inlay's chat in the shop's own React tree, with the shop's own drawing
 // of the calculator's calls (an approval with the shop's buttons, then its result).
-import { InlayChat, InlayProvider, InlayQuota, type ToolRenderersFor } from "@inlay/react";
+import { InlayChat, InlayConnections, InlayProvider, InlayQuota, type ToolRenderersFor } from "@inlay/react";
 import "@inlay/react/styles.css";
 
 type Tools = { calculator: { input: { expression: string }; output: { result: number } } };
@@ -38,6 +38,7 @@ export function ShopChat({ inlayUrl, agent }: { inlayUrl: string; agent: string 
       <div style={{ height: 520 }}>
         <InlayChat agent={agent} title="Acme help" className="shop-chat" />
       </div>
+      <InlayConnections />
     </InlayProvider>
   );
 }
