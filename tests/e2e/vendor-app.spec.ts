@@ -116,6 +116,8 @@ test.describe("Inlay inside a vendor's own Next.js app", () => {
     await connectCard.getByRole("button", { name: "Connect" }).click();
     await popupOpened;
     await expect(connectCard).toContainText("Code host is connected", { timeout: 20_000 });
+    // Connected, the call still waits for the shopper's approval (the agent asks before any tool).
+    await page.getByRole("region", { name: "Approve codehost__list_repos" }).getByRole("button", { name: "Allow once" }).click();
     await expect(answers.last()).toContainText("codehost__list_repos returned", { timeout: 20_000 });
     // The shop's connections list: connected now, and disconnected from there.
     const codehost = page.getByTestId("inlay-connections").locator('li[data-app="codehost"]');
