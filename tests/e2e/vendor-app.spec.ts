@@ -121,7 +121,9 @@ test.describe("Inlay inside a vendor's own Next.js app", () => {
     await expect(answers.last()).toContainText("codehost__list_repos returned", { timeout: 20_000 });
     // The shop's connections list: connected now, and disconnected from there.
     const codehost = page.getByTestId("inlay-connections").locator('li[data-app="codehost"]');
+    // A reload shows the conversation again (kept under the session's storage scope).
     await page.reload();
+    await expect(answers.last()).toContainText("codehost__list_repos returned", { timeout: 20_000 });
     await expect(codehost.getByTestId("inlay-connection-status")).toHaveAttribute("data-status", "connected");
     await codehost.getByRole("button", { name: "Disconnect" }).click();
     await expect(codehost.getByTestId("inlay-connection-status")).toHaveAttribute("data-status", "not_connected");

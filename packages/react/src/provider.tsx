@@ -107,17 +107,24 @@ export function InlayProvider({ url, session, api, headers, fetch, credentials, 
     latest.current = session;
   });
   const withSession = session !== undefined;
+  // The session's storage scope, once the first session is here: the chats below then keep their
+  // conversations, so a reload shows them again and reattaches to a run still going.
+  const [sessionScope, setSessionScope] = useState<string>();
   const fetcher = useMemo(
     // eslint-disable-next-line react-hooks/refs -- read when a request is sent, never while rendering
-    () => (withSession ? createSessionFetcher(() => latest.current!(), fetch) : undefined),
+    () => (withSession ? createSessionFetcher(() => latest.current!(), fetch, (minted) => setSessionScope(minted.storage_scope)) : undefined),
     [withSession, fetch],
   );
-  useEffect(() => () => fetcher?.close(), [fetcher]);
+  useEffect(() => {
+    // A session right away (not at the first request), for its storage scope; a failure is said by the first request.
+    fetcher?.start().catch(() => {});
+    return () => fetcher?.close();
+  }, [fetcher]);
   const [turns] = useState(() => new EventTarget());
   const bridge = api ?? `${url?.replace(/\/+$/, "") ?? ""}/api/chat`;
   const value = useMemo(
-    () => ({ api: bridge, headers, fetch: fetcher?.fetch ?? fetch, credentials, storageScope, theme, toolRenderers, turns }),
-    [bridge, headers, fetcher, fetch, credentials, storageScope, theme, toolRenderers, turns],
+    () => ({ api: bridge, headers, fetch: fetcher?.fetch ?? fetch, credentials, storageScope: storageScope ?? sessionScope, theme, toolRenderers, turns }),
+    [bridge, headers, fetcher, fetch, credentials, storageScope, sessionScope, theme, toolRenderers, turns],
   );
   return <InlayContext.Provider value={value}>{children}</InlayContext.Provider>;
 }

@@ -9,6 +9,8 @@ export interface InlaySessionToken {
   token: string;
   /** ISO 8601. */
   expires_at: string;
+  /** Whose conversations this browser keeps: with it, a reload shows the conversation again and reattaches. */
+  storage_scope?: string;
 }
 
 export type GetSession = () => Promise<InlaySessionToken>;
@@ -19,11 +21,18 @@ const REFRESH_MARGIN_S = 60;
 export interface SessionFetcher {
   /** fetch with the session's token and origin (waits for the first token). */
   fetch: typeof fetch;
+  /** Asks for the first session now (not at the first request), e.g. to learn its storage scope. */
+  start(): Promise<InlaySessionToken>;
   /** Stops the refresh timer. */
   close(): void;
 }
 
-export function createSessionFetcher(getSession: GetSession, base: typeof fetch = (input, init) => globalThis.fetch(input, init)): SessionFetcher {
+export function createSessionFetcher(
+  getSession: GetSession,
+  base: typeof fetch = (input, init) => globalThis.fetch(input, init),
+  /** Hears each new session. */
+  onSession?: (session: InlaySessionToken) => void,
+): SessionFetcher {
   let current: InlaySessionToken | undefined;
   let pending: Promise<InlaySessionToken> | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -36,6 +45,7 @@ export function createSessionFetcher(getSession: GetSession, base: typeof fetch 
           throw new Error("the session route answered no {token, expires_at}");
         }
         current = session;
+        onSession?.(session);
         clearTimeout(timer);
         const wait = Math.max(5, (Date.parse(session.expires_at) - Date.now()) / 1000 - REFRESH_MARGIN_S) * 1000;
         if (!closed) timer = setTimeout(() => void renew().catch(() => {}), wait);
@@ -53,6 +63,7 @@ export function createSessionFetcher(getSession: GetSession, base: typeof fetch 
     return base(input, { ...init, headers, credentials: "omit" });
   };
   return {
+    start: () => (current ? Promise.resolve(current) : renew()),
     fetch: renewingFetch({
       token: () => current?.token ?? "",
       renew: async () => {

@@ -34,6 +34,8 @@ export interface MintedSession {
   tenant: string;
   origin: string;
   agent?: string;
+  /** Whose conversations @inlay/react keeps in the browser (opaque): a reload shows them again. */
+  storage_scope: string;
 }
 
 /** Inlay refused the mint: `code` says why (invalid_secret, agent_not_found, origin_not_allowed, …). */

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import type { EmbedSessionInput } from "@inlay/core/schemas/embed";
 import type { Db } from "@/server/shared/db";
 import { isUniqueViolation } from "@/server/shared/db-errors";
+import { chatStorageScope } from "@/server/framework/chat/storage-scope";
 import { findTenantById } from "@/server/framework/tenancy/repository";
 import { mintEmbedToken } from "./mint";
 import { getAllowedOrigins, isAllowedOrigin } from "./origins";
@@ -40,6 +41,8 @@ export interface EmbedSession {
   origin: string;
   userId: string;
   agent?: string;
+  /** Whose conversations the browser keeps (chat/storage-scope.ts): opaque, per tenant and user. */
+  storageScope: string;
 }
 
 /**
@@ -104,5 +107,13 @@ export async function mintEmbedSession(prisma: Db, presentedSecret: string, inpu
   }
   const userId = await provisionEmbedUser(prisma, tenant.id, { externalId: input.user_id, email: input.email, name: input.name ?? null });
   const { token, expiresAt } = await mintEmbedToken(prisma, { tenantId: tenant.id, userId, origin: normalized, agent: input.agent, ttlSeconds: input.ttl_seconds });
-  return { token, expiresAt, tenant: tenant.slug, origin: normalized, userId, ...(input.agent ? { agent: input.agent } : {}) };
+  return {
+    token,
+    expiresAt,
+    tenant: tenant.slug,
+    origin: normalized,
+    userId,
+    ...(input.agent ? { agent: input.agent } : {}),
+    storageScope: chatStorageScope(tenant.id, userId),
+  };
 }

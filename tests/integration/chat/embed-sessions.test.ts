@@ -13,6 +13,7 @@ import { verifyEmbedToken } from "@/server/framework/embed/tokens";
 import { LimitExceededError } from "@/server/framework/tenancy/errors";
 import { admitRun, setDefaultMemberCap } from "@/server/framework/tenancy/limits";
 import { createInlayServer, InlaySessionError } from "@inlay/server";
+import { chatStorageScope } from "@/server/framework/chat/storage-scope";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
 
 let database: TestDatabase;
@@ -244,6 +245,8 @@ describe("@inlay/server's sessions.create (the same route, as a vendor's backend
     const claims = await verifyEmbedToken(session.token, { origin: SHOP });
     expect(claims.userId).toBe((await userOf(acmeId, "sdk-1")).userId);
     expect(claims.agent).toBe("Acme assistant");
+    // The browser keeps the user's conversations under an opaque scope of (tenant, user).
+    expect(session.storage_scope).toBe(chatStorageScope(acmeId, claims.userId));
   });
 
   it("throws InlaySessionError with Inlay's code, status and the field in the SDK's own names", async () => {

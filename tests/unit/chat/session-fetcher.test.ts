@@ -36,6 +36,23 @@ describe("createSessionFetcher", () => {
     session.close();
   });
 
+  it("asks for the first session at start() and tells each new one, with its storage scope", async () => {
+    const heard: (string | undefined)[] = [];
+    const { sent, base } = recorder();
+    const session = createSessionFetcher(
+      async () => ({ token: "t1", expires_at: new Date(Date.now() + 300_000).toISOString(), storage_scope: "scope-1" }),
+      base,
+      (minted) => heard.push(minted.storage_scope),
+    );
+    expect((await session.start()).token).toBe("t1");
+    expect(heard).toEqual(["scope-1"]);
+    await session.fetch("https://inlay.test/api/chat");
+    // The request used the session start() asked for.
+    expect(heard).toHaveLength(1);
+    expect(sent.map((each) => each.token)).toEqual(["t1"]);
+    session.close();
+  });
+
   it("renews a minute before expiry, so later requests carry the new token", async () => {
     vi.useFakeTimers();
     let asked = 0;

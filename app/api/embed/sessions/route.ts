@@ -41,6 +41,7 @@ export const POST = timedRoute("/api/embed/sessions", (request: Request) =>
         tenant: session.tenant,
         origin: session.origin,
         ...(session.agent ? { agent: session.agent } : {}),
+        storage_scope: session.storageScope,
       });
     } catch (error) {
       if (error instanceof EmbedSessionError) {
