@@ -13,12 +13,20 @@ const ALLOWED_HEADERS = "content-type, x-inlay-embed-token, x-inlay-embed-origin
 /** What the chat reads of a response (the run a stream belongs to, how long a draining server asks to wait). */
 const EXPOSED_HEADERS = "x-run-id, retry-after, x-inlay-draining";
 
-/** The request's Origin when it is another site's (a same-origin request, the console or the iframe, has none or the app's own). */
+/**
+ * The request's Origin when it is another site's. A same-origin request (the console, the iframe) has
+ * none or the app's own: NEXTAUTH_URL's, the request URL's, or the host it was sent to (Next builds the
+ * request URL from its own hostname, which need not be the one the browser used).
+ */
 export function foreignOrigin(request: Request): string | undefined {
   const origin = request.headers.get("origin");
   if (!origin || origin === "null") return undefined;
   const normalized = normalizeOrigin(origin);
-  return normalized && normalized !== publicOrigin() && normalized !== new URL(request.url).origin ? normalized : undefined;
+  if (!normalized) return undefined;
+  const url = new URL(request.url);
+  const host = request.headers.get("host");
+  const own = [publicOrigin(), url.origin, ...(host ? [`${url.protocol}//${host}`] : [])];
+  return own.includes(normalized) ? undefined : normalized;
 }
 
 /** OPTIONS: 204 with the CORS headers for an origin some tenant allows, else 403 without them. */

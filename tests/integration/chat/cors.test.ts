@@ -81,6 +81,11 @@ describe("the chat API across origins", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("access-control-allow-origin")).toBeNull();
     await response.text();
+    // The host the browser used is the app's own too, whatever host Next built the URL with.
+    const viaHost = await send({ ...tokenHeaders("http://inlay.test:3100"), host: "inlay.test:3100" });
+    expect(viaHost.status).toBe(200);
+    expect(viaHost.headers.get("access-control-allow-origin")).toBeNull();
+    await viaHost.text();
   });
 
   it("answers the member's quota, the same numbers the console's meter shows", async () => {
