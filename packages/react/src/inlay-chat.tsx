@@ -156,8 +156,10 @@ export function InlayChat(props: InlayChatProps) {
   const id = props.chatId ?? `agent-${props.agent}`;
   // The saved conversation is read in the browser only (no sessionStorage while rendering on the
   // server), so the session mounts again, with it, once hydrated.
-  const hydrated = useSyncExternalStore(noSubscription, () => true, () => false);
-  const scope = useInlay().storageScope;
+  // A vendor's session (and with it where conversations are kept) comes first: no input before it.
+  const config = useInlay();
+  const hydrated = useSyncExternalStore(noSubscription, () => true, () => false) && !config.sessionPending;
+  const scope = config.storageScope;
   const storageKey = scope ? chatStorageKey(scope, id) : "";
   const persist = storageKey ? (props.persist ?? "session") : "none";
   const initial = useMemo(() => {

@@ -43,6 +43,8 @@ export interface InlayConfig {
   toolRenderers?: ToolRenderers;
   /** Hears "turn-end" from every chat below (the quota refreshes on it). */
   turns?: EventTarget;
+  /** The first session is on its way: the chats below wait for it (and its storage scope) before they take input. */
+  sessionPending?: boolean;
 }
 
 const InlayContext = createContext<InlayConfig>({ api: "/api/chat" });
@@ -100,7 +102,7 @@ export interface InlayProviderProps extends Partial<InlayConfig> {
   children: ReactNode;
 }
 
-export function InlayProvider({ url, session, api, headers, fetch, credentials, storageScope, theme, toolRenderers, children }: Omit<InlayProviderProps, "turns">) {
+export function InlayProvider({ url, session, api, headers, fetch, credentials, storageScope, theme, toolRenderers, children }: Omit<InlayProviderProps, "turns" | "sessionPending">) {
   // The latest `session` function is called, so an inline arrow does not start a new session each render.
   const latest = useRef(session);
   useEffect(() => {
@@ -109,22 +111,34 @@ export function InlayProvider({ url, session, api, headers, fetch, credentials, 
   const withSession = session !== undefined;
   // The session's storage scope, once the first session is here: the chats below then keep their
   // conversations, so a reload shows them again and reattaches to a run still going.
-  const [sessionScope, setSessionScope] = useState<string>();
+  const [first, setFirst] = useState<{ settled: boolean; scope?: string }>({ settled: false });
   const fetcher = useMemo(
     // eslint-disable-next-line react-hooks/refs -- read when a request is sent, never while rendering
-    () => (withSession ? createSessionFetcher(() => latest.current!(), fetch, (minted) => setSessionScope(minted.storage_scope)) : undefined),
+    () => (withSession ? createSessionFetcher(() => latest.current!(), fetch, (minted) => setFirst({ settled: true, scope: minted.storage_scope })) : undefined),
     [withSession, fetch],
   );
   useEffect(() => {
-    // A session right away (not at the first request), for its storage scope; a failure is said by the first request.
-    fetcher?.start().catch(() => {});
+    // A session right away (not at the first request), for its storage scope. A failure lets the chat
+    // take input anyway: its first request asks again and says what failed.
+    fetcher?.start().catch(() => setFirst((current) => ({ ...current, settled: true })));
     return () => fetcher?.close();
   }, [fetcher]);
+  const sessionPending = withSession && !first.settled;
   const [turns] = useState(() => new EventTarget());
   const bridge = api ?? `${url?.replace(/\/+$/, "") ?? ""}/api/chat`;
   const value = useMemo(
-    () => ({ api: bridge, headers, fetch: fetcher?.fetch ?? fetch, credentials, storageScope: storageScope ?? sessionScope, theme, toolRenderers, turns }),
-    [bridge, headers, fetcher, fetch, credentials, storageScope, sessionScope, theme, toolRenderers, turns],
+    () => ({
+      api: bridge,
+      headers,
+      fetch: fetcher?.fetch ?? fetch,
+      credentials,
+      storageScope: storageScope ?? first.scope,
+      theme,
+      toolRenderers,
+      turns,
+      sessionPending,
+    }),
+    [bridge, headers, fetcher, fetch, credentials, storageScope, first.scope, theme, toolRenderers, turns, sessionPending],
   );
   return <InlayContext.Provider value={value}>{children}</InlayContext.Provider>;
 }
