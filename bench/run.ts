@@ -54,7 +54,7 @@ const scripted: Record<string, () => Promise<void>> = {
   "chat-bundle": chatBundle,
   "chat-bundle-browser": chatBundleBrowser,
   // The vendor app (tests/vendor-app) with @inlay/react, with nothing, with the iframe widget and with
-  // @assistant-ui/react or @openai/chatkit-react on the same page: each a next build (about 5 min in all).
+  // @assistant-ui/react or @openai/chatkit-react on the same page: a next build each (about 5 min; 10 with BENCH_BUNDLER=webpack).
   "vendor-bundle": vendorBundle,
   "chat-bridge-ttft": () => chatBridgeTtft(),
   // Through the production build (`npm run build` first): chat turns started at once and chat streams
