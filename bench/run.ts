@@ -9,6 +9,7 @@ import { appMemory } from "./app-memory";
 import { chatBurst, chatHeld } from "./chat-path";
 import { chatBundle } from "./chat-bundle";
 import { chatBundleBrowser } from "./chat-bundle-browser";
+import { vendorBundle } from "./vendor-bundle";
 import { heldMemory } from "./held-memory";
 import { httpAgents } from "./http-agents";
 import { peerRuns } from "./peer-runs";
@@ -52,6 +53,9 @@ const scripted: Record<string, () => Promise<void>> = {
   "embed-size": embedSize,
   "chat-bundle": chatBundle,
   "chat-bundle-browser": chatBundleBrowser,
+  // The vendor app (tests/vendor-app) with @inlay/react, with nothing, with the iframe widget and with
+  // @assistant-ui/react or @openai/chatkit-react on the same page: a next build each (about 5 min; 10 with BENCH_BUNDLER=webpack).
+  "vendor-bundle": vendorBundle,
   "chat-bridge-ttft": () => chatBridgeTtft(),
   // Through the production build (`npm run build` first): chat turns started at once and chat streams
   // held, beside the platform's own SSE and a plain AI SDK floor route (--streams, --platform separate).
