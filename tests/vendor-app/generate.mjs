@@ -83,6 +83,8 @@ import { gunzipSync } from "node:zlib";
 function packWorkspaces(rootPkg, env) {
   const started = performance.now();
   const destination = fs.mkdtempSync(path.join(os.tmpdir(), "inlay-packs-"));
+  // The tarballs are copied into the app: the folder goes when this script ends.
+  process.on("exit", () => fs.rmSync(destination, { recursive: true, force: true }));
   const workspaces = (rootPkg.workspaces ?? []).flatMap((folder) => ["-w", folder]);
   const result = spawnSync("npm", ["pack", ...workspaces, "--pack-destination", destination, "--silent"], { cwd: repoRoot, env, encoding: "utf8" });
   if (result.status !== 0) throw new Error(`npm pack of the workspaces failed:\n${result.stderr}${result.stdout}`);
