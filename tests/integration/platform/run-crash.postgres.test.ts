@@ -118,18 +118,20 @@ describe("the runs of a killed process, at the shipped settings", () => {
 
     const RUNS = 50;
     const WORDS = 100;
-    const runIds: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      const created = await call(first.baseUrl, "/runs", key, { teammate_id: agent.body.id, message: `::delay 100\n::words ${WORDS}`, stream: false });
-      expect(created.status).toBe(200);
-      runIds.push(created.body.id);
-    }
+    // Created together, so that on a busy machine too they are all still going when the process dies.
+    const created = await Promise.all(
+      Array.from({ length: RUNS }, () => call(first.baseUrl, "/runs", key, { teammate_id: agent.body.id, message: `::delay 100\n::words ${WORDS}`, stream: false })),
+    );
+    expect(created.map((each) => each.status)).toEqual(Array(RUNS).fill(200));
+    const runIds: number[] = created.map((each) => each.body.id);
     // Every run has said something when the process dies.
-    for (const runId of runIds) {
-      await readFrames(await fetch(`${first.baseUrl}/runs/${runId}/events`, { headers: { authorization: `Bearer ${key}` } }), {
-        until: (frame) => frame.data.type === "content_block_delta",
-      });
-    }
+    await Promise.all(
+      runIds.map(async (runId) =>
+        readFrames(await fetch(`${first.baseUrl}/runs/${runId}/events`, { headers: { authorization: `Bearer ${key}` } }), {
+          until: (frame) => frame.data.type === "content_block_delta",
+        }),
+      ),
+    );
     await kill(first.child);
     // A run the dead process finished before it died (a slow machine creates the fifty slowly) has
     // nothing to resume: the ones cut off are those it left running.
