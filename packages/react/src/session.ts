@@ -21,7 +21,7 @@ const REFRESH_MARGIN_S = 60;
 export interface SessionFetcher {
   /** fetch with the session's token and origin (waits for the first token). */
   fetch: typeof fetch;
-  /** Asks for the first session now (not at the first request), e.g. to learn its storage scope. */
+  /** Asks for the first session now (not at the first request), e.g. to learn its storage scope; undoes close(). */
   start(): Promise<InlaySessionToken>;
   /** Stops the refresh timer. */
   close(): void;
@@ -63,7 +63,11 @@ export function createSessionFetcher(
     return base(input, { ...init, headers, credentials: "omit" });
   };
   return {
-    start: () => (current ? Promise.resolve(current) : renew()),
+    start() {
+      // Open again after a close (React's development mode runs an effect's cleanup, then the effect).
+      closed = false;
+      return current ? Promise.resolve(current) : renew();
+    },
     fetch: renewingFetch({
       token: () => current?.token ?? "",
       renew: async () => {
