@@ -81,7 +81,7 @@ export async function migrate(driver: Driver, migrations: Migration[]): Promise<
     };
     return applyMigrations(session, migrations, log);
   }
-  const client = await driver.session.connect();
+  const { client, release } = await checkOutSession(driver.session);
   try {
     // A migration may rewrite a large table: no statement limit on its session, which is then closed
     // rather than handed back with the setting changed.
@@ -92,7 +92,7 @@ export async function migrate(driver: Driver, migrations: Migration[]): Promise<
     };
     return await applyMigrations(session, migrations, log);
   } finally {
-    client.release(true);
+    release(true);
   }
 }
 
@@ -179,6 +179,25 @@ function postgresLimits(options: OpenDatabaseOptions): pg.PoolConfig {
     // A server that vanished without closing its sockets (a failover) is found out by TCP keepalives.
     keepAlive: true,
     ...(statementTimeout > 0 ? { statement_timeout: statementTimeout } : {}),
+  };
+}
+
+/**
+ * A client checked out of a pool for a session of several statements. pg emits "error" on a client
+ * whose connection ends (a restart, a failover), and the pool listens only while the client is idle in
+ * it: a checked-out client's error would crash the process. Here it is logged (the statement in flight
+ * fails on its own), until the client goes back (`release(destroy)`).
+ */
+export async function checkOutSession(pool: pg.Pool): Promise<{ client: pg.PoolClient; release(destroy?: boolean): void }> {
+  const client = await pool.connect();
+  const onError = (error: Error) => logger.warn({ err: error }, "a PostgreSQL session's connection ended");
+  client.on("error", onError);
+  return {
+    client,
+    release(destroy) {
+      client.release(destroy);
+      client.removeListener("error", onError);
+    },
   };
 }
 

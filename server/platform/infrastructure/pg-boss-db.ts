@@ -5,7 +5,7 @@
 // `query` takes one statement with parameters, while pg-boss's schema install and maintenance send
 // several statements (BEGIN ... COMMIT) without any, which only `exec` accepts.
 import type PgBoss from "pg-boss";
-import type { Database } from "@/server/shared/db";
+import { checkOutSession, type Database } from "@/server/shared/db";
 
 type Rows = { rows: unknown[] };
 // A statement list gives one result per statement; the caller wants the last.
@@ -20,13 +20,13 @@ export function jobDatabase(database: Database): PgBoss.Db {
         if (values && values.length > 0) return pool.query(text, values);
         // A statement list that fails inside its BEGIN leaves the session in an aborted transaction:
         // that connection is closed rather than handed back to the pool.
-        const client = await pool.connect();
+        const { client, release } = await checkOutSession(pool);
         try {
           const result = lastRows((await client.query(text)) as unknown as Rows | Rows[]);
-          client.release();
+          release();
           return result;
         } catch (error) {
-          client.release(true);
+          release(true);
           throw error;
         }
       },
