@@ -136,4 +136,33 @@ test.describe("Inlay inside a vendor's own Next.js app", () => {
     expect(inlayRequests.length).toBeGreaterThan(0);
     await page.screenshot({ path: "test-results/vendor-app-chat.png", fullPage: true });
   });
+
+  test("the shop draws a chat of its own from useInlayChat: its list, its approval buttons, kept across a reload", async ({ browser }) => {
+    test.setTimeout(60_000);
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(shopOrigin);
+    await page.getByLabel("Email").fill("sam@shop.test");
+    await page.getByRole("button", { name: "Sign in to the shop" }).click();
+    await expect(page.getByText("Signed in as sam@shop.test")).toBeVisible();
+    await page.goto(`${shopOrigin}/support`);
+    const log = page.getByTestId("support-log");
+    const question = page.getByLabel("Question");
+    await expect(question).toBeEnabled();
+
+    await question.fill('::tool calculator {"expression":"2+3"}');
+    await page.getByRole("button", { name: "Ask" }).click();
+    const approval = page.getByTestId("support-approval");
+    await expect(approval).toContainText("May the assistant use calculator?", { timeout: 20_000 });
+    await expect(page.getByTestId("support-status")).toHaveText("waiting for you");
+    await approval.getByRole("button", { name: "Yes, go ahead" }).click();
+    await expect(log.locator('li[data-role="assistant"]').last()).toContainText("calculator returned", { timeout: 20_000 });
+    await expect(approval).toHaveCount(0);
+    await expect(page.getByTestId("support-status")).toHaveText("idle");
+
+    // Kept under the session's storage scope: a reload shows it again; starting over empties it.
+    await page.reload();
+    await expect(log.locator('li[data-role="assistant"]').last()).toContainText("calculator returned", { timeout: 20_000 });
+    await page.getByRole("button", { name: "Start over" }).click();
+    await expect(log.locator("li")).toHaveCount(0);
+  });
 });

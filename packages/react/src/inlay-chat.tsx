@@ -1,24 +1,19 @@
 "use client";
-// <InlayChat agent="…" />: a complete chat with one agent, on useChat and the typed ChatMessage. Drop
-// it inside an <InlayProvider> (packages/react/src/provider.tsx) on any page; slots for the header and
-// the avatar, theming through CSS variables (chat.css). The conversation is kept in sessionStorage
-// (when the browser allows it and the provider names whose it is: storage.ts), so a reload shows it
-// again and reattaches to a run still going.
-import { useChat } from "@ai-sdk/react";
-import { DefaultChatTransport, type FileUIPart } from "ai";
-import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type CSSProperties, type ReactNode } from "react";
-import { messageUsage, resumeQuery, runPosition, sendBody } from "@inlay/core/chat/conversation";
-import { drainingRetryFetch } from "@inlay/core/chat/draining-fetch";
+// <InlayChat agent="…" />: a complete chat with one agent, drawn from useInlayChat (use-inlay-chat.ts:
+// streaming, keeping the conversation across reloads, reattaching). Drop it inside an <InlayProvider>
+// (packages/react/src/provider.tsx) on any page; slots for the header and the avatar, theming through
+// CSS variables (chat.css).
+import { useCallback, useEffect, useMemo, useRef, type CSSProperties, type ReactNode } from "react";
+import { messageUsage } from "@inlay/core/chat/conversation";
 import { formatMicros, formatMicrosExact, usdToMicros } from "@inlay/core/money";
-import type { ChatError, ChatMessage, ChatPart } from "@inlay/core/chat/types";
+import type { ChatMessage, ChatPart } from "@inlay/core/chat/types";
 import { useChatCommands } from "./command-picker";
 import { Composer } from "./composer";
-import { chatStorageKey, clearChatStorage, loadConversation, saveConversation } from "./storage";
 import { ChatHistory } from "./history";
 import { Markdown, preloadMarkdown } from "./markdown";
 import { ApprovalCard, ConnectionCard, ErrorBanner, Icon, OutputView, PlanCard, QuestionCard, ToolCall, icons, type CardActions } from "./parts";
 import { themeStyle, useInlay, type InlayTheme } from "./provider";
-import { useChatActions } from "./use-chat-actions";
+import { useInlayChat } from "./use-inlay-chat";
 import { approvalProps, toolPartProps, type ToolRenderers } from "./tool-renderers";
 
 export interface InlayChatProps {
@@ -49,28 +44,6 @@ export interface InlayChatProps {
   toolRenderers?: ToolRenderers;
   /** Called when a turn's request ends (answered, waiting for the person, stopped or refused): e.g. to refresh a quota display. */
   onTurnEnd?: () => void;
-}
-
-const noSubscription = () => () => {};
-function readFile(file: File): Promise<FileUIPart> {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve({ type: "file", mediaType: file.type || "text/plain", filename: file.name, url: String(reader.result) });
-    reader.onerror = () => reject(reader.error);
-    reader.readAsDataURL(file);
-  });
-}
-
-/** A transport failure (401, 503 …) carries the bridge's JSON error as its message. */
-function transportError(error: Error | undefined): ChatError | undefined {
-  if (!error) return undefined;
-  try {
-    const parsed = JSON.parse(error.message) as { error?: ChatError };
-    if (parsed.error?.kind) return parsed.error;
-  } catch {
-    // not JSON: a network failure
-  }
-  return { kind: "connection", message: "The chat could not reach the server." };
 }
 
 function AssistantParts({ message, actions, renderers }: { message: ChatMessage; actions: CardActions; renderers: ToolRenderers }) {
@@ -152,30 +125,9 @@ function MessageMeta({ messages, index }: { messages: readonly ChatMessage[]; in
   );
 }
 
-export function InlayChat(props: InlayChatProps) {
-  const id = props.chatId ?? `agent-${props.agent}`;
-  // The saved conversation is read in the browser only (no sessionStorage while rendering on the
-  // server), so the session mounts again, with it, once hydrated.
-  // A vendor's session (and with it where conversations are kept) comes first: no input before it.
-  const config = useInlay();
-  const hydrated = useSyncExternalStore(noSubscription, () => true, () => false) && !config.sessionPending;
-  const scope = config.storageScope;
-  const storageKey = scope ? chatStorageKey(scope, id) : "";
-  const persist = storageKey ? (props.persist ?? "session") : "none";
-  const initial = useMemo(() => {
-    if (!hydrated || persist !== "session") return [];
-    clearChatStorage(scope); // another person's conversations, left in this tab
-    return loadConversation(storageKey);
-  }, [hydrated, persist, scope, storageKey]);
-  return <ChatSession key={`${storageKey || id}:${hydrated}`} {...props} persist={persist} id={id} storageKey={storageKey} initial={initial} hydrated={hydrated} />;
-}
-
-function ChatSession({
+export function InlayChat({
   agent,
-  id,
-  storageKey,
-  initial,
-  hydrated,
+  chatId,
   permissionMode,
   title,
   subtitle,
@@ -184,82 +136,18 @@ function ChatSession({
   suggestions = [],
   welcome,
   placeholder = "Message the agent…",
-  persist = "session",
+  persist,
   theme,
   className = "",
   style,
   onTurnEnd,
   toolRenderers,
-}: InlayChatProps & { id: string; storageKey: string; initial: ChatMessage[]; hydrated: boolean }) {
+}: InlayChatProps) {
   const config = useInlay();
+  const chat = useInlayChat({ agent, chatId, permissionMode, persist, onTurnEnd });
+  const { messages, busy, ready, waitingForPerson, thinking, error: failure, send, stop: stopRun, retry, newConversation, actions } = chat;
   const renderers = useMemo(() => ({ ...config.toolRenderers, ...toolRenderers }), [config.toolRenderers, toolRenderers]);
-  const commands = useChatCommands(config, agent, hydrated);
-  // useChat keeps the callbacks it was created with; this one follows the prop.
-  const turnEnded = useRef(onTurnEnd);
-  useEffect(() => {
-    turnEnded.current = onTurnEnd;
-  }, [onTurnEnd]);
-  // A conversation saved mid-run reattaches to it: useChat's resume replays the request from the
-  // cursor it started after (GET /api/chat), replacing the partial message.
-  const [resumeFrom] = useState(() => resumeQuery(initial));
-  const transport = useMemo(
-    () =>
-      new DefaultChatTransport<ChatMessage>({
-        api: config.api,
-        credentials: config.credentials,
-        headers: () => config.headers?.() ?? {},
-        // A restarting instance refuses new turns and reattachments: sent again, they reach another.
-        fetch: drainingRetryFetch(config.fetch),
-        prepareSendMessagesRequest: ({ messages }) => ({ body: sendBody(messages, { agent, permissionMode }) }),
-        // The retry button passes { body: { resume } }; a mount resumes from the saved position.
-        prepareReconnectToStreamRequest: ({ body }) => ({ api: `${config.api}?${String(body?.resume ?? resumeFrom ?? "")}` }),
-      }),
-    [config, agent, permissionMode, resumeFrom],
-  );
-  const { messages, sendMessage, status, stop, error, setMessages, resumeStream, clearError } = useChat<ChatMessage>({
-    id,
-    transport,
-    messages: initial,
-    resume: resumeFrom !== undefined,
-    throttle: 40,
-    // Called at the end of every request, a failed or stopped one too; a stream the server ended
-    // because it drains is not an end: the chat reattaches (on another instance) and replays it.
-    onFinish: ({ message, messages: now }) => {
-      if (message.metadata?.interrupted) {
-        const resume = resumeQuery(now);
-        if (resume) {
-          // After useChat has settled this request: the reattachment is the next one.
-          setTimeout(() => void reattach.current({ body: { resume } }), 0);
-          return;
-        }
-      }
-      turnEnded.current?.();
-      config.turns?.dispatchEvent(new Event("turn-end"));
-    },
-  });
-  const reattach = useRef(resumeStream);
-  useEffect(() => {
-    reattach.current = resumeStream;
-  }, [resumeStream]);
-  const busy = status === "submitted" || status === "streaming";
-  const position = runPosition(messages);
-  // Once an app is connected the platform resumes the run by itself. The stream is normally still
-  // open (a paused run's stream waits) and simply goes on; if it was cut while the person was in the
-  // app's sign-in, the chat reattaches to the run, as after a reload.
-  const latest = useRef({ busy: false, messages });
-  useEffect(() => {
-    latest.current = { busy: status === "submitted" || status === "streaming", messages };
-  }, [status, messages]);
-  const onConnected = useCallback(() => {
-    const { busy: following, messages: now } = latest.current;
-    const resume = resumeQuery(now);
-    if (!following && resume) void resumeStream({ body: { resume } });
-  }, [resumeStream]);
-  const actions = useChatActions(config, position?.runId, onConnected);
-
-  useEffect(() => {
-    if (hydrated && persist === "session") saveConversation(storageKey, messages);
-  }, [hydrated, persist, storageKey, messages]);
+  const commands = useChatCommands(config, agent, ready);
 
   // The markdown renderer is loaded once there is something to show (a sent or restored message),
   // while the answer is on its way.
@@ -275,48 +163,15 @@ function ChatSession({
     const element = log.current;
     if (element && pinned.current) element.scrollTop = element.scrollHeight;
   }, [messages]);
-
-  const send = useCallback(
-    async (text: string, files: File[] = []) => {
-      clearError();
-      const parts = await Promise.all(files.map(readFile));
-      await sendMessage(parts.length ? { text, files: parts } : { text });
-    },
-    [sendMessage, clearError],
-  );
-
-  const stopRun = useCallback(async () => {
-    const current = runPosition(messages);
-    // Stop cancels the run (its stream then ends "Stopped"); without a run, drop the request.
-    if (current && !current.finished && (await actions.cancel(current.runId))) return;
-    await stop();
-  }, [actions, stop, messages]);
-
-  // A fresh conversation is how a person starts over (a new run, a clean context).
-  const newConversation = useCallback(() => {
-    clearError();
-    setMessages([]);
-    if (persist === "session") saveConversation(storageKey, []);
-  }, [clearError, setMessages, persist, storageKey]);
-
-  // A past conversation from History: shown as it was, and the next message replies on its run. One
-  // still going ends with its current request unread: the chat reattaches to it, as after a reload.
+  const openPast = chat.openConversation;
   const openConversation = useCallback(
     (past: ChatMessage[]) => {
-      clearError();
-      setMessages(past);
       pinned.current = true;
-      if (persist === "session") saveConversation(storageKey, past);
-      const resume = resumeQuery(past);
-      if (resume) void resumeStream({ body: { resume } });
+      openPast(past);
     },
-    [clearError, setMessages, persist, storageKey, resumeStream],
+    [openPast],
   );
 
-  const last = messages.at(-1);
-  const waitingForPerson = last?.metadata?.status === "awaiting_approval";
-  const thinking = busy && (last?.role !== "assistant" || last.parts.every((part) => part.type === "step-start" || (part.type === "text" && !part.text)));
-  const failure = transportError(error);
   const initialLetter = (title ?? agent).trim().charAt(0).toUpperCase() || "A";
   const avatarNode = avatar ?? <span className="ic-avatar" aria-hidden>{initialLetter}</span>;
 
@@ -342,7 +197,7 @@ function ChatSession({
             </div>
           </div>
           <div className="ic-header-actions">
-            <ChatHistory config={config} agent={agent} disabled={busy || !hydrated} onOpen={openConversation} />
+            <ChatHistory config={config} agent={agent} disabled={busy || !ready} onOpen={openConversation} />
             {messages.length > 0 && (
               <button type="button" className="ic-btn" disabled={busy} onClick={newConversation}>
                 New chat
@@ -430,13 +285,13 @@ function ChatSession({
             </div>
           </div>
         )}
-        {failure && <ErrorBanner error={failure} onRetry={failure.kind === "connection" && position && !position.finished ? () => void resumeStream({ body: { resume: resumeQuery(messages) } }) : undefined} />}
+        {failure && <ErrorBanner error={failure} onRetry={retry} />}
       </div>
       <div className="ic-sr-only" role="status" aria-live="assertive">
         {waitingForPerson ? "The agent is waiting for your answer." : ""}
       </div>
 
-      <Composer busy={busy} disabled={!hydrated} placeholder={placeholder} commands={commands} onSend={(text, files) => void send(text, files)} onStop={() => void stopRun()} />
+      <Composer busy={busy} disabled={!ready} placeholder={placeholder} commands={commands} onSend={(text, files) => void send(text, files)} onStop={() => void stopRun()} />
     </div>
   );
 }
