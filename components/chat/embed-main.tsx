@@ -5,12 +5,24 @@
 import "./embed-page.css";
 import "@inlay/react/styles.css";
 import { createRoot } from "react-dom/client";
+import type { ToolViews } from "@inlay/core/chat/tool-views";
 import { EmbedSurface } from "./embed-surface";
 
 const root = document.getElementById("inlay-embed");
-const { agent, host, title, accent } = root?.dataset ?? {};
+const { agent, host, title, accent, toolViews } = root?.dataset ?? {};
+
+/** The page's tool views (checked when the admin saved them); a page without any draws tools by default. */
+function parseViews(json: string | undefined): ToolViews {
+  try {
+    const views: unknown = json ? JSON.parse(json) : {};
+    return views && typeof views === "object" ? (views as ToolViews) : {};
+  } catch {
+    return {};
+  }
+}
+
 if (root && agent && host) {
   // The page's own "Connecting…" stands in until here; the surface renders the same first.
   root.replaceChildren();
-  createRoot(root).render(<EmbedSurface agent={agent} host={host} title={title} accent={accent} />);
+  createRoot(root).render(<EmbedSurface agent={agent} host={host} title={title} accent={accent} toolViews={parseViews(toolViews)} />);
 }

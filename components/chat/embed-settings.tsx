@@ -1,12 +1,13 @@
 "use client";
 // The tenant admin's embed settings: which sites may embed the chat (GET/PUT /api/embed/origins), the
-// embed secrets their backend mints tokens with, and the copy-paste snippets (lib/embed/snippets.ts)
+// embed secrets their backend mints tokens with, how the chat draws some tools (tool views), and the copy-paste snippets (lib/embed/snippets.ts)
 // for one of the workspace's own agents (docs/embedding.md).
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { card } from "@/components/admin/admin-page";
 import { EmbedSecretsPanel } from "@/components/admin/embed-secrets-panel";
+import { ToolViewsPanel } from "@/components/admin/tool-views-panel";
 import { Button } from "@/components/ui/button";
 import { curlSnippet, expressSnippet, nextRouteSnippet, scriptTagSnippet } from "@/lib/embed/snippets";
 import { useTRPC } from "@/components/trpc/react";
@@ -87,6 +88,7 @@ export function EmbedSettings({ appOrigin, tenantSlug }: { appOrigin: string; te
         </div>
       </div>
       <EmbedSecretsPanel />
+      <ToolViewsPanel />
       <div className={card}>
         <h2 className="text-lg font-semibold">Snippets</h2>
         {agents.isLoading ? (

@@ -7,6 +7,8 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { EMBED_TOKEN_HEADER_NAME, renewingFetch } from "@inlay/core/chat/renewing-fetch";
 import { InlayChat } from "@inlay/react/inlay-chat";
 import { InlayProvider } from "@inlay/react/provider";
+import { toolViewRenderers } from "@inlay/react/tool-views";
+import type { ToolViews } from "@inlay/core/chat/tool-views";
 
 /**
  * Where the surface is. Every phase but "ready" is a message saying what is wrong and what to do,
@@ -30,7 +32,20 @@ function claimsOf(token: string): { org?: unknown; exp?: unknown; agt?: unknown 
   }
 }
 
-export function EmbedSurface({ agent, host, title, accent }: { agent: string; host: string; title?: string; accent?: string }) {
+export function EmbedSurface({
+  agent,
+  host,
+  title,
+  accent,
+  toolViews,
+}: {
+  agent: string;
+  host: string;
+  title?: string;
+  accent?: string;
+  /** The workspace's drawing of some tools' calls (Admin → Embed), from the page. */
+  toolViews?: ToolViews;
+}) {
   const token = useRef<string>("");
   const [phase, setPhase] = useState<Phase>("waiting");
   // Why the token endpoint failed, as the host page's embed.js reported it.
@@ -104,6 +119,7 @@ export function EmbedSurface({ agent, host, title, accent }: { agent: string; ho
     [ask],
   );
   const theme = useMemo(() => ({ accent }), [accent]);
+  const toolRenderers = useMemo(() => toolViewRenderers(toolViews ?? {}), [toolViews]);
 
   // With the first token, look the agent up (the `/` picker's list, which names a missing agent with
   // 404), so a wrong data-agent is said at once rather than on the first message. The chat shows
@@ -149,7 +165,7 @@ export function EmbedSurface({ agent, host, title, accent }: { agent: string; ho
     );
   }
   return (
-    <InlayProvider headers={headers} fetch={fetcher} theme={theme}>
+    <InlayProvider headers={headers} fetch={fetcher} theme={theme} toolRenderers={toolRenderers}>
       <div className="h-screen">
         <InlayChat
           agent={agent}

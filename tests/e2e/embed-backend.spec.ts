@@ -128,6 +128,32 @@ test.describe("embed from the vendor's backend", () => {
     await expect(embed.secretRow("Shop backend")).not.toContainText("never");
   });
 
+  test("the admin's tool views draw the calculator's call in the widget: its title, its allow label, its result", async ({ browser }) => {
+    const embed = new EmbedAdminPage(admin);
+    await embed.goto();
+    const refused = await embed.saveToolViews({ calculator: { title: "Sum", fields: [{ label: "Result", value: "window.location" }] } });
+    await expect(refused).toHaveText(/^calculator\.fields\.0\.value: A value is input or output/);
+    const views = { calculator: { title: "Sum {input.expression}", fields: [{ label: "Result", value: "output.result" }], allowLabel: "Work it out" } };
+    await expect(await embed.saveToolViews(views)).toHaveText("Views saved.");
+
+    const visitor = await browser.newContext();
+    const page = await visitor.newPage();
+    const frame = await openChat(page, `${shop!.origin}/?user=cust-8`);
+    const chat = new ChatPage(frame);
+    await expect(chat.input()).toBeEnabled();
+    await chat.send('::tool calculator {"expression":"6*7"}');
+    const card = frame.locator('section[data-tool-view="calculator"]').last();
+    await expect(card).toHaveAttribute("data-state", "awaiting-approval", { timeout: 20_000 });
+    await expect(card).toContainText("Sum 6*7");
+    await card.getByRole("button", { name: "Work it out" }).click();
+    await expect(card).toHaveAttribute("data-state", "output", { timeout: 20_000 });
+    await expect(card.locator("dd")).toHaveText("42");
+    await page.screenshot({ path: shot("tool-view") });
+    await visitor.close();
+    // Cleared: the calculator is drawn by default again for the specs after this one.
+    await expect(await embed.saveToolViews("")).toHaveText("Views saved.");
+  });
+
   test("a failing token endpoint is said in the panel, with what to do", async ({ browser }) => {
     const visitor = await browser.newContext();
     const page = await visitor.newPage();

@@ -8,6 +8,7 @@ import { getDb } from "@/server/shared/db";
 import { widgetPageResponse } from "@/server/framework/embed/html";
 import { isEmbedHostAllowed } from "@/server/framework/embed/origins";
 import { embedPageHtml, embedQuery } from "@/server/framework/embed/page";
+import { toolViewsForEmbed } from "@/server/framework/embed/tool-views";
 import { widgetAssets } from "@/server/framework/embed/widget-assets";
 import { timedRoute } from "@/server/framework/observability/metrics";
 
@@ -18,7 +19,8 @@ async function get(request: NextRequest, { params }: { params: Promise<{ agent: 
   const { prisma } = await getDb();
   const tenant = request.nextUrl.searchParams.get("tenant") ?? undefined;
   const allowed = query.host === undefined || (await isEmbedHostAllowed(prisma, tenant, query.host));
-  return widgetPageResponse(embedPageHtml(query, await widgetAssets("embed"), allowed), "embed page");
+  const toolViews = allowed && query.host !== undefined ? await toolViewsForEmbed(prisma, tenant) : {};
+  return widgetPageResponse(embedPageHtml(query, await widgetAssets("embed"), allowed, toolViews), "embed page");
 }
 
 export const GET = timedRoute("/embed/[agent]", get);

@@ -1,10 +1,11 @@
 // The HTML of /embed/<agent> (app/embed/[agent]/route.ts): the page public/embed.js frames. It is
 // written here rather than rendered by the app router so that the iframe loads only the widget bundle
 // (components/chat/embed-main.tsx on Preact), not React and Next's client runtime. The page holds
-// nothing secret: the agent, host, title and accent from its own URL, checked here; the token arrives
-// later by postMessage (components/chat/embed-surface.tsx).
+// nothing secret: the agent, host, title and accent from its own URL, checked here, and the tenant's
+// tool views; the token arrives later by postMessage (components/chat/embed-surface.tsx).
 import { attribute, escapeHtml, pageHead, scriptTags, stylesheetTag } from "./html";
 import { normalizeOrigin } from "./tokens";
+import type { ToolViews } from "@inlay/core/chat/tool-views";
 import type { WidgetAssets } from "./widget-assets";
 
 export interface EmbedQuery {
@@ -45,7 +46,7 @@ export function embedQuery(agentSegment: string, search: URLSearchParams): Embed
  * does not allow the host, and the page only says so and what to do (no script: proxy.ts lets any
  * site frame it, so the visitor sees the reason rather than a blank frame).
  */
-export function embedPageHtml(query: EmbedQuery, assets: WidgetAssets | undefined, hostAllowed = true): string | undefined {
+export function embedPageHtml(query: EmbedQuery, assets: WidgetAssets | undefined, hostAllowed = true, toolViews: ToolViews = {}): string | undefined {
   const head = (extra: string) => pageHead("Chat · Inlay", extra);
   const stylesheet = assets ? stylesheetTag(assets) : "";
   if (!query.host) {
@@ -65,7 +66,8 @@ export function embedPageHtml(query: EmbedQuery, assets: WidgetAssets | undefine
   // The same first paint as the surface's own "waiting" phase, until the script takes over.
   return (
     `${head(stylesheet + scripts)}<body class="min-h-screen antialiased">` +
-    `<div id="inlay-embed"${attribute("data-agent", query.agent)}${attribute("data-host", query.host)}${attribute("data-title", query.title)}${attribute("data-accent", query.accent)}>` +
+    `<div id="inlay-embed"${attribute("data-agent", query.agent)}${attribute("data-host", query.host)}${attribute("data-title", query.title)}${attribute("data-accent", query.accent)}` +
+    `${Object.keys(toolViews).length > 0 ? attribute("data-tool-views", JSON.stringify(toolViews)) : ""}>` +
     `<div class="flex h-screen items-center justify-center p-6 text-center text-sm text-muted" role="status">Connecting…</div>` +
     `</div></body></html>`
   );

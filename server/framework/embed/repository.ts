@@ -26,3 +26,22 @@ export async function isOriginAllowedByAnyTenant(prisma: PrismaClient, origin: s
   const row = await prisma.tenantEmbedSettings.findFirst({ where: { allowedOrigins: { has: origin } }, select: { tenantId: true } });
   return row !== null;
 }
+
+/** The tenant's tool views as stored (validated when saved). */
+export async function findToolViews(prisma: PrismaClient, tenantId: string): Promise<unknown> {
+  const row = await prisma.tenantEmbedSettings.findUnique({ where: { tenantId }, select: { toolViews: true } });
+  return row?.toolViews ?? {};
+}
+
+export async function findToolViewsBySlug(prisma: PrismaClient, slug: string): Promise<unknown> {
+  const tenant = await prisma.tenant.findUnique({ where: { slug }, select: { embed: { select: { toolViews: true } } } });
+  return tenant?.embed?.toolViews ?? {};
+}
+
+export async function saveToolViews(prisma: PrismaClient, tenantId: string, views: Record<string, unknown>): Promise<void> {
+  await prisma.tenantEmbedSettings.upsert({
+    where: { tenantId },
+    create: { tenantId, allowedOrigins: [], toolViews: views as object },
+    update: { toolViews: views as object },
+  });
+}

@@ -91,6 +91,15 @@ export class EmbedAdminPage {
     return this.page.getByRole("table", { name: "Embed secrets" }).getByRole("row").filter({ hasText: name });
   }
 
+  /** Saves the tool views (JSON); the panel's answer: "Views saved." or why not. */
+  async saveToolViews(views: unknown) {
+    const field = this.page.getByLabel("Views (JSON, by tool name)");
+    await expect(field).toBeEnabled();
+    await field.fill(typeof views === "string" ? views : JSON.stringify(views, null, 2));
+    await this.page.getByRole("button", { name: "Save views" }).click();
+    return this.page.locator("#embed-tool-views-status");
+  }
+
   snippet(kind: "script" | "express" | "next" | "curl") {
     return this.page.getByTestId(`snippet-${kind}`);
   }

@@ -12,6 +12,7 @@ import { chatHandlers } from "@/server/framework/chat/handlers";
 import { EmbedMintRefused, mintEmbedToken } from "@/server/framework/embed/mint";
 import { frameAncestorsFor, getAllowedOrigins, setAllowedOrigins } from "@/server/framework/embed/origins";
 import { signEmbedToken } from "@/server/framework/embed/tokens";
+import { getToolViews, setToolViews, toolViewsForEmbed } from "@/server/framework/embed/tool-views";
 import { setAppOffered } from "@/server/framework/tenancy/apps-repository";
 import { verifyConnectionState } from "@/server/framework/tenancy/connection-state";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
@@ -43,6 +44,31 @@ beforeAll(async () => {
   });
 });
 afterAll(() => database.dispose());
+
+describe("tool views", () => {
+  const views = { calculator: { title: "Sum {input.expression}", fields: [{ label: "Result", value: "output.result" }], allowLabel: "Work it out" } };
+
+  it("are kept per tenant and handed to that tenant's embed page only", async () => {
+    const globexId = (await database.prisma.tenant.findUniqueOrThrow({ where: { slug: "globex" } })).id;
+    expect(await setToolViews(database.prisma, acmeId, views)).toEqual(views);
+    expect(await getToolViews(database.prisma, acmeId)).toEqual(views);
+    expect(await toolViewsForEmbed(database.prisma, "acme")).toEqual(views);
+    expect(await getToolViews(database.prisma, globexId)).toEqual({});
+    expect(await toolViewsForEmbed(database.prisma, "globex")).toEqual({});
+    expect(await toolViewsForEmbed(database.prisma, "no-such-tenant")).toEqual({});
+  });
+
+  it("refuse a view that does not parse, naming where, and keep what was saved", async () => {
+    await expect(setToolViews(database.prisma, acmeId, { calculator: { title: "x", fields: [{ label: "A", value: "process.env" }] } })).rejects.toMatchObject({
+      message: expect.stringMatching(/^calculator\.fields\.0\.value: A value is input or output/),
+      field: "views",
+    });
+    await expect(setToolViews(database.prisma, acmeId, { "<b>": { title: "x" } })).rejects.toThrow(/A tool name is/);
+    expect(await getToolViews(database.prisma, acmeId)).toEqual(views);
+    // Cleared: every tool drawn by default again.
+    expect(await setToolViews(database.prisma, acmeId, {})).toEqual({});
+  });
+});
 
 describe("allowed embed origins", () => {
   it("are stored normalised and refuse paths and other schemes", async () => {

@@ -48,6 +48,16 @@ describe("the embed page's HTML", () => {
     expect([...html.matchAll(/<script\b/g)]).toHaveLength(1);
   });
 
+  it("hands the tenant's tool views to the widget in an escaped attribute, and none when it has none", () => {
+    const views = { crm__get_order: { title: `Order "><script>alert(1)</script>`, fields: [] } };
+    const html = embedPageHtml(query("host=https%3A%2F%2Fshop.acme.test"), assets, true, views)!;
+    const attribute = /data-tool-views="([^"]*)"/.exec(html)?.[1];
+    expect(attribute).toBeDefined();
+    expect(JSON.parse(attribute!.replaceAll("&quot;", '"').replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&"))).toEqual(views);
+    expect([...html.matchAll(/<script\b/g)]).toHaveLength(1);
+    expect(embedPageHtml(query("host=https%3A%2F%2Fshop.acme.test"), assets, true, {})).not.toContain("data-tool-views");
+  });
+
   it("without a host says what the page is for, with no script", () => {
     const html = embedPageHtml(query("tenant=acme"), assets)!;
     expect(html).toContain("This page is opened by the embed script (public/embed.js).");
