@@ -55,6 +55,7 @@ const integration = (name: string, db: "pglite" | "postgres") => ({
     env: { INLAY_TEST_DB: db },
     // Migrates one template database per run; each test file's database is a copy of it.
     globalSetup: ["tests/setup/database-template.ts"],
+    setupFiles: ["tests/setup/pool-after-end.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -252,7 +252,20 @@ const defined = <T extends object>(options: T): T =>
 export function createJobQueue(options: JobQueueOptions): JobQueue {
   const { database, work } = options;
   const prisma = database.prisma;
-  const db = jobDatabase(database);
+  // pg-boss's stop() waits only for jobs a worker already holds: a fetch on its way may still bring
+  // one, whose handler and outcome would then reach a pool the process closes next. stop() also waits
+  // for these (every statement of the queue's, and every handler) to settle.
+  const pending = new Set<Promise<unknown>>();
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    pending.add(work);
+    work.then(
+      () => pending.delete(work),
+      () => pending.delete(work),
+    );
+    return work;
+  };
+  const driverDb = jobDatabase(database);
+  const db: PgBoss.Db = { executeSql: (text, values) => track(driverDb.executeSql(text, values)) };
   const boss = new PgBoss({
     db,
     // Schedules are ours (see the header); pg-boss's clock and cron monitors would only poll.
@@ -333,14 +346,17 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     );
     const ids: string[] = [];
     workerIds.set(name, ids);
-    const run = async ([job]: PgBoss.Job<unknown>[]) => {
-      try {
-        return await handler({ id: job!.id, name, data: job!.data });
-      } catch (error) {
-        logger.warn({ err: error, job: name, id: job!.id }, "job failed");
-        throw error;
-      }
-    };
+    const run = ([job]: PgBoss.Job<unknown>[]) =>
+      track(
+        (async () => {
+          try {
+            return await handler({ id: job!.id, name, data: job!.data });
+          } catch (error) {
+            logger.warn({ err: error, job: name, id: job!.id }, "job failed");
+            throw error;
+          }
+        })(),
+      );
     // One worker per unit of concurrency, one job per fetch: each job completes or fails on its own.
     for (let i = 0; i < Math.max(1, registered.concurrency ?? 1); i++) {
       ids.push(
@@ -472,7 +488,18 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       if (!started) return;
       await started.catch(() => {});
       await watching;
-      await boss.stop({ graceful: true, close: false, wait: true, timeout: options.stopTimeoutMs ?? 10_000 });
+      const timeoutMs = options.stopTimeoutMs ?? 10_000;
+      const deadline = Date.now() + timeoutMs;
+      await boss.stop({ graceful: true, close: false, wait: true, timeout: timeoutMs });
+      // What settles may start more (a fetch brings a job, a handler's end records its outcome): a turn
+      // of the event loop between looks.
+      while (Date.now() < deadline) {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (pending.size === 0) break;
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.allSettled([...pending]), new Promise((resolve) => (timer = setTimeout(resolve, deadline - Date.now())))]);
+        clearTimeout(timer);
+      }
     },
   };
 }
