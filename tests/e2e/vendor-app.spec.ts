@@ -11,12 +11,14 @@ import { expect, test, type Page } from "@playwright/test";
 import { EmbedAdminPage } from "./pages/admin-pages";
 import { AdminAppsPage } from "./pages/connections-page";
 import { signedIn } from "./pages/sign-in-page";
+import { serveReact18Page, type React18Page } from "../vendor-app/react18/serve";
 
 const AGENT = "Acme assistant"; // acme's seeded agent: it asks before a tool runs
 // eslint-disable-next-line no-restricted-properties -- set by tests/run-all.mjs for this pass
 const appDir = path.resolve(process.env.E2E_VENDOR_APP ?? path.join(os.tmpdir(), "inlay-vendor-app"));
 
 let shop: ChildProcess | undefined;
+let react18: React18Page | undefined;
 let shopOrigin = "";
 let output = "";
 
@@ -56,12 +58,15 @@ test.describe("Inlay inside a vendor's own Next.js app", () => {
     const port = (test.info().config.metadata.sparePort as number) + 3;
     const embed = new EmbedAdminPage(admin);
     await embed.goto();
-    await embed.allowOrigins([`http://127.0.0.1:${port}`]);
+    // The shop, and a page of the same vendor on React 18 (tests/vendor-app/react18).
+    await embed.allowOrigins([`http://127.0.0.1:${port}`, `http://127.0.0.1:${port + 1}`]);
     const secret = await embed.createSecret("Vendor app");
     await startShop(baseURL!, secret, port);
+    react18 = await serveReact18Page({ inlayUrl: baseURL!, secret, agent: AGENT, port: port + 1 });
   });
 
   test.afterAll(async () => {
+    await react18?.close();
     if (admin) {
       const apps = new AdminAppsPage(admin);
       await apps.goto();
@@ -164,5 +169,25 @@ test.describe("Inlay inside a vendor's own Next.js app", () => {
     await expect(log.locator('li[data-role="assistant"]').last()).toContainText("calculator returned", { timeout: 20_000 });
     await page.getByRole("button", { name: "Start over" }).click();
     await expect(log.locator("li")).toHaveCount(0);
+  });
+
+  test("the same chat in a page on React 18.3: streams, draws the vendor's calculator, approves it, shows the quota", async ({ browser }) => {
+    test.setTimeout(60_000);
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(react18!.origin);
+    await expect(page.getByTestId("react-version")).toHaveText("React 18.3.1");
+    const input = page.getByLabel("Message");
+    await expect(input).toBeEnabled();
+    await input.fill("::delay 50\none two three");
+    await input.press("Enter");
+    const answers = page.locator('article[data-role="assistant"]');
+    await expect(answers.last()).toContainText("one two three", { timeout: 20_000 });
+    await input.fill('::tool calculator {"expression":"6*7"}');
+    await input.press("Enter");
+    const card = page.getByTestId("r18-calculator").last();
+    await expect(card).toHaveAttribute("data-state", "awaiting-approval", { timeout: 20_000 });
+    await card.getByRole("button", { name: "Work it out" }).click();
+    await expect(page.getByTestId("r18-result").last()).toHaveText(" = 42", { timeout: 20_000 });
+    await expect(page.getByTestId("inlay-quota-runs")).toHaveText(/^1 of (\d+|unlimited) runs$/);
   });
 });

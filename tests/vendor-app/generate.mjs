@@ -13,7 +13,7 @@
 //                      package.json (dependencies come from the template and the tarballs only).
 //   --tarball <file>   an `npm pack` tarball to install; repeat for each. They may depend on one another
 //                      by version range (@inlay/react on @inlay/core): the tarball given satisfies it.
-//   --pack             packs this repository's workspaces (packages/*: `npm pack`, which builds each)
+//   --pack             packs this repository's packages (the workspaces under packages/: `npm pack`, which builds each)
 //                      and installs those tarballs too.
 //   --build            `next build` in the app, with the Node that runs this script.
 //   --cache-dir <dir>  the install cache (default node_modules/.cache/inlay-vendor-app).
@@ -79,13 +79,13 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { gunzipSync } from "node:zlib";
 
-/** `npm pack` of every workspace of the repository into a fresh temporary folder: the tarballs' paths. */
+/** `npm pack` of the repository's packages (the workspaces under packages/; the others are test fixtures) into a fresh temporary folder: the tarballs' paths. */
 function packWorkspaces(rootPkg, env) {
   const started = performance.now();
   const destination = fs.mkdtempSync(path.join(os.tmpdir(), "inlay-packs-"));
   // The tarballs are copied into the app: the folder goes when this script ends.
   process.on("exit", () => fs.rmSync(destination, { recursive: true, force: true }));
-  const workspaces = (rootPkg.workspaces ?? []).flatMap((folder) => ["-w", folder]);
+  const workspaces = (rootPkg.workspaces ?? []).filter((folder) => folder.startsWith("packages/")).flatMap((folder) => ["-w", folder]);
   const result = spawnSync("npm", ["pack", ...workspaces, "--pack-destination", destination, "--silent"], { cwd: repoRoot, env, encoding: "utf8" });
   if (result.status !== 0) throw new Error(`npm pack of the workspaces failed:\n${result.stderr}${result.stdout}`);
   const files = fs.readdirSync(destination).filter((file) => file.endsWith(".tgz")).map((file) => path.join(destination, file));
