@@ -91,7 +91,8 @@ const remoteOnlySpecs = ["**/webhooks.spec.ts", "**/connections-flow.spec.ts", "
 
 export default defineConfig({
   testDir: "tests/e2e",
-  outputDir: "test-results/e2e-artifacts",
+  // Its own per pass: tests/run-all.mjs runs the two passes side by side, and each empties its folder.
+  outputDir: process.env.E2E_OUTPUT_DIR ?? "test-results/e2e-artifacts",
   timeout: 30_000,
   fullyParallel: false,
   workers: 1,

@@ -124,6 +124,8 @@ const steps = [
     ),
   ],
   [
+    // The two Playwright passes side by side, each on its own ports (a browser mostly waits on the app),
+    // and after the shorter one the whole product as deployed.
     [
       {
         name: "end-to-end tests",
@@ -133,24 +135,30 @@ const steps = [
         reports: { playwright: e2eReport },
       },
     ],
-  ],
-  [
-    // The specs that need a platform of their own (one that may call loopback fakes), with the framework
-    // pointed at a platform started separately (`npm run platform`)...
     [
+      // The specs that need a platform of their own (one that may call loopback fakes), with the
+      // framework pointed at a platform started separately (`npm run platform`)...
       {
         name: "end-to-end tests against a separate platform",
         command: "npx",
         args: ["playwright", "test"],
-        env: { E2E_REMOTE_PLATFORM: "1", E2E_SKIP_BUILD: "1", E2E_REPORT: e2eRemoteReport, E2E_VENDOR_APP: VENDOR_APP },
+        env: {
+          E2E_REMOTE_PLATFORM: "1",
+          E2E_SKIP_BUILD: "1",
+          E2E_REPORT: e2eRemoteReport,
+          E2E_VENDOR_APP: VENDOR_APP,
+          E2E_PORT: "3110",
+          E2E_STRIPE_FAKE_PORT: "3197",
+          E2E_OUTPUT_DIR: "test-results/e2e-remote-artifacts",
+        },
         reports: { playwright: e2eRemoteReport },
       },
+      // ...then the whole product (PostgreSQL only): apps on the same build and the compiled platform
+      // behind nginx, every process restarted under load.
+      ...(process.env.TEST_DATABASE_URL
+        ? [vitestStage(`the whole product, deployed (Node ${MAIN_RUNTIME})`, MAIN_RUNTIME, ["--project=product", "--reporter=default"])]
+        : []),
     ],
-    // ...and beside them (a few specs, mostly waiting) the whole product as deployed (PostgreSQL only):
-    // apps on the same build and the compiled platform behind nginx, every process restarted under load.
-    ...(process.env.TEST_DATABASE_URL
-      ? [[vitestStage(`the whole product, deployed (Node ${MAIN_RUNTIME})`, MAIN_RUNTIME, ["--project=product", "--reporter=default"])]]
-      : []),
   ],
 ];
 
