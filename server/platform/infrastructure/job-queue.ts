@@ -256,13 +256,13 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   // one, whose handler and outcome would then reach a pool the process closes next. stop() also waits
   // for these (every statement of the queue's, and every handler) to settle.
   const pending = new Set<Promise<unknown>>();
-  const track = <T>(work: Promise<T>): Promise<T> => {
-    pending.add(work);
-    work.then(
-      () => pending.delete(work),
-      () => pending.delete(work),
+  const track = <T>(settling: Promise<T>): Promise<T> => {
+    pending.add(settling);
+    settling.then(
+      () => pending.delete(settling),
+      () => pending.delete(settling),
     );
-    return work;
+    return settling;
   };
   const driverDb = jobDatabase(database);
   const db: PgBoss.Db = { executeSql: (text, values) => track(driverDb.executeSql(text, values)) };
