@@ -6,9 +6,8 @@
 import type { NextRequest } from "next/server";
 import { getDb } from "@/server/shared/db";
 import { widgetPageResponse } from "@/server/framework/embed/html";
-import { isEmbedHostAllowed } from "@/server/framework/embed/origins";
+import { embedPageSettings } from "@/server/framework/embed/origins";
 import { embedPageHtml, embedQuery } from "@/server/framework/embed/page";
-import { toolViewsForEmbed } from "@/server/framework/embed/tool-views";
 import { widgetAssets } from "@/server/framework/embed/widget-assets";
 import { timedRoute } from "@/server/framework/observability/metrics";
 
@@ -18,9 +17,8 @@ async function get(request: NextRequest, { params }: { params: Promise<{ agent: 
   const query = embedQuery((await params).agent, request.nextUrl.searchParams);
   const { prisma } = await getDb();
   const tenant = request.nextUrl.searchParams.get("tenant") ?? undefined;
-  const allowed = query.host === undefined || (await isEmbedHostAllowed(prisma, tenant, query.host));
-  const toolViews = allowed && query.host !== undefined ? await toolViewsForEmbed(prisma, tenant) : {};
-  return widgetPageResponse(embedPageHtml(query, await widgetAssets("embed"), allowed, toolViews), "embed page");
+  const settings = query.host === undefined ? { allowed: true, toolViews: {} } : await embedPageSettings(prisma, tenant, query.host);
+  return widgetPageResponse(embedPageHtml(query, await widgetAssets("embed"), settings.allowed, settings.toolViews), "embed page");
 }
 
 export const GET = timedRoute("/embed/[agent]", get);

@@ -2,7 +2,9 @@
 // page's CSP frame-ancestors (proxy.ts) and gate which origin an embed token may be minted for.
 import type { Db } from "@/server/shared/db";
 import { TenancyError } from "@/server/framework/tenancy/errors";
-import { findAllowedOrigins, findAllowedOriginsBySlug, saveAllowedOrigins } from "./repository";
+import type { ToolViews } from "@inlay/core/chat/tool-views";
+import { findAllowedOrigins, findEmbedSettingsBySlug, saveAllowedOrigins } from "./repository";
+import { readToolViews } from "./tool-views";
 import { normalizeOrigin } from "./tokens";
 
 export const MAX_EMBED_ORIGINS = 20;
@@ -34,14 +36,20 @@ export async function isAllowedOrigin(prisma: Db, tenantId: string, origin: stri
  * blank refusal.
  */
 export async function isEmbedHostAllowed(prisma: Db, tenantSlug: string | undefined, host: string): Promise<boolean> {
-  const found = tenantSlug ? await findAllowedOriginsBySlug(prisma, tenantSlug) : null;
+  return (await embedPageSettings(prisma, tenantSlug, host)).allowed;
+}
+
+/** What the embed page needs of its tenant, in one read: whether it may show the chat for `host`, and, if so, the tenant's tool views. */
+export async function embedPageSettings(prisma: Db, tenantSlug: string | undefined, host: string): Promise<{ allowed: boolean; toolViews: ToolViews }> {
+  const found = tenantSlug ? await findEmbedSettingsBySlug(prisma, tenantSlug) : null;
   const origin = normalizeOrigin(host);
-  return origin !== undefined && (found?.origins ?? []).includes(origin);
+  const allowed = origin !== undefined && (found?.origins ?? []).includes(origin);
+  return { allowed, toolViews: allowed ? readToolViews(found?.toolViews) : {} };
 }
 
 /** The CSP frame-ancestors value for a tenant's embed page: its own origin and the allowed ones. */
 export async function frameAncestorsFor(prisma: Db, tenantSlug: string | undefined): Promise<string> {
-  const found = tenantSlug ? await findAllowedOriginsBySlug(prisma, tenantSlug) : null;
+  const found = tenantSlug ? await findEmbedSettingsBySlug(prisma, tenantSlug) : null;
   // Origins were validated on the way in; the check again keeps anything odd out of the header.
   const origins = (found?.origins ?? []).filter((origin) => normalizeOrigin(origin) === origin);
   return ["'self'", ...origins].join(" ");

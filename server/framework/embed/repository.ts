@@ -6,9 +6,10 @@ export async function findAllowedOrigins(prisma: PrismaClient, tenantId: string)
   return row?.allowedOrigins ?? [];
 }
 
-export async function findAllowedOriginsBySlug(prisma: PrismaClient, slug: string): Promise<{ tenantId: string; origins: string[] } | null> {
-  const tenant = await prisma.tenant.findUnique({ where: { slug }, select: { id: true, embed: { select: { allowedOrigins: true } } } });
-  return tenant ? { tenantId: tenant.id, origins: tenant.embed?.allowedOrigins ?? [] } : null;
+/** A tenant's embed settings by its slug (what the embed page and its CSP read), in one query. */
+export async function findEmbedSettingsBySlug(prisma: PrismaClient, slug: string): Promise<{ tenantId: string; origins: string[]; toolViews: unknown } | null> {
+  const tenant = await prisma.tenant.findUnique({ where: { slug }, select: { id: true, embed: { select: { allowedOrigins: true, toolViews: true } } } });
+  return tenant ? { tenantId: tenant.id, origins: tenant.embed?.allowedOrigins ?? [], toolViews: tenant.embed?.toolViews ?? {} } : null;
 }
 
 export async function saveAllowedOrigins(prisma: PrismaClient, tenantId: string, origins: string[]): Promise<string[]> {
@@ -31,11 +32,6 @@ export async function isOriginAllowedByAnyTenant(prisma: PrismaClient, origin: s
 export async function findToolViews(prisma: PrismaClient, tenantId: string): Promise<unknown> {
   const row = await prisma.tenantEmbedSettings.findUnique({ where: { tenantId }, select: { toolViews: true } });
   return row?.toolViews ?? {};
-}
-
-export async function findToolViewsBySlug(prisma: PrismaClient, slug: string): Promise<unknown> {
-  const tenant = await prisma.tenant.findUnique({ where: { slug }, select: { embed: { select: { toolViews: true } } } });
-  return tenant?.embed?.toolViews ?? {};
 }
 
 export async function saveToolViews(prisma: PrismaClient, tenantId: string, views: Record<string, unknown>): Promise<void> {

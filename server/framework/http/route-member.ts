@@ -5,6 +5,7 @@ import { prettifyError } from "zod";
 import { getSession } from "@/server/framework/auth/session";
 import { getDb } from "@/server/shared/db";
 import type { Db } from "@/server/shared/db";
+import { TenancyError, type TenancyErrorCode } from "@/server/framework/tenancy/errors";
 import { resolveActiveMembership } from "@/server/framework/tenancy/tenants";
 
 const noStore = { "cache-control": "no-store" };
@@ -28,12 +29,16 @@ export class RouteError extends Error {
 /** A JSON answer that no cache keeps. */
 export const routeJson = (body: unknown) => Response.json(body, { headers: noStore });
 
-/** Runs a handler; a RouteError becomes its response, anything else is the framework's 500. */
+/** The framework's domain errors as these routes answer them (a refused input is 422, with its field). */
+const tenancyStatus: Record<TenancyErrorCode, number> = { BAD_REQUEST: 422, NOT_FOUND: 404, FORBIDDEN: 403, CONFLICT: 409, TOO_MANY_REQUESTS: 429 };
+
+/** Runs a handler; a RouteError or a TenancyError becomes its response, anything else is the framework's 500. */
 export async function handleRoute(handler: () => Promise<Response>): Promise<Response> {
   try {
     return await handler();
   } catch (error) {
     if (error instanceof RouteError) return error.toResponse();
+    if (error instanceof TenancyError) return new RouteError(tenancyStatus[error.code], error.message, error.field ? { field: error.field } : {}).toResponse();
     throw error;
   }
 }

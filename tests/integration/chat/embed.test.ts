@@ -10,9 +10,9 @@ import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER, resolveFrameworkChatContext, s
 import { ChatRefusal } from "@/server/framework/chat/context";
 import { chatHandlers } from "@/server/framework/chat/handlers";
 import { EmbedMintRefused, mintEmbedToken } from "@/server/framework/embed/mint";
-import { frameAncestorsFor, getAllowedOrigins, setAllowedOrigins } from "@/server/framework/embed/origins";
+import { embedPageSettings, frameAncestorsFor, getAllowedOrigins, setAllowedOrigins } from "@/server/framework/embed/origins";
 import { signEmbedToken } from "@/server/framework/embed/tokens";
-import { getToolViews, setToolViews, toolViewsForEmbed } from "@/server/framework/embed/tool-views";
+import { getToolViews, setToolViews } from "@/server/framework/embed/tool-views";
 import { setAppOffered } from "@/server/framework/tenancy/apps-repository";
 import { verifyConnectionState } from "@/server/framework/tenancy/connection-state";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
@@ -52,10 +52,13 @@ describe("tool views", () => {
     const globexId = (await database.prisma.tenant.findUniqueOrThrow({ where: { slug: "globex" } })).id;
     expect(await setToolViews(database.prisma, acmeId, views)).toEqual(views);
     expect(await getToolViews(database.prisma, acmeId)).toEqual(views);
-    expect(await toolViewsForEmbed(database.prisma, "acme")).toEqual(views);
+    await setAllowedOrigins(database.prisma, acmeId, ["https://shop.acme.test"]);
+    expect(await embedPageSettings(database.prisma, "acme", "https://shop.acme.test")).toEqual({ allowed: true, toolViews: views });
+    // A host the tenant does not allow gets the refusal page only: no views either.
+    expect(await embedPageSettings(database.prisma, "acme", "https://evil.test")).toEqual({ allowed: false, toolViews: {} });
     expect(await getToolViews(database.prisma, globexId)).toEqual({});
-    expect(await toolViewsForEmbed(database.prisma, "globex")).toEqual({});
-    expect(await toolViewsForEmbed(database.prisma, "no-such-tenant")).toEqual({});
+    expect(await embedPageSettings(database.prisma, "globex", "https://shop.acme.test")).toEqual({ allowed: false, toolViews: {} });
+    expect(await embedPageSettings(database.prisma, "no-such-tenant", "https://shop.acme.test")).toEqual({ allowed: false, toolViews: {} });
   });
 
   it("refuse a view that does not parse, naming where, and keep what was saved", async () => {

@@ -3,8 +3,7 @@
 // page's CSP frame-ancestors and the only origins embed tokens are minted for.
 import { z } from "zod";
 import { getAllowedOrigins, setAllowedOrigins } from "@/server/framework/embed/origins";
-import { handleRoute, parseBody, requireMember, RouteError, routeJson } from "@/server/framework/http/route-member";
-import { TenancyError } from "@/server/framework/tenancy/errors";
+import { handleRoute, parseBody, requireMember, routeJson } from "@/server/framework/http/route-member";
 import { timedRoute } from "@/server/framework/observability/metrics";
 
 export const dynamic = "force-dynamic";
@@ -22,10 +21,5 @@ export const PUT = timedRoute("/api/embed/origins", (request: Request) =>
   handleRoute(async () => {
     const member = await requireMember(request, { admin: true });
     const { origins } = await parseBody(request, Body);
-    try {
-      return routeJson({ origins: await setAllowedOrigins(member.prisma, member.tenant.id, origins) });
-    } catch (error) {
-      if (error instanceof TenancyError) throw new RouteError(422, error.message, { field: error.field });
-      throw error;
-    }
+    return routeJson({ origins: await setAllowedOrigins(member.prisma, member.tenant.id, origins) });
   }));

@@ -3,8 +3,7 @@
 // admins). The iframe embed draws those tools' calls with them (server/framework/embed/tool-views.ts).
 import { z } from "zod";
 import { getToolViews, setToolViews } from "@/server/framework/embed/tool-views";
-import { handleRoute, parseBody, requireMember, RouteError, routeJson } from "@/server/framework/http/route-member";
-import { TenancyError } from "@/server/framework/tenancy/errors";
+import { handleRoute, parseBody, requireMember, routeJson } from "@/server/framework/http/route-member";
 import { timedRoute } from "@/server/framework/observability/metrics";
 
 export const dynamic = "force-dynamic";
@@ -23,10 +22,5 @@ export const PUT = timedRoute("/api/embed/tool-views", (request: Request) =>
   handleRoute(async () => {
     const member = await requireMember(request, { admin: true });
     const { views } = await parseBody(request, Body);
-    try {
-      return routeJson({ views: await setToolViews(member.prisma, member.tenant.id, views) });
-    } catch (error) {
-      if (error instanceof TenancyError) throw new RouteError(422, error.message, { field: error.field });
-      throw error;
-    }
+    return routeJson({ views: await setToolViews(member.prisma, member.tenant.id, views) });
   }));
