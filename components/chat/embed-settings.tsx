@@ -1,7 +1,7 @@
 "use client";
 // The tenant admin's embed settings: which sites may embed the chat (GET/PUT /api/embed/origins), the
-// embed secrets their backend mints tokens with, how the chat draws some tools (tool views), and the copy-paste snippets (lib/embed/snippets.ts)
-// for one of the workspace's own agents (docs/embedding.md).
+// embed secrets their backend mints tokens with, how the chat draws some tools (tool views), and the
+// copy-paste snippets (lib/embed/snippets.ts) for one of the workspace's own agents (docs/embedding.md).
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";

@@ -1,7 +1,8 @@
-// Tool views (@inlay/core's schemas/tool-views.ts, read by chat/tool-views.ts) as tool renderers: a card with the view's title and
-// fields, the approval's buttons while the call waits, and the error or denial once it ended. The
-// iframe embed draws a tenant's views with them; a React app may pass its own views the same way
-// (toolRenderers={toolViewRenderers(views)}). Values are text: nothing of the call becomes markup.
+// Tool views (@inlay/core's schemas/tool-views.ts, read by chat/tool-views.ts) as tool renderers: a
+// card with the view's title and fields, the approval's buttons while the call waits, and the error
+// or denial once it ended. The iframe embed draws a tenant's views with them; a React app may pass
+// its own views the same way (toolRenderers={toolViewRenderers(views)}). Values are text: nothing of
+// the call becomes markup.
 import { toolViewText, toolViewTitle, toolViewValue, type ToolView, type ToolViews } from "@inlay/core/chat/tool-views";
 import type { ToolRenderProps, ToolRenderers } from "./tool-renderers";
 
@@ -10,10 +11,11 @@ const stateLabels = { "awaiting-approval": "Waiting for you", running: "Running"
 function ToolViewCard({ view, call }: { view: ToolView; call: ToolRenderProps }) {
   const { approval, state } = call;
   const pending = approval !== undefined && !approval.answered;
+  const title = toolViewTitle(view, call);
   return (
-    <section className="ic-card" data-tone={pending ? "attention" : undefined} data-tool-view={call.toolName} data-state={state} aria-label={toolViewTitle(view, call)}>
+    <section className="ic-card" data-tone={pending ? "attention" : undefined} data-tool-view={call.toolName} data-state={state} aria-label={title}>
       <div className="ic-card-head">
-        <span>{toolViewTitle(view, call)}</span>
+        <span>{title}</span>
         <span className="ic-badge" data-state={state === "awaiting-approval" ? "pending" : state}>
           {approval?.answered ? "Sending…" : stateLabels[state]}
         </span>

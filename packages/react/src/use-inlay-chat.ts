@@ -109,9 +109,9 @@ export function useInlayChat({ agent, chatId, permissionMode, persist: wanted, o
       }),
     [config, agent, permissionMode, resumeFrom],
   );
-  const reattach = useRef<(options: { body: { resume: string } }) => Promise<void>>(async () => {});
   // A new chat (a fresh useChat state) whenever the conversation it starts from changes: once the
-  // browser has read it, or under another person's storage scope.
+  // browser has read it, or under another person's storage scope. useChat calls the callbacks of its
+  // latest render, so onFinish sees this render's onTurnEnd and resumeStream.
   const { messages, sendMessage, status, stop, error, setMessages, resumeStream, clearError } = useChat<ChatMessage>({
     id: `${storageKey || id}:${ready}`,
     transport,
@@ -125,7 +125,7 @@ export function useInlayChat({ agent, chatId, permissionMode, persist: wanted, o
         const resume = resumeQuery(now);
         if (resume) {
           // After useChat has settled this request: the reattachment is the next one.
-          setTimeout(() => void reattach.current({ body: { resume } }), 0);
+          setTimeout(() => void resumeStream({ body: { resume } }), 0);
           return;
         }
       }
@@ -133,9 +133,6 @@ export function useInlayChat({ agent, chatId, permissionMode, persist: wanted, o
       config.turns?.dispatchEvent(new Event("turn-end"));
     },
   });
-  useEffect(() => {
-    reattach.current = resumeStream;
-  }, [resumeStream]);
   const busy = status === "submitted" || status === "streaming";
   const position = runPosition(messages);
   // Once an app is connected the platform resumes the run by itself. The stream is normally still
