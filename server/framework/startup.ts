@@ -5,7 +5,7 @@ import { logger } from "@/lib/logger";
 import { offerDemoAppToDemoTenants, seedDemoData } from "@/prisma/seed";
 import { demoAppPlatformSettings } from "./demo-app/demo-app";
 import { DataDirError } from "../shared/data-dir-lock";
-import { getDb, type Database } from "../shared/db";
+import { openDatabaseWhenReachable, setProcessDatabase, type Database, type OpenDatabaseOptions } from "../shared/db";
 import { publicOrigin } from "../shared/public-origin";
 import { DEMO_APP_SLUG, type JobQueue, startTracingFromEnv, stopTracing } from "../platform/embedding";
 import { registerFrameworkJobs } from "./tenancy/framework-jobs";
@@ -21,7 +21,7 @@ export async function startFramework(): Promise<void> {
   // Spans over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (the embedded platform's included); flushed last.
   await startTracingFromEnv("app");
   closeOnExit(() => stopTracing());
-  const database = await getDb().catch((error: unknown) => {
+  const database = await openFrameworkDatabase().catch((error: unknown) => {
     // The data directory is in use by another process, or damaged: every request would fail on it, so
     // say why and what to do once (on stderr, before exiting: the logger writes later), and stop.
     if (error instanceof DataDirError) {
@@ -30,6 +30,8 @@ export async function startFramework(): Promise<void> {
     }
     throw new Error(`could not open ${databaseName()}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   });
+  // Every request's getDb() answers this one.
+  setProcessDatabase(database);
   // The database closes last, cleanly.
   closeOnExit(() => database.close());
   if (env.NODE_ENV === "production" && !env.NEXTAUTH_URL) {
@@ -58,6 +60,20 @@ export async function startFramework(): Promise<void> {
   const jobs = await frameworkJobQueue(database);
   await registerFrameworkJobs(jobs, database.prisma, () => getPlatformConnection(database.prisma));
   watchLedgerAdmissions(() => openAdmissionCount(database.prisma));
+}
+
+/**
+ * The app's database: while PostgreSQL does not answer yet (started before it, or
+ * during its restart) it tries again with backoff and says so, as the platform's processes do; Next holds
+ * requests until start-up ends, so probes wait (the startup probe's window) instead of the process exiting.
+ */
+export function openFrameworkDatabase(
+  options: OpenDatabaseOptions = { url: env.DATABASE_URL, dataDir: env.PGLITE_DATA_DIR },
+  onWait = (error: unknown, retryInMs: number) => {
+    logger.warn({ err: error instanceof Error ? error.message : String(error), retryInMs }, "the database does not answer yet; trying again");
+  },
+): Promise<Database> {
+  return openDatabaseWhenReachable(options, onWait);
 }
 
 /** The database start-up opens, as an operator configured it (never the URL: it may hold a password). */

@@ -13,7 +13,7 @@ import {
   type PlatformEnv,
 } from "./context";
 import { PlatformError, errorEnvelope, errorTypeForStatus } from "./errors";
-import { isDatabaseUnavailable, isStatementTimeout } from "../shared/db-errors";
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseAway } from "../shared/db-errors";
 import { authenticate } from "./middleware/authenticate";
 import { rateLimit } from "./middleware/rate-limit";
 import { closeOnUnreadBody } from "./middleware/unread-body";
@@ -562,21 +562,18 @@ function toPlatformError(error: unknown): PlatformError | undefined {
   }
   // The database is away or busy (a restart, every pool connection held by slow statements): the
   // request may succeed shortly, so the client is told when to try again rather than given a 500.
-  if (isDatabaseUnavailable(error) || isStatementTimeout(error)) {
+  if (isDatabaseAway(error)) {
     logger.warn({ err: error }, "the database did not answer in time: 503");
     return new PlatformError({
       type: "api_error",
       status: 503,
       errorCode: "database_unavailable",
       message: "the database is unavailable or busy; try again shortly",
-      headers: { "Retry-After": String(DATABASE_RETRY_AFTER_S) },
+      headers: { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) },
     });
   }
   return undefined;
 }
-
-/** What a 503 for an unavailable database asks the client to wait: about a restart's length. */
-const DATABASE_RETRY_AFTER_S = 2;
 
 /** Hono paths (`/agents/:id`) as patterns, to tell "no such path" (404) from "wrong method" (405). */
 function methodIndex(app: PlatformApp): (path: string) => string[] {

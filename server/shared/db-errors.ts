@@ -74,3 +74,12 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
  * statement that is always too slow would hand it back for ever).
  */
 export const isStatementTimeout = (error: unknown): boolean => sqlState(error) === "57014";
+
+/**
+ * True when a request failed for the database's state, not its own: away, or too busy to answer in
+ * time. Every transport answers it 503 with Retry-After, the request may succeed shortly.
+ */
+export const isDatabaseAway = (error: unknown): boolean => isDatabaseUnavailable(error) || isStatementTimeout(error);
+
+/** What a 503 for an unavailable database asks the client to wait: about a restart's length. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;

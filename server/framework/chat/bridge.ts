@@ -29,6 +29,8 @@ import { chatReattaches, chatStreamsOpen, chatTurnsRefused, chatTurnsStarted } f
 import { ChatRefusal, type ChatAdmission, type ChatContext, type ChatContextResolver } from "./context";
 import { appDraining, drainingResponse } from "../lifecycle";
 import { appSpan, SpanKind } from "../tracing";
+import { isDatabaseAway, DATABASE_RETRY_AFTER_SECONDS } from "@/server/shared/db-errors";
+import { DATABASE_AWAY_MESSAGE } from "@/server/framework/tenancy/errors";
 
 const json = (status: number, body: unknown, headers?: HeadersInit) =>
   Response.json(body, { status, headers: { "cache-control": "no-store", ...headers } });
@@ -54,7 +56,11 @@ const unprocessable = (message: string) => json(422, { error: { kind: "invalid",
 const invalid = (error: z.ZodError) =>
   unprocessable(error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; "));
 
-const toChatError = (error: unknown): ChatError => (error instanceof ChatRefusal ? error.chatError : chatErrorFrom(error));
+const toChatError = (error: unknown): ChatError => {
+  if (error instanceof ChatRefusal) return error.chatError;
+  if (isDatabaseAway(error)) return { kind: "unavailable", message: DATABASE_AWAY_MESSAGE, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };
+  return chatErrorFrom(error);
+};
 
 /** A turn refused before it had a run: by the framework's limits or the platform, and which limit. */
 const countRefusal = (error: unknown) =>
@@ -62,7 +68,8 @@ const countRefusal = (error: unknown) =>
 
 function failure(error: unknown) {
   const chatError = toChatError(error);
-  if (!(error instanceof PlatformApiError) && !(error instanceof ChatRefusal)) logger.error({ err: error }, "chat action failed");
+  if (chatError.kind === "unavailable" && !(error instanceof PlatformApiError)) logger.warn({ err: error }, "the database did not answer in time: 503");
+  else if (!(error instanceof PlatformApiError) && !(error instanceof ChatRefusal)) logger.error({ err: error }, "chat action failed");
   const headers = chatError.retryAfterSeconds !== undefined ? { "retry-after": String(chatError.retryAfterSeconds) } : undefined;
   return json(statusOf[chatError.kind], { error: chatError }, headers);
 }

@@ -4,8 +4,9 @@ import type { z } from "zod";
 import { prettifyError } from "zod";
 import { getSession } from "@/server/framework/auth/session";
 import { getDb } from "@/server/shared/db";
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseAway } from "@/server/shared/db-errors";
 import type { Db } from "@/server/shared/db";
-import { TenancyError, type TenancyErrorCode } from "@/server/framework/tenancy/errors";
+import { DATABASE_AWAY_MESSAGE, TenancyError, type TenancyErrorCode } from "@/server/framework/tenancy/errors";
 import { resolveActiveMembership } from "@/server/framework/tenancy/tenants";
 
 const noStore = { "cache-control": "no-store" };
@@ -21,8 +22,8 @@ export class RouteError extends Error {
     super(message);
   }
 
-  toResponse(): Response {
-    return Response.json({ error: { message: this.message, ...this.extra } }, { status: this.status, headers: noStore });
+  toResponse(headers: Record<string, string> = {}): Response {
+    return Response.json({ error: { message: this.message, ...this.extra } }, { status: this.status, headers: { ...noStore, ...headers } });
   }
 }
 
@@ -32,13 +33,19 @@ export const routeJson = (body: unknown) => Response.json(body, { headers: noSto
 /** The framework's domain errors as these routes answer them (a refused input is 422, with its field). */
 const tenancyStatus: Record<TenancyErrorCode, number> = { BAD_REQUEST: 422, NOT_FOUND: 404, FORBIDDEN: 403, CONFLICT: 409, TOO_MANY_REQUESTS: 429 };
 
-/** Runs a handler; a RouteError or a TenancyError becomes its response, anything else is the framework's 500. */
+/**
+ * Runs a handler; a RouteError or a TenancyError becomes its response, the database away 503 with
+ * Retry-After, anything else is the framework's 500.
+ */
 export async function handleRoute(handler: () => Promise<Response>): Promise<Response> {
   try {
     return await handler();
   } catch (error) {
     if (error instanceof RouteError) return error.toResponse();
     if (error instanceof TenancyError) return new RouteError(tenancyStatus[error.code], error.message, error.field ? { field: error.field } : {}).toResponse();
+    if (isDatabaseAway(error)) {
+      return new RouteError(503, DATABASE_AWAY_MESSAGE).toResponse({ "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) });
+    }
     throw error;
   }
 }

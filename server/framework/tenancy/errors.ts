@@ -16,6 +16,9 @@ export class TenancyError extends Error {
   }
 }
 
+/** What a person reads while the app's database is away or too busy (a restart): not the driver's words. */
+export const DATABASE_AWAY_MESSAGE = "The service is briefly unavailable. Try again in a moment.";
+
 export type LimitKind =
   | "member_runs"
   | "tenant_runs"

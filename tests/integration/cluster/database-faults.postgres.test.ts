@@ -8,6 +8,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPlatformClient, type RunFrame } from "@inlay/core/platform-client";
 import { startCluster, type Cluster, type Instance } from "@/server/cluster/start-cluster";
+import { openFrameworkDatabase } from "@/server/framework/startup";
 import { call as clusterCall, newAccount as clusterAccount } from "../../helpers/cluster-client";
 import { startPgBouncer, type PgBouncer } from "../../helpers/pgbouncer";
 import { pollUntil } from "../../helpers/poll";
@@ -231,15 +232,21 @@ describe("PostgreSQL going away under a cluster of 2 web instances and 2 workers
   // The two processes started here come up behind PgBouncer (the next test's subject): one start of
   // two processes serves both tests, which CI's time asks for. Their sessions go straight to
   // PostgreSQL (DATABASE_DIRECT_URL), and it is those that wait for it first.
-  it("starts processes while PostgreSQL is down: they wait, not ready, retrying with backoff, and start when it is up", async () => {
+  it("starts processes while PostgreSQL is down (the app's start-up too): they wait, not ready, retrying with backoff, and start when it is up", async () => {
     bouncer = await startPgBouncer(server!, { poolSize: 10 });
     const web = cluster!.web[1]!;
     const worker = cluster!.workers[1]!;
+    const appDatabaseUrl = await server!.createDatabase("inlay_app");
     await Promise.all([cluster!.kill(web), cluster!.kill(worker)]);
     await server!.stop("fast");
     const logsBefore = logs.length;
     const down = Date.now();
     let replacing: Promise<Instance[]> | undefined;
+    // The app's start-up opens its database the same way (instrumentation.ts → startFramework).
+    const appWaits: number[] = [];
+    let appOpened = false;
+    const appDatabase = openFrameworkDatabase({ url: appDatabaseUrl, connectTimeoutMs: CONNECT_TIMEOUT_MS }, (_error, retryInMs) => appWaits.push(retryInMs));
+    void appDatabase.then(() => (appOpened = true), () => {});
     try {
       // The replacements bind the same ports and say they are not ready while the database is away.
       replacing = Promise.all([cluster!.replace(web, { env: pooledEnv() }), cluster!.replace(worker, { env: pooledEnv() })]);
@@ -262,6 +269,10 @@ describe("PostgreSQL going away under a cluster of 2 web instances and 2 workers
         (counts) => counts.every((count) => count >= 2),
         "both processes to retry twice",
       );
+      // The app waits too, backing off, instead of failing its start-up.
+      await pollUntil(async () => appWaits, (waits) => waits.length >= 2, "the app's start-up to retry twice");
+      expect(appOpened).toBe(false);
+      expect(appWaits[1]).toBeGreaterThan(appWaits[0]!);
     } finally {
       await server!.start();
     }
@@ -270,6 +281,12 @@ describe("PostgreSQL going away under a cluster of 2 web instances and 2 workers
     await allReady(200, [newWeb!, newWorker!]);
     expect(newWeb!.baseUrl).toBe(web.baseUrl);
     expect(newWorker!.probeUrl).toBe(worker.probeUrl);
+    const app = await appDatabase;
+    try {
+      expect(await app.prisma.$queryRawUnsafe("select 1 as one")).toEqual([{ one: 1 }]);
+    } finally {
+      await app.close();
+    }
 
     // The new web instance serves: a run through it completes.
     const account = await newAccount(newWeb!.baseUrl!);
