@@ -54,7 +54,8 @@ const integration = (name: string, db: "pglite" | "postgres") => ({
     exclude: db === "pglite" ? ["tests/integration/**/*.postgres.test.ts", "tests/integration/**/*.redis.test.ts"] : [],
     env: { INLAY_TEST_DB: db },
     // Migrates one template database per run; each test file's database is a copy of it.
-    globalSetup: ["tests/setup/database-template.ts"],
+    // The compiled platform, for the tests that start platform processes (tests/setup/compiled-platform.ts).
+    globalSetup: ["tests/setup/database-template.ts", "tests/setup/compiled-platform.ts"],
     setupFiles: ["tests/setup/pool-after-end.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

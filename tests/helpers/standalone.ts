@@ -1,12 +1,14 @@
-// `npm run platform` as child processes of a test: started with the test's environment plus its own,
-// resolved with the first line the process prints, all stopped by stopAll().
+// The standalone platform (`npm run platform`) as child processes of a test: started with the test's
+// environment plus its own, resolved with the first line the process prints, all stopped by stopAll().
+// The compiled platform of the run (tests/setup/compiled-platform.ts), as production starts it.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
+import { compiledPlatformEntry } from "./compiled-platform";
 
 export function standaloneProcesses() {
   const children: ChildProcess[] = [];
   async function startStandalone(args: string[], extraEnv: Record<string, string> = {}) {
-    const child = spawn(process.execPath, ["--import", "tsx", "server/platform/standalone.ts", ...args], {
+    const child = spawn(process.execPath, [...compiledPlatformEntry(), ...args], {
       // eslint-disable-next-line no-restricted-properties -- the child inherits the test's environment
       env: { ...process.env, NODE_ENV: "development", LOG_LEVEL: "warn", ...extraEnv },
       stdio: ["ignore", "pipe", "pipe"],

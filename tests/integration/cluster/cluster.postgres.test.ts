@@ -11,6 +11,7 @@ import { EventSourceParserStream } from "eventsource-parser/stream";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCluster, type Cluster, type Instance } from "@/server/cluster/start-cluster";
+import { compiledClusterEntry, compiledPlatformEntry } from "../../helpers/compiled-platform";
 import { createEmptyPostgresDatabase } from "../../helpers/database";
 import { call, newAccount as newAccountAt, type Answer } from "../../helpers/cluster-client";
 import { readFrames, textOf, type Frame } from "../../helpers/sse";
@@ -30,6 +31,7 @@ beforeAll(async () => {
     web: 2,
     workers: 2,
     port: 0,
+    entry: compiledPlatformEntry(),
     databaseUrl: database.url,
     redisUrl,
     env: {
@@ -354,7 +356,7 @@ describe("npm run cluster", () => {
   });
 
   it("prints its ready line, serves through nginx, and stops every child on SIGTERM", async () => {
-    const cli = spawn(process.execPath, ["--import", "tsx", "server/cluster/cli.ts", "--web", "1", "--workers", "1", "--port", "0"], {
+    const cli = spawn(process.execPath, [...compiledClusterEntry(), "--web", "1", "--workers", "1", "--port", "0"], {
       env: {
         // eslint-disable-next-line no-restricted-properties -- the CLI inherits the test's environment
         ...process.env,

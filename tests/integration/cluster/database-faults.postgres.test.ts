@@ -8,6 +8,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPlatformClient, type RunFrame } from "@inlay/core/platform-client";
 import { startCluster, type Cluster, type Instance } from "@/server/cluster/start-cluster";
+import { compiledPlatformEntry } from "../../helpers/compiled-platform";
 import { openFrameworkDatabase } from "@/server/framework/startup";
 import { call as clusterCall, newAccount as clusterAccount } from "../../helpers/cluster-client";
 import { startPgBouncer, type PgBouncer } from "../../helpers/pgbouncer";
@@ -46,6 +47,7 @@ beforeAll(async () => {
     web: 2,
     workers: 2,
     port: 0,
+    entry: compiledPlatformEntry(),
     databaseUrl,
     redisUrl,
     env: clusterEnv("db-faults"),

@@ -1,14 +1,12 @@
 // The compiled platform (server/platform-build.ts, what `npm run build` writes and production runs):
 // plain node, no TypeScript loader, in production mode, as a deploy starts it: the migration step, then
-// a web and a worker on one PostgreSQL database. Built once for the file (under a second), into a
-// directory of its own under dist/ so a concurrent `npm run build` is not disturbed and node_modules
-// resolve as they do from dist/platform/.
+// a web and a worker on one PostgreSQL database. The run's own build of it (tests/setup/compiled-platform.ts),
+// in a directory under dist/ where node_modules resolve as they do from dist/platform/.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildPlatform } from "@/server/platform-build";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createEmptyPostgresDatabase } from "../../helpers/database";
 
 const root = path.resolve(import.meta.dirname, "../../..");
@@ -17,9 +15,7 @@ let database: { url: string; drop(): Promise<void> };
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  await mkdir(path.join(root, "dist"), { recursive: true });
-  outdir = await mkdtemp(path.join(root, "dist", ".test-"));
-  await buildPlatform(outdir);
+  outdir = inject("compiledPlatform");
   database = await createEmptyPostgresDatabase();
 }, 60_000);
 
@@ -33,7 +29,6 @@ afterAll(async () => {
     }),
   );
   await database?.drop();
-  if (outdir) await rm(outdir, { recursive: true, force: true });
 });
 
 /** Runs dist's <name>.js with plain node from the checkout's root; resolves with its first stdout line. */
