@@ -37,9 +37,12 @@ export async function startApp(env: Record<string, string>): Promise<AppServer> 
   // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
   const profileDir = process.env.BENCH_CPU_PROF;
   const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.join(profileDir, "app")}`] : [];
+  // BENCH_NODE_FLAGS="--liftoff-only …": node flags for the app (V8's are not allowed in NODE_OPTIONS).
+  // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
+  const nodeFlags = process.env.BENCH_NODE_FLAGS?.split(" ").filter(Boolean) ?? [];
   const child = spawn(
     process.execPath,
-    [...profile, "--inspect=127.0.0.1:0", "node_modules/next/dist/bin/next", "start", "--hostname", "127.0.0.1", "--port", String(port), "--keepAliveTimeout", "65000"],
+    [...profile, ...nodeFlags, "--inspect=127.0.0.1:0", "node_modules/next/dist/bin/next", "start", "--hostname", "127.0.0.1", "--port", String(port), "--keepAliveTimeout", "65000"],
     {
       cwd: root,
       env: {

@@ -6,6 +6,7 @@ import { Bench } from "tinybench";
 import { burstBench } from "./burst";
 import { chatBridgeTtft, embedSize } from "./chat";
 import { appMemory } from "./app-memory";
+import { pgliteTiers } from "./pglite-tiers";
 import { chatBurst, chatHeld } from "./chat-path";
 import { chatBundle } from "./chat-bundle";
 import { chatBundleBrowser } from "./chat-bundle-browser";
@@ -63,6 +64,8 @@ const scripted: Record<string, () => Promise<void>> = {
   "chat-held": chatHeld,
   // Through the production build: an idle `npm start`'s memory on PGlite and on PostgreSQL, and what a full GC gives back.
   "app-memory": appMemory,
+  // PGlite's statements and memory with V8's optimising wasm tier and with --liftoff-only, in fresh processes.
+  "pglite-tiers": pgliteTiers,
   // Always on PostgreSQL: a killed process's runs taken over by a new one (bench/recovery.ts).
   recovery,
   // Always on PostgreSQL: each role's start and idle memory, from the sources (tsx) and compiled.
