@@ -13,6 +13,8 @@ const platformUrl = `http://127.0.0.1:${platformPort}/api/v2`;
 // The framework's key on that platform, also written here for the specs that call the platform as the
 // framework does (webhooks.spec.ts); handed to them through `metadata.remotePlatform`.
 const platformKeyFile = "test-results/e2e-remote-platform-key";
+// The signing secret of the run ledger's webhook the set-up registers at the framework (PLATFORM_WEBHOOK_SECRET).
+const ledgerSecretFile = "test-results/e2e-remote-ledger-secret";
 // The apps file of the remote pass's platform (tests/e2e/support/platform-with-apps.ts writes it).
 const appsFile = "test-results/e2e-apps.json";
 // Payments through the Stripe adapter, pointed at a loopback fake (tests/helpers/stripe-fake.ts) whose
@@ -55,7 +57,7 @@ const serverEnv = {
 const build = process.env.E2E_SKIP_BUILD === "1" ? "" : "npm run build && ";
 const frameworkServer = {
   command: remotePlatform
-    ? `${build}PLATFORM_BASE_URL=${platformUrl} PLATFORM_API_KEY=$(npx tsx tests/e2e/support/remote-platform-key.ts ${platformUrl} ${platformKeyFile}) npm run start -- --port ${port}`
+    ? `${build}PLATFORM_BASE_URL=${platformUrl} PLATFORM_API_KEY=$(npx tsx tests/e2e/support/remote-platform-key.ts ${platformUrl} ${platformKeyFile} ${baseURL}/api/platform-webhooks ${ledgerSecretFile}) PLATFORM_WEBHOOK_SECRET=$(cat ${ledgerSecretFile}) npm run start -- --port ${port}`
     : `${build}npm run start -- --port ${port}`,
   url: `${baseURL}/signin`,
   timeout: 300_000,

@@ -169,10 +169,10 @@ function DeliveryItem({ webhookId, delivery, refresh }: { webhookId: number; del
   );
 }
 
-/** A datetime-local value (the browser's time zone) an hour ago. */
+/** A datetime-local value to the second (the browser's time zone) an hour ago. */
 function anHourAgo(): string {
   const date = new Date(Date.now() - 3600_000);
-  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
 }
 
 function ReplayForm({ webhookId, refresh }: { webhookId: number; refresh: () => Promise<void> }) {
@@ -191,7 +191,8 @@ function ReplayForm({ webhookId, refresh }: { webhookId: number; refresh: () => 
         replay.mutate({ webhookId, since: parsed.toISOString() });
       }}
     >
-      <TextField label="Replay since…" type="datetime-local" value={since} onChange={(event) => setSince(event.currentTarget.value)} required />
+      {/* To the second: an incident's first failure is known to the second, and the minute before it may hold deliveries that went through. */}
+      <TextField label="Replay since…" type="datetime-local" step={1} value={since} onChange={(event) => setSince(event.currentTarget.value)} required />
       <Button type="submit" variant="ghost" className="border border-line" disabled={replay.isPending}>
         {replay.isPending ? "Replaying…" : "Replay"}
       </Button>
