@@ -58,7 +58,10 @@ const invalid = (error: z.ZodError) =>
 
 const toChatError = (error: unknown): ChatError => {
   if (error instanceof ChatRefusal) return error.chatError;
-  if (isDatabaseAway(error)) return { kind: "unavailable", message: DATABASE_AWAY_MESSAGE, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };
+  // The platform's answers first: a platform the app cannot reach is a lost connection, not the app's database.
+  if (!(error instanceof PlatformApiError) && isDatabaseAway(error)) {
+    return { kind: "unavailable", message: DATABASE_AWAY_MESSAGE, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };
+  }
   return chatErrorFrom(error);
 };
 
@@ -68,7 +71,7 @@ const countRefusal = (error: unknown) =>
 
 function failure(error: unknown) {
   const chatError = toChatError(error);
-  if (chatError.kind === "unavailable" && !(error instanceof PlatformApiError)) logger.warn({ err: error }, "the database did not answer in time: 503");
+  if (chatError.kind === "unavailable" && !(error instanceof PlatformApiError)) logger.warn({ err: error }, "the app's database did not answer in time: 503");
   else if (!(error instanceof PlatformApiError) && !(error instanceof ChatRefusal)) logger.error({ err: error }, "chat action failed");
   const headers = chatError.retryAfterSeconds !== undefined ? { "retry-after": String(chatError.retryAfterSeconds) } : undefined;
   return json(statusOf[chatError.kind], { error: chatError }, headers);

@@ -4,6 +4,7 @@
 import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
+import { ConnectionError } from "@inlay/core/platform-client";
 import { createCallerFactory, publicProcedure, router } from "@/server/framework/api/trpc";
 import { createChatHandlers } from "@/server/framework/chat/bridge";
 import { handleRoute } from "@/server/framework/http/route-member";
@@ -43,6 +44,15 @@ describe("the app's database away", () => {
     );
     expect(failure).toBeInstanceOf(TRPCError);
     expect(failure).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: DATABASE_AWAY_MESSAGE });
+  });
+
+  it("a platform the app cannot reach stays a lost connection, not the app's database", async () => {
+    const lost = new ConnectionError({ message: "fetch failed", cause: refused });
+    const handlers = createChatHandlers(() => Promise.reject(lost), new AbortController().signal);
+    const response = await handlers.history(new Request("http://localhost/api/chat/history?agent=x"));
+    expect(response.status).toBe(502);
+    expect((await response.json()).error.kind).toBe("connection");
+    await expect(handleRoute(() => Promise.reject(lost))).rejects.toBe(lost);
   });
 
   it("the chat answers 503 'unavailable' with a retry hint", async () => {
