@@ -5,7 +5,7 @@
 // injection could not run code beside the embed token the page keeps in memory.
 import { NextResponse, type NextRequest } from "next/server";
 import { getDb } from "@/server/shared/db";
-import { frameAncestorsFor, isEmbedHostAllowed } from "@/server/framework/embed/origins";
+import { embedFraming } from "@/server/framework/embed/origins";
 import { normalizeOrigin } from "@/server/framework/embed/tokens";
 
 export async function proxy(request: NextRequest) {
@@ -14,12 +14,13 @@ export async function proxy(request: NextRequest) {
     const { prisma } = await getDb();
     const tenant = request.nextUrl.searchParams.get("tenant") ?? undefined;
     const host = request.nextUrl.searchParams.get("host");
-    if (host && normalizeOrigin(host) && !(await isEmbedHostAllowed(prisma, tenant, host))) {
+    const framing = await embedFraming(prisma, tenant, host && normalizeOrigin(host) ? host : undefined);
+    if (framing.hostAllowed === false) {
       // A host the tenant does not allow gets a page that only says so (app/embed/[agent]/route.ts):
       // any site may frame it, so the visitor reads why instead of a blank frame, and no script runs.
       csp = "frame-ancestors *; script-src 'none'; object-src 'none'; base-uri 'none'";
     } else {
-      csp = `frame-ancestors ${await frameAncestorsFor(prisma, tenant)}; script-src 'self'; object-src 'none'; base-uri 'none'`;
+      csp = `frame-ancestors ${framing.frameAncestors}; script-src 'self'; object-src 'none'; base-uri 'none'`;
     }
   } catch {
     // No database: nobody else may frame the page.

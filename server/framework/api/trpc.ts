@@ -7,10 +7,9 @@ import { ZodError, z } from "zod";
 import type { Db } from "@/server/shared/db";
 import { getSession } from "@/server/framework/auth/session";
 import { getDb } from "@/server/shared/db";
-import { isDatabaseAway } from "@/server/shared/db-errors";
 import { publicOrigin } from "@/server/shared/public-origin";
 import { PlatformApiError } from "@inlay/core/platform-client";
-import { DATABASE_AWAY_MESSAGE, LimitExceededError, TenancyError } from "@/server/framework/tenancy/errors";
+import { DATABASE_AWAY_MESSAGE, isAppDatabaseAway, LimitExceededError, TenancyError } from "@/server/framework/tenancy/errors";
 import { getPlatformConnection } from "@/server/framework/platform";
 import { trpcDuration } from "@/server/framework/observability/metrics";
 import type { PlatformConnection } from "@/server/framework/tenancy/platform-connection";
@@ -126,7 +125,7 @@ const domainErrors = t.middleware(async ({ next }) => {
     const message = code === "INTERNAL_SERVER_ERROR" ? `the platform failed (request ${cause.requestId ?? "unknown"})` : cause.message;
     throw new TRPCError({ code, message, cause });
   }
-  if (!result.ok && isDatabaseAway(result.error.cause)) {
+  if (!result.ok && isAppDatabaseAway(result.error.cause)) {
     throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: DATABASE_AWAY_MESSAGE, cause: result.error.cause });
   }
   return result;

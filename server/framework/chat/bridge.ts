@@ -29,8 +29,8 @@ import { chatReattaches, chatStreamsOpen, chatTurnsRefused, chatTurnsStarted } f
 import { ChatRefusal, type ChatAdmission, type ChatContext, type ChatContextResolver } from "./context";
 import { appDraining, drainingResponse } from "../lifecycle";
 import { appSpan, SpanKind } from "../tracing";
-import { isDatabaseAway, DATABASE_RETRY_AFTER_SECONDS } from "@/server/shared/db-errors";
-import { DATABASE_AWAY_MESSAGE } from "@/server/framework/tenancy/errors";
+import { DATABASE_RETRY_AFTER_SECONDS } from "@/server/shared/db-errors";
+import { DATABASE_AWAY_MESSAGE, isAppDatabaseAway } from "@/server/framework/tenancy/errors";
 
 const json = (status: number, body: unknown, headers?: HeadersInit) =>
   Response.json(body, { status, headers: { "cache-control": "no-store", ...headers } });
@@ -58,10 +58,7 @@ const invalid = (error: z.ZodError) =>
 
 const toChatError = (error: unknown): ChatError => {
   if (error instanceof ChatRefusal) return error.chatError;
-  // The platform's answers first: a platform the app cannot reach is a lost connection, not the app's database.
-  if (!(error instanceof PlatformApiError) && isDatabaseAway(error)) {
-    return { kind: "unavailable", message: DATABASE_AWAY_MESSAGE, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };
-  }
+  if (isAppDatabaseAway(error)) return { kind: "unavailable", message: DATABASE_AWAY_MESSAGE, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };
   return chatErrorFrom(error);
 };
 
@@ -71,7 +68,7 @@ const countRefusal = (error: unknown) =>
 
 function failure(error: unknown) {
   const chatError = toChatError(error);
-  if (chatError.kind === "unavailable" && !(error instanceof PlatformApiError)) logger.warn({ err: error }, "the app's database did not answer in time: 503");
+  if (isAppDatabaseAway(error)) logger.warn({ err: error }, "the app's database did not answer in time: 503");
   else if (!(error instanceof PlatformApiError) && !(error instanceof ChatRefusal)) logger.error({ err: error }, "chat action failed");
   const headers = chatError.retryAfterSeconds !== undefined ? { "retry-after": String(chatError.retryAfterSeconds) } : undefined;
   return json(statusOf[chatError.kind], { error: chatError }, headers);

@@ -29,28 +29,41 @@ export async function isAllowedOrigin(prisma: Db, tenantId: string, origin: stri
   return value !== undefined && (await findAllowedOrigins(prisma, tenantId)).includes(value);
 }
 
+type EmbedSettings = Awaited<ReturnType<typeof findEmbedSettingsBySlug>>;
+
+const readSettings = (prisma: Db, tenantSlug: string | undefined): Promise<EmbedSettings> =>
+  tenantSlug ? findEmbedSettingsBySlug(prisma, tenantSlug) : Promise.resolve(null);
+
 /**
  * Whether the embed page may show the chat for `host` (the host page's origin it was opened for):
  * only when the tenant allows it. When it may not, the page says so and what to do, with no script,
  * and any site may frame that message (proxy.ts), so the visitor sees it instead of a browser's
  * blank refusal.
  */
-export async function isEmbedHostAllowed(prisma: Db, tenantSlug: string | undefined, host: string): Promise<boolean> {
-  return (await embedPageSettings(prisma, tenantSlug, host)).allowed;
-}
+const hostAllowed = (found: EmbedSettings, host: string): boolean => {
+  const origin = normalizeOrigin(host);
+  return origin !== undefined && (found?.origins ?? []).includes(origin);
+};
 
 /** What the embed page needs of its tenant, in one read: whether it may show the chat for `host`, and, if so, the tenant's tool views. */
 export async function embedPageSettings(prisma: Db, tenantSlug: string | undefined, host: string): Promise<{ allowed: boolean; toolViews: ToolViews }> {
-  const found = tenantSlug ? await findEmbedSettingsBySlug(prisma, tenantSlug) : null;
-  const origin = normalizeOrigin(host);
-  const allowed = origin !== undefined && (found?.origins ?? []).includes(origin);
+  const found = await readSettings(prisma, tenantSlug);
+  const allowed = hostAllowed(found, host);
   return { allowed, toolViews: allowed ? readToolViews(found?.toolViews) : {} };
 }
 
-/** The CSP frame-ancestors value for a tenant's embed page: its own origin and the allowed ones. */
-export async function frameAncestorsFor(prisma: Db, tenantSlug: string | undefined): Promise<string> {
-  const found = tenantSlug ? await findEmbedSettingsBySlug(prisma, tenantSlug) : null;
+/**
+ * What the embed page's CSP needs of its tenant (proxy.ts), in one read: whether `host` may show the
+ * chat (undefined when the page names no host) and the frame-ancestors value, its own origin and the
+ * allowed ones.
+ */
+export async function embedFraming(
+  prisma: Db,
+  tenantSlug: string | undefined,
+  host: string | undefined,
+): Promise<{ hostAllowed: boolean | undefined; frameAncestors: string }> {
+  const found = await readSettings(prisma, tenantSlug);
   // Origins were validated on the way in; the check again keeps anything odd out of the header.
   const origins = (found?.origins ?? []).filter((origin) => normalizeOrigin(origin) === origin);
-  return ["'self'", ...origins].join(" ");
+  return { hostAllowed: host === undefined ? undefined : hostAllowed(found, host), frameAncestors: ["'self'", ...origins].join(" ") };
 }

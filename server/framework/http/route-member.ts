@@ -4,10 +4,9 @@ import type { z } from "zod";
 import { prettifyError } from "zod";
 import { getSession } from "@/server/framework/auth/session";
 import { getDb } from "@/server/shared/db";
-import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseAway } from "@/server/shared/db-errors";
-import { PlatformApiError } from "@inlay/core/platform-client";
+import { DATABASE_RETRY_AFTER_SECONDS } from "@/server/shared/db-errors";
 import type { Db } from "@/server/shared/db";
-import { DATABASE_AWAY_MESSAGE, TenancyError, type TenancyErrorCode } from "@/server/framework/tenancy/errors";
+import { DATABASE_AWAY_MESSAGE, isAppDatabaseAway, TenancyError, type TenancyErrorCode } from "@/server/framework/tenancy/errors";
 import { resolveActiveMembership } from "@/server/framework/tenancy/tenants";
 
 const noStore = { "cache-control": "no-store" };
@@ -44,7 +43,7 @@ export async function handleRoute(handler: () => Promise<Response>): Promise<Res
   } catch (error) {
     if (error instanceof RouteError) return error.toResponse();
     if (error instanceof TenancyError) return new RouteError(tenancyStatus[error.code], error.message, error.field ? { field: error.field } : {}).toResponse();
-    if (!(error instanceof PlatformApiError) && isDatabaseAway(error)) {
+    if (isAppDatabaseAway(error)) {
       return new RouteError(503, DATABASE_AWAY_MESSAGE).toResponse({ "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) });
     }
     throw error;

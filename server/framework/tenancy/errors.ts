@@ -1,6 +1,8 @@
 // The framework's domain errors. Services throw these (no tRPC types here); server/framework/api/trpc.ts maps
 // them to TRPCError codes with the original kept as `cause`, so the UI can read the details.
 import { formatMicros } from "@inlay/core/money";
+import { PlatformApiError } from "@inlay/core/platform-client";
+import { isDatabaseAway } from "@/server/shared/db-errors";
 
 export type TenancyErrorCode = "NOT_FOUND" | "FORBIDDEN" | "CONFLICT" | "BAD_REQUEST" | "TOO_MANY_REQUESTS";
 
@@ -18,6 +20,13 @@ export class TenancyError extends Error {
 
 /** What a person reads while the app's database is away or too busy (a restart): not the driver's words. */
 export const DATABASE_AWAY_MESSAGE = "The service is briefly unavailable. Try again in a moment.";
+
+/**
+ * True when a request of the app failed because its own database is away or too busy (every transport
+ * answers 503 with Retry-After). A platform the app cannot reach is the platform client's error, a
+ * lost connection, whatever socket error lies beneath it.
+ */
+export const isAppDatabaseAway = (error: unknown): boolean => !(error instanceof PlatformApiError) && isDatabaseAway(error);
 
 export type LimitKind =
   | "member_runs"

@@ -10,7 +10,7 @@ import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER, resolveFrameworkChatContext, s
 import { ChatRefusal } from "@/server/framework/chat/context";
 import { chatHandlers } from "@/server/framework/chat/handlers";
 import { EmbedMintRefused, mintEmbedToken } from "@/server/framework/embed/mint";
-import { embedPageSettings, frameAncestorsFor, getAllowedOrigins, setAllowedOrigins } from "@/server/framework/embed/origins";
+import { embedFraming, embedPageSettings, getAllowedOrigins, setAllowedOrigins } from "@/server/framework/embed/origins";
 import { signEmbedToken } from "@/server/framework/embed/tokens";
 import { getToolViews, setToolViews } from "@/server/framework/embed/tool-views";
 import { setAppOffered } from "@/server/framework/tenancy/apps-repository";
@@ -84,11 +84,14 @@ describe("allowed embed origins", () => {
     expect(await getAllowedOrigins(database.prisma, acmeId)).toEqual(["https://shop.acme.test", "http://127.0.0.1:4000"]);
   });
 
-  it("make the embed page's frame-ancestors; an unknown tenant gets only 'self'", async () => {
-    expect(await frameAncestorsFor(database.prisma, "acme")).toBe("'self' https://shop.acme.test http://127.0.0.1:4000");
-    expect(await frameAncestorsFor(database.prisma, "globex")).toBe("'self'");
-    expect(await frameAncestorsFor(database.prisma, "no-such-tenant")).toBe("'self'");
-    expect(await frameAncestorsFor(database.prisma, undefined)).toBe("'self'");
+  it("make the embed page's frame-ancestors, and say whether the host may show the chat; an unknown tenant gets only 'self'", async () => {
+    const acmeAncestors = "'self' https://shop.acme.test http://127.0.0.1:4000";
+    expect(await embedFraming(database.prisma, "acme", undefined)).toEqual({ hostAllowed: undefined, frameAncestors: acmeAncestors });
+    expect(await embedFraming(database.prisma, "acme", "https://shop.acme.test")).toEqual({ hostAllowed: true, frameAncestors: acmeAncestors });
+    expect(await embedFraming(database.prisma, "acme", "https://evil.test")).toEqual({ hostAllowed: false, frameAncestors: acmeAncestors });
+    expect(await embedFraming(database.prisma, "globex", "https://shop.acme.test")).toEqual({ hostAllowed: false, frameAncestors: "'self'" });
+    expect(await embedFraming(database.prisma, "no-such-tenant", undefined)).toEqual({ hostAllowed: undefined, frameAncestors: "'self'" });
+    expect(await embedFraming(database.prisma, undefined, "https://shop.acme.test")).toEqual({ hostAllowed: false, frameAncestors: "'self'" });
   });
 
   it("gate minting: a token only for an allowed origin", async () => {
