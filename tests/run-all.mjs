@@ -238,8 +238,16 @@ function failures(stage) {
       for (const spec of suite.specs ?? []) {
         for (const test of spec.tests ?? []) {
           if (test.status !== "unexpected") continue;
-          const error = test.results?.find((result) => result.error)?.error?.message;
-          found.push(`tests/e2e/${spec.file ?? suite.file} › ${spec.title}: ${first(error)}`);
+          const error = test.results?.find((result) => result.error)?.error;
+          // Which assertion, on which line, and what it saw: a CI log is often all there is of a failure.
+          const where = error?.location ? ` (line ${error.location.line})` : "";
+          const detail = String(error?.message ?? "")
+            .replace(/\x1b\[[0-9;]*m/g, "")
+            .split("\n")
+            .filter((line) => /^(Locator|Expected|Received)[^:]*:/.test(line.trim()))
+            .map((line) => `\n      ${line.trim().slice(0, 300)}`)
+            .join("");
+          found.push(`tests/e2e/${spec.file ?? suite.file} › ${spec.title}${where}: ${first(error?.message)}${detail}`);
         }
       }
       for (const child of suite.suites ?? []) walk(child);

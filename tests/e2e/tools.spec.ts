@@ -60,6 +60,7 @@ test("an admin registers an MCP server and a skill; a member's chat calls the to
   expect(mcp.calls.echo).toBe(echoesBefore + 1);
 
   // The picker offers the skill for a leading slash; Enter takes it.
+  await chat.idle();
   await chat.input().fill("/week");
   const option = member.getByRole("option", { name: /\/weekly-report/ });
   await expect(option).toBeVisible();

@@ -42,6 +42,14 @@ async function startShop(inlayUrl: string, secret: string, port: number) {
   }
 }
 
+/** Types a message and sends it once the last answer has ended: Enter while one streams sends nothing. */
+async function send(page: Page, text: string) {
+  await expect(page.getByRole("button", { name: "Send", exact: true })).toBeVisible({ timeout: 20_000 });
+  const input = page.getByLabel("Message");
+  await input.fill(text);
+  await input.press("Enter");
+}
+
 test.describe("Inlay inside a vendor's own Next.js app", () => {
   test.describe.configure({ mode: "serial" });
   let admin: Page;
@@ -94,15 +102,12 @@ test.describe("Inlay inside a vendor's own Next.js app", () => {
     // No iframe: the chat is part of the shop's own page.
     await expect(page.locator("iframe")).toHaveCount(0);
 
-    const input = page.getByLabel("Message");
-    await input.fill("::delay 100\none two three four five");
-    await input.press("Enter");
+    await send(page, "::delay 100\none two three four five");
     const answers = page.locator('article[data-role="assistant"]');
     await expect(answers.last()).toContainText("one two three four five", { timeout: 20_000 });
 
     // The shop draws the calculator: its own approval buttons, then its own result.
-    await input.fill('::tool calculator {"expression":"6*7"}');
-    await input.press("Enter");
+    await send(page, '::tool calculator {"expression":"6*7"}');
     const card = page.getByTestId("shop-calculator").last();
     await expect(card).toHaveAttribute("data-state", "awaiting-approval");
     await expect(card).toContainText("6*7");
@@ -111,8 +116,7 @@ test.describe("Inlay inside a vendor's own Next.js app", () => {
     await expect(page.getByTestId("shop-result").last()).toHaveText(" = 42", { timeout: 20_000 });
 
     // A tool of an app the shopper has not connected: the default connect card.
-    await input.fill("::tool codehost__list_repos {}");
-    await input.press("Enter");
+    await send(page, "::tool codehost__list_repos {}");
     const connectCard = page.getByTestId("connection-card").last();
     await expect(connectCard).toContainText("Code host isn't connected", { timeout: 20_000 });
     // Connecting in a popup on Inlay's origin: its callback tells the shop's page, which completes the
@@ -176,14 +180,11 @@ test.describe("Inlay inside a vendor's own Next.js app", () => {
     const page = await (await browser.newContext()).newPage();
     await page.goto(react18!.origin);
     await expect(page.getByTestId("react-version")).toHaveText("React 18.3.1");
-    const input = page.getByLabel("Message");
-    await expect(input).toBeEnabled();
-    await input.fill("::delay 50\none two three");
-    await input.press("Enter");
+    await expect(page.getByLabel("Message")).toBeEnabled();
+    await send(page, "::delay 50\none two three");
     const answers = page.locator('article[data-role="assistant"]');
     await expect(answers.last()).toContainText("one two three", { timeout: 20_000 });
-    await input.fill('::tool calculator {"expression":"6*7"}');
-    await input.press("Enter");
+    await send(page, '::tool calculator {"expression":"6*7"}');
     const card = page.getByTestId("r18-calculator").last();
     await expect(card).toHaveAttribute("data-state", "awaiting-approval", { timeout: 20_000 });
     await card.getByRole("button", { name: "Work it out" }).click();

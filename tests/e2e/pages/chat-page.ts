@@ -28,9 +28,19 @@ export class ChatPage {
     return this.log().locator('[data-role="user"], article[data-role="assistant"]');
   }
 
+  /**
+   * As a person does: once the last answer has ended (the composer shows Send, not Stop). Enter while
+   * an answer still streams sends nothing, and the text stays in the box.
+   */
   async send(text: string) {
+    await this.idle();
     await this.input().fill(text);
     await this.input().press("Enter");
+  }
+
+  /** The last answer has ended: the composer shows Send, not Stop. */
+  async idle() {
+    await expect(this.root.getByRole("button", { name: "Send", exact: true })).toBeVisible({ timeout: 20_000 });
   }
 
   stopButton() {
