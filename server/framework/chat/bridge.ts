@@ -148,6 +148,8 @@ function messageStream({ context, runId, cursor, head = [], frames, iterator, er
         return;
       }
       write(translator.finish(run, usage));
+      // Settled before the stream closes: the page's quota, refreshed at the turn's end, counts it.
+      if (run) await context.ended?.(run).catch((failed) => logger.warn({ err: failed, runId }, "chat: settling the ended run failed; its webhook will"));
     },
     onError: () => "The chat stream failed.",
   });

@@ -5,11 +5,13 @@
 import type { PlatformClient } from "@inlay/core/platform-client";
 import type { ChatError } from "@inlay/core/chat/types";
 import type { MemberApp } from "@inlay/core/schemas/connections";
+import type { Run } from "@inlay/core/schemas/runs";
 import type { MyUsage } from "@inlay/core/schemas/tenancy";
 
 /**
  * An admitted turn on the framework's run ledger (server/framework/tenancy/run-ledger.ts): told how its start
- * went. Once started it is settled from the platform's webhooks, not by the bridge.
+ * went. Once started it is settled when its run ends: by ChatContext.ended when the chat saw the end,
+ * else from the platform's webhooks.
  */
 export interface ChatAdmission {
   /** The platform accepted the turn on run `runId`, which had cost `priorCostUsd` before it (a reply's run). */
@@ -57,6 +59,12 @@ export interface ChatContext {
   disconnect?(input: { app: string; connectionId?: string }): Promise<{ app: string }>;
   /** The caller's quota this month (runs and cost against their caps), as the console shows it. Absent: none kept. */
   quota?(): Promise<MyUsage>;
+  /**
+   * The run a chat stream followed, as read at its done frame (ended, or waiting for the person). The
+   * framework settles an ended run's turns here, before the stream closes, so the quota the page
+   * refreshes then counts them; its webhook finds nothing left. Absent: nothing kept.
+   */
+  ended?(run: Run): Promise<void>;
   /** Who the caller is, for logs. Never sent to the browser. */
   subject: { tenantId: string; userId: string; via: "session" | "embed" };
 }

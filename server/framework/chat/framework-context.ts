@@ -15,7 +15,7 @@ import { publicOrigin } from "@/server/shared/public-origin";
 import { completeConnection, disconnect, listMemberApps, startConnection } from "@/server/framework/tenancy/connections";
 import { LimitExceededError, TenancyError } from "@/server/framework/tenancy/errors";
 import { getMyUsage } from "@/server/framework/tenancy/limits";
-import { beginRun, runAbandoned, runRefused, runStarted } from "@/server/framework/tenancy/run-ledger";
+import { beginRun, runAbandoned, runRefused, runStarted, settleRun } from "@/server/framework/tenancy/run-ledger";
 import { createAgent, ensureAgentCopy, findNamedAgent, getVisibleAgent, mayCreatePersonalAgent, type Caller } from "@/server/framework/tenancy/agents";
 import { getPlatformConnection } from "@/server/framework/platform";
 import { syncMemberTools } from "@/server/framework/tenancy/tenant-tools";
@@ -176,6 +176,9 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
       return { app: input.app };
     },
     quota: () => getMyUsage(prisma, tenantId, caller.userId),
+    ended: async (run) => {
+      await settleRun(prisma, run, "stream");
+    },
     subject: { tenantId, userId: caller.userId, via: caller.via },
   };
   return context;

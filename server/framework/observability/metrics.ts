@@ -54,7 +54,7 @@ export const ledgerAdmissionsOpen = gauge({
 
 export const ledgerSettled = counter({
   name: "inlay_app_ledger_turns_settled_total",
-  help: "Turns the run ledger settled, by what told it (webhook, sweep, start: the platform answered with an ended run)",
+  help: "Turns the run ledger settled, by what told it (stream: the chat saw its run end; webhook; sweep; start or reply: the platform answered with an ended run)",
   labelNames: ["via"] as const,
 });
 

@@ -9,8 +9,9 @@
 //   abandoned    it failed and may or may not have started: released, nothing known to charge
 //   settled      the run ended: its exact cost (usage.cost_usd, micro-USD) charged, the admission released
 //
-// Settlement comes from the platform's signed run.* webhooks (app/api/platform-webhooks, which calls
-// settleRunFromPlatform) and, for a delivery that never came, from sweepRunLedger. A webhook only says
+// Settlement comes from the chat stream that saw its run end (the run it read there), from the
+// platform's signed run.* webhooks (app/api/platform-webhooks, which calls settleRunFromPlatform) and,
+// for a delivery that never came, from sweepRunLedger. A webhook only says
 // "look at run N": the run's current state is read from the platform, so an out-of-order delivery (a
 // run.completed arriving after a reply reopened the run) settles nothing, and the settlement itself is
 // a compare-and-set on the admission (run-ledger-repository.ts), so duplicates charge once. Reads
@@ -47,8 +48,11 @@ export interface LedgerRun {
   finished_at?: string | null;
 }
 
-/** What told the ledger to settle (the metric's label): a webhook, the sweep, the platform's answer at start or at a reply. */
-export type SettledVia = "webhook" | "sweep" | "start" | "reply";
+/**
+ * What told the ledger to settle (the metric's label): a webhook, the sweep, the platform's answer at
+ * start or at a reply, or the chat stream that saw the run end.
+ */
+export type SettledVia = "webhook" | "sweep" | "start" | "reply" | "stream";
 
 export interface RunTicket {
   tenantId: string;

@@ -19,6 +19,8 @@ let refuse = false;
 const started: { runId: number; prior?: string }[] = [];
 let withdrawn = 0;
 let abandoned = 0;
+/** The runs the bridge said its streams saw end, as it read them (the framework settles them). */
+const ended: { id: number; status: string; cost: string }[] = [];
 
 beforeAll(async () => {
   platform = await startPlatform();
@@ -40,6 +42,7 @@ beforeAll(async () => {
           abandon: async () => void abandoned++,
         };
       },
+      ended: async (run) => void ended.push({ id: run.id, status: run.status, cost: run.usage.cost_usd }),
       subject: { tenantId: "t", userId: user, via: "session" },
     };
   });
@@ -82,8 +85,10 @@ describe("POST /api/chat", () => {
     expect(textOf(message)).toBe("Echo: hello there world");
     expect(message.metadata).toMatchObject({ runId, status: "completed" });
     expect(Number(message.metadata!.usage!.cost_usd)).toBeGreaterThan(0);
-    // The turn's admission is told which run it started (the run ledger settles it from webhooks).
+    // The turn's admission is told which run it started, and before the stream closed, that the run
+    // ended at the cost the message shows (the run ledger settles it then).
     expect(started.at(-1)).toEqual({ runId, prior: undefined });
+    expect(ended.filter((run) => run.id === runId)).toEqual([{ id: runId, status: "completed", cost: message.metadata!.usage!.cost_usd }]);
   });
 
   it("shows an approval request while the run waits, and goes on in the same stream once approved", async () => {

@@ -17,6 +17,7 @@ import { setTenantLimits } from "@/server/framework/tenancy/limits";
 import { findFrameworkWebhook } from "@/server/framework/tenancy/platform-repository";
 import { lazyPlatformClient } from "@/server/framework/tenancy/platform-users";
 import { sweepRunLedger } from "@/server/framework/tenancy/run-ledger";
+import { ledgerSettled } from "@/server/framework/observability/metrics";
 import { ensureLedgerWebhook, receiveLedgerWebhook } from "@/server/framework/tenancy/run-ledger-webhook";
 import { keysFor, PLATFORM_WEBHOOK_SECRET } from "@/server/framework/tenancy/sealing";
 import { TEST_SECRET, startFramework, type FrameworkHarness } from "../../helpers/framework";
@@ -187,6 +188,22 @@ describe("runs on every path", () => {
       expect(run.admissionId).toBeNull();
     }
     expect((await member.usage.mine()).tenant.concurrentRuns.used).toBe(0);
+  });
+
+  it("a chat turn whose stream saw its run end is settled before the stream closes, and its webhook then finds nothing", async () => {
+    const settledByStream = async () => (await ledgerSettled.get()).values.find((value) => value.labels.via === "stream")?.value ?? 0;
+    const before = await settledByStream();
+    const runId = await embedSend(MEMBER, { message: "settled at once ::words 3" });
+    // The stream has closed: no waiting for a delivery.
+    const [admission] = await fw.database.prisma.runAdmission.findMany({ where: { tenantId: acmeId, platformRunId: runId } });
+    expect(admission!.releasedAt).not.toBeNull();
+    expect(admission!.costMicros).toBe((await books([runId])).ledger);
+    expect(admission!.costMicros).toBeGreaterThan(0n);
+    expect(await settledByStream()).toBe(before + 1);
+    // The run's webhook comes later and settles nothing more.
+    await pollUntil(() => Promise.resolve(settledBy(runId)), (delivered) => delivered.length > 0, "the run's webhook delivered");
+    expect(settledBy(runId).every((each) => each.result !== "dropped" && each.result.outcome === "settled" && each.result.settled === 0)).toBe(true);
+    expect((await books([runId])).charged).toBe((await books([runId])).ledger);
   });
 
   it("a duplicate delivery, and a delivery of an earlier event after the run ended, count once", async () => {
