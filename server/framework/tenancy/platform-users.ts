@@ -12,6 +12,11 @@ import { findUserById } from "./repository";
 
 export const newPlatformUserId = () => `eu_${randomBytes(16).toString("base64url")}`;
 
+// A (tenant, user)'s platform user_id never changes once its profile is made, and every chat turn and
+// tRPC call needs it: each database's are remembered in this process (a bounded map, emptied when full).
+const KNOWN_LIMIT = 10_000;
+const known = new WeakMap<Db, Map<string, string>>();
+
 /**
  * The caller's platform user_id in this tenant, made on first use. Concurrent first calls agree:
  * the insert is ON CONFLICT DO NOTHING and everyone reads back the row that won.
@@ -22,6 +27,9 @@ export async function ensurePlatformUser(
   tenant: { id: string; name: string },
   userId: string,
 ): Promise<string> {
+  const key = `${tenant.id}:${userId}`;
+  const remembered = known.get(prisma)?.get(key);
+  if (remembered) return remembered;
   const row = (await findPlatformUser(prisma, tenant.id, userId)) ?? (await insertPlatformUser(prisma, tenant.id, userId, newPlatformUserId()));
   if (!row.profileCreatedAt) {
     const user = await findUserById(prisma, userId);
@@ -39,6 +47,10 @@ export async function ensurePlatformUser(
     }
     await markProfileCreated(prisma, tenant.id, userId);
   }
+  let map = known.get(prisma);
+  if (!map) known.set(prisma, (map = new Map()));
+  if (map.size >= KNOWN_LIMIT) map.clear();
+  map.set(key, row.platformUserId);
   return row.platformUserId;
 }
 
