@@ -2,10 +2,9 @@
 // needs, per request, a platform client already bound to the caller's platform user_id, a way to
 // name the agent, and the framework's admission (per-tenant limits). It gets them from a
 // ChatContextResolver; it never sees a session, a tenant row or a platform key.
-import type { PlatformClient } from "@inlay/core/platform-client";
+import type { PlatformClient, Run } from "@inlay/core/platform-client";
 import type { ChatError } from "@inlay/core/chat/types";
 import type { MemberApp } from "@inlay/core/schemas/connections";
-import type { Run } from "@inlay/core/schemas/runs";
 import type { MyUsage } from "@inlay/core/schemas/tenancy";
 
 /**

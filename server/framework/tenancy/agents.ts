@@ -6,6 +6,7 @@
 import { AGENT_TOOLS, agentNameKey, tenantAgentInput, type TenantAgentInput } from "@inlay/core/schemas/console";
 import type { Agent, AgentCreateParams, PlatformClient } from "@inlay/core/platform-client";
 import type { Db } from "@/server/shared/db";
+import { databaseMemo } from "@/server/shared/database-memo";
 import { TenancyError } from "./errors";
 import {
   AgentNameTaken,
@@ -19,6 +20,7 @@ import {
   markAgentCopySynced,
   setAllowPersonalAgents,
   updateTenantAgent,
+  type AgentCopyRecord,
   type TenantAgentFields,
   type TenantAgentRecord,
 } from "./platform-repository";
@@ -167,6 +169,9 @@ function platformFields(agent: TenantAgentRecord) {
 }
 
 const SYNC_ATTEMPTS = 3;
+// A member's copy of an agent keeps its platform id, and its synced version only moves forward: a copy
+// remembered at the agent's version needs no read.
+const knownCopies = databaseMemo<AgentCopyRecord>();
 
 /**
  * The platform agent id of the caller's copy of `agent`, created on first use and brought up to the
@@ -179,20 +184,26 @@ export async function ensureAgentCopy(
   caller: Caller,
   agent: TenantAgentRecord,
 ): Promise<number> {
+  const key = `${agent.id}:${caller.userId}`;
+  const remembered = knownCopies.get(prisma, key);
+  if (remembered && remembered.syncedVersion >= agent.version) return remembered.platformAgentId;
   let current = agent;
   for (let attempt = 0; attempt < SYNC_ATTEMPTS; attempt++) {
     const copy = await findAgentCopy(prisma, current.id, caller.userId);
     if (!copy) {
       const created: Agent = await platform.agents.create(platformFields(current));
       if (await insertAgentCopy(prisma, current.id, caller.userId, { platformAgentId: created.id, syncedVersion: current.version })) {
+        knownCopies.set(prisma, key, { platformAgentId: created.id, syncedVersion: current.version });
         return created.id;
       }
       await platform.agents.archive(created.id);
       continue;
     }
+    knownCopies.set(prisma, key, copy);
     if (copy.syncedVersion >= current.version) return copy.platformAgentId;
     await platform.agents.update(copy.platformAgentId, platformFields(current));
     await markAgentCopySynced(prisma, current.id, caller.userId, current.version);
+    knownCopies.set(prisma, key, { platformAgentId: copy.platformAgentId, syncedVersion: current.version });
     // An edit that landed while we patched has a higher version: go round once more for it.
     const latest = await findVisibleAgent(prisma, caller.tenantId, caller.userId, current.id);
     if (!latest || latest.version === current.version) return copy.platformAgentId;

@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { ConflictError, type PlatformClient } from "@inlay/core/platform-client";
 import type { Db } from "@/server/shared/db";
+import { databaseMemo } from "@/server/shared/database-memo";
 import type { PlatformConnection } from "./platform-connection";
 import { findPlatformUser, insertPlatformUser, markProfileCreated } from "./platform-repository";
 import { findUserById } from "./repository";
@@ -13,9 +14,8 @@ import { findUserById } from "./repository";
 export const newPlatformUserId = () => `eu_${randomBytes(16).toString("base64url")}`;
 
 // A (tenant, user)'s platform user_id never changes once its profile is made, and every chat turn and
-// tRPC call needs it: each database's are remembered in this process (a bounded map, emptied when full).
-const KNOWN_LIMIT = 10_000;
-const known = new WeakMap<Db, Map<string, string>>();
+// tRPC call needs it.
+const known = databaseMemo<string>();
 
 /**
  * The caller's platform user_id in this tenant, made on first use. Concurrent first calls agree:
@@ -28,7 +28,7 @@ export async function ensurePlatformUser(
   userId: string,
 ): Promise<string> {
   const key = `${tenant.id}:${userId}`;
-  const remembered = known.get(prisma)?.get(key);
+  const remembered = known.get(prisma, key);
   if (remembered) return remembered;
   const row = (await findPlatformUser(prisma, tenant.id, userId)) ?? (await insertPlatformUser(prisma, tenant.id, userId, newPlatformUserId()));
   if (!row.profileCreatedAt) {
@@ -47,10 +47,7 @@ export async function ensurePlatformUser(
     }
     await markProfileCreated(prisma, tenant.id, userId);
   }
-  let map = known.get(prisma);
-  if (!map) known.set(prisma, (map = new Map()));
-  if (map.size >= KNOWN_LIMIT) map.clear();
-  map.set(key, row.platformUserId);
+  known.set(prisma, key, row.platformUserId);
   return row.platformUserId;
 }
 
