@@ -29,6 +29,23 @@ export interface AppServer {
   inspector: string;
 }
 
+const APP_METRICS_TOKEN = "bench-only-metrics-token";
+
+/** The run ledger's figures from the app's /metrics: turns not settled yet, and the settle lag's sum and count. */
+export async function ledgerFigures(base: string): Promise<{ open: number; lagSeconds: number; settled: number }> {
+  const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${APP_METRICS_TOKEN}` } })).text();
+  const value = (name: string) => {
+    const line = text.split("\n").find((each) => each.startsWith(`${name} `));
+    if (!line) throw new Error(`the app's /metrics has no ${name}`);
+    return Number(line.split(" ")[1]);
+  };
+  return {
+    open: value("inlay_app_ledger_admissions_open"),
+    lagSeconds: value("inlay_app_ledger_settle_lag_seconds_sum"),
+    settled: value("inlay_app_ledger_settle_lag_seconds_count"),
+  };
+}
+
 /** `next start` on a free loopback port with the inspector on; resolves once it answers. */
 export async function startApp(env: Record<string, string>): Promise<AppServer> {
   const port = await freePort();
@@ -56,6 +73,8 @@ export async function startApp(env: Record<string, string>): Promise<AppServer> 
         // eslint-disable-next-line no-restricted-properties -- BENCH_LOG_LEVEL shows the app's errors
         LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error",
         INLAY_BENCH_FLOOR: "1",
+        // The bench reads the ledger's open admissions from /metrics (a burst's settlement tail).
+        INLAY_METRICS_TOKEN: APP_METRICS_TOKEN,
         INLAY_SIGNUP: "open",
         PLATFORM_SIGNUP_CREDIT_MICROS: "1000000000",
         ...env,

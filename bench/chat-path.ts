@@ -23,6 +23,7 @@ import {
   EMBED_ORIGIN,
   embedToken,
   liveMemory,
+  ledgerFigures,
   pgliteDir,
   platformAccount,
   prepareTenant,
@@ -179,11 +180,21 @@ interface Burst {
   /** Turns whose text was not the answer, every word once and in order, or that had no end. */
   broken: number;
   appCpuMs: number;
+  /** The app's CPU until the run ledger had settled every turn of the burst (its tail included). */
+  settledCpuMs: number;
+  /** From the last stream's end until every turn was settled (capped at SETTLE_WAIT_MS). */
+  settleTailMs: number;
+  /** The run ledger's settle lag (a run's end → its settlement) summed over the burst's turns, and their count. */
+  lagSeconds: number;
+  lagCount: number;
   platformCpuMs: number;
   elapsedMs: number;
 }
 
+const SETTLE_WAIT_MS = 15_000;
+
 async function burst(subject: Subject, path: Path, count: number, message: string, expected: string): Promise<Burst> {
+  const ledgerBefore = await ledgerFigures(subject.app.base);
   const appCpu = await cpuSeconds(subject.app.pid);
   const platformCpu = subject.platformPid ? await cpuSeconds(subject.platformPid) : 0;
   const started = performance.now();
@@ -191,12 +202,25 @@ async function burst(subject: Subject, path: Path, count: number, message: strin
   const elapsedMs = performance.now() - started;
   const turns = results.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
   const rejected = results.find((result) => result.status === "rejected");
+  const appCpuMs = ((await cpuSeconds(subject.app.pid)) - appCpu) * 1000;
+  // Settlement may come after the streams (the platform's webhook): its CPU is the turns' too.
+  const ended = performance.now();
+  let ledger = await ledgerFigures(subject.app.base);
+  while (ledger.open > 0 && performance.now() - ended < SETTLE_WAIT_MS) {
+    await delay(100);
+    ledger = await ledgerFigures(subject.app.base);
+  }
+  const settleTailMs = performance.now() - ended;
   return {
+    settleTailMs,
+    lagSeconds: ledger.lagSeconds - ledgerBefore.lagSeconds,
+    lagCount: ledger.settled - ledgerBefore.settled,
     turns,
     failed: count - turns.length,
     firstFailure: rejected ? String(rejected.reason) : undefined,
     broken: turns.filter((each) => !each.done || each.text !== expected).length,
-    appCpuMs: ((await cpuSeconds(subject.app.pid)) - appCpu) * 1000,
+    appCpuMs,
+    settledCpuMs: ((await cpuSeconds(subject.app.pid)) - appCpu) * 1000,
     platformCpuMs: subject.platformPid ? ((await cpuSeconds(subject.platformPid)) - platformCpu) * 1000 : 0,
     elapsedMs,
   };
@@ -314,6 +338,9 @@ export async function chatBurst(): Promise<void> {
           "first token p99": ms(percentile(times, 99)),
           "last stream ended": ms(Math.max(...bursts.map((each) => each.elapsedMs))),
           "app CPU ms/turn": (bursts.reduce((sum, each) => sum + each.appCpuMs, 0) / turns).toFixed(2),
+          "app CPU ms/turn, settled": (bursts.reduce((sum, each) => sum + each.settledCpuMs, 0) / turns).toFixed(2),
+          "all settled after streams, ms": bursts.map((each) => (each.settleTailMs >= SETTLE_WAIT_MS ? `>${SETTLE_WAIT_MS}` : ms(each.settleTailMs))).join(", "),
+          "settle lag mean, ms": ms((1000 * bursts.reduce((sum, each) => sum + each.lagSeconds, 0)) / Math.max(1, bursts.reduce((sum, each) => sum + each.lagCount, 0))),
           ...(subject.platformPid ? { "platform CPU ms/turn": (bursts.reduce((sum, each) => sum + each.platformCpuMs, 0) / turns).toFixed(2) } : {}),
           "failed/broken": `${failed}/${broken}`,
         };

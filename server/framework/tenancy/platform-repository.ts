@@ -77,6 +77,11 @@ export async function setFrameworkWebhookIfAbsent(prisma: PrismaClient, webhookI
   return count === 1;
 }
 
+/** Forgets the framework's webhook (the platform no longer has it), so it is registered again. */
+export async function clearFrameworkWebhook(prisma: PrismaClient, webhookId: number): Promise<void> {
+  await prisma.frameworkPlatformAccount.updateMany({ where: { id: ACCOUNT_ROW, webhookId }, data: { webhookId: null, webhookSecretCipher: null } });
+}
+
 export interface PlatformUserRecord {
   platformUserId: string;
   profileCreatedAt: Date | null;

@@ -1,8 +1,11 @@
 // The platform → framework half of the run ledger: the framework's webhook on its platform account,
 // for every end-user's runs (all_end_users), of the kinds that end a run. Embedded, the framework
-// registers it itself (on the ledger sweep's first pass after start, then never again) at
+// registers it itself (at start, else on the ledger sweep's next pass) at
 // <public origin>/api/platform-webhooks and keeps the secret the platform returns once sealed in
-// framework_platform_accounts. The embedded platform is told that URL is the app's own
+// framework_platform_accounts. Once a minute at most it checks the registration is still this app's:
+// a new public origin (another domain, another port in development) moves it, a webhook the platform
+// disabled after failed deliveries (the app was down) is turned back on, and one deleted on the
+// platform is registered again. The embedded platform is told that URL is the app's own
 // (server/framework/embedded-platform.ts, PlatformConfig.inProcessWebhooks): it accepts it whatever the outbound
 // rules (http://localhost in `npm run dev` included) and hands each signed delivery to
 // ledgerWebhookResponse in-process, as the route would get it. Remote, the operator registers the
@@ -10,13 +13,13 @@
 // sweep settles runs instead (about a minute after they end).
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
-import { isRefusal, isRunWebhookEvent, readHeader, verifyWebhook, WebhookVerificationError, type RunWebhookEvent, type WebhookEvent, type WebhookHeaders } from "@inlay/core/platform-client";
+import { isRefusal, isRunWebhookEvent, NotFoundError, readHeader, verifyWebhook, WebhookVerificationError, type RunWebhookEvent, type WebhookEvent, type WebhookHeaders } from "@inlay/core/platform-client";
 import { getDb, type Db } from "@/server/shared/db";
 import { RouteError, routeJson } from "@/server/framework/http/route-member";
 import { publicOrigin } from "@/server/shared/public-origin";
 import { openWithKeys, seal } from "@/server/shared/secret-box";
 import type { PlatformConnection } from "./platform-connection";
-import { findFrameworkWebhook, setFrameworkWebhookIfAbsent } from "./platform-repository";
+import { clearFrameworkWebhook, findFrameworkWebhook, setFrameworkWebhookIfAbsent } from "./platform-repository";
 import { settleRunFromPlatform } from "./run-ledger";
 import { appSpanFrom, SpanKind } from "../tracing";
 import { keysFor, PLATFORM_WEBHOOK_SECRET } from "./sealing";
@@ -31,11 +34,44 @@ export const ledgerWebhookUrl = () => `${publicOrigin()}${LEDGER_WEBHOOK_PATH}`;
 
 // A URL the platform refused is not offered again by this process (it would be refused every minute).
 const refusedUrls = new Set<string>();
+// The registration checked last, by the readiness probe or the sweep: at most once a minute.
+const CHECK_EVERY_MS = 60_000;
+const lastChecked = new WeakMap<Db, { webhookId: number; url: string; at: number }>();
 
 /**
- * Registers the framework's webhook on its embedded account unless it has one. Several instances may
- * race: the first to record its webhook wins and the others delete theirs. False when the platform
- * refused the URL (logged; the sweep settles instead).
+ * The registered webhook still points at `url` and delivers: moved (a new public origin) or turned
+ * back on (the platform disabled it) when not. "gone": the platform no longer has it.
+ */
+async function checkRegistration(prisma: Db, connection: PlatformConnection, webhookId: number, url: string): Promise<"ok" | "gone" | "refused"> {
+  const checked = lastChecked.get(prisma);
+  if (checked && checked.webhookId === webhookId && checked.url === url && Date.now() - checked.at < CHECK_EVERY_MS) return "ok";
+  let hook;
+  try {
+    hook = await connection.client.webhooks.get(webhookId);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    await clearFrameworkWebhook(prisma, webhookId);
+    return "gone";
+  }
+  if (hook.url !== url || !hook.active) {
+    try {
+      await connection.client.webhooks.update(webhookId, { url, active: true });
+    } catch (error) {
+      if (!isRefusal(error)) throw error;
+      logger.warn({ err: error, url }, "run ledger: the platform refused to move the framework's webhook; runs are settled by the sweep");
+      return "refused";
+    }
+    logger.info({ from: hook.url, to: url, wasActive: hook.active }, "run ledger: the framework's webhook now delivers to this app");
+  }
+  lastChecked.set(prisma, { webhookId, url, at: Date.now() });
+  return "ok";
+}
+
+/**
+ * Registers the framework's webhook on its embedded account unless it has one, and keeps the one it
+ * has delivering to `url` (checkRegistration). Several instances may race: the first to record its
+ * webhook wins and the others delete theirs. False when the platform refused the URL (logged; the
+ * sweep settles instead).
  */
 export async function ensureLedgerWebhook(
   prisma: Db,
@@ -44,7 +80,11 @@ export async function ensureLedgerWebhook(
   secrets?: readonly string[],
 ): Promise<boolean> {
   if (connection.mode !== "embedded") return env.PLATFORM_WEBHOOK_SECRET !== undefined;
-  if (await findFrameworkWebhook(prisma)) return true;
+  const registered = await findFrameworkWebhook(prisma);
+  if (registered) {
+    const state = await checkRegistration(prisma, connection, registered.webhookId, url);
+    if (state !== "gone") return state === "ok";
+  }
   if (refusedUrls.has(url)) return false;
   let created;
   try {

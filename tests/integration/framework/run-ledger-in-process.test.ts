@@ -8,22 +8,24 @@ import { TEST_SECRET, startFramework, type FrameworkHarness } from "../../helper
 import { pollUntil, waitForRun } from "../../helpers/poll";
 
 const URL = "http://localhost:3000/api/platform-webhooks";
+/** The same app on another public origin (another port, as a development server may start on). */
+const MOVED_URL = "http://localhost:3001/api/platform-webhooks";
 let fw: FrameworkHarness;
 const received: LedgerDelivery[] = [];
+const receivedAt: string[] = [];
 
 beforeAll(async () => {
   fw = await startFramework({
     jobPollSeconds: 0.5,
-    inProcessWebhooks: [
-      {
-        url: URL,
-        async receive(request) {
-          const delivery = await receiveLedgerWebhook(fw.database.prisma, await fw.connect(), await request.text(), request.headers, [TEST_SECRET]);
-          received.push(delivery);
-          return new Response(null, { status: delivery.outcome === "rejected" ? 401 : 200 });
-        },
+    inProcessWebhooks: [URL, MOVED_URL].map((url) => ({
+      url,
+      async receive(request: Request) {
+        const delivery = await receiveLedgerWebhook(fw.database.prisma, await fw.connect(), await request.text(), request.headers, [TEST_SECRET]);
+        received.push(delivery);
+        receivedAt.push(url);
+        return new Response(null, { status: delivery.outcome === "rejected" ? 401 : 200 });
       },
-    ],
+    })),
   });
 }, 120_000);
 afterAll(() => fw?.close());
@@ -52,5 +54,37 @@ describe("the run ledger's webhook on the embedded platform", () => {
     expect(settled.costMicros).toBe(debits.reduce((sum, debit) => sum - debit.amountMicros, 0n));
     expect(settled.costMicros).toBeGreaterThan(0n);
     expect(received.some((delivery) => delivery.outcome === "settled" && delivery.event.run_id === run.id && delivery.settled === 1)).toBe(true);
+  }, 90_000);
+
+  it("follows the app to a new public origin, is turned back on when the platform disabled it, and registered again when deleted", async () => {
+    const connection = await fw.connect();
+    const { prisma } = fw.database;
+    expect(await ensureLedgerWebhook(prisma, connection, URL, [TEST_SECRET])).toBe(true);
+    const first = (await prisma.frameworkPlatformAccount.findFirstOrThrow()).webhookId!;
+
+    // The app now answers on another origin: the registration moves there, and deliveries follow it.
+    expect(await ensureLedgerWebhook(prisma, connection, MOVED_URL, [TEST_SECRET])).toBe(true);
+    expect(await connection.client.webhooks.get(first)).toMatchObject({ url: MOVED_URL, active: true });
+    const member = await fw.callerFor("member@acme.test");
+    const agentId = (await member.agents.list()).agents.find((agent) => agent.name === "In-process")!.id;
+    const run = await member.runs.create({ agentId, message: "moved ::words 2" });
+    await waitForRun((id) => member.runs.get({ runId: id }), run.id, ["completed"]);
+    await pollUntil(
+      () => Promise.resolve(received.findIndex((delivery) => delivery.outcome === "settled" && delivery.event.run_id === run.id)),
+      (index) => index >= 0 && receivedAt[index] === MOVED_URL,
+      "the run's delivery at the new origin",
+    );
+
+    // Paused on the platform (as delivery does after failing for long): turned back on, at the app's URL.
+    await connection.client.webhooks.update(first, { active: false });
+    expect(await ensureLedgerWebhook(prisma, connection, URL, [TEST_SECRET])).toBe(true);
+    expect(await connection.client.webhooks.get(first)).toMatchObject({ url: URL, active: true });
+
+    // Deleted on the platform: registered again, with a new secret kept sealed.
+    await connection.client.webhooks.delete(first);
+    expect(await ensureLedgerWebhook(prisma, connection, MOVED_URL, [TEST_SECRET])).toBe(true);
+    const again = (await prisma.frameworkPlatformAccount.findFirstOrThrow()).webhookId!;
+    expect(again).not.toBe(first);
+    expect(await connection.client.webhooks.get(again)).toMatchObject({ url: MOVED_URL, active: true });
   }, 90_000);
 });
