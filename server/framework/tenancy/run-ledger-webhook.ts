@@ -36,7 +36,7 @@ export const ledgerWebhookUrl = () => `${publicOrigin()}${LEDGER_WEBHOOK_PATH}`;
 const refusedUrls = new Set<string>();
 // The registration checked last, by the readiness probe or the sweep: at most once a minute.
 const CHECK_EVERY_MS = 60_000;
-const lastChecked = new WeakMap<Db, { webhookId: number; url: string; at: number }>();
+const lastChecked = new WeakMap<Db, { webhookId: number; url: string; at: number; state: "ok" | "refused" }>();
 
 /**
  * The registered webhook still points at `url` and delivers: moved (a new public origin) or turned
@@ -44,7 +44,7 @@ const lastChecked = new WeakMap<Db, { webhookId: number; url: string; at: number
  */
 async function checkRegistration(prisma: Db, connection: PlatformConnection, webhookId: number, url: string): Promise<"ok" | "gone" | "refused"> {
   const checked = lastChecked.get(prisma);
-  if (checked && checked.webhookId === webhookId && checked.url === url && Date.now() - checked.at < CHECK_EVERY_MS) return "ok";
+  if (checked && checked.webhookId === webhookId && checked.url === url && Date.now() - checked.at < CHECK_EVERY_MS) return checked.state;
   let hook;
   try {
     hook = await connection.client.webhooks.get(webhookId);
@@ -59,11 +59,12 @@ async function checkRegistration(prisma: Db, connection: PlatformConnection, web
     } catch (error) {
       if (!isRefusal(error)) throw error;
       logger.warn({ err: error, url }, "run ledger: the platform refused to move the framework's webhook; runs are settled by the sweep");
+      lastChecked.set(prisma, { webhookId, url, at: Date.now(), state: "refused" });
       return "refused";
     }
     logger.info({ from: hook.url, to: url, wasActive: hook.active }, "run ledger: the framework's webhook now delivers to this app");
   }
-  lastChecked.set(prisma, { webhookId, url, at: Date.now() });
+  lastChecked.set(prisma, { webhookId, url, at: Date.now(), state: "ok" });
   return "ok";
 }
 
