@@ -109,7 +109,7 @@ test.describe("Inlay inside a vendor's own Next.js app", () => {
     // The shop draws the calculator: its own approval buttons, then its own result.
     await send(page, '::tool calculator {"expression":"6*7"}');
     const card = page.getByTestId("shop-calculator").last();
-    await expect(card).toHaveAttribute("data-state", "awaiting-approval");
+    await expect(card).toHaveAttribute("data-state", "awaiting-approval", { timeout: 20_000 });
     await expect(card).toContainText("6*7");
     await expect(page.getByRole("region", { name: "Approve calculator" })).toHaveCount(0);
     await card.getByRole("button", { name: "Work it out" }).click();
