@@ -2,6 +2,7 @@
 // POST starts a run (or replies on the chat's run), GET reattaches to a run's current request through
 // the platform's event log, and actions approve, answer and cancel. Framework-agnostic (Request →
 // Response); app/api/chat/* mounts it with the framework's ChatContextResolver.
+import { setTimeout as delay } from "node:timers/promises";
 import { createUIMessageStream, createUIMessageStreamResponse, readUIMessageStream } from "ai";
 import type { z } from "zod";
 import {
@@ -104,6 +105,21 @@ interface Follow {
   signal: AbortSignal;
 }
 
+// How long a stream's end waits for its turn's settlement (a database slow to answer).
+const SETTLE_WAIT_MS = 2_000;
+
+/**
+ * Settled before the stream closes, so the quota the page refreshes at the turn's end counts it; a
+ * database slow to answer does not hold the stream's end for long (the settlement goes on; failing,
+ * the run's webhook settles the turn).
+ */
+async function settleBeforeClose(settling: Promise<void>, runId: number): Promise<void> {
+  const done = settling.catch((failed: unknown) => logger.warn({ err: failed, runId }, "chat: settling the ended run failed; its webhook will"));
+  const waited = new AbortController();
+  await Promise.race([done, delay(SETTLE_WAIT_MS, undefined, { signal: waited.signal }).catch(() => {})]);
+  waited.abort();
+}
+
 /** The UI message stream of one request on a run, from its frames (or its failure). */
 function messageStream({ context, runId, cursor, head = [], frames, iterator, error, usage, signal, draining }: Follow & { draining: AbortSignal }) {
   const translator = createRunTranslator({ messageId: chatMessageId(runId, cursor), runId, cursor });
@@ -148,8 +164,7 @@ function messageStream({ context, runId, cursor, head = [], frames, iterator, er
         return;
       }
       write(translator.finish(run, usage));
-      // Settled before the stream closes: the page's quota, refreshed at the turn's end, counts it.
-      if (run) await context.ended?.(run).catch((failed) => logger.warn({ err: failed, runId }, "chat: settling the ended run failed; its webhook will"));
+      if (run && context.ended) await settleBeforeClose(context.ended(run), runId);
     },
     onError: () => "The chat stream failed.",
   });

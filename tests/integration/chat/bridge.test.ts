@@ -21,6 +21,8 @@ let withdrawn = 0;
 let abandoned = 0;
 /** The runs the bridge said its streams saw end, as it read them (the framework settles them). */
 const ended: { id: number; status: string; cost: string }[] = [];
+/** While on, the settlement never answers (a database that hangs). */
+let settlementHangs = false;
 
 beforeAll(async () => {
   platform = await startPlatform();
@@ -42,7 +44,10 @@ beforeAll(async () => {
           abandon: async () => void abandoned++,
         };
       },
-      ended: async (run) => void ended.push({ id: run.id, status: run.status, cost: run.usage.cost_usd }),
+      ended: (run) => {
+        ended.push({ id: run.id, status: run.status, cost: run.usage.cost_usd });
+        return settlementHangs ? new Promise<void>(() => {}) : Promise.resolve();
+      },
       subject: { tenantId: "t", userId: user, via: "session" },
     };
   });
@@ -89,6 +94,17 @@ describe("POST /api/chat", () => {
     // ended at the cost the message shows (the run ledger settles it then).
     expect(started.at(-1)).toEqual({ runId, prior: undefined });
     expect(ended.filter((run) => run.id === runId)).toEqual([{ id: runId, status: "completed", cost: message.metadata!.usage!.cost_usd }]);
+  });
+
+  it("closes the stream whole when the settlement does not answer (the webhook settles the turn later)", async () => {
+    settlementHangs = true;
+    try {
+      const seen = await all(chunks(await send("still closes ::words 2")));
+      expect(seen.at(-1)?.type).toBe("finish");
+      expect(textOf(await messageOf(seen))).toContain("still closes");
+    } finally {
+      settlementHangs = false;
+    }
   });
 
   it("shows an approval request while the run waits, and goes on in the same stream once approved", async () => {
