@@ -1,6 +1,6 @@
-// Facts that never change once written (a member's platform user_id, an agent copy's platform id), or
-// only move one way, remembered per database in this process so a chat turn need not read them again.
-// Bounded: emptied when full. Keyed by the database handle, so two databases in one process (tests, a
+// What this process has learnt of a database and need not read again: facts that never change once
+// written (a member's platform user_id, an agent copy's platform id) or only move one way, and checks
+// its caller dates itself (the ledger webhook's registration). Bounded: emptied when full. Keyed by the database handle, so two databases in one process (tests, a
 // CLI) never see each other's.
 export interface DatabaseMemo<V> {
   get(database: object, key: string): V | undefined;

@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { EmbedAdminPage } from "./pages/admin-pages";
+import { ChatPage } from "./pages/chat-page";
 import { AdminAppsPage } from "./pages/connections-page";
 import { signedIn } from "./pages/sign-in-page";
 import { serveReact18Page, type React18Page } from "../vendor-app/react18/serve";
@@ -40,14 +41,6 @@ async function startShop(inlayUrl: string, secret: string, port: number) {
     if (Date.now() > deadline || shop.exitCode !== null) throw new Error(`the shop did not start on ${shopOrigin}:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
-}
-
-/** Types a message and sends it once the last answer has ended: Enter while one streams sends nothing. */
-async function send(page: Page, text: string) {
-  await expect(page.getByRole("button", { name: "Send", exact: true })).toBeVisible({ timeout: 20_000 });
-  const input = page.getByLabel("Message");
-  await input.fill(text);
-  await input.press("Enter");
 }
 
 test.describe("Inlay inside a vendor's own Next.js app", () => {
@@ -102,12 +95,13 @@ test.describe("Inlay inside a vendor's own Next.js app", () => {
     // No iframe: the chat is part of the shop's own page.
     await expect(page.locator("iframe")).toHaveCount(0);
 
-    await send(page, "::delay 100\none two three four five");
+    const chat = new ChatPage(page);
+    await chat.send("::delay 100\none two three four five");
     const answers = page.locator('article[data-role="assistant"]');
     await expect(answers.last()).toContainText("one two three four five", { timeout: 20_000 });
 
     // The shop draws the calculator: its own approval buttons, then its own result.
-    await send(page, '::tool calculator {"expression":"6*7"}');
+    await chat.send('::tool calculator {"expression":"6*7"}');
     const card = page.getByTestId("shop-calculator").last();
     await expect(card).toHaveAttribute("data-state", "awaiting-approval", { timeout: 20_000 });
     await expect(card).toContainText("6*7");
@@ -116,7 +110,7 @@ test.describe("Inlay inside a vendor's own Next.js app", () => {
     await expect(page.getByTestId("shop-result").last()).toHaveText(" = 42", { timeout: 20_000 });
 
     // A tool of an app the shopper has not connected: the default connect card.
-    await send(page, "::tool codehost__list_repos {}");
+    await chat.send("::tool codehost__list_repos {}");
     const connectCard = page.getByTestId("connection-card").last();
     await expect(connectCard).toContainText("Code host isn't connected", { timeout: 20_000 });
     // Connecting in a popup on Inlay's origin: its callback tells the shop's page, which completes the
@@ -181,10 +175,11 @@ test.describe("Inlay inside a vendor's own Next.js app", () => {
     await page.goto(react18!.origin);
     await expect(page.getByTestId("react-version")).toHaveText("React 18.3.1");
     await expect(page.getByLabel("Message")).toBeEnabled();
-    await send(page, "::delay 50\none two three");
+    const chat = new ChatPage(page);
+    await chat.send("::delay 50\none two three");
     const answers = page.locator('article[data-role="assistant"]');
     await expect(answers.last()).toContainText("one two three", { timeout: 20_000 });
-    await send(page, '::tool calculator {"expression":"6*7"}');
+    await chat.send('::tool calculator {"expression":"6*7"}');
     const card = page.getByTestId("r18-calculator").last();
     await expect(card).toHaveAttribute("data-state", "awaiting-approval", { timeout: 20_000 });
     await card.getByRole("button", { name: "Work it out" }).click();

@@ -15,6 +15,7 @@ import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
 import { isRefusal, isRunWebhookEvent, NotFoundError, readHeader, verifyWebhook, WebhookVerificationError, type RunWebhookEvent, type WebhookEvent, type WebhookHeaders } from "@inlay/core/platform-client";
 import { getDb, type Db } from "@/server/shared/db";
+import { databaseMemo } from "@/server/shared/database-memo";
 import { RouteError, routeJson } from "@/server/framework/http/route-member";
 import { publicOrigin } from "@/server/shared/public-origin";
 import { openWithKeys, seal } from "@/server/shared/secret-box";
@@ -36,14 +37,15 @@ export const ledgerWebhookUrl = () => `${publicOrigin()}${LEDGER_WEBHOOK_PATH}`;
 const refusedUrls = new Set<string>();
 // The registration checked last, by the readiness probe or the sweep: at most once a minute.
 const CHECK_EVERY_MS = 60_000;
-const lastChecked = new WeakMap<Db, { webhookId: number; url: string; at: number; state: "ok" | "refused" }>();
+const lastChecked = databaseMemo<{ webhookId: number; url: string; at: number; state: "ok" | "refused" }>();
+const REGISTRATION = "ledger-webhook";
 
 /**
  * The registered webhook still points at `url` and delivers: moved (a new public origin) or turned
  * back on (the platform disabled it) when not. "gone": the platform no longer has it.
  */
 async function checkRegistration(prisma: Db, connection: PlatformConnection, webhookId: number, url: string): Promise<"ok" | "gone" | "refused"> {
-  const checked = lastChecked.get(prisma);
+  const checked = lastChecked.get(prisma, REGISTRATION);
   if (checked && checked.webhookId === webhookId && checked.url === url && Date.now() - checked.at < CHECK_EVERY_MS) return checked.state;
   let hook;
   try {
@@ -59,12 +61,12 @@ async function checkRegistration(prisma: Db, connection: PlatformConnection, web
     } catch (error) {
       if (!isRefusal(error)) throw error;
       logger.warn({ err: error, url }, "run ledger: the platform refused to move the framework's webhook; runs are settled by the sweep");
-      lastChecked.set(prisma, { webhookId, url, at: Date.now(), state: "refused" });
+      lastChecked.set(prisma, REGISTRATION, { webhookId, url, at: Date.now(), state: "refused" });
       return "refused";
     }
     logger.info({ from: hook.url, to: url, wasActive: hook.active }, "run ledger: the framework's webhook now delivers to this app");
   }
-  lastChecked.set(prisma, { webhookId, url, at: Date.now(), state: "ok" });
+  lastChecked.set(prisma, REGISTRATION, { webhookId, url, at: Date.now(), state: "ok" });
   return "ok";
 }
 
