@@ -280,6 +280,28 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
 
   const handlers = new Map<string, { handler: JobHandler<unknown>; options: RegisterOptions }>();
   const workerIds = new Map<string, string[]>();
+  // Which of a queue's workers run a job now, and where the next wake-up starts looking: a job sent
+  // here wakes one idle worker, not all of them (each woken worker sends a fetch; all but one would
+  // find nothing, and under a burst of sends those empty fetches were most of the queue's statements).
+  const workerBusy = new Map<string, boolean[]>();
+  const nextWake = new Map<string, number>();
+  const wakeOne = (name: string) => {
+    const ids = workerIds.get(name);
+    const busy = workerBusy.get(name);
+    if (!ids || !busy || ids.length === 0) return;
+    const start = nextWake.get(name) ?? 0;
+    let index = start;
+    // The first idle worker from the rotation's place; if every one is busy, the next in turn fetches
+    // again as soon as its job ends (pg-boss remembers a wake-up that came during a job).
+    for (let step = 0; step < ids.length; step++) {
+      if (!busy[(start + step) % ids.length]) {
+        index = (start + step) % ids.length;
+        break;
+      }
+    }
+    nextWake.set(name, (index + 1) % ids.length);
+    boss.notifyWorker(ids[index]!);
+  };
   const queues = new Map<string, Promise<void>>();
   let started: Promise<void> | undefined;
   let stopped = false;
@@ -345,22 +367,28 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       }),
     );
     const ids: string[] = [];
+    const busy: boolean[] = [];
     workerIds.set(name, ids);
-    const run = ([job]: PgBoss.Job<unknown>[]) =>
+    workerBusy.set(name, busy);
+    const runOn = (worker: number) => ([job]: PgBoss.Job<unknown>[]) =>
       track(
         (async () => {
+          busy[worker] = true;
           try {
             return await handler({ id: job!.id, name, data: job!.data });
           } catch (error) {
             logger.warn({ err: error, job: name, id: job!.id }, "job failed");
             throw error;
+          } finally {
+            busy[worker] = false;
           }
         })(),
       );
     // One worker per unit of concurrency, one job per fetch: each job completes or fails on its own.
     for (let i = 0; i < Math.max(1, registered.concurrency ?? 1); i++) {
+      busy.push(false);
       ids.push(
-        await boss.work(name, { batchSize: 1, pollingIntervalSeconds: Math.max(WORKER_FALLBACK_POLL_SECONDS, pollSeconds) }, run),
+        await boss.work(name, { batchSize: 1, pollingIntervalSeconds: Math.max(WORKER_FALLBACK_POLL_SECONDS, pollSeconds) }, runOn(i)),
       );
     }
   };
@@ -382,9 +410,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       }),
     );
     // A worker of this process takes a due job now rather than at its next poll.
-    if (id && (!startAfter || startAfter.getTime() <= Date.now())) {
-      for (const workerId of workerIds.get(name) ?? []) boss.notifyWorker(workerId);
-    }
+    if (id && (!startAfter || startAfter.getTime() <= Date.now())) wakeOne(name);
     return id;
   };
 

@@ -98,6 +98,55 @@ describe("enqueue", () => {
   });
 });
 
+describe("wake-ups", () => {
+  /** Counts the fetches pg-boss sends for `queue` (its `WITH next AS …` statement) while `body` runs. */
+  async function countFetches(queue: string, body: () => Promise<void>): Promise<number> {
+    const { driver } = database;
+    const target = (driver.kind === "postgres" ? driver.session : driver.pglite) as unknown as {
+      query: (text: string, values?: unknown[]) => Promise<unknown>;
+    };
+    const query = target.query;
+    let fetches = 0;
+    target.query = function (this: unknown, text: string, values?: unknown[]) {
+      if (/^\s*WITH next as/i.test(text) && values?.[0] === queue) fetches++;
+      return query.call(this, text, values);
+    };
+    try {
+      await body();
+    } finally {
+      target.query = query;
+    }
+    return fetches;
+  }
+
+  it("a job sent wakes one idle worker, not all of them, and jobs still run side by side", async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let running = 0;
+    let most = 0;
+    let done = 0;
+    await jobs.register(
+      "test-wake",
+      async () => {
+        most = Math.max(most, ++running);
+        await gate;
+        running--;
+        done++;
+      },
+      { concurrency: 8 },
+    );
+    const fetches = await countFetches("test-wake", async () => {
+      for (let i = 0; i < 8; i++) await jobs.enqueue("test-wake", { i });
+      await waitUntil(() => running === 8, "eight jobs running at once");
+      open();
+      await waitUntil(() => done === 8, "the eight jobs");
+    });
+    expect(most).toBe(8);
+    // One fetch a job, and a few more from the 0.5 s watcher; waking every worker a send took 8 a job.
+    expect(fetches).toBeLessThanOrEqual(8 + 8);
+  });
+});
+
 describe("processes", () => {
   it("run handlers only where they work: a web-only queue enqueues and leaves the job to a worker", async () => {
     const web = createJobQueue({ database, work: false, pollingIntervalSeconds: 0.5 });
