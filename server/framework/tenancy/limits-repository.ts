@@ -1,10 +1,11 @@
 // Per-tenant limits, per-member caps and the usage counters behind them. The counter updates are
-// conditional upserts (`INSERT … ON CONFLICT DO UPDATE … WHERE used < limit`, one round trip each):
+// conditional upserts (`INSERT … ON CONFLICT DO UPDATE … WHERE used < limit`, an admission's in one statement):
 // PostgreSQL re-checks the condition on the newest row
 // version after waiting for a concurrent writer's lock, so instances sharing the database never admit
 // more than the limit. Callers take the rows in one order (tenant month, member month, concurrency,
 // turn window, then the admission row) so concurrent admissions cannot deadlock.
-import type { Prisma } from "@/server/generated/prisma/client";
+import { randomUUID } from "node:crypto";
+import { Prisma } from "@/server/generated/prisma/client";
 import type { Db } from "./repository";
 
 type Tx = Prisma.TransactionClient;
@@ -117,94 +118,104 @@ export const minuteStart = (now: Date) => new Date(Math.floor(now.getTime() / 60
 
 // --- Admission (inside the caller's transaction) ----------------------------------------------------
 
+export interface AdmissionLimits {
+  /** The tenant's month: its runs and cost limits (null: none). */
+  tenant: { runs: number | null; costMicros: number | null };
+  /** The member's month: their effective cap. */
+  member: { runs: number | null; costMicros: number | null };
+  /** The tenant's runs in progress. */
+  concurrent: number | null;
+  /** The member's turns in their current minute; undefined: the turn is not counted in a minute. */
+  turnsPerMinute?: number | null;
+}
+
+export type AdmissionTaken =
+  | { taken: true; admission: { id: string; period: string; admittedAt: Date } }
+  /** The first counter that refused; nothing after it was tried, and the caller rolls back the ones before. */
+  | { taken: false; refused: "tenant" | "member" | "concurrent" | "turn" };
+
 /**
- * Counts `count` more runs this month for the tenant (1 for a new run, 0 for a reply, which continues
- * one), unless a limit is reached already. Null when refused.
+ * Takes an admission's counters and opens it, in one statement: `count` more runs this month for the
+ * tenant and the member (1 for a new run, 0 for a reply, which continues one) unless a runs or cost
+ * limit is reached already, one more run in progress for the tenant, one more turn in the member's
+ * current minute (the database's clock, so instances agree; a later minute starts the window over),
+ * and the admission row. Each step is a conditional upsert that runs only when the one before it took
+ * its row, so the rows are locked in the order the module's header gives. A refusal names its step;
+ * the steps before it are written, and the caller's transaction rolls them back.
  */
-export async function takeTenantRun(
+export async function takeAdmission(
   tx: Tx,
-  tenantId: string,
-  period: string,
-  limits: { runs: number | null; costMicros: number | null },
+  who: { tenantId: string; userId: string; period: string },
+  limits: AdmissionLimits,
   count: 0 | 1 = 1,
-): Promise<UsageRecord | null> {
-  // One statement: the month's row is made with this run in it (when the limits allow any), or
-  // counted up under the limits' condition. No row back: refused.
-  const rows = await tx.$queryRaw<{ runs: number; cost_micros: bigint }[]>`
-    INSERT INTO tenant_usage AS u (tenant_id, period, runs)
-    SELECT ${tenantId}::uuid, ${period}, ${count}::int
-    WHERE (${limits.runs}::int IS NULL OR ${limits.runs}::int > 0) AND (${limits.costMicros}::bigint IS NULL OR ${limits.costMicros}::bigint > 0)
-    ON CONFLICT (tenant_id, period) DO UPDATE SET runs = u.runs + ${count}::int
-    WHERE (${limits.runs}::int IS NULL OR u.runs < ${limits.runs}::int)
-      AND (${limits.costMicros}::bigint IS NULL OR u.cost_micros < ${limits.costMicros}::bigint)
-    RETURNING runs, cost_micros`;
-  const row = rows[0];
-  return row ? { runs: row.runs, costMicros: micros(row.cost_micros) } : null;
-}
-
-/** The same for the member's own monthly counters. */
-export async function takeMemberRun(
-  tx: Tx,
-  tenantId: string,
-  userId: string,
-  period: string,
-  caps: { runs: number | null; costMicros: number | null },
-  count: 0 | 1 = 1,
-): Promise<UsageRecord | null> {
-  const rows = await tx.$queryRaw<{ runs: number; cost_micros: bigint }[]>`
-    INSERT INTO member_usage AS u (tenant_id, user_id, period, runs)
-    SELECT ${tenantId}::uuid, ${userId}::uuid, ${period}, ${count}::int
-    WHERE (${caps.runs}::int IS NULL OR ${caps.runs}::int > 0) AND (${caps.costMicros}::bigint IS NULL OR ${caps.costMicros}::bigint > 0)
-    ON CONFLICT (tenant_id, user_id, period) DO UPDATE SET runs = u.runs + ${count}::int
-    WHERE (${caps.runs}::int IS NULL OR u.runs < ${caps.runs}::int)
-      AND (${caps.costMicros}::bigint IS NULL OR u.cost_micros < ${caps.costMicros}::bigint)
-    RETURNING runs, cost_micros`;
-  const row = rows[0];
-  return row ? { runs: row.runs, costMicros: micros(row.cost_micros) } : null;
-}
-
-/**
- * One more run in progress for the tenant, unless `limit` are already running. Counted even without
- * a limit, so a limit set later starts from the true number.
- */
-export async function takeConcurrentRun(tx: Tx, tenantId: string, limit: number | null): Promise<boolean> {
-  const updated = await tx.$executeRaw`
-    INSERT INTO tenant_concurrency AS c (tenant_id, active_runs)
-    SELECT ${tenantId}::uuid, 1 WHERE ${limit}::int IS NULL OR ${limit}::int > 0
-    ON CONFLICT (tenant_id) DO UPDATE SET active_runs = c.active_runs + 1
-    WHERE ${limit}::int IS NULL OR c.active_runs < ${limit}::int`;
-  return updated === 1;
-}
-
-/**
- * One more turn in the member's current minute (the database's clock, so instances agree), unless
- * `limit` were already taken in it. A turn in a later minute starts the window over.
- */
-export async function takeTurn(
-  tx: Tx,
-  tenantId: string,
-  userId: string,
-  limit: number | null,
-): Promise<{ taken: true } | { taken: false; turns: number; windowStart: Date }> {
+): Promise<AdmissionTaken> {
+  const { tenantId, userId, period } = who;
+  const { tenant, member, concurrent } = limits;
+  const id = randomUUID();
+  const admittedAt = new Date();
+  const counted = limits.turnsPerMinute !== undefined;
+  const turnLimit = limits.turnsPerMinute ?? null;
   // GREATEST: a transaction that started in the previous minute but waited for the lock must not
   // move the window back.
-  const updated = await tx.$executeRaw`
-    INSERT INTO member_turn_windows AS w (tenant_id, user_id, window_start, turns)
-    SELECT ${tenantId}::uuid, ${userId}::uuid, date_trunc('minute', now()), 1 WHERE ${limit}::int IS NULL OR ${limit}::int > 0
-    ON CONFLICT (tenant_id, user_id) DO UPDATE
-    SET turns = CASE WHEN w.window_start >= date_trunc('minute', now()) THEN w.turns + 1 ELSE 1 END,
-        window_start = GREATEST(w.window_start, date_trunc('minute', now()))
-    WHERE ${limit}::int IS NULL OR (${limit}::int > 0 AND (w.window_start < date_trunc('minute', now()) OR w.turns < ${limit}::int))`;
-  if (updated === 1) return { taken: true };
+  const turn = counted
+    ? Prisma.sql`, turn AS (
+      INSERT INTO member_turn_windows AS w (tenant_id, user_id, window_start, turns)
+      SELECT ${tenantId}::uuid, ${userId}::uuid, date_trunc('minute', now()), 1
+      WHERE EXISTS (SELECT 1 FROM concurrent) AND (${turnLimit}::int IS NULL OR ${turnLimit}::int > 0)
+      ON CONFLICT (tenant_id, user_id) DO UPDATE
+      SET turns = CASE WHEN w.window_start >= date_trunc('minute', now()) THEN w.turns + 1 ELSE 1 END,
+          window_start = GREATEST(w.window_start, date_trunc('minute', now()))
+      WHERE ${turnLimit}::int IS NULL OR (${turnLimit}::int > 0 AND (w.window_start < date_trunc('minute', now()) OR w.turns < ${turnLimit}::int))
+      RETURNING 1
+    )`
+    : Prisma.empty;
+  const last = counted ? Prisma.sql`turn` : Prisma.sql`concurrent`;
+  const rows = await tx.$queryRaw<{ tenant: boolean; member: boolean; concurrent: boolean; turn: boolean; admitted: boolean }[]>`
+    WITH tenant_run AS (
+      INSERT INTO tenant_usage AS u (tenant_id, period, runs)
+      SELECT ${tenantId}::uuid, ${period}, ${count}::int
+      WHERE (${tenant.runs}::int IS NULL OR ${tenant.runs}::int > 0) AND (${tenant.costMicros}::bigint IS NULL OR ${tenant.costMicros}::bigint > 0)
+      ON CONFLICT (tenant_id, period) DO UPDATE SET runs = u.runs + ${count}::int
+      WHERE (${tenant.runs}::int IS NULL OR u.runs < ${tenant.runs}::int)
+        AND (${tenant.costMicros}::bigint IS NULL OR u.cost_micros < ${tenant.costMicros}::bigint)
+      RETURNING 1
+    ), member_run AS (
+      INSERT INTO member_usage AS u (tenant_id, user_id, period, runs)
+      SELECT ${tenantId}::uuid, ${userId}::uuid, ${period}, ${count}::int
+      WHERE EXISTS (SELECT 1 FROM tenant_run)
+        AND (${member.runs}::int IS NULL OR ${member.runs}::int > 0) AND (${member.costMicros}::bigint IS NULL OR ${member.costMicros}::bigint > 0)
+      ON CONFLICT (tenant_id, user_id, period) DO UPDATE SET runs = u.runs + ${count}::int
+      WHERE (${member.runs}::int IS NULL OR u.runs < ${member.runs}::int)
+        AND (${member.costMicros}::bigint IS NULL OR u.cost_micros < ${member.costMicros}::bigint)
+      RETURNING 1
+    ), concurrent AS (
+      -- Counted even without a limit, so a limit set later starts from the true number.
+      INSERT INTO tenant_concurrency AS c (tenant_id, active_runs)
+      SELECT ${tenantId}::uuid, 1 WHERE EXISTS (SELECT 1 FROM member_run) AND (${concurrent}::int IS NULL OR ${concurrent}::int > 0)
+      ON CONFLICT (tenant_id) DO UPDATE SET active_runs = c.active_runs + 1
+      WHERE ${concurrent}::int IS NULL OR c.active_runs < ${concurrent}::int
+      RETURNING 1
+    )${turn}, admitted AS (
+      INSERT INTO run_admissions (id, tenant_id, user_id, period, admitted_at)
+      SELECT ${id}::uuid, ${tenantId}::uuid, ${userId}::uuid, ${period}, ${admittedAt}
+      WHERE EXISTS (SELECT 1 FROM ${last})
+      RETURNING 1
+    )
+    SELECT EXISTS (SELECT 1 FROM tenant_run) AS tenant, EXISTS (SELECT 1 FROM member_run) AS member,
+           EXISTS (SELECT 1 FROM concurrent) AS concurrent, ${counted ? Prisma.sql`EXISTS (SELECT 1 FROM turn)` : Prisma.sql`true`} AS turn,
+           EXISTS (SELECT 1 FROM admitted) AS admitted`;
+  const row = rows[0]!;
+  if (row.admitted) return { taken: true, admission: { id, period, admittedAt } };
+  const refused = !row.tenant ? "tenant" : !row.member ? "member" : !row.concurrent ? "concurrent" : "turn";
+  return { taken: false, refused };
+}
+
+/** The member's turn window as it is (for a refusal's numbers). */
+export async function findTurnWindow(tx: Tx, tenantId: string, userId: string): Promise<{ turns: number; windowStart: Date }> {
   const rows = await tx.$queryRaw<{ turns: number; window_start: Date }[]>`
     SELECT turns, window_start FROM member_turn_windows WHERE tenant_id = ${tenantId}::uuid AND user_id = ${userId}::uuid`;
   const row = rows[0];
-  return { taken: false, turns: row?.turns ?? 0, windowStart: row ? new Date(row.window_start) : new Date() };
-}
-
-export async function insertAdmission(tx: Tx, admission: { tenantId: string; userId: string; period: string }) {
-  const row = await tx.runAdmission.create({ data: admission });
-  return { id: row.id, period: row.period, admittedAt: row.admittedAt };
+  return { turns: row?.turns ?? 0, windowStart: row ? new Date(row.window_start) : new Date() };
 }
 
 /** Marks the admission released; false when it is unknown, another tenant's or already released. */

@@ -22,17 +22,14 @@ import {
   findTenantLimits,
   findTenantUsage,
   findTurnsThisMinute,
+  findTurnWindow,
   giveBackMonthlyRun,
-  insertAdmission,
   listMemberCaps,
   listMemberUsage,
   markAdmissionReleased,
   markAdmissionWithdrawn,
   minuteStart,
-  takeConcurrentRun,
-  takeMemberRun,
-  takeTenantRun,
-  takeTurn,
+  takeAdmission,
   upsertMemberCap,
   upsertTenantLimits,
   type CapRecord,
@@ -95,44 +92,51 @@ export async function admitRun(
     const cap = effectiveCap(limits, found.cap);
 
     const tenantCostMicros = limitMicros(limits.costPerMonthCents);
-    const tenantRun = await takeTenantRun(tx, tenantId, period, { runs: limits.runsPerMonth, costMicros: tenantCostMicros }, count);
-    if (!tenantRun) {
-      const used = await findTenantUsage(tx, tenantId, period);
-      throw new LimitExceededError(
-        limits.runsPerMonth !== null && used.runs >= limits.runsPerMonth
-          ? { limit: "tenant_runs", used: used.runs, max: limits.runsPerMonth, resetsAt: monthEnds }
-          : { limit: "tenant_cost", used: used.costMicros, max: tenantCostMicros ?? 0, resetsAt: monthEnds },
-      );
-    }
-
     const memberCostMicros = limitMicros(cap.costPerMonthCents);
-    const memberRun = await takeMemberRun(tx, tenantId, userId, period, { runs: cap.runsPerMonth, costMicros: memberCostMicros }, count);
-    if (!memberRun) {
-      const used = await findMemberUsage(tx, tenantId, userId, period);
-      throw new LimitExceededError(
-        cap.runsPerMonth !== null && used.runs >= cap.runsPerMonth
-          ? { limit: "member_runs", used: used.runs, max: cap.runsPerMonth, resetsAt: monthEnds }
-          : { limit: "member_cost", used: used.costMicros, max: memberCostMicros ?? 0, resetsAt: monthEnds },
-      );
+    const taken = await takeAdmission(
+      tx,
+      { tenantId, userId, period },
+      {
+        tenant: { runs: limits.runsPerMonth, costMicros: tenantCostMicros },
+        member: { runs: cap.runsPerMonth, costMicros: memberCostMicros },
+        concurrent: limits.concurrentRuns,
+        turnsPerMinute: limits.turnsPerMinutePerMember,
+      },
+      count,
+    );
+    if (taken.taken) return { admissionId: taken.admission.id, period: taken.admission.period };
+    // The refused counter's own row is as it was (the steps after it did not run): its numbers are true.
+    switch (taken.refused) {
+      case "tenant": {
+        const used = await findTenantUsage(tx, tenantId, period);
+        throw new LimitExceededError(
+          limits.runsPerMonth !== null && used.runs >= limits.runsPerMonth
+            ? { limit: "tenant_runs", used: used.runs, max: limits.runsPerMonth, resetsAt: monthEnds }
+            : { limit: "tenant_cost", used: used.costMicros, max: tenantCostMicros ?? 0, resetsAt: monthEnds },
+        );
+      }
+      case "member": {
+        const used = await findMemberUsage(tx, tenantId, userId, period);
+        throw new LimitExceededError(
+          cap.runsPerMonth !== null && used.runs >= cap.runsPerMonth
+            ? { limit: "member_runs", used: used.runs, max: cap.runsPerMonth, resetsAt: monthEnds }
+            : { limit: "member_cost", used: used.costMicros, max: memberCostMicros ?? 0, resetsAt: monthEnds },
+        );
+      }
+      case "concurrent": {
+        const active = await findActiveRuns(tx, tenantId);
+        throw new LimitExceededError({ limit: "concurrent_runs", used: active, max: limits.concurrentRuns ?? 0, resetsAt: null });
+      }
+      case "turn": {
+        const window = await findTurnWindow(tx, tenantId, userId);
+        throw new LimitExceededError({
+          limit: "turns_per_minute",
+          used: window.turns,
+          max: limits.turnsPerMinutePerMember ?? 0,
+          resetsAt: new Date(minuteStart(window.windowStart).getTime() + 60_000).toISOString(),
+        });
+      }
     }
-
-    if (!(await takeConcurrentRun(tx, tenantId, limits.concurrentRuns))) {
-      const active = await findActiveRuns(tx, tenantId);
-      throw new LimitExceededError({ limit: "concurrent_runs", used: active, max: limits.concurrentRuns ?? 0, resetsAt: null });
-    }
-
-    const turn = await takeTurn(tx, tenantId, userId, limits.turnsPerMinutePerMember);
-    if (!turn.taken) {
-      throw new LimitExceededError({
-        limit: "turns_per_minute",
-        used: turn.turns,
-        max: limits.turnsPerMinutePerMember ?? 0,
-        resetsAt: new Date(minuteStart(turn.windowStart).getTime() + 60_000).toISOString(),
-      });
-    }
-
-    const admission = await insertAdmission(tx, { tenantId, userId, period });
-    return { admissionId: admission.id, period: admission.period };
   }, ADMISSION_TX);
 }
 
@@ -185,12 +189,10 @@ export async function admitStartedRun(
   const period = periodOf(now);
   return prisma.$transaction(async (tx) => {
     const unlimited = { runs: null, costMicros: null };
-    // The same order as admitRun (tenant month, member month, concurrency, admission): no deadlock.
-    await takeTenantRun(tx, tenantId, period, unlimited);
-    await takeMemberRun(tx, tenantId, userId, period, unlimited);
-    await takeConcurrentRun(tx, tenantId, null);
-    const admission = await insertAdmission(tx, { tenantId, userId, period });
-    return { admissionId: admission.id, period: admission.period };
+    // No limit, and not a member's turn of the minute: it is counted and cannot be refused.
+    const taken = await takeAdmission(tx, { tenantId, userId, period }, { tenant: unlimited, member: unlimited, concurrent: null });
+    if (!taken.taken) throw new Error(`an unlimited admission was refused at ${taken.refused}`);
+    return { admissionId: taken.admission.id, period: taken.admission.period };
   }, ADMISSION_TX);
 }
 

@@ -186,6 +186,34 @@ describe("admitRun", () => {
     expect((await prisma.tenantConcurrency.findUniqueOrThrow({ where: { tenantId: acmeId } })).activeRuns).toBe(0);
   });
 
+  it("a refusal at a later limit leaves the counters before it as they were", async () => {
+    await resetCounters();
+    const { prisma } = database;
+    await setTenantLimits(prisma, acmeId, { ...noLimits, concurrentRuns: 1, turnsPerMinutePerMember: 1 });
+    const counts = async () => {
+      const tenant = await prisma.tenantUsage.findMany({ where: { tenantId: acmeId } });
+      const members = await prisma.memberUsage.findMany({ where: { tenantId: acmeId }, orderBy: { userId: "asc" } });
+      const concurrency = await prisma.tenantConcurrency.findUnique({ where: { tenantId: acmeId } });
+      return {
+        tenantRuns: tenant.reduce((sum, row) => sum + row.runs, 0),
+        memberRuns: Object.fromEntries(members.map((row) => [row.userId === memberId ? "member" : "admin", row.runs])),
+        active: concurrency?.activeRuns ?? 0,
+      };
+    };
+    const first = await admitRun(prisma, { tenantId: acmeId, userId: memberId });
+    const admitted = await counts();
+    expect(admitted).toMatchObject({ tenantRuns: 1, active: 1 });
+    expect(admitted.memberRuns.member).toBe(1);
+    // Refused at the running runs: the tenant's and the admin's months took nothing.
+    expect(await refusal(admitRun(prisma, { tenantId: acmeId, userId: adminId }))).toMatchObject({ limit: "concurrent_runs" });
+    expect(await counts()).toEqual(admitted);
+    // Refused at the minute's turns: the months and the running runs took nothing.
+    await releaseRun(prisma, { tenantId: acmeId, admissionId: first.admissionId });
+    expect(await refusal(admitRun(prisma, { tenantId: acmeId, userId: memberId }))).toMatchObject({ limit: "turns_per_minute", used: 1 });
+    expect(await counts()).toEqual({ ...admitted, active: 0 });
+    expect(await prisma.runAdmission.count({ where: { tenantId: acmeId, releasedAt: null } })).toBe(0);
+  });
+
   it("gives a withdrawn admission's run back to the month's counts and frees its slot, once", async () => {
     await resetCounters();
     const { prisma } = database;
