@@ -330,9 +330,7 @@ export function createChatHandlers(resolveContext: ChatContextResolver, draining
           ? await context.client.runs.replyWithFiles(target.runId, { message: messageText, files, interactive: true })
           : await context.client.runs.reply(target.runId, { message: messageText, interactive: true });
       } else {
-        // The member's tool copies and the offered apps do not depend on each other.
-        const [, offered] = await Promise.all([context.prepare?.(), context.appTools?.()]);
-        const apps = offered ?? [];
+        const apps = (await context.prepare?.())?.apps ?? [];
         const params = {
           teammate_id: target.teammateId,
           message: messageText,

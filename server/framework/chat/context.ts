@@ -40,18 +40,15 @@ export interface ChatContext {
    * ChatRefusal when the caller may not connect it. Absent: the chat cannot connect apps.
    */
   connect?(input: { app: string; returnTo?: string; mode: "popup" | "redirect" }): Promise<{ authorizationUrl: string }>;
-  /**
-   * The apps the caller's runs may use (the tenant offers them): named in each new run's tools, so a
-   * call to one the caller has not connected pauses the run for a connection. Absent: none named.
-   */
-  appTools?(): Promise<string[]>;
   /** Completes a connection the popup's app granted (only the caller's own: another's is a 404). */
   complete?(input: { app: string; connectionId: string }): Promise<{ status: string; app: string }>;
   /**
    * Makes the caller's copies of what the tenant defined for its members (tool servers, skills) before
-   * a new run starts or the `/` picker lists skills. Absent: nothing to prepare.
+   * a new run starts or the `/` picker lists skills, and answers the apps the caller's runs may use (the
+   * tenant offers them): named in each new run's tools, so a call to one the caller has not connected
+   * pauses the run for a connection. Absent: nothing to prepare, no apps named.
    */
-  prepare?(): Promise<void>;
+  prepare?(): Promise<{ apps?: string[] } | void>;
   /** The apps the tenant offers, with the caller's status and connections (the console's Connections page). Absent: none. */
   apps?(): Promise<MemberApp[]>;
   /** Ends the caller's own connection of an app (another's is the platform's 404). */

@@ -2,7 +2,6 @@
 // the iframe), in which tenant, with which limits, through which platform client. The client is the
 // one tRPC's ctx.platform uses (the framework's platform connection, bound with forUser to the
 // member's platform user_id), and agents are the tenant's (server/framework/tenancy/agents.ts).
-import { listOfferedApps } from "@/server/framework/tenancy/apps-repository";
 import type { PlatformClient } from "@inlay/core/platform-client";
 import { admissionError } from "@inlay/core/chat/errors";
 import type { Db } from "@/server/shared/db";
@@ -18,7 +17,7 @@ import { getMyUsage } from "@/server/framework/tenancy/limits";
 import { beginRun, runAbandoned, runRefused, runStarted, settleRun } from "@/server/framework/tenancy/run-ledger";
 import { createAgent, ensureAgentCopy, findNamedAgent, getVisibleAgent, mayCreatePersonalAgent, type Caller } from "@/server/framework/tenancy/agents";
 import { getPlatformConnection } from "@/server/framework/platform";
-import { syncMemberTools } from "@/server/framework/tenancy/tenant-tools";
+import { prepareMemberRun } from "@/server/framework/tenancy/tenant-tools";
 import { lazyPlatformClient } from "@/server/framework/tenancy/platform-users";
 import { resolveActiveMembership } from "@/server/framework/tenancy/tenants";
 import { ChatRefusal, type ChatContext, type ChatContextResolver } from "./context";
@@ -160,8 +159,7 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
         throw error;
       }
     },
-    appTools: () => listOfferedApps(prisma, tenantId),
-    prepare: () => syncMemberTools(prisma, client, { tenantId, userId: caller.userId }),
+    prepare: () => prepareMemberRun(prisma, client, { tenantId, userId: caller.userId }),
     async complete(input) {
       try {
         return await completeConnection(prisma, client, tenantId, input);

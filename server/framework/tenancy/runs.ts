@@ -3,13 +3,12 @@
 // admission released) from the platform's run.* webhooks or the ledger's sweep, never by reading it.
 // tenant_runs records whose run is whose (and which admission it holds while a turn is open, so a
 // reply waits for the run to finish).
-import { listOfferedApps } from "./apps-repository";
 import { isRefusal, type PlatformClient, type Run, type RunListItem } from "@inlay/core/platform-client";
 import type { Db } from "@/server/shared/db";
 import { ensureAgentCopy, getVisibleAgent, type Caller } from "./agents";
 import { conversationPreview } from "@inlay/core/chat/history";
 import { TenancyError } from "./errors";
-import { syncMemberTools } from "./tenant-tools";
+import { prepareMemberRun } from "./tenant-tools";
 import { beginRun, runAbandoned, runRefused, runStarted, settleRun } from "./run-ledger";
 import {
   attachRunAdmission,
@@ -65,9 +64,7 @@ export async function createRun(
 ): Promise<RunView> {
   const agent = await getVisibleAgent(prisma, caller, input.agentId);
   const teammateId = await ensureAgentCopy(prisma, platform, caller, agent);
-  await syncMemberTools(prisma, platform, caller);
-  // The apps the tenant offers: a call to one the member has not connected pauses for a connection.
-  const apps = await listOfferedApps(prisma, caller.tenantId);
+  const { apps } = await prepareMemberRun(prisma, platform, caller);
   return startAdmittedRun(prisma, caller, agent.id, () =>
     platform.runs.create({ teammate_id: teammateId, message: input.message, stream: false, ...(apps.length ? { tools: apps } : {}) }),
   );

@@ -1,5 +1,5 @@
 // Tool servers and skills a tenant's admins defined (tenant_tool_servers, tenant_skills) and the
-// members' platform copies of them (…_copies). Copies follow the tenant agents' pattern
+// members' platform copies of them (…_copies); a new run reads them with the offered apps (tenant_apps). Copies follow the tenant agents' pattern
 // (platform-repository.ts): inserted ON CONFLICT DO NOTHING, marked synced only forward.
 import type { Prisma, PrismaClient } from "@/server/generated/prisma/client";
 
@@ -59,6 +59,36 @@ const serverSelect = {
 } as const;
 
 const skillSelect = { id: true, name: true, description: true, body: true, enabled: true, version: true, updatedAt: true } as const;
+
+/** What a tenant offers every member's new run: its tool servers and skills (copied to the member), and the apps it enabled. */
+export interface TenantOfferings {
+  servers: TenantToolServerRecord[];
+  skills: TenantSkillRecord[];
+  apps: string[];
+}
+
+/**
+ * The tenant's tool servers, skills and offered apps (tenant_apps, enabled) in one round trip: every
+ * new run reads all three before it starts. Ordered by name, as the lists below.
+ */
+export async function listTenantOfferings(prisma: PrismaClient, tenantId: string): Promise<TenantOfferings> {
+  const rows = await prisma.$queryRaw<{ servers: (Omit<TenantToolServerRecord, "updatedAt"> & { updatedAt: string })[]; skills: (Omit<TenantSkillRecord, "updatedAt"> & { updatedAt: string })[]; apps: string[] }[]>`
+    SELECT
+      (SELECT coalesce(json_agg(s ORDER BY s.name), '[]'::json) FROM (
+        SELECT id, name, description, url, kind, auth_type AS "authType", auth_config AS "authConfig",
+               secret_sealed AS "secretSealed", tool_defs AS "toolDefs", auto_approve AS "autoApprove", version, updated_at AS "updatedAt"
+        FROM tenant_tool_servers WHERE tenant_id = ${tenantId}::uuid) s) AS servers,
+      (SELECT coalesce(json_agg(k ORDER BY k.name), '[]'::json) FROM (
+        SELECT id, name, description, body, enabled, version, updated_at AS "updatedAt"
+        FROM tenant_skills WHERE tenant_id = ${tenantId}::uuid) k) AS skills,
+      (SELECT coalesce(array_agg(app ORDER BY app), '{}') FROM tenant_apps WHERE tenant_id = ${tenantId}::uuid AND enabled) AS apps`;
+  const row = rows[0]!;
+  return {
+    servers: row.servers.map((server) => ({ ...server, updatedAt: new Date(server.updatedAt) })),
+    skills: row.skills.map((skill) => ({ ...skill, updatedAt: new Date(skill.updatedAt) })),
+    apps: row.apps,
+  };
+}
 
 // --- Tool servers ---------------------------------------------------------------------------------------
 

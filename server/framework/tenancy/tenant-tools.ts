@@ -1,6 +1,6 @@
 // Tool servers and skills a tenant's admins define for their members. The platform keeps both per
 // end-user, so each member gets a copy in their own platform scope, as with tenant agents: made when
-// the member next starts a run (syncMemberTools), brought up to date when the definition's version
+// the member next starts a run (prepareMemberRun), brought up to date when the definition's version
 // moved, and removed from every member's scope when the admins delete it. A server's copy is approved
 // on the admins' behalf (they registered it), so its tools join the member's runs at once.
 //
@@ -199,13 +199,15 @@ async function syncAll<R extends { id: string; version: number }>(
 }
 
 /**
- * Before a member's run: their copies of the tenant's tool servers and skills, made or brought up to
- * date. `client` is bound to the member's platform user_id.
+ * Before a member's new run: their copies of the tenant's tool servers and skills, made or brought up
+ * to date, and the apps the tenant offers (the run names them in its tools: a call to one the member
+ * has not connected pauses for a connection). `client` is bound to the member's platform user_id.
  */
-export async function syncMemberTools(prisma: Db, client: PlatformClient, caller: Pick<Caller, "tenantId" | "userId">): Promise<void> {
-  const [servers, skills] = await Promise.all([repo.listTenantToolServers(prisma, caller.tenantId), repo.listTenantSkills(prisma, caller.tenantId)]);
+export async function prepareMemberRun(prisma: Db, client: PlatformClient, caller: Pick<Caller, "tenantId" | "userId">): Promise<{ apps: string[] }> {
+  const { servers, skills, apps } = await repo.listTenantOfferings(prisma, caller.tenantId);
   await syncAll(prisma, client, serverCopies, servers, caller);
   await syncAll(prisma, client, skillCopiesKind, skills, caller);
+  return { apps };
 }
 
 // --- Admins: tool servers ---------------------------------------------------------------------------------

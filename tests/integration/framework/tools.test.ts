@@ -148,7 +148,7 @@ describe("tools: skills", () => {
     const connection = await fw.connect();
     const tenant = await fw.database.prisma.tenant.findUniqueOrThrow({ where: { slug: "acme" } });
     const user = await fw.database.prisma.user.findUniqueOrThrow({ where: { email: "member@acme.test" } });
-    const { syncMemberTools } = await import("@/server/framework/tenancy/tenant-tools");
+    const { prepareMemberRun } = await import("@/server/framework/tenancy/tenant-tools");
     const { ensurePlatformUser } = await import("@/server/framework/tenancy/platform-users");
     const client = connection.client.forUser(await ensurePlatformUser(fw.database.prisma, connection, tenant, user.id));
     const { ensureAgentCopy, getVisibleAgent } = await import("@/server/framework/tenancy/agents");
@@ -156,7 +156,7 @@ describe("tools: skills", () => {
     const handlers = createChatHandlers(async () => ({
       client,
       agentId: async () => ensureAgentCopy(fw.database.prisma, client, caller, await getVisibleAgent(fw.database.prisma, caller, agent.id)),
-      prepare: () => syncMemberTools(fw.database.prisma, client, caller),
+      prepare: () => prepareMemberRun(fw.database.prisma, client, caller),
       subject: { tenantId: tenant.id, userId: user.id, via: "session" },
     } satisfies ChatContext));
     const list = async () => {
