@@ -1,11 +1,9 @@
 // The run ledger's rows (server/framework/tenancy/run-ledger.ts): which platform run an admission's turn started,
 // and its settlement. Settling is one compare-and-set on run_admissions.released_at, in the same
-// transaction as the charge, so a settlement seen twice (a duplicate webhook, the sweep racing a
+// statement as the charge, so a settlement seen twice (a duplicate webhook, the sweep racing a
 // delivery) charges once.
 import { Prisma } from "@/server/generated/prisma/client";
 import type { Db } from "./repository";
-
-type Tx = Prisma.TransactionClient;
 
 /** Names the run an open admission's turn started, and what the run had cost before the turn. */
 export async function markAdmissionStarted(
@@ -82,47 +80,51 @@ export async function listUnstartedAdmissions(prisma: Db, before: Date, take: nu
 }
 
 /**
- * Settles an open admission at the run's total cost `runTotalMicros`: marks it released, charges the
- * turn's cost (the total less the turn's base, never below what it was charged already) to the
- * month's tenant and member usage and to the tenant's run record, detaches it from that record and
- * ends its hold on the concurrent runs. Null when it was settled (or withdrawn) already.
+ * Settles an open admission at the run's total cost, in one statement (atomic, no transaction): marks
+ * it released (the compare-and-set), adds what the turn cost beyond its run's earlier turns to the
+ * tenant's and the member's month and to the run's record, and frees the tenant's concurrent slot.
+ * Null when it was settled already, is another tenant's or is unknown: nothing is written then.
+ *
+ * The rows are locked in the order an admission takes them (limits-repository.ts: tenant month, member
+ * month, then running runs), so the two cannot deadlock: each step's one-time condition counts the rows
+ * of the step before it, which runs that step to its end before this one reads, let alone locks, a row.
  */
-export async function settleAdmissionIn(
-  tx: Tx,
-  tenantId: string,
-  admissionId: string,
-  runTotalMicros: number,
-): Promise<{ chargedMicros: number } | null> {
-  const rows = await tx.$queryRaw<{ user_id: string; period: string; platform_run_id: number | null; added: bigint }[]>`
+export async function settleAdmission(prisma: Db, tenantId: string, admissionId: string, runTotalMicros: number): Promise<{ chargedMicros: number } | null> {
+  const rows = await prisma.$queryRaw<{ added: bigint }[]>`
     WITH before AS (
       SELECT id, cost_micros FROM run_admissions
       WHERE id = ${admissionId}::uuid AND tenant_id = ${tenantId}::uuid AND released_at IS NULL
       FOR UPDATE
-    )
-    UPDATE run_admissions AS a
-    SET released_at = now(), cost_micros = GREATEST(${runTotalMicros}::bigint - a.base_cost_micros, a.cost_micros)
-    FROM before WHERE a.id = before.id AND a.released_at IS NULL
-    RETURNING a.user_id::text, a.period, a.platform_run_id, a.cost_micros - before.cost_micros AS added`;
-  const row = rows[0];
-  if (!row) return null;
-  const added = Number(row.added);
-  if (added > 0) {
-    await tx.$executeRaw`
-      INSERT INTO tenant_usage (tenant_id, period, cost_micros) VALUES (${tenantId}::uuid, ${row.period}, ${added}::bigint)
-      ON CONFLICT (tenant_id, period) DO UPDATE SET cost_micros = tenant_usage.cost_micros + EXCLUDED.cost_micros`;
-    await tx.$executeRaw`
+    ), settled AS (
+      UPDATE run_admissions AS a
+      SET released_at = now(), cost_micros = GREATEST(${runTotalMicros}::bigint - a.base_cost_micros, a.cost_micros)
+      FROM before WHERE a.id = before.id AND a.released_at IS NULL
+      RETURNING a.user_id, a.period, a.platform_run_id, a.cost_micros - before.cost_micros AS added
+    ), tenant_cost AS (
+      INSERT INTO tenant_usage (tenant_id, period, cost_micros)
+      SELECT ${tenantId}::uuid, period, added FROM settled WHERE added > 0
+      ON CONFLICT (tenant_id, period) DO UPDATE SET cost_micros = tenant_usage.cost_micros + EXCLUDED.cost_micros
+      RETURNING 1
+    ), member_cost AS (
       INSERT INTO member_usage (tenant_id, user_id, period, cost_micros)
-      VALUES (${tenantId}::uuid, ${row.user_id}::uuid, ${row.period}, ${added}::bigint)
-      ON CONFLICT (tenant_id, user_id, period) DO UPDATE SET cost_micros = member_usage.cost_micros + EXCLUDED.cost_micros`;
-  }
-  if (row.platform_run_id !== null) {
-    await tx.$executeRaw`
-      UPDATE tenant_runs
-      SET cost_micros = cost_micros + ${added}::bigint,
-          admission_id = CASE WHEN admission_id = ${admissionId}::uuid THEN NULL ELSE admission_id END
-      WHERE tenant_id = ${tenantId}::uuid AND platform_run_id = ${row.platform_run_id}`;
-  }
-  await tx.$executeRaw`
-    UPDATE tenant_concurrency SET active_runs = GREATEST(active_runs - 1, 0) WHERE tenant_id = ${tenantId}::uuid`;
-  return { chargedMicros: added };
+      SELECT ${tenantId}::uuid, user_id, period, added FROM settled
+      WHERE (SELECT count(*) FROM tenant_cost) >= 0 AND added > 0
+      ON CONFLICT (tenant_id, user_id, period) DO UPDATE SET cost_micros = member_usage.cost_micros + EXCLUDED.cost_micros
+      RETURNING 1
+    ), run_cost AS (
+      UPDATE tenant_runs AS r
+      SET cost_micros = r.cost_micros + settled.added,
+          admission_id = CASE WHEN r.admission_id = ${admissionId}::uuid THEN NULL ELSE r.admission_id END
+      FROM settled
+      WHERE (SELECT count(*) FROM member_cost) >= 0 AND r.tenant_id = ${tenantId}::uuid AND r.platform_run_id = settled.platform_run_id
+      RETURNING 1
+    ), slot AS (
+      UPDATE tenant_concurrency AS c SET active_runs = GREATEST(c.active_runs - 1, 0)
+      FROM settled
+      WHERE (SELECT count(*) FROM run_cost) >= 0 AND c.tenant_id = ${tenantId}::uuid
+      RETURNING 1
+    )
+    SELECT settled.added FROM settled`;
+  const row = rows[0];
+  return row ? { chargedMicros: Number(row.added) } : null;
 }

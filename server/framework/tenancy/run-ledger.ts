@@ -22,7 +22,7 @@ import { isSettledStatus } from "@inlay/core/schemas/runs";
 import { logger } from "@/lib/logger";
 import type { Db } from "@/server/shared/db";
 import { ledgerSettled, ledgerSettleLag } from "@/server/framework/observability/metrics";
-import { ADMISSION_TX, admitRun, admitStartedRun, releaseRun, withdrawRun, type TurnKind } from "./limits";
+import { admitRun, admitStartedRun, releaseRun, withdrawRun, type TurnKind } from "./limits";
 import type { PlatformConnection } from "./platform-connection";
 import {
   countOpenAdmissions,
@@ -30,7 +30,7 @@ import {
   listStaleStartedAdmissions,
   listUnstartedAdmissions,
   markAdmissionStarted,
-  settleAdmissionIn,
+  settleAdmission,
   type OpenAdmission,
 } from "./run-ledger-repository";
 
@@ -97,7 +97,7 @@ export async function runStarted(
   // Only a reply's run can have an earlier turn open; a new run has none.
   const earlierTurns = ticket.kind === "reply" ? await listOpenAdmissionsOfRun(prisma, runId) : [];
   for (const earlier of earlierTurns) {
-    if (earlier.id !== ticket.admissionId && (await settleAdmission(prisma, earlier, baseCostMicros))) ledgerSettled.inc({ via: "reply" });
+    if (earlier.id !== ticket.admissionId && (await settleOpen(prisma, earlier, baseCostMicros))) ledgerSettled.inc({ via: "reply" });
   }
   await markAdmissionStarted(prisma, { tenantId: ticket.tenantId, admissionId: ticket.admissionId, platformRunId: runId, baseCostMicros });
   if (run && isSettledStatus(run.status)) await settleRun(prisma, run, "start");
@@ -113,8 +113,8 @@ export async function runAbandoned(prisma: Db, ticket: RunTicket): Promise<void>
   await releaseRun(prisma, { tenantId: ticket.tenantId, admissionId: ticket.admissionId });
 }
 
-async function settleAdmission(prisma: Db, admission: Pick<OpenAdmission, "id" | "tenantId">, runTotalMicros: number) {
-  return prisma.$transaction((tx) => settleAdmissionIn(tx, admission.tenantId, admission.id, runTotalMicros), ADMISSION_TX);
+function settleOpen(prisma: Db, admission: Pick<OpenAdmission, "id" | "tenantId">, runTotalMicros: number) {
+  return settleAdmission(prisma, admission.tenantId, admission.id, runTotalMicros);
 }
 
 /**
@@ -126,7 +126,7 @@ export async function settleRun(prisma: Db, run: LedgerRun, via: SettledVia = "r
   const total = costMicrosOf(run.usage.cost_usd);
   let settled = 0;
   for (const admission of await listOpenAdmissionsOfRun(prisma, run.id)) {
-    if (await settleAdmission(prisma, admission, total)) settled++;
+    if (await settleOpen(prisma, admission, total)) settled++;
   }
   if (settled > 0) {
     ledgerSettled.inc({ via }, settled);
@@ -159,7 +159,7 @@ export async function settleRunFromPlatform(
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
     let released = 0;
-    for (const admission of open) if (await settleAdmission(prisma, admission, admission.baseCostMicros)) released++;
+    for (const admission of open) if (await settleOpen(prisma, admission, admission.baseCostMicros)) released++;
     ledgerSettled.inc({ via }, released);
     return released;
   }

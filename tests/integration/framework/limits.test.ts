@@ -5,6 +5,7 @@ import { createInnerContext } from "@/server/framework/api/trpc";
 import { LimitExceededError } from "@/server/framework/tenancy/errors";
 import { admitRun, releaseRun, setTenantLimits, withdrawRun } from "@/server/framework/tenancy/limits";
 import { beginRun, costMicrosOf, runRefused, runStarted, settleRun } from "@/server/framework/tenancy/run-ledger";
+import { settleAdmission } from "@/server/framework/tenancy/run-ledger-repository";
 import { seedDemoData } from "@/prisma/seed";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
 
@@ -285,6 +286,26 @@ describe("admitRun", () => {
     );
     expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(K);
     expect(results.filter((result) => result.status === "rejected" && result.reason instanceof LimitExceededError)).toHaveLength(16 - K);
+  });
+
+  it("admits and settles one tenant's turns side by side without a deadlock or a lost micro-USD", async () => {
+    await resetCounters();
+    const { prisma } = database;
+    const userOf = (index: number) => (index % 2 ? memberId : adminId);
+    const first = await Promise.all(Array.from({ length: 12 }, (_, index) => admitRun(prisma, { tenantId: acmeId, userId: userOf(index) })));
+    // Each settlement takes the month's rows and the running runs in the order an admission does.
+    const [settled] = await Promise.all([
+      Promise.all(first.map((ticket, index) => settleAdmission(prisma, acmeId, ticket.admissionId, 1_000 + index))),
+      Promise.all(Array.from({ length: 12 }, (_, index) => admitRun(prisma, { tenantId: acmeId, userId: userOf(index) }))),
+    ]);
+    expect(settled.map((each) => each?.chargedMicros)).toEqual(Array.from({ length: 12 }, (_, index) => 1_000 + index));
+    // Settled once: a second settlement charges nothing.
+    expect(await settleAdmission(prisma, acmeId, first[0]!.admissionId, 5_000)).toBeNull();
+    const tenant = await prisma.tenantUsage.findFirstOrThrow({ where: { tenantId: acmeId } });
+    expect([tenant.runs, Number(tenant.costMicros)]).toEqual([24, 12 * 1_000 + 66]);
+    const members = await prisma.memberUsage.findMany({ where: { tenantId: acmeId } });
+    expect(members.reduce((sum, row) => sum + Number(row.costMicros), 0)).toBe(12 * 1_000 + 66);
+    expect((await prisma.tenantConcurrency.findUniqueOrThrow({ where: { tenantId: acmeId } })).activeRuns).toBe(12);
   });
 });
 
