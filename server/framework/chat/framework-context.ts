@@ -8,7 +8,7 @@ import type { Db } from "@/server/shared/db";
 import { getSession } from "@/server/framework/auth/session";
 import { getDb } from "@/server/shared/db";
 import { foreignOrigin } from "@/server/framework/embed/cors";
-import { isAllowedOrigin } from "@/server/framework/embed/origins";
+import { embedMember } from "@/server/framework/embed/origins";
 import { EmbedTokenError, verifyEmbedToken } from "@/server/framework/embed/tokens";
 import { publicOrigin } from "@/server/shared/public-origin";
 import { completeConnection, disconnect, listMemberApps, startConnection } from "@/server/framework/tenancy/connections";
@@ -107,9 +107,7 @@ async function member(
     const browserOrigin = foreignOrigin(request);
     if (browserOrigin !== undefined && browserOrigin !== claims.origin) return null;
     // Still allowed and still a member now: a token outlives nothing the tenant has taken back.
-    if (!(await isAllowedOrigin(prisma, claims.tenantId, claims.origin))) return null;
-    const { memberships } = await resolveActiveMembership(prisma, claims.userId, undefined);
-    const membership = memberships.find((each) => each.tenant.id === claims.tenantId);
+    const membership = await embedMember(prisma, claims);
     return membership
       ? { tenant: membership.tenant, userId: claims.userId, role: membership.role, via: "embed", agent: claims.agent }
       : null;

@@ -3,7 +3,7 @@
 import type { Db } from "@/server/shared/db";
 import { TenancyError } from "@/server/framework/tenancy/errors";
 import type { ToolViews } from "@inlay/core/chat/tool-views";
-import { findAllowedOrigins, findEmbedSettingsBySlug, saveAllowedOrigins } from "./repository";
+import { findAllowedOrigins, findEmbedMembership, findEmbedSettingsBySlug, saveAllowedOrigins } from "./repository";
 import { readToolViews } from "./tool-views";
 import { normalizeOrigin } from "./tokens";
 
@@ -27,6 +27,15 @@ export async function setAllowedOrigins(prisma: Db, tenantId: string, origins: s
 export async function isAllowedOrigin(prisma: Db, tenantId: string, origin: string): Promise<boolean> {
   const value = normalizeOrigin(origin);
   return value !== undefined && (await findAllowedOrigins(prisma, tenantId)).includes(value);
+}
+
+/**
+ * An embed token's member now: their membership of the token's tenant, while that tenant still allows
+ * the token's origin (a token outlives nothing the tenant has taken back). Null otherwise.
+ */
+export async function embedMember(prisma: Db, claims: { tenantId: string; userId: string; origin: string }) {
+  const origin = normalizeOrigin(claims.origin);
+  return origin === undefined ? null : findEmbedMembership(prisma, { tenantId: claims.tenantId, userId: claims.userId, origin });
 }
 
 type EmbedSettings = Awaited<ReturnType<typeof findEmbedSettingsBySlug>>;

@@ -6,6 +6,24 @@ export async function findAllowedOrigins(prisma: PrismaClient, tenantId: string)
   return row?.allowedOrigins ?? [];
 }
 
+/**
+ * The user's membership of the tenant, only while the tenant allows `origin` (normalized) to embed its
+ * chat: what an embed token's every request checks, in one query. Null otherwise.
+ */
+export async function findEmbedMembership(
+  prisma: PrismaClient,
+  { tenantId, userId, origin }: { tenantId: string; userId: string; origin: string },
+): Promise<{ tenant: { id: string; slug: string; name: string }; role: "member" | "admin" } | null> {
+  const rows = await prisma.$queryRaw<{ id: string; slug: string; name: string; role: "member" | "admin" }[]>`
+    SELECT t.id, t.slug, t.name, m.role::text AS role
+    FROM memberships m
+    JOIN tenants t ON t.id = m.tenant_id
+    JOIN tenant_embed_settings s ON s.tenant_id = m.tenant_id
+    WHERE m.tenant_id = ${tenantId}::uuid AND m.user_id = ${userId}::uuid AND ${origin} = ANY(s.allowed_origins)`;
+  const row = rows[0];
+  return row ? { tenant: { id: row.id, slug: row.slug, name: row.name }, role: row.role } : null;
+}
+
 /** A tenant's embed settings by its slug (what the embed page and its CSP read), in one query. */
 export async function findEmbedSettingsBySlug(prisma: PrismaClient, slug: string): Promise<{ tenantId: string; origins: string[]; toolViews: unknown } | null> {
   const tenant = await prisma.tenant.findUnique({ where: { slug }, select: { id: true, embed: { select: { allowedOrigins: true, toolViews: true } } } });
