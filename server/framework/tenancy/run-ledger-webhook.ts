@@ -110,10 +110,25 @@ export async function ledgerWebhookId(prisma: Db): Promise<number | null> {
   return (await findFrameworkWebhook(prisma))?.webhookId ?? null;
 }
 
-async function webhookSecret(prisma: Db, connection: PlatformConnection, secrets?: readonly string[]): Promise<string | null> {
-  if (connection.mode === "remote") return env.PLATFORM_WEBHOOK_SECRET ?? null;
+// The registration's sealed secret (never the opened one), kept for a minute: every delivery verifies
+// against it. A delivery that does not verify against a kept one reads it again (another instance may
+// have registered the webhook anew).
+const sealedSecrets = databaseMemo<{ cipher: string; at: number }>();
+
+async function webhookSecret(
+  prisma: Db,
+  connection: PlatformConnection,
+  secrets: readonly string[] | undefined,
+  fresh: boolean,
+): Promise<{ secret: string; kept: boolean } | null> {
+  if (connection.mode === "remote") return env.PLATFORM_WEBHOOK_SECRET ? { secret: env.PLATFORM_WEBHOOK_SECRET, kept: false } : null;
+  const open = (cipher: string) => openWithKeys(keysFor(PLATFORM_WEBHOOK_SECRET, secrets), cipher).value;
+  const kept = sealedSecrets.get(prisma, REGISTRATION);
+  if (!fresh && kept && Date.now() - kept.at < CHECK_EVERY_MS) return { secret: open(kept.cipher), kept: true };
   const row = await findFrameworkWebhook(prisma);
-  return row ? openWithKeys(keysFor(PLATFORM_WEBHOOK_SECRET, secrets), row.secretCipher).value : null;
+  if (!row) return null;
+  sealedSecrets.set(prisma, REGISTRATION, { cipher: row.secretCipher, at: Date.now() });
+  return { secret: open(row.secretCipher), kept: false };
 }
 
 export type LedgerDelivery =
@@ -148,14 +163,16 @@ async function verifyAndSettle(
   headers: WebhookHeaders,
   secrets?: readonly string[],
 ): Promise<LedgerDelivery> {
-  const secret = await webhookSecret(prisma, connection, secrets);
-  if (!secret) return { outcome: "rejected", reason: "no webhook is registered" };
-  let event: WebhookEvent;
-  try {
-    event = await verifyWebhook(payload, headers, secret);
-  } catch (error) {
-    if (error instanceof WebhookVerificationError) return { outcome: "rejected", reason: error.message };
-    throw error;
+  let event: WebhookEvent | undefined;
+  for (let fresh = false; event === undefined; fresh = true) {
+    const found = await webhookSecret(prisma, connection, secrets, fresh);
+    if (!found) return { outcome: "rejected", reason: "no webhook is registered" };
+    try {
+      event = await verifyWebhook(payload, headers, found.secret);
+    } catch (error) {
+      if (!(error instanceof WebhookVerificationError)) throw error;
+      if (!found.kept) return { outcome: "rejected", reason: error.message };
+    }
   }
   if (!isRunWebhookEvent(event) || !(LEDGER_EVENTS as readonly string[]).includes(event.type) || !Number.isSafeInteger(event.run_id)) {
     return { outcome: "ignored", event, settled: 0 };

@@ -5,6 +5,7 @@
 // deliveries count once, a missed delivery is settled by the sweep (reads settle nothing), a refused
 // start gives its admission back, and tenant spend, member spend and the platform ledger agree to the
 // micro-USD.
+import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setProcessDatabase } from "@/server/shared/db";
@@ -12,7 +13,7 @@ import { EMBED_ORIGIN_HEADER, EMBED_TOKEN_HEADER, setPlatformClientBinding } fro
 import { chatHandlers } from "@/server/framework/chat/handlers";
 import { setAllowedOrigins } from "@/server/framework/embed/origins";
 import { signEmbedToken } from "@/server/framework/embed/tokens";
-import { openWithKeys } from "@/server/shared/secret-box";
+import { openWithKeys, seal } from "@/server/shared/secret-box";
 import { setTenantLimits } from "@/server/framework/tenancy/limits";
 import { findFrameworkWebhook } from "@/server/framework/tenancy/platform-repository";
 import { lazyPlatformClient } from "@/server/framework/tenancy/platform-users";
@@ -136,6 +137,26 @@ describe("the run ledger's webhook", () => {
       "webhook-signature": "v1,AAAA",
     }, [TEST_SECRET]);
     expect(forged).toMatchObject({ outcome: "rejected" });
+  });
+
+  it("verifies at once against a secret another instance registered anew, and no longer against the old one", async () => {
+    const connection = await fw.connect();
+    const { prisma } = fw.database;
+    const receive = (delivery: { body: string; headers: Record<string, string> }) =>
+      receiveLedgerWebhook(prisma, connection, delivery.body, delivery.headers, [TEST_SECRET]);
+    // A kind the ledger ignores: verified, nothing settled.
+    const event = { type: "run.started", run_id: 1, status: "running", user_id: null };
+    const before = await signed(event);
+    expect(await receive(before)).toMatchObject({ outcome: "ignored" });
+    const original = (await findFrameworkWebhook(prisma))!;
+    const [key] = keysFor(PLATFORM_WEBHOOK_SECRET, [TEST_SECRET]);
+    await prisma.frameworkPlatformAccount.updateMany({ data: { webhookSecretCipher: seal(key!, `whsec_${randomBytes(24).toString("base64")}`) } });
+    try {
+      expect(await receive(await signed(event))).toMatchObject({ outcome: "ignored" });
+      expect(await receive(before)).toMatchObject({ outcome: "rejected" });
+    } finally {
+      await prisma.frameworkPlatformAccount.updateMany({ data: { webhookSecretCipher: original.secretCipher } });
+    }
   });
 });
 
