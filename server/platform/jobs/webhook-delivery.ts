@@ -4,7 +4,9 @@
 //   dispatch   woken by the outbox's NOTIFY (a trigger, at commit) in every process that works, and run
 //              by the sweep every minute: one statement turns undispatched rows into pending deliveries
 //   attempt    a job per (delivery, attempt number), keyed by both: signs and POSTs the event through the
-//              outbound guard, records the attempt, and enqueues the next one at its time
+//              outbound guard, records the attempt, and enqueues the next one at its time. The first
+//              attempt to the embedding app's own endpoint (PlatformConfig.inProcessWebhooks) is made
+//              by the dispatch at once, in-process, without a job
 //   sweep      every minute: dispatches what no wake-up reached and re-enqueues attempts whose job was
 //              lost (a process killed between recording an attempt and enqueueing the next)
 //   retention  daily: outbox rows (and their deliveries) older than RUN_EVENT_RETENTION_DAYS go; a
@@ -56,6 +58,8 @@ const RETENTION_BATCH = 1_000;
 export const WEBHOOK_PAYLOAD_MAX_BYTES = 256 * 1024;
 const RESPONSE_EXCERPT_CHARS = 1_024;
 const DISPATCH_BATCH = 500;
+/** First attempts to the embedding app's own endpoint made in-process at once (more wait as jobs). */
+const INLINE_ATTEMPTS = 8;
 /** An attempt overdue by this much has lost its job (the sweep's threshold). */
 const OVERDUE_MS = 60_000;
 
@@ -103,12 +107,27 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
 
   let running: Promise<void> | undefined;
   let again = false;
+  // First attempts to the embedding app's own endpoint, made here at once rather than through a job
+  // (the job's insert, fetch and completion were most of such a delivery's statements); at most
+  // INLINE_ATTEMPTS at a time, the rest as jobs. One that throws becomes a job; one lost with the
+  // process is re-enqueued by the sweep, as a lost job is.
+  const inline = new Set<Promise<unknown>>();
+  const firstAttempt = async (delivery: { id: bigint; url: string }) => {
+    const inProcess = deps.config.inProcessWebhooks?.some((target) => target.url === delivery.url);
+    if (!inProcess || inline.size >= INLINE_ATTEMPTS) return enqueueAttempt(jobs, delivery.id, 1);
+    const attempting = withLogContext({}, () => attemptDelivery({ deliveryId: String(delivery.id), number: 1 })).catch(async (error: unknown) => {
+      logger.warn({ err: error, deliveryId: String(delivery.id) }, "in-process webhook attempt failed; it is retried as a job");
+      await enqueueAttempt(jobs, delivery.id, 1).catch(() => {});
+    });
+    inline.add(attempting);
+    void attempting.finally(() => inline.delete(attempting));
+  };
   const drain = async () => {
     do {
       again = false;
       for (;;) {
-        const { taken, deliveryIds } = await dispatchOutbox(prisma, DISPATCH_BATCH);
-        for (const id of deliveryIds) await enqueueAttempt(jobs, id, 1);
+        const { taken, deliveries } = await dispatchOutbox(prisma, DISPATCH_BATCH);
+        for (const delivery of deliveries) await firstAttempt(delivery);
         if (taken < DISPATCH_BATCH) break;
       }
     } while (again);
@@ -300,6 +319,7 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
       unsubscribe();
       unsubscribeGap();
       await running;
+      await Promise.all(inline);
     },
   };
 }

@@ -169,10 +169,10 @@ export async function insertTestDelivery(
 /**
  * Takes up to `batch` undispatched outbox rows (skipping rows another dispatcher holds), creates one
  * pending delivery per active webhook that subscribes to each, and marks the rows dispatched: one
- * statement, so a crash leaves either all of it or none.
+ * statement, so a crash leaves either all of it or none. Each delivery comes back with its webhook's URL.
  */
-export async function dispatchOutbox(prisma: PrismaClient, batch: number): Promise<{ taken: number; deliveryIds: bigint[] }> {
-  const rows = await prisma.$queryRaw<{ taken: bigint; delivery_ids: bigint[] | null }[]>`
+export async function dispatchOutbox(prisma: PrismaClient, batch: number): Promise<{ taken: number; deliveries: { id: bigint; url: string }[] }> {
+  const rows = await prisma.$queryRaw<{ taken: bigint; delivery_ids: bigint[] | null; delivery_urls: string[] | null }[]>`
     WITH picked AS (
       SELECT id, account_id, end_user_id, type FROM platform_webhook_events
       WHERE dispatched_at IS NULL ORDER BY id LIMIT ${batch} FOR UPDATE SKIP LOCKED
@@ -188,11 +188,14 @@ export async function dispatchOutbox(prisma: PrismaClient, batch: number): Promi
        AND (w.end_user_id IS NOT DISTINCT FROM picked.end_user_id OR w.all_end_users)
        AND w.active AND picked.type = ANY(w.events)
       ORDER BY picked.id, w.id
-      RETURNING id
+      RETURNING id, webhook_id
     )
-    SELECT (SELECT count(*) FROM marked) AS taken, (SELECT array_agg(id ORDER BY id) FROM created) AS delivery_ids`;
+    SELECT (SELECT count(*) FROM marked) AS taken,
+      (SELECT array_agg(c.id ORDER BY c.id) FROM created c) AS delivery_ids,
+      (SELECT array_agg(w.url ORDER BY c.id) FROM created c JOIN platform_webhooks w ON w.id = c.webhook_id) AS delivery_urls`;
   const row = rows[0]!;
-  return { taken: Number(row.taken), deliveryIds: row.delivery_ids ?? [] };
+  const urls = row.delivery_urls ?? [];
+  return { taken: Number(row.taken), deliveries: (row.delivery_ids ?? []).map((id, index) => ({ id, url: urls[index]! })) };
 }
 
 // --- Attempts ----------------------------------------------------------------------------------------

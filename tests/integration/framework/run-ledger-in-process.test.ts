@@ -54,6 +54,12 @@ describe("the run ledger's webhook on the embedded platform", () => {
     expect(settled.costMicros).toBe(debits.reduce((sum, debit) => sum - debit.amountMicros, 0n));
     expect(settled.costMicros).toBeGreaterThan(0n);
     expect(received.some((delivery) => delivery.outcome === "settled" && delivery.event.run_id === run.id && delivery.settled === 1)).toBe(true);
+    // Its first attempt was made in-process at once, not through a job of the queue.
+    const delivery = await prisma.platformWebhookDelivery.findFirstOrThrow({ where: { event: { runId: run.id, type: "run.completed" } } });
+    expect(delivery).toMatchObject({ status: "succeeded", attempts: 1 });
+    const jobs = await prisma.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhook-attempt' AND singleton_key = ${`${delivery.id}:1`}`;
+    expect(jobs[0]!.n).toBe(0);
   }, 90_000);
 
   it("follows the app to a new public origin, is turned back on when the platform disabled it, and registered again when deleted", async () => {
