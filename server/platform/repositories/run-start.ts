@@ -24,7 +24,7 @@ import { passReadsColumns, type PassReads, takePassReads } from "./run-leases";
 import type { RunRow } from "./runs";
 import { type WakeUp } from "./run-events";
 import { queryRows } from "./direct";
-import { webhookInScope } from "./webhook-events";
+import { dispatchedAtOnInsert, webhookInScope } from "./webhook-events";
 
 export interface FastRunStart {
   accountId: number;
@@ -158,9 +158,10 @@ export async function startAdmittedRun(prisma: PrismaClient, start: FastRunStart
       RETURNING id
     ),
     outbox AS (
-      INSERT INTO platform_webhook_events (account_id, end_user_id, run_id, type, payload, created_at)
+      INSERT INTO platform_webhook_events (account_id, end_user_id, run_id, type, payload, created_at, dispatched_at)
       SELECT account_id, end_user_id, id, ${String(start.webhookPayload.type)},
-        ${json(start.webhookPayload)}::jsonb || jsonb_build_object('run_id', id), now()
+        ${json(start.webhookPayload)}::jsonb || jsonb_build_object('run_id', id), now(),
+        ${dispatchedAtOnInsert(Prisma.sql`run.account_id`, Prisma.sql`run.end_user_id`, Prisma.sql`${String(start.webhookPayload.type)}::text`)}
       FROM run WHERE ${webhookInScope(Prisma.sql`run.account_id`, Prisma.sql`run.end_user_id`)}
     )${turnCtes}
     SELECT ${

@@ -346,18 +346,27 @@ describe("delivery", () => {
 });
 
 describe("the dispatcher's wake-up", () => {
-  it("comes only from a statement that wrote an event, not from a run no webhook receives", async () => {
+  it("comes only from a statement that wrote an event to dispatch: not from a run no webhook receives, nor from a kind no active webhook takes", async () => {
     const runtime = await platform.runtime();
+    const { prisma } = platform.database;
     let wakeUps = 0;
     const unsubscribe = runtime.signals.subscribe(WEBHOOK_EVENTS_SIGNAL, () => wakeUps++);
+    const event = (accountId: number, type: string) => ({ accountId, endUserId: null, runId: null, type, payload: {} });
+    const latest = (accountId: number) => prisma.platformWebhookEvent.findFirstOrThrow({ where: { accountId }, orderBy: { id: "desc" } });
     try {
       const quiet = await platform.signup({ require_end_user_id: false });
       await runToEnd(quiet.key, undefined);
-      // One event, written where a webhook listens: its wake-up comes after any the run caused.
+      // Kept for a replay where only a paused webhook listens, or where the active one takes other
+      // kinds, but written dispatched: nothing to deliver, so no wake-up.
       const listening = await platform.signup({ require_end_user_id: false });
       await platform.keepWebhookEvents(listening.key);
-      const written = await insertWebhookEvent(platform.database.prisma, { accountId: listening.id, endUserId: null, runId: null, type: "run.completed", payload: {} });
-      expect(written).toBe(1);
+      expect(await insertWebhookEvent(prisma, event(listening.id, "run.completed"))).toBe(1);
+      expect((await latest(listening.id)).dispatchedAt).not.toBeNull();
+      await register(listening.key, { url: receiver.url("/wake-up"), events: ["run.completed"] });
+      expect(await insertWebhookEvent(prisma, event(listening.id, "run.started"))).toBe(1);
+      expect((await latest(listening.id)).dispatchedAt).not.toBeNull();
+      // One event to dispatch: its wake-up comes after any the others would have caused.
+      expect(await insertWebhookEvent(prisma, event(listening.id, "run.completed"))).toBe(1);
       await pollUntil(async () => wakeUps, (count) => count > 0, "the event's wake-up");
       expect(wakeUps).toBe(1);
     } finally {
