@@ -130,7 +130,7 @@ export interface AdmissionLimits {
 }
 
 export type AdmissionTaken =
-  | { taken: true; admission: { id: string; period: string; admittedAt: Date } }
+  | { taken: true; admission: { id: string; period: string } }
   /** The first counter that refused; nothing after it was tried, and the caller rolls back the ones before. */
   | { taken: false; refused: "tenant" | "member" | "concurrent" | "turn" };
 
@@ -152,7 +152,6 @@ export async function takeAdmission(
   const { tenantId, userId, period } = who;
   const { tenant, member, concurrent } = limits;
   const id = randomUUID();
-  const admittedAt = new Date();
   const counted = limits.turnsPerMinute !== undefined;
   const turnLimit = limits.turnsPerMinute ?? null;
   // GREATEST: a transaction that started in the previous minute but waited for the lock must not
@@ -197,7 +196,7 @@ export async function takeAdmission(
       RETURNING 1
     )${turn}, admitted AS (
       INSERT INTO run_admissions (id, tenant_id, user_id, period, admitted_at)
-      SELECT ${id}::uuid, ${tenantId}::uuid, ${userId}::uuid, ${period}, ${admittedAt}
+      SELECT ${id}::uuid, ${tenantId}::uuid, ${userId}::uuid, ${period}, ${new Date()}
       WHERE EXISTS (SELECT 1 FROM ${last})
       RETURNING 1
     )
@@ -205,7 +204,7 @@ export async function takeAdmission(
            EXISTS (SELECT 1 FROM concurrent) AS concurrent, ${counted ? Prisma.sql`EXISTS (SELECT 1 FROM turn)` : Prisma.sql`true`} AS turn,
            EXISTS (SELECT 1 FROM admitted) AS admitted`;
   const row = rows[0]!;
-  if (row.admitted) return { taken: true, admission: { id, period, admittedAt } };
+  if (row.admitted) return { taken: true, admission: { id, period } };
   const refused = !row.tenant ? "tenant" : !row.member ? "member" : !row.concurrent ? "concurrent" : "turn";
   return { taken: false, refused };
 }

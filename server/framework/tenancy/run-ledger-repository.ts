@@ -89,7 +89,12 @@ export async function listUnstartedAdmissions(prisma: Db, before: Date, take: nu
  * month, then running runs), so the two cannot deadlock: each step's one-time condition counts the rows
  * of the step before it, which runs that step to its end before this one reads, let alone locks, a row.
  */
-export async function settleAdmission(prisma: Db, tenantId: string, admissionId: string, runTotalMicros: number): Promise<{ chargedMicros: number } | null> {
+export async function settleAdmission(
+  prisma: Db,
+  admission: Pick<OpenAdmission, "id" | "tenantId">,
+  runTotalMicros: number,
+): Promise<{ chargedMicros: number } | null> {
+  const { id: admissionId, tenantId } = admission;
   const rows = await prisma.$queryRaw<{ added: bigint }[]>`
     WITH before AS (
       SELECT id, cost_micros FROM run_admissions

@@ -31,7 +31,6 @@ import {
   listUnstartedAdmissions,
   markAdmissionStarted,
   settleAdmission,
-  type OpenAdmission,
 } from "./run-ledger-repository";
 
 /** "0.001234" USD → 1234 micro-USD, exactly (no float, no rounding); 0 for what is not an amount. */
@@ -97,7 +96,7 @@ export async function runStarted(
   // Only a reply's run can have an earlier turn open; a new run has none.
   const earlierTurns = ticket.kind === "reply" ? await listOpenAdmissionsOfRun(prisma, runId) : [];
   for (const earlier of earlierTurns) {
-    if (earlier.id !== ticket.admissionId && (await settleOpen(prisma, earlier, baseCostMicros))) ledgerSettled.inc({ via: "reply" });
+    if (earlier.id !== ticket.admissionId && (await settleAdmission(prisma, earlier, baseCostMicros))) ledgerSettled.inc({ via: "reply" });
   }
   await markAdmissionStarted(prisma, { tenantId: ticket.tenantId, admissionId: ticket.admissionId, platformRunId: runId, baseCostMicros });
   if (run && isSettledStatus(run.status)) await settleRun(prisma, run, "start");
@@ -113,10 +112,6 @@ export async function runAbandoned(prisma: Db, ticket: RunTicket): Promise<void>
   await releaseRun(prisma, { tenantId: ticket.tenantId, admissionId: ticket.admissionId });
 }
 
-function settleOpen(prisma: Db, admission: Pick<OpenAdmission, "id" | "tenantId">, runTotalMicros: number) {
-  return settleAdmission(prisma, admission.tenantId, admission.id, runTotalMicros);
-}
-
 /**
  * Settles the open turns of `run` when it has ended, at its total cost. Idempotent: a turn settled
  * already is left alone. Returns how many turns this call settled.
@@ -126,7 +121,7 @@ export async function settleRun(prisma: Db, run: LedgerRun, via: SettledVia = "r
   const total = costMicrosOf(run.usage.cost_usd);
   let settled = 0;
   for (const admission of await listOpenAdmissionsOfRun(prisma, run.id)) {
-    if (await settleOpen(prisma, admission, total)) settled++;
+    if (await settleAdmission(prisma, admission, total)) settled++;
   }
   if (settled > 0) {
     ledgerSettled.inc({ via }, settled);
@@ -159,7 +154,7 @@ export async function settleRunFromPlatform(
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
     let released = 0;
-    for (const admission of open) if (await settleOpen(prisma, admission, admission.baseCostMicros)) released++;
+    for (const admission of open) if (await settleAdmission(prisma, admission, admission.baseCostMicros)) released++;
     ledgerSettled.inc({ via }, released);
     return released;
   }

@@ -112,9 +112,9 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
   // INLINE_ATTEMPTS at a time, the rest as jobs. One that throws becomes a job; one lost with the
   // process is re-enqueued by the sweep, as a lost job is.
   const inline = new Set<Promise<unknown>>();
+  const inProcessTarget = (url: string) => deps.config.inProcessWebhooks?.find((target) => target.url === url);
   const firstAttempt = async (delivery: { id: bigint; url: string }) => {
-    const inProcess = deps.config.inProcessWebhooks?.some((target) => target.url === delivery.url);
-    if (!inProcess || inline.size >= INLINE_ATTEMPTS) return enqueueAttempt(jobs, delivery.id, 1);
+    if (!inProcessTarget(delivery.url) || inline.size >= INLINE_ATTEMPTS) return enqueueAttempt(jobs, delivery.id, 1);
     const attempting = withLogContext({}, () => attemptDelivery({ deliveryId: String(delivery.id), number: 1 })).catch(async (error: unknown) => {
       logger.warn({ err: error, deliveryId: String(delivery.id) }, "in-process webhook attempt failed; it is retried as a job");
       await enqueueAttempt(jobs, delivery.id, 1).catch(() => {});
@@ -213,7 +213,7 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
 
   const send = async (url: string, body: string, signature: Record<string, string>) => {
     const started = Date.now();
-    const inProcess = deps.config.inProcessWebhooks?.find((target) => target.url === url);
+    const inProcess = inProcessTarget(url);
     if (inProcess) return sendInProcess(inProcess.receive, url, body, signature);
     try {
       const response = await guardedFetch(

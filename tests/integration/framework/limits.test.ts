@@ -295,12 +295,12 @@ describe("admitRun", () => {
     const first = await Promise.all(Array.from({ length: 12 }, (_, index) => admitRun(prisma, { tenantId: acmeId, userId: userOf(index) })));
     // Each settlement takes the month's rows and the running runs in the order an admission does.
     const [settled] = await Promise.all([
-      Promise.all(first.map((ticket, index) => settleAdmission(prisma, acmeId, ticket.admissionId, 1_000 + index))),
+      Promise.all(first.map((ticket, index) => settleAdmission(prisma, { tenantId: acmeId, id: ticket.admissionId }, 1_000 + index))),
       Promise.all(Array.from({ length: 12 }, (_, index) => admitRun(prisma, { tenantId: acmeId, userId: userOf(index) }))),
     ]);
     expect(settled.map((each) => each?.chargedMicros)).toEqual(Array.from({ length: 12 }, (_, index) => 1_000 + index));
     // Settled once: a second settlement charges nothing.
-    expect(await settleAdmission(prisma, acmeId, first[0]!.admissionId, 5_000)).toBeNull();
+    expect(await settleAdmission(prisma, { tenantId: acmeId, id: first[0]!.admissionId }, 5_000)).toBeNull();
     const tenant = await prisma.tenantUsage.findFirstOrThrow({ where: { tenantId: acmeId } });
     expect([tenant.runs, Number(tenant.costMicros)]).toEqual([24, 12 * 1_000 + 66]);
     const members = await prisma.memberUsage.findMany({ where: { tenantId: acmeId } });
