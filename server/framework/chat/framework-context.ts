@@ -14,7 +14,7 @@ import { publicOrigin } from "@/server/shared/public-origin";
 import { completeConnection, disconnect, listMemberApps, startConnection } from "@/server/framework/tenancy/connections";
 import { LimitExceededError, TenancyError } from "@/server/framework/tenancy/errors";
 import { getMyUsage } from "@/server/framework/tenancy/limits";
-import { beginRun, runAbandoned, runRefused, runStarted, settleRun } from "@/server/framework/tenancy/run-ledger";
+import { beginRun, runAbandoned, runRefused, runStarted, settleRun, settleTurn, type RunTicket } from "@/server/framework/tenancy/run-ledger";
 import { createAgent, ensureAgentCopy, findNamedAgent, getVisibleAgent, mayCreatePersonalAgent, type Caller } from "@/server/framework/tenancy/agents";
 import { getPlatformConnection } from "@/server/framework/platform";
 import { prepareMemberRun } from "@/server/framework/tenancy/tenant-tools";
@@ -124,6 +124,8 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
   if (!caller) return null;
   const client = await bindPlatformClient(prisma, caller);
   const tenantId = caller.tenant.id;
+  // The turn this request admitted, once the platform named its run: its end settles that admission.
+  let turn: { ticket: RunTicket; runId: number } | undefined;
   const context: ChatContext = {
     client,
     agentId: async (agent, options) => {
@@ -137,7 +139,10 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
       try {
         const ticket = await beginRun(prisma, { tenantId, userId: caller.userId }, { kind: reply ? "reply" : "run" });
         return {
-          started: (runId, priorCostUsd) => runStarted(prisma, ticket, runId, { baseCostUsd: priorCostUsd }),
+          started: async (runId, priorCostUsd) => {
+            await runStarted(prisma, ticket, runId, { baseCostUsd: priorCostUsd });
+            turn = { ticket, runId };
+          },
           withdraw: () => runRefused(prisma, ticket),
           abandon: () => runAbandoned(prisma, ticket),
         };
@@ -173,7 +178,8 @@ export const resolveFrameworkChatContext: ChatContextResolver = async (request) 
     },
     quota: () => getMyUsage(prisma, tenantId, caller.userId),
     ended: async (run) => {
-      await settleRun(prisma, run, "stream");
+      if (turn?.runId === run.id) await settleTurn(prisma, turn.ticket, run, "stream");
+      else await settleRun(prisma, run, "stream");
     },
     subject: { tenantId, userId: caller.userId, via: caller.via },
   };

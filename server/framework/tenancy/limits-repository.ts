@@ -5,7 +5,9 @@
 // more than the limit. Callers take the rows in one order (tenant month, member month, concurrency,
 // turn window, then the admission row) so concurrent admissions cannot deadlock.
 import { randomUUID } from "node:crypto";
+import { centsToMicros } from "@inlay/core/money";
 import { Prisma } from "@/server/generated/prisma/client";
+import { raisedMessage } from "@/server/shared/db-errors";
 import type { Db } from "./repository";
 
 type Tx = Prisma.TransactionClient;
@@ -116,101 +118,108 @@ export async function findTurnsThisMinute(prisma: Db, tenantId: string, userId: 
 
 export const minuteStart = (now: Date) => new Date(Math.floor(now.getTime() / 60_000) * 60_000);
 
-// --- Admission (inside the caller's transaction) ----------------------------------------------------
-
-export interface AdmissionLimits {
-  /** The tenant's month: its runs and cost limits (null: none). */
-  tenant: { runs: number | null; costMicros: number | null };
-  /** The member's month: their effective cap. */
-  member: { runs: number | null; costMicros: number | null };
-  /** The tenant's runs in progress. */
-  concurrent: number | null;
-  /** The member's turns in their current minute; undefined: the turn is not counted in a minute. */
-  turnsPerMinute?: number | null;
-}
+// --- Admission --------------------------------------------------------------------------------------
 
 export type AdmissionTaken =
   | { taken: true; admission: { id: string; period: string } }
-  /** The first counter that refused; nothing after it was tried, and the caller rolls back the ones before. */
+  /** The user is no member of the tenant: nothing was taken. */
+  | { taken: false; refused: "membership" }
+  /** The first counter that refused; the statement was aborted, so nothing was taken. */
   | { taken: false; refused: "tenant" | "member" | "concurrent" | "turn" };
 
+const REFUSED = /admission refused at (tenant|member|concurrent|turn)$/;
+
 /**
- * Takes an admission's counters and opens it, in one statement: `count` more runs this month for the
+ * Takes an admission in one statement, no transaction around it. `limited`: the member's limits,
+ * read in the same statement (the tenant's limits and the member's effective cap: their override
+ * where set, else the tenant's default), checked and reserved: `count` more runs this month for the
  * tenant and the member (1 for a new run, 0 for a reply, which continues one) unless a runs or cost
  * limit is reached already, one more run in progress for the tenant, one more turn in the member's
  * current minute (the database's clock, so instances agree; a later minute starts the window over),
- * and the admission row. Each step is a conditional upsert that runs only when the one before it took
- * its row, so the rows are locked in the order the module's header gives. A refusal names its step;
- * the steps before it are written, and the caller's transaction rolls them back.
+ * and the admission row. `unlimited` (a run the platform started by itself): the same counters and
+ * row, no limit, no turn, no membership needed. Each step is a conditional upsert that runs only when
+ * the one before it took its row, so the rows are locked in the order the module's header gives. A
+ * refusal raises (framework_refuse_admission), so the statement and the steps before it are undone.
  */
 export async function takeAdmission(
-  tx: Tx,
+  db: Db,
   who: { tenantId: string; userId: string; period: string },
-  limits: AdmissionLimits,
-  count: 0 | 1 = 1,
+  { limited, count }: { limited: boolean; count: 0 | 1 },
 ): Promise<AdmissionTaken> {
   const { tenantId, userId, period } = who;
-  const { tenant, member, concurrent } = limits;
   const id = randomUUID();
-  const counted = limits.turnsPerMinute !== undefined;
-  const turnLimit = limits.turnsPerMinute ?? null;
-  // GREATEST: a transaction that started in the previous minute but waited for the lock must not
-  // move the window back.
-  const turn = counted
+  const microsPerCent = centsToMicros(1);
+  const limits = limited
+    ? Prisma.sql`
+      SELECT l.runs_per_month AS tenant_runs, l.cost_per_month_cents::bigint * ${microsPerCent}::bigint AS tenant_cost,
+             COALESCE(c.runs_per_month, l.member_runs_per_month) AS member_runs,
+             COALESCE(c.cost_per_month_cents, l.member_cost_per_month_cents)::bigint * ${microsPerCent}::bigint AS member_cost,
+             l.concurrent_runs AS concurrent, l.turns_per_minute_per_member AS turns
+      FROM memberships m
+      LEFT JOIN member_caps c ON c.membership_id = m.id
+      LEFT JOIN tenant_limits l ON l.tenant_id = m.tenant_id
+      WHERE m.tenant_id = ${tenantId}::uuid AND m.user_id = ${userId}::uuid`
+    : Prisma.sql`SELECT NULL::int AS tenant_runs, NULL::bigint AS tenant_cost, NULL::int AS member_runs, NULL::bigint AS member_cost, NULL::int AS concurrent`;
+  // GREATEST: a statement that started in the previous minute but waited for the lock must not move
+  // the window back.
+  const turn = limited
     ? Prisma.sql`, turn AS (
       INSERT INTO member_turn_windows AS w (tenant_id, user_id, window_start, turns)
-      SELECT ${tenantId}::uuid, ${userId}::uuid, date_trunc('minute', now()), 1
-      WHERE EXISTS (SELECT 1 FROM concurrent) AND (${turnLimit}::int IS NULL OR ${turnLimit}::int > 0)
+      SELECT ${tenantId}::uuid, ${userId}::uuid, date_trunc('minute', now()), 1 FROM lim
+      WHERE EXISTS (SELECT 1 FROM concurrent) AND (lim.turns IS NULL OR lim.turns > 0)
       ON CONFLICT (tenant_id, user_id) DO UPDATE
       SET turns = CASE WHEN w.window_start >= date_trunc('minute', now()) THEN w.turns + 1 ELSE 1 END,
           window_start = GREATEST(w.window_start, date_trunc('minute', now()))
-      WHERE ${turnLimit}::int IS NULL OR (${turnLimit}::int > 0 AND (w.window_start < date_trunc('minute', now()) OR w.turns < ${turnLimit}::int))
+      WHERE (SELECT turns IS NULL OR (turns > 0 AND (w.window_start < date_trunc('minute', now()) OR w.turns < turns)) FROM lim)
       RETURNING 1
     )`
     : Prisma.empty;
-  const last = counted ? Prisma.sql`turn` : Prisma.sql`concurrent`;
-  const rows = await tx.$queryRaw<{ tenant: boolean; member: boolean; concurrent: boolean; turn: boolean; admitted: boolean }[]>`
-    WITH tenant_run AS (
-      INSERT INTO tenant_usage AS u (tenant_id, period, runs)
-      SELECT ${tenantId}::uuid, ${period}, ${count}::int
-      WHERE (${tenant.runs}::int IS NULL OR ${tenant.runs}::int > 0) AND (${tenant.costMicros}::bigint IS NULL OR ${tenant.costMicros}::bigint > 0)
-      ON CONFLICT (tenant_id, period) DO UPDATE SET runs = u.runs + ${count}::int
-      WHERE (${tenant.runs}::int IS NULL OR u.runs < ${tenant.runs}::int)
-        AND (${tenant.costMicros}::bigint IS NULL OR u.cost_micros < ${tenant.costMicros}::bigint)
-      RETURNING 1
-    ), member_run AS (
-      INSERT INTO member_usage AS u (tenant_id, user_id, period, runs)
-      SELECT ${tenantId}::uuid, ${userId}::uuid, ${period}, ${count}::int
-      WHERE EXISTS (SELECT 1 FROM tenant_run)
-        AND (${member.runs}::int IS NULL OR ${member.runs}::int > 0) AND (${member.costMicros}::bigint IS NULL OR ${member.costMicros}::bigint > 0)
-      ON CONFLICT (tenant_id, user_id, period) DO UPDATE SET runs = u.runs + ${count}::int
-      WHERE (${member.runs}::int IS NULL OR u.runs < ${member.runs}::int)
-        AND (${member.costMicros}::bigint IS NULL OR u.cost_micros < ${member.costMicros}::bigint)
-      RETURNING 1
-    ), concurrent AS (
-      -- Counted even without a limit, so a limit set later starts from the true number.
-      INSERT INTO tenant_concurrency AS c (tenant_id, active_runs)
-      SELECT ${tenantId}::uuid, 1 WHERE EXISTS (SELECT 1 FROM member_run) AND (${concurrent}::int IS NULL OR ${concurrent}::int > 0)
-      ON CONFLICT (tenant_id) DO UPDATE SET active_runs = c.active_runs + 1
-      WHERE ${concurrent}::int IS NULL OR c.active_runs < ${concurrent}::int
-      RETURNING 1
-    )${turn}, admitted AS (
-      INSERT INTO run_admissions (id, tenant_id, user_id, period, admitted_at)
-      SELECT ${id}::uuid, ${tenantId}::uuid, ${userId}::uuid, ${period}, ${new Date()}
-      WHERE EXISTS (SELECT 1 FROM ${last})
-      RETURNING 1
-    )
-    SELECT EXISTS (SELECT 1 FROM tenant_run) AS tenant, EXISTS (SELECT 1 FROM member_run) AS member,
-           EXISTS (SELECT 1 FROM concurrent) AS concurrent, ${counted ? Prisma.sql`EXISTS (SELECT 1 FROM turn)` : Prisma.sql`true`} AS turn,
-           EXISTS (SELECT 1 FROM admitted) AS admitted`;
-  const row = rows[0]!;
-  if (row.admitted) return { taken: true, admission: { id, period } };
-  const refused = !row.tenant ? "tenant" : !row.member ? "member" : !row.concurrent ? "concurrent" : "turn";
-  return { taken: false, refused };
+  const last = limited ? Prisma.sql`turn` : Prisma.sql`concurrent`;
+  try {
+    const rows = await db.$queryRaw<{ member: boolean }[]>`
+      WITH lim AS (${limits}), tenant_run AS (
+        INSERT INTO tenant_usage AS u (tenant_id, period, runs)
+        SELECT ${tenantId}::uuid, ${period}, ${count}::int FROM lim
+        WHERE (lim.tenant_runs IS NULL OR lim.tenant_runs > 0) AND (lim.tenant_cost IS NULL OR lim.tenant_cost > 0)
+        ON CONFLICT (tenant_id, period) DO UPDATE SET runs = u.runs + ${count}::int
+        WHERE (SELECT (tenant_runs IS NULL OR u.runs < tenant_runs) AND (tenant_cost IS NULL OR u.cost_micros < tenant_cost) FROM lim)
+        RETURNING 1
+      ), member_run AS (
+        INSERT INTO member_usage AS u (tenant_id, user_id, period, runs)
+        SELECT ${tenantId}::uuid, ${userId}::uuid, ${period}, ${count}::int FROM lim
+        WHERE EXISTS (SELECT 1 FROM tenant_run)
+          AND (lim.member_runs IS NULL OR lim.member_runs > 0) AND (lim.member_cost IS NULL OR lim.member_cost > 0)
+        ON CONFLICT (tenant_id, user_id, period) DO UPDATE SET runs = u.runs + ${count}::int
+        WHERE (SELECT (member_runs IS NULL OR u.runs < member_runs) AND (member_cost IS NULL OR u.cost_micros < member_cost) FROM lim)
+        RETURNING 1
+      ), concurrent AS (
+        -- Counted even without a limit, so a limit set later starts from the true number.
+        INSERT INTO tenant_concurrency AS c (tenant_id, active_runs)
+        SELECT ${tenantId}::uuid, 1 FROM lim WHERE EXISTS (SELECT 1 FROM member_run) AND (lim.concurrent IS NULL OR lim.concurrent > 0)
+        ON CONFLICT (tenant_id) DO UPDATE SET active_runs = c.active_runs + 1
+        WHERE (SELECT concurrent IS NULL OR c.active_runs < concurrent FROM lim)
+        RETURNING 1
+      )${turn}, admitted AS (
+        INSERT INTO run_admissions (id, tenant_id, user_id, period, admitted_at)
+        SELECT ${id}::uuid, ${tenantId}::uuid, ${userId}::uuid, ${period}, ${new Date()}
+        WHERE EXISTS (SELECT 1 FROM ${last})
+        RETURNING 1
+      )
+      SELECT EXISTS (SELECT 1 FROM lim) AS member,
+             CASE WHEN EXISTS (SELECT 1 FROM lim) AND NOT EXISTS (SELECT 1 FROM admitted) THEN framework_refuse_admission(
+               CASE WHEN NOT EXISTS (SELECT 1 FROM tenant_run) THEN 'tenant' WHEN NOT EXISTS (SELECT 1 FROM member_run) THEN 'member'
+                    WHEN NOT EXISTS (SELECT 1 FROM concurrent) THEN 'concurrent' ELSE 'turn' END) END AS refused`;
+    if (!rows[0]!.member) return { taken: false, refused: "membership" };
+    return { taken: true, admission: { id, period } };
+  } catch (error) {
+    const refused = REFUSED.exec(raisedMessage(error) ?? "")?.[1] as "tenant" | "member" | "concurrent" | "turn" | undefined;
+    if (refused) return { taken: false, refused };
+    throw error;
+  }
 }
 
 /** The member's turn window as it is (for a refusal's numbers). */
-export async function findTurnWindow(tx: Tx, tenantId: string, userId: string): Promise<{ turns: number; windowStart: Date }> {
+export async function findTurnWindow(tx: Db, tenantId: string, userId: string): Promise<{ turns: number; windowStart: Date }> {
   const rows = await tx.$queryRaw<{ turns: number; window_start: Date }[]>`
     SELECT turns, window_start FROM member_turn_windows WHERE tenant_id = ${tenantId}::uuid AND user_id = ${userId}::uuid`;
   const row = rows[0];

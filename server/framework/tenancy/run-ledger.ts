@@ -123,12 +123,28 @@ export async function settleRun(prisma: Db, run: LedgerRun, via: SettledVia = "r
   for (const admission of await listOpenAdmissionsOfRun(prisma, run.id)) {
     if (await settleAdmission(prisma, admission, total)) settled++;
   }
-  if (settled > 0) {
-    ledgerSettled.inc({ via }, settled);
-    const endedAt = run.finished_at ? Date.parse(run.finished_at) : Number.NaN;
-    if (Number.isFinite(endedAt)) for (let turn = 0; turn < settled; turn++) ledgerSettleLag.observe(Math.max(0, (Date.now() - endedAt) / 1000));
-  }
+  counted(run, via, settled);
   return settled;
+}
+
+/**
+ * Settles the one turn `ticket` admitted on `run` when it has ended (its stream saw the end): as
+ * settleRun without looking for the run's other turns (a reply settled the turn before it when it
+ * started; one left open is the webhook's or the sweep's). True when this call settled it.
+ */
+export async function settleTurn(prisma: Db, ticket: RunTicket, run: LedgerRun, via: SettledVia): Promise<boolean> {
+  if (!isSettledStatus(run.status)) return false;
+  const settled = (await settleAdmission(prisma, { id: ticket.admissionId, tenantId: ticket.tenantId }, costMicrosOf(run.usage.cost_usd))) !== null;
+  counted(run, via, settled ? 1 : 0);
+  return settled;
+}
+
+/** The ledger's metrics for `settled` turns of `run` settled now. */
+function counted(run: LedgerRun, via: SettledVia, settled: number): void {
+  if (settled === 0) return;
+  ledgerSettled.inc({ via }, settled);
+  const endedAt = run.finished_at ? Date.parse(run.finished_at) : Number.NaN;
+  if (Number.isFinite(endedAt)) for (let turn = 0; turn < settled; turn++) ledgerSettleLag.observe(Math.max(0, (Date.now() - endedAt) / 1000));
 }
 
 /** Admissions not settled yet, across the installation (the metric's gauge, read when scraped). */
