@@ -63,6 +63,9 @@ export async function startApp(env: Record<string, string>): Promise<AppServer> 
     {
       cwd: root,
       env: {
+        // As `npm start` runs it (package.json, server/entry.sh); BENCH_GLIBC_DEFAULTS=1 leaves glibc's own.
+        // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
+        ...(process.env.BENCH_GLIBC_DEFAULTS ? {} : { MALLOC_MMAP_THRESHOLD_: "4194304" }),
         // eslint-disable-next-line no-restricted-properties -- the child inherits the benchmark's environment (PATH, its node)
         ...process.env,
         NODE_ENV: "production",

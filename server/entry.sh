@@ -8,6 +8,12 @@
 # compiled platform on port 4010 (a worker listens only on INLAY_PROBE_PORT, if set).
 #   sh server/entry.sh role [arguments…]
 set -e
+# glibc's malloc raises its mmap threshold each time a large block is freed, and from then on keeps
+# freed memory in its arenas instead of giving it back: after V8 compiled PGlite's WebAssembly, an
+# idle app held ~110 MB that way. A fixed threshold (this value, package.json's start and dev scripts
+# set the same) also keeps the trim threshold at 128 KB, so freed memory goes back to the system; it
+# cost no CPU a chat turn (bench/results/2026-12-06-chat-path.md). Other C libraries ignore it.
+export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-4194304}"
 # Node 22 runs AsyncLocalStorage (the log context of every pass and request) on a promise hook every
 # promise pays for, 30-45 % of a worker's CPU per streamed word; this flag (Node 24's default) frees it.
 # Node 20 has no such flag (docs/deploy.md).

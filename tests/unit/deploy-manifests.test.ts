@@ -73,6 +73,17 @@ describe("server/entry.sh", () => {
   });
 });
 
+describe("glibc's malloc", () => {
+  it("keeps a fixed mmap threshold in every process the README's and the image's commands start", () => {
+    const scripts = (JSON.parse(read("package.json")) as { scripts: Record<string, string> }).scripts;
+    const value = /export MALLOC_MMAP_THRESHOLD_="\$\{MALLOC_MMAP_THRESHOLD_:-(\d+)\}"/.exec(read("server/entry.sh"))?.[1];
+    expect(Number(value)).toBeGreaterThan(0);
+    // npm run platform, cluster and db:migrate go through server/entry.sh; start and dev are npm's own.
+    expect(scripts.start).toContain(`MALLOC_MMAP_THRESHOLD_=${value} next start`);
+    expect(scripts.dev).toMatch(new RegExp(`^(\\w+=\\S+ )*MALLOC_MMAP_THRESHOLD_=${value} `));
+  });
+});
+
 describe("Dockerfile", () => {
   const dockerfile = read("Dockerfile");
   const instructions = dockerfile.replace(/\\\n\s*/g, " ").split("\n").filter((line) => line.trim() && !line.startsWith("#"));
