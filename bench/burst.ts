@@ -1,6 +1,6 @@
 // `npm run bench -- burst [--streams 200]` (#33 item 3): where a run waits between its request and its
 // first token when a burst of new streams arrives at once. 1 web + 1 worker (from the sources) on a
-// fresh PostgreSQL database; N streamed POST /runs sent together (sim model, a short answer), each read
+// fresh PostgreSQL database, then one process (role all) on the same database (`--roles split|all`: one); N streamed POST /runs sent together (sim model, a short answer), each read
 // as SSE to its first token. Beside it, in the same run, the floor (bench/relay-floor.ts: a bare server
 // with the same sim model, writing frames durably in batches) under the same burst.
 // Reported: the client's time to first token p50/p99 on both sides, and, from the worker's /metrics
@@ -10,7 +10,7 @@
 // (the pass) + log→SSE (relay).
 import http from "node:http";
 import os from "node:os";
-import { streamCounts, withRelaySetup } from "./relay";
+import { oneProcess, streamCounts, withRelaySetup } from "./relay";
 import { percentile, withPostgresDatabase } from "./runs";
 
 const DEFAULT_STREAMS = [50, 200];
@@ -86,9 +86,21 @@ async function burst(count: number, work: () => Promise<number>, label: string):
 
 export async function burstBench(): Promise<void> {
   const counts = streamCounts(DEFAULT_STREAMS);
+  // Both by default, one after the other on the same database (#51: one process no worse than split).
+  const roles = process.argv.some((arg) => arg.startsWith("--roles")) ? [oneProcess()] : [false, true];
   await withPostgresDatabase(async (url) => {
-    await withRelaySetup(url, "Burst", Math.max(...counts), async ({ worker, floor, base, auth, agentId }) => {
-      const probes = worker.line.match(/probes on (\S+)/)?.[1];
+    for (const all of roles) await burstOf(url, counts, all);
+  });
+}
+
+async function burstOf(url: string, counts: number[], all: boolean): Promise<void> {
+  await withRelaySetup(
+    url,
+    "Burst",
+    Math.max(...counts),
+    async ({ worker, floor, base, auth, agentId }) => {
+      // A worker answers its metrics on its probe port; one process (role all) on its own.
+      const probes = all ? base : worker.line.match(/probes on (\S+)/)?.[1];
       if (!probes) throw new Error(`the worker did not say where its probes are: "${worker.line}"`);
       const metrics = `${probes}/metrics`;
       const body = { teammate_id: agentId, message: MESSAGE, stream: true, permission_mode: "autonomous" };
@@ -120,9 +132,11 @@ export async function burstBench(): Promise<void> {
           "admission→first token p99": ms(quantileMs(firstBefore, firstAfter, 99)),
         };
       }
-      console.log(`\nburst: streamed runs sent at once (${JSON.stringify(MESSAGE)}), 1 web + 1 worker (tsx) on PostgreSQL, the floor beside; ms`);
+      const processes = all ? "one process (role all)" : "1 web + 1 worker";
+      console.log(`\nburst: streamed runs sent at once (${JSON.stringify(MESSAGE)}), ${processes} (tsx) on PostgreSQL, the floor beside; ms`);
       console.log(`load average ${os.loadavg().map((load) => load.toFixed(1)).join(" ")}`);
       console.table(rows);
-    });
-  });
+    },
+    { all },
+  );
 }

@@ -76,7 +76,8 @@ const scripted: Record<string, () => Promise<void>> = {
   "round-trips": () => withPostgresDatabase(roundTrips),
   // Always on PostgreSQL: 1 web + 1 worker relaying 100, 500 and 1,000 paced conversations beside a floor (--streams N,M to choose).
   relay,
-  // Always on PostgreSQL: a burst of 50 and 200 new streams, where a run waits before its first token (--streams N,M to choose).
+  // Always on PostgreSQL: a burst of 50 and 200 new streams, where a run waits before its first token, with 1 web + 1 worker and
+  // then one process (role all) (--streams N,M to choose; --roles split or all for one of them).
   burst: burstBench,
   // Always on PostgreSQL: a compiled web process's heap and RSS per held stream, by heap snapshot (--streams N).
   "held-memory": heldMemory,
