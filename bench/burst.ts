@@ -15,6 +15,8 @@ import { percentile, withPostgresDatabase } from "./runs";
 
 const DEFAULT_STREAMS = [50, 200];
 const MESSAGE = "::delay 20\n::words 20";
+// One process (role all) answers /metrics on its API port only with a token.
+const METRICS_TOKEN = "burst-bench-metrics-token";
 
 /** Milliseconds from sending the request to the first words of the answer. */
 function firstToken(url: string, body: object, headers: Record<string, string>): Promise<number> {
@@ -46,7 +48,7 @@ type Buckets = Map<number, number>;
 
 /** The cumulative buckets of one histogram in a Prometheus text exposition. */
 async function histogram(metricsUrl: string, name: string): Promise<Buckets> {
-  const text = await (await fetch(metricsUrl)).text();
+  const text = await (await fetch(metricsUrl, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
   const buckets: Buckets = new Map();
   for (const line of text.split("\n")) {
     const match = line.match(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\S+)`));
@@ -99,7 +101,7 @@ async function burstOf(url: string, counts: number[], all: boolean): Promise<voi
     "Burst",
     Math.max(...counts),
     async ({ worker, floor, base, auth, agentId }) => {
-      // A worker answers its metrics on its probe port; one process (role all) on its own.
+      // A worker answers its metrics on its probe port; one process (role all) on its API port.
       const probes = all ? base : worker.line.match(/probes on (\S+)/)?.[1];
       if (!probes) throw new Error(`the worker did not say where its probes are: "${worker.line}"`);
       const metrics = `${probes}/metrics`;
@@ -137,6 +139,6 @@ async function burstOf(url: string, counts: number[], all: boolean): Promise<voi
       console.log(`load average ${os.loadavg().map((load) => load.toFixed(1)).join(" ")}`);
       console.table(rows);
     },
-    { all },
+    { all, env: { INLAY_METRICS_TOKEN: METRICS_TOKEN } },
   );
 }

@@ -207,13 +207,14 @@ export async function withRelaySetup(
   name: string,
   maxStreams: number,
   work: (setup: RelaySetup) => Promise<void>,
-  options: { all?: boolean } = {},
+  options: { all?: boolean; env?: Record<string, string> } = {},
 ): Promise<void> {
   // Every conversation runs at once: the worker takes them all, the limits let them in.
   const roleEnv = {
     RUN_WORKER_CONCURRENCY: String(maxStreams),
     PLATFORM_RATE_LIMIT_IP_PER_MINUTE: "1000000",
     PLATFORM_RATE_LIMIT_ACCOUNT_PER_MINUTE: "1000000",
+    ...options.env,
   };
   const web = options.all ? await start("tsx", "all", url, roleEnv, profileArgs("all")) : await start("tsx", "web", url, roleEnv);
   const worker = options.all ? web : await start("tsx", "worker", url, roleEnv, profileArgs("worker"));
