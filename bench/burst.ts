@@ -102,7 +102,7 @@ async function burstOf(url: string, counts: number[], all: boolean): Promise<voi
     Math.max(...counts),
     async ({ worker, floor, base, auth, agentId }) => {
       // A worker answers its metrics on its probe port; one process (role all) on its API port.
-      const probes = all ? base : worker.line.match(/probes on (\S+)/)?.[1];
+      const probes = all ? new URL(base).origin : worker.line.match(/probes on (\S+)/)?.[1];
       if (!probes) throw new Error(`the worker did not say where its probes are: "${worker.line}"`);
       const metrics = `${probes}/metrics`;
       const body = { teammate_id: agentId, message: MESSAGE, stream: true, permission_mode: "autonomous" };
