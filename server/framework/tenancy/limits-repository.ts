@@ -132,11 +132,11 @@ const REFUSED = /admission refused at (tenant|member|concurrent|turn)$/;
 /**
  * Takes an admission in one statement, no transaction around it. `limited`: the member's limits,
  * read in the same statement (the tenant's limits and the member's effective cap: their override
- * where set, else the tenant's default), checked and reserved: `count` more runs this month for the
+ * where set, else the tenant's default, as limits.ts's effectiveCap reads it), checked and reserved: `count` more runs this month for the
  * tenant and the member (1 for a new run, 0 for a reply, which continues one) unless a runs or cost
  * limit is reached already, one more run in progress for the tenant, one more turn in the member's
  * current minute (the database's clock, so instances agree; a later minute starts the window over),
- * and the admission row. `unlimited` (a run the platform started by itself): the same counters and
+ * and the admission row. Not `limited` (a run the platform started by itself): the same counters and
  * row, no limit, no turn, no membership needed. Each step is a conditional upsert that runs only when
  * the one before it took its row, so the rows are locked in the order the module's header gives. A
  * refusal raises (framework_refuse_admission), so the statement and the steps before it are undone.
