@@ -3,7 +3,7 @@
 import pg from "pg";
 import { Prisma } from "@/server/generated/prisma/client";
 
-type DbError = { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown; originalMessage?: unknown } } } } | null;
+type DbError = { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } } } | null;
 
 /** The SQLSTATE PostgreSQL answered with, if it answered at all. */
 const sqlState = (error: unknown): string | undefined => {
@@ -31,13 +31,6 @@ export function isWriteConflict(error: unknown): boolean {
  * did not commit, so writing its rows again cannot double them. A lost connection has no SQLSTATE.
  */
 export const rejectedByDatabase = (error: unknown): boolean => sqlState(error) !== undefined;
-
-/** The message of an error a statement raised itself (plpgsql's RAISE EXCEPTION, SQLSTATE P0001), else undefined. */
-export function raisedMessage(error: unknown): string | undefined {
-  if (sqlState(error) !== "P0001") return undefined;
-  const message = (error as DbError)?.meta?.driverAdapterError?.cause?.originalMessage ?? (error instanceof pg.DatabaseError ? error.message : undefined);
-  return typeof message === "string" ? message : undefined;
-}
 
 /** True for an insert or update that a unique constraint refused (Prisma's P2002). */
 export const isUniqueViolation = (error: unknown): boolean =>

@@ -7,7 +7,6 @@
 import { randomUUID } from "node:crypto";
 import { centsToMicros } from "@inlay/core/money";
 import { Prisma } from "@/server/generated/prisma/client";
-import { raisedMessage } from "@/server/shared/db-errors";
 import type { Db } from "./repository";
 
 type Tx = Prisma.TransactionClient;
@@ -124,22 +123,21 @@ export type AdmissionTaken =
   | { taken: true; admission: { id: string; period: string } }
   /** The user is no member of the tenant: nothing was taken. */
   | { taken: false; refused: "membership" }
-  /** The first counter that refused; the statement was aborted, so nothing was taken. */
+  /** The first counter that refused; nothing after it was tried, and the caller rolls back the ones before. */
   | { taken: false; refused: "tenant" | "member" | "concurrent" | "turn" };
 
-const REFUSED = /admission refused at (tenant|member|concurrent|turn)$/;
-
 /**
- * Takes an admission in one statement, no transaction around it. `limited`: the member's limits,
- * read in the same statement (the tenant's limits and the member's effective cap: their override
- * where set, else the tenant's default, as limits.ts's effectiveCap reads it), checked and reserved: `count` more runs this month for the
- * tenant and the member (1 for a new run, 0 for a reply, which continues one) unless a runs or cost
- * limit is reached already, one more run in progress for the tenant, one more turn in the member's
- * current minute (the database's clock, so instances agree; a later minute starts the window over),
- * and the admission row. Not `limited` (a run the platform started by itself): the same counters and
- * row, no limit, no turn, no membership needed. Each step is a conditional upsert that runs only when
- * the one before it took its row, so the rows are locked in the order the module's header gives. A
- * refusal raises (framework_refuse_admission), so the statement and the steps before it are undone.
+ * Takes an admission in one statement. `limited`: the member's limits, read in the same statement (the
+ * tenant's limits and the member's effective cap: their override where set, else the tenant's
+ * default, as limits.ts's effectiveCap reads it), checked and reserved: `count` more runs this month
+ * for the tenant and the member (1 for a new run, 0 for a reply, which continues one) unless a runs or
+ * cost limit is reached already, one more run in progress for the tenant, one more turn in the
+ * member's current minute (the database's clock, so instances agree; a later minute starts the window
+ * over), and the admission row. Not `limited` (a run the platform started by itself): the same
+ * counters and row, no limit, no turn, no membership needed; it cannot be refused. Each step is a
+ * conditional upsert that runs only when the one before it took its row, so the rows are locked in the
+ * order the module's header gives. A refusal names its step; the steps before it are written, and the
+ * caller's transaction rolls them back.
  */
 export async function takeAdmission(
   db: Db,
@@ -175,47 +173,42 @@ export async function takeAdmission(
     )`
     : Prisma.empty;
   const last = limited ? Prisma.sql`turn` : Prisma.sql`concurrent`;
-  try {
-    const rows = await db.$queryRaw<{ member: boolean }[]>`
-      WITH lim AS (${limits}), tenant_run AS (
-        INSERT INTO tenant_usage AS u (tenant_id, period, runs)
-        SELECT ${tenantId}::uuid, ${period}, ${count}::int FROM lim
-        WHERE (lim.tenant_runs IS NULL OR lim.tenant_runs > 0) AND (lim.tenant_cost IS NULL OR lim.tenant_cost > 0)
-        ON CONFLICT (tenant_id, period) DO UPDATE SET runs = u.runs + ${count}::int
-        WHERE (SELECT (tenant_runs IS NULL OR u.runs < tenant_runs) AND (tenant_cost IS NULL OR u.cost_micros < tenant_cost) FROM lim)
-        RETURNING 1
-      ), member_run AS (
-        INSERT INTO member_usage AS u (tenant_id, user_id, period, runs)
-        SELECT ${tenantId}::uuid, ${userId}::uuid, ${period}, ${count}::int FROM lim
-        WHERE EXISTS (SELECT 1 FROM tenant_run)
-          AND (lim.member_runs IS NULL OR lim.member_runs > 0) AND (lim.member_cost IS NULL OR lim.member_cost > 0)
-        ON CONFLICT (tenant_id, user_id, period) DO UPDATE SET runs = u.runs + ${count}::int
-        WHERE (SELECT (member_runs IS NULL OR u.runs < member_runs) AND (member_cost IS NULL OR u.cost_micros < member_cost) FROM lim)
-        RETURNING 1
-      ), concurrent AS (
-        -- Counted even without a limit, so a limit set later starts from the true number.
-        INSERT INTO tenant_concurrency AS c (tenant_id, active_runs)
-        SELECT ${tenantId}::uuid, 1 FROM lim WHERE EXISTS (SELECT 1 FROM member_run) AND (lim.concurrent IS NULL OR lim.concurrent > 0)
-        ON CONFLICT (tenant_id) DO UPDATE SET active_runs = c.active_runs + 1
-        WHERE (SELECT concurrent IS NULL OR c.active_runs < concurrent FROM lim)
-        RETURNING 1
-      )${turn}, admitted AS (
-        INSERT INTO run_admissions (id, tenant_id, user_id, period, admitted_at)
-        SELECT ${id}::uuid, ${tenantId}::uuid, ${userId}::uuid, ${period}, ${new Date()}
-        WHERE EXISTS (SELECT 1 FROM ${last})
-        RETURNING 1
-      )
-      SELECT EXISTS (SELECT 1 FROM lim) AS member,
-             CASE WHEN EXISTS (SELECT 1 FROM lim) AND NOT EXISTS (SELECT 1 FROM admitted) THEN framework_refuse_admission(
-               CASE WHEN NOT EXISTS (SELECT 1 FROM tenant_run) THEN 'tenant' WHEN NOT EXISTS (SELECT 1 FROM member_run) THEN 'member'
-                    WHEN NOT EXISTS (SELECT 1 FROM concurrent) THEN 'concurrent' ELSE 'turn' END) END AS refused`;
-    if (!rows[0]!.member) return { taken: false, refused: "membership" };
-    return { taken: true, admission: { id, period } };
-  } catch (error) {
-    const refused = REFUSED.exec(raisedMessage(error) ?? "")?.[1] as "tenant" | "member" | "concurrent" | "turn" | undefined;
-    if (refused) return { taken: false, refused };
-    throw error;
-  }
+  const rows = await db.$queryRaw<{ member: boolean; tenant: boolean; member_run: boolean; concurrent: boolean; admitted: boolean }[]>`
+    WITH lim AS (${limits}), tenant_run AS (
+      INSERT INTO tenant_usage AS u (tenant_id, period, runs)
+      SELECT ${tenantId}::uuid, ${period}, ${count}::int FROM lim
+      WHERE (lim.tenant_runs IS NULL OR lim.tenant_runs > 0) AND (lim.tenant_cost IS NULL OR lim.tenant_cost > 0)
+      ON CONFLICT (tenant_id, period) DO UPDATE SET runs = u.runs + ${count}::int
+      WHERE (SELECT (tenant_runs IS NULL OR u.runs < tenant_runs) AND (tenant_cost IS NULL OR u.cost_micros < tenant_cost) FROM lim)
+      RETURNING 1
+    ), member_run AS (
+      INSERT INTO member_usage AS u (tenant_id, user_id, period, runs)
+      SELECT ${tenantId}::uuid, ${userId}::uuid, ${period}, ${count}::int FROM lim
+      WHERE EXISTS (SELECT 1 FROM tenant_run)
+        AND (lim.member_runs IS NULL OR lim.member_runs > 0) AND (lim.member_cost IS NULL OR lim.member_cost > 0)
+      ON CONFLICT (tenant_id, user_id, period) DO UPDATE SET runs = u.runs + ${count}::int
+      WHERE (SELECT (member_runs IS NULL OR u.runs < member_runs) AND (member_cost IS NULL OR u.cost_micros < member_cost) FROM lim)
+      RETURNING 1
+    ), concurrent AS (
+      -- Counted even without a limit, so a limit set later starts from the true number.
+      INSERT INTO tenant_concurrency AS c (tenant_id, active_runs)
+      SELECT ${tenantId}::uuid, 1 FROM lim WHERE EXISTS (SELECT 1 FROM member_run) AND (lim.concurrent IS NULL OR lim.concurrent > 0)
+      ON CONFLICT (tenant_id) DO UPDATE SET active_runs = c.active_runs + 1
+      WHERE (SELECT concurrent IS NULL OR c.active_runs < concurrent FROM lim)
+      RETURNING 1
+    )${turn}, admitted AS (
+      INSERT INTO run_admissions (id, tenant_id, user_id, period, admitted_at)
+      SELECT ${id}::uuid, ${tenantId}::uuid, ${userId}::uuid, ${period}, ${new Date()}
+      WHERE EXISTS (SELECT 1 FROM ${last})
+      RETURNING 1
+    )
+    SELECT EXISTS (SELECT 1 FROM lim) AS member, EXISTS (SELECT 1 FROM tenant_run) AS tenant,
+           EXISTS (SELECT 1 FROM member_run) AS member_run, EXISTS (SELECT 1 FROM concurrent) AS concurrent,
+           EXISTS (SELECT 1 FROM admitted) AS admitted`;
+  const row = rows[0]!;
+  if (row.admitted) return { taken: true, admission: { id, period } };
+  if (!row.member) return { taken: false, refused: "membership" };
+  return { taken: false, refused: !row.tenant ? "tenant" : !row.member_run ? "member" : !row.concurrent ? "concurrent" : "turn" };
 }
 
 /** The member's turn window as it is (for a refusal's numbers). */
