@@ -54,8 +54,16 @@ describe("the run ledger's webhook on the embedded platform", () => {
     expect(settled.costMicros).toBe(debits.reduce((sum, debit) => sum - debit.amountMicros, 0n));
     expect(settled.costMicros).toBeGreaterThan(0n);
     expect(received.some((delivery) => delivery.outcome === "settled" && delivery.event.run_id === run.id && delivery.settled === 1)).toBe(true);
-    // Its first attempt was made in-process at once, not through a job of the queue.
-    const delivery = await prisma.platformWebhookDelivery.findFirstOrThrow({ where: { event: { runId: run.id, type: "run.completed" } } });
+    // Its first attempt was made in-process at once, not through a job of the queue. The attempt is
+    // recorded once the endpoint has answered, after the settlement above: wait for the record.
+    const delivery = await pollUntil(
+      async () => {
+        const found = await prisma.platformWebhookDelivery.findFirstOrThrow({ where: { event: { runId: run.id, type: "run.completed" } } });
+        return { id: String(found.id), status: found.status, attempts: found.attempts };
+      },
+      (found) => found.status !== "pending",
+      "the delivery's attempt recorded",
+    );
     expect(delivery).toMatchObject({ status: "succeeded", attempts: 1 });
     const jobs = await prisma.$queryRaw<{ n: number }[]>`
       SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhook-attempt' AND singleton_key = ${`${delivery.id}:1`}`;
