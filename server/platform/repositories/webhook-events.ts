@@ -15,9 +15,12 @@ export interface NewWebhookEvent {
   payload: JsonObject;
 }
 
+/** A webhook of the scope (its end-user's, or one of all end-users) exists, meeting `also` if given. */
+const scopeHasWebhook = (accountId: Prisma.Sql, endUserId: Prisma.Sql, also: Prisma.Sql = Prisma.empty) =>
+  Prisma.sql`EXISTS (SELECT 1 FROM platform_webhooks w WHERE w.account_id = ${accountId} AND (w.end_user_id IS NOT DISTINCT FROM ${endUserId} OR w.all_end_users)${also})`;
+
 /** The condition under which a scope's events are kept: a webhook of that scope, or one of all end-users, exists. */
-export const webhookInScope = (accountId: Prisma.Sql, endUserId: Prisma.Sql) =>
-  Prisma.sql`EXISTS (SELECT 1 FROM platform_webhooks w WHERE w.account_id = ${accountId} AND (w.end_user_id IS NOT DISTINCT FROM ${endUserId} OR w.all_end_users))`;
+export const webhookInScope = (accountId: Prisma.Sql, endUserId: Prisma.Sql) => scopeHasWebhook(accountId, endUserId);
 
 /**
  * An event's dispatched_at as it is written: null (to dispatch) when an active webhook of its scope
@@ -25,9 +28,7 @@ export const webhookInScope = (accountId: Prisma.Sql, endUserId: Prisma.Sql) =>
  * it. It is still kept, for a replay after a webhook's kinds change.
  */
 export const dispatchedAtOnInsert = (accountId: Prisma.Sql, endUserId: Prisma.Sql, type: Prisma.Sql) =>
-  Prisma.sql`CASE WHEN EXISTS (SELECT 1 FROM platform_webhooks w WHERE w.account_id = ${accountId}
-    AND (w.end_user_id IS NOT DISTINCT FROM ${endUserId} OR w.all_end_users) AND w.active AND ${type} = ANY(w.events))
-    THEN NULL ELSE now() END`;
+  Prisma.sql`CASE WHEN ${scopeHasWebhook(accountId, endUserId, Prisma.sql` AND w.active AND ${type} = ANY(w.events)`)} THEN NULL ELSE now() END`;
 
 /**
  * The INSERT of one event, for a statement that writes it beside other changes (repositories/billing.ts);
