@@ -17,6 +17,8 @@ import { platformConfigFromEnv } from "@/server/platform/config";
 import type { PlatformRole } from "@/server/platform/context";
 import { createPlatformDeps } from "@/server/platform/deps";
 import { createSimModel } from "@/server/platform/models/sim";
+import { processLeaseOwner } from "@/server/platform/runtime/run-worker";
+import { startWorkerThread } from "@/server/platform/runtime/worker-thread";
 import { createLimiters } from "@/server/platform/middleware/rate-limit";
 import { sseEvent } from "@/server/platform/routes/runs/sse-event";
 import { addBalanceEntry } from "@/server/platform/services/billing/billing";
@@ -31,10 +33,26 @@ const database = await openDatabase(url ? { url } : { dataDir: "memory://" });
 let floorPool: pg.Pool | undefined;
 // Model calls this process made: how the runs spread over the workers (printed when it stops).
 let modelCalls = 0;
+const config = platformConfigFromEnv();
+// Role all on PostgreSQL runs as `npm run platform` does: its standard runs execute on a worker thread
+// (the platform's own entry, with the catalogue's sim model; this process counts only its own calls).
+const workerThread =
+  role === "all" && url && env.INLAY_WORKER_THREAD
+    ? await startWorkerThread({
+        owner: processLeaseOwner(),
+        localBaseUrl: config.publicBaseUrl,
+        databaseUrl: url,
+        onExit: (error) => {
+          console.error("the worker thread ended", error);
+          process.exit(1);
+        },
+      })
+    : undefined;
 const deps = createPlatformDeps({
   database: async () => database,
-  config: platformConfigFromEnv(),
+  config,
   role,
+  ...(workerThread ? { workerThread } : {}),
   workerConcurrency: env.RUN_WORKER_CONCURRENCY,
   limiters: createLimiters({ accountPerMinute: 1e9, ipPerMinute: 1e9, signupPerMinute: 1e9, store: "memory" }),
   mailer: recordingMailer,

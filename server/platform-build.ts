@@ -20,6 +20,8 @@ const root = path.resolve(import.meta.dirname, "..");
 /** Output name (dist/platform/<name>.js) → source. server/entry.sh and the deploy files name these. */
 export const PLATFORM_ENTRIES = {
   standalone: "server/platform/standalone.ts",
+  // The worker thread standalone.ts starts in role all on PostgreSQL (runtime/worker-thread.ts finds it beside it).
+  "worker-thread": "server/platform/worker-thread-entry.ts",
   cluster: "server/cluster/cli.ts",
   migrate: "server/migrate-cli.ts",
 } as const;

@@ -10,6 +10,7 @@ import { createLimiters } from "./middleware/rate-limit";
 import { languageModelFor } from "./models/providers";
 import { createSimModel } from "./models/sim";
 import { createSmtpMailer, recordingMailer } from "./services/messaging/mailer";
+import type { WorkerThread } from "./runtime/worker-thread";
 
 /**
  * `source` is the parsed environment; tests pass their own (parseEnv) instead of this process's.
@@ -156,6 +157,10 @@ export function platformDepsFromEnv(
     operatorKeySha256?: string;
     demoApp?: DemoAppSettings;
     inProcessWebhooks?: PlatformConfig["inProcessWebhooks"];
+    /** Role all on PostgreSQL: the thread that executes the standard runs (runtime/worker-thread.ts). */
+    workerThread?: WorkerThread;
+    /** In that thread: the process's lease owner. */
+    thread?: { owner: string };
   } = {},
 ): PlatformDeps {
   const config = platformConfigFromEnv(env, options.localBaseUrl ?? `${publicOrigin()}/api/v2`);
@@ -176,6 +181,8 @@ export function platformDepsFromEnv(
     config,
     role,
     workerConcurrency: env.RUN_WORKER_CONCURRENCY,
+    ...(options.workerThread ? { workerThread: options.workerThread } : {}),
+    ...(options.thread ? { thread: options.thread } : {}),
     limiters: createLimiters({
       ...config.rateLimits,
       store: env.RATE_LIMIT_STORE,

@@ -10,6 +10,8 @@ import { createRunFollowers } from "./infrastructure/run-followers";
 import { createRunEventWriter } from "./infrastructure/event-writer";
 import { RUN_READY } from "./runtime/run-pass";
 import { createRunWorker } from "./runtime/run-worker";
+import { reportRoom, type WorkerThread } from "./runtime/worker-thread";
+import { METADATA_ONLY } from "./infrastructure/redact";
 import { registerPlatformJobs } from "./jobs/platform-jobs";
 import { registerPaymentJobs } from "./jobs/payment-jobs";
 import { createJobQueue, queueStats } from "./infrastructure/job-queue";
@@ -57,6 +59,13 @@ export interface PlatformParts {
   jobPollSeconds?: number;
   /** Builds the script tool servers' sandbox (default createScriptSandbox); tests may give a fake. */
   scriptSandbox?: (options: ScriptSandboxOptions) => ScriptSandbox;
+  /**
+   * Role all on PostgreSQL: the thread that executes this process's standard runs
+   * (runtime/worker-thread.ts). This thread's worker keeps the metadata_only ones.
+   */
+  workerThread?: WorkerThread;
+  /** Role worker, as that thread: executes standard runs only, under the process's lease owner; no jobs, no inbound mail. */
+  thread?: { owner: string };
 }
 
 export const DEFAULT_WORKER_CONCURRENCY = 200;
@@ -98,7 +107,8 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         const timings = runTimings(parts.config);
         const polling = parts.pollRuns !== false;
         // Before the worker: the task_setup tool of its runs enqueues trigger fires.
-        const work = parts.runJobs ?? role !== "web";
+        const work = parts.runJobs ?? (role !== "web" && !parts.thread);
+        const { workerThread, thread } = parts;
         const jobs = createJobQueue({ database, work, pollingIntervalSeconds: parts.jobPollSeconds });
         await jobs.start();
         const worker =
@@ -106,7 +116,13 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
             ? undefined
             : createRunWorker(
                 { prisma: database.prisma, leases: writerClient.prisma, config: parts.config, bus, signals, events, mailer: parts.mailer, languageModel: parts.languageModel, live, cache, jobs, scriptSandbox },
-                { concurrency: parts.workerConcurrency ?? DEFAULT_WORKER_CONCURRENCY, pollMs: polling ? timings.sweepEveryMs : 0 },
+                {
+                  concurrency: parts.workerConcurrency ?? DEFAULT_WORKER_CONCURRENCY,
+                  pollMs: polling ? timings.sweepEveryMs : 0,
+                  // With a worker thread each thread claims its own kind of run, under the one owner.
+                  ...(workerThread ? { owner: workerThread.owner, claims: "metadata_only" as const } : {}),
+                  ...(thread ? { owner: thread.owner, claims: "standard" as const, onRoomChange: reportRoom } : {}),
+                },
               );
         // What waits from before this process started (accepted while no worker ran, or left by one that died).
         if (worker && polling) void worker.claim();
@@ -129,6 +145,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
           if (draining.signal.aborted) return;
           draining.abort();
           workerStopped = worker?.stop(waitMs);
+          workerThread?.drain(waitMs);
         };
         const built: PlatformRuntime = {
           bus,
@@ -142,18 +159,22 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
           keepAliveMs: timings.keepAliveMs,
           scriptSandbox,
           startRun(runId, known) {
-            if (worker && known && known.run.leaseOwner === worker.lease.owner) worker.runLeased(known);
+            // A metadata_only run's conversation is this thread's memory: only standard ones go to the thread.
+            if (worker && known && known.run.leaseOwner === worker.lease.owner) {
+              if (workerThread && known.run.retention !== METADATA_ONLY) workerThread.runLeased(known);
+              else worker.runLeased(known);
+            }
             // This process's own workers hear it here; the others heard the statement's NOTIFY.
             else signals.publish(RUN_READY, String(runId), known?.othersWoken ? { localOnly: true } : undefined);
           },
-          localLease: () => (worker?.hasRoom() ? worker.lease : undefined),
+          localLease: () => (worker?.hasRoom() && (!workerThread || workerThread.hasRoom()) ? worker.lease : undefined),
           runReady: signals.notice(RUN_READY),
           draining: draining.signal,
           drain,
           close: async () => {
             // The worker first: its runs are handed back at once, while the queue's handlers may take seconds.
             drain();
-            await workerStopped;
+            await Promise.all([workerStopped, workerThread?.close()]);
             removeCollector();
             await webhooks.stop();
             await jobs.stop();
@@ -209,7 +230,7 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         await registerEmailReplies({ prisma: database.prisma, jobs, mailer: parts.mailer, domain: email.domain });
         // iMessage answers through the account's bridge server (docs/platform-api.md, "Bridges").
         await registerBridgeReplies({ prisma: database.prisma, jobs, config: parts.config });
-        if (email.smtp && role !== "web") {
+        if (email.smtp && role !== "web" && !thread) {
           // Built per message: the lease is this worker's only while it has room.
           const inbound = () => ({
             prisma: database.prisma,

@@ -24,6 +24,8 @@ import { connectionDrain, type ConnectionDrain } from "@/server/platform/http/co
 import { applyServerTimeouts } from "@/server/platform/http/server-timeouts";
 import { compactHeapAfterStartup } from "@/server/platform/infrastructure/startup-heap";
 import { startTracingFromEnv, stopTracing } from "@/server/platform/observability/tracing";
+import { processLeaseOwner } from "@/server/platform/runtime/run-worker";
+import { startWorkerThread } from "@/server/platform/runtime/worker-thread";
 
 const ROLES: readonly PlatformRole[] = ["web", "worker", "all"];
 
@@ -167,7 +169,22 @@ const database = await openDatabaseWhenReachable(databaseOptions, (error, retryI
 databaseAway = undefined;
 setProcessDatabase(database);
 const localBaseUrl = `http://${listenHost}:${boundPort}/api/v2`;
-const deps = platformDepsFromEnv(getDb, role, { localBaseUrl });
+// Role all on PostgreSQL: its standard runs execute on a second thread (runtime/worker-thread.ts).
+const workerThread =
+  role === "all" && env.DATABASE_URL && env.INLAY_WORKER_THREAD
+    ? await startWorkerThread({
+        owner: processLeaseOwner(),
+        localBaseUrl,
+        databaseUrl: env.DATABASE_URL,
+        // Crashed: nothing here executes standard runs any more; the orchestrator starts a new process.
+        onExit: (error) => {
+          logger.error({ err: error }, "the worker thread ended: stopping the process");
+          process.exitCode = 1;
+          void stop("worker thread ended");
+        },
+      })
+    : undefined;
+const deps = platformDepsFromEnv(getDb, role, { localBaseUrl, ...(workerThread ? { workerThread } : {}) });
 const health = createHealth(deps, role, { token: env.INLAY_METRICS_TOKEN, open: false });
 // The runtime now, not on the first request: its worker claims runs this or another process left.
 await deps.runtime();
@@ -210,7 +227,7 @@ async function stop(signal: string) {
   await stopTracing().catch((error: unknown) => logger.warn({ err: error }, "flushing traces failed"));
   logger.info({ signal, role, ms: Date.now() - started }, "platform stopped");
   flushLogs();
-  process.exit(0);
+  process.exit();
 }
 process.on("SIGINT", () => void stop("SIGINT"));
 process.on("SIGTERM", () => void stop("SIGTERM"));

@@ -3,18 +3,21 @@
 // server/framework/observability/metrics.ts) register here, so in the embedded mode (both in one
 // process) one scrape shows both. Held on globalThis, and each metric made once by name: Next.js loads a
 // module once per bundle (instrumentation, each route), and prom-client refuses a name twice.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration } from "prom-client";
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration, type MetricObjectWithValues, type MetricValue } from "prom-client";
 
 /** Metrics that are a query: read when scraped. Each collector sets its gauges (and may fail alone). */
 export type Collector = () => Promise<void>;
 
-const holder = globalThis as unknown as { __inlayMetrics?: { registry: Registry; collectors: Set<Collector> } };
+/** Another thread's metrics of this process, as JSON (server/platform/runtime/worker-thread.ts). */
+export type RemoteMetrics = () => Promise<MetricObjectWithValues<MetricValue<string>>[]>;
+
+const holder = globalThis as unknown as { __inlayMetrics?: { registry: Registry; collectors: Set<Collector>; remotes: Set<RemoteMetrics> } };
 
 function shared() {
   if (!holder.__inlayMetrics) {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry, prefix: "inlay_" });
-    holder.__inlayMetrics = { registry, collectors: new Set() };
+    holder.__inlayMetrics = { registry, collectors: new Set(), remotes: new Set() };
   }
   return holder.__inlayMetrics;
 }
@@ -47,14 +50,37 @@ const scrapeErrors = counter({
   help: "Collectors that failed during a scrape (their gauges keep the last value)",
 });
 
-/** The registry in Prometheus's text format, collectors run first. */
-export async function scrape(): Promise<{ contentType: string; body: string }> {
+/** Adds another thread's metrics to every scrape, summed with this one's; returns its removal. */
+export function addRemoteMetrics(remote: RemoteMetrics): () => void {
+  const { remotes } = shared();
+  remotes.add(remote);
+  return () => remotes.delete(remote);
+}
+
+async function collect(): Promise<void> {
   await Promise.all(
-    [...shared().collectors].map((collect) =>
-      collect().catch(() => {
+    [...shared().collectors].map((collector) =>
+      collector().catch(() => {
         scrapeErrors.inc();
       }),
     ),
   );
-  return { contentType: registry.contentType, body: await registry.metrics() };
+}
+
+/** The registry as JSON, collectors run first: what a thread hands the main thread's scrape. */
+export async function metricsJson() {
+  await collect();
+  return registry.getMetricsAsJSON();
+}
+
+/** The registry in Prometheus's text format, collectors run first, other threads' metrics added. */
+export async function scrape(): Promise<{ contentType: string; body: string }> {
+  const remotes = [...shared().remotes];
+  if (remotes.length === 0) {
+    await collect();
+    return { contentType: registry.contentType, body: await registry.metrics() };
+  }
+  const sets = await Promise.all([metricsJson(), ...remotes.map((remote) => remote())]);
+  // Counters and histograms add up as across cluster workers; a gauge both threads set (the pools) too.
+  return { contentType: registry.contentType, body: await AggregatorRegistry.aggregate(sets).metrics() };
 }

@@ -69,10 +69,13 @@ export function takePassReads(row: Record<string, unknown>): { reads: PassReads;
  * `graceMs` ago (it died; the attempt is counted). SKIP LOCKED lets workers claim side by side
  * without waiting for or taking each other's rows.
  */
+/** What a run stores (platform_runs.retention): a worker thread claims only one kind (runtime/worker-thread.ts). */
+export type RunRetention = "standard" | "metadata_only";
+
 export async function claimRuns(
   prisma: PrismaClient,
   owner: string,
-  options: { limit: number; leaseMs: number; graceMs: number; memories: number },
+  options: { limit: number; leaseMs: number; graceMs: number; memories: number; retention?: RunRetention },
 ): Promise<ClaimedRun[]> {
   if (options.limit <= 0) return [];
   const rows = await queryRows<Record<string, unknown>>(
@@ -84,6 +87,7 @@ export async function claimRuns(
         AND (lease_owner IS NULL OR lease_expires_at < now() - make_interval(secs => ${options.graceMs / 1000}))
         -- A lapsed lease of this worker's own is a late renewal, not a death: the run still executes here.
         AND lease_owner IS DISTINCT FROM ${owner}
+        ${options.retention === undefined ? Prisma.empty : options.retention === "metadata_only" ? Prisma.sql`AND retention = 'metadata_only'` : Prisma.sql`AND retention <> 'metadata_only'`}
       ORDER BY id
       LIMIT ${options.limit}
       FOR UPDATE SKIP LOCKED

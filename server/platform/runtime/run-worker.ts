@@ -16,6 +16,7 @@ import { executePass, HAND_BACK, type PassControl, RUN_READY } from "./run-pass"
 import type { ExecutorDeps, KnownReads } from "./agent-loop";
 import { PROMPT_MEMORY_LIMIT } from "../services/runs/system-prompt";
 import type { KnownRun } from "../services/runs/run-context";
+import type { RunRetention } from "../repositories/run-leases";
 
 export interface RunWorker {
   /** This worker's lease owner and length; a run inserted with it is this worker's to execute (runLeased). */
@@ -44,6 +45,12 @@ export interface WorkerOptions {
   concurrency: number;
   /** Look for claimable runs on this period too (leases that lapsed, wake-ups that were lost); 0: never. */
   pollMs: number;
+  /** The lease owner, when the process's other thread holds runs under it too (runtime/worker-thread.ts). */
+  owner?: string;
+  /** Claims only runs of this retention (role all with a worker thread: each thread its own kind). */
+  claims?: RunRetention;
+  /** Hears hasRoom() change (the worker thread tells the main thread). */
+  onRoomChange?: (room: boolean) => void;
 }
 
 /** One run executing on a worker. */
@@ -52,8 +59,11 @@ interface Execution {
   done: Promise<void>;
 }
 
+/** A lease owner for this process's worker: unique across the processes of a deployment. */
+export const processLeaseOwner = () => `worker_${process.pid}_${randomBytes(4).toString("hex")}`;
+
 export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): RunWorker {
-  const owner = `worker_${process.pid}_${randomBytes(4).toString("hex")}`;
+  const owner = options.owner ?? processLeaseOwner();
   const { leaseMs, graceMs } = runTimings(deps.config);
   const active = new Map<number, Execution>();
   let stopped = false;
@@ -63,6 +73,11 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
   // filled every place): a place that frees looks for them. Otherwise nothing waits that a wake-up or
   // the poll would not bring, and a run's end costs no claim that finds nothing.
   let mayWait = false;
+  let hadRoom = true;
+  const roomChanged = () => {
+    const room = !stopped && active.size < options.concurrency;
+    if (room !== hadRoom) options.onRoomChange?.((hadRoom = room));
+  };
 
   const launch = (run: RunRow, abandoned: boolean, known: KnownReads, leasedAtAdmission = false) => {
     runsClaimed.inc({ how: abandoned ? "resumed" : leasedAtAdmission ? "leased_at_admission" : "claimed" });
@@ -73,6 +88,7 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
     const control: PassControl = { abort, handBack: () => abort.abort(HAND_BACK) };
     const execution: Execution = { control, done: Promise.resolve() };
     active.set(run.id, execution);
+    roomChanged();
     // One span per pass, in the trace of the request that admitted the run (observability/tracing.ts).
     // Every line the pass logs names its run and account, and its trace while tracing: no request
     // id (a worker serves none), but the trace id the admitting request's lines carry too.
@@ -90,6 +106,7 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
       .catch((error: unknown) => logger.error({ err: error, runId: run.id }, "run executor crashed"))
       .finally(() => {
         active.delete(run.id);
+        roomChanged();
         // A place is free: whatever waited for one can have it.
         if (mayWait) void claim();
       });
@@ -104,7 +121,7 @@ export function createRunWorker(deps: ExecutorDeps, options: WorkerOptions): Run
         claimAgain = false;
         while (!stopped && active.size < options.concurrency) {
           const limit = options.concurrency - active.size;
-          const runs = await claimRuns(deps.prisma, owner, { limit, leaseMs, graceMs, memories: PROMPT_MEMORY_LIMIT });
+          const runs = await claimRuns(deps.prisma, owner, { limit, leaseMs, graceMs, memories: PROMPT_MEMORY_LIMIT, retention: options.claims });
           for (const claimed of runs) {
             ids.push(claimed.run.id);
             // The claim read the run's agent and what the pass reads before the model: not read again.
