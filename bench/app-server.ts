@@ -236,8 +236,12 @@ export async function platformAccount(platformBase: string): Promise<{ email: st
   return { email, key, agentId: agent.id };
 }
 
-/** The process's memory after a full GC, read through its inspector. */
-export async function liveMemory(inspectorUrl: string): Promise<NodeJS.MemoryUsage> {
+/**
+ * The process's memory after a full GC, read through its inspector. heapUsed and heapTotal add up every
+ * isolate of the process: the main thread's and its worker threads' (the embedded platform's run
+ * executor on PostgreSQL), each collected first; RSS is the process's.
+ */
+export async function liveMemory(inspectorUrl: string): Promise<NodeJS.MemoryUsage & { isolates: number }> {
   const Socket = (globalThis as { WebSocket?: typeof WebSocket }).WebSocket;
   if (!Socket) throw new Error("reading the app's heap needs Node 22 or later (a global WebSocket)");
   const socket = new Socket(inspectorUrl);
@@ -247,20 +251,47 @@ export async function liveMemory(inspectorUrl: string): Promise<NodeJS.MemoryUsa
   });
   let id = 0;
   const pending = new Map<number, (result: unknown) => void>();
+  const sessions: string[] = [];
   socket.onmessage = (event) => {
-    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
+    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown; method?: string; params?: { sessionId: string; message?: string } };
     if (message.id !== undefined) pending.get(message.id)?.(message.result);
+    else if (message.method === "NodeWorker.attachedToWorker") sessions.push(message.params!.sessionId);
+    else if (message.method === "NodeWorker.receivedMessageFromWorker") {
+      const inner = JSON.parse(message.params!.message!) as { id?: number; result?: unknown };
+      if (inner.id !== undefined) pending.get(inner.id)?.(inner.result);
+    }
   };
   const send = (method: string, params: object = {}) =>
     new Promise<unknown>((resolve) => {
       pending.set(++id, resolve);
       socket.send(JSON.stringify({ id, method, params }));
     });
+  // A worker's calls go inside NodeWorker.sendMessageToWorker; its answer comes back as an event.
+  const sendToWorker = (sessionId: string, method: string, params: object = {}) =>
+    new Promise<unknown>((resolve) => {
+      const inner = ++id;
+      pending.set(inner, resolve);
+      void send("NodeWorker.sendMessageToWorker", { sessionId, message: JSON.stringify({ id: inner, method, params }) });
+    });
+  const usage = "JSON.stringify(process.memoryUsage())";
   try {
+    await send("NodeWorker.enable", { waitForDebuggerOnStart: false });
+    // The attach events of threads already running come right after enable.
+    await new Promise((resolve) => setTimeout(resolve, 200));
     await send("HeapProfiler.collectGarbage");
     await send("HeapProfiler.collectGarbage");
-    const result = (await send("Runtime.evaluate", { expression: "JSON.stringify(process.memoryUsage())", returnByValue: true })) as { result: { value: string } };
-    return JSON.parse(result.result.value) as NodeJS.MemoryUsage;
+    const main = JSON.parse(((await send("Runtime.evaluate", { expression: usage, returnByValue: true })) as { result: { value: string } }).result.value) as NodeJS.MemoryUsage;
+    let heapUsed = main.heapUsed;
+    let heapTotal = main.heapTotal;
+    for (const session of sessions) {
+      await sendToWorker(session, "HeapProfiler.collectGarbage");
+      await sendToWorker(session, "HeapProfiler.collectGarbage");
+      const result = (await sendToWorker(session, "Runtime.evaluate", { expression: usage, returnByValue: true })) as { result: { value: string } };
+      const thread = JSON.parse(result.result.value) as NodeJS.MemoryUsage;
+      heapUsed += thread.heapUsed;
+      heapTotal += thread.heapTotal;
+    }
+    return { ...main, heapUsed, heapTotal, isolates: 1 + sessions.length };
   } finally {
     socket.close();
   }

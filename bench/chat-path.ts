@@ -398,7 +398,7 @@ export async function chatHeld(): Promise<void> {
     }
     // Memory: the live heap (after a full GC) and RSS with `streams` held open, against the same process
     // idle just before; a slower pace so every stream is still open when they are read.
-    const memory: Record<string, { heapKb: number; rssKb: number; idleHeapMb: number; idleRssMb: number }> = {};
+    const memory: Record<string, { heapKb: number; rssKb: number; idleHeapMb: number; idleRssMb: number; isolates: number }> = {};
     for (const name of names) {
       const idle = await liveMemory(subject.app.inspector);
       const idleRss = await rssMb(subject.app.pid);
@@ -417,6 +417,7 @@ export async function chatHeld(): Promise<void> {
         rssKb: ((duringRss - idleRss) * 1024) / streams,
         idleHeapMb: idle.heapUsed / 2 ** 20,
         idleRssMb: idleRss,
+        isolates: during.isolates,
       };
       if (started < streams) console.log(`${name}: only ${started} of ${streams} streams had started when memory was read`);
       await holding;
@@ -434,7 +435,8 @@ export async function chatHeld(): Promise<void> {
             "first token p50 / p99 ms": spread(held[name]!.firstTokens),
             "app CPU ms/stream": (held[name]!.appCpuMs / streams).toFixed(2),
             "complete/failed": `${held[name]!.complete}/${held[name]!.failed}`,
-            "live heap KB/stream": memory[name]!.heapKb.toFixed(1),
+            // Every isolate's: the main thread's and a worker thread's (the platform's, on PostgreSQL).
+            "live heap KB/stream": `${memory[name]!.heapKb.toFixed(1)}${memory[name]!.isolates > 1 ? ` (${memory[name]!.isolates} threads)` : ""}`,
             "RSS KB/stream": memory[name]!.rssKb.toFixed(1),
             "idle heap / RSS MB": `${memory[name]!.idleHeapMb.toFixed(0)} / ${memory[name]!.idleRssMb.toFixed(0)}`,
           },

@@ -116,7 +116,8 @@ export function installAppLifecycle(): void {
     void drainApp().finally(() => {
       logger.info({ signal, ms: Date.now() - started }, "app stopped");
       flushLogs();
-      process.exit(0);
+      // 0 unless something set a failure (the embedded platform's worker thread ended).
+      process.exit();
     });
   };
   process.once("SIGTERM", stop);

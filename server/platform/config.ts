@@ -158,7 +158,7 @@ export function platformDepsFromEnv(
     demoApp?: DemoAppSettings;
     inProcessWebhooks?: PlatformConfig["inProcessWebhooks"];
     /** Role all on PostgreSQL: the thread that executes the standard runs (runtime/worker-thread.ts). */
-    workerThread?: WorkerThread;
+    workerThread?: WorkerThread | Promise<WorkerThread>;
     /** In that thread: the process's lease owner. */
     thread?: { owner: string };
   } = {},

@@ -63,7 +63,7 @@ export interface PlatformParts {
    * Role all on PostgreSQL: the thread that executes this process's standard runs
    * (runtime/worker-thread.ts). This thread's worker keeps the metadata_only ones.
    */
-  workerThread?: WorkerThread;
+  workerThread?: WorkerThread | Promise<WorkerThread>;
   /** Role worker, as that thread: executes standard runs only, under the process's lease owner; no jobs, no inbound mail. */
   thread?: { owner: string };
 }
@@ -108,7 +108,8 @@ export function createPlatformDeps(parts: PlatformParts): PlatformDeps {
         const polling = parts.pollRuns !== false;
         // Before the worker: the task_setup tool of its runs enqueues trigger fires.
         const work = parts.runJobs ?? (role !== "web" && !parts.thread);
-        const { workerThread, thread } = parts;
+        const { thread } = parts;
+        const workerThread = parts.workerThread && (await parts.workerThread);
         const jobs = createJobQueue({ database, work, pollingIntervalSeconds: parts.jobPollSeconds });
         await jobs.start();
         const worker =

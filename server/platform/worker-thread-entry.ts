@@ -15,7 +15,11 @@ await startTracingFromEnv("worker");
 // The main thread opened (and migrated) it already: this is the thread's own pool on it.
 const database = await openDatabaseWhenReachable({ url: data.databaseUrl });
 setProcessDatabase(database);
-const deps = platformDepsFromEnv(getDb, "worker", { localBaseUrl: data.localBaseUrl, thread: { owner: data.owner } });
+const deps = platformDepsFromEnv(getDb, "worker", {
+  localBaseUrl: data.localBaseUrl,
+  thread: { owner: data.owner },
+  ...(data.demoApp ? { demoApp: data.demoApp } : {}),
+});
 await serveWorkerThread(deps, async () => {
   await database.close();
   await stopTracing().catch(() => {});

@@ -12,6 +12,7 @@ import { logger } from "@/lib/logger";
 import { addRemoteMetrics, metricsJson, type RemoteMetrics } from "@/server/shared/metrics-registry";
 import type { RunWorker } from "./run-worker";
 import type { KnownRun } from "../services/runs/run-context";
+import type { DemoAppSettings } from "../platform-config";
 
 /** What the thread is told when it starts. */
 export interface WorkerThreadData {
@@ -22,6 +23,8 @@ export interface WorkerThreadData {
   localBaseUrl: string;
   /** The PostgreSQL database the main thread opened. */
   databaseUrl: string;
+  /** The embedding framework's demo app, when its runs may call it (PlatformConfig.apps.demo). */
+  demoApp?: DemoAppSettings;
 }
 
 type ToThread = { type: "run"; known: KnownRun } | { type: "drain"; waitMs?: number } | { type: "close" } | { type: "metrics"; id: number };
@@ -45,23 +48,32 @@ export interface WorkerThread {
 type Metric = Awaited<ReturnType<RemoteMetrics>>[number];
 const MAIN_ONLY = /^inlay_(process_|nodejs_|queue_)/;
 
-/** The file the thread runs: the compiled entry beside this bundle, or the TypeScript source under tsx. */
-function entryUrl(): URL {
-  return import.meta.url.endsWith(".ts") ? new URL("../worker-thread-entry.ts", import.meta.url) : new URL("./worker-thread.js", import.meta.url);
+/**
+ * The file the thread runs: the compiled entry beside this bundle (dist/platform/), or the TypeScript
+ * source under tsx. The Next.js app's bundles are elsewhere: it names the compiled entry itself.
+ */
+function entryBesideThis(): URL {
+  const here = import.meta.url;
+  // A name, not a literal: bundlers (Next's webpack) would take a literal for a file to bundle.
+  const file = here.endsWith(".ts") ? "../worker-thread-entry.ts" : "./worker-thread.js";
+  return new URL(file, here);
 }
 
 /**
  * Starts the thread and resolves once its runtime is up. `onExit` hears an end nobody asked for (the
  * thread crashed): the process cannot execute its standard runs any more and should stop.
  */
-export async function startWorkerThread(options: Omit<WorkerThreadData, "kind"> & { onExit: (error: unknown) => void }): Promise<WorkerThread> {
-  const entry = entryUrl();
-  const data: WorkerThreadData = { kind: "inlay-worker-thread", owner: options.owner, localBaseUrl: options.localBaseUrl, databaseUrl: options.databaseUrl };
+export async function startWorkerThread(
+  options: Omit<WorkerThreadData, "kind"> & { entry?: URL; onExit: (error: unknown) => void },
+): Promise<WorkerThread> {
+  const { entry = entryBesideThis(), onExit, ...given } = options;
+  const data: WorkerThreadData = { kind: "inlay-worker-thread", ...given };
   // Under tsx (development, tests) the thread registers its TypeScript loader first: Node 20 does not
-  // carry the main thread's loader into a worker.
+  // carry the main thread's loader into a worker. It resolves tsx from the working directory, the
+  // checkout's root, as the platform's processes run.
   const worker = entry.pathname.endsWith(".ts")
     ? new Worker(
-        `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); });`,
+        `import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); });`,
         { eval: true, workerData: data },
       )
     : new Worker(entry, { workerData: data });
@@ -93,7 +105,7 @@ export async function startWorkerThread(options: Omit<WorkerThreadData, "kind"> 
       if (closing) return;
       const error = new Error(`the worker thread ended (exit code ${code})`);
       // Before it was ready the start itself fails; after, the owner hears it.
-      if (started) options.onExit(error);
+      if (started) onExit(error);
       else reject(error);
     });
   });
