@@ -226,7 +226,7 @@ export const envSchema = z
     INLAY_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(20_000),
     // Role all on PostgreSQL executes its standard runs on a second thread, so requests and runs use two
     // cores (server/platform/runtime/worker-thread.ts); 0 keeps them on one (a one-core machine, or to
-    // spare the thread's memory, about 60 MB). PGlite always runs on one thread.
+    // spare the thread's memory, about 80 MB). PGlite always runs on one thread.
     INLAY_WORKER_THREAD: flag(true),
     // Runs one worker executes at once; more wait in the database for this or another worker.
     RUN_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(200),

@@ -63,15 +63,15 @@ export function takePassReads(row: Record<string, unknown>): { reads: PassReads;
   };
 }
 
+/** What a run stores (platform_runs.retention): a worker thread claims only one kind (runtime/worker-thread.ts). */
+export type RunRetention = "standard" | "metadata_only";
+
 /**
  * Claims up to `limit` runs that wait for a worker, oldest first, for `owner`: `running` and either
  * never leased (just accepted, or resumed after a pause) or leased by a worker whose lease ran out
  * `graceMs` ago (it died; the attempt is counted). SKIP LOCKED lets workers claim side by side
- * without waiting for or taking each other's rows.
+ * without waiting for or taking each other's rows. With `retention`, only runs that store that way.
  */
-/** What a run stores (platform_runs.retention): a worker thread claims only one kind (runtime/worker-thread.ts). */
-export type RunRetention = "standard" | "metadata_only";
-
 export async function claimRuns(
   prisma: PrismaClient,
   owner: string,

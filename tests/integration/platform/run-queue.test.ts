@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPlatform, type Account, type PlatformHarness } from "../../helpers/platform";
 import { pollUntil, waitForRun } from "../../helpers/poll";
+import { claimRuns } from "@/server/platform/repositories/run-leases";
 
 let platform: PlatformHarness;
 let account: Account;
@@ -125,6 +126,26 @@ describe("roles and leases", () => {
       await prisma().platformRun.update({ where: { id: runId }, data: { status: "cancelled", leaseOwner: null, leaseExpiresAt: null } });
     } finally {
       await first.close();
+    }
+  });
+
+  it("a claim for one retention takes only runs that store that way (role all's two threads, runtime/worker-thread.ts)", async () => {
+    const standard = await post("kept");
+    const metadataOnly = await post("not kept");
+    await Promise.all([waitForStatus(standard, ["completed"]), waitForStatus(metadataOnly, ["completed"])]);
+    // Both waiting again, unleased, as runs accepted while no worker had room.
+    const waiting = { status: "running", leaseOwner: null, leaseExpiresAt: null };
+    await prisma().platformRun.update({ where: { id: standard }, data: waiting });
+    await prisma().platformRun.update({ where: { id: metadataOnly }, data: { ...waiting, retention: "metadata_only" } });
+    const claim = async (retention: "standard" | "metadata_only") =>
+      (await claimRuns(prisma(), `worker_test_${retention}`, { limit: 10, leaseMs: 60_000, graceMs: 0, memories: 0, retention }))
+        .map((claimed) => claimed.run.id)
+        .filter((id) => id === standard || id === metadataOnly);
+    try {
+      expect(await claim("metadata_only")).toEqual([metadataOnly]);
+      expect(await claim("standard")).toEqual([standard]);
+    } finally {
+      await prisma().platformRun.updateMany({ where: { id: { in: [standard, metadataOnly] } }, data: { status: "cancelled", leaseOwner: null, leaseExpiresAt: null } });
     }
   });
 });
