@@ -8,6 +8,7 @@
 // The main thread: startWorkerThread(); the thread's entry (server/platform/worker-thread-entry.ts)
 // builds role worker's dependencies with `thread` from workerThreadData() and calls serveWorkerThread().
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import { currentLogContext, withLogContext, type LogContext } from "@/lib/log-context";
 import { logger } from "@/lib/logger";
 import { addRemoteMetrics, metricsJson, type RemoteMetrics } from "@/server/shared/metrics-registry";
 import type { RunWorker } from "./run-worker";
@@ -27,7 +28,7 @@ export interface WorkerThreadData {
   demoApp?: DemoAppSettings;
 }
 
-type ToThread = { type: "run"; known: KnownRun } | { type: "drain"; waitMs?: number } | { type: "close" } | { type: "metrics"; id: number };
+type ToThread = { type: "run"; known: KnownRun; log?: LogContext } | { type: "drain"; waitMs?: number } | { type: "close" } | { type: "metrics"; id: number };
 type FromThread = { type: "ready" } | { type: "room"; room: boolean } | { type: "metrics"; id: number; metrics: Metric[] } | { type: "closed" };
 
 export interface WorkerThread {
@@ -125,7 +126,8 @@ export async function startWorkerThread(
   return {
     owner: options.owner,
     hasRoom: () => room && !closing,
-    runLeased: (known) => send({ type: "run", known }),
+    // The admitting request's log context goes along: the pass's lines name its request, as on one thread.
+    runLeased: (known) => send({ type: "run", known, log: currentLogContext() }),
     drain: (waitMs) => send({ type: "drain", waitMs }),
     async close() {
       if (closing) return exited;
@@ -162,7 +164,7 @@ export async function serveWorkerThread(deps: ThreadDeps, stop: () => Promise<vo
   const worker = runtime.worker;
   if (!worker) throw new Error("the worker thread's runtime has no worker");
   port.on("message", (message: ToThread) => {
-    if (message.type === "run") worker.runLeased(message.known);
+    if (message.type === "run") withLogContext(message.log ?? {}, () => worker.runLeased(message.known));
     else if (message.type === "drain") runtime.drain(message.waitMs);
     else if (message.type === "metrics") {
       void metricsJson().then(

@@ -81,7 +81,8 @@ describe("npm run platform -- --role web|worker", () => {
     const standard = await json("/runs", key, { teammate_id: agent.id, message: "hello", stream: false, permission_mode: "autonomous" });
     await waitForRun((id) => json(`/runs/${id}`, key), standard.id, ["completed", "failed", "cancelled"]);
     expect(await json(`/runs/${standard.id}`, key)).toMatchObject({ status: "completed", output: "Echo: hello" });
-    expect(await pollFor(async () => passLine(standard.id), "the standard run's pass line")).toContain("thread=worker");
+    // On the thread, with the admitting request's id, as a pass on the main thread has.
+    expect(await pollFor(async () => passLine(standard.id), "the standard run's pass line")).toMatch(/thread=worker requestId=req_/);
 
     // metadata_only: the conversation lives in the main thread's memory, so its POST's stream shows the words.
     expect((await call("/settings", key, { retention_mode: "metadata_only" }, "PATCH")).status).toBe(200);
@@ -114,7 +115,7 @@ describe("npm run platform -- --role web|worker", () => {
       expect(await exited).toBe(0);
       // Handed back: its lease lapsed at once, for the next worker to resume it.
       expect(await lease()).toMatchObject({ lapsed: true, status: "running" });
-      expect(all.stderr()).toMatch(/run pass ended {2}thread=worker runId=\d+ .*handedBack=true/);
+      expect(all.stderr()).toMatch(new RegExp(`run pass ended {2}thread=worker .*runId=${long.id} .*handedBack=true`));
     } finally {
       await database.end();
     }
