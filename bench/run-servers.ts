@@ -17,8 +17,7 @@ import { platformConfigFromEnv } from "@/server/platform/config";
 import type { PlatformRole } from "@/server/platform/context";
 import { createPlatformDeps } from "@/server/platform/deps";
 import { createSimModel } from "@/server/platform/models/sim";
-import { processLeaseOwner } from "@/server/platform/runtime/run-worker";
-import { startWorkerThread } from "@/server/platform/runtime/worker-thread";
+import { startWorkerThread, wantsWorkerThread } from "@/server/platform/runtime/worker-thread";
 import { createLimiters } from "@/server/platform/middleware/rate-limit";
 import { sseEvent } from "@/server/platform/routes/runs/sse-event";
 import { addBalanceEntry } from "@/server/platform/services/billing/billing";
@@ -37,9 +36,8 @@ const config = platformConfigFromEnv();
 // Role all on PostgreSQL runs as `npm run platform` does: its standard runs execute on a worker thread
 // (the platform's own entry, with the catalogue's sim model; this process counts only its own calls).
 const workerThread =
-  role === "all" && url && env.INLAY_WORKER_THREAD
+  wantsWorkerThread(role, url, env.INLAY_WORKER_THREAD)
     ? await startWorkerThread({
-        owner: processLeaseOwner(),
         localBaseUrl: config.publicBaseUrl,
         databaseUrl: url,
         onExit: (error) => {

@@ -12,8 +12,8 @@ import { publicOrigin } from "@/server/shared/public-origin";
 import {
   createPlatformApp,
   platformDepsFromEnv,
-  processLeaseOwner,
   startWorkerThread,
+  wantsWorkerThread,
   type DemoAppSettings,
   type PlatformApp,
   type PlatformConfig,
@@ -47,13 +47,13 @@ const WORKER_THREAD_ENTRY = path.join(process.cwd(), "dist", "platform", "worker
  * cores. Only on the compiled build, whose entry matches this code; PGlite stays on one thread.
  */
 function embeddedWorkerThread(demoApp: DemoAppSettings | undefined): Promise<WorkerThread> | undefined {
-  if (!env.DATABASE_URL || env.INLAY_ROLE !== "all" || !env.INLAY_WORKER_THREAD) return undefined;
+  const databaseUrl = env.DATABASE_URL;
+  if (!wantsWorkerThread(env.INLAY_ROLE, databaseUrl, env.INLAY_WORKER_THREAD)) return undefined;
   if (env.NODE_ENV !== "production" || !existsSync(WORKER_THREAD_ENTRY)) return undefined;
   return startWorkerThread({
     entry: pathToFileURL(WORKER_THREAD_ENTRY),
-    owner: processLeaseOwner(),
     localBaseUrl: `${publicOrigin()}/api/v2`,
-    databaseUrl: env.DATABASE_URL,
+    databaseUrl,
     ...(demoApp ? { demoApp } : {}),
     // Crashed: nothing here executes standard runs any more; the app drains and exits 1 to be restarted.
     onExit: (error) => {

@@ -12,6 +12,5 @@ export { markOperatorAccountVerified } from "./services/account/verification";
 export { createJobQueue, type JobQueue } from "./infrastructure/job-queue";
 export { registerReseal, type SealedColumnKeys } from "./jobs/reseal-secrets";
 export { startTracingFromEnv, stopTracing } from "./observability/tracing";
-export { processLeaseOwner } from "./runtime/run-worker";
-export { startWorkerThread, type WorkerThread } from "./runtime/worker-thread";
+export { startWorkerThread, wantsWorkerThread, type WorkerThread } from "./runtime/worker-thread";
 export { DEMO_APP_CLIENT_ID, DEMO_APP_SLUG, demoAppClientSecret } from "./apps/definitions/demo-notes";

@@ -24,8 +24,7 @@ import { connectionDrain, type ConnectionDrain } from "@/server/platform/http/co
 import { applyServerTimeouts } from "@/server/platform/http/server-timeouts";
 import { compactHeapAfterStartup } from "@/server/platform/infrastructure/startup-heap";
 import { startTracingFromEnv, stopTracing } from "@/server/platform/observability/tracing";
-import { processLeaseOwner } from "@/server/platform/runtime/run-worker";
-import { startWorkerThread } from "@/server/platform/runtime/worker-thread";
+import { startWorkerThread, wantsWorkerThread } from "@/server/platform/runtime/worker-thread";
 
 const ROLES: readonly PlatformRole[] = ["web", "worker", "all"];
 
@@ -171,9 +170,8 @@ setProcessDatabase(database);
 const localBaseUrl = `http://${listenHost}:${boundPort}/api/v2`;
 // Role all on PostgreSQL: its standard runs execute on a second thread (runtime/worker-thread.ts).
 const workerThread =
-  role === "all" && env.DATABASE_URL && env.INLAY_WORKER_THREAD
+  wantsWorkerThread(role, env.DATABASE_URL, env.INLAY_WORKER_THREAD)
     ? await startWorkerThread({
-        owner: processLeaseOwner(),
         localBaseUrl,
         databaseUrl: env.DATABASE_URL,
         // Crashed: nothing here executes standard runs any more; the orchestrator starts a new process.

@@ -11,9 +11,16 @@ import { Worker, isMainThread, parentPort, workerData } from "node:worker_thread
 import { currentLogContext, withLogContext, type LogContext } from "@/lib/log-context";
 import { logger } from "@/lib/logger";
 import { addRemoteMetrics, metricsJson, type RemoteMetrics } from "@/server/shared/metrics-registry";
-import type { RunWorker } from "./run-worker";
+import { processLeaseOwner, type RunWorker } from "./run-worker";
 import type { KnownRun } from "../services/runs/run-context";
 import type { DemoAppSettings } from "../platform-config";
+
+/**
+ * Whether a process runs its standard runs on a worker thread: role all, on PostgreSQL, unless
+ * INLAY_WORKER_THREAD=0 (`enabled`). Every entry point that can start one decides by this.
+ */
+export const wantsWorkerThread = (role: string, databaseUrl: string | undefined, enabled: boolean): databaseUrl is string =>
+  role === "all" && Boolean(databaseUrl) && enabled;
 
 /** What the thread is told when it starts. */
 export interface WorkerThreadData {
@@ -65,10 +72,10 @@ function entryBesideThis(): URL {
  * thread crashed): the process cannot execute its standard runs any more and should stop.
  */
 export async function startWorkerThread(
-  options: Omit<WorkerThreadData, "kind"> & { entry?: URL; onExit: (error: unknown) => void },
+  options: Omit<WorkerThreadData, "kind" | "owner"> & { entry?: URL; onExit: (error: unknown) => void },
 ): Promise<WorkerThread> {
   const { entry = entryBesideThis(), onExit, ...given } = options;
-  const data: WorkerThreadData = { kind: "inlay-worker-thread", ...given };
+  const data: WorkerThreadData = { kind: "inlay-worker-thread", owner: processLeaseOwner(), ...given };
   // Under tsx (development, tests) the thread registers its TypeScript loader first: Node 20 does not
   // carry the main thread's loader into a worker. It resolves tsx from the working directory, the
   // checkout's root, as the platform's processes run.
@@ -91,8 +98,7 @@ export async function startWorkerThread(
       if (message.type === "ready") {
         started = true;
         resolve();
-      }
-      else if (message.type === "room") room = message.room;
+      } else if (message.type === "room") room = message.room;
       else if (message.type === "metrics") answers.get(message.id)?.(message.metrics);
       else if (message.type === "closed") closed();
     });
@@ -124,7 +130,7 @@ export async function startWorkerThread(
       }),
   );
   return {
-    owner: options.owner,
+    owner: data.owner,
     hasRoom: () => room && !closing,
     // The admitting request's log context goes along: the pass's lines name its request, as on one thread.
     runLeased: (known) => send({ type: "run", known, log: currentLogContext() }),
