@@ -27,6 +27,7 @@ const postgres = Boolean(process.env.TEST_DATABASE_URL);
 // PGlite.
 export const PGLITE_FILES = [
   "tests/integration/db/migrations.test.ts", // the migration runner and the PGlite driver
+  "tests/integration/db/pglite-thread.pglite.test.ts", // PGlite on a thread of its own, as the servers run it
   "tests/integration/platform/standalone.test.ts", // `npm run platform -- --data-dir`: a PGlite process
   "tests/integration/framework/seed.test.ts", // the demo seed of the embedded default
   "tests/integration/framework/platform.test.ts", // the framework over its embedded platform
@@ -50,8 +51,12 @@ const integration = (name: string, db: "pglite" | "postgres") => ({
     isolate,
     include: db === "pglite" && !pgliteEverywhere ? PGLITE_FILES : ["tests/integration/**/*.test.ts"],
     // *.postgres.test.ts and *.redis.test.ts need the machine's servers (several instances sharing
-    // PostgreSQL or Redis), so they run in the PostgreSQL project only.
-    exclude: db === "pglite" ? ["tests/integration/**/*.postgres.test.ts", "tests/integration/**/*.redis.test.ts"] : [],
+    // PostgreSQL or Redis), so they run in the PostgreSQL project only; *.pglite.test.ts test PGlite
+    // itself, in the PGlite project only.
+    exclude:
+      db === "pglite"
+        ? ["tests/integration/**/*.postgres.test.ts", "tests/integration/**/*.redis.test.ts"]
+        : ["tests/integration/**/*.pglite.test.ts"],
     env: { INLAY_TEST_DB: db },
     // Migrates one template database per run; each test file's database is a copy of it.
     // The compiled platform, for the tests that start platform processes (tests/setup/compiled-platform.ts).

@@ -69,10 +69,14 @@ async function measure(label: string, env: Record<string, string>): Promise<Reco
 export async function appMemory(): Promise<void> {
   const rows: Record<string, Record<string, string>> = {};
   const pglite = await pgliteDir();
+  const oneThread = await pgliteDir();
   try {
-    rows["PGlite (default)"] = await measure("PGlite", { PGLITE_DATA_DIR: pglite.dir });
+    // PGlite on its own thread (the default): its WebAssembly memory is that thread's, not read here.
+    rows["PGlite (default, its own thread)"] = await measure("PGlite", { PGLITE_DATA_DIR: pglite.dir });
+    rows["PGlite, one thread"] = await measure("PGlite, one thread", { PGLITE_DATA_DIR: oneThread.dir, INLAY_WORKER_THREAD: "0" });
   } finally {
     await pglite.remove();
+    await oneThread.remove();
   }
   await withPostgresDatabase(async (url) => {
     rows.PostgreSQL = await measure("PostgreSQL", { DATABASE_URL: url });

@@ -224,9 +224,9 @@ export const envSchema = z
     // tool with side effects is running may reach their checkpoint; past it, what is left is cut off.
     // Keep it below the orchestrator's grace period (Kubernetes: 30 s).
     INLAY_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(20_000),
-    // Role all on PostgreSQL executes its standard runs on a second thread, so requests and runs use two
-    // cores (server/platform/runtime/worker-thread.ts); 0 keeps them on one (a one-core machine, or to
-    // spare the thread's memory, about 80 MB). PGlite always runs on one thread.
+    // A second thread, so one process uses two cores: role all on PostgreSQL executes its standard runs
+    // there (server/platform/runtime/worker-thread.ts, about 80 MB); on PGlite, PGlite itself runs there
+    // (server/shared/pglite-thread.ts). 0 keeps everything on one thread (a one-core machine).
     INLAY_WORKER_THREAD: flag(true),
     // Runs one worker executes at once; more wait in the database for this or another worker.
     RUN_WORKER_CONCURRENCY: z.coerce.number().int().positive().default(200),

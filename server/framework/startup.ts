@@ -68,7 +68,8 @@ export async function startFramework(): Promise<void> {
  * requests until start-up ends, so probes wait (the startup probe's window) instead of the process exiting.
  */
 export function openFrameworkDatabase(
-  options: OpenDatabaseOptions = { url: env.DATABASE_URL, dataDir: env.PGLITE_DATA_DIR },
+  // PGlite (the default install) runs on a thread of its own, off the event loop requests and chat streams share.
+  options: OpenDatabaseOptions = { url: env.DATABASE_URL, dataDir: env.PGLITE_DATA_DIR, pgliteThread: env.INLAY_WORKER_THREAD },
   onWait = (error: unknown, retryInMs: number) => {
     logger.warn({ err: error instanceof Error ? error.message : String(error), retryInMs }, "the database does not answer yet; trying again");
   },

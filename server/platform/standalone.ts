@@ -155,7 +155,8 @@ if (role === "worker" && probePort !== undefined) {
   await once(probes, "listening");
 }
 
-const databaseOptions = dataDir ? { dataDir } : { url: env.DATABASE_URL, dataDir: env.PGLITE_DATA_DIR };
+// On PGlite its statements run on a thread of its own (server/shared/pglite-thread.ts), off the loop requests share.
+const databaseOptions = { ...(dataDir ? { dataDir } : { url: env.DATABASE_URL, dataDir: env.PGLITE_DATA_DIR }), pgliteThread: env.INLAY_WORKER_THREAD };
 const database = await openDatabaseWhenReachable(databaseOptions, (error, retryInMs) => {
   databaseAway = error instanceof Error ? error.message : String(error);
   logger.warn({ err: error, retryInMs }, "the database does not answer yet; trying again");

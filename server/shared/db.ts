@@ -11,6 +11,7 @@ import { logger } from "@/lib/logger";
 import { PrismaClient } from "@/server/generated/prisma/client";
 import { DataDirError, lockDataDir, type DataDirLock } from "@/server/shared/data-dir-lock";
 import { isDatabaseUnavailable } from "@/server/shared/db-errors";
+import { openPgliteThread, type PgliteClient } from "@/server/shared/pglite-thread";
 import {
   applyMigrations,
   readMigrations,
@@ -23,7 +24,8 @@ import {
 export type Db = PrismaClient;
 
 export type Driver =
-  | { kind: "pglite"; pglite: PGlite }
+  /** `pglite`: PGlite itself, or its stand-in when it runs on a thread of its own (pglite-thread.ts). */
+  | { kind: "pglite"; pglite: PgliteClient }
   /**
    * `preparedStatements`: the hot statements sent straight to the driver are prepared (DATABASE_PREPARED_STATEMENTS).
    * `session`: connections that are sessions of their own (LISTEN, advisory locks, the job queue): the
@@ -65,6 +67,12 @@ export interface OpenDatabaseOptions {
   statementTimeoutMs?: number;
   /** PGlite only: its shared_buffers (PGLITE_SHARED_BUFFERS). */
   pgliteSharedBuffers?: string;
+  /**
+   * PGlite only: run it on a thread of its own (pglite-thread.ts), so its statements' work leaves the
+   * process's event loop. The servers' entry points ask for it (INLAY_WORKER_THREAD); tests and the
+   * operator's CLI keep it in their thread.
+   */
+  pgliteThread?: boolean;
 }
 
 /** Connections of the session pool (DATABASE_DIRECT_URL): the LISTEN connection and the job queue's statements. */
@@ -139,13 +147,12 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   }
   // Loaded only without DATABASE_URL: a process on PostgreSQL never holds PGlite or its adapter.
   const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import("@electric-sql/pglite"), import("pglite-prisma-adapter")]);
-  let pglite: PGlite;
+  const startParams = [...PGlite.defaultStartParams, "-c", `shared_buffers=${options.pgliteSharedBuffers ?? env.PGLITE_SHARED_BUFFERS}`];
+  let pglite: PgliteClient;
   try {
-    pglite = await PGlite.create({
-      dataDir,
-      loadDataDir: options.loadDataDir,
-      startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${options.pgliteSharedBuffers ?? env.PGLITE_SHARED_BUFFERS}`],
-    });
+    pglite = options.pgliteThread
+      ? await openPgliteThread({ dataDir, loadDataDir: options.loadDataDir, startParams, onExit: stopOnDatabaseLoss })
+      : await PGlite.create({ dataDir, loadDataDir: options.loadDataDir, startParams });
   } catch (error) {
     lock?.release();
     throw unopenable(dataDir, error);
@@ -157,7 +164,8 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     lock?.release();
     throw error instanceof WebAssembly.RuntimeError ? unopenable(dataDir, error) : error;
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions });
+  // The adapter uses only what PgliteClient has of PGlite (query, exec, transaction).
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite as PGlite), transactionOptions });
   return {
     prisma,
     kind: "pglite",
@@ -168,6 +176,16 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       lock?.release();
     },
   };
+}
+
+/**
+ * PGlite's thread ended unasked (it crashed): the database is gone, so the process stops as on SIGTERM
+ * (its lifecycle drains what it can) with exit code 1, and its orchestrator or supervisor starts it again.
+ */
+function stopOnDatabaseLoss(error: Error) {
+  logger.error({ err: error }, "the PGlite thread ended: stopping the process");
+  process.exitCode = 1;
+  process.kill(process.pid, "SIGTERM");
 }
 
 /** The limits every PostgreSQL connection of the process gets (pg's pool and connection options). */
