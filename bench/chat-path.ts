@@ -180,6 +180,8 @@ interface Burst {
   /** Turns whose text was not the answer, every word once and in order, or that had no end. */
   broken: number;
   appCpuMs: number;
+  /** The app's main thread alone (its event loop: requests, streams; not PGlite's or the worker's thread). */
+  mainCpuMs: number;
   /** The app's CPU until the run ledger had settled every turn of the burst (its tail included). */
   settledCpuMs: number;
   /** From the last stream's end until every turn was settled (capped at SETTLE_WAIT_MS). */
@@ -196,6 +198,7 @@ const SETTLE_WAIT_MS = 15_000;
 async function burst(subject: Subject, path: Path, count: number, message: string, expected: string): Promise<Burst> {
   const ledgerBefore = await ledgerFigures(subject.app.base);
   const appCpu = await cpuSeconds(subject.app.pid);
+  const mainCpu = await cpuSeconds(subject.app.pid, true);
   const platformCpu = subject.platformPid ? await cpuSeconds(subject.platformPid) : 0;
   const started = performance.now();
   const results = await Promise.allSettled(Array.from({ length: count }, (_, index) => path(index, message)));
@@ -203,6 +206,7 @@ async function burst(subject: Subject, path: Path, count: number, message: strin
   const turns = results.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
   const rejected = results.find((result) => result.status === "rejected");
   const appCpuMs = ((await cpuSeconds(subject.app.pid)) - appCpu) * 1000;
+  const mainCpuMs = ((await cpuSeconds(subject.app.pid, true)) - mainCpu) * 1000;
   // Settlement may come after the streams (the platform's webhook): its CPU is the turns' too.
   const ended = performance.now();
   let ledger = await ledgerFigures(subject.app.base);
@@ -220,6 +224,7 @@ async function burst(subject: Subject, path: Path, count: number, message: strin
     firstFailure: rejected ? String(rejected.reason) : undefined,
     broken: turns.filter((each) => !each.done || each.text !== expected).length,
     appCpuMs,
+    mainCpuMs,
     settledCpuMs: ((await cpuSeconds(subject.app.pid)) - appCpu) * 1000,
     platformCpuMs: subject.platformPid ? ((await cpuSeconds(subject.platformPid)) - platformCpu) * 1000 : 0,
     elapsedMs,
@@ -338,6 +343,7 @@ export async function chatBurst(): Promise<void> {
           "first token p99": ms(percentile(times, 99)),
           "last stream ended": ms(Math.max(...bursts.map((each) => each.elapsedMs))),
           "app CPU ms/turn": (bursts.reduce((sum, each) => sum + each.appCpuMs, 0) / turns).toFixed(2),
+          "main thread": (bursts.reduce((sum, each) => sum + each.mainCpuMs, 0) / turns).toFixed(2),
           "app CPU ms/turn, settled": (bursts.reduce((sum, each) => sum + each.settledCpuMs, 0) / turns).toFixed(2),
           "all settled after streams, ms": bursts.map((each) => (each.settleTailMs >= SETTLE_WAIT_MS ? `>${SETTLE_WAIT_MS}` : ms(each.settleTailMs))).join(", "),
           "settle lag mean, ms": ms((1000 * bursts.reduce((sum, each) => sum + each.lagSeconds, 0)) / Math.max(1, bursts.reduce((sum, each) => sum + each.lagCount, 0))),

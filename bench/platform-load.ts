@@ -63,8 +63,9 @@ export async function rssMb(pid: number): Promise<number> {
 }
 
 /** User + system CPU seconds the process has used (/proc/<pid>/stat fields 14 and 15, in clock ticks). */
-export async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+/** CPU seconds of process `pid`, or of its main thread alone with `mainThread` (its other threads left out). */
+export async function cpuSeconds(pid: number, mainThread = false): Promise<number> {
+  const stat = await readFile(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, "utf8").catch(() => "");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }

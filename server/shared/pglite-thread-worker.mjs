@@ -9,7 +9,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite, messages } from "@electric-sql/pglite";
 
-const { dataDir, loadDataDir, startParams } = workerData;
+const { dataDir, loadDataDir, startParams, textTypes } = workerData;
 
 /** An Error as plain data: postMessage keeps neither a DatabaseError's class nor its fields. */
 function serializeError(error) {
@@ -27,24 +27,7 @@ const reply = (id, promise) =>
     (error) => parentPort.postMessage({ id, ok: false, error: serializeError(error) }),
   );
 
-/**
- * The types whose text the main thread parses itself (its parsers are functions, which cannot be sent):
- * here they stay text.
- */
-const asText = new Map();
-function textParsers(types) {
-  if (!types || types.length === 0) return undefined;
-  const key = types.join(",");
-  let parsers = asText.get(key);
-  if (!parsers) {
-    parsers = Object.fromEntries(types.map((type) => [type, (text) => text]));
-    asText.set(key, parsers);
-  }
-  return parsers;
-}
-
-const queryOptions = (options) =>
-  options ? { rowMode: options.rowMode, paramTypes: options.paramTypes, parsers: textParsers(options.textTypes) } : undefined;
+const queryOptions = (options) => (options ? { rowMode: options.rowMode, paramTypes: options.paramTypes } : undefined);
 
 let pglite;
 try {
@@ -53,6 +36,11 @@ try {
   parentPort.postMessage({ ready: false, error: serializeError(error) });
   process.exit(0);
 }
+
+// The types the main thread parses (pglite-thread.ts, TEXT_TYPES) stay text here: set once on PGlite's
+// own table, not passed with each query, which would cost PGlite a copy of that whole table per statement.
+const asText = (text) => text;
+for (const type of textTypes) pglite.parsers[type] = asText;
 
 let nextTx = 0;
 /** Open transactions: PGlite's handle, the chain their statements run in, and how they end. */

@@ -35,6 +35,27 @@ describe("PGlite on its own thread", () => {
     expect(row!.i).toBe(42);
   });
 
+  it("answers PGlite's own values to callers without parsers (pg-boss, migrations), as PGlite in the same thread does", async () => {
+    const sql = `SELECT 12.5::numeric AS n, ARRAY[1.5, 2]::numeric[] AS ns, '10:00'::time AS t, '2026-12-07'::date AS d,
+      ARRAY['2026-12-07'::date] AS ds, '2026-12-07 10:00:00.5'::timestamp AS ts, '2026-12-07T10:00:00.5Z'::timestamptz AS tz,
+      ARRAY['2026-12-07T10:00:00Z'::timestamptz, NULL] AS tzs, '{"a":1}'::json AS j, '[{"b":2}]'::jsonb AS jb,
+      ARRAY['{"c":3}'::jsonb] AS jbs, '\\x0102'::bytea AS b, 9007199254740993::int8 AS i8, ARRAY[1, 2]::int8[] AS i8s,
+      ARRAY['x', 'y'] AS texts, 7 AS i4, NULL::timestamptz AS none`;
+    const here = await createTestDatabase();
+    try {
+      const { pglite: threaded } = database.driver as Extract<TestDatabase["driver"], { kind: "pglite" }>;
+      const { pglite: inThread } = here.driver as Extract<TestDatabase["driver"], { kind: "pglite" }>;
+      const [fromThread, fromHere] = [await threaded.query(sql), await inThread.query(sql)];
+      expect(fromThread.rows).toEqual(fromHere.rows);
+      expect(fromThread.fields).toEqual(fromHere.fields);
+      const [execThread, execHere] = [await threaded.exec(sql), await inThread.exec(sql)];
+      expect(execThread.map((result) => result.rows)).toEqual(execHere.map((result) => result.rows));
+      expect((fromThread.rows[0] as { tz: unknown }).tz).toBeInstanceOf(Date);
+    } finally {
+      await here.dispose();
+    }
+  });
+
   it("commits an interactive transaction, and rolls back one that throws", async () => {
     await database.prisma.$transaction(async (tx) => {
       await tx.tenant.create({ data: tenant("thread-commit") });
