@@ -7,7 +7,7 @@
 // Messages in: { id, op, ... }; out: { id, ok, value | error } and { notify, payload }. A transaction
 // is PGlite's own (it holds the one connection): its statements carry its `tx` and run in order.
 import { parentPort, workerData } from "node:worker_threads";
-import { PGlite, messages } from "@electric-sql/pglite";
+import { PGlite, messages, parse, protocol } from "@electric-sql/pglite";
 
 const { dataDir, loadDataDir, startParams, textTypes } = workerData;
 
@@ -41,6 +41,81 @@ try {
 // own table, not passed with each query, which would cost PGlite a copy of that whole table per statement.
 const asText = (text) => text;
 for (const type of textTypes) pglite.parsers[type] = asText;
+
+// Statements are prepared once and then only bound and executed, in one call into PGlite instead of
+// six (parse, describe, bind, describe, execute, sync): PostgreSQL parses and plans a statement once
+// (custom plans first, then a generic one where it is as cheap, as for any prepared statement), and
+// Prisma sends the same texts again and again. The most recently used STATEMENTS_MAX stay prepared.
+const STATEMENTS_MAX = 500;
+const { serialize } = protocol;
+/** Statement text → { name, paramTypes, rowDescription }, least recently used first. */
+const statements = new Map();
+let nextStatement = 0;
+
+const stream = (...parts) => {
+  const bytes = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    bytes.set(part, offset);
+    offset += part.length;
+  }
+  return pglite.execProtocolStream(bytes, { syncToFs: false });
+};
+
+async function preparedStatement(sql, paramTypes) {
+  const known = statements.get(sql);
+  if (known) {
+    statements.delete(sql);
+    statements.set(sql, known);
+    return known;
+  }
+  if (statements.size >= STATEMENTS_MAX) {
+    const [oldest, { name }] = statements.entries().next().value;
+    statements.delete(oldest);
+    await stream(serialize.close({ type: "S", name }), serialize.sync());
+  }
+  const name = `inlay_${++nextStatement}`;
+  const described = await stream(serialize.parse({ name, text: sql, types: paramTypes }), serialize.describe({ type: "S", name }), serialize.sync());
+  const statement = {
+    name,
+    paramTypes: described.find((message) => message.name === "parameterDescription")?.dataTypeIDs ?? [],
+    rowDescription: described.find((message) => message.name === "rowDescription"),
+  };
+  statements.set(sql, statement);
+  return statement;
+}
+
+/** A query as PGlite's query() runs it, through its prepared statement: call it holding PGlite's query lock. */
+async function runPrepared(sql, params = [], options) {
+  let statement = await preparedStatement(sql, options?.paramTypes);
+  const values = params.map((value, index) => {
+    if (value === null || value === undefined) return null;
+    const serializer = pglite.serializers[statement.paramTypes[index]];
+    return serializer ? serializer(value) : value.toString();
+  });
+  let results;
+  try {
+    results = await stream(serialize.bind({ statement: statement.name, values }), serialize.execute({}), serialize.sync());
+  } catch (error) {
+    // A table a statement reads changed shape since it was prepared (a migration): prepared again, once.
+    if (!(error instanceof messages.DatabaseError && error.code === "0A000" && /cached plan/.test(error.message))) throw error;
+    statements.delete(sql);
+    await stream(serialize.close({ type: "S", name: statement.name }), serialize.sync());
+    statement = await preparedStatement(sql, options?.paramTypes);
+    results = await stream(serialize.bind({ statement: statement.name, values }), serialize.execute({}), serialize.sync());
+  }
+  const described = statement.rowDescription ? [statement.rowDescription, ...results] : results;
+  return parse.parseResults(described, pglite.parsers, options ? { rowMode: options.rowMode } : undefined)[0];
+}
+
+/** PGlite's query(), prepared: outside a transaction it waits for any open one, as query() does. */
+const preparedQuery = async (sql, params, options) => {
+  const result = await pglite._runExclusiveTransaction(() => pglite._runExclusiveQuery(() => runPrepared(sql, params, options)));
+  await pglite.syncToFs();
+  return result;
+};
+/** The same inside PGlite's transaction, which holds the transaction lock already. */
+const preparedQueryInTransaction = (sql, params, options) => pglite._runExclusiveQuery(() => runPrepared(sql, params, options));
 
 let nextTx = 0;
 /** Open transactions: PGlite's handle, the chain their statements run in, and how they end. */
@@ -83,8 +158,12 @@ parentPort.on("message", (message) => {
   switch (op) {
     case "query": {
       const options = queryOptions(message.options);
-      const work = (target) => target.query(message.sql, message.params, options);
-      return reply(id, message.tx ? inTransaction(message.tx, work) : work(pglite));
+      return reply(
+        id,
+        message.tx
+          ? inTransaction(message.tx, () => preparedQueryInTransaction(message.sql, message.params, options))
+          : preparedQuery(message.sql, message.params, options),
+      );
     }
     case "exec": {
       const work = (target) => target.exec(message.sql);
