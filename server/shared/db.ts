@@ -69,8 +69,8 @@ export interface OpenDatabaseOptions {
   pgliteSharedBuffers?: string;
   /**
    * PGlite only: run it on a thread of its own (pglite-thread.ts), so its statements' work leaves the
-   * process's event loop. The servers' entry points ask for it (INLAY_WORKER_THREAD); tests and the
-   * operator's CLI keep it in their thread.
+   * process's event loop. The servers' entry points ask for it (INLAY_WORKER_THREAD), and so do the
+   * tests; the operator's CLI keeps it in its thread.
    */
   pgliteThread?: boolean;
 }

@@ -84,6 +84,7 @@ export async function createTestDatabase({ empty, ...options }: TestDatabaseOpti
     };
   }
   const loadDataDir = fromTemplate ? new Blob([await readFile(provided("pgliteTemplate"))]) : undefined;
-  const database = await openDatabase({ ...options, dataDir: "memory://", loadDataDir });
+  // On its own thread, as the servers run PGlite (`pgliteThread: false` for PGlite in the test's thread).
+  const database = await openDatabase({ pgliteThread: true, ...options, dataDir: "memory://", loadDataDir });
   return { ...database, dispose: () => database.close() };
 }

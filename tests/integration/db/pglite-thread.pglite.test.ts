@@ -41,7 +41,7 @@ describe("PGlite on its own thread", () => {
       ARRAY['2026-12-07T10:00:00Z'::timestamptz, NULL] AS tzs, '{"a":1}'::json AS j, '[{"b":2}]'::jsonb AS jb,
       ARRAY['{"c":3}'::jsonb] AS jbs, '\\x0102'::bytea AS b, 9007199254740993::int8 AS i8, ARRAY[1, 2]::int8[] AS i8s,
       ARRAY['x', 'y'] AS texts, 7 AS i4, NULL::timestamptz AS none`;
-    const here = await createTestDatabase();
+    const here = await createTestDatabase({ pgliteThread: false });
     try {
       const { pglite: threaded } = database.driver as Extract<TestDatabase["driver"], { kind: "pglite" }>;
       const { pglite: inThread } = here.driver as Extract<TestDatabase["driver"], { kind: "pglite" }>;
