@@ -7,6 +7,7 @@ import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { openDatabase } from "@/server/shared/db";
 import { createPlatformApp } from "@/server/platform/app";
+import { env } from "@/lib/env";
 import { platformConfigFromEnv } from "@/server/platform/config";
 import { createPlatformDeps } from "@/server/platform/deps";
 import { createSimModel } from "@/server/platform/models/sim";
@@ -15,7 +16,8 @@ import { recordingMailer } from "@/server/platform/services/messaging/mailer";
 
 // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
 const url = process.env.BENCH_DATABASE_URL;
-const database = await openDatabase(url ? { url } : { dataDir: "memory://" });
+// PGlite on a thread of its own, as `npm run platform` runs it.
+const database = await openDatabase(url ? { url } : { dataDir: "memory://", pgliteThread: env.INLAY_WORKER_THREAD });
 const config = platformConfigFromEnv();
 const platform = createPlatformApp(createPlatformDeps({
   database: async () => database,

@@ -28,7 +28,8 @@ const url = process.env.BENCH_DATABASE_URL;
 // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
 const role = (process.env.BENCH_ROLE ?? "all") as PlatformRole;
 if (role !== "all" && !url) throw new Error(`BENCH_ROLE=${role} needs PostgreSQL (BENCH_DATABASE_URL)`);
-const database = await openDatabase(url ? { url } : { dataDir: "memory://" });
+// PGlite on a thread of its own, as `npm run platform` runs it.
+const database = await openDatabase(url ? { url } : { dataDir: "memory://", pgliteThread: env.INLAY_WORKER_THREAD });
 let floorPool: pg.Pool | undefined;
 // Model calls this process made: how the runs spread over the workers (printed when it stops).
 let modelCalls = 0;
