@@ -46,7 +46,7 @@ for (const type of textTypes) pglite.parsers[type] = asText;
 // six (parse, describe, bind, describe, execute, sync): PostgreSQL parses and plans a statement once
 // (custom plans first, then a generic one where it is as cheap, as for any prepared statement), and
 // Prisma sends the same texts again and again. The most recently used STATEMENTS_MAX stay prepared.
-const STATEMENTS_MAX = 500;
+const STATEMENTS_MAX = 250;
 const { serialize } = protocol;
 /** Statement text → { name, paramTypes, rowDescription }, least recently used first. */
 const statements = new Map();

@@ -65,8 +65,8 @@ type FromThread =
   | { notify: number; payload: string };
 
 /**
- * The thread's file: beside this module in the compiled platform (server/platform-build.ts copies it),
- * else in the checkout the process runs from (tsx, the Next.js app, whose bundles are elsewhere).
+ * The thread's file: beside this module under tsx, else in the checkout the process runs from (the
+ * compiled platform and the Next.js app, whose bundles are elsewhere; both run from the checkout's root).
  */
 function threadFile(): string {
   const beside = path.join(path.dirname(fileURLToPath(import.meta.url)), "pglite-thread-worker.mjs");
