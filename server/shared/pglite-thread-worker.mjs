@@ -6,11 +6,23 @@
 //
 // Messages in: { id, op, ... }; out: { id, ok, value | error } and { notify, payload }. A transaction
 // is PGlite's own (it holds the one connection): its statements carry its `tx` and run in order.
+import { readFile } from "node:fs/promises";
 import { Session } from "node:inspector";
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite, messages, parse, protocol } from "@electric-sql/pglite";
 
 const { dataDir, loadDataDir, startParams, textTypes } = workerData;
+
+// PGlite compiles its WebAssembly once per thread (9 MB, about 3 s of CPU with its tier-up): the first
+// thread of a process compiles it here and hands the modules back with its ready message, and the
+// main thread gives them to every later thread, which shares the compiled code (a test process opens
+// many databases; a server opens one).
+async function wasmModules() {
+  if (workerData.wasmModules) return workerData.wasmModules;
+  const compile = async (file) => WebAssembly.compile(await readFile(new URL(file, import.meta.resolve("@electric-sql/pglite"))));
+  const [pgliteWasmModule, initdbWasmModule] = await Promise.all([compile("./pglite.wasm"), compile("./initdb.wasm")]);
+  return { pgliteWasmModule, initdbWasmModule };
+}
 
 /** An Error as plain data: postMessage keeps neither a DatabaseError's class nor its fields. */
 function serializeError(error) {
@@ -31,8 +43,10 @@ const reply = (id, promise) =>
 const queryOptions = (options) => (options ? { rowMode: options.rowMode, paramTypes: options.paramTypes } : undefined);
 
 let pglite;
+let modules;
 try {
-  pglite = await PGlite.create({ dataDir, loadDataDir: loadDataDir ? new Blob([loadDataDir]) : undefined, startParams });
+  modules = await wasmModules();
+  pglite = await PGlite.create({ dataDir, loadDataDir: loadDataDir ? new Blob([loadDataDir]) : undefined, startParams, ...modules });
 } catch (error) {
   parentPort.postMessage({ ready: false, error: serializeError(error) });
   process.exit(0);
@@ -238,4 +252,4 @@ parentPort.on("message", (message) => {
   }
 });
 
-parentPort.postMessage({ ready: true });
+parentPort.postMessage({ ready: true, wasmModules: workerData.wasmModules ? undefined : modules });

@@ -57,8 +57,17 @@ interface SerializedError {
   fields: Record<string, unknown>;
   database?: boolean;
 }
+/** PGlite's compiled WebAssembly, as PGlite.create takes it: compiled by a process's first thread, shared by the rest. */
+interface WasmModules {
+  pgliteWasmModule: WebAssembly.Module;
+  initdbWasmModule: WebAssembly.Module;
+}
+let compiled: WasmModules | undefined;
+/** The modules this process's later PGlite threads start from (undefined before the first thread is up). */
+export const compiledPgliteWasm = (): WasmModules | undefined => compiled;
+
 type FromThread =
-  | { ready: true }
+  | { ready: true; wasmModules?: WasmModules }
   | { ready: false; error: SerializedError }
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; error: SerializedError }
@@ -87,7 +96,7 @@ export async function openPgliteThread(options: PgliteThreadOptions): Promise<Pg
   const checked = new WeakSet<object>();
   const loadDataDir = options.loadDataDir ? await options.loadDataDir.arrayBuffer() : undefined;
   const worker = new Worker(threadFile(), {
-    workerData: { dataDir: options.dataDir, loadDataDir, startParams: options.startParams, textTypes: [...TEXT_TYPE_IDS] },
+    workerData: { dataDir: options.dataDir, loadDataDir, startParams: options.startParams, textTypes: [...TEXT_TYPE_IDS], wasmModules: compiled },
     transferList: loadDataDir ? [loadDataDir] : [],
   });
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
@@ -107,8 +116,10 @@ export async function openPgliteThread(options: PgliteThreadOptions): Promise<Pg
   const ready = new Promise<void>((resolve, reject) => {
     worker.on("message", (message: FromThread) => {
       if ("ready" in message) {
-        if (message.ready) resolve();
-        else reject(rebuild(message.error));
+        if (message.ready) {
+          compiled ??= message.wasmModules;
+          resolve();
+        } else reject(rebuild(message.error));
       } else if ("notify" in message) notified.get(message.notify)?.(message.payload);
       else {
         const call = pending.get(message.id);

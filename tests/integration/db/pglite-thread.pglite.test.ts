@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "@/server/generated/prisma/client";
 import { jobDatabase } from "@/server/platform/infrastructure/pg-boss-db";
 import { openDatabase } from "@/server/shared/db";
+import { compiledPgliteWasm } from "@/server/shared/pglite-thread";
 import { createTestDatabase, type TestDatabase } from "../../helpers/database";
 
 let database: TestDatabase;
@@ -144,12 +145,17 @@ describe("PGlite on its own thread", () => {
     expect((await db.executeSql("SELECT count(*)::int AS n FROM thread_list", [])).rows).toEqual([{ n: 2 }]);
   });
 
-  it("dumps its data directory, which a new database opens", async () => {
+  it("dumps its data directory, which a new database opens on a thread sharing the first's compiled WebAssembly", async () => {
     const { pglite } = database.driver as Extract<TestDatabase["driver"], { kind: "pglite" }>;
     await pglite.exec("CHECKPOINT");
     const dump = await pglite.dumpDataDir("none");
+    // The process's first thread handed back PGlite's compiled WebAssembly; this one starts from it.
+    const modules = compiledPgliteWasm();
+    expect(modules?.pgliteWasmModule).toBeInstanceOf(WebAssembly.Module);
+    expect(modules?.initdbWasmModule).toBeInstanceOf(WebAssembly.Module);
     const copy = await openDatabase({ dataDir: "memory://", loadDataDir: dump, pgliteThread: true });
     try {
+      expect(compiledPgliteWasm()).toBe(modules);
       expect(await copy.prisma.tenant.count({ where: { slug: "thread-a" } })).toBe(1);
     } finally {
       await copy.close();
