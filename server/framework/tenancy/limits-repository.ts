@@ -119,12 +119,13 @@ export const minuteStart = (now: Date) => new Date(Math.floor(now.getTime() / 60
 
 // --- Admission --------------------------------------------------------------------------------------
 
-export type AdmissionTaken =
-  | { taken: true; admission: { id: string; period: string } }
-  /** The user is no member of the tenant: nothing was taken. */
-  | { taken: false; refused: "membership" }
-  /** The first counter that refused; nothing after it was tried, and the caller rolls back the ones before. */
-  | { taken: false; refused: "tenant" | "member" | "concurrent" | "turn" };
+/** Where an admission was refused: "membership", the user is no member of the tenant; else the first counter that refused. */
+export type AdmissionRefusal = "membership" | "tenant" | "member" | "concurrent" | "turn";
+
+/** Nothing is taken when refused: the statement that refused rolled back whole. */
+export type AdmissionTaken = { taken: true; admission: { id: string; period: string } } | { taken: false; refused: AdmissionRefusal };
+
+const REFUSED_AT = /admission refused at (membership|tenant|member|concurrent|turn)\b/;
 
 /**
  * Takes an admission in one statement. `limited`: the member's limits, read in the same statement (the
@@ -136,8 +137,8 @@ export type AdmissionTaken =
  * over), and the admission row. Not `limited` (a run the platform started by itself): the same
  * counters and row, no limit, no turn, no membership needed; it cannot be refused. Each step is a
  * conditional upsert that runs only when the one before it took its row, so the rows are locked in the
- * order the module's header gives. A refusal names its step; the steps before it are written, and the
- * caller's transaction rolls them back.
+ * order the module's header gives. A refusal names its step, and the statement's error undoes the steps
+ * before it: call it outside a transaction (that error would abort one).
  */
 export async function takeAdmission(
   db: Db,
@@ -173,7 +174,9 @@ export async function takeAdmission(
     )`
     : Prisma.empty;
   const last = limited ? Prisma.sql`turn` : Prisma.sql`concurrent`;
-  const rows = await db.$queryRaw<{ member: boolean; tenant: boolean; member_run: boolean; concurrent: boolean; admitted: boolean }[]>`
+  // A refusal ends the statement with an error (the migration's framework_refuse_admission), which
+  // rolls back the counters taken before the refusing one: atomic without a transaction around it.
+  return db.$queryRaw`
     WITH lim AS (${limits}), tenant_run AS (
       INSERT INTO tenant_usage AS u (tenant_id, period, runs)
       SELECT ${tenantId}::uuid, ${period}, ${count}::int FROM lim
@@ -202,13 +205,17 @@ export async function takeAdmission(
       WHERE EXISTS (SELECT 1 FROM ${last})
       RETURNING 1
     )
-    SELECT EXISTS (SELECT 1 FROM lim) AS member, EXISTS (SELECT 1 FROM tenant_run) AS tenant,
-           EXISTS (SELECT 1 FROM member_run) AS member_run, EXISTS (SELECT 1 FROM concurrent) AS concurrent,
-           EXISTS (SELECT 1 FROM admitted) AS admitted`;
-  const row = rows[0]!;
-  if (row.admitted) return { taken: true, admission: { id, period } };
-  if (!row.member) return { taken: false, refused: "membership" };
-  return { taken: false, refused: !row.tenant ? "tenant" : !row.member_run ? "member" : !row.concurrent ? "concurrent" : "turn" };
+    SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM admitted) THEN framework_refuse_admission(
+             CASE WHEN NOT EXISTS (SELECT 1 FROM lim) THEN 'membership' WHEN NOT EXISTS (SELECT 1 FROM tenant_run) THEN 'tenant'
+                  WHEN NOT EXISTS (SELECT 1 FROM member_run) THEN 'member' WHEN NOT EXISTS (SELECT 1 FROM concurrent) THEN 'concurrent'
+                  ELSE 'turn' END) END AS refused`.then(
+    () => ({ taken: true as const, admission: { id, period } }),
+    (error: unknown) => {
+      const refused = REFUSED_AT.exec(error instanceof Error ? error.message : String(error))?.[1] as AdmissionRefusal | undefined;
+      if (refused === undefined) throw error;
+      return { taken: false as const, refused };
+    },
+  );
 }
 
 /** The member's turn window as it is (for a refusal's numbers). */

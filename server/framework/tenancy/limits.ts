@@ -72,7 +72,7 @@ function effectiveCap(limits: TenantLimitsRecord, override: CapRecord | null): C
 
 /**
  * Admits one turn (a new run, or a reply on one) for a member, or throws LimitExceededError naming the
- * first limit reached. Checks and reserves in one statement (takeAdmission) in a transaction: the
+ * first limit reached. Checks and reserves in one statement (takeAdmission), atomic on its own: the
  * tenant's and the member's monthly runs (a new run takes one; a reply is refused only when none is
  * left) and that their cost is under its limit, the tenant's concurrent runs and the member's messages
  * this minute. A refusal rolls every reservation back. Throws TenancyError NOT_FOUND when the user is
@@ -84,52 +84,52 @@ export async function admitRun(
   now: Date = new Date(),
 ): Promise<RunAdmissionTicket> {
   const period = periodOf(now);
-  return prisma.$transaction(async (tx) => {
-    const taken = await takeAdmission(tx, { tenantId, userId, period }, { limited: true, count: kind === "run" ? 1 : 0 });
-    if (taken.taken) return { admissionId: taken.admission.id, period: taken.admission.period };
-    const notMember = () => new TenancyError("NOT_FOUND", "not a member of this tenant");
-    if (taken.refused === "membership") throw notMember();
-    const found = await findAdmissionLimits(tx, tenantId, userId);
-    if (!found) throw notMember();
-    // The refusal's numbers. The refused counter's own row is as it was (the steps after it did not
-    // run), so its numbers are true; throwing rolls back the steps before it.
-    const { limits } = found;
-    const cap = effectiveCap(limits, found.cap);
-    const tenantCostMicros = limitMicros(limits.costPerMonthCents);
-    const memberCostMicros = limitMicros(cap.costPerMonthCents);
-    const monthEnds = periodEnd(now).toISOString();
-    switch (taken.refused) {
-      case "tenant": {
-        const used = await findTenantUsage(tx, tenantId, period);
-        throw new LimitExceededError(
-          limits.runsPerMonth !== null && used.runs >= limits.runsPerMonth
-            ? { limit: "tenant_runs", used: used.runs, max: limits.runsPerMonth, resetsAt: monthEnds }
-            : { limit: "tenant_cost", used: used.costMicros, max: tenantCostMicros ?? 0, resetsAt: monthEnds },
-        );
-      }
-      case "member": {
-        const used = await findMemberUsage(tx, tenantId, userId, period);
-        throw new LimitExceededError(
-          cap.runsPerMonth !== null && used.runs >= cap.runsPerMonth
-            ? { limit: "member_runs", used: used.runs, max: cap.runsPerMonth, resetsAt: monthEnds }
-            : { limit: "member_cost", used: used.costMicros, max: memberCostMicros ?? 0, resetsAt: monthEnds },
-        );
-      }
-      case "concurrent": {
-        const active = await findActiveRuns(tx, tenantId);
-        throw new LimitExceededError({ limit: "concurrent_runs", used: active, max: limits.concurrentRuns ?? 0, resetsAt: null });
-      }
-      case "turn": {
-        const window = await findTurnWindow(tx, tenantId, userId);
-        throw new LimitExceededError({
-          limit: "turns_per_minute",
-          used: window.turns,
-          max: limits.turnsPerMinutePerMember ?? 0,
-          resetsAt: new Date(minuteStart(window.windowStart).getTime() + 60_000).toISOString(),
-        });
-      }
+  // One statement, no transaction: a refusal takes nothing (takeAdmission), and the refusal's numbers
+  // below are read as they are now.
+  const taken = await takeAdmission(prisma, { tenantId, userId, period }, { limited: true, count: kind === "run" ? 1 : 0 });
+  if (taken.taken) return { admissionId: taken.admission.id, period: taken.admission.period };
+  const notMember = () => new TenancyError("NOT_FOUND", "not a member of this tenant");
+  if (taken.refused === "membership") throw notMember();
+  const found = await findAdmissionLimits(prisma, tenantId, userId);
+  if (!found) throw notMember();
+  // The refusal's numbers, read after it: the refused counter as it is now.
+  const { limits } = found;
+  const cap = effectiveCap(limits, found.cap);
+  const tenantCostMicros = limitMicros(limits.costPerMonthCents);
+  const memberCostMicros = limitMicros(cap.costPerMonthCents);
+  const monthEnds = periodEnd(now).toISOString();
+  switch (taken.refused) {
+    case "tenant": {
+      const used = await findTenantUsage(prisma, tenantId, period);
+      throw new LimitExceededError(
+        limits.runsPerMonth !== null && used.runs >= limits.runsPerMonth
+          ? { limit: "tenant_runs", used: used.runs, max: limits.runsPerMonth, resetsAt: monthEnds }
+          : { limit: "tenant_cost", used: used.costMicros, max: tenantCostMicros ?? 0, resetsAt: monthEnds },
+      );
     }
-  }, ADMISSION_TX);
+    case "member": {
+      const used = await findMemberUsage(prisma, tenantId, userId, period);
+      throw new LimitExceededError(
+        cap.runsPerMonth !== null && used.runs >= cap.runsPerMonth
+          ? { limit: "member_runs", used: used.runs, max: cap.runsPerMonth, resetsAt: monthEnds }
+          : { limit: "member_cost", used: used.costMicros, max: memberCostMicros ?? 0, resetsAt: monthEnds },
+      );
+    }
+    case "concurrent": {
+      const active = await findActiveRuns(prisma, tenantId);
+      throw new LimitExceededError({ limit: "concurrent_runs", used: active, max: limits.concurrentRuns ?? 0, resetsAt: null });
+    }
+    case "turn": {
+      const window = await findTurnWindow(prisma, tenantId, userId);
+      throw new LimitExceededError({
+        limit: "turns_per_minute",
+        used: window.turns,
+        max: limits.turnsPerMinutePerMember ?? 0,
+        resetsAt: new Date(minuteStart(window.windowStart).getTime() + 60_000).toISOString(),
+      });
+    }
+  }
+
 }
 
 /**
