@@ -103,6 +103,8 @@ interface Follow {
   /** Which part of the run's usage is this request's (a reply's: what the run used beyond `since`). */
   usage?: FinishUsage;
   signal: AbortSignal;
+  /** The ledger's record of this turn's run, still being written: the turn is settled after it. */
+  started?: Promise<void>;
 }
 
 // How long a stream's end waits for its turn's settlement (a database slow to answer).
@@ -121,7 +123,7 @@ async function settleBeforeClose(settling: Promise<void>, runId: number): Promis
 }
 
 /** The UI message stream of one request on a run, from its frames (or its failure). */
-function messageStream({ context, runId, cursor, head = [], frames, iterator, error, usage, signal, draining }: Follow & { draining: AbortSignal }) {
+function messageStream({ context, runId, cursor, head = [], frames, iterator, error, usage, signal, draining, started }: Follow & { draining: AbortSignal }) {
   const translator = createRunTranslator({ messageId: chatMessageId(runId, cursor), runId, cursor });
   const stream = createUIMessageStream<ChatMessage>({
     async execute({ writer }) {
@@ -164,7 +166,8 @@ function messageStream({ context, runId, cursor, head = [], frames, iterator, er
         return;
       }
       write(translator.finish(run, usage));
-      if (run && context.ended) await settleBeforeClose(context.ended(run), runId);
+      const ended = context.ended;
+      if (run && ended) await settleBeforeClose((started ?? Promise.resolve()).then(() => ended(run)), runId);
     },
     onError: () => "The chat stream failed.",
   });
@@ -360,15 +363,18 @@ export function createChatHandlers(resolveContext: ChatContextResolver, draining
       await admission?.abandon().catch(() => {});
       return refusalStream({ kind: "unknown", message: "The platform did not name the run." }, `failed-${message.id}`);
     }
-    // Told before the stream is read, so a webhook of a run that ends at once finds its turn started.
-    // Should that fail, the ledger's sweep releases the admission as one that never named a run.
-    await appSpan("ledger.turn_started", { attributes: { "inlay.run.id": id } }, async () => admission?.started(id, priorCostUsd)).catch((failed) =>
+    // The ledger learns the turn's run while the stream starts: the first token does not wait for that
+    // write, and the turn's settlement at the stream's end waits for it (messageStream). The run goes on
+    // either way, so a webhook of a run that ends first finds nothing to settle; the stream's end or the
+    // ledger's sweep does. Should the write fail, the sweep releases the admission as one that never
+    // named a run.
+    const started = appSpan("ledger.turn_started", { attributes: { "inlay.run.id": id } }, async () => admission?.started(id, priorCostUsd)).catch((failed) =>
       logger.error({ err: failed }, "chat admission start failed"),
     );
     chatTurnsStarted.inc({ kind: target.runId !== undefined ? "reply" : "new" });
     // The message's usage is this request's: a reply's is what the run used beyond its prior total.
     const usage = target.runId !== undefined ? { since: target.prior.usage } : undefined;
-    return messageStream({ context, runId: id, cursor: runId === undefined ? undefined : cursor, frames: stream, usage, signal: request.signal, draining });
+    return messageStream({ context, runId: id, cursor: runId === undefined ? undefined : cursor, frames: stream, usage, signal: request.signal, draining, started });
   }
 
   return {

@@ -23,6 +23,10 @@ let abandoned = 0;
 const ended: { id: number; status: string; cost: string }[] = [];
 /** While on, the settlement never answers (a database that hangs). */
 let settlementHangs = false;
+/** While set, the ledger's start of a turn waits for it (a slow write). */
+let startedGate: Promise<void> | undefined;
+/** The ledger's starts and the streams' settlements, in the order they happened. */
+const ledgerOrder: string[] = [];
 
 beforeAll(async () => {
   platform = await startPlatform();
@@ -39,13 +43,18 @@ beforeAll(async () => {
       async admit() {
         if (refuse) throw new ChatRefusal({ kind: "cap_reached", message: "You have reached your monthly run cap (3 of 3).", code: "member_runs" });
         return {
-          started: async (runId, prior) => void started.push({ runId, prior }),
+          started: async (runId, prior) => {
+            await startedGate;
+            started.push({ runId, prior });
+            ledgerOrder.push(`started ${runId}`);
+          },
           withdraw: async () => void withdrawn++,
           abandon: async () => void abandoned++,
         };
       },
       ended: (run) => {
         ended.push({ id: run.id, status: run.status, cost: run.usage.cost_usd });
+        ledgerOrder.push(`ended ${run.id}`);
         return settlementHangs ? new Promise<void>(() => {}) : Promise.resolve();
       },
       subject: { tenantId: "t", userId: user, via: "session" },
@@ -74,6 +83,36 @@ const dataOf = <K extends keyof ChatDataTypes & string>(message: ChatMessage, ki
   message.parts.flatMap((part) => (part.type === `data-${kind}` ? [(part as unknown as { data: ChatDataTypes[K] }).data] : []));
 
 describe("POST /api/chat", () => {
+  it("streams the first words without waiting for the ledger's start, and settles the turn only after it", async () => {
+    let open!: () => void;
+    startedGate = new Promise<void>((resolve) => (open = resolve));
+    try {
+      const response = await send("slow ledger");
+      const runId = Number(response.headers.get("x-run-id"));
+      const seen: ChatChunk[] = [];
+      const reading = chunks(response)[Symbol.asyncIterator]();
+      for (let step = await reading.next(); !step.done; step = await reading.next()) {
+        seen.push(step.value);
+        if (step.value.type === "text-delta") break;
+      }
+      // Words are on the page while the ledger's write is still waiting.
+      expect(seen.some((chunk) => chunk.type === "text-delta")).toBe(true);
+      expect(ledgerOrder).not.toContain(`started ${runId}`);
+      // The answer ends, and its settlement waits for the ledger's start.
+      for (let step = await reading.next(); !step.done; step = await reading.next()) {
+        seen.push(step.value);
+        if (step.value.type === "finish") break;
+      }
+      expect(ledgerOrder.filter((entry) => entry.endsWith(` ${runId}`))).toEqual([]);
+      open();
+      for (let step = await reading.next(); !step.done; step = await reading.next()) seen.push(step.value);
+      expect(ledgerOrder.filter((entry) => entry.endsWith(` ${runId}`))).toEqual([`started ${runId}`, `ended ${runId}`]);
+    } finally {
+      open();
+      startedGate = undefined;
+    }
+  });
+
   it("streams the answer as text deltas before the run ends, with the run's id and usage", async () => {
     const response = await send("hello there world");
     expect(response.status).toBe(200);
