@@ -329,8 +329,8 @@ export const envSchema = z
     // Signs embed tokens (HS256, server/framework/embed/tokens.ts); derived from NEXTAUTH_SECRET when unset.
     EMBED_TOKEN_SECRET: optionalString.refine((value) => value === undefined || value.length >= 32, "must be at least 32 characters"),
 
-    // Benchmarks only (bench/chat-path.ts): serves POST /api/bench-floor, the plain AI SDK route the chat
-    // path is measured against. Off in every normal install.
+    // Benchmarks only (bench/chat-path.ts): serves POST /api/bench-floor and /api/bench-floor/bridge, the
+    // plain AI SDK route and the bare chat bridge the chat path is measured against. Off in every normal install.
     INLAY_BENCH_FLOOR: flag(false),
 
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
