@@ -84,8 +84,7 @@ export async function admitRun(
   now: Date = new Date(),
 ): Promise<RunAdmissionTicket> {
   const period = periodOf(now);
-  // One statement, no transaction: a refusal takes nothing (takeAdmission), and the refusal's numbers
-  // below are read as they are now.
+  // One statement, no transaction: a refusal takes nothing (takeAdmission).
   const taken = await takeAdmission(prisma, { tenantId, userId, period }, { limited: true, count: kind === "run" ? 1 : 0 });
   if (taken.taken) return { admissionId: taken.admission.id, period: taken.admission.period };
   const notMember = () => new TenancyError("NOT_FOUND", "not a member of this tenant");
