@@ -307,6 +307,12 @@ export function createChatHandlers(resolveContext: ChatContextResolver, draining
       return failure(error);
     }
 
+    // A new run's preparation (the member's copies of what the tenant offers, the apps it names) goes
+    // on while the turn is admitted: the first token waits for the slower of the two, not for both.
+    // A refused turn leaves copies the member's next run would make anyway; a failed preparation is
+    // met below, once the admission can be given back.
+    const prepared = target.runId === undefined ? context.prepare?.() : undefined;
+    prepared?.catch(() => {});
     let admission: ChatAdmission | undefined;
     try {
       // A reply continues its run: admitted as a message, not as another run.
@@ -333,7 +339,7 @@ export function createChatHandlers(resolveContext: ChatContextResolver, draining
           ? await context.client.runs.replyWithFiles(target.runId, { message: messageText, files, interactive: true })
           : await context.client.runs.reply(target.runId, { message: messageText, interactive: true });
       } else {
-        const apps = (await context.prepare?.())?.apps ?? [];
+        const apps = (await prepared)?.apps ?? [];
         const params = {
           teammate_id: target.teammateId,
           message: messageText,

@@ -27,6 +27,10 @@ let settlementHangs = false;
 let startedGate: Promise<void> | undefined;
 /** The ledger's starts and the streams' settlements, in the order they happened. */
 const ledgerOrder: string[] = [];
+/** While set, the context prepares new runs with it (the member's copies, the offered apps). */
+let preparation: (() => Promise<{ apps?: string[] }>) | undefined;
+/** What the preparation and the admission did, in the order they happened. */
+const turnOrder: string[] = [];
 
 beforeAll(async () => {
   platform = await startPlatform();
@@ -40,7 +44,9 @@ beforeAll(async () => {
     return {
       client,
       agentId: (agent) => agentByName(client, agent),
+      ...(preparation ? { prepare: preparation } : {}),
       async admit() {
+        turnOrder.push("admit");
         if (refuse) throw new ChatRefusal({ kind: "cap_reached", message: "You have reached your monthly run cap (3 of 3).", code: "member_runs" });
         return {
           started: async (runId, prior) => {
@@ -272,6 +278,44 @@ describe("POST /api/chat", () => {
       expect(dataOf(message, "error")).toEqual([{ kind: "cap_reached", message: "You have reached your monthly run cap (3 of 3).", code: "member_runs" }]);
       expect((await client.runs.list()).data.length).toBe(before);
     } finally {
+      refuse = false;
+    }
+  });
+
+  it("prepares a new run while its admission is taken; a failed preparation gives the admission back", async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    preparation = async () => {
+      turnOrder.push("prepare");
+      await gate;
+      turnOrder.push("prepared");
+      return {};
+    };
+    try {
+      turnOrder.length = 0;
+      const answering = send("::words 3");
+      // The admission is asked while the preparation still waits.
+      await expect.poll(() => turnOrder).toEqual(["prepare", "admit"]);
+      open();
+      const message = await messageOf(await all(chunks(await answering)));
+      expect(textOf(message).split(" ")).toHaveLength(3);
+      expect(turnOrder).toEqual(["prepare", "admit", "prepared"]);
+
+      // A preparation that fails after the admission: no run, the admission released, the error shown.
+      const abandonedBefore = abandoned;
+      const runsBefore = (await client.runs.list()).data.length;
+      preparation = () => Promise.reject(new Error("tool copy failed"));
+      const failed = await messageOf(await all(chunks(await send("hello"))));
+      expect(dataOf(failed, "error")).toHaveLength(1);
+      expect(abandoned - abandonedBefore).toBe(1);
+      // Refused and failed at once: the refusal is what the person sees (and the failure is no unhandled rejection).
+      refuse = true;
+      const refused = await messageOf(await all(chunks(await send("hello"))));
+      expect(dataOf(refused, "error")).toMatchObject([{ kind: "cap_reached" }]);
+      expect((await client.runs.list()).data.length).toBe(runsBefore);
+    } finally {
+      open();
+      preparation = undefined;
       refuse = false;
     }
   });
