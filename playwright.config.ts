@@ -90,6 +90,11 @@ const platformServer = {
 };
 
 const remoteOnlySpecs = ["**/webhooks.spec.ts", "**/connections-flow.spec.ts", "**/tools.spec.ts", "**/vendor-app.spec.ts"];
+// Specs about servers they start themselves from the same build (on the spare ports, with embedded
+// platforms of their own), which the pass's platform does not change: they run in the remote pass,
+// whose lane of tests/run-all.mjs is the shorter one beside the embedded pass.
+const ownServerSpecs = ["**/demo-app.spec.ts", "**/embedded-postgres.spec.ts"];
+const remotePassSpecs = [...remoteOnlySpecs, ...ownServerSpecs];
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -110,11 +115,11 @@ export default defineConfig({
   // fakes) need a platform that may call loopback, which only the separate platform of the remote pass
   // is (the embedded one runs under NODE_ENV=production, which refuses OUTBOUND_ALLOW_LOOPBACK): those
   // specs make the remote pass, and each of them streams a chat run across the platform's HTTP boundary.
-  // Every other spec runs once, in the embedded pass: the framework reaches either platform through the
-  // same typed client, whose HTTP behaviour (streams, resumption, cancel, approvals) tests/integration
-  // covers against a platform over HTTP.
-  testMatch: remotePlatform ? remoteOnlySpecs : "**/*.spec.ts",
-  testIgnore: remotePlatform ? [] : remoteOnlySpecs,
+  // Every other spec runs once, in the embedded pass (but ownServerSpecs, above): the framework reaches
+  // either platform through the same typed client, whose HTTP behaviour (streams, resumption, cancel,
+  // approvals) tests/integration covers against a platform over HTTP.
+  testMatch: remotePlatform ? remotePassSpecs : "**/*.spec.ts",
+  testIgnore: remotePlatform ? [] : remotePassSpecs,
   use: {
     baseURL,
     browserName: "chromium",

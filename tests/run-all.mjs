@@ -137,7 +137,8 @@ const steps = [
     ],
     [
       // The specs that need a platform of their own (one that may call loopback fakes), with the
-      // framework pointed at a platform started separately (`npm run platform`)...
+      // framework pointed at a platform started separately (`npm run platform`), and, to even out the
+      // two lanes, the ones that start servers of their own (playwright.config.ts)...
       {
         name: "end-to-end tests against a separate platform",
         command: "npx",

@@ -3,25 +3,18 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
-import { expect, test, type APIRequestContext, type Page, type Response } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Response } from "@playwright/test";
 import { ChatPage } from "./pages/chat-page";
-import { SignInPage } from "./pages/sign-in-page";
+import { SignInPage, signInAs } from "./pages/sign-in-page";
 
 const shot = (name: string) => `test-results/chat-${name}.png`;
 let counter = 0;
 const agentName = (label: string) => `${label}-${Date.now().toString(36)}-${++counter}`;
 
-// The acme admin: it may make personal agents (each test names a fresh one), and the earlier
-// agents-and-quota spec caps member@acme.test at two runs.
-async function signIn(page: Page, email = "admin@acme.test") {
-  const signInPage = new SignInPage(page);
-  await signInPage.goto();
-  await signInPage.signIn(email, "inlay-demo");
-  await expect(page).toHaveURL("/");
-}
-
 test.describe("chat", () => {
-  test.beforeEach(async ({ page }) => signIn(page));
+  // The acme admin: it may make personal agents (each test names a fresh one), and the earlier
+  // agents-and-quota spec caps member@acme.test at two runs.
+  test.beforeEach(async ({ page }) => signInAs(page, "admin@acme.test"));
 
   test("the full chat page loads the widget alone, and signs out", async ({ page }) => {
     // The scripts of the first load, gzipped as the bench counts them (issue #7).
@@ -298,7 +291,7 @@ test.describe("embed", () => {
   test.beforeAll(async ({ browser, baseURL }) => {
     const context = await browser.newContext({ baseURL });
     const page = await context.newPage();
-    await signIn(page, "admin@acme.test");
+    await signInAs(page, "admin@acme.test");
     admin = context.request;
     host = http.createServer(async (request, response) => {
       if (request.url === "/token") {

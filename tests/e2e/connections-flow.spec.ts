@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
 import { ChatPage } from "./pages/chat-page";
 import { AdminAppsPage, ConnectionsPage } from "./pages/connections-page";
-import { SignInPage, signedIn } from "./pages/sign-in-page";
+import { signedIn, signInAs } from "./pages/sign-in-page";
 
 // connections.spec.ts expects a workspace that offers nothing: take the offer back.
 test.afterAll(async ({ browser }) => {
@@ -121,10 +121,7 @@ test("inside the cross-origin embed, the popup hands the grant back and the run 
   test.setTimeout(90_000);
   const adminContext = await browser.newContext({ baseURL });
   const adminPage = await adminContext.newPage();
-  const signIn = new SignInPage(adminPage);
-  await signIn.goto();
-  await signIn.signIn("admin@acme.test", "inlay-demo");
-  await expect(adminPage).toHaveURL("/");
+  await signInAs(adminPage, "admin@acme.test");
   const admin = adminContext.request;
   // A host page on another origin (127.0.0.1, not localhost) whose backend mints the embed's tokens.
   let hostOrigin = "";

@@ -2,24 +2,15 @@
 // page wider than the screen), in dark mode (the theme tokens switch, text stays legible), the
 // overview, the favicon, empty states and the chat history's previews. Screenshots go to
 // test-results/screens/.
-import { expect, test, type Browser, type Locator, type Page } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "@playwright/test";
 import { ChatPage } from "./pages/chat-page";
 import { ConsoleNav } from "./pages/console-page";
-import { DEMO_PASSWORD, SignInPage } from "./pages/sign-in-page";
+import { signedIn, signInAs } from "./pages/sign-in-page";
 
 const shot = (name: string) => `test-results/screens/${name}.png`;
 const phone = { width: 390, height: 844 };
 let counter = 0;
 const agentName = (label: string) => `${label}-${Date.now().toString(36)}-${++counter}`;
-
-async function signedInWith(browser: Browser, email: string, options: Parameters<Browser["newContext"]>[0] = {}): Promise<Page> {
-  const page = await (await browser.newContext(options)).newPage();
-  const signIn = new SignInPage(page);
-  await signIn.goto();
-  await signIn.signIn(email, DEMO_PASSWORD);
-  await expect(page).toHaveURL("/");
-  return page;
-}
 
 /** The page is settled: its heading is there and nothing is loading. */
 async function settled(page: Page) {
@@ -53,7 +44,7 @@ const colours = (locator: Locator) =>
 
 test("at 390 px every console page is in the menu, the current one is marked, and none is wider than the phone", async ({ browser }) => {
   test.setTimeout(180_000);
-  const page = await signedInWith(browser, "admin@acme.test", { viewport: phone });
+  const page = await signedIn(browser, "admin@acme.test", { viewport: phone });
   const nav = new ConsoleNav(page);
   await settled(page);
   await expectNoSidewaysScroll(page);
@@ -99,10 +90,7 @@ test("at 390 px every console page is in the menu, the current one is marked, an
 });
 
 test("at 1280 px the pages are always shown, with the current one marked", async ({ page }) => {
-  const signIn = new SignInPage(page);
-  await signIn.goto();
-  await signIn.signIn("member@acme.test", DEMO_PASSWORD);
-  await expect(page).toHaveURL("/");
+  await signInAs(page, "member@acme.test");
   const nav = new ConsoleNav(page);
   await expect(nav.menuButton()).toBeHidden();
   await nav.link("Memories").click();
@@ -112,8 +100,8 @@ test("at 1280 px the pages are always shown, with the current one marked", async
 
 test("dark mode follows the system: the tokens switch and text stays legible", async ({ browser }) => {
   test.setTimeout(120_000);
-  const light = await signedInWith(browser, "admin@acme.test", { colorScheme: "light" });
-  const dark = await signedInWith(browser, "admin@acme.test", { colorScheme: "dark" });
+  const light = await signedIn(browser, "admin@acme.test", { colorScheme: "light" });
+  const dark = await signedIn(browser, "admin@acme.test", { colorScheme: "dark" });
   for (const page of [light, dark]) await settled(page);
 
   const lightBody = await colours(light.locator("body"));
@@ -171,7 +159,7 @@ test("dark mode follows the system: the tokens switch and text stays legible", a
 });
 
 test("the overview shows the member's quota, their agents with a chat each, and first steps", async ({ browser }) => {
-  const page = await signedInWith(browser, "member@acme.test");
+  const page = await signedIn(browser, "member@acme.test");
   await settled(page);
   await expect(page.getByTestId("quota-meter")).toBeVisible();
   await expect(page.getByTestId("quota-member-runs")).toHaveText(/^\d+ of (\d+|unlimited) runs$/);
@@ -203,7 +191,7 @@ test("every page has the favicon", async ({ page, request }) => {
 test("empty lists and the empty usage chart say what would fill them", async ({ browser }) => {
   test.setTimeout(120_000);
   // Globex's admin: no spec runs globex's agents, so nothing is remembered, allowed or metered there.
-  const page = await signedInWith(browser, "admin@globex.test");
+  const page = await signedIn(browser, "admin@globex.test");
   for (const [path, title] of [
     ["/memories", "Your agents remember nothing about you yet."],
     ["/permissions", "You have not always-allowed any tool."],
@@ -222,10 +210,7 @@ test("empty lists and the empty usage chart say what would fill them", async ({ 
 });
 
 test("the chat's history lists each conversation by the person's first message", async ({ page }) => {
-  const signIn = new SignInPage(page);
-  await signIn.goto();
-  await signIn.signIn("admin@acme.test", DEMO_PASSWORD);
-  await expect(page).toHaveURL("/");
+  await signInAs(page, "admin@acme.test");
   const chat = await ChatPage.open(page, { agent: agentName("History") });
   await chat.send("what the conversation is about");
   await expect(chat.lastAnswer()).toContainText("Echo: what the conversation is about");

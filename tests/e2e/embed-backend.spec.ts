@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { expect, test, type Page } from "@playwright/test";
 import { EmbedAdminPage } from "./pages/admin-pages";
 import { ChatPage } from "./pages/chat-page";
-import { SignInPage } from "./pages/sign-in-page";
+import { signInAs } from "./pages/sign-in-page";
 
 const shot = (name: string) => `test-results/embed-backend-${name}.png`;
 const AGENT = "Acme assistant"; // the seeded tenant agent of acme
@@ -80,10 +80,7 @@ test.describe("embed from the vendor's backend", () => {
     // Another origin the tenant never allows, with the same page.
     unlisted = await startShop(baseURL!, () => secret);
     admin = await (await browser.newContext({ baseURL })).newPage();
-    const signIn = new SignInPage(admin);
-    await signIn.goto();
-    await signIn.signIn("admin@acme.test", "inlay-demo");
-    await expect(admin).toHaveURL("/");
+    await signInAs(admin, "admin@acme.test");
   });
   test.afterAll(async () => {
     await Promise.all([stop(shop), stop(unlisted)]);

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { AcceptInvitePage, CapsPage, InvitesPage } from "./pages/admin-pages";
 import { ConsolePage } from "./pages/console-page";
-import { DEMO_PASSWORD, SignInPage } from "./pages/sign-in-page";
+import { SignInPage, signInAs } from "./pages/sign-in-page";
 
 test("an admin invites a new user, who joins and signs in; the admin caps their runs", async ({ browser }) => {
   const email = `newbie-${randomBytes(4).toString("hex")}@example.test`;
@@ -11,10 +11,7 @@ test("an admin invites a new user, who joins and signs in; the admin caps their 
   // The acme admin invites a member.
   const adminContext = await browser.newContext();
   const admin = await adminContext.newPage();
-  const adminSignIn = new SignInPage(admin);
-  await adminSignIn.goto();
-  await adminSignIn.signIn("admin@acme.test", DEMO_PASSWORD);
-  await expect(admin).toHaveURL("/");
+  await signInAs(admin, "admin@acme.test");
   const invites = new InvitesPage(admin);
   await invites.goto();
   const link = await invites.invite(email, "member");

@@ -70,12 +70,7 @@ test("the nav has one Schedules entry and a Chat entry that opens a chat; an adm
 });
 
 test("at 400 px the chat header keeps History and New chat on one line each, inside the window", async ({ browser }) => {
-  const context = await browser.newContext({ viewport: { width: 400, height: 720 } });
-  const page = await context.newPage();
-  const signIn = new SignInPage(page);
-  await signIn.goto();
-  await signIn.signIn("admin@acme.test", "inlay-demo");
-  await expect(page).toHaveURL("/");
+  const page = await signedIn(browser, "admin@acme.test", { viewport: { width: 400, height: 720 } });
   const chat = await ChatPage.open(page, { agent: "Acme assistant" });
   await chat.send("hello from a narrow window");
   await expect(chat.lastAnswer()).toContainText("Echo: hello from a narrow window");
@@ -93,7 +88,7 @@ test("at 400 px the chat header keeps History and New chat on one line each, ins
   await expect(title).toHaveText("Acme assistant");
   expect(await title.evaluate((element) => element.scrollWidth <= element.clientWidth && element.scrollHeight <= element.clientHeight)).toBe(true);
   await page.screenshot({ path: "test-results/rough-edges-chat-400.png" });
-  await context.close();
+  await page.context().close();
 });
 
 /** Answers billing.overview (the platform's balance) with a server error, leaving the batch's other calls alone. */

@@ -3,7 +3,7 @@
 // sign-up (the page says so and the API refuses). The setting is put back to open for other specs.
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { ConsolePage } from "./pages/console-page";
-import { SignInPage, signedIn } from "./pages/sign-in-page";
+import { DEMO_PASSWORD, SignInPage } from "./pages/sign-in-page";
 
 const PASSWORD = "a-long-password";
 const stamp = Date.now().toString(36);
@@ -41,7 +41,12 @@ async function expectSignUpLimits(owner: Page, workspace: string) {
 
 test("open sign-up gets small default limits; approval holds a sign-up until the owner approves; closed refuses", async ({ browser }) => {
   test.setTimeout(120_000);
-  const owner = await signedIn(browser, "owner@inlay.test");
+  // This spec is about signing up and in: the owner too signs in through the form, not signInAs.
+  const owner = await (await browser.newContext()).newPage();
+  const ownerSignIn = new SignInPage(owner);
+  await ownerSignIn.goto();
+  await ownerSignIn.signIn("owner@inlay.test", DEMO_PASSWORD);
+  await expect(owner).toHaveURL("/");
   try {
     // Open (a new installation's setting): the workspace exists at once, with the sign-up limits.
     const openWorkspace = `Open Co ${stamp}`;

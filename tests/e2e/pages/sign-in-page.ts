@@ -1,4 +1,4 @@
-import { expect, type Browser, type Page } from "@playwright/test";
+import { expect, test, type Browser, type BrowserContextOptions, type Cookie, type Page } from "@playwright/test";
 
 /** Every seeded demo user's password (prisma/seed.ts). */
 export const DEMO_PASSWORD = "inlay-demo";
@@ -22,12 +22,35 @@ export class SignInPage {
   }
 }
 
-/** A page in a browser context of its own, signed in as `email` (a seeded demo user). */
-export async function signedIn(browser: Browser, email: string): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  const signIn = new SignInPage(page);
-  await signIn.goto();
-  await signIn.signIn(email, DEMO_PASSWORD);
+// Each demo user's session cookies, per server (each pass has its own, with its own database), from
+// their first sign-in through the form in this worker. Sessions are JWTs, so signing out in one browser
+// context ends no other context's session.
+const sessions = new Map<string, Cookie[]>();
+
+/**
+ * Signs `page` in as `email` (a seeded demo user) and leaves it on the console's overview. The first
+ * time for that user in this worker it goes through the form; later it hands the context the session's
+ * cookies, sparing the sign-in page, the password hash and a redirect. Specs about signing in itself use
+ * SignInPage.
+ */
+export async function signInAs(page: Page, email: string): Promise<void> {
+  const key = `${test.info().project.use.baseURL} ${email}`;
+  const cookies = sessions.get(key);
+  if (cookies) {
+    await page.context().addCookies(cookies);
+    await page.goto("/");
+  } else {
+    const signIn = new SignInPage(page);
+    await signIn.goto();
+    await signIn.signIn(email, DEMO_PASSWORD);
+  }
   await expect(page).toHaveURL("/");
+  if (!cookies) sessions.set(key, (await page.context().storageState()).cookies);
+}
+
+/** A page in a browser context of its own, signed in as `email` (a seeded demo user). */
+export async function signedIn(browser: Browser, email: string, options: BrowserContextOptions = {}): Promise<Page> {
+  const page = await (await browser.newContext(options)).newPage();
+  await signInAs(page, email);
   return page;
 }
