@@ -120,12 +120,13 @@ export const minuteStart = (now: Date) => new Date(Math.floor(now.getTime() / 60
 // --- Admission --------------------------------------------------------------------------------------
 
 /** Where an admission was refused: "membership", the user is no member of the tenant; else the first counter that refused. */
-export type AdmissionRefusal = "membership" | "tenant" | "member" | "concurrent" | "turn";
+const ADMISSION_REFUSALS = ["membership", "tenant", "member", "concurrent", "turn"] as const;
+export type AdmissionRefusal = (typeof ADMISSION_REFUSALS)[number];
 
 /** Nothing is taken when refused: the statement that refused rolled back whole. */
 export type AdmissionTaken = { taken: true; admission: { id: string; period: string } } | { taken: false; refused: AdmissionRefusal };
 
-const REFUSED_AT = /admission refused at (membership|tenant|member|concurrent|turn)\b/;
+const REFUSED_AT = new RegExp(`admission refused at (${ADMISSION_REFUSALS.join("|")})\\b`);
 
 /**
  * Takes an admission in one statement. `limited`: the member's limits, read in the same statement (the

@@ -128,7 +128,6 @@ export async function admitRun(
       });
     }
   }
-
 }
 
 /**
