@@ -188,7 +188,7 @@ export interface ChatSetup {
   memberCookie: string;
 }
 
-/** Lifts acme's limits (as the owner), allows EMBED_ORIGIN and creates an embed secret (as its admin). */
+/** Lifts acme's limits (as the owner) and its default member cap, allows EMBED_ORIGIN and creates an embed secret (as its admin). */
 export async function prepareTenant(base: string): Promise<ChatSetup> {
   const owner = await signIn(base, "owner@inlay.test");
   const tenants = await trpc<{ id: string; slug: string }[]>(base, owner, "tenants.listAll");
@@ -197,6 +197,8 @@ export async function prepareTenant(base: string): Promise<ChatSetup> {
   const none = { runsPerMonth: null, costPerMonthCents: null, concurrentRuns: null, turnsPerMinutePerMember: null };
   await trpc(base, owner, "tenants.setLimits", { tenantId: acme.id, limits: none });
   const admin = await signIn(base, "admin@acme.test");
+  // The demo's default member cap (200 runs a month) would refuse the signed-in path after a few rounds.
+  await trpc(base, admin, "limits.setDefaultCap", { runsPerMonth: null, costPerMonthCents: null });
   const origins = await fetch(`${base}/api/embed/origins`, {
     method: "PUT",
     headers: { cookie: admin, "content-type": "application/json" },

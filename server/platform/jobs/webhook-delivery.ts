@@ -58,8 +58,9 @@ const RETENTION_BATCH = 1_000;
 export const WEBHOOK_PAYLOAD_MAX_BYTES = 256 * 1024;
 const RESPONSE_EXCERPT_CHARS = 1_024;
 const DISPATCH_BATCH = 500;
-/** First attempts to the embedding app's own endpoint made in-process at once (more wait as jobs). */
+/** First attempts to the embedding app's own endpoint made in-process at once; up to INLINE_WAITING more wait for a slot, the rest are jobs. */
 const INLINE_ATTEMPTS = 8;
+const INLINE_WAITING = 1_000;
 /** An attempt overdue by this much has lost its job (the sweep's threshold). */
 const OVERDUE_MS = 60_000;
 
@@ -107,20 +108,33 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
 
   let running: Promise<void> | undefined;
   let again = false;
+  let stopping = false;
   // First attempts to the embedding app's own endpoint, made here at once rather than through a job
   // (the job's insert, fetch and completion were most of such a delivery's statements); at most
-  // INLINE_ATTEMPTS at a time, the rest as jobs. One that throws becomes a job; one lost with the
-  // process is re-enqueued by the sweep, as a lost job is.
+  // INLINE_ATTEMPTS at a time. A burst's others wait here for a slot, up to INLINE_WAITING (beyond
+  // that, jobs), so fifty runs ending together cost no job each. One that throws becomes a job; those
+  // still waiting when the process stops are handed to the queue; one lost with the process is
+  // re-enqueued by the sweep, as a lost job is.
   const inline = new Set<Promise<unknown>>();
+  const waiting: bigint[] = [];
   const inProcessTarget = (url: string) => deps.config.inProcessWebhooks?.find((target) => target.url === url);
-  const firstAttempt = async (delivery: { id: bigint; url: string }) => {
-    if (!inProcessTarget(delivery.url) || inline.size >= INLINE_ATTEMPTS) return enqueueAttempt(jobs, delivery.id, 1);
-    const attempting = withLogContext({}, () => attemptDelivery({ deliveryId: String(delivery.id), number: 1 })).catch(async (error: unknown) => {
-      logger.warn({ err: error, deliveryId: String(delivery.id) }, "in-process webhook attempt failed; it is retried as a job");
-      await enqueueAttempt(jobs, delivery.id, 1).catch(() => {});
+  const attemptInline = (deliveryId: bigint) => {
+    const attempting = withLogContext({}, () => attemptDelivery({ deliveryId: String(deliveryId), number: 1 })).catch(async (error: unknown) => {
+      logger.warn({ err: error, deliveryId: String(deliveryId) }, "in-process webhook attempt failed; it is retried as a job");
+      await enqueueAttempt(jobs, deliveryId, 1).catch(() => {});
     });
     inline.add(attempting);
-    void attempting.finally(() => inline.delete(attempting));
+    void attempting.finally(() => {
+      inline.delete(attempting);
+      const next = stopping ? undefined : waiting.shift();
+      if (next !== undefined) attemptInline(next);
+    });
+  };
+  const firstAttempt = async (delivery: { id: bigint; url: string }) => {
+    if (!inProcessTarget(delivery.url) || stopping) return enqueueAttempt(jobs, delivery.id, 1);
+    if (inline.size < INLINE_ATTEMPTS) return attemptInline(delivery.id);
+    if (waiting.length < INLINE_WAITING) return void waiting.push(delivery.id);
+    return enqueueAttempt(jobs, delivery.id, 1);
   };
   const drain = async () => {
     do {
@@ -318,7 +332,12 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
     async stop() {
       unsubscribe();
       unsubscribeGap();
+      stopping = true;
       await running;
+      // What waits for a slot goes to the queue: another process attempts it (over HTTP, as any job).
+      for (const deliveryId of waiting.splice(0)) {
+        await enqueueAttempt(jobs, deliveryId, 1).catch((error: unknown) => logger.warn({ err: error, deliveryId: String(deliveryId) }, "webhook attempt not handed to the queue; the sweep re-enqueues it"));
+      }
       await Promise.all(inline);
     },
   };

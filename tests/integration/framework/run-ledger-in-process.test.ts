@@ -10,9 +10,14 @@ import { pollUntil, waitForRun } from "../../helpers/poll";
 const URL = "http://localhost:3000/api/platform-webhooks";
 /** The same app on another public origin (another port, as a development server may start on). */
 const MOVED_URL = "http://localhost:3001/api/platform-webhooks";
+/** Another endpoint of the app, answering only once the test lets it (a slow handler). */
+const HELD_URL = "http://localhost:3000/api/held-hook";
 let fw: FrameworkHarness;
 const received: LedgerDelivery[] = [];
 const receivedAt: string[] = [];
+const held: number[] = [];
+let letGo: () => void = () => {};
+const released = new Promise<void>((resolve) => (letGo = resolve));
 
 beforeAll(async () => {
   fw = await startFramework({
@@ -25,7 +30,14 @@ beforeAll(async () => {
         receivedAt.push(url);
         return new Response(null, { status: delivery.outcome === "rejected" ? 401 : 200 });
       },
-    })),
+    })).concat({
+      url: HELD_URL,
+      async receive(request: Request) {
+        held.push((JSON.parse(await request.text()) as { run_id: number }).run_id);
+        await released;
+        return new Response(null, { status: 204 });
+      },
+    }),
   });
 }, 120_000);
 afterAll(() => fw?.close());
@@ -67,6 +79,31 @@ describe("the run ledger's webhook on the embedded platform", () => {
     expect(delivery).toMatchObject({ status: "succeeded", attempts: 1 });
     const jobs = await prisma.$queryRaw<{ n: number }[]>`
       SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhook-attempt' AND singleton_key = ${`${delivery.id}:1`}`;
+    expect(jobs[0]!.n).toBe(0);
+  }, 90_000);
+
+  it("attempts a burst's deliveries in-process, waiting for a slot while 8 are under way, with no job each", async () => {
+    const client = (await fw.connect()).client.forUser("burst-user");
+    const { prisma } = fw.database;
+    const hook = await client.webhooks.create({ url: HELD_URL, events: ["run.completed"] });
+    const agent = await client.agents.create({ name: "Burst" });
+    // Twelve runs end while the endpoint holds every delivery it has: 8 are under way, 4 wait.
+    const runs: number[] = [];
+    for (let index = 0; index < 12; index++) {
+      const run = await client.runs.create({ teammate_id: agent.id, message: `burst ${index} ::words 1`, stream: false });
+      runs.push(run.id);
+      await waitForRun((id) => client.runs.get(id), run.id, ["completed"]);
+    }
+    await pollUntil(() => Promise.resolve(held.length), (count) => count === 8, "8 deliveries under way");
+    const deliveries = () =>
+      prisma.platformWebhookDelivery.findMany({ where: { webhookId: hook.id }, select: { id: true, status: true, attempts: true } });
+    await pollUntil(deliveries, (rows) => rows.length === 12, "12 deliveries dispatched");
+    letGo();
+    const done = await pollUntil(deliveries, (rows) => rows.every((row) => row.status !== "pending"), "every delivery attempted");
+    expect(done.map(({ status, attempts }) => ({ status, attempts }))).toEqual(Array(12).fill({ status: "succeeded", attempts: 1 }));
+    expect(held.sort((a, b) => a - b)).toEqual(runs);
+    const jobs = await prisma.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhook-attempt' AND singleton_key = ANY(${done.map((row) => `${row.id}:1`)}::text[])`;
     expect(jobs[0]!.n).toBe(0);
   }, 90_000);
 
