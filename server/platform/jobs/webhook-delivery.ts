@@ -334,7 +334,7 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
       unsubscribeGap();
       stopping = true;
       await running;
-      // What waits for a slot goes to the queue: another process attempts it (over HTTP, as any job).
+      // What waits for a slot goes to the job queue, attempted by whichever process works it next.
       for (const deliveryId of waiting.splice(0)) {
         await enqueueAttempt(jobs, deliveryId, 1).catch((error: unknown) => logger.warn({ err: error, deliveryId: String(deliveryId) }, "webhook attempt not handed to the queue; the sweep re-enqueues it"));
       }

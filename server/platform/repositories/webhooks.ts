@@ -200,7 +200,6 @@ export async function dispatchOutbox(prisma: PrismaClient, batch: number): Promi
 
 // --- Attempts ----------------------------------------------------------------------------------------
 
-/** What an attempt needs: the delivery, its webhook and its event. */
 /** What an attempt reads of its delivery, the webhook that signs it and the event it sends. */
 export interface DeliveryForAttempt {
   status: string;
