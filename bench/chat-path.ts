@@ -18,8 +18,8 @@ import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { setTimeout as delay } from "node:timers/promises";
 import { cpuSeconds, rssMb } from "./platform-load";
-import { streamCounts } from "./relay";
-import { percentile, withPostgresDatabase } from "./runs";
+import { flagValue, streamCounts } from "./relay";
+import { median, percentile, withPostgresDatabase } from "./runs";
 import {
   AGENT,
   EMBED_ORIGIN,
@@ -51,8 +51,7 @@ const answer = (words: number) => Array.from({ length: words }, (_, index) => NA
 // eslint-disable-next-line no-restricted-properties -- benchmark switch, not app configuration
 const onPostgres = process.env.BENCH_DATABASE === "postgres";
 const separate = (() => {
-  const index = process.argv.indexOf("--platform");
-  const value = index >= 0 ? process.argv[index + 1] : "embedded";
+  const value = flagValue("platform") ?? "embedded";
   if (value !== "embedded" && value !== "separate") throw new Error(`--platform: embedded or separate, got "${value}"`);
   return value === "separate";
 })();
@@ -323,19 +322,12 @@ const MEMBER_MAX = 50; // the signed-in path is one member's turns: measured at 
 
 /** `--rounds N` (default 2): how many bursts of every path, the order rotated each round. */
 function roundCount(): number {
-  const index = process.argv.indexOf("--rounds");
-  const value = index >= 0 ? process.argv[index + 1] : process.argv.find((arg) => arg.startsWith("--rounds="))?.slice(9);
+  const value = flagValue("rounds");
   if (value === undefined) return 2;
   const rounds = Number(value);
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds: "${value}" is not a count`);
   return rounds;
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 export async function chatBurst(): Promise<void> {
   const counts = streamCounts([50, 200]);
@@ -392,10 +384,11 @@ export async function chatBurst(): Promise<void> {
         goals.push(`  the bridge floor (platform + bridge, no framework) ${ms(bridge50)} ms: floor route + ${ms(bridge50 - floor50)} ms, ${(bridge50 / platform50).toFixed(2)}x the platform SSE; the app ${(app50 / bridge50).toFixed(2)}x the bridge floor`);
         // The goal is judged on the pooled p50s above (every round's turns; the rotation spreads drift
         // over the paths). Each round's own ratios show how far one burst of 50 moves on these cores.
-        const roundP50 = (name: string) => measured.get(name)!.map((each) => percentile(each.turns.map((turn) => turn.firstToken), 50));
-        const paired = (of: string, to: string) => roundP50(of).map((value, round) => value / roundP50(to)[round]!);
+        const roundP50 = new Map([...measured].map(([name, bursts]) => [name, bursts.map((each) => percentile(each.turns.map((turn) => turn.firstToken), 50))]));
+        const paired = (of: string, to: string) => roundP50.get(of)!.map((value, round) => value / roundP50.get(to)![round]!);
         const list = (ratios: number[]) => ratios.map((ratio) => ratio.toFixed(2)).join(", ");
-        goals.push(`  p50 per round: platform SSE ${roundP50("platform SSE").map(ms).join(", ")}; bridge floor ${roundP50("bridge floor").map(ms).join(", ")}; app ${roundP50("app, embed").map(ms).join(", ")}`);
+        const p50s = (name: string) => roundP50.get(name)!.map(ms).join(", ");
+        goals.push(`  p50 per round: platform SSE ${p50s("platform SSE")}; bridge floor ${p50s("bridge floor")}; app ${p50s("app, embed")}`);
         const appToSse = paired("app, embed", "platform SSE");
         const bridgeToSse = paired("bridge floor", "platform SSE");
         const appToBridge = paired("app, embed", "bridge floor");

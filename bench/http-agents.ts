@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import autocannon from "autocannon";
+import { median } from "./runs";
 
 interface Sample {
   rps: number;
@@ -23,7 +24,6 @@ async function load(url: string, headers: Record<string, string>): Promise<Sampl
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx + result.errors };
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** `databaseUrl`: PostgreSQL for the platform server (a database it may migrate); PGlite without. */
 export async function httpAgents(databaseUrl?: string): Promise<void> {

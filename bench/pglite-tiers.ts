@@ -8,6 +8,7 @@
 import { execFileSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
+import { median } from "./runs";
 
 const ROUNDS = 3;
 const pgliteChild = path.join(import.meta.dirname, "pglite-tiers-child.mjs");
@@ -28,7 +29,6 @@ function measure(flags: string[]): Sample {
   const sandbox = lastLine([...flags, "--import", "tsx", sandboxChild]);
   return { small: pglite.small!, heavy: pglite.heavy!, rssMb: pglite.rssMb!, sandboxStart: sandbox.start!, sandboxCalls: sandbox.calls! };
 }
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export async function pgliteTiers(): Promise<void> {
   const runs: Record<string, Sample[]> = { "V8 defaults": [], "--liftoff-only": [] };

@@ -160,10 +160,15 @@ export async function startFloor(databaseUrl: string): Promise<Proc & { port: nu
 const f1 = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : "n/a");
 const ratio = (value: number, floor: number) => (floor > 0 ? `${(value / floor).toFixed(2)}x` : "n/a");
 
+/** A command-line option's value, `--name value` or `--name=value`; undefined when it is not given. */
+export function flagValue(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+}
+
 /** `--streams 100,500` on the command line, or the defaults. */
 export function streamCounts(defaults: number[] = DEFAULT_STREAMS): number[] {
-  const index = process.argv.indexOf("--streams");
-  const value = index >= 0 ? process.argv[index + 1] : process.argv.find((arg) => arg.startsWith("--streams="))?.slice(10);
+  const value = flagValue("streams");
   if (!value) return defaults;
   const counts = value.split(",").map(Number);
   if (counts.some((count) => !Number.isInteger(count) || count < 1)) throw new Error(`--streams: "${value}" is not a list of counts`);
@@ -179,8 +184,7 @@ function profileArgs(name: "worker" | "all" | "floor"): string[] {
 
 /** `--roles all`: the platform as one process (role all) instead of 1 web + 1 worker. */
 export function oneProcess(): boolean {
-  const index = process.argv.indexOf("--roles");
-  const value = index >= 0 ? process.argv[index + 1] : process.argv.find((arg) => arg.startsWith("--roles="))?.slice(8);
+  const value = flagValue("roles");
   if (value === undefined || value === "split") return false;
   if (value === "all") return true;
   throw new Error(`--roles: "${value}" is neither all nor split`);

@@ -123,6 +123,12 @@ export const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 };
+/** The middle value (the mean of the middle two for an even count). */
+export const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
 const ms = (value: number) => value.toFixed(2);
 const verdict = (ok: boolean) => (ok ? "ok" : "MISSES TARGET");
 

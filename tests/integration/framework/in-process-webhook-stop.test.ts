@@ -3,27 +3,15 @@
 // stops), and stopping waits for the ones under way.
 import { describe, expect, it } from "vitest";
 import { startFramework } from "../../helpers/framework";
+import { heldEndpoint } from "../../helpers/held-endpoint";
 import { pollUntil, waitForRun } from "../../helpers/poll";
 
 const HELD_URL = "http://localhost:3000/api/held-hook";
 
 describe("in-process webhook attempts at stop", () => {
   it("hands the attempts waiting for a slot to the queue and finishes those under way", async () => {
-    const held: number[] = [];
-    let letGo: () => void = () => {};
-    const released = new Promise<void>((resolve) => (letGo = resolve));
-    const fw = await startFramework({
-      inProcessWebhooks: [
-        {
-          url: HELD_URL,
-          async receive(request: Request) {
-            held.push((JSON.parse(await request.text()) as { run_id: number }).run_id);
-            await released;
-            return new Response(null, { status: 204 });
-          },
-        },
-      ],
-    });
+    const { target, held, letGo } = heldEndpoint(HELD_URL);
+    const fw = await startFramework({ inProcessWebhooks: [target] });
     const { prisma } = fw.database;
     let closing: Promise<void> | undefined;
     try {

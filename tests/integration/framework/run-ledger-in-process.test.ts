@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { receiveLedgerWebhook, ensureLedgerWebhook, type LedgerDelivery } from "@/server/framework/tenancy/run-ledger-webhook";
 import { TEST_SECRET, startFramework, type FrameworkHarness } from "../../helpers/framework";
+import { heldEndpoint } from "../../helpers/held-endpoint";
 import { pollUntil, waitForRun } from "../../helpers/poll";
 
 const URL = "http://localhost:3000/api/platform-webhooks";
@@ -15,9 +16,7 @@ const HELD_URL = "http://localhost:3000/api/held-hook";
 let fw: FrameworkHarness;
 const received: LedgerDelivery[] = [];
 const receivedAt: string[] = [];
-const held: number[] = [];
-let letGo: () => void = () => {};
-const released = new Promise<void>((resolve) => (letGo = resolve));
+const { target: heldTarget, held, letGo } = heldEndpoint(HELD_URL);
 
 beforeAll(async () => {
   fw = await startFramework({
@@ -30,14 +29,7 @@ beforeAll(async () => {
         receivedAt.push(url);
         return new Response(null, { status: delivery.outcome === "rejected" ? 401 : 200 });
       },
-    })).concat({
-      url: HELD_URL,
-      async receive(request: Request) {
-        held.push((JSON.parse(await request.text()) as { run_id: number }).run_id);
-        await released;
-        return new Response(null, { status: 204 });
-      },
-    }),
+    })).concat(heldTarget),
   });
 }, 120_000);
 afterAll(() => fw?.close());
