@@ -85,12 +85,17 @@ describe("plan limits under simultaneous run creation", () => {
 
 const pool = () => (platform.database.driver as { kind: "postgres"; pool: pg.Pool }).pool;
 
-/** Resolves once some session of the test database waits for a lock (or, with `stop`, once it is set). */
-async function someoneWaitsForALock(stop: { done?: boolean } = {}): Promise<void> {
+/**
+ * Resolves once some session waits for a lock the session `holder` holds (or, with `stop`, once it is
+ * set). Only waits on the holder count: the platform's own background work (the job queue's advisory
+ * locks) may wait for a lock of its own meanwhile.
+ */
+async function someoneWaitsForALock(holder: number, stop: { done?: boolean } = {}): Promise<void> {
   while (!stop.done) {
     // Outside any locking transaction, whose view of pg_stat_activity would not change.
     const { rows } = await pool().query<{ count: string }>(
-      "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+      "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND $1 = ANY(pg_blocking_pids(pid))",
+      [holder],
     );
     if (Number(rows[0]!.count) > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
@@ -109,14 +114,15 @@ async function onPlanWithRuns(slug: Plan["slug"], runs: number) {
 }
 
 /** Runs `work` while another transaction holds the account's plan row, as an admission in flight does. */
-async function whilePlanRowHeld(accountId: number, work: (release: () => Promise<void>) => Promise<void>) {
+async function whilePlanRowHeld(accountId: number, work: (release: () => Promise<void>, holder: number) => Promise<void>) {
   const locker = await pool().connect();
   try {
     await locker.query("BEGIN");
     await locker.query("SELECT account_id FROM platform_account_plans WHERE account_id = $1 FOR UPDATE", [accountId]);
+    const { rows } = await locker.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
     await work(async () => {
       await locker.query("COMMIT");
-    });
+    }, rows[0]!.pid);
   } finally {
     // A request left waiting must not outlive the test: its lock goes with the rollback.
     await locker.query("ROLLBACK").catch(() => undefined);
@@ -138,10 +144,10 @@ describe("a plan's refusal while the plan row is held", () => {
     },
   ])("is answered without waiting for the lock ($name)", async ({ slug, runs, status, code, headers }) => {
     const { account, post } = await onPlanWithRuns(slug, runs);
-    await whilePlanRowHeld(account.id, async (release) => {
+    await whilePlanRowHeld(account.id, async (release, holder) => {
       const posting = post(headers);
       const watching: { done?: boolean } = {};
-      const first = await Promise.race([posting, someoneWaitsForALock(watching).then(() => "waited" as const)]);
+      const first = await Promise.race([posting, someoneWaitsForALock(holder, watching).then(() => "waited" as const)]);
       watching.done = true;
       if (first === "waited") throw new Error("the refusal waited for the plan row's lock");
       expect(first.status).toBe(status);
@@ -154,10 +160,10 @@ describe("a plan's refusal while the plan row is held", () => {
 
   it("leaves an admission it would admit to the lock: it waits until the row is released", async () => {
     const { account, post } = await onPlanWithRuns("individual", 4);
-    await whilePlanRowHeld(account.id, async (release) => {
+    await whilePlanRowHeld(account.id, async (release, holder) => {
       const posting = post();
       const watching: { done?: boolean } = {};
-      const first = await Promise.race([posting.then(() => "answered" as const), someoneWaitsForALock(watching).then(() => "waits" as const)]);
+      const first = await Promise.race([posting.then(() => "answered" as const), someoneWaitsForALock(holder, watching).then(() => "waits" as const)]);
       watching.done = true;
       expect(first).toBe("waits");
       await release();
