@@ -5,6 +5,9 @@ import { ConsolePage } from "./pages/console-page";
 import { SignInPage, signInAs } from "./pages/sign-in-page";
 
 test("an admin invites a new user, who joins and signs in; the admin caps their runs", async ({ browser }) => {
+  // Two browsers, three sign-ins (each a password hash) and a dozen page loads: 8 s on a quiet machine,
+  // past the default 30 s when CI runs the other passes beside this one.
+  test.setTimeout(90_000);
   const email = `newbie-${randomBytes(4).toString("hex")}@example.test`;
   const password = "newbie-password-1";
 
