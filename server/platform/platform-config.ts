@@ -91,6 +91,11 @@ export interface WebhookSettings {
   disableAfterMs: number;
   /** Each attempt's timeout, response included. */
   timeoutMs: number;
+  /**
+   * An in-process first attempt (inProcessWebhooks) waits for this process's runs to say their first
+   * words, up to this long after its dispatch (runtime/fair-share.ts).
+   */
+  inProcessWaitMs: number;
 }
 
 export interface RunTimings {

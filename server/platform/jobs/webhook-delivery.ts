@@ -6,7 +6,8 @@
 //   attempt    a job per (delivery, attempt number), keyed by both: signs and POSTs the event through the
 //              outbound guard, records the attempt, and enqueues the next one at its time. The first
 //              attempt to the embedding app's own endpoint (PlatformConfig.inProcessWebhooks) is made
-//              by the dispatch at once, in-process, without a job
+//              by the dispatch in-process, without a job, once this process's runs under way have said
+//              their first words (or inProcessWaitMs at most)
 //   sweep      every minute: dispatches what no wake-up reached and re-enqueues attempts whose job was
 //              lost (a process killed between recording an attempt and enqueueing the next)
 //   retention  daily: outbox rows (and their deliveries) older than RUN_EVENT_RETENTION_DAYS go; a
@@ -39,11 +40,13 @@ import {
 import type { Signals } from "../infrastructure/signals";
 import { type JobQueue, jobIdForKey } from "../infrastructure/job-queue";
 import { ATTEMPT_JOB, type AttemptData, enqueueAttempt, messageIdOf } from "../services/webhooks/webhook-attempts";
+import { firstWordsSaid } from "../runtime/fair-share";
 
 export const WEBHOOK_DEFAULTS: WebhookSettings = {
   retryScheduleMs: [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
   disableAfterMs: 5 * 86_400_000,
   timeoutMs: 15_000,
+  inProcessWaitMs: 1_000,
 };
 
 export const webhookSettings = (config: PlatformConfig): WebhookSettings => ({ ...WEBHOOK_DEFAULTS, ...config.webhooks });
@@ -115,11 +118,17 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
   // that, jobs), so fifty runs ending together cost no job each. One that throws becomes a job; those
   // still waiting when the process stops are handed to the queue; one lost with the process is
   // re-enqueued by the sweep, as a lost job is.
+  // Such an attempt is bookkeeping after an answer (the run ledger's): it first lets the runs of this
+  // process that have not said their first word yet do so, up to inProcessWaitMs after its dispatch.
   const inline = new Set<Promise<unknown>>();
-  const waiting: bigint[] = [];
+  const waiting: { deliveryId: bigint; dispatchedAt: number }[] = [];
+  const stopWaiting = new AbortController();
   const inProcessTarget = (url: string) => deps.config.inProcessWebhooks?.find((target) => target.url === url);
-  const attemptInline = (deliveryId: bigint) => {
-    const attempting = withLogContext({}, () => attemptDelivery({ deliveryId: String(deliveryId), number: 1 })).catch(async (error: unknown) => {
+  const attemptInline = (deliveryId: bigint, dispatchedAt: number) => {
+    const attempting = withLogContext({}, async () => {
+      await firstWordsSaid(dispatchedAt + settings.inProcessWaitMs, stopWaiting.signal);
+      return attemptDelivery({ deliveryId: String(deliveryId), number: 1 });
+    }).catch(async (error: unknown) => {
       logger.warn({ err: error, deliveryId: String(deliveryId) }, "in-process webhook attempt failed; it is retried as a job");
       await enqueueAttempt(jobs, deliveryId, 1).catch(() => {});
     });
@@ -127,13 +136,13 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
     void attempting.finally(() => {
       inline.delete(attempting);
       const next = stopping ? undefined : waiting.shift();
-      if (next !== undefined) attemptInline(next);
+      if (next !== undefined) attemptInline(next.deliveryId, next.dispatchedAt);
     });
   };
   const firstAttempt = async (delivery: { id: bigint; url: string }) => {
     if (!inProcessTarget(delivery.url) || stopping) return enqueueAttempt(jobs, delivery.id, 1);
-    if (inline.size < INLINE_ATTEMPTS) return attemptInline(delivery.id);
-    if (waiting.length < INLINE_WAITING) return void waiting.push(delivery.id);
+    if (inline.size < INLINE_ATTEMPTS) return attemptInline(delivery.id, Date.now());
+    if (waiting.length < INLINE_WAITING) return void waiting.push({ deliveryId: delivery.id, dispatchedAt: Date.now() });
     return enqueueAttempt(jobs, delivery.id, 1);
   };
   const drain = async () => {
@@ -333,9 +342,10 @@ export async function registerWebhookDelivery(deps: WebhookDeliveryDeps, options
       unsubscribe();
       unsubscribeGap();
       stopping = true;
+      stopWaiting.abort();
       await running;
       // What waits for a slot goes to the job queue, attempted by whichever process works it next.
-      for (const deliveryId of waiting.splice(0)) {
+      for (const { deliveryId } of waiting.splice(0)) {
         await enqueueAttempt(jobs, deliveryId, 1).catch((error: unknown) => logger.warn({ err: error, deliveryId: String(deliveryId) }, "webhook attempt not handed to the queue; the sweep re-enqueues it"));
       }
       await Promise.all(inline);

@@ -40,7 +40,7 @@ import type { RunEventBus } from "../infrastructure/event-bus";
 import type { RunEventWriter } from "../infrastructure/event-writer";
 import type { HotCache } from "../infrastructure/hot-cache";
 import { type FrameSink } from "./frame-sink";
-import { fairShare } from "./fair-share";
+import { type FairShare, fairShare } from "./fair-share";
 import type { LiveContent } from "../infrastructure/live-content";
 import type { CheckpointHooks } from "./recovery";
 import { passAnswer, passMessages } from "./partial-turn";
@@ -140,6 +140,26 @@ export async function loop(
   known: KnownReads,
   resumed?: Resumed,
 ) {
+  // From its start, the pass is one whose first word other work may wait for (fair-share.ts).
+  const share = fairShare();
+  try {
+    await passLoop(share, deps, run, signal, frames, hooks, end, known, resumed);
+  } finally {
+    share.end();
+  }
+}
+
+async function passLoop(
+  share: FairShare,
+  deps: ExecutorDeps,
+  run: RunRow,
+  signal: AbortSignal,
+  frames: FrameSink,
+  hooks: StreamHooks,
+  end: PassEnd,
+  known: KnownReads,
+  resumed?: Resumed,
+) {
   const { prisma } = deps;
   const agent = known.agent ?? (await findAgentAnyScope(prisma, run.accountId, run.agentId));
   if (!agent) throw new Error(`agent ${run.agentId} no longer exists`);
@@ -230,7 +250,6 @@ export async function loop(
   const { redactor } = frames;
   const reader = new StreamFrames({ tools, approvedCallIds: decisions.approvedCallIds, connectionNeeded, redactor });
   let firstWritten = false;
-  const share = fairShare();
   for await (const part of result.fullStream) {
     // Aborted: nothing more of this pass reaches the log (a run handed back is resumed from what the
     // log holds, and the SDK's `abort` part would end its partial answer there).

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { receiveLedgerWebhook, ensureLedgerWebhook, type LedgerDelivery } from "@/server/framework/tenancy/run-ledger-webhook";
 import { TEST_SECRET, startFramework, type FrameworkHarness } from "../../helpers/framework";
 import { heldEndpoint } from "../../helpers/held-endpoint";
+import { WEBHOOK_DEFAULTS } from "@/server/platform/jobs/webhook-delivery";
+import { fairShare } from "@/server/platform/runtime/fair-share";
 import { pollUntil, waitForRun } from "../../helpers/poll";
 
 const URL = "http://localhost:3000/api/platform-webhooks";
@@ -17,6 +19,16 @@ let fw: FrameworkHarness;
 const received: LedgerDelivery[] = [];
 const receivedAt: string[] = [];
 const { target: heldTarget, held, letGo } = heldEndpoint(HELD_URL);
+/** Another endpoint of the app, noting when each delivery arrives. */
+const TIMED_URL = "http://localhost:3000/api/timed-hook";
+const arrivals: { runId: number; at: number }[] = [];
+const timedTarget = {
+  url: TIMED_URL,
+  async receive(request: Request) {
+    arrivals.push({ runId: (JSON.parse(await request.text()) as { run_id: number }).run_id, at: Date.now() });
+    return new Response(null, { status: 204 });
+  },
+};
 
 beforeAll(async () => {
   fw = await startFramework({
@@ -29,7 +41,7 @@ beforeAll(async () => {
         receivedAt.push(url);
         return new Response(null, { status: delivery.outcome === "rejected" ? 401 : 200 });
       },
-    })).concat(heldTarget),
+    })).concat(heldTarget, timedTarget),
   });
 }, 120_000);
 afterAll(() => fw?.close());
@@ -97,6 +109,40 @@ describe("the run ledger's webhook on the embedded platform", () => {
     const jobs = await prisma.$queryRaw<{ n: number }[]>`
       SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhook-attempt' AND singleton_key = ANY(${done.map((row) => `${row.id}:1`)}::text[])`;
     expect(jobs[0]!.n).toBe(0);
+  }, 90_000);
+
+  it("makes a first attempt once this process's runs under way have said their first words, or a second after its dispatch", async () => {
+    const client = (await fw.connect()).client.forUser("first-words-user");
+    const { prisma } = fw.database;
+    const hook = await client.webhooks.create({ url: TIMED_URL, events: ["run.completed"] });
+    const agent = await client.agents.create({ name: "First words" });
+    // A pass of this process that has not said its first word yet (a model slow to begin).
+    const silent = fairShare();
+    let silentEndedAt: number;
+    let dispatchedAt: number;
+    let runId: number;
+    try {
+      const run = await client.runs.create({ teammate_id: agent.id, message: "quick ::words 1", stream: false });
+      runId = run.id;
+      await waitForRun((id) => client.runs.get(id), run.id, ["completed"]);
+      const delivery = await pollUntil(
+        () => prisma.platformWebhookDelivery.findFirst({ where: { webhookId: hook.id } }),
+        (row) => row !== null,
+        "the delivery dispatched",
+      );
+      dispatchedAt = delivery!.createdAt.getTime();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      silentEndedAt = Date.now();
+      silent.end();
+    }
+    const arrival = await pollUntil(
+      () => Promise.resolve(arrivals.find((entry) => entry.runId === runId)),
+      (entry) => entry !== undefined,
+      "the delivery's arrival",
+    );
+    // Not before the silent pass ended, unless the wait's limit after dispatch came first.
+    expect(arrival!.at).toBeGreaterThanOrEqual(Math.min(silentEndedAt, dispatchedAt + WEBHOOK_DEFAULTS.inProcessWaitMs));
   }, 90_000);
 
   it("follows the app to a new public origin, is turned back on when the platform disabled it, and registered again when deleted", async () => {

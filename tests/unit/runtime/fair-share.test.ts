@@ -1,9 +1,10 @@
 // Fair sharing (runtime/fair-share.ts): a run that streams without pause gives the event loop back
 // right after its first token and then every few milliseconds, as the executor's loop reads its parts;
-// one whose parts come one turn of the loop at a time does not.
+// one whose parts come one turn of the loop at a time does not. What waits for first words (the
+// embedded platform's in-process webhook attempts) waits for every pass yet to speak, up to a deadline.
 import type { TextStreamPart, ToolSet } from "ai";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { fairShare } from "@/server/platform/runtime/fair-share";
+import { fairShare, firstWordsSaid } from "@/server/platform/runtime/fair-share";
 
 type Part = TextStreamPart<ToolSet>;
 const delta = (text: string) => ({ type: "text-delta", id: "t", text }) as Part;
@@ -103,5 +104,55 @@ describe("fairShare", () => {
     expect(share.after({ type: "text-start", id: "t" } as Part)).toBeUndefined();
     expect(share.after(delta("first"))).toBeInstanceOf(Promise);
     expect(share.after(delta("second"))).toBeUndefined();
+  });
+});
+
+describe("firstWordsSaid", () => {
+  /** Whether `promise` has settled once the loop has turned. */
+  const settled = async (promise: Promise<void>) => {
+    let done = false;
+    void promise.then(() => (done = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    return done;
+  };
+  const later = () => Date.now() + 60_000;
+
+  it("resolves at once when no pass is yet to speak", async () => {
+    expect(await settled(firstWordsSaid(later()))).toBe(true);
+  });
+
+  it("waits until every pass has said its first word or ended", async () => {
+    const speaking = fairShare();
+    const silent = fairShare();
+    const waited = firstWordsSaid(later());
+    expect(await settled(waited)).toBe(false);
+    // A part that is no word does not count; a word does.
+    speaking.after({ type: "text-start", id: "t" } as Part);
+    expect(await settled(waited)).toBe(false);
+    await speaking.after(delta("first"));
+    expect(await settled(waited)).toBe(false);
+    // A pass that ends without a word (failed, handed back) holds nothing back, and ending twice counts once.
+    silent.end();
+    silent.end();
+    expect(await settled(waited)).toBe(true);
+    speaking.end();
+    expect(await settled(firstWordsSaid(later()))).toBe(true);
+  });
+
+  it("gives up waiting at its deadline, or when told to stop", async () => {
+    const silent = fairShare();
+    try {
+      const started = Date.now();
+      await firstWordsSaid(started + 50);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+      const stop = new AbortController();
+      const waited = firstWordsSaid(later(), stop.signal);
+      expect(await settled(waited)).toBe(false);
+      stop.abort();
+      expect(await settled(waited)).toBe(true);
+      expect(await settled(firstWordsSaid(Date.now() - 1))).toBe(true);
+    } finally {
+      silent.end();
+    }
   });
 });
