@@ -9,7 +9,7 @@
 //
 // Work that can wait until the answers under way have begun (the embedded platform's in-process
 // webhook attempts: the run ledger's bookkeeping after an answer) asks `firstWordsSaid`, which resolves
-// once no pass of this process is still to say its first word, or at a deadline. In a burst, the runs
+// once no pass of this thread is still to say its first word, or at a deadline. In a burst, the runs
 // that ended first would otherwise settle on the event loop while the others wait to start.
 //
 // Parts that come one turn of the loop at a time (a model that paces its words, each in its own timer
