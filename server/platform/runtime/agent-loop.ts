@@ -40,7 +40,7 @@ import type { RunEventBus } from "../infrastructure/event-bus";
 import type { RunEventWriter } from "../infrastructure/event-writer";
 import type { HotCache } from "../infrastructure/hot-cache";
 import { type FrameSink } from "./frame-sink";
-import { type FairShare, fairShare } from "./fair-share";
+import type { FairShare } from "./fair-share";
 import type { LiveContent } from "../infrastructure/live-content";
 import type { CheckpointHooks } from "./recovery";
 import { passAnswer, passMessages } from "./partial-turn";
@@ -130,31 +130,16 @@ export interface Resumed {
 /** streamText options executePass() adds (run-pass.ts): checkpoints (recovery.ts; none under metadata_only). */
 type StreamHooks = Partial<CheckpointHooks>;
 
+/**
+ * One pass's model loop. `share`: the pass's share of the event loop (fair-share.ts), counted as yet to
+ * speak from the pass's start until its first word or its end (executePass ends it).
+ */
 export async function loop(
   deps: ExecutorDeps,
   run: RunRow,
   signal: AbortSignal,
   frames: FrameSink,
-  hooks: StreamHooks,
-  end: PassEnd,
-  known: KnownReads,
-  resumed?: Resumed,
-) {
-  // From its start, the pass is one whose first word other work may wait for (fair-share.ts).
-  const share = fairShare();
-  try {
-    await passLoop(share, deps, run, signal, frames, hooks, end, known, resumed);
-  } finally {
-    share.end();
-  }
-}
-
-async function passLoop(
   share: FairShare,
-  deps: ExecutorDeps,
-  run: RunRow,
-  signal: AbortSignal,
-  frames: FrameSink,
   hooks: StreamHooks,
   end: PassEnd,
   known: KnownReads,

@@ -23,6 +23,7 @@ import { createCheckpointer, resumeOrFail, runTimings, waitForDatabase } from ".
 import { isDatabaseUnavailable } from "../../shared/db-errors";
 import { METADATA_ONLY } from "../infrastructure/redact";
 import { type ExecutorDeps, type KnownReads, loop, notifyTaskRun, type PassEnd, type Resumed } from "./agent-loop";
+import { fairShare } from "./fair-share";
 
 /** The signal that says a run waits to be claimed (a new run, or one a person let go on). */
 export const RUN_READY = "run-ready";
@@ -176,6 +177,8 @@ export async function executePass(
     },
   };
   let resumed: Resumed | undefined;
+  // From its start until its first word, the pass is one that post-answer work waits for (fair-share.ts).
+  const share = fairShare();
   try {
     if (abandoned) {
       const resume = await resumeOrFail(prisma, claimed, maxResumes);
@@ -191,7 +194,7 @@ export async function executePass(
     // A checkpoint holds the conversation, which a metadata_only run never writes: such a run has
     // none, and one resumed elsewhere ends conversation_not_retained.
     const hooks = sink.metadataOnly ? {} : checkpointer.hooks;
-    await loop(deps, run, abort.signal, sink, hooks, end, known, resumed);
+    await loop(deps, run, abort.signal, sink, share, hooks, end, known, resumed);
     await sink.flush();
   } catch (error) {
     // The database went away (a restart, a failover, no connection in time): not the run's failure.
@@ -237,6 +240,7 @@ export async function executePass(
       await notifyTaskRun(deps, failed);
     }
   } finally {
+    share.end();
     unsubscribe();
     // The last model call, when the pass's end did not meter it (the run was no longer running, or failed first).
     await end.meter().catch((error: unknown) => logger.error({ err: error, runId }, "metering a model call failed"));
